@@ -1,0 +1,231 @@
+// Package memory holds cairn's domain model: memories, their layers, kinds,
+// provenance and status, typed edges, timeline events and capture drafts.
+// It knows nothing of storage or presentation; store, recall, the CLI and
+// the workbench all speak in these types.
+package memory
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Memory is one remembered thing. Fields follow DESIGN §2.
+type Memory struct {
+	ID           string      `json:"id"`
+	Ref          string      `json:"ref,omitempty"`
+	Project      string      `json:"project"` // project id (see Project); the public JSON shows the name
+	Layer        Layer       `json:"layer"`
+	Kind         Kind        `json:"kind"`
+	Title        string      `json:"title"`
+	Body         string      `json:"body"`
+	Tags         []string    `json:"tags,omitempty"`
+	Provenance   Provenance  `json:"provenance"`
+	Confidence   float64     `json:"confidence"`
+	Source       Source      `json:"source,omitzero"`
+	CreatedAt    time.Time   `json:"created_at"`
+	UpdatedAt    time.Time   `json:"updated_at"`
+	ValidFrom    time.Time   `json:"valid_from"`
+	ValidUntil   time.Time   `json:"valid_until,omitzero"`
+	Status       Status      `json:"status"`
+	Supersedes   []string    `json:"supersedes,omitempty"`
+	SupersededBy string      `json:"superseded_by,omitempty"`
+	Watermarks   []Watermark `json:"watermarks,omitempty"`
+	Triggers     []string    `json:"triggers,omitempty"`
+	Salience     Salience    `json:"salience,omitzero"`
+	Version      int         `json:"version"`
+}
+
+// Source says who or what wrote a memory and from where.
+type Source struct {
+	Actor   Actor  `json:"actor,omitempty"`
+	Session string `json:"session,omitempty"`
+	File    string `json:"file,omitempty"`
+	Line    int    `json:"line,omitempty"`
+}
+
+// Salience is retrievability: it rises with use and decays with disuse.
+// It never says anything about whether a memory is true.
+type Salience struct {
+	AccessCount    int         `json:"access_count,omitempty"`
+	Accesses       []time.Time `json:"accesses,omitempty"` // most recent last, at most MaxAccesses
+	Reinforcements int         `json:"reinforcements,omitempty"`
+}
+
+// MaxAccesses bounds the access history kept per memory.
+const MaxAccesses = 16
+
+// Watermark binds a memory to something observable in the world.
+type Watermark struct {
+	Kind        WatermarkKind `json:"kind"`
+	Target      string        `json:"target,omitempty"`
+	Fingerprint string        `json:"fingerprint,omitempty"`
+	State       WatermarkState `json:"state"`
+	StampedAt   time.Time     `json:"stamped_at,omitzero"`
+}
+
+// Edge is a typed, directed link between two memories.
+type Edge struct {
+	From      string    `json:"from"`
+	Kind      EdgeKind  `json:"kind"`
+	To        string    `json:"to"`
+	Weight    float64   `json:"weight"`
+	CreatedAt time.Time `json:"created_at"`
+	Active    bool      `json:"active"`
+}
+
+// Event is one entry of a project's timeline. A forget event names the id
+// that was deleted and never its content.
+type Event struct {
+	ID       string    `json:"id"`
+	Project  string    `json:"project"`
+	Time     time.Time `json:"time"`
+	Actor    Actor     `json:"actor"`
+	Kind     EventKind `json:"kind"`
+	MemoryID string    `json:"memory_id,omitempty"`
+	Summary  string    `json:"summary"`
+}
+
+// Draft is raw captured text waiting for consolidation.
+type Draft struct {
+	ID      string    `json:"id"`
+	Project string    `json:"project"`
+	Time    time.Time `json:"time"`
+	Actor   Actor     `json:"actor"`
+	Source  Source    `json:"source,omitzero"`
+	Text    string    `json:"text"`
+}
+
+// Project is a scope of memories: a git repository, a named scope, or global.
+type Project struct {
+	ID        string    `json:"id"`
+	Name      string    `json:"name"`
+	Root      string    `json:"root,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// GlobalID is the id of the user-wide scope; GlobalName its name.
+const (
+	GlobalID   = "0000000000000000"
+	GlobalName = "global"
+)
+
+// Text is the memory's searchable and scannable content: title and body.
+func (m *Memory) Text() string {
+	if m.Title == "" {
+		return m.Body
+	}
+	return m.Title + "\n\n" + m.Body
+}
+
+// Clone returns a deep copy.
+func (m *Memory) Clone() *Memory {
+	c := *m
+	c.Tags = slices.Clone(m.Tags)
+	c.Supersedes = slices.Clone(m.Supersedes)
+	c.Watermarks = slices.Clone(m.Watermarks)
+	c.Triggers = slices.Clone(m.Triggers)
+	c.Salience.Accesses = slices.Clone(m.Salience.Accesses)
+	return &c
+}
+
+// Limits on what a memory may hold; beyond them a write is refused.
+const (
+	MaxTitle = 200
+	MaxBody  = 64 << 10
+	MaxTags  = 32
+	MaxTag   = 64
+	MaxRef   = 200
+)
+
+// Validate checks a memory's own fields. It does not look at the store.
+func (m *Memory) Validate() error {
+	if strings.TrimSpace(m.Body) == "" && strings.TrimSpace(m.Title) == "" {
+		return fmt.Errorf("memory is empty: give it a text or a --title")
+	}
+	if !m.Layer.Valid() {
+		return fmt.Errorf("invalid layer %q: use A-F or %s", string(m.Layer), strings.Join(LayerNames(), ", "))
+	}
+	if !m.Kind.Valid() {
+		return fmt.Errorf("invalid kind %q: use one of %s", m.Kind, strings.Join(KindNames(), ", "))
+	}
+	if !m.Provenance.Valid() {
+		return fmt.Errorf("invalid provenance %q: use one of %s", m.Provenance, strings.Join(ProvenanceNames(), ", "))
+	}
+	if !m.Status.Valid() {
+		return fmt.Errorf("invalid status %q: use one of %s", m.Status, strings.Join(StatusNames(), ", "))
+	}
+	if m.Confidence < 0 || m.Confidence > 1 {
+		return fmt.Errorf("confidence %v out of range: use a number from 0 to 1", m.Confidence)
+	}
+	if n := len([]rune(m.Title)); n > MaxTitle {
+		return fmt.Errorf("title is %d characters long: keep it under %d", n, MaxTitle)
+	}
+	if strings.ContainsAny(m.Title, "\n\r") {
+		return fmt.Errorf("title spans several lines: keep it to one line and put the rest in the body")
+	}
+	if len(m.Body) > MaxBody {
+		return fmt.Errorf("body is %d bytes: keep it under %d (split it into several memories)", len(m.Body), MaxBody)
+	}
+	if len(m.Ref) > MaxRef || strings.ContainsAny(m.Ref, "\x00\n") {
+		return fmt.Errorf("invalid ref %q: one line, under %d characters", m.Ref, MaxRef)
+	}
+	if len(m.Tags) > MaxTags {
+		return fmt.Errorf("%d tags: use at most %d", len(m.Tags), MaxTags)
+	}
+	for _, t := range m.Tags {
+		if err := ValidTag(t); err != nil {
+			return err
+		}
+	}
+	for _, w := range m.Watermarks {
+		if err := w.Validate(); err != nil {
+			return err
+		}
+	}
+	if m.Version < 1 {
+		return fmt.Errorf("invalid version %d: versions start at 1", m.Version)
+	}
+	return nil
+}
+
+// ValidTag reports whether t can be used as a tag.
+func ValidTag(t string) error {
+	if t == "" || len(t) > MaxTag || strings.ContainsAny(t, "\x00 \t\n\r,") {
+		return fmt.Errorf("invalid tag %q: a tag is one word of at most %d characters, no spaces or commas", t, MaxTag)
+	}
+	return nil
+}
+
+// NormalizeTags lower-cases, trims, sorts and deduplicates tags.
+func NormalizeTags(tags []string) []string {
+	out := make([]string, 0, len(tags))
+	for _, t := range tags {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t != "" {
+			out = append(out, t)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// DeriveTitle makes a one-line title from a body when none was given.
+func DeriveTitle(body string) string {
+	for line := range strings.Lines(body) {
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*- "))
+		if line == "" {
+			continue
+		}
+		if r := []rune(line); len(r) > 80 {
+			cut := strings.LastIndexByte(string(r[:80]), ' ')
+			if cut < 40 {
+				cut = len(string(r[:80]))
+			}
+			return strings.TrimSpace(string(r[:80])[:cut]) + "…"
+		}
+		return line
+	}
+	return ""
+}

@@ -1,0 +1,133 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"time"
+
+	"cairn/memory"
+)
+
+// Store is everything cairn does with its memories. *DB implements it over
+// Badger; the CLI, the workbench and (later) the socket server use only this.
+type Store interface {
+	// Projects.
+	EnsureProject(ctx context.Context, p memory.Project) (memory.Project, error)
+	Project(ctx context.Context, id string) (memory.Project, error)
+	ProjectByName(ctx context.Context, name string) (memory.Project, error)
+	Projects(ctx context.Context) ([]memory.Project, error)
+
+	// Memories.
+	Remember(ctx context.Context, m *memory.Memory, by memory.Actor) (*memory.Memory, error)
+	Get(ctx context.Context, id string) (*memory.Memory, error)
+	GetByRef(ctx context.Context, project, ref string) (*memory.Memory, error)
+	History(ctx context.Context, id string) ([]*memory.Memory, error)
+	Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*memory.Memory, error)
+	Supersede(ctx context.Context, oldID string, m *memory.Memory, by memory.Actor) (*memory.Memory, error)
+	Archive(ctx context.Context, id, reason string, by memory.Actor) (*memory.Memory, error)
+	Unarchive(ctx context.Context, id string, by memory.Actor) (*memory.Memory, error)
+	Forget(ctx context.Context, id string, by memory.Actor) error
+	List(ctx context.Context, q Query) (Page, error)
+	Count(ctx context.Context, project string) (Counts, error)
+
+	// Edges.
+	Link(ctx context.Context, e memory.Edge, by memory.Actor) error
+	Edges(ctx context.Context, id string) (out, in []memory.Edge, err error)
+
+	// Timeline and capture inbox.
+	Timeline(ctx context.Context, project string, limit int) ([]memory.Event, error)
+	Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
+	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
+
+	// Bulk.
+	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
+	Stats(ctx context.Context) (Stats, error)
+}
+
+// Query selects memories of one project for List. Zero fields do not filter.
+type Query struct {
+	Project string        // project id; required
+	Layer   memory.Layer  // 0: every layer
+	Status  memory.Status // "": active only; StatusAny: every status
+	Tag     string        // "": any tag
+	Limit   int           // 0: DefaultLimit
+	After   string        // cursor from a previous Page.Next
+}
+
+// StatusAny in a Query lists memories of every status.
+const StatusAny memory.Status = "any"
+
+// DefaultLimit is the page size when a Query gives none.
+const DefaultLimit = 50
+
+// Page is one page of a List, newest first. Next is empty on the last page.
+type Page struct {
+	Memories []*memory.Memory
+	Next     string
+}
+
+// Patch is an in-place edit. Nil fields stay as they are.
+type Patch struct {
+	Title      *string
+	Body       *string
+	Layer      *memory.Layer
+	Kind       *memory.Kind
+	Tags       *[]string
+	Provenance *memory.Provenance
+	Confidence *float64
+	Ref        *string
+	Watermarks *[]memory.Watermark
+	Triggers   *[]string
+}
+
+// Counts are a project's memories by layer and status.
+type Counts struct {
+	ByLayer map[memory.Layer]map[memory.Status]int
+}
+
+// Active is the number of active memories in layer l.
+func (c Counts) Active(l memory.Layer) int { return c.ByLayer[l][memory.StatusActive] }
+
+// Total is the number of memories with status s across layers.
+func (c Counts) Total(s memory.Status) int {
+	n := 0
+	for _, m := range c.ByLayer {
+		n += m[s]
+	}
+	return n
+}
+
+// ImportResult says what an import did.
+type ImportResult struct {
+	Added     int `json:"added"`
+	Updated   int `json:"updated"`
+	Unchanged int `json:"unchanged"`
+	Edges     int `json:"edges"`
+}
+
+// Stats describe the whole store.
+type Stats struct {
+	Projects  int                   `json:"projects"`
+	Memories  int                   `json:"memories"`
+	ByStatus  map[memory.Status]int `json:"by_status"`
+	ByLayer   map[string]int        `json:"by_layer"`
+	Edges     int                   `json:"edges"`
+	Events    int                   `json:"events"`
+	Drafts    int                   `json:"drafts"`
+	LSMBytes  int64                 `json:"lsm_bytes"`
+	VlogBytes int64                 `json:"vlog_bytes"`
+	Schema    int                   `json:"schema"`
+	Dir       string                `json:"dir"`
+	OpenedAt  time.Time             `json:"opened_at"`
+}
+
+// Errors a caller can test for with errors.Is.
+var (
+	ErrNotFound = errors.New("not found")
+	ErrClosed   = errors.New("store is closed")
+	ErrLocked   = errors.New("store is in use by another process")
+	ErrSchema   = errors.New("store was written by a different version of cairn")
+	ErrInvalid  = errors.New("invalid")
+	ErrSecret   = errors.New("refused: text contains a secret")
+	ErrConflict = errors.New("conflict")
+)
