@@ -58,11 +58,11 @@ const MaxAccesses = 16
 
 // Watermark binds a memory to something observable in the world.
 type Watermark struct {
-	Kind        WatermarkKind `json:"kind"`
-	Target      string        `json:"target,omitempty"`
-	Fingerprint string        `json:"fingerprint,omitempty"`
+	Kind        WatermarkKind  `json:"kind"`
+	Target      string         `json:"target,omitempty"`
+	Fingerprint string         `json:"fingerprint,omitempty"`
 	State       WatermarkState `json:"state"`
-	StampedAt   time.Time     `json:"stamped_at,omitzero"`
+	StampedAt   time.Time      `json:"stamped_at,omitzero"`
 }
 
 // Edge is a typed, directed link between two memories.
@@ -85,6 +85,9 @@ type Event struct {
 	Kind     EventKind `json:"kind"`
 	MemoryID string    `json:"memory_id,omitempty"`
 	Summary  string    `json:"summary"`
+	// Title is the memory's current title, filled when the timeline is read
+	// (never stored, so forgetting a memory leaves no title behind).
+	Title string `json:"title,omitempty"`
 }
 
 // Draft is raw captured text waiting for consolidation.

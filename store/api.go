@@ -3,9 +3,11 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
 	"time"
 
 	"cairn/memory"
+	"cairn/secrets"
 )
 
 // Store is everything cairn does with its memories. *DB implements it over
@@ -20,6 +22,7 @@ type Store interface {
 	// Memories.
 	Remember(ctx context.Context, m *memory.Memory, by memory.Actor) (*memory.Memory, error)
 	Get(ctx context.Context, id string) (*memory.Memory, error)
+	Resolve(ctx context.Context, idOrPrefix string) (string, error)
 	GetByRef(ctx context.Context, project, ref string) (*memory.Memory, error)
 	History(ctx context.Context, id string) ([]*memory.Memory, error)
 	Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*memory.Memory, error)
@@ -42,6 +45,9 @@ type Store interface {
 	// Bulk.
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
 	Stats(ctx context.Context) (Stats, error)
+
+	// Close releases the store; calls after it return ErrClosed.
+	Close() error
 }
 
 // Query selects memories of one project for List. Zero fields do not filter.
@@ -128,6 +134,20 @@ var (
 	ErrLocked   = errors.New("store is in use by another process")
 	ErrSchema   = errors.New("store was written by a different version of cairn")
 	ErrInvalid  = errors.New("invalid")
-	ErrSecret   = errors.New("refused: text contains a secret")
+	ErrSecret   = secrets.ErrSecret
 	ErrConflict = errors.New("conflict")
 )
+
+// kindError carries one of the sentinel errors without putting its text in
+// the message, so a person reads only what is wrong and what to do.
+type kindError struct {
+	kind error
+	err  error
+}
+
+func (e *kindError) Error() string   { return e.err.Error() }
+func (e *kindError) Unwrap() []error { return []error{e.kind, e.err} }
+func invalidf(format string, a ...any) error {
+	return &kindError{ErrInvalid, fmt.Errorf(format, a...)}
+}
+func invalid(err error) error { return &kindError{ErrInvalid, err} }

@@ -1,0 +1,246 @@
+package cli
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"cairn/exchange"
+	"cairn/memory"
+	"cairn/project"
+	"cairn/store"
+)
+
+// formatOf picks jsonl or md from --format or the path.
+func formatOf(path, flag string) (string, error) {
+	switch flag {
+	case "jsonl", "md":
+		return flag, nil
+	case "":
+	default:
+		return "", usagef("unknown --format %q: use jsonl or md", flag)
+	}
+	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
+		return "md", nil
+	}
+	switch strings.ToLower(filepath.Ext(path)) {
+	case ".jsonl", ".json", ".ndjson":
+		return "jsonl", nil
+	case "", ".md":
+		return "md", nil
+	}
+	return "", usagef("cannot tell the format of %s: add --format jsonl or --format md", path)
+}
+
+func (a *app) importCommand() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "import PATH",
+		Short: "import memories from JSON Lines or a markdown directory (idempotent)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			f, err := formatOf(path, format)
+			if err != nil {
+				return err
+			}
+			recs, where, err := readRecords(path, f)
+			if err != nil {
+				return err
+			}
+			if err := a.open(cmd.Context(), true); err != nil {
+				return err
+			}
+			res, err := a.st.Import(cmd.Context(), a.proj.ID, recs, memory.ActorUser)
+			if err != nil {
+				var ie *store.ImportError
+				if errors.As(err, &ie) && ie.Index < len(where) {
+					return fmt.Errorf("%s: %s: %v — nothing was imported", path, where[ie.Index], ie.Err)
+				}
+				return fmt.Errorf("%s: %w — nothing was imported", path, err)
+			}
+			if a.json {
+				return writeJSON(cmd.OutOrStdout(), res)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added, %d updated, %d unchanged, %d links\n",
+				path, a.proj.Name, res.Added, res.Updated, res.Unchanged, res.Edges)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "", "jsonl or md (default: from the path)")
+	return c
+}
+
+// readRecords reads an import file and says where each record came from.
+func readRecords(path, format string) ([]memory.Record, []string, error) {
+	if format == "md" {
+		recs, files, err := exchange.ReadMarkdownFiles(path)
+		if err != nil {
+			return nil, nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
+		}
+		return recs, files, nil
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		return nil, nil, fmt.Errorf("read %s: %w", path, errors.Unwrap(err))
+	}
+	return readJSONL(path, b)
+}
+
+func readJSONL(path string, b []byte) ([]memory.Record, []string, error) {
+	recs, err := exchange.ReadJSONL(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
+	}
+	var where []string
+	r := bufio.NewReader(bytes.NewReader(b))
+	for n := 1; ; n++ {
+		line, err := r.ReadString('\n')
+		if strings.TrimSpace(line) != "" {
+			where = append(where, fmt.Sprintf("line %d", n))
+		}
+		if err != nil {
+			break
+		}
+	}
+	return recs, where, nil
+}
+
+func (a *app) exportCommand() *cobra.Command {
+	var format string
+	c := &cobra.Command{
+		Use:   "export PATH",
+		Short: "export the project's memories (every status, with links) as JSON Lines or markdown",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			path := args[0]
+			f, err := formatOf(path, format)
+			if err != nil {
+				return err
+			}
+			if err := a.open(cmd.Context(), false); err != nil {
+				return err
+			}
+			recs, err := a.allRecords(cmd.Context(), a.proj.ID)
+			if err != nil {
+				return err
+			}
+			if f == "md" {
+				err = exchange.WriteMarkdown(path, recs)
+			} else {
+				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, recs) })
+			}
+			if err != nil {
+				return fmt.Errorf("export to %s: %w", path, err)
+			}
+			if a.json {
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"exported": len(recs), "path": path, "format": f})
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "exported %d memories of %s to %s\n", len(recs), a.proj.Name, path)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&format, "format", "", "jsonl or md (default: from the path; a directory or no extension is md)")
+	return c
+}
+
+// allRecords reads every memory of a project, oldest first, with its edges.
+func (a *app) allRecords(ctx context.Context, pid string) ([]memory.Record, error) {
+	var recs []memory.Record
+	q := store.Query{Project: pid, Status: store.StatusAny, Limit: 1000}
+	for {
+		page, err := a.st.List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Memories {
+			r, err := a.record(ctx, m)
+			if err != nil {
+				return nil, err
+			}
+			recs = append(recs, r)
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
+		recs[i], recs[j] = recs[j], recs[i]
+	}
+	return recs, nil
+}
+
+// writeFileAtomic writes path through a temporary file and a rename.
+func writeFileAtomic(path string, fn func(io.Writer) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	bw := bufio.NewWriter(tmp)
+	if err := fn(bw); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := bw.Flush(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+func (a *app) demoCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "demo",
+		Short: "open the workbench on a temporary store filled with a sample project",
+		Args:  cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(a.env.Demo) == 0 {
+				return errors.New("this build has no demo sample set")
+			}
+			dir, err := os.MkdirTemp("", "cairn-demo-")
+			if err != nil {
+				return err
+			}
+			defer os.RemoveAll(dir)
+			st, err := store.Open(filepath.Join(dir, "store"), store.Options{})
+			if err != nil {
+				return err
+			}
+			defer st.Close()
+			p, err := st.EnsureProject(cmd.Context(), mustNamed("demo"))
+			if err != nil {
+				return err
+			}
+			recs, _, err := readJSONL("demo sample set", a.env.Demo)
+			if err != nil {
+				return err
+			}
+			if _, err := st.Import(cmd.Context(), p.ID, recs, memory.ActorSystem); err != nil {
+				return fmt.Errorf("load the demo sample set: %w", err)
+			}
+			return a.workbench(cmd.Context(), st, p)
+		},
+	}
+}
+
+func mustNamed(name string) memory.Project {
+	p, _ := project.Named(name)
+	return p
+}

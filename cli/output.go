@@ -1,0 +1,274 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+func writeJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetEscapeHTML(false)
+	return enc.Encode(v)
+}
+
+// projectName names a project id, asking the store once per id.
+func (a *app) projectName(ctx context.Context, id string) string {
+	if a.names == nil {
+		a.names = map[string]string{}
+	}
+	if n, ok := a.names[id]; ok {
+		return n
+	}
+	n := id
+	if p, err := a.st.Project(ctx, id); err == nil {
+		n = p.Name
+	}
+	a.names[id] = n
+	return n
+}
+
+// record builds the public JSON form of m with its outgoing edges.
+func (a *app) record(ctx context.Context, m *memory.Memory) (memory.Record, error) {
+	out, _, err := a.st.Edges(ctx, m.ID)
+	if err != nil {
+		return memory.Record{}, err
+	}
+	return memory.ToRecord(m, a.projectName(ctx, m.Project), out), nil
+}
+
+// printMemory reports a memory that a command just wrote.
+func (a *app) printMemory(cmd *cobra.Command, verb string, m *memory.Memory) error {
+	if a.json {
+		r, err := a.record(cmd.Context(), m)
+		if err != nil {
+			return err
+		}
+		return writeJSON(cmd.OutOrStdout(), r)
+	}
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s  %s · %s  %q\n", verb, m.ID, m.Layer.Letter(), m.Layer.Title(), m.Title)
+	return nil
+}
+
+// show prints one memory in full, with its versions when asked.
+func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memory) error {
+	ctx := cmd.Context()
+	w := cmd.OutOrStdout()
+	if a.json {
+		r, err := a.record(ctx, m)
+		if err != nil {
+			return err
+		}
+		if versions == nil {
+			return writeJSON(w, r)
+		}
+		hist := make([]memory.Record, 0, len(versions))
+		for _, v := range versions {
+			hist = append(hist, memory.ToRecord(v, a.projectName(ctx, v.Project), nil))
+		}
+		return writeJSON(w, struct {
+			memory.Record
+			History []memory.Record `json:"history"`
+		}{r, hist})
+	}
+	out, in, err := a.st.Edges(ctx, m.ID)
+	if err != nil {
+		return err
+	}
+	writeMemoryText(w, m, a.projectName(ctx, m.Project), out, in)
+	for i, v := range versions {
+		if i == len(versions)-1 {
+			break
+		}
+		fmt.Fprintf(w, "\n── version %d (until %s) ──\n", v.Version, versions[i+1].UpdatedAt.Local().Format(timeFmt))
+		if v.Title != versions[i+1].Title {
+			fmt.Fprintf(w, "title: %s\n", v.Title)
+		}
+		fmt.Fprintln(w, strings.TrimRight(v.Body, "\n"))
+	}
+	return nil
+}
+
+const timeFmt = "2006-01-02 15:04"
+
+func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []memory.Edge) {
+	fmt.Fprintf(w, "%s  %s · %s · %s  %s  v%d\n", m.ID, m.Layer.Letter(), m.Layer.Title(), m.Kind, m.Status, m.Version)
+	fmt.Fprintf(w, "%s\n", m.Title)
+	fmt.Fprintf(w, "project %s · %s · confidence %.2f · trust %.2f\n", project, m.Provenance, m.Confidence, memory.Trust(m))
+	if len(m.Tags) > 0 {
+		fmt.Fprintf(w, "tags: %s\n", strings.Join(m.Tags, ", "))
+	}
+	if m.Ref != "" {
+		fmt.Fprintf(w, "ref: %s\n", m.Ref)
+	}
+	valid := "valid from " + m.ValidFrom.Local().Format(timeFmt)
+	if !m.ValidUntil.IsZero() {
+		valid += " until " + m.ValidUntil.Local().Format(timeFmt)
+	}
+	fmt.Fprintf(w, "created %s · updated %s · %s\n", m.CreatedAt.Local().Format(timeFmt), m.UpdatedAt.Local().Format(timeFmt), valid)
+	if m.SupersededBy != "" {
+		fmt.Fprintf(w, "superseded by %s\n", m.SupersededBy)
+	}
+	for _, s := range m.Supersedes {
+		fmt.Fprintf(w, "supersedes %s\n", s)
+	}
+	for _, wm := range m.Watermarks {
+		fmt.Fprintf(w, "bound to %s (%s)\n", wm.Spec(), wm.State)
+	}
+	if len(m.Triggers) > 0 {
+		fmt.Fprintf(w, "triggers: %s\n", strings.Join(m.Triggers, "; "))
+	}
+	for _, e := range out {
+		if e.Kind != memory.EdgeSupersedes {
+			fmt.Fprintf(w, "%s → %s\n", e.Kind, e.To)
+		}
+	}
+	for _, e := range in {
+		if e.Kind != memory.EdgeSupersedes {
+			fmt.Fprintf(w, "%s ← %s\n", e.Kind, e.From)
+		}
+	}
+	fmt.Fprintln(w)
+	fmt.Fprintln(w, strings.TrimRight(m.Body, "\n"))
+}
+
+func (a *app) printList(cmd *cobra.Command, ms []*memory.Memory) error {
+	w := cmd.OutOrStdout()
+	if a.json {
+		recs := make([]memory.Record, 0, len(ms))
+		for _, m := range ms {
+			r, err := a.record(cmd.Context(), m)
+			if err != nil {
+				return err
+			}
+			recs = append(recs, r)
+		}
+		return writeJSON(w, recs)
+	}
+	if len(ms) == 0 {
+		fmt.Fprintf(w, "no memories here (project %s) — add one with: cairn remember \"...\"\n", a.proj.Name)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	now := time.Now()
+	for _, m := range ms {
+		status := ""
+		if m.Status != memory.StatusActive {
+			status = " [" + string(m.Status) + "]"
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", m.ID, m.Layer.Letter(), m.Kind, age(now, m.CreatedAt), m.Provenance, m.Title, status)
+	}
+	return tw.Flush()
+}
+
+// age is a short human duration since t.
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	default:
+		return fmt.Sprintf("%dmo", int(d.Hours()/24/30))
+	}
+}
+
+func (a *app) printTimeline(cmd *cobra.Command, evs []memory.Event) error {
+	w := cmd.OutOrStdout()
+	if a.json {
+		if evs == nil {
+			evs = []memory.Event{}
+		}
+		return writeJSON(w, evs)
+	}
+	if len(evs) == 0 {
+		fmt.Fprintf(w, "nothing has happened in project %s yet\n", a.proj.Name)
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, e := range evs {
+		what := e.Title
+		if what != "" {
+			what = fmt.Sprintf("%q", what)
+		}
+		if e.Summary != "" {
+			what = strings.TrimSpace(what + " " + e.Summary)
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(timeFmt), e.Actor, e.Kind, e.MemoryID, what)
+	}
+	return tw.Flush()
+}
+
+func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
+	type row struct {
+		memory.Project
+		Active int  `json:"active"`
+		Total  int  `json:"total"`
+		Here   bool `json:"current"`
+	}
+	rows := make([]row, 0, len(ps))
+	for _, p := range ps {
+		c, err := a.st.Count(cmd.Context(), p.ID)
+		if err != nil {
+			return err
+		}
+		r := row{Project: p, Here: p.ID == a.proj.ID}
+		for _, l := range memory.Layers {
+			r.Active += c.Active(l)
+		}
+		for _, s := range memory.Statuses {
+			r.Total += c.Total(s)
+		}
+		rows = append(rows, r)
+	}
+	w := cmd.OutOrStdout()
+	if a.json {
+		return writeJSON(w, rows)
+	}
+	if len(rows) == 0 {
+		fmt.Fprintln(w, "no projects yet — the first cairn remember creates one")
+		return nil
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		mark := " "
+		if r.Here {
+			mark = "*"
+		}
+		fmt.Fprintf(tw, "%s %s\t%s\t%d active\t%d in all\t%s\n", mark, r.Name, r.ID, r.Active, r.Total, r.Root)
+	}
+	return tw.Flush()
+}
+
+func (a *app) printStats(cmd *cobra.Command, s store.Stats) error {
+	w := cmd.OutOrStdout()
+	if a.json {
+		return writeJSON(w, s)
+	}
+	fmt.Fprintf(w, "store     %s (schema %d)\n", s.Dir, s.Schema)
+	fmt.Fprintf(w, "projects  %d\n", s.Projects)
+	fmt.Fprintf(w, "memories  %d (%d active, %d archived, %d superseded)\n", s.Memories,
+		s.ByStatus[memory.StatusActive], s.ByStatus[memory.StatusArchived], s.ByStatus[memory.StatusSuperseded])
+	var layers []string
+	for _, l := range memory.Layers {
+		layers = append(layers, fmt.Sprintf("%s %d", l.Letter(), s.ByLayer[l.String()]))
+	}
+	fmt.Fprintf(w, "layers    %s\n", strings.Join(layers, " · "))
+	fmt.Fprintf(w, "links     %d\nevents    %d\ndrafts    %d\n", s.Edges, s.Events, s.Drafts)
+	fmt.Fprintf(w, "disk      %.1f MiB (LSM %.1f, value log %.1f)\n", float64(s.LSMBytes+s.VlogBytes)/(1<<20), float64(s.LSMBytes)/(1<<20), float64(s.VlogBytes)/(1<<20))
+	return nil
+}

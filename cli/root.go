@@ -1,0 +1,239 @@
+// Package cli is cairn's command line: every operation of the store as a
+// subcommand with human output and --json, for people, scripts and agents.
+// main.go only wires it.
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/adrg/xdg"
+	"github.com/spf13/cobra"
+
+	"cairn/memory"
+	"cairn/project"
+	"cairn/store"
+)
+
+// Exit codes.
+const (
+	ExitOK      = 0
+	ExitFailure = 1
+	ExitUsage   = 2
+)
+
+// Workbench opens the TUI on a store in a project. main.go supplies it.
+type Workbench func(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project) error
+
+// Env is everything a run of cairn reads from and writes to, so that tests
+// can run the whole command line in-process.
+type Env struct {
+	Args       []string
+	Stdin      io.Reader
+	Stdout     io.Writer
+	Stderr     io.Writer
+	Getenv     func(string) string
+	Getwd      func() (string, error)
+	IsTerminal func() bool // is stdin a terminal a person types into?
+	Workbench  Workbench
+	Demo       []byte // the demo sample set, JSON Lines
+}
+
+// usageError marks misuse (exit 2): a bad flag, argument or value.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
+
+// Main runs cairn and returns its exit code.
+func Main(env Env) int {
+	a := &app{env: env}
+	root := a.rootCommand()
+	root.SetArgs(env.Args)
+	root.SetIn(env.Stdin)
+	root.SetOut(env.Stdout)
+	root.SetErr(env.Stderr)
+	err := root.ExecuteContext(context.Background())
+	a.close()
+	if err == nil {
+		return ExitOK
+	}
+	fmt.Fprintln(env.Stderr, "cairn: "+oneLine(err.Error()))
+	var ue usageError
+	if errors.As(err, &ue) || isCobraUsage(err) {
+		return ExitUsage
+	}
+	return ExitFailure
+}
+
+// isCobraUsage recognises cobra's own argument and command errors.
+func isCobraUsage(err error) bool {
+	s := err.Error()
+	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "flag needs an argument", "invalid argument", "required flag"} {
+		if strings.Contains(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = strings.TrimSpace(s[:i])
+	}
+	return s
+}
+
+type app struct {
+	env      Env
+	home     string
+	projFlag string
+	json     bool
+	st       store.Store
+	proj     memory.Project
+	names    map[string]string // project id → name
+}
+
+func (a *app) rootCommand() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "cairn",
+		Short: "long-term memory for coding agents and the people who work with them",
+		Long: `cairn keeps the memories of coding agents and people in an embedded store,
+recalls the right ones for a task, notices when a remembered fact may be stale,
+and gives a person a keyboard-driven workbench to review and correct them.
+
+Run cairn with no command to open the workbench.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Args:          cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := a.open(cmd.Context(), false); err != nil {
+				return err
+			}
+			return a.workbench(cmd.Context(), a.st, a.proj)
+		},
+	}
+	root.CompletionOptions.DisableDefaultCmd = true
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	pf := root.PersistentFlags()
+	pf.StringVar(&a.home, "home", "", "cairn's data directory (default $CAIRN_HOME, else $XDG_DATA_HOME/cairn)")
+	pf.StringVar(&a.projFlag, "project", "", "project to act in (default: the git repository around the working directory; \"global\" for user-wide)")
+	pf.BoolVar(&a.json, "json", false, "print JSON instead of text")
+	root.AddCommand(
+		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
+		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
+		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
+		a.demoCommand(),
+	)
+	for _, c := range root.Commands() {
+		c.SilenceUsage, c.SilenceErrors = true, true
+		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
+	}
+	return root
+}
+
+// homeDir is where cairn keeps its data.
+func (a *app) homeDir() (string, error) {
+	if a.home != "" {
+		return filepath.Abs(a.home)
+	}
+	if h := a.env.Getenv("CAIRN_HOME"); h != "" {
+		return filepath.Abs(h)
+	}
+	if d := a.env.Getenv("XDG_DATA_HOME"); d != "" {
+		return filepath.Join(d, "cairn"), nil
+	}
+	return filepath.Join(xdg.DataHome, "cairn"), nil
+}
+
+// open opens the store and resolves the project. write registers the
+// project in the store if it is new.
+func (a *app) open(ctx context.Context, write bool) error {
+	if a.st == nil {
+		home, err := a.homeDir()
+		if err != nil {
+			return err
+		}
+		st, err := store.Open(filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
+		if err != nil {
+			return err
+		}
+		a.st = st
+	}
+	p, err := a.resolveProject(ctx)
+	if err != nil {
+		return err
+	}
+	if write || p.ID == memory.GlobalID {
+		if p, err = a.st.EnsureProject(ctx, p); err != nil {
+			return err
+		}
+	}
+	a.proj = p
+	return nil
+}
+
+func (a *app) resolveProject(ctx context.Context) (memory.Project, error) {
+	if a.projFlag != "" {
+		if p, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
+			return p, nil
+		}
+		p, err := project.Named(a.projFlag)
+		if err != nil {
+			return p, usageError{err}
+		}
+		return p, nil
+	}
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return memory.Project{}, fmt.Errorf("working directory: %w", err)
+	}
+	p, err := project.Detect(wd)
+	if err != nil {
+		return p, err
+	}
+	if stored, err := a.st.Project(ctx, p.ID); err == nil {
+		return stored, nil
+	}
+	return p, nil
+}
+
+func (a *app) close() {
+	if a.st != nil {
+		a.st.Close()
+	}
+}
+
+func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) error {
+	if a.env.Workbench == nil {
+		return errors.New("the workbench is not available in this build — use the subcommands (cairn --help)")
+	}
+	projects, err := st.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	return a.env.Workbench(ctx, st, p, projects)
+}
+
+// debugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
+func debugLog(getenv func(string) string, home string) io.Writer {
+	if getenv("CAIRN_DEBUG") == "" {
+		return nil
+	}
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return nil
+	}
+	f, err := os.OpenFile(filepath.Join(home, "debug.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	if err != nil {
+		return nil
+	}
+	return f
+}

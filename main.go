@@ -1,0 +1,30 @@
+// cairn is long-term memory for coding agents and the people who work with
+// them. main only wires: the command line lives in cli/, the store in
+// store/, the workbench in ui/.
+package main
+
+import (
+	_ "embed"
+	"os"
+
+	"github.com/charmbracelet/x/term"
+
+	"cairn/cli"
+)
+
+//go:embed testdata/demo.jsonl
+var demo []byte
+
+func main() {
+	os.Exit(cli.Main(cli.Env{
+		Args:       os.Args[1:],
+		Stdin:      os.Stdin,
+		Stdout:     os.Stdout,
+		Stderr:     os.Stderr,
+		Getenv:     os.Getenv,
+		Getwd:      os.Getwd,
+		IsTerminal: func() bool { return term.IsTerminal(os.Stdin.Fd()) },
+		Workbench:  workbench,
+		Demo:       demo,
+	}))
+}

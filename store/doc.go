@@ -1,0 +1,44 @@
+// Package store keeps cairn's memories in an embedded Badger database. It is
+// the only source of truth: every memory, version, edge, event and draft
+// lives here, and every operation that changes more than one key is a single
+// Badger transaction.
+//
+// # Key layout
+//
+// Keys are ASCII paths. A project appears in keys as its 16-hex-digit id
+// (never a raw path); memory, event and draft ids are 26-character ULIDs, so
+// they sort by creation time. Variable-length parts (tags, refs) end with a
+// 0x00 byte so that one tag is never the prefix of another's range.
+//
+//	meta/schema                          schema version (decimal), checked at open
+//	proj/<pid>                           memory.Project
+//	pname/<name>                         pid (project names are unique)
+//	mem/<id>                             memory.Memory, current version
+//	ver/<id>/<version %010d>             memory.Memory as it was before an in-place edit
+//	idx/<pid>/all/<id>                   every memory of a project (export, stats)
+//	idx/<pid>/ls/<L>/<s>/<id>            by layer letter L and status letter s (a, r, s)
+//	idx/<pid>/st/<s>/<id>                by status
+//	idx/<pid>/tag/<tag>\x00<id>          by tag
+//	idx/<pid>/ref/<ref>\x00              the id holding a caller's ref (unique per project)
+//	idx/<pid>/hash/<hash>/<id>           by content hash (import of records without id or ref)
+//	edge/out/<from>/<kind>/<to>          memory.Edge
+//	edge/in/<to>/<kind>/<from>           empty: reverse lookup of the edge above
+//	event/<pid>/<eventid>                memory.Event (timeline; iterated in reverse for newest first)
+//	draft/<pid>/<draftid>                memory.Draft (the capture inbox)
+//	evm/<memid>/<eventid>                empty: the events of one memory (scrubbed when it is forgotten)
+//	purge/<id>                           a forget whose bytes are still being dropped (finished at open)
+//	vec/<hash>/<embedder>                cached vector of a content hash (written by recall)
+//
+// Index entries have empty values except ref (which holds the id), so
+// listing by layer, status or tag iterates keys only and then reads each
+// memory once. Values start with a format byte (formatJSON); decode errors
+// name the key they came from.
+//
+// # Durability
+//
+// The database is opened with SyncWrites: a write acknowledged to the caller
+// is on disk. Forget deletes the memory, its versions, index entries, edges
+// and cached vectors in one transaction, writes a content-free event, then
+// drops the deleted keys' data from the LSM tree and runs value-log garbage
+// collection, so the bytes are really gone.
+package store

@@ -1,0 +1,123 @@
+package store
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/memory"
+)
+
+const (
+	idA = "01JD0000000000000000000AAA"
+	idB = "01JD0000000000000000000BBB"
+	idC = "01JD0000000000000000000CCC"
+)
+
+func sampleRecords() []memory.Record {
+	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
+	until := t0.Add(24 * time.Hour)
+	return []memory.Record{
+		{ID: idA, Ref: "old-bench", Layer: memory.LayerState, Body: "+229 % decode speed", Status: memory.StatusSuperseded,
+			SupersededBy: idB, ValidUntil: &until, CreatedAt: t0, UpdatedAt: t0, ValidFrom: t0, Tags: []string{"bench"}},
+		{ID: idB, Layer: memory.LayerState, Body: "+31 % decode speed", Supersedes: []string{idA},
+			Edges: []memory.RecordEdge{{Kind: memory.EdgeSupersedes, To: idA}, {Kind: memory.EdgeEvidence, To: idC, Weight: 0.5}}},
+		{ID: idC, Layer: memory.LayerEpisode, Title: "bench #41", Body: "measured on the MoE model", Status: memory.StatusArchived},
+		{Layer: memory.LayerInvariant, Body: "never commit .env files"},
+		{Ref: "pref-1", Layer: memory.LayerInvariant, Body: "prefers stdlib over deps", Provenance: memory.ProvUserCorrected},
+	}
+}
+
+func TestImportIsIdempotent(t *testing.T) {
+	db, _ := openTest(t)
+	res, err := db.Import(ctx, testPID, sampleRecords(), memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 5 || res.Updated != 0 || res.Edges != 2 {
+		t.Fatalf("first import: %+v", res)
+	}
+	before, _ := db.Stats(ctx)
+	res, err = db.Import(ctx, testPID, sampleRecords(), memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.Added != 0 || res.Updated != 0 || res.Unchanged != 5 || res.Edges != 0 {
+		t.Fatalf("second import changed something: %+v", res)
+	}
+	after, _ := db.Stats(ctx)
+	if before.Memories != after.Memories || before.Events != after.Events || before.Edges != after.Edges {
+		t.Fatalf("stats moved: %+v → %+v", before, after)
+	}
+	a, _ := db.Get(ctx, idA)
+	if a.Status != memory.StatusSuperseded || a.SupersededBy != idB || a.Ref != "old-bench" || !a.CreatedAt.Equal(time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)) {
+		t.Fatalf("imported fields: %+v", a)
+	}
+	c, _ := db.Get(ctx, idC)
+	if c.Status != memory.StatusArchived {
+		t.Fatalf("status: %s", c.Status)
+	}
+	// A changed record with a known ref becomes a new version.
+	recs := sampleRecords()
+	recs[4].Body = "prefers stdlib over deps, strongly"
+	res, err = db.Import(ctx, testPID, recs, memory.ActorUser)
+	if err != nil || res.Updated != 1 || res.Unchanged != 4 {
+		t.Fatalf("third import: %+v %v", res, err)
+	}
+	p, _ := db.GetByRef(ctx, testPID, "pref-1")
+	if p.Version != 2 {
+		t.Fatalf("updated by ref: %+v", p)
+	}
+}
+
+func TestImportRefusesWholeInput(t *testing.T) {
+	cases := []struct {
+		name  string
+		edit  func([]memory.Record) []memory.Record
+		index int
+		want  string
+	}{
+		{"bad layer", func(r []memory.Record) []memory.Record { r[3].Layer = 'Q'; return r }, 3, "layer"},
+		{"empty", func(r []memory.Record) []memory.Record { r[2].Body, r[2].Title = "", ""; return r }, 2, "empty"},
+		{"dangling edge", func(r []memory.Record) []memory.Record {
+			r[1].Edges = append(r[1].Edges, memory.RecordEdge{Kind: memory.EdgeBecause, To: "01JD0000000000000000000ZZZ"})
+			return r
+		}, 1, "neither in the input"},
+		{"bad id", func(r []memory.Record) []memory.Record { r[3].ID = "nope"; return r }, 3, "ULID"},
+		{"dup id", func(r []memory.Record) []memory.Record { r[3].ID = idA; return r }, 3, "also appears"},
+		{"dup ref", func(r []memory.Record) []memory.Record { r[3].Ref = "pref-1"; return r }, 4, "also appears"},
+		{"secret", func(r []memory.Record) []memory.Record { r[4].Body = "token: ghp_" + strings.Repeat("aB3", 12); return r }, 4, "GitHub"},
+		{"bad edge kind", func(r []memory.Record) []memory.Record { r[1].Edges[1].Kind = "likes"; return r }, 1, "link kind"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			_, err := db.Import(ctx, testPID, c.edit(sampleRecords()), memory.ActorUser)
+			var ie *ImportError
+			if !errors.As(err, &ie) || ie.Index != c.index || !strings.Contains(err.Error(), c.want) {
+				t.Fatalf("err = %v, want record %d mentioning %q", err, c.index+1, c.want)
+			}
+			st, _ := db.Stats(ctx)
+			if st.Memories != 0 || st.Events != 0 || st.Edges != 0 {
+				t.Fatalf("refused import wrote: %+v", st)
+			}
+		})
+	}
+}
+
+func TestLargeImportSpansTransactions(t *testing.T) {
+	db, _ := openTest(t)
+	recs := make([]memory.Record, 5000)
+	for i := range recs {
+		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: strings.Repeat("x", 1500) + " " + newID()}
+	}
+	res, err := db.Import(ctx, testPID, recs, memory.ActorUser)
+	if err != nil || res.Added != 5000 {
+		t.Fatalf("%+v %v", res, err)
+	}
+	c, _ := db.Count(ctx, testPID)
+	if c.Total(memory.StatusActive) != 5000 {
+		t.Fatalf("count %d", c.Total(memory.StatusActive))
+	}
+}

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"fmt"
+	"strings"
+
+	"cairn/memory"
+)
+
+// schemaVersion is written at meta/schema; Open refuses any other value.
+const schemaVersion = 1
+
+var keySchema = []byte("meta/schema")
+
+func keyProject(pid string) []byte      { return []byte("proj/" + pid) }
+func keyProjectName(name string) []byte { return []byte("pname/" + name) }
+func keyMem(id string) []byte           { return []byte("mem/" + id) }
+func keyVersion(id string, v int) []byte {
+	return fmt.Appendf(nil, "ver/%s/%010d", id, v)
+}
+func prefixVersions(id string) []byte { return []byte("ver/" + id + "/") }
+
+func prefixIdx(pid string) string      { return "idx/" + pid + "/" }
+func keyAll(pid, id string) []byte     { return []byte(prefixIdx(pid) + "all/" + id) }
+func prefixAll(pid string) []byte      { return []byte(prefixIdx(pid) + "all/") }
+func prefixLayerAny(pid string) []byte { return []byte(prefixIdx(pid) + "ls/") }
+func prefixLayer(pid string, l memory.Layer) []byte {
+	return []byte(prefixIdx(pid) + "ls/" + string(l) + "/")
+}
+func prefixLayerStatus(pid string, l memory.Layer, s memory.Status) []byte {
+	return []byte(prefixIdx(pid) + "ls/" + string(l) + "/" + statusLetter(s) + "/")
+}
+func prefixStatus(pid string, s memory.Status) []byte {
+	return []byte(prefixIdx(pid) + "st/" + statusLetter(s) + "/")
+}
+func prefixTag(pid, tag string) []byte { return []byte(prefixIdx(pid) + "tag/" + tag + "\x00") }
+func keyRef(pid, ref string) []byte    { return []byte(prefixIdx(pid) + "ref/" + ref + "\x00") }
+func prefixHash(pid, h string) []byte  { return []byte(prefixIdx(pid) + "hash/" + h + "/") }
+
+func keyEdgeOut(e memory.Edge) []byte {
+	return []byte("edge/out/" + e.From + "/" + string(e.Kind) + "/" + e.To)
+}
+func keyEdgeIn(e memory.Edge) []byte {
+	return []byte("edge/in/" + e.To + "/" + string(e.Kind) + "/" + e.From)
+}
+func prefixEdgesOut(id string) []byte { return []byte("edge/out/" + id + "/") }
+func prefixEdgesIn(id string) []byte  { return []byte("edge/in/" + id + "/") }
+
+func keyEvent(pid, id string) []byte { return []byte("event/" + pid + "/" + id) }
+func prefixEvents(pid string) []byte { return []byte("event/" + pid + "/") }
+func keyDraft(pid, id string) []byte { return []byte("draft/" + pid + "/" + id) }
+func prefixDrafts(pid string) []byte { return []byte("draft/" + pid + "/") }
+func prefixVectors(hash string) []byte {
+	return []byte("vec/" + hash + "/")
+}
+
+// KeyVector is where recall caches the vector of a content hash.
+func KeyVector(hash, embedder string) []byte { return []byte("vec/" + hash + "/" + embedder) }
+
+// statusLetter is a status as it appears inside keys.
+func statusLetter(s memory.Status) string {
+	switch s {
+	case memory.StatusActive:
+		return "a"
+	case memory.StatusArchived:
+		return "r"
+	case memory.StatusSuperseded:
+		return "s"
+	}
+	return "?"
+}
+
+// idFromKey returns the id at the end of an index key (the last 26 bytes).
+func idFromKey(k []byte) string {
+	if len(k) < idLen {
+		return ""
+	}
+	return string(k[len(k)-idLen:])
+}
+
+// idLen is the length of a ULID in its text form.
+const idLen = 26
+
+// indexKeys lists every index entry m needs. Ref entries hold the id; the rest are empty.
+func indexKeys(m *memory.Memory) [][]byte {
+	ks := [][]byte{
+		keyAll(m.Project, m.ID),
+		append(prefixLayerStatus(m.Project, m.Layer, m.Status), m.ID...),
+		append(prefixStatus(m.Project, m.Status), m.ID...),
+	}
+	for _, t := range m.Tags {
+		ks = append(ks, append(prefixTag(m.Project, t), m.ID...))
+	}
+	ks = append(ks, append(prefixHash(m.Project, contentHash(m)), m.ID...))
+	return ks
+}
+
+// validID reports whether s looks like one of our ULIDs.
+func validID(s string) bool {
+	if len(s) != idLen {
+		return false
+	}
+	return strings.IndexFunc(s, func(r rune) bool {
+		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z')
+	}) < 0
+}
+
+func keyEventOfMem(mid, eid string) []byte { return []byte("evm/" + mid + "/" + eid) }
+func prefixEventsOfMem(mid string) []byte  { return []byte("evm/" + mid + "/") }
+func keyPurge(id string) []byte            { return []byte("purge/" + id) }
+
+var prefixPurges = []byte("purge/")

@@ -1,0 +1,112 @@
+package store
+
+import (
+	"context"
+	"errors"
+	"fmt"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"cairn/memory"
+	"cairn/secrets"
+)
+
+// event appends one entry to a project's timeline inside txn.
+func (db *DB) event(txn *badger.Txn, pid string, by memory.Actor, kind memory.EventKind, memID, summary string) error {
+	if by == "" {
+		by = memory.ActorUser
+	}
+	e := memory.Event{ID: newID(), Project: pid, Time: db.now().UTC(), Actor: by, Kind: kind, MemoryID: memID, Summary: summary}
+	if err := put(txn, keyEvent(pid, e.ID), e); err != nil {
+		return err
+	}
+	if memID != "" && kind != memory.EventForget {
+		return txn.Set(keyEventOfMem(memID, e.ID), nil)
+	}
+	return nil
+}
+
+// Timeline returns a project's events, newest first, with the current
+// title of each memory they name.
+func (db *DB) Timeline(ctx context.Context, project string, limit int) ([]memory.Event, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	var out []memory.Event
+	err := db.view(func(txn *badger.Txn) error {
+		prefix := prefixEvents(project)
+		o := badger.DefaultIteratorOptions
+		o.Prefix, o.Reverse = prefix, true
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Seek(append(prefix, 0xFF)); it.Valid() && len(out) < limit; it.Next() {
+			var e memory.Event
+			k := it.Item().KeyCopy(nil)
+			if err := it.Item().Value(func(v []byte) error { return decode(k, v, &e) }); err != nil {
+				return err
+			}
+			if e.MemoryID != "" {
+				if m, err := getMem(txn, e.MemoryID); err == nil {
+					e.Title = m.Title
+				} else if !errors.Is(err, ErrNotFound) {
+					return err
+				}
+			}
+			out = append(out, e)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// Capture appends raw text to a project's drafts inbox, durably, for a
+// later consolidation pass. Secrets are refused like on every write path.
+func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error) {
+	if d.Text == "" {
+		return d, invalidf("nothing to capture: the text is empty")
+	}
+	if len(d.Text) > 4*memory.MaxBody {
+		return d, invalidf("draft is %d bytes: capture at most %d at a time", len(d.Text), 4*memory.MaxBody)
+	}
+	if err := secrets.Check(secrets.Field{Name: "text", Text: d.Text}); err != nil {
+		return d, err
+	}
+	if d.Actor == "" {
+		d.Actor = memory.ActorAgent
+	}
+	d.ID, d.Time = newID(), db.now().UTC()
+	err := db.update(ctx, func(txn *badger.Txn) error {
+		if err := needProject(txn, d.Project); err != nil {
+			return err
+		}
+		if err := put(txn, keyDraft(d.Project, d.ID), d); err != nil {
+			return err
+		}
+		return db.event(txn, d.Project, d.Actor, memory.EventCapture, "", fmt.Sprintf("captured %d bytes", len(d.Text)))
+	})
+	return d, err
+}
+
+// Drafts lists a project's inbox, oldest first.
+func (db *DB) Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	var out []memory.Draft
+	err := db.view(func(txn *badger.Txn) error {
+		o := badger.DefaultIteratorOptions
+		o.Prefix = prefixDrafts(project)
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Rewind(); it.Valid() && len(out) < limit; it.Next() {
+			var d memory.Draft
+			k := it.Item().KeyCopy(nil)
+			if err := it.Item().Value(func(v []byte) error { return decode(k, v, &d) }); err != nil {
+				return err
+			}
+			out = append(out, d)
+		}
+		return nil
+	})
+	return out, err
+}
