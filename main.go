@@ -16,6 +16,10 @@ import (
 var demo []byte
 
 func main() {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
+	}
 	os.Exit(cli.Main(cli.Env{
 		Args:       os.Args[1:],
 		Stdin:      os.Stdin,
@@ -26,5 +30,6 @@ func main() {
 		IsTerminal: func() bool { return term.IsTerminal(os.Stdin.Fd()) },
 		Workbench:  workbench,
 		Demo:       demo,
+		Connect:    cli.ConnectServer(exe),
 	}))
 }

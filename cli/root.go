@@ -42,6 +42,10 @@ type Env struct {
 	IsTerminal func() bool // is stdin a terminal a person types into?
 	Workbench  Workbench
 	Demo       []byte // the demo sample set, JSON Lines
+	// Connect reaches the store of a cairn home. main.go connects to the
+	// home's server (starting it when needed); nil opens the store in
+	// this process, which tests of the commands themselves use.
+	Connect func(ctx context.Context, home string) (store.Store, error)
 }
 
 // usageError marks misuse (exit 2): a bad flag, argument or value.
@@ -131,7 +135,7 @@ Run cairn with no command to open the workbench.`,
 		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
-		a.demoCommand(),
+		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
@@ -162,7 +166,12 @@ func (a *app) open(ctx context.Context, write bool) error {
 		if err != nil {
 			return err
 		}
-		st, err := store.Open(filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
+		var st store.Store
+		if a.env.Connect != nil {
+			st, err = a.env.Connect(ctx, home)
+		} else {
+			st, err = store.Open(filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
+		}
 		if err != nil {
 			return err
 		}
@@ -222,6 +231,9 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 	}
 	return a.env.Workbench(ctx, st, p, projects)
 }
+
+// DebugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
+func DebugLog(getenv func(string) string, home string) io.Writer { return debugLog(getenv, home) }
 
 // debugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
 func debugLog(getenv func(string) string, home string) io.Writer {

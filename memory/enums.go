@@ -85,16 +85,23 @@ func ParseLayer(s string) (Layer, error) {
 	return 0, fmt.Errorf("unknown layer %q: use A-F or %s", s, strings.Join(LayerNames(), ", "))
 }
 
-// MarshalText writes the layer's name.
+// MarshalText writes the layer's name; the zero Layer ("not given") is "".
 func (l Layer) MarshalText() ([]byte, error) {
+	if l == 0 {
+		return []byte{}, nil
+	}
 	if !l.Valid() {
-		return nil, fmt.Errorf("invalid layer %q", string(l))
+		return []byte{byte(l)}, nil // read back, it is refused with a message
 	}
 	return []byte(l.String()), nil
 }
 
-// UnmarshalText reads a letter or a name.
+// UnmarshalText reads a letter or a name; "" is the zero Layer.
 func (l *Layer) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*l = 0
+		return nil
+	}
 	v, err := ParseLayer(string(b))
 	if err != nil {
 		return err

@@ -46,18 +46,21 @@ type Store interface {
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
 	Stats(ctx context.Context) (Stats, error)
 
+	// Subscribe streams timeline events as they are written, by any writer.
+	Subscribe(ctx context.Context) (<-chan memory.Event, error)
+
 	// Close releases the store; calls after it return ErrClosed.
 	Close() error
 }
 
 // Query selects memories of one project for List. Zero fields do not filter.
 type Query struct {
-	Project string        // project id; required
-	Layer   memory.Layer  // 0: every layer
-	Status  memory.Status // "": active only; StatusAny: every status
-	Tag     string        // "": any tag
-	Limit   int           // 0: DefaultLimit
-	After   string        // cursor from a previous Page.Next
+	Project string        `json:"project"`          // project id; required
+	Layer   memory.Layer  `json:"layer,omitempty"`  // 0: every layer
+	Status  memory.Status `json:"status,omitempty"` // "": active only; StatusAny: every status
+	Tag     string        `json:"tag,omitempty"`    // "": any tag
+	Limit   int           `json:"limit,omitempty"`  // 0: DefaultLimit
+	After   string        `json:"after,omitempty"`  // cursor from a previous Page.Next
 }
 
 // StatusAny in a Query lists memories of every status.
@@ -68,8 +71,8 @@ const DefaultLimit = 50
 
 // Page is one page of a List, newest first. Next is empty on the last page.
 type Page struct {
-	Memories []*memory.Memory
-	Next     string
+	Memories []*memory.Memory `json:"memories"`
+	Next     string           `json:"next,omitempty"`
 }
 
 // Patch is an in-place edit. Nil fields stay as they are.
@@ -88,7 +91,7 @@ type Patch struct {
 
 // Counts are a project's memories by layer and status.
 type Counts struct {
-	ByLayer map[memory.Layer]map[memory.Status]int
+	ByLayer map[memory.Layer]map[memory.Status]int `json:"by_layer"`
 }
 
 // Active is the number of active memories in layer l.

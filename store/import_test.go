@@ -87,7 +87,10 @@ func TestImportRefusesWholeInput(t *testing.T) {
 		{"bad id", func(r []memory.Record) []memory.Record { r[3].ID = "nope"; return r }, 3, "ULID"},
 		{"dup id", func(r []memory.Record) []memory.Record { r[3].ID = idA; return r }, 3, "also appears"},
 		{"dup ref", func(r []memory.Record) []memory.Record { r[3].Ref = "pref-1"; return r }, 4, "also appears"},
-		{"secret", func(r []memory.Record) []memory.Record { r[4].Body = "token: ghp_" + strings.Repeat("aB3", 12); return r }, 4, "GitHub"},
+		{"secret", func(r []memory.Record) []memory.Record {
+			r[4].Body = "token: ghp_" + strings.Repeat("aB3", 12)
+			return r
+		}, 4, "GitHub"},
 		{"bad edge kind", func(r []memory.Record) []memory.Record { r[1].Edges[1].Kind = "likes"; return r }, 1, "link kind"},
 	}
 	for _, c := range cases {

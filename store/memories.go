@@ -19,7 +19,10 @@ import (
 // are still being purged (see Forget). Readers treat it as not found.
 const formatForgotten byte = 0xF0
 
-func newID() string { return ulid.Make().String() }
+// NewID makes a new memory, event or draft id (a ULID).
+func NewID() string { return ulid.Make().String() }
+
+func newID() string { return NewID() }
 
 // prepare fills defaults, validates and scans a memory about to be written.
 func (db *DB) prepare(m *memory.Memory) error {
@@ -72,7 +75,9 @@ func scan(m *memory.Memory) error {
 func (db *DB) Remember(ctx context.Context, in *memory.Memory, by memory.Actor) (*memory.Memory, error) {
 	m := in.Clone()
 	now := db.now().UTC()
-	m.ID = newID()
+	if err := takeID(m); err != nil {
+		return nil, err
+	}
 	m.CreatedAt, m.UpdatedAt, m.ValidFrom = now, now, now
 	m.ValidUntil = time.Time{}
 	m.Status, m.Version = memory.StatusActive, 1
@@ -83,19 +88,55 @@ func (db *DB) Remember(ctx context.Context, in *memory.Memory, by memory.Actor) 
 	if err := db.prepare(m); err != nil {
 		return nil, err
 	}
+	var out *memory.Memory
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		if err := needProject(txn, m.Project); err != nil {
+			return err
+		}
+		if done, err := alreadyStored(txn, m); done != nil || err != nil {
+			out = done
 			return err
 		}
 		if err := db.insert(txn, m); err != nil {
 			return err
 		}
+		out = m
 		return db.event(txn, m.Project, by, memory.EventRemember, m.ID, "")
 	})
 	if err != nil {
 		return nil, err
 	}
-	return m, nil
+	return out, nil
+}
+
+// takeID keeps an id the caller chose (a client that may retry chooses it,
+// so that a retry cannot store the memory twice) or makes a new one.
+func takeID(m *memory.Memory) error {
+	if m.ID == "" {
+		m.ID = newID()
+		return nil
+	}
+	if !validID(m.ID) {
+		return invalidf("id %q is not a ULID: leave it empty and cairn makes one", m.ID)
+	}
+	return nil
+}
+
+// alreadyStored recognises the retry of a write whose id the caller chose:
+// the stored memory is returned when it holds the same content, and a
+// different memory under that id is an error.
+func alreadyStored(txn *badger.Txn, m *memory.Memory) (*memory.Memory, error) {
+	old, err := getMem(txn, m.ID)
+	if errors.Is(err, ErrNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if old.Project == m.Project && sameContent(old, m) && slices.Equal(old.Supersedes, m.Supersedes) {
+		return old, nil
+	}
+	return nil, invalidf("id %s is already used by another memory", m.ID)
 }
 
 func needProject(txn *badger.Txn, pid string) error {
@@ -386,12 +427,12 @@ func (db *DB) Supersede(ctx context.Context, oldID string, in *memory.Memory, by
 		if err != nil {
 			return err
 		}
-		if old.Status == memory.StatusSuperseded {
-			return invalidf("%s is already superseded by %s — supersede that one instead", oldID, old.SupersededBy)
-		}
 		m := in.Clone()
 		now := db.now().UTC()
-		m.ID, m.Project = newID(), old.Project
+		if err := takeID(m); err != nil {
+			return err
+		}
+		m.Project = old.Project
 		m.CreatedAt, m.UpdatedAt, m.ValidFrom, m.ValidUntil = now, now, now, time.Time{}
 		m.Status, m.Version, m.SupersededBy = memory.StatusActive, 1, ""
 		m.Supersedes = []string{oldID}
@@ -412,6 +453,13 @@ func (db *DB) Supersede(ctx context.Context, oldID string, in *memory.Memory, by
 		}
 		if err := db.prepare(m); err != nil {
 			return err
+		}
+		if done, err := alreadyStored(txn, m); done != nil || err != nil {
+			out = done
+			return err
+		}
+		if old.Status == memory.StatusSuperseded {
+			return invalidf("%s is already superseded by %s — supersede that one instead", oldID, old.SupersededBy)
 		}
 		if m.Ref != "" && m.Ref == old.Ref {
 			return invalidf("ref %q belongs to the memory being superseded — give the new one its own ref", m.Ref)

@@ -399,3 +399,47 @@ func ids(ms []*memory.Memory) []string {
 }
 
 var _ = time.Now
+
+func TestSubscribeSeesWrites(t *testing.T) {
+	db, _ := openTest(t)
+	c, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := db.Subscribe(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Badger registers the subscriber asynchronously: write until it hears one.
+	for ready := false; !ready; {
+		remember(t, db, memory.LayerMeta, "ping", "ping")
+		select {
+		case <-ch:
+			ready = true
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	for len(ch) > 0 {
+		<-ch
+	}
+	m := remember(t, db, memory.LayerState, "x", "seen live")
+	if _, err := db.Archive(ctx, m.ID, "", memory.ActorAgent); err != nil {
+		t.Fatal(err)
+	}
+	var got []memory.EventKind
+	timeout := time.After(5 * time.Second)
+	for len(got) < 2 {
+		select {
+		case e := <-ch:
+			if e.MemoryID == m.ID {
+				got = append(got, e.Kind)
+			}
+		case <-timeout:
+			t.Fatalf("saw only %v", got)
+		}
+	}
+	if got[0] != memory.EventRemember || got[1] != memory.EventArchive {
+		t.Fatalf("events: %v", got)
+	}
+	db.Close()
+	for range ch { // closes when the store closes
+	}
+}

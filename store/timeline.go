@@ -74,10 +74,20 @@ func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 	if d.Actor == "" {
 		d.Actor = memory.ActorAgent
 	}
-	d.ID, d.Time = newID(), db.now().UTC()
+	if d.ID == "" {
+		d.ID = newID()
+	} else if !validID(d.ID) {
+		return d, invalidf("draft id %q is not a ULID: leave it empty and cairn makes one", d.ID)
+	}
+	d.Time = db.now().UTC()
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		if err := needProject(txn, d.Project); err != nil {
 			return err
+		}
+		var stored memory.Draft
+		if err := get(txn, keyDraft(d.Project, d.ID), &stored); err == nil {
+			d = stored // a retry of a capture that already landed
+			return nil
 		}
 		if err := put(txn, keyDraft(d.Project, d.ID), d); err != nil {
 			return err

@@ -1,0 +1,206 @@
+// Package mcpserver is cairn's Model Context Protocol server (`cairn mcp`,
+// over stdio) for agents: recall, remember, capture, context and archive.
+// There is deliberately no tool to forget, unarchive or edit: those stay
+// with the person at the workbench or the command line.
+package mcpserver
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn/memory"
+	"cairn/recall"
+	"cairn/store"
+)
+
+// Version is reported to MCP clients.
+const Version = "0.1.0"
+
+// Server answers an agent's tool calls in one project (plus global).
+type Server struct {
+	st   store.Store
+	proj memory.Project
+}
+
+// New builds the MCP server for st in project p.
+func New(st store.Store, p memory.Project) *mcp.Server {
+	s := &Server{st: st, proj: p}
+	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: Version}, &mcp.ServerOptions{
+		Instructions: "cairn is this project's long-term memory. Call `context` once at the start of a session, " +
+			"`recall` before you decide or change something, `remember` for facts, decisions (with their because), " +
+			"failures and user preferences worth keeping, and `capture` for raw notes to consolidate later.",
+	})
+	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the memories relevant to a task or question. " +
+		"Use before changing code or deciding something, to learn what was decided, what failed and what the user prefers. " +
+		"Returns current memories and, separately, verify_first: memories that may be stale and must be checked before you rely on them."}, s.recall)
+	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Description: "Store one durable memory: a fact, a decision with its reason, " +
+		"something that failed and why (layer negative), a user preference or a lesson. One idea per call, stated so that it " +
+		"makes sense without this conversation. Credentials are refused."}, s.remember)
+	mcp.AddTool(srv, &mcp.Tool{Name: "capture", Description: "Append raw text (a transcript excerpt, notes, an observation) to " +
+		"the drafts inbox; a later consolidation pass turns drafts into memories. Cheap and safe: use it when unsure whether something is worth remembering."}, s.capture)
+	mcp.AddTool(srv, &mcp.Tool{Name: "context", Description: "The warm-up briefing for the start of a session: invariants, " +
+		"working state, recent decisions, negatives and lessons of this project, within a token budget, as markdown."}, s.context)
+	mcp.AddTool(srv, &mcp.Tool{Name: "archive", Description: "Take a memory that is no longer relevant out of recall. " +
+		"Reversible by the person (unarchive). Requires a reason, recorded in the timeline. Use supersession through remember " +
+		"for facts that changed; archive is for what no longer matters."}, s.archive)
+	return srv
+}
+
+// Run serves MCP on standard input and output until the client leaves.
+func Run(ctx context.Context, st store.Store, p memory.Project) error {
+	return New(st, p).Run(ctx, &mcp.StdioTransport{})
+}
+
+func (s *Server) projects() []string {
+	if s.proj.ID == memory.GlobalID {
+		return []string{s.proj.ID}
+	}
+	return []string{s.proj.ID, memory.GlobalID}
+}
+
+// Item is a memory as tools return it.
+type Item struct {
+	ID         string   `json:"id"`
+	Layer      string   `json:"layer"`
+	Kind       string   `json:"kind"`
+	Title      string   `json:"title"`
+	Body       string   `json:"body"`
+	Tags       []string `json:"tags,omitempty"`
+	Provenance string   `json:"provenance"`
+	Trust      float64  `json:"trust"`
+	Status     string   `json:"status"`
+	Score      float64  `json:"score,omitempty"`
+}
+
+func item(m *memory.Memory) Item {
+	return Item{ID: m.ID, Layer: m.Layer.String(), Kind: string(m.Kind), Title: m.Title, Body: m.Body, Tags: m.Tags,
+		Provenance: string(m.Provenance), Trust: memory.Trust(m), Status: string(m.Status)}
+}
+
+type RecallIn struct {
+	Query  string `json:"query" jsonschema:"what you are about to do or want to know, in words"`
+	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10)"`
+	Budget int    `json:"budget,omitempty" jsonschema:"token budget for the results (default 800)"`
+}
+
+type RecallOut struct {
+	Results     []Item `json:"results"`
+	VerifyFirst []Item `json:"verify_first"`
+}
+
+func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn) (*mcp.CallToolResult, RecallOut, error) {
+	out := RecallOut{Results: []Item{}, VerifyFirst: []Item{}}
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, out, fmt.Errorf("query is empty: say what you are about to do or want to know")
+	}
+	if in.Limit < 0 || in.Budget < 0 {
+		return nil, out, fmt.Errorf("limit and budget must be positive")
+	}
+	rs, err := recall.Simple(ctx, s.st, in.Query, recall.Options{Projects: s.projects(), Limit: in.Limit, Budget: in.Budget})
+	if err != nil {
+		return nil, out, err
+	}
+	for _, r := range rs {
+		it := item(r.Memory)
+		it.Score = r.Score
+		out.Results = append(out.Results, it)
+	}
+	return nil, out, nil
+}
+
+type RememberIn struct {
+	Text       string   `json:"text" jsonschema:"the memory, self-contained markdown"`
+	Layer      string   `json:"layer,omitempty" jsonschema:"invariant, state (default), episode, decision, negative or meta (or A-F)"`
+	Kind       string   `json:"kind,omitempty" jsonschema:"fact, preference, procedure, constraint, decision, negative, lesson, event or note"`
+	Title      string   `json:"title,omitempty" jsonschema:"one-line title (default: the first line)"`
+	Tags       []string `json:"tags,omitempty" jsonschema:"tags"`
+	Provenance string   `json:"provenance,omitempty" jsonschema:"user-stated, user-corrected, measured, observed (default), extracted or inferred"`
+	Triggers   []string `json:"triggers,omitempty" jsonschema:"for negatives: words of a task that should bring this memory up"`
+}
+
+func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in RememberIn) (*mcp.CallToolResult, Item, error) {
+	m := &memory.Memory{Project: s.proj.ID, Body: in.Text, Title: in.Title, Tags: in.Tags, Triggers: in.Triggers,
+		Layer: memory.LayerState, Provenance: memory.ProvObserved, Source: memory.Source{Actor: memory.ActorAgent, Session: "mcp"}}
+	var err error
+	if in.Layer != "" {
+		if m.Layer, err = memory.ParseLayer(in.Layer); err != nil {
+			return nil, Item{}, err
+		}
+	}
+	if in.Kind != "" {
+		if m.Kind, err = memory.ParseKind(in.Kind); err != nil {
+			return nil, Item{}, err
+		}
+	}
+	if in.Provenance != "" {
+		if m.Provenance, err = memory.ParseProvenance(in.Provenance); err != nil {
+			return nil, Item{}, err
+		}
+	}
+	got, err := s.st.Remember(ctx, m, memory.ActorAgent)
+	if err != nil {
+		return nil, Item{}, err
+	}
+	return nil, item(got), nil
+}
+
+type CaptureIn struct {
+	Text   string `json:"text" jsonschema:"raw text to keep for later consolidation"`
+	Source string `json:"source,omitempty" jsonschema:"where it came from, e.g. a session or file name"`
+}
+
+type CaptureOut struct {
+	ID string `json:"id"`
+}
+
+func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in CaptureIn) (*mcp.CallToolResult, CaptureOut, error) {
+	d, err := s.st.Capture(ctx, memory.Draft{Project: s.proj.ID, Actor: memory.ActorAgent, Text: in.Text, Source: memory.Source{Actor: memory.ActorAgent, Session: in.Source}})
+	if err != nil {
+		return nil, CaptureOut{}, err
+	}
+	return nil, CaptureOut{ID: d.ID}, nil
+}
+
+type ContextIn struct {
+	Budget int `json:"budget,omitempty" jsonschema:"token budget (default 800)"`
+}
+
+type ContextOut struct {
+	Markdown string `json:"markdown"`
+	Cut      int    `json:"cut"`
+}
+
+func (s *Server) context(ctx context.Context, _ *mcp.CallToolRequest, in ContextIn) (*mcp.CallToolResult, ContextOut, error) {
+	if in.Budget < 0 {
+		return nil, ContextOut{}, fmt.Errorf("budget must be positive")
+	}
+	b, err := recall.Context(ctx, s.st, s.projects(), in.Budget)
+	if err != nil {
+		return nil, ContextOut{}, err
+	}
+	md := b.Markdown()
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: md}}}, ContextOut{Markdown: md, Cut: b.Cut}, nil
+}
+
+type ArchiveIn struct {
+	ID     string `json:"id" jsonschema:"id of the memory to archive"`
+	Reason string `json:"reason" jsonschema:"why it no longer matters (recorded in the timeline)"`
+}
+
+func (s *Server) archive(ctx context.Context, _ *mcp.CallToolRequest, in ArchiveIn) (*mcp.CallToolResult, Item, error) {
+	if strings.TrimSpace(in.Reason) == "" {
+		return nil, Item{}, fmt.Errorf("a reason is required: say why this memory no longer matters")
+	}
+	id, err := s.st.Resolve(ctx, in.ID)
+	if err != nil {
+		return nil, Item{}, err
+	}
+	m, err := s.st.Archive(ctx, id, in.Reason, memory.ActorAgent)
+	if err != nil {
+		return nil, Item{}, err
+	}
+	return nil, item(m), nil
+}

@@ -1,0 +1,153 @@
+package mcpserver
+
+import (
+	"context"
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+var ctx = context.Background()
+
+func connect(t *testing.T) (*mcp.ClientSession, *store.DB, memory.Project) {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	p, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000aa", Name: "proj"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: memory.GlobalID, Name: memory.GlobalName}); err != nil {
+		t.Fatal(err)
+	}
+	st, ct := mcp.NewInMemoryTransports()
+	if _, err := New(db, p).Connect(ctx, st, nil); err != nil {
+		t.Fatal(err)
+	}
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs, db, p
+}
+
+// call invokes a tool and decodes its structured result; failed reports IsError.
+func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any, out any) (failed bool, text string) {
+	t.Helper()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: protocol error %v", name, err)
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if !res.IsError && out != nil {
+		b, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(b, out); err != nil {
+			t.Fatalf("%s: %v", name, err)
+		}
+	}
+	return res.IsError, text
+}
+
+func TestToolsAreTheAgentSubset(t *testing.T) {
+	cs, _, _ := connect(t)
+	var names []string
+	for tool, err := range cs.Tools(ctx, nil) {
+		if err != nil {
+			t.Fatal(err)
+		}
+		names = append(names, tool.Name)
+		if len(tool.Description) < 60 {
+			t.Errorf("%s: description too thin to tell an agent when to use it", tool.Name)
+		}
+	}
+	if strings.Join(names, ",") != "archive,capture,context,recall,remember" {
+		t.Fatalf("tools: %v", names)
+	}
+	for _, tool := range []string{"forget", "unarchive", "edit"} {
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"id": "x"}})
+		if err == nil && !res.IsError {
+			t.Fatalf("a %s tool answered", tool)
+		}
+	}
+}
+
+func TestRememberRecallArchive(t *testing.T) {
+	cs, db, p := connect(t)
+	var m Item
+	if failed, text := call(t, cs, "remember", map[string]any{"text": "VGPR-256 starved occupancy on the decode kernel: don't", "layer": "negative", "triggers": []string{"VGPR"}}, &m); failed {
+		t.Fatal(text)
+	}
+	if m.Layer != "negative" || m.Provenance != "observed" {
+		t.Fatalf("remembered: %+v", m)
+	}
+	stored, err := db.Get(ctx, m.ID)
+	if err != nil || stored.Project != p.ID || stored.Source.Actor != memory.ActorAgent {
+		t.Fatalf("stored: %+v %v", stored, err)
+	}
+	var r RecallOut
+	if failed, text := call(t, cs, "recall", map[string]any{"query": "raise VGPR count for occupancy"}, &r); failed {
+		t.Fatal(text)
+	}
+	if len(r.Results) != 1 || r.Results[0].ID != m.ID || r.VerifyFirst == nil {
+		t.Fatalf("recall: %+v", r)
+	}
+	var c ContextOut
+	call(t, cs, "context", map[string]any{}, &c)
+	if !strings.Contains(c.Markdown, "VGPR-256") {
+		t.Fatalf("context: %q", c.Markdown)
+	}
+	if failed, text := call(t, cs, "archive", map[string]any{"id": m.ID}, nil); !failed || !strings.Contains(text, "reason") {
+		t.Fatalf("archive without reason: %v %q", failed, text)
+	}
+	var a Item
+	if failed, text := call(t, cs, "archive", map[string]any{"id": m.ID, "reason": "kernel rewritten"}, &a); failed || a.Status != "archived" {
+		t.Fatalf("archive: %v %q %+v", failed, text, a)
+	}
+	evs, _ := db.Timeline(ctx, p.ID, 1)
+	if evs[0].Kind != memory.EventArchive || evs[0].Actor != memory.ActorAgent || evs[0].Summary != "kernel rewritten" {
+		t.Fatalf("archive event: %+v", evs[0])
+	}
+}
+
+func TestBadArgumentsAreToolErrors(t *testing.T) {
+	cs, db, p := connect(t)
+	cases := []struct {
+		tool string
+		args map[string]any
+		want string
+	}{
+		{"remember", map[string]any{"text": "x", "layer": "Z"}, "unknown layer"},
+		{"remember", map[string]any{"text": "key AKIA" + "IOSFODNN7EXAMPLQ"}, "AWS"},
+		{"remember", map[string]any{}, "text"},
+		{"recall", map[string]any{"query": "  "}, "empty"},
+		{"archive", map[string]any{"id": "ZZZZZZZZ", "reason": "r"}, "not found"},
+		{"capture", map[string]any{"text": ""}, "empty"},
+	}
+	for _, c := range cases {
+		failed, text := call(t, cs, c.tool, c.args, nil)
+		if !failed || !strings.Contains(text, c.want) {
+			t.Errorf("%s %v: failed=%v %q, want an error mentioning %q", c.tool, c.args, failed, text, c.want)
+		}
+	}
+	if page, _ := db.List(ctx, store.Query{Project: p.ID, Status: store.StatusAny}); len(page.Memories) != 0 {
+		t.Fatalf("bad calls stored %d memories", len(page.Memories))
+	}
+	var d CaptureOut
+	if failed, text := call(t, cs, "capture", map[string]any{"text": "user prefers table-driven tests"}, &d); failed || d.ID == "" {
+		t.Fatalf("capture: %q", text)
+	}
+}

@@ -1,0 +1,89 @@
+package recall
+
+import (
+	"context"
+	"fmt"
+	"strings"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// Section is one part of a warm-up briefing.
+type Section struct {
+	Title    string           `json:"title"`
+	Memories []*memory.Memory `json:"memories"`
+}
+
+// Briefing is what the start of a session should know: invariants, the
+// working state, recent decisions, negatives and lessons, within a budget.
+type Briefing struct {
+	Sections []Section `json:"sections"`
+	Cut      int       `json:"cut"` // memories left out for the budget
+}
+
+// briefingOrder is the order sections are filled in, most binding first.
+var briefingOrder = []struct {
+	layer memory.Layer
+	title string
+	max   int
+}{
+	{memory.LayerInvariant, "Invariants", 20},
+	{memory.LayerNegative, "What failed (don't repeat)", 10},
+	{memory.LayerState, "Working state", 10},
+	{memory.LayerDecision, "Recent decisions", 8},
+	{memory.LayerMeta, "Lessons", 5},
+}
+
+// Context builds the warm-up briefing of the projects within budget tokens.
+func Context(ctx context.Context, st store.Store, projects []string, budget int) (Briefing, error) {
+	if budget <= 0 {
+		budget = 800
+	}
+	var b Briefing
+	used := 0
+	for _, sec := range briefingOrder {
+		s := Section{Title: sec.title}
+		for _, pid := range projects {
+			page, err := st.List(ctx, store.Query{Project: pid, Layer: sec.layer, Limit: sec.max})
+			if err != nil {
+				return b, err
+			}
+			for _, m := range page.Memories {
+				if t := Tokens(m); used+t <= budget {
+					s.Memories = append(s.Memories, m)
+					used += t
+				} else {
+					b.Cut++
+				}
+			}
+		}
+		if len(s.Memories) > 0 {
+			b.Sections = append(b.Sections, s)
+		}
+	}
+	return b, nil
+}
+
+// Markdown renders a briefing for an agent or a person.
+func (b Briefing) Markdown() string {
+	var w strings.Builder
+	if len(b.Sections) == 0 {
+		return "Nothing remembered for this project yet.\n"
+	}
+	for _, s := range b.Sections {
+		fmt.Fprintf(&w, "## %s\n\n", s.Title)
+		for _, m := range s.Memories {
+			fmt.Fprintf(&w, "- **%s** (%s, %s, id %s)", m.Title, m.Kind, m.Provenance, m.ID)
+			if body := strings.TrimSpace(m.Body); body != "" && body != m.Title {
+				fmt.Fprintf(&w, "\n  %s", strings.ReplaceAll(body, "\n", "\n  "))
+			}
+			w.WriteString("\n")
+		}
+		w.WriteString("\n")
+	}
+	if b.Cut > 0 {
+		fmt.Fprintf(&w, "_%d more memories left out for the token budget._\n", b.Cut)
+	}
+	return w.String()
+}

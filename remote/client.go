@@ -1,0 +1,433 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// Client is a store.Store served by another process.
+type Client struct {
+	dial func(ctx context.Context) (net.Conn, error)
+
+	mu      sync.Mutex
+	conn    *conn
+	closed  bool
+	nextID  atomic.Uint64
+	subsWG  sync.WaitGroup
+	cancels []context.CancelFunc
+}
+
+var _ store.Store = (*Client)(nil)
+
+// conn is one connection with its in-flight calls.
+type conn struct {
+	c       net.Conn
+	wmu     sync.Mutex
+	enc     *json.Encoder
+	mu      sync.Mutex
+	pending map[uint64]chan response
+	err     error // set once the connection is dead
+}
+
+// NewClient makes a client that reaches its server through dial, which is
+// called again (and may start a new server) whenever the connection is lost.
+func NewClient(dial func(ctx context.Context) (net.Conn, error)) *Client {
+	return &Client{dial: dial}
+}
+
+// errLost marks a connection that died under a call.
+var errLost = errors.New("lost the connection to the cairn server")
+
+func (c *Client) connection(ctx context.Context) (*conn, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.closed {
+		return nil, store.ErrClosed
+	}
+	if c.conn != nil && c.conn.alive() {
+		return c.conn, nil
+	}
+	nc, err := c.dial(ctx)
+	if err != nil {
+		return nil, err
+	}
+	cn := &conn{c: nc, enc: json.NewEncoder(nc), pending: map[uint64]chan response{}}
+	go cn.read()
+	c.conn = cn
+	return cn, nil
+}
+
+func (cn *conn) alive() bool {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	return cn.err == nil
+}
+
+func (cn *conn) read() {
+	r := bufio.NewReaderSize(cn.c, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			cn.fail(errLost)
+			return
+		}
+		var resp response
+		if err := json.Unmarshal(line, &resp); err != nil {
+			cn.fail(fmt.Errorf("%w: malformed response: %v", errLost, err))
+			return
+		}
+		cn.mu.Lock()
+		ch := cn.pending[resp.ID]
+		delete(cn.pending, resp.ID)
+		cn.mu.Unlock()
+		if ch != nil {
+			ch <- resp
+		}
+	}
+}
+
+func (cn *conn) fail(err error) {
+	cn.mu.Lock()
+	defer cn.mu.Unlock()
+	if cn.err == nil {
+		cn.err = err
+	}
+	for id, ch := range cn.pending {
+		close(ch)
+		delete(cn.pending, id)
+	}
+	cn.c.Close()
+}
+
+// roundTrip sends one request and waits for its answer. sent reports
+// whether the request may have reached the server.
+func (cn *conn) roundTrip(ctx context.Context, req request) (resp response, sent bool, err error) {
+	ch := make(chan response, 1)
+	cn.mu.Lock()
+	if cn.err != nil {
+		cn.mu.Unlock()
+		return resp, false, cn.err
+	}
+	cn.pending[req.ID] = ch
+	cn.mu.Unlock()
+	cn.wmu.Lock()
+	err = cn.enc.Encode(req)
+	cn.wmu.Unlock()
+	if err != nil {
+		cn.fail(errLost)
+		return resp, false, errLost
+	}
+	select {
+	case r, ok := <-ch:
+		if !ok {
+			return resp, true, errLost
+		}
+		return r, true, nil
+	case <-ctx.Done():
+		cn.mu.Lock()
+		delete(cn.pending, req.ID)
+		cn.mu.Unlock()
+		return resp, true, ctx.Err()
+	}
+}
+
+// retrySafe lists the methods that may be sent again after a lost
+// connection: reads, and writes that are idempotent (remember, supersede
+// and capture carry an id chosen by the client; import matches by id, ref
+// or content; edit and link converge).
+var retrySafe = map[string]bool{
+	"EnsureProject": true, "Project": true, "ProjectByName": true, "Projects": true, "Remember": true,
+	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
+	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
+	"Drafts": true, "Import": true, "Stats": true, "Ping": true,
+}
+
+// call runs method on the server and decodes its result into out.
+func (c *Client) call(ctx context.Context, method string, params, out any) error {
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return fmt.Errorf("encode %s request: %w", method, err)
+	}
+	for attempt := 0; ; attempt++ {
+		cn, err := c.connection(ctx)
+		if err != nil {
+			return err
+		}
+		resp, sent, err := cn.roundTrip(ctx, request{ID: c.nextID.Add(1), Method: method, Params: raw})
+		if errors.Is(err, errLost) {
+			if attempt < 2 && (!sent || retrySafe[method]) {
+				continue // reconnect, starting a new server if the old one is gone
+			}
+			return fmt.Errorf("%w during %s: it may or may not have happened — check, then run it again", errLost, method)
+		}
+		if err != nil {
+			return err
+		}
+		if resp.Error != nil {
+			return resp.Error.err()
+		}
+		if out == nil {
+			return nil
+		}
+		if err := json.Unmarshal(resp.Result, out); err != nil {
+			return fmt.Errorf("decode %s result: %w", method, err)
+		}
+		return nil
+	}
+}
+
+// Close closes the connection and every subscription.
+func (c *Client) Close() error {
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		return nil
+	}
+	c.closed = true
+	cn := c.conn
+	for _, cancel := range c.cancels {
+		cancel()
+	}
+	c.mu.Unlock()
+	if cn != nil {
+		cn.fail(store.ErrClosed)
+	}
+	c.subsWG.Wait()
+	return nil
+}
+
+// Ping checks that the server answers.
+func (c *Client) Ping(ctx context.Context) error { return c.call(ctx, "Ping", struct{}{}, nil) }
+
+func (c *Client) EnsureProject(ctx context.Context, p memory.Project) (memory.Project, error) {
+	var out memory.Project
+	return out, c.call(ctx, "EnsureProject", p, &out)
+}
+
+func (c *Client) Project(ctx context.Context, id string) (memory.Project, error) {
+	var out memory.Project
+	return out, c.call(ctx, "Project", idParams{id}, &out)
+}
+
+func (c *Client) ProjectByName(ctx context.Context, name string) (memory.Project, error) {
+	var out memory.Project
+	return out, c.call(ctx, "ProjectByName", idParams{name}, &out)
+}
+
+func (c *Client) Projects(ctx context.Context) ([]memory.Project, error) {
+	var out []memory.Project
+	return out, c.call(ctx, "Projects", struct{}{}, &out)
+}
+
+// Remember gives the memory its id here, so that a retry after a lost
+// connection cannot store it twice.
+func (c *Client) Remember(ctx context.Context, m *memory.Memory, by memory.Actor) (*memory.Memory, error) {
+	m = m.Clone()
+	if m.ID == "" {
+		m.ID = store.NewID()
+	}
+	return c.memory(ctx, "Remember", memParams{Memory: m, Actor: by})
+}
+
+func (c *Client) memory(ctx context.Context, method string, params any) (*memory.Memory, error) {
+	var out *memory.Memory
+	if err := c.call(ctx, method, params, &out); err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *Client) Get(ctx context.Context, id string) (*memory.Memory, error) {
+	return c.memory(ctx, "Get", idParams{id})
+}
+
+func (c *Client) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
+	var out string
+	return out, c.call(ctx, "Resolve", idParams{idOrPrefix}, &out)
+}
+
+func (c *Client) GetByRef(ctx context.Context, project, ref string) (*memory.Memory, error) {
+	return c.memory(ctx, "GetByRef", refParams{project, ref})
+}
+
+func (c *Client) History(ctx context.Context, id string) ([]*memory.Memory, error) {
+	var out []*memory.Memory
+	return out, c.call(ctx, "History", idParams{id}, &out)
+}
+
+func (c *Client) Edit(ctx context.Context, id string, p store.Patch, by memory.Actor) (*memory.Memory, error) {
+	return c.memory(ctx, "Edit", editParams{id, patch(p), by})
+}
+
+func (c *Client) Supersede(ctx context.Context, oldID string, m *memory.Memory, by memory.Actor) (*memory.Memory, error) {
+	m = m.Clone()
+	if m.ID == "" {
+		m.ID = store.NewID()
+	}
+	return c.memory(ctx, "Supersede", memParams{ID: oldID, Memory: m, Actor: by})
+}
+
+func (c *Client) Archive(ctx context.Context, id, reason string, by memory.Actor) (*memory.Memory, error) {
+	return c.memory(ctx, "Archive", archiveParams{id, reason, by})
+}
+
+func (c *Client) Unarchive(ctx context.Context, id string, by memory.Actor) (*memory.Memory, error) {
+	return c.memory(ctx, "Unarchive", archiveParams{ID: id, Actor: by})
+}
+
+func (c *Client) Forget(ctx context.Context, id string, by memory.Actor) error {
+	return c.call(ctx, "Forget", archiveParams{ID: id, Actor: by}, nil)
+}
+
+func (c *Client) List(ctx context.Context, q store.Query) (store.Page, error) {
+	var out store.Page
+	return out, c.call(ctx, "List", q, &out)
+}
+
+func (c *Client) Count(ctx context.Context, project string) (store.Counts, error) {
+	var out store.Counts
+	return out, c.call(ctx, "Count", idParams{project}, &out)
+}
+
+func (c *Client) Link(ctx context.Context, e memory.Edge, by memory.Actor) error {
+	return c.call(ctx, "Link", linkParams{e, by}, nil)
+}
+
+func (c *Client) Edges(ctx context.Context, id string) (out, in []memory.Edge, err error) {
+	var r edgesResult
+	err = c.call(ctx, "Edges", idParams{id}, &r)
+	return r.Out, r.In, err
+}
+
+func (c *Client) Timeline(ctx context.Context, project string, limit int) ([]memory.Event, error) {
+	var out []memory.Event
+	return out, c.call(ctx, "Timeline", listParams{project, limit}, &out)
+}
+
+func (c *Client) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error) {
+	if d.ID == "" {
+		d.ID = store.NewID()
+	}
+	var out memory.Draft
+	return out, c.call(ctx, "Capture", d, &out)
+}
+
+func (c *Client) Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error) {
+	var out []memory.Draft
+	return out, c.call(ctx, "Drafts", listParams{project, limit}, &out)
+}
+
+func (c *Client) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (store.ImportResult, error) {
+	var out store.ImportResult
+	return out, c.call(ctx, "Import", importParams{project, recs, by}, &out)
+}
+
+func (c *Client) Stats(ctx context.Context) (store.Stats, error) {
+	var out store.Stats
+	return out, c.call(ctx, "Stats", struct{}{}, &out)
+}
+
+// Subscribe streams events over a connection of its own. If the server
+// goes away it reconnects and re-subscribes, and sends an event of kind
+// "reconnect" so the consumer reloads what it may have missed.
+func (c *Client) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
+	ctx, cancel := context.WithCancel(ctx)
+	c.mu.Lock()
+	if c.closed {
+		c.mu.Unlock()
+		cancel()
+		return nil, store.ErrClosed
+	}
+	c.cancels = append(c.cancels, cancel)
+	c.subsWG.Add(1)
+	c.mu.Unlock()
+	first := make(chan error, 1)
+	ch := make(chan memory.Event, 256)
+	go func() {
+		defer c.subsWG.Done()
+		defer close(ch)
+		ready := func(err error) { first <- err }
+		for attempt := 0; ctx.Err() == nil && attempt < 100; attempt++ {
+			if err := c.follow(ctx, ch, attempt > 0, ready); err != nil && attempt == 0 {
+				return
+			}
+			ready = func(error) {}
+			if attempt > 0 {
+				time.Sleep(100 * time.Millisecond) // the server is restarting
+			}
+		}
+	}()
+	if err := <-first; err != nil {
+		cancel()
+		return nil, err
+	}
+	return ch, nil
+}
+
+// follow subscribes on a new connection and forwards events until it dies.
+// ready hears nil once the server has acknowledged, or the error that
+// prevented it; follow returns when the stream ends.
+func (c *Client) follow(ctx context.Context, ch chan<- memory.Event, again bool, ready func(error)) (err error) {
+	subscribed := false
+	defer func() {
+		if !subscribed {
+			ready(err)
+		}
+	}()
+	nc, err := c.dial(ctx)
+	if err != nil {
+		return err
+	}
+	defer nc.Close()
+	go func() {
+		<-ctx.Done()
+		nc.Close()
+	}()
+	if err := json.NewEncoder(nc).Encode(request{ID: 1, Method: "Subscribe"}); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(nc, 64<<10)
+	line, err := r.ReadBytes('\n')
+	if err != nil {
+		return errLost
+	}
+	var ack response
+	if err := json.Unmarshal(line, &ack); err != nil || ack.Error != nil {
+		if ack.Error != nil {
+			return ack.Error.err()
+		}
+		return fmt.Errorf("%w: bad subscription answer", errLost)
+	}
+	subscribed = true
+	ready(nil)
+	if again {
+		select {
+		case ch <- memory.Event{Kind: "reconnect", Actor: memory.ActorSystem}:
+		default:
+		}
+	}
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return nil
+		}
+		var resp response
+		if json.Unmarshal(line, &resp) != nil || resp.Event == nil {
+			continue
+		}
+		select {
+		case ch <- *resp.Event:
+		default:
+		}
+	}
+}

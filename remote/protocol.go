@@ -1,0 +1,161 @@
+// Package remote lets many cairn processes share one store. Badger lets a
+// single process open a directory for writing, so exactly one process (the
+// server, `cairn serve`) owns the store and every other cairn process (the
+// workbench, a CLI command, an MCP server) is a client of it over a Unix
+// socket in the home directory, through the same store.Store interface.
+//
+// The server is started on demand by the first client and exits once it
+// has had no client for an idle timeout, so no process outlives its last
+// client for long. A crashed server leaves at most a stale socket file,
+// which the next client removes before starting a new server.
+//
+// The wire format is one JSON object per line in each direction. A request
+// is {"id":N,"method":"Remember","params":{...}}; its response is
+// {"id":N,"result":{...}} or {"id":N,"error":{"kind":"not_found","message":"...","index":-1}}.
+// Events pushed to a subscribed connection are {"event":{...}} (id 0).
+package remote
+
+import (
+	"encoding/json"
+	"errors"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+type request struct {
+	ID     uint64          `json:"id"`
+	Method string          `json:"method"`
+	Params json.RawMessage `json:"params,omitempty"`
+}
+
+type response struct {
+	ID     uint64          `json:"id,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *wireError      `json:"error,omitempty"`
+	Event  *memory.Event   `json:"event,omitempty"`
+}
+
+// wireError carries an error's kind, so that errors.Is works on the client
+// exactly as it does against a local store, and its message unchanged.
+type wireError struct {
+	Kind    string `json:"kind"`
+	Message string `json:"message"`
+	Index   int    `json:"index"` // record of a refused import, else -1
+}
+
+var kinds = []struct {
+	name string
+	err  error
+}{
+	{"not_found", store.ErrNotFound},
+	{"secret", store.ErrSecret},
+	{"invalid", store.ErrInvalid},
+	{"closed", store.ErrClosed},
+	{"locked", store.ErrLocked},
+	{"schema", store.ErrSchema},
+	{"conflict", store.ErrConflict},
+}
+
+func toWire(err error) *wireError {
+	w := &wireError{Kind: "error", Message: err.Error(), Index: -1}
+	var ie *store.ImportError
+	if errors.As(err, &ie) {
+		w.Index, w.Message = ie.Index, ie.Err.Error()
+		err = ie.Err
+	}
+	for _, k := range kinds {
+		if errors.Is(err, k.err) {
+			w.Kind = k.name
+			break
+		}
+	}
+	return w
+}
+
+// remoteError is an error that came over the wire.
+type remoteError struct {
+	kind error
+	msg  string
+}
+
+func (e *remoteError) Error() string { return e.msg }
+func (e *remoteError) Unwrap() error { return e.kind }
+
+func (w *wireError) err() error {
+	var kind error
+	for _, k := range kinds {
+		if k.name == w.Kind {
+			kind = k.err
+		}
+	}
+	e := error(&remoteError{kind: kind, msg: w.Message})
+	if w.Index >= 0 {
+		e = &store.ImportError{Index: w.Index, Err: e}
+	}
+	return e
+}
+
+// Parameter shapes of the methods that take more than one value.
+type (
+	idParams struct {
+		ID string `json:"id"`
+	}
+	refParams struct {
+		Project string `json:"project"`
+		Ref     string `json:"ref"`
+	}
+	memParams struct {
+		ID     string         `json:"id,omitempty"`
+		Memory *memory.Memory `json:"memory"`
+		Actor  memory.Actor   `json:"actor"`
+	}
+	editParams struct {
+		ID    string       `json:"id"`
+		Patch patch        `json:"patch"`
+		Actor memory.Actor `json:"actor"`
+	}
+	archiveParams struct {
+		ID     string       `json:"id"`
+		Reason string       `json:"reason,omitempty"`
+		Actor  memory.Actor `json:"actor"`
+	}
+	linkParams struct {
+		Edge  memory.Edge  `json:"edge"`
+		Actor memory.Actor `json:"actor"`
+	}
+	listParams struct {
+		Project string `json:"project"`
+		Limit   int    `json:"limit"`
+	}
+	importParams struct {
+		Project string          `json:"project"`
+		Records []memory.Record `json:"records"`
+		Actor   memory.Actor    `json:"actor"`
+	}
+	edgesResult struct {
+		Out []memory.Edge `json:"out"`
+		In  []memory.Edge `json:"in"`
+	}
+	pageResult struct {
+		Memories []*memory.Memory `json:"memories"`
+		Next     string           `json:"next"`
+	}
+	countsResult struct {
+		ByLayer map[string]map[memory.Status]int `json:"by_layer"`
+	}
+)
+
+// patch is store.Patch with JSON names.
+type patch struct {
+	Title      *string             `json:"title,omitempty"`
+	Body       *string             `json:"body,omitempty"`
+	Layer      *memory.Layer       `json:"layer,omitempty"`
+	Kind       *memory.Kind        `json:"kind,omitempty"`
+	Tags       *[]string           `json:"tags,omitempty"`
+	Provenance *memory.Provenance  `json:"provenance,omitempty"`
+	Confidence *float64            `json:"confidence,omitempty"`
+	Ref        *string             `json:"ref,omitempty"`
+	Watermarks *[]memory.Watermark `json:"watermarks,omitempty"`
+	Triggers   *[]string           `json:"triggers,omitempty"`
+}

@@ -1,0 +1,262 @@
+package remote
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"sync"
+	"time"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// Server serves one store to the clients that connect to its listener.
+type Server struct {
+	st   store.Store
+	idle time.Duration
+
+	mu      sync.Mutex
+	clients int
+	changed chan struct{} // a client came or went
+}
+
+// NewServer serves st; with idle > 0, Serve returns once no client has been
+// connected for that long.
+func NewServer(st store.Store, idle time.Duration) *Server {
+	return &Server{st: st, idle: idle, changed: make(chan struct{}, 1)}
+}
+
+// Serve accepts connections until ctx ends, the listener fails, or the
+// server has been idle for its timeout. It closes the listener.
+func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		ln.Close()
+	}()
+	if s.idle > 0 {
+		go s.watchIdle(ctx, cancel)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	for {
+		conn, err := ln.Accept()
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return err
+		}
+		s.track(+1)
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer s.track(-1)
+			s.serveConn(ctx, conn)
+		}()
+	}
+}
+
+func (s *Server) track(d int) {
+	s.mu.Lock()
+	s.clients += d
+	s.mu.Unlock()
+	select {
+	case s.changed <- struct{}{}:
+	default:
+	}
+}
+
+// watchIdle cancels the server once it has had no client for s.idle.
+func (s *Server) watchIdle(ctx context.Context, stop func()) {
+	t := time.NewTimer(s.idle)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-s.changed:
+			s.mu.Lock()
+			n := s.clients
+			s.mu.Unlock()
+			if !t.Stop() {
+				select {
+				case <-t.C:
+				default:
+				}
+			}
+			if n == 0 {
+				t.Reset(s.idle)
+			}
+		case <-t.C:
+			s.mu.Lock()
+			n := s.clients
+			s.mu.Unlock()
+			if n == 0 {
+				stop()
+				return
+			}
+		}
+	}
+}
+
+// serveConn answers one client's requests; each runs in its own goroutine
+// so a slow import does not hold up a quick get.
+func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	go func() {
+		<-ctx.Done()
+		conn.Close()
+	}()
+	var wmu sync.Mutex
+	enc := json.NewEncoder(conn)
+	send := func(r response) {
+		wmu.Lock()
+		defer wmu.Unlock()
+		_ = enc.Encode(r)
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	r := bufio.NewReaderSize(conn, 64<<10)
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			return
+		}
+		var req request
+		if err := json.Unmarshal(line, &req); err != nil {
+			send(response{Error: &wireError{Kind: "invalid", Message: "malformed request: " + err.Error(), Index: -1}})
+			return
+		}
+		if req.Method == "Subscribe" {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				s.subscribe(ctx, req.ID, send)
+			}()
+			continue
+		}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			res, err := s.call(ctx, req.Method, req.Params)
+			out := response{ID: req.ID}
+			if err != nil {
+				out.Error = toWire(err)
+			} else if out.Result, err = json.Marshal(res); err != nil {
+				out.Error = toWire(err)
+			}
+			send(out)
+		}()
+	}
+}
+
+func (s *Server) subscribe(ctx context.Context, id uint64, send func(response)) {
+	ch, err := s.st.Subscribe(ctx)
+	if err != nil {
+		send(response{ID: id, Error: toWire(err)})
+		return
+	}
+	send(response{ID: id, Result: json.RawMessage("true")})
+	for e := range ch {
+		e := e
+		send(response{Event: &e})
+	}
+}
+
+// call runs one method against the store.
+func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	h, ok := handlers[method]
+	if !ok {
+		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", method)
+	}
+	return h(ctx, s.st, method, raw)
+}
+
+type handler func(ctx context.Context, st store.Store, method string, raw json.RawMessage) (any, error)
+
+// with decodes the parameters into P and calls fn.
+func with[P any](fn func(ctx context.Context, st store.Store, p P) (any, error)) handler {
+	return func(ctx context.Context, st store.Store, method string, raw json.RawMessage) (any, error) {
+		var p P
+		if len(raw) > 0 {
+			if err := json.Unmarshal(raw, &p); err != nil {
+				var ute *json.UnmarshalTypeError
+				if errors.As(err, &ute) || errors.Is(err, io.ErrUnexpectedEOF) {
+					return nil, &remoteError{store.ErrInvalid, "malformed " + method + " request: " + err.Error()}
+				}
+				return nil, &remoteError{store.ErrInvalid, err.Error()}
+			}
+		}
+		return fn(ctx, st, p)
+	}
+}
+
+var errNoMemory = errors.New("request has no memory")
+
+var handlers = map[string]handler{
+	"EnsureProject": with(func(ctx context.Context, st store.Store, p memory.Project) (any, error) {
+		return st.EnsureProject(ctx, p)
+	}),
+	"Project":       with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Project(ctx, p.ID) }),
+	"ProjectByName": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.ProjectByName(ctx, p.ID) }),
+	"Projects":      with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Projects(ctx) }),
+	"Remember": with(func(ctx context.Context, st store.Store, p memParams) (any, error) {
+		if p.Memory == nil {
+			return nil, errNoMemory
+		}
+		return st.Remember(ctx, p.Memory, p.Actor)
+	}),
+	"Get":     with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Get(ctx, p.ID) }),
+	"Resolve": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Resolve(ctx, p.ID) }),
+	"GetByRef": with(func(ctx context.Context, st store.Store, p refParams) (any, error) {
+		return st.GetByRef(ctx, p.Project, p.Ref)
+	}),
+	"History": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.History(ctx, p.ID) }),
+	"Edit": with(func(ctx context.Context, st store.Store, p editParams) (any, error) {
+		return st.Edit(ctx, p.ID, store.Patch(p.Patch), p.Actor)
+	}),
+	"Supersede": with(func(ctx context.Context, st store.Store, p memParams) (any, error) {
+		if p.Memory == nil {
+			return nil, errNoMemory
+		}
+		return st.Supersede(ctx, p.ID, p.Memory, p.Actor)
+	}),
+	"Archive": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+		return st.Archive(ctx, p.ID, p.Reason, p.Actor)
+	}),
+	"Unarchive": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+		return st.Unarchive(ctx, p.ID, p.Actor)
+	}),
+	"Forget": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+		return true, st.Forget(ctx, p.ID, p.Actor)
+	}),
+	"List":  with(func(ctx context.Context, st store.Store, q store.Query) (any, error) { return st.List(ctx, q) }),
+	"Count": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Count(ctx, p.ID) }),
+	"Link": with(func(ctx context.Context, st store.Store, p linkParams) (any, error) {
+		return true, st.Link(ctx, p.Edge, p.Actor)
+	}),
+	"Edges": with(func(ctx context.Context, st store.Store, p idParams) (any, error) {
+		out, in, err := st.Edges(ctx, p.ID)
+		return edgesResult{out, in}, err
+	}),
+	"Timeline": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
+		return st.Timeline(ctx, p.Project, p.Limit)
+	}),
+	"Capture": with(func(ctx context.Context, st store.Store, d memory.Draft) (any, error) { return st.Capture(ctx, d) }),
+	"Drafts": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
+		return st.Drafts(ctx, p.Project, p.Limit)
+	}),
+	"Import": with(func(ctx context.Context, st store.Store, p importParams) (any, error) {
+		return st.Import(ctx, p.Project, p.Records, p.Actor)
+	}),
+	"Stats": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
+	"Ping":  with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return "pong", nil }),
+}
