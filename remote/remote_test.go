@@ -27,22 +27,7 @@ func serve(t *testing.T) (c *Client, db *store.DB, stop func()) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sock := filepath.Join(dir, "s.sock")
-	ln, err := net.Listen("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sctx, cancel := context.WithCancel(ctx)
-	done := make(chan struct{})
-	go func() {
-		NewServer(db, 0).Serve(sctx, ln)
-		close(done)
-	}()
-	c = NewClient(func(ctx context.Context) (net.Conn, error) { return net.Dial("unix", sock) })
-	stop = func() {
-		cancel()
-		<-done
-	}
+	c, stop = serveDB(t, db, filepath.Join(dir, "s.sock"))
 	t.Cleanup(func() {
 		c.Close()
 		stop()
@@ -246,5 +231,25 @@ func TestServerExitsWhenIdle(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("server did not exit after its last client left")
+	}
+}
+
+// serveDB serves db on a socket at sock and returns a client and a stop.
+func serveDB(t testing.TB, db *store.DB, sock string) (*Client, func()) {
+	t.Helper()
+	ln, err := net.Listen("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sctx, cancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		NewServer(db, 0).Serve(sctx, ln)
+		close(done)
+	}()
+	c := NewClient(func(ctx context.Context) (net.Conn, error) { return net.Dial("unix", sock) })
+	return c, func() {
+		cancel()
+		<-done
 	}
 }

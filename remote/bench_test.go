@@ -1,0 +1,72 @@
+package remote
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+	"time"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// benchServe is serve for benchmarks: a real server and store in a temp dir.
+func benchPair(b *testing.B) (local *store.DB, remote *Client) {
+	dir := b.TempDir()
+	db, err := store.Open(dir+"/store", store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	c, stop := serveDB(b, db, dir+"/s.sock")
+	b.Cleanup(func() {
+		c.Close()
+		stop()
+		db.Close()
+	})
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: pid, Name: "p"}); err != nil {
+		b.Fatal(err)
+	}
+	return db, c
+}
+
+func p50(d []time.Duration) float64 {
+	slices.Sort(d)
+	return float64(d[len(d)/2].Microseconds()) / 1000
+}
+
+func benchRemember(b *testing.B, st store.Store) {
+	var d []time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		if _, err := st.Remember(ctx, &memory.Memory{Project: pid, Layer: memory.LayerState, Body: fmt.Sprintf("fact %d about src/x.go", i)}, memory.ActorAgent); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(t0))
+		i++
+	}
+	b.ReportMetric(p50(d), "p50-ms")
+}
+
+func benchList(b *testing.B, db *store.DB, st store.Store) {
+	for i := range 500 {
+		if _, err := db.Remember(ctx, &memory.Memory{Project: pid, Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact %d", i)}, memory.ActorAgent); err != nil {
+			b.Fatal(err)
+		}
+	}
+	var d []time.Duration
+	for b.Loop() {
+		t0 := time.Now()
+		if p, err := st.List(ctx, store.Query{Project: pid, Layer: memory.LayerDecision, Limit: 20}); err != nil || len(p.Memories) != 20 {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(t0))
+	}
+	b.ReportMetric(p50(d), "p50-ms")
+}
+
+// The remote overhead is the difference between each Remote and Local pair.
+func BenchmarkRememberLocal(b *testing.B)  { db, _ := benchPair(b); benchRemember(b, db) }
+func BenchmarkRememberRemote(b *testing.B) { _, c := benchPair(b); benchRemember(b, c) }
+func BenchmarkListLocal(b *testing.B)      { db, _ := benchPair(b); benchList(b, db, db) }
+func BenchmarkListRemote(b *testing.B)     { db, c := benchPair(b); benchList(b, db, c) }
