@@ -1,0 +1,231 @@
+package exchange
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"cairn/memory"
+)
+
+func TestReadJSONLRefusesBadLines(t *testing.T) {
+	good := `{"layer":"A","body":"ok"}`
+	cases := []struct {
+		name, in string
+		line     int
+		want     string
+	}{
+		{"unknown field", good + "\n" + `{"layr":"A","body":"x"}`, 2, `unknown field "layr"`},
+		{"bad layer", good + "\n\n\n" + `{"layer":"X","body":"x"}`, 4, `unknown layer "X"`},
+		{"bad status", `{"layer":"B","body":"x","status":"lost"}`, 1, "unknown status"},
+		{"bad kind", `{"layer":"B","body":"x","kind":"rumour"}`, 1, "unknown kind"},
+		{"bad provenance", `{"layer":"B","body":"x","provenance":"gossip"}`, 1, "unknown provenance"},
+		{"malformed", good + "\n" + `{"layer":"B",`, 2, "malformed JSON"},
+		{"empty record", `{"layer":"B"}`, 1, "neither"},
+		{"no layer", `{"body":"x"}`, 1, "layer"},
+		{"bad link", `{"layer":"B","body":"x","edges":[{"kind":"likes","to":"x"}]}`, 1, "link kind"},
+		{"two values", good + good, 1, "more than one"},
+		{"wrong type", `{"layer":"B","body":7}`, 1, "body"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			recs, err := ReadJSONL(strings.NewReader(c.in))
+			var le *LineError
+			if !errors.As(err, &le) || le.Line != c.line || !strings.Contains(err.Error(), c.want) || recs != nil {
+				t.Fatalf("err = %v, want line %d mentioning %q", err, c.line, c.want)
+			}
+		})
+	}
+	recs, err := ReadJSONL(strings.NewReader("\n" + good + "\n   \n" + `{"layer":"decision","body":"y"}` + "\n"))
+	if err != nil || len(recs) != 2 || recs[1].Layer != memory.LayerDecision {
+		t.Fatalf("good input: %v %+v", err, recs)
+	}
+}
+
+func TestLongLines(t *testing.T) {
+	body := strings.Repeat("é\"\\\n", 20000)
+	var b bytes.Buffer
+	if err := WriteJSONL(&b, []memory.Record{{Layer: 'C', Body: body}}); err != nil {
+		t.Fatal(err)
+	}
+	recs, err := ReadJSONL(&b)
+	if err != nil || len(recs) != 1 || recs[0].Body != body {
+		t.Fatalf("long line: %v", err)
+	}
+}
+
+// genRecord draws a valid record with every field exercised.
+func genRecord(t *rapid.T, i int) memory.Record {
+	id := func(label string) string { return rapid.StringMatching(`01[0-9A-HJKMNP-TV-Z]{24}`).Draw(t, label) }
+	tm := func(label string) time.Time {
+		return time.Unix(rapid.Int64Range(0, 4e9).Draw(t, label), rapid.Int64Range(0, 999999999).Draw(t, label+"ns")).UTC()
+	}
+	text := rapid.OneOf(rapid.String(), rapid.SampledFrom([]string{
+		"", "---", "---\nlooks like frontmatter\n---\n", "\n\nleading blank lines", "trailing spaces   ",
+		"crlf\r\nline\r\n", "no final newline", "title: with colon", "# heading", "'quoted' \"both\"", "  indented", "ünïcödé ✓",
+	}))
+	r := memory.Record{
+		ID: id("id"), Ref: rapid.SampledFrom([]string{"", "ref-1", "a: b", "#x"}).Draw(t, "ref"),
+		Project: rapid.SampledFrom([]string{"", "proj", "global"}).Draw(t, "project"),
+		Layer:   rapid.SampledFrom(memory.Layers).Draw(t, "layer"), Kind: rapid.SampledFrom(memory.Kinds).Draw(t, "kind"),
+		Title: strings.ReplaceAll(text.Draw(t, "title"), "\n", " "), Body: text.Draw(t, "body") + "x",
+		Tags:       rapid.SliceOfN(rapid.StringMatching(`[a-z0-9_-]{1,10}`), 0, 4).Draw(t, "tags"),
+		Provenance: rapid.SampledFrom(memory.Provenances).Draw(t, "prov"),
+		Confidence: rapid.Float64Range(0.01, 1).Draw(t, "conf"), Status: rapid.SampledFrom(memory.Statuses).Draw(t, "status"),
+		CreatedAt: tm("c"), UpdatedAt: tm("u"), ValidFrom: tm("f"),
+		Triggers: rapid.SliceOfN(rapid.StringMatching(`[a-zA-Z ]{1,12}`), 0, 3).Draw(t, "triggers"),
+		Version:  rapid.IntRange(1, 50).Draw(t, "version"),
+		Source:   memory.Source{Actor: rapid.SampledFrom([]memory.Actor{"", memory.ActorAgent}).Draw(t, "actor"), File: rapid.SampledFrom([]string{"", "src/a.go"}).Draw(t, "file")},
+	}
+	if rapid.Bool().Draw(t, "until") {
+		u := tm("until")
+		r.ValidUntil = &u
+	}
+	if rapid.Bool().Draw(t, "sup") {
+		r.Supersedes = []string{id("supersedes")}
+		r.SupersededBy = id("supby")
+	}
+	for range rapid.IntRange(0, 2).Draw(t, "nwm") {
+		r.Watermarks = append(r.Watermarks, memory.Watermark{Kind: memory.WatermarkFile, Target: "src/x.go", Fingerprint: "sha256:ab", State: memory.WatermarkIntact, StampedAt: tm("stamp")})
+	}
+	if rapid.Bool().Draw(t, "sal") {
+		r.Salience = memory.Salience{AccessCount: rapid.IntRange(1, 9).Draw(t, "ac"), Accesses: []time.Time{tm("acc")}, Reinforcements: rapid.IntRange(0, 3).Draw(t, "re")}
+	}
+	for range rapid.IntRange(0, 3).Draw(t, "nedges") {
+		e := memory.RecordEdge{Kind: rapid.SampledFrom(memory.EdgeKinds).Draw(t, "ek"), To: id("to"), CreatedAt: tm("ec")}
+		if rapid.Bool().Draw(t, "w") {
+			e.Weight = rapid.Float64Range(0.01, 0.99).Draw(t, "weight")
+		}
+		if rapid.Bool().Draw(t, "hist") {
+			f := false
+			e.Active = &f
+		}
+		r.Edges = append(r.Edges, e)
+	}
+	// Markdown groups links by kind; keep them in that order so comparisons are exact.
+	sortEdges(r.Edges)
+	return r
+}
+
+func sortEdges(es []memory.RecordEdge) {
+	for i := 1; i < len(es); i++ {
+		for j := i; j > 0 && es[j].Kind < es[j-1].Kind; j-- {
+			es[j], es[j-1] = es[j-1], es[j]
+		}
+	}
+}
+
+// canon makes nil and empty slices alike and drops computed trust.
+func canon(r memory.Record) string {
+	r.Trust = 0
+	if len(r.Tags) == 0 {
+		r.Tags = nil
+	}
+	if len(r.Supersedes) == 0 {
+		r.Supersedes = nil
+	}
+	if len(r.Watermarks) == 0 {
+		r.Watermarks = nil
+	}
+	if len(r.Triggers) == 0 {
+		r.Triggers = nil
+	}
+	b, _ := json.Marshal(r)
+	return string(b)
+}
+
+func TestRoundTrips(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		n := rapid.IntRange(1, 4).Draw(t, "n")
+		recs := make([]memory.Record, n)
+		for i := range recs {
+			recs[i] = genRecord(t, i)
+		}
+		var b bytes.Buffer
+		if err := WriteJSONL(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		back, err := ReadJSONL(&b)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range recs {
+			if canon(recs[i]) != canon(back[i]) {
+				t.Fatalf("jsonl:\n%s\n%s", canon(recs[i]), canon(back[i]))
+			}
+			md, err := EncodeMarkdown(recs[i])
+			if err != nil {
+				t.Fatal(err)
+			}
+			got, err := DecodeMarkdown(md)
+			if err != nil {
+				t.Fatalf("decode markdown: %v\n%s", err, md)
+			}
+			if canon(recs[i]) != canon(got) {
+				t.Fatalf("markdown:\n%s\n%s\nfile:\n%s", canon(recs[i]), canon(got), md)
+			}
+		}
+	})
+}
+
+func TestMarkdownDirectory(t *testing.T) {
+	dir := t.TempDir()
+	recs := []memory.Record{
+		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Kind: memory.KindDecision, Title: "park MTP", Body: "because MoE\n",
+			Edges: []memory.RecordEdge{{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB"}}},
+		{ID: "01JD0000000000000000000BBB", Layer: memory.LayerEpisode, Title: "bench 41", Body: "-4 %"},
+	}
+	if err := WriteMarkdown(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	b, _ := os.ReadFile(filepath.Join(dir, "D-decision", "01JD0000000000000000000AAA.md"))
+	if !strings.Contains(string(b), `- "[[01JD0000000000000000000BBB]]"`) && !strings.Contains(string(b), `[[01JD0000000000000000000BBB]]`) {
+		t.Fatalf("no wiki link in:\n%s", b)
+	}
+	back, files, err := ReadMarkdownFiles(dir)
+	if err != nil || len(back) != 2 || files[0] != filepath.Join("C-episode", "01JD0000000000000000000BBB.md") {
+		t.Fatalf("%v %v", err, files)
+	}
+	os.WriteFile(filepath.Join(dir, "C-episode", "bad.md"), []byte("---\nlayr: A\n---\nx"), 0o644)
+	_, err = ReadMarkdown(dir)
+	var fe *FileError
+	if !errors.As(err, &fe) || fe.Path != filepath.Join("C-episode", "bad.md") || !strings.Contains(err.Error(), "layr") {
+		t.Fatalf("bad file: %v", err)
+	}
+}
+
+func FuzzReadJSONL(f *testing.F) {
+	f.Add(`{"layer":"A","body":"x"}`)
+	f.Add(`{"id":"01JD0000000000000000000AAA","layer":"decision","title":"t","body":"b","edges":[{"kind":"because","to":"01JD0000000000000000000BBB","weight":0.5}]}`)
+	f.Add("\n\n{")
+	f.Fuzz(func(t *testing.T, in string) {
+		recs, err := ReadJSONL(strings.NewReader(in))
+		if err != nil {
+			return
+		}
+		var b bytes.Buffer
+		if err := WriteJSONL(&b, recs); err != nil {
+			t.Fatal(err)
+		}
+		again, err := ReadJSONL(&b)
+		if err != nil || len(again) != len(recs) {
+			t.Fatalf("re-read of written records failed: %v", err)
+		}
+	})
+}
+
+func FuzzMarkdownFile(f *testing.F) {
+	f.Add("---\nid: 01JD0000000000000000000AAA\nlayer: state\ntitle: t\n---\nbody")
+	f.Add("---\n---\n")
+	f.Add("---\nlinks:\n  because: [\"[[x|0.5 historical @2026-01-01T00:00:00Z]]\"]\nlayer: A\ntitle: x\n---\n")
+	f.Fuzz(func(t *testing.T, in string) {
+		DecodeMarkdown([]byte(in))
+	})
+}
