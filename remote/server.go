@@ -123,7 +123,10 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		_ = enc.Encode(r)
 	}
 	var wg sync.WaitGroup
-	defer wg.Wait()
+	defer func() {
+		cancel() // ends subscriptions, which wait for the context
+		wg.Wait()
+	}()
 	r := bufio.NewReaderSize(conn, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
