@@ -2,13 +2,13 @@ package main
 
 import (
 	"context"
-	"errors"
 
 	"cairn/memory"
 	"cairn/store"
+	"cairn/ui"
 )
 
-// workbench opens the TUI. (Wired to ui.Run once the workbench lands.)
+// workbench opens the TUI on a store in a project.
 func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project) error {
-	return errors.New("the workbench is not built yet — use the subcommands (cairn --help)")
+	return ui.Run(ctx, st, ui.Options{Project: p, Projects: projects})
 }

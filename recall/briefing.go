@@ -36,7 +36,7 @@ var briefingOrder = []struct {
 }
 
 // Context builds the warm-up briefing of the projects within budget tokens.
-func Context(ctx context.Context, st store.Store, projects []string, budget int) (Briefing, error) {
+func Context(ctx context.Context, st Lister, projects []string, budget int) (Briefing, error) {
 	if budget <= 0 {
 		budget = 800
 	}

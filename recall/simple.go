@@ -14,6 +14,11 @@ import (
 	"cairn/store"
 )
 
+// Lister is the part of the store recall reads.
+type Lister interface {
+	List(ctx context.Context, q store.Query) (store.Page, error)
+}
+
 // Result is one recalled memory with its score.
 type Result struct {
 	Memory *memory.Memory
@@ -35,7 +40,7 @@ func Tokens(m *memory.Memory) int { return (len(m.Title)+len(m.Body))/4 + 8 }
 // Simple scores every active memory of the projects by the share of query
 // words it contains (title words count double) and returns the best,
 // within the limit and the token budget.
-func Simple(ctx context.Context, st store.Store, query string, opt Options) ([]Result, error) {
+func Simple(ctx context.Context, st Lister, query string, opt Options) ([]Result, error) {
 	if opt.Limit <= 0 {
 		opt.Limit = 10
 	}

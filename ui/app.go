@@ -1,0 +1,468 @@
+// Package ui is cairn's workbench: a Bubble Tea program where a person
+// browses memories by layer, reads them, and curates them — archive and
+// unarchive, supersede with a word-level diff, forget after seeing the
+// stored text — from the keyboard (the mouse works too). It talks to the
+// store only through the small Store interface, inside commands.
+package ui
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"cairn/memory"
+	"cairn/store"
+	"cairn/themes"
+)
+
+// Options configure the workbench.
+type Options struct {
+	Project  memory.Project
+	Projects []memory.Project
+	Theme    string // "", "dark", "light", "high-contrast", "plain"
+	NoColor  bool
+	Now      func() time.Time // nil → time.Now; tests pin it
+	// Live follows other processes' writes through Store.Subscribe.
+	Live bool
+}
+
+type focus int
+
+const (
+	focusSidebar focus = iota
+	focusList
+	focusDetail
+)
+
+type mode int
+
+const (
+	modeBrowse mode = iota
+	modeTimeline
+	modeHelp
+	modeDiff
+	modeEditor
+	modeRecall
+)
+
+// section is what the sidebar selects: a layer (0–5) or one of these.
+const (
+	sectionArchived   = 6
+	sectionSuperseded = 7
+	sectionTimeline   = 8
+	sectionCount      = 9
+)
+
+var errNothingToCompare = errors.New("this memory has a single version and no predecessor or successor: nothing to compare")
+
+// Model is the root of the workbench.
+type Model struct {
+	st   Store
+	opt  Options
+	now  func() time.Time
+	ctx  context.Context
+	stop context.CancelFunc
+
+	theme      themes.Theme
+	themeFixed bool
+	w, h       int
+
+	proj     memory.Project
+	projects []memory.Project
+	counts   store.Counts
+	loaded   bool // counts have arrived once
+
+	section int
+	focus   focus
+	mode    mode
+
+	list   listPane
+	detail detailPane
+	repl   replLine
+	forget *forgetDialog
+	editor *editorPane
+	diff   *diffView
+	tl     timelinePane
+
+	recallQuery string
+
+	status    string
+	statusBad bool
+	statusSeq int
+	undoID    string // the memory the last archive took away
+
+	pending int
+	spin    spinner.Model
+	reqSeq  int
+
+	sub        <-chan memory.Event
+	refreshDue bool
+}
+
+// New builds the workbench over st.
+func New(st Store, opt Options) *Model {
+	now := opt.Now
+	if now == nil {
+		now = time.Now
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	m := &Model{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
+		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+	m.theme = themes.Auto(true, opt.NoColor)
+	if opt.Theme != "" {
+		m.theme, m.themeFixed = themes.Get(opt.Theme), true
+	}
+	if opt.NoColor {
+		m.theme, m.themeFixed = themes.Get("plain"), true
+	}
+	m.repl = newReplLine()
+	m.list.now = now
+	m.detail.rendered = map[renderKey]string{}
+	return m
+}
+
+// Run opens the workbench in the terminal and returns when the person quits.
+func Run(ctx context.Context, st Store, opt Options) error {
+	if os.Getenv("NO_COLOR") != "" {
+		opt.NoColor = true
+	}
+	opt.Live = true
+	m := New(st, opt)
+	defer m.stop()
+	popts := []tea.ProgramOption{tea.WithContext(ctx)}
+	if opt.NoColor {
+		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
+	}
+	_, err := tea.NewProgram(m, popts...).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil
+	}
+	return err
+}
+
+// Init loads the counts, the first page and the project list.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.reloadAll(), loadProjects(m.st), m.spin.Tick}
+	if !m.themeFixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
+	if m.opt.Live {
+		cmds = append(cmds, subscribe(m.ctx, m.st))
+	}
+	return tea.Batch(cmds...)
+}
+
+// reloadAll refreshes counts and the current section.
+func (m *Model) reloadAll() tea.Cmd {
+	m.pending++
+	return tea.Batch(loadCounts(m.st, m.proj.ID), m.loadSection(false))
+}
+
+// query is the store query of the current section.
+func (m *Model) query() store.Query {
+	q := store.Query{Project: m.proj.ID}
+	switch {
+	case m.section < 6:
+		q.Layer = memory.Layers[m.section]
+	case m.section == sectionArchived:
+		q.Status = memory.StatusArchived
+	case m.section == sectionSuperseded:
+		q.Status = memory.StatusSuperseded
+	}
+	return q
+}
+
+// loadSection asks for the first (or next) page of the current section.
+func (m *Model) loadSection(more bool) tea.Cmd {
+	if m.section == sectionTimeline {
+		m.pending++
+		return loadTimeline(m.st, m.proj.ID)
+	}
+	if !more {
+		m.reqSeq++
+	}
+	q := m.query()
+	if more {
+		q.After = m.list.next
+	}
+	m.pending++
+	return loadPage(m.st, m.reqSeq, q, more)
+}
+
+// Update routes a message: quit key, then an open dialog, then the focused
+// pane, then the workbench's own keys.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.h = msg.Width, msg.Height
+		return m, m.renderDetail()
+	case tea.BackgroundColorMsg:
+		if !m.themeFixed {
+			m.theme = themes.Auto(msg.IsDark(), false)
+			m.detail.rendered = map[renderKey]string{}
+			return m, m.renderDetail()
+		}
+		return m, nil
+	case spinner.TickMsg:
+		var cmd tea.Cmd
+		m.spin, cmd = m.spin.Update(msg)
+		return m, cmd
+	case tea.KeyPressMsg:
+		return m, m.key(msg)
+	case tea.MouseClickMsg:
+		return m, m.click(msg.Mouse())
+	case tea.MouseWheelMsg:
+		return m, m.wheel(msg.Mouse())
+	case tea.PasteMsg:
+		if m.repl.active {
+			return m, m.repl.update(msg)
+		}
+		if m.editor != nil {
+			return m, m.editor.update(msg)
+		}
+		return m, nil
+	}
+	return m, m.result(msg)
+}
+
+// result handles the answers of commands.
+func (m *Model) result(msg tea.Msg) tea.Cmd {
+	switch msg := msg.(type) {
+	case countsLoadedMsg:
+		m.done()
+		if msg.project != m.proj.ID {
+			return nil
+		}
+		if msg.err != nil {
+			return m.fail("count memories", msg.err)
+		}
+		m.counts, m.loaded = msg.counts, true
+	case pageLoadedMsg:
+		m.done()
+		if msg.req != m.reqSeq {
+			return nil // the selection moved on
+		}
+		if msg.err != nil {
+			return m.fail("load the list", msg.err)
+		}
+		m.list.set(msg.items, msg.next, msg.more)
+		return m.openSelected()
+	case memoryLoadedMsg:
+		m.done()
+		if cur := m.list.selected(); msg.id != m.detail.wantID && (cur == nil || cur.ID != msg.id) {
+			return nil
+		}
+		if msg.err != nil {
+			if errors.Is(msg.err, store.ErrNotFound) {
+				m.detail.clear()
+				return nil
+			}
+			return m.fail("open "+short(msg.id), msg.err)
+		}
+		m.detail.set(msg.mem, msg.out, msg.in, msg.titles)
+		return m.renderDetail()
+	case renderedMsg:
+		m.detail.rendered[msg.key] = msg.text
+	case timelineLoadedMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("load the timeline", msg.err)
+		}
+		if msg.project == m.proj.ID {
+			m.tl.events = msg.events
+		}
+	case projectsLoadedMsg:
+		if msg.err == nil {
+			m.projects = msg.projects
+		}
+	case actionDoneMsg:
+		m.done()
+		return m.actionDone(msg)
+	case forgetTextMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("read the memory to forget", msg.err)
+		}
+		m.forget = &forgetDialog{mem: msg.mem}
+	case historyLoadedMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("open the diff", msg.err)
+		}
+		m.diff = &diffView{old: msg.old, new: msg.new, title: msg.title}
+		m.mode = modeDiff
+	case recallDoneMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("recall", msg.err)
+		}
+		m.recallQuery = msg.query
+		items := make([]*memory.Memory, len(msg.results))
+		for i, r := range msg.results {
+			items[i] = r.Memory
+		}
+		m.reqSeq++
+		m.list.set(items, "", false)
+		m.mode, m.focus = modeRecall, focusList
+		m.say(fmt.Sprintf("recall %q: %d found", msg.query, len(items)), false)
+		return m.openSelected()
+	case editorDoneMsg:
+		if m.editor == nil {
+			return nil
+		}
+		if msg.err != nil {
+			return m.fail("run the editor", msg.err)
+		}
+		m.editor.setText(msg.text)
+	case subscribedMsg:
+		m.sub = msg.ch
+		return waitEvent(m.sub)
+	case storeEventMsg:
+		// Some process changed the store: refresh what is shown, once per burst.
+		cmds := []tea.Cmd{waitEvent(m.sub)}
+		if !m.refreshDue {
+			m.refreshDue = true
+			cmds = append(cmds, tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return refreshMsg{} }))
+		}
+		return tea.Batch(cmds...)
+	case refreshMsg:
+		m.refreshDue = false
+		cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), loadProjects(m.st)}
+		m.pending++
+		if m.mode != modeRecall {
+			cmds = append(cmds, m.loadSection(false))
+		}
+		if m.mode == modeTimeline && m.section != sectionTimeline {
+			m.pending++
+			cmds = append(cmds, loadTimeline(m.st, m.proj.ID))
+		}
+		if m.detail.mem != nil {
+			cmds = append(cmds, m.loadDetail(m.detail.mem.ID))
+		}
+		return tea.Batch(cmds...)
+	case statusClearMsg:
+		if msg.seq == m.statusSeq {
+			m.status = ""
+		}
+	}
+	return nil
+}
+
+func (m *Model) done() {
+	if m.pending > 0 {
+		m.pending--
+	}
+}
+
+// say shows a status line that clears itself after a few seconds.
+func (m *Model) say(text string, bad bool) tea.Cmd {
+	m.statusSeq++
+	m.status, m.statusBad = text, bad
+	return clearStatusAfter(m.statusSeq, 6*time.Second)
+}
+
+// fail reports an error in words; the workbench carries on.
+func (m *Model) fail(what string, err error) tea.Cmd {
+	return m.say(fmt.Sprintf("could not %s: %s — press r to reload", what, oneLine(err.Error())), true)
+}
+
+func oneLine(s string) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	return s
+}
+
+func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
+	if msg.err != nil {
+		return m.say(fmt.Sprintf("%s failed: %s", strings.TrimSuffix(msg.verb, "d"), oneLine(msg.err.Error())), true)
+	}
+	var text string
+	switch msg.verb {
+	case "archived":
+		m.undoID = msg.id
+		text = fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
+	case "unarchived":
+		m.undoID = ""
+		text = fmt.Sprintf("unarchived %q", msg.mem.Title)
+	case "forgot":
+		text = "forgot " + short(msg.id) + " for good"
+		m.detail.clear()
+	case "superseded":
+		m.editor, m.diff, m.mode = nil, nil, modeBrowse
+		m.detail.wantID = msg.mem.ID
+		text = fmt.Sprintf("superseded %s with %q", short(msg.id), msg.mem.Title)
+		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
+	case "remembered":
+		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
+	case "linked":
+		text = "linked"
+		return tea.Batch(m.say(text, false), m.loadDetail(msg.id))
+	}
+	return tea.Batch(m.say(text, false), m.reloadAll())
+}
+
+// openSelected loads the detail of the list's selection.
+func (m *Model) openSelected() tea.Cmd {
+	sel := m.list.selected()
+	if sel == nil {
+		m.detail.clear()
+		return nil
+	}
+	if m.detail.mem != nil && m.detail.mem.ID == sel.ID && m.detail.mem.Version == sel.Version && m.detail.mem.Status == sel.Status {
+		return nil
+	}
+	return m.loadDetail(sel.ID)
+}
+
+func (m *Model) loadDetail(id string) tea.Cmd {
+	m.detail.wantID = id
+	m.pending++
+	return loadMemory(m.st, id)
+}
+
+// renderDetail renders the shown memory's body for the current width, unless cached.
+func (m *Model) renderDetail() tea.Cmd {
+	if m.detail.mem == nil || m.w == 0 {
+		return nil
+	}
+	k := renderKey{id: m.detail.mem.ID, version: m.detail.mem.Version, width: m.detailWidth(), theme: m.theme.Name}
+	if _, ok := m.detail.rendered[k]; ok {
+		return nil
+	}
+	return render(k, m.detail.mem.Body, m.theme)
+}
+
+// selectSection switches the sidebar to s and loads it.
+func (m *Model) selectSection(s int) tea.Cmd {
+	m.section = clamp(s, 0, sectionCount-1)
+	m.mode = modeBrowse
+	m.list.filter, m.list.filtering = "", false
+	m.list.cursor, m.list.offset = 0, 0
+	m.list.items = nil
+	if m.section == sectionTimeline {
+		m.mode = modeTimeline
+	}
+	return m.loadSection(false)
+}
+
+// switchProject moves the workbench to another project.
+func (m *Model) switchProject(p memory.Project) tea.Cmd {
+	m.proj = p
+	m.counts, m.loaded = store.Counts{}, false
+	m.detail.clear()
+	m.tl.events = nil
+	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.say("project "+p.Name, false))
+}
+
+func (m *Model) scope() []string {
+	if m.proj.ID == memory.GlobalID {
+		return []string{m.proj.ID}
+	}
+	return []string{m.proj.ID, memory.GlobalID}
+}

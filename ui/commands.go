@@ -1,0 +1,144 @@
+package ui
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// command is one slash command. The registry feeds the parser, the
+// completion and /help, so the three cannot drift apart.
+type command struct {
+	name    string
+	args    string
+	help    string
+	needsID bool // acts on the selected memory when no id is given
+}
+
+var registry = []command{
+	{name: "remember", args: "[-l LAYER] TEXT", help: "store a new memory in the current layer (or -l A-F)"},
+	{name: "recall", args: "QUERY", help: "find the memories that match"},
+	{name: "archive", args: "[ID]", help: "archive (reversible)", needsID: true},
+	{name: "unarchive", args: "[ID]", help: "bring an archived memory back", needsID: true},
+	{name: "forget", args: "[ID]", help: "delete for good, after showing the text", needsID: true},
+	{name: "supersede", args: "[ID]", help: "write the corrected version; the old one stays as history", needsID: true},
+	{name: "link", args: "KIND TO [FROM]", help: "link the selected memory (or FROM) to TO"},
+	{name: "project", args: "NAME", help: "switch project"},
+	{name: "timeline", args: "", help: "the project's events, newest first"},
+	{name: "help", args: "", help: "keys and commands"},
+	{name: "quit", args: "", help: "leave cairn"},
+}
+
+func lookup(name string) (command, bool) {
+	for _, c := range registry {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
+// parsed is a command line taken apart.
+type parsed struct {
+	cmd   command
+	args  []string
+	layer string // -l / --layer value
+	rest  string // the text after the command and flags, as typed
+}
+
+// parseLine reads a command line ("/archive 01J…", "remember -l D we chose X").
+// The leading slash or colon is optional.
+func parseLine(line string) (parsed, error) {
+	s := strings.TrimSpace(line)
+	s = strings.TrimLeft(s, "/:")
+	if s == "" {
+		return parsed{}, fmt.Errorf("type a command, e.g. /remember TEXT — /help lists them")
+	}
+	name, rest, _ := strings.Cut(s, " ")
+	name = strings.ToLower(name)
+	cmd, ok := lookup(name)
+	if !ok {
+		var close []string
+		for _, c := range registry {
+			if strings.HasPrefix(c.name, name) {
+				close = append(close, "/"+c.name)
+			}
+		}
+		if len(close) > 0 {
+			return parsed{}, fmt.Errorf("unknown command /%s — did you mean %s?", name, strings.Join(close, " or "))
+		}
+		return parsed{}, fmt.Errorf("unknown command /%s — /help lists them", name)
+	}
+	p := parsed{cmd: cmd}
+	rest = strings.TrimSpace(rest)
+	for {
+		f, after, _ := strings.Cut(rest, " ")
+		if f != "-l" && f != "--layer" {
+			break
+		}
+		v, after2, _ := strings.Cut(strings.TrimSpace(after), " ")
+		if v == "" {
+			return parsed{}, fmt.Errorf("%s needs a layer: A-F or a name", f)
+		}
+		p.layer = v
+		rest = strings.TrimSpace(after2)
+	}
+	p.rest = rest
+	p.args = strings.Fields(rest)
+	return p, nil
+}
+
+// complete finishes the last word of a command line: a command name, a
+// layer, a link kind, a project or an id. It returns the candidates; with
+// one candidate the line is completed.
+func complete(line string, ids, projects, linkKinds, layers []string) (string, []string) {
+	trimmed := strings.TrimLeft(line, "/:")
+	prefix := line[:len(line)-len(trimmed)]
+	words := strings.Split(trimmed, " ")
+	last := words[len(words)-1]
+	var pool []string
+	switch {
+	case len(words) == 1:
+		for _, c := range registry {
+			pool = append(pool, c.name)
+		}
+	case words[0] == "project":
+		pool = projects
+	case words[0] == "link" && len(words) == 2:
+		pool = linkKinds
+	case len(words) >= 2 && (words[len(words)-2] == "-l" || words[len(words)-2] == "--layer"):
+		pool = layers
+	default:
+		pool = ids
+	}
+	var hits []string
+	for _, c := range pool {
+		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(last)) {
+			hits = append(hits, c)
+		}
+	}
+	sort.Strings(hits)
+	if len(hits) == 1 {
+		words[len(words)-1] = hits[0]
+		out := prefix + strings.Join(words, " ")
+		if len(words) == 1 || words[0] != "remember" {
+			out += " "
+		}
+		return out, hits
+	}
+	if len(hits) > 1 {
+		words[len(words)-1] = commonPrefix(hits)
+		return prefix + strings.Join(words, " "), hits
+	}
+	return line, nil
+}
+
+func commonPrefix(ss []string) string {
+	p := ss[0]
+	for _, s := range ss[1:] {
+		for !strings.HasPrefix(s, p) {
+			p = p[:len(p)-1]
+		}
+	}
+	return p
+}

@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"cairn/memory"
+	"cairn/themes"
+)
+
+// forgetDialog asks before a hard delete. It shows the text as stored,
+// re-read from the store, and answers No unless the person presses y.
+type forgetDialog struct {
+	mem *memory.Memory
+}
+
+// dialogAction is what a dialog asks the root to do.
+type dialogAction int
+
+const (
+	dialogNone dialogAction = iota
+	dialogClose
+	dialogConfirmForget
+)
+
+func (d *forgetDialog) key(k tea.KeyPressMsg) dialogAction {
+	switch k.String() {
+	case "y", "Y":
+		return dialogConfirmForget
+	case "n", "N", "esc", "enter", "q":
+		return dialogClose // enter takes the default, which is No
+	}
+	return dialogNone
+}
+
+func (d *forgetDialog) view(t themes.Theme, w, h int) string {
+	st := t.Styles
+	inner := max(w-8, 20)
+	text := d.mem.Title + "\n\n" + strings.TrimRight(d.mem.Body, "\n")
+	lines := wrapAll(strings.Split(text, "\n"), inner)
+	room := max(h-12, 3)
+	if len(lines) > room {
+		lines = append(lines[:room-1], st.Muted.Render("… (the text goes on)"))
+	}
+	body := []string{
+		st.Danger.Render("Forget this memory for good?"),
+		st.Muted.Render(short(d.mem.ID) + " · " + d.mem.Layer.Title() + " · " + string(d.mem.Status)),
+		"",
+	}
+	body = append(body, lines...)
+	body = append(body, "",
+		"It cannot be undone. Archive (a) keeps it out of recall and can be undone.",
+		"",
+		st.Key.Render("y")+" forget   "+st.Key.Render("N")+"/enter/esc keep it (default)")
+	return st.Dialog.Width(min(w-2, inner+8)).Render(strings.Join(body, "\n"))
+}

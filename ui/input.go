@@ -1,0 +1,549 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"cairn/memory"
+)
+
+// key routes a key press: quit, then an open dialog or editor, then the
+// command line, then the focused pane, then the workbench keys.
+func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	if s == "ctrl+c" {
+		m.stop()
+		return tea.Quit
+	}
+	if m.forget != nil {
+		switch m.forget.key(k) {
+		case dialogConfirmForget:
+			id := m.forget.mem.ID
+			m.forget = nil
+			m.pending++
+			return forget(m.st, id)
+		case dialogClose:
+			m.forget = nil
+			return m.say("kept: nothing was deleted", false)
+		}
+		return nil
+	}
+	if m.repl.active {
+		return m.replKey(k)
+	}
+	if m.mode == modeEditor && m.editor != nil {
+		return m.editorKey(k)
+	}
+	if m.list.filtering {
+		return m.filterKey(k)
+	}
+	switch m.mode {
+	case modeHelp:
+		if s == "esc" || s == "?" || s == "q" {
+			m.mode = m.modeAfterOverlay()
+		}
+		return nil
+	case modeDiff:
+		return m.diffKey(k)
+	}
+	if keys.Quit.matches(s) {
+		m.stop()
+		return tea.Quit
+	}
+	if keys.Command.matches(s) {
+		return m.repl.open("")
+	}
+	if keys.Help.matches(s) {
+		m.mode = modeHelp
+		return nil
+	}
+	if keys.Layer.matches(s) {
+		m.focus = focusList
+		return m.selectSection(int(s[0] - '1'))
+	}
+	if keys.Timeline.matches(s) {
+		m.focus = focusList
+		return m.selectSection(sectionTimeline)
+	}
+	if keys.Reload.matches(s) {
+		return tea.Batch(m.reloadAll(), loadProjects(m.st))
+	}
+	switch m.focus {
+	case focusSidebar:
+		return m.sidebarKey(s)
+	case focusDetail:
+		if cmd, ok := m.detailKey(s); ok {
+			return cmd
+		}
+	default:
+		if cmd, ok := m.listKey(s); ok {
+			return cmd
+		}
+	}
+	return m.memoryKey(s)
+}
+
+// modeAfterOverlay is the mode to return to when help or a diff closes.
+func (m *Model) modeAfterOverlay() mode {
+	switch {
+	case m.section == sectionTimeline:
+		return modeTimeline
+	case m.recallQuery != "" && m.list.items != nil:
+		return modeRecall
+	}
+	return modeBrowse
+}
+
+func (m *Model) sidebarKey(s string) tea.Cmd {
+	switch {
+	case keys.Up.matches(s):
+		return m.selectSection(m.section - 1)
+	case keys.Down.matches(s):
+		return m.selectSection(m.section + 1)
+	case keys.Open.matches(s), keys.Next.matches(s):
+		m.focus = focusList
+	}
+	return nil
+}
+
+func (m *Model) listKey(s string) (tea.Cmd, bool) {
+	if m.mode == modeTimeline {
+		switch {
+		case keys.Up.matches(s):
+			m.tl.scroll--
+		case keys.Down.matches(s):
+			m.tl.scroll++
+		case keys.Prev.matches(s), keys.Back.matches(s):
+			m.focus = focusSidebar
+		default:
+			return nil, false
+		}
+		return nil, true
+	}
+	rows := m.layout().list.h - 3
+	switch {
+	case keys.Up.matches(s):
+		m.list.move(-1, rows)
+	case keys.Down.matches(s):
+		m.list.move(1, rows)
+		return tea.Batch(m.openSelected(), m.morePages()), true
+	case keys.PageUp.matches(s):
+		m.list.move(-rows, rows)
+	case keys.PageDown.matches(s):
+		m.list.move(rows, rows)
+		return tea.Batch(m.openSelected(), m.morePages()), true
+	case keys.Top.matches(s):
+		m.list.move(-len(m.list.items), rows)
+	case keys.Bottom.matches(s):
+		m.list.move(len(m.list.items), rows)
+		return tea.Batch(m.openSelected(), m.morePages()), true
+	case keys.Open.matches(s), keys.Next.matches(s):
+		if m.list.selected() != nil {
+			m.focus = focusDetail
+			return tea.Batch(m.openSelected(), m.renderDetail()), true
+		}
+		return nil, true
+	case keys.Prev.matches(s):
+		m.focus = focusSidebar
+		return nil, true
+	case keys.Back.matches(s):
+		if m.mode == modeRecall {
+			m.recallQuery = ""
+			return m.selectSection(m.section), true
+		}
+		m.focus = focusSidebar
+		return nil, true
+	case keys.Filter.matches(s):
+		m.list.filtering = true
+		return nil, true
+	default:
+		return nil, false
+	}
+	return m.openSelected(), true
+}
+
+// morePages loads the next page when the cursor nears the end of what is loaded.
+func (m *Model) morePages() tea.Cmd {
+	if m.list.next == "" || m.list.filter != "" || m.mode == modeRecall || m.list.cursor < len(m.list.items)-10 {
+		return nil
+	}
+	next := m.list.next
+	m.list.next = "" // one request at a time
+	q := m.query()
+	q.After = next
+	m.pending++
+	return loadPage(m.st, m.reqSeq, q, true)
+}
+
+func (m *Model) detailKey(s string) (tea.Cmd, bool) {
+	links := m.detail.links()
+	switch {
+	case keys.Up.matches(s):
+		m.detail.scroll--
+	case keys.Down.matches(s):
+		m.detail.scroll++
+	case keys.PageUp.matches(s):
+		m.detail.scroll -= 10
+	case keys.PageDown.matches(s):
+		m.detail.scroll += 10
+	case keys.NextLink.matches(s) && len(links) > 0:
+		m.detail.link = (m.detail.link + 1) % len(links)
+	case keys.PrevLink.matches(s) && len(links) > 0:
+		m.detail.link = (m.detail.link - 1 + len(links)) % len(links)
+	case keys.Open.matches(s):
+		if m.detail.link >= 0 && m.detail.link < len(links) {
+			target := links[m.detail.link].id
+			m.detail.link = -1
+			return m.loadDetail(target), true
+		}
+	case keys.Back.matches(s), keys.Prev.matches(s):
+		m.focus = focusList
+		if sel := m.list.selected(); sel != nil && (m.detail.mem == nil || m.detail.mem.ID != sel.ID) {
+			return m.loadDetail(sel.ID), true
+		}
+	default:
+		return nil, false
+	}
+	return nil, true
+}
+
+// memoryKey handles the keys that act on the memory in view.
+func (m *Model) memoryKey(s string) tea.Cmd {
+	cur := m.current()
+	switch {
+	case keys.Unarchive.matches(s):
+		id := m.undoID
+		if cur != nil && cur.Status == memory.StatusArchived {
+			id = cur.ID
+		}
+		if id == "" {
+			return m.say("nothing to unarchive: select an archived memory (sidebar: Archived)", true)
+		}
+		m.pending++
+		return unarchive(m.st, id)
+	case cur == nil:
+		return nil
+	case keys.Archive.matches(s):
+		if cur.Status != memory.StatusActive {
+			return m.say(fmt.Sprintf("%s is %s: only active memories can be archived", short(cur.ID), cur.Status), true)
+		}
+		m.pending++
+		return archive(m.st, cur.ID)
+	case keys.Forget.matches(s):
+		m.pending++
+		return readForForget(m.st, cur.ID)
+	case keys.Supersede.matches(s):
+		return m.startSupersede(cur)
+	case keys.Diff.matches(s):
+		m.pending++
+		return loadDiff(m.st, cur)
+	}
+	return nil
+}
+
+// current is the memory the keys act on: the one in the detail pane when
+// it has focus, else the list's selection.
+func (m *Model) current() *memory.Memory {
+	if m.focus == focusDetail && m.detail.mem != nil {
+		return m.detail.mem
+	}
+	return m.list.selected()
+}
+
+func (m *Model) startSupersede(cur *memory.Memory) tea.Cmd {
+	if cur.Status == memory.StatusSuperseded {
+		return m.say(fmt.Sprintf("%s is already superseded by %s — supersede that one", short(cur.ID), short(cur.SupersededBy)), true)
+	}
+	m.editor = newEditor(cur, m.theme.Dark)
+	m.mode = modeEditor
+	return m.editor.ta.Focus()
+}
+
+func (m *Model) editorKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "esc":
+		m.editor, m.mode = nil, m.modeAfterOverlay()
+		return m.say("supersede cancelled: nothing was stored", false)
+	case "ctrl+s":
+		next := m.editor.next()
+		if strings.TrimSpace(next.Body) == "" {
+			return m.say("the new version is empty: write the corrected fact", true)
+		}
+		m.diff = &diffView{old: m.editor.old, new: next, title: "your new version", confirm: true}
+		m.mode = modeDiff
+		return nil
+	case "ctrl+e":
+		return editExternally(m.editor.ta.Value())
+	}
+	return m.editor.update(k)
+}
+
+func (m *Model) diffKey(k tea.KeyPressMsg) tea.Cmd {
+	s := k.String()
+	switch {
+	case keys.Up.matches(s):
+		m.diff.scroll--
+	case keys.Down.matches(s):
+		m.diff.scroll++
+	case keys.PageUp.matches(s):
+		m.diff.scroll -= 10
+	case keys.PageDown.matches(s):
+		m.diff.scroll += 10
+	case s == "enter" && m.diff.confirm:
+		m.pending++
+		return supersede(m.st, m.editor.old.ID, m.diff.new)
+	case s == "esc" || s == "q":
+		if m.diff.confirm && m.editor != nil {
+			m.diff, m.mode = nil, modeEditor
+			return nil
+		}
+		m.diff, m.mode = nil, m.modeAfterOverlay()
+	}
+	return nil
+}
+
+func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
+	switch s := k.String(); s {
+	case "esc":
+		m.list.filter, m.list.filtering = "", false
+	case "enter":
+		m.list.filtering = false
+	case "backspace":
+		if r := []rune(m.list.filter); len(r) > 0 {
+			m.list.filter = string(r[:len(r)-1])
+		}
+	case "up", "down":
+		m.list.move(map[string]int{"up": -1, "down": 1}[s], m.layout().list.h-3)
+	default:
+		if t := k.Text; t != "" {
+			m.list.filter += t
+		} else if s == "space" {
+			m.list.filter += " "
+		}
+	}
+	m.list.cursor = clamp(m.list.cursor, 0, max(len(m.list.visible())-1, 0))
+	return m.openSelected()
+}
+
+func (m *Model) replKey(k tea.KeyPressMsg) tea.Cmd {
+	switch k.String() {
+	case "esc":
+		m.repl.close()
+		return nil
+	case "tab":
+		m.completeLine()
+		return nil
+	case "up":
+		m.repl.historyMove(-1)
+		return nil
+	case "down":
+		m.repl.historyMove(1)
+		return nil
+	case "enter":
+		line := m.repl.in.Value()
+		m.repl.remember(line)
+		cmd, err := m.run(line)
+		if err != nil {
+			m.repl.hint, m.repl.hintBad = err.Error(), true
+			return nil
+		}
+		m.repl.close()
+		return cmd
+	}
+	m.repl.hint = ""
+	return m.repl.update(k)
+}
+
+// run carries out a slash command.
+func (m *Model) run(line string) (tea.Cmd, error) {
+	p, err := parseLine(line)
+	if err != nil {
+		return nil, err
+	}
+	target := func() (string, error) {
+		if len(p.args) > 0 {
+			return m.resolve(p.args[0])
+		}
+		if cur := m.current(); cur != nil {
+			return cur.ID, nil
+		}
+		return "", fmt.Errorf("/%s needs a memory: select one or give its id", p.cmd.name)
+	}
+	switch p.cmd.name {
+	case "quit":
+		m.stop()
+		return tea.Quit, nil
+	case "help":
+		m.mode = modeHelp
+		return nil, nil
+	case "timeline":
+		return m.selectSection(sectionTimeline), nil
+	case "remember":
+		if p.rest == "" {
+			return nil, fmt.Errorf("/remember needs the text to remember")
+		}
+		layer := memory.LayerState
+		if m.section < 6 {
+			layer = memory.Layers[m.section]
+		}
+		if p.layer != "" {
+			l, err := memory.ParseLayer(p.layer)
+			if err != nil {
+				return nil, err
+			}
+			layer = l
+		}
+		m.pending++
+		return remember(m.st, &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
+	case "recall":
+		if p.rest == "" {
+			return nil, fmt.Errorf("/recall needs a query")
+		}
+		m.pending++
+		return doRecall(m.st, m.scope(), p.rest), nil
+	case "archive", "unarchive", "forget", "supersede":
+		id, err := target()
+		if err != nil {
+			return nil, err
+		}
+		switch p.cmd.name {
+		case "archive":
+			m.pending++
+			return archive(m.st, id), nil
+		case "unarchive":
+			m.pending++
+			return unarchive(m.st, id), nil
+		case "forget":
+			m.pending++
+			return readForForget(m.st, id), nil
+		}
+		cur := m.current()
+		if cur == nil || cur.ID != id {
+			for _, it := range m.list.items {
+				if it.ID == id {
+					cur = it
+				}
+			}
+		}
+		if cur == nil || cur.ID != id {
+			return nil, fmt.Errorf("select the memory to supersede first (it is not in this list)")
+		}
+		return m.startSupersede(cur), nil
+	case "link":
+		if len(p.args) < 2 {
+			return nil, fmt.Errorf("/link KIND TO [FROM]: e.g. /link because 01J…")
+		}
+		kind, err := memory.ParseEdgeKind(p.args[0])
+		if err != nil {
+			return nil, err
+		}
+		to, err := m.resolve(p.args[1])
+		if err != nil {
+			return nil, err
+		}
+		from := ""
+		if len(p.args) > 2 {
+			if from, err = m.resolve(p.args[2]); err != nil {
+				return nil, err
+			}
+		} else if cur := m.current(); cur != nil {
+			from = cur.ID
+		} else {
+			return nil, fmt.Errorf("/link needs a memory to link from: select one")
+		}
+		m.pending++
+		return link(m.st, memory.Edge{From: from, Kind: kind, To: to}), nil
+	case "project":
+		if len(p.args) == 0 {
+			return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(m.projectNames(), ", "))
+		}
+		for _, pr := range m.projects {
+			if strings.EqualFold(pr.Name, p.args[0]) {
+				return m.switchProject(pr), nil
+			}
+		}
+		return nil, fmt.Errorf("no project %q: known are %s", p.args[0], strings.Join(m.projectNames(), ", "))
+	}
+	return nil, fmt.Errorf("/%s is not available here", p.cmd.name)
+}
+
+func (m *Model) projectNames() []string {
+	var out []string
+	for _, p := range m.projects {
+		out = append(out, p.Name)
+	}
+	return out
+}
+
+// resolve turns an id or a prefix into a full id, from the loaded list
+// first and the store otherwise.
+func (m *Model) resolve(s string) (string, error) {
+	up := strings.ToUpper(s)
+	var hits []string
+	for _, it := range m.list.items {
+		if strings.HasPrefix(it.ID, up) {
+			hits = append(hits, it.ID)
+		}
+	}
+	if len(hits) == 1 {
+		return hits[0], nil
+	}
+	id, err := m.st.Resolve(bg, s)
+	if err != nil {
+		return "", fmt.Errorf("%s: %s", s, oneLine(err.Error()))
+	}
+	return id, nil
+}
+
+// click selects what was clicked: a sidebar row or a list row.
+func (m *Model) click(ms tea.Mouse) tea.Cmd {
+	if m.forget != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.repl.active {
+		return nil
+	}
+	l := m.layout()
+	switch {
+	case l.sidebar.contains(ms.X, ms.Y):
+		m.focus = focusSidebar
+		row := ms.Y - l.sidebar.y - 2 // border and heading
+		sections := []int{0, 1, 2, 3, 4, 5, -1, sectionArchived, sectionSuperseded, sectionTimeline}
+		if row >= 0 && row < len(sections) && sections[row] >= 0 {
+			return m.selectSection(sections[row])
+		}
+	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail) && m.mode != modeTimeline:
+		m.focus = focusList
+		top := l.list.y + 2
+		if m.list.filtering || m.list.filter != "" {
+			top++
+		}
+		i := m.list.offset + ms.Y - top
+		if i >= 0 && i < len(m.list.visible()) {
+			m.list.cursor = i
+			return m.openSelected()
+		}
+	case l.detail.contains(ms.X, ms.Y):
+		m.focus = focusDetail
+	}
+	return nil
+}
+
+func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
+	d := 1
+	if ms.Button == tea.MouseWheelUp {
+		d = -1
+	}
+	l := m.layout()
+	switch {
+	case m.mode == modeDiff && m.diff != nil:
+		m.diff.scroll += d
+	case m.mode == modeTimeline:
+		m.tl.scroll += d
+	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.list.move(d, l.list.h-3)
+		return tea.Batch(m.openSelected(), m.morePages())
+	case l.detail.contains(ms.X, ms.Y):
+		m.detail.scroll += d
+	}
+	return nil
+}

@@ -1,0 +1,166 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"cairn/memory"
+	"cairn/themes"
+)
+
+// listPane is the memories of the selected section, with a filter typed
+// over the loaded items.
+type listPane struct {
+	items     []*memory.Memory
+	next      string // cursor of the next page, "" on the last
+	cursor    int    // index into visible()
+	offset    int    // first visible row
+	filter    string
+	filtering bool
+	now       func() time.Time
+}
+
+func (l *listPane) set(items []*memory.Memory, next string, more bool) {
+	if more {
+		l.items = append(l.items, items...)
+	} else {
+		l.items = items
+	}
+	l.next = next
+	l.cursor = clamp(l.cursor, 0, max(len(l.visible())-1, 0))
+}
+
+// visible is the items that pass the filter (words, any order, any case).
+func (l *listPane) visible() []*memory.Memory {
+	if l.filter == "" {
+		return l.items
+	}
+	words := strings.Fields(strings.ToLower(l.filter))
+	var out []*memory.Memory
+	for _, m := range l.items {
+		hay := strings.ToLower(m.Title + " " + string(m.Kind) + " " + strings.Join(m.Tags, " ") + " " + m.Body)
+		ok := true
+		for _, w := range words {
+			ok = ok && strings.Contains(hay, w)
+		}
+		if ok {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+func (l *listPane) selected() *memory.Memory {
+	v := l.visible()
+	if l.cursor < 0 || l.cursor >= len(v) {
+		return nil
+	}
+	return v[l.cursor]
+}
+
+func (l *listPane) move(d, height int) {
+	n := len(l.visible())
+	l.cursor = clamp(l.cursor+d, 0, max(n-1, 0))
+	l.scroll(height)
+}
+
+func (l *listPane) scroll(height int) {
+	if l.cursor < l.offset {
+		l.offset = l.cursor
+	}
+	if height > 0 && l.cursor >= l.offset+height {
+		l.offset = l.cursor - height + 1
+	}
+}
+
+// trustBadge shows trust as a mark, so it reads without colour: "!" is
+// low trust (verify first).
+func trustBadge(m *memory.Memory) string {
+	switch t := memory.Trust(m); {
+	case t >= 0.8:
+		return "●"
+	case t >= 0.5:
+		return "◐"
+	default:
+		return "!"
+	}
+}
+
+// salienceMark shows how often a memory has been recalled.
+func salienceMark(m *memory.Memory) string {
+	switch n := m.Salience.AccessCount + m.Salience.Reinforcements; {
+	case n >= 10:
+		return "★"
+	case n >= 1:
+		return "☆"
+	}
+	return " "
+}
+
+func age(now, t time.Time) string {
+	d := now.Sub(t)
+	switch {
+	case d < time.Minute:
+		return "now"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm", int(d.Minutes()))
+	case d < 48*time.Hour:
+		return fmt.Sprintf("%dh", int(d.Hours()))
+	case d < 60*24*time.Hour:
+		return fmt.Sprintf("%dd", int(d.Hours()/24))
+	}
+	return fmt.Sprintf("%dmo", int(d.Hours()/24/30))
+}
+
+var provShort = map[memory.Provenance]string{
+	memory.ProvUserStated: "user", memory.ProvUserCorrected: "corr", memory.ProvMeasured: "meas",
+	memory.ProvObserved: "obs", memory.ProvExtracted: "extr", memory.ProvInferred: "inf",
+}
+
+// view renders the list in w×h cells.
+func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) []string {
+	st := t.Styles
+	v := l.visible()
+	out := []string{st.Title.Render(heading) + st.Muted.Render(fmt.Sprintf(" %d", len(v)))}
+	if l.filtering || l.filter != "" {
+		cursor := ""
+		if l.filtering {
+			cursor = "▏"
+		}
+		out = append(out, st.Accent.Render("filter: ")+l.filter+cursor)
+	}
+	rows := h - len(out)
+	if len(v) == 0 {
+		msg := "nothing here"
+		if l.filter != "" {
+			msg = "nothing matches the filter"
+		}
+		return append(out, st.Muted.Render(msg))
+	}
+	l.scroll(rows)
+	meta := 9 // provenance and age
+	if w < 30 {
+		meta = 0
+	}
+	for i := l.offset; i < len(v) && i < l.offset+rows; i++ {
+		m := v[i]
+		mark := "  "
+		if i == l.cursor {
+			mark = "> "
+		}
+		badge := trustBadge(m) + salienceMark(m) + " "
+		titleW := w - 2 - 3 - meta
+		line := mark + badge + pad(m.Title, titleW)
+		if meta > 0 {
+			line += " " + pad(fmt.Sprintf("%-4s %3s", provShort[m.Provenance], age(l.now(), m.CreatedAt)), meta-1)
+		}
+		if i == l.cursor && focused {
+			line = st.Selected.Render(pad(line, w))
+		} else if i == l.cursor {
+			line = st.Bold.Render(line)
+		}
+		out = append(out, line)
+	}
+	return out
+}

@@ -1,0 +1,90 @@
+package ui
+
+import (
+	"cairn/memory"
+	"cairn/recall"
+	"cairn/store"
+)
+
+// Every message the workbench handles. Results of store calls carry the
+// identity of their request so that an answer for a selection that has
+// moved on is dropped.
+
+type countsLoadedMsg struct {
+	project string
+	counts  store.Counts
+	err     error
+}
+
+type pageLoadedMsg struct {
+	req   int
+	items []*memory.Memory
+	next  string
+	more  bool // a further page appended to the list
+	err   error
+}
+
+type memoryLoadedMsg struct {
+	id      string
+	mem     *memory.Memory
+	out, in []memory.Edge
+	titles  map[string]string // of the memories it links to
+	err     error
+}
+
+type renderedMsg struct {
+	key  renderKey
+	text string
+}
+
+type timelineLoadedMsg struct {
+	project string
+	events  []memory.Event
+	err     error
+}
+
+type projectsLoadedMsg struct {
+	projects []memory.Project
+	err      error
+}
+
+// actionDoneMsg reports a write the person asked for.
+type actionDoneMsg struct {
+	verb string // "archived", "unarchived", "forgot", "superseded", "remembered", "linked"
+	mem  *memory.Memory
+	id   string
+	err  error
+}
+
+// forgetTextMsg carries the stored text re-read for the forget dialog.
+type forgetTextMsg struct {
+	mem *memory.Memory
+	err error
+}
+
+// historyLoadedMsg opens the diff between two versions.
+type historyLoadedMsg struct {
+	old, new *memory.Memory
+	title    string
+	err      error
+}
+
+type subscribedMsg struct{ ch <-chan memory.Event }
+
+type storeEventMsg struct{ event memory.Event }
+
+type recallDoneMsg struct {
+	query   string
+	results []recall.Result
+	err     error
+}
+
+type editorDoneMsg struct {
+	text string
+	err  error
+}
+
+type statusClearMsg struct{ seq int }
+
+// refreshMsg reloads what is shown after other processes' writes.
+type refreshMsg struct{}

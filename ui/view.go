@@ -1,0 +1,257 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"cairn/memory"
+)
+
+// wide is the width from which list and detail stand side by side.
+const wide = 100
+
+// rect is a pane's place on the screen.
+type rect struct{ x, y, w, h int }
+
+func (r rect) contains(x, y int) bool { return x >= r.x && x < r.x+r.w && y >= r.y && y < r.y+r.h }
+
+// layout computes where the panes go for the current size.
+type layoutRects struct {
+	sidebar, list, detail rect
+	bodyH                 int
+}
+
+func (m *Model) footerHeight() int {
+	n := 2 // status or command line, and the key help
+	if m.repl.active && m.repl.hint != "" {
+		n++
+	}
+	return n
+}
+
+func (m *Model) layout() layoutRects {
+	bodyH := max(m.h-1-m.footerHeight(), 3)
+	side := 24
+	var l layoutRects
+	l.bodyH = bodyH
+	l.sidebar = rect{0, 1, side, bodyH}
+	rest := max(m.w-side, 10)
+	if m.w >= wide {
+		lw := rest / 2
+		l.list = rect{side, 1, lw, bodyH}
+		l.detail = rect{side + lw, 1, rest - lw, bodyH}
+	} else {
+		l.list = rect{side, 1, rest, bodyH}
+		l.detail = l.list // the detail takes the list's place when open
+	}
+	return l
+}
+
+func (m *Model) detailWidth() int { return max(m.layout().detail.w-4, 10) }
+
+// pane draws lines inside a bordered box of r's size.
+func (m *Model) pane(r rect, lines []string, focused bool) string {
+	st := m.theme.Styles.Pane
+	if focused {
+		st = m.theme.Styles.PaneFocused
+	}
+	cw, ch := max(r.w-4, 1), max(r.h-2, 1)
+	if len(lines) > ch {
+		lines = lines[:ch]
+	}
+	for i := range lines {
+		lines[i] = pad(lines[i], cw)
+	}
+	for len(lines) < ch {
+		lines = append(lines, strings.Repeat(" ", cw))
+	}
+	return st.Width(r.w).Height(r.h).Render(strings.Join(lines, "\n"))
+}
+
+// View draws the workbench. It reads fields only.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.content())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "cairn · " + m.proj.Name
+	return v
+}
+
+func (m *Model) content() string {
+	if m.w == 0 {
+		return "loading…"
+	}
+	if m.w < 60 || m.h < 16 {
+		return fmt.Sprintf("cairn needs at least 60×16 (this terminal is %d×%d) — make it larger", m.w, m.h)
+	}
+	l := m.layout()
+	var body string
+	switch {
+	case m.forget != nil:
+		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH))
+	case m.mode == modeHelp:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(helpView(m.theme, m.w-4, l.bodyH-2), "\n"), true)
+	case m.mode == modeDiff && m.diff != nil:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.diff.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
+	case m.mode == modeEditor && m.editor != nil:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.editor.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
+	default:
+		body = m.browse(l)
+	}
+	return strings.Join([]string{m.header(), body, m.footer()}, "\n")
+}
+
+func (m *Model) browse(l layoutRects) string {
+	side := m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
+	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < 6 {
+		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.welcome(r.w-4), m.focus != focusSidebar))
+	}
+	if m.mode == modeTimeline {
+		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.tl.view(m.theme, r.w-4, r.h-2), m.focus != focusSidebar))
+	}
+	heading := m.sectionTitle()
+	if m.mode == modeRecall {
+		heading = fmt.Sprintf("recall %q", m.recallQuery)
+	}
+	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading), m.focus == focusList)
+	if m.w >= wide {
+		detail := m.pane(l.detail, m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail), m.focus == focusDetail)
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
+	}
+	if m.focus == focusDetail {
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, true), true))
+	}
+	return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
+}
+
+func (m *Model) total() int {
+	n := 0
+	for _, s := range memory.Statuses {
+		n += m.counts.Total(s)
+	}
+	return n
+}
+
+func (m *Model) sectionTitle() string {
+	switch {
+	case m.section < 6:
+		l := memory.Layers[m.section]
+		return l.Letter() + " " + l.Title()
+	case m.section == sectionArchived:
+		return "Archived"
+	case m.section == sectionSuperseded:
+		return "Superseded (history)"
+	}
+	return "Timeline"
+}
+
+func (m *Model) sidebar(w int) []string {
+	st := m.theme.Styles
+	out := []string{st.Title.Render("Layers")}
+	row := func(i int, label string, n int, style lipgloss.Style) string {
+		mark := "  "
+		if i == m.section {
+			mark = "> "
+		}
+		count := ""
+		if n >= 0 {
+			count = fmt.Sprint(n)
+		}
+		text := mark + style.Render(label)
+		line := text + strings.Repeat(" ", max(w-lipgloss.Width(text)-len(count), 1)) + st.Muted.Render(count)
+		if i == m.section && m.focus == focusSidebar {
+			return st.Selected.Render(pad(mark+label+strings.Repeat(" ", max(w-len(mark)-lipgloss.Width(label)-len(count), 1))+count, w))
+		}
+		return line
+	}
+	for i, l := range memory.Layers {
+		out = append(out, row(i, l.Letter()+" "+l.Title(), m.counts.Active(l), st.Layer[i]))
+	}
+	out = append(out, st.Muted.Render(strings.Repeat("─", w)))
+	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
+	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
+	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
+	return out
+}
+
+// welcome greets an empty project.
+func (m *Model) welcome(w int) []string {
+	st := m.theme.Styles
+	return []string{
+		st.Title.Render("Welcome to cairn"),
+		"",
+		"cairn is long-term memory for coding agents and the people who",
+		"work with them: facts, decisions and their reasons, what failed,",
+		"versioned instead of overwritten, and yours to correct.",
+		"",
+		"Nothing is remembered in " + st.Accent.Render(m.proj.Name) + " yet. Three ways to start:",
+		"",
+		"  " + st.Key.Render("/remember -l A Never commit .env files") + "   here: press / and type",
+		"  " + st.Key.Render("cairn mcp") + "   let your coding agent remember and recall",
+		"  " + st.Key.Render("cairn demo") + "  look around a sample project first",
+		"",
+		st.Muted.Render("? shows every key · q quits"),
+	}
+}
+
+func (m *Model) header() string {
+	st := m.theme.Styles
+	left := st.Header.Render("cairn") + st.Muted.Render(" · ") + st.Accent.Render(m.proj.Name)
+	right := ""
+	if m.pending > 0 {
+		right = m.spin.View() + " "
+	}
+	right += st.Muted.Render(m.theme.Name)
+	return left + strings.Repeat(" ", max(m.w-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
+}
+
+func (m *Model) footer() string {
+	st := m.theme.Styles
+	var lines []string
+	if m.repl.active {
+		lines = append(lines, m.repl.view(m.theme, m.w)...)
+	} else if m.status != "" {
+		mark, style := "✓ ", st.OK
+		if m.statusBad {
+			mark, style = "! ", st.Danger
+		}
+		lines = append(lines, style.Render(pad(mark+m.status, m.w)))
+	} else {
+		lines = append(lines, "")
+	}
+	lines = append(lines, st.Footer.Render(pad(m.keyHints(), m.w)))
+	return strings.Join(lines, "\n")
+}
+
+// keyHints is the one-line help for what has the keyboard now.
+func (m *Model) keyHints() string {
+	switch {
+	case m.forget != nil:
+		return "y forget · N/enter/esc keep"
+	case m.repl.active:
+		return "enter run · tab complete · ↑/↓ history · esc close"
+	case m.list.filtering:
+		return "type to filter · enter keep · esc clear"
+	case m.mode == modeHelp:
+		return "esc close help"
+	case m.mode == modeDiff:
+		if m.diff != nil && m.diff.confirm {
+			return "enter store the new version · esc back to the editor · ↑/↓ scroll"
+		}
+		return "↑/↓ scroll · esc close"
+	case m.mode == modeEditor:
+		return "ctrl+s diff · ctrl+e $EDITOR · esc cancel"
+	case m.mode == modeTimeline:
+		return "↑/↓ scroll · tab sidebar · / command · ? help · q quit"
+	case m.focus == focusSidebar:
+		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
+	case m.focus == focusDetail:
+		return "[/] link · enter follow · d diff · s supersede · a archive · x forget · esc back · ? help"
+	}
+	return "↑/↓ move · enter read · f filter · a archive · u undo · s supersede · x forget · d diff · / command · ? help"
+}
