@@ -18,8 +18,8 @@ import (
 // means "the terminal's own".
 type Palette struct {
 	Fg, Muted, Accent, Danger, Warn, OK, Selection, SelectionFg, Border color.Color
-	Layer                                                           [6]color.Color // A–F
-	Added, Removed                                                  color.Color    // diff backgrounds
+	Layer                                                               [6]color.Color // A–F
+	Added, Removed                                                      color.Color    // diff backgrounds
 }
 
 // Theme is a named palette with the styles built from it.

@@ -92,6 +92,7 @@ type Model struct {
 	tl     timelinePane
 
 	recallQuery string
+	helpScroll  int
 
 	status    string
 	statusBad bool
@@ -309,6 +310,7 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 			items[i] = r.Memory
 		}
 		m.reqSeq++
+		m.list.filter, m.list.filtering, m.list.cursor, m.list.offset = "", false, 0, 0
 		m.list.set(items, "", false)
 		m.mode, m.focus = modeRecall, focusList
 		m.say(fmt.Sprintf("recall %q: %d found", msg.query, len(items)), false)
@@ -378,9 +380,13 @@ func oneLine(s string) string {
 	return s
 }
 
+// verbs names each action in a failure message.
+var verbs = map[string]string{"archived": "archive", "unarchived": "unarchive", "forgot": "forget",
+	"superseded": "supersede", "remembered": "remember", "linked": "link"}
+
 func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 	if msg.err != nil {
-		return m.say(fmt.Sprintf("%s failed: %s", strings.TrimSuffix(msg.verb, "d"), oneLine(msg.err.Error())), true)
+		return m.say(fmt.Sprintf("%s failed: %s", verbs[msg.verb], oneLine(msg.err.Error())), true)
 	}
 	var text string
 	switch msg.verb {

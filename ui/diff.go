@@ -38,7 +38,9 @@ func wordDiff(a, b string) []span {
 	ra, rb := encode(a), encode(b)
 	dmp := diffmatchpatch.New()
 	dmp.DiffTimeout = 0
-	diffs := dmp.DiffMainRunes(ra, rb, false)
+	// Semantic cleanup folds tiny common words between changes into the
+	// change, so a rewritten sentence reads as old → new, not as confetti.
+	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
 	var out []span
 	for _, d := range diffs {
 		var sb strings.Builder
@@ -121,16 +123,20 @@ func docText(m *memory.Memory) string {
 // lines renders the diff for width w.
 func (d *diffView) lines(t themes.Theme, w int) []string {
 	spans := wordDiff(docText(d.old), docText(d.new))
+	// Markers ([-removed-] {+added+}) carry the change wherever colour
+	// cannot: without colour, and in the unified view where old and new
+	// words stand side by side in one line.
+	markers := t.Plain || w < sideBySide
 	mark := func(op diffmatchpatch.Operation, s string) string {
 		switch op {
 		case diffmatchpatch.DiffDelete:
-			if t.Plain {
-				return "[-" + s + "-]"
+			if markers {
+				s = "[-" + s + "-]"
 			}
 			return t.Styles.Removed.Render(s)
 		case diffmatchpatch.DiffInsert:
-			if t.Plain {
-				return "{+" + s + "+}"
+			if markers {
+				s = "{+" + s + "+}"
 			}
 			return t.Styles.Added.Render(s)
 		}

@@ -18,7 +18,9 @@ type editorPane struct {
 
 func newEditor(old *memory.Memory, isDark bool) *editorPane {
 	ta := textarea.New()
-	ta.SetStyles(textarea.DefaultStyles(isDark))
+	st := textarea.DefaultStyles(isDark)
+	st.Cursor.Blink = false
+	ta.SetStyles(st)
 	ta.ShowLineNumbers = false
 	ta.CharLimit = memory.MaxBody
 	ta.SetValue(old.Body)

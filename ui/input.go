@@ -41,8 +41,13 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	switch m.mode {
 	case modeHelp:
-		if s == "esc" || s == "?" || s == "q" {
-			m.mode = m.modeAfterOverlay()
+		switch {
+		case s == "esc" || s == "?" || s == "q":
+			m.mode, m.helpScroll = m.modeAfterOverlay(), 0
+		case keys.Up.matches(s):
+			m.helpScroll = max(m.helpScroll-1, 0)
+		case keys.Down.matches(s):
+			m.helpScroll++
 		}
 		return nil
 	case modeDiff:

@@ -18,13 +18,13 @@ func (b binding) matches(k string) bool {
 	return false
 }
 
-func (b binding) label() string { return strings.Join(b.keys, "/") }
+func (b binding) label() string { return strings.Join(b.keys, " ") }
 
 // keyMap names every binding by its action.
 type keyMap struct {
-	Up, Down, PageUp, PageDown, Top, Bottom, Next, Prev, Open, Back binding
-	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff  binding
-	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit               binding
+	Up, Down, PageUp, PageDown, Top, Bottom, Next, Prev, Open, Back     binding
+	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff binding
+	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit              binding
 }
 
 var keys = keyMap{

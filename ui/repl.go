@@ -26,6 +26,9 @@ func newReplLine() replLine {
 	in.Prompt = "/"
 	in.Placeholder = "remember, recall, archive, forget, supersede, link, project, help — tab completes"
 	in.CharLimit = 4096
+	st := in.Styles()
+	st.Cursor.Blink = false // a steady cursor: no timer per key press
+	in.SetStyles(st)
 	return replLine{in: in}
 }
 

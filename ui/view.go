@@ -93,7 +93,7 @@ func (m *Model) content() string {
 	case m.forget != nil:
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH))
 	case m.mode == modeHelp:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(helpView(m.theme, m.w-4, l.bodyH-2), "\n"), true)
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(helpView(m.theme, m.w-4, l.bodyH-2, m.helpScroll), "\n"), true)
 	case m.mode == modeDiff && m.diff != nil:
 		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.diff.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
 	case m.mode == modeEditor && m.editor != nil:
@@ -182,21 +182,23 @@ func (m *Model) sidebar(w int) []string {
 // welcome greets an empty project.
 func (m *Model) welcome(w int) []string {
 	st := m.theme.Styles
-	return []string{
+	lines := []string{
 		st.Title.Render("Welcome to cairn"),
 		"",
-		"cairn is long-term memory for coding agents and the people who",
-		"work with them: facts, decisions and their reasons, what failed,",
-		"versioned instead of overwritten, and yours to correct.",
+		"cairn is long-term memory for coding agents and the people who work with them: facts, decisions and their reasons, what failed — versioned instead of overwritten, and yours to correct.",
 		"",
 		"Nothing is remembered in " + st.Accent.Render(m.proj.Name) + " yet. Three ways to start:",
 		"",
-		"  " + st.Key.Render("/remember -l A Never commit .env files") + "   here: press / and type",
-		"  " + st.Key.Render("cairn mcp") + "   let your coding agent remember and recall",
-		"  " + st.Key.Render("cairn demo") + "  look around a sample project first",
+		"  " + st.Key.Render("/remember -l A Never commit .env files"),
+		"      press / here and type it",
+		"  " + st.Key.Render("cairn mcp"),
+		"      let your coding agent remember and recall",
+		"  " + st.Key.Render("cairn demo"),
+		"      look around a sample project first",
 		"",
 		st.Muted.Render("? shows every key · q quits"),
 	}
+	return wrapAll(lines, w)
 }
 
 func (m *Model) header() string {
@@ -224,8 +226,30 @@ func (m *Model) footer() string {
 	} else {
 		lines = append(lines, "")
 	}
-	lines = append(lines, st.Footer.Render(pad(m.keyHints(), m.w)))
+	lines = append(lines, st.Footer.Render(pad(fit(m.keyHints(), m.w), m.w)))
 	return strings.Join(lines, "\n")
+}
+
+// fit keeps as many " · "-separated hints as fit in w, always ending with
+// the last one (the way to help or out).
+func fit(hints string, w int) string {
+	parts := strings.Split(hints, " · ")
+	last := parts[len(parts)-1]
+	out := ""
+	for _, p := range parts[:len(parts)-1] {
+		next := p
+		if out != "" {
+			next = out + " · " + p
+		}
+		if lipgloss.Width(next+" · "+last) > w {
+			break
+		}
+		out = next
+	}
+	if out == "" {
+		return last
+	}
+	return out + " · " + last
 }
 
 // keyHints is the one-line help for what has the keyboard now.
@@ -238,7 +262,7 @@ func (m *Model) keyHints() string {
 	case m.list.filtering:
 		return "type to filter · enter keep · esc clear"
 	case m.mode == modeHelp:
-		return "esc close help"
+		return "↑/↓ scroll · esc close help"
 	case m.mode == modeDiff:
 		if m.diff != nil && m.diff.confirm {
 			return "enter store the new version · esc back to the editor · ↑/↓ scroll"
@@ -251,7 +275,7 @@ func (m *Model) keyHints() string {
 	case m.focus == focusSidebar:
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
 	case m.focus == focusDetail:
-		return "[/] link · enter follow · d diff · s supersede · a archive · x forget · esc back · ? help"
+		return "[/] link · enter follow · esc back · d diff · s supersede · a archive · x forget · / command · ? help"
 	}
-	return "↑/↓ move · enter read · f filter · a archive · u undo · s supersede · x forget · d diff · / command · ? help"
+	return "↑/↓ move · enter read · / command · a archive · u undo · s supersede · x forget · d diff · f filter · ? help"
 }

@@ -1,0 +1,178 @@
+package ui
+
+import (
+	"bytes"
+	"errors"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// selected is the memory under the list cursor.
+func selected(t *testing.T, m *Model) *memory.Memory {
+	t.Helper()
+	sel := m.list.selected()
+	if sel == nil {
+		t.Fatal("nothing selected")
+	}
+	return sel
+}
+
+func TestArchiveThenUnarchiveRestoresTheMemory(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 120, 40, "dark")
+	press(t, m, "5") // negatives
+	sel := selected(t, m)
+	before, _ := db.Get(bg, sel.ID)
+	press(t, m, "a")
+	got, _ := db.Get(bg, sel.ID)
+	if got.Status != memory.StatusArchived {
+		t.Fatalf("after a: %s", got.Status)
+	}
+	if !strings.Contains(screen(m), "press u to undo") {
+		t.Fatalf("no undo hint:\n%s", screen(m))
+	}
+	press(t, m, "u")
+	after, _ := db.Get(bg, sel.ID)
+	b1, _ := store.EncodeMemory(before)
+	b2, _ := store.EncodeMemory(after)
+	if !bytes.Equal(b1, b2) {
+		t.Fatalf("unarchive did not restore the memory:\n%s\n%s", b1, b2)
+	}
+}
+
+func TestForgetAsksAndNoDeletesNothing(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 80, 24, "plain")
+	press(t, m, "3") // episodic
+	sel := selected(t, m)
+	stored, _ := db.Get(bg, sel.ID)
+	press(t, m, "x")
+	if !strings.Contains(screen(m), "Forget this memory for good?") || !strings.Contains(screen(m), firstLine(stored.Body)) {
+		t.Fatalf("the dialog does not show the stored text:\n%s", screen(m))
+	}
+	for _, no := range []string{"n", "enter", "esc"} {
+		if no != "n" {
+			press(t, m, "x")
+		}
+		press(t, m, no)
+		if _, err := db.Get(bg, sel.ID); err != nil {
+			t.Fatalf("answering %q deleted the memory: %v", no, err)
+		}
+		if m.forget != nil {
+			t.Fatalf("%q left the dialog open", no)
+		}
+	}
+	press(t, m, "x", "y")
+	if _, err := db.Get(bg, sel.ID); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("y did not forget: %v", err)
+	}
+	if !strings.Contains(screen(m), "forgot") {
+		t.Fatalf("no word of it:\n%s", screen(m))
+	}
+}
+
+func firstLine(s string) string {
+	l, _, _ := strings.Cut(s, "\n")
+	return l
+}
+
+func TestSupersedeThroughTheDiffLinksBothWays(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 140, 40, "dark")
+	press(t, m, "6") // meta
+	old := selected(t, m)
+	press(t, m, "s")
+	if m.mode != modeEditor || m.editor.ta.Value() != old.Body {
+		t.Fatalf("the editor does not hold the old text")
+	}
+	press(t, m, "ctrl+e") // $EDITOR is not used in the test; the key must not break anything
+	m.editor.setText("Check provenance and date before citing any figure as current.")
+	press(t, m, "ctrl+s")
+	if m.mode != modeDiff || !strings.Contains(screen(m), "old ·") || !strings.Contains(screen(m), "new ·") {
+		t.Fatalf("no side-by-side diff:\n%s", screen(m))
+	}
+	press(t, m, "enter")
+	o, _ := db.Get(bg, old.ID)
+	if o.Status != memory.StatusSuperseded || o.SupersededBy == "" {
+		t.Fatalf("old: %+v", o)
+	}
+	n, err := db.Get(bg, o.SupersededBy)
+	if err != nil || len(n.Supersedes) != 1 || n.Supersedes[0] != old.ID || n.Title != "Check provenance and date before citing any figure as current." {
+		t.Fatalf("new: %+v %v", n, err)
+	}
+	if n.Layer != old.Layer || n.Provenance != memory.ProvUserCorrected {
+		t.Fatalf("new keeps layer, is user-corrected: %+v", n)
+	}
+}
+
+func TestCommandLineRemembersAndReportsErrors(t *testing.T) {
+	db := openStore(t, false)
+	m := app(t, db, 80, 24, "dark")
+	press(t, m, "/", "type:remember -l D chose Badger over SQLite for the store", "enter")
+	page, _ := db.List(bg, store.Query{Project: demoProject.ID, Layer: memory.LayerDecision})
+	if len(page.Memories) != 1 || page.Memories[0].Body != "chose Badger over SQLite for the store" {
+		t.Fatalf("remembered: %+v", page.Memories)
+	}
+	press(t, m, "/", "type:frobnicate", "enter")
+	if !m.repl.active || !strings.Contains(screen(m), "unknown command /frobnicate") {
+		t.Fatalf("error not shown inline:\n%s", screen(m))
+	}
+	press(t, m, "esc", "/", "up")
+	if m.repl.in.Value() != "frobnicate" {
+		t.Fatalf("history: %q", m.repl.in.Value())
+	}
+	press(t, m, "esc", "/", "type:remember key AKIA"+"IOSFODNN7EXAMPLQ", "enter")
+	if !strings.Contains(screen(m), "remember failed: refused") {
+		t.Fatalf("secret refusal not shown:\n%s", screen(m))
+	}
+}
+
+func TestFollowLinksBothWays(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 140, 40, "dark")
+	press(t, m, "2", "enter", "]", "enter") // the current release fact → its predecessor
+	if m.detail.mem == nil || m.detail.mem.Status != memory.StatusSuperseded {
+		t.Fatalf("did not follow to the superseded memory: %+v", m.detail.mem)
+	}
+	pred := m.detail.mem
+	press(t, m, "]", "enter")
+	if m.detail.mem.ID != pred.SupersededBy {
+		t.Fatalf("did not follow back to the successor")
+	}
+}
+
+func TestFilterAndRecall(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 120, 40, "dark")
+	press(t, m, "1", "f", "type:env", "enter")
+	if v := m.list.visible(); len(v) != 1 || !strings.Contains(v[0].Title, ".env") {
+		t.Fatalf("filter: %d", len(v))
+	}
+	press(t, m, "/", "type:recall VGPR occupancy", "enter")
+	if sel := m.list.selected(); sel == nil || !strings.Contains(sel.Title, "VGPR") {
+		t.Fatalf("recall: %+v", sel)
+	}
+}
+
+func TestMouseSelectsSectionAndRow(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 120, 40, "dark")
+	drain(t, m, func() tea.Msg { return tea.MouseClickMsg{X: 3, Y: 1 + 2 + 2, Button: tea.MouseLeft} }) // C episodic
+	if m.section != 2 {
+		t.Fatalf("click on the sidebar: section %d", m.section)
+	}
+	l := m.layout()
+	drain(t, m, func() tea.Msg { return tea.MouseClickMsg{X: l.list.x + 3, Y: l.list.y + 2 + 1, Button: tea.MouseLeft} })
+	if m.list.cursor != 1 {
+		t.Fatalf("click on the second row: cursor %d", m.list.cursor)
+	}
+	drain(t, m, func() tea.Msg { return tea.MouseWheelMsg{X: l.list.x + 3, Y: l.list.y + 3, Button: tea.MouseWheelDown} })
+	if m.list.cursor != 2 {
+		t.Fatalf("wheel: cursor %d", m.list.cursor)
+	}
+}

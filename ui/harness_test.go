@@ -1,0 +1,169 @@
+package ui
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"charm.land/bubbles/v2/spinner"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"cairn/exchange"
+	"cairn/memory"
+	"cairn/store"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden screens")
+
+// now is the pinned clock of every test: ages and times on screen are stable.
+var now = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
+
+func TestMain(m *testing.M) {
+	time.Local = time.UTC
+	os.Exit(m.Run())
+}
+
+var demoProject = memory.Project{ID: "00000000000000de", Name: "demo"}
+
+// openStore opens a real store in a temp dir, seeded from the demo sample set.
+func openStore(t testing.TB, seed bool) *store.DB {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "store"), store.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	if _, err := db.EnsureProject(bg, demoProject); err != nil {
+		t.Fatal(err)
+	}
+	if seed {
+		f, err := os.Open("../testdata/demo.jsonl")
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		recs, err := exchange.ReadJSONL(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := db.Import(bg, demoProject.ID, recs, memory.ActorSystem); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return db
+}
+
+// app is a workbench over db at w×h, with every start-up command done.
+func app(t testing.TB, db *store.DB, w, h int, theme string) *Model {
+	t.Helper()
+	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: theme, NoColor: theme == "plain",
+		Now: func() time.Time { return now }})
+	drain(t, m, m.Init())
+	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: w, Height: h} })
+	return m
+}
+
+// drain runs cmd and every command its messages lead to, feeding the
+// messages to the model, as the Bubble Tea runtime would. Commands that do
+// not answer quickly (ticks: the spinner, status expiry) are left out.
+func drain(t testing.TB, m *Model, cmd tea.Cmd) {
+	t.Helper()
+	queue := []tea.Cmd{cmd}
+	for steps := 0; len(queue) > 0; steps++ {
+		if steps > 10000 {
+			t.Fatal("commands never settle")
+		}
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		ch := make(chan tea.Msg, 1)
+		go func() { ch <- c() }()
+		var msg tea.Msg
+		select {
+		case msg = <-ch:
+		case <-time.After(150 * time.Millisecond):
+			continue
+		}
+		switch msg := msg.(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		case tea.QuitMsg, spinner.TickMsg, statusClearMsg:
+			// the runtime's clockwork: nothing a screen test waits for
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+// press sends keys: names like "enter", "esc", "ctrl+s", "tab", "up", or
+// text typed character by character when prefixed with "type:".
+func press(t testing.TB, m *Model, keys ...string) {
+	t.Helper()
+	for _, k := range keys {
+		if text, ok := strings.CutPrefix(k, "type:"); ok {
+			for _, r := range text {
+				kp := tea.KeyPressMsg{Code: r, Text: string(r)}
+				if r == ' ' {
+					kp = tea.KeyPressMsg{Code: tea.KeySpace, Text: " "}
+				}
+				drain(t, m, func() tea.Msg { return kp })
+			}
+			continue
+		}
+		kp := keyMsg(k)
+		drain(t, m, func() tea.Msg { return kp })
+	}
+}
+
+func keyMsg(k string) tea.KeyPressMsg {
+	special := map[string]rune{"enter": tea.KeyEnter, "esc": tea.KeyEscape, "tab": tea.KeyTab, "up": tea.KeyUp,
+		"down": tea.KeyDown, "backspace": tea.KeyBackspace, "left": tea.KeyLeft, "right": tea.KeyRight}
+	if k == "shift+tab" {
+		return tea.KeyPressMsg{Code: tea.KeyTab, Mod: tea.ModShift}
+	}
+	if name, ok := strings.CutPrefix(k, "ctrl+"); ok {
+		return tea.KeyPressMsg{Code: rune(name[0]), Mod: tea.ModCtrl}
+	}
+	if r, ok := special[k]; ok {
+		return tea.KeyPressMsg{Code: r}
+	}
+	r := []rune(k)[0]
+	return tea.KeyPressMsg{Code: r, Text: k}
+}
+
+// screen is what a person sees, without colours.
+func screen(m *Model) string {
+	lines := strings.Split(ansi.Strip(m.View().Content), "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// golden compares the screen with testdata/<name>.golden (-update rewrites it).
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		os.MkdirAll("testdata", 0o755)
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("screen %s differs from its golden (go test ./ui -update rewrites it):\n--- want\n%s\n--- got\n%s", name, want, got)
+	}
+}
