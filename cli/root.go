@@ -119,7 +119,7 @@ Run cairn with no command to open the workbench.`,
 		SilenceErrors: true,
 		Args:          cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			if err := a.open(cmd.Context(), false); err != nil {
+			if err := a.open(cmd.Context(), true); err != nil {
 				return err
 			}
 			return a.workbench(cmd.Context(), a.st, a.proj)

@@ -17,7 +17,12 @@ import (
 	"cairn/store"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden screens")
+// updating reports -update, the flag teatest's golden package defines,
+// which rewrites the golden screens.
+func updating() bool {
+	f := flag.Lookup("update")
+	return f != nil && f.Value.String() == "true"
+}
 
 // now is the pinned clock of every test: ages and times on screen are stable.
 var now = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
@@ -152,7 +157,7 @@ func screen(m *Model) string {
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name+".golden")
-	if *update {
+	if updating() {
 		os.MkdirAll("testdata", 0o755)
 		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
 			t.Fatal(err)
