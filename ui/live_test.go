@@ -40,4 +40,3 @@ func waitScreen(t *testing.T, tm *teatest.TestModel, want string) {
 		return bytes.Contains([]byte(ansi.Strip(string(b))), []byte(want))
 	}, teatest.WithDuration(5*time.Second), teatest.WithCheckInterval(20*time.Millisecond))
 }
-
