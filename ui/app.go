@@ -150,7 +150,7 @@ func Run(ctx context.Context, st Store, opt Options) error {
 
 // Init loads the counts, the first page and the project list.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.reloadAll(), loadProjects(m.st), m.spin.Tick}
+	cmds := []tea.Cmd{m.load(), m.spin.Tick}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -159,6 +159,10 @@ func (m *Model) Init() tea.Cmd {
 	}
 	return tea.Batch(cmds...)
 }
+
+// load fetches what the first frame shows: counts, the first page (and
+// through it the selected memory) and the project list.
+func (m *Model) load() tea.Cmd { return tea.Batch(m.reloadAll(), loadProjects(m.st)) }
 
 // reloadAll refreshes counts and the current section.
 func (m *Model) reloadAll() tea.Cmd {

@@ -27,9 +27,16 @@ func updating() bool {
 // now is the pinned clock of every test: ages and times on screen are stable.
 var now = time.Date(2026, 4, 1, 12, 0, 0, 0, time.UTC)
 
+// benchTemp is the 100k-memory store the benchmarks share.
+var benchTemp string
+
 func TestMain(m *testing.M) {
 	time.Local = time.UTC
-	os.Exit(m.Run())
+	code := m.Run()
+	if benchTemp != "" {
+		os.RemoveAll(benchTemp)
+	}
+	os.Exit(code)
 }
 
 var demoProject = memory.Project{ID: "00000000000000de", Name: "demo"}

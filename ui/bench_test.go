@@ -1,0 +1,122 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// bigStore is a store of 100,000 memories across the six layers, built
+// once per benchmark binary.
+var (
+	bigOnce sync.Once
+	bigDir  string
+)
+
+func bigStore(b *testing.B) *store.DB {
+	b.Helper()
+	bigOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "cairn-ui-bench-")
+		if err != nil {
+			b.Fatal(err)
+		}
+		benchTemp = dir // removed by TestMain
+		bigDir = filepath.Join(dir, "store")
+		db, err := store.Open(bigDir, store.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if _, err := db.EnsureProject(bg, demoProject); err != nil {
+			b.Fatal(err)
+		}
+		recs := make([]memory.Record, 0, 10000)
+		for i := range 100_000 {
+			recs = append(recs, memory.Record{Layer: memory.Layers[i%6],
+				Title: fmt.Sprintf("memory %d about src/pkg%d/file%d.go", i, i%97, i%13),
+				Body:  fmt.Sprintf("## Finding %d\n\nThe cache in `pkg%d` misses when the key has a trailing slash; fixed by normalising paths.\n\n```go\nkey = path.Clean(key)\n```\n", i, i%97)})
+			if len(recs) == cap(recs) {
+				if _, err := db.Import(bg, demoProject.ID, recs, memory.ActorSystem); err != nil {
+					b.Fatal(err)
+				}
+				recs = recs[:0]
+			}
+		}
+		db.Close()
+	})
+	db, err := store.Open(bigDir, store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	return db
+}
+
+// settle runs cmd and what follows from it synchronously (no timers are
+// involved in these paths) and feeds the messages back, as the runtime does.
+func settle(m *Model, cmd tea.Cmd) {
+	queue := []tea.Cmd{cmd}
+	for len(queue) > 0 {
+		c := queue[0]
+		queue = queue[1:]
+		if c == nil {
+			continue
+		}
+		switch msg := c().(type) {
+		case nil:
+		case tea.BatchMsg:
+			queue = append(queue, msg...)
+		default:
+			_, next := m.Update(msg)
+			queue = append(queue, next)
+		}
+	}
+}
+
+func key(m *Model, k string) {
+	kp := keyMsg(k)
+	settle(m, func() tea.Msg { return kp })
+}
+
+// BenchmarkFirstFrame100k: from nothing to the first frame that shows the
+// counts, the first page of layer A and the selected memory rendered.
+func BenchmarkFirstFrame100k(b *testing.B) {
+	db := bigStore(b)
+	for b.Loop() {
+		m := New(db, Options{Project: demoProject, Theme: "dark", Now: time.Now})
+		settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
+		settle(m, m.load())
+		if m.View().Content == "" || m.detail.mem == nil {
+			b.Fatal("no first frame")
+		}
+	}
+}
+
+// benchKey measures the work of one key press on a 100k store, including
+// the store reads, the markdown render and the frame it leads to.
+func benchKey(b *testing.B, keys ...string) {
+	db := bigStore(b)
+	m := New(db, Options{Project: demoProject, Theme: "dark", Now: time.Now})
+	settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
+	settle(m, m.load())
+	if n := m.total(); n != 100_000 {
+		b.Fatalf("the store holds %d memories, not 100,000", n)
+	}
+	i := 0
+	for b.Loop() {
+		key(m, keys[i%len(keys)])
+		_ = m.View()
+		i++
+	}
+}
+
+func BenchmarkMoveSelection100k(b *testing.B) { benchKey(b, "down", "down", "down", "up") }
+func BenchmarkSwitchLayer100k(b *testing.B)   { benchKey(b, "1", "2", "3", "4", "5", "6") }
+func BenchmarkOpenMemory100k(b *testing.B)    { benchKey(b, "down", "enter", "esc") }
