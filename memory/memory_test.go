@@ -1,0 +1,145 @@
+package memory
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestParseLayer(t *testing.T) {
+	cases := map[string]Layer{
+		"A": LayerInvariant, "a": LayerInvariant, "invariant": LayerInvariant, "invariants": LayerInvariant,
+		"B": LayerState, "state": LayerState, "working": LayerState, "working state": LayerState,
+		"c": LayerEpisode, "episode": LayerEpisode, "episodic": LayerEpisode,
+		"D": LayerDecision, "decisions": LayerDecision, "E": LayerNegative, "negative": LayerNegative,
+		"F": LayerMeta, "meta": LayerMeta, "lesson": LayerMeta, " Decision ": LayerDecision,
+	}
+	for in, want := range cases {
+		got, err := ParseLayer(in)
+		if err != nil || got != want {
+			t.Errorf("ParseLayer(%q) = %v, %v; want %v", in, got, err, want)
+		}
+	}
+	for _, bad := range []string{"", "G", "procedure", "AB", "layer"} {
+		if _, err := ParseLayer(bad); err == nil || !strings.Contains(err.Error(), "use A-F") {
+			t.Errorf("ParseLayer(%q) = %v", bad, err)
+		}
+	}
+}
+
+func TestLayerJSONRoundTrip(t *testing.T) {
+	for _, l := range Layers {
+		b, err := l.MarshalText()
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back Layer
+		if err := back.UnmarshalText(b); err != nil || back != l {
+			t.Fatalf("%v → %s → %v %v", l, b, back, err)
+		}
+	}
+	var zero Layer
+	if b, _ := zero.MarshalText(); len(b) != 0 {
+		t.Fatalf("zero layer marshals to %q", b)
+	}
+}
+
+func TestParseEnums(t *testing.T) {
+	if k, err := ParseKind(" Decision"); err != nil || k != KindDecision {
+		t.Errorf("kind: %v %v", k, err)
+	}
+	if _, err := ParseKind("rumour"); err == nil {
+		t.Error("bad kind accepted")
+	}
+	for in, want := range map[string]Provenance{"user": ProvUserStated, "user-stated": ProvUserStated, "corrected": ProvUserCorrected, "measured": ProvMeasured} {
+		if p, err := ParseProvenance(in); err != nil || p != want {
+			t.Errorf("provenance %q: %v %v", in, p, err)
+		}
+	}
+	if k, err := ParseEdgeKind("relates-to"); err != nil || k != EdgeRelatesTo {
+		t.Errorf("edge: %v %v", k, err)
+	}
+	if _, err := ParseStatus("gone"); err == nil {
+		t.Error("bad status accepted")
+	}
+}
+
+func TestParseBinding(t *testing.T) {
+	good := map[string]Watermark{
+		"file:src/auth.go": {Kind: WatermarkFile, Target: "src/auth.go", State: WatermarkUnchecked},
+		"git:":             {Kind: WatermarkGit, Target: "", State: WatermarkUnchecked},
+		"git:bench/":       {Kind: WatermarkGit, Target: "bench/", State: WatermarkUnchecked},
+		"flag:CAIRN_MODE":  {Kind: WatermarkFlag, Target: "CAIRN_MODE", State: WatermarkUnchecked},
+		"none":             {Kind: WatermarkNone, State: WatermarkUnbound},
+	}
+	for in, want := range good {
+		got, err := ParseBinding(in)
+		if err != nil || got != want {
+			t.Errorf("ParseBinding(%q) = %+v, %v", in, got, err)
+		}
+		if got.Spec() != strings.TrimSpace(in) && in != "git:" {
+			t.Errorf("Spec() = %q, want %q", got.Spec(), in)
+		}
+	}
+	for _, bad := range []string{"file:", "flag:", "url:http://x", "src/auth.go", ""} {
+		if _, err := ParseBinding(bad); err == nil {
+			t.Errorf("ParseBinding(%q) accepted", bad)
+		}
+	}
+}
+
+func TestValidate(t *testing.T) {
+	ok := Memory{Layer: LayerState, Kind: KindFact, Provenance: ProvObserved, Status: StatusActive, Confidence: 0.8, Version: 1, Body: "x"}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	cases := []struct {
+		edit func(*Memory)
+		want string
+	}{
+		{func(m *Memory) { m.Body = " " }, "empty"},
+		{func(m *Memory) { m.Layer = 'Q' }, "layer"},
+		{func(m *Memory) { m.Kind = "x" }, "kind"},
+		{func(m *Memory) { m.Provenance = "x" }, "provenance"},
+		{func(m *Memory) { m.Status = "x" }, "status"},
+		{func(m *Memory) { m.Confidence = 1.5 }, "confidence"},
+		{func(m *Memory) { m.Title = strings.Repeat("t", MaxTitle+1) }, "title"},
+		{func(m *Memory) { m.Title = "a\nb" }, "one line"},
+		{func(m *Memory) { m.Body = strings.Repeat("b", MaxBody+1) }, "body"},
+		{func(m *Memory) { m.Tags = []string{"a b"} }, "tag"},
+		{func(m *Memory) { m.Version = 0 }, "version"},
+		{func(m *Memory) { m.Watermarks = []Watermark{{Kind: "url", State: WatermarkUnchecked}} }, "binding"},
+	}
+	for _, c := range cases {
+		m := ok
+		c.edit(&m)
+		if err := m.Validate(); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("want error about %q, got %v", c.want, err)
+		}
+	}
+}
+
+func TestDeriveTitle(t *testing.T) {
+	cases := map[string]string{
+		"# Build\n\nRun make":       "Build",
+		"\n\n  - first item":        "first item",
+		"":                          "",
+		strings.Repeat("word ", 30): strings.TrimSpace(strings.Repeat("word ", 16)) + "…",
+	}
+	for in, want := range cases {
+		if got := DeriveTitle(in); got != want {
+			t.Errorf("DeriveTitle(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func FuzzParseLayer(f *testing.F) {
+	for _, s := range []string{"A", "meta", "working state", "", "Ω"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		l, err := ParseLayer(s)
+		if err == nil && !l.Valid() {
+			t.Fatalf("ParseLayer(%q) = invalid layer %v without error", s, l)
+		}
+	})
+}
