@@ -50,7 +50,7 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 				return b, err
 			}
 			for _, m := range page.Memories {
-				if t := Tokens(m); used+t <= budget {
+				if t := Cost(m); used+t <= budget {
 					s.Memories = append(s.Memories, m)
 					used += t
 				} else {

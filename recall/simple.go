@@ -33,9 +33,9 @@ type Options struct {
 	Archived bool     // include archived memories
 }
 
-// Tokens estimates the tokens a memory costs in a briefing (about four
+// Cost estimates the tokens a memory costs in a briefing (about four
 // characters a token).
-func Tokens(m *memory.Memory) int { return (len(m.Title)+len(m.Body))/4 + 8 }
+func Cost(m *memory.Memory) int { return (len(m.Title)+len(m.Body))/4 + 8 }
 
 // Simple scores every active memory of the projects by the share of query
 // words it contains (title words count double) and returns the best,
@@ -80,7 +80,7 @@ func Simple(ctx context.Context, st Lister, query string, opt Options) ([]Result
 		if len(kept) == opt.Limit {
 			break
 		}
-		if t := Tokens(r.Memory); used+t <= opt.Budget || len(kept) == 0 {
+		if t := Cost(r.Memory); used+t <= opt.Budget || len(kept) == 0 {
 			kept = append(kept, r)
 			used += t
 		}

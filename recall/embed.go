@@ -1,0 +1,179 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"hash/fnv"
+	"io"
+	"math"
+	"net/http"
+	"strings"
+	"time"
+)
+
+// Embedder turns texts into vectors of one fixed dimension.
+type Embedder interface {
+	Name() string // identifies the model in the vector cache
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+}
+
+// Hashed is the built-in embedder: hashed word and character-trigram
+// features. It needs no model and no network. It is fuzzy — typos,
+// inflections and shared fragments of identifiers bring texts together —
+// but it is not semantic: "car" and "automobile" are strangers to it.
+type Hashed struct{ Dim int }
+
+// NewHashed is the built-in embedder with 256 dimensions.
+func NewHashed() Hashed { return Hashed{Dim: 256} }
+
+func (h Hashed) Name() string { return fmt.Sprintf("hashed-ngram-%d", h.Dim) }
+
+func (h Hashed) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	for i, t := range texts {
+		out[i] = h.vector(t)
+	}
+	return out, nil
+}
+
+func (h Hashed) vector(text string) []float32 {
+	v := make([]float32, h.Dim)
+	add := func(feature string, w float32) {
+		f := fnv.New64a()
+		f.Write([]byte(feature))
+		x := f.Sum64()
+		sign := float32(1)
+		if x>>63 == 1 {
+			sign = -1
+		}
+		v[x%uint64(h.Dim)] += sign * w
+	}
+	for _, tok := range Tokens(text) {
+		add("w:"+tok, 1)
+		padded := "^" + tok + "$"
+		r := []rune(padded)
+		for i := 0; i+3 <= len(r); i++ {
+			add("c:"+string(r[i:i+3]), 0.35)
+		}
+	}
+	var n float64
+	for _, x := range v {
+		n += float64(x * x)
+	}
+	if n == 0 {
+		v[0] = 1e-6 // the index needs a nonzero vector
+	}
+	return v
+}
+
+// HTTPEmbedder asks an OpenAI-compatible /v1/embeddings endpoint (OpenAI,
+// Ollama, llama.cpp server).
+type HTTPEmbedder struct {
+	URL    string // base URL, e.g. http://localhost:11434/v1
+	Model  string
+	Key    string
+	Client *http.Client
+	Dim    int // expected dimension; 0 learns it from the first answer
+}
+
+func (e *HTTPEmbedder) Name() string { return "http:" + e.Model }
+
+func (e *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	body, _ := json.Marshal(map[string]any{"model": e.Model, "input": texts})
+	url := strings.TrimRight(e.URL, "/")
+	if !strings.HasSuffix(url, "/embeddings") {
+		url += "/embeddings"
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if e.Key != "" {
+		req.Header.Set("Authorization", "Bearer "+e.Key)
+	}
+	c := e.Client
+	if c == nil {
+		c = &http.Client{Timeout: 10 * time.Second}
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("embedding endpoint unreachable: %w", err)
+	}
+	defer resp.Body.Close()
+	raw, err := io.ReadAll(io.LimitReader(resp.Body, 64<<20))
+	if err != nil {
+		return nil, err
+	}
+	if resp.StatusCode/100 != 2 {
+		return nil, fmt.Errorf("embedding endpoint answered %s", resp.Status)
+	}
+	var parsed struct {
+		Data []struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		} `json:"data"`
+	}
+	if err := json.Unmarshal(raw, &parsed); err != nil {
+		return nil, fmt.Errorf("embedding endpoint sent malformed JSON: %v", err)
+	}
+	if len(parsed.Data) != len(texts) {
+		return nil, fmt.Errorf("embedding endpoint returned %d vectors for %d texts", len(parsed.Data), len(texts))
+	}
+	out := make([][]float32, len(texts))
+	for i, d := range parsed.Data {
+		idx := d.Index
+		if idx < 0 || idx >= len(texts) {
+			idx = i
+		}
+		if e.Dim == 0 {
+			e.Dim = len(d.Embedding)
+		}
+		if len(d.Embedding) != e.Dim || e.Dim == 0 {
+			return nil, fmt.Errorf("embedding endpoint returned dimension %d, expected %d", len(d.Embedding), e.Dim)
+		}
+		for _, x := range d.Embedding {
+			if math.IsNaN(float64(x)) || math.IsInf(float64(x), 0) {
+				return nil, fmt.Errorf("embedding endpoint returned a non-finite number")
+			}
+		}
+		out[idx] = d.Embedding
+	}
+	return out, nil
+}
+
+// Fallback uses Primary and, once it fails, the built-in embedder for good,
+// saying so once through Warn. Vectors of the two never mix: after the
+// switch the index is rebuilt with the fallback.
+type Fallback struct {
+	Primary  Embedder
+	Backup   Embedder
+	Warn     func(string)
+	switched bool
+}
+
+func (f *Fallback) Name() string {
+	if f.switched {
+		return f.Backup.Name()
+	}
+	return f.Primary.Name()
+}
+
+func (f *Fallback) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if !f.switched {
+		v, err := f.Primary.Embed(ctx, texts)
+		if err == nil {
+			return v, nil
+		}
+		f.switched = true
+		if f.Warn != nil {
+			f.Warn(fmt.Sprintf("embedder %s failed (%v): using the built-in %s instead", f.Primary.Name(), err, f.Backup.Name()))
+		}
+	}
+	return f.Backup.Embed(ctx, texts)
+}
+
+// Switched reports whether the fallback has taken over.
+func (f *Fallback) Switched() bool { return f.switched }

@@ -1,0 +1,125 @@
+package recall
+
+import (
+	"strings"
+	"unicode"
+
+	"github.com/kljensen/snowball/english"
+	"golang.org/x/text/runes"
+	"golang.org/x/text/transform"
+	"golang.org/x/text/unicode/norm"
+)
+
+// Tokens splits text the way code and prose both need: words, numbers,
+// identifiers and paths. A compound identifier (camelCase, snake_case,
+// kebab-case, a/path/file.go) yields itself whole and each of its parts.
+// Everything is case-folded, accents are removed, and words are stemmed
+// (Snowball English). Stop words are dropped for ranking.
+func Tokens(text string) []string {
+	var out []string
+	for _, raw := range fields(fold(text)) {
+		whole := strings.Trim(raw, "._-/")
+		if whole == "" {
+			continue
+		}
+		parts := split(whole)
+		if len(parts) > 1 {
+			out = append(out, strings.ToLower(whole)) // the identifier as written, unstemmed
+		}
+		for _, p := range parts {
+			p = strings.ToLower(p)
+			if stopWords[p] || (len(p) < 2 && !isDigit(p)) {
+				continue
+			}
+			out = append(out, stem(p))
+		}
+	}
+	return out
+}
+
+func isDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
+
+func stem(w string) string {
+	if len(w) < 3 || !isASCIILetters(w) {
+		return w
+	}
+	return english.Stem(w, false)
+}
+
+func isASCIILetters(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 'a' || c > 'z' {
+			return false
+		}
+	}
+	return true
+}
+
+// fields cuts text at anything that cannot be inside an identifier or a path.
+func fields(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool {
+		return !(unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_' || r == '-' || r == '.' || r == '/')
+	})
+}
+
+// split breaks an identifier into its words: at _ - . / and at lower→upper
+// and letter↔digit changes (HTTPServer → HTTP, Server).
+func split(s string) []string {
+	var parts []string
+	rs := []rune(s)
+	start := 0
+	flush := func(end int) {
+		if end > start {
+			parts = append(parts, string(rs[start:end]))
+		}
+	}
+	for i := 0; i < len(rs); i++ {
+		r := rs[i]
+		if r == '_' || r == '-' || r == '.' || r == '/' {
+			flush(i)
+			start = i + 1
+			continue
+		}
+		if i > start {
+			p := rs[i-1]
+			switch {
+			case unicode.IsLower(p) && unicode.IsUpper(r),
+				unicode.IsLetter(p) && unicode.IsDigit(r),
+				unicode.IsDigit(p) && unicode.IsLetter(r):
+				flush(i)
+				start = i
+			case unicode.IsUpper(p) && unicode.IsUpper(r) && i+1 < len(rs) && unicode.IsLower(rs[i+1]):
+				flush(i)
+				start = i
+			}
+		}
+	}
+	flush(len(rs))
+	return parts
+}
+
+// fold removes accents (é → e) so both spellings match.
+func fold(s string) string {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
+			out, _, err := transform.String(t, s)
+			if err != nil {
+				return s
+			}
+			return out
+		}
+	}
+	return s
+}
+
+// stopWords are left out of ranking (Lucene's English list and a few more).
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or such that the
+	their then there these they this to was will with we you your i me my our he she his her its what which who whom how
+	why when where do does did has have had been being am were from than so too very can could should would`) {
+		stopWords[w] = true
+	}
+}
