@@ -1,7 +1,13 @@
 package cli
 
 import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
 	"fmt"
+	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -62,52 +68,205 @@ func (a *app) contextCommand() *cobra.Command {
 
 func (a *app) recallCommand() *cobra.Command {
 	var limit, budget int
-	var archived bool
+	var archived, explain bool
+	var layers []string
+	var batch string
 	c := &cobra.Command{
-		Use:   "recall QUERY",
-		Short: "the memories that matter for a task (word matching for now)",
-		Args:  cobra.ExactArgs(1),
+		Use:   "recall QUERY | --batch FILE.jsonl",
+		Short: "the memories that matter for a task, ranked, budgeted and explained",
+		Args:  cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit <= 0 || budget <= 0 {
 				return usagef("--limit and --budget must be positive")
 			}
+			if (batch == "") == (len(args) == 0) {
+				return usagef("give a QUERY or --batch FILE.jsonl (not both)")
+			}
+			req := recall.Request{Limit: limit, Budget: budget, Archived: archived}
+			for _, l := range layers {
+				layer, err := memory.ParseLayer(l)
+				if err != nil {
+					return usageError{err}
+				}
+				req.Layers = append(req.Layers, layer)
+			}
 			if err := a.open(cmd.Context(), false); err != nil {
 				return err
 			}
-			rs, err := recall.Simple(cmd.Context(), a.st, args[0], recall.Options{Projects: a.scope(), Limit: limit, Budget: budget, Archived: archived})
+			r, err := recall.For(cmd.Context(), a.st)
+			if err != nil {
+				return err
+			}
+			if batch != "" {
+				return a.recallBatch(cmd, r, req, batch)
+			}
+			req.Query, req.Projects = args[0], a.scope()
+			resp, err := r.Recall(cmd.Context(), req)
 			if err != nil {
 				return err
 			}
 			if a.json {
-				type scored struct {
-					memory.Record
-					Score float64 `json:"score"`
-				}
-				out := struct {
-					Results     []scored        `json:"results"`
-					VerifyFirst []memory.Record `json:"verify_first"`
-					Cut         int             `json:"cut"`
-				}{Results: []scored{}, VerifyFirst: []memory.Record{}}
-				for _, r := range rs {
-					rec, err := a.record(cmd.Context(), r.Memory)
-					if err != nil {
-						return err
-					}
-					out.Results = append(out.Results, scored{rec, r.Score})
+				out, err := a.recallJSON(cmd.Context(), resp, explain)
+				if err != nil {
+					return err
 				}
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
-			if len(rs) == 0 {
-				fmt.Fprintln(cmd.OutOrStdout(), "nothing recalled")
-			}
-			for _, r := range rs {
-				fmt.Fprintf(cmd.OutOrStdout(), "%.2f  %s  %s  %s\n", r.Score, r.Memory.ID, r.Memory.Layer.Letter(), r.Memory.Title)
-			}
+			a.printRecall(cmd, resp, explain)
 			return nil
 		},
 	}
-	c.Flags().IntVarP(&limit, "limit", "n", 10, "at most this many")
-	c.Flags().IntVar(&budget, "budget", 800, "token budget")
+	c.Flags().IntVarP(&limit, "limit", "n", 10, "at most this many results")
+	c.Flags().IntVar(&budget, "budget", 800, "token budget for the results")
+	c.Flags().StringArrayVarP(&layers, "layer", "l", nil, "only these layers (repeatable)")
 	c.Flags().BoolVar(&archived, "archived", false, "include archived memories")
+	c.Flags().BoolVar(&explain, "explain", false, "say why each result is there")
+	c.Flags().StringVar(&batch, "batch", "", `JSON Lines of {"id","query","project"} to answer in one go (with --json)`)
 	return c
+}
+
+// recallOut is the JSON answer of a recall.
+type recallOut struct {
+	Results     []recallItem `json:"results"`
+	VerifyFirst []recallItem `json:"verify_first"`
+	Cut         int          `json:"cut"`
+	Note        string       `json:"note,omitempty"`
+}
+
+type recallItem struct {
+	memory.Record
+	Score   float64         `json:"score"`
+	Explain *recall.Explain `json:"explain,omitempty"`
+	History []memory.Record `json:"history,omitempty"`
+}
+
+func (a *app) recallJSON(ctx context.Context, resp recall.Response, explain bool) (recallOut, error) {
+	out := recallOut{Results: []recallItem{}, VerifyFirst: []recallItem{}, Cut: resp.Cut, Note: resp.Note}
+	conv := func(hs []recall.Hit) ([]recallItem, error) {
+		items := []recallItem{}
+		for _, h := range hs {
+			rec, err := a.record(ctx, h.Memory)
+			if err != nil {
+				return nil, err
+			}
+			it := recallItem{Record: rec, Score: h.Score}
+			if explain {
+				ex := h.Explain
+				it.Explain = &ex
+			}
+			for _, old := range h.History {
+				it.History = append(it.History, memory.ToRecord(old, a.projectName(ctx, old.Project), nil))
+			}
+			items = append(items, it)
+		}
+		return items, nil
+	}
+	var err error
+	if out.Results, err = conv(resp.Results); err != nil {
+		return out, err
+	}
+	out.VerifyFirst, err = conv(resp.VerifyFirst)
+	return out, err
+}
+
+func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool) {
+	w := cmd.OutOrStdout()
+	if resp.Note != "" {
+		fmt.Fprintln(w, "note: "+resp.Note)
+	}
+	if len(resp.Results) == 0 {
+		fmt.Fprintln(w, "nothing recalled")
+	}
+	show := func(i int, h recall.Hit) {
+		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, h.Memory.ID, h.Memory.Layer.Letter(), h.Memory.Title)
+		if explain {
+			x := h.Explain
+			line := fmt.Sprintf("    lexical %.2f (#%d) · vector %.2f (#%d) · salience %.2f · trust %.2f · final %.2f", x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Salience, x.Trust, x.Final)
+			if x.Trigger != "" {
+				line += " · trigger " + x.Trigger
+			}
+			if x.Graph != "" {
+				line += " · via " + x.Graph
+			}
+			fmt.Fprintln(w, line)
+		}
+		for _, old := range h.History {
+			fmt.Fprintf(w, "    history: %s %s (superseded)\n", old.ID, old.Title)
+		}
+	}
+	for i, h := range resp.Results {
+		show(i, h)
+	}
+	if len(resp.VerifyFirst) > 0 {
+		fmt.Fprintln(w, "verify first (may be stale):")
+		for i, h := range resp.VerifyFirst {
+			show(i, h)
+		}
+	}
+	if resp.Cut > 0 {
+		fmt.Fprintf(w, "%d more cut by the budget (--budget, --limit)\n", resp.Cut)
+	}
+}
+
+// recallBatch answers a JSON Lines file of queries, one line out per line in.
+func (a *app) recallBatch(cmd *cobra.Command, r recall.Recaller, base recall.Request, path string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("read %s: %w", path, errors.Unwrap(err))
+	}
+	defer f.Close()
+	type line struct {
+		ID      string `json:"id"`
+		Query   string `json:"query"`
+		Project string `json:"project"`
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 1<<20), 16<<20)
+	var lines []line
+	for n := 1; sc.Scan(); n++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var l line
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&l); err != nil || strings.TrimSpace(l.Query) == "" {
+			return fmt.Errorf("%s: line %d: want {\"id\": \"...\", \"query\": \"...\", \"project\": \"...\"} with a query", path, n)
+		}
+		lines = append(lines, l)
+	}
+	if err := sc.Err(); err != nil {
+		return err
+	}
+	enc := json.NewEncoder(cmd.OutOrStdout())
+	enc.SetEscapeHTML(false)
+	scopes := map[string][]string{"": a.scope()}
+	for _, l := range lines {
+		scope, ok := scopes[l.Project]
+		if !ok {
+			p, err := a.st.ProjectByName(cmd.Context(), l.Project)
+			if err != nil {
+				return fmt.Errorf("query %s: no project %q — list them with: cairn projects", l.ID, l.Project)
+			}
+			scope = []string{p.ID, memory.GlobalID}
+			scopes[l.Project] = scope
+		}
+		req := base
+		req.Query, req.Projects = l.Query, scope
+		resp, err := r.Recall(cmd.Context(), req)
+		if err != nil {
+			return fmt.Errorf("query %s: %w", l.ID, err)
+		}
+		out, err := a.recallJSON(cmd.Context(), resp, false)
+		if err != nil {
+			return err
+		}
+		if err := enc.Encode(struct {
+			ID string `json:"id"`
+			recallOut
+		}{l.ID, out}); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -8,6 +8,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -21,8 +22,11 @@ const Version = "0.1.0"
 
 // Server answers an agent's tool calls in one project (plus global).
 type Server struct {
-	st   store.Store
-	proj memory.Project
+	st     store.Store
+	proj   memory.Project
+	once   sync.Once
+	rec    recall.Recaller
+	recErr error
 }
 
 // New builds the MCP server for st in project p.
@@ -89,6 +93,7 @@ type RecallIn struct {
 type RecallOut struct {
 	Results     []Item `json:"results"`
 	VerifyFirst []Item `json:"verify_first"`
+	Cut         int    `json:"cut"`
 }
 
 func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn) (*mcp.CallToolResult, RecallOut, error) {
@@ -99,16 +104,33 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	if in.Limit < 0 || in.Budget < 0 {
 		return nil, out, fmt.Errorf("limit and budget must be positive")
 	}
-	rs, err := recall.Simple(ctx, s.st, in.Query, recall.Options{Projects: s.projects(), Limit: in.Limit, Budget: in.Budget})
+	r, err := s.recaller(ctx)
 	if err != nil {
 		return nil, out, err
 	}
-	for _, r := range rs {
-		it := item(r.Memory)
-		it.Score = r.Score
+	resp, err := r.Recall(ctx, recall.Request{Query: in.Query, Projects: s.projects(), Limit: in.Limit, Budget: in.Budget})
+	if err != nil {
+		return nil, out, err
+	}
+	for _, h := range resp.Results {
+		it := item(h.Memory)
+		it.Score = h.Score
 		out.Results = append(out.Results, it)
 	}
+	for _, h := range resp.VerifyFirst {
+		it := item(h.Memory)
+		it.Score = h.Score
+		out.VerifyFirst = append(out.VerifyFirst, it)
+	}
+	out.Cut = resp.Cut
 	return nil, out, nil
+}
+
+// recaller is the server's recall engine (through the store server) or,
+// for a store opened here, an engine built on first use.
+func (s *Server) recaller(ctx context.Context) (recall.Recaller, error) {
+	s.once.Do(func() { s.rec, s.recErr = recall.For(ctx, s.st) })
+	return s.rec, s.recErr
 }
 
 type RememberIn struct {

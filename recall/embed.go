@@ -177,3 +177,23 @@ func (f *Fallback) Embed(ctx context.Context, texts []string) ([][]float32, erro
 
 // Switched reports whether the fallback has taken over.
 func (f *Fallback) Switched() bool { return f.switched }
+
+// Configured is the embedder the environment asks for: an
+// OpenAI-compatible endpoint when CAIRN_EMBED_URL is set (model from
+// CAIRN_EMBED_MODEL, key from CAIRN_EMBED_KEY or OPENAI_API_KEY), falling
+// back to the built-in one, which is also the default.
+func Configured(getenv func(string) string, warn func(string)) Embedder {
+	url := getenv("CAIRN_EMBED_URL")
+	if url == "" {
+		return NewHashed()
+	}
+	key := getenv("CAIRN_EMBED_KEY")
+	if key == "" {
+		key = getenv("OPENAI_API_KEY")
+	}
+	model := getenv("CAIRN_EMBED_MODEL")
+	if model == "" {
+		model = "text-embedding-3-small"
+	}
+	return &Fallback{Primary: &HTTPEmbedder{URL: url, Model: model, Key: key}, Backup: NewHashed(), Warn: warn}
+}

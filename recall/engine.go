@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/kelindar/search"
@@ -112,6 +113,9 @@ type Engine struct {
 	ready chan struct{}
 	err   error
 	note  string
+
+	vecName    string // the embedder every vector in vec came from
+	rebuilding atomic.Bool
 }
 
 // NewEngine makes an engine over src; Build fills it.
@@ -183,8 +187,12 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if e.emb.Name() != before {
-		e.note = "embedder fell back to " + e.emb.Name()
+	name := e.emb.Name()
+	if name != before {
+		e.note = "the embedding endpoint failed; recall uses the built-in embedder (" + name + ")"
+	}
+	if e.vecName == "" {
+		e.vecName = name
 	}
 	for i, m := range ms {
 		n, ok := e.byID[m.ID]
@@ -235,19 +243,22 @@ func (e *Engine) Follow(ctx context.Context, events <-chan memory.Event) {
 		case ev.MemoryID != "":
 			_ = e.Refresh(ctx, ev.MemoryID)
 		case ev.Kind == memory.EventImport:
-			_ = e.Build2(ctx)
+			_ = e.Rebuild(ctx)
 		}
 	}
 }
 
-// Build2 re-indexes everything (after an import, which writes one event).
-func (e *Engine) Build2(ctx context.Context) error {
+// Rebuild re-indexes everything (after an import, which writes one event,
+// or when the embedder changed).
+func (e *Engine) Rebuild(ctx context.Context) error {
 	fresh := NewEngine(e.src, e.emb)
 	if err := fresh.Build(ctx); err != nil {
 		return err
 	}
 	e.mu.Lock()
 	e.docs, e.byID, e.lex, e.vec, e.dead = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0
+	e.vecName = fresh.vecName
+	e.rebuilding.Store(false)
 	e.mu.Unlock()
 	return nil
 }
@@ -302,10 +313,16 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	}
 	lex := e.lex.search(qtoks, candidates, keep)
 	var vec []scored
-	for _, r := range e.vec.Search(qvecs[0], candidates*3+e.dead) {
-		if keep(r.Value) && len(vec) < candidates {
-			vec = append(vec, scored{r.Value, r.Relevance})
+	if e.vecName == e.emb.Name() {
+		for _, r := range e.vec.Search(qvecs[0], candidates*3+e.dead) {
+			if keep(r.Value) && len(vec) < candidates {
+				vec = append(vec, scored{r.Value, r.Relevance})
+			}
 		}
+	} else if e.rebuilding.CompareAndSwap(false, true) {
+		// The embedder changed under the index (an endpoint fell back):
+		// lexical only until the vectors are rebuilt with the new one.
+		go e.Rebuild(context.WithoutCancel(ctx))
 	}
 	type cand struct {
 		ex Explain
@@ -375,7 +392,24 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	e.expand(ctx, hits, mems, req)
-	return e.shape(ctx, hits, req), nil
+	resp := e.shape(ctx, hits, req)
+	// Being recalled is an access (salience), never evidence of truth (trust).
+	if t, ok := e.src.(interface {
+		Touch(context.Context, []string) error
+	}); ok {
+		var ids []string
+		for _, h := range append(resp.Results, resp.VerifyFirst...) {
+			ids = append(ids, h.Memory.ID)
+		}
+		_ = t.Touch(ctx, ids)
+	}
+	return resp, nil
+}
+
+// Recaller answers recalls: the engine in the process that owns the store,
+// or a client of it.
+type Recaller interface {
+	Recall(ctx context.Context, req Request) (Response, error)
 }
 
 // expand follows edges from the best hits, best-first, within a frontier
@@ -534,4 +568,18 @@ func Activation(s memory.Salience, now time.Time) float64 {
 	}
 	b := math.Log(sum)
 	return 1 / (1 + math.Exp(-(b+5)/1.5))
+}
+
+// For returns the recaller of a store: the store itself when it already
+// answers recalls (a client of the server that owns the store), else an
+// engine built here over it.
+func For(ctx context.Context, src Source) (Recaller, error) {
+	if r, ok := src.(Recaller); ok {
+		return r, nil
+	}
+	e := NewEngine(src, nil)
+	if err := e.Build(ctx); err != nil {
+		return nil, err
+	}
+	return e, nil
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/recall"
 	"cairn/store"
 )
 
@@ -149,7 +150,7 @@ var retrySafe = map[string]bool{
 	"EnsureProject": true, "Project": true, "ProjectByName": true, "Projects": true, "Remember": true,
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
-	"Drafts": true, "Import": true, "Stats": true, "Ping": true,
+	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -335,6 +336,12 @@ func (c *Client) Import(ctx context.Context, project string, recs []memory.Recor
 func (c *Client) Stats(ctx context.Context) (store.Stats, error) {
 	var out store.Stats
 	return out, c.call(ctx, "Stats", struct{}{}, &out)
+}
+
+// Recall asks the server's recall engine.
+func (c *Client) Recall(ctx context.Context, req recall.Request) (recall.Response, error) {
+	var out recall.Response
+	return out, c.call(ctx, "Recall", req, &out)
 }
 
 // Subscribe streams events over a connection of its own. If the server

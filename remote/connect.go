@@ -14,6 +14,7 @@ import (
 	"syscall"
 	"time"
 
+	"cairn/recall"
 	"cairn/store"
 )
 
@@ -166,5 +167,14 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 		return fmt.Errorf("listen on %s: %w", sock, err)
 	}
 	defer os.Remove(sock)
-	return NewServer(st, idle).Serve(ctx, ln)
+	// The recall engine lives with the store: built in the background (a
+	// recall waits for it, nothing else does) and kept current from events.
+	engine := recall.NewEngine(st, recall.Configured(os.Getenv, func(msg string) { fmt.Fprintln(os.Stderr, "cairn: "+msg) }))
+	events, err := st.Subscribe(ctx)
+	if err != nil {
+		return err
+	}
+	go engine.Follow(ctx, events)
+	go engine.Build(ctx)
+	return NewServer(st, idle).WithRecall(engine).Serve(ctx, ln)
 }

@@ -12,12 +12,14 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/recall"
 	"cairn/store"
 )
 
 // Server serves one store to the clients that connect to its listener.
 type Server struct {
 	st   store.Store
+	rec  recall.Recaller // answers "Recall"; nil: recall is not served
 	idle time.Duration
 
 	mu      sync.Mutex
@@ -174,8 +176,24 @@ func (s *Server) subscribe(ctx context.Context, id uint64, send func(response)) 
 	}
 }
 
+// WithRecall makes the server answer recalls with r.
+func (s *Server) WithRecall(r recall.Recaller) *Server {
+	s.rec = r
+	return s
+}
+
 // call runs one method against the store.
 func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (any, error) {
+	if method == "Recall" {
+		if s.rec == nil {
+			return nil, fmt.Errorf("this cairn server does not answer recalls")
+		}
+		var req recall.Request
+		if err := json.Unmarshal(raw, &req); err != nil {
+			return nil, &remoteError{store.ErrInvalid, "malformed Recall request: " + err.Error()}
+		}
+		return s.rec.Recall(ctx, req)
+	}
 	h, ok := handlers[method]
 	if !ok {
 		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", method)

@@ -615,3 +615,33 @@ func statusFromLetter(b byte) memory.Status {
 	}
 	return ""
 }
+
+// Touch records that memories were recalled: it raises their salience
+// (access count and recent access times). It is not an edit — no new
+// version, no event — and it says nothing about whether they are true.
+func (db *DB) Touch(ctx context.Context, ids []string) error {
+	if len(ids) == 0 {
+		return nil
+	}
+	at := db.now().UTC()
+	return db.update(ctx, func(txn *badger.Txn) error {
+		for _, id := range ids {
+			m, err := getMem(txn, id)
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			m.Salience.AccessCount++
+			m.Salience.Accesses = append(m.Salience.Accesses, at)
+			if n := len(m.Salience.Accesses); n > memory.MaxAccesses {
+				m.Salience.Accesses = m.Salience.Accesses[n-memory.MaxAccesses:]
+			}
+			if err := put(txn, keyMem(id), m); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}

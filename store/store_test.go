@@ -443,3 +443,23 @@ func TestSubscribeSeesWrites(t *testing.T) {
 	for range ch { // closes when the store closes
 	}
 }
+
+func TestTouchRaisesSalienceOnly(t *testing.T) {
+	db, _ := openTest(t)
+	m := remember(t, db, memory.LayerState, "x", "recalled often")
+	for range memory.MaxAccesses + 3 {
+		if err := db.Touch(ctx, []string{m.ID, "01JD0000000000000000000ZZZ"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	got, _ := db.Get(ctx, m.ID)
+	if got.Salience.AccessCount != memory.MaxAccesses+3 || len(got.Salience.Accesses) != memory.MaxAccesses {
+		t.Fatalf("salience: %+v", got.Salience)
+	}
+	if got.Version != 1 || got.Confidence != m.Confidence || memory.Trust(got) != memory.Trust(m) {
+		t.Fatalf("touch changed more than salience: %+v", got)
+	}
+	if evs, _ := db.Timeline(ctx, testPID, 10); len(evs) != 1 {
+		t.Fatalf("touch wrote events: %d", len(evs))
+	}
+}
