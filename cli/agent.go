@@ -68,7 +68,7 @@ func (a *app) contextCommand() *cobra.Command {
 
 func (a *app) recallCommand() *cobra.Command {
 	var limit, budget int
-	var archived, explain bool
+	var archived, explain, peek bool
 	var layers []string
 	var batch string
 	c := &cobra.Command{
@@ -82,7 +82,7 @@ func (a *app) recallCommand() *cobra.Command {
 			if (batch == "") == (len(args) == 0) {
 				return usagef("give a QUERY or --batch FILE.jsonl (not both)")
 			}
-			req := recall.Request{Limit: limit, Budget: budget, Archived: archived}
+			req := recall.Request{Limit: limit, Budget: budget, Archived: archived, Peek: peek}
 			for _, l := range layers {
 				layer, err := memory.ParseLayer(l)
 				if err != nil {
@@ -121,6 +121,7 @@ func (a *app) recallCommand() *cobra.Command {
 	c.Flags().StringArrayVarP(&layers, "layer", "l", nil, "only these layers (repeatable)")
 	c.Flags().BoolVar(&archived, "archived", false, "include archived memories")
 	c.Flags().BoolVar(&explain, "explain", false, "say why each result is there")
+	c.Flags().BoolVar(&peek, "peek", false, "do not count this recall as an access (salience); for evaluations")
 	c.Flags().StringVar(&batch, "batch", "", `JSON Lines of {"id","query","project"} to answer in one go (with --json)`)
 	return c
 }

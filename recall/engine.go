@@ -33,6 +33,9 @@ type Request struct {
 	Budget   int            `json:"budget,omitempty"` // tokens; 0: 800
 	Layers   []memory.Layer `json:"layers,omitempty"`
 	Archived bool           `json:"archived,omitempty"`
+	// Peek leaves salience alone: the recall is not counted as an access
+	// (evaluations, where one query must not bias the next).
+	Peek bool `json:"peek,omitempty"`
 }
 
 // Explain says why a memory was recalled.
@@ -315,7 +318,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	var vec []scored
 	if e.vecName == e.emb.Name() {
 		for _, r := range e.vec.Search(qvecs[0], candidates*3+e.dead) {
-			if keep(r.Value) && len(vec) < candidates {
+			if r.Relevance > 0 && keep(r.Value) && len(vec) < candidates {
 				vec = append(vec, scored{r.Value, r.Relevance})
 			}
 		}
@@ -363,8 +366,10 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 
 	// Load the candidates, best first.
 	order := make([]int32, 0, len(cands))
-	for n := range cands {
-		order = append(order, n)
+	for n, c := range cands {
+		if c.Relevance > 0 {
+			order = append(order, n)
+		}
 	}
 	sort.Slice(order, func(i, j int) bool { return cands[order[i]].Relevance > cands[order[j]].Relevance })
 	if len(order) > 3*req.Limit+20 {
@@ -396,7 +401,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	// Being recalled is an access (salience), never evidence of truth (trust).
 	if t, ok := e.src.(interface {
 		Touch(context.Context, []string) error
-	}); ok {
+	}); ok && !req.Peek {
 		var ids []string
 		for _, h := range append(resp.Results, resp.VerifyFirst...) {
 			ids = append(ids, h.Memory.ID)

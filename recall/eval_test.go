@@ -129,7 +129,7 @@ func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQue
 		if len(q.Evidence) == 0 {
 			continue
 		}
-		resp, err := e.Recall(ctx, Request{Query: q.Question, Projects: []string{pids[groupOf(q)]}, Limit: 10, Budget: 1 << 30})
+		resp, err := e.Recall(ctx, Request{Query: q.Question, Projects: []string{pids[groupOf(q)]}, Limit: 10, Budget: 1 << 30, Peek: true})
 		if err != nil {
 			t.Fatal(err)
 		}

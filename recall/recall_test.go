@@ -1,0 +1,325 @@
+package recall
+
+import (
+	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+func TestTokens(t *testing.T) {
+	cases := []struct {
+		in   string
+		want []string
+	}{
+		{"parseHTTPRequest", []string{"parsehttprequest", "pars", "http", "request"}},
+		{"snake_case_name", []string{"snake_case_name", "snake", "case", "name"}},
+		{"src/auth/session.go", []string{"src/auth/session.go", "src", "auth", "session", "go"}},
+		{"kebab-case-flag", []string{"kebab-case-flag", "kebab", "case", "flag"}},
+		{"Running the tests quickly", []string{"run", "test", "quick"}},
+		{"Café naïve", []string{"cafe", "naiv"}},
+		{"VGPR-256 occupancy", []string{"vgpr-256", "vgpr", "256", "occup"}},
+		{"v0.7.0", []string{"v0.7.0", "0", "7", "0"}},
+	}
+	for _, c := range cases {
+		got := Tokens(c.in)
+		if !slices.Equal(got, c.want) {
+			t.Errorf("Tokens(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func FuzzTokens(f *testing.F) {
+	for _, s := range []string{"parseHTTPRequest", "a/b.c", "Ünïcode_ΔΣ", "", "---", "x1y2Z3"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		for _, tok := range Tokens(s) {
+			if tok == "" {
+				t.Fatal("empty token")
+			}
+		}
+	})
+}
+
+func TestLexIndexRemoveAndScore(t *testing.T) {
+	x := newLexIndex()
+	x.set(0, Tokens("badger store open is fast"))
+	x.set(1, Tokens("sqlite store is slower to open"))
+	x.set(2, Tokens("the TUI renders markdown"))
+	all := func(int32) bool { return true }
+	got := x.search(Tokens("badger store"), 10, all)
+	if len(got) != 2 || got[0].doc != 0 {
+		t.Fatalf("search: %+v", got)
+	}
+	x.remove(0)
+	got = x.search(Tokens("badger store"), 10, all)
+	if len(got) != 1 || got[0].doc != 1 {
+		t.Fatalf("after remove: %+v", got)
+	}
+	x.set(1, Tokens("markdown only now"))
+	if got := x.search(Tokens("store"), 10, all); len(got) != 0 {
+		t.Fatalf("replaced doc still matches its old text: %+v", got)
+	}
+}
+
+// fixture is a real store with a small project and a global scope.
+type fixture struct {
+	db  *store.DB
+	e   *Engine
+	pid string
+}
+
+func newFixture(t *testing.T) *fixture {
+	t.Helper()
+	db, err := store.Open(filepath.Join(t.TempDir(), "s"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	for _, p := range []memory.Project{{ID: "00000000000000aa", Name: "p"}, {ID: memory.GlobalID, Name: "global"}, {ID: "00000000000000bb", Name: "q"}} {
+		if _, err := db.EnsureProject(context.Background(), p); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return &fixture{db: db, pid: "00000000000000aa"}
+}
+
+func (f *fixture) add(t *testing.T, m memory.Memory) *memory.Memory {
+	t.Helper()
+	if m.Project == "" {
+		m.Project = f.pid
+	}
+	got, err := f.db.Remember(context.Background(), &m, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return got
+}
+
+func (f *fixture) build(t *testing.T) {
+	t.Helper()
+	f.e = NewEngine(f.db, nil)
+	if err := f.e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func (f *fixture) recall(t *testing.T, q string, opts ...func(*Request)) Response {
+	t.Helper()
+	req := Request{Query: q, Projects: []string{f.pid, memory.GlobalID}}
+	for _, o := range opts {
+		o(&req)
+	}
+	resp, err := f.e.Recall(context.Background(), req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
+}
+
+func titles(hs []Hit) []string {
+	var out []string
+	for _, h := range hs {
+		out = append(out, h.Memory.Title)
+	}
+	return out
+}
+
+func TestRecallShapesTheAnswer(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Tuned the decode kernel", Body: "Decode kernel tuning notes: tile sizes, unrolling."})
+	neg := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "VGPR-256 starved occupancy", Body: "Do not raise the register budget.", Triggers: []string{"register budget"}})
+	old := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Decode is +229 % faster", Body: "decode kernel speedup measured once"})
+	cur, _ := f.db.Supersede(ctx, old.ID, &memory.Memory{Body: "Decode is +31 % faster: decode kernel speedup, median of 10"}, memory.ActorUser)
+	dec := f.add(t, memory.Memory{Layer: memory.LayerDecision, Title: "Keep tile size 64", Body: "tile size stays at 64"})
+	why := f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Bench 41", Body: "larger tiles spilled registers"})
+	f.db.Link(ctx, memory.Edge{From: dec.ID, Kind: memory.EdgeBecause, To: why.ID}, memory.ActorUser)
+	low := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Decode runs on the old driver", Body: "decode kernel driver guess", Provenance: memory.ProvInferred, Confidence: 0.3})
+	arch := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Decode kernel wiki page", Body: "decode kernel notes moved"})
+	f.db.Archive(ctx, arch.ID, "", memory.ActorUser)
+	other := f.add(t, memory.Memory{Project: "00000000000000bb", Layer: memory.LayerState, Title: "Decode kernel in project q", Body: "decode kernel"})
+	glob := f.add(t, memory.Memory{Project: memory.GlobalID, Layer: memory.LayerInvariant, Title: "Measure decode kernels with the median of 10 runs", Body: "never cite a single run"})
+	f.build(t)
+
+	resp := f.recall(t, "should I raise the register budget of the decode kernel?")
+	if len(resp.Results) == 0 || resp.Results[0].Memory.ID != neg.ID || resp.Results[0].Explain.Trigger != "register budget" {
+		t.Fatalf("the triggered negative is not first: %q", titles(resp.Results))
+	}
+	ids := map[string]Hit{}
+	for _, h := range resp.Results {
+		ids[h.Memory.ID] = h
+	}
+	for _, bad := range []*memory.Memory{old, arch, other, low} {
+		if _, ok := ids[bad.ID]; ok {
+			t.Errorf("served %q as current", bad.Title)
+		}
+	}
+	if h, ok := ids[cur.ID]; !ok || len(h.History) != 1 || h.History[0].ID != old.ID {
+		t.Errorf("the successor should carry its superseded predecessor as history: %+v", h.History)
+	}
+	if _, ok := ids[glob.ID]; !ok {
+		t.Errorf("the global invariant was not recalled")
+	}
+	if len(resp.VerifyFirst) != 1 || resp.VerifyFirst[0].Memory.ID != low.ID {
+		t.Errorf("low-trust memory not set apart: %q", titles(resp.VerifyFirst))
+	}
+	for _, h := range resp.Results {
+		if h.Explain.Final <= 0 || h.Explain.Trust <= 0 {
+			t.Errorf("%q has no explanation: %+v", h.Memory.Title, h.Explain)
+		}
+	}
+
+	// Graph: a decision brings its reason along.
+	resp = f.recall(t, "keep 64")
+	var reason *Hit
+	for i, h := range resp.Results {
+		if h.Memory.ID == why.ID {
+			reason = &resp.Results[i]
+		}
+	}
+	if reason == nil || !strings.Contains(reason.Explain.Graph, "because") {
+		t.Fatalf("the decision's because was not followed: %q", titles(resp.Results))
+	}
+
+	// Archived only on request.
+	resp = f.recall(t, "decode kernel wiki page", func(r *Request) { r.Archived = true })
+	found := false
+	for _, h := range resp.Results {
+		found = found || h.Memory.ID == arch.ID
+	}
+	if !found {
+		t.Fatalf("--archived did not include the archived memory: %q", titles(resp.Results))
+	}
+
+	// Budget: a tiny budget keeps one result and says how many were cut.
+	resp = f.recall(t, "decode kernel", func(r *Request) { r.Budget = 1 })
+	if len(resp.Results) != 1 || resp.Cut == 0 {
+		t.Fatalf("budget: %d results, %d cut", len(resp.Results), resp.Cut)
+	}
+
+	// Layer filter.
+	resp = f.recall(t, "decode kernel", func(r *Request) { r.Layers = []memory.Layer{memory.LayerEpisode} })
+	for _, h := range resp.Results {
+		if h.Memory.Layer != memory.LayerEpisode && h.Explain.Graph == "" {
+			t.Fatalf("layer filter let %q through", h.Memory.Title)
+		}
+	}
+}
+
+func TestRecallIsAnAccessNotEvidence(t *testing.T) {
+	f := newFixture(t)
+	m := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release v0.7 is out", Body: "shipped"})
+	f.build(t)
+	f.recall(t, "release")
+	f.recall(t, "release")
+	got, _ := f.db.Get(context.Background(), m.ID)
+	if got.Salience.AccessCount != 2 || memory.Trust(got) != memory.Trust(m) {
+		t.Fatalf("salience %+v, trust %v → %v", got.Salience, memory.Trust(m), memory.Trust(got))
+	}
+	if Activation(got.Salience, time.Now()) <= Activation(m.Salience, time.Now()) {
+		t.Fatalf("activation did not rise")
+	}
+}
+
+func TestEngineFollowsTheStore(t *testing.T) {
+	f := newFixture(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	f.build(t)
+	events, err := f.db.Subscribe(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go f.e.Follow(ctx, events)
+	m := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Quokka deployment notes", Body: "quokka"})
+	waitFor(t, func() bool { return len(f.recall(t, "quokka").Results) == 1 })
+	if err := f.db.Forget(ctx, m.ID, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool { return len(f.recall(t, "quokka").Results) == 0 })
+}
+
+func waitFor(t *testing.T, ok func() bool) {
+	t.Helper()
+	for deadline := time.Now().Add(5 * time.Second); time.Now().Before(deadline); time.Sleep(20 * time.Millisecond) {
+		if ok() {
+			return
+		}
+	}
+	t.Fatal("the engine did not catch up with the store")
+}
+
+func TestHTTPEmbedder(t *testing.T) {
+	var calls atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		calls.Add(1)
+		var req struct {
+			Model string   `json:"model"`
+			Input []string `json:"input"`
+		}
+		json.NewDecoder(r.Body).Decode(&req)
+		if r.URL.Path != "/v1/embeddings" || r.Header.Get("Authorization") != "Bearer k" || req.Model != "m" {
+			http.Error(w, "bad request", 400)
+			return
+		}
+		type d struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		}
+		var out struct {
+			Data []d `json:"data"`
+		}
+		for i, in := range req.Input {
+			out.Data = append(out.Data, d{[]float32{float32(len(in)), 1, 0}, i})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	e := &HTTPEmbedder{URL: srv.URL + "/v1", Model: "m", Key: "k"}
+	v, err := e.Embed(context.Background(), []string{"ab", "abcd"})
+	if err != nil || len(v) != 2 || v[1][0] != 4 || e.Dim != 3 {
+		t.Fatalf("%v %v", v, err)
+	}
+}
+
+func TestHTTPEmbedderFailuresFallBack(t *testing.T) {
+	bodies := map[string]func(w http.ResponseWriter){
+		"5xx":       func(w http.ResponseWriter) { http.Error(w, "down", 503) },
+		"4xx":       func(w http.ResponseWriter) { http.Error(w, "no key", 401) },
+		"malformed": func(w http.ResponseWriter) { w.Write([]byte(`{"data": [`)) },
+		"dimension": func(w http.ResponseWriter) { w.Write([]byte(`{"data":[{"embedding":[1,2],"index":0}]}`)) },
+		"timeout":   func(w http.ResponseWriter) { time.Sleep(300 * time.Millisecond) },
+	}
+	for name, answer := range bodies {
+		t.Run(name, func(t *testing.T) {
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { answer(w) }))
+			defer srv.Close()
+			var warned []string
+			primary := &HTTPEmbedder{URL: srv.URL, Model: "m", Client: &http.Client{Timeout: 100 * time.Millisecond}}
+			if name == "dimension" {
+				primary.Dim = 3
+			}
+			fb := &Fallback{Primary: primary, Backup: NewHashed(), Warn: func(s string) { warned = append(warned, s) }}
+			for range 3 {
+				v, err := fb.Embed(context.Background(), []string{"hello"})
+				if err != nil || len(v) != 1 || len(v[0]) != 256 {
+					t.Fatalf("fallback did not answer: %v %v", v, err)
+				}
+			}
+			if len(warned) != 1 || !fb.Switched() {
+				t.Fatalf("want exactly one warning, got %q", warned)
+			}
+		})
+	}
+}
