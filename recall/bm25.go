@@ -111,13 +111,15 @@ type scored struct {
 }
 
 // search scores the documents that contain any query term and that keep
-// accepts, and returns the best k.
+// accepts, and returns the best k. Scores accumulate in a dense array
+// (reused between searches) rather than a map.
 func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored {
 	if x.live == 0 || len(query) == 0 {
 		return nil
 	}
 	avg := float64(x.total) / float64(x.live)
-	scores := map[int32]float64{}
+	acc := make([]float32, len(x.length))
+	var touched []int32
 	seen := map[string]bool{}
 	for _, t := range query {
 		if seen[t] {
@@ -125,37 +127,86 @@ func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored
 		}
 		seen[t] = true
 		ps := x.post[t]
-		df := 0
-		for _, p := range ps {
-			if x.length[p.doc] > 0 {
-				df++
+		df := len(ps)
+		if x.garbage > 0 {
+			df = 0
+			for _, p := range ps {
+				if x.length[p.doc] > 0 {
+					df++
+				}
 			}
 		}
 		if df == 0 {
 			continue
 		}
 		idf := math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
+		norm := bm25K1 * (1 - bm25B)
+		slope := bm25K1 * bm25B / avg
 		for _, p := range ps {
 			l := x.length[p.doc]
-			if l == 0 || !keep(p.doc) {
+			if l == 0 {
 				continue
 			}
 			tf := float64(p.tf)
-			scores[p.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(l)/avg))
+			if acc[p.doc] == 0 {
+				touched = append(touched, p.doc)
+			}
+			acc[p.doc] += float32(idf * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
 		}
 	}
-	out := make([]scored, 0, len(scores))
-	for d, s := range scores {
-		out = append(out, scored{d, s})
-	}
-	sort.Slice(out, func(i, j int) bool {
-		if out[i].score != out[j].score {
-			return out[i].score > out[j].score
+	h := make(minHeap, 0, k)
+	for _, d := range touched {
+		s := acc[d]
+		if len(h) == k && float64(s) <= h[0].score {
+			continue
 		}
-		return out[i].doc < out[j].doc
+		if !keep(d) {
+			continue
+		}
+		if len(h) < k {
+			h.push(scored{d, float64(s)})
+		} else {
+			h[0] = scored{d, float64(s)}
+			h.down(0)
+		}
+	}
+	sort.Slice(h, func(i, j int) bool {
+		if h[i].score != h[j].score {
+			return h[i].score > h[j].score
+		}
+		return h[i].doc < h[j].doc
 	})
-	if len(out) > k {
-		out = out[:k]
+	return h
+}
+
+// minHeap keeps the k best scores with the worst on top.
+type minHeap []scored
+
+func (h *minHeap) push(s scored) {
+	*h = append(*h, s)
+	for i := len(*h) - 1; i > 0; {
+		p := (i - 1) / 2
+		if (*h)[p].score <= (*h)[i].score {
+			break
+		}
+		(*h)[p], (*h)[i] = (*h)[i], (*h)[p]
+		i = p
 	}
-	return out
+}
+
+func (h minHeap) down(i int) {
+	for {
+		l, r, small := 2*i+1, 2*i+2, i
+		if l < len(h) && h[l].score < h[small].score {
+			small = l
+		}
+		if r < len(h) && h[r].score < h[small].score {
+			small = r
+		}
+		if small == i {
+			return
+		}
+		h[i], h[small] = h[small], h[i]
+		i = small
+	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
 	"math"
 	"net/http"
@@ -38,34 +37,62 @@ func (h Hashed) Embed(_ context.Context, texts []string) ([][]float32, error) {
 	return out, nil
 }
 
-func (h Hashed) vector(text string) []float32 {
+func (h Hashed) vector(text string) []float32 { return h.fromTokens(Tokens(text)) }
+
+// fromTokens embeds already tokenized text: each token is a feature, and
+// so is each character trigram of it (with ^ and $ marking its ends).
+func (h Hashed) fromTokens(tokens []string) []float32 {
 	v := make([]float32, h.Dim)
-	add := func(feature string, w float32) {
-		f := fnv.New64a()
-		f.Write([]byte(feature))
-		x := f.Sum64()
-		sign := float32(1)
+	add := func(x uint64, w float32) {
 		if x>>63 == 1 {
-			sign = -1
+			w = -w
 		}
-		v[x%uint64(h.Dim)] += sign * w
+		v[x%uint64(h.Dim)] += w
 	}
-	for _, tok := range Tokens(text) {
-		add("w:"+tok, 1)
-		padded := "^" + tok + "$"
-		r := []rune(padded)
-		for i := 0; i+3 <= len(r); i++ {
-			add("c:"+string(r[i:i+3]), 0.35)
+	for _, tok := range tokens {
+		add(fnv64('w', tok, 0, len(tok)), 1)
+		// trigrams of "^" + tok + "$", hashed without building the strings
+		n := len(tok) + 2
+		at := func(i int) byte {
+			switch i {
+			case 0:
+				return '^'
+			case n - 1:
+				return '$'
+			}
+			return tok[i-1]
+		}
+		for i := 0; i+3 <= n; i++ {
+			x := uint64(fnvOffset)
+			for _, c := range [4]byte{'c', at(i), at(i + 1), at(i + 2)} {
+				x = (x ^ uint64(c)) * fnvPrime
+			}
+			add(x, 0.35)
 		}
 	}
-	var n float64
+	var norm float64
 	for _, x := range v {
-		n += float64(x * x)
+		norm += float64(x * x)
 	}
-	if n == 0 {
+	if norm == 0 {
 		v[0] = 1e-6 // the index needs a nonzero vector
 	}
 	return v
+}
+
+const (
+	fnvOffset = 14695981039346656037
+	fnvPrime  = 1099511628211
+)
+
+// fnv64 is FNV-1a of a kind byte followed by s[from:to].
+func fnv64(kind byte, s string, from, to int) uint64 {
+	x := uint64(fnvOffset)
+	x = (x ^ uint64(kind)) * fnvPrime
+	for i := from; i < to; i++ {
+		x = (x ^ uint64(s[i])) * fnvPrime
+	}
+	return x
 }
 
 // HTTPEmbedder asks an OpenAI-compatible /v1/embeddings endpoint (OpenAI,

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"runtime"
 	"sort"
 	"strings"
 	"sync"
@@ -179,14 +180,34 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	}
 	texts := make([]string, len(ms))
 	toks := make([][]string, len(ms))
-	for i, m := range ms {
-		texts[i] = docText(m)
-		toks[i] = Tokens(texts[i])
+	hashed, builtin := e.emb.(Hashed)
+	var vecs [][]float32
+	if builtin {
+		vecs = make([][]float32, len(ms))
 	}
+	// Tokenize (and, with the built-in embedder, embed) on every core.
+	var wg sync.WaitGroup
+	workers := min(runtime.GOMAXPROCS(0), max(len(ms)/64, 1))
+	for w := range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < len(ms); i += workers {
+				texts[i] = docText(ms[i])
+				toks[i] = Tokens(texts[i])
+				if builtin {
+					vecs[i] = hashed.fromTokens(toks[i])
+				}
+			}
+		}()
+	}
+	wg.Wait()
 	before := e.emb.Name()
-	vecs, err := e.emb.Embed(ctx, texts)
-	if err != nil {
-		return err
+	if !builtin {
+		var err error
+		if vecs, err = e.emb.Embed(ctx, texts); err != nil {
+			return err
+		}
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()

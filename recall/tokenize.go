@@ -2,6 +2,7 @@ package recall
 
 import (
 	"strings"
+	"sync"
 	"unicode"
 
 	"github.com/kljensen/snowball/english"
@@ -39,11 +40,20 @@ func Tokens(text string) []string {
 
 func isDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
+// stems caches Snowball's answers: a project's vocabulary is small and
+// stemming is the costliest step of tokenizing.
+var stems sync.Map
+
 func stem(w string) string {
 	if len(w) < 3 || !isASCIILetters(w) {
 		return w
 	}
-	return english.Stem(w, false)
+	if s, ok := stems.Load(w); ok {
+		return s.(string)
+	}
+	s := english.Stem(w, false)
+	stems.Store(strings.Clone(w), s)
+	return s
 }
 
 func isASCIILetters(s string) bool {
