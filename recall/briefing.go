@@ -3,7 +3,9 @@ package recall
 import (
 	"context"
 	"fmt"
+	"sort"
 	"strings"
+	"time"
 
 	"cairn/memory"
 	"cairn/store"
@@ -29,38 +31,65 @@ var briefingOrder = []struct {
 	max   int
 }{
 	{memory.LayerInvariant, "Invariants", 20},
-	{memory.LayerNegative, "What failed (don't repeat)", 10},
 	{memory.LayerState, "Working state", 10},
+	{memory.LayerNegative, "What failed (don't repeat)", 10},
 	{memory.LayerDecision, "Recent decisions", 8},
 	{memory.LayerMeta, "Lessons", 5},
 }
 
-// Context builds the warm-up briefing of the projects within budget tokens.
+// Context builds the warm-up briefing of the projects within budget
+// tokens: invariants, then the most salient negatives, the working state,
+// recent decisions and lessons; memories whose trust fell below the
+// serving threshold are listed apart under "Verify first", never as fact.
 func Context(ctx context.Context, st Lister, projects []string, budget int) (Briefing, error) {
 	if budget <= 0 {
 		budget = 800
 	}
 	var b Briefing
 	used := 0
+	verify := Section{Title: "Verify first (may be stale)"}
+	now := time.Now()
 	for _, sec := range briefingOrder {
 		s := Section{Title: sec.title}
+		var ms []*memory.Memory
 		for _, pid := range projects {
-			page, err := st.List(ctx, store.Query{Project: pid, Layer: sec.layer, Limit: sec.max})
+			limit := sec.max
+			if sec.layer == memory.LayerNegative {
+				limit = 200 // choose the most salient among many
+			}
+			page, err := st.List(ctx, store.Query{Project: pid, Layer: sec.layer, Limit: limit})
 			if err != nil {
 				return b, err
 			}
-			for _, m := range page.Memories {
-				if t := Cost(m); used+t <= budget {
-					s.Memories = append(s.Memories, m)
-					used += t
-				} else {
-					b.Cut++
-				}
+			ms = append(ms, page.Memories...)
+		}
+		if sec.layer == memory.LayerNegative {
+			sort.SliceStable(ms, func(i, j int) bool {
+				return Activation(ms[i].Salience, now) > Activation(ms[j].Salience, now)
+			})
+		}
+		if len(ms) > sec.max {
+			b.Cut += len(ms) - sec.max
+			ms = ms[:sec.max]
+		}
+		for _, m := range ms {
+			target := &s
+			if memory.Trust(m) < TrustThreshold {
+				target = &verify
+			}
+			if t := Cost(m); used+t <= budget {
+				target.Memories = append(target.Memories, m)
+				used += t
+			} else {
+				b.Cut++
 			}
 		}
 		if len(s.Memories) > 0 {
 			b.Sections = append(b.Sections, s)
 		}
+	}
+	if len(verify.Memories) > 0 {
+		b.Sections = append(b.Sections, verify)
 	}
 	return b, nil
 }

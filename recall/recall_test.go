@@ -323,3 +323,33 @@ func TestHTTPEmbedderFailuresFallBack(t *testing.T) {
 		})
 	}
 }
+
+func TestBriefing(t *testing.T) {
+	f := newFixture(t)
+	f.add(t, memory.Memory{Layer: memory.LayerInvariant, Title: "Never commit .env files", Body: "CI checks"})
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release v0.7 is out", Body: "shipped"})
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Staging runs the old driver", Body: "a guess", Provenance: memory.ProvInferred, Confidence: 0.3})
+	f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "VGPR-256 starved occupancy", Body: "don't"})
+	f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Lunch on Tuesday", Body: "not for the briefing"})
+	b, err := Context(context.Background(), f.db, []string{f.pid}, 800)
+	if err != nil {
+		t.Fatal(err)
+	}
+	md := b.Markdown()
+	order := []string{"## Invariants", "Never commit", "## Working state", "Release v0.7", "## What failed", "VGPR-256", "## Verify first", "Staging runs the old driver"}
+	last := -1
+	for _, want := range order {
+		i := strings.Index(md, want)
+		if i < 0 || i < last {
+			t.Fatalf("briefing lacks %q or has it out of order:\n%s", want, md)
+		}
+		last = i
+	}
+	if strings.Contains(md, "Lunch") {
+		t.Fatalf("episodes do not belong in the briefing:\n%s", md)
+	}
+	tiny, _ := Context(context.Background(), f.db, []string{f.pid}, 10)
+	if tiny.Cut == 0 || len(tiny.Sections) > 1 {
+		t.Fatalf("a tiny budget keeps little and says so: %+v", tiny)
+	}
+}
