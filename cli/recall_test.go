@@ -1,0 +1,76 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func TestRecallCommand(t *testing.T) {
+	e := newEnv(t)
+	e.ok("remember", "VGPR-256 starved occupancy on the decode kernel", "-l", "E", "--trigger", "register budget")
+	e.ok("remember", "Release v0.7 is out", "-l", "B")
+	e.ok("remember", "Prefer the standard library", "--project", "global", "-l", "A")
+	guess := e.rec("remember", "The decode kernel probably needs more registers", "-l", "B", "--provenance", "inferred", "--confidence", "0.3")
+
+	var out struct {
+		Results []struct {
+			ID      string         `json:"id"`
+			Title   string         `json:"title"`
+			Score   float64        `json:"score"`
+			Explain map[string]any `json:"explain"`
+		} `json:"results"`
+		VerifyFirst []struct {
+			ID string `json:"id"`
+		} `json:"verify_first"`
+		Cut int `json:"cut"`
+	}
+	raw := e.ok("recall", "raise the register budget of the decode kernel", "--json", "--explain")
+	if err := json.Unmarshal([]byte(raw), &out); err != nil {
+		t.Fatal(err)
+	}
+	if len(out.Results) == 0 || !strings.Contains(out.Results[0].Title, "VGPR") || out.Results[0].Explain["trigger"] != "register budget" {
+		t.Fatalf("the triggered negative is not first, explained: %s", raw)
+	}
+	if len(out.VerifyFirst) != 1 || out.VerifyFirst[0].ID != guess.ID {
+		t.Fatalf("verify_first: %s", raw)
+	}
+	text := e.ok("recall", "standard library", "--explain")
+	if !strings.Contains(text, "Prefer the standard library") || !strings.Contains(text, "lexical") {
+		t.Fatalf("global memory or explanation missing:\n%s", text)
+	}
+
+	batch := filepath.Join(t.TempDir(), "q.jsonl")
+	os.WriteFile(batch, []byte(`{"id":"q1","query":"release"}`+"\n\n"+`{"id":"q2","query":"standard library","project":"global"}`+"\n"), 0o644)
+	lines := strings.Split(strings.TrimSpace(e.ok("recall", "--batch", batch, "--json")), "\n")
+	if len(lines) != 2 || !strings.Contains(lines[0], `"id":"q1"`) || !strings.Contains(lines[0], "Release v0.7") || !strings.Contains(lines[1], "standard library") {
+		t.Fatalf("batch:\n%s", strings.Join(lines, "\n"))
+	}
+
+	for _, c := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"recall"}, 2, "QUERY or --batch"},
+		{[]string{"recall", "x", "--limit", "0"}, 2, "positive"},
+		{[]string{"recall", "x", "--layer", "Z"}, 2, "unknown layer"},
+		{[]string{"recall", "--batch", "/nope.jsonl"}, 1, "read"},
+	} {
+		r := e.run("", c.args...)
+		if r.code != c.code || !strings.Contains(r.err, c.want) {
+			t.Errorf("cairn %s: %d %q", strings.Join(c.args, " "), r.code, r.err)
+		}
+	}
+	bad := filepath.Join(t.TempDir(), "bad.jsonl")
+	os.WriteFile(bad, []byte(`{"id":"q1","qurey":"x"}`), 0o644)
+	if r := e.run("", "recall", "--batch", bad); r.code != 1 || !strings.Contains(r.err, "line 1") {
+		t.Errorf("bad batch line: %+v", r)
+	}
+	ctxOut := e.ok("context")
+	if !strings.Contains(ctxOut, "## Working state") || !strings.Contains(ctxOut, "## Verify first") {
+		t.Fatalf("context:\n%s", ctxOut)
+	}
+}
