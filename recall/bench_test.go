@@ -151,3 +151,7 @@ func BenchmarkIndexUpdate(b *testing.B) {
 		i++
 	}
 }
+
+// BenchmarkRecall1M is the same over 1,000,000 memories (about two minutes
+// of setup; run it on its own).
+func BenchmarkRecall1M(b *testing.B) { benchRecall(b, 1_000_000) }
