@@ -4,11 +4,17 @@ import (
 	"context"
 
 	"cairn/memory"
+	"cairn/recall"
 	"cairn/store"
 	"cairn/ui"
 )
 
-// workbench opens the TUI on a store in a project.
+// workbench opens the TUI on a store in a project; recall is the server's
+// engine when the store is a client of the server.
 func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project) error {
-	return ui.Run(ctx, st, ui.Options{Project: p, Projects: projects})
+	opt := ui.Options{Project: p, Projects: projects}
+	if r, ok := st.(recall.Recaller); ok {
+		opt.Recall = r
+	}
+	return ui.Run(ctx, st, opt)
 }

@@ -93,12 +93,17 @@ var edgeWeight = map[memory.EdgeKind]float64{
 
 const hopDecay = 0.5
 
+// relevanceFloor drops candidates scoring under this share of the best:
+// the fuzzy vector list otherwise pads every answer with strangers.
+const relevanceFloor = 0.15
+
 type doc struct {
-	id      string
-	project string
-	layer   memory.Layer
-	status  memory.Status
-	alive   bool
+	id       string
+	project  string
+	layer    memory.Layer
+	status   memory.Status
+	alive    bool
+	triggers []string // lower-cased trigger patterns
 }
 
 // Engine holds the lexical and vector indexes of every memory and answers
@@ -108,15 +113,18 @@ type Engine struct {
 	src Source
 	emb Embedder
 
-	mu    sync.RWMutex
-	docs  []doc
-	byID  map[string]int32
-	lex   *lexIndex
-	vec   *search.Index[int32]
-	dead  int // vectors of removed or replaced documents still in vec
-	ready chan struct{}
-	err   error
-	note  string
+	mu   sync.RWMutex
+	docs []doc
+	byID map[string]int32
+	lex  *lexIndex
+	vec  *search.Index[int32]
+	// triggered are the documents with trigger patterns: few, checked
+	// against every query (a third candidate source beside lexical and vector).
+	triggered map[int32]bool
+	dead      int // vectors of removed or replaced documents still in vec
+	ready     chan struct{}
+	err       error
+	note      string
 
 	vecName    string // the embedder every vector in vec came from
 	rebuilding atomic.Bool
@@ -127,7 +135,8 @@ func NewEngine(src Source, emb Embedder) *Engine {
 	if emb == nil {
 		emb = NewHashed()
 	}
-	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](), ready: make(chan struct{})}
+	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](),
+		triggered: map[int32]bool{}, ready: make(chan struct{})}
 }
 
 // Build indexes every memory of every project. Recall waits for it.
@@ -227,7 +236,18 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 			e.docs = append(e.docs, doc{})
 			e.byID[m.ID] = n
 		}
-		e.docs[n] = doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true}
+		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true}
+		for _, t := range m.Triggers {
+			if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+				d.triggers = append(d.triggers, t)
+			}
+		}
+		if len(d.triggers) > 0 {
+			e.triggered[n] = true
+		} else {
+			delete(e.triggered, n)
+		}
+		e.docs[n] = d
 		e.lex.set(n, toks[i])
 		e.vec.Add(vecs[i], n)
 	}
@@ -240,6 +260,7 @@ func (e *Engine) Forget(id string) {
 	defer e.mu.Unlock()
 	if n, ok := e.byID[id]; ok {
 		e.docs[n].alive = false
+		delete(e.triggered, n)
 		e.lex.remove(n)
 		e.dead++
 	}
@@ -280,7 +301,7 @@ func (e *Engine) Rebuild(ctx context.Context) error {
 		return err
 	}
 	e.mu.Lock()
-	e.docs, e.byID, e.lex, e.vec, e.dead = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0
+	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered
 	e.vecName = fresh.vecName
 	e.rebuilding.Store(false)
 	e.mu.Unlock()
@@ -379,6 +400,18 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			}
 		}
 	}
+	lowerQ := strings.ToLower(query)
+	for n := range e.triggered {
+		if !keep(n) {
+			continue
+		}
+		for _, t := range e.docs[n].triggers {
+			if strings.Contains(lowerQ, t) {
+				get(n).Trigger = t
+				break
+			}
+		}
+	}
 	ids := map[int32]string{}
 	for n := range cands {
 		ids[n] = e.docs[n].id
@@ -388,11 +421,17 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	// Load the candidates, best first.
 	order := make([]int32, 0, len(cands))
 	for n, c := range cands {
-		if c.Relevance > 0 {
+		if c.Relevance > 0 || c.Trigger != "" {
 			order = append(order, n)
 		}
 	}
-	sort.Slice(order, func(i, j int) bool { return cands[order[i]].Relevance > cands[order[j]].Relevance })
+	sort.Slice(order, func(i, j int) bool {
+		a, b := cands[order[i]], cands[order[j]]
+		if (a.Trigger != "") != (b.Trigger != "") {
+			return a.Trigger != ""
+		}
+		return a.Relevance > b.Relevance
+	})
 	if len(order) > 3*req.Limit+20 {
 		order = order[:3*req.Limit+20]
 	}
@@ -405,17 +444,6 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		}
 		mems[m.ID] = m
 		hits[m.ID] = &Hit{Memory: m, Explain: *cands[n]}
-	}
-	// Negatives whose trigger patterns the query mentions come first.
-	lowerQ := strings.ToLower(query)
-	for _, h := range hits {
-		for _, trig := range h.Memory.Triggers {
-			if t := strings.ToLower(strings.TrimSpace(trig)); t != "" && strings.Contains(lowerQ, t) {
-				h.Explain.Trigger = trig
-				h.Explain.Relevance += 1
-				break
-			}
-		}
 	}
 	e.expand(ctx, hits, mems, req)
 	resp := e.shape(ctx, hits, req)
@@ -529,6 +557,9 @@ func (e *Engine) shape(ctx context.Context, hits map[string]*Hit, req Request) R
 		if m.Status == memory.StatusSuperseded {
 			continue // shown as history of its successor below
 		}
+		if h.Explain.Relevance < relevanceFloor*best && h.Explain.Trigger == "" {
+			continue // a faint echo of the query, not an answer
+		}
 		rel := 0.0
 		if best > 0 {
 			rel = h.Explain.Relevance / best
@@ -547,9 +578,13 @@ func (e *Engine) shape(ctx context.Context, hits map[string]*Hit, req Request) R
 			}
 		}
 	}
-	first := func(h *Hit) bool { return h.Memory.Layer == memory.LayerInvariant || h.Explain.Trigger != "" }
+	// Triggered negatives, and invariants that are themselves relevant,
+	// come before the rest.
+	first := func(h *Hit) bool {
+		return h.Explain.Trigger != "" || (h.Memory.Layer == memory.LayerInvariant && h.Explain.Relevance >= 0.5*best)
+	}
 	sort.SliceStable(list, func(i, j int) bool {
-		if first(list[i]) != first(list[j]) && (list[i].Explain.Relevance > 0.5*best || list[j].Explain.Relevance > 0.5*best) {
+		if first(list[i]) != first(list[j]) {
 			return first(list[i])
 		}
 		if list[i].Score != list[j].Score {

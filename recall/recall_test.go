@@ -353,3 +353,14 @@ func TestBriefing(t *testing.T) {
 		t.Fatalf("a tiny budget keeps little and says so: %+v", tiny)
 	}
 }
+
+func TestTriggerAloneBringsANegative(t *testing.T) {
+	f := newFixture(t)
+	neg := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Do not shard the queue", Body: "It cost us a week.", Triggers: []string{"partition"}})
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Partition plan for the jobs table", Body: "range partitions by month"})
+	f.build(t)
+	resp := f.recall(t, "how should we partition the jobs table?")
+	if len(resp.Results) < 2 || resp.Results[0].Memory.ID != neg.ID || resp.Results[0].Explain.Trigger != "partition" {
+		t.Fatalf("a negative matched by its trigger only should come first: %q", titles(resp.Results))
+	}
+}

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -18,6 +19,7 @@ import (
 	"github.com/charmbracelet/colorprofile"
 
 	"cairn/memory"
+	"cairn/recall"
 	"cairn/store"
 	"cairn/themes"
 )
@@ -31,6 +33,8 @@ type Options struct {
 	Now      func() time.Time // nil → time.Now; tests pin it
 	// Live follows other processes' writes through Store.Subscribe.
 	Live bool
+	// Recall answers /recall; nil builds an engine over the store on first use.
+	Recall recall.Recaller
 }
 
 type focus int
@@ -60,10 +64,18 @@ const (
 	sectionCount      = 9
 )
 
-var errNothingToCompare = errors.New("this memory has a single version and no predecessor or successor: nothing to compare")
+// maxRendered bounds the cache of rendered bodies.
+const maxRendered = 512
 
-// Model is the root of the workbench.
-type Model struct {
+var errNothingToCompare = errors.New("nothing to compare: one version, no predecessor, no successor")
+
+// Model is the workbench as Bubble Tea sees it: a small value around the
+// state, which lives behind a pointer so that every copy sees one
+// workbench. Its Update routes; the work is done by the workbench's methods.
+type Model struct{ *workbench }
+
+// workbench is the root's state: focus, layout, the panes and dialogs.
+type workbench struct {
 	st   Store
 	opt  Options
 	now  func() time.Time
@@ -92,29 +104,36 @@ type Model struct {
 	tl     timelinePane
 
 	recallQuery string
+	explains    map[string]recall.Explain // why each recalled memory is there
+	showExplain bool
 	helpScroll  int
+	recOnce     sync.Once
+	rec         recall.Recaller
+	recErr      error
 
 	status    string
 	statusBad bool
 	statusSeq int
 	undoID    string // the memory the last archive took away
 
-	pending int
-	spin    spinner.Model
-	reqSeq  int
+	pending  int // store calls under way: the spinner turns while there are any
+	spin     spinner.Model
+	spinning bool
+	quiet    bool // no spinner at all (benchmarks and screen tests: its ticks are timers)
+	reqSeq   int
 
 	sub        <-chan memory.Event
 	refreshDue bool
 }
 
 // New builds the workbench over st.
-func New(st Store, opt Options) *Model {
+func New(st Store, opt Options) Model {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
 	ctx, stop := context.WithCancel(context.Background())
-	m := &Model{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
+	m := &workbench{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
 		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
 	m.theme = themes.Auto(true, opt.NoColor)
 	if opt.Theme != "" {
@@ -124,9 +143,8 @@ func New(st Store, opt Options) *Model {
 		m.theme, m.themeFixed = themes.Get("plain"), true
 	}
 	m.repl = newReplLine()
-	m.list.now = now
 	m.detail.rendered = map[renderKey]string{}
-	return m
+	return Model{m}
 }
 
 // Run opens the workbench in the terminal and returns when the person quits.
@@ -149,8 +167,8 @@ func Run(ctx context.Context, st Store, opt Options) error {
 }
 
 // Init loads the counts, the first page and the project list.
-func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{m.load(), m.spin.Tick}
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.load()}
 	if !m.themeFixed {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}
@@ -162,16 +180,16 @@ func (m *Model) Init() tea.Cmd {
 
 // load fetches what the first frame shows: counts, the first page (and
 // through it the selected memory) and the project list.
-func (m *Model) load() tea.Cmd { return tea.Batch(m.reloadAll(), loadProjects(m.st)) }
+func (m *workbench) load() tea.Cmd { return tea.Batch(m.reloadAll(), loadProjects(m.st)) }
 
 // reloadAll refreshes counts and the current section.
-func (m *Model) reloadAll() tea.Cmd {
+func (m *workbench) reloadAll() tea.Cmd {
 	m.pending++
 	return tea.Batch(loadCounts(m.st, m.proj.ID), m.loadSection(false))
 }
 
 // query is the store query of the current section.
-func (m *Model) query() store.Query {
+func (m *workbench) query() store.Query {
 	q := store.Query{Project: m.proj.ID}
 	switch {
 	case m.section < 6:
@@ -185,7 +203,7 @@ func (m *Model) query() store.Query {
 }
 
 // loadSection asks for the first (or next) page of the current section.
-func (m *Model) loadSection(more bool) tea.Cmd {
+func (m *workbench) loadSection(more bool) tea.Cmd {
 	if m.section == sectionTimeline {
 		m.pending++
 		return loadTimeline(m.st, m.proj.ID)
@@ -202,43 +220,58 @@ func (m *Model) loadSection(more bool) tea.Cmd {
 }
 
 // Update routes a message: quit key, then an open dialog, then the focused
-// pane, then the workbench's own keys.
-func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+// pane, then the workbench's own keys; everything else is a command's answer.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	cmd := m.update(msg)
+	m.fit()
+	if m.pending > 0 && !m.spinning && !m.quiet {
+		m.spinning = true
+		cmd = tea.Batch(cmd, m.spin.Tick)
+	}
+	return m, cmd
+}
+
+func (m *workbench) update(msg tea.Msg) tea.Cmd {
+	m.list.asOf = m.now()
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
-		return m, m.renderDetail()
+		return m.renderDetail()
 	case tea.BackgroundColorMsg:
 		if !m.themeFixed {
 			m.theme = themes.Auto(msg.IsDark(), false)
 			m.detail.rendered = map[renderKey]string{}
-			return m, m.renderDetail()
+			return m.renderDetail()
 		}
-		return m, nil
+		return nil
 	case spinner.TickMsg:
+		if m.pending == 0 {
+			m.spinning = false
+			return nil
+		}
 		var cmd tea.Cmd
 		m.spin, cmd = m.spin.Update(msg)
-		return m, cmd
+		return cmd
 	case tea.KeyPressMsg:
-		return m, m.key(msg)
+		return m.key(msg)
 	case tea.MouseClickMsg:
-		return m, m.click(msg.Mouse())
+		return m.click(msg.Mouse())
 	case tea.MouseWheelMsg:
-		return m, m.wheel(msg.Mouse())
+		return m.wheel(msg.Mouse())
 	case tea.PasteMsg:
 		if m.repl.active {
-			return m, m.repl.update(msg)
+			return m.repl.update(msg)
 		}
 		if m.editor != nil {
-			return m, m.editor.update(msg)
+			return m.editor.update(msg)
 		}
-		return m, nil
+		return nil
 	}
-	return m, m.result(msg)
+	return m.result(msg)
 }
 
 // result handles the answers of commands.
-func (m *Model) result(msg tea.Msg) tea.Cmd {
+func (m *workbench) result(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case countsLoadedMsg:
 		m.done()
@@ -274,6 +307,9 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 		m.detail.set(msg.mem, msg.out, msg.in, msg.titles)
 		return m.renderDetail()
 	case renderedMsg:
+		if len(m.detail.rendered) >= maxRendered {
+			m.detail.rendered = map[renderKey]string{} // a long browse: start the cache afresh
+		}
 		m.detail.rendered[msg.key] = msg.text
 	case timelineLoadedMsg:
 		m.done()
@@ -296,12 +332,21 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 			return m.fail("read the memory to forget", msg.err)
 		}
 		m.forget = &forgetDialog{mem: msg.mem}
+	case supersedeTargetMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("open the memory to supersede", msg.err)
+		}
+		return m.startSupersede(msg.mem)
 	case historyLoadedMsg:
 		m.done()
+		if errors.Is(msg.err, errNothingToCompare) {
+			return m.say(msg.err.Error(), false)
+		}
 		if msg.err != nil {
 			return m.fail("open the diff", msg.err)
 		}
-		m.diff = &diffView{old: msg.old, new: msg.new, title: msg.title}
+		m.diff = newDiff(msg.vers, msg.old, msg.new, "")
 		m.mode = modeDiff
 	case recallDoneMsg:
 		m.done()
@@ -309,16 +354,23 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 			return m.fail("recall", msg.err)
 		}
 		m.recallQuery = msg.query
-		items := make([]*memory.Memory, len(msg.results))
-		for i, r := range msg.results {
-			items[i] = r.Memory
+		m.explains = map[string]recall.Explain{}
+		var items []*memory.Memory
+		for _, h := range append(msg.resp.Results, msg.resp.VerifyFirst...) {
+			items = append(items, h.Memory)
+			m.explains[h.Memory.ID] = h.Explain
 		}
 		m.reqSeq++
 		m.list.filter, m.list.filtering, m.list.cursor, m.list.offset = "", false, 0, 0
 		m.list.set(items, "", false)
 		m.mode, m.focus = modeRecall, focusList
-		m.say(fmt.Sprintf("recall %q: %d found", msg.query, len(items)), false)
+		m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains", msg.query, len(items), msg.resp.Cut), false)
 		return m.openSelected()
+	case editFileReadyMsg:
+		if m.editor == nil { // cancelled meanwhile
+			return func() tea.Msg { os.Remove(msg.path); return nil }
+		}
+		return editExternally(msg.path)
 	case editorDoneMsg:
 		if m.editor == nil {
 			return nil
@@ -361,21 +413,21 @@ func (m *Model) result(msg tea.Msg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) done() {
+func (m *workbench) done() {
 	if m.pending > 0 {
 		m.pending--
 	}
 }
 
 // say shows a status line that clears itself after a few seconds.
-func (m *Model) say(text string, bad bool) tea.Cmd {
+func (m *workbench) say(text string, bad bool) tea.Cmd {
 	m.statusSeq++
 	m.status, m.statusBad = text, bad
 	return clearStatusAfter(m.statusSeq, 6*time.Second)
 }
 
 // fail reports an error in words; the workbench carries on.
-func (m *Model) fail(what string, err error) tea.Cmd {
+func (m *workbench) fail(what string, err error) tea.Cmd {
 	return m.say(fmt.Sprintf("could not %s: %s — press r to reload", what, oneLine(err.Error())), true)
 }
 
@@ -388,7 +440,7 @@ func oneLine(s string) string {
 var verbs = map[string]string{"archived": "archive", "unarchived": "unarchive", "forgot": "forget",
 	"superseded": "supersede", "remembered": "remember", "linked": "link"}
 
-func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
+func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 	if msg.err != nil {
 		return m.say(fmt.Sprintf("%s failed: %s", verbs[msg.verb], oneLine(msg.err.Error())), true)
 	}
@@ -418,7 +470,7 @@ func (m *Model) actionDone(msg actionDoneMsg) tea.Cmd {
 }
 
 // openSelected loads the detail of the list's selection.
-func (m *Model) openSelected() tea.Cmd {
+func (m *workbench) openSelected() tea.Cmd {
 	sel := m.list.selected()
 	if sel == nil {
 		m.detail.clear()
@@ -430,14 +482,14 @@ func (m *Model) openSelected() tea.Cmd {
 	return m.loadDetail(sel.ID)
 }
 
-func (m *Model) loadDetail(id string) tea.Cmd {
+func (m *workbench) loadDetail(id string) tea.Cmd {
 	m.detail.wantID = id
 	m.pending++
 	return loadMemory(m.st, id)
 }
 
 // renderDetail renders the shown memory's body for the current width, unless cached.
-func (m *Model) renderDetail() tea.Cmd {
+func (m *workbench) renderDetail() tea.Cmd {
 	if m.detail.mem == nil || m.w == 0 {
 		return nil
 	}
@@ -449,7 +501,7 @@ func (m *Model) renderDetail() tea.Cmd {
 }
 
 // selectSection switches the sidebar to s and loads it.
-func (m *Model) selectSection(s int) tea.Cmd {
+func (m *workbench) selectSection(s int) tea.Cmd {
 	m.section = clamp(s, 0, sectionCount-1)
 	m.mode = modeBrowse
 	m.list.filter, m.list.filtering = "", false
@@ -462,7 +514,7 @@ func (m *Model) selectSection(s int) tea.Cmd {
 }
 
 // switchProject moves the workbench to another project.
-func (m *Model) switchProject(p memory.Project) tea.Cmd {
+func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	m.proj = p
 	m.counts, m.loaded = store.Counts{}, false
 	m.detail.clear()
@@ -470,7 +522,7 @@ func (m *Model) switchProject(p memory.Project) tea.Cmd {
 	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.say("project "+p.Name, false))
 }
 
-func (m *Model) scope() []string {
+func (m *workbench) scope() []string {
 	if m.proj.ID == memory.GlobalID {
 		return []string{m.proj.ID}
 	}

@@ -13,7 +13,7 @@ import (
 )
 
 // selected is the memory under the list cursor.
-func selected(t *testing.T, m *Model) *memory.Memory {
+func selected(t *testing.T, m Model) *memory.Memory {
 	t.Helper()
 	sel := m.list.selected()
 	if sel == nil {
@@ -76,6 +76,19 @@ func TestForgetAsksAndNoDeletesNothing(t *testing.T) {
 	}
 }
 
+// selectTitle moves the list cursor to the first memory whose title has sub.
+func selectTitle(t testing.TB, m Model, sub string) {
+	t.Helper()
+	for i, it := range m.list.visible() {
+		if strings.Contains(it.Title, sub) {
+			m.list.cursor = i
+			drain(t, m, m.openSelected())
+			return
+		}
+	}
+	t.Fatalf("no memory titled %q in the list", sub)
+}
+
 func firstLine(s string) string {
 	l, _, _ := strings.Cut(s, "\n")
 	return l
@@ -87,10 +100,11 @@ func TestSupersedeThroughTheDiffLinksBothWays(t *testing.T) {
 	press(t, m, "6") // meta
 	old := selected(t, m)
 	press(t, m, "s")
-	if m.mode != modeEditor || m.editor.ta.Value() != old.Body {
+	if m.mode != modeEditor || m.editor.ta.Value() != old.Title+"\n\n"+old.Body {
 		t.Fatalf("the editor does not hold the old text")
 	}
-	press(t, m, "ctrl+e") // $EDITOR is not used in the test; the key must not break anything
+	t.Setenv("TMPDIR", t.TempDir())
+	press(t, m, "ctrl+e") // $EDITOR does not run in the test; the key must not break anything
 	m.editor.setText("Check provenance and date before citing any figure as current.")
 	press(t, m, "ctrl+s")
 	if m.mode != modeDiff || !strings.Contains(screen(m), "old ·") || !strings.Contains(screen(m), "new ·") {
@@ -135,7 +149,9 @@ func TestCommandLineRemembersAndReportsErrors(t *testing.T) {
 func TestFollowLinksBothWays(t *testing.T) {
 	db := openStore(t, true)
 	m := app(t, db, 140, 40, "dark")
-	press(t, m, "2", "enter", "]", "enter") // the current release fact → its predecessor
+	press(t, m, "2")
+	selectTitle(t, m, "Release v0.7.0")
+	press(t, m, "enter", "]", "enter") // the current release fact → its predecessor
 	if m.detail.mem == nil || m.detail.mem.Status != memory.StatusSuperseded {
 		t.Fatalf("did not follow to the superseded memory: %+v", m.detail.mem)
 	}
@@ -174,5 +190,70 @@ func TestMouseSelectsSectionAndRow(t *testing.T) {
 	drain(t, m, func() tea.Msg { return tea.MouseWheelMsg{X: l.list.x + 3, Y: l.list.y + 3, Button: tea.MouseWheelDown} })
 	if m.list.cursor != 2 {
 		t.Fatalf("wheel: cursor %d", m.list.cursor)
+	}
+}
+
+// TestDiffStepsThroughEditsAndTheChain: d on an edited memory compares its
+// last two versions; [ and ] move the older side, ←/→ the pair, across the
+// versions of the whole supersession chain.
+func TestDiffStepsThroughEditsAndTheChain(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 140, 40, "dark")
+	press(t, m, "1")
+	sel := selected(t, m)
+	for _, body := range []string{"Secrets live in the vault; `.env` is ignored.", "Secrets live in the vault; `.env` is ignored and CI refuses it."} {
+		if _, err := db.Edit(bg, sel.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil {
+			t.Fatal(err)
+		}
+	}
+	press(t, m, "r", "d")
+	if m.mode != modeDiff || m.diff.a().Version != 2 || m.diff.b().Version != 3 {
+		t.Fatalf("d on an edited memory: %+v", m.diff)
+	}
+	press(t, m, "[")
+	if m.diff.a().Version != 1 || m.diff.b().Version != 3 || !strings.Contains(screen(m), "versions 1 and 3 of 3") {
+		t.Fatalf("[ did not move the old side to v1:\n%s", screen(m))
+	}
+	press(t, m, "]", "]") // the old side stays older than the new one
+	if m.diff.a().Version != 2 {
+		t.Fatalf("] moved the old side past the new: v%d", m.diff.a().Version)
+	}
+	press(t, m, "esc", "2")
+	selectTitle(t, m, "Release v0.7.0")
+	press(t, m, "d")
+	if m.diff.a().Title != "Release v0.6.1 is out; auth refactor half done" || len(m.diff.vers) != 3 {
+		t.Fatalf("the chain: %d versions, old %q", len(m.diff.vers), m.diff.a().Title)
+	}
+	press(t, m, "left")
+	if m.diff.a().Title != "Release v0.6.0 is out" || m.diff.b().Title != "Release v0.6.1 is out; auth refactor half done" {
+		t.Fatalf("← did not move the pair back: %q → %q", m.diff.a().Title, m.diff.b().Title)
+	}
+}
+
+// TestCommandsTakeIDPrefixes: ids typed on the command line may be unique
+// prefixes of memories outside the shown list; the store resolves them.
+func TestCommandsTakeIDPrefixes(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 120, 40, "dark")
+	press(t, m, "1", "/", "type:archive 01KK1BFVM", "enter") // a negative, not in layer A's list
+	if got, _ := db.Get(bg, "01KK1BFVM0N28TD6547TWCRZTF"); got.Status != memory.StatusArchived {
+		t.Fatalf("/archive by prefix: %s", got.Status)
+	}
+	press(t, m, "/", "type:unarchive 01KK1BFVM", "enter")
+	if got, _ := db.Get(bg, "01KK1BFVM0N28TD6547TWCRZTF"); got.Status != memory.StatusActive {
+		t.Fatalf("/unarchive by prefix: %s", got.Status)
+	}
+	press(t, m, "/", "type:supersede 01KK1BFVM", "enter")
+	if m.mode != modeEditor || m.editor.old.ID != "01KK1BFVM0N28TD6547TWCRZTF" {
+		t.Fatalf("/supersede by prefix did not open the editor on it")
+	}
+	press(t, m, "esc", "/", "type:archive 01ZZZZ", "enter")
+	if !strings.Contains(screen(m), "archive failed") {
+		t.Fatalf("an unknown id is not reported:\n%s", screen(m))
+	}
+	press(t, m, "/", "type:link because 01KJZ0RG6", "enter")
+	out, _, _ := db.Edges(bg, selected(t, m).ID)
+	if len(out) != 1 || out[0].To != "01KJZ0RG60TCCA0QGJCAW5BHYR" || out[0].Kind != memory.EdgeBecause {
+		t.Fatalf("/link: %+v", out)
 	}
 }

@@ -61,7 +61,7 @@ func bigStore(b *testing.B) *store.DB {
 
 // settle runs cmd and what follows from it synchronously (no timers are
 // involved in these paths) and feeds the messages back, as the runtime does.
-func settle(m *Model, cmd tea.Cmd) {
+func settle(m Model, cmd tea.Cmd) {
 	queue := []tea.Cmd{cmd}
 	for len(queue) > 0 {
 		c := queue[0]
@@ -80,7 +80,7 @@ func settle(m *Model, cmd tea.Cmd) {
 	}
 }
 
-func key(m *Model, k string) {
+func key(m Model, k string) {
 	kp := keyMsg(k)
 	settle(m, func() tea.Msg { return kp })
 }
@@ -91,6 +91,7 @@ func BenchmarkFirstFrame100k(b *testing.B) {
 	db := bigStore(b)
 	for b.Loop() {
 		m := New(db, Options{Project: demoProject, Theme: "dark", Now: time.Now})
+		m.quiet = true
 		settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
 		settle(m, m.load())
 		if m.View().Content == "" || m.detail.mem == nil {
@@ -104,6 +105,7 @@ func BenchmarkFirstFrame100k(b *testing.B) {
 func benchKey(b *testing.B, keys ...string) {
 	db := bigStore(b)
 	m := New(db, Options{Project: demoProject, Theme: "dark", Now: time.Now})
+	m.quiet = true
 	settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
 	settle(m, m.load())
 	if n := m.total(); n != 100_000 {

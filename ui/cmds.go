@@ -113,15 +113,24 @@ func loadProjects(st Store) tea.Cmd {
 	}
 }
 
-func archive(st Store, id string) tea.Cmd {
+// archive archives the memory ref names (an id or a unique prefix).
+func archive(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
+		id, err := st.Resolve(bg, ref)
+		if err != nil {
+			return actionDoneMsg{verb: "archived", id: ref, err: err}
+		}
 		m, err := st.Archive(bg, id, "", memory.ActorUser)
 		return actionDoneMsg{verb: "archived", mem: m, id: id, err: err}
 	}
 }
 
-func unarchive(st Store, id string) tea.Cmd {
+func unarchive(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
+		id, err := st.Resolve(bg, ref)
+		if err != nil {
+			return actionDoneMsg{verb: "unarchived", id: ref, err: err}
+		}
 		m, err := st.Unarchive(bg, id, memory.ActorUser)
 		return actionDoneMsg{verb: "unarchived", mem: m, id: id, err: err}
 	}
@@ -134,11 +143,28 @@ func forget(st Store, id string) tea.Cmd {
 }
 
 // readForForget re-reads the stored text so the dialog shows what is really there.
-func readForForget(st Store, id string) tea.Cmd {
+func readForForget(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := st.Get(bg, id)
+		m, err := getRef(st, ref)
 		return forgetTextMsg{m, err}
 	}
+}
+
+// readForSupersede reads the memory /supersede names, to open the editor on it.
+func readForSupersede(st Store, ref string) tea.Cmd {
+	return func() tea.Msg {
+		m, err := getRef(st, ref)
+		return supersedeTargetMsg{m, err}
+	}
+}
+
+// getRef reads the memory an id or a unique id prefix names.
+func getRef(st Store, ref string) (*memory.Memory, error) {
+	id, err := st.Resolve(bg, ref)
+	if err != nil {
+		return nil, err
+	}
+	return st.Get(bg, id)
 }
 
 func remember(st Store, m *memory.Memory) tea.Cmd {
@@ -155,39 +181,77 @@ func supersede(st Store, oldID string, m *memory.Memory) tea.Cmd {
 	}
 }
 
+// link links e.From to e.To, each an id or a unique id prefix.
 func link(st Store, e memory.Edge) tea.Cmd {
 	return func() tea.Msg {
+		var err error
+		if e.From, err = st.Resolve(bg, e.From); err != nil {
+			return actionDoneMsg{verb: "linked", err: err}
+		}
+		if e.To, err = st.Resolve(bg, e.To); err != nil {
+			return actionDoneMsg{verb: "linked", err: err}
+		}
 		return actionDoneMsg{verb: "linked", id: e.From, err: st.Link(bg, e, memory.ActorUser)}
 	}
 }
 
-// loadDiff finds what to compare for a memory: a superseded one against
-// its successor, else its previous version against the current one.
+// loadDiff gathers the versions of m's supersession chain (each memory's
+// edit history, oldest first) and picks the pair to compare first: a
+// superseded memory against its successor, else the previous version of m
+// (its predecessor, or its previous edit) against m.
 func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		if m.SupersededBy != "" {
-			n, err := st.Get(bg, m.SupersededBy)
-			return historyLoadedMsg{old: m, new: n, title: "superseded → successor", err: err}
+		chain := []*memory.Memory{m}
+		for cur := m; len(cur.Supersedes) > 0 && len(chain) < maxChain; {
+			prev, err := st.Get(bg, cur.Supersedes[0])
+			if err != nil {
+				break // forgotten: the chain starts here
+			}
+			chain, cur = append([]*memory.Memory{prev}, chain...), prev
 		}
-		if len(m.Supersedes) > 0 {
-			o, err := st.Get(bg, m.Supersedes[0])
-			return historyLoadedMsg{old: o, new: m, title: "predecessor → this", err: err}
+		for cur := m; cur.SupersededBy != "" && len(chain) < maxChain; {
+			next, err := st.Get(bg, cur.SupersededBy)
+			if err != nil {
+				break
+			}
+			chain, cur = append(chain, next), next
 		}
-		h, err := st.History(bg, m.ID)
-		if err != nil {
-			return historyLoadedMsg{err: err}
+		var vers []*memory.Memory
+		at := 0 // index of m's current version in vers
+		for _, c := range chain {
+			h, err := st.History(bg, c.ID)
+			if err != nil || len(h) == 0 {
+				h = []*memory.Memory{c}
+			}
+			vers = append(vers, h...)
+			if c.ID == m.ID {
+				at = len(vers) - 1
+			}
 		}
-		if len(h) < 2 {
-			return historyLoadedMsg{err: errNothingToCompare}
+		if len(vers) < 2 {
+			return historyLoadedMsg{id: m.ID, err: errNothingToCompare}
 		}
-		return historyLoadedMsg{old: h[len(h)-2], new: h[len(h)-1], title: "previous version → current", err: nil}
+		if at+1 < len(vers) && m.SupersededBy != "" {
+			return historyLoadedMsg{id: m.ID, vers: vers, old: at, new: at + 1}
+		}
+		if at == 0 {
+			return historyLoadedMsg{id: m.ID, vers: vers, old: 0, new: 1}
+		}
+		return historyLoadedMsg{id: m.ID, vers: vers, old: at - 1, new: at}
 	}
 }
 
-func doRecall(st Store, projects []string, query string) tea.Cmd {
+// maxChain bounds how far loadDiff follows a supersession chain.
+const maxChain = 100
+
+func doRecall(r func() (recall.Recaller, error), projects []string, query string) tea.Cmd {
 	return func() tea.Msg {
-		rs, err := recall.Simple(bg, st, query, recall.Options{Projects: projects, Limit: 50, Budget: 1 << 20})
-		return recallDoneMsg{query, rs, err}
+		rec, err := r()
+		if err != nil {
+			return recallDoneMsg{query: query, err: err}
+		}
+		resp, err := rec.Recall(bg, recall.Request{Query: query, Projects: projects, Limit: 50, Budget: 1 << 20})
+		return recallDoneMsg{query: query, resp: resp, err: err}
 	}
 }
 
@@ -212,14 +276,28 @@ func waitEvent(ch <-chan memory.Event) tea.Cmd {
 	}
 }
 
-// editExternally opens $EDITOR (vi if unset) on text.
-func editExternally(text string) tea.Cmd {
-	f, err := os.CreateTemp("", "cairn-*.md")
-	if err != nil {
-		return func() tea.Msg { return editorDoneMsg{err: err} }
+// writeEditFile puts text in a temporary file for $EDITOR.
+func writeEditFile(text string) tea.Cmd {
+	return func() tea.Msg {
+		f, err := os.CreateTemp("", "cairn-*.md")
+		if err != nil {
+			return editorDoneMsg{err: err}
+		}
+		_, err = f.WriteString(text)
+		if cerr := f.Close(); err == nil {
+			err = cerr
+		}
+		if err != nil {
+			os.Remove(f.Name())
+			return editorDoneMsg{err: err}
+		}
+		return editFileReadyMsg{path: f.Name()}
 	}
-	f.WriteString(text)
-	f.Close()
+}
+
+// editExternally opens $VISUAL or $EDITOR (vi if neither is set) on path,
+// handing it the terminal, and reads the file back when it exits.
+func editExternally(path string) tea.Cmd {
 	editor := os.Getenv("VISUAL")
 	if editor == "" {
 		editor = os.Getenv("EDITOR")
@@ -228,13 +306,13 @@ func editExternally(text string) tea.Cmd {
 		editor = "vi"
 	}
 	parts := strings.Fields(editor)
-	c := exec.Command(parts[0], append(parts[1:], f.Name())...)
+	c := exec.Command(parts[0], append(parts[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
-		defer os.Remove(f.Name())
+		defer os.Remove(path)
 		if err != nil {
 			return editorDoneMsg{err: err}
 		}
-		b, err := os.ReadFile(f.Name())
+		b, err := os.ReadFile(path)
 		return editorDoneMsg{text: string(b), err: err}
 	})
 }

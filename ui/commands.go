@@ -126,19 +126,26 @@ func complete(line string, ids, projects, linkKinds, layers []string) (string, [
 		}
 		return out, hits
 	}
-	if len(hits) > 1 {
-		words[len(words)-1] = commonPrefix(hits)
+	if cp := commonPrefix(hits); len(hits) > 1 && len(cp) >= len(last) {
+		words[len(words)-1] = cp
 		return prefix + strings.Join(words, " "), hits
+	}
+	if len(hits) > 1 {
+		return line, hits
 	}
 	return line, nil
 }
 
+// commonPrefix is the longest prefix, in whole runes, that every s shares.
 func commonPrefix(ss []string) string {
-	p := ss[0]
+	if len(ss) == 0 {
+		return ""
+	}
+	p := []rune(ss[0])
 	for _, s := range ss[1:] {
-		for !strings.HasPrefix(s, p) {
+		for !strings.HasPrefix(s, string(p)) {
 			p = p[:len(p)-1]
 		}
 	}
-	return p
+	return string(p)
 }

@@ -81,8 +81,20 @@ func (d *detailPane) links() []linkRef {
 	return ls
 }
 
-// view renders the detail in w×h cells.
+// view renders the detail in w×h cells, from the scroll position on.
 func (d *detailPane) view(t themes.Theme, w, h int, focused bool) []string {
+	lines := d.lines(t, w, focused)
+	return lines[clamp(d.scroll, 0, max(len(lines)-h, 0)):]
+}
+
+// scrollBy scrolls n lines, within what a w×h pane shows.
+func (d *detailPane) scrollBy(n int, t themes.Theme, w, h int) {
+	top := max(len(d.lines(t, w, false))-h, 0)
+	d.scroll = clamp(clamp(d.scroll, 0, top)+n, 0, top)
+}
+
+// lines is the whole detail at width w: the facts, the links, the body.
+func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	st := t.Styles
 	m := d.mem
 	if m == nil {
@@ -93,31 +105,46 @@ func (d *detailPane) view(t themes.Theme, w, h int, focused bool) []string {
 	if li >= 0 {
 		layer = st.Layer[li].Render(layer)
 	}
-	head := []string{
-		st.Title.Render(m.Title),
+	head := wrapAll([]string{st.Title.Render(m.Title)}, w)
+	head = append(head, wrapAll([]string{
 		layer + st.Muted.Render(" · ") + string(m.Kind) + st.Muted.Render(" · ") + string(m.Status) + st.Muted.Render(fmt.Sprintf(" · v%d", m.Version)),
 		fmt.Sprintf("%s · confidence %.2f · trust %s %.2f", m.Provenance, m.Confidence, trustBadge(m), memory.Trust(m)),
+	}, w)...)
+	var facts []string
+	if memory.Trust(m) < 0.5 {
+		facts = append(facts, st.Warn.Render("! low trust: verify before relying on it"))
 	}
 	if len(m.Tags) > 0 {
-		head = append(head, st.Muted.Render("tags ")+strings.Join(m.Tags, ", "))
+		facts = append(facts, st.Muted.Render("tags ")+strings.Join(m.Tags, ", "))
 	}
 	valid := "valid from " + m.ValidFrom.Local().Format("2006-01-02 15:04")
 	if !m.ValidUntil.IsZero() {
 		valid += " until " + m.ValidUntil.Local().Format("2006-01-02 15:04")
 	}
-	head = append(head, st.Muted.Render(valid))
+	facts = append(facts, st.Muted.Render(valid))
 	for _, wm := range m.Watermarks {
-		head = append(head, st.Muted.Render("bound to ")+wm.Spec()+st.Muted.Render(" ("+string(wm.State)+")"))
+		facts = append(facts, st.Muted.Render("bound to ")+wm.Spec()+st.Muted.Render(" ("+string(wm.State)+")"))
 	}
 	if len(m.Triggers) > 0 {
-		head = append(head, st.Muted.Render("triggers ")+strings.Join(m.Triggers, "; "))
+		facts = append(facts, st.Muted.Render("triggers ")+strings.Join(m.Triggers, "; "))
 	}
+	by := ""
+	if m.Source.Actor != "" {
+		by = " by " + string(m.Source.Actor)
+	}
+	id, created := "id "+m.ID, "created "+m.CreatedAt.Local().Format("2006-01-02")+by
+	if len(id)+3+len(created) <= w {
+		facts = append(facts, st.Muted.Render(id+" · "+created))
+	} else {
+		facts = append(facts, st.Muted.Render(id), st.Muted.Render(created))
+	}
+	head = append(head, wrapAll(facts, w)...)
 	for i, l := range d.links() {
 		mark := "  "
 		if i == d.link {
 			mark = "» "
 		}
-		line := mark + l.label
+		line := pad(mark+l.label, w)
 		if i == d.link && focused {
 			line = st.Selected.Render(line)
 		} else {
@@ -130,7 +157,5 @@ func (d *detailPane) view(t themes.Theme, w, h int, focused bool) []string {
 	if !ok {
 		body = m.Body // shown raw until the render arrives
 	}
-	lines := append(head, wrapAll(strings.Split(body, "\n"), w)...)
-	d.scroll = clamp(d.scroll, 0, max(len(lines)-h, 0))
-	return lines[d.scroll:]
+	return append(head, wrapAll(strings.Split(body, "\n"), w)...)
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"unicode"
 
@@ -105,12 +106,60 @@ func tokens(s string) []string {
 }
 
 // diffView shows two versions of a memory, side by side when there is room.
+// It holds every version it can step through, oldest first: the versions
+// of each memory of a supersession chain, in order. old and new index them.
 type diffView struct {
-	old, new *memory.Memory
+	vers     []*memory.Memory
+	old, new int
 	title    string
 	confirm  bool // the supersession is not stored yet: enter stores it
 	scroll   int
-	w, h     int
+}
+
+// newDiff compares vers[old] with vers[new].
+func newDiff(vers []*memory.Memory, old, new int, title string) *diffView {
+	return &diffView{vers: vers, old: old, new: new, title: title}
+}
+
+func (d *diffView) a() *memory.Memory { return d.vers[d.old] }
+func (d *diffView) b() *memory.Memory { return d.vers[d.new] }
+
+// step moves the compared pair: by = -1 one version older, +1 newer; both
+// moves the pair, otherwise only the older side (which stays older).
+func (d *diffView) step(by int, both bool) {
+	if d.confirm {
+		return
+	}
+	if both {
+		if o, n := d.old+by, d.new+by; o >= 0 && n < len(d.vers) {
+			d.old, d.new = o, n
+		}
+	} else if o := d.old + by; o >= 0 && o < d.new {
+		d.old = o
+	}
+	d.scroll = 0
+}
+
+// versionLabel names a version for the diff's heading.
+func versionLabel(m *memory.Memory) string {
+	if m.ID == "" {
+		return "not stored yet"
+	}
+	return fmt.Sprintf("%s v%d · %s", short(m.ID), m.Version, m.Status)
+}
+
+// pairTitle says how the two compared versions relate.
+func (d *diffView) pairTitle() string {
+	a, b := d.a(), d.b()
+	switch {
+	case d.title != "":
+		return d.title
+	case a.ID == b.ID:
+		return fmt.Sprintf("edits: v%d → v%d", a.Version, b.Version)
+	case a.SupersededBy == b.ID:
+		return "superseded → its successor"
+	}
+	return "older → newer in the supersession chain"
 }
 
 // sideBySide is the layout for terminals of at least this many columns.
@@ -122,7 +171,7 @@ func docText(m *memory.Memory) string {
 
 // lines renders the diff for width w.
 func (d *diffView) lines(t themes.Theme, w int) []string {
-	spans := wordDiff(docText(d.old), docText(d.new))
+	spans := wordDiff(docText(d.a()), docText(d.b()))
 	// Markers ([-removed-] {+added+}) carry the change wherever colour
 	// cannot: without colour, and in the unified view where old and new
 	// words stand side by side in one line.
@@ -166,7 +215,7 @@ func (d *diffView) lines(t themes.Theme, w int) []string {
 		col := (w - 3) / 2
 		left := wrapAll(build(func(op diffmatchpatch.Operation) bool { return op != diffmatchpatch.DiffInsert }), col)
 		right := wrapAll(build(func(op diffmatchpatch.Operation) bool { return op != diffmatchpatch.DiffDelete }), col)
-		head := pad(t.Styles.Bold.Render("old · "+short(d.old.ID)), col) + " │ " + t.Styles.Bold.Render("new · "+short(d.new.ID))
+		head := pad(t.Styles.Bold.Render("old · "+versionLabel(d.a())), col) + " │ " + t.Styles.Bold.Render("new · "+versionLabel(d.b()))
 		out := []string{head, strings.Repeat("─", col) + "─┼─" + strings.Repeat("─", col)}
 		for i := 0; i < max(len(left), len(right)); i++ {
 			var l, r string
@@ -180,21 +229,26 @@ func (d *diffView) lines(t themes.Theme, w int) []string {
 		}
 		return out
 	}
-	head := t.Styles.Bold.Render("old " + short(d.old.ID) + " → new " + short(d.new.ID))
+	head := t.Styles.Bold.Render(pad("old "+versionLabel(d.a())+" → new "+versionLabel(d.b()), w))
 	return append([]string{head, strings.Repeat("─", w)}, wrapAll(build(func(diffmatchpatch.Operation) bool { return true }), w)...)
 }
 
 func (d *diffView) view(t themes.Theme, w, h int) string {
 	body := d.lines(t, w)
-	footer := "↑/↓ scroll · esc close"
-	if d.confirm {
-		footer = "enter store the new version · esc back to the editor"
+	title := t.Styles.Title.Render("Supersession diff") + t.Styles.Muted.Render(" · "+d.pairTitle())
+	if len(d.vers) > 2 {
+		title += t.Styles.Muted.Render(fmt.Sprintf(" · versions %d and %d of %d", d.old+1, d.new+1, len(d.vers)))
 	}
-	title := t.Styles.Title.Render("Supersession diff") + t.Styles.Muted.Render(" · "+d.title)
-	avail := max(h-3, 1)
-	d.scroll = clamp(d.scroll, 0, max(len(body)-avail, 0))
-	end := min(d.scroll+avail, len(body))
-	return strings.Join(append(append([]string{title}, body[d.scroll:end]...), "", t.Styles.Footer.Render(footer)), "\n")
+	avail := max(h-1, 1)
+	from := clamp(d.scroll, 0, max(len(body)-avail, 0))
+	end := min(from+avail, len(body))
+	return strings.Join(append([]string{pad(title, w)}, body[from:end]...), "\n")
+}
+
+// scrollBy scrolls n lines, within what a w×h view shows.
+func (d *diffView) scrollBy(n int, t themes.Theme, w, h int) {
+	top := max(len(d.lines(t, w))-max(h-1, 1), 0)
+	d.scroll = clamp(clamp(d.scroll, 0, top)+n, 0, top)
 }
 
 // wrapAll wraps styled lines to width w.

@@ -23,7 +23,7 @@ func newEditor(old *memory.Memory, isDark bool) *editorPane {
 	ta.SetStyles(st)
 	ta.ShowLineNumbers = false
 	ta.CharLimit = memory.MaxBody
-	ta.SetValue(old.Body)
+	ta.SetValue(editText(old))
 	ta.Focus()
 	return &editorPane{old: old, ta: ta}
 }
@@ -36,20 +36,46 @@ func (e *editorPane) update(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// editText is a memory as the editor holds it: the title on the first
+// line, a blank line, the body.
+func editText(m *memory.Memory) string { return m.Title + "\n\n" + m.Body }
+
+// splitEdit reads the editor's text back: the first non-empty line is the
+// title (a leading "# " is dropped), the rest is the body; a single line
+// is both.
+func splitEdit(text string) (title, body string) {
+	text = strings.TrimSpace(text)
+	first, rest, _ := strings.Cut(text, "\n")
+	title = strings.TrimSpace(first)
+	if h := strings.TrimLeft(title, "#"); h != title && strings.HasPrefix(h, " ") {
+		title = strings.TrimSpace(h) // a markdown heading
+	}
+	body = strings.TrimSpace(rest)
+	if body == "" {
+		body = title
+	}
+	return title, body
+}
+
 // next is the memory the editor holds, to supersede the old one with.
 func (e *editorPane) next() *memory.Memory {
-	body := e.ta.Value()
+	title, body := splitEdit(e.ta.Value())
 	return &memory.Memory{Project: e.old.Project, Layer: e.old.Layer, Kind: e.old.Kind, Body: body,
-		Title: memory.DeriveTitle(body), Tags: e.old.Tags, Triggers: e.old.Triggers, Provenance: memory.ProvUserCorrected}
+		Title: title, Tags: e.old.Tags, Triggers: e.old.Triggers, Provenance: memory.ProvUserCorrected}
+}
+
+// setSize fits the text area into a w×h view, under its two lines of
+// heading and over its line of keys.
+func (e *editorPane) setSize(w, h int) {
+	e.ta.SetWidth(max(w, 10))
+	e.ta.SetHeight(max(h-4, 3))
 }
 
 func (e *editorPane) view(t themes.Theme, w, h int) string {
 	st := t.Styles
-	e.ta.SetWidth(max(w, 10))
-	e.ta.SetHeight(max(h-4, 3))
 	return strings.Join([]string{
 		st.Title.Render("Supersede ") + st.Muted.Render(short(e.old.ID)+" · "+e.old.Title),
-		st.Muted.Render("Write the corrected version; its first line becomes the title. The old one stays as history."),
+		st.Muted.Render("First line: the title; then the body. The old version stays as history."),
 		e.ta.View(),
 		st.Key.Render("ctrl+s") + " show the diff   " + st.Key.Render("ctrl+e") + " edit in $EDITOR   " + st.Key.Render("esc") + " cancel",
 	}, "\n")

@@ -70,10 +70,11 @@ func openStore(t testing.TB, seed bool) *store.DB {
 }
 
 // app is a workbench over db at w×h, with every start-up command done.
-func app(t testing.TB, db *store.DB, w, h int, theme string) *Model {
+func app(t testing.TB, db *store.DB, w, h int, theme string) Model {
 	t.Helper()
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: theme, NoColor: theme == "plain",
 		Now: func() time.Time { return now }})
+	m.quiet = true // no spinner: its ticks are timers
 	drain(t, m, m.Init())
 	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: w, Height: h} })
 	return m
@@ -82,7 +83,7 @@ func app(t testing.TB, db *store.DB, w, h int, theme string) *Model {
 // drain runs cmd and every command its messages lead to, feeding the
 // messages to the model, as the Bubble Tea runtime would. Commands that do
 // not answer quickly (ticks: the spinner, status expiry) are left out.
-func drain(t testing.TB, m *Model, cmd tea.Cmd) {
+func drain(t testing.TB, m Model, cmd tea.Cmd) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
 	for steps := 0; len(queue) > 0; steps++ {
@@ -117,9 +118,13 @@ func drain(t testing.TB, m *Model, cmd tea.Cmd) {
 
 // press sends keys: names like "enter", "esc", "ctrl+s", "tab", "up", or
 // text typed character by character when prefixed with "type:".
-func press(t testing.TB, m *Model, keys ...string) {
+func press(t testing.TB, m Model, keys ...string) {
 	t.Helper()
 	for _, k := range keys {
+		if sub, ok := strings.CutPrefix(k, "select:"); ok {
+			selectTitle(t, m, sub)
+			continue
+		}
 		if text, ok := strings.CutPrefix(k, "type:"); ok {
 			for _, r := range text {
 				kp := tea.KeyPressMsg{Code: r, Text: string(r)}
@@ -152,7 +157,7 @@ func keyMsg(k string) tea.KeyPressMsg {
 }
 
 // screen is what a person sees, without colours.
-func screen(m *Model) string {
+func screen(m Model) string {
 	lines := strings.Split(ansi.Strip(m.View().Content), "\n")
 	for i := range lines {
 		lines[i] = strings.TrimRight(lines[i], " ")

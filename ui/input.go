@@ -11,7 +11,7 @@ import (
 
 // key routes a key press: quit, then an open dialog or editor, then the
 // command line, then the focused pane, then the workbench keys.
-func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
+func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	if s == "ctrl+c" {
 		m.stop()
@@ -45,10 +45,16 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		case s == "esc" || s == "?" || s == "q":
 			m.mode, m.helpScroll = m.modeAfterOverlay(), 0
 		case keys.Up.matches(s):
-			m.helpScroll = max(m.helpScroll-1, 0)
+			m.helpScroll--
 		case keys.Down.matches(s):
 			m.helpScroll++
+		case keys.PageUp.matches(s):
+			m.helpScroll -= 10
+		case keys.PageDown.matches(s), s == "space":
+			m.helpScroll += 10
 		}
+		h := m.layout().bodyH - 2
+		m.helpScroll = clamp(m.helpScroll, 0, max(len(helpLines(m.theme, m.w-4))-h, 0))
 		return nil
 	case modeDiff:
 		return m.diffKey(k)
@@ -72,6 +78,10 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 		m.focus = focusList
 		return m.selectSection(sectionTimeline)
 	}
+	if keys.Explain.matches(s) && m.mode == modeRecall {
+		m.showExplain = !m.showExplain
+		return nil
+	}
 	if keys.Reload.matches(s) {
 		return tea.Batch(m.reloadAll(), loadProjects(m.st))
 	}
@@ -91,7 +101,7 @@ func (m *Model) key(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // modeAfterOverlay is the mode to return to when help or a diff closes.
-func (m *Model) modeAfterOverlay() mode {
+func (m *workbench) modeAfterOverlay() mode {
 	switch {
 	case m.section == sectionTimeline:
 		return modeTimeline
@@ -101,7 +111,7 @@ func (m *Model) modeAfterOverlay() mode {
 	return modeBrowse
 }
 
-func (m *Model) sidebarKey(s string) tea.Cmd {
+func (m *workbench) sidebarKey(s string) tea.Cmd {
 	switch {
 	case keys.Up.matches(s):
 		return m.selectSection(m.section - 1)
@@ -113,13 +123,13 @@ func (m *Model) sidebarKey(s string) tea.Cmd {
 	return nil
 }
 
-func (m *Model) listKey(s string) (tea.Cmd, bool) {
+func (m *workbench) listKey(s string) (tea.Cmd, bool) {
 	if m.mode == modeTimeline {
 		switch {
 		case keys.Up.matches(s):
-			m.tl.scroll--
+			m.tl.scrollBy(-1, m.layout().bodyH-2)
 		case keys.Down.matches(s):
-			m.tl.scroll++
+			m.tl.scrollBy(1, m.layout().bodyH-2)
 		case keys.Prev.matches(s), keys.Back.matches(s):
 			m.focus = focusSidebar
 		default:
@@ -127,7 +137,7 @@ func (m *Model) listKey(s string) (tea.Cmd, bool) {
 		}
 		return nil, true
 	}
-	rows := m.layout().list.h - 3
+	rows := m.listRows()
 	switch {
 	case keys.Up.matches(s):
 		m.list.move(-1, rows)
@@ -170,7 +180,7 @@ func (m *Model) listKey(s string) (tea.Cmd, bool) {
 }
 
 // morePages loads the next page when the cursor nears the end of what is loaded.
-func (m *Model) morePages() tea.Cmd {
+func (m *workbench) morePages() tea.Cmd {
 	if m.list.next == "" || m.list.filter != "" || m.mode == modeRecall || m.list.cursor < len(m.list.items)-10 {
 		return nil
 	}
@@ -182,17 +192,17 @@ func (m *Model) morePages() tea.Cmd {
 	return loadPage(m.st, m.reqSeq, q, true)
 }
 
-func (m *Model) detailKey(s string) (tea.Cmd, bool) {
+func (m *workbench) detailKey(s string) (tea.Cmd, bool) {
 	links := m.detail.links()
 	switch {
 	case keys.Up.matches(s):
-		m.detail.scroll--
+		m.detailScroll(-1)
 	case keys.Down.matches(s):
-		m.detail.scroll++
+		m.detailScroll(1)
 	case keys.PageUp.matches(s):
-		m.detail.scroll -= 10
+		m.detailScroll(-10)
 	case keys.PageDown.matches(s):
-		m.detail.scroll += 10
+		m.detailScroll(10)
 	case keys.NextLink.matches(s) && len(links) > 0:
 		m.detail.link = (m.detail.link + 1) % len(links)
 	case keys.PrevLink.matches(s) && len(links) > 0:
@@ -215,7 +225,7 @@ func (m *Model) detailKey(s string) (tea.Cmd, bool) {
 }
 
 // memoryKey handles the keys that act on the memory in view.
-func (m *Model) memoryKey(s string) tea.Cmd {
+func (m *workbench) memoryKey(s string) tea.Cmd {
 	cur := m.current()
 	switch {
 	case keys.Unarchive.matches(s):
@@ -248,16 +258,25 @@ func (m *Model) memoryKey(s string) tea.Cmd {
 	return nil
 }
 
+func (m *workbench) detailScroll(n int) {
+	r := m.layout().detail
+	m.detail.scrollBy(n, m.theme, r.w-4, r.h-2)
+}
+
+func (m *workbench) diffScroll(n int) {
+	m.diff.scrollBy(n, m.theme, m.w-4, m.layout().bodyH-2)
+}
+
 // current is the memory the keys act on: the one in the detail pane when
 // it has focus, else the list's selection.
-func (m *Model) current() *memory.Memory {
+func (m *workbench) current() *memory.Memory {
 	if m.focus == focusDetail && m.detail.mem != nil {
 		return m.detail.mem
 	}
 	return m.list.selected()
 }
 
-func (m *Model) startSupersede(cur *memory.Memory) tea.Cmd {
+func (m *workbench) startSupersede(cur *memory.Memory) tea.Cmd {
 	if cur.Status == memory.StatusSuperseded {
 		return m.say(fmt.Sprintf("%s is already superseded by %s — supersede that one", short(cur.ID), short(cur.SupersededBy)), true)
 	}
@@ -266,7 +285,7 @@ func (m *Model) startSupersede(cur *memory.Memory) tea.Cmd {
 	return m.editor.ta.Focus()
 }
 
-func (m *Model) editorKey(k tea.KeyPressMsg) tea.Cmd {
+func (m *workbench) editorKey(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
 		m.editor, m.mode = nil, m.modeAfterOverlay()
@@ -276,29 +295,41 @@ func (m *Model) editorKey(k tea.KeyPressMsg) tea.Cmd {
 		if strings.TrimSpace(next.Body) == "" {
 			return m.say("the new version is empty: write the corrected fact", true)
 		}
-		m.diff = &diffView{old: m.editor.old, new: next, title: "your new version", confirm: true}
+		if next.Title == m.editor.old.Title && next.Body == strings.TrimSpace(m.editor.old.Body) {
+			return m.say("the new version is the same as the old: change something, or esc to cancel", true)
+		}
+		m.diff = newDiff([]*memory.Memory{m.editor.old, next}, 0, 1, "your new version, not stored yet")
+		m.diff.confirm = true
 		m.mode = modeDiff
 		return nil
 	case "ctrl+e":
-		return editExternally(m.editor.ta.Value())
+		return writeEditFile(m.editor.ta.Value())
 	}
 	return m.editor.update(k)
 }
 
-func (m *Model) diffKey(k tea.KeyPressMsg) tea.Cmd {
+func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	switch {
 	case keys.Up.matches(s):
-		m.diff.scroll--
+		m.diffScroll(-1)
 	case keys.Down.matches(s):
-		m.diff.scroll++
+		m.diffScroll(1)
 	case keys.PageUp.matches(s):
-		m.diff.scroll -= 10
+		m.diffScroll(-10)
 	case keys.PageDown.matches(s):
-		m.diff.scroll += 10
+		m.diffScroll(10)
+	case s == "left" || s == "h":
+		m.diff.step(-1, true)
+	case s == "right" || s == "l":
+		m.diff.step(1, true)
+	case keys.PrevLink.matches(s):
+		m.diff.step(-1, false)
+	case keys.NextLink.matches(s):
+		m.diff.step(1, false)
 	case s == "enter" && m.diff.confirm:
 		m.pending++
-		return supersede(m.st, m.editor.old.ID, m.diff.new)
+		return supersede(m.st, m.editor.old.ID, m.diff.b())
 	case s == "esc" || s == "q":
 		if m.diff.confirm && m.editor != nil {
 			m.diff, m.mode = nil, modeEditor
@@ -309,7 +340,7 @@ func (m *Model) diffKey(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
+func (m *workbench) filterKey(k tea.KeyPressMsg) tea.Cmd {
 	switch s := k.String(); s {
 	case "esc":
 		m.list.filter, m.list.filtering = "", false
@@ -320,7 +351,7 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 			m.list.filter = string(r[:len(r)-1])
 		}
 	case "up", "down":
-		m.list.move(map[string]int{"up": -1, "down": 1}[s], m.layout().list.h-3)
+		m.list.move(map[string]int{"up": -1, "down": 1}[s], m.listRows())
 	default:
 		if t := k.Text; t != "" {
 			m.list.filter += t
@@ -332,7 +363,7 @@ func (m *Model) filterKey(k tea.KeyPressMsg) tea.Cmd {
 	return m.openSelected()
 }
 
-func (m *Model) replKey(k tea.KeyPressMsg) tea.Cmd {
+func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
 		m.repl.close()
@@ -362,14 +393,14 @@ func (m *Model) replKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 // run carries out a slash command.
-func (m *Model) run(line string) (tea.Cmd, error) {
+func (m *workbench) run(line string) (tea.Cmd, error) {
 	p, err := parseLine(line)
 	if err != nil {
 		return nil, err
 	}
 	target := func() (string, error) {
 		if len(p.args) > 0 {
-			return m.resolve(p.args[0])
+			return m.localID(p.args[0]), nil
 		}
 		if cur := m.current(); cur != nil {
 			return cur.ID, nil
@@ -407,7 +438,7 @@ func (m *Model) run(line string) (tea.Cmd, error) {
 			return nil, fmt.Errorf("/recall needs a query")
 		}
 		m.pending++
-		return doRecall(m.st, m.scope(), p.rest), nil
+		return doRecall(m.recaller, m.scope(), p.rest), nil
 	case "archive", "unarchive", "forget", "supersede":
 		id, err := target()
 		if err != nil {
@@ -424,18 +455,11 @@ func (m *Model) run(line string) (tea.Cmd, error) {
 			m.pending++
 			return readForForget(m.st, id), nil
 		}
-		cur := m.current()
-		if cur == nil || cur.ID != id {
-			for _, it := range m.list.items {
-				if it.ID == id {
-					cur = it
-				}
-			}
+		if cur := m.current(); cur != nil && cur.ID == id {
+			return m.startSupersede(cur), nil
 		}
-		if cur == nil || cur.ID != id {
-			return nil, fmt.Errorf("select the memory to supersede first (it is not in this list)")
-		}
-		return m.startSupersede(cur), nil
+		m.pending++
+		return readForSupersede(m.st, id), nil
 	case "link":
 		if len(p.args) < 2 {
 			return nil, fmt.Errorf("/link KIND TO [FROM]: e.g. /link because 01J…")
@@ -444,15 +468,9 @@ func (m *Model) run(line string) (tea.Cmd, error) {
 		if err != nil {
 			return nil, err
 		}
-		to, err := m.resolve(p.args[1])
-		if err != nil {
-			return nil, err
-		}
-		from := ""
+		to, from := m.localID(p.args[1]), ""
 		if len(p.args) > 2 {
-			if from, err = m.resolve(p.args[2]); err != nil {
-				return nil, err
-			}
+			from = m.localID(p.args[2])
 		} else if cur := m.current(); cur != nil {
 			from = cur.ID
 		} else {
@@ -474,7 +492,7 @@ func (m *Model) run(line string) (tea.Cmd, error) {
 	return nil, fmt.Errorf("/%s is not available here", p.cmd.name)
 }
 
-func (m *Model) projectNames() []string {
+func (m *workbench) projectNames() []string {
 	var out []string
 	for _, p := range m.projects {
 		out = append(out, p.Name)
@@ -482,28 +500,27 @@ func (m *Model) projectNames() []string {
 	return out
 }
 
-// resolve turns an id or a prefix into a full id, from the loaded list
-// first and the store otherwise.
-func (m *Model) resolve(s string) (string, error) {
-	up := strings.ToUpper(s)
-	var hits []string
+// localID completes an id prefix from the loaded list when it names one
+// memory there; otherwise the command resolves it against the store.
+func (m *workbench) localID(ref string) string {
+	up := strings.ToUpper(ref)
+	hit := ""
 	for _, it := range m.list.items {
 		if strings.HasPrefix(it.ID, up) {
-			hits = append(hits, it.ID)
+			if hit != "" && hit != it.ID {
+				return ref
+			}
+			hit = it.ID
 		}
 	}
-	if len(hits) == 1 {
-		return hits[0], nil
+	if hit == "" {
+		return ref
 	}
-	id, err := m.st.Resolve(bg, s)
-	if err != nil {
-		return "", fmt.Errorf("%s: %s", s, oneLine(err.Error()))
-	}
-	return id, nil
+	return hit
 }
 
 // click selects what was clicked: a sidebar row or a list row.
-func (m *Model) click(ms tea.Mouse) tea.Cmd {
+func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	if m.forget != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.repl.active {
 		return nil
 	}
@@ -533,7 +550,7 @@ func (m *Model) click(ms tea.Mouse) tea.Cmd {
 	return nil
 }
 
-func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
+func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 	d := 1
 	if ms.Button == tea.MouseWheelUp {
 		d = -1
@@ -541,14 +558,14 @@ func (m *Model) wheel(ms tea.Mouse) tea.Cmd {
 	l := m.layout()
 	switch {
 	case m.mode == modeDiff && m.diff != nil:
-		m.diff.scroll += d
+		m.diffScroll(d)
 	case m.mode == modeTimeline:
-		m.tl.scroll += d
+		m.tl.scrollBy(d, l.bodyH-2)
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
-		m.list.move(d, l.list.h-3)
+		m.list.move(d, m.listRows())
 		return tea.Batch(m.openSelected(), m.morePages())
 	case l.detail.contains(ms.X, ms.Y):
-		m.detail.scroll += d
+		m.detailScroll(d)
 	}
 	return nil
 }

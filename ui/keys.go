@@ -24,7 +24,7 @@ func (b binding) label() string { return strings.Join(b.keys, " ") }
 type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Next, Prev, Open, Back     binding
 	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff binding
-	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit              binding
+	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
 }
 
 var keys = keyMap{
@@ -53,12 +53,13 @@ var keys = keyMap{
 	NextLink:  binding{[]string{"]"}, "next link"},
 	PrevLink:  binding{[]string{"["}, "previous link"},
 	Edit:      binding{[]string{"ctrl+e"}, "edit in $EDITOR"},
+	Explain:   binding{[]string{"e"}, "explain recall results (after /recall)"},
 }
 
 // allBindings is the order of the help screen.
 func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
-		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.NextLink, k.PrevLink,
+		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.NextLink, k.PrevLink,
 		k.Timeline, k.Reload, k.Help, k.Quit}
 }

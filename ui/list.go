@@ -18,7 +18,7 @@ type listPane struct {
 	offset    int    // first visible row
 	filter    string
 	filtering bool
-	now       func() time.Time
+	asOf      time.Time // ages are counted to this moment (set in Update: View never reads the clock)
 }
 
 func (l *listPane) set(items []*memory.Memory, next string, more bool) {
@@ -63,6 +63,14 @@ func (l *listPane) move(d, height int) {
 	n := len(l.visible())
 	l.cursor = clamp(l.cursor+d, 0, max(n-1, 0))
 	l.scroll(height)
+}
+
+// rowsFor is how many memories a list of h lines (inside its border) shows.
+func (l *listPane) rowsFor(h int) int {
+	if l.filtering || l.filter != "" {
+		return h - 2
+	}
+	return h - 1
 }
 
 func (l *listPane) scroll(height int) {
@@ -118,6 +126,23 @@ var provShort = map[memory.Provenance]string{
 	memory.ProvObserved: "obs", memory.ProvExtracted: "extr", memory.ProvInferred: "inf",
 }
 
+// kindShort names a kind in at most six cells.
+func kindShort(k memory.Kind) string {
+	switch k {
+	case memory.KindPreference:
+		return "pref"
+	case memory.KindProcedure:
+		return "proc"
+	case memory.KindConstraint:
+		return "rule"
+	case memory.KindDecision:
+		return "dec"
+	case memory.KindNegative:
+		return "neg"
+	}
+	return string(k)
+}
+
 // view renders the list in w×h cells.
 func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) []string {
 	st := t.Styles
@@ -138,27 +163,39 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) 
 		}
 		return append(out, st.Muted.Render(msg))
 	}
-	l.scroll(rows)
-	meta := 9 // provenance and age
-	if w < 30 {
-		meta = 0
+	offset := l.offset
+	if l.cursor < offset || l.cursor >= offset+rows { // not fitted yet: keep the cursor in view
+		offset = max(l.cursor-rows+1, 0)
 	}
-	for i := l.offset; i < len(v) && i < l.offset+rows; i++ {
+	meta := 16 // kind, provenance and age
+	switch {
+	case w < 30:
+		meta = 0
+	case w < 40:
+		meta = 9 // provenance and age
+	}
+	for i := offset; i < len(v) && i < offset+rows; i++ {
 		m := v[i]
 		mark := "  "
 		if i == l.cursor {
 			mark = "> "
 		}
 		badge := trustBadge(m) + salienceMark(m) + " "
-		titleW := w - 2 - 3 - meta
-		line := mark + badge + pad(m.Title, titleW)
-		if meta > 0 {
-			line += " " + pad(fmt.Sprintf("%-4s %3s", provShort[m.Provenance], age(l.now(), m.CreatedAt)), meta-1)
+		line := mark + badge + pad(m.Title, w-2-3-meta)
+		facts := ""
+		switch meta {
+		case 16:
+			facts = fmt.Sprintf(" %-6s %-4s %3s", kindShort(m.Kind), provShort[m.Provenance], age(l.asOf, m.CreatedAt))
+		case 9:
+			facts = fmt.Sprintf(" %-4s %3s", provShort[m.Provenance], age(l.asOf, m.CreatedAt))
 		}
-		if i == l.cursor && focused {
-			line = st.Selected.Render(pad(line, w))
-		} else if i == l.cursor {
-			line = st.Bold.Render(line)
+		switch {
+		case i == l.cursor && focused:
+			line = st.Selected.Render(pad(line+facts, w))
+		case i == l.cursor:
+			line = st.Bold.Render(line) + st.Muted.Render(facts)
+		default:
+			line += st.Muted.Render(facts)
 		}
 		out = append(out, line)
 	}

@@ -62,10 +62,18 @@ type forgetTextMsg struct {
 	err error
 }
 
-// historyLoadedMsg opens the diff between two versions.
+// supersedeTargetMsg carries the memory /supersede named, for the editor.
+type supersedeTargetMsg struct {
+	mem *memory.Memory
+	err error
+}
+
+// historyLoadedMsg opens the diff over the versions of a memory's
+// supersession chain, comparing vers[old] with vers[new].
 type historyLoadedMsg struct {
-	old, new *memory.Memory
-	title    string
+	id       string
+	vers     []*memory.Memory
+	old, new int
 	err      error
 }
 
@@ -74,10 +82,13 @@ type subscribedMsg struct{ ch <-chan memory.Event }
 type storeEventMsg struct{ event memory.Event }
 
 type recallDoneMsg struct {
-	query   string
-	results []recall.Result
-	err     error
+	query string
+	resp  recall.Response
+	err   error
 }
+
+// editFileReadyMsg: the text is in a file, $EDITOR can open it.
+type editFileReadyMsg struct{ path string }
 
 type editorDoneMsg struct {
 	text string

@@ -73,8 +73,10 @@ func (r *replLine) remember(line string) {
 	r.history = append(r.history, line)
 }
 
+// setWidth fits the line to w cells: prompt, text, one cell of cursor.
+func (r *replLine) setWidth(w int) { r.in.SetWidth(max(w-3, 10)) }
+
 func (r *replLine) view(t themes.Theme, w int) []string {
-	r.in.SetWidth(max(w-3, 10))
 	lines := []string{r.in.View()}
 	if r.hint != "" {
 		st := t.Styles.Muted
@@ -89,7 +91,7 @@ func (r *replLine) view(t themes.Theme, w int) []string {
 }
 
 // completions are the words tab can finish in the current state.
-func (m *Model) completeLine() {
+func (m *workbench) completeLine() {
 	var ids []string
 	for _, it := range m.list.items {
 		ids = append(ids, it.ID)

@@ -14,14 +14,19 @@ func TestScreens(t *testing.T) {
 		keys []string
 	}{
 		{"browse", true, nil},
-		{"detail", true, []string{"4", "enter", "]"}},
+		{"detail", true, []string{"4", "select:Token bucket", "enter", "]"}},
 		{"repl-completion", true, []string{"/", "type:re", "tab"}},
-		{"forget-dialog", true, []string{"3", "x"}},
-		{"diff", true, []string{"2", "d"}},
-		{"timeline", true, []string{"t"}},
+		{"forget-dialog", true, []string{"3", "select:Fixed the session-timeout", "x"}},
+		// A supersession chain of three: side by side from 100 columns, unified below.
+		{"diff", true, []string{"2", "select:Release v0.7.0", "d"}},
+		{"supersede-editor", true, []string{"6", "select:Check provenance", "s"}},
+		{"supersede-diff", true, []string{"6", "select:Check provenance", "s", "type: Also check the date.", "ctrl+s"}},
+		{"timeline", true, []string{"3", "select:Fixed the session", "a", "t"}},
 		{"help", true, []string{"?"}},
 		{"empty", false, nil},
-		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "enter"}},
+		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "enter",
+			"select:Decode is +229", "enter"}},
+		{"low-trust", true, []string{"2", "select:The rate limiter", "enter"}},
 	}
 	for _, size := range [][2]int{{80, 24}, {140, 40}} {
 		for _, theme := range []string{"dark", "plain"} {

@@ -13,14 +13,19 @@ type timelinePane struct {
 	scroll int
 }
 
+// scrollBy scrolls n events, within what h lines show.
+func (p *timelinePane) scrollBy(n, h int) {
+	top := max(len(p.events)-(h-1), 0)
+	p.scroll = clamp(clamp(p.scroll, 0, top)+n, 0, top)
+}
+
 func (p *timelinePane) view(t themes.Theme, w, h int) []string {
 	st := t.Styles
 	out := []string{st.Title.Render("Timeline") + st.Muted.Render(fmt.Sprintf(" %d events, newest first", len(p.events)))}
 	if len(p.events) == 0 {
 		return append(out, st.Muted.Render("nothing has happened in this project yet"))
 	}
-	p.scroll = clamp(p.scroll, 0, max(len(p.events)-(h-1), 0))
-	for _, e := range p.events[p.scroll:] {
+	for _, e := range p.events[clamp(p.scroll, 0, max(len(p.events)-(h-1), 0)):] {
 		what := e.Title
 		if what == "" && e.MemoryID != "" {
 			what = short(e.MemoryID)

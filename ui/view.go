@@ -24,7 +24,7 @@ type layoutRects struct {
 	bodyH                 int
 }
 
-func (m *Model) footerHeight() int {
+func (m *workbench) footerHeight() int {
 	n := 2 // status or command line, and the key help
 	if m.repl.active && m.repl.hint != "" {
 		n++
@@ -32,7 +32,7 @@ func (m *Model) footerHeight() int {
 	return n
 }
 
-func (m *Model) layout() layoutRects {
+func (m *workbench) layout() layoutRects {
 	bodyH := max(m.h-1-m.footerHeight(), 3)
 	side := 24
 	var l layoutRects
@@ -40,7 +40,7 @@ func (m *Model) layout() layoutRects {
 	l.sidebar = rect{0, 1, side, bodyH}
 	rest := max(m.w-side, 10)
 	if m.w >= wide {
-		lw := rest / 2
+		lw := min(rest*55/100, 96) // the list a little wider (titles need it more than prose), up to a point
 		l.list = rect{side, 1, lw, bodyH}
 		l.detail = rect{side + lw, 1, rest - lw, bodyH}
 	} else {
@@ -50,10 +50,26 @@ func (m *Model) layout() layoutRects {
 	return l
 }
 
-func (m *Model) detailWidth() int { return max(m.layout().detail.w-4, 10) }
+// listRows is how many memories the list shows at once.
+func (m *workbench) listRows() int { return m.list.rowsFor(m.layout().list.h - 2) }
+
+// fit sizes the panes for the window and brings the list's cursor into
+// view after every update, so that View only reads.
+func (m *workbench) fit() {
+	if m.w == 0 {
+		return
+	}
+	m.list.scroll(m.listRows())
+	m.repl.setWidth(m.w)
+	if m.editor != nil {
+		m.editor.setSize(m.w-4, m.layout().bodyH-2)
+	}
+}
+
+func (m *workbench) detailWidth() int { return max(m.layout().detail.w-4, 10) }
 
 // pane draws lines inside a bordered box of r's size.
-func (m *Model) pane(r rect, lines []string, focused bool) string {
+func (m *workbench) pane(r rect, lines []string, focused bool) string {
 	st := m.theme.Styles.Pane
 	if focused {
 		st = m.theme.Styles.PaneFocused
@@ -72,7 +88,7 @@ func (m *Model) pane(r rect, lines []string, focused bool) string {
 }
 
 // View draws the workbench. It reads fields only.
-func (m *Model) View() tea.View {
+func (m Model) View() tea.View {
 	v := tea.NewView(m.content())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
@@ -80,12 +96,12 @@ func (m *Model) View() tea.View {
 	return v
 }
 
-func (m *Model) content() string {
+func (m *workbench) content() string {
 	if m.w == 0 {
 		return "loading…"
 	}
 	if m.w < 60 || m.h < 16 {
-		return fmt.Sprintf("cairn needs at least 60×16 (this terminal is %d×%d) — make it larger", m.w, m.h)
+		return strings.Join(wrapAll([]string{fmt.Sprintf("cairn needs at least 60×16 (this terminal is %d×%d) — make it larger", m.w, m.h)}, m.w), "\n")
 	}
 	l := m.layout()
 	var body string
@@ -104,7 +120,7 @@ func (m *Model) content() string {
 	return strings.Join([]string{m.header(), body, m.footer()}, "\n")
 }
 
-func (m *Model) browse(l layoutRects) string {
+func (m *workbench) browse(l layoutRects) string {
 	side := m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
 	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < 6 {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
@@ -120,16 +136,16 @@ func (m *Model) browse(l layoutRects) string {
 	}
 	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading), m.focus == focusList)
 	if m.w >= wide {
-		detail := m.pane(l.detail, m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail), m.focus == focusDetail)
+		detail := m.pane(l.detail, m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail)), m.focus == focusDetail)
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
 	}
 	if m.focus == focusDetail {
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, true), true))
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, true)), true))
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 }
 
-func (m *Model) total() int {
+func (m *workbench) total() int {
 	n := 0
 	for _, s := range memory.Statuses {
 		n += m.counts.Total(s)
@@ -137,7 +153,7 @@ func (m *Model) total() int {
 	return n
 }
 
-func (m *Model) sectionTitle() string {
+func (m *workbench) sectionTitle() string {
 	switch {
 	case m.section < 6:
 		l := memory.Layers[m.section]
@@ -150,7 +166,7 @@ func (m *Model) sectionTitle() string {
 	return "Timeline"
 }
 
-func (m *Model) sidebar(w int) []string {
+func (m *workbench) sidebar(w int) []string {
 	st := m.theme.Styles
 	out := []string{st.Title.Render("Layers")}
 	row := func(i int, label string, n int, style lipgloss.Style) string {
@@ -180,7 +196,7 @@ func (m *Model) sidebar(w int) []string {
 }
 
 // welcome greets an empty project.
-func (m *Model) welcome(w int) []string {
+func (m *workbench) welcome(w int) []string {
 	st := m.theme.Styles
 	lines := []string{
 		st.Title.Render("Welcome to cairn"),
@@ -201,7 +217,7 @@ func (m *Model) welcome(w int) []string {
 	return wrapAll(lines, w)
 }
 
-func (m *Model) header() string {
+func (m *workbench) header() string {
 	st := m.theme.Styles
 	left := st.Header.Render("cairn") + st.Muted.Render(" · ") + st.Accent.Render(m.proj.Name)
 	right := ""
@@ -212,7 +228,7 @@ func (m *Model) header() string {
 	return left + strings.Repeat(" ", max(m.w-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
 }
 
-func (m *Model) footer() string {
+func (m *workbench) footer() string {
 	st := m.theme.Styles
 	var lines []string
 	if m.repl.active {
@@ -253,7 +269,7 @@ func fit(hints string, w int) string {
 }
 
 // keyHints is the one-line help for what has the keyboard now.
-func (m *Model) keyHints() string {
+func (m *workbench) keyHints() string {
 	switch {
 	case m.forget != nil:
 		return "y forget · N/enter/esc keep"
@@ -264,8 +280,11 @@ func (m *Model) keyHints() string {
 	case m.mode == modeHelp:
 		return "↑/↓ scroll · esc close help"
 	case m.mode == modeDiff:
-		if m.diff != nil && m.diff.confirm {
+		switch {
+		case m.diff != nil && m.diff.confirm:
 			return "enter store the new version · esc back to the editor · ↑/↓ scroll"
+		case m.diff != nil && len(m.diff.vers) > 2:
+			return "←/→ older/newer pair · [/] move the old side · ↑/↓ scroll · esc close"
 		}
 		return "↑/↓ scroll · esc close"
 	case m.mode == modeEditor:
@@ -274,6 +293,8 @@ func (m *Model) keyHints() string {
 		return "↑/↓ scroll · tab sidebar · / command · ? help · q quit"
 	case m.focus == focusSidebar:
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
+	case m.mode == modeRecall:
+		return "↑/↓ move · enter read · e explain · esc back to the layer · / command · ? help"
 	case m.focus == focusDetail:
 		return "[/] link · enter follow · esc back · d diff · s supersede · a archive · x forget · / command · ? help"
 	}

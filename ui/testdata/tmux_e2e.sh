@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The workbench as a person sees it: the real binary in a real terminal
-# (tmux), a /remember typed on the command line, then a forget confirmed
+# (tmux), a /remember typed on the command line, then a /forget confirmed
 # after the dialog showed the stored text; the store is checked with the CLI.
 # Usage: tmux_e2e.sh CAIRN_BINARY WORKDIR   (CAIRN_HOME must be set)
 set -euo pipefail
@@ -32,7 +32,10 @@ wait_for "✓ remembered \"Typed in tmux"
 wait_for "> ●  Typed in tmux"
 (cd "$work" && "$bin" list --json) | grep -qF "never force-push main" || { echo "the store lacks the remembered text" >&2; exit 1; }
 
-tmux send-keys -t "$session" "x"
+tmux send-keys -t "$session" "/"
+wait_for "tab completes"
+tmux send-keys -t "$session" -l "forget"
+tmux send-keys -t "$session" Enter
 wait_for "Forget this memory for good?"
 wait_for "never force-push main"
 tmux send-keys -t "$session" "y"

@@ -1,0 +1,47 @@
+package ui
+
+import (
+	"fmt"
+
+	"cairn/recall"
+)
+
+// recaller is what answers /recall: the one given in Options, the store
+// itself when it recalls (a client of the owning process does), or an
+// engine built over the store once, on first use. It runs inside a
+// command: building an engine reads the whole project.
+func (m *workbench) recaller() (recall.Recaller, error) {
+	m.recOnce.Do(func() {
+		if m.opt.Recall != nil {
+			m.rec = m.opt.Recall
+			return
+		}
+		m.rec, m.recErr = recall.For(m.ctx, m.st)
+	})
+	return m.rec, m.recErr
+}
+
+// withExplain puts, above the detail of a recalled memory, why recall
+// chose it (after e): its lexical, vector, trigger and graph evidence,
+// salience and trust, each in words and figures.
+func (m *workbench) withExplain(lines []string) []string {
+	if m.mode != modeRecall || !m.showExplain || m.detail.mem == nil {
+		return lines
+	}
+	x, ok := m.explains[m.detail.mem.ID]
+	if !ok {
+		return lines
+	}
+	st := m.theme.Styles
+	w := m.layout().detail.w - 4
+	why := fmt.Sprintf("why: lexical %.2f (#%d) · vector %.2f (#%d) · salience %.2f · trust %.2f · final %.2f",
+		x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Salience, x.Trust, x.Final)
+	if x.Trigger != "" {
+		why += " · trigger " + x.Trigger
+	}
+	if x.Graph != "" {
+		why += " · via " + x.Graph
+	}
+	out := wrapAll([]string{st.Accent.Render(why)}, w)
+	return append(out, lines...)
+}
