@@ -11,8 +11,8 @@ import (
 
 // workbench opens the TUI on a store in a project; recall is the server's
 // engine when the store is a client of the server.
-func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project) error {
-	opt := ui.Options{Project: p, Projects: projects}
+func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme string) error {
+	opt := ui.Options{Project: p, Projects: projects, Theme: theme}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 
 	"cairn/memory"
+	"cairn/store"
 )
 
 // env is one user's machine: a cairn home and a working directory.
@@ -328,5 +330,29 @@ func TestCapture(t *testing.T) {
 	json.Unmarshal([]byte(e.ok("capture", "user: always run make lint first", "--json")), &d)
 	if d.ID == "" || d.Text != "user: always run make lint first" {
 		t.Fatalf("capture: %+v", d)
+	}
+}
+
+func TestWorkbenchTheme(t *testing.T) {
+	e := newEnv(t)
+	if r := e.run("", "--theme", "neon"); r.code != 2 || !strings.Contains(r.err, "unknown theme") {
+		t.Fatalf("bad theme: %+v", r)
+	}
+	var got string
+	var out bytes.Buffer
+	code := Main(Env{Args: []string{"--theme", "high-contrast"}, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &out,
+		Getenv: func(k string) string {
+			if k == "CAIRN_HOME" {
+				return e.home
+			}
+			return ""
+		},
+		Getwd: func() (string, error) { return e.wd, nil }, IsTerminal: func() bool { return false },
+		Workbench: func(_ context.Context, _ store.Store, p memory.Project, _ []memory.Project, theme string) error {
+			got = theme + " " + p.Name
+			return nil
+		}})
+	if code != 0 || got != "high-contrast myproj" {
+		t.Fatalf("workbench got %q (exit %d: %s)", got, code, out.String())
 	}
 }

@@ -28,7 +28,7 @@ const (
 )
 
 // Workbench opens the TUI on a store in a project. main.go supplies it.
-type Workbench func(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project) error
+type Workbench func(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme string) error
 
 // Env is everything a run of cairn reads from and writes to, so that tests
 // can run the whole command line in-process.
@@ -101,6 +101,7 @@ type app struct {
 	home     string
 	projFlag string
 	json     bool
+	theme    string
 	st       store.Store
 	proj     memory.Project
 	names    map[string]string // project id → name
@@ -131,6 +132,7 @@ Run cairn with no command to open the workbench.`,
 	pf.StringVar(&a.home, "home", "", "cairn's data directory (default $CAIRN_HOME, else $XDG_DATA_HOME/cairn)")
 	pf.StringVar(&a.projFlag, "project", "", "project to act in (default: the git repository around the working directory; \"global\" for user-wide)")
 	pf.BoolVar(&a.json, "json", false, "print JSON instead of text")
+	pf.StringVar(&a.theme, "theme", "", "workbench theme: dark, light, high-contrast or plain (default: from the terminal; $CAIRN_THEME)")
 	root.AddCommand(
 		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
@@ -222,6 +224,15 @@ func (a *app) close() {
 }
 
 func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) error {
+	theme := a.theme
+	if theme == "" {
+		theme = a.env.Getenv("CAIRN_THEME")
+	}
+	switch theme {
+	case "", "dark", "light", "high-contrast", "plain":
+	default:
+		return usagef("unknown theme %q: use dark, light, high-contrast or plain", theme)
+	}
 	if a.env.Workbench == nil {
 		return errors.New("the workbench is not available in this build — use the subcommands (cairn --help)")
 	}
@@ -229,7 +240,7 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 	if err != nil {
 		return err
 	}
-	return a.env.Workbench(ctx, st, p, projects)
+	return a.env.Workbench(ctx, st, p, projects, theme)
 }
 
 // DebugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
