@@ -1,8 +1,10 @@
 package memory
 
 import (
+	"math"
 	"strings"
 	"testing"
+	"time"
 )
 
 func TestParseLayer(t *testing.T) {
@@ -142,4 +144,44 @@ func FuzzParseLayer(f *testing.F) {
 			t.Fatalf("ParseLayer(%q) = invalid layer %v without error", s, l)
 		}
 	})
+}
+
+func TestTrustAt(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	base := Memory{Confidence: 0.9, UpdatedAt: t0}
+	at := func(m Memory, days float64) float64 { return TrustAt(&m, t0.Add(time.Duration(days*24)*time.Hour)) }
+	bound := func(kind WatermarkKind, target string, st WatermarkState) Memory {
+		m := base
+		m.Watermarks = []Watermark{{Kind: kind, Target: target, State: st}}
+		return m
+	}
+	cases := []struct {
+		name string
+		got  float64
+		want float64
+	}{
+		{"unbound, fresh", at(base, 10), 0.9},
+		{"unbound, two months: still full", at(base, 60), 0.9},
+		{"unbound, a year: nudged, not below 0.8", at(base, 365), 0.81},
+		{"bound intact, three years: no time decay", at(bound(WatermarkFile, "a.go", WatermarkIntact), 1000), 0.9},
+		{"file moved", at(bound(WatermarkFile, "a.go", WatermarkMoved), 1), 0.9 * 0.35},
+		{"directory moved", at(bound(WatermarkGit, "bench/", WatermarkMoved), 1), 0.9 * 0.5},
+		{"repository moved", at(bound(WatermarkGit, "", WatermarkMoved), 1), 0.9 * 0.75},
+		{"gone", at(bound(WatermarkFlag, "X", WatermarkGone), 1), 0.9 * 0.2},
+	}
+	for _, c := range cases {
+		if math.Abs(c.got-c.want) > 1e-9 {
+			t.Errorf("%s: trust %.4f, want %.4f", c.name, c.got, c.want)
+		}
+	}
+	for d := 0.0; d <= 365; d += 5 {
+		if tr := at(base, d); tr < 0.5 {
+			t.Fatalf("time alone took a user-stated fact below the serving threshold after %v days: %.3f", d, tr)
+		}
+	}
+	m := base
+	m.Watermarks = []Watermark{{Kind: WatermarkNone, State: WatermarkUnbound, StampedAt: t0.Add(300 * 24 * time.Hour)}}
+	if got := at(m, 310); got != 0.9 {
+		t.Errorf("a confirmation (none stamped) restores full trust: %.3f", got)
+	}
 }

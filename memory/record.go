@@ -44,9 +44,61 @@ type RecordEdge struct {
 	Active    *bool     `json:"active,omitempty"` // absent means active
 }
 
-// Trust is how likely a memory still holds: base confidence × the factor of
-// its watermarks. Until watermarks are checked the factor is 1.
-func Trust(m *Memory) float64 { return m.Confidence }
+// Trust is how likely a memory still holds, now: see TrustAt.
+func Trust(m *Memory) float64 { return TrustAt(m, time.Now()) }
+
+// TrustAt is base confidence × the factor of the memory's watermarks ×, only
+// for a memory bound to nothing observable, a weak time factor. Salience
+// never enters it.
+//
+// A watermark that moved lowers trust by how close the change is to the
+// fact: the bound file itself (0.35) or flag (0.4) more than a directory's
+// history (0.5), and that more than the whole repository's (0.75); a gone
+// referent lowers it most (0.2). With several watermarks the worst counts.
+// Unbound facts keep full trust for 60 days after their last confirmation,
+// then drift down to 0.9 at a year and 0.8 at two: a nudge to re-confirm
+// that alone never takes a user-stated fact below the serving threshold
+// within a year.
+func TrustAt(m *Memory, now time.Time) float64 {
+	factor, bound := 1.0, false
+	confirmed := m.UpdatedAt
+	for _, w := range m.Watermarks {
+		if w.Kind == WatermarkNone {
+			if w.StampedAt.After(confirmed) {
+				confirmed = w.StampedAt
+			}
+			continue
+		}
+		bound = true
+		f := 1.0
+		switch w.State {
+		case WatermarkMoved:
+			switch {
+			case w.Kind == WatermarkFile:
+				f = 0.35
+			case w.Kind == WatermarkFlag:
+				f = 0.4
+			case w.Kind == WatermarkGit && w.Target == "":
+				f = 0.75
+			default:
+				f = 0.5
+			}
+		case WatermarkGone:
+			f = 0.2
+		}
+		factor = min(factor, f)
+	}
+	if !bound && !confirmed.IsZero() {
+		days := now.Sub(confirmed).Hours() / 24
+		switch {
+		case days > 365:
+			factor *= max(0.8, 0.9-0.1*(days-365)/365)
+		case days > 60:
+			factor *= 1 - 0.1*(days-60)/305
+		}
+	}
+	return m.Confidence * factor
+}
 
 // ToRecord builds the public form of m; projectName names m.Project and
 // out are m's outgoing edges.

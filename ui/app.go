@@ -233,6 +233,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 
 func (m *workbench) update(msg tea.Msg) tea.Cmd {
 	m.list.asOf = m.now()
+	m.detail.asOf = m.list.asOf
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"cairn/memory"
 	"cairn/themes"
@@ -20,6 +21,7 @@ type renderKey struct {
 // detailPane shows one memory: the facts that matter, its links (which
 // can be followed) and its body rendered as markdown.
 type detailPane struct {
+	asOf     time.Time // trust is computed at this moment (set in Update)
 	wantID   string
 	mem      *memory.Memory
 	out, in  []memory.Edge
@@ -108,10 +110,10 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	head := wrapAll([]string{st.Title.Render(m.Title)}, w)
 	head = append(head, wrapAll([]string{
 		layer + st.Muted.Render(" · ") + string(m.Kind) + st.Muted.Render(" · ") + string(m.Status) + st.Muted.Render(fmt.Sprintf(" · v%d", m.Version)),
-		fmt.Sprintf("%s · confidence %.2f · trust %s %.2f", m.Provenance, m.Confidence, trustBadge(m), memory.Trust(m)),
+		fmt.Sprintf("%s · confidence %.2f · trust %s %.2f", m.Provenance, m.Confidence, trustBadge(m, d.asOf), memory.TrustAt(m, d.asOf)),
 	}, w)...)
 	var facts []string
-	if memory.Trust(m) < 0.5 {
+	if memory.TrustAt(m, d.asOf) < 0.5 {
 		facts = append(facts, st.Warn.Render("! low trust: verify before relying on it"))
 	}
 	if len(m.Tags) > 0 {

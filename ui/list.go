@@ -84,8 +84,8 @@ func (l *listPane) scroll(height int) {
 
 // trustBadge shows trust as a mark, so it reads without colour: "!" is
 // low trust (verify first).
-func trustBadge(m *memory.Memory) string {
-	switch t := memory.Trust(m); {
+func trustBadge(m *memory.Memory, asOf time.Time) string {
+	switch t := memory.TrustAt(m, asOf); {
 	case t >= 0.8:
 		return "●"
 	case t >= 0.5:
@@ -180,7 +180,7 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) 
 		if i == l.cursor {
 			mark = "> "
 		}
-		badge := trustBadge(m) + salienceMark(m) + " "
+		badge := trustBadge(m, l.asOf) + salienceMark(m) + " "
 		line := mark + badge + pad(m.Title, w-2-3-meta)
 		facts := ""
 		switch meta {

@@ -1,0 +1,211 @@
+package trust
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/memory"
+)
+
+var ctx = context.Background()
+
+// repo is a real git repository in a temp dir.
+type repo struct {
+	t    *testing.T
+	root string
+}
+
+func newRepo(t *testing.T) *repo {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	r := &repo{t: t, root: t.TempDir()}
+	r.git("init", "-q", "-b", "main")
+	r.git("config", "user.email", "t@example.com")
+	r.git("config", "user.name", "t")
+	r.write("README.md", "hello\n")
+	r.commit("init")
+	return r
+}
+
+func (r *repo) git(args ...string) string {
+	r.t.Helper()
+	out, err := exec.Command("git", append([]string{"-C", r.root}, args...)...).CombinedOutput()
+	if err != nil {
+		r.t.Fatalf("git %v: %v %s", args, err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+func (r *repo) write(path, content string) {
+	r.t.Helper()
+	p := filepath.Join(r.root, path)
+	os.MkdirAll(filepath.Dir(p), 0o755)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		r.t.Fatal(err)
+	}
+}
+
+func (r *repo) commit(msg string) {
+	r.t.Helper()
+	r.git("add", "-A")
+	r.git("commit", "-q", "-m", msg)
+}
+
+// fact is a user-stated memory with the bindings Bind finds in its text.
+func fact(t *testing.T, c *Checker, text string) *memory.Memory {
+	t.Helper()
+	return &memory.Memory{ID: "01JD0000000000000000000AAA", Body: text, Confidence: 0.9, Provenance: memory.ProvUserStated,
+		UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, text)}
+}
+
+// wake runs a check and applies what it found, as the CLI does.
+func wake(t *testing.T, c *Checker, m *memory.Memory) []string {
+	t.Helper()
+	changes, err := c.Check(ctx, []*memory.Memory{m})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(changes) == 0 {
+		return nil
+	}
+	m.Watermarks = changes[0].Watermarks
+	return changes[0].Reasons
+}
+
+// Scenario 1: a benchmark fact bound to bench/decode.txt.
+func TestScenarioBenchmarkFact(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/decode.txt", "decode: +229 %\n")
+	r.write("docs/guide.md", "guide\n")
+	r.commit("bench")
+	c := NewChecker(r.root, func(string) string { return "" })
+	m := fact(t, c, "+229 % decode speed, see bench/decode.txt")
+	if len(m.Watermarks) != 1 || m.Watermarks[0].Kind != memory.WatermarkFile || m.Watermarks[0].Target != "bench/decode.txt" {
+		t.Fatalf("binding: %+v", m.Watermarks)
+	}
+	r.write("docs/guide.md", "guide, edited\n")
+	r.commit("docs only")
+	if reasons := wake(t, c, m); len(reasons) != 0 || memory.Trust(m) != 0.9 {
+		t.Fatalf("a docs-only commit moved the fact: %v, trust %.2f", reasons, memory.Trust(m))
+	}
+	r.write("bench/decode.txt", "decode: +31 %\n")
+	r.commit("new numbers")
+	reasons := wake(t, c, m)
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "bench/decode.txt: content changed since") || memory.Trust(m) >= 0.5 {
+		t.Fatalf("the change was not noticed: %v, trust %.2f", reasons, memory.Trust(m))
+	}
+	// Confirming re-stamps: trust restored, the next wake check is quiet.
+	for i, w := range m.Watermarks {
+		m.Watermarks[i], _ = c.Stamp(ctx, w)
+	}
+	if memory.Trust(m) != 0.9 || len(wake(t, c, m)) != 0 {
+		t.Fatalf("confirm did not restore trust: %.2f", memory.Trust(m))
+	}
+}
+
+// Scenario 2: the bound file is deleted.
+func TestScenarioDeletedFileIsGone(t *testing.T) {
+	r := newRepo(t)
+	r.write("src/auth.go", "package auth\n")
+	r.commit("auth")
+	c := NewChecker(r.root, nil)
+	m := fact(t, c, "sessions live in src/auth.go")
+	os.Remove(filepath.Join(r.root, "src/auth.go"))
+	reasons := wake(t, c, m)
+	if m.Watermarks[0].State != memory.WatermarkGone || len(reasons) != 1 || !strings.Contains(reasons[0], "gone") {
+		t.Fatalf("%+v %v", m.Watermarks, reasons)
+	}
+}
+
+// Scenario 3: a flag.
+func TestScenarioFlag(t *testing.T) {
+	env := map[string]string{"CAIRN_TEST_MODE": "fast"}
+	c := NewChecker(t.TempDir(), func(k string) string { return env[k] })
+	m := fact(t, c, "tests run with CAIRN_TEST_MODE set; UNSET_THING is not bound")
+	if len(m.Watermarks) != 1 || m.Watermarks[0].Kind != memory.WatermarkFlag || m.Watermarks[0].Target != "CAIRN_TEST_MODE" {
+		t.Fatalf("binding: %+v", m.Watermarks)
+	}
+	env["CAIRN_TEST_MODE"] = "slow"
+	wake(t, c, m)
+	if m.Watermarks[0].State != memory.WatermarkMoved {
+		t.Fatalf("changed value: %+v", m.Watermarks[0])
+	}
+	delete(env, "CAIRN_TEST_MODE")
+	wake(t, c, m)
+	if m.Watermarks[0].State != memory.WatermarkGone {
+		t.Fatalf("unset: %+v", m.Watermarks[0])
+	}
+}
+
+// Scenario 4: nothing is invented.
+func TestScenarioNothingInvented(t *testing.T) {
+	r := newRepo(t)
+	c := NewChecker(r.root, func(string) string { return "" })
+	if ws := c.Bind(ctx, "the handler lives in src/does/not/exist.go, see https://example.com/a/b.go and NOT_SET_ANYWHERE"); len(ws) != 0 {
+		t.Fatalf("bound what does not resolve: %+v", ws)
+	}
+	if _, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkFile, Target: "src/does/not/exist.go"}); err == nil {
+		t.Fatal("an explicit binding to a missing file was accepted")
+	}
+}
+
+// Scenario 5: a long pause with nothing changed.
+func TestScenarioLongPause(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/decode.txt", "x\n")
+	r.write("bench/other.txt", "y\n")
+	r.commit("bench")
+	c := NewChecker(r.root, nil)
+	m := fact(t, c, "numbers in bench/decode.txt and the whole bench/ directory")
+	m.UpdatedAt = time.Now().Add(-3 * 365 * 24 * time.Hour)
+	for i := range m.Watermarks {
+		m.Watermarks[i].StampedAt = m.UpdatedAt
+	}
+	if reasons := wake(t, c, m); len(reasons) != 0 || memory.Trust(m) != 0.9 {
+		t.Fatalf("a pause lowered trust: %v %.2f", reasons, memory.Trust(m))
+	}
+}
+
+// Scenario 6 is the time factor of memory.TrustAt (see memory's tests);
+// here: an unbound fact two months old is nudged only after two months.
+func TestScenarioUnboundNudge(t *testing.T) {
+	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now().Add(-61 * 24 * time.Hour)}
+	if tr := memory.Trust(m); tr >= 0.9 || tr < 0.5 {
+		t.Fatalf("two months unconfirmed: trust %.3f", tr)
+	}
+	m.UpdatedAt = time.Now().Add(-364 * 24 * time.Hour)
+	if tr := memory.Trust(m); tr < 0.5 {
+		t.Fatalf("time alone went below the threshold within a year: %.3f", tr)
+	}
+}
+
+func TestDirectoryBindingAndNarrowest(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/a.txt", "1\n")
+	r.commit("a")
+	c := NewChecker(r.root, nil)
+	ws := c.Bind(ctx, "everything under bench/ is generated")
+	if len(ws) != 1 || ws[0].Kind != memory.WatermarkGit || ws[0].Target != "bench/" {
+		t.Fatalf("directory binding: %+v", ws)
+	}
+	ws = c.Bind(ctx, "bench/ holds bench/a.txt")
+	if len(ws) != 1 || ws[0].Kind != memory.WatermarkFile {
+		t.Fatalf("the file is narrower than its directory: %+v", ws)
+	}
+	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, "everything under bench/ is generated")}
+	r.write("bench/b.txt", "2\n")
+	r.commit("b")
+	r.write("bench/c.txt", "3\n")
+	r.commit("c")
+	reasons := wake(t, c, m)
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "2 commits touched bench/") {
+		t.Fatalf("reason: %v", reasons)
+	}
+}
