@@ -85,6 +85,7 @@ func (e *env) list(args ...string) []memory.Record {
 
 func TestRememberShowListJSON(t *testing.T) {
 	e := newEnv(t)
+	os.WriteFile(filepath.Join(e.wd, ".gitignore"), []byte(".env\n"), 0o644)
 	r := e.rec("remember", "Never commit .env files; CI checks for them.", "--layer", "invariant", "--tag", "git,ci", "--provenance", "user-stated", "--ref", "rule-1", "--bind", "file:.gitignore")
 	if r.ID == "" || r.Layer != memory.LayerInvariant || r.Kind != memory.KindConstraint || r.Project != "myproj" || r.Ref != "rule-1" {
 		t.Fatalf("remember: %+v", r)
@@ -92,7 +93,7 @@ func TestRememberShowListJSON(t *testing.T) {
 	if r.Title != "Never commit .env files; CI checks for them." || r.Trust != r.Confidence || r.Version != 1 || r.Status != memory.StatusActive {
 		t.Fatalf("remember fields: %+v", r)
 	}
-	if len(r.Watermarks) != 1 || r.Watermarks[0].Kind != memory.WatermarkFile || r.Watermarks[0].Target != ".gitignore" {
+	if len(r.Watermarks) != 1 || r.Watermarks[0].Kind != memory.WatermarkFile || r.Watermarks[0].Target != ".gitignore" || r.Watermarks[0].State != memory.WatermarkIntact || r.Watermarks[0].Fingerprint == "" {
 		t.Fatalf("binding: %+v", r.Watermarks)
 	}
 	// The raw JSON carries every field the issue lists.

@@ -38,6 +38,9 @@ func (a *app) rememberCommand() *cobra.Command {
 				return err
 			}
 			m.Project = a.proj.ID
+			if m.Watermarks, err = a.bind(cmd.Context(), m.Watermarks, m.Title+"\n"+m.Body); err != nil {
+				return err
+			}
 			m, err = a.st.Remember(cmd.Context(), m, memory.ActorUser)
 			if err != nil {
 				return err
@@ -144,6 +147,21 @@ func (a *app) editCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if p.Watermarks != nil || p.Body != nil {
+				var asked []memory.Watermark
+				if p.Watermarks != nil {
+					asked = *p.Watermarks
+				}
+				text := old.Title + "\n" + old.Body
+				if p.Body != nil {
+					text = *p.Body
+				}
+				ws, err := a.bind(cmd.Context(), asked, text)
+				if err != nil {
+					return err
+				}
+				p.Watermarks = &ws
+			}
 			m, err := a.st.Edit(cmd.Context(), old.ID, p, memory.ActorUser)
 			if err != nil {
 				return err
@@ -179,6 +197,9 @@ func (a *app) supersedeCommand() *cobra.Command {
 			}
 			old, err := a.load(cmd.Context(), args[0])
 			if err != nil {
+				return err
+			}
+			if m.Watermarks, err = a.bind(cmd.Context(), m.Watermarks, m.Title+"\n"+m.Body); err != nil {
 				return err
 			}
 			m, err = a.st.Supersede(cmd.Context(), old.ID, m, memory.ActorUser)

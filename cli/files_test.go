@@ -14,6 +14,8 @@ import (
 // layers, a supersession, an archived memory, edges, refs, tags, triggers.
 func seedStore(t *testing.T, e *env) {
 	t.Helper()
+	os.MkdirAll(filepath.Join(e.wd, "bench"), 0o755)
+	os.WriteFile(filepath.Join(e.wd, "bench", "decode.txt"), []byte("+229 %\n"), 0o644)
 	a := e.rec("remember", "+229 % decode speed", "--tag", "bench", "--ref", "bench-1", "--bind", "file:bench/decode.txt")
 	e.rec("supersede", a.ID, "+31 % decode speed\n\n```\nmake bench\n```\n")
 	d := e.rec("remember", "Parked MTP: net-negative on MoE", "-l", "D", "--provenance", "measured")
@@ -56,6 +58,9 @@ func TestExportImportRoundTrip(t *testing.T) {
 			src.ok("export", path)
 
 			dst := newEnv(t)
+			// The same tree beside it, so that the bound file is as it was.
+			os.MkdirAll(filepath.Join(dst.wd, "bench"), 0o755)
+			os.WriteFile(filepath.Join(dst.wd, "bench", "decode.txt"), []byte("+229 %\n"), 0o644)
 			r := dst.run("", "import", path, "--json")
 			if r.code != 0 {
 				t.Fatalf("import: %s", r.err)

@@ -137,7 +137,7 @@ Run cairn with no command to open the workbench.`,
 		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
-		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(),
+		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
@@ -189,6 +189,7 @@ func (a *app) open(ctx context.Context, write bool) error {
 		}
 	}
 	a.proj = p
+	a.wake(ctx) // facts whose ground moved are marked before anything is served
 	return nil
 }
 

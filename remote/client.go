@@ -150,7 +150,7 @@ var retrySafe = map[string]bool{
 	"EnsureProject": true, "Project": true, "ProjectByName": true, "Projects": true, "Remember": true,
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
-	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true,
+	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -336,6 +336,15 @@ func (c *Client) Import(ctx context.Context, project string, recs []memory.Recor
 func (c *Client) Stats(ctx context.Context) (store.Stats, error) {
 	var out store.Stats
 	return out, c.call(ctx, "Stats", struct{}{}, &out)
+}
+
+func (c *Client) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
+	var out []*memory.Memory
+	return out, c.call(ctx, "Bound", idParams{project}, &out)
+}
+
+func (c *Client) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
+	return c.memory(ctx, "SetWatermarks", watermarkParams{id, ws, summary, by})
 }
 
 // Recall asks the server's recall engine.

@@ -133,6 +133,12 @@ type (
 		Records []memory.Record `json:"records"`
 		Actor   memory.Actor    `json:"actor"`
 	}
+	watermarkParams struct {
+		ID         string             `json:"id"`
+		Watermarks []memory.Watermark `json:"watermarks"`
+		Summary    string             `json:"summary"`
+		Actor      memory.Actor       `json:"actor"`
+	}
 	edgesResult struct {
 		Out []memory.Edge `json:"out"`
 		In  []memory.Edge `json:"in"`

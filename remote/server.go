@@ -279,5 +279,9 @@ var handlers = map[string]handler{
 		return st.Import(ctx, p.Project, p.Records, p.Actor)
 	}),
 	"Stats": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
-	"Ping":  with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return "pong", nil }),
+	"Bound": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),
+	"SetWatermarks": with(func(ctx context.Context, st store.Store, p watermarkParams) (any, error) {
+		return st.SetWatermarks(ctx, p.ID, p.Watermarks, p.Summary, p.Actor)
+	}),
+	"Ping": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return "pong", nil }),
 }

@@ -46,6 +46,10 @@ type Store interface {
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
 	Stats(ctx context.Context) (Stats, error)
 
+	// Watermarks: the bound memories of a project, and recording their state.
+	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
+	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
+
 	// Subscribe streams timeline events as they are written, by any writer.
 	Subscribe(ctx context.Context) (<-chan memory.Event, error)
 

@@ -21,6 +21,7 @@
 //	idx/<pid>/tag/<tag>\x00<id>          by tag
 //	idx/<pid>/ref/<ref>\x00              the id holding a caller's ref (unique per project)
 //	idx/<pid>/hash/<hash>/<id>           by content hash (import of records without id or ref)
+//	idx/<pid>/wm/<id>                    memories bound to something that can move (the wake check)
 //	edge/out/<from>/<kind>/<to>          memory.Edge
 //	edge/in/<to>/<kind>/<from>           empty: reverse lookup of the edge above
 //	event/<pid>/<eventid>                memory.Event (timeline; iterated in reverse for newest first)

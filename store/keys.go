@@ -92,8 +92,24 @@ func indexKeys(m *memory.Memory) [][]byte {
 		ks = append(ks, append(prefixTag(m.Project, t), m.ID...))
 	}
 	ks = append(ks, append(prefixHash(m.Project, contentHash(m)), m.ID...))
+	if isBound(m) {
+		ks = append(ks, keyBound(m.Project, m.ID))
+	}
 	return ks
 }
+
+// isBound reports whether m has a watermark that can move.
+func isBound(m *memory.Memory) bool {
+	for _, w := range m.Watermarks {
+		if w.Kind != memory.WatermarkNone {
+			return true
+		}
+	}
+	return false
+}
+
+func keyBound(pid, id string) []byte { return []byte(prefixIdx(pid) + "wm/" + id) }
+func prefixBound(pid string) []byte  { return []byte(prefixIdx(pid) + "wm/") }
 
 // validID reports whether s looks like one of our ULIDs.
 func validID(s string) bool {

@@ -645,3 +645,52 @@ func (db *DB) Touch(ctx context.Context, ids []string) error {
 		return nil
 	})
 }
+
+// Bound returns the memories of a project that carry a watermark that can
+// move (file, git or flag), for the wake check.
+func (db *DB) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
+	var out []*memory.Memory
+	err := db.view(func(txn *badger.Txn) error {
+		for _, k := range keys(txn, prefixBound(project)) {
+			m, err := getMem(txn, idFromKey(k))
+			if errors.Is(err, ErrNotFound) {
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			out = append(out, m)
+		}
+		return nil
+	})
+	return out, err
+}
+
+// SetWatermarks records what a wake check, a confirmation or a rebinding
+// found: the memory's watermarks are replaced (no new version: the fact is
+// the same) and the timeline says why.
+func (db *DB) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
+	for _, w := range ws {
+		if err := w.Validate(); err != nil {
+			return nil, invalid(err)
+		}
+	}
+	var out *memory.Memory
+	err := db.update(ctx, func(txn *badger.Txn) error {
+		old, err := getMem(txn, id)
+		if err != nil {
+			return err
+		}
+		m := old.Clone()
+		m.Watermarks = slices.Clone(ws)
+		if len(m.Watermarks) == 0 {
+			m.Watermarks = nil
+		}
+		if err := rewrite(txn, old, m); err != nil {
+			return err
+		}
+		out = m
+		return db.event(txn, m.Project, by, memory.EventVerify, id, summary)
+	})
+	return out, err
+}
