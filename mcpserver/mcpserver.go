@@ -24,14 +24,17 @@ const Version = "0.1.0"
 type Server struct {
 	st     store.Store
 	proj   memory.Project
+	wake   func(context.Context) error // marks moved facts before recall and context
 	once   sync.Once
 	rec    recall.Recaller
 	recErr error
 }
 
-// New builds the MCP server for st in project p.
-func New(st store.Store, p memory.Project) *mcp.Server {
-	s := &Server{st: st, proj: p}
+// New builds the MCP server for st in project p. wake (may be nil) runs
+// the wake check before every recall and context, so that an agent is
+// never served a fact whose ground moved during a long session.
+func New(st store.Store, p memory.Project, wake func(context.Context) error) *mcp.Server {
+	s := &Server{st: st, proj: p, wake: wake}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: "cairn is this project's long-term memory. Call `context` once at the start of a session, " +
 			"`recall` before you decide or change something, `remember` for facts, decisions (with their because), " +
@@ -54,8 +57,14 @@ func New(st store.Store, p memory.Project) *mcp.Server {
 }
 
 // Run serves MCP on standard input and output until the client leaves.
-func Run(ctx context.Context, st store.Store, p memory.Project) error {
-	return New(st, p).Run(ctx, &mcp.StdioTransport{})
+func Run(ctx context.Context, st store.Store, p memory.Project, wake func(context.Context) error) error {
+	return New(st, p, wake).Run(ctx, &mcp.StdioTransport{})
+}
+
+func (s *Server) checkTrust(ctx context.Context) {
+	if s.wake != nil {
+		_ = s.wake(ctx) // a failed check leaves the last known states in place
+	}
 }
 
 func (s *Server) projects() []string {
@@ -104,6 +113,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	if in.Limit < 0 || in.Budget < 0 {
 		return nil, out, fmt.Errorf("limit and budget must be positive")
 	}
+	s.checkTrust(ctx)
 	r, err := s.recaller(ctx)
 	if err != nil {
 		return nil, out, err
@@ -199,6 +209,7 @@ func (s *Server) context(ctx context.Context, _ *mcp.CallToolRequest, in Context
 	if in.Budget < 0 {
 		return nil, ContextOut{}, fmt.Errorf("budget must be positive")
 	}
+	s.checkTrust(ctx)
 	b, err := recall.Context(ctx, s.st, s.projects(), in.Budget)
 	if err != nil {
 		return nil, ContextOut{}, err

@@ -30,7 +30,7 @@ func connect(t *testing.T) (*mcp.ClientSession, *store.DB, memory.Project) {
 		t.Fatal(err)
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := New(db, p).Connect(ctx, st, nil); err != nil {
+	if _, err := New(db, p, nil).Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)

@@ -16,6 +16,7 @@ import (
 
 	"cairn/memory"
 	"cairn/store"
+	"cairn/trust"
 )
 
 // Source is what the engine reads from the store.
@@ -81,7 +82,7 @@ var (
 
 const (
 	SalienceWeight = 0.3
-	TrustThreshold = 0.5
+	TrustThreshold = trust.Threshold
 	candidates     = 100
 )
 
@@ -644,3 +645,6 @@ func For(ctx context.Context, src Source) (Recaller, error) {
 	}
 	return e, nil
 }
+
+// ActivationNow is Activation at this moment.
+func ActivationNow(s memory.Salience) float64 { return Activation(s, time.Now()) }

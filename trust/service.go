@@ -1,0 +1,169 @@
+package trust
+
+import (
+	"context"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// Store is what the trust service needs of the store.
+type Store interface {
+	List(ctx context.Context, q store.Query) (store.Page, error)
+	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
+	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
+}
+
+// Threshold is the serving threshold: below it a memory is not served as
+// current truth but listed to verify first.
+const Threshold = 0.5
+
+// Service runs wake checks and the verify-first queue for one project,
+// from the process where the referents are (its files and environment).
+type Service struct {
+	St      Store
+	Checker *Checker
+	Project string
+}
+
+// Wake compares the project's bound memories with the world and records
+// every change of state, with its reasons, on the timeline.
+func (s *Service) Wake(ctx context.Context) error {
+	ms, err := s.St.Bound(ctx, s.Project)
+	if err != nil || len(ms) == 0 {
+		return err
+	}
+	changes, err := s.Checker.Check(ctx, ms)
+	if err != nil {
+		return err
+	}
+	for _, c := range changes {
+		if sameStates(c.Memory.Watermarks, c.Watermarks) {
+			continue
+		}
+		if _, err := s.St.SetWatermarks(ctx, c.Memory.ID, c.Watermarks, strings.Join(c.Reasons, "; "), memory.ActorSystem); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func sameStates(a, b []memory.Watermark) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i].State != b[i].State {
+			return false
+		}
+	}
+	return true
+}
+
+// Item is one memory of the verify-first queue.
+type Item struct {
+	Memory  *memory.Memory
+	Trust   float64
+	Reasons []string
+}
+
+// Queue lists the project's active memories whose trust is below the
+// threshold, most salient first, each with its reasons in words.
+func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) float64) ([]Item, error) {
+	now := time.Now()
+	var low []*memory.Memory
+	q := store.Query{Project: s.Project, Limit: 1000}
+	for {
+		page, err := s.St.List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		for _, m := range page.Memories {
+			if memory.TrustAt(m, now) < Threshold {
+				low = append(low, m)
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	if salience != nil {
+		sort.SliceStable(low, func(i, j int) bool { return salience(low[i].Salience) > salience(low[j].Salience) })
+	}
+	changes, _ := s.Checker.Check(ctx, low)
+	reasons := map[string][]string{}
+	for _, c := range changes {
+		reasons[c.Memory.ID] = c.Reasons
+	}
+	out := make([]Item, 0, len(low))
+	for _, m := range low {
+		rs := reasons[m.ID]
+		if len(rs) == 0 {
+			if m.Confidence < Threshold {
+				rs = []string{fmt.Sprintf("low base confidence: %.2f (%s)", m.Confidence, m.Provenance)}
+			} else {
+				rs = []string{fmt.Sprintf("not confirmed since %s", m.UpdatedAt.Local().Format("2006-01-02"))}
+			}
+		}
+		out = append(out, Item{Memory: m, Trust: memory.TrustAt(m, now), Reasons: rs})
+	}
+	return out, nil
+}
+
+// Confirm says the memory still holds: its watermarks are stamped anew
+// (an unbound memory gets a "none" stamp, which resets its time factor).
+func (s *Service) Confirm(ctx context.Context, m *memory.Memory) (*memory.Memory, error) {
+	var ws []memory.Watermark
+	for _, w := range m.Watermarks {
+		if w.Kind == memory.WatermarkNone {
+			continue
+		}
+		st, err := s.Checker.Stamp(ctx, w)
+		if err != nil {
+			return nil, fmt.Errorf("%v — rebind it instead", err)
+		}
+		ws = append(ws, st)
+	}
+	if len(ws) == 0 {
+		st, _ := s.Checker.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkNone})
+		ws = append(ws, st)
+	}
+	return s.St.SetWatermarks(ctx, m.ID, ws, "confirmed", memory.ActorUser)
+}
+
+// Rebind binds the memory to other referents (specs as --bind takes them).
+func (s *Service) Rebind(ctx context.Context, m *memory.Memory, specs []string) (*memory.Memory, error) {
+	var ws []memory.Watermark
+	for _, spec := range specs {
+		w, err := memory.ParseBinding(spec)
+		if err != nil {
+			return nil, err
+		}
+		if w, err = s.Checker.Stamp(ctx, w); err != nil {
+			return nil, err
+		}
+		ws = append(ws, w)
+	}
+	return s.St.SetWatermarks(ctx, m.ID, ws, "rebound to "+strings.Join(specs, " "), memory.ActorUser)
+}
+
+// Bind stamps the bindings a write asked for, or finds them in the text.
+func (s *Service) Bind(ctx context.Context, asked []memory.Watermark, text string) ([]memory.Watermark, error) {
+	if len(asked) == 0 {
+		return s.Checker.Bind(ctx, text), nil
+	}
+	out := make([]memory.Watermark, 0, len(asked))
+	for _, w := range asked {
+		st, err := s.Checker.Stamp(ctx, w)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, st)
+	}
+	return out, nil
+}
