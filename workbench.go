@@ -2,17 +2,20 @@ package main
 
 import (
 	"context"
+	"os"
 
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/store"
+	"cairn/trust"
 	"cairn/ui"
 )
 
 // workbench opens the TUI on a store in a project; recall is the server's
 // engine when the store is a client of the server.
 func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme string) error {
-	opt := ui.Options{Project: p, Projects: projects, Theme: theme}
+	opt := ui.Options{Project: p, Projects: projects, Theme: theme,
+		Trust: func(p memory.Project) *trust.Service { return trust.For(st, p, os.Getwd, os.Getenv) }}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}

@@ -14,11 +14,7 @@ import (
 // trustService checks referents from where this command runs: the
 // project's root (or the working directory) and this process's environment.
 func (a *app) trustService() *trust.Service {
-	root := a.proj.Root
-	if root == "" {
-		root, _ = a.env.Getwd()
-	}
-	return &trust.Service{St: a.st, Checker: trust.NewChecker(root, a.env.Getenv), Project: a.proj.ID}
+	return trust.For(a.st, a.proj, a.env.Getwd, a.env.Getenv)
 }
 
 // wake marks the facts whose ground moved before anything is served. A

@@ -167,3 +167,14 @@ func (s *Service) Bind(ctx context.Context, asked []memory.Watermark, text strin
 	}
 	return out, nil
 }
+
+// For is the service of project p, checking referents from this process:
+// the project's root (a project without one — named, or global — uses the
+// working directory) and this process's environment.
+func For(st Store, p memory.Project, getwd func() (string, error), getenv func(string) string) *Service {
+	root := p.Root
+	if root == "" {
+		root, _ = getwd()
+	}
+	return &Service{St: st, Checker: NewChecker(root, getenv), Project: p.ID}
+}

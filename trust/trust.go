@@ -330,7 +330,13 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 		var reasons []string
 		changed := false
 		for i, w := range ws {
-			if w.Kind == memory.WatermarkNone || w.Fingerprint == "" {
+			if w.Kind == memory.WatermarkNone {
+				continue
+			}
+			if w.Fingerprint == "" { // imported with a state and no fingerprint to compare
+				if w.State == memory.WatermarkMoved || w.State == memory.WatermarkGone {
+					reasons = append(reasons, fmt.Sprintf("bound to %s: %s when it was imported (no fingerprint to compare: confirm or rebind)", w.Spec(), w.State))
+				}
 				continue
 			}
 			var now string

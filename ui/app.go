@@ -22,6 +22,7 @@ import (
 	"cairn/recall"
 	"cairn/store"
 	"cairn/themes"
+	"cairn/trust"
 )
 
 // Options configure the workbench.
@@ -35,6 +36,10 @@ type Options struct {
 	Live bool
 	// Recall answers /recall; nil builds an engine over the store on first use.
 	Recall recall.Recaller
+	// Trust runs wake checks and the verify-first queue of a project, from
+	// the process whose files and environment the facts are bound to; nil
+	// leaves the Verify-first section empty.
+	Trust func(memory.Project) *trust.Service
 }
 
 type focus int
@@ -58,10 +63,11 @@ const (
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
 const (
-	sectionArchived   = 6
-	sectionSuperseded = 7
-	sectionTimeline   = 8
-	sectionCount      = 9
+	sectionVerify     = 6
+	sectionArchived   = 7
+	sectionSuperseded = 8
+	sectionTimeline   = 9
+	sectionCount      = 10
 )
 
 // maxRendered bounds the cache of rendered bodies.
@@ -104,6 +110,8 @@ type workbench struct {
 	tl     timelinePane
 
 	recallQuery string
+	verifyCount int                       // memories in the verify-first queue
+	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
 	helpScroll  int
@@ -185,7 +193,21 @@ func (m *workbench) load() tea.Cmd { return tea.Batch(m.reloadAll(), loadProject
 // reloadAll refreshes counts and the current section.
 func (m *workbench) reloadAll() tea.Cmd {
 	m.pending++
-	return tea.Batch(loadCounts(m.st, m.proj.ID), m.loadSection(false))
+	cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), m.loadSection(false)}
+	if m.section != sectionVerify {
+		cmds = append(cmds, m.loadVerify(-1)) // keeps the sidebar's count current
+	}
+	return tea.Batch(cmds...)
+}
+
+// loadVerify wakes the project and reads its verify-first queue; req is
+// the list request it answers (-1: only the count).
+func (m *workbench) loadVerify(req int) tea.Cmd {
+	if m.opt.Trust == nil {
+		return nil
+	}
+	m.pending++
+	return loadQueue(m.opt.Trust(m.proj), m.proj.ID, req)
 }
 
 // query is the store query of the current section.
@@ -210,6 +232,13 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	}
 	if !more {
 		m.reqSeq++
+	}
+	if m.section == sectionVerify {
+		if m.opt.Trust == nil {
+			m.list.set(nil, "", false)
+			return nil
+		}
+		return m.loadVerify(m.reqSeq)
 	}
 	q := m.query()
 	if more {
@@ -283,6 +312,26 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			return m.fail("count memories", msg.err)
 		}
 		m.counts, m.loaded = msg.counts, true
+	case queueLoadedMsg:
+		m.done()
+		if msg.project != m.proj.ID {
+			return nil
+		}
+		if msg.err != nil {
+			return m.fail("check what to verify", msg.err)
+		}
+		m.verifyCount = len(msg.items)
+		m.reasons = map[string][]string{}
+		items := make([]*memory.Memory, len(msg.items))
+		for i, it := range msg.items {
+			items[i] = it.Memory
+			m.reasons[it.Memory.ID] = it.Reasons
+		}
+		if msg.req != m.reqSeq || m.section != sectionVerify {
+			return nil // only the count was asked for, or the selection moved on
+		}
+		m.list.set(items, "", false)
+		return m.openSelected()
 	case pageLoadedMsg:
 		m.done()
 		if msg.req != m.reqSeq {
@@ -439,7 +488,7 @@ func oneLine(s string) string {
 
 // verbs names each action in a failure message.
 var verbs = map[string]string{"archived": "archive", "unarchived": "unarchive", "forgot": "forget",
-	"superseded": "supersede", "remembered": "remember", "linked": "link"}
+	"superseded": "supersede", "remembered": "remember", "linked": "link", "confirmed": "confirm", "rebound": "rebind"}
 
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 	if msg.err != nil {
@@ -466,6 +515,10 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 	case "linked":
 		text = "linked"
 		return tea.Batch(m.say(text, false), m.loadDetail(msg.id))
+	case "confirmed":
+		text = fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
+	case "rebound":
+		text = fmt.Sprintf("rebound %q", msg.mem.Title)
 	}
 	return tea.Batch(m.say(text, false), m.reloadAll())
 }

@@ -257,3 +257,31 @@ func TestCommandsTakeIDPrefixes(t *testing.T) {
 		t.Fatalf("/link: %+v", out)
 	}
 }
+
+func TestVerifyFirstQueue(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 140, 40, "dark")
+	press(t, m, "v")
+	sel := m.list.selected()
+	if sel == nil || !strings.Contains(sel.Title, "rate limiter") {
+		t.Fatalf("the low-trust memory is not in the queue: %+v", sel)
+	}
+	scr := screen(m)
+	if !strings.Contains(scr, "Verify first") || !strings.Contains(scr, "! low base confidence") && !strings.Contains(scr, "! bound to") {
+		t.Fatalf("no reason shown:\n%s", scr)
+	}
+	// Its bound file does not exist here: confirming says so and changes nothing.
+	press(t, m, "c")
+	if !strings.Contains(screen(m), "confirm failed") || !strings.Contains(screen(m), "does not resolve") {
+		t.Fatalf("confirm of an unresolvable binding:\n%s", screen(m))
+	}
+	press(t, m, "b", "type:none", "enter")
+	got, _ := db.Get(bg, sel.ID)
+	if len(got.Watermarks) != 1 || got.Watermarks[0].Kind != memory.WatermarkNone {
+		t.Fatalf("rebind none: %+v", got.Watermarks)
+	}
+	evs, _ := db.Timeline(bg, demoProject.ID, 1)
+	if evs[0].Kind != memory.EventVerify || !strings.Contains(evs[0].Summary, "rebound to none") {
+		t.Fatalf("timeline: %+v", evs[0])
+	}
+}

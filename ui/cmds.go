@@ -14,6 +14,7 @@ import (
 	"cairn/recall"
 	"cairn/store"
 	"cairn/themes"
+	"cairn/trust"
 )
 
 // Store is what the workbench needs of cairn's store.
@@ -319,4 +320,31 @@ func editExternally(path string) tea.Cmd {
 
 func clearStatusAfter(seq int, d time.Duration) tea.Cmd {
 	return tea.Tick(d, func(time.Time) tea.Msg { return statusClearMsg{seq} })
+}
+
+// loadQueue runs a wake check and reads the verify-first queue.
+func loadQueue(svc *trust.Service, project string, req int) tea.Cmd {
+	return func() tea.Msg {
+		if err := svc.Wake(bg); err != nil {
+			return queueLoadedMsg{project: project, req: req, err: err}
+		}
+		items, err := svc.Queue(bg, recall.ActivationNow)
+		return queueLoadedMsg{project: project, req: req, items: items, err: err}
+	}
+}
+
+// confirm re-stamps a memory's watermarks: it still holds.
+func confirm(svc *trust.Service, m *memory.Memory) tea.Cmd {
+	return func() tea.Msg {
+		got, err := svc.Confirm(bg, m)
+		return actionDoneMsg{verb: "confirmed", mem: got, id: m.ID, err: err}
+	}
+}
+
+// rebind binds a memory to other referents.
+func rebind(svc *trust.Service, m *memory.Memory, specs []string) tea.Cmd {
+	return func() tea.Msg {
+		got, err := svc.Rebind(bg, m, specs)
+		return actionDoneMsg{verb: "rebound", mem: got, id: m.ID, err: err}
+	}
 }

@@ -25,6 +25,8 @@ var registry = []command{
 	{name: "link", args: "KIND TO [FROM]", help: "link the selected memory (or FROM) to TO"},
 	{name: "project", args: "NAME", help: "switch project"},
 	{name: "timeline", args: "", help: "the project's events, newest first"},
+	{name: "verify", args: "", help: "the verify-first queue: facts whose ground moved"},
+	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true},
 	{name: "help", args: "", help: "keys and commands"},
 	{name: "quit", args: "", help: "leave cairn"},
 }

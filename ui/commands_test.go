@@ -39,7 +39,7 @@ func TestParseLine(t *testing.T) {
 		{line: "/", err: "type a command"},
 		{line: "   ", err: "type a command"},
 		{line: "/frobnicate", err: "unknown command /frobnicate — /help lists them"},
-		{line: "/re", err: "did you mean /remember or /recall?"},
+		{line: "/re", err: "did you mean /remember or /recall or /rebind?"},
 		{line: "/remember -l", err: "-l needs a layer"},
 		{line: "/remember --layer   ", err: "--layer needs a layer"},
 	}
@@ -80,7 +80,7 @@ func TestCompleteLine(t *testing.T) {
 	}{
 		{"rem", "remember ", []string{"remember"}},
 		{"/arc", "/archive ", []string{"archive"}},
-		{"re", "re", []string{"recall", "remember"}},
+		{"re", "re", []string{"rebind", "recall", "remember"}},
 		{"un", "unarchive ", []string{"unarchive"}},
 		{"zz", "zz", nil},
 		{"archive 01KH6", "archive 01KH6751Q0G297AK2TZ3QRG5A2 ", []string{"01KH6751Q0G297AK2TZ3QRG5A2"}},

@@ -15,6 +15,7 @@ import (
 	"cairn/exchange"
 	"cairn/memory"
 	"cairn/store"
+	"cairn/trust"
 )
 
 // updating reports -update, the flag teatest's golden package defines,
@@ -72,8 +73,12 @@ func openStore(t testing.TB, seed bool) *store.DB {
 // app is a workbench over db at w×h, with every start-up command done.
 func app(t testing.TB, db *store.DB, w, h int, theme string) Model {
 	t.Helper()
+	root := t.TempDir() // the project's files: none of the demo's bound files exist here
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: theme, NoColor: theme == "plain",
-		Now: func() time.Time { return now }})
+		Now: func() time.Time { return now },
+		Trust: func(p memory.Project) *trust.Service {
+			return trust.For(db, p, func() (string, error) { return root, nil }, func(string) string { return "" })
+		}})
 	m.quiet = true // no spinner: its ticks are timers
 	drain(t, m, m.Init())
 	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: w, Height: h} })

@@ -78,6 +78,10 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 		m.focus = focusList
 		return m.selectSection(sectionTimeline)
 	}
+	if keys.Verify.matches(s) {
+		m.focus = focusList
+		return m.selectSection(sectionVerify)
+	}
 	if keys.Explain.matches(s) && m.mode == modeRecall {
 		m.showExplain = !m.showExplain
 		return nil
@@ -254,6 +258,14 @@ func (m *workbench) memoryKey(s string) tea.Cmd {
 	case keys.Diff.matches(s):
 		m.pending++
 		return loadDiff(m.st, cur)
+	case keys.Confirm.matches(s):
+		if m.opt.Trust == nil {
+			return m.say("confirm needs the workbench opened on a project (cairn)", true)
+		}
+		m.pending++
+		return confirm(m.opt.Trust(m.proj), cur)
+	case keys.Rebind.matches(s):
+		return m.repl.open("rebind ")
 	}
 	return nil
 }
@@ -416,6 +428,26 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 		return nil, nil
 	case "timeline":
 		return m.selectSection(sectionTimeline), nil
+	case "verify":
+		return m.selectSection(sectionVerify), nil
+	case "rebind":
+		cur := m.current()
+		if cur == nil {
+			return nil, fmt.Errorf("/rebind needs a memory: select one")
+		}
+		if len(p.args) == 0 {
+			return nil, fmt.Errorf("/rebind SPEC...: file:PATH, git:SCOPE, flag:NAME or none")
+		}
+		for _, spec := range p.args {
+			if _, err := memory.ParseBinding(spec); err != nil {
+				return nil, err
+			}
+		}
+		if m.opt.Trust == nil {
+			return nil, fmt.Errorf("/rebind needs the workbench opened on a project (cairn)")
+		}
+		m.pending++
+		return rebind(m.opt.Trust(m.proj), cur, p.args), nil
 	case "remember":
 		if p.rest == "" {
 			return nil, fmt.Errorf("/remember needs the text to remember")
@@ -529,7 +561,7 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	case l.sidebar.contains(ms.X, ms.Y):
 		m.focus = focusSidebar
 		row := ms.Y - l.sidebar.y - 2 // border and heading
-		sections := []int{0, 1, 2, 3, 4, 5, -1, sectionArchived, sectionSuperseded, sectionTimeline}
+		sections := []int{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionArchived, sectionSuperseded, sectionTimeline}
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
 		}

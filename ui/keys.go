@@ -25,6 +25,7 @@ type keyMap struct {
 	Up, Down, PageUp, PageDown, Top, Bottom, Next, Prev, Open, Back     binding
 	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff binding
 	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
+	Verify, Confirm, Rebind                                             binding
 }
 
 var keys = keyMap{
@@ -54,6 +55,9 @@ var keys = keyMap{
 	PrevLink:  binding{[]string{"["}, "previous link"},
 	Edit:      binding{[]string{"ctrl+e"}, "edit in $EDITOR"},
 	Explain:   binding{[]string{"e"}, "explain recall results (after /recall)"},
+	Verify:    binding{[]string{"v"}, "the verify-first queue"},
+	Confirm:   binding{[]string{"c"}, "confirm: the memory still holds (trust restored)"},
+	Rebind:    binding{[]string{"b"}, "rebind the memory (/rebind SPEC)"},
 }
 
 // allBindings is the order of the help screen.
@@ -61,5 +65,5 @@ func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
 		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.NextLink, k.PrevLink,
-		k.Timeline, k.Reload, k.Help, k.Quit}
+		k.Verify, k.Confirm, k.Rebind, k.Timeline, k.Reload, k.Help, k.Quit}
 }

@@ -4,6 +4,7 @@ import (
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/store"
+	"cairn/trust"
 )
 
 // Every message the workbench handles. Results of store calls carry the
@@ -96,6 +97,14 @@ type editorDoneMsg struct {
 }
 
 type statusClearMsg struct{ seq int }
+
+// queueLoadedMsg carries the verify-first queue after a wake check.
+type queueLoadedMsg struct {
+	project string
+	req     int // the list request it answers; -1: only the count
+	items   []trust.Item
+	err     error
+}
 
 // refreshMsg reloads what is shown after other processes' writes.
 type refreshMsg struct{}

@@ -45,3 +45,23 @@ func (m *workbench) withExplain(lines []string) []string {
 	out := wrapAll([]string{st.Accent.Render(why)}, w)
 	return append(out, lines...)
 }
+
+// withReasons puts, above the detail of a memory in the Verify-first
+// section, why its trust fell and what can be done about it.
+func (m *workbench) withReasons(lines []string) []string {
+	if m.section != sectionVerify || m.mode != modeBrowse || m.detail.mem == nil {
+		return lines
+	}
+	rs, ok := m.reasons[m.detail.mem.ID]
+	if !ok {
+		return lines
+	}
+	st := m.theme.Styles
+	w := m.layout().detail.w - 4
+	var out []string
+	for _, r := range rs {
+		out = append(out, wrapAll([]string{st.Warn.Render("! " + r)}, w)...)
+	}
+	out = append(out, wrapAll([]string{st.Muted.Render("c confirm · s supersede · a archive · b rebind")}, w)...)
+	return append(out, lines...)
+}

@@ -24,7 +24,8 @@ func TestScreens(t *testing.T) {
 		{"timeline", true, []string{"3", "select:Fixed the session", "a", "t"}},
 		{"help", true, []string{"?"}},
 		{"empty", false, nil},
-		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "enter",
+		{"verify-first", true, []string{"v"}},
+		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "down", "enter",
 			"select:Decode is +229", "enter"}},
 		{"low-trust", true, []string{"2", "select:The rate limiter", "enter"}},
 	}

@@ -136,11 +136,11 @@ func (m *workbench) browse(l layoutRects) string {
 	}
 	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading), m.focus == focusList)
 	if m.w >= wide {
-		detail := m.pane(l.detail, m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail)), m.focus == focusDetail)
+		detail := m.pane(l.detail, m.withReasons(m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail))), m.focus == focusDetail)
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
 	}
 	if m.focus == focusDetail {
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, true)), true))
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.withReasons(m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, true))), true))
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 }
@@ -158,6 +158,8 @@ func (m *workbench) sectionTitle() string {
 	case m.section < 6:
 		l := memory.Layers[m.section]
 		return l.Letter() + " " + l.Title()
+	case m.section == sectionVerify:
+		return "Verify first"
 	case m.section == sectionArchived:
 		return "Archived"
 	case m.section == sectionSuperseded:
@@ -189,6 +191,7 @@ func (m *workbench) sidebar(w int) []string {
 		out = append(out, row(i, l.Letter()+" "+l.Title(), m.counts.Active(l), st.Layer[i]))
 	}
 	out = append(out, st.Muted.Render(strings.Repeat("─", w)))
+	out = append(out, row(sectionVerify, "! Verify first", m.verifyCount, st.Warn))
 	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
 	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
 	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
