@@ -1,198 +1,323 @@
-// Package secrets finds credentials in text so that cairn can refuse to
-// store them. Every write path (remember, edit, supersede, import, capture,
-// archive reasons) runs Check before anything is written.
-//
-// What it detects: private key blocks; token formats that announce
-// themselves (AWS access key ids, GitHub, GitLab, Slack, Stripe, Google,
-// OpenAI, Anthropic, npm tokens, JSON web tokens); URLs with a password in
-// them; assignments of a secret-named key (password, secret, token,
-// api_key, …) to a value that looks random; and .env lines that set such a
-// variable.
-//
-// What it leaves alone, on purpose: the words themselves ("rotate the
-// token"), variable names (GITHUB_TOKEN), references to where a secret is
-// kept ($TOKEN, ${DB_PASSWORD}, os.Getenv("TOKEN")), placeholders
-// (<your key>, changeme, xxx), commit ids, UUIDs and checksums. Memories
-// are engineering notes that talk about secrets all the time; a scanner
-// that cried wolf would teach people to work around it. Short low-entropy
-// passwords in an assignment (password=hunter2) are not caught: there is
-// no way to tell them from an example without guessing.
 package secrets
 
 import (
-	"errors"
-	"fmt"
-	"math"
+	"net/url"
 	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
 
-// ErrSecret is what every refusal of this package matches with errors.Is.
-var ErrSecret = errors.New("secret refused")
+// Rule names, as they appear in findings and messages.
+const (
+	rulePEM       = "private key block"
+	ruleAWSKeyID  = "AWS access key id"
+	ruleAWSSecret = "AWS secret access key"
+	ruleGitHub    = "GitHub token"
+	ruleGitLab    = "GitLab token"
+	ruleSlack     = "Slack token"
+	ruleSlackHook = "Slack webhook URL"
+	ruleStripe    = "Stripe key"
+	ruleGoogle    = "Google API key"
+	ruleOpenAI    = "OpenAI API key"
+	ruleAnthropic = "Anthropic API key"
+	ruleNPM       = "npm token"
+	ruleJWT       = "JSON web token"
+	ruleURL       = "password in a URL"
+	rulePassword  = "password assignment"
+	ruleToken     = "token assignment"
+	ruleKey       = "key assignment"
+	ruleSecret    = "secret assignment"
+	ruleEnv       = ".env secret line"
+)
 
-// Finding is one credential found in a text.
-type Finding struct {
-	Rule   string // what it looks like, e.g. "AWS access key id"
-	Field  string // the field it was found in, as given to Check
-	Line   int    // 1-based line within the field
-	Column int    // 1-based column in runes
-}
-
-// Field names a piece of text to check.
-type Field struct{ Name, Text string }
-
-// Error lists what Check found. Its message is one line that never
-// repeats the secret.
-type Error struct{ Findings []Finding }
-
-func (e *Error) Error() string {
-	f := e.Findings[0]
-	where := fmt.Sprintf("line %d col %d", f.Line, f.Column)
-	if f.Field != "" {
-		where = f.Field + " " + where
-	}
-	more := ""
-	if n := len(e.Findings) - 1; n > 0 {
-		more = fmt.Sprintf(" (and %d more)", n)
-	}
-	return fmt.Sprintf("refused: %s holds what looks like %s %s%s — nothing was stored; remove the secret and say where it is kept instead (e.g. \"the key in $API_KEY\")",
-		where, article(f.Rule), f.Rule, more)
-}
-
-// Is makes errors.Is(err, ErrSecret) true.
-func (e *Error) Is(target error) bool { return target == ErrSecret }
-
-func article(s string) string {
-	if s != "" && strings.ContainsRune("aeiouAEIOU", rune(s[0])) {
-		return "an"
-	}
-	return "a"
-}
-
-// Check scans every field and returns nil or an *Error.
-func Check(fields ...Field) error {
-	var all []Finding
-	for _, f := range fields {
-		for _, fd := range Scan(f.Text) {
-			fd.Field = f.Name
-			all = append(all, fd)
-		}
-	}
-	if len(all) == 0 {
-		return nil
-	}
-	return &Error{Findings: all}
-}
-
-type rule struct {
+// A pattern is a regular expression for one credential format.
+type pattern struct {
 	name string
 	re   *regexp.Regexp
-	// group is the submatch that holds the secret value (0: the whole match).
+	// group is the submatch that is the secret itself (0: the whole match);
+	// its start is where the finding is reported.
 	group int
-	// check, when set, must accept the value.
-	check func(value string) bool
-	// hints: the regexp only runs when one of these appears (lower-cased
-	// text when lower is set). Scanning for a literal is far cheaper.
+	// check, when set, must accept the match (m as from FindAllStringSubmatchIndex).
+	check func(text string, m []int) bool
+	// The expression only runs when one of hints occurs in the text (in
+	// the text lower-cased when lower is set): looking for a literal is
+	// far cheaper than running an expression over every note.
 	hints []string
 	lower bool
 }
 
-// The token formats. Each is anchored on a prefix that ordinary prose does not produce.
-var rules = []rule{
-	{name: "private key block", hints: []string{"PRIVATE KEY"}, re: regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`)},
-	{name: "AWS access key id", hints: []string{"AKIA", "ASIA", "AGPA", "AIDA", "AROA", "ANPA", "ANVA"}, re: regexp.MustCompile(`\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA)[A-Z0-9]{16}\b`)},
-	{name: "GitHub token", hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"}, re: regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`)},
-	{name: "GitHub token", hints: []string{"github_pat_"}, re: regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{60,255}\b`)},
-	{name: "GitLab token", hints: []string{"glpat-"}, re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}\b`)},
-	{name: "Slack token", hints: []string{"xox"}, re: regexp.MustCompile(`\bxox[abprs]-[A-Za-z0-9\-]{10,}\b`)},
-	{name: "Slack webhook URL", hints: []string{"hooks.slack.com"}, re: regexp.MustCompile(`https://hooks\.slack\.com/services/T[A-Za-z0-9_]+/B[A-Za-z0-9_]+/[A-Za-z0-9_]+`)},
-	{name: "Stripe key", hints: []string{"_live_"}, re: regexp.MustCompile(`\b(?:sk|rk)_live_[A-Za-z0-9]{16,}\b`)},
-	{name: "Google API key", hints: []string{"AIza"}, re: regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}\b`)},
-	{name: "Anthropic API key", hints: []string{"sk-ant-"}, re: regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}`)},
-	{name: "OpenAI API key", hints: []string{"sk-"}, re: regexp.MustCompile(`\bsk-(?:proj-|svcacct-|admin-)?[A-Za-z0-9_\-]{20,}`), check: func(v string) bool {
-		return !strings.HasPrefix(v, "sk-ant-") && hasClasses(v[3:], 2)
-	}},
-	{name: "npm token", hints: []string{"npm_"}, re: regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`)},
-	{name: "JSON web token", hints: []string{"eyJ"}, re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}`)},
-	{name: "password in a URL", hints: []string{"://"}, re: regexp.MustCompile(`\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s:/@]+:([^\s/@]+)@[^\s/@]+`), group: 1, check: func(v string) bool {
-		return !placeholder(v) && len(v) >= 6
-	}},
-	{name: "AWS secret access key", hints: []string{"secret"}, lower: true, re: regexp.MustCompile(`(?i)aws_?secret_?(?:access_?)?key["']?\s*[:=]\s*["']?([A-Za-z0-9/+=]{40})\b`), group: 1},
+// patterns are tried in this order; when two findings overlap the
+// earlier pattern wins, and every pattern wins over the generic
+// assignment and .env rules.
+var patterns = []pattern{
+	{name: rulePEM, hints: []string{"PRIVATE KEY"},
+		re:    regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`),
+		check: func(text string, m []int) bool { return keyMaterialAfter(text, m[1]) }},
+	{name: ruleAWSKeyID, hints: []string{"AKIA", "ASIA"},
+		re:    regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
+		check: notTokenPlaceholder},
+	{name: ruleGitHub, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
+		re:    regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`),
+		check: notTokenPlaceholder},
+	{name: ruleGitHub, hints: []string{"github_pat_"},
+		re:    regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{50,255}\b`),
+		check: notTokenPlaceholder},
+	{name: ruleGitLab, hints: []string{"glpat-"},
+		re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),
+		check: func(text string, m []int) bool {
+			return notTokenPlaceholder(text, m) && classes(text[m[0]+6:m[1]]) >= 2
+		}},
+	{name: ruleSlack, hints: []string{"xox"},
+		re:    regexp.MustCompile(`\bxox[abprse]-[0-9]+-[A-Za-z0-9\-]{8,}`),
+		check: notTokenPlaceholder},
+	{name: ruleSlackHook, hints: []string{"hooks.slack.com"},
+		re:    regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_]+/[A-Za-z0-9_]+/[A-Za-z0-9_/]{8,}`),
+		check: notTokenPlaceholder},
+	{name: ruleStripe, hints: []string{"_live_"},
+		re:    regexp.MustCompile(`\b[sr]k_live_[A-Za-z0-9]{16,}\b`),
+		check: notTokenPlaceholder},
+	{name: ruleGoogle, hints: []string{"AIza"},
+		re:    regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
+		check: notTokenPlaceholder},
+	{name: ruleAnthropic, hints: []string{"sk-ant-"},
+		re:    regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}`),
+		check: func(text string, m []int) bool { return notTokenPlaceholder(text, m) && mixedAlnum(text[m[0]+7:m[1]]) }},
+	// OpenAI keys: sk- followed by base62 (legacy), or sk-proj-, sk-svcacct-,
+	// sk-admin- followed by base64url. Requiring upper, lower and digit
+	// keeps kebab-case words after "sk-" out.
+	{name: ruleOpenAI, hints: []string{"sk-"},
+		re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`),
+		check: func(text string, m []int) bool {
+			v := text[m[0]:m[1]]
+			return !strings.HasPrefix(v, "sk-ant-") && notTokenPlaceholder(text, m) && mixedAlnum(v[3:])
+		}},
+	{name: ruleNPM, hints: []string{"npm_"},
+		re:    regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),
+		check: notTokenPlaceholder},
+	{name: ruleJWT, hints: []string{"eyJ"},
+		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}`)},
+	{name: ruleAWSSecret, hints: []string{"aws_secret", "awssecret", "aws-secret"}, lower: true, group: 1,
+		re: regexp.MustCompile(`(?i)aws[_\-]?secret[_\-]?(?:access[_\-]?)?key["'\x60]?\s*(?::=|=>|[:=])\s*["'\x60]?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`),
+		check: func(text string, m []int) bool {
+			v := text[m[2]:m[3]]
+			return !placeholder(v) && classes(v) >= 2
+		}},
 }
 
-// secretWords mark a key name as holding a secret in an assignment.
-var secretWords = []string{"password", "passwd", "pwd", "secret", "token", "api_key", "api-key", "apikey", "access_key", "access-key", "private_key", "private-key", "auth_key", "credential"}
+// notTokenPlaceholder rejects the documentation stand-ins for prefixed
+// tokens (AKIA…EXAMPLE, ghp_xxxx…). It is narrower than placeholder: a
+// random token may well contain "test" or "null" by chance.
+func notTokenPlaceholder(text string, m []int) bool {
+	l := strings.ToLower(text[m[0]:m[1]])
+	for _, w := range []string{"example", "xxxx", "your", "placeholder", "redacted", "0000000000", "..."} {
+		if strings.Contains(l, w) {
+			return false
+		}
+	}
+	return true
+}
 
-// An .env line: NAME=value, optionally exported.
-var envLine = regexp.MustCompile(`^\s*(?:export\s+)?([A-Z][A-Z0-9_]*(?:KEY|SECRET|TOKEN|PASSWORD|PASS|PWD|CREDENTIAL|CREDENTIALS|AUTH)[A-Z0-9_]*)=(.*)$`)
+// mixedAlnum: upper case, lower case and a digit, as any random base62 or
+// base64 string of 20 characters or more has.
+func mixedAlnum(v string) bool {
+	var up, lo, dg bool
+	for i := 0; i < len(v); i++ {
+		c := v[i]
+		up = up || c >= 'A' && c <= 'Z'
+		lo = lo || c >= 'a' && c <= 'z'
+		dg = dg || c >= '0' && c <= '9'
+	}
+	return up && lo && dg
+}
 
-// Scan returns every finding in text in order of position. Field is empty.
+// urlPasswords calls found for the password of every
+// scheme://user:password@host in text (the user may be empty, as in
+// redis://:password@host), unless the password is a placeholder, a
+// reference, the user's name again (postgres:postgres) or a well-known
+// default, or the host is a documentation one. It is written out rather
+// than a regular expression because an expression without a literal
+// prefix would be tried at every position of every note.
+func urlPasswords(text string, found func(start, end int)) {
+	for i := 0; ; {
+		k := strings.Index(text[i:], "://")
+		if k < 0 {
+			return
+		}
+		sep := i + k
+		i = sep + 3
+		s := sep
+		for s > 0 && sep-s < 32 && schemeByte(text[s-1]) {
+			s--
+		}
+		if s == sep || !isLetter(text[s]) {
+			continue
+		}
+		// userinfo runs to the '@'; no '/', space or quote on the way.
+		at := i
+		for at < len(text) && at-i < 256 && strings.IndexByte("@/ \t\r\n\"'<>`", text[at]) < 0 {
+			at++
+		}
+		if at >= len(text) || text[at] != '@' {
+			continue
+		}
+		colon := strings.IndexByte(text[i:at], ':')
+		if colon < 0 {
+			continue
+		}
+		user, pw := text[i:i+colon], text[i+colon+1:at]
+		if u, err := url.PathUnescape(pw); err == nil {
+			pw = u // p%40ssword is p@ssword
+		}
+		he := at + 1
+		for he < len(text) && strings.IndexByte("/?#: \t\r\n\"'<>`", text[he]) < 0 {
+			he++
+		}
+		host := strings.ToLower(text[at+1 : he])
+		if host == "" || len(pw) < 4 || pw == user || placeholder(pw) || reference(pw) ||
+			placeholder(host) || host == "host" || host == "hostname" {
+			continue
+		}
+		found(i+colon+1, at)
+	}
+}
+
+func schemeByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '+' || c == '.' || c == '-'
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+// keyMaterialAfter reports whether a private key header at end is followed
+// by key material (a base64 run, or a PEM/PGP header line), allowing for the
+// ways a key gets quoted: escaped newlines in JSON, quote marks, "> " and
+// "# " prefixes, string concatenation. A header mentioned in prose, or a
+// key shown as "MIIE...", is not a key.
+func keyMaterialAfter(text string, end int) bool {
+	i, limit := end, min(len(text), end+256)
+	for i < limit {
+		c := text[i]
+		if c == '\\' && i+1 < len(text) && (text[i+1] == 'n' || text[i+1] == 'r') {
+			i += 2
+			continue
+		}
+		if strings.IndexByte(" \t\r\n\"'`>#*+,;", c) < 0 {
+			break
+		}
+		i++
+	}
+	rest := text[i:]
+	for _, h := range []string{"Proc-Type:", "DEK-Info:", "Version:", "Comment:", "Hash:", "Charset:"} {
+		if strings.HasPrefix(rest, h) {
+			return true
+		}
+	}
+	n := 0
+	for n < len(rest) && n < 16 && isBase64(rest[n]) {
+		n++
+	}
+	return n >= 16
+}
+
+func isBase64(c byte) bool {
+	return c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == '+' || c == '/' || c == '='
+}
+
+// A hit is a finding before it has a line and column: the byte span of the
+// secret, and the priority of the rule that found it (lower wins).
+type hit struct {
+	start, end, prio int
+	rule             string
+}
+
+// Priorities of the rules that are not patterns.
+const (
+	prioURL    = 999
+	prioEnv    = 1000 // an .env line is more telling than an assignment
+	prioAssign = 1001
+)
+
+// Scan returns every finding in text (Field left empty), in order of
+// position. A secret that several rules recognise is reported once, under
+// the most specific rule.
 func Scan(text string) []Finding {
-	type hit struct {
-		off  int
-		rule string
-	}
 	var hits []hit
-	taken := map[int]bool{} // offsets already reported, so one secret is one finding
-	add := func(off int, name string) {
-		for o := off - 2; o <= off+2; o++ {
-			if taken[o] {
-				return
-			}
+	add := func(start, end, prio int, rule string) {
+		if end > start {
+			hits = append(hits, hit{start, end, prio, rule})
 		}
-		taken[off] = true
-		hits = append(hits, hit{off, name})
 	}
-	lowerText := ""
-	for _, r := range rules {
+	lower := ""
+	for p, pt := range patterns {
 		hay := text
-		if r.lower {
-			if lowerText == "" {
-				lowerText = asciiLower(text)
+		if pt.lower {
+			if lower == "" {
+				lower = asciiLower(text)
 			}
-			hay = lowerText
+			hay = lower
 		}
-		if !containsAny(hay, r.hints) {
+		if !containsAny(hay, pt.hints) {
 			continue
 		}
-		for _, m := range r.re.FindAllStringSubmatchIndex(text, -1) {
-			s, e := m[2*r.group], m[2*r.group+1]
-			if s < 0 {
+		for _, m := range pt.re.FindAllStringSubmatchIndex(text, -1) {
+			s, e := m[2*pt.group], m[2*pt.group+1]
+			if s < 0 || pt.check != nil && !pt.check(text, m) {
 				continue
 			}
-			if r.check != nil && !r.check(text[s:e]) {
-				continue
-			}
-			add(m[0], r.name)
+			add(s, e, p, pt.name)
 		}
 	}
-	lower := asciiLower(text)
-	for _, a := range assignments(text, lower) {
-		if secretKey(a.name) && looksRandom(a.value) {
-			add(a.off, assignmentRule(a.name))
-		}
+	urlPasswords(text, func(s, e int) { add(s, e, prioURL, ruleURL) })
+	assignments(text, func(s, e int, rule string) { add(s, e, prioAssign, rule) })
+	envLines(text, func(s, e int) { add(s, e, prioEnv, ruleEnv) })
+	if len(hits) == 0 {
+		return nil
 	}
-	off := 0
-	for line := range strings.Lines(text) {
-		body := strings.TrimRight(line, "\r\n")
-		if !strings.Contains(body, "=") {
-			off += len(line)
-			continue
-		}
-		if m := envLine.FindStringSubmatchIndex(body); m != nil {
-			value := strings.Trim(strings.TrimSpace(body[m[4]:m[5]]), `"'`)
-			if len(value) >= 8 && !placeholder(value) && !reference(value) {
-				add(off+m[4], ".env secret line")
-			}
-		}
-		off += len(line)
+	return locate(text, dedupe(hits))
+}
+
+// dedupe keeps, of overlapping hits, the one of the best priority (then the
+// earliest), and returns the kept hits in order of position.
+func dedupe(hits []hit) []hit {
+	if len(hits) == 1 {
+		return hits
 	}
-	sort.Slice(hits, func(i, j int) bool { return hits[i].off < hits[j].off })
-	out := make([]Finding, 0, len(hits))
+	sort.Slice(hits, func(i, j int) bool {
+		if hits[i].prio != hits[j].prio {
+			return hits[i].prio < hits[j].prio
+		}
+		return hits[i].start < hits[j].start
+	})
+	// kept is sorted by position and free of overlaps, so its ends are
+	// sorted too.
+	kept := make([]hit, 0, len(hits))
 	for _, h := range hits {
-		line, col := position(text, h.off)
+		i := sort.Search(len(kept), func(i int) bool { return kept[i].end > h.start })
+		if i < len(kept) && kept[i].start < h.end {
+			continue
+		}
+		kept = append(kept, hit{})
+		copy(kept[i+1:], kept[i:])
+		kept[i] = h
+	}
+	return kept
+}
+
+// locate turns sorted hits into findings with 1-based lines and rune columns,
+// in one pass over the text.
+func locate(text string, hits []hit) []Finding {
+	out := make([]Finding, 0, len(hits))
+	line, col, pos := 1, 1, 0
+	for _, h := range hits {
+		for pos < h.start {
+			r, size := utf8.DecodeRuneInString(text[pos:])
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+			pos += size
+		}
 		out = append(out, Finding{Rule: h.rule, Line: line, Column: col})
 	}
 	return out
@@ -216,191 +341,4 @@ func containsAny(s string, subs []string) bool {
 		}
 	}
 	return false
-}
-
-type assign struct {
-	name, value string
-	off         int // byte offset of the value
-}
-
-// assignments finds `name = value`, `name: value`, `name := "value"` and
-// `"name": "value"` where name contains a secret word. lower is text
-// lower-cased (same byte offsets for ASCII names).
-func assignments(text, lower string) []assign {
-	var out []assign
-	seen := map[int]bool{}
-	for _, w := range secretWords {
-		for from := 0; ; {
-			i := strings.Index(lower[from:], w)
-			if i < 0 {
-				break
-			}
-			i += from
-			from = i + len(w)
-			start, end := i, i+len(w)
-			for start > 0 && identByte(text[start-1]) {
-				start--
-			}
-			for end < len(text) && identByte(text[end]) {
-				end++
-			}
-			if seen[start] {
-				continue
-			}
-			seen[start] = true
-			j := end
-			if j < len(text) && (text[j] == '"' || text[j] == '\'') {
-				j++
-			}
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-				j++
-			}
-			switch {
-			case strings.HasPrefix(text[j:], ":="):
-				j += 2
-			case j < len(text) && (text[j] == '=' || text[j] == ':'):
-				j++
-			default:
-				continue
-			}
-			for j < len(text) && (text[j] == ' ' || text[j] == '\t') {
-				j++
-			}
-			if j < len(text) && strings.IndexByte("\"'`", text[j]) >= 0 {
-				j++
-			}
-			k := j
-			for k < len(text) && strings.IndexByte(" \t\r\n\"'`,;", text[k]) < 0 {
-				k++
-			}
-			if k > j {
-				out = append(out, assign{name: text[start:end], value: text[j:k], off: j})
-			}
-		}
-	}
-	return out
-}
-
-func identByte(b byte) bool {
-	return b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z' || b >= '0' && b <= '9' || b == '_' || b == '-' || b == '.'
-}
-
-func assignmentRule(name string) string {
-	n := strings.ToLower(name)
-	switch {
-	case strings.Contains(n, "pass") || strings.Contains(n, "pwd"):
-		return "password assignment"
-	case strings.Contains(n, "token"):
-		return "token assignment"
-	case strings.Contains(n, "key"):
-		return "key assignment"
-	}
-	return "secret assignment"
-}
-
-// secretKey rejects names that merely contain a secret word inside a
-// longer identifier about something else (passwordHash, tokenizer).
-func secretKey(name string) bool {
-	n := strings.ToLower(name)
-	for _, benign := range []string{"hash", "tokenizer", "tokenize", "tokens", "length", "len", "field", "policy", "prompt", "reset", "expiry", "expires", "ttl", "count", "type", "name", "url", "file", "path", "header", "id"} {
-		if strings.HasSuffix(n, benign) || strings.HasSuffix(n, "_"+benign) {
-			return false
-		}
-	}
-	return true
-}
-
-// looksRandom is the test a value must pass to count as a secret in an
-// assignment: long enough, mixed, high entropy, and not a placeholder or
-// a reference to where the secret lives.
-func looksRandom(v string) bool {
-	v = strings.Trim(v, `"'`+"`")
-	if len(v) < 8 || placeholder(v) || reference(v) {
-		return false
-	}
-	if !hasClasses(v, 2) {
-		return false
-	}
-	e := entropy(v)
-	if len(v) >= 20 {
-		return e >= 3.0
-	}
-	return e >= 2.8 && hasClasses(v, 3)
-}
-
-// reference is a value that names where a secret lives rather than being one.
-func reference(v string) bool {
-	if strings.HasPrefix(v, "$") || strings.HasPrefix(v, "%") || strings.HasPrefix(v, "{{") || strings.HasPrefix(v, "<") {
-		return true
-	}
-	for _, p := range []string{"os.getenv", "os.environ", "process.env", "env(", "env.", "getenv", "secrets.", "vault:", "file:", "/", "./", "~/"} {
-		if strings.HasPrefix(strings.ToLower(v), p) {
-			return true
-		}
-	}
-	return strings.HasSuffix(v, "(") || strings.HasSuffix(v, ")")
-}
-
-var placeholderWords = []string{"changeme", "change_me", "example", "placeholder", "dummy", "redacted", "your_", "your-", "yourtoken", "yourkey", "xxxx", "****", "....", "test123", "sample", "fake", "none", "null", "todo", "insert", "replace"}
-
-func placeholder(v string) bool {
-	l := strings.ToLower(v)
-	for _, w := range placeholderWords {
-		if strings.Contains(l, w) {
-			return true
-		}
-	}
-	// one character repeated (xxxxxxxx, 00000000)
-	if r, _ := utf8.DecodeRuneInString(l); strings.Count(l, string(r)) == utf8.RuneCountInString(l) {
-		return true
-	}
-	return strings.HasPrefix(v, "<") || strings.HasSuffix(v, ">")
-}
-
-// hasClasses reports whether v mixes at least n of: lower, upper, digit, symbol.
-func hasClasses(v string, n int) bool {
-	var lower, upper, digit, other bool
-	for _, r := range v {
-		switch {
-		case r >= 'a' && r <= 'z':
-			lower = true
-		case r >= 'A' && r <= 'Z':
-			upper = true
-		case r >= '0' && r <= '9':
-			digit = true
-		default:
-			other = true
-		}
-	}
-	c := 0
-	for _, b := range []bool{lower, upper, digit, other} {
-		if b {
-			c++
-		}
-	}
-	return c >= n
-}
-
-// entropy is the Shannon entropy of v in bits per character.
-func entropy(v string) float64 {
-	counts := map[rune]int{}
-	n := 0
-	for _, r := range v {
-		counts[r]++
-		n++
-	}
-	var e float64
-	for _, c := range counts {
-		p := float64(c) / float64(n)
-		e -= p * math.Log2(p)
-	}
-	return e
-}
-
-// position turns a byte offset into a 1-based line and rune column.
-func position(text string, off int) (int, int) {
-	before := text[:off]
-	line := strings.Count(before, "\n") + 1
-	start := strings.LastIndexByte(before, '\n') + 1
-	return line, utf8.RuneCountInString(before[start:]) + 1
 }
