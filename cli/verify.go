@@ -37,6 +37,7 @@ type queued struct {
 }
 
 func (a *app) verifyCommand() *cobra.Command {
+	var calibration bool
 	c := &cobra.Command{
 		Use:   "verify",
 		Short: "the verify-first queue: memories whose trust fell, and why",
@@ -44,6 +45,9 @@ func (a *app) verifyCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.open(cmd.Context(), false); err != nil {
 				return err
+			}
+			if calibration {
+				return a.calibration(cmd)
 			}
 			items, err := a.trustService().Queue(cmd.Context(), recall.ActivationNow)
 			if err != nil {
@@ -71,12 +75,57 @@ func (a *app) verifyCommand() *cobra.Command {
 					fmt.Fprintf(w, "    %s\n", r)
 				}
 			}
-			fmt.Fprintln(w, "confirm with: cairn verify confirm ID · correct with: cairn supersede ID TEXT · rebind: cairn verify rebind ID SPEC")
+			fmt.Fprintln(w, "confirm: cairn verify confirm ID · correct: cairn supersede ID TEXT · mark wrong: cairn verify reject ID · rebind: cairn verify rebind ID SPEC")
 			return nil
 		},
 	}
-	c.AddCommand(a.confirmCommand(), a.rebindCommand())
+	c.Flags().BoolVar(&calibration, "calibration", false, "what past reviews say about the bindings: moved × changed per watermark kind")
+	c.AddCommand(a.confirmCommand(), a.rejectCommand(), a.rebindCommand())
 	return c
+}
+
+// calibration prints the confusion matrix of the project's reviews per
+// watermark kind and the bindings it flags.
+func (a *app) calibration(cmd *cobra.Command) error {
+	cal, err := a.trustService().Calibration(cmd.Context())
+	if err != nil {
+		return err
+	}
+	w := cmd.OutOrStdout()
+	if a.json {
+		if cal.Flagged == nil {
+			cal.Flagged = []trust.BindingNote{}
+		}
+		return writeJSON(w, cal)
+	}
+	if cal.Reviews == 0 {
+		fmt.Fprintln(w, "no reviews yet: confirm, reject, rebind or supersede memories and their evidence shows here")
+		return nil
+	}
+	fmt.Fprint(w, trust.FormatCalibration(cal))
+	return nil
+}
+
+func (a *app) rejectCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reject ID",
+		Short: "the memory no longer holds: mark it for supersession (it is not served until corrected)",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			m, err := a.load(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if m, err = a.trustService().Reject(cmd.Context(), m); err != nil {
+				return err
+			}
+			if err := a.printMemory(cmd, "rejected", m); err != nil || a.json {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "write the corrected fact with: cairn supersede %s TEXT\n", m.ID)
+			return nil
+		},
+	}
 }
 
 func (a *app) confirmCommand() *cobra.Command {

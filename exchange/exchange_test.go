@@ -88,6 +88,10 @@ func genRecord(t *rapid.T, i int) memory.Record {
 		u := tm("until")
 		r.ValidUntil = &u
 	}
+	if rapid.Bool().Draw(t, "rejected") {
+		rj := tm("rejected")
+		r.RejectedAt = &rj
+	}
 	if rapid.Bool().Draw(t, "sup") {
 		r.Supersedes = []string{id("supersedes")}
 		r.SupersededBy = id("supby")

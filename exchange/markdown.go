@@ -48,6 +48,7 @@ type front struct {
 	Supersedes   []string            `yaml:"supersedes,omitempty"`
 	SupersededBy string              `yaml:"superseded_by,omitempty"`
 	Watermarks   []watermark         `yaml:"watermarks,omitempty"`
+	RejectedAt   string              `yaml:"rejected_at,omitempty"`
 	Triggers     []string            `yaml:"triggers,omitempty"`
 	Salience     *salience           `yaml:"salience,omitempty"`
 	Version      int                 `yaml:"version,omitempty"`
@@ -112,6 +113,9 @@ func EncodeMarkdown(r memory.Record) ([]byte, error) {
 	}
 	if r.ValidUntil != nil {
 		f.ValidUntil = stamp(*r.ValidUntil)
+	}
+	if r.RejectedAt != nil {
+		f.RejectedAt = stamp(*r.RejectedAt)
 	}
 	if r.Source != (memory.Source{}) {
 		f.Source = &source{string(r.Source.Actor), r.Source.Session, r.Source.File, r.Source.Line}
@@ -340,6 +344,13 @@ func (f front) record(body string) (memory.Record, error) {
 			return r, err
 		}
 		r.ValidUntil = &t
+	}
+	if f.RejectedAt != "" {
+		t, err := unstamp(f.RejectedAt)
+		if err != nil {
+			return r, err
+		}
+		r.RejectedAt = &t
 	}
 	if f.Source != nil {
 		r.Source = memory.Source{Actor: memory.Actor(f.Source.Actor), Session: f.Source.Session, File: f.Source.File, Line: f.Source.Line}

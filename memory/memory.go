@@ -32,9 +32,12 @@ type Memory struct {
 	Supersedes   []string    `json:"supersedes,omitempty"`
 	SupersededBy string      `json:"superseded_by,omitempty"`
 	Watermarks   []Watermark `json:"watermarks,omitempty"`
-	Triggers     []string    `json:"triggers,omitempty"`
-	Salience     Salience    `json:"salience,omitzero"`
-	Version      int         `json:"version"`
+	// RejectedAt is when a reviewer said the fact no longer holds; until it
+	// is superseded, corrected in place or confirmed, it is not served.
+	RejectedAt time.Time `json:"rejected_at,omitzero"`
+	Triggers   []string  `json:"triggers,omitempty"`
+	Salience   Salience  `json:"salience,omitzero"`
+	Version    int       `json:"version"`
 }
 
 // Source says who or what wrote a memory and from where.

@@ -29,6 +29,7 @@ type Record struct {
 	Supersedes   []string     `json:"supersedes"`
 	SupersededBy string       `json:"superseded_by"`
 	Watermarks   []Watermark  `json:"watermarks"`
+	RejectedAt   *time.Time   `json:"rejected_at,omitempty"`
 	Triggers     []string     `json:"triggers,omitempty"`
 	Salience     Salience     `json:"salience,omitzero"`
 	Version      int          `json:"version,omitempty"`
@@ -55,11 +56,15 @@ func Trust(m *Memory) float64 { return TrustAt(m, time.Now()) }
 // fact: the bound file itself (0.35) or flag (0.4) more than a directory's
 // history (0.5), and that more than the whole repository's (0.75); a gone
 // referent lowers it most (0.2). With several watermarks the worst counts.
+// A fact a reviewer rejected has no trust until it is corrected.
 // Unbound facts keep full trust for 60 days after their last confirmation,
 // then drift down to 0.9 at a year and 0.8 at two: a nudge to re-confirm
 // that alone never takes a user-stated fact below the serving threshold
 // within a year.
 func TrustAt(m *Memory, now time.Time) float64 {
+	if !m.RejectedAt.IsZero() {
+		return 0 // a reviewer said it no longer holds
+	}
 	factor, bound := 1.0, false
 	confirmed := m.UpdatedAt
 	for _, w := range m.Watermarks {
@@ -116,6 +121,10 @@ func ToRecord(m *Memory, projectName string, out []Edge) Record {
 		t := m.ValidUntil
 		r.ValidUntil = &t
 	}
+	if !m.RejectedAt.IsZero() {
+		t := m.RejectedAt
+		r.RejectedAt = &t
+	}
 	for _, e := range out {
 		re := RecordEdge{Kind: e.Kind, To: e.To, Weight: e.Weight, CreatedAt: e.CreatedAt}
 		if !e.Active {
@@ -142,6 +151,9 @@ func (r Record) ToMemory(project string) (*Memory, []Edge) {
 	}
 	if r.ValidUntil != nil {
 		m.ValidUntil = *r.ValidUntil
+	}
+	if r.RejectedAt != nil {
+		m.RejectedAt = *r.RejectedAt
 	}
 	if len(m.Tags) == 0 {
 		m.Tags = nil

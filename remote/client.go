@@ -151,6 +151,7 @@ var retrySafe = map[string]bool{
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
+	"Reviews": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -345,6 +346,15 @@ func (c *Client) Bound(ctx context.Context, project string) ([]*memory.Memory, e
 
 func (c *Client) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
 	return c.memory(ctx, "SetWatermarks", watermarkParams{id, ws, summary, by})
+}
+
+func (c *Client) Review(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
+	return c.memory(ctx, "Review", reviewParams{id, v, ws, summary, by})
+}
+
+func (c *Client) Reviews(ctx context.Context, project string) ([]memory.Review, error) {
+	var out []memory.Review
+	return out, c.call(ctx, "Reviews", idParams{project}, &out)
 }
 
 // Recall asks the server's recall engine.

@@ -139,6 +139,13 @@ type (
 		Summary    string             `json:"summary"`
 		Actor      memory.Actor       `json:"actor"`
 	}
+	reviewParams struct {
+		ID         string             `json:"id"`
+		Verdict    memory.Verdict     `json:"verdict"`
+		Watermarks []memory.Watermark `json:"watermarks"`
+		Summary    string             `json:"summary"`
+		Actor      memory.Actor       `json:"actor"`
+	}
 	edgesResult struct {
 		Out []memory.Edge `json:"out"`
 		In  []memory.Edge `json:"in"`

@@ -283,5 +283,9 @@ var handlers = map[string]handler{
 	"SetWatermarks": with(func(ctx context.Context, st store.Store, p watermarkParams) (any, error) {
 		return st.SetWatermarks(ctx, p.ID, p.Watermarks, p.Summary, p.Actor)
 	}),
-	"Ping": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return "pong", nil }),
+	"Review": with(func(ctx context.Context, st store.Store, p reviewParams) (any, error) {
+		return st.Review(ctx, p.ID, p.Verdict, p.Watermarks, p.Summary, p.Actor)
+	}),
+	"Reviews": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Reviews(ctx, p.ID) }),
+	"Ping":    with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return "pong", nil }),
 }

@@ -50,6 +50,11 @@ type Store interface {
 	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
 	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
 
+	// Reviews: a person's verdict on a memory, carried out and kept as
+	// evidence for calibration (see DB.Review); the project's reviews.
+	Review(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
+	Reviews(ctx context.Context, project string) ([]memory.Review, error)
+
 	// Subscribe streams timeline events as they are written, by any writer.
 	Subscribe(ctx context.Context) (<-chan memory.Event, error)
 

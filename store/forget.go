@@ -65,7 +65,7 @@ func (db *DB) Forget(ctx context.Context, id string, by memory.Actor) error {
 // planPurge lists every key m owns: record, versions, index entries, ref,
 // its edges' keys, its events and the vectors of each of its versions.
 func (db *DB) planPurge(txn *badger.Txn, m *memory.Memory) (purge, error) {
-	p := purge{Prefixes: [][]byte{keyMem(m.ID), prefixVersions(m.ID), prefixEdgesOut(m.ID), prefixEdgesIn(m.ID), prefixEventsOfMem(m.ID)}}
+	p := purge{Prefixes: [][]byte{keyMem(m.ID), prefixVersions(m.ID), prefixEdgesOut(m.ID), prefixEdgesIn(m.ID), prefixEventsOfMem(m.ID), prefixReviewsOf(m.Project, m.ID)}}
 	p.Prefixes = append(p.Prefixes, indexKeys(m)...)
 	if m.Ref != "" {
 		p.Prefixes = append(p.Prefixes, keyRef(m.Project, m.Ref))

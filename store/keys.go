@@ -48,8 +48,13 @@ func prefixEdgesIn(id string) []byte  { return []byte("edge/in/" + id + "/") }
 
 func keyEvent(pid, id string) []byte { return []byte("event/" + pid + "/" + id) }
 func prefixEvents(pid string) []byte { return []byte("event/" + pid + "/") }
-func keyDraft(pid, id string) []byte { return []byte("draft/" + pid + "/" + id) }
-func prefixDrafts(pid string) []byte { return []byte("draft/" + pid + "/") }
+func keyReview(r memory.Review) []byte {
+	return []byte("review/" + r.Project + "/" + r.MemoryID + "/" + r.ID)
+}
+func prefixReviews(pid string) []byte          { return []byte("review/" + pid + "/") }
+func prefixReviewsOf(pid, memID string) []byte { return []byte("review/" + pid + "/" + memID + "/") }
+func keyDraft(pid, id string) []byte           { return []byte("draft/" + pid + "/" + id) }
+func prefixDrafts(pid string) []byte           { return []byte("draft/" + pid + "/") }
 func prefixVectors(hash string) []byte {
 	return []byte("vec/" + hash + "/")
 }

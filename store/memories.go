@@ -189,6 +189,9 @@ func writeMem(txn *badger.Txn, m *memory.Memory) error {
 			return err
 		}
 	}
+	if isBound(m) { // the bound index carries the watermarks, so a wake check reads only them
+		return put(txn, keyBound(m.Project, m.ID), m.Watermarks)
+	}
 	return nil
 }
 
@@ -353,6 +356,9 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 		if p.Title != nil && strings.TrimSpace(*p.Title) == "" {
 			m.Title = ""
 		}
+		if m.Title != old.Title || m.Body != old.Body {
+			m.RejectedAt = time.Time{} // corrected in place
+		}
 		if err := db.prepare(m); err != nil {
 			return err
 		}
@@ -435,6 +441,7 @@ func (db *DB) Supersede(ctx context.Context, oldID string, in *memory.Memory, by
 		m.Project = old.Project
 		m.CreatedAt, m.UpdatedAt, m.ValidFrom, m.ValidUntil = now, now, now, time.Time{}
 		m.Status, m.Version, m.SupersededBy = memory.StatusActive, 1, ""
+		m.RejectedAt = time.Time{}
 		m.Supersedes = []string{oldID}
 		if m.Layer == 0 {
 			m.Layer = old.Layer
@@ -467,6 +474,9 @@ func (db *DB) Supersede(ctx context.Context, oldID string, in *memory.Memory, by
 		next := old.Clone()
 		next.Status, next.ValidUntil, next.SupersededBy = memory.StatusSuperseded, now, m.ID
 		if err := rewrite(txn, old, next); err != nil {
+			return err
+		}
+		if err := db.review(txn, memory.ReviewOf(old, memory.VerdictSupersede, by, now)); err != nil {
 			return err
 		}
 		if err := db.insert(txn, m); err != nil {
@@ -647,17 +657,37 @@ func (db *DB) Touch(ctx context.Context, ids []string) error {
 }
 
 // Bound returns the memories of a project that carry a watermark that can
-// move (file, git or flag), for the wake check.
+// move (file, git or flag), for the wake check. Only their id, project
+// and watermarks are filled: the index holds the watermarks, so a check
+// of many memories reads none of their text.
 func (db *DB) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
 	var out []*memory.Memory
 	err := db.view(func(txn *badger.Txn) error {
-		for _, k := range keys(txn, prefixBound(project)) {
-			m, err := getMem(txn, idFromKey(k))
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
+		o := badger.DefaultIteratorOptions
+		o.Prefix = prefixBound(project)
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); it.Next() {
+			k := it.Item().KeyCopy(nil)
+			m := &memory.Memory{ID: idFromKey(k), Project: project}
+			err := it.Item().Value(func(v []byte) error {
+				if len(v) == 0 {
+					return nil // written before the index held watermarks
+				}
+				return decode(k, v, &m.Watermarks)
+			})
 			if err != nil {
 				return err
+			}
+			if len(m.Watermarks) == 0 {
+				full, err := getMem(txn, m.ID)
+				if errors.Is(err, ErrNotFound) {
+					continue
+				}
+				if err != nil {
+					return err
+				}
+				m.Watermarks = full.Watermarks
 			}
 			out = append(out, m)
 		}

@@ -16,6 +16,8 @@ type Store interface {
 	List(ctx context.Context, q store.Query) (store.Page, error)
 	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
 	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
+	Review(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
+	Reviews(ctx context.Context, project string) ([]memory.Review, error)
 }
 
 // Threshold is the serving threshold: below it a memory is not served as
@@ -103,6 +105,9 @@ func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) floa
 	out := make([]Item, 0, len(low))
 	for _, m := range low {
 		rs := reasons[m.ID]
+		if !m.RejectedAt.IsZero() {
+			rs = append([]string{fmt.Sprintf("rejected on %s: write the corrected fact (supersede it) or archive it", m.RejectedAt.Local().Format("2006-01-02"))}, rs...)
+		}
 		if len(rs) == 0 {
 			if m.Confidence < Threshold {
 				rs = []string{fmt.Sprintf("low base confidence: %.2f (%s)", m.Confidence, m.Provenance)}
@@ -133,7 +138,22 @@ func (s *Service) Confirm(ctx context.Context, m *memory.Memory) (*memory.Memory
 		st, _ := s.Checker.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkNone})
 		ws = append(ws, st)
 	}
-	return s.St.SetWatermarks(ctx, m.ID, ws, "confirmed", memory.ActorUser)
+	return s.St.Review(ctx, m.ID, memory.VerdictConfirm, ws, "confirmed", memory.ActorUser)
+}
+
+// Reject says the memory no longer holds: it is marked for supersession
+// and kept out of what is served until someone writes the corrected fact.
+func (s *Service) Reject(ctx context.Context, m *memory.Memory) (*memory.Memory, error) {
+	return s.St.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected: marked for supersession", memory.ActorUser)
+}
+
+// Calibration is what the project's reviews say about its bindings.
+func (s *Service) Calibration(ctx context.Context) (Calibration, error) {
+	rs, err := s.St.Reviews(ctx, s.Project)
+	if err != nil {
+		return Calibration{}, err
+	}
+	return Calibrate(rs), nil
 }
 
 // Rebind binds the memory to other referents (specs as --bind takes them).
@@ -149,7 +169,7 @@ func (s *Service) Rebind(ctx context.Context, m *memory.Memory, specs []string) 
 		}
 		ws = append(ws, w)
 	}
-	return s.St.SetWatermarks(ctx, m.ID, ws, "rebound to "+strings.Join(specs, " "), memory.ActorUser)
+	return s.St.Review(ctx, m.ID, memory.VerdictRebind, ws, "rebound to "+strings.Join(specs, " "), memory.ActorUser)
 }
 
 // Bind stamps the bindings a write asked for, or finds them in the text.

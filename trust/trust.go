@@ -61,7 +61,11 @@ func (c *Checker) fingerprint(ctx context.Context, w memory.Watermark) (string, 
 		}
 		return "sha256:" + short(sha256.Sum256([]byte(v))), nil
 	case memory.WatermarkGit:
-		fps, err := c.gitFingerprints(ctx, []string{w.Target})
+		log, err := c.gitLog(ctx, recentCommits)
+		if err != nil {
+			return "", err
+		}
+		fps, err := c.gitFingerprints(ctx, []string{w.Target}, log)
 		if err != nil {
 			return "", err
 		}
@@ -125,41 +129,125 @@ func (c *Checker) git(ctx context.Context, args ...string) ([]byte, error) {
 	return out, nil
 }
 
-// gitFingerprints finds, for every scope, the last commit that touched it
-// ("" is the whole repository), with one git log over recent history and
-// a single extra call only for scopes older than that window.
-func (c *Checker) gitFingerprints(ctx context.Context, scopes []string) (map[string]string, error) {
-	out := map[string]string{}
-	log, err := c.gitLog(ctx, 2000)
+// A git fingerprint names the scope's object at HEAD (the tree of a
+// directory, the blob of a file, HEAD's root tree for the whole
+// repository) and the last commit that touched it: "commit:H tree:T". The
+// object answers "did anything under it change" for every scope in one
+// cheap git call; the commit, found in the history only when something
+// changed, says since when. Fingerprints without a tree (older stamps) are
+// compared by commit.
+type gitFP struct{ commit, tree string }
+
+func parseGitFP(s string) gitFP {
+	var g gitFP
+	for _, f := range strings.Fields(s) {
+		if v, ok := strings.CutPrefix(f, "commit:"); ok {
+			g.commit = v
+		} else if v, ok := strings.CutPrefix(f, "tree:"); ok {
+			g.tree = v
+		}
+	}
+	return g
+}
+
+func (g gitFP) String() string {
+	if g.commit == "" {
+		return ""
+	}
+	return "commit:" + g.commit + " tree:" + g.tree
+}
+
+// gitTrees resolves the object of every scope at HEAD in one git call; a
+// scope missing from HEAD is absent from the result.
+func (c *Checker) gitTrees(ctx context.Context, scopes []string) (map[string]string, error) {
+	var in bytes.Buffer
+	uniq := uniqueStrings(scopes)
+	for _, s := range uniq {
+		if s == "" {
+			in.WriteString("HEAD^{tree}\n")
+		} else {
+			in.WriteString("HEAD:" + strings.TrimSuffix(filepath.ToSlash(s), "/") + "\n")
+		}
+	}
+	cmd := exec.CommandContext(ctx, "git", "-C", c.Root, "cat-file", "--batch-check=%(objectname)")
+	cmd.Stdin = &in
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("git cat-file: %v %s", err, strings.TrimSpace(stderr.String()))
+	}
+	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
+	trees := map[string]string{}
+	for i, s := range uniq {
+		if i < len(lines) && !strings.HasSuffix(lines[i], " missing") && !strings.Contains(lines[i], " ") {
+			trees[s] = lines[i]
+		}
+	}
+	return trees, nil
+}
+
+// gitFingerprints fingerprints every scope now: its object at HEAD and
+// the last commit that touched it, found in log (the recent history) or,
+// for a scope older than that window, by one git call of its own.
+func (c *Checker) gitFingerprints(ctx context.Context, scopes []string, log []commit) (map[string]string, error) {
+	trees, err := c.gitTrees(ctx, scopes)
 	if err != nil {
 		return nil, err
 	}
-	for _, s := range scopes {
-		if s == "" {
-			if len(log) > 0 {
-				out[s] = "commit:" + log[0].hash
+	out := map[string]string{}
+	for _, s := range uniqueStrings(scopes) {
+		g := gitFP{tree: trees[s]}
+		if g.tree == "" {
+			continue // not in HEAD
+		}
+		if s != "" {
+			if _, err := os.Stat(c.path(s)); err != nil {
+				continue // the path is gone from the work tree
 			}
-			continue
 		}
-		if _, err := os.Stat(c.path(s)); err != nil {
-			continue // the path is gone from the work tree
+		switch {
+		case s == "" && len(log) > 0:
+			g.commit = log[0].hash
+		case s != "":
+			g.commit = lastTouch(log, s)
 		}
-		if h := lastTouch(log, s); h != "" {
-			out[s] = "commit:" + h
-			continue
+		if g.commit == "" {
+			args := []string{"log", "-1", "--format=%H"}
+			if s != "" {
+				args = append(args, "--", s)
+			}
+			if b, err := c.git(ctx, args...); err == nil {
+				g.commit = string(bytes.TrimSpace(b))
+			}
 		}
-		b, err := c.git(ctx, "log", "-1", "--format=%H", "--", s)
-		if err == nil && len(bytes.TrimSpace(b)) > 0 {
-			out[s] = "commit:" + string(bytes.TrimSpace(b))
+		if g.commit != "" {
+			out[s] = g.String()
 		}
 	}
 	return out, nil
+}
+
+func uniqueStrings(in []string) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, s := range in {
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
 }
 
 type commit struct {
 	hash  string
 	files []string
 }
+
+// recentCommits is how much history one log reads: the window in which
+// the last commit touching a scope is looked up in a single call.
+const recentCommits = 2000
 
 // gitLog is the newest n commits with the files each touched.
 func (c *Checker) gitLog(ctx context.Context, n int) ([]commit, error) {
@@ -214,6 +302,37 @@ func (c *Checker) Stamp(ctx context.Context, w memory.Watermark) (memory.Waterma
 	}
 	w.Fingerprint, w.State, w.StampedAt = fp, memory.WatermarkIntact, c.Now().UTC()
 	return w, nil
+}
+
+// StampAll stamps many watermarks at once, with one git log for all the
+// git ones; each result is stamped or carries the error of its referent.
+func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory.Watermark, []error) {
+	var scopes []string
+	for _, w := range ws {
+		if w.Kind == memory.WatermarkGit {
+			scopes = append(scopes, w.Target)
+		}
+	}
+	gitFP := map[string]string{}
+	if len(scopes) > 0 {
+		if log, err := c.gitLog(ctx, recentCommits); err == nil {
+			gitFP, _ = c.gitFingerprints(ctx, scopes, log)
+		}
+	}
+	out, errs := make([]memory.Watermark, len(ws)), make([]error, len(ws))
+	for i, w := range ws {
+		if w.Kind != memory.WatermarkGit {
+			out[i], errs[i] = c.Stamp(ctx, w)
+			continue
+		}
+		out[i] = w
+		if fp := gitFP[w.Target]; fp != "" {
+			out[i].Fingerprint, out[i].State, out[i].StampedAt = fp, memory.WatermarkIntact, c.Now().UTC()
+		} else {
+			errs[i] = fmt.Errorf("binding %s does not resolve in %s: %s", w.Spec(), c.Root, resolveHint(w))
+		}
+	}
+	return out, errs
 }
 
 func resolveHint(w memory.Watermark) string {
@@ -304,26 +423,29 @@ type Change struct {
 }
 
 // Check compares every bound watermark of the memories with the world, in
-// one batch (one git log for all git watermarks), and returns the memories
-// whose watermark states changed.
+// one batch, and returns the memories whose watermark states changed or
+// that are not intact. Each distinct file is looked at once (stat, and a
+// read only when its size or time changed since this checker last hashed
+// it), on several goroutines; every git scope is resolved in one git call,
+// and the history is read once, only when some scope changed.
 func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, error) {
-	var scopes []string
+	var files, scopes []string
 	for _, m := range ms {
 		for _, w := range m.Watermarks {
-			if w.Kind == memory.WatermarkGit {
+			if w.Fingerprint == "" {
+				continue
+			}
+			switch w.Kind {
+			case memory.WatermarkFile:
+				files = append(files, w.Target)
+			case memory.WatermarkGit:
 				scopes = append(scopes, w.Target)
 			}
 		}
 	}
-	var gitFP map[string]string
-	var log []commit
-	if len(scopes) > 0 {
-		var err error
-		if gitFP, err = c.gitFingerprints(ctx, scopes); err != nil {
-			gitFP = map[string]string{}
-		}
-		log, _ = c.gitLog(ctx, 2000)
-	}
+	fileFP := c.fileFingerprints(uniqueStrings(files))
+	gitNow, log := c.gitStates(ctx, ms, scopes)
+
 	var changes []Change
 	for _, m := range ms {
 		ws := append([]memory.Watermark(nil), m.Watermarks...)
@@ -340,17 +462,21 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 				continue
 			}
 			var now string
-			var err error
-			if w.Kind == memory.WatermarkGit {
-				now = gitFP[w.Target]
-			} else {
-				now, err = c.fingerprint(ctx, w)
+			switch w.Kind {
+			case memory.WatermarkGit:
+				now = gitNow[w.Target]
+			case memory.WatermarkFile:
+				now = fileFP[w.Target]
+			default:
+				now, _ = c.fingerprint(ctx, w)
 			}
 			state := memory.WatermarkIntact
 			switch {
-			case err != nil || now == "":
+			case now == "":
 				state = memory.WatermarkGone
-			case now != w.Fingerprint:
+			case w.Kind == memory.WatermarkGit && !sameGit(w.Fingerprint, now):
+				state = memory.WatermarkMoved
+			case w.Kind != memory.WatermarkGit && now != w.Fingerprint:
 				state = memory.WatermarkMoved
 			}
 			if state != memory.WatermarkIntact {
@@ -366,6 +492,97 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 		}
 	}
 	return changes, nil
+}
+
+// sameGit compares a stored git fingerprint with a current one: by the
+// scope's object when both have it, else by the last commit.
+func sameGit(stored, now string) bool {
+	a, b := parseGitFP(stored), parseGitFP(now)
+	if a.tree != "" && b.tree != "" {
+		return a.tree == b.tree
+	}
+	return a.commit == b.commit
+}
+
+// gitStates is the current fingerprint of every scope, as far as the
+// comparison needs it: a scope whose object is what it was stamped with
+// gets that stored fingerprint back without reading any history; the
+// history is read once, for the rest. A scope gone from HEAD or the work
+// tree is absent. The log is returned for the reasons.
+func (c *Checker) gitStates(ctx context.Context, ms []*memory.Memory, scopes []string) (map[string]string, []commit) {
+	now := map[string]string{}
+	if len(scopes) == 0 {
+		return now, nil
+	}
+	trees, err := c.gitTrees(ctx, scopes)
+	if err != nil {
+		return now, nil // not a repository (any more): every scope is gone
+	}
+	var moved []string
+	for _, m := range ms {
+		for _, w := range m.Watermarks {
+			if w.Kind != memory.WatermarkGit || w.Fingerprint == "" {
+				continue
+			}
+			old := parseGitFP(w.Fingerprint)
+			if t := trees[w.Target]; t != "" && t == old.tree && c.onDisk(w.Target) {
+				now[w.Target] = w.Fingerprint
+			} else if _, done := now[w.Target]; !done {
+				moved = append(moved, w.Target)
+			}
+		}
+	}
+	if len(moved) == 0 {
+		return now, nil
+	}
+	log, _ := c.gitLog(ctx, recentCommits)
+	fps, err := c.gitFingerprints(ctx, moved, log)
+	if err != nil {
+		return now, log
+	}
+	for s, fp := range fps {
+		if _, done := now[s]; !done {
+			now[s] = fp
+		}
+	}
+	return now, log
+}
+
+// onDisk reports whether a scope is still in the work tree.
+func (c *Checker) onDisk(scope string) bool {
+	if scope == "" {
+		return true
+	}
+	_, err := os.Stat(c.path(scope))
+	return err == nil
+}
+
+// fileFingerprints fingerprints distinct files on a few goroutines; a file
+// that is gone maps to "".
+func (c *Checker) fileFingerprints(targets []string) map[string]string {
+	out := make(map[string]string, len(targets))
+	if len(targets) == 0 {
+		return out
+	}
+	fps := make([]string, len(targets))
+	var wg sync.WaitGroup
+	next := make(chan int)
+	for range min(8, len(targets)) {
+		wg.Go(func() {
+			for i := range next {
+				fps[i], _ = c.fileFingerprint(targets[i])
+			}
+		})
+	}
+	for i := range targets {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+	for i, t := range targets {
+		out[t] = fps[i]
+	}
+	return out
 }
 
 // reason says in words what moved, old → new.
@@ -386,7 +603,7 @@ func reason(w memory.Watermark, state memory.WatermarkState, now string, log []c
 	case memory.WatermarkFlag:
 		return fmt.Sprintf("bound to %s: its value changed since %s", w.Target, since)
 	}
-	old := strings.TrimPrefix(w.Fingerprint, "commit:")
+	old := parseGitFP(w.Fingerprint).commit
 	n := 0
 	for _, cm := range log {
 		if cm.hash == old {
@@ -400,7 +617,7 @@ func reason(w memory.Watermark, state memory.WatermarkState, now string, log []c
 	if scope == "" {
 		scope = "the repository"
 	}
-	return fmt.Sprintf("%d commits touched %s since %s (last now %s)", n, scope, abbrev(old), abbrev(strings.TrimPrefix(now, "commit:")))
+	return fmt.Sprintf("%d commits touched %s since %s (last now %s)", n, scope, abbrev(old), abbrev(parseGitFP(now).commit))
 }
 
 func abbrev(h string) string {
