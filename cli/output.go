@@ -124,6 +124,9 @@ func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []me
 	for _, wm := range m.Watermarks {
 		fmt.Fprintf(w, "bound to %s (%s)\n", wm.Spec(), wm.State)
 	}
+	if !m.RejectedAt.IsZero() {
+		fmt.Fprintf(w, "rejected %s: not served until corrected (cairn supersede %s TEXT)\n", m.RejectedAt.Local().Format(timeFmt), m.ID)
+	}
 	if len(m.Triggers) > 0 {
 		fmt.Fprintf(w, "triggers: %s\n", strings.Join(m.Triggers, "; "))
 	}

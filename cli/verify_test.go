@@ -86,3 +86,88 @@ func TestVerifyFirstThroughTheCLI(t *testing.T) {
 		t.Fatalf("--bind none: %+v", none.Watermarks)
 	}
 }
+
+// Reject and calibration through the CLI, on a real repository: a
+// rejected fact leaves what recall serves as current and stays queued
+// until it is corrected; the calibration shows the binding that fired on
+// noise and the one that stayed silent.
+func TestRejectAndCalibrationThroughTheCLI(t *testing.T) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	e := newEnv(t)
+	gitIn(t, e.wd, "init", "-q", "-b", "main")
+	gitIn(t, e.wd, "config", "user.email", "t@example.com")
+	gitIn(t, e.wd, "config", "user.name", "t")
+	os.WriteFile(filepath.Join(e.wd, "go.sum"), []byte("v1\n"), 0o644)
+	os.WriteFile(filepath.Join(e.wd, "decode.txt"), []byte("+229 %\n"), 0o644)
+	gitIn(t, e.wd, "add", "-A")
+	gitIn(t, e.wd, "commit", "-q", "-m", "init")
+
+	if out := e.ok("verify", "--calibration"); !strings.Contains(out, "no reviews yet") {
+		t.Fatalf("calibration of nothing:\n%s", out)
+	}
+	deps := e.rec("remember", "module versions are pinned in go.sum")
+	bench := e.rec("remember", "decode runs at +229 %, see decode.txt", "--provenance", "measured")
+	for i := range 2 {
+		os.WriteFile(filepath.Join(e.wd, "go.sum"), []byte(strings.Repeat("v", i+2)+"\n"), 0o644)
+		gitIn(t, e.wd, "commit", "-qam", "bump")
+		if q := e.ok("verify"); !strings.Contains(q, deps.ID) {
+			t.Fatalf("round %d: go.sum moved and the queue is:\n%s", i, q)
+		}
+		e.ok("verify", "confirm", deps.ID)
+	}
+
+	rej := e.rec("verify", "reject", bench.ID)
+	if rej.RejectedAt == nil || rej.Trust != 0 {
+		t.Fatalf("reject: %+v", rej)
+	}
+	if q := e.ok("verify"); !strings.Contains(q, bench.ID) || !strings.Contains(q, "rejected on") {
+		t.Fatalf("the rejected fact is not queued with its reason:\n%s", q)
+	}
+	var rec struct {
+		Results     []memory.Record `json:"results"`
+		VerifyFirst []memory.Record `json:"verify_first"`
+	}
+	json.Unmarshal([]byte(e.ok("recall", "decode speed", "--json")), &rec)
+	if len(rec.Results) != 0 || len(rec.VerifyFirst) != 1 || rec.VerifyFirst[0].ID != bench.ID {
+		t.Fatalf("recall served a rejected fact as current: %+v", rec)
+	}
+	e.ok("supersede", bench.ID, "decode runs at +31 %, see decode.txt")
+	if q := e.ok("verify"); !strings.Contains(q, "nothing to verify") {
+		t.Fatalf("the corrected fact is still queued:\n%s", q)
+	}
+
+	var cal struct {
+		Reviews int `json:"reviews"`
+		Kinds   []struct {
+			Kind   string `json:"kind"`
+			Caught int    `json:"caught"`
+			Noise  int    `json:"noise"`
+			Missed int    `json:"missed"`
+		} `json:"kinds"`
+		Flagged []struct {
+			Binding string `json:"binding"`
+			Problem string `json:"problem"`
+		} `json:"flagged"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("verify", "--calibration", "--json")), &cal); err != nil {
+		t.Fatal(err)
+	}
+	if cal.Reviews != 3 || cal.Kinds[0].Kind != "file" || cal.Kinds[0].Noise != 2 || cal.Kinds[0].Missed != 1 || cal.Kinds[0].Caught != 0 {
+		t.Fatalf("calibration: %+v", cal)
+	}
+	got := map[string]string{}
+	for _, f := range cal.Flagged {
+		got[f.Binding] = f.Problem
+	}
+	if got["file:go.sum"] != "noise" || got["file:decode.txt"] != "silent" {
+		t.Fatalf("flagged: %+v", cal.Flagged)
+	}
+	if out := e.ok("verify", "--calibration"); !strings.Contains(out, "file:go.sum  (noise)") || !strings.Contains(out, "3 reviews") {
+		t.Fatalf("calibration text:\n%s", out)
+	}
+	if r := e.run("", "verify", "reject", "NOPE1234"); r.code != 1 || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+		t.Fatalf("reject of nothing: %+v", r)
+	}
+}

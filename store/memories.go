@@ -476,8 +476,10 @@ func (db *DB) Supersede(ctx context.Context, oldID string, in *memory.Memory, by
 		if err := rewrite(txn, old, next); err != nil {
 			return err
 		}
-		if err := db.review(txn, memory.ReviewOf(old, memory.VerdictSupersede, by, now)); err != nil {
-			return err
+		if old.RejectedAt.IsZero() { // a rejection already recorded that the fact changed
+			if err := db.review(txn, memory.ReviewOf(old, memory.VerdictSupersede, by, now)); err != nil {
+				return err
+			}
 		}
 		if err := db.insert(txn, m); err != nil {
 			return err

@@ -103,13 +103,13 @@ func Calibrate(reviews []memory.Review) Calibration {
 		switch {
 		case c.Noise >= NoiseFloor && c.Noise > c.Caught:
 			note.Problem = "noise"
-			note.Advice = fmt.Sprintf("fired %d times while the fact held: narrow it (cairn verify rebind ID SPEC)", c.Noise)
+			note.Advice = fmt.Sprintf("fired %s while the fact held: narrow it (cairn verify rebind ID SPEC)", count(c.Noise, "time"))
 		case c.Missed > 0 && spec == "none":
 			note.Problem = "silent"
-			note.Advice = fmt.Sprintf("%d facts bound to nothing changed unnoticed: bind such facts to what they are about", c.Missed)
+			note.Advice = fmt.Sprintf("%s bound to nothing changed unnoticed: bind such facts to what they are about", count(c.Missed, "fact"))
 		case c.Missed > 0:
 			note.Problem = "silent"
-			note.Advice = fmt.Sprintf("stayed silent while the fact changed %d times: rebind it to what the fact is about", c.Missed)
+			note.Advice = fmt.Sprintf("stayed silent while the fact changed (%s): rebind it to what the fact is about", count(c.Missed, "time"))
 		default:
 			continue
 		}
@@ -147,7 +147,7 @@ func sortedKeys(m map[string]bool) []string {
 // four cells per watermark kind, then the flagged bindings.
 func FormatCalibration(c Calibration) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%d reviews: did the watermark fire × had the fact changed\n\n", c.Reviews)
+	fmt.Fprintf(&b, "%s: did the watermark fire × had the fact changed\n\n", count(c.Reviews, "review"))
 	fmt.Fprintf(&b, "%-6s %7s %7s %7s %7s %9s %9s\n", "kind", "caught", "noise", "missed", "quiet", "noise %", "missed %")
 	for _, k := range c.Kinds {
 		fmt.Fprintf(&b, "%-6s %7d %7d %7d %7d %9s %9s\n", k.Kind, k.Caught, k.Noise, k.Missed, k.QuietRight,
@@ -164,6 +164,14 @@ func FormatCalibration(c Calibration) string {
 		fmt.Fprintf(&b, "    memories: %s\n", strings.Join(f.Memories, " "))
 	}
 	return b.String()
+}
+
+// count writes "1 review", "3 reviews".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 func pct(n, of int) string {

@@ -209,3 +209,46 @@ func TestDirectoryBindingAndNarrowest(t *testing.T) {
 		t.Fatalf("reason: %v", reasons)
 	}
 }
+
+// A git binding moves when what is under its scope changes, not when a
+// commit merely passes through: a change and its revert leave it intact.
+// A stamp written before fingerprints named the tree is compared by commit.
+func TestGitScopeByContent(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/a.txt", "1\n")
+	r.commit("a")
+	c := NewChecker(r.root, nil)
+	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, "everything under bench/ is generated")}
+	whole, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkGit})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("bench/a.txt", "2\n")
+	r.commit("change")
+	r.write("bench/a.txt", "1\n")
+	r.commit("revert")
+	if reasons := wake(t, c, m); len(reasons) != 0 {
+		t.Fatalf("a change and its revert moved it: %v", reasons)
+	}
+	repo := &memory.Memory{Confidence: 0.9, Watermarks: []memory.Watermark{whole}}
+	if reasons := wake(t, c, repo); len(reasons) != 0 {
+		t.Fatalf("whole-repository binding after a change and its revert: %v", reasons)
+	}
+	legacy := &memory.Memory{Confidence: 0.9, Watermarks: []memory.Watermark{{Kind: memory.WatermarkGit, Target: "bench/",
+		Fingerprint: "commit:" + r.git("log", "-1", "--format=%H", "--", "bench/"), State: memory.WatermarkIntact}}}
+	if reasons := wake(t, c, legacy); len(reasons) != 0 {
+		t.Fatalf("an old-style stamp of the last commit moved: %v", reasons)
+	}
+	r.write("bench/b.txt", "new\n")
+	r.commit("b")
+	if reasons := wake(t, c, legacy); len(reasons) != 1 || legacy.Watermarks[0].State != memory.WatermarkMoved {
+		t.Fatalf("an old-style stamp did not notice a new commit: %v", reasons)
+	}
+	if reasons := wake(t, c, repo); len(reasons) != 1 || repo.Watermarks[0].State != memory.WatermarkMoved || !strings.Contains(reasons[0], "3 commits touched the repository") {
+		t.Fatalf("whole-repository binding: %v %+v", reasons, repo.Watermarks)
+	}
+	os.RemoveAll(filepath.Join(r.root, "bench"))
+	if wake(t, c, m); m.Watermarks[0].State != memory.WatermarkGone {
+		t.Fatalf("a deleted directory: %+v", m.Watermarks)
+	}
+}
