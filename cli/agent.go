@@ -25,7 +25,7 @@ func (a *app) mcpCommand() *cobra.Command {
 			if err := a.open(cmd.Context(), true); err != nil {
 				return err
 			}
-			return mcpserver.Run(cmd.Context(), a.st, a.proj, a.trustService().Wake)
+			return mcpserver.Run(cmd.Context(), a.st, a.proj, a.trustService())
 		},
 	}
 }

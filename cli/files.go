@@ -67,16 +67,34 @@ func (a *app) importCommand() *cobra.Command {
 				}
 				return fmt.Errorf("%s: %w — nothing was imported", path, err)
 			}
+			bound, err := a.bindImported(cmd.Context(), res.AddedIDs)
+			if err != nil {
+				fmt.Fprintln(a.env.Stderr, "cairn: imported, but binding the new memories failed: "+oneLine(err.Error()))
+			}
 			if a.json {
 				return writeJSON(cmd.OutOrStdout(), res)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added, %d updated, %d unchanged, %d links\n",
-				path, a.proj.Name, res.Added, res.Updated, res.Unchanged, res.Edges)
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added (%d bound to files or flags), %d updated, %d unchanged, %d links\n",
+				path, a.proj.Name, res.Added, bound, res.Updated, res.Unchanged, res.Edges)
 			return nil
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "jsonl or md (default: from the path)")
 	return c
+}
+
+// bindImported binds the memories an import added without bindings to
+// what their text names here (imported bindings are kept as they came).
+func (a *app) bindImported(ctx context.Context, ids []string) (int, error) {
+	var ms []*memory.Memory
+	for _, id := range ids {
+		m, err := a.st.Get(ctx, id)
+		if err != nil {
+			return 0, err
+		}
+		ms = append(ms, m)
+	}
+	return a.trustService().BindNew(ctx, ms)
 }
 
 // readRecords reads an import file and says where each record came from.

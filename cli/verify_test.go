@@ -171,3 +171,35 @@ func TestRejectAndCalibrationThroughTheCLI(t *testing.T) {
 		t.Fatalf("reject of nothing: %+v", r)
 	}
 }
+
+// An import binds the new memories that come without bindings, keeps the
+// ones that bring their own, and a second import of the same file changes
+// nothing.
+func TestImportBindsNewMemories(t *testing.T) {
+	e := newEnv(t)
+	os.WriteFile(filepath.Join(e.wd, "decode.txt"), []byte("+229 %\n"), 0o644)
+	in := filepath.Join(t.TempDir(), "in.jsonl")
+	os.WriteFile(in, []byte(`{"layer":"B","ref":"a","body":"decode is +229 %, see decode.txt"}
+{"layer":"B","ref":"b","body":"nothing here names a file that exists: src/gone.go"}
+{"layer":"B","ref":"c","body":"kept as given, decode.txt","watermarks":[{"kind":"none","state":"unbound"}]}
+`), 0o644)
+	if out := e.ok("import", in); !strings.Contains(out, "3 added (1 bound to files or flags)") {
+		t.Fatalf("import: %s", out)
+	}
+	byRef := map[string]memory.Record{}
+	for _, r := range e.list() {
+		byRef[r.Ref] = r
+	}
+	if ws := byRef["a"].Watermarks; len(ws) != 1 || ws[0].Target != "decode.txt" || ws[0].State != memory.WatermarkIntact {
+		t.Fatalf("a: %+v", ws)
+	}
+	if ws := byRef["b"].Watermarks; len(ws) != 0 {
+		t.Fatalf("b: bound to what does not exist: %+v", ws)
+	}
+	if ws := byRef["c"].Watermarks; len(ws) != 1 || ws[0].Kind != memory.WatermarkNone {
+		t.Fatalf("c: its own binding was replaced: %+v", ws)
+	}
+	if out := e.ok("import", in); !strings.Contains(out, "0 added (0 bound to files or flags), 0 updated, 3 unchanged") {
+		t.Fatalf("second import: %s", out)
+	}
+}

@@ -24,17 +24,25 @@ const Version = "0.1.0"
 type Server struct {
 	st     store.Store
 	proj   memory.Project
-	wake   func(context.Context) error // marks moved facts before recall and context
+	trust  Trust // wake checks and binding; nil: neither
 	once   sync.Once
 	rec    recall.Recaller
 	recErr error
 }
 
-// New builds the MCP server for st in project p. wake (may be nil) runs
-// the wake check before every recall and context, so that an agent is
-// never served a fact whose ground moved during a long session.
-func New(st store.Store, p memory.Project, wake func(context.Context) error) *mcp.Server {
-	s := &Server{st: st, proj: p, wake: wake}
+// Trust is what the server needs of the trust service, checking
+// referents from the agent's side (its checkout and environment).
+type Trust interface {
+	Wake(ctx context.Context) error
+	Bind(ctx context.Context, asked []memory.Watermark, text string) ([]memory.Watermark, error)
+}
+
+// New builds the MCP server for st in project p. With tr (may be nil) it
+// runs the wake check before every recall and context, so that an agent
+// is never served a fact whose ground moved during a long session, and
+// binds what an agent remembers to the files and flags its text names.
+func New(st store.Store, p memory.Project, tr Trust) *mcp.Server {
+	s := &Server{st: st, proj: p, trust: tr}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: "cairn is this project's long-term memory. Call `context` once at the start of a session, " +
 			"`recall` before you decide or change something, `remember` for facts, decisions (with their because), " +
@@ -57,13 +65,13 @@ func New(st store.Store, p memory.Project, wake func(context.Context) error) *mc
 }
 
 // Run serves MCP on standard input and output until the client leaves.
-func Run(ctx context.Context, st store.Store, p memory.Project, wake func(context.Context) error) error {
-	return New(st, p, wake).Run(ctx, &mcp.StdioTransport{})
+func Run(ctx context.Context, st store.Store, p memory.Project, tr Trust) error {
+	return New(st, p, tr).Run(ctx, &mcp.StdioTransport{})
 }
 
 func (s *Server) checkTrust(ctx context.Context) {
-	if s.wake != nil {
-		_ = s.wake(ctx) // a failed check leaves the last known states in place
+	if s.trust != nil {
+		_ = s.trust.Wake(ctx) // a failed check leaves the last known states in place
 	}
 }
 
@@ -86,11 +94,22 @@ type Item struct {
 	Trust      float64  `json:"trust"`
 	Status     string   `json:"status"`
 	Score      float64  `json:"score,omitempty"`
+	Bindings   []string `json:"bindings,omitempty"` // what it is bound to and the state: "file:src/a.go (intact)"
 }
 
 func item(m *memory.Memory) Item {
 	return Item{ID: m.ID, Layer: m.Layer.String(), Kind: string(m.Kind), Title: m.Title, Body: m.Body, Tags: m.Tags,
-		Provenance: string(m.Provenance), Trust: memory.Trust(m), Status: string(m.Status)}
+		Provenance: string(m.Provenance), Trust: memory.Trust(m), Status: string(m.Status), Bindings: bindings(m)}
+}
+
+func bindings(m *memory.Memory) []string {
+	var out []string
+	for _, w := range m.Watermarks {
+		if w.Kind != memory.WatermarkNone {
+			out = append(out, w.Spec()+" ("+string(w.State)+")")
+		}
+	}
+	return out
 }
 
 type RecallIn struct {
@@ -169,6 +188,11 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 	}
 	if in.Provenance != "" {
 		if m.Provenance, err = memory.ParseProvenance(in.Provenance); err != nil {
+			return nil, Item{}, err
+		}
+	}
+	if s.trust != nil {
+		if m.Watermarks, err = s.trust.Bind(ctx, nil, m.Title+"\n"+m.Body); err != nil {
 			return nil, Item{}, err
 		}
 	}

@@ -3,6 +3,7 @@ package mcpserver
 import (
 	"context"
 	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,18 +12,26 @@ import (
 
 	"cairn/memory"
 	"cairn/store"
+	"cairn/trust"
 )
 
 var ctx = context.Background()
 
 func connect(t *testing.T) (*mcp.ClientSession, *store.DB, memory.Project) {
 	t.Helper()
+	return connectIn(t, "", nil)
+}
+
+// connectIn serves a project rooted at root; with getenv the server
+// checks and binds referents there, as cairn mcp does.
+func connectIn(t *testing.T, root string, getenv func(string) string) (*mcp.ClientSession, *store.DB, memory.Project) {
+	t.Helper()
 	db, err := store.Open(filepath.Join(t.TempDir(), "store"), store.Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close() })
-	p, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000aa", Name: "proj"})
+	p, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000aa", Name: "proj", Root: root})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +39,11 @@ func connect(t *testing.T) (*mcp.ClientSession, *store.DB, memory.Project) {
 		t.Fatal(err)
 	}
 	st, ct := mcp.NewInMemoryTransports()
-	if _, err := New(db, p, nil).Connect(ctx, st, nil); err != nil {
+	var tr Trust
+	if getenv != nil {
+		tr = trust.For(db, p, nil, getenv)
+	}
+	if _, err := New(db, p, tr).Connect(ctx, st, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
@@ -149,5 +162,32 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 	var d CaptureOut
 	if failed, text := call(t, cs, "capture", map[string]any{"text": "user prefers table-driven tests"}, &d); failed || d.ID == "" {
 		t.Fatalf("capture: %q", text)
+	}
+}
+
+// What an agent remembers is bound to the files and flags its text names
+// (and only those that exist); when one moves, recall stops serving it as
+// current.
+func TestRememberBindsAndRecallRoutesMovedFacts(t *testing.T) {
+	root := t.TempDir()
+	if err := os.WriteFile(filepath.Join(root, "decode.txt"), []byte("+229 %\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	env := map[string]string{"DECODE_FAST": "1"}
+	cs, _, _ := connectIn(t, root, func(k string) string { return env[k] })
+	var got Item
+	if failed, text := call(t, cs, "remember", map[string]any{"text": "decode runs +229 % with DECODE_FAST, numbers in decode.txt and src/missing.go"}, &got); failed {
+		t.Fatal(text)
+	}
+	if strings.Join(got.Bindings, ",") != "file:decode.txt (intact),flag:DECODE_FAST (intact)" {
+		t.Fatalf("bindings: %v", got.Bindings)
+	}
+	os.WriteFile(filepath.Join(root, "decode.txt"), []byte("+31 %\n"), 0o644)
+	var rec RecallOut
+	if failed, text := call(t, cs, "recall", map[string]any{"query": "decode speed"}, &rec); failed {
+		t.Fatal(text)
+	}
+	if len(rec.Results) != 0 || len(rec.VerifyFirst) != 1 || rec.VerifyFirst[0].ID != got.ID {
+		t.Fatalf("a moved fact was served as current: %+v", rec)
 	}
 }

@@ -117,7 +117,8 @@ func (c Counts) Total(s memory.Status) int {
 
 // ImportResult says what an import did.
 type ImportResult struct {
-	Added     int `json:"added"`
+	Added     int      `json:"added"`
+	AddedIDs  []string `json:"added_ids,omitempty"` // the new memories, for binding them
 	Updated   int `json:"updated"`
 	Unchanged int `json:"unchanged"`
 	Edges     int `json:"edges"`

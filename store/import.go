@@ -24,7 +24,9 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // Import adds records to a project. It is idempotent: a record is matched
 // to a stored memory by id, else by ref, else by identical content; a match
 // with the same content changes nothing, a match with other content becomes
-// a new version of it. Every record is validated and scanned for secrets
+// a new version of it; a matched record that names no bindings keeps the
+// memory's (binding happens where the files are, after an import adds
+// memories: see ImportResult.AddedIDs). Every record is validated and scanned for secrets
 // before anything is written, so a bad record refuses the whole import and
 // leaves the store as it was. Large imports are written in several
 // transactions, each holding whole memories with all their index entries.
@@ -39,6 +41,7 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 		switch {
 		case op.old == nil:
 			res.Added++
+			res.AddedIDs = append(res.AddedIDs, op.m.ID)
 		case op.same:
 			res.Unchanged++
 			continue
@@ -138,6 +141,9 @@ func (db *DB) planImport(project string, recs []memory.Record) (importPlan, erro
 			if old != nil {
 				op.old = old
 				op.m.ID = old.ID
+				if op.m.Watermarks == nil {
+					op.m.Watermarks = old.Watermarks // a record that names no binding does not unbind
+				}
 				op.same = sameContent(old, op.m) && old.Status == op.m.Status &&
 					slices.Equal(old.Supersedes, op.m.Supersedes) && old.SupersededBy == op.m.SupersededBy &&
 					old.ValidUntil.Equal(op.m.ValidUntil)

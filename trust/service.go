@@ -188,12 +188,41 @@ func (s *Service) Bind(ctx context.Context, asked []memory.Watermark, text strin
 	return out, nil
 }
 
+// BindNew binds memories that were just written without bindings (an
+// import) to the referents their text names, all in one batch, and
+// records each binding found. It returns how many were bound.
+func (s *Service) BindNew(ctx context.Context, ms []*memory.Memory) (int, error) {
+	var todo []*memory.Memory
+	var texts []string
+	for _, m := range ms {
+		if len(m.Watermarks) == 0 {
+			todo = append(todo, m)
+			texts = append(texts, m.Text())
+		}
+	}
+	n := 0
+	for i, ws := range s.Checker.BindMany(ctx, texts) {
+		if len(ws) == 0 {
+			continue
+		}
+		specs := make([]string, len(ws))
+		for j, w := range ws {
+			specs[j] = w.Spec()
+		}
+		if _, err := s.St.SetWatermarks(ctx, todo[i].ID, ws, "bound to "+strings.Join(specs, " "), memory.ActorSystem); err != nil {
+			return n, err
+		}
+		n++
+	}
+	return n, nil
+}
+
 // For is the service of project p, checking referents from this process:
 // the project's root (a project without one — named, or global — uses the
 // working directory) and this process's environment.
 func For(st Store, p memory.Project, getwd func() (string, error), getenv func(string) string) *Service {
 	root := p.Root
-	if root == "" {
+	if root == "" && getwd != nil {
 		root, _ = getwd()
 	}
 	return &Service{St: st, Checker: NewChecker(root, getenv), Project: p.ID}

@@ -356,7 +356,43 @@ var (
 // stands on its own). Commit ids are recognised but not bound: a commit
 // never changes, so its fingerprint could never move.
 func (c *Checker) Bind(ctx context.Context, text string) []memory.Watermark {
-	var out []memory.Watermark
+	return c.BindMany(ctx, []string{text})[0]
+}
+
+// BindMany binds many texts at once (an import), stamping every distinct
+// referent once, with one read of the git history for all of them.
+func (c *Checker) BindMany(ctx context.Context, texts []string) [][]memory.Watermark {
+	cands := make([][]memory.Watermark, len(texts))
+	var all []memory.Watermark
+	index := map[memory.Watermark]int{}
+	for i, text := range texts {
+		for _, w := range c.candidates(text) {
+			if _, ok := index[w]; !ok {
+				index[w] = len(all)
+				all = append(all, w)
+			}
+			cands[i] = append(cands[i], w)
+		}
+	}
+	stamped, errs := c.StampAll(ctx, all)
+	out := make([][]memory.Watermark, len(texts))
+	for i, cs := range cands {
+		var ws []memory.Watermark
+		for _, w := range cs {
+			if j := index[w]; errs[j] == nil {
+				ws = append(ws, stamped[j])
+			}
+		}
+		out[i] = narrowest(ws)
+	}
+	return out
+}
+
+// candidates are the referents a text names by their shape that exist
+// here: files and directories that stat (a directory is watched through
+// its git history), then UPPER_SNAKE names. Whether each resolves is up to
+// the stamp.
+func (c *Checker) candidates(text string) []memory.Watermark {
 	seen := map[string]bool{}
 	var files []string
 	for _, m := range pathRe.FindAllStringSubmatch(text, -1) {
@@ -368,29 +404,22 @@ func (c *Checker) Bind(ctx context.Context, text string) []memory.Watermark {
 		files = append(files, p)
 	}
 	sort.Strings(files)
+	var out []memory.Watermark
 	for _, p := range files {
 		fi, err := os.Stat(c.path(p))
 		switch {
 		case err != nil:
 			continue // does not resolve: invent nothing
 		case fi.IsDir():
-			if w, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkGit, Target: strings.TrimSuffix(p, "/") + "/"}); err == nil {
-				out = append(out, w)
-			}
+			out = append(out, memory.Watermark{Kind: memory.WatermarkGit, Target: strings.TrimSuffix(p, "/") + "/"})
 		default:
-			if w, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkFile, Target: filepath.Clean(p)}); err == nil {
-				out = append(out, w)
-			}
+			out = append(out, memory.Watermark{Kind: memory.WatermarkFile, Target: filepath.Clean(p)})
 		}
 	}
-	out = narrowest(out)
 	for _, name := range flagRe.FindAllString(text, -1) {
-		if seen[name] {
-			continue
-		}
-		seen[name] = true
-		if w, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkFlag, Target: name}); err == nil {
-			out = append(out, w)
+		if !seen[name] {
+			seen[name] = true
+			out = append(out, memory.Watermark{Kind: memory.WatermarkFlag, Target: name})
 		}
 	}
 	return out
