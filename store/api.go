@@ -119,9 +119,9 @@ func (c Counts) Total(s memory.Status) int {
 type ImportResult struct {
 	Added     int      `json:"added"`
 	AddedIDs  []string `json:"added_ids,omitempty"` // the new memories, for binding them
-	Updated   int `json:"updated"`
-	Unchanged int `json:"unchanged"`
-	Edges     int `json:"edges"`
+	Updated   int      `json:"updated"`
+	Unchanged int      `json:"unchanged"`
+	Edges     int      `json:"edges"`
 }
 
 // Stats describe the whole store.
