@@ -630,7 +630,7 @@ func reason(w memory.Watermark, state memory.WatermarkState, now string, log []c
 	case memory.WatermarkFile:
 		return fmt.Sprintf("bound to %s: content changed since %s (%s → %s)", w.Target, since, w.Fingerprint, now)
 	case memory.WatermarkFlag:
-		return fmt.Sprintf("bound to %s: its value changed since %s", w.Target, since)
+		return fmt.Sprintf("bound to %s: its value changed since %s (%s → %s)", w.Target, since, w.Fingerprint, now)
 	}
 	old := parseGitFP(w.Fingerprint).commit
 	n := 0
