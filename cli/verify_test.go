@@ -11,6 +11,17 @@ import (
 	"cairn/memory"
 )
 
+// gitInit makes dir a repository with an author.
+func gitInit(t *testing.T, dir string) {
+	t.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("git is not installed")
+	}
+	gitIn(t, dir, "init", "-q", "-b", "main")
+	gitIn(t, dir, "config", "user.email", "t@example.com")
+	gitIn(t, dir, "config", "user.name", "t")
+}
+
 func gitIn(t *testing.T, dir string, args ...string) {
 	t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", dir}, args...)...).CombinedOutput()
@@ -24,13 +35,8 @@ func gitIn(t *testing.T, dir string, args ...string) {
 // queue when the file changes, recall stops serving it as current, and a
 // confirmation brings it back.
 func TestVerifyFirstThroughTheCLI(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	e := newEnv(t)
-	gitIn(t, e.wd, "init", "-q", "-b", "main")
-	gitIn(t, e.wd, "config", "user.email", "t@example.com")
-	gitIn(t, e.wd, "config", "user.name", "t")
+	gitInit(t, e.wd)
 	os.MkdirAll(filepath.Join(e.wd, "bench"), 0o755)
 	os.MkdirAll(filepath.Join(e.wd, "docs"), 0o755)
 	os.WriteFile(filepath.Join(e.wd, "bench", "decode.txt"), []byte("+229 %\n"), 0o644)
@@ -92,13 +98,8 @@ func TestVerifyFirstThroughTheCLI(t *testing.T) {
 // until it is corrected; the calibration shows the binding that fired on
 // noise and the one that stayed silent.
 func TestRejectAndCalibrationThroughTheCLI(t *testing.T) {
-	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
-	}
 	e := newEnv(t)
-	gitIn(t, e.wd, "init", "-q", "-b", "main")
-	gitIn(t, e.wd, "config", "user.email", "t@example.com")
-	gitIn(t, e.wd, "config", "user.name", "t")
+	gitInit(t, e.wd)
 	os.WriteFile(filepath.Join(e.wd, "go.sum"), []byte("v1\n"), 0o644)
 	os.WriteFile(filepath.Join(e.wd, "decode.txt"), []byte("+229 %\n"), 0o644)
 	gitIn(t, e.wd, "add", "-A")

@@ -698,31 +698,9 @@ func (db *DB) Bound(ctx context.Context, project string) ([]*memory.Memory, erro
 	return out, err
 }
 
-// SetWatermarks records what a wake check, a confirmation or a rebinding
-// found: the memory's watermarks are replaced (no new version: the fact is
-// the same) and the timeline says why.
+// SetWatermarks records what a wake check found: the memory's watermarks
+// are replaced (no new version: the fact is the same) and the timeline
+// says why. A person's verdict goes through Review instead.
 func (db *DB) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
-	for _, w := range ws {
-		if err := w.Validate(); err != nil {
-			return nil, invalid(err)
-		}
-	}
-	var out *memory.Memory
-	err := db.update(ctx, func(txn *badger.Txn) error {
-		old, err := getMem(txn, id)
-		if err != nil {
-			return err
-		}
-		m := old.Clone()
-		m.Watermarks = slices.Clone(ws)
-		if len(m.Watermarks) == 0 {
-			m.Watermarks = nil
-		}
-		if err := rewrite(txn, old, m); err != nil {
-			return err
-		}
-		out = m
-		return db.event(txn, m.Project, by, memory.EventVerify, id, summary)
-	})
-	return out, err
+	return db.verify(ctx, id, "", ws, summary, by)
 }

@@ -28,6 +28,12 @@ func (db *DB) Review(ctx context.Context, id string, v memory.Verdict, ws []memo
 	if v == memory.VerdictSupersede || !v.Valid() {
 		return nil, invalidf("invalid verdict %q: use confirm, rebind or reject (supersede writes the corrected fact)", v)
 	}
+	return db.verify(ctx, id, v, ws, summary, by)
+}
+
+// verify replaces a memory's watermarks with ws and, with a verdict,
+// carries it out and records the review; the timeline gets a verify event.
+func (db *DB) verify(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
 	for _, w := range ws {
 		if err := w.Validate(); err != nil {
 			return nil, invalid(err)
@@ -39,7 +45,7 @@ func (db *DB) Review(ctx context.Context, id string, v memory.Verdict, ws []memo
 		if err != nil {
 			return err
 		}
-		if old.Status == memory.StatusSuperseded {
+		if v != "" && old.Status == memory.StatusSuperseded {
 			return invalidf("%s is superseded by %s: it is history now — review that one instead", id, old.SupersededBy)
 		}
 		now := db.now().UTC()
@@ -47,18 +53,22 @@ func (db *DB) Review(ctx context.Context, id string, v memory.Verdict, ws []memo
 		switch v {
 		case memory.VerdictReject:
 			m.RejectedAt = now
+		case "":
+			m.Watermarks = slices.Clone(ws)
 		default:
 			m.RejectedAt = time.Time{}
 			m.Watermarks = slices.Clone(ws)
-			if len(m.Watermarks) == 0 {
-				m.Watermarks = nil
-			}
+		}
+		if len(m.Watermarks) == 0 {
+			m.Watermarks = nil
 		}
 		if err := rewrite(txn, old, m); err != nil {
 			return err
 		}
-		if err := db.review(txn, memory.ReviewOf(old, v, by, now)); err != nil {
-			return err
+		if v != "" {
+			if err := db.review(txn, memory.ReviewOf(old, v, by, now)); err != nil {
+				return err
+			}
 		}
 		out = m
 		return db.event(txn, m.Project, by, memory.EventVerify, id, summary)
