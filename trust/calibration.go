@@ -10,14 +10,12 @@ import (
 
 // Cells count reviews by (did the watermark fire) × (had the fact changed).
 type Cells struct {
-	Caught      int `json:"caught"`      // fired, and the fact had changed
-	Noise       int `json:"noise"`       // fired, but the fact still held
-	Missed      int `json:"missed"`      // silent while the fact changed
-	QuietRight  int `json:"quiet_right"` // silent, and the fact held
-	Reviews     int `json:"reviews"`     // the sum of the four
-	NoisyShare  int `json:"noise_pct"`   // noise as a percentage of firings
-	MissedShare int `json:"missed_pct"`  // misses as a percentage of changed facts
-	memories    map[string]bool
+	Caught     int `json:"caught"`  // fired, and the fact had changed
+	Noise      int `json:"noise"`   // fired, but the fact still held
+	Missed     int `json:"missed"`  // silent while the fact changed
+	QuietRight int `json:"quiet"`   // silent, and the fact held
+	Reviews    int `json:"reviews"` // the sum of the four
+	memories   map[string]bool
 }
 
 func (c *Cells) add(moved, changed bool, memID string) {
@@ -103,7 +101,7 @@ func Calibrate(reviews []memory.Review) Calibration {
 		switch {
 		case c.Noise >= NoiseFloor && c.Noise > c.Caught:
 			note.Problem = "noise"
-			note.Advice = fmt.Sprintf("fired %s while the fact held: narrow it (cairn verify rebind ID SPEC)", count(c.Noise, "time"))
+			note.Advice = fmt.Sprintf("fired %s while the fact held: narrow it (rebind it to what the fact is about)", count(c.Noise, "time"))
 		case c.Missed > 0 && spec == "none":
 			note.Problem = "silent"
 			note.Advice = fmt.Sprintf("%s bound to nothing changed unnoticed: bind such facts to what they are about", count(c.Missed, "fact"))

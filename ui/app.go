@@ -59,6 +59,7 @@ const (
 	modeDiff
 	modeEditor
 	modeRecall
+	modeCalibration
 )
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
@@ -108,6 +109,7 @@ type workbench struct {
 	editor *editorPane
 	diff   *diffView
 	tl     timelinePane
+	cal    calibrationPane
 
 	recallQuery string
 	verifyCount int                       // memories in the verify-first queue
@@ -369,6 +371,18 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if msg.project == m.proj.ID {
 			m.tl.events = msg.events
 		}
+	case calibrationLoadedMsg:
+		m.done()
+		if msg.project != m.proj.ID {
+			return nil
+		}
+		if msg.err != nil {
+			if m.mode == modeCalibration {
+				m.mode = m.modeAfterOverlay()
+			}
+			return m.fail("count the reviews", msg.err)
+		}
+		m.cal.set(msg.cal, msg.titles)
 	case projectsLoadedMsg:
 		if msg.err == nil {
 			m.projects = msg.projects
@@ -488,7 +502,7 @@ func oneLine(s string) string {
 
 // verbs names each action in a failure message.
 var verbs = map[string]string{"archived": "archive", "unarchived": "unarchive", "forgot": "forget",
-	"superseded": "supersede", "remembered": "remember", "linked": "link", "confirmed": "confirm", "rebound": "rebind"}
+	"superseded": "supersede", "remembered": "remember", "linked": "link", "confirmed": "confirm", "rebound": "rebind", "rejected": "reject"}
 
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 	if msg.err != nil {
@@ -519,8 +533,15 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 		text = fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
 	case "rebound":
 		text = fmt.Sprintf("rebound %q", msg.mem.Title)
+	case "rejected":
+		text = fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
 	}
-	return tea.Batch(m.say(text, false), m.reloadAll())
+	cmds := []tea.Cmd{m.say(text, false), m.reloadAll()}
+	if review := msg.verb == "confirmed" || msg.verb == "rebound" || msg.verb == "rejected"; review && m.detail.mem != nil && m.detail.mem.ID == msg.id {
+		// A review keeps the version: the reloaded list would not refresh the detail.
+		cmds = append(cmds, m.loadDetail(msg.id))
+	}
+	return tea.Batch(cmds...)
 }
 
 // openSelected loads the detail of the list's selection.
@@ -565,6 +586,16 @@ func (m *workbench) selectSection(s int) tea.Cmd {
 		m.mode = modeTimeline
 	}
 	return m.loadSection(false)
+}
+
+// openCalibration shows the calibration pane and counts the reviews anew.
+func (m *workbench) openCalibration() tea.Cmd {
+	if m.opt.Trust == nil {
+		return m.say("calibration needs the workbench opened on a project (cairn)", true)
+	}
+	m.mode, m.cal = modeCalibration, calibrationPane{}
+	m.pending++
+	return loadCalibration(m.opt.Trust(m.proj), m.st, m.proj.ID)
 }
 
 // switchProject moves the workbench to another project.

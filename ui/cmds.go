@@ -168,18 +168,37 @@ func getRef(st Store, ref string) (*memory.Memory, error) {
 	return st.Get(bg, id)
 }
 
-func remember(st Store, m *memory.Memory) tea.Cmd {
+// remember stores m, bound first (with svc) to what its text names.
+func remember(st Store, svc *trust.Service, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
+		if err := bindText(svc, m); err != nil {
+			return actionDoneMsg{verb: "remembered", err: err}
+		}
 		got, err := st.Remember(bg, m, memory.ActorUser)
 		return actionDoneMsg{verb: "remembered", mem: got, err: err}
 	}
 }
 
-func supersede(st Store, oldID string, m *memory.Memory) tea.Cmd {
+// supersede stores m as oldID's successor, bound like a new memory.
+func supersede(st Store, svc *trust.Service, oldID string, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
+		if err := bindText(svc, m); err != nil {
+			return actionDoneMsg{verb: "superseded", id: oldID, err: err}
+		}
 		got, err := st.Supersede(bg, oldID, m, memory.ActorUser)
 		return actionDoneMsg{verb: "superseded", mem: got, id: oldID, err: err}
 	}
+}
+
+// bindText binds a memory about to be written to the files and flags its
+// text names that resolve (none without a trust service).
+func bindText(svc *trust.Service, m *memory.Memory) error {
+	if svc == nil {
+		return nil
+	}
+	ws, err := svc.Bind(bg, m.Watermarks, m.Title+"\n"+m.Body)
+	m.Watermarks = ws
+	return err
 }
 
 // link links e.From to e.To, each an id or a unique id prefix.
@@ -346,5 +365,41 @@ func rebind(svc *trust.Service, m *memory.Memory, specs []string) tea.Cmd {
 	return func() tea.Msg {
 		got, err := svc.Rebind(bg, m, specs)
 		return actionDoneMsg{verb: "rebound", mem: got, id: m.ID, err: err}
+	}
+}
+
+// reject says the memory ref names (an id or a unique prefix) no longer
+// holds: it stays in the verify-first queue, not served, until corrected.
+func reject(svc *trust.Service, st Store, ref string) tea.Cmd {
+	return func() tea.Msg {
+		m, err := getRef(st, ref)
+		if err != nil {
+			return actionDoneMsg{verb: "rejected", id: ref, err: err}
+		}
+		got, err := svc.Reject(bg, m)
+		return actionDoneMsg{verb: "rejected", mem: got, id: m.ID, err: err}
+	}
+}
+
+// loadCalibration counts the project's reviews per watermark kind and
+// reads the titles of the memories behind the flagged bindings.
+func loadCalibration(svc *trust.Service, st Store, project string) tea.Cmd {
+	return func() tea.Msg {
+		c, err := svc.Calibration(bg)
+		if err != nil {
+			return calibrationLoadedMsg{project: project, err: err}
+		}
+		titles := map[string]string{}
+		for _, f := range c.Flagged {
+			for _, id := range f.Memories[:min(len(f.Memories), shownPerBinding)] {
+				if _, ok := titles[id]; ok {
+					continue
+				}
+				if m, err := st.Get(bg, id); err == nil {
+					titles[id] = m.Title
+				}
+			}
+		}
+		return calibrationLoadedMsg{project: project, cal: c, titles: titles}
 	}
 }

@@ -26,6 +26,8 @@ var registry = []command{
 	{name: "project", args: "NAME", help: "switch project"},
 	{name: "timeline", args: "", help: "the project's events, newest first"},
 	{name: "verify", args: "", help: "the verify-first queue: facts whose ground moved"},
+	{name: "reject", args: "[ID]", help: "it no longer holds: keep it out until corrected", needsID: true},
+	{name: "calibration", args: "", help: "how well the bindings predicted change"},
 	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true},
 	{name: "help", args: "", help: "keys and commands"},
 	{name: "quit", args: "", help: "leave cairn"},

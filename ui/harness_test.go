@@ -71,9 +71,16 @@ func openStore(t testing.TB, seed bool) *store.DB {
 }
 
 // app is a workbench over db at w×h, with every start-up command done.
+// The project's files are in an empty directory: none of the demo's bound
+// files exist there.
 func app(t testing.TB, db *store.DB, w, h int, theme string) Model {
 	t.Helper()
-	root := t.TempDir() // the project's files: none of the demo's bound files exist here
+	return appIn(t, db, t.TempDir(), w, h, theme)
+}
+
+// appIn is app with the project's files in root.
+func appIn(t testing.TB, db *store.DB, root string, w, h int, theme string) Model {
+	t.Helper()
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: theme, NoColor: theme == "plain",
 		Now: func() time.Time { return now },
 		Trust: func(p memory.Project) *trust.Service {

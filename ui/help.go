@@ -13,6 +13,7 @@ var contextKeys = []struct{ where, keys string }{
 	{"command line", "tab complete · ↑/↓ history · enter run · esc close"},
 	{"forget dialog", "y forget for good · N, enter or esc keep it"},
 	{"supersede editor", "first line is the title · ctrl+s show the diff · ctrl+e $EDITOR · esc cancel"},
+	{"calibration (K)", "↑/↓ scroll · v the verify-first queue · esc, q or K close"},
 	{"diff", "←/→ older/newer pair · [/] move the old side · enter store (when superseding) · esc close"},
 }
 

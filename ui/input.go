@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
+	"cairn/trust"
 )
 
 // key routes a key press: quit, then an open dialog or editor, then the
@@ -58,6 +59,8 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case modeDiff:
 		return m.diffKey(k)
+	case modeCalibration:
+		return m.calibrationKey(s)
 	}
 	if keys.Quit.matches(s) {
 		m.stop()
@@ -81,6 +84,9 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	if keys.Verify.matches(s) {
 		m.focus = focusList
 		return m.selectSection(sectionVerify)
+	}
+	if keys.Calibration.matches(s) {
+		return m.openCalibration()
 	}
 	if keys.Explain.matches(s) && m.mode == modeRecall {
 		m.showExplain = !m.showExplain
@@ -264,10 +270,58 @@ func (m *workbench) memoryKey(s string) tea.Cmd {
 		}
 		m.pending++
 		return confirm(m.opt.Trust(m.proj), cur)
+	case keys.Reject.matches(s):
+		return m.reject(cur.ID)
 	case keys.Rebind.matches(s):
 		return m.repl.open("rebind ")
 	}
 	return nil
+}
+
+// trust is the project's trust service, or nil without one.
+func (m *workbench) trust() *trust.Service {
+	if m.opt.Trust == nil {
+		return nil
+	}
+	return m.opt.Trust(m.proj)
+}
+
+// reject marks the memory ref names as no longer holding.
+func (m *workbench) reject(ref string) tea.Cmd {
+	if m.opt.Trust == nil {
+		return m.say("reject needs the workbench opened on a project (cairn)", true)
+	}
+	m.pending++
+	return reject(m.opt.Trust(m.proj), m.st, ref)
+}
+
+// calibrationKey scrolls or closes the calibration pane, or goes on to
+// the verify-first queue.
+func (m *workbench) calibrationKey(s string) tea.Cmd {
+	switch {
+	case s == "esc" || s == "q" || keys.Calibration.matches(s):
+		m.mode, m.cal.scroll = m.modeAfterOverlay(), 0
+	case keys.Verify.matches(s):
+		m.focus, m.cal.scroll = focusList, 0
+		return m.selectSection(sectionVerify)
+	case keys.Up.matches(s):
+		m.calibrationScroll(-1)
+	case keys.Down.matches(s):
+		m.calibrationScroll(1)
+	case keys.PageUp.matches(s):
+		m.calibrationScroll(-10)
+	case keys.PageDown.matches(s), s == "space":
+		m.calibrationScroll(10)
+	case keys.Top.matches(s):
+		m.calibrationScroll(-len(m.cal.lines(m.theme, m.w-4)))
+	case keys.Bottom.matches(s):
+		m.calibrationScroll(len(m.cal.lines(m.theme, m.w-4)))
+	}
+	return nil
+}
+
+func (m *workbench) calibrationScroll(n int) {
+	m.cal.scrollBy(n, m.theme, m.w-4, m.layout().bodyH-2)
 }
 
 func (m *workbench) detailScroll(n int) {
@@ -341,7 +395,7 @@ func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
 		m.diff.step(1, false)
 	case s == "enter" && m.diff.confirm:
 		m.pending++
-		return supersede(m.st, m.editor.old.ID, m.diff.b())
+		return supersede(m.st, m.trust(), m.editor.old.ID, m.diff.b())
 	case s == "esc" || s == "q":
 		if m.diff.confirm && m.editor != nil {
 			m.diff, m.mode = nil, modeEditor
@@ -430,6 +484,20 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 		return m.selectSection(sectionTimeline), nil
 	case "verify":
 		return m.selectSection(sectionVerify), nil
+	case "calibration":
+		if m.opt.Trust == nil {
+			return nil, fmt.Errorf("/calibration needs the workbench opened on a project (cairn)")
+		}
+		return m.openCalibration(), nil
+	case "reject":
+		id, err := target()
+		if err != nil {
+			return nil, err
+		}
+		if m.opt.Trust == nil {
+			return nil, fmt.Errorf("/reject needs the workbench opened on a project (cairn)")
+		}
+		return m.reject(id), nil
 	case "rebind":
 		cur := m.current()
 		if cur == nil {
@@ -464,7 +532,7 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 			layer = l
 		}
 		m.pending++
-		return remember(m.st, &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
+		return remember(m.st, m.trust(), &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
 	case "recall":
 		if p.rest == "" {
 			return nil, fmt.Errorf("/recall needs a query")
@@ -553,7 +621,7 @@ func (m *workbench) localID(ref string) string {
 
 // click selects what was clicked: a sidebar row or a list row.
 func (m *workbench) click(ms tea.Mouse) tea.Cmd {
-	if m.forget != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.repl.active {
+	if m.forget != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.mode == modeCalibration || m.repl.active {
 		return nil
 	}
 	l := m.layout()
@@ -591,6 +659,8 @@ func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 	switch {
 	case m.mode == modeDiff && m.diff != nil:
 		m.diffScroll(d)
+	case m.mode == modeCalibration:
+		m.calibrationScroll(d)
 	case m.mode == modeTimeline:
 		m.tl.scrollBy(d, l.bodyH-2)
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):

@@ -108,3 +108,12 @@ type queueLoadedMsg struct {
 
 // refreshMsg reloads what is shown after other processes' writes.
 type refreshMsg struct{}
+
+// calibrationLoadedMsg carries what the project's reviews say about its
+// bindings, with the titles of the memories behind flagged bindings.
+type calibrationLoadedMsg struct {
+	project string
+	cal     trust.Calibration
+	titles  map[string]string
+	err     error
+}

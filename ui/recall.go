@@ -62,6 +62,6 @@ func (m *workbench) withReasons(lines []string) []string {
 	for _, r := range rs {
 		out = append(out, wrapAll([]string{st.Warn.Render("! " + r)}, w)...)
 	}
-	out = append(out, wrapAll([]string{st.Muted.Render("c confirm · s supersede · a archive · b rebind")}, w)...)
+	out = append(out, wrapAll([]string{st.Muted.Render("c confirm · w reject · s supersede · a archive · b rebind")}, w)...)
 	return append(out, lines...)
 }

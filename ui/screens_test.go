@@ -28,6 +28,10 @@ func TestScreens(t *testing.T) {
 		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "down", "enter",
 			"select:Decode is +229", "enter"}},
 		{"low-trust", true, []string{"2", "select:The rate limiter", "enter"}},
+		{"calibration-empty", true, []string{"K"}},
+		// Two reviews: the moved file binding caught a fact that changed
+		// (w rejects it), and an unbound fact changed unnoticed (superseded).
+		{"calibration", true, []string{"v", "w", "6", "select:Check provenance", "s", "type: Also check the date.", "ctrl+s", "enter", "K"}},
 	}
 	for _, size := range [][2]int{{80, 24}, {140, 40}} {
 		for _, theme := range []string{"dark", "plain"} {

@@ -110,6 +110,8 @@ func (m *workbench) content() string {
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH))
 	case m.mode == modeHelp:
 		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(helpView(m.theme, m.w-4, l.bodyH-2, m.helpScroll), "\n"), true)
+	case m.mode == modeCalibration:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.cal.view(m.theme, m.w-4, l.bodyH-2), true)
 	case m.mode == modeDiff && m.diff != nil:
 		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.diff.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
 	case m.mode == modeEditor && m.editor != nil:
@@ -282,6 +284,8 @@ func (m *workbench) keyHints() string {
 		return "type to filter · enter keep · esc clear"
 	case m.mode == modeHelp:
 		return "↑/↓ scroll · esc close help"
+	case m.mode == modeCalibration:
+		return "↑/↓ scroll · v verify-first queue · esc close calibration"
 	case m.mode == modeDiff:
 		switch {
 		case m.diff != nil && m.diff.confirm:
@@ -298,6 +302,8 @@ func (m *workbench) keyHints() string {
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
 	case m.mode == modeRecall:
 		return "↑/↓ move · enter read · e explain · esc back to the layer · / command · ? help"
+	case m.section == sectionVerify && m.mode == modeBrowse && m.focus == focusList:
+		return "↑/↓ move · enter read · c confirm · w reject · s supersede · b rebind · a archive · K calibration · ? help"
 	case m.focus == focusDetail:
 		return "[/] link · enter follow · esc back · d diff · s supersede · a archive · x forget · / command · ? help"
 	}

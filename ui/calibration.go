@@ -1,0 +1,104 @@
+package ui
+
+import (
+	"fmt"
+
+	"cairn/themes"
+	"cairn/trust"
+)
+
+// shownPerBinding is how many of a flagged binding's memories the
+// calibration pane names; the rest are counted.
+const shownPerBinding = 3
+
+// calibrationPane shows what the project's reviews say about its
+// bindings (DESIGN §3): per watermark kind, how often a binding fired
+// when the fact had changed (caught), fired while it held (noise), stayed
+// silent while it changed (missed) or stayed rightly silent (quiet); then
+// the bindings that are poorly aimed, with what to do about them.
+type calibrationPane struct {
+	loaded bool
+	cal    trust.Calibration
+	titles map[string]string
+	scroll int
+}
+
+func (p *calibrationPane) set(c trust.Calibration, titles map[string]string) {
+	p.cal, p.titles, p.loaded = c, titles, true
+}
+
+// scrollBy scrolls n lines, within what h lines show of the whole at width w.
+func (p *calibrationPane) scrollBy(n int, t themes.Theme, w, h int) {
+	top := max(len(p.lines(t, w))-h, 0)
+	p.scroll = clamp(clamp(p.scroll, 0, top)+n, 0, top)
+}
+
+// view is the part of the pane that fits h lines from the scroll on.
+func (p *calibrationPane) view(t themes.Theme, w, h int) []string {
+	lines := p.lines(t, w)
+	top := max(len(lines)-h, 0)
+	lines = lines[clamp(p.scroll, 0, top):]
+	if len(lines) > h {
+		lines = append(lines[:h-1], t.Styles.Muted.Render(fmt.Sprintf("… %d more lines: ↓ scrolls", len(lines)-h+1)))
+	}
+	return lines
+}
+
+// lines is the whole pane at width w.
+func (p *calibrationPane) lines(t themes.Theme, w int) []string {
+	st := t.Styles
+	title := st.Title.Render("Calibration")
+	switch {
+	case !p.loaded:
+		return []string{title, "", st.Muted.Render("counting the reviews…")}
+	case p.cal.Reviews == 0:
+		return wrapAll([]string{title, "",
+			"no reviews yet: confirm, reject, rebind or supersede memories and their evidence shows here",
+			"",
+			st.Muted.Render("v opens the verify-first queue · esc closes")}, w)
+	}
+	reviews := "reviews"
+	if p.cal.Reviews == 1 {
+		reviews = "review"
+	}
+	out := []string{
+		title + st.Muted.Render(fmt.Sprintf(" %d %s: did the binding fire × had the fact changed", p.cal.Reviews, reviews)),
+		"",
+		st.Muted.Render(fmt.Sprintf("%-6s %7s %7s %7s %7s %9s %9s", "kind", "caught", "noise", "missed", "quiet", "noise %", "missed %")),
+	}
+	for _, k := range p.cal.Kinds {
+		row := fmt.Sprintf("%-6s %7d %7d %7d %7d %9s %9s", k.Kind, k.Caught, k.Noise, k.Missed, k.QuietRight,
+			percent(k.Noise, k.Caught+k.Noise), percent(k.Missed, k.Caught+k.Missed))
+		if k.Reviews == 0 {
+			row = st.Muted.Render(row)
+		}
+		out = append(out, row)
+	}
+	out = append(out, "",
+		st.Muted.Render("caught: fired, the fact had changed · noise: fired, the fact held"),
+		st.Muted.Render("missed: silent, the fact changed · quiet: silent, the fact held"),
+		"")
+	if len(p.cal.Flagged) == 0 {
+		out = append(out, st.OK.Render("✓ no binding flagged: none fires on noise or stays silent"))
+		return wrapAll(out, w)
+	}
+	out = append(out, st.Title.Render(fmt.Sprintf("Flagged bindings %d", len(p.cal.Flagged))))
+	for _, f := range p.cal.Flagged {
+		out = append(out, st.Warn.Render("! "+f.Binding+" ("+f.Problem+")")+" — "+f.Advice)
+		for _, id := range f.Memories[:min(len(f.Memories), shownPerBinding)] {
+			out = append(out, "    "+st.Muted.Render(short(id))+" "+p.titles[id])
+		}
+		if n := len(f.Memories) - shownPerBinding; n > 0 {
+			out = append(out, st.Muted.Render(fmt.Sprintf("    and %d more", n)))
+		}
+	}
+	return wrapAll(out, w)
+}
+
+// percent is n as a share of of, or "-" when there is nothing to share.
+func percent(n, of int) string {
+	if of == 0 {
+		return "-"
+	}
+	return fmt.Sprintf("%d %%", 100*n/of)
+}
