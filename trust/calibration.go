@@ -149,7 +149,7 @@ func FormatCalibration(c Calibration) string {
 	fmt.Fprintf(&b, "%-6s %7s %7s %7s %7s %9s %9s\n", "kind", "caught", "noise", "missed", "quiet", "noise %", "missed %")
 	for _, k := range c.Kinds {
 		fmt.Fprintf(&b, "%-6s %7d %7d %7d %7d %9s %9s\n", k.Kind, k.Caught, k.Noise, k.Missed, k.QuietRight,
-			pct(k.Noise, k.Caught+k.Noise), pct(k.Missed, k.Caught+k.Missed))
+			Share(k.Noise, k.Caught+k.Noise), Share(k.Missed, k.Caught+k.Missed))
 	}
 	b.WriteString("\ncaught: fired and the fact had changed · noise: fired, the fact held · missed: silent, the fact changed\n")
 	if len(c.Flagged) == 0 {
@@ -172,7 +172,8 @@ func count(n int, noun string) string {
 	return fmt.Sprintf("%d %ss", n, noun)
 }
 
-func pct(n, of int) string {
+// Share writes n as a percentage of of, or "-" when of is 0.
+func Share(n, of int) string {
 	if of == 0 {
 		return "-"
 	}

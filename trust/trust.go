@@ -474,6 +474,7 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 	}
 	fileFP := c.fileFingerprints(uniqueStrings(files))
 	gitNow, log := c.gitStates(ctx, ms, scopes)
+	_, noGit := exec.LookPath("git")
 
 	var changes []Change
 	for _, m := range ms {
@@ -493,6 +494,9 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 			var now string
 			switch w.Kind {
 			case memory.WatermarkGit:
+				if noGit != nil {
+					continue // git is not installed here: no evidence either way
+				}
 				now = gitNow[w.Target]
 			case memory.WatermarkFile:
 				now = fileFP[w.Target]

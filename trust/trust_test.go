@@ -252,3 +252,20 @@ func TestGitScopeByContent(t *testing.T) {
 		t.Fatalf("a deleted directory: %+v", m.Watermarks)
 	}
 }
+
+// Without git on the machine a git binding cannot be checked: that is no
+// evidence that anything moved, so its state stays as it was.
+func TestNoGitIsNoEvidence(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/a.txt", "1\n")
+	r.commit("a")
+	c := NewChecker(r.root, nil)
+	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, "everything under bench/ is generated")}
+	if len(m.Watermarks) != 1 || m.Watermarks[0].Kind != memory.WatermarkGit {
+		t.Fatalf("binding: %+v", m.Watermarks)
+	}
+	t.Setenv("PATH", t.TempDir())
+	if reasons := wake(t, c, m); len(reasons) != 0 || m.Watermarks[0].State != memory.WatermarkIntact {
+		t.Fatalf("a machine without git moved the fact: %v %+v", reasons, m.Watermarks)
+	}
+}

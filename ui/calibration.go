@@ -68,7 +68,7 @@ func (p *calibrationPane) lines(t themes.Theme, w int) []string {
 	}
 	for _, k := range p.cal.Kinds {
 		row := fmt.Sprintf("%-6s %7d %7d %7d %7d %9s %9s", k.Kind, k.Caught, k.Noise, k.Missed, k.QuietRight,
-			percent(k.Noise, k.Caught+k.Noise), percent(k.Missed, k.Caught+k.Missed))
+			trust.Share(k.Noise, k.Caught+k.Noise), trust.Share(k.Missed, k.Caught+k.Missed))
 		if k.Reviews == 0 {
 			row = st.Muted.Render(row)
 		}
@@ -93,12 +93,4 @@ func (p *calibrationPane) lines(t themes.Theme, w int) []string {
 		}
 	}
 	return wrapAll(out, w)
-}
-
-// percent is n as a share of of, or "-" when there is nothing to share.
-func percent(n, of int) string {
-	if of == 0 {
-		return "-"
-	}
-	return fmt.Sprintf("%d %%", 100*n/of)
 }
