@@ -356,7 +356,8 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 		if p.Title != nil && strings.TrimSpace(*p.Title) == "" {
 			m.Title = ""
 		}
-		if m.Title != old.Title || m.Body != old.Body {
+		corrected := m.Title != old.Title || m.Body != old.Body
+		if corrected {
 			m.RejectedAt = time.Time{} // corrected in place
 		}
 		if err := db.prepare(m); err != nil {
@@ -374,10 +375,27 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 		if err := rewrite(txn, old, m); err != nil {
 			return err
 		}
+		if corrected && old.RejectedAt.IsZero() && fired(old) {
+			// a fact whose ground moved, corrected in place: evidence
+			// like a supersession (a rejection already counted)
+			if err := db.review(txn, memory.ReviewOf(old, memory.VerdictSupersede, by, m.UpdatedAt)); err != nil {
+				return err
+			}
+		}
 		out = m
 		return db.event(txn, m.Project, by, memory.EventEdit, id, fmt.Sprintf("version %d", m.Version))
 	})
 	return out, err
+}
+
+// fired reports whether a watermark of m had moved or gone.
+func fired(m *memory.Memory) bool {
+	for _, w := range m.Watermarks {
+		if w.State == memory.WatermarkMoved || w.State == memory.WatermarkGone {
+			return true
+		}
+	}
+	return false
 }
 
 func apply(m *memory.Memory, p Patch) {
@@ -698,9 +716,10 @@ func (db *DB) Bound(ctx context.Context, project string) ([]*memory.Memory, erro
 	return out, err
 }
 
-// SetWatermarks records what a wake check found: the memory's watermarks
-// are replaced (no new version: the fact is the same) and the timeline
-// says why. A person's verdict goes through Review instead.
+// SetWatermarks records what a wake check found (no new version: the fact
+// is the same) and the timeline says why: the states of the watermarks
+// that were checked, if they are still the memory's, or ws whole for a
+// memory bound to nothing yet. A person's verdict goes through Review.
 func (db *DB) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
 	return db.verify(ctx, id, "", ws, summary, by)
 }

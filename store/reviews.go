@@ -48,13 +48,20 @@ func (db *DB) verify(ctx context.Context, id string, v memory.Verdict, ws []memo
 		if v != "" && old.Status == memory.StatusSuperseded {
 			return invalidf("%s is superseded by %s: it is history now — review that one instead", id, old.SupersededBy)
 		}
+		if v == memory.VerdictReject && !old.RejectedAt.IsZero() {
+			return invalidf("%s was already rejected on %s: supersede it with the corrected fact, or confirm it if it holds after all", id, old.RejectedAt.Format("2006-01-02"))
+		}
 		now := db.now().UTC()
 		m := old.Clone()
 		switch v {
 		case memory.VerdictReject:
 			m.RejectedAt = now
 		case "":
-			m.Watermarks = slices.Clone(ws)
+			m.Watermarks = merged(old.Watermarks, ws)
+			if slices.Equal(m.Watermarks, old.Watermarks) {
+				out = old // what was checked is no longer there: a review came first
+				return nil
+			}
 		default:
 			m.RejectedAt = time.Time{}
 			m.Watermarks = slices.Clone(ws)
@@ -74,6 +81,26 @@ func (db *DB) verify(ctx context.Context, id string, v memory.Verdict, ws []memo
 		return db.event(txn, m.Project, by, memory.EventVerify, id, summary)
 	})
 	return out, err
+}
+
+// merged is what a wake check may write: a memory bound to nothing takes
+// ws whole (binding after an import); otherwise only the state of each
+// stored watermark that still has the kind, target and fingerprint that
+// was checked is taken, so a confirmation or rebinding made while the
+// check ran is never undone by it.
+func merged(stored, ws []memory.Watermark) []memory.Watermark {
+	if len(stored) == 0 {
+		return slices.Clone(ws)
+	}
+	out := slices.Clone(stored)
+	for i, sw := range out {
+		for _, w := range ws {
+			if w.Kind == sw.Kind && w.Target == sw.Target && w.Fingerprint == sw.Fingerprint {
+				out[i].State = w.State
+			}
+		}
+	}
+	return out
 }
 
 // review appends one review inside txn.

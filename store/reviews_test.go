@@ -151,3 +151,54 @@ func TestForgetPurgesReviews(t *testing.T) {
 		t.Fatalf("reviews after forget: %+v", rs)
 	}
 }
+
+// A wake check that read the watermarks before a person rebound or
+// confirmed the memory does not undo the review when it writes.
+func TestWakeWriteDoesNotUndoAReview(t *testing.T) {
+	db, _ := openTest(t)
+	m := bound(t, db, memory.WatermarkIntact)
+	checked := []memory.Watermark{m.Watermarks[0]}
+	checked[0].State = memory.WatermarkMoved // what the wake found, from its snapshot
+	rebound := []memory.Watermark{{Kind: memory.WatermarkGit, Target: "bench/", Fingerprint: "commit:c tree:t", State: memory.WatermarkIntact}}
+	if _, err := db.Review(ctx, m.ID, memory.VerdictRebind, rebound, "rebound", memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	got, err := db.SetWatermarks(ctx, m.ID, checked, "content changed", memory.ActorSystem)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(got.Watermarks) != 1 || got.Watermarks[0].Kind != memory.WatermarkGit || got.Watermarks[0].State != memory.WatermarkIntact {
+		t.Fatalf("the wake undid the rebinding: %+v", got.Watermarks)
+	}
+	// When the checked watermark is still the memory's, its state is written.
+	stale := []memory.Watermark{rebound[0]}
+	stale[0].State = memory.WatermarkMoved
+	if got, _ = db.SetWatermarks(ctx, m.ID, stale, "3 commits touched bench/", memory.ActorSystem); got.Watermarks[0].State != memory.WatermarkMoved {
+		t.Fatalf("the wake's finding was not recorded: %+v", got.Watermarks)
+	}
+}
+
+// Rejecting twice counts once; correcting the text of a moved fact in
+// place is evidence like a supersession.
+func TestRejectOnceAndInPlaceCorrectionCounts(t *testing.T) {
+	db, _ := openTest(t)
+	m := bound(t, db, memory.WatermarkMoved)
+	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("second reject: %v", err)
+	}
+	moved := bound(t, db, memory.WatermarkMoved)
+	body := "decode is +31 % (bench/decode.txt)"
+	if _, err := db.Edit(ctx, moved.ID, Patch{Body: &body}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	intact := bound(t, db, memory.WatermarkIntact)
+	typo := "decode is +229 % (see bench/decode.txt)"
+	db.Edit(ctx, intact.ID, Patch{Body: &typo}, memory.ActorUser)
+	rs, _ := db.Reviews(ctx, testPID)
+	if len(rs) != 2 || rs[0].Verdict != memory.VerdictReject || rs[1].MemoryID != moved.ID || rs[1].Verdict != memory.VerdictSupersede || !rs[1].Bindings[0].Moved() {
+		t.Fatalf("reviews: %+v", rs)
+	}
+}

@@ -1,6 +1,7 @@
 package trust
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -144,5 +145,45 @@ func TestServiceReviewsAndCalibration(t *testing.T) {
 	}
 	if len(cal.Flagged) != 2 || cal.Flagged[0].Problem == cal.Flagged[1].Problem {
 		t.Fatalf("flagged: %+v", cal.Flagged)
+	}
+}
+
+// gone is a store where one bound memory was forgotten after the index
+// was read (the second step of a forget had not run yet).
+type gone struct {
+	*store.DB
+	phantom string
+}
+
+func (g gone) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
+	ms, err := g.DB.Bound(ctx, project)
+	ph := &memory.Memory{ID: g.phantom, Project: project, Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "gone.txt", Fingerprint: "sha256:00", State: memory.WatermarkIntact}}}
+	return append([]*memory.Memory{ph}, ms...), err
+}
+
+// A forgotten memory met by a wake check is skipped: the others are
+// still checked.
+func TestWakeSkipsForgottenMemories(t *testing.T) {
+	r := newRepo(t)
+	r.write("decode.txt", "+229 %\n")
+	r.commit("bench")
+	db, err := store.Open(t.TempDir(), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	p, _ := db.EnsureProject(ctx, memory.Project{ID: "00000000000000cd", Name: "p", Root: r.root})
+	s := For(gone{db, "01JD0000000000000000000ZZZ"}, p, nil, nil)
+	ws, _ := s.Bind(ctx, nil, "decode in decode.txt")
+	m, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Body: "decode in decode.txt", Watermarks: ws}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.write("decode.txt", "+31 %\n")
+	if err := s.Wake(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Get(ctx, m.ID); got.Watermarks[0].State != memory.WatermarkMoved {
+		t.Fatalf("the wake stopped at the forgotten memory: %+v", got.Watermarks)
 	}
 }

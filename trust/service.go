@@ -2,6 +2,7 @@ package trust
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -47,7 +48,11 @@ func (s *Service) Wake(ctx context.Context) error {
 		if sameStates(c.Memory.Watermarks, c.Watermarks) {
 			continue
 		}
-		if _, err := s.St.SetWatermarks(ctx, c.Memory.ID, c.Watermarks, strings.Join(c.Reasons, "; "), memory.ActorSystem); err != nil {
+		_, err := s.St.SetWatermarks(ctx, c.Memory.ID, c.Watermarks, strings.Join(c.Reasons, "; "), memory.ActorSystem)
+		if errors.Is(err, store.ErrNotFound) {
+			continue // forgotten while we looked
+		}
+		if err != nil {
 			return err
 		}
 	}
@@ -195,7 +200,7 @@ func (s *Service) BindNew(ctx context.Context, ms []*memory.Memory) (int, error)
 	var todo []*memory.Memory
 	var texts []string
 	for _, m := range ms {
-		if len(m.Watermarks) == 0 {
+		if len(m.Watermarks) == 0 && m.Status == memory.StatusActive { // history stays as it came
 			todo = append(todo, m)
 			texts = append(texts, m.Text())
 		}

@@ -161,13 +161,18 @@ func (g gitFP) String() string {
 // scope missing from HEAD is absent from the result.
 func (c *Checker) gitTrees(ctx context.Context, scopes []string) (map[string]string, error) {
 	var in bytes.Buffer
-	uniq := uniqueStrings(scopes)
-	for _, s := range uniq {
-		if s == "" {
-			in.WriteString("HEAD^{tree}\n")
-		} else {
-			in.WriteString("HEAD:" + strings.TrimSuffix(filepath.ToSlash(s), "/") + "\n")
+	var asked []string
+	for _, s := range uniqueStrings(scopes) {
+		name, ok := c.revPath(s)
+		if !ok {
+			continue // outside the work tree: never in HEAD
 		}
+		in.WriteString(name + "\n")
+		asked = append(asked, s)
+	}
+	trees := map[string]string{}
+	if len(asked) == 0 {
+		return trees, nil
 	}
 	cmd := exec.CommandContext(ctx, "git", "-C", c.Root, "cat-file", "--batch-check=%(objectname)")
 	cmd.Stdin = &in
@@ -178,13 +183,38 @@ func (c *Checker) gitTrees(ctx context.Context, scopes []string) (map[string]str
 		return nil, fmt.Errorf("git cat-file: %v %s", err, strings.TrimSpace(stderr.String()))
 	}
 	lines := strings.Split(strings.TrimRight(string(out), "\n"), "\n")
-	trees := map[string]string{}
-	for i, s := range uniq {
+	for i, s := range asked {
 		if i < len(lines) && !strings.HasSuffix(lines[i], " missing") && !strings.Contains(lines[i], " ") {
 			trees[s] = lines[i]
 		}
 	}
 	return trees, nil
+}
+
+// revPath names a scope's object at HEAD for git run in the root: the
+// root's own tree for "", else the path relative to the root ("./" makes
+// git read it from there, not from the repository's top). A scope that
+// leaves the root cannot be named (git would refuse the whole batch).
+func (c *Checker) revPath(scope string) (string, bool) {
+	if scope == "" {
+		return "HEAD^{tree}", true
+	}
+	rel := scope
+	if filepath.IsAbs(scope) {
+		r, err := filepath.Rel(c.Root, scope)
+		if err != nil {
+			return "", false
+		}
+		rel = r
+	}
+	rel = filepath.ToSlash(filepath.Clean(rel))
+	if rel == ".." || strings.HasPrefix(rel, "../") || strings.ContainsAny(rel, "\n") {
+		return "", false
+	}
+	if rel == "." {
+		return "HEAD:./", true
+	}
+	return "HEAD:./" + rel, true
 }
 
 // gitFingerprints fingerprints every scope now: its object at HEAD and
@@ -552,6 +582,7 @@ func (c *Checker) gitStates(ctx context.Context, ms []*memory.Memory, scopes []s
 		return now, nil // not a repository (any more): every scope is gone
 	}
 	var moved []string
+	differs := false
 	for _, m := range ms {
 		for _, w := range m.Watermarks {
 			if w.Kind != memory.WatermarkGit || w.Fingerprint == "" {
@@ -559,13 +590,16 @@ func (c *Checker) gitStates(ctx context.Context, ms []*memory.Memory, scopes []s
 			}
 			old := parseGitFP(w.Fingerprint)
 			if t := trees[w.Target]; t != "" && t == old.tree && c.onDisk(w.Target) {
-				now[w.Target] = w.Fingerprint
-			} else if _, done := now[w.Target]; !done {
-				moved = append(moved, w.Target)
+				if _, done := now[w.Target]; !done {
+					now[w.Target] = w.Fingerprint
+				}
+				continue
 			}
+			differs = true // this stamp is behind: the history says since when
+			moved = append(moved, w.Target)
 		}
 	}
-	if len(moved) == 0 {
+	if !differs {
 		return now, nil
 	}
 	log, _ := c.gitLog(ctx, recentCommits)

@@ -269,3 +269,56 @@ func TestNoGitIsNoEvidence(t *testing.T) {
 		t.Fatalf("a machine without git moved the fact: %v %+v", reasons, m.Watermarks)
 	}
 }
+
+// Scopes are named relative to the project's root: an absolute path
+// inside it binds, one that leaves the repository is simply not bound and
+// does not spoil the others, and a root below the repository's top reads
+// its own paths.
+func TestGitScopesOutsideAndAbsolute(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/a.txt", "1\n")
+	r.write("sub/pkg/b.go", "package pkg\n")
+	r.commit("a")
+	sib := filepath.Join(filepath.Dir(r.root), "sib")
+	os.MkdirAll(sib, 0o755)
+	c := NewChecker(r.root, nil)
+	ws := c.Bind(ctx, "numbers in bench/, protos in ../sib/ and "+filepath.Join(r.root, "sub")+"/")
+	specs := []string{}
+	for _, w := range ws {
+		specs = append(specs, w.Spec())
+	}
+	if strings.Join(specs, " ") != "git:"+filepath.Join(r.root, "sub")+"/ git:bench/" {
+		t.Fatalf("bindings: %v", specs)
+	}
+	m := &memory.Memory{Confidence: 0.9, Watermarks: ws}
+	other := &memory.Memory{Confidence: 0.9, Watermarks: []memory.Watermark{{Kind: memory.WatermarkGit, Target: "../sib/", Fingerprint: "commit:x tree:y", State: memory.WatermarkIntact}}}
+	changes, err := c.Check(ctx, []*memory.Memory{m, other})
+	if err != nil || len(changes) != 1 || changes[0].Memory != other {
+		t.Fatalf("a scope outside the repository spoiled the others: %+v %v", changes, err)
+	}
+	inner := NewChecker(filepath.Join(r.root, "sub"), nil)
+	if ws := inner.Bind(ctx, "the package lives in pkg/"); len(ws) != 1 || ws[0].Target != "pkg/" {
+		t.Fatalf("root below the repository's top: %+v", ws)
+	}
+}
+
+// Two memories on one scope, one stamped before a change and one after:
+// the older one's reason counts the commits whatever the order.
+func TestGitReasonDoesNotDependOnOrder(t *testing.T) {
+	r := newRepo(t)
+	r.write("bench/a.txt", "1\n")
+	r.commit("a")
+	c := NewChecker(r.root, nil)
+	before := &memory.Memory{Confidence: 0.9, Watermarks: c.Bind(ctx, "bench/ is generated")}
+	r.write("bench/b.txt", "2\n")
+	r.commit("b")
+	r.write("bench/c.txt", "3\n")
+	r.commit("c")
+	after := &memory.Memory{Confidence: 0.9, Watermarks: c.Bind(ctx, "bench/ is generated")}
+	for _, order := range [][]*memory.Memory{{before, after}, {after, before}} {
+		changes, _ := c.Check(ctx, order)
+		if len(changes) != 1 || !strings.Contains(changes[0].Reasons[0], "2 commits touched bench/") {
+			t.Fatalf("reasons: %+v", changes)
+		}
+	}
+}
