@@ -34,6 +34,15 @@ func newRepo(t *testing.T) *repo {
 	return r
 }
 
+// benchRepo is a repository with bench/a.txt committed, and its checker.
+func benchRepo(t *testing.T) (*repo, *Checker) {
+	t.Helper()
+	r := newRepo(t)
+	r.write("bench/a.txt", "1\n")
+	r.commit("a")
+	return r, NewChecker(r.root, nil)
+}
+
 func (r *repo) git(args ...string) string {
 	r.t.Helper()
 	out, err := exec.Command("git", append([]string{"-C", r.root}, args...)...).CombinedOutput()
@@ -187,10 +196,7 @@ func TestScenarioUnboundNudge(t *testing.T) {
 }
 
 func TestDirectoryBindingAndNarrowest(t *testing.T) {
-	r := newRepo(t)
-	r.write("bench/a.txt", "1\n")
-	r.commit("a")
-	c := NewChecker(r.root, nil)
+	r, c := benchRepo(t)
 	ws := c.Bind(ctx, "everything under bench/ is generated")
 	if len(ws) != 1 || ws[0].Kind != memory.WatermarkGit || ws[0].Target != "bench/" {
 		t.Fatalf("directory binding: %+v", ws)
@@ -214,10 +220,7 @@ func TestDirectoryBindingAndNarrowest(t *testing.T) {
 // commit merely passes through: a change and its revert leave it intact.
 // A stamp written before fingerprints named the tree is compared by commit.
 func TestGitScopeByContent(t *testing.T) {
-	r := newRepo(t)
-	r.write("bench/a.txt", "1\n")
-	r.commit("a")
-	c := NewChecker(r.root, nil)
+	r, c := benchRepo(t)
 	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, "everything under bench/ is generated")}
 	whole, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkGit})
 	if err != nil {
@@ -256,10 +259,7 @@ func TestGitScopeByContent(t *testing.T) {
 // Without git on the machine a git binding cannot be checked: that is no
 // evidence that anything moved, so its state stays as it was.
 func TestNoGitIsNoEvidence(t *testing.T) {
-	r := newRepo(t)
-	r.write("bench/a.txt", "1\n")
-	r.commit("a")
-	c := NewChecker(r.root, nil)
+	_, c := benchRepo(t)
 	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, "everything under bench/ is generated")}
 	if len(m.Watermarks) != 1 || m.Watermarks[0].Kind != memory.WatermarkGit {
 		t.Fatalf("binding: %+v", m.Watermarks)
@@ -305,10 +305,7 @@ func TestGitScopesOutsideAndAbsolute(t *testing.T) {
 // Two memories on one scope, one stamped before a change and one after:
 // the older one's reason counts the commits whatever the order.
 func TestGitReasonDoesNotDependOnOrder(t *testing.T) {
-	r := newRepo(t)
-	r.write("bench/a.txt", "1\n")
-	r.commit("a")
-	c := NewChecker(r.root, nil)
+	r, c := benchRepo(t)
 	before := &memory.Memory{Confidence: 0.9, Watermarks: c.Bind(ctx, "bench/ is generated")}
 	r.write("bench/b.txt", "2\n")
 	r.commit("b")
