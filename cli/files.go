@@ -67,7 +67,7 @@ func (a *app) importCommand() *cobra.Command {
 				}
 				return fmt.Errorf("%s: %w — nothing was imported", path, err)
 			}
-			bound, err := a.bindImported(cmd.Context(), res.AddedIDs)
+			bound, err := a.bindImported(cmd.Context(), recs, res.New)
 			if err != nil {
 				fmt.Fprintln(a.env.Stderr, "cairn: imported, but binding the new memories failed: "+oneLine(err.Error()))
 			}
@@ -85,14 +85,11 @@ func (a *app) importCommand() *cobra.Command {
 
 // bindImported binds the memories an import added without bindings to
 // what their text names here (imported bindings are kept as they came).
-func (a *app) bindImported(ctx context.Context, ids []string) (int, error) {
-	var ms []*memory.Memory
-	for _, id := range ids {
-		m, err := a.st.Get(ctx, id)
-		if err != nil {
-			return 0, err
-		}
-		ms = append(ms, m)
+func (a *app) bindImported(ctx context.Context, recs []memory.Record, added []store.Added) (int, error) {
+	ms := make([]*memory.Memory, len(added))
+	for i, ad := range added {
+		ms[i], _ = recs[ad.Record].ToMemory(a.proj.ID)
+		ms[i].ID = ad.ID
 	}
 	return a.trustService().BindNew(ctx, ms)
 }

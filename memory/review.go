@@ -49,7 +49,11 @@ type ReviewedBinding struct {
 }
 
 // Moved reports whether the watermark had fired: its referent moved or went.
-func (b ReviewedBinding) Moved() bool { return b.State == WatermarkMoved || b.State == WatermarkGone }
+func (b ReviewedBinding) Moved() bool { return b.State.Fired() }
+
+// Fired reports whether a watermark in state s has fired: its referent
+// moved or went.
+func (s WatermarkState) Fired() bool { return s == WatermarkMoved || s == WatermarkGone }
 
 // Spec is the binding as --bind writes it.
 func (b ReviewedBinding) Spec() string { return Watermark{Kind: b.Kind, Target: b.Target}.Spec() }

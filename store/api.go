@@ -117,11 +117,17 @@ func (c Counts) Total(s memory.Status) int {
 
 // ImportResult says what an import did.
 type ImportResult struct {
-	Added     int      `json:"added"`
-	AddedIDs  []string `json:"added_ids,omitempty"` // the new memories, for binding them
-	Updated   int      `json:"updated"`
-	Unchanged int      `json:"unchanged"`
-	Edges     int      `json:"edges"`
+	Added     int     `json:"added"`
+	New       []Added `json:"new,omitempty"` // which records became new memories, for binding them
+	Updated   int     `json:"updated"`
+	Unchanged int     `json:"unchanged"`
+	Edges     int     `json:"edges"`
+}
+
+// Added names a record of an import that became a new memory.
+type Added struct {
+	Record int    `json:"record"` // 0-based index into the imported records
+	ID     string `json:"id"`
 }
 
 // Stats describe the whole store.

@@ -26,7 +26,7 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // with the same content changes nothing, a match with other content becomes
 // a new version of it; a matched record that names no bindings keeps the
 // memory's (binding happens where the files are, after an import adds
-// memories: see ImportResult.AddedIDs). Every record is validated and scanned for secrets
+// memories: see ImportResult.New). Every record is validated and scanned for secrets
 // before anything is written, so a bad record refuses the whole import and
 // leaves the store as it was. Large imports are written in several
 // transactions, each holding whole memories with all their index entries.
@@ -37,11 +37,11 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 		return res, err
 	}
 	w := &batchWriter{db: db, ctx: ctx}
-	for _, op := range plan.ops {
+	for i, op := range plan.ops {
 		switch {
 		case op.old == nil:
 			res.Added++
-			res.AddedIDs = append(res.AddedIDs, op.m.ID)
+			res.New = append(res.New, Added{Record: i, ID: op.m.ID})
 		case op.same:
 			res.Unchanged++
 			continue

@@ -375,7 +375,8 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 		if err := rewrite(txn, old, m); err != nil {
 			return err
 		}
-		if corrected && old.RejectedAt.IsZero() && fired(old) {
+		fired := slices.ContainsFunc(old.Watermarks, func(w memory.Watermark) bool { return w.State.Fired() })
+		if corrected && old.RejectedAt.IsZero() && fired {
 			// a fact whose ground moved, corrected in place: evidence
 			// like a supersession (a rejection already counted)
 			if err := db.review(txn, memory.ReviewOf(old, memory.VerdictSupersede, by, m.UpdatedAt)); err != nil {
@@ -386,16 +387,6 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 		return db.event(txn, m.Project, by, memory.EventEdit, id, fmt.Sprintf("version %d", m.Version))
 	})
 	return out, err
-}
-
-// fired reports whether a watermark of m had moved or gone.
-func fired(m *memory.Memory) bool {
-	for _, w := range m.Watermarks {
-		if w.State == memory.WatermarkMoved || w.State == memory.WatermarkGone {
-			return true
-		}
-	}
-	return false
 }
 
 func apply(m *memory.Memory, p Patch) {

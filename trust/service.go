@@ -128,20 +128,18 @@ func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) floa
 // Confirm says the memory still holds: its watermarks are stamped anew
 // (an unbound memory gets a "none" stamp, which resets its time factor).
 func (s *Service) Confirm(ctx context.Context, m *memory.Memory) (*memory.Memory, error) {
-	var ws []memory.Watermark
+	var bound []memory.Watermark
 	for _, w := range m.Watermarks {
-		if w.Kind == memory.WatermarkNone {
-			continue
+		if w.Kind != memory.WatermarkNone {
+			bound = append(bound, w)
 		}
-		st, err := s.Checker.Stamp(ctx, w)
-		if err != nil {
-			return nil, fmt.Errorf("%v — rebind it instead", err)
-		}
-		ws = append(ws, st)
 	}
-	if len(ws) == 0 {
-		st, _ := s.Checker.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkNone})
-		ws = append(ws, st)
+	if len(bound) == 0 {
+		bound = []memory.Watermark{{Kind: memory.WatermarkNone}}
+	}
+	ws, err := s.Checker.StampEach(ctx, bound)
+	if err != nil {
+		return nil, fmt.Errorf("%v — rebind it instead", err)
 	}
 	return s.St.Review(ctx, m.ID, memory.VerdictConfirm, ws, "confirmed", memory.ActorUser)
 }
@@ -163,16 +161,17 @@ func (s *Service) Calibration(ctx context.Context) (Calibration, error) {
 
 // Rebind binds the memory to other referents (specs as --bind takes them).
 func (s *Service) Rebind(ctx context.Context, m *memory.Memory, specs []string) (*memory.Memory, error) {
-	var ws []memory.Watermark
-	for _, spec := range specs {
+	asked := make([]memory.Watermark, len(specs))
+	for i, spec := range specs {
 		w, err := memory.ParseBinding(spec)
 		if err != nil {
 			return nil, err
 		}
-		if w, err = s.Checker.Stamp(ctx, w); err != nil {
-			return nil, err
-		}
-		ws = append(ws, w)
+		asked[i] = w
+	}
+	ws, err := s.Checker.StampEach(ctx, asked)
+	if err != nil {
+		return nil, err
 	}
 	return s.St.Review(ctx, m.ID, memory.VerdictRebind, ws, "rebound to "+strings.Join(specs, " "), memory.ActorUser)
 }
@@ -182,15 +181,7 @@ func (s *Service) Bind(ctx context.Context, asked []memory.Watermark, text strin
 	if len(asked) == 0 {
 		return s.Checker.Bind(ctx, text), nil
 	}
-	out := make([]memory.Watermark, 0, len(asked))
-	for _, w := range asked {
-		st, err := s.Checker.Stamp(ctx, w)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, st)
-	}
-	return out, nil
+	return s.Checker.StampEach(ctx, asked)
 }
 
 // BindNew binds memories that were just written without bindings (an

@@ -60,16 +60,6 @@ func (c *Checker) fingerprint(ctx context.Context, w memory.Watermark) (string, 
 			return "", errGone
 		}
 		return "sha256:" + short(sha256.Sum256([]byte(v))), nil
-	case memory.WatermarkGit:
-		log, err := c.gitLog(ctx, recentCommits)
-		if err != nil {
-			return "", err
-		}
-		fps, err := c.gitFingerprints(ctx, []string{w.Target}, log)
-		if err != nil {
-			return "", err
-		}
-		return fps[w.Target], nil
 	}
 	return "", nil
 }
@@ -322,20 +312,29 @@ func lastTouch(log []commit, scope string) string {
 // Stamp resolves a watermark now and records its fingerprint; a referent
 // that does not resolve is an error (never store a binding that does not).
 func (c *Checker) Stamp(ctx context.Context, w memory.Watermark) (memory.Watermark, error) {
-	if w.Kind == memory.WatermarkNone {
-		w.State, w.StampedAt = memory.WatermarkUnbound, c.Now().UTC()
-		return w, nil
-	}
-	fp, err := c.fingerprint(ctx, w)
-	if err != nil || fp == "" {
-		return w, fmt.Errorf("binding %s does not resolve in %s: %s", w.Spec(), c.Root, resolveHint(w))
-	}
-	w.Fingerprint, w.State, w.StampedAt = fp, memory.WatermarkIntact, c.Now().UTC()
-	return w, nil
+	out, errs := c.StampAll(ctx, []memory.Watermark{w})
+	return out[0], errs[0]
 }
 
-// StampAll stamps many watermarks at once, with one git log for all the
-// git ones; each result is stamped or carries the error of its referent.
+// StampEach stamps every watermark or fails on the first that does not
+// resolve.
+func (c *Checker) StampEach(ctx context.Context, ws []memory.Watermark) ([]memory.Watermark, error) {
+	out, errs := c.StampAll(ctx, ws)
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	return out, nil
+}
+
+// batchLog is how many distinct git scopes make one read of the recent
+// history cheaper than a "git log -1" per scope.
+const batchLog = 8
+
+// StampAll stamps many watermarks at once: all git scopes resolved in one
+// call, and the history read once when there are many of them; each
+// result is stamped or carries the error of its referent.
 func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory.Watermark, []error) {
 	var scopes []string
 	for _, w := range ws {
@@ -345,22 +344,31 @@ func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory
 	}
 	gitFP := map[string]string{}
 	if len(scopes) > 0 {
-		if log, err := c.gitLog(ctx, recentCommits); err == nil {
-			gitFP, _ = c.gitFingerprints(ctx, scopes, log)
+		var log []commit
+		if len(uniqueStrings(scopes)) > batchLog {
+			log, _ = c.gitLog(ctx, recentCommits)
 		}
+		gitFP, _ = c.gitFingerprints(ctx, scopes, log)
 	}
+	now := c.Now().UTC()
 	out, errs := make([]memory.Watermark, len(ws)), make([]error, len(ws))
 	for i, w := range ws {
-		if w.Kind != memory.WatermarkGit {
-			out[i], errs[i] = c.Stamp(ctx, w)
+		out[i] = w
+		var fp string
+		switch w.Kind {
+		case memory.WatermarkNone:
+			out[i].State, out[i].StampedAt = memory.WatermarkUnbound, now
+			continue
+		case memory.WatermarkGit:
+			fp = gitFP[w.Target]
+		default:
+			fp, _ = c.fingerprint(ctx, w)
+		}
+		if fp == "" {
+			errs[i] = fmt.Errorf("binding %s does not resolve in %s: %s", w.Spec(), c.Root, resolveHint(w))
 			continue
 		}
-		out[i] = w
-		if fp := gitFP[w.Target]; fp != "" {
-			out[i].Fingerprint, out[i].State, out[i].StampedAt = fp, memory.WatermarkIntact, c.Now().UTC()
-		} else {
-			errs[i] = fmt.Errorf("binding %s does not resolve in %s: %s", w.Spec(), c.Root, resolveHint(w))
-		}
+		out[i].Fingerprint, out[i].State, out[i].StampedAt = fp, memory.WatermarkIntact, now
 	}
 	return out, errs
 }
@@ -581,25 +589,26 @@ func (c *Checker) gitStates(ctx context.Context, ms []*memory.Memory, scopes []s
 	if err != nil {
 		return now, nil // not a repository (any more): every scope is gone
 	}
+	onDisk := map[string]bool{}
+	for _, sc := range uniqueStrings(scopes) {
+		onDisk[sc] = c.onDisk(sc)
+	}
 	var moved []string
-	differs := false
 	for _, m := range ms {
 		for _, w := range m.Watermarks {
 			if w.Kind != memory.WatermarkGit || w.Fingerprint == "" {
 				continue
 			}
-			old := parseGitFP(w.Fingerprint)
-			if t := trees[w.Target]; t != "" && t == old.tree && c.onDisk(w.Target) {
+			if t := trees[w.Target]; t != "" && t == parseGitFP(w.Fingerprint).tree && onDisk[w.Target] {
 				if _, done := now[w.Target]; !done {
 					now[w.Target] = w.Fingerprint
 				}
 				continue
 			}
-			differs = true // this stamp is behind: the history says since when
-			moved = append(moved, w.Target)
+			moved = append(moved, w.Target) // this stamp is behind: the history says since when
 		}
 	}
-	if !differs {
+	if len(moved) == 0 {
 		return now, nil
 	}
 	log, _ := c.gitLog(ctx, recentCommits)
