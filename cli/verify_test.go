@@ -204,3 +204,57 @@ func TestImportBindsNewMemories(t *testing.T) {
 		t.Fatalf("second import: %s", out)
 	}
 }
+
+// TestFlagDoesNotFlapWithTheEnvironment: a memory bound to a variable keeps
+// its trust when a cairn process runs in a shell without the variable (it
+// has no evidence), and the timeline gains nothing from that process; a
+// process that sees another value moves it and is named in the reason.
+func TestFlagDoesNotFlapWithTheEnvironment(t *testing.T) {
+	e := newEnv(t)
+	gitInit(t, e.wd)
+	with := func(value string, args ...string) string {
+		t.Helper()
+		var out, errb strings.Builder
+		code := Main(Env{
+			Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+			Getenv: func(k string) string {
+				switch k {
+				case "CAIRN_HOME":
+					return e.home
+				case "DEPLOY_TARGET_FLAG":
+					return value
+				}
+				return ""
+			},
+			Getwd:      func() (string, error) { return e.wd, nil },
+			IsTerminal: func() bool { return false },
+		})
+		if code != 0 {
+			t.Fatalf("cairn %v: exit %d: %s", args, code, errb.String())
+		}
+		return out.String()
+	}
+	var m memory.Record
+	if err := json.Unmarshal([]byte(with("blue", "remember", "deploys go to the blue fleet while DEPLOY_TARGET_FLAG is set", "--json")), &m); err != nil {
+		t.Fatal(err)
+	}
+	if len(m.Watermarks) != 1 || m.Watermarks[0].Target != "DEPLOY_TARGET_FLAG" {
+		t.Fatalf("not bound to the flag: %+v", m.Watermarks)
+	}
+	before := with("blue", "timeline")
+	for range 3 { // shells without the variable
+		if q := with("", "verify"); !strings.Contains(q, "nothing to verify") {
+			t.Fatalf("a process without the variable queued the memory:\n%s", q)
+		}
+	}
+	if after := with("blue", "timeline"); after != before {
+		t.Fatalf("processes without the variable wrote to the timeline:\nbefore:\n%s\nafter:\n%s", before, after)
+	}
+	q := with("green", "verify")
+	if !strings.Contains(q, "DEPLOY_TARGET_FLAG: its value changed") || !strings.Contains(q, "seen by") {
+		t.Fatalf("a changed value was not queued with who saw it:\n%s", q)
+	}
+	if q := with("", "verify"); !strings.Contains(q, "as another cairn process saw it") {
+		t.Fatalf("a process without the variable lost the reason:\n%s", q)
+	}
+}

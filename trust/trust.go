@@ -13,6 +13,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -20,9 +21,11 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"cairn/memory"
+	"cairn/safetext"
 )
 
 // Checker fingerprints referents of one project.
@@ -30,6 +33,9 @@ type Checker struct {
 	Root   string              // the project's root (a git work tree or a directory)
 	Getenv func(string) string // the caller's environment (flags)
 	Now    func() time.Time
+	// Observer names this process in the reasons of what it alone can see
+	// (a flag's value belongs to one process's environment).
+	Observer string
 
 	mu    sync.Mutex
 	files map[string]fileStamp // fingerprints by path, valid while size and mtime hold
@@ -43,7 +49,21 @@ type fileStamp struct {
 
 // NewChecker checks referents under root with the given environment.
 func NewChecker(root string, getenv func(string) string) *Checker {
-	return &Checker{Root: root, Getenv: getenv, Now: time.Now, files: map[string]fileStamp{}}
+	return &Checker{Root: root, Getenv: getenv, Now: time.Now, Observer: observer(), files: map[string]fileStamp{}}
+}
+
+// observer names this process: its command (the program and its first
+// argument, the subcommand) and its pid.
+func observer() string {
+	args := os.Args
+	if len(args) == 0 {
+		return fmt.Sprintf("pid %d", os.Getpid())
+	}
+	cmd := filepath.Base(args[0])
+	if len(args) > 1 && !strings.HasPrefix(args[1], "-") {
+		cmd += " " + args[1]
+	}
+	return fmt.Sprintf("%s, pid %d", safetext.CleanLine(cmd), os.Getpid())
 }
 
 // errGone means the referent no longer exists.
@@ -82,12 +102,22 @@ func (c *Checker) path(target string) string {
 	return filepath.Join(c.Root, target)
 }
 
-// fileFingerprint is the content hash of a file, re-read only when its
-// size or modification time changed.
+// Files larger than hashLimit are fingerprinted by a prefix of hashPrefix
+// bytes with their size and modification time, so a bound file that grows
+// to a gigabyte costs one bounded read, not a pass over it.
+const (
+	hashLimit  = 4 << 20
+	hashPrefix = 1 << 20
+)
+
+// fileFingerprint is the content hash of a regular file, re-read only when
+// its size or modification time changed. Anything else — a directory, a
+// device such as /dev/zero, a FIFO, a socket — has no fingerprint: reading
+// it could block forever or never end.
 func (c *Checker) fileFingerprint(target string) (string, error) {
 	p := c.path(target)
 	fi, err := os.Stat(p)
-	if err != nil || fi.IsDir() {
+	if err != nil || !fi.Mode().IsRegular() {
 		return "", errGone
 	}
 	c.mu.Lock()
@@ -96,15 +126,47 @@ func (c *Checker) fileFingerprint(target string) (string, error) {
 	if ok && st.size == fi.Size() && st.mtime.Equal(fi.ModTime()) {
 		return st.fp, nil
 	}
-	b, err := os.ReadFile(p)
+	fp, size, mtime, err := hashRegular(p)
 	if err != nil {
 		return "", errGone
 	}
-	fp := "sha256:" + short(sha256.Sum256(b))
 	c.mu.Lock()
-	c.files[p] = fileStamp{fi.Size(), fi.ModTime(), fp}
+	c.files[p] = fileStamp{size, mtime, fp}
 	c.mu.Unlock()
 	return fp, nil
+}
+
+// hashRegular hashes the file at p, which must still be a regular file once
+// open: it is opened non-blocking (a FIFO swapped in after the stat cannot
+// hold the open) and checked again on the open descriptor.
+func hashRegular(p string) (fp string, size int64, mtime time.Time, err error) {
+	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return "", 0, time.Time{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return "", 0, time.Time{}, err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", 0, time.Time{}, errGone
+	}
+	h := sha256.New()
+	if fi.Size() <= hashLimit {
+		// LimitReader: a file that grows while we read is still read in bounds.
+		if _, err := io.Copy(h, io.LimitReader(f, hashLimit+1)); err != nil {
+			return "", 0, time.Time{}, err
+		}
+	} else {
+		if _, err := io.Copy(h, io.LimitReader(f, hashPrefix)); err != nil {
+			return "", 0, time.Time{}, err
+		}
+		fmt.Fprintf(h, "\x00size=%d mtime=%d", fi.Size(), fi.ModTime().UnixNano())
+	}
+	var sum [32]byte
+	h.Sum(sum[:0])
+	return "sha256:" + short(sum), fi.Size(), fi.ModTime(), nil
 }
 
 // git runs git in the project root.
@@ -448,6 +510,8 @@ func (c *Checker) candidates(text string) []memory.Watermark {
 		switch {
 		case err != nil:
 			continue // does not resolve: invent nothing
+		case !fi.IsDir() && !fi.Mode().IsRegular():
+			continue // a device, FIFO or socket has no content to watch
 		case fi.IsDir():
 			out = append(out, memory.Watermark{Kind: memory.WatermarkGit, Target: strings.TrimSuffix(p, "/") + "/"})
 		default:
@@ -538,6 +602,18 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 				now = gitNow[w.Target]
 			case memory.WatermarkFile:
 				now = fileFP[w.Target]
+			case memory.WatermarkFlag:
+				// A variable belongs to one process's environment. One that
+				// this process cannot see says nothing about the flag (the
+				// shell may simply not export it): the shared state stays as
+				// the last process that saw it left it.
+				if _, ok := c.lookup(w.Target); !ok {
+					if w.State == memory.WatermarkMoved || w.State == memory.WatermarkGone {
+						reasons = append(reasons, fmt.Sprintf("bound to %s: its value changed since %s, as another cairn process saw it (this one does not see the variable)", w.Target, w.StampedAt.Local().Format("2006-01-02")))
+					}
+					continue
+				}
+				now, _ = c.fingerprint(ctx, w)
 			default:
 				now, _ = c.fingerprint(ctx, w)
 			}
@@ -551,7 +627,7 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 				state = memory.WatermarkMoved
 			}
 			if state != memory.WatermarkIntact {
-				reasons = append(reasons, reason(w, state, now, log))
+				reasons = append(reasons, reason(w, state, now, log, c.Observer))
 			}
 			if state != w.State {
 				ws[i].State = state
@@ -662,14 +738,12 @@ func (c *Checker) fileFingerprints(targets []string) map[string]string {
 }
 
 // reason says in words what moved, old → new.
-func reason(w memory.Watermark, state memory.WatermarkState, now string, log []commit) string {
+func reason(w memory.Watermark, state memory.WatermarkState, now string, log []commit, observer string) string {
 	since := w.StampedAt.Local().Format("2006-01-02")
 	if state == memory.WatermarkGone {
 		switch w.Kind {
 		case memory.WatermarkFile:
-			return fmt.Sprintf("bound to %s: the file is gone (bound %s)", w.Target, since)
-		case memory.WatermarkFlag:
-			return fmt.Sprintf("bound to %s: the variable is no longer set (bound %s)", w.Target, since)
+			return fmt.Sprintf("bound to %s: the file is gone or no longer a regular file (bound %s)", w.Target, since)
 		}
 		return fmt.Sprintf("bound to git:%s: the path is gone (bound %s)", w.Target, since)
 	}
@@ -677,7 +751,7 @@ func reason(w memory.Watermark, state memory.WatermarkState, now string, log []c
 	case memory.WatermarkFile:
 		return fmt.Sprintf("bound to %s: content changed since %s (%s → %s)", w.Target, since, w.Fingerprint, now)
 	case memory.WatermarkFlag:
-		return fmt.Sprintf("bound to %s: its value changed since %s (%s → %s)", w.Target, since, w.Fingerprint, now)
+		return fmt.Sprintf("bound to %s: its value changed since %s (%s → %s, seen by %s)", w.Target, since, w.Fingerprint, now, observer)
 	}
 	old := parseGitFP(w.Fingerprint).commit
 	n := 0

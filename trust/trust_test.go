@@ -2,6 +2,7 @@ package trust
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -133,7 +134,9 @@ func TestScenarioDeletedFileIsGone(t *testing.T) {
 	}
 }
 
-// Scenario 3: a flag.
+// Scenario 3: a flag. A variable lives in one process's environment: a
+// process that does not see it has no evidence and changes nothing; one that
+// sees another value records the move and says which process saw it.
 func TestScenarioFlag(t *testing.T) {
 	env := map[string]string{"CAIRN_TEST_MODE": "fast"}
 	c := NewChecker(t.TempDir(), func(k string) string { return env[k] })
@@ -141,15 +144,26 @@ func TestScenarioFlag(t *testing.T) {
 	if len(m.Watermarks) != 1 || m.Watermarks[0].Kind != memory.WatermarkFlag || m.Watermarks[0].Target != "CAIRN_TEST_MODE" {
 		t.Fatalf("binding: %+v", m.Watermarks)
 	}
+	delete(env, "CAIRN_TEST_MODE")
+	if reasons := wake(t, c, m); m.Watermarks[0].State != memory.WatermarkIntact || len(reasons) != 0 {
+		t.Fatalf("a process without the variable changed the state: %+v %v", m.Watermarks[0], reasons)
+	}
 	env["CAIRN_TEST_MODE"] = "slow"
-	wake(t, c, m)
+	reasons := wake(t, c, m)
 	if m.Watermarks[0].State != memory.WatermarkMoved {
 		t.Fatalf("changed value: %+v", m.Watermarks[0])
 	}
+	if len(reasons) != 1 || !strings.Contains(reasons[0], "seen by "+c.Observer) || !strings.Contains(reasons[0], fmt.Sprint(os.Getpid())) {
+		t.Fatalf("the reason does not say which process saw the change: %v", reasons)
+	}
 	delete(env, "CAIRN_TEST_MODE")
-	wake(t, c, m)
-	if m.Watermarks[0].State != memory.WatermarkGone {
-		t.Fatalf("unset: %+v", m.Watermarks[0])
+	reasons = wake(t, c, m)
+	if m.Watermarks[0].State != memory.WatermarkMoved || len(reasons) != 1 || !strings.Contains(reasons[0], "another cairn process") {
+		t.Fatalf("a process without the variable undid the move or lost its reason: %+v %v", m.Watermarks[0], reasons)
+	}
+	env["CAIRN_TEST_MODE"] = "fast"
+	if wake(t, c, m); m.Watermarks[0].State != memory.WatermarkIntact {
+		t.Fatalf("the value came back but the state did not: %+v", m.Watermarks[0])
 	}
 }
 
