@@ -3,6 +3,8 @@ package memory
 import (
 	"fmt"
 	"strings"
+
+	"cairn/safetext"
 )
 
 // Layer is one of the six layers A–F of DESIGN §2.
@@ -308,6 +310,11 @@ const (
 	EventConsolidate EventKind = "consolidate"
 	EventImport      EventKind = "import"
 	EventCapture     EventKind = "capture"
+	// EventReinstate: a superseded memory is current again because the
+	// memory that superseded it was forgotten.
+	EventReinstate EventKind = "reinstate"
+	// EventDropDraft: a draft was deleted for good (it names nothing of it).
+	EventDropDraft EventKind = "drop-draft"
 )
 
 // WatermarkKind is the closed set of referents a fact may be bound to.
@@ -350,6 +357,9 @@ func ParseBinding(spec string) (Watermark, error) {
 
 // Validate checks a watermark's kind and target.
 func (w Watermark) Validate() error {
+	if err := safetext.Check("binding target", w.Target); err != nil {
+		return err
+	}
 	switch w.Kind {
 	case WatermarkFile, WatermarkFlag:
 		if w.Target == "" || strings.ContainsAny(w.Target, "\x00\n") {

@@ -41,6 +41,8 @@ type Store interface {
 	Timeline(ctx context.Context, project string, limit int) ([]memory.Event, error)
 	Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
+	// DropDraft deletes a draft for good, leaving only "a draft was deleted".
+	DropDraft(ctx context.Context, id string, by memory.Actor) error
 
 	// Bulk.
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
@@ -155,6 +157,7 @@ var (
 	ErrInvalid  = errors.New("invalid")
 	ErrSecret   = secrets.ErrSecret
 	ErrConflict = errors.New("conflict")
+	ErrDiskFull = errors.New("disk full")
 )
 
 // kindError carries one of the sentinel errors without putting its text in

@@ -76,3 +76,59 @@ func TestConcurrentUse(t *testing.T) {
 		t.Fatalf("index counts %d memories, %d acknowledged", total, len(all))
 	}
 }
+
+// TestForgetNeverFailsWriters runs remembers from many goroutines while
+// forgets run: Badger blocks writes during a forget's DropPrefix, and no
+// writer may see that ("Writes are blocked …").
+func TestForgetNeverFailsWriters(t *testing.T) {
+	db, _ := openTest(t)
+	const writers, each = 8, 60
+	var wg sync.WaitGroup
+	errs := make(chan error, writers*each+1)
+	stop, forgetting := make(chan struct{}), make(chan int)
+	go func() {
+		n := 0
+		defer func() { forgetting <- n }()
+		for {
+			select {
+			case <-stop:
+				return
+			default:
+			}
+			m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerEpisode, Body: fmt.Sprintf("to forget %d", n), Tags: []string{"gone"}}, memory.ActorUser)
+			if err == nil {
+				err = db.Forget(ctx, m.ID, memory.ActorUser)
+			}
+			if err != nil {
+				errs <- fmt.Errorf("forget %d: %w", n, err)
+				return
+			}
+			n++
+		}
+	}()
+	for w := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.Layers[(w+i)%6], Body: fmt.Sprintf("w%d i%d", w, i)}, memory.ActorAgent); err != nil {
+					errs <- fmt.Errorf("writer %d, write %d: %w", w, i, err)
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(stop)
+	forgets := <-forgetting
+	close(errs)
+	for err := range errs {
+		t.Error(err)
+	}
+	if forgets == 0 {
+		t.Fatal("no forget ran while the writers wrote")
+	}
+	if c, _ := db.Count(ctx, testPID); c.Total(memory.StatusActive) != writers*each {
+		t.Fatalf("%d active memories, want %d", c.Total(memory.StatusActive), writers*each)
+	}
+	t.Logf("%d writes, %d forgets", writers*each, forgets)
+}

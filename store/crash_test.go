@@ -2,14 +2,20 @@ package store
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
 )
@@ -94,5 +100,141 @@ func TestKilledWriterLosesNothing(t *testing.T) {
 			}
 		}
 		db.Close()
+	}
+}
+
+// TestForgetCrashChild is the child half of TestReopenAfterKilledForget: it
+// remembers and forgets, captures and drops, in a loop, printing the ids
+// once both deletes returned.
+func TestForgetCrashChild(t *testing.T) {
+	dir := os.Getenv("CAIRN_FORGET_CRASH_DIR")
+	if dir == "" {
+		t.Skip("child process of TestReopenAfterKilledForget")
+	}
+	db, err := Open(dir, Options{})
+	if err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(3)
+	}
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(3)
+	}
+	for i := 0; ; i++ {
+		m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact %d to forget", i),
+			Tags: []string{"crash"}, Ref: fmt.Sprintf("r%d-%d", os.Getpid(), i)}, memory.ActorUser)
+		if err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(3)
+		}
+		if err := db.Forget(ctx, m.ID, memory.ActorUser); err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(3)
+		}
+		d, err := db.Capture(ctx, memory.Draft{Project: testPID, Text: fmt.Sprintf("draft %d to drop", i)})
+		if err == nil {
+			err = db.DropDraft(ctx, d.ID, memory.ActorUser)
+		}
+		if err != nil {
+			fmt.Println("ERR", err)
+			os.Exit(3)
+		}
+		fmt.Println("GONE", m.ID, d.ID)
+	}
+}
+
+// TestReopenAfterKilledForget kills a process in the middle of forgets at
+// many moments; the first Open after each kill must work and every
+// acknowledged forget must stay forgotten.
+func TestReopenAfterKilledForget(t *testing.T) {
+	if testing.Short() {
+		t.Skip("kills 60 child processes")
+	}
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
+	for round := range 60 {
+		cmd := exec.Command(os.Args[0], "-test.run=^TestForgetCrashChild$", "-test.count=1")
+		cmd.Env = append(os.Environ(), "CAIRN_FORGET_CRASH_DIR="+dir)
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+		// Kill after a random number of forgets: the signal lands wherever
+		// the child happens to be in its next one.
+		after := 1 + rng.IntN(4)
+		var gone []string
+		var childErr string
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			line := sc.Text()
+			if ids, ok := strings.CutPrefix(line, "GONE "); ok {
+				gone = append(gone, strings.Fields(ids)...)
+				if len(gone) == 2*after {
+					time.AfterFunc(time.Duration(rng.IntN(20000))*time.Microsecond, func() { cmd.Process.Signal(syscall.SIGKILL) })
+				}
+			} else if strings.HasPrefix(line, "ERR") {
+				childErr = line
+				cmd.Process.Kill()
+			}
+		}
+		cmd.Wait()
+		if childErr != "" {
+			t.Fatalf("round %d: child: %s", round, childErr)
+		}
+		db, err := Open(dir, Options{})
+		if err != nil {
+			t.Fatalf("round %d: first open after a kill during forget: %v", round, err)
+		}
+		for i := 0; i < len(gone); i += 2 {
+			if _, err := db.Get(ctx, gone[i]); !errors.Is(err, ErrNotFound) {
+				db.Close()
+				t.Fatalf("round %d: forgotten %s is back: %v", round, gone[i], err)
+			}
+		}
+		ds, err := db.Drafts(ctx, testPID, 100000)
+		if err != nil {
+			db.Close()
+			t.Fatal(err)
+		}
+		for _, d := range ds {
+			if slices.Contains(gone, d.ID) {
+				db.Close()
+				t.Fatalf("round %d: dropped draft %s is back", round, d.ID)
+			}
+		}
+		var pending [][]byte
+		db.view(func(txn *badger.Txn) error { pending = keys(txn, prefixPurges); return nil })
+		if len(pending) > 0 {
+			db.Close()
+			t.Fatalf("round %d: Open left %d deletes unfinished", round, len(pending))
+		}
+		db.Close()
+	}
+}
+
+// TestOpenAfterTornLogFile: a kill between Badger creating a log file and
+// sizing it leaves an empty one, which the next Open must get past.
+func TestOpenAfterTornLogFile(t *testing.T) {
+	for _, name := range []string{"00099.mem", "000099.vlog"} {
+		t.Run(name, func(t *testing.T) {
+			db, dir := openTest(t)
+			m := remember(t, db, memory.LayerState, "kept", "an acknowledged write")
+			db.Close()
+			if err := os.WriteFile(filepath.Join(dir, name), nil, 0o600); err != nil {
+				t.Fatal(err)
+			}
+			db, err := Open(dir, Options{})
+			if err != nil {
+				t.Fatalf("first open after a torn %s: %v", name, err)
+			}
+			defer db.Close()
+			if _, err := db.Get(ctx, m.ID); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

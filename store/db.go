@@ -15,6 +15,7 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
+	"github.com/dgraph-io/badger/v4/options"
 )
 
 // Options tune Open. The zero value is right for the product.
@@ -29,6 +30,11 @@ type Options struct {
 	// NoSync turns off synchronous writes. Only benchmarks of the write
 	// path without fsync use it; the product never does.
 	NoSync bool
+
+	// smallLSM is for tests: 1 MiB memtables so that a few megabytes of
+	// writes go through SST files and compactions, and no block compression
+	// so that text stays findable in the raw files.
+	smallLSM bool
 }
 
 // DB is the Badger-backed Store.
@@ -43,6 +49,13 @@ type DB struct {
 	closed bool
 	stop   chan struct{}
 	done   chan struct{}
+
+	// dropping is held for writing while a forget drops keys (DropPrefix),
+	// for reading by every write: Badger blocks writes during DropPrefix and
+	// fails them with ErrBlockedWrites, so writers wait for it instead.
+	dropping sync.RWMutex
+
+	importing sync.Mutex // held by the running import (see Import)
 }
 
 var _ Store = (*DB)(nil)
@@ -63,11 +76,26 @@ func Open(dir string, opt Options) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return nil, fmt.Errorf("create store directory: %w", err)
 	}
+	if err := clearTornLogs(dir); err != nil {
+		return nil, fmt.Errorf("open store %s: %w", dir, err)
+	}
+	if err := roomToOpen(dir); err != nil {
+		return nil, err
+	}
+	// Every value cairn writes is far below the value threshold, so values
+	// live in the LSM tree, where a forget's DropPrefix removes them from
+	// disk, and never in the value log, which keeps them until its file is
+	// rewritten.
 	bo := badger.DefaultOptions(dir).
 		WithSyncWrites(!opt.NoSync).
 		WithLogger(badgerLogger(opt.Log)).
 		WithMetricsEnabled(false).
-		WithNumVersionsToKeep(1)
+		WithNumVersionsToKeep(1).
+		WithValueThreshold(1 << 20)
+	if opt.smallLSM {
+		bo = bo.WithMemTableSize(1 << 20).WithBaseTableSize(512 << 10).WithBaseLevelSize(2 << 20).
+			WithValueThreshold(128 << 10).WithCompression(options.None)
+	}
 	bdb, err := badger.Open(bo)
 	if err != nil {
 		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
@@ -89,14 +117,18 @@ func Open(dir string, opt Options) (*DB, error) {
 		bdb.Close()
 		return nil, fmt.Errorf("open store %s: finish an interrupted forget: %w", dir, err)
 	}
+	if err := db.finishImports(); err != nil {
+		bdb.Close()
+		return nil, fmt.Errorf("open store %s: undo an interrupted import: %w", dir, err)
+	}
 	db.writeOwner()
 	go db.gcLoop()
 	return db, nil
 }
 
 func lockedError(dir string) error {
-	b, err := os.ReadFile(filepath.Join(dir, ownerFile))
 	var o Owner
+	b, err := readNoFollow(filepath.Join(dir, ownerFile), 64<<10)
 	if err == nil && json.Unmarshal(b, &o) == nil && o.PID > 0 {
 		return fmt.Errorf("%w: %s is held by %s (pid %d, since %s) — close it and try again",
 			ErrLocked, dir, o.Command, o.PID, o.Since.Local().Format("15:04:05"))
@@ -104,10 +136,14 @@ func lockedError(dir string) error {
 	return fmt.Errorf("%w: %s is held by another process — close it and try again", ErrLocked, dir)
 }
 
+// writeOwner writes owner.json without following a symlink planted in
+// the store directory: a new file under a temporary name, created
+// exclusively, then renamed over the old one (rename replaces a symlink
+// itself, never what it points to).
 func (db *DB) writeOwner() {
 	o := Owner{PID: os.Getpid(), Command: strings.Join(commandLine(), " "), Since: db.open}
 	b, _ := json.Marshal(o)
-	_ = os.WriteFile(filepath.Join(db.dir, ownerFile), b, 0o600)
+	_ = writeFileAtomic(filepath.Join(db.dir, ownerFile), b)
 }
 
 func commandLine() []string {
@@ -179,6 +215,10 @@ func (db *DB) gcLoop() {
 			return
 		case <-time.After(wait):
 		}
+		if db.roomToWrite() != nil {
+			wait = every // a rewrite on a full disk could fault; wait for room
+			continue
+		}
 		switch err := db.bdb.RunValueLogGC(0.5); {
 		case err == nil:
 			wait = time.Second // it rewrote a file: there may be more to do
@@ -196,11 +236,14 @@ func (db *DB) update(ctx context.Context, fn func(txn *badger.Txn) error) error 
 		return err
 	}
 	defer release()
+	if err := db.roomToWrite(); err != nil {
+		return err
+	}
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
 			return err
 		}
-		err := db.bdb.Update(fn)
+		err := diskFull(db.dir, db.commit(fn))
 		if errors.Is(err, badger.ErrConflict) && attempt < 8 {
 			time.Sleep(time.Duration(attempt+1) * time.Millisecond)
 			continue
@@ -210,6 +253,14 @@ func (db *DB) update(ctx context.Context, fn func(txn *badger.Txn) error) error 
 		}
 		return err
 	}
+}
+
+// commit runs fn in one read-write transaction, waiting while a forget
+// drops keys (see dropping).
+func (db *DB) commit(fn func(txn *badger.Txn) error) error {
+	db.dropping.RLock()
+	defer db.dropping.RUnlock()
+	return db.bdb.Update(fn)
 }
 
 // view runs fn in a read-only transaction.
@@ -273,7 +324,24 @@ func badgerLogger(w io.Writer) badger.Logger {
 
 type logger struct{ l *log.Logger }
 
-func (l *logger) Errorf(f string, a ...any)   { l.l.Printf("ERROR "+f, a...) }
-func (l *logger) Warningf(f string, a ...any) { l.l.Printf("WARN "+f, a...) }
-func (l *logger) Infof(f string, a ...any)    { l.l.Printf("INFO "+f, a...) }
+func (l *logger) Errorf(f string, a ...any)   { l.printf("ERROR ", f, a) }
+func (l *logger) Warningf(f string, a ...any) { l.printf("WARN ", f, a) }
+func (l *logger) Infof(f string, a ...any)    { l.printf("INFO ", f, a) }
 func (l *logger) Debugf(f string, a ...any)   {}
+
+// printf writes one of Badger's lines without the keys it names: a forget
+// hands Badger the keys it drops (a forgotten memory's tags and ref among
+// them) and Badger logs them, which would keep them in the debug log.
+func (l *logger) printf(level, f string, a []any) {
+	for i, v := range a {
+		switch v.(type) {
+		case []byte, [][]byte:
+			a[i] = "(keys withheld)"
+		}
+	}
+	line := fmt.Sprintf(f, a...)
+	if i := strings.Index(line, "dropPrefixes"); i >= 0 { // a compaction's description
+		line = line[:i] + "dropPrefixes:(keys withheld)"
+	}
+	l.l.Print(level + line)
+}

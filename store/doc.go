@@ -26,8 +26,10 @@
 //	edge/in/<to>/<kind>/<from>           empty: reverse lookup of the edge above
 //	event/<pid>/<eventid>                memory.Event (timeline; iterated in reverse for newest first)
 //	draft/<pid>/<draftid>                memory.Draft (the capture inbox)
-//	evm/<memid>/<eventid>                empty: the events of one memory (scrubbed when it is forgotten)
-//	purge/<id>                           a forget whose bytes are still being dropped (finished at open)
+//	evm/<memid>/<eventid>                empty: the events of one memory (dropped when it is forgotten)
+//	evd/<draftid>/<eventid>              empty: the capture event of a draft (dropped with it)
+//	purge/<id>                           a forget or draft drop whose bytes are still being dropped
+//	                                     (finished at open); it names no content
 //	vec/<hash>/<embedder>                cached vector of a content hash (written by recall)
 //
 // Index entries have empty values except ref (which holds the id), so
@@ -38,8 +40,9 @@
 // # Durability
 //
 // The database is opened with SyncWrites: a write acknowledged to the caller
-// is on disk. Forget deletes the memory, its versions, index entries, edges
-// and cached vectors in one transaction, writes a content-free event, then
-// drops the deleted keys' data from the LSM tree and runs value-log garbage
-// collection, so the bytes are really gone.
+// is on disk. Forget makes the memory unreadable and unlinked in one
+// transaction that writes a content-free event, then drops every key it
+// owned (versions, index entries, edges, events, reviews, cached vectors)
+// from the LSM tree with DropPrefix, so the bytes are really gone; see
+// forget.go.
 package store

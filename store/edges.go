@@ -26,8 +26,8 @@ func (db *DB) Link(ctx context.Context, e memory.Edge, by memory.Actor) error {
 	if e.Weight == 0 {
 		e.Weight = 1
 	}
-	if e.Weight < 0 || e.Weight > 1 {
-		return invalidf("weight %v out of range: use a number above 0 and at most 1", e.Weight)
+	if err := e.Validate(); err != nil { // NaN passes any comparison: name it
+		return invalid(err)
 	}
 	e.CreatedAt, e.Active = db.now().UTC(), true
 	return db.update(ctx, func(txn *badger.Txn) error {

@@ -1,113 +1,259 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strings"
+	"time"
+	"unicode/utf8"
 
 	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
 )
 
-// purge is the intent a forget leaves until its bytes are gone: the key
-// prefixes to drop and the memory's events, rewritten without content.
+// Hard deletes — forgetting a memory, dropping a draft — leave one
+// content-free event on the timeline and nothing else. A plain delete would
+// leave the old values on disk until some later compaction happened to
+// pass, so the bytes go with Badger's DropPrefix, in steps that a crash may
+// interrupt anywhere and Open finishes (finishPurges).
+
+// purge is the intent a hard delete leaves until its bytes are gone. It
+// names nothing a person wrote: the keys of a forgotten memory, which hold
+// its tags and ref, live in its forgotten marker at mem/<id>, which is
+// dropped last.
 type purge struct {
-	Prefixes [][]byte       `json:"prefixes"`
-	Events   []memory.Event `json:"events"`
+	Project string         `json:"project"`
+	Draft   bool           `json:"draft,omitempty"`   // a draft, not a memory
+	Keys    []string       `json:"keys,omitempty"`    // a draft's keys (ids only)
+	Rewrite []memory.Event `json:"rewrite,omitempty"` // other memories' events that quoted it, scrubbed
+	Dropped bool           `json:"dropped,omitempty"` // all dropped but the marker
+
+	// Prefixes is the intent of an older cairn, which listed the memory's
+	// keys here; such a record is itself dropped, not deleted.
+	Prefixes [][]byte `json:"prefixes,omitempty"`
 }
 
-// Forget deletes a memory for good: its record, versions, index entries,
-// edges (both directions), cached vectors and the content of its events.
-// What remains is a content-free "forget" event on the timeline.
+// forgottenText replaces a forgotten memory's id, title or ref where
+// another event's summary quoted it.
+const forgottenText = "a forgotten memory"
+
+// Forget deletes a memory for good: its record, versions, index entries
+// (tags and ref of every version), edges in both directions, reviews,
+// cached vectors and every event about it; other events that quoted it are
+// scrubbed. What remains is one "forget" event that names only its id. What
+// it had superseded is not stranded (see unlink).
 //
-// It works in three steps so that the bytes really leave the disk:
-//  1. one transaction makes the memory unreadable (a forgotten marker),
-//     unlinks it from every other memory, writes the forget event and a
-//     purge intent naming every key the memory owns;
-//  2. Badger's DropPrefix removes those keys from the memtables, the write-
-//     ahead log and every LSM level (a plain delete would leave the old
-//     values on disk until some later compaction);
-//  3. a second transaction writes the memory's events back without content
-//     and removes the intent. An interrupted forget is finished at Open.
+// Step 1, one transaction, makes the memory unreadable and unlinked, writes
+// the forget event and the intent; runPurge then drops the bytes.
 func (db *DB) Forget(ctx context.Context, id string, by memory.Actor) error {
-	var intent purge
+	var p purge
 	err := db.update(ctx, func(txn *badger.Txn) error {
-		m, err := getMem(txn, id)
-		if err != nil {
-			return err
-		}
-		intent, err = db.planPurge(txn, m)
-		if err != nil {
-			return err
-		}
-		if err := unlink(txn, m); err != nil {
-			return err
-		}
-		if err := txn.Set(keyMem(id), []byte{formatForgotten}); err != nil {
-			return err
-		}
-		if err := put(txn, keyPurge(id), intent); err != nil {
-			return err
-		}
-		return db.event(txn, m.Project, by, memory.EventForget, id, "forgotten")
+		var err error
+		p, err = db.markForgotten(txn, id, by)
+		return err
 	})
 	if err != nil {
 		return err
 	}
-	if err := db.runPurge(id, intent); err != nil {
+	if err := db.runPurge(id, p); err != nil {
 		return fmt.Errorf("forgotten, but dropping its bytes failed (cairn retries at the next start): %w", err)
 	}
 	return nil
 }
 
-// planPurge lists every key m owns: record, versions, index entries, ref,
-// its edges' keys, its events and the vectors of each of its versions.
-func (db *DB) planPurge(txn *badger.Txn, m *memory.Memory) (purge, error) {
-	p := purge{Prefixes: [][]byte{keyMem(m.ID), prefixVersions(m.ID), prefixEdgesOut(m.ID), prefixEdgesIn(m.ID), prefixEventsOfMem(m.ID), prefixReviewsOf(m.Project, m.ID)}}
-	p.Prefixes = append(p.Prefixes, indexKeys(m)...)
-	if m.Ref != "" {
-		p.Prefixes = append(p.Prefixes, keyRef(m.Project, m.Ref))
+// markForgotten is step 1 of Forget, inside txn. Every key to drop must be
+// live when DropPrefix runs (it skips a prefix with no live key, leaving
+// deleted values on disk), so keys that held content in an older version
+// and were deleted since are written again, empty, until the drop.
+func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge, error) {
+	p := purge{}
+	m, err := getMem(txn, id)
+	if err != nil {
+		return p, err
 	}
-	hashes := []string{ContentHash(m)}
-	for _, k := range keys(txn, prefixVersions(m.ID)) {
+	p.Project = m.Project
+	versions := []*memory.Memory{m}
+	for _, k := range keys(txn, prefixVersions(id)) {
 		var old memory.Memory
 		if err := get(txn, k, &old); err != nil {
 			return p, err
 		}
-		hashes = append(hashes, ContentHash(&old))
-		for _, ik := range indexKeys(&old) { // a tag or ref of an old version
-			p.Prefixes = append(p.Prefixes, ik)
-		}
-		if old.Ref != "" && old.Ref != m.Ref {
-			p.Prefixes = append(p.Prefixes, keyRef(m.Project, old.Ref))
-		}
+		versions = append(versions, &old)
 	}
-	for _, h := range hashes {
-		p.Prefixes = append(p.Prefixes, prefixVectors(h))
-	}
-	for _, k := range keys(txn, prefixEventsOfMem(m.ID)) {
-		eid := idFromKey(k)
-		var e memory.Event
-		if err := get(txn, keyEvent(m.Project, eid), &e); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				continue
+	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id)}
+	var revive [][]byte // keys that may name content: tags, ref, bindings
+	for _, v := range versions {
+		drop = append(drop, indexKeys(v)...)
+		drop = append(drop, prefixVectors(contentHash(v)))
+		for _, t := range v.Tags {
+			revive = append(revive, append(prefixTag(m.Project, t), id...))
+		}
+		if isBound(v) {
+			revive = append(revive, keyBound(m.Project, id))
+		}
+		if v.Ref != "" {
+			holder, err := refHolder(txn, m.Project, v.Ref)
+			if err != nil {
+				return p, err
 			}
+			if holder == "" || holder == id { // a ref another memory took since is its own
+				revive = append(revive, keyRef(m.Project, v.Ref))
+			}
+		}
+	}
+	for _, k := range revive {
+		live, err := exists(txn, k)
+		if err != nil {
 			return p, err
 		}
-		p.Prefixes = append(p.Prefixes, keyEvent(m.Project, eid))
-		e.Summary, e.Title = "", ""
-		p.Events = append(p.Events, e)
+		if !live {
+			if err := txn.Set(k, nil); err != nil {
+				return p, err
+			}
+		}
 	}
-	slices.SortFunc(p.Prefixes, func(a, b []byte) int { return slices.Compare(a, b) })
-	p.Prefixes = slices.CompactFunc(p.Prefixes, slices.Equal)
-	return p, nil
+	drop = append(drop, revive...)
+
+	// Its own events go whole; they read as nothing until the drop.
+	own := map[string]bool{}
+	for _, k := range keys(txn, prefixEventsOfMem(id)) {
+		eid := idFromKey(k)
+		own[eid] = true
+		ek := keyEvent(m.Project, eid)
+		live, err := exists(txn, ek)
+		if err != nil {
+			return p, err
+		}
+		if live {
+			if err := txn.Set(ek, []byte{formatForgotten}); err != nil {
+				return p, err
+			}
+			drop = append(drop, ek)
+		}
+	}
+	quoting, err := quotingEvents(txn, m, versions, own)
+	if err != nil {
+		return p, err
+	}
+	for _, e := range quoting {
+		k := keyEvent(e.Project, e.ID)
+		if err := put(txn, k, e); err != nil { // readers see it scrubbed at once
+			return p, err
+		}
+		drop = append(drop, k)
+		p.Rewrite = append(p.Rewrite, e)
+	}
+
+	if err := db.unlink(txn, m, by); err != nil {
+		return p, err
+	}
+	slices.SortFunc(drop, bytes.Compare)
+	drop = slices.CompactFunc(drop, bytes.Equal)
+	if err := txn.Set(keyMem(id), encodeMarker(drop)); err != nil {
+		return p, err
+	}
+	if err := put(txn, keyPurge(id), p); err != nil {
+		return p, err
+	}
+	return p, db.event(txn, m.Project, by, memory.EventForget, id, "forgotten")
+}
+
+// refHolder is the id holding ref in project, or "" when it is free.
+func refHolder(txn *badger.Txn, pid, ref string) (string, error) {
+	item, err := txn.Get(keyRef(pid, ref))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	v, err := item.ValueCopy(nil)
+	return string(v), err
+}
+
+// quotingEvents finds the events, other than m's own, that quote m's id or
+// the title or ref of any of its versions — a link to it, a supersession —
+// in m's project and in the projects of memories that link to it (a global
+// memory is linked from any project), and returns them scrubbed.
+func quotingEvents(txn *badger.Txn, m *memory.Memory, versions []*memory.Memory, own map[string]bool) ([]memory.Event, error) {
+	needles := []string{m.ID}
+	for _, v := range versions {
+		for _, s := range []string{v.Title, v.Ref} {
+			if utf8.RuneCountInString(s) >= 4 { // shorter ones match by chance
+				needles = append(needles, s)
+			}
+		}
+	}
+	slices.SortFunc(needles, func(a, b string) int { return len(b) - len(a) })
+	needles = slices.Compact(needles)
+	raw := make([][]byte, len(needles)) // as JSON spells them inside a stored event
+	for i, n := range needles {
+		b, _ := json.Marshal(n)
+		raw[i] = b[1 : len(b)-1]
+	}
+	projects := []string{m.Project}
+	_, in, err := edgesOf(txn, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range in {
+		if from, err := getMem(txn, e.From); err == nil && !slices.Contains(projects, from.Project) {
+			projects = append(projects, from.Project)
+		}
+	}
+	var out []memory.Event
+	for _, pid := range projects {
+		o := badger.DefaultIteratorOptions
+		o.Prefix = prefixEvents(pid)
+		it := txn.NewIterator(o)
+		for it.Rewind(); it.Valid(); it.Next() {
+			item := it.Item()
+			if own[idFromKey(item.Key())] {
+				continue
+			}
+			var e memory.Event
+			found := false
+			k := item.KeyCopy(nil)
+			err := item.Value(func(v []byte) error {
+				if len(v) == 0 || v[0] != formatJSON || !slices.ContainsFunc(raw, func(n []byte) bool { return bytes.Contains(v, n) }) {
+					return nil
+				}
+				found = true
+				return decode(k, v, &e)
+			})
+			if err != nil {
+				it.Close()
+				return nil, err
+			}
+			if !found {
+				continue
+			}
+			before := e
+			for _, n := range needles {
+				e.Summary = strings.ReplaceAll(e.Summary, n, forgottenText)
+			}
+			e.Title = ""
+			if e != before { // not a match in another field, such as the actor
+				out = append(out, e)
+			}
+		}
+		it.Close()
+	}
+	return out, nil
 }
 
 // unlink removes m from every other memory: the other end of each edge and
-// the supersession fields that name it.
-func unlink(txn *badger.Txn, m *memory.Memory) error {
+// the supersession fields that name it. m's place in a supersession chain
+// closes up: what m superseded is superseded by m's successor now, or, when
+// m was current, is current again (nothing supersedes it any more) — either
+// way with an event on it that says so, never stranded.
+func (db *DB) unlink(txn *badger.Txn, m *memory.Memory, by memory.Actor) error {
 	out, in, err := edgesOf(txn, m.ID)
 	if err != nil {
 		return err
@@ -122,56 +268,188 @@ func unlink(txn *badger.Txn, m *memory.Memory) error {
 			return err
 		}
 	}
-	related := slices.Clone(m.Supersedes)
+	var succ *memory.Memory
 	if m.SupersededBy != "" {
-		related = append(related, m.SupersededBy)
+		succ, err = getMem(txn, m.SupersededBy)
+		if errors.Is(err, ErrNotFound) {
+			succ = nil
+		} else if err != nil {
+			return err
+		}
 	}
-	for _, rid := range related {
-		r, err := getMem(txn, rid)
+	var handedOn []string // predecessors succ supersedes now
+	now := db.now().UTC()
+	for _, pid := range m.Supersedes {
+		pred, err := getMem(txn, pid)
 		if errors.Is(err, ErrNotFound) {
 			continue
 		}
 		if err != nil {
 			return err
 		}
-		r.Supersedes = slices.DeleteFunc(r.Supersedes, func(s string) bool { return s == m.ID })
-		if len(r.Supersedes) == 0 {
-			r.Supersedes = nil
+		if pred.SupersededBy != m.ID {
+			continue
 		}
-		if r.SupersededBy == m.ID {
-			r.SupersededBy = ""
+		next := pred.Clone()
+		var summary string
+		kind := memory.EventSupersede
+		if succ != nil {
+			next.SupersededBy = succ.ID
+			handedOn = append(handedOn, pred.ID)
+			summary = "superseded by " + succ.ID + ": the memory between them was forgotten"
+			if err := putEdge(txn, memory.Edge{From: succ.ID, Kind: memory.EdgeSupersedes, To: pred.ID, Weight: 1, CreatedAt: now, Active: true}); err != nil {
+				return err
+			}
+		} else {
+			next.SupersededBy = ""
+			if next.Status == memory.StatusSuperseded {
+				next.Status, next.ValidUntil = memory.StatusActive, time.Time{}
+			}
+			kind, summary = memory.EventReinstate, "current again: the memory that superseded it was forgotten"
 		}
-		if err := put(txn, keyMem(r.ID), r); err != nil {
+		if err := rewrite(txn, pred, next); err != nil {
+			return err
+		}
+		if err := db.event(txn, pred.Project, by, kind, pred.ID, summary); err != nil {
+			return err
+		}
+	}
+	if succ != nil {
+		next := succ.Clone()
+		next.Supersedes = slices.DeleteFunc(next.Supersedes, func(s string) bool { return s == m.ID })
+		next.Supersedes = append(next.Supersedes, handedOn...)
+		if len(next.Supersedes) == 0 {
+			next.Supersedes = nil
+		}
+		if err := rewrite(txn, succ, next); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-// runPurge drops the intent's keys from disk and writes the scrubbed events back.
-func (db *DB) runPurge(id string, p purge) error {
-	release, err := db.enter()
-	if err != nil {
-		return err
+// DropDraft deletes a draft for good, before consolidation has read it or
+// after: its text, its source and its capture event. What remains is one
+// event saying that a draft was deleted.
+func (db *DB) DropDraft(ctx context.Context, id string, by memory.Actor) error {
+	id = strings.TrimSpace(id)
+	if !validID(id) {
+		return invalidf("draft id %q is not a draft id: give the full id that drafts lists", id)
 	}
-	err = db.bdb.DropPrefix(p.Prefixes...)
-	release()
-	if err != nil {
-		return err
-	}
-	err = db.update(context.Background(), func(txn *badger.Txn) error {
-		for _, e := range p.Events {
-			if err := put(txn, keyEvent(e.Project, e.ID), e); err != nil {
+	var p purge
+	err := db.update(ctx, func(txn *badger.Txn) error {
+		pid, err := draftProject(txn, id)
+		if err != nil {
+			return err
+		}
+		p = purge{Project: pid, Draft: true, Keys: []string{string(keyDraft(pid, id)), string(prefixEventsOfDraft(id))}}
+		if err := txn.Set(keyDraft(pid, id), []byte{formatForgotten}); err != nil {
+			return err
+		}
+		for _, k := range keys(txn, prefixEventsOfDraft(id)) {
+			ek := keyEvent(pid, idFromKey(k))
+			live, err := exists(txn, ek)
+			if err != nil {
 				return err
 			}
+			if live {
+				if err := txn.Set(ek, []byte{formatForgotten}); err != nil {
+					return err
+				}
+				p.Keys = append(p.Keys, string(ek))
+			}
 		}
-		return txn.Delete(keyPurge(id))
+		if err := put(txn, keyPurge(id), p); err != nil {
+			return err
+		}
+		return db.event(txn, pid, by, memory.EventDropDraft, "", "a draft was deleted")
 	})
 	if err != nil {
 		return err
 	}
-	// Values above Badger's value threshold live in the value log: rewrite
-	// files that are now mostly garbage. Nothing to rewrite is the usual answer.
+	if err := db.runPurge(id, p); err != nil {
+		return fmt.Errorf("draft deleted, but dropping its bytes failed (cairn retries at the next start): %w", err)
+	}
+	return nil
+}
+
+// draftProject finds the project whose inbox holds draft id.
+func draftProject(txn *badger.Txn, id string) (string, error) {
+	for _, k := range keys(txn, []byte("proj/")) {
+		pid := string(k[len("proj/"):])
+		item, err := txn.Get(keyDraft(pid, id))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			continue
+		}
+		if err != nil {
+			return "", err
+		}
+		gone := false
+		if err := item.Value(func(v []byte) error { gone = len(v) > 0 && v[0] == formatForgotten; return nil }); err != nil {
+			return "", err
+		}
+		if !gone {
+			return pid, nil
+		}
+	}
+	return "", fmt.Errorf("draft %s: %w", id, ErrNotFound)
+}
+
+// runPurge drops a hard delete's bytes from disk and clears its intent:
+//  1. DropPrefix of every key the memory or draft owned (Badger removes them
+//     from the memtables, the write-ahead log and every LSM level), then one
+//     transaction writes back the scrubbed events of other memories and
+//     records the progress;
+//  2. DropPrefix of the memory's marker, which listed those keys;
+//  3. the intent is deleted.
+//
+// Each step can be repeated, so a crash anywhere is finished at Open.
+func (db *DB) runPurge(id string, p purge) error {
+	if len(p.Prefixes) > 0 { // an older cairn's intent
+		return db.drop(append(slices.Clone(p.Prefixes), keyPurge(id))...)
+	}
+	if !p.Dropped {
+		var keys [][]byte
+		if p.Draft {
+			for _, k := range p.Keys {
+				keys = append(keys, []byte(k))
+			}
+		} else {
+			var err error
+			if keys, err = db.markerKeys(id); err != nil {
+				return err
+			}
+		}
+		if err := db.drop(keys...); err != nil {
+			return err
+		}
+		if !p.Draft {
+			p.Dropped = true
+			err := db.update(context.Background(), func(txn *badger.Txn) error {
+				for _, e := range p.Rewrite {
+					if err := put(txn, keyEvent(e.Project, e.ID), e); err != nil {
+						return err
+					}
+				}
+				return put(txn, keyPurge(id), purge{Project: p.Project, Dropped: true})
+			})
+			if err != nil {
+				return err
+			}
+		}
+	}
+	if !p.Draft {
+		if err := db.drop(keyMem(id)); err != nil {
+			return err
+		}
+	}
+	err := db.update(context.Background(), func(txn *badger.Txn) error { return txn.Delete(keyPurge(id)) })
+	if err != nil {
+		return err
+	}
+	// Values above Badger's value threshold would live in the value log
+	// (cairn writes none): rewrite files that are now mostly garbage.
+	// Nothing to rewrite is the usual answer.
 	if release, err := db.enter(); err == nil {
 		for db.bdb.RunValueLogGC(0.01) == nil {
 		}
@@ -180,7 +458,71 @@ func (db *DB) runPurge(id string, p purge) error {
 	return nil
 }
 
-// finishPurges completes forgets that a crash interrupted.
+// drop removes every version of the keys under each prefix from disk.
+// Writers wait meanwhile (see DB.dropping).
+func (db *DB) drop(prefixes ...[]byte) error {
+	if len(prefixes) == 0 {
+		return nil
+	}
+	release, err := db.enter()
+	if err != nil {
+		return err
+	}
+	defer release()
+	db.dropping.Lock()
+	defer db.dropping.Unlock()
+	return db.bdb.DropPrefix(prefixes...)
+}
+
+// markerKeys reads the keys a forgotten memory's marker lists; none when
+// the marker is gone already.
+func (db *DB) markerKeys(id string) ([][]byte, error) {
+	var out [][]byte
+	err := db.view(func(txn *badger.Txn) error {
+		item, err := txn.Get(keyMem(id))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		return item.Value(func(v []byte) error {
+			out, err = decodeMarker(keyMem(id), v)
+			return err
+		})
+	})
+	return out, err
+}
+
+// encodeMarker is the value of a forgotten memory's record until its bytes
+// are gone: formatForgotten, then each key to drop as a uvarint length and
+// its bytes (raw, so that nothing is lost in an encoding).
+func encodeMarker(keys [][]byte) []byte {
+	b := []byte{formatForgotten}
+	for _, k := range keys {
+		b = binary.AppendUvarint(b, uint64(len(k)))
+		b = append(b, k...)
+	}
+	return b
+}
+
+func decodeMarker(key, v []byte) ([][]byte, error) {
+	if len(v) == 0 || v[0] != formatForgotten {
+		return nil, fmt.Errorf("decode %q: not a forgotten marker", key)
+	}
+	var out [][]byte
+	for rest := v[1:]; len(rest) > 0; {
+		n, w := binary.Uvarint(rest)
+		if w <= 0 || uint64(len(rest)-w) < n {
+			return nil, fmt.Errorf("decode %q: forgotten marker is cut short", key)
+		}
+		out = append(out, slices.Clone(rest[w:w+int(n)]))
+		rest = rest[w+int(n):]
+	}
+	return out, nil
+}
+
+// finishPurges completes hard deletes that a crash interrupted.
 func (db *DB) finishPurges() error {
 	type pending struct {
 		id string
@@ -212,3 +554,8 @@ func (db *DB) finishPurges() error {
 	}
 	return nil
 }
+
+// Drafts own the events of their capture through this index, so that
+// dropping a draft drops them too.
+func keyEventOfDraft(did, eid string) []byte { return []byte("evd/" + did + "/" + eid) }
+func prefixEventsOfDraft(did string) []byte  { return []byte("evd/" + did + "/") }

@@ -2,9 +2,14 @@ package store
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -21,23 +26,56 @@ type ImportError struct {
 func (e *ImportError) Error() string { return fmt.Sprintf("record %d: %v", e.Index+1, e.Err) }
 func (e *ImportError) Unwrap() error { return e.Err }
 
-// Import adds records to a project. It is idempotent: a record is matched
-// to a stored memory by id, else by ref, else by identical content; a match
-// with the same content changes nothing, a match with other content becomes
-// a new version of it; a matched record that names no bindings keeps the
-// memory's (binding happens where the files are, after an import adds
-// memories: see ImportResult.New). Every record is validated and scanned for secrets
-// before anything is written, so a bad record refuses the whole import and
-// leaves the store as it was. Large imports are written in several
-// transactions, each holding whole memories with all their index entries.
+// Import adds records to a project, all or nothing. It is idempotent: a
+// record is matched to a stored memory by id, else by ref, else by identical
+// content; a match with the same content changes nothing, a match with other
+// content becomes a new version of it; a matched record that names no
+// bindings keeps the memory's (binding happens where the files are, after
+// an import adds memories: see ImportResult.New). Every record is validated
+// and scanned for secrets before anything is written, so a bad record
+// refuses the whole import and leaves the store as it was.
+//
+// Badger bounds the size of a transaction, so a large import is written in
+// several, each holding whole memories with all their index entries and, in
+// the same transaction, an undo journal of what it changed. One last
+// transaction is the commit point: it writes the import's timeline event
+// and its result and drops the journal. Until then the import can be undone
+// from the journal: at once when ctx is cancelled or a write fails, and at
+// the next Open when the process died. Readers may see an import in
+// progress, never half of one after it ended.
+//
+// A caller that may send the same import twice (a client retrying after a
+// lost connection) names it with WithImportID: the second call returns the
+// first one's result instead of importing again.
 func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error) {
-	var res ImportResult
-	plan, err := db.planImport(project, recs)
-	if err != nil {
+	id := ImportID(ctx)
+	if id == "" {
+		id = newID()
+	} else if !validID(id) {
+		return ImportResult{}, invalidf("import id %q is not a ULID: leave it empty and cairn makes one", id)
+	}
+	// One import at a time: a retry waits for the attempt it repeats, and
+	// any journal found under the lock belongs to an import that is over.
+	db.importing.Lock()
+	defer db.importing.Unlock()
+	if err := ctx.Err(); err != nil {
+		return ImportResult{}, err
+	}
+	if err := db.undoImports(); err != nil {
+		return ImportResult{}, err
+	}
+	if res, ok, err := db.landed(id, project, len(recs)); ok || err != nil {
 		return res, err
 	}
-	w := &batchWriter{db: db, ctx: ctx}
-	for i, op := range plan.ops {
+	plan, err := db.planImport(project, recs)
+	if err != nil {
+		return ImportResult{}, err
+	}
+	var res ImportResult
+	var writes []importWrite
+	need := 0
+	for i := range plan.ops {
+		op := &plan.ops[i]
 		switch {
 		case op.old == nil:
 			res.Added++
@@ -48,28 +86,60 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 		default:
 			res.Updated++
 		}
-		op := op
-		if err := w.add(estimate(op.m), func(txn *badger.Txn) error { return importOne(txn, op) }); err != nil {
-			return res, err
+		w := importWrite{rec: i, op: op, size: estimate(op.m)}
+		if op.old != nil {
+			w.size += estimate(op.old) // the old version is kept twice: history and journal
 		}
+		writes = append(writes, w)
+		need += w.size
 	}
-	for _, e := range plan.edges {
-		e := e
+	for i := range plan.edges {
 		res.Edges++
-		if err := w.add(256, func(txn *badger.Txn) error { return putEdge(txn, e) }); err != nil {
-			return res, err
+		writes = append(writes, importWrite{edge: &plan.edges[i], size: 512})
+		need += 512
+	}
+	if len(writes) == 0 {
+		return res, nil // nothing to write, nothing to remember: a retry finds the same
+	}
+	if err := db.roomFor(uint64(need)); err != nil {
+		return ImportResult{}, err
+	}
+	w := &batchWriter{db: db, ctx: ctx, id: id}
+	for _, iw := range writes {
+		if err = w.add(iw); err != nil {
+			break
 		}
 	}
-	summary := fmt.Sprintf("imported %d records: %d added, %d updated, %d unchanged", len(recs), res.Added, res.Updated, res.Unchanged)
-	if err := w.add(256, func(txn *badger.Txn) error {
-		if res.Added+res.Updated+res.Edges == 0 {
-			return nil
-		}
-		return db.event(txn, project, by, memory.EventImport, "", summary)
-	}); err != nil {
-		return res, err
+	if err == nil {
+		err = w.flush()
 	}
-	return res, w.flush()
+	if err == nil {
+		step("commit", 0)
+		summary := fmt.Sprintf("imported %d records: %d added, %d updated, %d unchanged", len(recs), res.Added, res.Updated, res.Unchanged)
+		err = db.commitImport(ctx, id, project, len(recs), w.n, res, by, summary)
+	}
+	if err != nil {
+		if uerr := db.undoImport(id); uerr != nil {
+			return ImportResult{}, fmt.Errorf("%w; undoing the part already written failed too (%v): cairn undoes it when it next opens the store", err, uerr)
+		}
+		return ImportResult{}, err
+	}
+	step("done", 0)
+	return res, nil
+}
+
+type importIDKey struct{}
+
+// WithImportID names the import that ctx carries out (a ULID), so that
+// sending it again returns the first result instead of importing twice.
+func WithImportID(ctx context.Context, id string) context.Context {
+	return context.WithValue(ctx, importIDKey{}, id)
+}
+
+// ImportID is the import id ctx carries, or "".
+func ImportID(ctx context.Context) string {
+	id, _ := ctx.Value(importIDKey{}).(string)
+	return id
 }
 
 type importOp struct {
@@ -245,39 +315,369 @@ func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory) (*memory.
 	return nil, nil
 }
 
-func refHolder(txn *badger.Txn, project, ref string) (string, error) {
-	item, err := txn.Get(keyRef(project, ref))
-	if errors.Is(err, badger.ErrKeyNotFound) {
-		return "", nil
-	}
-	if err != nil {
-		return "", err
-	}
-	v, err := item.ValueCopy(nil)
-	return string(v), err
+// Keys of imports. They live here, beside the only code that reads them.
+//
+//	imp/j/<import>/<batch>/<chunk>  undo journal of a batch of an unfinished import
+//	imp/new/<import>/<batch>        the memories that batch added (the result's New)
+//	imp/done/<import>               the commit record: when, what, and the result
+var (
+	prefixJournal    = []byte("imp/j/")
+	prefixImportDone = []byte("imp/done/")
+)
+
+func prefixJournalOf(id string) []byte { return []byte("imp/j/" + id + "/") }
+func keyJournal(id string, batch, chunk int) []byte {
+	return fmt.Appendf(nil, "imp/j/%s/%08d/%04d", id, batch, chunk)
+}
+func keyImportNew(id string, n int) []byte {
+	return fmt.Appendf(nil, "imp/new/%s/%08d", id, n)
+}
+func keyImportDone(id string) []byte { return []byte("imp/done/" + id) }
+
+// importKeep is how long the result of an import is kept for a retry of it
+// (a client retries at once, after reconnecting).
+const importKeep = time.Hour
+
+// importDone is the commit record of an import.
+type importDone struct {
+	Time    time.Time    `json:"time"`
+	Project string       `json:"project"`
+	Records int          `json:"records"`
+	Batches int          `json:"batches"`
+	Result  ImportResult `json:"result"` // without New, which is kept per batch
 }
 
-// importOne writes one planned record inside txn.
-func importOne(txn *badger.Txn, op importOp) error {
+// undo is one journal entry: how to take back one write of an import.
+// Wrote is a hash of the value the import wrote; when the stored value
+// differs, a later writer changed it and its write stands.
+type undo struct {
+	Mem     string         `json:"mem,omitempty"`      // a memory the import wrote
+	Old     *memory.Memory `json:"old,omitempty"`      // its previous version; nil: the import created it
+	Edge    *memory.Edge   `json:"edge,omitempty"`     // a link the import wrote
+	OldEdge *memory.Edge   `json:"old_edge,omitempty"` // its previous value; nil: the import created it
+	Wrote   string         `json:"wrote"`
+}
+
+// importWrite is one planned write: a memory (op) or a link (edge).
+type importWrite struct {
+	rec  int // the record of a memory
+	op   *importOp
+	edge *memory.Edge
+	size int // a generous guess of the bytes it adds to a transaction
+}
+
+// importStep, when set (by tests), is called at each step of an import
+// and of its undoing, so a test can stop or kill the process there.
+var importStep func(stage string, n int)
+
+func step(stage string, n int) {
+	if importStep != nil {
+		importStep(stage, n)
+	}
+}
+
+func valueHash(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:12])
+}
+
+// importOne writes one planned record inside txn and says how to undo it.
+func importOne(txn *badger.Txn, op importOp) (undo, error) {
+	u := undo{Mem: op.m.ID}
+	m := op.m
 	if op.old == nil {
-		if err := claimRef(txn, op.m); err != nil {
+		// Planned as new: a memory that appeared under this id since is
+		// another writer's, not ours to overwrite.
+		if ok, err := exists(txn, keyMem(m.ID)); err != nil {
+			return u, err
+		} else if ok {
+			return u, invalidf("memory %s was written by someone else during the import: run the import again", m.ID)
+		}
+		if err := claimRef(txn, m); err != nil {
+			return u, err
+		}
+		if err := writeMem(txn, m); err != nil {
+			return u, err
+		}
+	} else {
+		old, err := getMem(txn, op.old.ID)
+		if err != nil {
+			return u, err
+		}
+		if err := put(txn, keyVersion(old.ID, old.Version), old); err != nil {
+			return u, err
+		}
+		m = op.m.Clone()
+		m.CreatedAt = old.CreatedAt
+		if m.Version <= old.Version {
+			m.Version = old.Version + 1
+		}
+		if err := rewrite(txn, old, m); err != nil {
+			return u, err
+		}
+		u.Old = old
+	}
+	var err error
+	u.Wrote, _, err = rawHash(txn, keyMem(m.ID)) // read back from the transaction: no second encoding
+	return u, err
+}
+
+// importEdge writes one planned link inside txn and says how to undo it.
+func importEdge(txn *badger.Txn, e memory.Edge) (undo, error) {
+	u := undo{Edge: &e}
+	var old memory.Edge
+	switch err := get(txn, keyEdgeOut(e), &old); {
+	case err == nil:
+		u.OldEdge = &old
+	case !errors.Is(err, ErrNotFound):
+		return u, err
+	}
+	if err := putEdge(txn, e); err != nil {
+		return u, err
+	}
+	var err error
+	u.Wrote, _, err = rawHash(txn, keyEdgeOut(e))
+	return u, err
+}
+
+// rawHash is the hash of the value stored at key, "" when there is none.
+func rawHash(txn *badger.Txn, key []byte) (string, []byte, error) {
+	item, err := txn.Get(key)
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return "", nil, nil
+	}
+	if err != nil {
+		return "", nil, err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return "", nil, err
+	}
+	return valueHash(v), v, nil
+}
+
+// takeBack undoes one journal entry inside txn, unless a later writer
+// changed what the import wrote (a forget, an edit): that write stands.
+func takeBack(txn *badger.Txn, u undo) error {
+	if u.Edge != nil {
+		h, _, err := rawHash(txn, keyEdgeOut(*u.Edge))
+		if err != nil || h != u.Wrote {
 			return err
 		}
-		return writeMem(txn, op.m)
+		if u.OldEdge == nil {
+			return deleteEdge(txn, *u.Edge)
+		}
+		return put(txn, keyEdgeOut(*u.OldEdge), *u.OldEdge)
 	}
-	old, err := getMem(txn, op.old.ID)
+	key := keyMem(u.Mem)
+	h, v, err := rawHash(txn, key)
+	if err != nil || h != u.Wrote {
+		return err
+	}
+	cur, err := DecodeMemory(key, v)
 	if err != nil {
 		return err
 	}
-	if err := put(txn, keyVersion(old.ID, old.Version), old); err != nil {
+	if err := unindex(txn, cur); err != nil {
 		return err
 	}
-	m := op.m.Clone()
-	m.CreatedAt = old.CreatedAt
-	if m.Version <= old.Version {
-		m.Version = old.Version + 1
+	if cur.Ref != "" && (u.Old == nil || u.Old.Ref != cur.Ref) {
+		if holder, err := refHolder(txn, cur.Project, cur.Ref); err != nil {
+			return err
+		} else if holder == cur.ID {
+			if err := txn.Delete(keyRef(cur.Project, cur.Ref)); err != nil {
+				return err
+			}
+		}
 	}
-	return rewrite(txn, old, m)
+	if u.Old == nil {
+		return txn.Delete(key)
+	}
+	old := u.Old
+	if old.Ref != "" && old.Ref != cur.Ref {
+		if holder, err := refHolder(txn, old.Project, old.Ref); err != nil {
+			return err
+		} else if holder == "" {
+			if err := txn.Set(keyRef(old.Project, old.Ref), []byte(old.ID)); err != nil {
+				return err
+			}
+		}
+	}
+	if err := writeMem(txn, old); err != nil {
+		return err
+	}
+	return txn.Delete(keyVersion(old.ID, old.Version))
+}
+
+// undoImport takes back an unfinished import, newest write first, one
+// transaction per journal chunk, each dropping its chunk: killed half way,
+// it goes on where it stopped at the next Open.
+func (db *DB) undoImport(id string) error {
+	var batches [][]byte
+	if err := db.view(func(txn *badger.Txn) error {
+		batches = keys(txn, prefixJournalOf(id))
+		return nil
+	}); err != nil {
+		return err
+	}
+	for i := len(batches) - 1; i >= 0; i-- {
+		k := batches[i]
+		n, _ := strconv.Atoi(string(k[len(k)-13 : len(k)-5])) // …/<batch>/<chunk>
+		// Not stopped by the cancelled context that caused it, nor refused
+		// like a write while it has room to finish (see roomToUndo).
+		if err := db.roomToUndo(); err != nil {
+			return err
+		}
+		err := db.writeUnchecked(func(txn *badger.Txn) error {
+			var j []undo
+			if err := get(txn, k, &j); err != nil {
+				return err
+			}
+			for _, u := range slices.Backward(j) {
+				if err := takeBack(txn, u); err != nil {
+					return err
+				}
+			}
+			if err := txn.Delete(keyImportNew(id, n)); err != nil {
+				return err
+			}
+			return txn.Delete(k)
+		})
+		if err != nil {
+			return err
+		}
+		step("rollback", len(batches)-i)
+	}
+	return nil
+}
+
+// undoImports takes back every unfinished import. Callers make sure none
+// is running: at Open, or holding db.importing.
+func (db *DB) undoImports() error {
+	var ids []string
+	if err := db.view(func(txn *badger.Txn) error {
+		for _, k := range keys(txn, prefixJournal) {
+			id, _, _ := strings.Cut(string(k[len(prefixJournal):]), "/")
+			if len(ids) == 0 || ids[len(ids)-1] != id {
+				ids = append(ids, id)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := db.undoImport(id); err != nil {
+			return fmt.Errorf("undo the interrupted import %s: %w", id, err)
+		}
+	}
+	return nil
+}
+
+// finishImports runs at Open, before the store serves anything: it takes
+// back the imports a dead process left unfinished and drops old results.
+func (db *DB) finishImports() error {
+	if err := db.undoImports(); err != nil {
+		return err
+	}
+	return db.writeUnchecked(func(txn *badger.Txn) error { return pruneImports(txn, db.now()) })
+}
+
+// pruneImports deletes the results of imports older than importKeep.
+func pruneImports(txn *badger.Txn, now time.Time) error {
+	for _, k := range keys(txn, prefixImportDone) {
+		var d importDone
+		if err := get(txn, k, &d); err != nil {
+			return err
+		}
+		if now.Sub(d.Time) < importKeep {
+			continue
+		}
+		id := string(k[len(prefixImportDone):])
+		for n := 1; n <= d.Batches; n++ {
+			if err := txn.Delete(keyImportNew(id, n)); err != nil {
+				return err
+			}
+		}
+		if err := txn.Delete(k); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// commitImport is the commit point: the event, the result, and the end
+// of the journal, in one transaction.
+func (db *DB) commitImport(ctx context.Context, id, project string, records, batches int, res ImportResult, by memory.Actor, summary string) error {
+	done := importDone{Time: db.now().UTC(), Project: project, Records: records, Batches: batches, Result: res}
+	done.Result.New = nil
+	return db.update(ctx, func(txn *badger.Txn) error {
+		if res.Added+res.Updated+res.Edges > 0 {
+			if err := db.event(txn, project, by, memory.EventImport, "", summary); err != nil {
+				return err
+			}
+		}
+		if err := pruneImports(txn, db.now()); err != nil {
+			return err
+		}
+		if err := put(txn, keyImportDone(id), done); err != nil {
+			return err
+		}
+		for _, k := range keys(txn, prefixJournalOf(id)) {
+			if err := txn.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+}
+
+// landed returns the result of import id if it already landed.
+func (db *DB) landed(id, project string, records int) (ImportResult, bool, error) {
+	var res ImportResult
+	found := false
+	err := db.view(func(txn *badger.Txn) error {
+		var d importDone
+		err := get(txn, keyImportDone(id), &d)
+		if errors.Is(err, ErrNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if d.Project != project || d.Records != records {
+			return invalidf("import id %s was used by another import: leave it empty and cairn makes one", id)
+		}
+		found, res = true, d.Result
+		for n := 1; n <= d.Batches; n++ {
+			var added []Added
+			if err := get(txn, keyImportNew(id, n), &added); err != nil && !errors.Is(err, ErrNotFound) {
+				return err
+			}
+			res.New = append(res.New, added...)
+		}
+		return nil
+	})
+	return res, found, err
+}
+
+// writeUnchecked runs fn in a read-write transaction, retrying on conflict,
+// without the context and the free-space reserve of update: it is for the
+// writes that undo an import or drop old results.
+func (db *DB) writeUnchecked(fn func(txn *badger.Txn) error) error {
+	release, err := db.enter()
+	if err != nil {
+		return err
+	}
+	defer release()
+	for attempt := 0; ; attempt++ {
+		err := db.commit(fn)
+		if errors.Is(err, badger.ErrConflict) && attempt < 8 {
+			time.Sleep(time.Duration(attempt+1) * time.Millisecond)
+			continue
+		}
+		return diskFull(db.dir, err)
+	}
 }
 
 // estimate is a generous guess of the bytes a memory adds to a transaction.
@@ -285,26 +685,53 @@ func estimate(m *memory.Memory) int {
 	return 2*(len(m.Body)+len(m.Title)) + 1024 + 128*len(m.Tags)
 }
 
-// batchWriter groups operations into transactions of bounded size, never
-// splitting one operation across two.
+// batchWriter groups an import's writes into transactions of bounded size,
+// never splitting one memory across two, each with its undo journal.
 type batchWriter struct {
 	db      *DB
 	ctx     context.Context
-	pending []func(*badger.Txn) error
+	id      string // the import
+	pending []importWrite
 	size    int
+	n       int // batches written
+}
+
+// journalChunk bounds the encoded size of one journal value: far below
+// Badger's value threshold, so journals (which hold old versions' text)
+// stay in the LSM tree and leave the disk when compacted, like every
+// other value cairn writes.
+const journalChunk = 256 << 10
+
+// journalChunks encodes a batch's journal as values of at most about
+// journalChunk bytes, each a JSON array of undo entries.
+func journalChunks(j []undo) [][]byte {
+	var out [][]byte
+	cur := []byte{formatJSON, '['}
+	for _, u := range j {
+		b, _ := json.Marshal(u) // plain data: it cannot fail
+		if len(cur) > 2 && len(cur)+len(b) > journalChunk {
+			out = append(out, append(cur, ']'))
+			cur = []byte{formatJSON, '['}
+		}
+		if len(cur) > 2 {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, b...)
+	}
+	return append(out, append(cur, ']'))
 }
 
 const batchBytes = 4 << 20
 const batchOps = 2000
 
-func (w *batchWriter) add(size int, fn func(*badger.Txn) error) error {
-	if len(w.pending) > 0 && (w.size+size > batchBytes || len(w.pending) >= batchOps) {
+func (w *batchWriter) add(iw importWrite) error {
+	if len(w.pending) > 0 && (w.size+iw.size > batchBytes || len(w.pending) >= batchOps) {
 		if err := w.flush(); err != nil {
 			return err
 		}
 	}
-	w.pending = append(w.pending, fn)
-	w.size += size
+	w.pending = append(w.pending, iw)
+	w.size += iw.size
 	return nil
 }
 
@@ -312,14 +739,46 @@ func (w *batchWriter) flush() error {
 	if len(w.pending) == 0 {
 		return nil
 	}
-	fns := w.pending
+	writes, n := w.pending, w.n+1
 	w.pending, w.size = nil, 0
-	return w.db.update(w.ctx, func(txn *badger.Txn) error {
-		for _, fn := range fns {
-			if err := fn(txn); err != nil {
+	err := w.db.update(w.ctx, func(txn *badger.Txn) error {
+		journal := make([]undo, 0, len(writes))
+		var added []Added
+		for _, iw := range writes {
+			var u undo
+			var err error
+			if iw.edge != nil {
+				u, err = importEdge(txn, *iw.edge)
+			} else {
+				u, err = importOne(txn, *iw.op)
+				if iw.op.old == nil {
+					added = append(added, Added{Record: iw.rec, ID: iw.op.m.ID})
+				}
+			}
+			if err != nil {
+				if iw.edge == nil {
+					return &ImportError{Index: iw.rec, Err: err}
+				}
+				return err
+			}
+			journal = append(journal, u)
+		}
+		if len(added) > 0 {
+			if err := put(txn, keyImportNew(w.id, n), added); err != nil {
+				return err
+			}
+		}
+		for c, b := range journalChunks(journal) {
+			if err := txn.Set(keyJournal(w.id, n, c), b); err != nil {
 				return err
 			}
 		}
 		return nil
 	})
+	if err != nil {
+		return err
+	}
+	w.n = n
+	step("batch", n)
+	return nil
 }

@@ -1,7 +1,9 @@
 package store
 
 import (
+	"context"
 	"errors"
+	"reflect"
 	"strings"
 	"testing"
 	"time"
@@ -122,5 +124,80 @@ func TestLargeImportSpansTransactions(t *testing.T) {
 	c, _ := db.Count(ctx, testPID)
 	if c.Total(memory.StatusActive) != 5000 {
 		t.Fatalf("count %d", c.Total(memory.StatusActive))
+	}
+}
+
+// An import repeated with the same id (a client retrying after a lost
+// connection) returns the result of the attempt that landed, not "unchanged".
+func TestImportRetryReturnsTheResultThatLanded(t *testing.T) {
+	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
+	dir := t.TempDir()
+	db, err := Open(dir, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { db.Close() }()
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	ictx := WithImportID(ctx, NewID())
+	first, err := db.Import(ictx, testPID, sampleRecords(), memory.ActorUser)
+	if err != nil || first.Added != 5 || len(first.New) != 5 {
+		t.Fatalf("first attempt: %+v %v", first, err)
+	}
+	again, err := db.Import(ictx, testPID, sampleRecords(), memory.ActorUser)
+	if err != nil || !reflect.DeepEqual(again, first) {
+		t.Fatalf("retry reports %+v (%v), the attempt that landed %+v", again, err, first)
+	}
+	evs, _ := db.Timeline(ctx, testPID, 10)
+	if len(evs) != 1 {
+		t.Fatalf("the retry wrote %d events", len(evs)-1)
+	}
+	// The same id for another import is a mistake, not a retry.
+	if _, err := db.Import(ictx, testPID, sampleRecords()[:2], memory.ActorUser); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("an id reused for another import: %v", err)
+	}
+	if _, err := db.Import(WithImportID(ctx, "nope"), testPID, sampleRecords(), memory.ActorUser); !errors.Is(err, ErrInvalid) {
+		t.Fatalf("an import id that is not a ULID: %v", err)
+	}
+	// Another import of the same records is a new import: it is idempotent.
+	other, err := db.Import(WithImportID(ctx, NewID()), testPID, sampleRecords(), memory.ActorUser)
+	if err != nil || other.Unchanged != 5 || other.Added != 0 {
+		t.Fatalf("a new import of the same records: %+v %v", other, err)
+	}
+	// Results are kept for retries, not for ever.
+	db.Close()
+	now = now.Add(2 * importKeep)
+	db, err = Open(dir, Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	late, err := db.Import(ictx, testPID, sampleRecords(), memory.ActorUser)
+	if err != nil || late.Unchanged != 5 {
+		t.Fatalf("after the result expired: %+v %v", late, err)
+	}
+}
+
+// An attempt that was cancelled half way left nothing, so its retry
+// imports everything and says so.
+func TestImportRetryAfterACancelledAttempt(t *testing.T) {
+	dir := t.TempDir()
+	seedBase(t, dir)
+	db := reopen(t, dir)
+	recs := bigImport(t, db)
+	ictx, cancel := context.WithCancel(WithImportID(ctx, NewID()))
+	importStep = func(stage string, n int) {
+		if stage == "batch" && n == 2 {
+			cancel()
+		}
+	}
+	t.Cleanup(func() { importStep = nil })
+	if _, err := db.Import(ictx, testPID, recs, memory.ActorUser); !errors.Is(err, context.Canceled) {
+		t.Fatalf("cancelled attempt: %v", err)
+	}
+	importStep = nil
+	res, err := db.Import(WithImportID(ctx, ImportID(ictx)), testPID, recs, memory.ActorUser)
+	if err != nil || res.Added != importNew || res.Updated != importBase || res.Edges != importLinks || len(res.New) != importNew {
+		t.Fatalf("retry: added %d updated %d edges %d new %d, %v", res.Added, res.Updated, res.Edges, len(res.New), err)
 	}
 }

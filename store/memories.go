@@ -390,6 +390,11 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 }
 
 func apply(m *memory.Memory, p Patch) {
+	if p.Body != nil && p.Title == nil && m.TitleDerived() {
+		// The title was derived from the old text, so it follows the new
+		// one (prepare derives it again); a title a person set stays.
+		m.Title = ""
+	}
 	if p.Title != nil {
 		m.Title = *p.Title
 	}
@@ -507,6 +512,9 @@ func (db *DB) Supersede(ctx context.Context, oldID string, in *memory.Memory, by
 
 // Archive takes a memory out of recall without deleting it; Unarchive undoes it.
 func (db *DB) Archive(ctx context.Context, id, reason string, by memory.Actor) (*memory.Memory, error) {
+	if err := memory.ValidReason(reason); err != nil {
+		return nil, invalid(err)
+	}
 	if err := secrets.Check(secrets.Field{Name: "reason", Text: reason}); err != nil {
 		return nil, err
 	}

@@ -13,17 +13,25 @@ import (
 
 // event appends one entry to a project's timeline inside txn.
 func (db *DB) event(txn *badger.Txn, pid string, by memory.Actor, kind memory.EventKind, memID, summary string) error {
+	_, err := db.appendEvent(txn, pid, by, kind, memID, summary)
+	return err
+}
+
+// appendEvent is event, returning the event's id. An event about a memory
+// is indexed under it, so that forgetting the memory drops the event; the
+// forget event itself is the one that stays.
+func (db *DB) appendEvent(txn *badger.Txn, pid string, by memory.Actor, kind memory.EventKind, memID, summary string) (string, error) {
 	if by == "" {
 		by = memory.ActorUser
 	}
 	e := memory.Event{ID: newID(), Project: pid, Time: db.now().UTC(), Actor: by, Kind: kind, MemoryID: memID, Summary: summary}
 	if err := put(txn, keyEvent(pid, e.ID), e); err != nil {
-		return err
+		return "", err
 	}
 	if memID != "" && kind != memory.EventForget {
-		return txn.Set(keyEventOfMem(memID, e.ID), nil)
+		return e.ID, txn.Set(keyEventOfMem(memID, e.ID), nil)
 	}
-	return nil
+	return e.ID, nil
 }
 
 // Timeline returns a project's events, newest first, with the current
@@ -42,8 +50,17 @@ func (db *DB) Timeline(ctx context.Context, project string, limit int) ([]memory
 		for it.Seek(append(prefix, 0xFF)); it.Valid() && len(out) < limit; it.Next() {
 			var e memory.Event
 			k := it.Item().KeyCopy(nil)
-			if err := it.Item().Value(func(v []byte) error { return decode(k, v, &e) }); err != nil {
+			gone := false
+			if err := it.Item().Value(func(v []byte) error {
+				if gone = len(v) > 0 && v[0] == formatForgotten; gone {
+					return nil // about something being forgotten
+				}
+				return decode(k, v, &e)
+			}); err != nil {
 				return err
+			}
+			if gone {
+				continue
 			}
 			if e.MemoryID != "" {
 				if m, err := getMem(txn, e.MemoryID); err == nil {
@@ -60,7 +77,8 @@ func (db *DB) Timeline(ctx context.Context, project string, limit int) ([]memory
 }
 
 // Capture appends raw text to a project's drafts inbox, durably, for a
-// later consolidation pass. Secrets are refused like on every write path.
+// later consolidation pass. Secrets are refused like on every write path,
+// in every field of the draft.
 func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error) {
 	if d.Text == "" {
 		return d, invalidf("nothing to capture: the text is empty")
@@ -68,11 +86,14 @@ func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 	if len(d.Text) > 4*memory.MaxBody {
 		return d, invalidf("draft is %d bytes: capture at most %d at a time", len(d.Text), 4*memory.MaxBody)
 	}
-	if err := secrets.Check(secrets.Field{Name: "text", Text: d.Text}); err != nil {
+	if err := secrets.Check(draftFields(d)...); err != nil {
 		return d, err
 	}
 	if d.Actor == "" {
 		d.Actor = memory.ActorAgent
+	}
+	if !d.Actor.Valid() || d.Source.Actor != "" && !d.Source.Actor.Valid() {
+		return d, invalidf("unknown actor: use user, agent or system")
 	}
 	if d.ID == "" {
 		d.ID = newID()
@@ -92,9 +113,23 @@ func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 		if err := put(txn, keyDraft(d.Project, d.ID), d); err != nil {
 			return err
 		}
-		return db.event(txn, d.Project, d.Actor, memory.EventCapture, "", fmt.Sprintf("captured %d bytes", len(d.Text)))
+		eid, err := db.appendEvent(txn, d.Project, d.Actor, memory.EventCapture, "", fmt.Sprintf("captured %d bytes", len(d.Text)))
+		if err != nil {
+			return err
+		}
+		return txn.Set(keyEventOfDraft(d.ID, eid), nil) // DropDraft drops it with the draft
 	})
 	return d, err
+}
+
+// draftFields is every free-text field of a draft, for the secret scan:
+// the text and its source. The rest are checked: ids, actors, the project.
+func draftFields(d memory.Draft) []secrets.Field {
+	return []secrets.Field{
+		{Name: "text", Text: d.Text},
+		{Name: "source session", Text: d.Source.Session},
+		{Name: "source file", Text: d.Source.File},
+	}
 }
 
 // Drafts lists a project's inbox, oldest first.
@@ -111,10 +146,18 @@ func (db *DB) Drafts(ctx context.Context, project string, limit int) ([]memory.D
 		for it.Rewind(); it.Valid() && len(out) < limit; it.Next() {
 			var d memory.Draft
 			k := it.Item().KeyCopy(nil)
-			if err := it.Item().Value(func(v []byte) error { return decode(k, v, &d) }); err != nil {
+			gone := false
+			if err := it.Item().Value(func(v []byte) error {
+				if gone = len(v) > 0 && v[0] == formatForgotten; gone {
+					return nil // being dropped
+				}
+				return decode(k, v, &d)
+			}); err != nil {
 				return err
 			}
-			out = append(out, d)
+			if !gone {
+				out = append(out, d)
+			}
 		}
 		return nil
 	})
