@@ -1,19 +1,24 @@
 package e2e
 
 import (
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
 )
 
-// TestWorkbenchInTmux runs ui/testdata/tmux_e2e.sh: the real binary in a
-// real terminal, a /remember and a confirmed forget, checked in the store.
-func TestWorkbenchInTmux(t *testing.T) {
+// tmuxScript runs one of ui/testdata's tmux scripts against the real
+// binary in a fresh home: a real terminal, what a person sees.
+func tmuxScript(t *testing.T, name string) {
+	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("tmux is not installed, and CI needs the terminal test: apt-get install -y tmux")
+		}
 		t.Skip("tmux is not installed (make test installs it): skipping the terminal test")
 	}
 	h := newHome(t)
-	script, _ := filepath.Abs("../ui/testdata/tmux_e2e.sh")
+	script, _ := filepath.Abs(filepath.Join("../ui/testdata", name))
 	cmd := exec.Command("bash", script, bin, h.work)
 	cmd.Env = h.env()
 	out, err := cmd.CombinedOutput()
@@ -22,3 +27,11 @@ func TestWorkbenchInTmux(t *testing.T) {
 	}
 	t.Logf("%s", out)
 }
+
+// TestWorkbenchInTmux: a /remember and a confirmed forget, checked in the store.
+func TestWorkbenchInTmux(t *testing.T) { tmuxScript(t, "tmux_e2e.sh") }
+
+// TestWorkbenchWithAnotherWriterInTmux: another shell writes while the
+// workbench is open; a archives the selected memory, and a body's escape
+// sequence does not retitle the terminal (issue 10 items 16 and 3).
+func TestWorkbenchWithAnotherWriterInTmux(t *testing.T) { tmuxScript(t, "tmux_other_writer.sh") }

@@ -20,6 +20,7 @@ import (
 
 	"cairn/memory"
 	"cairn/recall"
+	"cairn/safetext"
 	"cairn/store"
 	"cairn/themes"
 	"cairn/trust"
@@ -126,11 +127,28 @@ type workbench struct {
 	statusSeq int
 	undoID    string // the memory the last archive took away
 
+	// The list follows the selected memory by id (other processes write at
+	// any time). acted is the memory this workbench last changed: its leaving
+	// the list is expected. prefer is selected by the next load (the
+	// successor of a supersession). heard is what other writes did to each
+	// memory, to say why a selection moved. refreshReq is the list request a
+	// refresh after other writes made. told is the last memory said to be
+	// gone, so that the list, the detail and a dialog do not each say it.
+	acted      string
+	told       string
+	prefer     string
+	heard      map[string]memory.EventKind
+	refreshReq int
+
 	pending  int // store calls under way: the spinner turns while there are any
 	spin     spinner.Model
 	spinning bool
 	quiet    bool // no spinner at all (benchmarks and screen tests: its ticks are timers)
 	reqSeq   int
+
+	// after delivers a message later (the status expiry, the refresh after
+	// other writes); tests replace it to tell timers from slow store calls.
+	after func(time.Duration, tea.Msg) tea.Cmd
 
 	sub        <-chan memory.Event
 	refreshDue bool
@@ -144,7 +162,7 @@ func New(st Store, opt Options) Model {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m := &workbench{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
-		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot))}
+		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer}
 	m.theme = themes.Auto(true, opt.NoColor)
 	if opt.Theme != "" {
 		m.theme, m.themeFixed = themes.Get(opt.Theme), true
@@ -237,7 +255,7 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	}
 	if m.section == sectionVerify {
 		if m.opt.Trust == nil {
-			m.list.set(nil, "", false)
+			m.list.set(nil, "", false, "")
 			return nil
 		}
 		return m.loadVerify(m.reqSeq)
@@ -332,8 +350,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if msg.req != m.reqSeq || m.section != sectionVerify {
 			return nil // only the count was asked for, or the selection moved on
 		}
-		m.list.set(items, "", false)
-		return m.openSelected()
+		return m.listLoaded(msg.req, items, "", false)
 	case pageLoadedMsg:
 		m.done()
 		if msg.req != m.reqSeq {
@@ -342,8 +359,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.fail("load the list", msg.err)
 		}
-		m.list.set(msg.items, msg.next, msg.more)
-		return m.openSelected()
+		return m.listLoaded(msg.req, msg.items, msg.next, msg.more)
 	case memoryLoadedMsg:
 		m.done()
 		if cur := m.list.selected(); msg.id != m.detail.wantID && (cur == nil || cur.ID != msg.id) {
@@ -351,8 +367,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		}
 		if msg.err != nil {
 			if errors.Is(msg.err, store.ErrNotFound) {
-				m.detail.clear()
-				return nil
+				return m.detailGone(msg.id)
 			}
 			return m.fail("open "+short(msg.id), msg.err)
 		}
@@ -396,6 +411,8 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			return m.fail("read the memory to forget", msg.err)
 		}
 		m.forget = &forgetDialog{mem: msg.mem}
+	case rereadMsg:
+		return m.reread(msg)
 	case supersedeTargetMsg:
 		m.done()
 		if msg.err != nil {
@@ -425,8 +442,9 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			m.explains[h.Memory.ID] = h.Explain
 		}
 		m.reqSeq++
-		m.list.filter, m.list.filtering, m.list.cursor, m.list.offset = "", false, 0, 0
-		m.list.set(items, "", false)
+		// A new list, not a refresh: the best hit is selected.
+		m.list.items, m.list.filter, m.list.filtering, m.list.cursor, m.list.offset = nil, "", false, 0, 0
+		m.list.set(items, "", false, "")
 		m.mode, m.focus = modeRecall, focusList
 		m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains", msg.query, len(items), msg.resp.Cut), false)
 		return m.openSelected()
@@ -448,10 +466,19 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		return waitEvent(m.sub)
 	case storeEventMsg:
 		// Some process changed the store: refresh what is shown, once per burst.
-		cmds := []tea.Cmd{waitEvent(m.sub)}
+		if msg.event.MemoryID != "" {
+			if m.heard == nil || len(m.heard) > 256 {
+				m.heard = map[string]memory.EventKind{}
+			}
+			m.heard[msg.event.MemoryID] = msg.event.Kind
+		}
+		var cmds []tea.Cmd
+		if m.sub != nil {
+			cmds = append(cmds, waitEvent(m.sub))
+		}
 		if !m.refreshDue {
 			m.refreshDue = true
-			cmds = append(cmds, tea.Tick(150*time.Millisecond, func(time.Time) tea.Msg { return refreshMsg{} }))
+			cmds = append(cmds, m.after(150*time.Millisecond, refreshMsg{}))
 		}
 		return tea.Batch(cmds...)
 	case refreshMsg:
@@ -460,6 +487,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		m.pending++
 		if m.mode != modeRecall {
 			cmds = append(cmds, m.loadSection(false))
+			m.refreshReq = m.reqSeq
 		}
 		if m.mode == modeTimeline && m.section != sectionTimeline {
 			m.pending++
@@ -467,6 +495,15 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		}
 		if m.detail.mem != nil {
 			cmds = append(cmds, m.loadDetail(m.detail.mem.ID))
+		}
+		// An open dialog shows, and acts on, what is stored now.
+		if m.forget != nil {
+			m.pending++
+			cmds = append(cmds, reread(m.st, m.forget.mem.ID))
+		}
+		if m.editor != nil && (m.forget == nil || m.forget.mem.ID != m.editor.old.ID) {
+			m.pending++
+			cmds = append(cmds, reread(m.st, m.editor.old.ID))
 		}
 		return tea.Batch(cmds...)
 	case statusClearMsg:
@@ -486,8 +523,8 @@ func (m *workbench) done() {
 // say shows a status line that clears itself after a few seconds.
 func (m *workbench) say(text string, bad bool) tea.Cmd {
 	m.statusSeq++
-	m.status, m.statusBad = text, bad
-	return clearStatusAfter(m.statusSeq, 6*time.Second)
+	m.status, m.statusBad = safetext.CleanLine(text), bad // it may quote titles and errors
+	return m.after(6*time.Second, statusClearMsg{m.statusSeq})
 }
 
 // fail reports an error in words; the workbench carries on.
@@ -505,9 +542,14 @@ var verbs = map[string]string{"archived": "archive", "unarchived": "unarchive", 
 	"superseded": "supersede", "remembered": "remember", "linked": "link", "confirmed": "confirm", "rebound": "rebind", "rejected": "reject"}
 
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
+	if msg.verb == "forgot" && errors.Is(msg.err, store.ErrNotFound) {
+		m.told = msg.id
+		return tea.Batch(m.say("forgotten elsewhere already: "+short(msg.id)+" — nothing was deleted", true), m.reloadAll())
+	}
 	if msg.err != nil {
 		return m.say(fmt.Sprintf("%s failed: %s", verbs[msg.verb], oneLine(msg.err.Error())), true)
 	}
+	m.acted = msg.id
 	var text string
 	switch msg.verb {
 	case "archived":
@@ -522,6 +564,7 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 	case "superseded":
 		m.editor, m.diff, m.mode = nil, nil, modeBrowse
 		m.detail.wantID = msg.mem.ID
+		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
 		text = fmt.Sprintf("superseded %s with %q", short(msg.id), msg.mem.Title)
 		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
 	case "remembered":
@@ -572,7 +615,7 @@ func (m *workbench) renderDetail() tea.Cmd {
 	if _, ok := m.detail.rendered[k]; ok {
 		return nil
 	}
-	return render(k, m.detail.mem.Body, m.theme)
+	return render(k, safetext.Clean(m.detail.mem.Body), m.theme)
 }
 
 // selectSection switches the sidebar to s and loads it.

@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 
+	"cairn/safetext"
 	"cairn/themes"
 	"cairn/trust"
 )
@@ -84,9 +85,10 @@ func (p *calibrationPane) lines(t themes.Theme, w int) []string {
 	}
 	out = append(out, st.Title.Render(fmt.Sprintf("Flagged bindings %d", len(p.cal.Flagged))))
 	for _, f := range p.cal.Flagged {
-		out = append(out, st.Warn.Render("! "+f.Binding+" ("+f.Problem+")")+" — "+f.Advice)
+		line := safetext.CleanLine
+		out = append(out, st.Warn.Render("! "+line(f.Binding)+" ("+line(f.Problem)+")")+" — "+line(f.Advice))
 		for _, id := range f.Memories[:min(len(f.Memories), shownPerBinding)] {
-			out = append(out, "    "+st.Muted.Render(short(id))+" "+p.titles[id])
+			out = append(out, "    "+st.Muted.Render(short(id))+" "+line(p.titles[id]))
 		}
 		if n := len(f.Memories) - shownPerBinding; n > 0 {
 			out = append(out, st.Muted.Render(fmt.Sprintf("    and %d more", n)))

@@ -151,6 +151,14 @@ func readForForget(st Store, ref string) tea.Cmd {
 	}
 }
 
+// reread reads again the memory a dialog is open on.
+func reread(st Store, id string) tea.Cmd {
+	return func() tea.Msg {
+		m, err := st.Get(bg, id)
+		return rereadMsg{id, m, err}
+	}
+}
+
 // readForSupersede reads the memory /supersede names, to open the editor on it.
 func readForSupersede(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
@@ -337,8 +345,9 @@ func editExternally(path string) tea.Cmd {
 	})
 }
 
-func clearStatusAfter(seq int, d time.Duration) tea.Cmd {
-	return tea.Tick(d, func(time.Time) tea.Msg { return statusClearMsg{seq} })
+// timer delivers msg after d.
+func timer(d time.Duration, msg tea.Msg) tea.Cmd {
+	return tea.Tick(d, func(time.Time) tea.Msg { return msg })
 }
 
 // loadQueue runs a wake check and reads the verify-first queue.

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -59,7 +60,7 @@ func (d *detailPane) links() []linkRef {
 	}
 	name := func(id string) string {
 		if t := d.titles[id]; t != "" {
-			return t
+			return safetext.CleanLine(t)
 		}
 		return short(id)
 	}
@@ -107,9 +108,12 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	if li >= 0 {
 		layer = st.Layer[li].Render(layer)
 	}
-	head := wrapAll([]string{st.Title.Render(m.Title)}, w)
+	// Every string from the store is neutralised before it is laid out: a
+	// title or body may hold escape sequences that would act on the terminal.
+	line := safetext.CleanLine
+	head := wrapAll([]string{st.Title.Render(line(m.Title))}, w)
 	head = append(head, wrapAll([]string{
-		layer + st.Muted.Render(" · ") + string(m.Kind) + st.Muted.Render(" · ") + string(m.Status) + st.Muted.Render(fmt.Sprintf(" · v%d", m.Version)),
+		layer + st.Muted.Render(" · ") + line(string(m.Kind)) + st.Muted.Render(" · ") + line(string(m.Status)) + st.Muted.Render(fmt.Sprintf(" · v%d", m.Version)),
 		fmt.Sprintf("%s · confidence %.2f · trust %s %.2f", m.Provenance, m.Confidence, trustBadge(m, d.asOf), memory.TrustAt(m, d.asOf)),
 	}, w)...)
 	var facts []string
@@ -117,7 +121,7 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 		facts = append(facts, st.Warn.Render("! low trust: verify before relying on it"))
 	}
 	if len(m.Tags) > 0 {
-		facts = append(facts, st.Muted.Render("tags ")+strings.Join(m.Tags, ", "))
+		facts = append(facts, st.Muted.Render("tags ")+line(strings.Join(m.Tags, ", ")))
 	}
 	valid := "valid from " + m.ValidFrom.Local().Format("2006-01-02 15:04")
 	if !m.ValidUntil.IsZero() {
@@ -125,16 +129,16 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	}
 	facts = append(facts, st.Muted.Render(valid))
 	for _, wm := range m.Watermarks {
-		facts = append(facts, st.Muted.Render("bound to ")+wm.Spec()+st.Muted.Render(" ("+string(wm.State)+")"))
+		facts = append(facts, st.Muted.Render("bound to ")+line(wm.Spec())+st.Muted.Render(" ("+line(string(wm.State))+")"))
 	}
 	if len(m.Triggers) > 0 {
-		facts = append(facts, st.Muted.Render("triggers ")+strings.Join(m.Triggers, "; "))
+		facts = append(facts, st.Muted.Render("triggers ")+line(strings.Join(m.Triggers, "; ")))
 	}
 	by := ""
 	if m.Source.Actor != "" {
-		by = " by " + string(m.Source.Actor)
+		by = " by " + line(string(m.Source.Actor))
 	}
-	id, created := "id "+m.ID, "created "+m.CreatedAt.Local().Format("2006-01-02")+by
+	id, created := "id "+line(m.ID), "created "+m.CreatedAt.Local().Format("2006-01-02")+by
 	if len(id)+3+len(created) <= w {
 		facts = append(facts, st.Muted.Render(id+" · "+created))
 	} else {
@@ -157,7 +161,7 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	head = append(head, st.Muted.Render(strings.Repeat("─", max(w, 1))))
 	body, ok := d.rendered[renderKey{m.ID, m.Version, w, t.Name}]
 	if !ok {
-		body = m.Body // shown raw until the render arrives
+		body = safetext.Clean(m.Body) // shown unrendered until the render arrives
 	}
 	return append(head, wrapAll(strings.Split(body, "\n"), w)...)
 }

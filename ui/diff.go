@@ -9,6 +9,7 @@ import (
 	"github.com/sergi/go-diff/diffmatchpatch"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -145,7 +146,7 @@ func versionLabel(m *memory.Memory) string {
 	if m.ID == "" {
 		return "not stored yet"
 	}
-	return fmt.Sprintf("%s v%d · %s", short(m.ID), m.Version, m.Status)
+	return fmt.Sprintf("%s v%d · %s", short(m.ID), m.Version, safetext.CleanLine(string(m.Status)))
 }
 
 // pairTitle says how the two compared versions relate.
@@ -165,8 +166,9 @@ func (d *diffView) pairTitle() string {
 // sideBySide is the layout for terminals of at least this many columns.
 const sideBySide = 100
 
+// docText is what the diff compares, neutralised for the terminal.
 func docText(m *memory.Memory) string {
-	return m.Title + "\n\n" + strings.TrimRight(m.Body, "\n")
+	return safetext.CleanLine(m.Title) + "\n\n" + strings.TrimRight(safetext.Clean(m.Body), "\n")
 }
 
 // lines renders the diff for width w.
@@ -271,9 +273,10 @@ func pad(s string, w int) string {
 
 func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
 
+// short is the first ten characters of an id, safe to show.
 func short(id string) string {
 	if len(id) > 10 {
-		return id[:10]
+		id = id[:10]
 	}
-	return id
+	return safetext.CleanLine(id)
 }

@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -37,8 +38,11 @@ func (e *editorPane) update(msg tea.Msg) tea.Cmd {
 }
 
 // editText is a memory as the editor holds it: the title on the first
-// line, a blank line, the body.
-func editText(m *memory.Memory) string { return m.Title + "\n\n" + m.Body }
+// line, a blank line, the body. It is neutralised (escapes shown as
+// pictures): the editor shows it, and what it shows is what is stored.
+func editText(m *memory.Memory) string {
+	return safetext.CleanLine(m.Title) + "\n\n" + safetext.Clean(m.Body)
+}
 
 // splitEdit reads the editor's text back: the first non-empty line is the
 // title (a leading "# " is dropped), the rest is the body; a single line
@@ -74,7 +78,7 @@ func (e *editorPane) setSize(w, h int) {
 func (e *editorPane) view(t themes.Theme, w, h int) string {
 	st := t.Styles
 	return strings.Join([]string{
-		st.Title.Render("Supersede ") + st.Muted.Render(short(e.old.ID)+" · "+e.old.Title),
+		st.Title.Render("Supersede ") + st.Muted.Render(short(e.old.ID)+" · "+safetext.CleanLine(e.old.Title)),
 		st.Muted.Render("First line: the title; then the body. The old version stays as history."),
 		e.ta.View(),
 		st.Key.Render("ctrl+s") + " show the diff   " + st.Key.Render("ctrl+e") + " edit in $EDITOR   " + st.Key.Render("esc") + " cancel",

@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -37,7 +38,9 @@ func (d *forgetDialog) key(k tea.KeyPressMsg) dialogAction {
 func (d *forgetDialog) view(t themes.Theme, w, h int) string {
 	st := t.Styles
 	inner := max(w-8, 20)
-	text := d.mem.Title + "\n\n" + strings.TrimRight(d.mem.Body, "\n")
+	// The stored text as it is, neutralised: escapes in it must not act on
+	// the terminal (they could erase the id line and hide what is deleted).
+	text := safetext.CleanLine(d.mem.Title) + "\n\n" + strings.TrimRight(safetext.Clean(d.mem.Body), "\n")
 	lines := wrapAll(strings.Split(text, "\n"), inner)
 	room := max(h-12, 3)
 	if len(lines) > room {
@@ -45,7 +48,7 @@ func (d *forgetDialog) view(t themes.Theme, w, h int) string {
 	}
 	body := []string{
 		st.Danger.Render("Forget this memory for good?"),
-		st.Muted.Render(short(d.mem.ID) + " · " + d.mem.Layer.Title() + " · " + string(d.mem.Status)),
+		st.Muted.Render(short(d.mem.ID) + " · " + d.mem.Layer.Title() + " · " + safetext.CleanLine(string(d.mem.Status))),
 		"",
 	}
 	body = append(body, lines...)

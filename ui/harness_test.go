@@ -87,14 +87,20 @@ func appIn(t testing.TB, db *store.DB, root string, w, h int, theme string) Mode
 			return trust.For(db, p, func() (string, error) { return root, nil }, func(string) string { return "" })
 		}})
 	m.quiet = true // no spinner: its ticks are timers
+	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return timerSet{} } }
 	drain(t, m, m.Init())
 	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: w, Height: h} })
 	return m
 }
 
+// timerSet stands for a timer the model set (status expiry, the refresh
+// after other writes): drain does not wait for timers, a test that needs
+// one to fire sends its message itself.
+type timerSet struct{}
+
 // drain runs cmd and every command its messages lead to, feeding the
-// messages to the model, as the Bubble Tea runtime would. Commands that do
-// not answer quickly (ticks: the spinner, status expiry) are left out.
+// messages to the model, as the Bubble Tea runtime would, and waits for
+// each: a store call may be slow on a loaded machine. Timers are left out.
 func drain(t testing.TB, m Model, cmd tea.Cmd) {
 	t.Helper()
 	queue := []tea.Cmd{cmd}
@@ -112,14 +118,14 @@ func drain(t testing.TB, m Model, cmd tea.Cmd) {
 		var msg tea.Msg
 		select {
 		case msg = <-ch:
-		case <-time.After(150 * time.Millisecond):
-			continue
+		case <-time.After(30 * time.Second):
+			t.Fatal("a command did not answer in 30 s")
 		}
 		switch msg := msg.(type) {
 		case nil:
 		case tea.BatchMsg:
 			queue = append(queue, msg...)
-		case tea.QuitMsg, spinner.TickMsg, statusClearMsg:
+		case timerSet, tea.QuitMsg, spinner.TickMsg, statusClearMsg:
 			// the runtime's clockwork: nothing a screen test waits for
 		default:
 			_, next := m.Update(msg)

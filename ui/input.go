@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/trust"
 )
 
@@ -361,7 +362,7 @@ func (m *workbench) editorKey(k tea.KeyPressMsg) tea.Cmd {
 		if strings.TrimSpace(next.Body) == "" {
 			return m.say("the new version is empty: write the corrected fact", true)
 		}
-		if next.Title == m.editor.old.Title && next.Body == strings.TrimSpace(m.editor.old.Body) {
+		if title, body := splitEdit(editText(m.editor.old)); next.Title == title && next.Body == body {
 			return m.say("the new version is the same as the old: change something, or esc to cancel", true)
 		}
 		m.diff = newDiff([]*memory.Memory{m.editor.old, next}, 0, 1, "your new version, not stored yet")
@@ -583,7 +584,7 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 			return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(m.projectNames(), ", "))
 		}
 		for _, pr := range m.projects {
-			if strings.EqualFold(pr.Name, p.args[0]) {
+			if strings.EqualFold(pr.Name, p.args[0]) || strings.EqualFold(safetext.CleanLine(pr.Name), p.args[0]) {
 				return m.switchProject(pr), nil
 			}
 		}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -21,14 +22,60 @@ type listPane struct {
 	asOf      time.Time // ages are counted to this moment (set in Update: View never reads the clock)
 }
 
-func (l *listPane) set(items []*memory.Memory, next string, more bool) {
+// set replaces the items (or, with more, appends a page) and keeps the
+// selection on the same memory wherever it moved: other processes write at
+// any time, and a row index would then name another memory. When the
+// selected memory has left the list, its nearest neighbour that is still
+// there is selected (below it first) and set returns the memory that left.
+// prefer, when in the new list, is selected instead (a successor that
+// replaces what was selected).
+func (l *listPane) set(items []*memory.Memory, next string, more bool, prefer string) (left *memory.Memory) {
+	was, at := l.visible(), l.cursor
+	sel := l.selected()
 	if more {
 		l.items = append(l.items, items...)
 	} else {
 		l.items = items
 	}
 	l.next = next
-	l.cursor = clamp(l.cursor, 0, max(len(l.visible())-1, 0))
+	v := l.visible()
+	rows := make(map[string]int, len(v))
+	for i, m := range v {
+		rows[m.ID] = i
+	}
+	if i, ok := rows[prefer]; ok && prefer != "" {
+		l.cursor = i
+		return nil
+	}
+	if sel == nil {
+		l.cursor = clamp(l.cursor, 0, max(len(v)-1, 0))
+		return nil
+	}
+	if i, ok := rows[sel.ID]; ok {
+		l.cursor = i
+		return nil
+	}
+	l.cursor = clamp(l.cursor, 0, max(len(v)-1, 0))
+	for _, j := range neighbours(at, len(was)) {
+		if i, ok := rows[was[j].ID]; ok {
+			l.cursor = i
+			break
+		}
+	}
+	return sel
+}
+
+// neighbours lists the other rows of n: those below row i, nearest first,
+// then those above it, nearest first.
+func neighbours(i, n int) []int {
+	var out []int
+	for j := i + 1; j < n; j++ {
+		out = append(out, j)
+	}
+	for j := i - 1; j >= 0; j-- {
+		out = append(out, j)
+	}
+	return out
 }
 
 // visible is the items that pass the filter (words, any order, any case).
@@ -153,7 +200,7 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) 
 		if l.filtering {
 			cursor = "▏"
 		}
-		out = append(out, st.Accent.Render("filter: ")+l.filter+cursor)
+		out = append(out, st.Accent.Render("filter: ")+safetext.CleanLine(l.filter)+cursor)
 	}
 	rows := h - len(out)
 	if len(v) == 0 {
@@ -181,7 +228,7 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) 
 			mark = "> "
 		}
 		badge := trustBadge(m, l.asOf) + salienceMark(m) + " "
-		line := mark + badge + pad(m.Title, w-2-3-meta)
+		line := mark + badge + pad(safetext.CleanLine(m.Title), w-2-3-meta)
 		facts := ""
 		switch meta {
 		case 16:

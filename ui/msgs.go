@@ -63,6 +63,14 @@ type forgetTextMsg struct {
 	err error
 }
 
+// rereadMsg carries a memory an open dialog is on, read again after other
+// processes wrote.
+type rereadMsg struct {
+	id  string
+	mem *memory.Memory
+	err error
+}
+
 // supersedeTargetMsg carries the memory /supersede named, for the editor.
 type supersedeTargetMsg struct {
 	mem *memory.Memory

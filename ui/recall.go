@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"cairn/recall"
+	"cairn/safetext"
 )
 
 // recaller is what answers /recall: the one given in Options, the store
@@ -42,7 +43,7 @@ func (m *workbench) withExplain(lines []string) []string {
 	if x.Graph != "" {
 		why += " · via " + x.Graph
 	}
-	out := wrapAll([]string{st.Accent.Render(why)}, w)
+	out := wrapAll([]string{st.Accent.Render(safetext.CleanLine(why))}, w)
 	return append(out, lines...)
 }
 
@@ -60,7 +61,7 @@ func (m *workbench) withReasons(lines []string) []string {
 	w := m.layout().detail.w - 4
 	var out []string
 	for _, r := range rs {
-		out = append(out, wrapAll([]string{st.Warn.Render("! " + r)}, w)...)
+		out = append(out, wrapAll([]string{st.Warn.Render("! " + safetext.CleanLine(r))}, w)...)
 	}
 	out = append(out, wrapAll([]string{st.Muted.Render("c confirm · w reject · s supersede · a archive · b rebind")}, w)...)
 	return append(out, lines...)

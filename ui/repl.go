@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -79,12 +80,13 @@ func (r *replLine) setWidth(w int) { r.in.SetWidth(max(w-3, 10)) }
 func (r *replLine) view(t themes.Theme, w int) []string {
 	lines := []string{r.in.View()}
 	if r.hint != "" {
+		hint := safetext.CleanLine(r.hint) // it may list ids and project names
 		st := t.Styles.Muted
 		if r.hintBad {
 			st = t.Styles.Danger
-			lines = append(lines, st.Render(pad("! "+r.hint, w)))
+			lines = append(lines, st.Render(pad("! "+hint, w)))
 		} else {
-			lines = append(lines, st.Render(pad(r.hint, w)))
+			lines = append(lines, st.Render(pad(hint, w)))
 		}
 	}
 	return lines
@@ -93,12 +95,13 @@ func (r *replLine) view(t themes.Theme, w int) []string {
 // completions are the words tab can finish in the current state.
 func (m *workbench) completeLine() {
 	var ids []string
+	// Completion types these into the line: neutralised, as shown.
 	for _, it := range m.list.items {
-		ids = append(ids, it.ID)
+		ids = append(ids, safetext.CleanLine(it.ID))
 	}
 	var projects []string
 	for _, p := range m.projects {
-		projects = append(projects, p.Name)
+		projects = append(projects, safetext.CleanLine(p.Name))
 	}
 	layers := append(memory.LayerNames(), "A", "B", "C", "D", "E", "F")
 	line, hits := complete(m.repl.in.Value(), ids, projects, memory.EdgeKindNames(), layers)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/themes"
 )
 
@@ -36,7 +37,7 @@ func (p *timelinePane) view(t themes.Theme, w, h int) []string {
 			}
 			what += e.Summary
 		}
-		line := fmt.Sprintf("%s  %-6s %-10s %s", e.Time.Local().Format("01-02 15:04"), e.Actor, e.Kind, what)
+		line := safetext.CleanLine(fmt.Sprintf("%s  %-6s %-10s %s", e.Time.Local().Format("01-02 15:04"), e.Actor, e.Kind, what))
 		out = append(out, pad(line, w))
 		if len(out) >= h {
 			break

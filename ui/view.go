@@ -6,8 +6,10 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"cairn/memory"
+	"cairn/safetext"
 )
 
 // wide is the width from which list and detail stand side by side.
@@ -92,7 +94,7 @@ func (m Model) View() tea.View {
 	v := tea.NewView(m.content())
 	v.AltScreen = true
 	v.MouseMode = tea.MouseModeCellMotion
-	v.WindowTitle = "cairn · " + m.proj.Name
+	v.WindowTitle = "cairn · " + safetext.CleanLine(m.proj.Name)
 	return v
 }
 
@@ -208,7 +210,7 @@ func (m *workbench) welcome(w int) []string {
 		"",
 		"cairn is long-term memory for coding agents and the people who work with them: facts, decisions and their reasons, what failed — versioned instead of overwritten, and yours to correct.",
 		"",
-		"Nothing is remembered in " + st.Accent.Render(m.proj.Name) + " yet. Three ways to start:",
+		"Nothing is remembered in " + st.Accent.Render(safetext.CleanLine(m.proj.Name)) + " yet. Three ways to start:",
 		"",
 		"  " + st.Key.Render("/remember -l A Never commit .env files"),
 		"      press / here and type it",
@@ -224,12 +226,13 @@ func (m *workbench) welcome(w int) []string {
 
 func (m *workbench) header() string {
 	st := m.theme.Styles
-	left := st.Header.Render("cairn") + st.Muted.Render(" · ") + st.Accent.Render(m.proj.Name)
+	left := st.Header.Render("cairn") + st.Muted.Render(" · ") + st.Accent.Render(safetext.CleanLine(m.proj.Name))
 	right := ""
 	if m.pending > 0 {
 		right = m.spin.View() + " "
 	}
 	right += st.Muted.Render(m.theme.Name)
+	left = ansi.Truncate(left, max(m.w-lipgloss.Width(right)-1, 1), "…") // a long project name
 	return left + strings.Repeat(" ", max(m.w-lipgloss.Width(left)-lipgloss.Width(right), 1)) + right
 }
 
