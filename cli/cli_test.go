@@ -4,12 +4,18 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"unicode/utf8"
+
+	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -355,5 +361,325 @@ func TestWorkbenchTheme(t *testing.T) {
 		}})
 	if code != 0 || got != "high-contrast myproj" {
 		t.Fatalf("workbench got %q (exit %d: %s)", got, code, out.String())
+	}
+}
+
+// Sequences that act on a terminal, one of each kind issue 10 names.
+var hostile = []struct{ name, seq string }{
+	{"OSC 0 retitle", "\x1b]0;pwned\x07"},
+	{"CSI erase line, cursor up", "\x1b[2K\x1b[1A"},
+	{"OSC 8 link", "\x1b]8;;https://evil.example/\x1b\\click\x1b]8;;\x1b\\"},
+	{"bidi override", "\u202egnp.exe"},
+	{"8-bit CSI", "\u009b31m"},
+	{"carriage return", "over\rwrite"},
+	{"DEL", "x\x7f"},
+}
+
+// assertInert fails when s holds a character that acts on a terminal or
+// is not valid UTF-8.
+func assertInert(t *testing.T, what, s string) {
+	t.Helper()
+	if !utf8.ValidString(s) {
+		t.Errorf("%s is not valid UTF-8: %q", what, s)
+	}
+	if i := strings.IndexFunc(s, safetext.Unsafe); i >= 0 {
+		r, _ := utf8.DecodeRuneInString(s[i:])
+		t.Errorf("%s prints %U raw at byte %d:\n%q", what, r, i, s)
+	}
+}
+
+// refused checks that a run failed with one inert line naming want.
+func refused(t *testing.T, r result, args []string, want string) {
+	t.Helper()
+	if r.code == 0 || !strings.Contains(r.err, want) || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {
+		t.Errorf("cairn %q: exit %d, stderr %q; want a refusal naming %q on one line", args, r.code, r.err, want)
+	}
+	assertInert(t, "the error", r.err)
+}
+
+// TestShortFieldsRefuseControlCharacters is issue 10 item 3 at write: a
+// title, tag, ref, trigger, binding target or archive reason holding an
+// escape sequence is refused with one line naming the field, and the store
+// is left as it was.
+func TestShortFieldsRefuseControlCharacters(t *testing.T) {
+	e := newEnv(t)
+	keep := e.rec("remember", "the staging host is stage-2")
+	for _, h := range hostile {
+		for _, f := range []struct{ flag, field string }{
+			{"--title", "title"}, {"--tag", "tag"}, {"--ref", "ref"}, {"--trigger", "trigger"}, {"--bind", "binding target"},
+		} {
+			val := "x" + h.seq
+			if f.flag == "--bind" {
+				val = "file:x" + h.seq
+			}
+			for _, args := range [][]string{
+				{"remember", "a plain body", f.flag, val},
+				{"edit", keep.ID, f.flag, val},
+				{"supersede", keep.ID, "a plain correction", f.flag, val},
+			} {
+				refused(t, e.run("", args...), args, f.field)
+			}
+		}
+		args := []string{"archive", keep.ID, "--reason", "moved " + h.seq}
+		refused(t, e.run("", args...), args, "reason")
+	}
+	rs := e.list("--status", "all")
+	if len(rs) != 1 || rs[0].ID != keep.ID || rs[0].Version != 1 || rs[0].Status != memory.StatusActive || rs[0].Title != keep.Title {
+		t.Fatalf("refused writes changed the store: %+v", rs)
+	}
+	if tl := e.ok("timeline"); strings.Count(strings.TrimSpace(tl), "\n") != 0 {
+		t.Fatalf("refused writes left events:\n%s", tl)
+	}
+}
+
+// poison rewrites a stored memory as a store written before short fields
+// were checked may hold it, bypassing validation. The store must be closed.
+func poison(t *testing.T, e *env, id string, edit func(*memory.Memory)) {
+	t.Helper()
+	db, err := badger.Open(badger.DefaultOptions(filepath.Join(e.home, "store")).WithLogger(nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	key := []byte("mem/" + id)
+	err = db.Update(func(txn *badger.Txn) error {
+		item, err := txn.Get(key)
+		if err != nil {
+			return err
+		}
+		v, err := item.ValueCopy(nil)
+		if err != nil {
+			return err
+		}
+		m, err := store.DecodeMemory(key, v)
+		if err != nil {
+			return err
+		}
+		edit(m)
+		b, err := store.EncodeMemory(m)
+		if err != nil {
+			return err
+		}
+		return txn.Set(key, b)
+	})
+	if err != nil {
+		t.Fatalf("poison %s: %v", id, err)
+	}
+}
+
+// TestStoredEscapesAreNeutralisedOnOutput is issue 10 item 3 on output: a
+// body holding escape sequences is stored as written, and so are short
+// fields an old store may hold, but nothing the CLI prints as text carries
+// them raw: show, history, list, recall, context, timeline, verify,
+// projects, and the forget confirmation, which shows the stored text and
+// keeps its id line.
+func TestStoredEscapesAreNeutralisedOnOutput(t *testing.T) {
+	e := newEnv(t)
+	var body strings.Builder
+	body.WriteString("port 8080 on staging")
+	for _, h := range hostile {
+		body.WriteString(" " + h.seq + "\n")
+	}
+	body.WriteString("end\r\n")
+	a := e.rec("remember", body.String(), "--tag", "ops")
+	if got := e.rec("show", a.ID); got.Body != body.String() {
+		t.Fatalf("the body was not stored as written:\n%q\n%q", got.Body, body.String())
+	}
+	if err := safetext.Check("title", a.Title); err != nil || !strings.Contains(a.Title, "port 8080 on staging ␛]0;pwned␇") {
+		t.Fatalf("derived title %q: %v", a.Title, err)
+	}
+	e.ok("edit", a.ID, "port 9090 on staging \x1b]0;again\x07\n\x1b[2K\x1b[1Agone")
+	b := e.rec("remember", "the release checklist lives in the wiki", "-l", "E", "--provenance", "inferred", "--confidence", "0.3")
+	poison(t, e, b.ID, func(m *memory.Memory) {
+		m.Title = "release \x1b]0;pwned\x07 checklist \u202eevil"
+		m.Tags = []string{"t\u009b31m"}
+		m.Ref = "r\x1b[2K"
+		m.Triggers = []string{"release\x1b[1A"}
+		m.Body = "the release checklist \x1b[2K\x1b[1A lives in the wiki"
+	})
+	e.ok("remember", "a note in a project with a hostile name", "--project", "evil\x1b]0;x\x07")
+
+	outputs := map[string][]string{
+		"show":            {"show", a.ID},
+		"show old":        {"show", b.ID},
+		"show --history":  {"show", a.ID, "--history"},
+		"list":            {"list", "--status", "all"},
+		"recall":          {"recall", "release checklist wiki port staging", "--explain"},
+		"context":         {"context"},
+		"timeline":        {"timeline"},
+		"verify":          {"verify"},
+		"projects":        {"projects"},
+		"list in project": {"list", "--project", "evil\x1b]0;x\x07"},
+	}
+	for what, args := range outputs {
+		out := e.ok(args...)
+		assertInert(t, what, out)
+		if what == "show old" && !strings.Contains(out, "release ␛]0;pwned␇ checklist <U+202E>evil") {
+			t.Errorf("show does not show the stored title, neutralised:\n%s", out)
+		}
+	}
+	if h := e.ok("show", a.ID, "--history"); !strings.Contains(h, "── version 1") || !strings.Contains(h, "port 8080 on staging ␛]0;pwned␇\n") {
+		t.Errorf("history lacks the first version, neutralised:\n%s", h)
+	}
+
+	e.tty = true
+	for _, id := range []string{a.ID, b.ID} {
+		r := e.run("no\n", "forget", id)
+		if r.code != 0 || !strings.Contains(r.out, "nothing was deleted") {
+			t.Fatalf("forget %s answered no: %+v", id, r)
+		}
+		assertInert(t, "the forget confirmation", r.out)
+		if first, _, _ := strings.Cut(r.out, "\n"); !strings.HasPrefix(first, id+"  ") {
+			t.Errorf("the confirmation does not open with the id line: %q", first)
+		}
+		if !strings.Contains(r.out, "Forget "+id+" for good?") || !strings.Contains(r.out, "␛[2K␛[1A") {
+			t.Errorf("the confirmation does not show the stored text, neutralised, and name the id:\n%s", r.out)
+		}
+	}
+	if n := len(e.list("--status", "all")); n != 2 {
+		t.Fatalf("answering no deleted something: %d memories", n)
+	}
+}
+
+// TestInvalidUTF8IsRefused is issue 10 item 15b: text that is not UTF-8
+// is refused with a clear line on every CLI path (argument, standard
+// input, flags, edit, supersede, capture, archive reason), never silently
+// replaced, and the store is left as it was.
+func TestInvalidUTF8IsRefused(t *testing.T) {
+	e := newEnv(t)
+	keep := e.rec("remember", "the cache lives in /var/cache/app")
+	bad := "caf\xe9 au lait"
+	cases := []struct {
+		stdin string
+		args  []string
+	}{
+		{"", []string{"remember", bad}},
+		{bad, []string{"remember", "-"}},
+		{"", []string{"remember", "fine", "--title", bad}},
+		{"", []string{"remember", "fine", "--tag", bad}},
+		{"", []string{"remember", "fine", "--ref", bad}},
+		{"", []string{"remember", "fine", "--trigger", bad}},
+		{"", []string{"edit", keep.ID, bad}},
+		{bad, []string{"edit", keep.ID, "-"}},
+		{"", []string{"supersede", keep.ID, bad}},
+		{"", []string{"capture", bad}},
+		{bad, []string{"capture", "-"}},
+		{"", []string{"archive", keep.ID, "--reason", bad}},
+	}
+	for _, c := range cases {
+		refused(t, e.run(c.stdin, c.args...), c.args, "UTF-8")
+	}
+	rs := e.list("--status", "all")
+	if len(rs) != 1 || rs[0].Version != 1 || rs[0].Status != memory.StatusActive {
+		t.Fatalf("refused writes changed the store: %+v", rs)
+	}
+	if tl := e.ok("timeline"); strings.Count(strings.TrimSpace(tl), "\n") != 0 {
+		t.Fatalf("refused writes left events:\n%s", tl)
+	}
+}
+
+// TestLinkWeightAndConfidenceMustBeNumbers is issue 10 item 15c: NaN,
+// infinite, negative and out-of-range weights and confidences are refused
+// with a clear line, by the CLI and by the store itself, instead of
+// failing inside the encoder.
+func TestLinkWeightAndConfidenceMustBeNumbers(t *testing.T) {
+	e := newEnv(t)
+	d := e.rec("remember", "parked MTP", "-l", "D")
+	b := e.rec("remember", "MoE was net-negative", "-l", "C")
+	for _, w := range []string{"NaN", "nan", "Inf", "+Inf", "-Inf", "-0.5", "0", "1.5"} {
+		args := []string{"link", d.ID, "because", b.ID, "--weight", w}
+		r := e.run("", args...)
+		refused(t, r, args, "weight")
+		if r.code != ExitUsage {
+			t.Errorf("--weight %s: exit %d, want %d", w, r.code, ExitUsage)
+		}
+	}
+	for _, c := range []string{"NaN", "Inf", "-1", "1.01"} {
+		for _, args := range [][]string{{"remember", "x", "--confidence", c}, {"edit", d.ID, "--confidence", c}} {
+			refused(t, e.run("", args...), args, "confidence")
+		}
+	}
+	if got := e.rec("show", d.ID); len(got.Edges) != 0 || got.Version != 1 {
+		t.Fatalf("refused writes changed the memory: %+v", got)
+	}
+	if n := len(e.list("--status", "all")); n != 2 {
+		t.Fatalf("refused remembers stored something: %d memories", n)
+	}
+
+	// The store refuses them too: the MCP server and store clients reach it
+	// without the CLI's flag checks.
+	st, err := store.Open(filepath.Join(e.home, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer st.Close()
+	ctx := context.Background()
+	for _, w := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.5, 2} {
+		err := st.Link(ctx, memory.Edge{From: d.ID, Kind: memory.EdgeBecause, To: b.ID, Weight: w}, memory.ActorAgent)
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "weight") {
+			t.Errorf("store link weight %v: %v", w, err)
+		}
+	}
+	old, err := st.Get(ctx, d.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []float64{math.NaN(), math.Inf(1), -0.1} {
+		_, err := st.Remember(ctx, &memory.Memory{Project: old.Project, Layer: memory.LayerState, Body: "x", Confidence: c}, memory.ActorAgent)
+		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "confidence") {
+			t.Errorf("store confidence %v: %v", c, err)
+		}
+	}
+}
+
+// TestEditTitleFollowsDerivedText is issue 10 item 17: editing the text of
+// a memory whose title was derived from it derives the title again, so
+// list, show, recall and context serve the new fact; a title the user set
+// stays.
+func TestEditTitleFollowsDerivedText(t *testing.T) {
+	e := newEnv(t)
+	a := e.rec("remember", "The staging API listens on port 8080")
+	if a.Title != "The staging API listens on port 8080" {
+		t.Fatalf("derived title %q", a.Title)
+	}
+	ed := e.rec("edit", a.ID, "The staging API listens on port 9090\n\nMoved in the March migration.")
+	if ed.Title != "The staging API listens on port 9090" || ed.Version != 2 {
+		t.Fatalf("the derived title did not follow the text: %+v", ed)
+	}
+	for what, out := range map[string]string{
+		"list":    e.ok("list"),
+		"show":    e.ok("show", a.ID),
+		"recall":  e.ok("recall", "staging API port"),
+		"context": e.ok("context"),
+	} {
+		if strings.Contains(out, "8080") || !strings.Contains(out, "port 9090") {
+			t.Errorf("%s serves the old title:\n%s", what, out)
+		}
+	}
+	// Through standard input too.
+	r := e.run("The staging API listens on port 7070\n", "edit", a.ID, "-", "--json")
+	var viaStdin memory.Record
+	if r.code != 0 || json.Unmarshal([]byte(r.out), &viaStdin) != nil || viaStdin.Title != "The staging API listens on port 7070" {
+		t.Fatalf("edit from standard input: %+v", r)
+	}
+
+	// A title the user set stays when the text changes.
+	u := e.rec("remember", "Deploys go through ArgoCD", "--title", "How we deploy")
+	u2 := e.rec("edit", u.ID, "Deploys go through Flux since May")
+	if u2.Title != "How we deploy" {
+		t.Fatalf("an explicit title was replaced: %q", u2.Title)
+	}
+	// One set by edit stays as well; an empty --title derives it again.
+	a3 := e.rec("edit", a.ID, "--title", "Staging API port")
+	a4 := e.rec("edit", a.ID, "The staging API listens on port 6060")
+	if a3.Title != "Staging API port" || a4.Title != "Staging API port" {
+		t.Fatalf("a title set by edit did not stay: %q, %q", a3.Title, a4.Title)
+	}
+	if a5 := e.rec("edit", a.ID, "--title", ""); a5.Title != "The staging API listens on port 6060" {
+		t.Fatalf("an empty --title did not derive the title: %q", a5.Title)
+	}
+	// Changing the title alone never touches the text, nor a tag the title.
+	if a6 := e.rec("edit", a.ID, "--tag", "api"); a6.Title != "The staging API listens on port 6060" {
+		t.Fatalf("a tag edit changed the title: %q", a6.Title)
 	}
 }

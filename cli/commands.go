@@ -220,6 +220,9 @@ func (a *app) archiveCommand() *cobra.Command {
 		Short: "take a memory out of recall (reversible with unarchive)",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if err := memory.ValidReason(reason); err != nil {
+				return usageError{err}
+			}
 			old, err := a.load(cmd.Context(), args[0])
 			if err != nil {
 				return err
@@ -280,7 +283,7 @@ Archive instead if you may want it back.`,
 					return err
 				}
 				out := cmd.OutOrStdout()
-				fmt.Fprint(out, "\nForget this memory for good? It cannot be undone (archive can). Type yes to forget: ")
+				fmt.Fprintf(out, "\nForget %s for good? It cannot be undone (archive can). Type yes to forget: ", m.ID)
 				line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
 				if strings.TrimSpace(strings.ToLower(line)) != "yes" {
 					fmt.Fprintln(out, "kept: nothing was deleted")
@@ -312,8 +315,8 @@ func (a *app) linkCommand() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
-			if cmd.Flags().Changed("weight") && (weight <= 0 || weight > 1) {
-				return usagef("--weight %v out of range: use a number above 0 and at most 1", weight)
+			if err := memory.ValidWeight(weight); err != nil {
+				return usagef("--%w", err)
 			}
 			from, err := a.load(cmd.Context(), args[0])
 			if err != nil {
@@ -440,7 +443,7 @@ func (a *app) load(ctx context.Context, idOrPrefix string) (*memory.Memory, erro
 	id, err := a.st.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("no memory %s — list them with: cairn list --status all", idOrPrefix)
+			return nil, fmt.Errorf("no memory %s — list them with: cairn list --status all", cleanLine(idOrPrefix))
 		}
 		return nil, err
 	}

@@ -3,12 +3,14 @@ package cli
 import (
 	"fmt"
 	"io"
+	"math"
 	"strings"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -58,8 +60,27 @@ func (f *memFlags) parse(fs *pflag.FlagSet) (parsed, error) {
 			return p, usageError{err}
 		}
 	}
-	if fs.Changed("confidence") && (f.confidence <= 0 || f.confidence > 1) {
+	if fs.Changed("confidence") && (math.IsNaN(f.confidence) || f.confidence <= 0 || f.confidence > 1) {
 		return p, usagef("--confidence %v out of range: use a number above 0 and at most 1", f.confidence)
+	}
+	// Short fields are checked here as well as by the store: on the way to
+	// a store server they are JSON-encoded, which would silently replace
+	// invalid UTF-8 before the server could refuse it.
+	if err := safetext.Check("title", f.title); err != nil {
+		return p, usageError{err}
+	}
+	if err := safetext.Check("ref", f.ref); err != nil {
+		return p, usageError{err}
+	}
+	for _, t := range f.tags {
+		if err := safetext.Check("tag", t); err != nil {
+			return p, usageError{err}
+		}
+	}
+	for _, t := range f.triggers {
+		if err := safetext.Check("trigger", t); err != nil {
+			return p, usageError{err}
+		}
 	}
 	for _, b := range f.binds {
 		w, err := memory.ParseBinding(b)
@@ -145,6 +166,10 @@ func readText(cmd *cobra.Command, args []string) (string, bool, error) {
 		return "", false, nil
 	}
 	if args[0] != "-" {
+		// Refused here, not replaced on the way to the store (see parse).
+		if err := safetext.Valid("text", args[0]); err != nil {
+			return "", false, usageError{err}
+		}
 		return args[0], true, nil
 	}
 	b, err := io.ReadAll(io.LimitReader(cmd.InOrStdin(), memory.MaxBody+1))
@@ -153,6 +178,9 @@ func readText(cmd *cobra.Command, args []string) (string, bool, error) {
 	}
 	if len(b) > memory.MaxBody {
 		return "", false, usagef("standard input is over %d bytes: split it into several memories", memory.MaxBody)
+	}
+	if err := safetext.Valid("standard input", string(b)); err != nil {
+		return "", false, usageError{err}
 	}
 	return string(b), true, nil
 }

@@ -12,7 +12,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/store"
+)
+
+// Text output shows what came from the store or from a person or agent
+// through cleanText (several lines) or cleanLine (one line): stored text
+// may hold escape sequences (bodies may, and stores written before short
+// fields were checked may hold them anywhere), and printed raw they would
+// act on the terminal. --json output is left alone: its encoder escapes
+// the C0 controls, and it is read by programs.
+var (
+	cleanText = safetext.Clean
+	cleanLine = safetext.CleanLine
 )
 
 func writeJSON(w io.Writer, v any) error {
@@ -55,7 +67,7 @@ func (a *app) printMemory(cmd *cobra.Command, verb string, m *memory.Memory) err
 		}
 		return writeJSON(cmd.OutOrStdout(), r)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s %s  %s · %s  %q\n", verb, m.ID, m.Layer.Letter(), m.Layer.Title(), m.Title)
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s  %s · %s  %q\n", verb, m.ID, m.Layer.Letter(), m.Layer.Title(), cleanLine(m.Title))
 	return nil
 }
 
@@ -91,9 +103,9 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 		}
 		fmt.Fprintf(w, "\n── version %d (until %s) ──\n", v.Version, versions[i+1].UpdatedAt.Local().Format(timeFmt))
 		if v.Title != versions[i+1].Title {
-			fmt.Fprintf(w, "title: %s\n", v.Title)
+			fmt.Fprintf(w, "title: %s\n", cleanLine(v.Title))
 		}
-		fmt.Fprintln(w, strings.TrimRight(v.Body, "\n"))
+		fmt.Fprintln(w, cleanText(strings.TrimRight(v.Body, "\n")))
 	}
 	return nil
 }
@@ -101,14 +113,16 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 const timeFmt = "2006-01-02 15:04"
 
 func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []memory.Edge) {
+	// The id line comes first; with everything below it cleaned, nothing
+	// can move the cursor back over it (the forget confirmation relies on it).
 	fmt.Fprintf(w, "%s  %s · %s · %s  %s  v%d\n", m.ID, m.Layer.Letter(), m.Layer.Title(), m.Kind, m.Status, m.Version)
-	fmt.Fprintf(w, "%s\n", m.Title)
-	fmt.Fprintf(w, "project %s · %s · confidence %.2f · trust %.2f\n", project, m.Provenance, m.Confidence, memory.Trust(m))
+	fmt.Fprintf(w, "%s\n", cleanLine(m.Title))
+	fmt.Fprintf(w, "project %s · %s · confidence %.2f · trust %.2f\n", cleanLine(project), m.Provenance, m.Confidence, memory.Trust(m))
 	if len(m.Tags) > 0 {
-		fmt.Fprintf(w, "tags: %s\n", strings.Join(m.Tags, ", "))
+		fmt.Fprintf(w, "tags: %s\n", cleanLine(strings.Join(m.Tags, ", ")))
 	}
 	if m.Ref != "" {
-		fmt.Fprintf(w, "ref: %s\n", m.Ref)
+		fmt.Fprintf(w, "ref: %s\n", cleanLine(m.Ref))
 	}
 	valid := "valid from " + m.ValidFrom.Local().Format(timeFmt)
 	if !m.ValidUntil.IsZero() {
@@ -116,32 +130,32 @@ func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []me
 	}
 	fmt.Fprintf(w, "created %s · updated %s · %s\n", m.CreatedAt.Local().Format(timeFmt), m.UpdatedAt.Local().Format(timeFmt), valid)
 	if m.SupersededBy != "" {
-		fmt.Fprintf(w, "superseded by %s\n", m.SupersededBy)
+		fmt.Fprintf(w, "superseded by %s\n", cleanLine(m.SupersededBy))
 	}
 	for _, s := range m.Supersedes {
-		fmt.Fprintf(w, "supersedes %s\n", s)
+		fmt.Fprintf(w, "supersedes %s\n", cleanLine(s))
 	}
 	for _, wm := range m.Watermarks {
-		fmt.Fprintf(w, "bound to %s (%s)\n", wm.Spec(), wm.State)
+		fmt.Fprintf(w, "bound to %s (%s)\n", cleanLine(wm.Spec()), wm.State)
 	}
 	if !m.RejectedAt.IsZero() {
 		fmt.Fprintf(w, "rejected %s: not served until corrected (cairn supersede %s TEXT)\n", m.RejectedAt.Local().Format(timeFmt), m.ID)
 	}
 	if len(m.Triggers) > 0 {
-		fmt.Fprintf(w, "triggers: %s\n", strings.Join(m.Triggers, "; "))
+		fmt.Fprintf(w, "triggers: %s\n", cleanLine(strings.Join(m.Triggers, "; ")))
 	}
 	for _, e := range out {
 		if e.Kind != memory.EdgeSupersedes {
-			fmt.Fprintf(w, "%s → %s\n", e.Kind, e.To)
+			fmt.Fprintf(w, "%s → %s\n", e.Kind, cleanLine(e.To))
 		}
 	}
 	for _, e := range in {
 		if e.Kind != memory.EdgeSupersedes {
-			fmt.Fprintf(w, "%s ← %s\n", e.Kind, e.From)
+			fmt.Fprintf(w, "%s ← %s\n", e.Kind, cleanLine(e.From))
 		}
 	}
 	fmt.Fprintln(w)
-	fmt.Fprintln(w, strings.TrimRight(m.Body, "\n"))
+	fmt.Fprintln(w, cleanText(strings.TrimRight(m.Body, "\n")))
 }
 
 func (a *app) printList(cmd *cobra.Command, ms []*memory.Memory) error {
@@ -158,7 +172,7 @@ func (a *app) printList(cmd *cobra.Command, ms []*memory.Memory) error {
 		return writeJSON(w, recs)
 	}
 	if len(ms) == 0 {
-		fmt.Fprintf(w, "no memories here (project %s) — add one with: cairn remember \"...\"\n", a.proj.Name)
+		fmt.Fprintf(w, "no memories here (project %s) — add one with: cairn remember \"...\"\n", cleanLine(a.proj.Name))
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -168,7 +182,7 @@ func (a *app) printList(cmd *cobra.Command, ms []*memory.Memory) error {
 		if m.Status != memory.StatusActive {
 			status = " [" + string(m.Status) + "]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", m.ID, m.Layer.Letter(), m.Kind, age(now, m.CreatedAt), m.Provenance, m.Title, status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", m.ID, m.Layer.Letter(), m.Kind, age(now, m.CreatedAt), m.Provenance, cleanLine(m.Title), status)
 	}
 	return tw.Flush()
 }
@@ -199,17 +213,17 @@ func (a *app) printTimeline(cmd *cobra.Command, evs []memory.Event) error {
 		return writeJSON(w, evs)
 	}
 	if len(evs) == 0 {
-		fmt.Fprintf(w, "nothing has happened in project %s yet\n", a.proj.Name)
+		fmt.Fprintf(w, "nothing has happened in project %s yet\n", cleanLine(a.proj.Name))
 		return nil
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range evs {
-		what := e.Title
+		what := cleanLine(e.Title)
 		if what != "" {
 			what = fmt.Sprintf("%q", what)
 		}
 		if e.Summary != "" {
-			what = strings.TrimSpace(what + " " + e.Summary)
+			what = strings.TrimSpace(what + " " + cleanLine(e.Summary))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(timeFmt), e.Actor, e.Kind, e.MemoryID, what)
 	}
@@ -252,7 +266,7 @@ func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
 		if r.Here {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%d active\t%d in all\t%s\n", mark, r.Name, r.ID, r.Active, r.Total, r.Root)
+		fmt.Fprintf(tw, "%s %s\t%s\t%d active\t%d in all\t%s\n", mark, cleanLine(r.Name), r.ID, r.Active, r.Total, cleanLine(r.Root))
 	}
 	return tw.Flush()
 }
@@ -262,7 +276,7 @@ func (a *app) printStats(cmd *cobra.Command, s store.Stats) error {
 	if a.json {
 		return writeJSON(w, s)
 	}
-	fmt.Fprintf(w, "store     %s (schema %d)\n", s.Dir, s.Schema)
+	fmt.Fprintf(w, "store     %s (schema %d)\n", cleanLine(s.Dir), s.Schema)
 	fmt.Fprintf(w, "projects  %d\n", s.Projects)
 	fmt.Fprintf(w, "memories  %d (%d active, %d archived, %d superseded)\n", s.Memories,
 		s.ByStatus[memory.StatusActive], s.ByStatus[memory.StatusArchived], s.ByStatus[memory.StatusSuperseded])

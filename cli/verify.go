@@ -21,7 +21,7 @@ func (a *app) trustService() *trust.Service {
 // failure here never stops the command; it is reported.
 func (a *app) wake(ctx context.Context) {
 	if err := a.trustService().Wake(ctx); err != nil {
-		fmt.Fprintln(a.env.Stderr, "cairn: wake check: "+oneLine(err.Error()))
+		fmt.Fprintln(a.env.Stderr, "cairn: wake check: "+cleanLine(oneLine(err.Error())))
 	}
 }
 
@@ -70,9 +70,9 @@ func (a *app) verifyCommand() *cobra.Command {
 				return nil
 			}
 			for _, e := range q {
-				fmt.Fprintf(w, "%s  %s  trust %.2f  %s\n", e.ID, e.Layer.Letter(), e.Trust, e.Title)
+				fmt.Fprintf(w, "%s  %s  trust %.2f  %s\n", e.ID, e.Layer.Letter(), e.Trust, cleanLine(e.Title))
 				for _, r := range e.Reasons {
-					fmt.Fprintf(w, "    %s\n", r)
+					fmt.Fprintf(w, "    %s\n", cleanLine(r)) // reasons name stored binding targets
 				}
 			}
 			fmt.Fprintln(w, "confirm: cairn verify confirm ID · correct: cairn supersede ID TEXT · mark wrong: cairn verify reject ID · rebind: cairn verify rebind ID SPEC")
@@ -102,7 +102,7 @@ func (a *app) calibration(cmd *cobra.Command) error {
 		fmt.Fprintln(w, "no reviews yet: confirm, reject, rebind or supersede memories and their evidence shows here")
 		return nil
 	}
-	fmt.Fprint(w, trust.FormatCalibration(cal))
+	fmt.Fprint(w, cleanText(trust.FormatCalibration(cal))) // it names stored binding targets
 	return nil
 }
 

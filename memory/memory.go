@@ -6,9 +6,12 @@ package memory
 
 import (
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"time"
+
+	"cairn/safetext"
 )
 
 // Memory is one remembered thing. Fields follow DESIGN §2.
@@ -146,6 +149,11 @@ const (
 )
 
 // Validate checks a memory's own fields. It does not look at the store.
+//
+// Short fields (title, ref, tags, triggers, binding targets, source) may
+// hold no character that acts on a terminal and must be valid UTF-8; the
+// body must be valid UTF-8 and may hold control characters (pasted
+// terminal output), which every display neutralises.
 func (m *Memory) Validate() error {
 	if strings.TrimSpace(m.Body) == "" && strings.TrimSpace(m.Title) == "" {
 		return fmt.Errorf("memory is empty: give it a text or a --title")
@@ -162,8 +170,8 @@ func (m *Memory) Validate() error {
 	if !m.Status.Valid() {
 		return fmt.Errorf("invalid status %q: use one of %s", m.Status, strings.Join(StatusNames(), ", "))
 	}
-	if m.Confidence < 0 || m.Confidence > 1 {
-		return fmt.Errorf("confidence %v out of range: use a number from 0 to 1", m.Confidence)
+	if err := ValidConfidence(m.Confidence); err != nil {
+		return err
 	}
 	if n := len([]rune(m.Title)); n > MaxTitle {
 		return fmt.Errorf("title is %d characters long: keep it under %d", n, MaxTitle)
@@ -171,10 +179,19 @@ func (m *Memory) Validate() error {
 	if strings.ContainsAny(m.Title, "\n\r") {
 		return fmt.Errorf("title spans several lines: keep it to one line and put the rest in the body")
 	}
+	if err := safetext.Check("title", m.Title); err != nil {
+		return err
+	}
 	if len(m.Body) > MaxBody {
 		return fmt.Errorf("body is %d bytes: keep it under %d (split it into several memories)", len(m.Body), MaxBody)
 	}
-	if len(m.Ref) > MaxRef || strings.ContainsAny(m.Ref, "\x00\n") {
+	if err := safetext.Valid("body", m.Body); err != nil {
+		return err
+	}
+	if err := safetext.Check("ref", m.Ref); err != nil {
+		return err
+	}
+	if len(m.Ref) > MaxRef || strings.ContainsAny(m.Ref, "\n") {
 		return fmt.Errorf("invalid ref %q: one line, under %d characters", m.Ref, MaxRef)
 	}
 	if len(m.Tags) > MaxTags {
@@ -185,10 +202,18 @@ func (m *Memory) Validate() error {
 			return err
 		}
 	}
+	for _, t := range m.Triggers {
+		if err := safetext.Check("trigger", t); err != nil {
+			return err
+		}
+	}
 	for _, w := range m.Watermarks {
 		if err := w.Validate(); err != nil {
 			return err
 		}
+	}
+	if err := m.Source.Validate(); err != nil {
+		return err
 	}
 	if m.Version < 1 {
 		return fmt.Errorf("invalid version %d: versions start at 1", m.Version)
@@ -196,8 +221,68 @@ func (m *Memory) Validate() error {
 	return nil
 }
 
+// ValidConfidence refuses a base confidence outside 0..1. NaN compares
+// false with everything, so it is named: stored, it breaks every encoder.
+func ValidConfidence(c float64) error {
+	if math.IsNaN(c) || c < 0 || c > 1 {
+		return fmt.Errorf("confidence %v out of range: use a number from 0 to 1", c)
+	}
+	return nil
+}
+
+// ValidWeight refuses a link weight that is not a number above 0 and at
+// most 1 (NaN and infinities included).
+func ValidWeight(w float64) error {
+	if math.IsNaN(w) || w <= 0 || w > 1 {
+		return fmt.Errorf("weight %v out of range: use a number above 0 and at most 1", w)
+	}
+	return nil
+}
+
+// Validate checks where a write came from: names, never control characters.
+func (s Source) Validate() error {
+	if err := safetext.Check("source session", s.Session); err != nil {
+		return err
+	}
+	return safetext.Check("source file", s.File)
+}
+
+// Validate checks an edge's own fields: a known kind, a weight in range
+// and ends that are plain ids.
+func (e Edge) Validate() error {
+	if !e.Kind.Valid() {
+		return fmt.Errorf("unknown link kind %q: use one of %s", e.Kind, strings.Join(EdgeKindNames(), ", "))
+	}
+	if err := ValidWeight(e.Weight); err != nil {
+		return err
+	}
+	if err := safetext.Check("link source", e.From); err != nil {
+		return err
+	}
+	return safetext.Check("link target", e.To)
+}
+
+// Validate checks a draft's own fields: the text must be valid UTF-8 (it
+// may hold pasted terminal output, neutralised on display); where it came
+// from is a name.
+func (d Draft) Validate() error {
+	if err := safetext.Valid("text", d.Text); err != nil {
+		return err
+	}
+	return d.Source.Validate()
+}
+
+// ValidReason checks the reason given for an archive or a review: one
+// line of text shown on the timeline.
+func ValidReason(reason string) error {
+	return safetext.Check("reason", reason)
+}
+
 // ValidTag reports whether t can be used as a tag.
 func ValidTag(t string) error {
+	if err := safetext.Check("tag", t); err != nil {
+		return err
+	}
 	if t == "" || len(t) > MaxTag || strings.ContainsAny(t, "\x00 \t\n\r,") {
 		return fmt.Errorf("invalid tag %q: a tag is one word of at most %d characters, no spaces or commas", t, MaxTag)
 	}
@@ -218,9 +303,11 @@ func NormalizeTags(tags []string) []string {
 }
 
 // DeriveTitle makes a one-line title from a body when none was given.
+// A body may hold control characters; its title shows them as visible
+// stand-ins, since a title is a short field that may not hold them.
 func DeriveTitle(body string) string {
 	for line := range strings.Lines(body) {
-		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(line), "#>*- "))
+		line = strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(safetext.CleanLine(line)), "#>*- "))
 		if line == "" {
 			continue
 		}
@@ -234,4 +321,12 @@ func DeriveTitle(body string) string {
 		return line
 	}
 	return ""
+}
+
+// TitleDerived reports whether m's title is the one its body gives, so that
+// an edit of the body should give it a new one. A title a person chose
+// differs from the derivation (or there was no body to derive it from);
+// one that happens to equal it follows the text, which is what it says.
+func (m *Memory) TitleDerived() bool {
+	return m.Title != "" && m.Title == DeriveTitle(m.Body)
 }

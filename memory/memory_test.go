@@ -110,6 +110,25 @@ func TestValidate(t *testing.T) {
 		{func(m *Memory) { m.Tags = []string{"a b"} }, "tag"},
 		{func(m *Memory) { m.Version = 0 }, "version"},
 		{func(m *Memory) { m.Watermarks = []Watermark{{Kind: "url", State: WatermarkUnchecked}} }, "binding"},
+		// issue 10 item 3: short fields refuse what acts on a terminal
+		{func(m *Memory) { m.Title = "a\x1b]0;pwned\x07" }, "title holds the control character <U+001B>"},
+		{func(m *Memory) { m.Title = "admin\u202etxt.exe" }, "title holds the control character <U+202E>"},
+		{func(m *Memory) { m.Tags = []string{"ops\x1b[2K"} }, "tag holds"},
+		{func(m *Memory) { m.Ref = "r\u009b1A" }, "ref holds"},
+		{func(m *Memory) { m.Triggers = []string{"deploy\x1b[1A"} }, "trigger holds"},
+		{func(m *Memory) {
+			m.Watermarks = []Watermark{{Kind: WatermarkFile, Target: "a\x1b]8;;x\x1b\\", State: WatermarkUnchecked}}
+		}, "binding target holds"},
+		{func(m *Memory) { m.Source.Session = "s\x1b]0;x\x07" }, "source session holds"},
+		{func(m *Memory) { m.Source.File = "f\r" }, "source file holds"},
+		// item 15b: invalid UTF-8 is refused, never replaced
+		{func(m *Memory) { m.Body = "caf\xe9" }, "body is not valid UTF-8"},
+		{func(m *Memory) { m.Title = "caf\xe9" }, "title is not valid UTF-8"},
+		{func(m *Memory) { m.Tags = []string{"caf\xe9"} }, "tag is not valid UTF-8"},
+		// item 15c: numbers that every comparison lets through
+		{func(m *Memory) { m.Confidence = math.NaN() }, "confidence NaN"},
+		{func(m *Memory) { m.Confidence = math.Inf(1) }, "confidence"},
+		{func(m *Memory) { m.Confidence = -0.1 }, "confidence"},
 	}
 	for _, c := range cases {
 		m := ok
@@ -122,10 +141,12 @@ func TestValidate(t *testing.T) {
 
 func TestDeriveTitle(t *testing.T) {
 	cases := map[string]string{
-		"# Build\n\nRun make":       "Build",
-		"\n\n  - first item":        "first item",
-		"":                          "",
-		strings.Repeat("word ", 30): strings.TrimSpace(strings.Repeat("word ", 16)) + "…",
+		"\x1b]0;pwned\x07port 8080\nmore": "␛]0;pwned␇port 8080",
+		"\x1b[2K\x1b[1A\n":                "␛[2K␛[1A",
+		"# Build\n\nRun make":             "Build",
+		"\n\n  - first item":              "first item",
+		"":                                "",
+		strings.Repeat("word ", 30):       strings.TrimSpace(strings.Repeat("word ", 16)) + "…",
 	}
 	for in, want := range cases {
 		if got := DeriveTitle(in); got != want {
@@ -183,5 +204,61 @@ func TestTrustAt(t *testing.T) {
 	m.Watermarks = []Watermark{{Kind: WatermarkNone, State: WatermarkUnbound, StampedAt: t0.Add(300 * 24 * time.Hour)}}
 	if got := at(m, 310); got != 0.9 {
 		t.Errorf("a confirmation (none stamped) restores full trust: %.3f", got)
+	}
+}
+
+// TestBodyMayHoldControlCharacters: a body is prose that may hold pasted
+// terminal output; it is stored as written and its derived title is one
+// that Validate accepts.
+func TestBodyMayHoldControlCharacters(t *testing.T) {
+	m := Memory{Layer: LayerState, Kind: KindFact, Provenance: ProvObserved, Status: StatusActive, Confidence: 0.8, Version: 1,
+		Body: "\x1b]0;pwned\x07build log:\n\x1b[31mFAIL\x1b[0m\r\n\u202eevil"}
+	m.Title = DeriveTitle(m.Body)
+	if err := m.Validate(); err != nil {
+		t.Fatalf("a body with escape sequences and its derived title: %v", err)
+	}
+	if !m.TitleDerived() {
+		t.Fatalf("TitleDerived is false for a derived title %q", m.Title)
+	}
+	m.Title = "Build log"
+	if m.TitleDerived() {
+		t.Fatal("TitleDerived is true for a title a person chose")
+	}
+	if (&Memory{Title: "x"}).TitleDerived() {
+		t.Fatal("TitleDerived is true for a memory with a title and no body")
+	}
+}
+
+func TestEdgeDraftAndReasonValidate(t *testing.T) {
+	ok := Edge{From: "01J0000000000000000000000A", Kind: EdgeBecause, To: "01J0000000000000000000000B", Weight: 0.7}
+	if err := ok.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.5, 0, 1.0001} {
+		e := ok
+		e.Weight = w
+		if err := e.Validate(); err == nil || !strings.Contains(err.Error(), "weight") {
+			t.Errorf("weight %v: %v", w, err)
+		}
+	}
+	for _, e := range []Edge{{From: ok.From, Kind: "likes", To: ok.To, Weight: 1}, {From: ok.From + "\x1b[2K", Kind: EdgeBecause, To: ok.To, Weight: 1}} {
+		if err := e.Validate(); err == nil {
+			t.Errorf("edge %+v accepted", e)
+		}
+	}
+	if err := (Draft{Text: "\x1b[31mred\x1b[0m"}).Validate(); err != nil {
+		t.Errorf("draft text with escapes refused: %v", err)
+	}
+	if err := (Draft{Text: "caf\xe9"}).Validate(); err == nil || !strings.Contains(err.Error(), "UTF-8") {
+		t.Errorf("draft text not UTF-8: %v", err)
+	}
+	if err := (Draft{Text: "x", Source: Source{Session: "s\x1b]0;x\x07"}}).Validate(); err == nil || !strings.Contains(err.Error(), "source session") {
+		t.Errorf("draft source with escapes: %v", err)
+	}
+	if err := ValidReason("moved to the wiki"); err != nil {
+		t.Error(err)
+	}
+	if err := ValidReason("moved\x1b[1A"); err == nil || !strings.Contains(err.Error(), "reason") {
+		t.Errorf("reason with escapes: %v", err)
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -94,7 +95,9 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 	return b, nil
 }
 
-// Markdown renders a briefing for an agent or a person.
+// Markdown renders a briefing for an agent or a person. Titles and bodies
+// are shown through safetext: a body may hold escape sequences that would
+// act on the terminal the briefing is printed to.
 func (b Briefing) Markdown() string {
 	var w strings.Builder
 	if len(b.Sections) == 0 {
@@ -103,8 +106,9 @@ func (b Briefing) Markdown() string {
 	for _, s := range b.Sections {
 		fmt.Fprintf(&w, "## %s\n\n", s.Title)
 		for _, m := range s.Memories {
-			fmt.Fprintf(&w, "- **%s** (%s, %s, id %s)", m.Title, m.Kind, m.Provenance, m.ID)
-			if body := strings.TrimSpace(m.Body); body != "" && body != m.Title {
+			title := safetext.CleanLine(m.Title)
+			fmt.Fprintf(&w, "- **%s** (%s, %s, id %s)", title, m.Kind, m.Provenance, m.ID)
+			if body := strings.TrimSpace(safetext.Clean(m.Body)); body != "" && body != title {
 				fmt.Fprintf(&w, "\n  %s", strings.ReplaceAll(body, "\n", "\n  "))
 			}
 			w.WriteString("\n")
