@@ -10,6 +10,7 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/secrets"
 )
 
@@ -22,6 +23,9 @@ func (db *DB) EnsureProject(ctx context.Context, p memory.Project) (memory.Proje
 	}
 	if p.Name = strings.TrimSpace(p.Name); p.Name == "" || strings.ContainsAny(p.Name, "\x00\n/") {
 		return memory.Project{}, invalidf("project name %q: use a non-empty name without slashes", p.Name)
+	}
+	if err := safetext.Check("project name", p.Name); err != nil {
+		return memory.Project{}, invalidf("%v (or name the project with --project)", err)
 	}
 	// A name and a path are written like any text: a credential in them is refused.
 	if err := secrets.Check(secrets.Field{Name: "project name", Text: p.Name}, secrets.Field{Name: "project path", Text: p.Root}); err != nil {

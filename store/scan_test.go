@@ -86,3 +86,25 @@ func TestOwnerFileDoesNotFollowSymlink(t *testing.T) {
 		t.Fatalf("the second open should name the holder from owner.json: %v", err)
 	}
 }
+
+// Control characters and invalid UTF-8 are refused by the store itself in
+// a draft's fields and a project's name, whichever client sent them.
+func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
+	db, _ := openTest(t)
+	for name, d := range map[string]memory.Draft{
+		"text":    {Project: testPID, Text: "bad \xff bytes"},
+		"session": {Project: testPID, Text: "plain", Source: memory.Source{Session: "s\x1b]0;pwned\x07"}},
+		"file":    {Project: testPID, Text: "plain", Source: memory.Source{File: "a\u202etxt.md"}},
+	} {
+		if _, err := db.Capture(ctx, d); !errors.Is(err, ErrInvalid) || strings.ContainsRune(err.Error(), 0x1b) {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	if ds, _ := db.Drafts(ctx, testPID, 10); len(ds) != 0 {
+		t.Fatalf("refused captures stored %d drafts", len(ds))
+	}
+	_, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000ff", Name: "proj\x1b[2Jx"})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--project") {
+		t.Fatalf("a project name with an escape: %v", err)
+	}
+}

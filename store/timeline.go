@@ -86,6 +86,9 @@ func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 	if len(d.Text) > 4*memory.MaxBody {
 		return d, invalidf("draft is %d bytes: capture at most %d at a time", len(d.Text), 4*memory.MaxBody)
 	}
+	if err := d.Validate(); err != nil {
+		return d, invalid(err)
+	}
 	if err := secrets.Check(draftFields(d)...); err != nil {
 		return d, err
 	}
