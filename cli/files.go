@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 	"cairn/exchange"
 	"cairn/memory"
 	"cairn/project"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -95,6 +97,8 @@ func (a *app) bindImported(ctx context.Context, recs []memory.Record, added []st
 }
 
 // readRecords reads an import file and says where each record came from.
+// The exchange package bounds every read and refuses devices, FIFOs and
+// links out of a markdown directory; nothing is written before it returns.
 func readRecords(path, format string) ([]memory.Record, []string, error) {
 	if format == "md" {
 		recs, files, err := exchange.ReadMarkdownFiles(path)
@@ -103,30 +107,27 @@ func readRecords(path, format string) ([]memory.Record, []string, error) {
 		}
 		return recs, files, nil
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("read %s: %w", path, errors.Unwrap(err))
-	}
-	return readJSONL(path, b)
-}
-
-func readJSONL(path string, b []byte) ([]memory.Record, []string, error) {
-	recs, err := exchange.ReadJSONL(bytes.NewReader(b))
+	recs, lines, err := exchange.ReadJSONLFile(path)
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
 	}
-	var where []string
-	r := bufio.NewReader(bytes.NewReader(b))
-	for n := 1; ; n++ {
-		line, err := r.ReadString('\n')
-		if strings.TrimSpace(line) != "" {
-			where = append(where, fmt.Sprintf("line %d", n))
-		}
-		if err != nil {
-			break
-		}
+	return recs, lineNames(lines), nil
+}
+
+func readJSONL(path string, b []byte) ([]memory.Record, []string, error) {
+	recs, lines, err := exchange.ReadJSONLLines(bytes.NewReader(b))
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
 	}
-	return recs, where, nil
+	return recs, lineNames(lines), nil
+}
+
+func lineNames(lines []int) []string {
+	where := make([]string, len(lines))
+	for i, n := range lines {
+		where[i] = fmt.Sprintf("line %d", n)
+	}
+	return where
 }
 
 func (a *app) exportCommand() *cobra.Command {
@@ -194,8 +195,19 @@ func (a *app) allRecords(ctx context.Context, pid string) ([]memory.Record, erro
 	return recs, nil
 }
 
-// writeFileAtomic writes path through a temporary file and a rename.
+// writeFileAtomic writes path through a temporary file and a rename. The
+// temporary file is created exclusively with mode 0o600 (an export may
+// hold private text), and the rename replaces whatever is at path rather
+// than writing through it; a path that is itself a symbolic link is
+// refused, since the person meant the file it leads to.
 func writeFileAtomic(path string, fn func(io.Writer) error) error {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(path)
+		if err != nil {
+			target = "nowhere"
+		}
+		return fmt.Errorf("is a symbolic link to %s: export to the real path instead", safetext.CleanLine(target))
+	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
 	if err != nil {
 		return err

@@ -2,9 +2,11 @@ package cli
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/memory"
@@ -109,5 +111,183 @@ func TestImportRefusesBadLinesAndChangesNothing(t *testing.T) {
 				t.Fatalf("store changed: %d", len(rs))
 			}
 		})
+	}
+}
+
+// devZero returns /dev/zero, a device whose reads never end.
+func devZero(t *testing.T) string {
+	t.Helper()
+	if fi, err := os.Stat("/dev/zero"); err != nil || fi.Mode()&os.ModeCharDevice == 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("/dev/zero is missing or not a device: %v", err)
+		}
+		t.Skip("/dev/zero is missing: cannot test importing a device")
+	}
+	return "/dev/zero"
+}
+
+func memoryFile(t *testing.T, path, title string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte("---\nlayer: A\ntitle: "+title+"\n---\nbody\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Each of these once crashed the importer out of memory, hung it, or read
+// a file from outside the directory being imported. Each is now refused in
+// one line naming the file, and the store is left as it was.
+func TestImportRefusesHostileSources(t *testing.T) {
+	zero := devZero(t)
+	outside := filepath.Join(t.TempDir(), "private.md")
+	memoryFile(t, outside, "read from outside")
+	// A directory holding one good memory and whatever plant adds.
+	mdDir := func(t *testing.T, plant func(dir string)) string {
+		dir := filepath.Join(t.TempDir(), "notes")
+		memoryFile(t, filepath.Join(dir, "A-state", "good.md"), "good")
+		plant(filepath.Join(dir, "A-state"))
+		return dir
+	}
+	fifo := func(t *testing.T, p string) {
+		if err := syscall.Mkfifo(p, 0o600); err != nil {
+			t.Fatalf("mkfifo: %v", err)
+		}
+	}
+	bomb := "---\nlayer: A\ntitle: t\nlinks:\n  l0: &a0 [" + strings.Repeat(`"lol",`, 8) + `"lol"]` + "\n"
+	for i := 1; i <= 9; i++ {
+		bomb += fmt.Sprintf("  l%d: &a%d [%s*a%d]\n", i, i, strings.Repeat(fmt.Sprintf("*a%d,", i-1), 8), i-1)
+	}
+	bomb += "tags: *a9\n---\nbody\n"
+	cases := []struct {
+		name  string
+		args  func(t *testing.T) []string
+		wants []string
+	}{
+		{"device", func(t *testing.T) []string { return []string{zero} }, []string{zero, "is a device"}},
+		{"device as jsonl", func(t *testing.T) []string { return []string{zero, "--format", "jsonl"} }, []string{"is a device"}},
+		{"link to a device", func(t *testing.T) []string {
+			p := filepath.Join(t.TempDir(), "in.jsonl")
+			os.Symlink(zero, p)
+			return []string{p}
+		}, []string{"in.jsonl", "is a device"}},
+		{"FIFO", func(t *testing.T) []string {
+			p := filepath.Join(t.TempDir(), "in.jsonl")
+			fifo(t, p)
+			return []string{p}
+		}, []string{"in.jsonl", "is a FIFO"}},
+		{"FIFO as md", func(t *testing.T) []string {
+			p := filepath.Join(t.TempDir(), "in")
+			fifo(t, p)
+			return []string{p}
+		}, []string{"is a FIFO"}},
+		{"md link to a device", func(t *testing.T) []string {
+			return []string{mdDir(t, func(d string) { os.Symlink(zero, filepath.Join(d, "z.md")) })}
+		}, []string{filepath.Join("A-state", "z.md"), "outside the import directory"}},
+		{"md FIFO", func(t *testing.T) []string {
+			return []string{mdDir(t, func(d string) { fifo(t, filepath.Join(d, "f.md")) })}
+		}, []string{filepath.Join("A-state", "f.md"), "is a FIFO"}},
+		{"md link out", func(t *testing.T) []string {
+			return []string{mdDir(t, func(d string) { os.Symlink(outside, filepath.Join(d, "s.md")) })}
+		}, []string{filepath.Join("A-state", "s.md"), "outside the import directory"}},
+		{"md alias bomb", func(t *testing.T) []string {
+			return []string{mdDir(t, func(d string) { os.WriteFile(filepath.Join(d, "b.md"), []byte(bomb), 0o600) })}
+		}, []string{filepath.Join("A-state", "b.md"), "anchors and aliases"}},
+		{"jsonl invalid UTF-8", func(t *testing.T) []string {
+			p := filepath.Join(t.TempDir(), "in.jsonl")
+			os.WriteFile(p, []byte(`{"layer":"A","body":"ok"}`+"\n"+`{"layer":"A","body":"caf`+"\xe9"+`"}`), 0o600)
+			return []string{p}
+		}, []string{"line 2", "not valid UTF-8"}},
+		{"jsonl not an object", func(t *testing.T) []string {
+			p := filepath.Join(t.TempDir(), "in.jsonl")
+			os.WriteFile(p, []byte(`{"layer":"A","body":"ok"}`+"\n"+`[{"layer":"A","body":"x"}]`), 0o600)
+			return []string{p}
+		}, []string{"line 2", "not a JSON object"}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			e := newEnv(t)
+			e.ok("remember", "already here")
+			r := e.run("", append([]string{"import"}, c.args(t)...)...)
+			if r.code != 1 || !strings.HasSuffix(strings.TrimSpace(r.err), "nothing was imported") || strings.Count(strings.TrimSpace(r.err), "\n") != 0 {
+				t.Fatalf("import: exit %d, stderr %q", r.code, r.err)
+			}
+			for _, w := range c.wants {
+				if !strings.Contains(r.err, w) {
+					t.Fatalf("stderr %q does not mention %q", r.err, w)
+				}
+			}
+			if rs := e.list("--status", "all"); len(rs) != 1 {
+				t.Fatalf("store changed: %d memories", len(rs))
+			}
+		})
+	}
+}
+
+func TestImportFollowsLinksInsideTheDirectory(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "notes")
+	memoryFile(t, filepath.Join(dir, "drafts", "a.txt"), "kept beside")
+	os.MkdirAll(filepath.Join(dir, "A-state"), 0o700)
+	if err := os.Symlink(filepath.Join("..", "drafts", "a.txt"), filepath.Join(dir, "A-state", "a.md")); err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	e.ok("import", dir)
+	if rs := e.list(); len(rs) != 1 || rs[0].Title != "kept beside" {
+		t.Fatalf("imported %+v", rs)
+	}
+}
+
+func TestExportIsPrivateAndFollowsNoLinks(t *testing.T) {
+	e := newEnv(t)
+	m := e.rec("remember", "the rotation plan for the database password", "-l", "D")
+	base := t.TempDir()
+
+	md := filepath.Join(base, "notes")
+	e.ok("export", md)
+	file := filepath.Join(md, "D-decision", m.ID+".md")
+	for p, want := range map[string]os.FileMode{md: 0o700, filepath.Dir(file): 0o700, file: 0o600} {
+		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
+			t.Fatalf("%s: %v, want mode %v", p, err, want)
+		}
+	}
+	jl := filepath.Join(base, "all.jsonl")
+	e.ok("export", jl)
+	if fi, err := os.Stat(jl); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("%s: %v", jl, err)
+	}
+
+	// A link planted at a file's path is replaced, not written through.
+	victim := filepath.Join(base, "victim")
+	os.WriteFile(victim, []byte("keep me"), 0o644)
+	os.Remove(file)
+	os.Symlink(victim, file)
+	e.ok("export", md)
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Fatalf("export wrote through a planted link: %q", b)
+	}
+	if fi, err := os.Lstat(file); err != nil || !fi.Mode().IsRegular() {
+		t.Fatalf("%s is not a regular file: %v", file, err)
+	}
+
+	// An export path that is itself a link is refused.
+	elsewhere := filepath.Join(base, "elsewhere")
+	os.Mkdir(elsewhere, 0o755)
+	linkDir := filepath.Join(base, "linkdir")
+	os.Symlink(elsewhere, linkDir)
+	linkFile := filepath.Join(base, "link.jsonl")
+	os.Symlink(victim, linkFile)
+	for _, p := range []string{linkDir, linkFile} {
+		r := e.run("", "export", p)
+		if r.code != 1 || !strings.Contains(r.err, "is a symbolic link to") {
+			t.Fatalf("export %s: %+v", p, r)
+		}
+	}
+	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
+		t.Fatalf("export wrote through a link: %q", b)
+	}
+	if ents, _ := os.ReadDir(elsewhere); len(ents) != 0 {
+		t.Fatalf("export wrote into %s: %v", elsewhere, ents)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"pgregory.net/rapid"
 
@@ -209,10 +210,27 @@ func FuzzReadJSONL(f *testing.F) {
 	f.Add(`{"layer":"A","body":"x"}`)
 	f.Add(`{"id":"01JD0000000000000000000AAA","layer":"decision","title":"t","body":"b","edges":[{"kind":"because","to":"01JD0000000000000000000BBB","weight":0.5}]}`)
 	f.Add("\n\n{")
+	f.Add("[{\"layer\":\"A\",\"body\":\"x\"}]\nnull\n7")
+	f.Add("{\"layer\":\"A\",\"body\":\"caf\xe9\"}")
 	f.Fuzz(func(t *testing.T, in string) {
-		recs, err := ReadJSONL(strings.NewReader(in))
+		recs, lines, err := ReadJSONLLines(strings.NewReader(in))
 		if err != nil {
+			var le *LineError
+			if !errors.As(err, &le) || le.Line < 1 || le.Line > strings.Count(in, "\n")+1 {
+				t.Fatalf("error without a line in range: %v", err)
+			}
 			return
+		}
+		if len(lines) != len(recs) {
+			t.Fatalf("%d records, %d lines", len(recs), len(lines))
+		}
+		for _, r := range recs {
+			// Invalid UTF-8 is refused, never replaced or passed on.
+			for _, s := range append([]string{r.ID, r.Title, r.Body, r.Ref}, r.Tags...) {
+				if !utf8.ValidString(s) {
+					t.Fatalf("invalid UTF-8 accepted: %q", s)
+				}
+			}
 		}
 		var b bytes.Buffer
 		if err := WriteJSONL(&b, recs); err != nil {
@@ -229,7 +247,33 @@ func FuzzMarkdownFile(f *testing.F) {
 	f.Add("---\nid: 01JD0000000000000000000AAA\nlayer: state\ntitle: t\n---\nbody")
 	f.Add("---\n---\n")
 	f.Add("---\nlinks:\n  because: [\"[[x|0.5 historical @2026-01-01T00:00:00Z]]\"]\nlayer: A\ntitle: x\n---\n")
+	f.Add("---\nlayer: A\ntitle: &a t\nref: *a\n---\n")
+	f.Add("---\nlayer: A\ntitle: t\ntags: [[[a]]]\nsource: {file: a.go, line: 3}\n---\n")
+	f.Add("---\nlayer: A\ntitle: t\n...\n---\n")
 	f.Fuzz(func(t *testing.T, in string) {
-		DecodeMarkdown([]byte(in))
+		r, err := DecodeMarkdown([]byte(in))
+		if err != nil {
+			if strings.Contains(err.Error(), "\n") {
+				t.Fatalf("error of more than one line: %q", err)
+			}
+			return
+		}
+		if !utf8.ValidString(r.Title) || !utf8.ValidString(r.Body) {
+			t.Fatalf("invalid UTF-8 accepted")
+		}
+		// What was read can be written, and what is written reads back to
+		// the same file.
+		md, err := EncodeMarkdown(r)
+		if err != nil {
+			t.Fatalf("a record read cannot be written: %v", err)
+		}
+		back, err := DecodeMarkdown(md)
+		if err != nil {
+			t.Fatalf("a written record cannot be read: %v\n%s", err, md)
+		}
+		md2, err := EncodeMarkdown(back)
+		if err != nil || !bytes.Equal(md, md2) {
+			t.Fatalf("not a fixed point: %v\n%s\n%s", err, md, md2)
+		}
 	})
 }

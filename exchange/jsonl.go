@@ -34,9 +34,12 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
+	"unicode/utf8"
 
 	"cairn/memory"
+	"cairn/safetext"
 )
 
 // LineError names the line of a JSON Lines input that refused it.
@@ -62,28 +65,95 @@ func WriteJSONL(w io.Writer, recs []memory.Record) error {
 
 // ReadJSONL decodes every line strictly; the first bad line refuses all.
 func ReadJSONL(r io.Reader) ([]memory.Record, error) {
+	recs, _, err := ReadJSONLLines(r)
+	return recs, err
+}
+
+// ReadJSONLLines is ReadJSONL that also returns the line each record came
+// from, for error messages. A line longer than MaxLine is refused without
+// reading the rest of it.
+func ReadJSONLLines(r io.Reader) ([]memory.Record, []int, error) {
 	br := bufio.NewReaderSize(r, 1<<16)
 	var out []memory.Record
+	var lines []int
 	for n := 1; ; n++ {
-		line, err := br.ReadBytes('\n')
+		line, err := readLine(br, MaxLine)
+		if errors.Is(err, errLongLine) {
+			return nil, nil, &LineError{Line: n, Err: err}
+		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			rec, derr := decodeRecord(line)
 			if derr != nil {
-				return nil, &LineError{Line: n, Err: derr}
+				return nil, nil, &LineError{Line: n, Err: derr}
 			}
 			out = append(out, rec)
+			lines = append(lines, n)
 		}
 		if errors.Is(err, io.EOF) {
-			return out, nil
+			return out, lines, nil
 		}
 		if err != nil {
-			return nil, &LineError{Line: n, Err: err}
+			return nil, nil, &LineError{Line: n, Err: err}
 		}
 	}
 }
 
+var errLongLine = fmt.Errorf("the line is longer than %s: each line holds one memory record (is this a JSON Lines export?)", size(MaxLine))
+
+// readLine reads up to and including the next newline, refusing a line of
+// more than max bytes before it has read more than that.
+func readLine(br *bufio.Reader, max int) ([]byte, error) {
+	var line []byte
+	for {
+		frag, err := br.ReadSlice('\n')
+		if len(line)+len(frag) > max {
+			return nil, errLongLine
+		}
+		line = append(line, frag...)
+		if !errors.Is(err, bufio.ErrBufferFull) {
+			return line, err
+		}
+	}
+}
+
+// ReadJSONLFile reads a JSON Lines file, which must be a regular file of at
+// most MaxImport bytes; see ReadJSONLLines.
+func ReadJSONLFile(path string) ([]memory.Record, []int, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, nil, pathError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, nil, notRegular(fi.Mode(), hintImportPath)
+	}
+	f, sz, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, hintImportPath)
+	if err != nil {
+		return nil, nil, pathError(err)
+	}
+	defer f.Close()
+	tooBig := fmt.Errorf("is over %s: split it into several files and import each", size(MaxImport))
+	if sz > MaxImport {
+		return nil, nil, tooBig
+	}
+	lr := &io.LimitedReader{R: f, N: MaxImport + 1}
+	recs, lines, err := ReadJSONLLines(lr)
+	if lr.N <= 0 {
+		// It grew past the limit while being read; whatever the last,
+		// cut line said, the size is the reason.
+		return nil, nil, tooBig
+	}
+	return recs, lines, err
+}
+
 func decodeRecord(line []byte) (memory.Record, error) {
 	var rec memory.Record
+	// encoding/json would quietly turn invalid UTF-8 into U+FFFD.
+	if !utf8.Valid(line) {
+		return rec, safetext.Valid("the line", string(line))
+	}
+	if t := bytes.TrimSpace(line); t[0] != '{' {
+		return rec, errors.New(`not a JSON object: each line holds one memory record, {"layer": …, "body": …}`)
+	}
 	dec := json.NewDecoder(bytes.NewReader(line))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&rec); err != nil {

@@ -12,10 +12,14 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
+	"github.com/goccy/go-yaml/lexer"
+	"github.com/goccy/go-yaml/token"
 
 	"cairn/memory"
+	"cairn/safetext"
 )
 
 // FileError names the file of a markdown input that refused it.
@@ -24,7 +28,8 @@ type FileError struct {
 	Err  error
 }
 
-func (e *FileError) Error() string { return fmt.Sprintf("%s: %v", e.Path, e.Err) }
+// Error neutralises the path: a file name may hold escape sequences.
+func (e *FileError) Error() string { return fmt.Sprintf("%s: %v", safetext.CleanLine(e.Path), e.Err) }
 func (e *FileError) Unwrap() error { return e.Err }
 
 // front is the YAML frontmatter of one memory file. Times are written as
@@ -81,8 +86,25 @@ func FileName(r memory.Record) string {
 	return filepath.Join(r.Layer.Letter()+"-"+r.Layer.String(), r.ID+".md")
 }
 
-// WriteMarkdown writes each record to its own file under dir.
+// WriteMarkdown writes each record to its own file under dir, creating
+// dir if need be. Memories may hold private text, so what it creates is
+// readable by the owner only (0o700 directories, 0o600 files). dir must
+// not be a symbolic link, and no link planted inside it is followed: each
+// file is written to a new temporary name and renamed into place, which
+// replaces a link rather than writing through it.
 func WriteMarkdown(dir string, recs []memory.Record) error {
+	if err := refuseLink(dir); err != nil {
+		return err
+	}
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		return err
+	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return err
+	}
+	defer root.Close()
+	made := map[string]bool{}
 	for _, r := range recs {
 		if r.ID == "" {
 			return fmt.Errorf("a record without an id cannot be written as markdown")
@@ -91,15 +113,80 @@ func WriteMarkdown(dir string, recs []memory.Record) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.ID, err)
 		}
-		p := filepath.Join(dir, FileName(r))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			return err
+		name := FileName(r)
+		sub := filepath.Dir(name)
+		if !made[sub] {
+			if err := mkdirNoLink(root, sub); err != nil {
+				return err
+			}
+			made[sub] = true
 		}
-		if err := os.WriteFile(p, b, 0o644); err != nil {
+		if err := writeNew(root, name, b); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// refuseLink refuses an export path that is a symbolic link: the export
+// would land wherever the link leads, which need not be where the person
+// looks for it (nor a place only they can read).
+func refuseLink(path string) error {
+	fi, err := os.Lstat(path)
+	if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+		return nil
+	}
+	target, err := filepath.EvalSymlinks(path)
+	if err != nil {
+		target = "nowhere"
+	}
+	return fmt.Errorf("is a symbolic link to %s: export to the real path instead", safetext.CleanLine(target))
+}
+
+// mkdirNoLink makes the layer directory sub under root unless it is
+// already a real directory.
+func mkdirNoLink(root *os.Root, sub string) error {
+	fi, err := root.Lstat(sub)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return root.Mkdir(sub, 0o700)
+	case err != nil:
+		return err
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link: remove it or export to an empty directory", sub)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory: remove it or export to an empty directory", sub)
+	}
+	return nil
+}
+
+// writeNew writes name under root through a file created exclusively (so
+// nothing planted is opened) and renamed over name.
+func writeNew(root *os.Root, name string, b []byte) error {
+	var f *os.File
+	var tmp string
+	for i := 0; ; i++ {
+		tmp = filepath.Join(filepath.Dir(name), fmt.Sprintf(".%s.%d.%d.tmp", filepath.Base(name), os.Getpid(), i))
+		var err error
+		f, err = root.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o600)
+		if err == nil {
+			break
+		}
+		if !errors.Is(err, fs.ErrExist) || i >= 100 {
+			return err
+		}
+	}
+	_, err := f.Write(b)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = root.Rename(tmp, name)
+	}
+	if err != nil {
+		root.Remove(tmp)
+	}
+	return err
 }
 
 // EncodeMarkdown renders one record as frontmatter and body.
@@ -138,6 +225,11 @@ func EncodeMarkdown(r memory.Record) ([]byte, error) {
 	y, err := yaml.MarshalWithOptions(f, yaml.CustomMarshaler[string](quote))
 	if err != nil {
 		return nil, err
+	}
+	// Write nothing that import would refuse (a memory with thousands of
+	// links): say so now rather than when the file is read back.
+	if err := guardFront(y); err != nil {
+		return nil, fmt.Errorf("cannot be written as markdown (%v): export as JSON Lines instead", err)
 	}
 	var b bytes.Buffer
 	b.WriteString("---\n")
@@ -237,43 +329,138 @@ func ReadMarkdown(dir string) ([]memory.Record, error) {
 }
 
 // ReadMarkdownFiles is ReadMarkdown that also returns each record's file,
-// relative to dir, for error messages.
+// relative to dir, for error messages. dir may also be one memory file.
+//
+// Only regular files are read, each at most MaxFile bytes and all together
+// at most MaxImport. A symbolic link is followed only when it leads to a
+// file inside dir: a link out of the directory is refused, so that an
+// import cannot be made to read (and store) a file the directory does not
+// hold.
 func ReadMarkdownFiles(dir string) ([]memory.Record, []string, error) {
-	var paths []string
-	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+	fi, err := os.Stat(dir)
+	if err != nil {
+		return nil, nil, pathError(err)
+	}
+	if fi.Mode().IsRegular() {
+		return readOneMarkdown(dir)
+	}
+	if !fi.IsDir() {
+		return nil, nil, notRegular(fi.Mode(), hintImportPath)
+	}
+	// Walk the real directory, so that containment is judged against the
+	// path links resolve to.
+	real, err := filepath.EvalSymlinks(dir)
+	if err != nil {
+		return nil, nil, pathError(err)
+	}
+	var rels []string
+	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+		rel, _ := filepath.Rel(real, p)
 		if err != nil {
-			return err
+			return &FileError{rel, pathError(err)}
 		}
 		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".md") {
-			paths = append(paths, p)
+			rels = append(rels, rel)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, err
 	}
-	sort.Strings(paths)
-	var recs []memory.Record
-	var rels []string
-	for _, p := range paths {
-		rel, _ := filepath.Rel(dir, p)
-		b, err := os.ReadFile(p)
+	sort.Strings(rels)
+	// os.Root opens each file without leaving the directory, whatever is
+	// renamed or linked under it meanwhile.
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, nil, pathError(err)
+	}
+	defer root.Close()
+	recs := make([]memory.Record, 0, len(rels))
+	var total int64
+	for _, rel := range rels {
+		b, err := readMarkdownFile(root, real, rel)
 		if err != nil {
 			return nil, nil, &FileError{rel, err}
+		}
+		if total += int64(len(b)); total > MaxImport {
+			return nil, nil, fmt.Errorf("its .md files hold over %s: import them in several parts", size(MaxImport))
 		}
 		r, err := DecodeMarkdown(b)
 		if err != nil {
 			return nil, nil, &FileError{rel, err}
 		}
 		recs = append(recs, r)
-		rels = append(rels, rel)
 	}
 	return recs, rels, nil
+}
+
+// readOneMarkdown reads a single memory file named on the command line.
+func readOneMarkdown(path string) ([]memory.Record, []string, error) {
+	name := filepath.Base(path)
+	f, sz, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, hintImportPath)
+	if err != nil {
+		return nil, nil, &FileError{name, pathError(err)}
+	}
+	defer f.Close()
+	b, err := readBounded(f, sz, MaxFile, "memory file")
+	if err != nil {
+		return nil, nil, &FileError{name, err}
+	}
+	r, err := DecodeMarkdown(b)
+	if err != nil {
+		return nil, nil, &FileError{name, err}
+	}
+	return []memory.Record{r}, []string{name}, nil
+}
+
+// readMarkdownFile reads one file of an import directory.
+func readMarkdownFile(root *os.Root, real, rel string) ([]byte, error) {
+	li, err := root.Lstat(rel)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(filepath.Join(real, rel))
+		if err != nil {
+			return nil, fmt.Errorf("is a symbolic link that leads nowhere (%v): remove it", pathError(err))
+		}
+		if !inside(real, target) {
+			return nil, fmt.Errorf("is a symbolic link to %s, outside the import directory: copy the file in or remove the link", safetext.CleanLine(target))
+		}
+	}
+	// Look before opening: some devices act when they are merely opened.
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode(), hintDirEntry)
+	}
+	f, sz, err := openRegular(func(flag int) (*os.File, error) { return root.OpenFile(rel, flag, 0) }, hintDirEntry)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	defer f.Close()
+	return readBounded(f, sz, MaxFile, "memory file")
+}
+
+// inside reports whether path is dir or lies under it; both are clean,
+// absolute or relative alike.
+func inside(dir, path string) bool {
+	rel, err := filepath.Rel(dir, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
 // DecodeMarkdown parses one memory file.
 func DecodeMarkdown(b []byte) (memory.Record, error) {
 	var r memory.Record
+	if len(b) > MaxFile {
+		return r, fmt.Errorf("the file is over %s: is it a cairn export?", size(MaxFile))
+	}
+	// goccy/go-yaml and the body alike would keep invalid UTF-8 as it is.
+	if !utf8.Valid(b) {
+		return r, safetext.Valid("the file", string(b))
+	}
 	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
 	if !ok {
 		rest, ok = bytes.CutPrefix(b, []byte("---\r\n"))
@@ -306,10 +493,78 @@ func parseFront(head []byte) (f front, err error) {
 			err = errors.New("frontmatter: malformed YAML")
 		}
 	}()
+	if err := guardFront(head); err != nil {
+		return f, err
+	}
 	if err := yaml.UnmarshalWithOptions(head, &f, yaml.DisallowUnknownField()); err != nil {
-		return f, fmt.Errorf("frontmatter: %s", firstLine(err.Error()))
+		return f, yamlError(err)
 	}
 	return f, nil
+}
+
+// yamlError words a go-yaml error as one line with the file's line number.
+// Its Error method prints the source around the fault, at a cost that
+// grows with the square of the input, so it is called only for errors
+// that are not go-yaml's own.
+func yamlError(err error) error {
+	var ye yaml.Error
+	if !errors.As(err, &ye) {
+		return fmt.Errorf("frontmatter: %s", firstLine(err.Error()))
+	}
+	msg := safetext.CleanLine(firstLine(ye.GetMessage()))
+	if t := ye.GetToken(); t != nil && t.Position != nil {
+		// Line 1 of the frontmatter is line 2 of the file.
+		return fmt.Errorf("frontmatter line %d: %s", t.Position.Line+1, msg)
+	}
+	return fmt.Errorf("frontmatter: %s", msg)
+}
+
+// Limits on frontmatter beyond MaxFront. go-yaml has no option to limit
+// alias expansion (a few hundred bytes of nested aliases expand to
+// gigabytes), and its parser's cost grows with the square of the depth of
+// [ ] and { } nesting and of the number of "..." document ends. cairn
+// writes none of these, so they are refused before the parser sees them.
+const (
+	maxFlowDepth   = 4 // [{…}] needs 2
+	maxFrontTokens = 1 << 15
+)
+
+// guardFront refuses frontmatter that is too big or uses anchors, aliases,
+// tags, directives, document markers or deep [ ] and { } nesting. The
+// lexer it runs is linear in its input.
+func guardFront(head []byte) error {
+	if len(head) > MaxFront {
+		return fmt.Errorf("frontmatter: over %s: cairn writes far less; is this a memory file?", size(MaxFront))
+	}
+	toks := lexer.Tokenize(string(head))
+	if len(toks) > maxFrontTokens {
+		return fmt.Errorf("frontmatter: over %d YAML tokens: cairn writes far fewer; is this a memory file?", maxFrontTokens)
+	}
+	depth := 0
+	for _, t := range toks {
+		at := 0
+		if t.Position != nil {
+			// Line 1 of the frontmatter is line 2 of the file.
+			at = t.Position.Line + 1
+		}
+		switch t.Type {
+		case token.AnchorType, token.AliasType, token.MergeKeyType:
+			return fmt.Errorf("frontmatter line %d: YAML anchors and aliases (&, *, <<) are not read: write each value out", at)
+		case token.TagType:
+			return fmt.Errorf("frontmatter line %d: YAML tags (%s) are not read: remove the tag", at, safetext.CleanLine(t.Value))
+		case token.DirectiveType:
+			return fmt.Errorf("frontmatter line %d: YAML directives (%%…) are not read: remove the line", at)
+		case token.DocumentHeaderType, token.DocumentEndType:
+			return fmt.Errorf("frontmatter line %d: a YAML document marker (--- or ...): frontmatter is one document, closed by a \"---\" line of its own", at)
+		case token.SequenceStartType, token.MappingStartType:
+			if depth++; depth > maxFlowDepth {
+				return fmt.Errorf("frontmatter line %d: [ ] and { } nest deeper than %d: cairn writes no such nesting", at, maxFlowDepth)
+			}
+		case token.SequenceEndType, token.MappingEndType:
+			depth = max(depth-1, 0)
+		}
+	}
+	return nil
 }
 
 func firstLine(s string) string {
