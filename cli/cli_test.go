@@ -503,15 +503,15 @@ func TestStoredEscapesAreNeutralisedOnOutput(t *testing.T) {
 	}
 
 	outputs := map[string][]string{
-		"show":            {"show", a.ID},
-		"show old":        {"show", b.ID},
-		"show --history":  {"show", a.ID, "--history"},
-		"list":            {"list", "--status", "all"},
-		"recall":          {"recall", "release checklist wiki port staging", "--explain"},
-		"context":         {"context"},
-		"timeline":        {"timeline"},
-		"verify":          {"verify"},
-		"projects":        {"projects"},
+		"show":           {"show", a.ID},
+		"show old":       {"show", b.ID},
+		"show --history": {"show", a.ID, "--history"},
+		"list":           {"list", "--status", "all"},
+		"recall":         {"recall", "release checklist wiki port staging", "--explain"},
+		"context":        {"context"},
+		"timeline":       {"timeline"},
+		"verify":         {"verify"},
+		"projects":       {"projects"},
 	}
 	for what, args := range outputs {
 		out := e.ok(args...)
