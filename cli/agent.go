@@ -25,7 +25,7 @@ func (a *app) mcpCommand() *cobra.Command {
 			if err := a.open(cmd.Context(), true); err != nil {
 				return err
 			}
-			return mcpserver.Run(cmd.Context(), a.st, a.proj, a.trustService())
+			return mcpserver.Run(cmd.Context(), a.st, a.proj, a.trustService(), a.env.Stdin, a.env.Stdout)
 		},
 	}
 }
@@ -173,26 +173,26 @@ func (a *app) recallJSON(ctx context.Context, resp recall.Response, explain bool
 func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool) {
 	w := cmd.OutOrStdout()
 	if resp.Note != "" {
-		fmt.Fprintln(w, "note: "+resp.Note)
+		fmt.Fprintln(w, "note: "+cleanLine(resp.Note))
 	}
 	if len(resp.Results) == 0 {
 		fmt.Fprintln(w, "nothing recalled")
 	}
 	show := func(i int, h recall.Hit) {
-		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, h.Memory.ID, h.Memory.Layer.Letter(), h.Memory.Title)
+		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, h.Memory.ID, h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
 		if explain {
 			x := h.Explain
 			line := fmt.Sprintf("    lexical %.2f (#%d) · vector %.2f (#%d) · salience %.2f · trust %.2f · final %.2f", x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Salience, x.Trust, x.Final)
 			if x.Trigger != "" {
-				line += " · trigger " + x.Trigger
+				line += " · trigger " + cleanLine(x.Trigger)
 			}
 			if x.Graph != "" {
-				line += " · via " + x.Graph
+				line += " · via " + cleanLine(x.Graph)
 			}
 			fmt.Fprintln(w, line)
 		}
 		for _, old := range h.History {
-			fmt.Fprintf(w, "    history: %s %s (superseded)\n", old.ID, old.Title)
+			fmt.Fprintf(w, "    history: %s %s (superseded)\n", old.ID, cleanLine(old.Title))
 		}
 	}
 	for i, h := range resp.Results {

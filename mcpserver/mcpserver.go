@@ -6,7 +6,10 @@ package mcpserver
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"strings"
 	"sync"
 
@@ -64,9 +67,17 @@ func New(st store.Store, p memory.Project, tr Trust) *mcp.Server {
 	return srv
 }
 
-// Run serves MCP on standard input and output until the client leaves.
-func Run(ctx context.Context, st store.Store, p memory.Project, tr Trust) error {
-	return New(st, p, tr).Run(ctx, &mcp.StdioTransport{})
+// Run serves MCP on in and out (the process's standard input and output)
+// until the client leaves. Malformed input is answered and skipped, never
+// the end of the session (see Transport).
+func Run(ctx context.Context, st store.Store, p memory.Project, tr Trust, in io.Reader, out io.Writer) error {
+	if in == nil {
+		in = os.Stdin
+	}
+	if out == nil {
+		out = os.Stdout
+	}
+	return New(st, p, tr).Run(ctx, &Transport{In: in, Out: out})
 }
 
 func (s *Server) checkTrust(ctx context.Context) {
@@ -168,7 +179,7 @@ type RememberIn struct {
 	Kind       string   `json:"kind,omitempty" jsonschema:"fact, preference, procedure, constraint, decision, negative, lesson, event or note"`
 	Title      string   `json:"title,omitempty" jsonschema:"one-line title (default: the first line)"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"tags"`
-	Provenance string   `json:"provenance,omitempty" jsonschema:"user-stated, user-corrected, measured, observed (default), extracted or inferred"`
+	Provenance string   `json:"provenance,omitempty" jsonschema:"measured, observed (default), extracted or inferred (user-stated and user-corrected are for people to write)"`
 	Triggers   []string `json:"triggers,omitempty" jsonschema:"for negatives: words of a task that should bring this memory up"`
 }
 
@@ -187,7 +198,7 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 		}
 	}
 	if in.Provenance != "" {
-		if m.Provenance, err = memory.ParseProvenance(in.Provenance); err != nil {
+		if m.Provenance, err = agentProvenance(in.Provenance); err != nil {
 			return nil, Item{}, err
 		}
 	}
@@ -203,6 +214,22 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 	return nil, item(got), nil
 }
 
+// agentProvenance reads the provenance an agent claims. user-stated and
+// user-corrected are refused rather than quietly lowered: they earn the
+// highest trust, which only a person's own word deserves, and an agent
+// told why can resend the note with what it did (observed the user say it).
+func agentProvenance(s string) (memory.Provenance, error) {
+	p, err := memory.ParseProvenance(s)
+	if err != nil {
+		return "", err
+	}
+	if p == memory.ProvUserStated || p == memory.ProvUserCorrected {
+		return "", fmt.Errorf("provenance %s is for what a person writes themselves: "+
+			"record what you heard or saw as observed (or measured, extracted, inferred)", p)
+	}
+	return p, nil
+}
+
 type CaptureIn struct {
 	Text   string `json:"text" jsonschema:"raw text to keep for later consolidation"`
 	Source string `json:"source,omitempty" jsonschema:"where it came from, e.g. a session or file name"`
@@ -213,6 +240,12 @@ type CaptureOut struct {
 }
 
 func (s *Server) capture(ctx context.Context, _ *mcp.CallToolRequest, in CaptureIn) (*mcp.CallToolResult, CaptureOut, error) {
+	// The store checks the source's characters and scans it for secrets;
+	// only here can a client name it freely, so its length is held here to
+	// that of the other short labels.
+	if len(in.Source) > memory.MaxRef {
+		return nil, CaptureOut{}, fmt.Errorf("source is %d bytes long: keep it under %d", len(in.Source), memory.MaxRef)
+	}
 	d, err := s.st.Capture(ctx, memory.Draft{Project: s.proj.ID, Actor: memory.ActorAgent, Text: in.Text, Source: memory.Source{Actor: memory.ActorAgent, Session: in.Source}})
 	if err != nil {
 		return nil, CaptureOut{}, err
@@ -251,13 +284,74 @@ func (s *Server) archive(ctx context.Context, _ *mcp.CallToolRequest, in Archive
 	if strings.TrimSpace(in.Reason) == "" {
 		return nil, Item{}, fmt.Errorf("a reason is required: say why this memory no longer matters")
 	}
-	id, err := s.st.Resolve(ctx, in.ID)
+	m, err := s.own(ctx, in.ID)
 	if err != nil {
 		return nil, Item{}, err
 	}
-	m, err := s.st.Archive(ctx, id, in.Reason, memory.ActorAgent)
+	if m.Project != s.proj.ID {
+		return nil, Item{}, fmt.Errorf("memory %s is global: agents archive only this project's memories; ask the person to archive it", m.ID)
+	}
+	m, err = s.st.Archive(ctx, m.ID, in.Reason, memory.ActorAgent)
 	if err != nil {
 		return nil, Item{}, err
 	}
 	return nil, item(m), nil
+}
+
+// own finds the memory an agent names by id or id prefix, among this
+// project's memories and global ones only. The store's Resolve looks in
+// every project, so its answers (and its ambiguity errors, which list the
+// ids that matched) are not used here: whatever lies in another project is
+// reported as absent, exactly as if it did not exist.
+func (s *Server) own(ctx context.Context, idOrPrefix string) (*memory.Memory, error) {
+	p := strings.ToUpper(strings.TrimSpace(idOrPrefix))
+	switch {
+	case p == "":
+		return nil, fmt.Errorf("id is empty: give the id of a memory (as recall returns it)")
+	case len(p) > idLen || strings.IndexFunc(p, func(r rune) bool { return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z') }) >= 0:
+		return nil, fmt.Errorf("%q is not a memory id: give the id as recall returns it", idOrPrefix)
+	case len(p) < 4:
+		return nil, fmt.Errorf("id %q is too short: give at least 4 characters", idOrPrefix)
+	}
+	notHere := fmt.Errorf("no memory %s in this project: take the id from recall", p)
+	if len(p) == idLen {
+		m, err := s.st.Get(ctx, p)
+		if errors.Is(err, store.ErrNotFound) || err == nil && !s.inScope(m.Project) {
+			return nil, notHere
+		}
+		return m, err
+	}
+	var found []*memory.Memory
+	for _, proj := range s.projects() {
+		q := store.Query{Project: proj, Status: store.StatusAny, Limit: 500}
+		for len(found) < 2 {
+			page, err := s.st.List(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range page.Memories {
+				if strings.HasPrefix(m.ID, p) {
+					found = append(found, m)
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			q.After = page.Next
+		}
+	}
+	switch len(found) {
+	case 0:
+		return nil, notHere
+	case 1:
+		return found[0], nil
+	}
+	return nil, fmt.Errorf("id %s is ambiguous (%s, %s …): give more characters", p, found[0].ID, found[1].ID)
+}
+
+// idLen is the length of a memory id (a ULID).
+const idLen = 26
+
+func (s *Server) inScope(project string) bool {
+	return project == s.proj.ID || project == memory.GlobalID
 }

@@ -147,7 +147,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 		{"remember", map[string]any{"text": "key AKIA" + "IOSFODNN7EXAMPLQ"}, "AWS"},
 		{"remember", map[string]any{}, "text"},
 		{"recall", map[string]any{"query": "  "}, "empty"},
-		{"archive", map[string]any{"id": "ZZZZZZZZ", "reason": "r"}, "not found"},
+		{"archive", map[string]any{"id": "ZZZZZZZZ", "reason": "r"}, "no memory ZZZZZZZZ in this project"},
 		{"capture", map[string]any{"text": ""}, "empty"},
 	}
 	for _, c := range cases {
