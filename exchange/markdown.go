@@ -273,8 +273,9 @@ func wikiLink(e memory.RecordEdge) string {
 
 func parseWikiLink(kind, s string) (memory.RecordEdge, error) {
 	e := memory.RecordEdge{Kind: memory.EdgeKind(kind)}
-	inner, ok := strings.CutPrefix(strings.TrimSpace(s), "[[")
-	if inner, ok = strings.CutSuffix(inner, "]]"); !ok {
+	inner, open := strings.CutPrefix(strings.TrimSpace(s), "[[")
+	inner, closed := strings.CutSuffix(inner, "]]")
+	if !open || !closed {
 		return e, fmt.Errorf("link %q is not a [[wiki link]]", s)
 	}
 	to, attrs, _ := strings.Cut(inner, "|")

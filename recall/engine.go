@@ -370,9 +370,6 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		// lexical only until the vectors are rebuilt with the new one.
 		go e.Rebuild(context.WithoutCancel(ctx))
 	}
-	type cand struct {
-		ex Explain
-	}
 	cands := map[int32]*Explain{}
 	get := func(n int32) *Explain {
 		if c, ok := cands[n]; ok {

@@ -295,8 +295,8 @@ func TestHTTPEmbedder(t *testing.T) {
 
 func TestHTTPEmbedderFailuresFallBack(t *testing.T) {
 	bodies := map[string]func(w http.ResponseWriter){
-		"5xx":       func(w http.ResponseWriter) { http.Error(w, "down", 503) },
-		"4xx":       func(w http.ResponseWriter) { http.Error(w, "no key", 401) },
+		"5xx":       func(w http.ResponseWriter) { http.Error(w, "down", http.StatusServiceUnavailable) },
+		"4xx":       func(w http.ResponseWriter) { http.Error(w, "no key", http.StatusUnauthorized) },
 		"malformed": func(w http.ResponseWriter) { w.Write([]byte(`{"data": [`)) },
 		"dimension": func(w http.ResponseWriter) { w.Write([]byte(`{"data":[{"embedding":[1,2],"index":0}]}`)) },
 		"timeout":   func(w http.ResponseWriter) { time.Sleep(300 * time.Millisecond) },
