@@ -1,15 +1,20 @@
 package secrets
 
 import (
+	"encoding/base64"
 	"math"
 	"strings"
 )
 
 // assignments calls found for every `name = value`, `name: value`,
-// `name := "value"`, `"name": "value"`, `name => value` and `name == value`
-// whose name says it holds a secret and whose value looks random. The span
-// passed is the value's.
+// `name := "value"`, `"name": "value"`, `name => value`, `name == value`
+// and Makefile's `name ?= value` whose name says it
+// holds a secret and whose value looks random. The span passed is the
+// value's. A name/value pair counts as an assignment too: `name:
+// API_TOKEN` then `value: …` (Kubernetes env lists, ECS task definitions),
+// or key="ApiKey" value="…" in an XML tag.
 func assignments(text string, found func(start, end int, rule string)) {
+	pairRule, pairEnd := "", -1
 	for i := 0; i < len(text); {
 		k := strings.IndexAny(text[i:], ":=")
 		if k < 0 {
@@ -39,18 +44,68 @@ func assignments(text string, found func(start, end int, rule string)) {
 			}
 		}
 		i = next
-		name, prev := nameBefore(text, op)
-		rule, _, ok := secretName(name, false)
+		nameEnd := op
+		if op > 0 && text[op] == '=' && text[op-1] == '?' {
+			nameEnd = op - 1 // Makefile: TOKEN ?= value
+		}
+		name, prev := nameBefore(text, nameEnd)
+		// An upper-case name is an environment variable's, where KEY means
+		// a key as it does on an .env line: MAPBOX_KEY = "…".
+		rule, _, ok := secretName(name, constCase(name))
 		if !ok && prev != "" { // "API key: …", "access token = …"
 			rule, _, ok = secretName(prev+"_"+name, false)
 		}
 		if !ok {
+			switch pairKey(name) {
+			case 'n':
+				// name: API_TOKEN: the value of the pair comes next.
+				if s, e := valueAfter(text, next); e > s && e-s <= 64 {
+					if r, _, ok := secretName(text[s:e], constCase(text[s:e])); ok && !strings.ContainsAny(text[s:e], "/:") {
+						pairRule, pairEnd = r, e
+					}
+				}
+			case 'v':
+				if pairEnd >= 0 && op-pairEnd <= 256 {
+					if s, e := valueAfter(text, next); e > s && looksRandom(text[s:e]) {
+						found(s, e, pairRule)
+					}
+				}
+				pairEnd = -1
+			}
 			continue
 		}
-		if s, e := valueAfter(text, next); e > s && looksRandom(text[s:e]) {
+		if s, e := valueAfter(text, next); e > s && looksRandom(text[s:e]) && !basicPlaceholder(text, s, e) {
 			found(s, e, rule)
 		}
 	}
+}
+
+// basicPlaceholder: a Basic authorization whose credentials decode to
+// user:password with a placeholder password (CLIENT_ID:CLIENT_SECRET).
+func basicPlaceholder(text string, s, e int) bool {
+	b := strings.TrimRight(text[max(0, s-8):s], " ")
+	if len(b) < 5 || !strings.EqualFold(b[len(b)-5:], "basic") {
+		return false
+	}
+	d, err := base64.RawStdEncoding.DecodeString(strings.TrimRight(text[s:e], "="))
+	if err != nil {
+		return false
+	}
+	_, pw, ok := strings.Cut(string(d), ":")
+	return ok && (placeholder(pw) || constCase(pw) || reference(pw))
+}
+
+// pairKey tells the halves of a name/value pair apart: 'n' for the key
+// that names the variable (name, key), 'v' for the one that holds its
+// value, 0 for neither.
+func pairKey(name string) byte {
+	switch strings.ToLower(strings.Trim(name, "-_.")) {
+	case "name", "key", "id", "variable", "envvar", "env":
+		return 'n'
+	case "value", "val", "secretvalue", "defaultvalue":
+		return 'v'
+	}
+	return 0
 }
 
 // nameBefore returns the key name that ends just before the operator at op
@@ -94,20 +149,12 @@ func valueAfter(text string, i int) (int, int) {
 	for i < len(text) && (text[i] == ' ' || text[i] == '\t') {
 		i++
 	}
-	for _, scheme := range []string{"bearer ", "basic ", "token ", "digest "} {
-		if len(text)-i > len(scheme) && strings.EqualFold(text[i:i+len(scheme)], scheme) {
-			i += len(scheme)
-			for i < len(text) && text[i] == ' ' {
-				i++
-			}
-			break
-		}
-	}
+	i = pastScheme(text, i)
 	if i+1 < len(text) && text[i] == '\\' && (text[i+1] == '"' || text[i+1] == '\'') {
 		i++ // an escaped quote: JSON inside a string
 	}
 	if i < len(text) && strings.IndexByte("\"'`", text[i]) >= 0 {
-		i++
+		i = pastScheme(text, i+1) // "Authorization": "Bearer …"
 	}
 	e := i
 	for e < len(text) && e-i < 512 && strings.IndexByte(" \t\r\n\"'`,;|&)]}<>", text[e]) < 0 {
@@ -119,10 +166,24 @@ func valueAfter(text string, i int) (int, int) {
 		}
 		e++
 	}
-	for e > i && strings.IndexByte(".:\\", text[e-1]) >= 0 {
-		e--
+	for e > i && strings.IndexByte(".:\\=", text[e-1]) >= 0 {
+		e-- // sentence punctuation, base64 padding: neither makes a value random
 	}
 	return i, e
+}
+
+// pastScheme skips an authorization scheme (Bearer, Basic, Token) at i.
+func pastScheme(text string, i int) int {
+	for _, scheme := range []string{"bearer ", "basic ", "token ", "digest ", "ssws "} {
+		if len(text)-i > len(scheme) && strings.EqualFold(text[i:i+len(scheme)], scheme) {
+			i += len(scheme)
+			for i < len(text) && text[i] == ' ' {
+				i++
+			}
+			break
+		}
+	}
+	return i
 }
 
 // envLines calls found for every line that is exactly NAME=value
@@ -134,7 +195,7 @@ func envLines(text string, found func(start, end int)) {
 		if nl := strings.IndexByte(text[off:], '\n'); nl >= 0 {
 			end, next = off+nl, off+nl+1
 		}
-		if strings.IndexByte(text[off:end], '=') >= 0 {
+		if strings.IndexByte(text[off:end], '=') >= 0 || strings.IndexByte(text[off:end], ' ') >= 0 && spaceSetter(text[off:end]) {
 			if s, e, ok := envLine(text, off, end); ok {
 				found(s, e)
 			}
@@ -147,24 +208,39 @@ func envLine(text string, i, end int) (int, int, bool) {
 	for i < end && (text[i] == ' ' || text[i] == '\t') {
 		i++
 	}
-	if strings.HasPrefix(text[i:end], "export ") {
-		i += len("export ")
-		for i < end && text[i] == ' ' {
-			i++
+	spaced := false // the value may follow the name after a space
+	for _, st := range setters {
+		if strings.HasPrefix(text[i:end], st.word) {
+			spaced = st.spaced
+			i += len(st.word)
+			for i < end && text[i] == ' ' {
+				i++
+			}
+			break
 		}
 	}
 	ns := i
 	for i < end && (text[i] >= 'A' && text[i] <= 'Z' || text[i] >= '0' && text[i] <= '9' || text[i] == '_') {
 		i++
 	}
-	if i == ns || i >= end || text[i] != '=' || text[ns] >= '0' && text[ns] <= '9' {
+	if i == ns || i >= end || text[ns] >= '0' && text[ns] <= '9' {
+		return 0, 0, false
+	}
+	vs := i + 1
+	switch {
+	case text[i] == '=':
+	case spaced && text[i] == ' ':
+		for vs < end && text[vs] == ' ' {
+			vs++
+		}
+	default:
 		return 0, 0, false
 	}
 	_, strong, ok := secretName(text[ns:i], true)
 	if !ok {
 		return 0, 0, false
 	}
-	vs, ve := i+1, end
+	ve := end
 	for ve > vs && strings.IndexByte(" \t\r", text[ve-1]) >= 0 {
 		ve--
 	}
@@ -194,9 +270,23 @@ func envLine(text string, i, end int) (int, int, bool) {
 	return vs, ve, true
 }
 
+// setters are the words that may come before NAME=value on an .env-style
+// line: the shell's export, a Dockerfile's ENV and ARG, csh's setenv,
+// fish's set -x, cmd.exe's set. ENV, setenv and set -x also take NAME value.
+var setters = []struct {
+	word   string
+	spaced bool
+}{{"export ", false}, {"ENV ", true}, {"ARG ", false}, {"setenv ", true}, {"set -gx ", true}, {"set -x ", true}, {"set ", false}}
+
+// spaceSetter: a line that may set a variable without an '='.
+func spaceSetter(line string) bool {
+	line = strings.TrimLeft(line, " \t")
+	return strings.HasPrefix(line, "ENV ") || strings.HasPrefix(line, "setenv ") || strings.HasPrefix(line, "set -")
+}
+
 // Words that make a key name hold a secret wherever they appear in it
 // (matched with separators removed, so api_key, api-key and apiKey agree).
-var strongWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "privatekey", "signingkey", "encryptionkey", "masterkey", "authkey", "credential", "authorization"}
+var strongWords = []string{"password", "passwd", "passphrase", "secret", "token", "apikey", "accesskey", "privatekey", "signingkey", "encryptionkey", "masterkey", "authkey", "accountkey", "credential", "authorization"}
 
 // Words that do only as a whole segment of the name (dbPass, x-auth, but not
 // bypass, author or compass). key counts only in .env names.
@@ -336,7 +426,7 @@ func init() {
 	for _, w := range strings.Fields(`password passwd secret admin root guest postgres mysql letmein qwerty
 		default token apikey pass pwd user username foobar abc123 123456 p@ssw0rd passw0rd password1
 		password123 s3cr3t hunter2 mysecretpassword supersecret secret123 disabled enabled required
-		optional internal external insecure`) {
+		optional internal external insecure asdf asdfasdf asdfgh qwer foo bar baz foobar`) {
 		defaults[w] = true
 	}
 }
@@ -361,13 +451,18 @@ func placeholder(v string) bool {
 	return same || run
 }
 
-// identLike is a dotted chain of identifiers: cfg.ClientSecret, var.db_password.
+// identLike is a dotted chain of identifiers: cfg.ClientSecret,
+// var.db_password. A long part that does not read as words makes it a
+// token instead (a Vault token is s. and 24 random characters).
 func identLike(v string) bool {
 	if !strings.Contains(v, ".") {
 		return false
 	}
 	for _, p := range strings.Split(v, ".") {
 		if p == "" || !(p[0] >= 'a' && p[0] <= 'z' || p[0] >= 'A' && p[0] <= 'Z' || p[0] == '_') {
+			return false
+		}
+		if len(p) >= 16 && !strings.Contains(p, "_") && mixedAlnum(p) && caseBalanced(p) && !wordish(p) {
 			return false
 		}
 		for i := 0; i < len(p); i++ {

@@ -2,134 +2,10 @@ package secrets
 
 import (
 	"net/url"
-	"regexp"
 	"sort"
 	"strings"
 	"unicode/utf8"
 )
-
-// Rule names, as they appear in findings and messages.
-const (
-	rulePEM       = "private key block"
-	ruleAWSKeyID  = "AWS access key id"
-	ruleAWSSecret = "AWS secret access key"
-	ruleGitHub    = "GitHub token"
-	ruleGitLab    = "GitLab token"
-	ruleSlack     = "Slack token"
-	ruleSlackHook = "Slack webhook URL"
-	ruleStripe    = "Stripe key"
-	ruleGoogle    = "Google API key"
-	ruleOpenAI    = "OpenAI API key"
-	ruleAnthropic = "Anthropic API key"
-	ruleNPM       = "npm token"
-	ruleJWT       = "JSON web token"
-	ruleURL       = "password in a URL"
-	rulePassword  = "password assignment"
-	ruleToken     = "token assignment"
-	ruleKey       = "key assignment"
-	ruleSecret    = "secret assignment"
-	ruleEnv       = ".env secret line"
-)
-
-// A pattern is a regular expression for one credential format.
-type pattern struct {
-	name string
-	re   *regexp.Regexp
-	// group is the submatch that is the secret itself (0: the whole match);
-	// its start is where the finding is reported.
-	group int
-	// check, when set, must accept the match (m as from FindAllStringSubmatchIndex).
-	check func(text string, m []int) bool
-	// The expression only runs when one of hints occurs in the text (in
-	// the text lower-cased when lower is set): looking for a literal is
-	// far cheaper than running an expression over every note.
-	hints []string
-	lower bool
-}
-
-// patterns are tried in this order; when two findings overlap the
-// earlier pattern wins, and every pattern wins over the generic
-// assignment and .env rules.
-var patterns = []pattern{
-	{name: rulePEM, hints: []string{"PRIVATE KEY"},
-		re:    regexp.MustCompile(`-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----`),
-		check: func(text string, m []int) bool { return keyMaterialAfter(text, m[1]) }},
-	{name: ruleAWSKeyID, hints: []string{"AKIA", "ASIA"},
-		re:    regexp.MustCompile(`\b(?:AKIA|ASIA)[A-Z0-9]{16}\b`),
-		check: notTokenPlaceholder},
-	{name: ruleGitHub, hints: []string{"ghp_", "gho_", "ghu_", "ghs_", "ghr_"},
-		re:    regexp.MustCompile(`\bgh[pousr]_[A-Za-z0-9]{36,255}\b`),
-		check: notTokenPlaceholder},
-	{name: ruleGitHub, hints: []string{"github_pat_"},
-		re:    regexp.MustCompile(`\bgithub_pat_[A-Za-z0-9_]{50,255}\b`),
-		check: notTokenPlaceholder},
-	{name: ruleGitLab, hints: []string{"glpat-"},
-		re: regexp.MustCompile(`\bglpat-[A-Za-z0-9_\-]{20,}`),
-		check: func(text string, m []int) bool {
-			return notTokenPlaceholder(text, m) && classes(text[m[0]+6:m[1]]) >= 2
-		}},
-	{name: ruleSlack, hints: []string{"xox"},
-		re:    regexp.MustCompile(`\bxox[abprse]-[0-9]+-[A-Za-z0-9\-]{8,}`),
-		check: notTokenPlaceholder},
-	{name: ruleSlackHook, hints: []string{"hooks.slack.com"},
-		re:    regexp.MustCompile(`https://hooks\.slack\.com/(?:services|workflows|triggers)/[A-Za-z0-9_]+/[A-Za-z0-9_]+/[A-Za-z0-9_/]{8,}`),
-		check: notTokenPlaceholder},
-	{name: ruleStripe, hints: []string{"_live_"},
-		re:    regexp.MustCompile(`\b[sr]k_live_[A-Za-z0-9]{16,}\b`),
-		check: notTokenPlaceholder},
-	{name: ruleGoogle, hints: []string{"AIza"},
-		re:    regexp.MustCompile(`\bAIza[0-9A-Za-z_\-]{35}`),
-		check: notTokenPlaceholder},
-	{name: ruleAnthropic, hints: []string{"sk-ant-"},
-		re:    regexp.MustCompile(`\bsk-ant-[A-Za-z0-9_\-]{20,}`),
-		check: func(text string, m []int) bool { return notTokenPlaceholder(text, m) && mixedAlnum(text[m[0]+7:m[1]]) }},
-	// OpenAI keys: sk- followed by base62 (legacy), or sk-proj-, sk-svcacct-,
-	// sk-admin- followed by base64url. Requiring upper, lower and digit
-	// keeps kebab-case words after "sk-" out.
-	{name: ruleOpenAI, hints: []string{"sk-"},
-		re: regexp.MustCompile(`\bsk-[A-Za-z0-9_\-]{20,}`),
-		check: func(text string, m []int) bool {
-			v := text[m[0]:m[1]]
-			return !strings.HasPrefix(v, "sk-ant-") && notTokenPlaceholder(text, m) && mixedAlnum(v[3:])
-		}},
-	{name: ruleNPM, hints: []string{"npm_"},
-		re:    regexp.MustCompile(`\bnpm_[A-Za-z0-9]{36}\b`),
-		check: notTokenPlaceholder},
-	{name: ruleJWT, hints: []string{"eyJ"},
-		re: regexp.MustCompile(`\beyJ[A-Za-z0-9_\-]{8,}\.eyJ[A-Za-z0-9_\-]{8,}\.[A-Za-z0-9_\-]{10,}`)},
-	{name: ruleAWSSecret, hints: []string{"aws_secret", "awssecret", "aws-secret"}, lower: true, group: 1,
-		re: regexp.MustCompile(`(?i)aws[_\-]?secret[_\-]?(?:access[_\-]?)?key["'\x60]?\s*(?::=|=>|[:=])\s*["'\x60]?([A-Za-z0-9/+=]{40})(?:[^A-Za-z0-9/+=]|$)`),
-		check: func(text string, m []int) bool {
-			v := text[m[2]:m[3]]
-			return !placeholder(v) && classes(v) >= 2
-		}},
-}
-
-// notTokenPlaceholder rejects the documentation stand-ins for prefixed
-// tokens (AKIA…EXAMPLE, ghp_xxxx…). It is narrower than placeholder: a
-// random token may well contain "test" or "null" by chance.
-func notTokenPlaceholder(text string, m []int) bool {
-	l := strings.ToLower(text[m[0]:m[1]])
-	for _, w := range []string{"example", "xxxx", "your", "placeholder", "redacted", "0000000000", "..."} {
-		if strings.Contains(l, w) {
-			return false
-		}
-	}
-	return true
-}
-
-// mixedAlnum: upper case, lower case and a digit, as any random base62 or
-// base64 string of 20 characters or more has.
-func mixedAlnum(v string) bool {
-	var up, lo, dg bool
-	for i := 0; i < len(v); i++ {
-		c := v[i]
-		up = up || c >= 'A' && c <= 'Z'
-		lo = lo || c >= 'a' && c <= 'z'
-		dg = dg || c >= '0' && c <= '9'
-	}
-	return up && lo && dg
-}
 
 // urlPasswords calls found for the password of every
 // scheme://user:password@host in text (the user may be empty, as in
@@ -232,6 +108,7 @@ type hit struct {
 
 // Priorities of the rules that are not patterns.
 const (
+	prioShape  = 998 // netrc entries, command-line passwords, XML elements, call arguments
 	prioURL    = 999
 	prioEnv    = 1000 // an .env line is more telling than an assignment
 	prioAssign = 1001
@@ -247,24 +124,35 @@ func Scan(text string) []Finding {
 			hits = append(hits, hit{start, end, prio, rule})
 		}
 	}
-	lower := ""
-	for p, pt := range patterns {
-		hay := text
-		if pt.lower {
-			if lower == "" {
-				lower = asciiLower(text)
-			}
-			hay = lower
+	var need triggers
+	var buf [8]candidate
+	cands := findLiterals(text, &need, buf[:0])
+	for _, c := range cands {
+		pt := &patterns[c.pat]
+		w := text[c.pos:min(len(text), c.pos+pt.window())]
+		m := pt.re.FindStringSubmatchIndex(w)
+		if m == nil {
+			continue
 		}
-		if !containsAny(hay, pt.hints) {
+		for k := range m {
+			if m[k] >= 0 {
+				m[k] += c.pos
+			}
+		}
+		pt.report(text, m, c.pat, add)
+	}
+	for p := range patterns {
+		pt := &patterns[p]
+		if !pt.mid || !need.has(p) {
 			continue
 		}
 		for _, m := range pt.re.FindAllStringSubmatchIndex(text, -1) {
-			s, e := m[2*pt.group], m[2*pt.group+1]
-			if s < 0 || pt.check != nil && !pt.check(text, m) {
-				continue
-			}
-			add(s, e, p, pt.name)
+			pt.report(text, m, p, add)
+		}
+	}
+	for s, sc := range scanners {
+		if need.has(len(patterns) + s) {
+			sc.run(text, func(start, end int, rule string) { add(start, end, prioShape, rule) })
 		}
 	}
 	urlPasswords(text, func(s, e int) { add(s, e, prioURL, ruleURL) })
@@ -276,17 +164,34 @@ func Scan(text string) []Finding {
 	return locate(text, dedupe(hits))
 }
 
+// report adds the hit for match m of pattern p, if its check accepts it.
+func (pt *pattern) report(text string, m []int, p int, add func(start, end, prio int, rule string)) {
+	s, e := m[2*pt.group], m[2*pt.group+1]
+	if s < 0 || pt.check != nil && !pt.check(text, m) {
+		return
+	}
+	add(s, e, p, pt.name)
+}
+
 // dedupe keeps, of overlapping hits, the one of the best priority (then the
 // earliest), and returns the kept hits in order of position.
 func dedupe(hits []hit) []hit {
 	if len(hits) == 1 {
 		return hits
 	}
+	// Token formats all rank alike, and of two that overlap the one that
+	// starts first wins: a prefix inside a longer token (…=sk-… in an
+	// Atlassian token) is part of it. Then the earlier pattern wins.
+	rank := func(h hit) int { return min(h.prio, prioShape-1) }
 	sort.Slice(hits, func(i, j int) bool {
-		if hits[i].prio != hits[j].prio {
-			return hits[i].prio < hits[j].prio
+		a, b := hits[i], hits[j]
+		if rank(a) != rank(b) {
+			return rank(a) < rank(b)
 		}
-		return hits[i].start < hits[j].start
+		if a.start != b.start {
+			return a.start < b.start
+		}
+		return a.prio < b.prio
 	})
 	// kept is sorted by position and free of overlaps, so its ends are
 	// sorted too.
@@ -321,24 +226,4 @@ func locate(text string, hits []hit) []Finding {
 		out = append(out, Finding{Rule: h.rule, Line: line, Column: col})
 	}
 	return out
-}
-
-// asciiLower lower-cases ASCII letters only, so byte offsets stay valid.
-func asciiLower(s string) string {
-	b := []byte(s)
-	for i, c := range b {
-		if c >= 'A' && c <= 'Z' {
-			b[i] = c + 'a' - 'A'
-		}
-	}
-	return string(b)
-}
-
-func containsAny(s string, subs []string) bool {
-	for _, sub := range subs {
-		if strings.Contains(s, sub) {
-			return true
-		}
-	}
-	return false
 }

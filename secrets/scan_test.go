@@ -73,7 +73,7 @@ func TestScanFindsEveryRule(t *testing.T) {
 		{"json client secret", `{"client_secret": "` + "8fK2mQ9xZ3vL7pW1rT5y" + `"}`, ruleSecret},
 		{"go apiKey", `apiKey := "` + "Q7m2Zk9xL3vP8wR1t4" + `"`, ruleKey},
 		{"php array", `'password' => '` + "Lw7#qZ2!mK9x" + `'`, rulePassword},
-		{"cli flag", "mysql --password=" + "Lw7qZ2mK9xR4", rulePassword},
+		{"cli flag", "mysql --password=" + "Lw7qZ2mK9xR4", ruleCLI},
 		{"spring property", "spring.datasource.password=" + "Lw7qZ2mK9xR4", rulePassword},
 		{"query string", "GET /cb?access_token=" + random20 + "&state=1", ruleToken},
 		{"bearer header", `curl -H "Authorization: Bearer ` + random20 + `" https://api`, ruleToken},
@@ -369,13 +369,30 @@ func lineRunes(text string) []int {
 func FuzzScan(f *testing.F) {
 	for _, s := range []string{"", "x", "=", ":", "a=b", "token:", "password=\"", pemSSH, "TOKEN=" + ghToken,
 		"ünï\n\n" + awsID, jwt, "postgres://u:" + "p4ssW0rdZ@h", "export X_KEY=\"", begin + "RSA PRIVATE KEY-----",
-		"api_key := \"" + random20 + "\"\r\nSECRET=" + hex40, "\xff\xfe token=\xff" + random20} {
+		"api_key := \"" + random20 + "\"\r\nSECRET=" + hex40, "\xff\xfe token=\xff" + random20,
+		"machine h login u password " + random20, "curl -u u:" + random20 + " x", "mysql -p" + random20,
+		"<password>" + random20 + "</password>", "TOKEN ?= " + random20, `setProperty("X_TOKEN", "` + random20 + `")`,
+		"- name: API_TOKEN\n  value: " + random20, "ENV API_TOKEN " + random20, "s." + random20 + "abcd",
+		"sig=" + hex40 + "&sv=1", "MTk4" + random20 + "." + random20[:6] + "." + hex40, "1//0" + hex40 + random20,
+		"PuTTY-User-Key-File-3: x\nPrivate-Lines: 1\n" + hex40, "LS0tLS1CRUdJTi" + hex40, "x:AA" + hex40} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, text string) {
 		runes := lineRunes(text)
 		prevLine, prevCol := 0, 0
-		for _, fd := range Scan(text) {
+		found := Scan(text)
+		// A finding depends on its own lines only: the same text between
+		// two unrelated lines gives the same findings, one line down.
+		framed := Scan("-- note --\n" + text + "\n-- end --")
+		if len(framed) != len(found) {
+			t.Fatalf("framed text gives %+v, alone %+v", framed, found)
+		}
+		for i, fd := range found {
+			if want := (Finding{Rule: fd.Rule, Line: fd.Line + 1, Column: fd.Column}); framed[i] != want {
+				t.Fatalf("framed finding %+v, want %+v", framed[i], want)
+			}
+		}
+		for _, fd := range found {
 			if fd.Line < 1 || fd.Line > len(runes) || fd.Column < 1 || fd.Column > runes[fd.Line-1] {
 				t.Fatalf("finding out of bounds: %+v (lines %v)", fd, runes)
 			}
