@@ -238,3 +238,21 @@ func TestOpenAfterTornLogFile(t *testing.T) {
 		})
 	}
 }
+
+// The torn-log sweep never touches a store another process holds: an empty
+// log file there may be one that process is creating right now.
+func TestTornLogSweepLeavesAHeldStoreAlone(t *testing.T) {
+	db, dir := openTest(t)
+	defer db.Close()
+	fresh := filepath.Join(dir, "009999.mem")
+	if err := os.WriteFile(fresh, nil, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := clearTornLogs(dir); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(fresh); err != nil {
+		t.Fatalf("the sweep removed an empty log of a store that is open: %v", err)
+	}
+	os.Remove(fresh)
+}

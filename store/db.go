@@ -31,6 +31,10 @@ type Options struct {
 	// path without fsync use it; the product never does.
 	NoSync bool
 
+	// readOnly is for tests: open read-only, as on a disk without room
+	// (see openReadOnly), whatever the free space.
+	readOnly bool
+
 	// smallLSM is for tests: 1 MiB memtables so that a few megabytes of
 	// writes go through SST files and compactions, and no block compression
 	// so that text stays findable in the raw files.
@@ -44,6 +48,11 @@ type DB struct {
 	opt  Options
 	now  func() time.Time
 	open time.Time
+
+	// ro is set when Open found no room to open read-write and opened the
+	// store read-only (see openReadOnly); dirLock is then the store's lock.
+	ro      bool
+	dirLock *os.File
 
 	mu     sync.RWMutex // held for reading by every operation, for writing by Close
 	closed bool
@@ -72,15 +81,14 @@ type Owner struct {
 
 // Open opens (creating if needed) the store in dir. A store already held by
 // another process gives an error wrapping ErrLocked that names that process.
+// On a disk without room to open it read-write, it opens read-only: reads
+// work, writes are refused with ErrDiskFull (see openReadOnly).
 func Open(dir string, opt Options) (*DB, error) {
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return nil, fmt.Errorf("create store directory: %w", err)
+		return nil, diskFull(dir, fmt.Errorf("create store directory: %w", err))
 	}
 	if err := clearTornLogs(dir); err != nil {
 		return nil, fmt.Errorf("open store %s: %w", dir, err)
-	}
-	if err := roomToOpen(dir); err != nil {
-		return nil, err
 	}
 	// Every value cairn writes is far below the value threshold, so values
 	// live in the LSM tree, where a forget's DropPrefix removes them from
@@ -96,34 +104,75 @@ func Open(dir string, opt Options) (*DB, error) {
 		bo = bo.WithMemTableSize(1 << 20).WithBaseTableSize(512 << 10).WithBaseLevelSize(2 << 20).
 			WithValueThreshold(128 << 10).WithCompression(options.None)
 	}
-	bdb, err := badger.Open(bo)
-	if err != nil {
-		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
-			return nil, lockedError(dir)
-		}
-		return nil, fmt.Errorf("open store %s: %w", dir, err)
-	}
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	db := &DB{bdb: bdb, dir: dir, opt: opt, now: now, open: now().UTC(),
+	db := &DB{dir: dir, opt: opt, now: now, open: now().UTC(),
 		stop: make(chan struct{}), done: make(chan struct{})}
-	if err := db.checkSchema(); err != nil {
-		bdb.Close()
+	full := roomToOpen(dir)
+	if full == nil && opt.readOnly {
+		full = errors.New("opened read-only for a test")
+	}
+	var err error
+	if full != nil {
+		err = db.openReadOnly(bo, full)
+	} else {
+		err = db.openReadWrite(bo)
+	}
+	if err != nil {
 		return nil, err
-	}
-	if err := db.finishPurges(); err != nil {
-		bdb.Close()
-		return nil, fmt.Errorf("open store %s: finish an interrupted forget: %w", dir, err)
-	}
-	if err := db.finishImports(); err != nil {
-		bdb.Close()
-		return nil, fmt.Errorf("open store %s: undo an interrupted import: %w", dir, err)
 	}
 	db.writeOwner()
 	go db.gcLoop()
 	return db, nil
+}
+
+// openReadWrite opens Badger and finishes what a process that died left
+// unfinished.
+func (db *DB) openReadWrite(bo badger.Options) error {
+	bdb, err := badger.Open(bo)
+	if err != nil {
+		if strings.Contains(err.Error(), "Cannot acquire directory lock") {
+			return lockedError(db.dir)
+		}
+		return fmt.Errorf("open store %s: %w", db.dir, err)
+	}
+	db.bdb = bdb
+	if err := db.checkSchema(); err != nil {
+		bdb.Close()
+		return err
+	}
+	// Finishing interrupted work writes, so on a disk without room for it
+	// the work waits for an Open with room, rather than the store staying
+	// shut: a forgotten memory is unreadable from the first step on, and an
+	// import is undone by the next Import too.
+	if db.roomToWrite() == nil {
+		if err := db.finishPurges(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: finish an interrupted forget: %w", db.dir, err)
+		}
+	}
+	if db.roomToUndo() == nil {
+		if err := db.finishImports(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: undo an interrupted import: %w", db.dir, err)
+		}
+	}
+	return nil
+}
+
+// ReadOnly reports whether Open opened the store read-only for lack of
+// space: every write is refused until it is opened again with room.
+func (db *DB) ReadOnly() bool { return db.ro }
+
+// release closes Badger, then lets go of the lock a read-only open holds.
+func (db *DB) release() error {
+	err := db.bdb.Close()
+	if db.dirLock != nil {
+		db.dirLock.Close()
+	}
+	return err
 }
 
 func lockedError(dir string) error {
@@ -158,6 +207,9 @@ func (db *DB) checkSchema() error {
 	return db.bdb.Update(func(txn *badger.Txn) error {
 		item, err := txn.Get(keySchema)
 		if errors.Is(err, badger.ErrKeyNotFound) {
+			if db.ro {
+				return nil // a store that never held anything: nothing to misread
+			}
 			return txn.Set(keySchema, []byte(strconv.Itoa(schemaVersion)))
 		}
 		if err != nil {
@@ -189,7 +241,7 @@ func (db *DB) Close() error {
 	close(db.stop)
 	<-db.done
 	_ = os.Remove(filepath.Join(db.dir, ownerFile))
-	return db.bdb.Close()
+	return db.release()
 }
 
 // enter guards an operation against a concurrent Close.
@@ -237,7 +289,7 @@ func (db *DB) update(ctx context.Context, fn func(txn *badger.Txn) error) error 
 	}
 	defer release()
 	if err := db.roomToWrite(); err != nil {
-		return err
+		return db.readsOnly(ctx, fn, err)
 	}
 	for attempt := 0; ; attempt++ {
 		if err := ctx.Err(); err != nil {
@@ -255,9 +307,27 @@ func (db *DB) update(ctx context.Context, fn func(txn *badger.Txn) error) error 
 	}
 }
 
+// readsOnly runs fn, which may not write (refused says why), in a
+// read-only transaction: an operation that turns out to change nothing,
+// such as EnsureProject of a known project, works on a full disk too,
+// and one that would write gets refused instead of Badger's error.
+func (db *DB) readsOnly(ctx context.Context, fn func(txn *badger.Txn) error, refused error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	err := db.bdb.View(fn)
+	if errors.Is(err, badger.ErrReadOnlyTxn) {
+		return refused
+	}
+	return err
+}
+
 // commit runs fn in one read-write transaction, waiting while a forget
 // drops keys (see dropping).
 func (db *DB) commit(fn func(txn *badger.Txn) error) error {
+	if db.ro {
+		return db.readsOnly(context.Background(), fn, db.roomToWrite())
+	}
 	db.dropping.RLock()
 	defer db.dropping.RUnlock()
 	return db.bdb.Update(fn)

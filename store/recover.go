@@ -20,23 +20,23 @@ import (
 // write lands after the header the second step writes — so removing it
 // loses nothing.
 //
-// It runs under Badger's own directory lock (flock on LOCK): a process that
-// holds the store may be between those two steps right now, and its file
-// must not be touched. When the lock is held elsewhere nothing is removed and
-// Open reports the holder as usual.
+// It runs under Badger's own lock, a flock on the store directory itself:
+// a process that holds the store may be between those two steps right now,
+// and its file must not be touched. When the lock is held elsewhere nothing
+// is removed and Open reports the holder as usual.
 func clearTornLogs(dir string) error {
-	lock, err := os.OpenFile(filepath.Join(dir, "LOCK"), os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW, 0o600)
+	d, err := os.Open(dir)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
 			return nil
 		}
 		return err
 	}
-	defer lock.Close()
-	if err := syscall.Flock(int(lock.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+	defer d.Close()
+	if err := syscall.Flock(int(d.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		return nil // held by a live process: its files are its own
 	}
-	defer syscall.Flock(int(lock.Fd()), syscall.LOCK_UN)
+	defer syscall.Flock(int(d.Fd()), syscall.LOCK_UN)
 	entries, err := os.ReadDir(dir)
 	if err != nil {
 		return err

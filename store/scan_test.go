@@ -15,7 +15,7 @@ const fakeKey = "AKIA" + "IOSFODNN7EXAMPLQ" // an AWS key id in its real format,
 func TestCaptureScansEveryField(t *testing.T) {
 	db, _ := openTest(t)
 	for name, d := range map[string]memory.Draft{
-		"source session": {Project: testPID, Text: "plain text", Source: memory.Source{Session: "s-" + fakeKey}},
+		"source session": {Project: testPID, Text: "plain text", Source: memory.Source{Session: "s " + fakeKey}},
 		"source file":    {Project: testPID, Text: "plain text", Source: memory.Source{File: "notes/" + fakeKey + ".md"}},
 		"text":           {Project: testPID, Text: "the key is " + fakeKey},
 	} {
@@ -41,7 +41,7 @@ func TestCaptureScansEveryField(t *testing.T) {
 func TestEnsureProjectScansNameAndPath(t *testing.T) {
 	db, _ := openTest(t)
 	for name, p := range map[string]memory.Project{
-		"project name": {ID: "00000000000000bb", Name: "repo-" + fakeKey},
+		"project name": {ID: "00000000000000bb", Name: "repo " + fakeKey},
 		"project path": {ID: "00000000000000cc", Name: "repo", Root: "/home/u/" + fakeKey + "/repo"},
 	} {
 		if _, err := db.EnsureProject(ctx, p); !errors.Is(err, ErrSecret) || !strings.Contains(err.Error(), name) {
