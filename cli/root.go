@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 
@@ -17,6 +16,7 @@ import (
 
 	"cairn/memory"
 	"cairn/project"
+	"cairn/remote"
 	"cairn/store"
 )
 
@@ -137,7 +137,7 @@ Run cairn with no command to open the workbench.`,
 		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
-		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(),
+		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
@@ -146,8 +146,17 @@ Run cairn with no command to open the workbench.`,
 	return root
 }
 
-// homeDir is where cairn keeps its data.
+// homeDir is where cairn keeps its data, created private (0700) or made
+// so: every memory is in it.
 func (a *app) homeDir() (string, error) {
+	home, err := a.homePath()
+	if err != nil {
+		return "", err
+	}
+	return home, remote.PrepareHome(home)
+}
+
+func (a *app) homePath() (string, error) {
 	if a.home != "" {
 		return filepath.Abs(a.home)
 	}
@@ -247,15 +256,17 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 // DebugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
 func DebugLog(getenv func(string) string, home string) io.Writer { return debugLog(getenv, home) }
 
-// debugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
+// debugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set,
+// appended (the last run moves to debug.log.1 past a size cap) and never
+// through a symlink planted at that name.
 func debugLog(getenv func(string) string, home string) io.Writer {
 	if getenv("CAIRN_DEBUG") == "" {
 		return nil
 	}
-	if err := os.MkdirAll(home, 0o700); err != nil {
+	if err := remote.PrepareHome(home); err != nil {
 		return nil
 	}
-	f, err := os.OpenFile(filepath.Join(home, "debug.log"), os.O_CREATE|os.O_APPEND|os.O_WRONLY, 0o600)
+	f, _, err := remote.OpenLog(filepath.Join(home, "debug.log"))
 	if err != nil {
 		return nil
 	}

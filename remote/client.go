@@ -329,9 +329,19 @@ func (c *Client) Drafts(ctx context.Context, project string, limit int) ([]memor
 	return out, c.call(ctx, "Drafts", listParams{project, limit}, &out)
 }
 
+func (c *Client) DropDraft(ctx context.Context, id string, by memory.Actor) error {
+	return c.call(ctx, "DropDraft", archiveParams{ID: id, Actor: by}, nil)
+}
+
+// Import names the import here, so that a retry after a lost connection
+// returns the result of the attempt that landed instead of importing again.
 func (c *Client) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (store.ImportResult, error) {
+	id := store.ImportID(ctx)
+	if id == "" {
+		id = store.NewID()
+	}
 	var out store.ImportResult
-	return out, c.call(ctx, "Import", importParams{project, recs, by}, &out)
+	return out, c.call(ctx, "Import", importParams{project, recs, by, id}, &out)
 }
 
 func (c *Client) Stats(ctx context.Context) (store.Stats, error) {

@@ -55,6 +55,7 @@ var kinds = []struct {
 	{"locked", store.ErrLocked},
 	{"schema", store.ErrSchema},
 	{"conflict", store.ErrConflict},
+	{"disk_full", store.ErrDiskFull},
 }
 
 func toWire(err error) *wireError {
@@ -132,6 +133,7 @@ type (
 		Project string          `json:"project"`
 		Records []memory.Record `json:"records"`
 		Actor   memory.Actor    `json:"actor"`
+		ID      string          `json:"import_id,omitempty"` // chosen by the client: a retry returns the first result
 	}
 	watermarkParams struct {
 		ID         string             `json:"id"`

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"sync"
 	"time"
 
@@ -24,7 +25,16 @@ type Server struct {
 
 	mu      sync.Mutex
 	clients int
+	closing bool          // the idle timeout was reached: no new client is taken on
 	changed chan struct{} // a client came or went
+}
+
+// hello is the server's first line on a connection it has taken on. A
+// client that gets none knows nothing it sent was read (the server was
+// shutting down) and goes to the next server without doubt.
+type hello struct {
+	Server string `json:"server"` // always "cairn"
+	PID    int    `json:"pid"`
 }
 
 // NewServer serves st; with idle > 0, Serve returns once no client has been
@@ -55,7 +65,10 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			}
 			return err
 		}
-		s.track(+1)
+		if !s.admit(conn) {
+			conn.Close()
+			continue
+		}
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -65,19 +78,49 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 }
 
+// admit takes a new connection on, or refuses it: one from another user
+// (a socket's permissions are the first guard, the peer's uid the last),
+// or any once the server has decided to exit for idleness, so that a
+// client is either served to the end or told at once to go elsewhere.
+func (s *Server) admit(conn net.Conn) bool {
+	if uid, pid, err := peerCred(conn); err != nil || uid != os.Getuid() {
+		fmt.Fprintf(os.Stderr, "cairn: refused a connection from uid %d (pid %d): the store is served to its owner only\n", uid, pid)
+		return false
+	}
+	s.mu.Lock()
+	ok := !s.closing
+	if ok {
+		s.clients++ // in the same step as the check: see watchIdle
+	}
+	s.mu.Unlock()
+	if ok {
+		s.notify()
+	}
+	return ok
+}
+
 func (s *Server) track(d int) {
 	s.mu.Lock()
 	s.clients += d
 	s.mu.Unlock()
+	s.notify()
+}
+
+func (s *Server) notify() {
 	select {
 	case s.changed <- struct{}{}:
 	default:
 	}
 }
 
+// firstClientWait is the least a server waits for its first client: the
+// client that started it connects once it listens, however short the idle
+// timeout.
+const firstClientWait = 5 * time.Second
+
 // watchIdle cancels the server once it has had no client for s.idle.
 func (s *Server) watchIdle(ctx context.Context, stop func()) {
-	t := time.NewTimer(s.idle)
+	t := time.NewTimer(max(s.idle, firstClientWait))
 	defer t.Stop()
 	for {
 		select {
@@ -98,9 +141,10 @@ func (s *Server) watchIdle(ctx context.Context, stop func()) {
 			}
 		case <-t.C:
 			s.mu.Lock()
-			n := s.clients
+			s.closing = s.clients == 0
+			closing := s.closing
 			s.mu.Unlock()
-			if n == 0 {
+			if closing {
 				stop()
 				return
 			}
@@ -129,6 +173,8 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		cancel() // ends subscriptions, which wait for the context
 		wg.Wait()
 	}()
+	greeting, _ := json.Marshal(hello{Server: "cairn", PID: os.Getpid()})
+	send(response{Result: greeting})
 	r := bufio.NewReaderSize(conn, 64<<10)
 	for {
 		line, err := r.ReadBytes('\n')
@@ -275,8 +321,11 @@ var handlers = map[string]handler{
 	"Drafts": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
 		return st.Drafts(ctx, p.Project, p.Limit)
 	}),
+	"DropDraft": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+		return true, st.DropDraft(ctx, p.ID, p.Actor)
+	}),
 	"Import": with(func(ctx context.Context, st store.Store, p importParams) (any, error) {
-		return st.Import(ctx, p.Project, p.Records, p.Actor)
+		return st.Import(store.WithImportID(ctx, p.ID), p.Project, p.Records, p.Actor)
 	}),
 	"Stats": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
 	"Bound": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),

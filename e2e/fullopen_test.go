@@ -1,0 +1,90 @@
+package e2e
+
+import (
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestFullDiskServerReads: the disk holding a home fills while no server
+// runs. The next command starts a server on the full disk: it serves
+// reads, and a write fails with one line saying the disk is full. Once
+// space is freed and that server has gone, writes work again. Before, the
+// server could not open the store, so reads failed as well.
+func TestFullDiskServerReads(t *testing.T) {
+	if os.Getuid() != 0 {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("this test needs root to mount a tmpfs, and CI runs as root")
+		}
+		t.Skip("skipped: needs root to mount a tmpfs (run as root, as CI does)")
+	}
+	h := newHome(t)
+	os.MkdirAll(h.dir, 0o700)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=128m,mode=0700", "tmpfs", h.dir).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a tmpfs: %v: %s", err, out)
+		}
+		t.Skipf("skipped: cannot mount a tmpfs here (%v: %s)", err, out)
+	}
+	t.Cleanup(func() {
+		if out, err := exec.Command("umount", h.dir).CombinedOutput(); err != nil {
+			t.Errorf("umount %s: %v %s", h.dir, err, out)
+		}
+	})
+	// On a full disk the server cannot write owner.json, so it is known by
+	// its socket, which it removes before it lets go of the store.
+	sock := filepath.Join(h.dir, "cairn.sock")
+	serverGone := func() {
+		deadline := time.Now().Add(15 * time.Second)
+		for {
+			if _, err := os.Lstat(sock); errors.Is(err, os.ErrNotExist) {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatal("the cairn server was still running 15 s after the last client")
+			}
+			time.Sleep(50 * time.Millisecond)
+		}
+	}
+	t.Cleanup(serverGone)
+
+	h.ok("remember", "Deploys go through ArgoCD")
+	h.ok("remember", "Release v0.6.1 is out")
+	h.waitServerGone()
+
+	f, err := os.Create(filepath.Join(h.dir, "filler"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for err == nil {
+		_, err = f.Write(make([]byte, 1<<20))
+	}
+	f.Close()
+	if !errors.Is(err, syscall.ENOSPC) {
+		t.Fatalf("filling the disk: %v", err)
+	}
+
+	if out := h.ok("list"); !strings.Contains(out, "ArgoCD") || !strings.Contains(out, "v0.6.1") {
+		t.Fatalf("list on a full disk:\n%s", out)
+	}
+	_, stderr, code := h.run("", "remember", "a fact on a full disk")
+	want := "the disk holding " + filepath.Join(h.dir, "store") + " is full"
+	if code == 0 || !strings.Contains(stderr, want) || !strings.Contains(stderr, "free space and retry; nothing was lost") ||
+		strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
+		t.Fatalf("remember on a full disk: exit %d, stderr %q; want one line: %s … free space and retry; nothing was lost", code, stderr, want)
+	}
+
+	if err := os.Remove(filepath.Join(h.dir, "filler")); err != nil {
+		t.Fatal(err)
+	}
+	serverGone()
+	h.ok("remember", "a fact after space was freed")
+	if out := h.ok("list"); !strings.Contains(out, "space was freed") || !strings.Contains(out, "ArgoCD") {
+		t.Fatalf("list after freeing space:\n%s", out)
+	}
+}

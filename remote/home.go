@@ -1,0 +1,182 @@
+package remote
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"syscall"
+)
+
+// A cairn home holds the store, the socket (when its path is short
+// enough), the start lock and the logs. Anyone who can read it can read
+// every memory, and anyone who can write it can plant a socket or a
+// symlink there, so it must be the user's alone.
+
+// PrepareHome creates the home (mode 0700) or makes sure an existing one
+// is private: a home of ours that others can read or write is tightened to
+// 0700; one we do not own is refused with the command that fixes it.
+func PrepareHome(home string) error {
+	if err := os.MkdirAll(home, 0o700); err != nil {
+		return fmt.Errorf("create cairn home: %w", err)
+	}
+	fi, err := os.Stat(home)
+	if err != nil {
+		return fmt.Errorf("cairn home: %w", err)
+	}
+	if !fi.IsDir() {
+		return fmt.Errorf("cairn home %s is not a directory: point CAIRN_HOME at a directory", home)
+	}
+	if fi.Mode().Perm()&0o077 == 0 {
+		return nil
+	}
+	if owner(fi) == os.Getuid() {
+		if err := os.Chmod(home, 0o700); err != nil {
+			return fmt.Errorf("cairn home %s is open to other users and cannot be made private (%v): run chmod 700 %s", home, err, home)
+		}
+		return nil
+	}
+	return fmt.Errorf("cairn home %s is open to other users (mode %04o) and belongs to uid %d, not you: its owner should run chmod 700 %s, or use a home of your own (CAIRN_HOME)",
+		home, fi.Mode().Perm(), owner(fi), home)
+}
+
+func owner(fi fs.FileInfo) int {
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return int(st.Uid)
+	}
+	return -1
+}
+
+// openPrivate opens a file cairn keeps in its home. It never follows a
+// symlink planted at path, never blocks on a FIFO, and refuses anything
+// that is not a regular file of ours with a single link (a hard link to a
+// file someone else can read would leak what we write). A file of ours
+// that others can read is made private.
+func openPrivate(path string, flag int) (*os.File, error) {
+	f, err := os.OpenFile(path, flag|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_CLOEXEC, 0o600)
+	if err != nil {
+		if errors.Is(err, syscall.ELOOP) {
+			return nil, fmt.Errorf("%s is a symbolic link: cairn does not write through links in its home — remove it (rm %s) and try again", path, path)
+		}
+		if errors.Is(err, syscall.ENXIO) {
+			return nil, notPlain(path)
+		}
+		return nil, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, err
+	}
+	st, ok := fi.Sys().(*syscall.Stat_t)
+	switch {
+	case !fi.Mode().IsRegular():
+		f.Close()
+		return nil, notPlain(path)
+	case ok && (int(st.Uid) != os.Getuid() || st.Nlink != 1):
+		f.Close()
+		return nil, fmt.Errorf("%s belongs to uid %d or is linked elsewhere (%d links): cairn will not write to it — remove it (rm %s) and try again", path, st.Uid, st.Nlink, path)
+	}
+	if fi.Mode().Perm()&0o077 != 0 {
+		if err := f.Chmod(0o600); err != nil {
+			f.Close()
+			return nil, err
+		}
+	}
+	// Regular files ignore O_NONBLOCK; clear it anyway so that nothing
+	// downstream meets EAGAIN.
+	if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+		f.Close()
+		return nil, err
+	}
+	return f, nil
+}
+
+func notPlain(path string) error {
+	return fmt.Errorf("%s is not a regular file: remove it (rm %s) and try again", path, path)
+}
+
+// LogLimit is the size past which a log in the home is moved to NAME.1
+// when it is next opened, so a log keeps the last runs but cannot grow
+// without bound.
+const LogLimit = 1 << 20
+
+// OpenLog opens a log in the home for appending (see openPrivate), first
+// moving a log that has grown past LogLimit to path.1. It returns the
+// offset at which this run's lines start.
+func OpenLog(path string) (*os.File, int64, error) {
+	if fi, err := os.Lstat(path); err == nil && fi.Mode().IsRegular() && fi.Size() > LogLimit {
+		// rename replaces path.1 itself, even a symlink, never its target.
+		if err := os.Rename(path, path+".1"); err != nil {
+			return nil, 0, fmt.Errorf("rotate %s: %w", path, err)
+		}
+	}
+	f, err := openPrivate(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE)
+	if err != nil {
+		return nil, 0, err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, 0, err
+	}
+	return f, fi.Size(), nil
+}
+
+// SocketPath is where the server of a cairn home listens. Unix socket
+// paths are limited to about 100 bytes: a longer home's socket goes in
+// $XDG_RUNTIME_DIR when that is a private directory of ours, else in
+// $TMPDIR/cairn-UID, a directory we create with mode 0700 and refuse to use
+// when someone else made it or can write to it. Either way the socket is
+// named after the home.
+func SocketPath(home string) (string, error) {
+	p := filepath.Join(home, "cairn.sock")
+	if len(p) < 100 {
+		return p, nil
+	}
+	h := sha256.Sum256([]byte(home))
+	name := "cairn-" + hex.EncodeToString(h[:8]) + ".sock"
+	if rt := os.Getenv("XDG_RUNTIME_DIR"); rt != "" && filepath.IsAbs(rt) && runtimeDir(rt) {
+		if p := filepath.Join(rt, name); len(p) < 100 {
+			return p, nil
+		}
+	}
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("cairn-%d", os.Getuid()))
+	if err := os.Mkdir(dir, 0o700); err != nil && !errors.Is(err, fs.ErrExist) {
+		return "", fmt.Errorf("create the socket directory %s: %w", dir, err)
+	}
+	if err := privateDir(dir); err != nil {
+		return "", err
+	}
+	return filepath.Join(dir, name), nil
+}
+
+// runtimeDir reports whether dir is a runtime directory as the XDG
+// specification describes it: ours, a real directory, mode 0700.
+func runtimeDir(dir string) bool {
+	fi, err := os.Lstat(dir)
+	return err == nil && fi.IsDir() && owner(fi) == os.Getuid() && fi.Mode().Perm() == 0o700
+}
+
+// privateDir checks that dir is a real directory (not a symlink) that we
+// own and that nobody else can write to.
+func privateDir(dir string) error {
+	const intruder = "someone may be trying to intercept cairn: remove it (as root if need be) and try again, or set XDG_RUNTIME_DIR to a private directory of yours or use a shorter CAIRN_HOME"
+	fi, err := os.Lstat(dir)
+	switch {
+	case err != nil:
+		return fmt.Errorf("the socket directory: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("the socket directory %s is a symbolic link — %s", dir, intruder)
+	case !fi.IsDir():
+		return fmt.Errorf("the socket directory %s is not a directory — %s", dir, intruder)
+	case owner(fi) != os.Getuid():
+		return fmt.Errorf("the socket directory %s belongs to uid %d, not you — %s", dir, owner(fi), intruder)
+	case fi.Mode().Perm()&0o022 != 0:
+		return fmt.Errorf("the socket directory %s can be written by others (mode %04o): run chmod 700 %s", dir, fi.Mode().Perm(), dir)
+	}
+	return nil
+}

@@ -1,0 +1,119 @@
+package remote
+
+import (
+	"bytes"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+)
+
+// server.log keeps earlier runs: a crash's last words survive the restart
+// that follows it.
+func TestServerLogKeepsEarlierRuns(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	os.MkdirAll(home, 0o700)
+	log := filepath.Join(home, "server.log")
+	earlier := "cairn: the last words of an earlier run\n"
+	if err := os.WriteFile(log, []byte(earlier), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, launcher(t, home, "serve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopServer(t, home)
+	c.Close()
+	b, _ := os.ReadFile(log)
+	if !strings.HasPrefix(string(b), earlier) || !strings.Contains(string(b), startingLine) {
+		t.Fatalf("server.log lost the earlier run: %q", b)
+	}
+}
+
+// A log past the cap moves to server.log.1 when the next server starts.
+func TestServerLogRotates(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	os.MkdirAll(home, 0o700)
+	log := filepath.Join(home, "server.log")
+	big := bytes.Repeat([]byte("an old line of the server log\n"), LogLimit/29+1)
+	if err := os.WriteFile(log, big, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	c, err := Connect(ctx, launcher(t, home, "serve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	stopServer(t, home)
+	c.Close()
+	old, _ := os.ReadFile(log + ".1")
+	cur, _ := os.ReadFile(log)
+	if !bytes.Equal(old, big) || len(cur) >= LogLimit || !strings.Contains(string(cur), startingLine) {
+		t.Fatalf("no rotation: server.log.1 %d bytes, server.log %d bytes", len(old), len(cur))
+	}
+	if fi, err := os.Stat(log + ".1"); err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("rotated log: %v %v", fi.Mode(), err)
+	}
+}
+
+// A server that dies of SIGBUS (what a full disk does to Badger's memory
+// maps) is reported in the runtime's words, not as "exit status 2" or the
+// last line of a goroutine dump.
+func TestServerCrashIsReportedInWords(t *testing.T) {
+	home := filepath.Join(t.TempDir(), "home")
+	_, err := Connect(ctx, launcher(t, home, "sigbus"))
+	if err == nil {
+		t.Fatal("a crashing server was reported as started")
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, "SIGBUS") || !strings.Contains(msg, "crashed") || strings.Contains(msg, "\n") {
+		t.Fatalf("the crash is not reported in one clear line: %q", msg)
+	}
+	t.Log(msg)
+}
+
+// On a full disk the server cannot even log why it stopped; the client
+// says the disk is full instead of "exit status 1".
+func TestServerOnFullDiskIsReportedAsFull(t *testing.T) {
+	needRoot(t, "mount a tmpfs")
+	home := filepath.Join(t.TempDir(), "home")
+	os.MkdirAll(home, 0o700)
+	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", home).CombinedOutput(); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatalf("mount a tmpfs: %v: %s", err, out)
+		}
+		t.Skipf("skipped: cannot mount a tmpfs here (%v: %s)", err, out)
+	}
+	t.Cleanup(func() { exec.Command("umount", "-l", home).Run() })
+	fill(t, filepath.Join(home, "filler"))
+	_, err := Connect(ctx, launcher(t, home, "serve"))
+	if err == nil {
+		stopServer(t, home)
+		t.Fatal("a server started on a full disk")
+	}
+	if !strings.Contains(err.Error(), "disk holding "+home+" is full: free space and retry; nothing was lost") {
+		t.Fatalf("want the disk named as full, got %q", err)
+	}
+	t.Log(err)
+}
+
+// fill writes to path until the file system holding it is full.
+func fill(t *testing.T, path string) {
+	t.Helper()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	chunk := make([]byte, 64<<10)
+	for {
+		if _, err := f.Write(chunk); err != nil {
+			if !errors.Is(err, syscall.ENOSPC) {
+				t.Fatal(err)
+			}
+			return
+		}
+	}
+}
