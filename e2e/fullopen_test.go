@@ -1,6 +1,7 @@
 package e2e
 
 import (
+	"context"
 	"errors"
 	"os"
 	"os/exec"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"cairn/remote"
 )
 
 // TestFullDiskServerReads: the disk holding a home fills while no server
@@ -79,11 +82,26 @@ func TestFullDiskServerReads(t *testing.T) {
 		t.Fatalf("remember on a full disk: exit %d, stderr %q; want one line: %s … free space and retry; nothing was lost", code, stderr, want)
 	}
 
+	// A client that stays (an open workbench, an agent) keeps the read-only
+	// server alive. Once space is freed, the first write is told to retry
+	// and that server makes way; the retry reaches a read-write one.
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	stayer, err := remote.Connect(ctx, remote.Launcher{Home: h.dir, Exe: bin, Args: []string{"serve", "--home", h.dir}, Env: []string{"CAIRN_IDLE=700ms"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stayer.Close()
 	if err := os.Remove(filepath.Join(h.dir, "filler")); err != nil {
 		t.Fatal(err)
 	}
-	serverGone()
+	_, stderr, code = h.run("", "remember", "a fact while the read-only server still runs")
+	if code == 0 || !strings.Contains(stderr, "there is room again") || !strings.Contains(stderr, "retry in a moment") {
+		t.Fatalf("the first write after space was freed: exit %d, stderr %q; want to be told to retry", code, stderr)
+	}
 	h.ok("remember", "a fact after space was freed")
+	stayer.Close()
+	serverGone()
 	if out := h.ok("list"); !strings.Contains(out, "space was freed") || !strings.Contains(out, "ArgoCD") {
 		t.Fatalf("list after freeing space:\n%s", out)
 	}

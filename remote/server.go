@@ -26,6 +26,7 @@ type Server struct {
 	mu      sync.Mutex
 	clients int
 	closing bool          // the idle timeout was reached: no new client is taken on
+	stop    func()        // ends Serve (set by Serve)
 	changed chan struct{} // a client came or went
 }
 
@@ -52,6 +53,9 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 		<-ctx.Done()
 		ln.Close()
 	}()
+	s.mu.Lock()
+	s.stop = cancel
+	s.mu.Unlock()
 	if s.idle > 0 {
 		go s.watchIdle(ctx, cancel)
 	}
@@ -75,6 +79,22 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 			defer s.track(-1)
 			s.serveConn(ctx, conn)
 		}()
+	}
+}
+
+// reopen ends a server whose store was opened read-only for a full disk,
+// once the disk has room again: it admits nobody more and stops, and the
+// next client starts a server that opens the store read-write. Nothing is
+// lost by cutting the other clients off: a read-only store has no write in
+// flight, and clients retry reads on the next server.
+func (s *Server) reopen() {
+	s.mu.Lock()
+	s.closing = true
+	stop := s.stop
+	s.mu.Unlock()
+	fmt.Fprintln(os.Stderr, "cairn: the disk has room again: stopping so that the next server opens the store read-write")
+	if stop != nil {
+		stop()
 	}
 }
 
@@ -205,6 +225,9 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 				out.Error = toWire(err)
 			}
 			send(out)
+			if errors.Is(err, store.ErrRoomAgain) {
+				s.reopen()
+			}
 		}()
 	}
 }

@@ -162,6 +162,11 @@ func mib(n uint64) string {
 // again, the store writes only once it is opened again.
 var ErrReadOnly = errors.New("store opened read-only")
 
+// ErrRoomAgain comes with ErrReadOnly once the disk has room again: the
+// owner of a read-only store should close it so that the next open is
+// read-write (the server does: see remote.Server).
+var ErrRoomAgain = errors.New("room again: reopen the store")
+
 // readOnlyRefusal is the answer of a store opened read-only to a write of
 // about n bytes, given the free space: the disk-full line while there is
 // no room for a read-write open and the write; once there is, that the
@@ -178,6 +183,7 @@ func (db *DB) readOnlyRefusal(free uint64, ok bool, n uint64) error {
 	default:
 		err = fmt.Errorf("cairn opened the store in %s read-only while its disk was full; there is room again, and it writes once reopened: retry in a moment; nothing was lost",
 			db.dir)
+		return &kindError{ErrReadOnly, &kindError{ErrDiskFull, &kindError{ErrRoomAgain, err}}}
 	}
 	return &kindError{ErrReadOnly, &kindError{ErrDiskFull, err}}
 }
