@@ -4,6 +4,9 @@
 export GOTOOLCHAIN := auto
 export GOFLAGS := -buildvcs=false
 
+# staticcheck, pinned; `go run` builds it once with the project's toolchain.
+STATICCHECK := v0.8.2
+
 .PHONY: run test deps bench build
 
 # Open the workbench on the default store ($CAIRN_HOME, else $XDG_DATA_HOME/cairn).
@@ -18,6 +21,7 @@ test: deps
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
+	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	go test -race -count=1 -timeout 20m ./...
 
 # Tools the tests use that a fresh machine may lack (tmux for the terminal test).

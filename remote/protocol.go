@@ -152,13 +152,6 @@ type (
 		Out []memory.Edge `json:"out"`
 		In  []memory.Edge `json:"in"`
 	}
-	pageResult struct {
-		Memories []*memory.Memory `json:"memories"`
-		Next     string           `json:"next"`
-	}
-	countsResult struct {
-		ByLayer map[string]map[memory.Status]int `json:"by_layer"`
-	}
 )
 
 // patch is store.Patch with JSON names.
