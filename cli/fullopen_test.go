@@ -2,13 +2,13 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+
+	"cairn/internal/testenv"
 )
 
 // A home on a disk that filled up while cairn was not running: every
@@ -16,28 +16,9 @@ import (
 // that says the disk is full, until space is freed. Before, the store did
 // not open at all on a full disk, so `cairn list` failed too.
 func TestFullDiskKeepsReadsWorking(t *testing.T) {
-	skip := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must run this test: %s", why)
-		}
-		t.Skipf("needs a small disk: %s (run as root to test a full disk)", why)
-	}
-	if os.Geteuid() != 0 {
-		skip("not root, cannot mount a tmpfs")
-	}
 	e := newEnv(t)
 	mnt := filepath.Join(filepath.Dir(e.home), "disk")
-	if err := os.Mkdir(mnt, 0o700); err != nil {
-		t.Fatal(err)
-	}
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=128m,mode=0700", "tmpfs", mnt).CombinedOutput(); err != nil {
-		skip(fmt.Sprintf("mount -t tmpfs refused: %v %s", err, strings.TrimSpace(string(out))))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", mnt).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", mnt, err, out)
-		}
-	})
+	testenv.Tmpfs(t, mnt, 128)
 	e.home = filepath.Join(mnt, "home")
 	a := e.rec("remember", "Deploys go through ArgoCD", "--layer", "invariant")
 	e.ok("remember", "Release v0.6.1 is out", "-l", "B")

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -12,6 +11,8 @@ import (
 	"time"
 
 	"cairn/remote"
+
+	"cairn/internal/testenv"
 )
 
 // TestFullDiskServerReads: the disk holding a home fills while no server
@@ -20,25 +21,8 @@ import (
 // space is freed and that server has gone, writes work again. Before, the
 // server could not open the store, so reads failed as well.
 func TestFullDiskServerReads(t *testing.T) {
-	if os.Getuid() != 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("this test needs root to mount a tmpfs, and CI runs as root")
-		}
-		t.Skip("skipped: needs root to mount a tmpfs (run as root, as CI does)")
-	}
 	h := newHome(t)
-	os.MkdirAll(h.dir, 0o700)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=128m,mode=0700", "tmpfs", h.dir).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a tmpfs: %v: %s", err, out)
-		}
-		t.Skipf("skipped: cannot mount a tmpfs here (%v: %s)", err, out)
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", h.dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", h.dir, err, out)
-		}
-	})
+	testenv.Tmpfs(t, h.dir, 128)
 	// On a full disk the server cannot write owner.json, so it is known by
 	// its socket, which it removes before it lets go of the store.
 	sock := filepath.Join(h.dir, "cairn.sock")

@@ -15,6 +15,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"cairn/internal/testenv"
 )
 
 // The e2e test binary doubles as another local user's impostor: it makes
@@ -61,16 +63,7 @@ func init() {
 	}
 }
 
-func needRoot(t *testing.T, why string) {
-	t.Helper()
-	if os.Getuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("this test needs root to %s, and CI runs as root", why)
-	}
-	t.Skipf("skipped: needs root to %s (run as root, as CI does)", why)
-}
+func needRoot(t *testing.T, why string) { t.Helper(); testenv.NeedRoot(t, why) }
 
 // TestLongHomeSocketDirOfAnotherUser: a home too long for a socket path
 // puts the socket in $TMPDIR/cairn-UID. Another user made that directory
@@ -175,24 +168,9 @@ func TestDebugLogSymlinkIsNotFollowed(t *testing.T) {
 // TestFullDiskSaysSo: a home on a full disk; the server cannot open the
 // store, nor even log why. The command says the disk is full, in one line.
 func TestFullDiskSaysSo(t *testing.T) {
-	needRoot(t, "mount a tmpfs")
 	h := newHome(t)
-	os.MkdirAll(h.dir, 0o700)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", h.dir).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a tmpfs: %v: %s", err, out)
-		}
-		t.Skipf("skipped: cannot mount a tmpfs here (%v: %s)", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", h.dir).Run() })
-	f, err := os.Create(filepath.Join(h.dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 64<<10))
-	}
-	f.Close()
+	testenv.Tmpfs(t, h.dir, 8)
+	testenv.Fill(t, filepath.Join(h.dir, "filler"))
 	_, stderr, code := h.run("", "list")
 	want := "the disk holding " + h.dir + " is full: free space and retry; nothing was lost"
 	if code == 0 || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {

@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"cairn/store"
+
+	"cairn/internal/testenv"
 )
 
 // The test binary doubles as the other processes these tests need: a
@@ -182,16 +184,7 @@ func stopServer(t *testing.T, home string) {
 // processes under this uid, which no account needs to exist for.
 const otherUID = 54321
 
-func needRoot(t *testing.T, why string) {
-	t.Helper()
-	if os.Getuid() == 0 {
-		return
-	}
-	if os.Getenv("CI") == "true" {
-		t.Fatalf("this test needs root to %s, and CI runs as root", why)
-	}
-	t.Skipf("skipped: needs root to %s (run as root, as CI does)", why)
-}
+func needRoot(t *testing.T, why string) { t.Helper(); testenv.NeedRoot(t, why) }
 
 // sharedDir is a directory the other user can reach (mode 0755, or 01777
 // when it must be able to create files there), removed at the end.

@@ -2,13 +2,12 @@ package remote
 
 import (
 	"bytes"
-	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
+
+	"cairn/internal/testenv"
 )
 
 // server.log keeps earlier runs: a crash's last words survive the restart
@@ -77,17 +76,9 @@ func TestServerCrashIsReportedInWords(t *testing.T) {
 // On a full disk the server cannot even log why it stopped; the client
 // says the disk is full instead of "exit status 1".
 func TestServerOnFullDiskIsReportedAsFull(t *testing.T) {
-	needRoot(t, "mount a tmpfs")
 	home := filepath.Join(t.TempDir(), "home")
-	os.MkdirAll(home, 0o700)
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", "size=8m,mode=0700", "tmpfs", home).CombinedOutput(); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("mount a tmpfs: %v: %s", err, out)
-		}
-		t.Skipf("skipped: cannot mount a tmpfs here (%v: %s)", err, out)
-	}
-	t.Cleanup(func() { exec.Command("umount", "-l", home).Run() })
-	fill(t, filepath.Join(home, "filler"))
+	testenv.Tmpfs(t, home, 8)
+	testenv.Fill(t, filepath.Join(home, "filler"))
 	_, err := Connect(ctx, launcher(t, home, "serve"))
 	if err == nil {
 		stopServer(t, home)
@@ -97,23 +88,4 @@ func TestServerOnFullDiskIsReportedAsFull(t *testing.T) {
 		t.Fatalf("want the disk named as full, got %q", err)
 	}
 	t.Log(err)
-}
-
-// fill writes to path until the file system holding it is full.
-func fill(t *testing.T, path string) {
-	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	chunk := make([]byte, 64<<10)
-	for {
-		if _, err := f.Write(chunk); err != nil {
-			if !errors.Is(err, syscall.ENOSPC) {
-				t.Fatal(err)
-			}
-			return
-		}
-	}
 }

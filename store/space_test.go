@@ -16,6 +16,8 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
+
+	"cairn/internal/testenv"
 )
 
 // smallDisk mounts a tmpfs of size MiB for the test and unmounts it after.
@@ -23,24 +25,8 @@ import (
 // and fails under CI, where it must run.
 func smallDisk(t *testing.T, size int) string {
 	t.Helper()
-	skip := func(why string) {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("CI must run this test: %s", why)
-		}
-		t.Skipf("needs a small disk: %s (run as root to test a full disk)", why)
-	}
-	if os.Geteuid() != 0 {
-		skip("not root, cannot mount a tmpfs")
-	}
 	dir := t.TempDir()
-	if out, err := exec.Command("mount", "-t", "tmpfs", "-o", fmt.Sprintf("size=%dm,mode=0700", size), "tmpfs", dir).CombinedOutput(); err != nil {
-		skip(fmt.Sprintf("mount -t tmpfs refused: %v %s", err, strings.TrimSpace(string(out))))
-	}
-	t.Cleanup(func() {
-		if out, err := exec.Command("umount", dir).CombinedOutput(); err != nil {
-			t.Errorf("umount %s: %v %s", dir, err, out)
-		}
-	})
+	testenv.Tmpfs(t, dir, size)
 	return dir
 }
 
