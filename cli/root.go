@@ -88,12 +88,14 @@ func isCobraUsage(err error) bool {
 	return false
 }
 
+// oneLine is the first line of an error, neutralised: an error may quote
+// what a user, an agent or a file sent.
 func oneLine(s string) string {
 	s = strings.TrimSpace(s)
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = strings.TrimSpace(s[:i])
 	}
-	return s
+	return cleanLine(s)
 }
 
 type app struct {
