@@ -378,7 +378,19 @@ func (w Watermark) Validate() error {
 	default:
 		return fmt.Errorf("invalid watermark state %q", w.State)
 	}
+	if len(w.Fingerprint) > maxFingerprint || strings.IndexFunc(w.Fingerprint, notFingerprint) >= 0 {
+		return fmt.Errorf("invalid fingerprint of binding %s: a fingerprint is a short hash (sha256:…, commit:… tree:…) — drop it and cairn stamps the binding anew", w.Spec())
+	}
 	return nil
+}
+
+// maxFingerprint bounds a fingerprint: cairn's are under 100 bytes.
+const maxFingerprint = 200
+
+// notFingerprint is a character no fingerprint cairn makes holds: they are
+// hashes with a kind prefix, fields separated by a space.
+func notFingerprint(r rune) bool {
+	return !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune(":+/=._- ", r))
 }
 
 // Spec is the binding written as --bind takes it.

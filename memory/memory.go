@@ -275,8 +275,14 @@ func (d Draft) Validate() error {
 // ValidReason checks the reason given for an archive or a review: one
 // line of text shown on the timeline.
 func ValidReason(reason string) error {
+	if len(reason) > MaxReason {
+		return fmt.Errorf("reason is %d bytes: give at most %d, one line", len(reason), MaxReason)
+	}
 	return safetext.Check("reason", reason)
 }
+
+// MaxReason bounds a reason: it is one line on the timeline.
+const MaxReason = 1000
 
 // ValidTag reports whether t can be used as a tag.
 func ValidTag(t string) error {

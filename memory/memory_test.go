@@ -262,3 +262,22 @@ func TestEdgeDraftAndReasonValidate(t *testing.T) {
 		t.Errorf("reason with escapes: %v", err)
 	}
 }
+
+// A fingerprint is a short hash: one that holds an escape or is long
+// enough to carry anything else is refused, and so is an endless reason.
+func TestFingerprintAndReasonAreBounded(t *testing.T) {
+	ok := Watermark{Kind: WatermarkGit, Target: "src/", Fingerprint: "commit:0123abcd tree:4567ef", State: WatermarkIntact}
+	if err := ok.Validate(); err != nil {
+		t.Fatalf("a real fingerprint was refused: %v", err)
+	}
+	for _, fp := range []string{"sha256:ab\x1b]0;x\x07", strings.Repeat("a", 300), "sha256:<script>"} {
+		w := ok
+		w.Fingerprint = fp
+		if err := w.Validate(); err == nil {
+			t.Errorf("fingerprint %q accepted", fp)
+		}
+	}
+	if err := ValidReason(strings.Repeat("x", MaxReason+1)); err == nil {
+		t.Error("an endless reason was accepted")
+	}
+}

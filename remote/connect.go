@@ -305,6 +305,9 @@ func lockFile(path string) (func(), error) {
 // Serve is the body of `cairn serve`: it owns the store of home and serves
 // it on the home's socket until it has had no client for idle (or ctx ends).
 func Serve(ctx context.Context, home string, opt store.Options, idle time.Duration) error {
+	// Everything the server creates — Badger's tables and logs among them,
+	// which Badger makes 0644 — is its user's alone.
+	syscall.Umask(0o077)
 	if err := PrepareHome(home); err != nil {
 		return err
 	}

@@ -30,17 +30,43 @@ func PrepareHome(home string) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("cairn home %s is not a directory: point CAIRN_HOME at a directory", home)
 	}
-	if fi.Mode().Perm()&0o077 == 0 {
-		return nil
-	}
-	if owner(fi) == os.Getuid() {
+	if fi.Mode().Perm()&0o077 != 0 {
+		if owner(fi) != os.Getuid() {
+			return fmt.Errorf("cairn home %s is open to other users (mode %04o) and belongs to uid %d, not you: its owner should run chmod 700 %s, or use a home of your own (CAIRN_HOME)",
+				home, fi.Mode().Perm(), owner(fi), home)
+		}
 		if err := os.Chmod(home, 0o700); err != nil {
 			return fmt.Errorf("cairn home %s is open to other users and cannot be made private (%v): run chmod 700 %s", home, err, home)
 		}
-		return nil
 	}
-	return fmt.Errorf("cairn home %s is open to other users (mode %04o) and belongs to uid %d, not you: its owner should run chmod 700 %s, or use a home of your own (CAIRN_HOME)",
-		home, fi.Mode().Perm(), owner(fi), home)
+	return privateStore(filepath.Join(home, "store"))
+}
+
+// privateStore checks the store directory inside a home that was open to
+// others before cairn tightened it: someone may have planted it there as a
+// symlink to a place they read, or as a directory of their own. Either is
+// refused; a store directory of ours that others can enter is tightened.
+func privateStore(dir string) error {
+	fi, err := os.Lstat(dir)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil // the store creates it, 0700, inside a home that is private now
+	}
+	if err != nil {
+		return fmt.Errorf("cairn store %s: %w", dir, err)
+	}
+	switch {
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("cairn store %s is a symbolic link, which could hand your memories to whoever made it: remove it (rm %s) or point CAIRN_HOME elsewhere", dir, dir)
+	case !fi.IsDir():
+		return fmt.Errorf("cairn store %s is not a directory: remove it (rm %s) and try again", dir, dir)
+	case owner(fi) != os.Getuid():
+		return fmt.Errorf("cairn store %s belongs to uid %d, not you: remove it (rm -r %s) or point CAIRN_HOME elsewhere", dir, owner(fi), dir)
+	case fi.Mode().Perm()&0o077 != 0:
+		if err := os.Chmod(dir, 0o700); err != nil {
+			return fmt.Errorf("cairn store %s is open to other users and cannot be made private (%v): run chmod 700 %s", dir, err, dir)
+		}
+	}
+	return nil
 }
 
 func owner(fi fs.FileInfo) int {

@@ -304,3 +304,51 @@ func TestOpenLogRefusesAnotherUsersFile(t *testing.T) {
 		t.Fatalf("a log owned by another user was opened: %v", err)
 	}
 }
+
+// A home that was open to others may hold a store directory someone else
+// planted — a symlink to a place they read, or a directory of their own.
+// Neither is used; the server's files are its user's alone.
+func TestPlantedStoreIsRefused(t *testing.T) {
+	elsewhere := t.TempDir()
+	home := filepath.Join(t.TempDir(), "home")
+	os.Mkdir(home, 0o777)
+	os.Chmod(home, 0o777)
+	if err := os.Symlink(elsewhere, filepath.Join(home, "store")); err != nil {
+		t.Fatal(err)
+	}
+	err := PrepareHome(home)
+	if err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("a store planted as a link: %v", err)
+	}
+	if _, err := Connect(ctx, launcher(t, home, "serve")); err == nil {
+		stopServer(t, home)
+		t.Fatal("a client connected through a planted store link")
+	}
+	if entries, _ := os.ReadDir(elsewhere); len(entries) != 0 {
+		t.Fatalf("the store was written through the planted link: %v", entries)
+	}
+
+	// A store directory of ours that others could enter is tightened, and
+	// what the server creates in it is private.
+	home2 := filepath.Join(t.TempDir(), "home")
+	os.MkdirAll(filepath.Join(home2, "store"), 0o777)
+	os.Chmod(filepath.Join(home2, "store"), 0o777)
+	c, err := Connect(ctx, launcher(t, home2, "serve"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.EnsureProject(ctx, memory.Project{ID: "00000000000000aa", Name: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	stopServer(t, home2)
+	c.Close()
+	filepath.WalkDir(filepath.Join(home2, "store"), func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return nil
+		}
+		if fi, _ := os.Lstat(p); fi != nil && fi.Mode().Perm()&0o077 != 0 {
+			t.Errorf("%s is %v: readable by others", p, fi.Mode().Perm())
+		}
+		return nil
+	})
+}

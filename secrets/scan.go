@@ -50,12 +50,28 @@ func urlPasswords(text string, found func(start, end int)) {
 			he++
 		}
 		host := strings.ToLower(text[at+1 : he])
-		if host == "" || len(pw) < 4 || pw == user || placeholder(pw) || reference(pw) ||
-			placeholder(host) || host == "host" || host == "hostname" {
+		if host == "" || len(pw) < 4 || pw == user || placeholder(pw) || reference(pw) || docHost(host) {
 			continue
 		}
 		found(i+colon+1, at)
 	}
+}
+
+// docHost reports whether a URL's host is one documentation uses: the
+// reserved example domains (RFC 2606) and the words that stand for a host.
+// A real-looking password to any other host — postgres, testdb.internal,
+// localhost — is a password, whatever the host is called.
+func docHost(host string) bool {
+	switch host {
+	case "host", "hostname", "your-host", "yourhost", "server", "example":
+		return true
+	}
+	for _, d := range []string{"example.com", "example.org", "example.net"} {
+		if host == d || strings.HasSuffix(host, "."+d) {
+			return true
+		}
+	}
+	return strings.HasSuffix(host, ".example") || strings.HasSuffix(host, ".invalid")
 }
 
 func schemeByte(c byte) bool {

@@ -438,3 +438,22 @@ func BenchmarkScan(b *testing.B) {
 		Scan(note)
 	}
 }
+
+// A password in a URL is a password whatever its host is called: the
+// compose service "postgres", a host with "test" or "secret" in its name.
+// Only documentation's reserved hosts pass.
+func TestURLPasswordsToAnyHost(t *testing.T) {
+	pw := "Qm7vXk2" + "LpR9sTw"
+	for _, host := range []string{"testdb.internal", "postgres:5432", "mysql", "contest-db.prod.aws", "secrets-db.prod", "localhost", "cluster0.latestapp.mongodb.net"} {
+		text := "DATABASE_URL: postgres://app:" + pw + "@" + host + "/app"
+		if err := Check(Field{Name: "body", Text: text}); err == nil {
+			t.Errorf("missed the password in %q", text)
+		}
+	}
+	for _, host := range []string{"example.com", "db.example.org", "host", "hostname", "db.example"} {
+		text := "postgres://app:" + pw + "@" + host + "/app"
+		if err := Check(Field{Name: "body", Text: text}); err != nil {
+			t.Errorf("a documentation host was refused: %q: %v", text, err)
+		}
+	}
+}

@@ -65,7 +65,7 @@ func scan(m *memory.Memory) error {
 		fields = append(fields, secrets.Field{Name: "trigger", Text: t})
 	}
 	for _, w := range m.Watermarks {
-		fields = append(fields, secrets.Field{Name: "binding", Text: w.Target})
+		fields = append(fields, secrets.Field{Name: "binding", Text: w.Target}, secrets.Field{Name: "binding fingerprint", Text: w.Fingerprint})
 	}
 	fields = append(fields, secrets.Field{Name: "source", Text: m.Source.Session + " " + m.Source.File})
 	return secrets.Check(fields...)

@@ -108,3 +108,13 @@ func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
 		t.Fatalf("a project name with an escape: %v", err)
 	}
 }
+
+// A secret in an imported binding's fingerprint is refused like one in any
+// other field.
+func TestImportScansFingerprints(t *testing.T) {
+	db, _ := openTest(t)
+	rec := memory.Record{Layer: memory.LayerState, Body: "x", Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "a.txt", Fingerprint: fakeKey, State: memory.WatermarkIntact}}}
+	if _, err := db.Import(ctx, testPID, []memory.Record{rec}, memory.ActorUser); !errors.Is(err, ErrSecret) || strings.Contains(err.Error(), fakeKey) {
+		t.Fatalf("a secret in a fingerprint: %v", err)
+	}
+}
