@@ -26,11 +26,16 @@ func TestBindSkipsSpecialFiles(t *testing.T) {
 	}
 	defer ln.Close()
 	c := NewChecker(r.root, nil)
-	text := "the benchmark reads /dev/zero, the log goes to pipe.fifo and the agent listens on s.sock"
+	// /proc/kmsg blocks a read forever; /proc/uptime changes on every read.
+	text := "the benchmark reads /dev/zero, the log goes to pipe.fifo, the agent listens on s.sock, the kernel log is /proc/kmsg and uptime lives in /proc/uptime"
 	if ws := c.Bind(ctx, text); len(ws) != 0 {
 		t.Fatalf("bound a special file: %+v", ws)
 	}
-	for _, target := range []string{"/dev/zero", "pipe.fifo", "s.sock"} {
+	// A bound file swapped for a link to a kernel file is not read either.
+	if err := os.Symlink("/proc/kmsg", filepath.Join(r.root, "k.txt")); err != nil {
+		t.Fatal(err)
+	}
+	for _, target := range []string{"/dev/zero", "pipe.fifo", "s.sock", "/proc/kmsg", "/proc/uptime", "k.txt"} {
 		if _, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkFile, Target: target}); err == nil {
 			t.Errorf("an explicit binding to %s was accepted", target)
 		}

@@ -117,7 +117,7 @@ const (
 func (c *Checker) fileFingerprint(target string) (string, error) {
 	p := c.path(target)
 	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() {
+	if err != nil || !fi.Mode().IsRegular() || pseudoFile(p) {
 		return "", errGone
 	}
 	c.mu.Lock()
@@ -136,6 +136,36 @@ func (c *Checker) fileFingerprint(target string) (string, error) {
 	return fp, nil
 }
 
+// Files of the kernel's pseudo file systems look regular but are not
+// content: /proc/kmsg blocks a read forever (and each read consumes the
+// kernel's log), /proc/uptime changes on every read. They are never bound.
+var pseudoFS = map[int64]bool{
+	0x9fa0:     true, // proc
+	0x62656572: true, // sysfs
+	0x64626720: true, // debugfs
+	0x74726163: true, // tracefs
+	0x73636673: true, // securityfs
+	0x27e0eb:   true, // cgroup
+	0x63677270: true, // cgroup2
+	0xcafe4a11: true, // bpf
+	0x62656570: true, // configfs
+	0xde5e81e4: true, // efivarfs
+	0x6165676c: true, // pstore
+	0x65735543: true, // fusectl
+}
+
+// pseudoFile reports whether p (after its links) lies on a pseudo file system.
+func pseudoFile(p string) bool {
+	var st syscall.Statfs_t
+	return syscall.Statfs(p, &st) == nil && pseudoFS[int64(st.Type)]
+}
+
+// pseudoFD is pseudoFile for an open file, which no link can swap.
+func pseudoFD(f *os.File) bool {
+	var st syscall.Statfs_t
+	return syscall.Fstatfs(int(f.Fd()), &st) == nil && pseudoFS[int64(st.Type)]
+}
+
 // hashRegular hashes the file at p, which must still be a regular file once
 // open: it is opened non-blocking (a FIFO swapped in after the stat cannot
 // hold the open) and checked again on the open descriptor.
@@ -149,7 +179,7 @@ func hashRegular(p string) (fp string, size int64, mtime time.Time, err error) {
 	if err != nil {
 		return "", 0, time.Time{}, err
 	}
-	if !fi.Mode().IsRegular() {
+	if !fi.Mode().IsRegular() || pseudoFD(f) {
 		return "", 0, time.Time{}, errGone
 	}
 	h := sha256.New()
@@ -438,7 +468,7 @@ func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory
 func resolveHint(w memory.Watermark) string {
 	switch w.Kind {
 	case memory.WatermarkFile:
-		return "no such file — give a path relative to the project root"
+		return "no such regular file (devices, FIFOs, sockets and /proc or /sys files are never bound) — give a path relative to the project root"
 	case memory.WatermarkFlag:
 		return "the variable is not set"
 	}
@@ -510,8 +540,8 @@ func (c *Checker) candidates(text string) []memory.Watermark {
 		switch {
 		case err != nil:
 			continue // does not resolve: invent nothing
-		case !fi.IsDir() && !fi.Mode().IsRegular():
-			continue // a device, FIFO or socket has no content to watch
+		case !fi.IsDir() && (!fi.Mode().IsRegular() || pseudoFile(c.path(p))):
+			continue // a device, FIFO, socket or kernel file has no content to watch
 		case fi.IsDir():
 			out = append(out, memory.Watermark{Kind: memory.WatermarkGit, Target: strings.TrimSuffix(p, "/") + "/"})
 		default:
