@@ -1,11 +1,9 @@
 package cli
 
 import (
-	"errors"
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 
 	"cairn/internal/testenv"
@@ -24,17 +22,7 @@ func TestFullDiskKeepsReadsWorking(t *testing.T) {
 	e.ok("remember", "Release v0.6.1 is out", "-l", "B")
 
 	filler := filepath.Join(mnt, "filler")
-	f, err := os.Create(filler)
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 1<<20))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the disk: %v", err)
-	}
+	testenv.Fill(t, filler)
 
 	if n := len(e.list()); n != 2 {
 		t.Fatalf("list on a full disk: %d memories, want 2", n)

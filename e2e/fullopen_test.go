@@ -6,7 +6,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -44,17 +43,7 @@ func TestFullDiskServerReads(t *testing.T) {
 	h.ok("remember", "Release v0.6.1 is out")
 	h.waitServerGone()
 
-	f, err := os.Create(filepath.Join(h.dir, "filler"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for err == nil {
-		_, err = f.Write(make([]byte, 1<<20))
-	}
-	f.Close()
-	if !errors.Is(err, syscall.ENOSPC) {
-		t.Fatalf("filling the disk: %v", err)
-	}
+	testenv.Fill(t, filepath.Join(h.dir, "filler"))
 
 	if out := h.ok("list"); !strings.Contains(out, "ArgoCD") || !strings.Contains(out, "v0.6.1") {
 		t.Fatalf("list on a full disk:\n%s", out)

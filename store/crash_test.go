@@ -27,15 +27,7 @@ func TestCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("child process of TestKilledWriterLosesNothing")
 	}
-	db, err := Open(dir, Options{})
-	if err != nil {
-		fmt.Println("ERR", err)
-		os.Exit(3)
-	}
-	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
-		fmt.Println("ERR", err)
-		os.Exit(3)
-	}
+	db := openChild(dir)
 	for i := 0; ; i++ {
 		m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact number %d", i)}, memory.ActorAgent)
 		if err != nil {
@@ -111,15 +103,7 @@ func TestForgetCrashChild(t *testing.T) {
 	if dir == "" {
 		t.Skip("child process of TestReopenAfterKilledForget")
 	}
-	db, err := Open(dir, Options{})
-	if err != nil {
-		fmt.Println("ERR", err)
-		os.Exit(3)
-	}
-	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
-		fmt.Println("ERR", err)
-		os.Exit(3)
-	}
+	db := openChild(dir)
 	for i := 0; ; i++ {
 		m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact %d to forget", i),
 			Tags: []string{"crash"}, Ref: fmt.Sprintf("r%d-%d", os.Getpid(), i)}, memory.ActorUser)
@@ -255,4 +239,18 @@ func TestTornLogSweepLeavesAHeldStoreAlone(t *testing.T) {
 		t.Fatalf("the sweep removed an empty log of a store that is open: %v", err)
 	}
 	os.Remove(fresh)
+}
+
+// openChild opens the store of a child process with the test project, or
+// tells the parent why it could not and exits.
+func openChild(dir string) *DB {
+	db, err := Open(dir, Options{})
+	if err == nil {
+		_, err = db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"})
+	}
+	if err != nil {
+		fmt.Println("ERR", err)
+		os.Exit(3)
+	}
+	return db
 }
