@@ -49,8 +49,17 @@ func writeReserve(o badger.Options, maxBatch, lsm int64) uint64 {
 }
 
 func (db *DB) reserve() uint64 {
-	lsm, _ := db.bdb.Size()
-	return writeReserve(db.bdb.Opts(), db.bdb.MaxBatchSize(), lsm)
+	return writeReserve(db.bdb.Opts(), db.bdb.MaxBatchSize(), db.lsmBytes())
+}
+
+// lsmBytes is the size of the LSM tree's tables on disk. Badger's own
+// Size reads metrics, which the store turns off, and so always says 0.
+func (db *DB) lsmBytes() int64 {
+	var n int64
+	for _, t := range db.bdb.Tables() {
+		n += int64(t.OnDiskSize)
+	}
+	return n
 }
 
 // roomToUndo refuses to undo an interrupted import on a disk too full

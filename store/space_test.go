@@ -662,3 +662,32 @@ func TestNearlyFullDiskOpensWithAForgetToFinish(t *testing.T) {
 		t.Fatal("the open with room did not finish the forget")
 	}
 }
+
+// The reserve of a real store grows with its LSM tree: Badger's Size says 0
+// when metrics are off, as they are here, so the store measures its tables.
+func TestReserveCountsTheStoresTables(t *testing.T) {
+	db, err := Open(t.TempDir(), Options{smallLSM: true, NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	empty := db.reserve()
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
+		t.Fatal(err)
+	}
+	body := strings.Repeat("tables on disk ", 200)
+	for i := 0; i < 2000 && db.lsmBytes() == 0; i++ {
+		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: fmt.Sprintf("%d %s", i, body)}, memory.ActorUser); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if db.lsmBytes() == 0 {
+		t.Fatal("no table reached the disk")
+	}
+	if grown := db.reserve(); grown <= empty {
+		t.Fatalf("reserve %d with tables on disk, %d empty: the compaction headroom is not counted", grown, empty)
+	}
+	if st, _ := db.Stats(ctx); st.LSMBytes != db.lsmBytes() {
+		t.Fatalf("stats say the LSM tree is %d bytes, the tables %d", st.LSMBytes, db.lsmBytes())
+	}
+}

@@ -40,7 +40,8 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 		}
 		return nil
 	})
-	s.LSMBytes, s.VlogBytes = db.bdb.Size()
+	_, s.VlogBytes = db.bdb.Size()
+	s.LSMBytes = db.lsmBytes()
 	return s, err
 }
 
