@@ -54,6 +54,8 @@ type front struct {
 	SupersededBy string              `yaml:"superseded_by,omitempty"`
 	Watermarks   []watermark         `yaml:"watermarks,omitempty"`
 	RejectedAt   string              `yaml:"rejected_at,omitempty"`
+	ReopenedAt   string              `yaml:"reopened_at,omitempty"`
+	Reopened     string              `yaml:"reopened,omitempty"`
 	Triggers     []string            `yaml:"triggers,omitempty"`
 	Salience     *salience           `yaml:"salience,omitempty"`
 	Version      int                 `yaml:"version,omitempty"`
@@ -203,6 +205,9 @@ func EncodeMarkdown(r memory.Record) ([]byte, error) {
 	}
 	if r.RejectedAt != nil {
 		f.RejectedAt = stamp(*r.RejectedAt)
+	}
+	if r.ReopenedAt != nil {
+		f.ReopenedAt, f.Reopened = stamp(*r.ReopenedAt), r.Reopened
 	}
 	if r.Source != (memory.Source{}) {
 		f.Source = &source{string(r.Source.Actor), r.Source.Session, r.Source.File, r.Source.Line}
@@ -607,6 +612,13 @@ func (f front) record(body string) (memory.Record, error) {
 			return r, err
 		}
 		r.RejectedAt = &t
+	}
+	if f.ReopenedAt != "" {
+		t, err := unstamp(f.ReopenedAt)
+		if err != nil {
+			return r, err
+		}
+		r.ReopenedAt, r.Reopened = &t, f.Reopened
 	}
 	if f.Source != nil {
 		r.Source = memory.Source{Actor: memory.Actor(f.Source.Actor), Session: f.Source.Session, File: f.Source.File, Line: f.Source.Line}

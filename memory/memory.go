@@ -38,9 +38,17 @@ type Memory struct {
 	// RejectedAt is when a reviewer said the fact no longer holds; until it
 	// is superseded, corrected in place or confirmed, it is not served.
 	RejectedAt time.Time `json:"rejected_at,omitzero"`
+	// ReopenedAt is when consolidation found that a reason or evidence of
+	// this decision changed (Reopened says how); until a person confirms,
+	// corrects or supersedes it, it waits in the verify-first queue.
+	ReopenedAt time.Time `json:"reopened_at,omitzero"`
+	Reopened   string    `json:"reopened,omitempty"`
 	Triggers   []string  `json:"triggers,omitempty"`
 	Salience   Salience  `json:"salience,omitzero"`
 	Version    int       `json:"version"`
+	// Dedup is set only on the memory Remember returns, to say that the
+	// write was folded into a memory already stored; it is never stored.
+	Dedup *Dedup `json:"dedup,omitempty"`
 }
 
 // Source says who or what wrote a memory and from where.
@@ -104,6 +112,21 @@ type Draft struct {
 	Actor   Actor     `json:"actor"`
 	Source  Source    `json:"source,omitzero"`
 	Text    string    `json:"text"`
+	// Done is the consolidation run that turned the draft into memories,
+	// DoneAt when; a done draft is kept (for undo) until a person drops it.
+	Done   string    `json:"done,omitempty"`
+	DoneAt time.Time `json:"done_at,omitzero"`
+}
+
+// Waiting are the drafts no consolidation run has taken yet.
+func Waiting(ds []Draft) []Draft {
+	var out []Draft
+	for _, d := range ds {
+		if d.Done == "" {
+			out = append(out, d)
+		}
+	}
+	return out
 }
 
 // Project is a scope of memories: a git repository, a named scope, or global.
@@ -136,6 +159,10 @@ func (m *Memory) Clone() *Memory {
 	c.Watermarks = slices.Clone(m.Watermarks)
 	c.Triggers = slices.Clone(m.Triggers)
 	c.Salience.Accesses = slices.Clone(m.Salience.Accesses)
+	if m.Dedup != nil {
+		d := *m.Dedup
+		c.Dedup = &d
+	}
 	return &c
 }
 
@@ -213,6 +240,9 @@ func (m *Memory) Validate() error {
 		}
 	}
 	if err := m.Source.Validate(); err != nil {
+		return err
+	}
+	if err := ValidReason(m.Reopened); err != nil {
 		return err
 	}
 	if m.Version < 1 {

@@ -30,6 +30,8 @@ type Record struct {
 	SupersededBy string       `json:"superseded_by"`
 	Watermarks   []Watermark  `json:"watermarks"`
 	RejectedAt   *time.Time   `json:"rejected_at,omitempty"`
+	ReopenedAt   *time.Time   `json:"reopened_at,omitempty"`
+	Reopened     string       `json:"reopened,omitempty"`
 	Triggers     []string     `json:"triggers,omitempty"`
 	Salience     Salience     `json:"salience,omitzero"`
 	Version      int          `json:"version,omitempty"`
@@ -64,6 +66,9 @@ func Trust(m *Memory) float64 { return TrustAt(m, time.Now()) }
 func TrustAt(m *Memory, now time.Time) float64 {
 	if !m.RejectedAt.IsZero() {
 		return 0 // a reviewer said it no longer holds
+	}
+	if !m.ReopenedAt.IsZero() {
+		return min(m.Confidence, 1) * 0.4 // its reason or evidence changed: verify first
 	}
 	factor, bound := 1.0, false
 	confirmed := m.UpdatedAt
@@ -125,6 +130,10 @@ func ToRecord(m *Memory, projectName string, out []Edge) Record {
 		t := m.RejectedAt
 		r.RejectedAt = &t
 	}
+	if !m.ReopenedAt.IsZero() {
+		t := m.ReopenedAt
+		r.ReopenedAt, r.Reopened = &t, m.Reopened
+	}
 	for _, e := range out {
 		re := RecordEdge{Kind: e.Kind, To: e.To, Weight: e.Weight, CreatedAt: e.CreatedAt}
 		if !e.Active {
@@ -154,6 +163,9 @@ func (r Record) ToMemory(project string) (*Memory, []Edge) {
 	}
 	if r.RejectedAt != nil {
 		m.RejectedAt = *r.RejectedAt
+	}
+	if r.ReopenedAt != nil {
+		m.ReopenedAt, m.Reopened = *r.ReopenedAt, r.Reopened
 	}
 	if len(m.Tags) == 0 {
 		m.Tags = nil

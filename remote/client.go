@@ -329,6 +329,37 @@ func (c *Client) Drafts(ctx context.Context, project string, limit int) ([]memor
 	return out, c.call(ctx, "Drafts", listParams{project, limit}, &out)
 }
 
+// Apply names the run here (when the caller did not), so that a retry
+// after a lost connection returns the run that landed instead of applying
+// it twice.
+func (c *Client) Apply(ctx context.Context, run memory.Run, ops []store.Op) (memory.Run, error) {
+	if run.ID == "" {
+		run.ID = store.NewID()
+	}
+	var out memory.Run
+	return out, c.call(ctx, "Apply", applyParams{run, ops}, &out)
+}
+
+func (c *Client) UndoRun(ctx context.Context, project, id string, by memory.Actor) (memory.Run, error) {
+	var out memory.Run
+	return out, c.call(ctx, "UndoRun", undoRunParams{project, id, by}, &out)
+}
+
+func (c *Client) Runs(ctx context.Context, project string, limit int) ([]memory.Run, error) {
+	var out []memory.Run
+	return out, c.call(ctx, "Runs", listParams{project, limit}, &out)
+}
+
+func (c *Client) Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error) {
+	var out []memory.Proposal
+	return out, c.call(ctx, "Proposals", proposalsParams{project, state}, &out)
+}
+
+func (c *Client) Proposal(ctx context.Context, id string) (memory.Proposal, error) {
+	var out memory.Proposal
+	return out, c.call(ctx, "Proposal", idParams{id}, &out)
+}
+
 func (c *Client) DropDraft(ctx context.Context, id string, by memory.Actor) error {
 	return c.call(ctx, "DropDraft", archiveParams{ID: id, Actor: by}, nil)
 }

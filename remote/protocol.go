@@ -56,6 +56,7 @@ var kinds = []struct {
 	{"schema", store.ErrSchema},
 	{"conflict", store.ErrConflict},
 	{"disk_full", store.ErrDiskFull},
+	{"stale", store.ErrStale},
 }
 
 func toWire(err error) *wireError {
@@ -124,6 +125,19 @@ type (
 	linkParams struct {
 		Edge  memory.Edge  `json:"edge"`
 		Actor memory.Actor `json:"actor"`
+	}
+	applyParams struct {
+		Run memory.Run `json:"run"`
+		Ops []store.Op `json:"ops"`
+	}
+	undoRunParams struct {
+		Project string       `json:"project"`
+		ID      string       `json:"id"`
+		Actor   memory.Actor `json:"actor"`
+	}
+	proposalsParams struct {
+		Project string               `json:"project"`
+		State   memory.ProposalState `json:"state,omitempty"`
 	}
 	listParams struct {
 		Project string `json:"project"`

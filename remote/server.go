@@ -344,6 +344,19 @@ var handlers = map[string]handler{
 	"Drafts": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
 		return st.Drafts(ctx, p.Project, p.Limit)
 	}),
+	"Apply": with(func(ctx context.Context, st store.Store, p applyParams) (any, error) {
+		return st.Apply(ctx, p.Run, p.Ops)
+	}),
+	"UndoRun": with(func(ctx context.Context, st store.Store, p undoRunParams) (any, error) {
+		return st.UndoRun(ctx, p.Project, p.ID, p.Actor)
+	}),
+	"Runs": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
+		return st.Runs(ctx, p.Project, p.Limit)
+	}),
+	"Proposals": with(func(ctx context.Context, st store.Store, p proposalsParams) (any, error) {
+		return st.Proposals(ctx, p.Project, p.State)
+	}),
+	"Proposal": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
 	"DropDraft": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
 		return true, st.DropDraft(ctx, p.ID, p.Actor)
 	}),

@@ -57,11 +57,51 @@ type Store interface {
 	Review(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
 	Reviews(ctx context.Context, project string) ([]memory.Review, error)
 
+	// Consolidation: a run's changes applied all or nothing and undone
+	// exactly (see DB.Apply); the proposals waiting for a person.
+	Apply(ctx context.Context, run memory.Run, ops []Op) (memory.Run, error)
+	UndoRun(ctx context.Context, project, id string, by memory.Actor) (memory.Run, error)
+	Runs(ctx context.Context, project string, limit int) ([]memory.Run, error)
+	Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error)
+	Proposal(ctx context.Context, id string) (memory.Proposal, error)
+
 	// Subscribe streams timeline events as they are written, by any writer.
 	Subscribe(ctx context.Context) (<-chan memory.Event, error)
 
 	// Close releases the store; calls after it return ErrClosed.
 	Close() error
+}
+
+// OpKind names one step of a consolidation run.
+type OpKind string
+
+// The steps a run may take. The run's planner chooses the ids of what it
+// creates (NewID), so that later steps can name them.
+const (
+	OpCreate    OpKind = "create"    // write Memory as a new memory
+	OpSupersede OpKind = "supersede" // Target becomes history of With, or of Memory written anew
+	OpReinforce OpKind = "reinforce" // Target said again (Reason names the source)
+	OpReopen    OpKind = "reopen"    // Target, a decision, to verify-first (Reason says why)
+	OpArchive   OpKind = "archive"   // Target archived (Reason says why)
+	OpLink      OpKind = "link"      // write Edge
+	OpPropose   OpKind = "propose"   // Proposal waits in the inbox
+	OpDecide    OpKind = "decide"    // Proposal (its ID) is accepted or rejected: State, Result
+	OpDraftDone OpKind = "draft"     // Draft taken by this run
+)
+
+// Op is one step of a run. Only the fields its kind names are read.
+type Op struct {
+	Kind     OpKind           `json:"kind"`
+	Memory   *memory.Memory   `json:"memory,omitempty"`
+	Target   string           `json:"target,omitempty"`
+	With     string           `json:"with,omitempty"`
+	Edge     *memory.Edge     `json:"edge,omitempty"`
+	Proposal *memory.Proposal `json:"proposal,omitempty"`
+	Draft    string           `json:"draft,omitempty"`
+	Reason   string           `json:"reason,omitempty"`
+	// Change is how the run reports this step (kind, titles, reason);
+	// the store fills the ids.
+	Change memory.Change `json:"change"`
 }
 
 // Query selects memories of one project for List. Zero fields do not filter.
@@ -158,6 +198,8 @@ var (
 	ErrSecret   = secrets.ErrSecret
 	ErrConflict = errors.New("conflict")
 	ErrDiskFull = errors.New("disk full")
+	// ErrStale: what a run or an undo acts on changed since it was planned.
+	ErrStale = errors.New("changed since")
 )
 
 // kindError carries one of the sentinel errors without putting its text in

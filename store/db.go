@@ -158,6 +158,10 @@ func (db *DB) openReadWrite(bo badger.Options) error {
 			bdb.Close()
 			return fmt.Errorf("open store %s: undo an interrupted import: %w", db.dir, err)
 		}
+		if err := db.finishRuns(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: %w", db.dir, err)
+		}
 	}
 	return nil
 }

@@ -86,7 +86,12 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		}
 		versions = append(versions, &old)
 	}
-	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id)}
+	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id), prefixRunOld(id)}
+	props, err := forgetProposals(txn, id) // they may quote it
+	if err != nil {
+		return p, err
+	}
+	drop = append(drop, props...)
 	var revive [][]byte // keys that may name content: tags, ref, bindings
 	for _, v := range versions {
 		drop = append(drop, indexKeys(v)...)
@@ -263,9 +268,15 @@ func (db *DB) unlink(txn *badger.Txn, m *memory.Memory, by memory.Actor) error {
 			return err
 		}
 	}
+	now := db.now().UTC()
 	for _, e := range in {
 		if err := txn.Delete(keyEdgeOut(e)); err != nil {
 			return err
+		}
+		if e.Active && (e.Kind == memory.EdgeBecause || e.Kind == memory.EdgeEvidence) {
+			if err := db.reopenFor(txn, e, now, by); err != nil {
+				return err
+			}
 		}
 	}
 	var succ *memory.Memory
@@ -278,7 +289,6 @@ func (db *DB) unlink(txn *badger.Txn, m *memory.Memory, by memory.Actor) error {
 		}
 	}
 	var handedOn []string // predecessors succ supersedes now
-	now := db.now().UTC()
 	for _, pid := range m.Supersedes {
 		pred, err := getMem(txn, pid)
 		if errors.Is(err, ErrNotFound) {
@@ -343,6 +353,13 @@ func (db *DB) DropDraft(ctx context.Context, id string, by memory.Actor) error {
 			return err
 		}
 		p = purge{Project: pid, Draft: true, Keys: []string{string(keyDraft(pid, id)), string(prefixEventsOfDraft(id))}}
+		props, err := forgetProposals(txn, id) // they hold its text
+		if err != nil {
+			return err
+		}
+		for _, k := range props {
+			p.Keys = append(p.Keys, string(k))
+		}
 		if err := txn.Set(keyDraft(pid, id), []byte{formatForgotten}); err != nil {
 			return err
 		}
@@ -559,3 +576,26 @@ func (db *DB) finishPurges() error {
 // dropping a draft drops them too.
 func keyEventOfDraft(did, eid string) []byte { return []byte("evd/" + did + "/" + eid) }
 func prefixEventsOfDraft(did string) []byte  { return []byte("evd/" + did + "/") }
+
+// reopenFor sends the decision behind edge e back to verify-first: the
+// reason or evidence e points at is being forgotten. The reason names it
+// by id only (it reads "a forgotten memory").
+func (db *DB) reopenFor(txn *badger.Txn, e memory.Edge, now time.Time, by memory.Actor) error {
+	d, err := getMem(txn, e.From)
+	if errors.Is(err, ErrNotFound) {
+		return nil
+	}
+	if err != nil || d.Status != memory.StatusActive || !d.ReopenedAt.IsZero() {
+		return err
+	}
+	what := "its reason"
+	if e.Kind == memory.EdgeEvidence {
+		what = "its evidence"
+	}
+	next := d.Clone()
+	next.ReopenedAt, next.Reopened = now, fmt.Sprintf("%s %s was forgotten on %s", what, e.To, now.Local().Format("2006-01-02"))
+	if err := rewrite(txn, d, next); err != nil {
+		return err
+	}
+	return db.event(txn, d.Project, by, memory.EventReopen, d.ID, next.Reopened)
+}

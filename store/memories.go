@@ -49,6 +49,7 @@ func (db *DB) prepare(m *memory.Memory) error {
 	if m.Version == 0 {
 		m.Version = 1
 	}
+	m.Dedup = nil // said on the way out, never stored
 	if err := m.Validate(); err != nil {
 		return invalidf("%w", err)
 	}
@@ -67,7 +68,7 @@ func scan(m *memory.Memory) error {
 	for _, w := range m.Watermarks {
 		fields = append(fields, secrets.Field{Name: "binding", Text: w.Target}, secrets.Field{Name: "binding fingerprint", Text: w.Fingerprint})
 	}
-	fields = append(fields, secrets.Field{Name: "source", Text: m.Source.Session + " " + m.Source.File})
+	fields = append(fields, secrets.Field{Name: "source", Text: m.Source.Session + " " + m.Source.File}, secrets.Field{Name: "reopened", Text: m.Reopened})
 	return secrets.Check(fields...)
 }
 
@@ -359,6 +360,7 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 		corrected := m.Title != old.Title || m.Body != old.Body
 		if corrected {
 			m.RejectedAt = time.Time{} // corrected in place
+			m.ReopenedAt, m.Reopened = time.Time{}, ""
 		}
 		if err := db.prepare(m); err != nil {
 			return err

@@ -64,6 +64,7 @@ func (db *DB) verify(ctx context.Context, id string, v memory.Verdict, ws []memo
 			}
 		default:
 			m.RejectedAt = time.Time{}
+			m.ReopenedAt, m.Reopened = time.Time{}, "" // a person vouched for it again
 			m.Watermarks = slices.Clone(ws)
 		}
 		if len(m.Watermarks) == 0 {

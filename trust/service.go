@@ -110,6 +110,10 @@ func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) floa
 	out := make([]Item, 0, len(low))
 	for _, m := range low {
 		rs := reasons[m.ID]
+		if !m.ReopenedAt.IsZero() {
+			rs = append([]string{"reopened on " + m.ReopenedAt.Local().Format("2006-01-02") + ": " + memory.Explain(m.Reopened, s.title(ctx)) +
+				" — confirm the decision, supersede it or archive it"}, rs...)
+		}
 		if !m.RejectedAt.IsZero() {
 			rs = append([]string{fmt.Sprintf("rejected on %s: write the corrected fact (supersede it) or archive it", m.RejectedAt.Local().Format("2006-01-02"))}, rs...)
 		}
@@ -123,6 +127,24 @@ func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) floa
 		out = append(out, Item{Memory: m, Trust: memory.TrustAt(m, now), Reasons: rs})
 	}
 	return out, nil
+}
+
+// title looks up a memory's title for a reason in words, when the store
+// can read single memories.
+func (s *Service) title(ctx context.Context) func(string) (string, bool) {
+	g, ok := s.St.(interface {
+		Get(context.Context, string) (*memory.Memory, error)
+	})
+	return func(id string) (string, bool) {
+		if !ok {
+			return id, true
+		}
+		m, err := g.Get(ctx, id)
+		if err != nil {
+			return "", false
+		}
+		return m.Title, true
+	}
 }
 
 // Confirm says the memory still holds: its watermarks are stamped anew

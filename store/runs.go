@@ -1,0 +1,1015 @@
+package store
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
+
+	"cairn/memory"
+	"cairn/secrets"
+)
+
+// Keys of consolidation runs. A run's steps are written in batches like an
+// import's, each with the journal that undoes it; the run record is the
+// commit point. Unlike an import's, the journal stays after the commit: it
+// is how a person undoes the run later. It names ids only; the state of a
+// memory before the run changed it (its text) lives under rj/<memory>/, so
+// that forgetting the memory drops it with the memory's other keys.
+//
+//	run/r/<run>                  the run record, without its changes: the commit point
+//	run/c/<run>/<n>              its changes, in chunks
+//	run/p/<pid>/<run>            the runs of a project
+//	run/j/<run>/<batch>/<chunk>  the journal: how to undo each step
+//	run/u/<run>                  an undo under way (finished at the next Open after a crash)
+//	rj/<memory>/<run>            the memory as it was before the run changed it
+var (
+	prefixRunJournal = []byte("run/j/")
+	prefixRunUndoing = []byte("run/u/")
+)
+
+func keyRun(id string) []byte               { return []byte("run/r/" + id) }
+func keyRunChanges(id string, n int) []byte { return fmt.Appendf(nil, "run/c/%s/%06d", id, n) }
+func prefixRunChanges(id string) []byte     { return []byte("run/c/" + id + "/") }
+func keyRunOf(pid, id string) []byte        { return []byte("run/p/" + pid + "/" + id) }
+func prefixRunsOf(pid string) []byte        { return []byte("run/p/" + pid + "/") }
+func prefixRunJournalOf(id string) []byte   { return []byte("run/j/" + id + "/") }
+func keyRunUndoing(id string) []byte        { return []byte("run/u/" + id) }
+func keyRunOld(mid, run string) []byte      { return []byte("rj/" + mid + "/" + run) }
+func prefixRunOld(mid string) []byte        { return []byte("rj/" + mid + "/") }
+func keyRunJournal(id string, batch, chunk int) []byte {
+	return fmt.Appendf(nil, "run/j/%s/%08d/%04d", id, batch, chunk)
+}
+
+// runStep is one journal entry: how to take back one write of a run.
+type runStep struct {
+	Mem     string `json:"mem,omitempty"`     // a memory the run wrote
+	Created bool   `json:"created,omitempty"` // … and created
+	// Wrote is a hash of the memory as the run left it (salience aside:
+	// reading a memory is no change); a different memory now means a later
+	// writer changed it.
+	Wrote   string       `json:"wrote,omitempty"`
+	Edge    *memory.Edge `json:"edge,omitempty"`     // a link the run wrote
+	OldEdge *memory.Edge `json:"old_edge,omitempty"` // its previous value; nil: created
+	Draft   string       `json:"draft,omitempty"`    // a draft the run took
+	Prop    string       `json:"prop,omitempty"`     // a proposal the run made, or decided
+	Decided bool         `json:"decided,omitempty"`  // … decided (not made)
+}
+
+// memHash identifies a memory's state for undo: everything but salience.
+func memHash(m *memory.Memory) string {
+	c := m.Clone()
+	c.Salience, c.Dedup = memory.Salience{}, nil
+	b, _ := json.Marshal(c)
+	return valueHash(b)
+}
+
+// runStepHook, when set (by tests), is called after each batch of a run,
+// of its rollback and of its undo, so a test can stop the process there.
+var runStepHook func(stage string, n int)
+
+func runStepAt(stage string, n int) {
+	if runStepHook != nil {
+		runStepHook(stage, n)
+	}
+}
+
+// Apply carries out a consolidation run: its steps, all or nothing. It is
+// written in batches, each with its journal; the run record is the commit
+// point. A run cut off (an error, a cancelled context, a dead process) is
+// taken back from the journal — at once, or at the next Open — so no half
+// of a run is ever left. A run whose id was already applied returns the
+// stored record (a client retrying). Steps are checked against the store
+// as it is when they are written: a memory that changed since the run was
+// planned (no longer active, superseded, a draft already taken) fails the
+// run with ErrStale, to be planned again.
+func (db *DB) Apply(ctx context.Context, run memory.Run, ops []Op) (memory.Run, error) {
+	if run.ID == "" {
+		run.ID = newID()
+	} else if !validID(run.ID) {
+		return run, invalidf("run id %q is not a ULID: leave it empty and cairn makes one", run.ID)
+	}
+	if run.Actor == "" {
+		run.Actor = memory.ActorSystem
+	}
+	if !run.Actor.Valid() {
+		return run, invalidf("unknown actor %q", run.Actor)
+	}
+	if err := memory.ValidReason(run.Summary); err != nil {
+		return run, invalid(err)
+	}
+	db.importing.Lock()
+	defer db.importing.Unlock()
+	if err := ctx.Err(); err != nil {
+		return run, err
+	}
+	if err := db.finishRuns(); err != nil {
+		return run, err
+	}
+	if done, ok, err := db.runRecord(run.ID, true); ok || err != nil {
+		if err == nil && done.Project != run.Project {
+			err = invalidf("run id %s was used by another run: leave it empty and cairn makes one", run.ID)
+		}
+		return done, err
+	}
+	need := 0
+	for i := range ops {
+		if err := db.prepareOp(&ops[i], run.Project); err != nil {
+			return run, fmt.Errorf("step %d (%s): %w", i+1, ops[i].Kind, err)
+		}
+		need += 1024
+		if m := ops[i].Memory; m != nil {
+			need += estimate(m)
+		}
+	}
+	if len(ops) == 0 {
+		return run, nil // nothing to do, nothing to record: a second run finds the same
+	}
+	if err := db.roomFor(uint64(need)); err != nil {
+		return run, err
+	}
+	run.Time = db.now().UTC()
+	run.Changes = make([]memory.Change, 0, len(ops))
+	batch, size, n := 0, 0, 0
+	var err error
+	for start := 0; start < len(ops) && err == nil; start = n {
+		n, size = start, 0
+		for n < len(ops) && (n == start || n-start < batchOps && size < batchBytes) {
+			size += 1024
+			if m := ops[n].Memory; m != nil {
+				size += estimate(m)
+			}
+			n++
+		}
+		batch++
+		err = db.applyBatch(ctx, &run, ops[start:n], batch)
+		if err == nil {
+			runStepAt("batch", batch)
+		}
+	}
+	if err == nil {
+		err = db.commitRun(ctx, run)
+	}
+	if err != nil {
+		if uerr := db.takeBackRun(run.ID); uerr != nil {
+			return run, fmt.Errorf("%w; taking back the part already written failed too (%v): cairn takes it back when it next opens the store", err, uerr)
+		}
+		return run, err
+	}
+	runStepAt("done", 0)
+	return run, nil
+}
+
+// prepareOp checks one step before anything is written.
+func (db *DB) prepareOp(op *Op, project string) error {
+	needID := func(id, what string) error {
+		if !validID(id) {
+			return invalidf("%s %q is not a memory id", what, id)
+		}
+		return nil
+	}
+	switch op.Kind {
+	case OpCreate:
+		if op.Memory == nil {
+			return invalidf("nothing to create")
+		}
+	case OpSupersede:
+		if err := needID(op.Target, "target"); err != nil {
+			return err
+		}
+		if op.Memory == nil {
+			if err := needID(op.With, "successor"); err != nil {
+				return err
+			}
+		}
+	case OpReinforce, OpReopen, OpArchive:
+		if err := needID(op.Target, "target"); err != nil {
+			return err
+		}
+	case OpLink:
+		if op.Edge == nil || !op.Edge.Kind.Valid() || !validID(op.Edge.From) || !validID(op.Edge.To) || op.Edge.From == op.Edge.To {
+			return invalidf("a link needs two different memories and a known kind")
+		}
+	case OpPropose:
+		if op.Proposal == nil {
+			return invalidf("nothing to propose")
+		}
+		op.Proposal.Project = project
+		if op.Proposal.ID == "" {
+			op.Proposal.ID = newID()
+		}
+	case OpDecide:
+		if op.Proposal == nil || !validID(op.Proposal.ID) {
+			return invalidf("decide needs a proposal id")
+		}
+		if s := op.Proposal.State; s != memory.ProposalAccepted && s != memory.ProposalRejected {
+			return invalidf("a proposal is accepted or rejected, not %q", s)
+		}
+	case OpDraftDone:
+		if !validID(op.Draft) {
+			return invalidf("draft %q is not a draft id", op.Draft)
+		}
+	default:
+		return invalidf("unknown step %q", op.Kind)
+	}
+	if err := memory.ValidReason(op.Reason); err != nil {
+		return invalid(err)
+	}
+	if err := secrets.Check(secrets.Field{Name: "reason", Text: op.Reason}); err != nil {
+		return err
+	}
+	if m := op.Memory; m != nil {
+		if m.ID == "" {
+			m.ID = newID()
+		} else if !validID(m.ID) {
+			return invalidf("id %q is not a ULID", m.ID)
+		}
+		m.Project = project
+		m.Status = memory.StatusActive
+		if m.Source.Actor == "" {
+			m.Source.Actor = memory.ActorSystem
+		}
+		return db.prepare(m)
+	}
+	return nil
+}
+
+// applyBatch writes one batch of steps and its journal in one transaction.
+func (db *DB) applyBatch(ctx context.Context, run *memory.Run, ops []Op, batch int) error {
+	var changes []memory.Change
+	err := db.update(ctx, func(txn *badger.Txn) error {
+		changes = changes[:0]
+		if err := needProject(txn, run.Project); err != nil {
+			return err
+		}
+		var journal []runStep
+		for i := range ops {
+			steps, ch, err := db.applyOp(txn, run, &ops[i])
+			if err != nil {
+				return fmt.Errorf("%s: %w", ops[i].Kind, err)
+			}
+			journal = append(journal, steps...)
+			changes = append(changes, ch)
+		}
+		for c, b := range runJournalChunks(journal) {
+			if err := txn.Set(keyRunJournal(run.ID, batch, c), b); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err == nil {
+		run.Changes = append(run.Changes, changes...)
+	}
+	return err
+}
+
+// stale is the error of a step whose subject changed since it was planned.
+func stale(format string, a ...any) error {
+	return &kindError{ErrStale, fmt.Errorf(format+": the store changed since the run was planned — run it again", a...)}
+}
+
+// applyOp writes one step inside txn, returning its journal entries and
+// how the run reports it.
+func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memory.Change, error) {
+	now := db.now().UTC()
+	ch := op.Change
+	if ch.Kind == "" {
+		ch.Kind = memory.ChangeKind(op.Kind)
+	}
+	if ch.Reason == "" {
+		ch.Reason = op.Reason
+	}
+	var steps []runStep
+	// keep saves m as it was before the run first changed it.
+	keep := func(m *memory.Memory) error {
+		k := keyRunOld(m.ID, run.ID)
+		if ok, err := exists(txn, k); err != nil || ok {
+			return err
+		}
+		return put(txn, k, m)
+	}
+	// change rewrites old as m and journals it.
+	change := func(old, m *memory.Memory) error {
+		if err := keep(old); err != nil {
+			return err
+		}
+		if err := rewrite(txn, old, m); err != nil {
+			return err
+		}
+		steps = append(steps, runStep{Mem: m.ID, Wrote: memHash(m)})
+		return nil
+	}
+	active := func(id string) (*memory.Memory, error) {
+		m, err := getMem(txn, id)
+		if errors.Is(err, ErrNotFound) {
+			return nil, stale("memory %s is gone", id)
+		}
+		if err != nil {
+			return nil, err
+		}
+		if m.Project != run.Project {
+			return nil, invalidf("memory %s belongs to another project", id)
+		}
+		if m.Status != memory.StatusActive {
+			return nil, stale("memory %s is %s", id, m.Status)
+		}
+		return m, nil
+	}
+	create := func(in *memory.Memory) (*memory.Memory, error) {
+		m := in.Clone()
+		if ok, err := exists(txn, keyMem(m.ID)); err != nil {
+			return nil, err
+		} else if ok {
+			return nil, invalidf("memory %s already exists", m.ID)
+		}
+		m.CreatedAt, m.UpdatedAt, m.ValidFrom = now, now, now
+		m.Version, m.Dedup = 1, nil
+		if err := db.insert(txn, m); err != nil {
+			return nil, err
+		}
+		steps = append(steps, runStep{Mem: m.ID, Created: true, Wrote: memHash(m)})
+		return m, db.event(txn, run.Project, run.Actor, memory.EventRemember, m.ID, "consolidation "+run.ID)
+	}
+	switch op.Kind {
+	case OpCreate:
+		m, err := create(op.Memory)
+		if err != nil {
+			return nil, ch, err
+		}
+		ch.Memory, ch.Layer = m.ID, m.Layer
+	case OpSupersede:
+		old, err := active(op.Target)
+		if err != nil {
+			return nil, ch, err
+		}
+		var succ *memory.Memory
+		if op.Memory != nil {
+			in := op.Memory.Clone()
+			in.Supersedes = []string{old.ID}
+			if succ, err = create(in); err != nil {
+				return nil, ch, err
+			}
+		} else {
+			w, err := active(op.With)
+			if err != nil {
+				return nil, ch, err
+			}
+			succ = w.Clone()
+			succ.Supersedes = append(succ.Supersedes, old.ID)
+			succ.Salience.Reinforcements += old.Salience.Reinforcements
+			if err := change(w, succ); err != nil {
+				return nil, ch, err
+			}
+		}
+		next := old.Clone()
+		next.Status, next.ValidUntil, next.SupersededBy = memory.StatusSuperseded, now, succ.ID
+		if err := change(old, next); err != nil {
+			return nil, ch, err
+		}
+		e := memory.Edge{From: succ.ID, Kind: memory.EdgeSupersedes, To: old.ID, Weight: 1, CreatedAt: now, Active: true}
+		s, err := linkStep(txn, e)
+		if err != nil {
+			return nil, ch, err
+		}
+		steps = append(steps, s)
+		ch.Memory, ch.Target, ch.Layer = succ.ID, old.ID, succ.Layer
+		if err := db.event(txn, run.Project, run.Actor, memory.EventSupersede, old.ID, "superseded by "+succ.ID+" (consolidation "+run.ID+")"); err != nil {
+			return nil, ch, err
+		}
+	case OpReinforce:
+		old, err := active(op.Target)
+		if err != nil {
+			return nil, ch, err
+		}
+		m := old.Clone()
+		m.Salience.Reinforcements++
+		if err := change(old, m); err != nil {
+			return nil, ch, err
+		}
+		ch.Target, ch.Layer = old.ID, old.Layer
+		summary := op.Reason
+		if summary == "" {
+			summary = "said again"
+		}
+		if err := db.event(txn, run.Project, run.Actor, memory.EventReinforce, old.ID, summary); err != nil {
+			return nil, ch, err
+		}
+	case OpReopen:
+		old, err := active(op.Target)
+		if err != nil {
+			return nil, ch, err
+		}
+		m := old.Clone()
+		m.ReopenedAt, m.Reopened = now, op.Reason
+		if err := change(old, m); err != nil {
+			return nil, ch, err
+		}
+		ch.Target, ch.Layer = old.ID, old.Layer
+		if err := db.event(txn, run.Project, run.Actor, memory.EventReopen, old.ID, op.Reason); err != nil {
+			return nil, ch, err
+		}
+	case OpArchive:
+		old, err := active(op.Target)
+		if err != nil {
+			return nil, ch, err
+		}
+		m := old.Clone()
+		m.Status = memory.StatusArchived
+		if err := change(old, m); err != nil {
+			return nil, ch, err
+		}
+		ch.Target, ch.Layer = old.ID, old.Layer
+		if err := db.event(txn, run.Project, run.Actor, memory.EventArchive, old.ID, op.Reason); err != nil {
+			return nil, ch, err
+		}
+	case OpLink:
+		for _, id := range []string{op.Edge.From, op.Edge.To} {
+			m, err := getMem(txn, id)
+			if errors.Is(err, ErrNotFound) {
+				return nil, ch, stale("memory %s is gone", id)
+			}
+			if err != nil {
+				return nil, ch, err
+			}
+			if m.Project != run.Project && m.Project != memory.GlobalID {
+				return nil, ch, invalidf("memory %s belongs to another project", id)
+			}
+		}
+		e := *op.Edge
+		if e.CreatedAt.IsZero() {
+			e.CreatedAt = now
+		}
+		if e.Weight == 0 {
+			e.Weight = 1
+		}
+		e.Active = true
+		s, err := linkStep(txn, e)
+		if err != nil {
+			return nil, ch, err
+		}
+		steps = append(steps, s)
+		ch.Memory, ch.Target = e.From, e.To
+	case OpPropose:
+		p := *op.Proposal
+		if p.Memory != nil {
+			p.Memory = p.Memory.Clone()
+		}
+		p.Run = run.ID
+		want := p.ID
+		if err := db.propose(txn, &p); err != nil {
+			return nil, ch, err
+		}
+		if p.ID == want {
+			steps = append(steps, runStep{Prop: p.ID})
+		}
+		ch.Proposal, ch.Target = p.ID, p.Target
+		if ch.Memory == "" {
+			ch.Memory = p.Other
+		}
+	case OpDecide:
+		p, err := getProposal(txn, op.Proposal.ID)
+		if errors.Is(err, ErrNotFound) {
+			return nil, ch, stale("proposal %s is gone", op.Proposal.ID)
+		}
+		if err != nil {
+			return nil, ch, err
+		}
+		if p.Project != run.Project {
+			return nil, ch, invalidf("proposal %s belongs to another project", p.ID)
+		}
+		if p.State != memory.ProposalOpen {
+			return nil, ch, stale("proposal %s was already %s", p.ID, p.State)
+		}
+		p.State, p.DecidedAt, p.DecidedBy, p.Result = op.Proposal.State, now, run.Actor, op.Proposal.Result
+		if err := putProposal(txn, p); err != nil {
+			return nil, ch, err
+		}
+		steps = append(steps, runStep{Prop: p.ID, Decided: true})
+		ch.Proposal, ch.Target, ch.Memory = p.ID, p.Target, p.Result
+		summary := fmt.Sprintf("%s the %s proposal %s", p.State, p.Kind, p.ID)
+		if err := db.event(txn, run.Project, run.Actor, memory.EventDecide, p.Target, summary); err != nil {
+			return nil, ch, err
+		}
+	case OpDraftDone:
+		var d memory.Draft
+		err := get(txn, keyDraft(run.Project, op.Draft), &d)
+		if errors.Is(err, ErrNotFound) {
+			return nil, ch, stale("draft %s is gone", op.Draft)
+		}
+		if err != nil {
+			return nil, ch, stale("draft %s is being dropped", op.Draft)
+		}
+		if d.Done != "" {
+			return nil, ch, stale("draft %s was taken by run %s", op.Draft, d.Done)
+		}
+		d.Done, d.DoneAt = run.ID, now
+		if err := put(txn, keyDraft(run.Project, d.ID), d); err != nil {
+			return nil, ch, err
+		}
+		steps = append(steps, runStep{Draft: d.ID})
+		ch.Draft = d.ID
+	}
+	return steps, ch, nil
+}
+
+// linkStep writes a link and says how to take it back.
+func linkStep(txn *badger.Txn, e memory.Edge) (runStep, error) {
+	s := runStep{Edge: &e}
+	var old memory.Edge
+	switch err := get(txn, keyEdgeOut(e), &old); {
+	case err == nil:
+		s.OldEdge = &old
+	case !errors.Is(err, ErrNotFound):
+		return s, err
+	}
+	return s, putEdge(txn, e)
+}
+
+// runJournalChunks encodes a batch's journal as values of bounded size.
+func runJournalChunks(j []runStep) [][]byte {
+	var out [][]byte
+	cur := []byte{formatJSON, '['}
+	for _, s := range j {
+		b, _ := json.Marshal(s) // plain data: it cannot fail
+		if len(cur) > 2 && len(cur)+len(b) > journalChunk {
+			out = append(out, append(cur, ']'))
+			cur = []byte{formatJSON, '['}
+		}
+		if len(cur) > 2 {
+			cur = append(cur, ',')
+		}
+		cur = append(cur, b...)
+	}
+	return append(out, append(cur, ']'))
+}
+
+// runChangesChunk is how many changes one stored chunk holds.
+const runChangesChunk = 2000
+
+// commitRun is the commit point: the record, its changes, the index and
+// the timeline event, in one transaction.
+func (db *DB) commitRun(ctx context.Context, run memory.Run) error {
+	rec := run
+	rec.Changes = nil
+	stored := slices.Clone(run.Changes)
+	for i := range stored { // titles are read from the memories, so a forget takes them along
+		stored[i].Title, stored[i].TargetTitle = "", ""
+	}
+	run.Changes = stored
+	return db.update(ctx, func(txn *badger.Txn) error {
+		if err := put(txn, keyRun(run.ID), rec); err != nil {
+			return err
+		}
+		for n := 0; n*runChangesChunk < len(run.Changes); n++ {
+			part := run.Changes[n*runChangesChunk : min(len(run.Changes), (n+1)*runChangesChunk)]
+			if err := put(txn, keyRunChanges(run.ID, n), part); err != nil {
+				return err
+			}
+		}
+		if err := txn.Set(keyRunOf(run.Project, run.ID), nil); err != nil {
+			return err
+		}
+		summary := run.Summary
+		if summary == "" {
+			summary = fmt.Sprintf("%d changes", len(run.Changes))
+		}
+		return db.event(txn, run.Project, run.Actor, memory.EventConsolidate, "", "run "+run.ID+": "+summary)
+	})
+}
+
+// runRecord reads a committed run; with changes, its changes too.
+func (db *DB) runRecord(id string, changes bool) (memory.Run, bool, error) {
+	var run memory.Run
+	found := false
+	err := db.view(func(txn *badger.Txn) error {
+		r, ok, err := readRun(txn, id, changes)
+		run, found = r, ok
+		return err
+	})
+	return run, found, err
+}
+
+func readRun(txn *badger.Txn, id string, changes bool) (memory.Run, bool, error) {
+	var run memory.Run
+	err := get(txn, keyRun(id), &run)
+	if errors.Is(err, ErrNotFound) {
+		return run, false, nil
+	}
+	if err != nil || !changes {
+		return run, err == nil, err
+	}
+	for _, k := range keys(txn, prefixRunChanges(id)) {
+		var part []memory.Change
+		if err := get(txn, k, &part); err != nil {
+			return run, true, err
+		}
+		run.Changes = append(run.Changes, part...)
+	}
+	title := func(id string) string {
+		if id == "" {
+			return ""
+		}
+		if m, err := getMem(txn, id); err == nil {
+			return m.Title
+		}
+		return ""
+	}
+	for i := range run.Changes {
+		c := &run.Changes[i]
+		c.Title, c.TargetTitle = title(c.Memory), title(c.Target)
+	}
+	return run, true, nil
+}
+
+// Runs lists a project's consolidation runs, newest first, with their
+// changes (titles as the memories read now).
+func (db *DB) Runs(ctx context.Context, project string, limit int) ([]memory.Run, error) {
+	if limit <= 0 {
+		limit = DefaultLimit
+	}
+	var out []memory.Run
+	err := db.view(func(txn *badger.Txn) error {
+		ks := keys(txn, prefixRunsOf(project))
+		for i := len(ks) - 1; i >= 0 && len(out) < limit; i-- {
+			r, ok, err := readRun(txn, idFromKey(ks[i]), true)
+			if err != nil {
+				return err
+			}
+			if ok {
+				out = append(out, r)
+			}
+		}
+		return nil
+	})
+	return out, err
+}
+
+// UndoRun takes back a committed run exactly: what it created goes, what
+// it superseded, reinforced, reopened or archived is as it was, its drafts
+// wait again and its proposals go (a proposal it decided is open again).
+// A memory read since keeps its reads. When something the run wrote was
+// changed since by someone else — edited, superseded, a proposal decided
+// by a later run — nothing is undone and the error says what to undo or
+// change first. A memory or draft deleted since stays deleted.
+func (db *DB) UndoRun(ctx context.Context, project, id string, by memory.Actor) (memory.Run, error) {
+	db.importing.Lock()
+	defer db.importing.Unlock()
+	var run memory.Run
+	var full string
+	err := db.view(func(txn *badger.Txn) error {
+		var err error
+		if full, err = resolvePrefix(txn, prefixRunsOf(project), id, "run"); err != nil {
+			return err
+		}
+		r, ok, err := readRun(txn, full, false)
+		if err == nil && !ok {
+			err = fmt.Errorf("run %s: %w", id, ErrNotFound)
+		}
+		run = r
+		return err
+	})
+	if err != nil {
+		return run, err
+	}
+	if !run.UndoneAt.IsZero() {
+		return run, invalidf("run %s was already undone on %s", run.ID, run.UndoneAt.Local().Format("2006-01-02 15:04"))
+	}
+	if err := db.finishRuns(); err != nil {
+		return run, err
+	}
+	if err := db.undoConflicts(full); err != nil {
+		return run, err
+	}
+	if err := db.update(ctx, func(txn *badger.Txn) error {
+		return put(txn, keyRunUndoing(full), by)
+	}); err != nil {
+		return run, err
+	}
+	if err := db.takeBackRun(full); err != nil {
+		return run, fmt.Errorf("undo run %s: %w (cairn finishes it when it next opens the store)", full, err)
+	}
+	out, _, err := db.runRecord(full, false)
+	return out, err
+}
+
+// undoConflicts says what changed since run id wrote it, if anything.
+func (db *DB) undoConflicts(id string) error {
+	var found []string
+	err := db.view(func(txn *badger.Txn) error {
+		for _, k := range keys(txn, prefixRunJournalOf(id)) {
+			var j []runStep
+			if err := get(txn, k, &j); err != nil {
+				return err
+			}
+			for _, s := range j {
+				if why, err := conflict(txn, id, s); err != nil {
+					return err
+				} else if why != "" && !slices.Contains(found, why) {
+					found = append(found, why)
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil || len(found) == 0 {
+		return err
+	}
+	more := ""
+	if len(found) > 3 {
+		more = fmt.Sprintf(" (and %d more)", len(found)-3)
+		found = found[:3]
+	}
+	return &kindError{ErrStale, fmt.Errorf("cannot undo run %s exactly: %s%s — undo or revert those first; nothing was changed", id, strings.Join(found, "; "), more)}
+}
+
+// conflict says how step s of run was changed since, or "".
+func conflict(txn *badger.Txn, run string, s runStep) (string, error) {
+	switch {
+	case s.Mem != "":
+		cur, err := getMem(txn, s.Mem)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil // forgotten since: it stays forgotten
+		}
+		if err != nil {
+			return "", err
+		}
+		if memHash(cur) == s.Wrote {
+			return "", nil
+		}
+		// Changed by this same run later on (superseded after it was
+		// created): the last step on it is the one to compare.
+		if later, err := laterStep(txn, run, s.Mem); err != nil || later {
+			return "", err
+		}
+		return fmt.Sprintf("memory %s changed after the run", s.Mem), nil
+	case s.Prop != "":
+		p, err := getProposal(txn, s.Prop)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if !s.Decided && p.State != memory.ProposalOpen {
+			return fmt.Sprintf("proposal %s was %s since", p.ID, p.State), nil
+		}
+		if s.Decided && p.State == memory.ProposalOpen {
+			return fmt.Sprintf("proposal %s was reopened since", p.ID), nil
+		}
+	}
+	return "", nil
+}
+
+// laterStep reports whether run has more than one step on memory mid and
+// the memory stands as the last of them left it.
+func laterStep(txn *badger.Txn, run, mid string) (bool, error) {
+	cur, err := getMem(txn, mid)
+	if err != nil {
+		return false, err
+	}
+	h := memHash(cur)
+	for _, k := range keys(txn, prefixRunJournalOf(run)) {
+		var j []runStep
+		if err := get(txn, k, &j); err != nil {
+			return false, err
+		}
+		for _, s := range j {
+			if s.Mem == mid && s.Wrote == h {
+				return true, nil
+			}
+		}
+	}
+	return false, nil
+}
+
+// takeBackRun takes back the journal of run id, newest step first, one
+// transaction per journal chunk, each dropping its chunk: cut off half
+// way, it goes on where it stopped at the next Open. A committed run is
+// marked undone at the end.
+func (db *DB) takeBackRun(id string) error {
+	var chunks [][]byte
+	if err := db.view(func(txn *badger.Txn) error {
+		chunks = keys(txn, prefixRunJournalOf(id))
+		return nil
+	}); err != nil {
+		return err
+	}
+	var project string
+	for i := len(chunks) - 1; i >= 0; i-- {
+		k := chunks[i]
+		if err := db.roomToUndo(); err != nil {
+			return err
+		}
+		err := db.writeUnchecked(func(txn *badger.Txn) error {
+			var j []runStep
+			if err := get(txn, k, &j); err != nil {
+				return err
+			}
+			for _, s := range slices.Backward(j) {
+				pid, err := db.takeBackStep(txn, id, s)
+				if err != nil {
+					return err
+				}
+				if pid != "" {
+					project = pid
+				}
+			}
+			return txn.Delete(k)
+		})
+		if err != nil {
+			return err
+		}
+		runStepAt("rollback", len(chunks)-i)
+	}
+	return db.writeUnchecked(func(txn *badger.Txn) error {
+		var run memory.Run
+		err := get(txn, keyRun(id), &run)
+		if errors.Is(err, ErrNotFound) {
+			return nil // never committed: nothing else to take back
+		}
+		if err != nil {
+			return err
+		}
+		if project == "" {
+			project = run.Project
+		}
+		// A committed run whose journal is being taken back is being
+		// undone, whether a person asked just now (undo) or a crash cut
+		// the undo off (finishRuns): either way it ends marked undone.
+		var by memory.Actor = memory.ActorUser
+		_ = get(txn, keyRunUndoing(id), &by)
+		run.UndoneAt = db.now().UTC()
+		if err := put(txn, keyRun(id), run); err != nil {
+			return err
+		}
+		if err := txn.Delete(keyRunUndoing(id)); err != nil {
+			return err
+		}
+		return db.event(txn, project, by, memory.EventUndo, "", "undid run "+id)
+	})
+}
+
+// takeBackStep undoes one step inside txn, unless what the run wrote was
+// changed since by someone else (a forget, a later edit): that stands.
+// It returns the project of what it touched, when it knows it.
+func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep) (string, error) {
+	switch {
+	case s.Edge != nil:
+		var cur memory.Edge
+		err := get(txn, keyEdgeOut(*s.Edge), &cur)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if s.OldEdge == nil {
+			return "", deleteEdge(txn, *s.Edge)
+		}
+		return "", putEdge(txn, *s.OldEdge)
+	case s.Draft != "":
+		pid, err := draftProject(txn, s.Draft)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil // dropped since
+		}
+		if err != nil {
+			return "", err
+		}
+		var d memory.Draft
+		if err := get(txn, keyDraft(pid, s.Draft), &d); err != nil {
+			return "", nil // being dropped
+		}
+		if d.Done != run {
+			return pid, nil
+		}
+		d.Done, d.DoneAt = "", time.Time{}
+		return pid, put(txn, keyDraft(pid, d.ID), d)
+	case s.Prop != "":
+		p, err := getProposal(txn, s.Prop)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil
+		}
+		if err != nil {
+			return "", err
+		}
+		if !s.Decided {
+			if p.State != memory.ProposalOpen {
+				return p.Project, nil // decided since: that decision stands
+			}
+			return p.Project, deleteProposal(txn, p)
+		}
+		p.State, p.DecidedAt, p.DecidedBy, p.Result = memory.ProposalOpen, time.Time{}, "", ""
+		return p.Project, putProposal(txn, p)
+	case s.Mem != "":
+		pid, err := db.takeBackMem(txn, run, s)
+		if err != nil {
+			return "", err
+		}
+		// The state before the run goes with the step, restored or not.
+		return pid, txn.Delete(keyRunOld(s.Mem, run))
+	}
+	return "", nil
+}
+
+// takeBackMem undoes a step on a memory.
+func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error) {
+	{
+		cur, err := getMem(txn, s.Mem)
+		if errors.Is(err, ErrNotFound) {
+			return "", nil // forgotten since
+		}
+		if err != nil {
+			return "", err
+		}
+		if memHash(cur) != s.Wrote {
+			return cur.Project, nil // changed since (or already restored by a later step of this run)
+		}
+		if s.Created {
+			return cur.Project, db.unwrite(txn, cur)
+		}
+		var old memory.Memory
+		if err := get(txn, keyRunOld(s.Mem, run), &old); errors.Is(err, ErrNotFound) {
+			return cur.Project, nil
+		} else if err != nil {
+			return "", err
+		}
+		restored := old.Clone()
+		restored.Salience.Accesses, restored.Salience.AccessCount = cur.Salience.Accesses, cur.Salience.AccessCount
+		return cur.Project, rewrite(txn, cur, restored)
+	}
+}
+
+// unwrite removes a memory a run created: record, index entries, ref,
+// edges, proposals naming it. Its events stay on the timeline, without a
+// title to show, like a forgotten memory's.
+func (db *DB) unwrite(txn *badger.Txn, m *memory.Memory) error {
+	if err := unindex(txn, m); err != nil {
+		return err
+	}
+	if m.Ref != "" {
+		if holder, err := refHolder(txn, m.Project, m.Ref); err != nil {
+			return err
+		} else if holder == m.ID {
+			if err := txn.Delete(keyRef(m.Project, m.Ref)); err != nil {
+				return err
+			}
+		}
+	}
+	out, in, err := edgesOf(txn, m.ID)
+	if err != nil {
+		return err
+	}
+	for _, e := range append(out, in...) {
+		if err := deleteEdge(txn, e); err != nil {
+			return err
+		}
+	}
+	ps, err := proposalsNaming(txn, m.ID)
+	if err != nil {
+		return err
+	}
+	for _, p := range ps {
+		if err := deleteProposal(txn, p); err != nil {
+			return err
+		}
+	}
+	return txn.Delete(keyMem(m.ID))
+}
+
+// finishRuns takes back the runs a dead process left half written and
+// finishes the undos it left half done. Callers hold db.importing, or run
+// at Open.
+func (db *DB) finishRuns() error {
+	var ids []string
+	if err := db.view(func(txn *badger.Txn) error {
+		for _, k := range keys(txn, prefixRunUndoing) {
+			ids = append(ids, string(k[len(prefixRunUndoing):]))
+		}
+		for _, k := range keys(txn, prefixRunJournal) {
+			id, _, _ := strings.Cut(string(k[len(prefixRunJournal):]), "/")
+			if slices.Contains(ids, id) {
+				continue
+			}
+			if ok, err := exists(txn, keyRun(id)); err != nil {
+				return err
+			} else if !ok {
+				ids = append(ids, id)
+			}
+		}
+		return nil
+	}); err != nil {
+		return err
+	}
+	for _, id := range ids {
+		if err := db.takeBackRun(id); err != nil {
+			return fmt.Errorf("take back the interrupted consolidation run %s: %w", id, err)
+		}
+	}
+	return nil
+}
