@@ -31,6 +31,17 @@
 //	purge/<id>                           a forget or draft drop whose bytes are still being dropped
 //	                                     (finished at open); it names no content
 //	vec/<hash>/<embedder>                cached vector of a content hash (written by recall)
+//	prop/<pid>/<id>                      memory.Proposal (waiting for a person, or decided)
+//	propid/<id>                          pid: a proposal by id alone
+//	propk/<pid>/<key>                    id: the same proposal is never made twice (Proposal.Key)
+//	propm/<memid>/<id>, propd/<draftid>/<id>   empty: the proposals naming a memory or draft (a forget
+//	                                     or a drop takes them along: they may quote its text)
+//	run/r/<run>                          memory.Run without its changes: a consolidation run's commit point
+//	run/c/<run>/<n>                      its changes, in chunks (ids, never titles)
+//	run/p/<pid>/<run>                    empty: a project's runs
+//	run/j/<run>/<batch>/<chunk>          how to undo each step of the run (ids only; kept for undo)
+//	run/u/<run>                          an undo under way (finished at open)
+//	rj/<memid>/<run>                     the memory as it was before the run changed it (dropped by forget)
 //
 // Index entries have empty values except ref (which holds the id), so
 // listing by layer, status or tag iterates keys only and then reads each

@@ -597,5 +597,6 @@ func (db *DB) reopenFor(txn *badger.Txn, e memory.Edge, now time.Time, by memory
 	if err := rewrite(txn, d, next); err != nil {
 		return err
 	}
-	return db.event(txn, d.Project, by, memory.EventReopen, d.ID, next.Reopened)
+	// The event says what happened without naming what was forgotten.
+	return db.event(txn, d.Project, by, memory.EventReopen, d.ID, what+" was forgotten")
 }

@@ -36,11 +36,18 @@ func keyProposalID(id string) []byte { return []byte("propid/" + id) }
 // on the timeline. The same proposal (by Key) already open or rejected is
 // not made again: p.ID is then set to that one's and nothing is written.
 func (db *DB) propose(txn *badger.Txn, p *memory.Proposal) error {
+	_, err := db.proposeAt(txn, p)
+	return err
+}
+
+// proposeAt is propose, returning the id of the event it wrote ("" when
+// the proposal was already made), for a run to journal.
+func (db *DB) proposeAt(txn *badger.Txn, p *memory.Proposal) (string, error) {
 	if !p.Kind.Valid() {
-		return invalidf("unknown proposal kind %q", p.Kind)
+		return "", invalidf("unknown proposal kind %q", p.Kind)
 	}
 	if p.Project == "" {
-		return invalidf("a proposal needs a project")
+		return "", invalidf("a proposal needs a project")
 	}
 	if p.Memory != nil {
 		m := p.Memory
@@ -49,11 +56,11 @@ func (db *DB) propose(txn *badger.Txn, p *memory.Proposal) error {
 			m.Status = memory.StatusActive
 		}
 		if err := db.prepare(m); err != nil {
-			return err
+			return "", err
 		}
 	}
 	if err := memory.ValidReason(p.Reason); err != nil {
-		return invalid(err)
+		return "", invalid(err)
 	}
 	key := p.Key()
 	item, err := txn.Get(keyProposalKey(p.Project, key))
@@ -61,34 +68,34 @@ func (db *DB) propose(txn *badger.Txn, p *memory.Proposal) error {
 	case err == nil:
 		id, err := item.ValueCopy(nil)
 		if err != nil {
-			return err
+			return "", err
 		}
 		var old memory.Proposal
 		if err := get(txn, keyProposal(p.Project, string(id)), &old); err == nil && old.State != memory.ProposalAccepted {
 			p.ID = old.ID
-			return nil
+			return "", nil
 		} else if err != nil && !errors.Is(err, ErrNotFound) {
-			return err
+			return "", err
 		}
 	case !errors.Is(err, badger.ErrKeyNotFound):
-		return err
+		return "", err
 	}
 	if p.ID == "" {
 		p.ID = newID()
 	} else if !validID(p.ID) {
-		return invalidf("proposal id %q is not a ULID", p.ID)
+		return "", invalidf("proposal id %q is not a ULID", p.ID)
 	}
 	p.Time = db.now().UTC()
 	p.State = memory.ProposalOpen
 	p.DecidedAt, p.DecidedBy, p.Result = time.Time{}, "", ""
 	if err := putProposal(txn, p); err != nil {
-		return err
+		return "", err
 	}
 	if err := txn.Set(keyProposalKey(p.Project, key), []byte(p.ID)); err != nil {
-		return err
+		return "", err
 	}
 	summary := fmt.Sprintf("proposed (%s): %s", p.Kind, p.Reason)
-	return db.event(txn, p.Project, memory.ActorSystem, memory.EventPropose, p.Target, summary)
+	return db.appendEvent(txn, p.Project, memory.ActorSystem, memory.EventPropose, p.Target, summary)
 }
 
 // putProposal writes p and its index entries.

@@ -50,23 +50,92 @@ func keyRunJournal(id string, batch, chunk int) []byte {
 type runStep struct {
 	Mem     string `json:"mem,omitempty"`     // a memory the run wrote
 	Created bool   `json:"created,omitempty"` // … and created
-	// Wrote is a hash of the memory as the run left it (salience aside:
-	// reading a memory is no change); a different memory now means a later
+	// Wrote is a hash of the memory as the run left it (see memHash) and
+	// Sup what it superseded then; a different memory now means a later
 	// writer changed it.
 	Wrote   string       `json:"wrote,omitempty"`
+	Sup     []string     `json:"sup,omitempty"`
 	Edge    *memory.Edge `json:"edge,omitempty"`     // a link the run wrote
 	OldEdge *memory.Edge `json:"old_edge,omitempty"` // its previous value; nil: created
 	Draft   string       `json:"draft,omitempty"`    // a draft the run took
 	Prop    string       `json:"prop,omitempty"`     // a proposal the run made, or decided
 	Decided bool         `json:"decided,omitempty"`  // … decided (not made)
+	// Event is a timeline entry the run wrote: it goes when a run is taken
+	// back before its commit, and stays when a committed run is undone.
+	Event *runEvent `json:"event,omitempty"`
 }
 
-// memHash identifies a memory's state for undo: everything but salience.
+// runEvent names an event a run wrote, and the memory it is about.
+type runEvent struct {
+	ID      string `json:"id"`
+	Project string `json:"project"`
+	Mem     string `json:"mem,omitempty"`
+}
+
+// memHash identifies a memory's state for undo: everything but its reads
+// (reading a memory is no change) and the list of what it supersedes,
+// which forgetting one of those shortens (see asWritten).
 func memHash(m *memory.Memory) string {
 	c := m.Clone()
-	c.Salience, c.Dedup = memory.Salience{}, nil
+	c.Salience.Accesses, c.Salience.AccessCount = nil, 0
+	c.Supersedes, c.Dedup = nil, nil
 	b, _ := json.Marshal(c)
 	return valueHash(b)
+}
+
+// memStep is the journal entry of a run leaving m as it is.
+func memStep(m *memory.Memory, created bool) runStep {
+	return runStep{Mem: m.ID, Created: created, Wrote: memHash(m), Sup: slices.Clone(m.Supersedes)}
+}
+
+// present keeps the ids of memories that still exist: a memory forgotten
+// since a run is no change the undo has to take back or keep.
+func present(txn *badger.Txn, ids []string) ([]string, error) {
+	var out []string
+	for _, id := range ids {
+		_, err := getMem(txn, id)
+		if errors.Is(err, ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, id)
+	}
+	return out, nil
+}
+
+// sameState reports whether cur reads as a memory of hash h superseding
+// sup did, but for memories forgotten since.
+func sameState(txn *badger.Txn, cur *memory.Memory, h string, sup []string) (bool, error) {
+	if memHash(cur) != h {
+		return false, nil
+	}
+	want, err := present(txn, sup)
+	if err != nil {
+		return false, err
+	}
+	return slices.Equal(cur.Supersedes, want), nil
+}
+
+// asWritten reports whether cur is as step s left it.
+func asWritten(txn *badger.Txn, cur *memory.Memory, s runStep) (bool, error) {
+	return sameState(txn, cur, s.Wrote, s.Sup)
+}
+
+// asBefore reports whether cur reads as it did before run changed it: a
+// forget since may have undone the run's change itself (forgetting the
+// successor a run wrote makes what it superseded current again).
+func asBefore(txn *badger.Txn, run string, cur *memory.Memory) (bool, error) {
+	var old memory.Memory
+	err := get(txn, keyRunOld(cur.ID, run), &old)
+	if errors.Is(err, ErrNotFound) {
+		return false, nil
+	}
+	if err != nil {
+		return false, err
+	}
+	return sameState(txn, cur, memHash(&old), old.Supersedes)
 }
 
 // runStepHook, when set (by tests), is called after each batch of a run,
@@ -186,6 +255,9 @@ func (db *DB) prepareOp(op *Op, project string) error {
 			if err := needID(op.With, "successor"); err != nil {
 				return err
 			}
+			if op.With == op.Target {
+				return invalidf("memory %s cannot supersede itself", op.Target)
+			}
 		}
 	case OpReinforce, OpReopen, OpArchive:
 		if err := needID(op.Target, "target"); err != nil {
@@ -194,6 +266,14 @@ func (db *DB) prepareOp(op *Op, project string) error {
 	case OpLink:
 		if op.Edge == nil || !op.Edge.Kind.Valid() || !validID(op.Edge.From) || !validID(op.Edge.To) || op.Edge.From == op.Edge.To {
 			return invalidf("a link needs two different memories and a known kind")
+		}
+		if op.Edge.Kind == memory.EdgeSupersedes {
+			return invalidf("supersession is not a plain link: use a supersede step, which also retires the old memory")
+		}
+		if op.Edge.Weight != 0 {
+			if err := memory.ValidWeight(op.Edge.Weight); err != nil {
+				return invalid(err)
+			}
 		}
 	case OpPropose:
 		if op.Proposal == nil {
@@ -302,7 +382,16 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := rewrite(txn, old, m); err != nil {
 			return err
 		}
-		steps = append(steps, runStep{Mem: m.ID, Wrote: memHash(m)})
+		steps = append(steps, memStep(m, false))
+		return nil
+	}
+	// event writes a timeline entry and journals it.
+	event := func(kind memory.EventKind, mid, summary string) error {
+		eid, err := db.appendEvent(txn, run.Project, run.Actor, kind, mid, summary)
+		if err != nil {
+			return err
+		}
+		steps = append(steps, runStep{Event: &runEvent{ID: eid, Project: run.Project, Mem: mid}})
 		return nil
 	}
 	active := func(id string) (*memory.Memory, error) {
@@ -333,8 +422,8 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := db.insert(txn, m); err != nil {
 			return nil, err
 		}
-		steps = append(steps, runStep{Mem: m.ID, Created: true, Wrote: memHash(m)})
-		return m, db.event(txn, run.Project, run.Actor, memory.EventRemember, m.ID, "consolidation "+run.ID)
+		steps = append(steps, memStep(m, true))
+		return m, event(memory.EventRemember, m.ID, "consolidation "+run.ID)
 	}
 	switch op.Kind {
 	case OpCreate:
@@ -379,7 +468,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		}
 		steps = append(steps, s)
 		ch.Memory, ch.Target, ch.Layer = succ.ID, old.ID, succ.Layer
-		if err := db.event(txn, run.Project, run.Actor, memory.EventSupersede, old.ID, "superseded by "+succ.ID+" (consolidation "+run.ID+")"); err != nil {
+		if err := event(memory.EventSupersede, old.ID, "superseded by "+succ.ID+" (consolidation "+run.ID+")"); err != nil {
 			return nil, ch, err
 		}
 	case OpReinforce:
@@ -397,7 +486,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if summary == "" {
 			summary = "said again"
 		}
-		if err := db.event(txn, run.Project, run.Actor, memory.EventReinforce, old.ID, summary); err != nil {
+		if err := event(memory.EventReinforce, old.ID, summary); err != nil {
 			return nil, ch, err
 		}
 	case OpReopen:
@@ -411,7 +500,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 			return nil, ch, err
 		}
 		ch.Target, ch.Layer = old.ID, old.Layer
-		if err := db.event(txn, run.Project, run.Actor, memory.EventReopen, old.ID, op.Reason); err != nil {
+		if err := event(memory.EventReopen, old.ID, op.Reason); err != nil {
 			return nil, ch, err
 		}
 	case OpArchive:
@@ -425,7 +514,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 			return nil, ch, err
 		}
 		ch.Target, ch.Layer = old.ID, old.Layer
-		if err := db.event(txn, run.Project, run.Actor, memory.EventArchive, old.ID, op.Reason); err != nil {
+		if err := event(memory.EventArchive, old.ID, op.Reason); err != nil {
 			return nil, ch, err
 		}
 	case OpLink:
@@ -461,12 +550,12 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 			p.Memory = p.Memory.Clone()
 		}
 		p.Run = run.ID
-		want := p.ID
-		if err := db.propose(txn, &p); err != nil {
+		eid, err := db.proposeAt(txn, &p)
+		if err != nil {
 			return nil, ch, err
 		}
-		if p.ID == want {
-			steps = append(steps, runStep{Prop: p.ID})
+		if eid != "" { // made now, not found already made
+			steps = append(steps, runStep{Prop: p.ID}, runStep{Event: &runEvent{ID: eid, Project: p.Project, Mem: p.Target}})
 		}
 		ch.Proposal, ch.Target = p.ID, p.Target
 		if ch.Memory == "" {
@@ -493,7 +582,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		steps = append(steps, runStep{Prop: p.ID, Decided: true})
 		ch.Proposal, ch.Target, ch.Memory = p.ID, p.Target, p.Result
 		summary := fmt.Sprintf("%s the %s proposal %s", p.State, p.Kind, p.ID)
-		if err := db.event(txn, run.Project, run.Actor, memory.EventDecide, p.Target, summary); err != nil {
+		if err := event(memory.EventDecide, p.Target, summary); err != nil {
 			return nil, ch, err
 		}
 	case OpDraftDone:
@@ -531,20 +620,28 @@ func linkStep(txn *badger.Txn, e memory.Edge) (runStep, error) {
 	return s, putEdge(txn, e)
 }
 
+// runJournalSteps bounds the steps of one journal chunk, which is taken
+// back in one transaction: Badger sorts a transaction's pending writes
+// each time an iterator opens in it, and taking back a created memory
+// opens four, so a chunk of thousands of steps takes back in quadratic time.
+const runJournalSteps = 128
+
 // runJournalChunks encodes a batch's journal as values of bounded size.
 func runJournalChunks(j []runStep) [][]byte {
 	var out [][]byte
 	cur := []byte{formatJSON, '['}
+	n := 0
 	for _, s := range j {
 		b, _ := json.Marshal(s) // plain data: it cannot fail
-		if len(cur) > 2 && len(cur)+len(b) > journalChunk {
+		if n > 0 && (len(cur)+len(b) > journalChunk || n >= runJournalSteps) {
 			out = append(out, append(cur, ']'))
-			cur = []byte{formatJSON, '['}
+			cur, n = []byte{formatJSON, '['}, 0
 		}
-		if len(cur) > 2 {
+		if n > 0 {
 			cur = append(cur, ',')
 		}
 		cur = append(cur, b...)
+		n++
 	}
 	return append(out, append(cur, ']'))
 }
@@ -683,6 +780,11 @@ func (db *DB) UndoRun(ctx context.Context, project, id string, by memory.Actor) 
 	if err := db.finishRuns(); err != nil {
 		return run, err
 	}
+	// An undo of this run that failed half way is finished by now: the
+	// run is undone as asked, and must not be undone twice.
+	if again, _, err := db.runRecord(full, false); err != nil || !again.UndoneAt.IsZero() {
+		return again, err
+	}
 	if err := db.undoConflicts(full); err != nil {
 		return run, err
 	}
@@ -739,12 +841,15 @@ func conflict(txn *badger.Txn, run string, s runStep) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if memHash(cur) == s.Wrote {
-			return "", nil
+		if ok, err := asWritten(txn, cur, s); err != nil || ok {
+			return "", err
 		}
 		// Changed by this same run later on (superseded after it was
 		// created): the last step on it is the one to compare.
-		if later, err := laterStep(txn, run, s.Mem); err != nil || later {
+		if later, err := laterStep(txn, run, cur); err != nil || later {
+			return "", err
+		}
+		if ok, err := asBefore(txn, run, cur); err != nil || ok {
 			return "", err
 		}
 		return fmt.Sprintf("memory %s changed after the run", s.Mem), nil
@@ -766,22 +871,20 @@ func conflict(txn *badger.Txn, run string, s runStep) (string, error) {
 	return "", nil
 }
 
-// laterStep reports whether run has more than one step on memory mid and
+// laterStep reports whether run has more than one step on memory cur and
 // the memory stands as the last of them left it.
-func laterStep(txn *badger.Txn, run, mid string) (bool, error) {
-	cur, err := getMem(txn, mid)
-	if err != nil {
-		return false, err
-	}
-	h := memHash(cur)
+func laterStep(txn *badger.Txn, run string, cur *memory.Memory) (bool, error) {
 	for _, k := range keys(txn, prefixRunJournalOf(run)) {
 		var j []runStep
 		if err := get(txn, k, &j); err != nil {
 			return false, err
 		}
 		for _, s := range j {
-			if s.Mem == mid && s.Wrote == h {
-				return true, nil
+			if s.Mem != cur.ID {
+				continue
+			}
+			if ok, err := asWritten(txn, cur, s); err != nil || ok {
+				return ok, err
 			}
 		}
 	}
@@ -794,9 +897,11 @@ func laterStep(txn *badger.Txn, run, mid string) (bool, error) {
 // marked undone at the end.
 func (db *DB) takeBackRun(id string) error {
 	var chunks [][]byte
-	if err := db.view(func(txn *badger.Txn) error {
+	committed := false
+	if err := db.view(func(txn *badger.Txn) (err error) {
 		chunks = keys(txn, prefixRunJournalOf(id))
-		return nil
+		committed, err = exists(txn, keyRun(id))
+		return err
 	}); err != nil {
 		return err
 	}
@@ -812,7 +917,7 @@ func (db *DB) takeBackRun(id string) error {
 				return err
 			}
 			for _, s := range slices.Backward(j) {
-				pid, err := db.takeBackStep(txn, id, s)
+				pid, err := db.takeBackStep(txn, id, s, committed)
 				if err != nil {
 					return err
 				}
@@ -857,9 +962,36 @@ func (db *DB) takeBackRun(id string) error {
 
 // takeBackStep undoes one step inside txn, unless what the run wrote was
 // changed since by someone else (a forget, a later edit): that stands.
-// It returns the project of what it touched, when it knows it.
-func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep) (string, error) {
+// The events of a committed run stay on the timeline; those of a run
+// taken back before its commit go, since it never happened. It returns
+// the project of what it touched, when it knows it.
+func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed bool) (string, error) {
 	switch {
+	case s.Event != nil:
+		if committed {
+			return s.Event.Project, nil
+		}
+		k := keyEvent(s.Event.Project, s.Event.ID)
+		item, err := txn.Get(k)
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return s.Event.Project, nil
+		}
+		if err != nil {
+			return "", err
+		}
+		forgotten := false
+		if err := item.Value(func(v []byte) error { forgotten = len(v) > 0 && v[0] == formatForgotten; return nil }); err != nil {
+			return "", err
+		}
+		if forgotten {
+			return s.Event.Project, nil // a forget's purge drops it
+		}
+		if s.Event.Mem != "" {
+			if err := txn.Delete(keyEventOfMem(s.Event.Mem, s.Event.ID)); err != nil {
+				return "", err
+			}
+		}
+		return s.Event.Project, txn.Delete(k)
 	case s.Edge != nil:
 		var cur memory.Edge
 		err := get(txn, keyEdgeOut(*s.Edge), &cur)
@@ -927,8 +1059,12 @@ func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error
 		if err != nil {
 			return "", err
 		}
-		if memHash(cur) != s.Wrote {
-			return cur.Project, nil // changed since (or already restored by a later step of this run)
+		if ok, err := asWritten(txn, cur, s); err != nil {
+			return "", err
+		} else if !ok {
+			// Changed since: already restored by a later step of this
+			// run, or left as it was before the run by a forget.
+			return cur.Project, nil
 		}
 		if s.Created {
 			return cur.Project, db.unwrite(txn, cur)
@@ -941,6 +1077,14 @@ func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error
 		}
 		restored := old.Clone()
 		restored.Salience.Accesses, restored.Salience.AccessCount = cur.Salience.Accesses, cur.Salience.AccessCount
+		sup, err := present(txn, old.Supersedes) // what was forgotten since stays forgotten
+		if err != nil {
+			return "", err
+		}
+		if len(sup) == 0 {
+			sup = nil
+		}
+		restored.Supersedes = sup
 		return cur.Project, rewrite(txn, cur, restored)
 	}
 }
@@ -991,16 +1135,22 @@ func (db *DB) finishRuns() error {
 		for _, k := range keys(txn, prefixRunUndoing) {
 			ids = append(ids, string(k[len(prefixRunUndoing):]))
 		}
-		for _, k := range keys(txn, prefixRunJournal) {
-			id, _, _ := strings.Cut(string(k[len(prefixRunJournal):]), "/")
-			if slices.Contains(ids, id) {
-				continue
+		// One look per run, not per journal chunk: journals are kept for
+		// undo, so they grow with history.
+		o := badger.DefaultIteratorOptions
+		o.Prefix, o.PrefetchValues = prefixRunJournal, false
+		it := txn.NewIterator(o)
+		defer it.Close()
+		for it.Rewind(); it.Valid(); {
+			id, _, _ := strings.Cut(string(it.Item().Key()[len(prefixRunJournal):]), "/")
+			if !slices.Contains(ids, id) {
+				if ok, err := exists(txn, keyRun(id)); err != nil {
+					return err
+				} else if !ok {
+					ids = append(ids, id)
+				}
 			}
-			if ok, err := exists(txn, keyRun(id)); err != nil {
-				return err
-			} else if !ok {
-				ids = append(ids, id)
-			}
+			it.Seek(append(prefixRunJournalOf(id), 0xFF))
 		}
 		return nil
 	}); err != nil {
