@@ -234,8 +234,8 @@ func Signature(normal string) []string {
 	}
 	seen := map[string]bool{}
 	for _, w := range ws {
-		if seen[w] {
-			continue
+		if seen[w] || signatureStop[w] {
+			continue // the words every sentence has would make every text a candidate
 		}
 		seen[w] = true
 		for i := range mins {
@@ -247,6 +247,9 @@ func Signature(normal string) []string {
 			}
 		}
 	}
+	if len(seen) < 3 {
+		return nil
+	}
 	out := make([]string, Bands)
 	for b := range Bands {
 		h := fnv.New64a()
@@ -257,6 +260,17 @@ func Signature(normal string) []string {
 		out[b] = string(rune('a'+b)) + hex.EncodeToString(h.Sum(nil)[:6])
 	}
 	return out
+}
+
+// signatureStop are the words left out of a signature.
+var signatureStop = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the is are was were be been of to in on at by for with from as and or
+		it its this that we our you i he she they them their there has have had do does did will would can
+		should so than then too very just also into about after before all any each now`) {
+		signatureStop[w] = true
+	}
 }
 
 // Dedup says what a write path did with a memory that was already known.

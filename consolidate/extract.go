@@ -1,0 +1,1423 @@
+package consolidate
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+
+	"cairn/memory"
+	"cairn/safetext"
+	"cairn/secrets"
+)
+
+// Class is what kind of thing a candidate says (issue 11's classes).
+type Class string
+
+// The classes.
+const (
+	ClassPreference Class = "preference" // A: preferences and constraints the user states
+	ClassState      Class = "state"      // B: current state and measurements
+	ClassEvent      Class = "event"      // C: events with their outcome
+	ClassDecision   Class = "decision"   // D: decisions with their reasons
+	ClassFailure    Class = "failure"    // E: failures with their cause
+	ClassProcedure  Class = "procedure"  // procedures with steps (kind procedure)
+	ClassCorrection Class = "correction" // user corrections ("no, actually ...")
+)
+
+// Candidate is a memory extraction proposes from a draft.
+type Candidate struct {
+	Class      Class
+	Layer      memory.Layer
+	Kind       memory.Kind
+	Provenance memory.Provenance
+	Title      string   // one line, <= 120 runes, no control characters
+	Body       string   // the statement (may equal the span, cleaned); for a procedure, the steps as a markdown list
+	Because    string   // decision: its reason as written ("because ...", "since ...", "so that ..."), "" if none
+	Triggers   []string // failure: words/phrases a future task would mention (the thing that failed, the command, the flag)
+	Span       string   // the exact substring of the draft the candidate came from (must occur in d.Text verbatim)
+	Corrects   string   // correction: the wrong claim when the text names it ("X, not Y" -> "Y"; "no, it's not Y, it's X" -> "Y"), else ""
+	Sure       bool     // false: cairn is not sure enough; it becomes a proposal for a person instead of a memory
+}
+
+// How the pattern extractor reads a draft.
+//
+// A draft is cut into statements: lines, the sentences of a line, list
+// items, and procedures (a lead line such as "To release:" with the steps
+// under it, or "first … then … finally …"). Each statement is read once,
+// by cues tried in a fixed order, and the first that fits decides its
+// class:
+//
+//  1. chatter (acknowledgements, greetings, questions, what the speaker is
+//     about to do) makes nothing;
+//  2. an explicit correction ("no, …", "actually …", "correction: …",
+//     "that's wrong, …") is a correction;
+//  3. a procedure is a procedure;
+//  4. a failure cue in the main clause ("X failed", "broke", "doesn't work
+//     with", "don't use X: it …") is a failure; a failure named only in a
+//     reason ("reverted X because it broke Y") is not;
+//  5. a decision verb ("decided", "chose", "went with") or a change with a
+//     reason ("switched to X because …") is a decision;
+//  6. a past action at the front ("Deployed …", "we migrated …") is an event;
+//  7. a preference or a rule ("I prefer", "never", "must") is a preference;
+//  8. a bare contrast ("X, not Y", "not Y but X") is a correction;
+//  9. a plain statement of how things are, with a verb, is a state.
+//
+// Anything else makes nothing: a wrong memory costs more than a missed one.
+// Statements read but not firmly (a hedge such as "maybe", a state with
+// nothing concrete in it from an agent) are returned with Sure=false, and
+// consolidation turns them into proposals for a person.
+//
+// Provenance. Who said a statement is the draft's actor, unless a
+// transcript prefix on its line ("user:", "assistant:") says otherwise; the
+// prefix holds until the next one. From a person: a correction is
+// user-corrected, everything else user-stated. From an agent or the
+// system: events and failures are observed (the agent saw them happen),
+// corrections and the rest extracted (it read or inferred them). An
+// agent's correction is user-corrected only when the draft reports the
+// user's own words: a "user:" line, or "the user corrected: …" / "the user
+// said: no, …". A state with a measured figure (a number with a unit of
+// time, size, rate or percent; p50/p95/p99; "bench", "measured", "load
+// test") is measured whoever wrote it, unless it is a setting (a timeout,
+// a limit, a TTL): a configured number is not a measurement.
+//
+// Secrets never reach a candidate: a statement in which cairn/secrets finds
+// a credential, a procedure with such a step, any line of a private key
+// block, and a statement holding a redaction marker ("[REDACTED…") are
+// skipped whole, and every candidate's fields are checked again before it
+// is returned. A draft that is not valid UTF-8 makes nothing.
+
+// maxTitleRunes bounds a candidate's title.
+const maxTitleRunes = 120
+
+// maxTriggers bounds a failure's trigger list.
+const maxTriggers = 4
+
+// Extract returns the candidates of a draft, in the order they appear.
+// Chatter makes none. It is a pure function of the draft.
+func Extract(d memory.Draft) []Candidate {
+	if strings.TrimSpace(d.Text) == "" || !utf8.ValidString(d.Text) {
+		return nil
+	}
+	x := extractor{text: d.Text}
+	x.secretAt, x.keyLines = secretsOf(d.Text)
+	var out []Candidate
+	for _, st := range x.statements(d.Actor) {
+		if x.tainted(st) {
+			continue
+		}
+		c, ok := classifyStatement(st)
+		if !ok {
+			continue
+		}
+		c.Span = st.span
+		if !finish(&c) {
+			continue
+		}
+		out = append(out, c)
+	}
+	return out
+}
+
+// extractor holds one draft while it is read.
+type extractor struct {
+	text     string
+	secretAt []int        // byte offsets where cairn/secrets finds a credential
+	keyLines map[int]bool // the lines of private key blocks
+}
+
+// statement is one thing said in a draft.
+type statement struct {
+	span       string       // verbatim from the draft
+	start, end int          // where span is in the draft
+	first      int          // first line (1-based)
+	last       int          // last line
+	speaker    memory.Actor // who said it
+	reported   bool         // an agent reports the user's own words ("the user corrected: …")
+	item       bool         // a list item
+	standing   bool         // said as a standing rule ("going forward", "from now on")
+	core       string       // what to classify: the span without prefixes, fillers and labels
+	body       string       // what to keep: core, with a measurement label ("Bench:") put back
+	label      string       // a class label taken off the front, lower case ("correction", "decision")
+	procedure  bool         // a procedure: lead and steps are set
+	lead       string       // a procedure's lead ("To release")
+	steps      []string     // a procedure's steps
+	reproSteps bool         // the procedure reproduces a bug (its layer is B)
+}
+
+// secretsOf finds where cairn/secrets sees a credential in text (as byte
+// offsets) and every line of a private key block (a finding names only
+// where the block starts).
+func secretsOf(text string) (at []int, keyLines map[int]bool) {
+	found := secrets.Scan(text)
+	if len(found) > 0 {
+		// Findings give a line and a rune column; walk the text once to
+		// turn them into offsets.
+		k, line, col := 0, 1, 1
+		for pos, r := range text {
+			for k < len(found) && found[k].Line == line && found[k].Column == col {
+				at = append(at, pos)
+				k++
+			}
+			if r == '\n' {
+				line, col = line+1, 1
+			} else {
+				col++
+			}
+		}
+		for ; k < len(found); k++ {
+			at = append(at, len(text)) // past the end: taint the last statement
+		}
+	}
+	keyLines = map[int]bool{}
+	block := false
+	for i, line := range strings.Split(text, "\n") {
+		if strings.Contains(line, "-----BEGIN") {
+			block = true
+		}
+		if block {
+			keyLines[i+1] = true
+		}
+		if strings.Contains(line, "-----END") {
+			block = false
+		}
+	}
+	return at, keyLines
+}
+
+// redactionMark finds the markers capture and ingest leave where they took a
+// secret out.
+var redactionMark = regexp.MustCompile(`(?i)\[redacted|<redacted|\*{3}redacted|\{redacted`)
+
+// tainted reports whether a statement touches a credential or a redaction.
+func (x *extractor) tainted(st statement) bool {
+	for _, at := range x.secretAt {
+		if at >= st.start && at < st.end || at == len(x.text) && st.end == len(x.text) {
+			return true
+		}
+	}
+	for l := st.first; l <= st.last; l++ {
+		if x.keyLines[l] {
+			return true
+		}
+	}
+	return redactionMark.MatchString(st.span) || len(secrets.Scan(st.span)) > 0
+}
+
+// finish finishes a candidate: titles are one short line without control
+// characters, and nothing in it holds a credential.
+func finish(c *Candidate) bool {
+	c.Title = oneLineTitle(c.Title)
+	c.Body = strings.TrimSpace(c.Body)
+	c.Because = strings.TrimSpace(c.Because)
+	c.Corrects = strings.TrimSpace(safetext.CleanLine(c.Corrects))
+	if c.Title == "" || c.Body == "" {
+		return false
+	}
+	if safetext.Valid("body", c.Body) != nil || safetext.Check("title", c.Title) != nil {
+		return false
+	}
+	fields := []secrets.Field{{Name: "title", Text: c.Title}, {Name: "body", Text: c.Body},
+		{Name: "because", Text: c.Because}, {Name: "corrects", Text: c.Corrects}}
+	for _, t := range c.Triggers {
+		fields = append(fields, secrets.Field{Name: "trigger", Text: t})
+	}
+	if secrets.Check(fields...) != nil || redactionMark.MatchString(c.Title+c.Body) {
+		return false
+	}
+	return true
+}
+
+// oneLineTitle makes one line of at most maxTitleRunes runes, cut at a word.
+func oneLineTitle(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	s = strings.Join(strings.Fields(safetext.CleanLine(s)), " ")
+	r := []rune(s)
+	if len(r) <= maxTitleRunes {
+		return s
+	}
+	cut := string(r[:maxTitleRunes-1])
+	if i := strings.LastIndexByte(cut, ' '); i > maxTitleRunes/2 {
+		cut = cut[:i]
+	}
+	return strings.TrimRight(cut, " ,;:-") + "…"
+}
+
+// ---- splitting a draft into statements
+
+// textLine is one line of a draft, read.
+type textLine struct {
+	no         int // 1-based
+	start, end int // the content, past a speaker prefix, quote and list marker; trailing space trimmed
+	speaker    memory.Actor
+	item       bool // a list item
+	checkbox   bool // "- [ ]"
+	skip       bool // blank, a code fence or inside one, or a heading's marks only
+}
+
+// speakerPrefix is a transcript's "who:" at the start of a line.
+var speakerPrefix = regexp.MustCompile(`(?i)^\s*(user|human|me|assistant|agent|ai|claude|codex|model|bot|system)\s*:\s*`)
+
+// listMarker is a list item's bullet or number, and a checkbox after it.
+var listMarker = regexp.MustCompile(`^(?:([-*•+])|(\d{1,3})[.)])\s+(\[[ xX]\]\s+)?`)
+
+func speakerOf(name string) memory.Actor {
+	switch strings.ToLower(name) {
+	case "user", "human", "me":
+		return memory.ActorUser
+	case "system":
+		return memory.ActorSystem
+	}
+	return memory.ActorAgent
+}
+
+func readLines(text string, actor memory.Actor) []textLine {
+	var out []textLine
+	speaker := actor
+	fence := false
+	pos := 0
+	for no := 1; pos <= len(text); no++ {
+		end := strings.IndexByte(text[pos:], '\n')
+		if end < 0 {
+			end = len(text)
+		} else {
+			end += pos
+		}
+		l := textLine{no: no, start: pos, end: end, speaker: speaker}
+		line := text[pos:end]
+		trimmed := strings.TrimSpace(line)
+		switch {
+		case strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~"):
+			fence = !fence
+			l.skip = true
+		case fence || trimmed == "" || strings.HasPrefix(trimmed, "|"):
+			l.skip = true // a table row is data, not a statement
+		default:
+			s := pos + len(line) - len(strings.TrimLeft(line, " \t"))
+			if m := speakerPrefix.FindStringSubmatchIndex(text[s:end]); m != nil {
+				speaker = speakerOf(text[s+m[2] : s+m[3]])
+				l.speaker = speaker
+				s += m[1]
+			}
+			for s < end && text[s] == '>' { // a quoted line
+				s++
+				for s < end && (text[s] == ' ' || text[s] == '\t') {
+					s++
+				}
+			}
+			if m := listMarker.FindStringSubmatchIndex(text[s:end]); m != nil {
+				l.item = true
+				l.checkbox = m[6] >= 0
+				s += m[1]
+			} else if strings.HasPrefix(text[s:end], "#") {
+				h := strings.TrimLeft(text[s:end], "#")
+				if h == "" || h[0] == ' ' {
+					s = end - len(strings.TrimLeft(h, " "))
+				}
+			}
+			l.start = s
+			l.end = s + len(strings.TrimRight(text[s:end], " \t\r"))
+			l.skip = l.start >= l.end
+		}
+		out = append(out, l)
+		pos = end + 1
+	}
+	return out
+}
+
+// statements cuts the draft into statements, in order.
+func (x *extractor) statements(actor memory.Actor) []statement {
+	if actor == memory.ActorSystem || actor == "" {
+		actor = memory.ActorAgent
+	}
+	if actor != memory.ActorUser {
+		actor = memory.ActorAgent
+	}
+	lines := readLines(x.text, actor)
+	var out []statement
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
+		if l.skip {
+			continue
+		}
+		if !l.item {
+			if st, next, ok := x.blockProcedure(lines, i); ok {
+				out = append(out, st)
+				i = next - 1
+				continue
+			}
+		}
+		for _, r := range sentenceRanges(x.text, l.start, l.end) {
+			span := x.text[r[0]:r[1]]
+			st := statement{span: span, start: r[0], end: r[1], first: l.no, last: l.no, speaker: l.speaker, item: l.item}
+			if st.speaker == memory.ActorSystem {
+				st.speaker = memory.ActorAgent
+			}
+			prepareStatement(&st)
+			out = append(out, st)
+		}
+	}
+	return out
+}
+
+// abbreviations end in a full stop that does not end a sentence.
+var abbreviations = setOfWords(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
+
+// sentenceRanges cuts text[start:end] at sentence ends: a full stop,
+// question or exclamation mark followed by a space. A small number
+// before a full stop is an enumeration ("1. run … 2. push …"), and a
+// version, path or abbreviation does not end a sentence.
+func sentenceRanges(text string, start, end int) [][2]int {
+	var out [][2]int
+	s := start
+	for i := start; i < end; i++ {
+		c := text[i]
+		if c != '.' && c != '!' && c != '?' {
+			continue
+		}
+		j := i
+		for j+1 < end && strings.IndexByte(".!?)\"'", text[j+1]) >= 0 {
+			j++
+		}
+		if j+1 < end && text[j+1] != ' ' && text[j+1] != '\t' {
+			continue // inside a token: v1.2, ./..., e.g.x
+		}
+		if c == '.' && i == j && !sentenceStop(text, start, i, end) {
+			continue
+		}
+		addRange(&out, text, s, j+1)
+		s = j + 1
+		i = j
+	}
+	addRange(&out, text, s, end)
+	return out
+}
+
+func addRange(out *[][2]int, text string, s, e int) {
+	for s < e && (text[s] == ' ' || text[s] == '\t') {
+		s++
+	}
+	for e > s && (text[e-1] == ' ' || text[e-1] == '\t') {
+		e--
+	}
+	if e > s {
+		*out = append(*out, [2]int{s, e})
+	}
+}
+
+// stepReach is how far apart two numbered steps on one line may be.
+const stepReach = 400
+
+// sentenceStop reports whether the full stop at i ends a sentence.
+func sentenceStop(text string, start, i, end int) bool {
+	w := i
+	for w > start && text[w-1] != ' ' && text[w-1] != '\t' {
+		w--
+	}
+	word := strings.ToLower(strings.Trim(text[w:i], "(\"'"))
+	if abbreviations[word] {
+		return false
+	}
+	if n := len(word); n > 0 && n <= 2 && strings.Trim(word, "0123456789") == "" {
+		// "1." starts a step when it opens the text or follows a colon, or
+		// when the next number follows.
+		before := strings.TrimRight(text[start:w], " \t")
+		if before == "" || strings.HasSuffix(before, ":") {
+			return false
+		}
+		if n == 2 || word[n-1] == '9' || word == "0" {
+			return true
+		}
+		// Steps said on one line sit close together: look nearby only, so
+		// that a long line costs linear time.
+		next := string(rune(word[n-1]+1)) + "."
+		prev := string(rune(word[n-1]-1)) + "."
+		ahead, behind := text[i:min(end, i+stepReach)], text[max(start, w-stepReach):w]
+		if strings.Contains(ahead, " "+next+" ") || word != "1" && strings.Contains(behind, prev+" ") {
+			return false
+		}
+	}
+	return true
+}
+
+// ---- procedures
+
+// procLead is a line that says steps follow, with or without a colon.
+// Other short lines ("Upgrading Postgres:", "When CI is red:") lead steps
+// only with a colon and two steps or more.
+var procLead = regexp.MustCompile(`(?i)^(?:to\s+\w|how\s+(?:to|we|i|you)\s+\w|steps?\s+(?:to|for)\s|(?:the\s+)?(?:procedure|runbook|recipe|playbook)\b|[\w -]*\b(?:steps|checklist|procedure|runbook|recipe|instructions)\s*:?$)`)
+
+// notLead are leads whose items are notes or plans, not steps.
+var notLead = regexp.MustCompile(`(?i)^(?:summary|notes?|status|updates?|todo|to\s?do|to-do|plan|next\s+steps?|next|findings|results?|changes|changelog|today|done|recap|fyi|context|background|questions?|issues?|problems?|decisions?|i'll|i will|let me|let's|we'll|here|what|why|things|remaining|open|timeline)\b`)
+
+// firstPerson in a lead makes its items the speaker's plan ("Looking into
+// it, I'll:").
+var firstPerson = regexp.MustCompile(`\b(?:i'll|i\s+will|let\s+me|let's|we'll|i'm\s+going|i\s+am\s+going|i\s+need|i\s+want|my\s+plan)\b`)
+
+// reproLead names a bug's reproduction: its steps go stale with the bug.
+var reproLead = regexp.MustCompile(`(?i)\brepro(?:duce|duction)?\b`)
+
+// blockProcedure reads a lead line at i and the list items under it.
+func (x *extractor) blockProcedure(lines []textLine, i int) (statement, int, bool) {
+	l := lines[i]
+	lead := strings.TrimSpace(x.text[l.start:l.end])
+	j := i + 1
+	var items []textLine
+	for ; j < len(lines) && lines[j].item && !lines[j].skip; j++ {
+		items = append(items, lines[j])
+	}
+	low := strings.ToLower(lead)
+	if len(items) == 0 || len(strings.Fields(lead)) > 10 || notLead.MatchString(lead) || firstPerson.MatchString(low) {
+		return statement{}, 0, false
+	}
+	colon := strings.HasSuffix(lead, ":")
+	strong := procLead.MatchString(strings.TrimSuffix(lead, ":"))
+	if !strong && !(colon && len(items) >= 2) {
+		return statement{}, 0, false
+	}
+	var steps []string
+	imperative := 0
+	for _, it := range items {
+		s := strings.TrimSpace(x.text[it.start:it.end])
+		if it.checkbox || startsImperative(s) {
+			imperative++
+		}
+		steps = append(steps, s)
+	}
+	if imperative*2 < len(steps) || !(startsImperative(steps[0]) || items[0].checkbox) {
+		return statement{}, 0, false
+	}
+	last := items[len(items)-1]
+	st := statement{span: x.text[l.start:last.end], start: l.start, end: last.end, first: l.no, last: last.no, speaker: l.speaker,
+		procedure: true, lead: strings.TrimSpace(strings.TrimSuffix(lead, ":")), steps: steps, reproSteps: reproLead.MatchString(lead)}
+	if st.speaker == memory.ActorSystem {
+		st.speaker = memory.ActorAgent
+	}
+	st.core = st.span
+	st.body = st.span
+	return st, j, true
+}
+
+// inlineLead is a procedure's lead and its steps on one line: "To X: a,
+// b, then c", "How to X: 1) a 2) b", "To X, run y".
+var inlineLead = regexp.MustCompile(`(?i)^((?:to|how\s+to|steps?\s+(?:to|for)|how\s+we)\s+[^:,]{2,60}?)\s*[:,]\s+(.+)$`)
+
+// labelledSteps is any short lead with numbered steps after it: "Bootstrap a
+// service: 1) copy … 2) rename …".
+var labelledSteps = regexp.MustCompile(`^([^:]{3,60}?)\s*:\s+(1[.)]\s.+)$`)
+
+// firstThen is "first a, then b, finally c".
+var firstThen = regexp.MustCompile(`(?i)^first\b,?\s*(.+?)[;,]?\s+(?:and\s+)?then\b,?\s*(.+)$`)
+
+// pronounEnd is a lead about something said before ("to fix this"): an
+// instruction for the task at hand, not a standing procedure.
+var pronounEnd = regexp.MustCompile(`(?i)\b(?:this|that|it|them|these|those)$`)
+
+// stepBreak splits inline steps: "then", "finally", ";", and a comma.
+var stepBreak = regexp.MustCompile(`(?i)\s*(?:[;,]\s*(?:and\s+)?(?:then|finally|after that|next)?\b|\s+(?:and\s+)?(?:then|finally|after that)\b),?\s*`)
+
+// enumerated splits "1) a 2) b" and "1. a 2. b".
+var enumerated = regexp.MustCompile(`(?:^|\s)\d{1,2}[.)]\s+`)
+
+// inlineProcedure reads a procedure said on one line.
+func inlineProcedure(core string) (lead string, steps []string, ok bool) {
+	rest := ""
+	switch m := inlineLead.FindStringSubmatch(core); {
+	case firstThen.MatchString(core):
+		rest = core
+	case m != nil:
+		lead, rest = strings.TrimSpace(m[1]), m[2]
+	default:
+		m = labelledSteps.FindStringSubmatch(core)
+		if m == nil || len(enumerated.FindAllString(m[2], -1)) < 2 {
+			return "", nil, false
+		}
+		lead, rest = strings.TrimSpace(m[1]), m[2]
+	}
+	if notLead.MatchString(lead) || pronounEnd.MatchString(lead) || firstPerson.MatchString(strings.ToLower(lead)) {
+		return "", nil, false
+	}
+	if firstThen.MatchString(rest) {
+		rest = rest[len("first"):] // "first" opens the steps; it is not one
+	}
+	rest = strings.TrimLeft(rest, ", ")
+	var parts []string
+	if enumerated.MatchString(rest) && strings.HasPrefix(strings.TrimSpace(rest), "1") {
+		parts = enumerated.Split(rest, -1)
+	} else {
+		parts = stepBreak.Split(rest, -1)
+	}
+	for _, p := range parts {
+		p = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(p), ".;,"))
+		if p == "" {
+			continue
+		}
+		// "run x and review y": two steps when the second is a verb too.
+		if a, b, found := strings.Cut(p, " and "); found && startsImperative(b) && startsImperative(a) {
+			steps = append(steps, a, b)
+			continue
+		}
+		steps = append(steps, p)
+	}
+	if len(steps) == 0 || !startsImperative(steps[0]) {
+		return "", nil, false
+	}
+	imperative := 0
+	for _, s := range steps {
+		if startsImperative(s) {
+			imperative++
+		}
+	}
+	if imperative*2 < len(steps) {
+		return "", nil, false
+	}
+	return lead, steps, true
+}
+
+// imperativeVerbs start a step ("run …", "bump …").
+var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoid backfill bootstrap branch build bump call
+	cd change check cherry-pick choose clean clear clone close commit compare configure copy cordon cp create cut
+	debug decrease delete deploy disable document download drain drop edit enable ensure export fetch find fix
+	flush follow freeze generate get grep increase install issue keep kill label load lock log login lower make
+	mark merge migrate mkdir move mv notify open paste pick pin post promote publish pull push put raise rebase
+	read rebuild reboot regenerate register release reload remove rename request re-run rerun reset restart restore
+	resume review revert revoke rm roll rollback rotate run scale seed select set ship sign source ssh start stop
+	switch tag tail take test trigger uncordon uninstall unlock unset update upgrade upload use validate verify
+	visit wait warm watch write wipe`)
+
+// commandNames start a step as a program would be typed.
+var commandNames = setOfWords(`go make npm npx pnpm yarn git docker kubectl helm terraform pg_restore pg_dump pg_upgrade
+	psql cargo pip pip3 python python3 node bun deno goreleaser gh aws gcloud az scp rsync curl systemctl
+	journalctl brew apt apt-get bazel buf protoc sqlc certbot mvn gradle sudo tmux sed kustomize ansible
+	redis-cli mysql mongosh openssl dotnet composer bundle rake poetry uv podman nix just task`)
+
+func setOfWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range strings.Fields(s) {
+		out[w] = true
+	}
+	return out
+}
+
+// startsImperative reports whether s begins like a step: a verb in the
+// imperative, a command, or code.
+func startsImperative(s string) bool {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return false
+	}
+	if strings.HasPrefix(s, "`") || strings.HasPrefix(s, "./") || strings.HasPrefix(s, "$ ") {
+		return true
+	}
+	w := strings.ToLower(strings.Trim(firstField(s), "`,.:;"))
+	return imperativeVerbs[w] || commandNames[w]
+}
+
+func firstField(s string) string {
+	if f := strings.Fields(s); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
+// ---- preparing a statement
+
+// fillerOpen opens a sentence without saying anything ("ok,", "anyway,").
+var fillerOpen = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|thanks|thank you|great|cool|nice|perfect|hmm+|hm|so|anyway|also|and|but|btw|fyi|oh|well|lol|right|sure|alright|yeah|yes|yep|interesting|understood|morning|hey|hi|hello|sgtm|lgtm|got it|note that|note|ps|heads up|for the record|to be clear|just so you know|quick note|reminder|here's\s+what\s+(?:i|we)\s+found|what\s+(?:i|we)\s+found|turns\s+out|found\s+it)\b\s*[,!.:;—–-]*\s+`)
+
+// standingOpeners make what follows a standing rule.
+var standingOpeners = regexp.MustCompile(`(?i)^(?:going forward|from now on|in future|in the future|henceforth|as a rule)\b[,:]?\s+`)
+
+// reporter is an agent reporting the user's words: "the user corrected: …".
+var reporter = regexp.MustCompile(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
+
+// labelPrefix is a short label before a colon or dash: "Correction: …".
+var labelPrefix = regexp.MustCompile(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
+
+// emphasis marks are dropped before a statement is read.
+var emphasis = strings.NewReplacer("**", "", "__", "")
+
+// fileLabel is a file or code name before a colon.
+var fileLabel = regexp.MustCompile("^(?:`[^`]+`|[\\w.-]+(?:/[\\w.-]+)*\\.\\w+)\\s*:\\s+")
+
+// statementLabels are the labels that say what class a statement is, and the ones
+// that only introduce it. Measurement labels stay in the body ("Load test:
+// the bucket holds 3000 rps" says where the figure came from).
+var statementLabels = map[string]string{
+	"correction": "correction", "small correction": "correction", "quick correction": "correction",
+	"minor correction": "correction", "one correction": "correction", "to correct": "correction",
+	"decision": "decision", "our decision": "decision", "our choice": "decision", "the decision": "decision",
+	"bench": "measure", "benchmark": "measure", "benchmarks": "measure", "measured": "measure", "load test": "measure",
+	"perf": "measure", "profile": "measure", "measurement": "measure",
+	"note": "", "notes": "", "fyi": "", "ps": "", "update": "", "status": "", "summary": "", "context": "",
+	"two things": "", "three things": "", "a few things": "", "quick notes": "", "heads up": "", "reminder": "",
+	"btw": "", "tldr": "", "tl;dr": "", "info": "", "aside": "", "also": "", "rule of thumb": "", "tip": "",
+	// What is still to do, or only wondered about, is not a memory yet.
+	"todo": "skip", "to do": "skip", "fixme": "skip", "xxx": "skip", "wip": "skip", "tbd": "skip", "next": "skip",
+	"later": "skip", "idea": "skip", "ideas": "skip", "question": "skip", "questions": "skip", "q": "skip",
+	"thoughts": "skip", "maybe": "skip", "open question": "skip", "follow up": "skip", "follow-up": "skip",
+}
+
+// prepareStatement strips what a statement opens with and sets core and body.
+func prepareStatement(st *statement) {
+	s := strings.TrimSpace(st.span)
+	s = strings.ReplaceAll(s, "’", "'")
+	for range 4 {
+		t := s
+		if m := fillerOpen.FindString(s); m != "" && len(m) < len(s) {
+			s = s[len(m):]
+		}
+		if m := standingOpeners.FindString(s); m != "" {
+			st.standing = true
+			s = s[len(m):]
+		}
+		if m := reporter.FindStringSubmatch(s); m != nil && st.speaker == memory.ActorAgent && len(m[0]) < len(s) {
+			st.reported = true
+			if strings.HasPrefix(strings.ToLower(m[1]), "corrected") {
+				st.label = "correction"
+			}
+			s = s[len(m[0]):]
+		}
+		if s == t {
+			break
+		}
+	}
+	body := s
+	// Markdown emphasis says nothing; a file name before a colon ("**store/db.go**:
+	// delete …") labels a change list's item.
+	s = emphasis.Replace(s)
+	if m := fileLabel.FindString(s); m != "" && len(m) < len(s) {
+		s = s[len(m):]
+	}
+	if m := labelPrefix.FindStringSubmatch(s); m != nil {
+		name := strings.ToLower(strings.TrimSpace(m[1]))
+		if class, ok := statementLabels[name]; ok && len(m[0]) < len(s) {
+			rest := s[len(m[0]):]
+			switch class {
+			case "measure":
+				st.label = class
+				s = rest // classify the statement; keep the label in the body
+			case "skip":
+				st.label, s, body = class, "", ""
+			case "":
+				s, body = rest, rest
+			default:
+				st.label = class
+				s, body = rest, rest
+			}
+		}
+	}
+	// Classify with plain apostrophes; the body keeps what was written.
+	st.core = strings.ReplaceAll(strings.TrimSpace(s), "’", "'")
+	st.body = strings.TrimSpace(body)
+}
+
+// ---- classification
+
+// classifyStatement reads one statement.
+func classifyStatement(st statement) (Candidate, bool) {
+	if st.procedure {
+		return procedureCandidate(st, st.lead, st.steps)
+	}
+	core := st.core
+	low := strings.ToLower(core)
+	if core == "" || isChatter(low) {
+		return Candidate{}, false
+	}
+	if c, ok, cued := explicitCorrection(st, core, low); ok || cued {
+		// A reply that opens with "no," or "actually" and states nothing
+		// ("no, let's not") is not read as anything else either.
+		return c, ok
+	}
+	if planAhead.MatchString(low) && !letsDecide.MatchString(low) || testStatus.MatchString(low) {
+		return Candidate{}, false
+	}
+	if progressive.MatchString(low) && !failureCue(mainClause(low)) && !measuredFigure.MatchString(low) {
+		return Candidate{}, false
+	}
+	if lead, steps, ok := inlineProcedure(core); ok {
+		st.reproSteps = reproLead.MatchString(lead)
+		return procedureCandidate(st, lead, steps)
+	}
+	if c, ok := readFailure(st, core, low); ok {
+		return c, true
+	}
+	if c, ok := readDecision(st, core, low); ok {
+		return c, true
+	}
+	if c, ok := readEvent(st, core, low); ok {
+		return c, true
+	}
+	if c, ok := readPreference(st, core, low); ok {
+		return c, true
+	}
+	if c, ok := bareCorrection(st, core, low); ok {
+		return c, true
+	}
+	return readState(st, core, low)
+}
+
+// chatterWords are the words of acknowledgements and greetings: a
+// statement made of nothing else says nothing.
+var chatterWords = setOfWords(`ok okay k kk thanks thank you thx ty cheers cool nice great perfect awesome sounds good
+	sgtm lgtm got it understood will do done yes yep yeah yup no nope nah sure right agreed exactly hmm hmmm hm ah
+	oh catch call point question makes sense fair enough worries problem problems np brb one sec moment hold on
+	wait hi hello hey there morning evening afternoon night bye see ttyl i interesting wow lol haha oops whoops
+	welcome work well go ahead for it ship all today that's that this is much so very really indeed alright fine
+	true correct and a the now again too lgtm! please checking looking later soon tomorrow anything else yet
+	idea sorry my bad nvm nevermind not quite`)
+
+// questionStart opens a question without its question mark.
+var questionStart = regexp.MustCompile(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody)\b|any\s+(?:idea|ideas|thoughts)|wdyt)\b`)
+
+// hereIs introduces what follows ("here is the diff:"): nothing of its own.
+var hereIs = regexp.MustCompile(`^(?:here\s+is|here's|here\s+are|below\s+is|see\s+(?:below|above)|as\s+follows|the\s+following)\b`)
+
+func isChatter(low string) bool {
+	t := strings.TrimSpace(low)
+	if strings.HasSuffix(strings.TrimRight(t, ` )"'`), "?") || questionStart.MatchString(t) || hereIs.MatchString(t) {
+		return true
+	}
+	if strings.HasSuffix(t, ":") {
+		return true // a lead with nothing after it
+	}
+	words := strings.FieldsFunc(t, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '\'' })
+	if len(words) == 0 {
+		return true
+	}
+	for _, w := range words {
+		if !chatterWords[w] {
+			return false
+		}
+	}
+	return true
+}
+
+// planAhead is what the speaker is about to do, not what is so.
+var planAhead = regexp.MustCompile(`^(?:let\s+me|let's|lets|lemme|i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i'm\s+gonna|gonna|i\s+need\s+to|i'd\s+like\s+to|i\s+want\s+to|i\s+should|i\s+can|i\s+could|i\s+would|i\s+might|(?:now|next|first|then|after\s+that)\b,?\s*(?:i'll|i\s+will|let\s+me|let's|we'll)|will\s+\w+|going\s+to|time\s+to|about\s+to|trying\s+to|i'm\s+(?:now\s+)?\w+ing\b|i\s+am\s+(?:now\s+)?\w+ing\b|we're\s+(?:now\s+)?(?:checking|looking|running|trying|waiting|investigating|debugging)\b)`)
+
+// letsDecide is "let's go with X because …": a decision said as a plan.
+var letsDecide = regexp.MustCompile(`^let's\s+(?:go\s+with|use|switch\s+to|pick|stick\s+with|keep)\b.*\b(?:because|since|so\s+that)\b`)
+
+// progressive is narration of what is being done right now.
+var progressive = regexp.MustCompile(`^(?:checking|looking|running|trying|searching|reading|digging|working|waiting|investigating|debugging|testing|building|fetching|installing|opening|grepping|scanning|reviewing|writing|updating|fixing|adding|thinking|continuing|retrying|rerunning|re-running)\b`)
+
+// testStatus is a run's passing state: progress of the moment.
+var testStatus = regexp.MustCompile(`^(?:and\s+)?(?:now\s+)?(?:all\s+)?(?:the\s+)?(?:\d+\s+)?(?:unit\s+|integration\s+|e2e\s+)?(?:tests?|checks?|specs?)\s+(?:now\s+)?(?:pass(?:es|ed)?|are\s+(?:passing|green)|succeed(?:s|ed)?)\b`)
+
+// hedgeWord marks a statement said without conviction.
+var hedgeWord = regexp.MustCompile(`\b(?:maybe|probably|perhaps|might|possibly|i\s+think|i\s+guess|i\s+believe|not\s+sure|seems|seem|apparently|iirc|afaik|likely|could\s+be|unsure|i\s+suspect)\b`)
+
+// ---- corrections
+
+// correctionCue opens a correction.
+var correctionCue = regexp.MustCompile(`(?i)^(?:(?:no|nope|nah)(?:[\s,]+no)*\s*(?:[,—–:;]|\s-|\.\.\.)\s*(?:actually\b[,:]?\s*)?|actually\b[,:]?\s+|correction\s*[:—–-]\s*|(?:that's|that\s+is|this\s+is|that's\s+not|it's)\s+(?:wrong|not\s+right|incorrect|not\s+correct|not\s+true|outdated|out\s+of\s+date)\b\s*[,:;—–.-]*\s*|wrong\b\s*[,:;—–-]\s*|not\s+quite\b\s*[,:;—–-]\s*|i\s+was\s+wrong(?:\s+(?:earlier|before|above))?\s*[,:;—–-]\s*|to\s+correct\s+(?:myself|that)\s*[,:—–-]\s*|(?:that's|that\s+is|this\s+is)\s+not\s+what\s+i\s+(?:meant|asked\s+for|asked|wanted)\b\s*[,:;—–.-]*\s*|not\s+what\s+i\s+meant\b\s*[,:;—–.-]*\s*)`)
+
+// rightOne is "the correct one is X": a correction said as the right value.
+var rightOne = regexp.MustCompile(`(?i)^(?:the\s+)?(?:correct|right|actual|proper)\s+(?:one|[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\b`)
+
+// notBut is "not Y but X".
+var notBut = regexp.MustCompile(`(?i)^not\s+(.+?),?\s+but\s+(.+)$`)
+
+// isntButIs is "it isn't Y; X" and "it's not Y, it's X".
+var isntButIs = regexp.MustCompile(`(?i)^(?:it|this|that)\s+(?:isn't|is\s+not|wasn't|was\s+not|'s\s+not|’s\s+not|s\s+not)\s+(.+?)\s*[;,—–:]\s*(?:it's\s+|it\s+is\s+|it\s+was\s+)?(.+)$`)
+
+// commaNot is "…, not Y" at the end of a clause.
+var commaNot = regexp.MustCompile(`(?i),\s+not\s+((?:[^,;.]|\.\S)+?)\s*(?:[,;]|\.(?:\s|$)|$)`)
+
+// explicitCorrection reads a statement that opens with a correction cue;
+// cued reports whether it did, whatever it found after it.
+func explicitCorrection(st statement, core, low string) (c Candidate, ok, cued bool) {
+	rest := core
+	if st.label == "correction" {
+		// labelled "Correction:" or reported as the user's correction
+	} else if m := correctionCue.FindString(core); m != "" {
+		rest = core[len(m):]
+	} else if m := isntButIs.FindStringSubmatch(core); m != nil && len(strings.Fields(m[2])) >= 3 {
+		rest = core
+	} else if rightOne.MatchString(core) {
+		rest = core
+	} else {
+		return Candidate{}, false, false
+	}
+	rest = strings.TrimSpace(rest)
+	rl := strings.ToLower(rest)
+	if len(strings.Fields(rest)) < 2 || isChatter(rl) || planAhead.MatchString(rl) || progressive.MatchString(rl) || hereIs.MatchString(rl) {
+		return Candidate{}, false, true
+	}
+	if startsImperative(rest) && !verbAfterFirst(rl) {
+		return Candidate{}, false, true // "no, revert it": an instruction, not a fact
+	}
+	c, ok = correctionCandidate(st, rest, true)
+	return c, ok, true
+}
+
+// verbAfterFirst reports whether a statement that opens with a verb or a
+// command says how something is after it ("go test ./... takes 3 min").
+func verbAfterFirst(low string) bool {
+	_, rest, _ := strings.Cut(strings.TrimSpace(low), " ")
+	return stateVerb.MatchString(rest)
+}
+
+// bareCorrection reads "not Y but X", "it isn't Y; X" and "X is Z, not Y".
+func bareCorrection(st statement, core, low string) (Candidate, bool) {
+	if notBut.MatchString(core) || isntButIs.MatchString(core) {
+		return correctionCandidate(st, core, st.speaker == memory.ActorUser)
+	}
+	if m := commaNot.FindStringIndex(core); m != nil {
+		head := strings.ToLower(core[:m[0]])
+		if copulaVerb.MatchString(head) && !startsImperative(core) {
+			return correctionCandidate(st, core, st.speaker == memory.ActorUser)
+		}
+	}
+	return Candidate{}, false
+}
+
+// copulaVerb is a verb that states what something is.
+var copulaVerb = regexp.MustCompile(`(?:\b(?:is|are|was|were|runs|uses|lives|goes|go|listens|has|have|holds|owns|backs|sits|points|deploy|deploys|release|releases|run)\b|'s\b|’s\b)`)
+
+// correctionCandidate makes a correction of what rest states.
+func correctionCandidate(st statement, rest string, sure bool) (Candidate, bool) {
+	body, wrong := rest, ""
+	if m := notBut.FindStringSubmatch(rest); m != nil {
+		wrong, body = m[1], m[2]
+	} else if m := isntButIs.FindStringSubmatch(rest); m != nil {
+		wrong, body = m[1], m[2]
+	}
+	if m := commaNot.FindStringSubmatch(body); m != nil && wrong == "" {
+		wrong = m[1]
+	}
+	wrong = strings.TrimSpace(strings.Trim(wrong, ` "'`))
+	body = capitalizeSentence(strings.TrimSpace(body))
+	bl := strings.ToLower(body)
+	if len(strings.Fields(body)) < 2 {
+		return Candidate{}, false
+	}
+	c := Candidate{Class: ClassCorrection, Layer: memory.LayerState, Kind: memory.KindFact, Title: body, Body: body, Corrects: wrong}
+	if tasteCue.MatchString(bl) || ruleWord.MatchString(bl) {
+		c.Layer, c.Kind = memory.LayerInvariant, memory.KindPreference
+	}
+	switch {
+	case st.speaker == memory.ActorUser:
+		c.Provenance = memory.ProvUserCorrected
+	case st.reported:
+		c.Provenance = memory.ProvUserCorrected
+	default:
+		c.Provenance = memory.ProvExtracted
+	}
+	c.Sure = sure && !hedgeWord.MatchString(bl)
+	return c, true
+}
+
+// capitalizeSentence upper-cases the first letter of a sentence that starts with
+// an ordinary word (never a command or identifier such as "go test").
+func capitalizeSentence(s string) string {
+	w := strings.ToLower(firstField(s))
+	switch strings.Trim(w, ",.;:") {
+	case "the", "it's", "it", "its", "we", "we're", "we've", "our", "this", "that", "they", "there", "there's",
+		"i", "i'm", "tests", "deploys", "all", "a", "an", "prod", "staging", "ci", "my":
+		r, n := utf8.DecodeRuneInString(s)
+		return string(unicode.ToUpper(r)) + s[n:]
+	}
+	return s
+}
+
+// ---- failures
+
+// failWords say that something failed or hurt.
+var failWords = regexp.MustCompile(`\b(?:failed|fails|failing|broke|breaks|broken|crash(?:es|ed|ing)?|doesn't\s+work|does\s+not\s+work|didn't\s+work|did\s+not\s+work|won't\s+work|isn't\s+working|is\s+not\s+working|doesn't\s+support|does\s+not\s+support|didn't\s+help|did\s+not\s+help|didn't\s+fix|did\s+not\s+fix|timed\s+out|times\s+out|ooms?|oomed|oom'd|oom-killed|ran\s+out\s+of|runs\s+out\s+of|hangs?|hung|deadlock(?:s|ed)?|starved|starves|regress(?:ed|es)|panick(?:ed|s)|panics\s+(?:when|on|if|with|because|at|in)|segfault(?:s|ed)?|errors\s+out|errored(?:\s+out)?|(?:is|are|was|were|became|becomes)\s+flaky|made\s+(?:\w+\s+){0,3}(?:flaky|worse|slower|meaningless|unusable|unstable))\b`)
+
+// countsOfTests are outcomes, not failures: "412 passed, 0 failed".
+var countsOfTests = regexp.MustCompile(`\b\d+\s+(?:passed|failed|failing|skipped|errors?|failures?)\b|\b(?:no|without|zero)\s+(?:failures|errors)\b|\b(?:didn't|did\s+not|never|doesn't|does\s+not)\s+(?:fail|crash|break)\b`)
+
+// reasonMarker opens the reason of a clause.
+var reasonMarker = regexp.MustCompile(`\b(?:because|since|as\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|so\s+that|given\s+that|due\s+to)\b|,\s*as\b`)
+
+// mainClause is the part of a statement before its reason.
+func mainClause(low string) string {
+	if m := reasonMarker.FindStringIndex(low); m != nil {
+		return low[:m[0]]
+	}
+	return low
+}
+
+func failureCue(low string) bool {
+	return failWords.MatchString(countsOfTests.ReplaceAllString(low, " "))
+}
+
+// negativeAdvice is "don't use X: it …", "never use X — it …", "X: don't".
+var negativeAdvice = regexp.MustCompile(`^(?:please\s+)?(?:don't|do\s+not|never|avoid)\s+(?:ever\s+)?(?:use|using|run|running|call|calling|set|setting|enable|enabling|add|adding|try|trying|pass|passing|put|putting)?\s*(.+?)\s*(?:[:;—–]|\s-\s)\s*(?:it|they|this|that|doing\s+so)\b\s*(?:'s|\w+)`)
+
+// adviceAfter is "X is dead, don't use it — …": the warning after its
+// subject.
+var adviceAfter = regexp.MustCompile(`^(.+?)\s+(?:is|are|was|were)\s+[\w-]+(?:\s+[\w-]+)?\s*[,;]\s*(?:so\s+)?(?:don't|do\s+not|never|avoid)\s+(?:use|using|run|running|touch|call|calling)\s+(?:it|them|this|that)\b`)
+
+// problemIs opens an explanation of a bug: "the issue is that …".
+var problemIs = regexp.MustCompile(`^(?:the\s+)?(?:issue|problem|bug|root\s+cause|cause|culprit)\s+(?:is|was)\b`)
+
+// problemNoun is a kind of failure named in a main clause that has a
+// reason after it: "the race happens because …".
+var problemNoun = regexp.MustCompile(`\b(?:race|data\s+race|race\s+condition|leak|memory\s+leak|deadlock|panic|crash|segfault|outage|regression|flake)\b`)
+
+// xDont is "X: don't." — a warning with the failure before it.
+var xDont = regexp.MustCompile(`[:;—–]\s*(?:don't|do\s+not|never\s+again|avoid\s+it)\W*$`)
+
+// triedX is "tried X, it broke Y".
+var triedX = regexp.MustCompile(`^(?:we\s+|i\s+)?tried\s+(?:upgrading\s+to|upgrading|bumping|running|using|switching\s+to|setting|adding|caching|enabling|moving\s+to|with)?\s*(.+?)\s*(?:[,;:—–]|\s-\s|\s+but\b|\s+and\b)`)
+
+// gerundX is "Using X broke Y", "Setting X made Y worse".
+var gerundX = regexp.MustCompile(`^(?:using|setting|running|enabling|adding|caching|bumping|upgrading(?:\s+to)?|switching\s+to|calling|importing|mounting|pinning|disabling|turning\s+on|turning\s+off)\s+(.+?)\s+(?:broke|breaks|made|makes|caused|causes|crashed|crashes|didn't|did\s+not|doesn't|does\s+not|failed|fails|slowed|killed|hung|hangs)\b`)
+
+// adverbs are left out of a trigger phrase ("the cron job silently failed").
+var adverbs = setOfWords(`silently suddenly randomly intermittently occasionally consistently sometimes really
+	completely totally immediately finally eventually apparently probably constantly repeatedly`)
+
+// auxiliaries end a subject: "the deploy is broken" failed at "deploy".
+var auxiliaries = setOfWords(`is are was were be been has have had keeps kept got gets will would can could does did do
+	isn't aren't wasn't weren't doesn't didn't won't can't`)
+
+// prepositions end a noun phrase.
+var prepositions = setOfWords(`on in for to from with when at inside during across without against before after while unless under over via per by of into`)
+
+// readFailure reads a failure with its cause.
+func readFailure(st statement, core, low string) (Candidate, bool) {
+	head := mainClause(low)
+	advice := negativeAdvice.FindStringSubmatch(low)
+	if m := adviceAfter.FindStringSubmatch(low); m != nil && advice == nil {
+		advice = m
+	}
+	cue := failureCue(head) || problemIs.MatchString(low) || problemNoun.MatchString(head) && head != low
+	dont := xDont.MatchString(low)
+	if !cue && advice == nil && !dont {
+		return Candidate{}, false
+	}
+	if resolutionStart.MatchString(low) {
+		return Candidate{}, false // "Fixed the crash in X": an event
+	}
+	var subject string
+	switch {
+	case advice != nil:
+		subject = advice[1]
+	case triedX.MatchString(low):
+		subject = triedX.FindStringSubmatch(low)[1]
+	case gerundX.MatchString(low):
+		subject = gerundX.FindStringSubmatch(low)[1]
+	default:
+		// Blank the test counts out ("0 failed") without moving the rest.
+		blanked := countsOfTests.ReplaceAllStringFunc(head, func(m string) string { return strings.Repeat(" ", len(m)) })
+		if m := failWords.FindStringIndex(blanked); m != nil {
+			subject = head[:m[0]]
+		}
+		if dont && subject == "" {
+			subject = low[:xDont.FindStringIndex(low)[0]]
+		}
+	}
+	c := Candidate{Class: ClassFailure, Layer: memory.LayerNegative, Kind: memory.KindNegative,
+		Title: st.body, Body: st.body, Triggers: failureTriggers(subject, core)}
+	if len(c.Triggers) == 0 {
+		return Candidate{}, false // nothing a task could mention to bring it back
+	}
+	if st.speaker == memory.ActorUser {
+		c.Provenance = memory.ProvUserStated
+	} else {
+		c.Provenance = memory.ProvObserved
+	}
+	// A failure says why, or what it does not work with; a bare "it
+	// failed" is for a person to judge.
+	caused := reasonMarker.MatchString(low) || advice != nil || dont || strings.ContainsAny(core, ":;—–") ||
+		condition.MatchString(low[len(head)/2:]) || strings.Contains(low, ", it ")
+	c.Sure = caused && !hedgeWord.MatchString(low)
+	return c, true
+}
+
+// condition is what a failure happens with or under.
+var condition = regexp.MustCompile(`\b(?:with|on|when|under|after|if)\b`)
+
+// resolutionStart verbs open an event about a failure that is over.
+var resolutionStart = regexp.MustCompile(`^(?:(?:we|i)\s+)?(?:fixed|resolved|patched|reverted|rolled\s+back|worked\s+around|mitigated|closed)\b`)
+
+// codeToken finds words a task would name: flags, dotted or CamelCase
+// identifiers, snake_case, UPPER_SNAKE names, paths, names with digits.
+var codeToken = regexp.MustCompile(`(?:^|[\s(\x60"'])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]*(?:[./][\w-]+)+|[a-z]+[A-Z][\w]*|[A-Z][a-z]+[A-Z][\w]*|[A-Za-z]+_[\w]+|[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*|[A-Za-z]+-\d[\w-]*|[a-z]+(?:-[a-z]+)+)\b`)
+
+// failureTriggers draws a failure's triggers from what failed (the subject) and
+// the code-like words of the statement: lower case, 1–4 of them.
+func failureTriggers(subject, core string) []string {
+	var out []string
+	addT := func(t string) {
+		t = strings.ToLower(strings.Trim(strings.TrimSpace(t), "`'\".,;:()"))
+		if i := strings.IndexByte(t, '='); i > 0 {
+			t = t[:i] // a setting's name, not its value
+		}
+		if t == "" || len([]rune(t)) > memory.MaxTag || len(out) >= maxTriggers || safetext.Check("trigger", t) != nil {
+			return
+		}
+		for _, o := range out {
+			if o == t || strings.Contains(o, t) && len(t) < 4 {
+				return
+			}
+		}
+		out = append(out, t)
+	}
+	subject = strings.TrimSpace(subject)
+	words := strings.Fields(subject)
+	// The subject phrase: up to its first preposition, without articles
+	// and adverbs.
+	var phrase []string
+	for _, w := range words {
+		lw := strings.ToLower(strings.Trim(w, ",.;:"))
+		if prepositions[lw] || auxiliaries[lw] {
+			break
+		}
+		switch lw {
+		case "the", "a", "an", "our", "my", "this", "that", "these", "those", "its", "their", "your", "flaky",
+			"new", "old", "still", "always", "also", "just", "now":
+			continue
+		}
+		if adverbs[lw] {
+			continue
+		}
+		phrase = append(phrase, strings.Trim(w, ",.;:"))
+	}
+	// A command is a program and its subcommand; a word before a flag is
+	// the program the flag belongs to.
+	if len(phrase) > 0 {
+		p0 := strings.ToLower(phrase[0])
+		switch {
+		case commandNames[p0] && len(phrase) > 1 && !strings.HasPrefix(phrase[1], "-"):
+			addT(p0 + " " + strings.ToLower(phrase[1]))
+		case len(phrase) > 1 && strings.HasPrefix(phrase[1], "-"):
+			addT(p0)
+		}
+	}
+	var codes []string
+	for _, m := range codeToken.FindAllStringSubmatch(subject, -1) {
+		codes = append(codes, m[1])
+	}
+	if len(codes) > 0 {
+		for _, t := range codes {
+			addT(t)
+		}
+	} else if len(phrase) > 0 && len(phrase) <= 4 {
+		addT(strings.Join(phrase, " "))
+	} else if len(phrase) > 4 {
+		addT(strings.Join(phrase[:2], " "))
+	}
+	// Code-like words elsewhere in the statement name what failed too
+	// ("the linter fails because golangci-lint v1.55 …").
+	for _, m := range codeToken.FindAllStringSubmatch(core, -1) {
+		t := m[1]
+		if looksLikeVersion(t) {
+			continue
+		}
+		addT(t)
+	}
+	// Nothing named: the first words that are not filler.
+	if len(out) == 0 {
+		var ws []string
+		for _, w := range memory.Words(core) {
+			if len(w) < 3 || stopTrigger[w] || prepositions[w] {
+				continue
+			}
+			if ws = append(ws, w); len(ws) == 2 {
+				break
+			}
+		}
+		addT(strings.Join(ws, " "))
+	}
+	return out
+}
+
+// stopTrigger are words that name nothing a task would mention.
+var stopTrigger = setOfWords(`the and but this that these those its our your their was were are is has have had
+	not don't doesn't didn't never issue problem bug cause root culprit what which when then there here also
+	just very really it's they them because since`)
+
+func looksLikeVersion(t string) bool {
+	t = strings.TrimPrefix(strings.ToLower(t), "v")
+	return t != "" && strings.Trim(t, "0123456789.") == ""
+}
+
+// ---- decisions
+
+// decisionStrong is a verb that says a choice was made.
+var decisionStrong = regexp.MustCompile(`\b(?:decided|decide\s+to|(?:the|our|my)\s+decision\s+(?:is|was)\b|chose|chosen|choose\s+to|picked|went\s+with|going\s+with|go\s+with|settled\s+on|opted|agreed\s+(?:to|on|that)|our\s+choice|made\s+the\s+call)\b`)
+
+// notDecision are uses of those words that choose nothing.
+var notDecision = regexp.MustCompile(`\bdecision\s+(?:tree|table|log|record)s?\b|\b(?:haven't|have\s+not|not\s+yet|didn't|did\s+not|undecided)\s+(?:decided|chosen|picked)\b|\bwhy\s+we\s+chose\b`)
+
+// decisionWeak is a change that is a decision when a reason comes with it.
+var decisionWeak = regexp.MustCompile(`^(?:(?:we|i|the\s+team|they)(?:'ll|'ve|'d)?\s+(?:have\s+|will\s+|now\s+)?)?(?:switched|switch|moved|move|replaced|replace|dropped|drop|parked|park|rejected|reject|kept|keep|use|using|stick\s+with|stuck\s+with|standardi[sz]ed\s+on|pinned|pin|store|adopted|adopt|retired|deprecated|disabled|enabled|removed|limited|capped|defaulted|split|ship|shipping|release|run|prefer|ditched|abandoned|scrapped|dumped|moved\s+off|migrated\s+off|went\s+back\s+to|gave\s+up\s+on)\b`)
+
+// overRather is "X over Y", "X rather than Y", "X instead of Y".
+var overRather = regexp.MustCompile(`\b(?:over|rather\s+than|instead\s+of)\b`)
+
+// reasonStart finds the reason of a decision.
+var reasonStart = regexp.MustCompile(`(?i)\b(?:because(?:\s+of)?|since|so\s+that|given\s+that|due\s+to)\b|,\s*as\b|\bas\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|:\s+`)
+
+// sinceTime is "since" of time, not of reason.
+var sinceTime = regexp.MustCompile(`^\s*(?:then|last|yesterday|today|this|early|late|the\s+last|the\s+start|the\s+beginning|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|v?\d|we\s+started|forever)\b`)
+
+// readDecision reads a decision and its reason.
+func readDecision(st statement, core, low string) (Candidate, bool) {
+	because := ""
+	for _, m := range reasonStart.FindAllStringIndex(low, -1) {
+		word := strings.TrimSpace(low[m[0]:m[1]])
+		if strings.HasPrefix(word, "since") && sinceTime.MatchString(low[m[1]:]) {
+			continue
+		}
+		if word == ":" && !strings.Contains(low[:m[0]], " over ") {
+			continue
+		}
+		because = strings.TrimSpace(core[m[1]:])
+		break
+	}
+	because = strings.TrimRight(because, ".!;, ")
+	strong := decisionStrong.MatchString(mainClause(low)) || st.label == "decision"
+	if notDecision.MatchString(low) {
+		return Candidate{}, false
+	}
+	weak := because != "" && (decisionWeak.MatchString(low) || overRather.MatchString(mainClause(low)) || letsDecide.MatchString(low))
+	if !strong && !weak {
+		return Candidate{}, false
+	}
+	c := Candidate{Class: ClassDecision, Layer: memory.LayerDecision, Kind: memory.KindDecision,
+		Title: st.body, Body: st.body, Because: because}
+	if st.speaker == memory.ActorUser {
+		c.Provenance = memory.ProvUserStated
+	} else {
+		c.Provenance = memory.ProvExtracted
+	}
+	c.Sure = !hedgeWord.MatchString(low)
+	return c, true
+}
+
+// ---- events
+
+// timeOpener is when an event happened, before it is told.
+const timeOpener = `(?:(?:yesterday|today|tonight|earlier(?:\s+today)?|just\s+now|this\s+(?:morning|afternoon|evening|week|sprint|month)|last\s+(?:night|week|month|sprint|monday|tuesday|wednesday|thursday|friday)|on\s+(?:mon|tues|wednes|thurs|fri|satur|sun)day|on\s+\d{4}-\d\d-\d\d|\d{4}-\d\d-\d\d|at\s+\d{1,2}(?::\d\d)?\s*(?:am|pm)?)[,:]?\s+)?`
+
+// eventVerbs are past actions worth remembering (reading, searching and
+// looking are not).
+const eventVerbs = `(?:deployed|merged|rolled\s+(?:back|out)|migrated|upgraded|downgraded|fixed|ran|re-ran|reran|applied|released|published|opened\s+(?:a\s+|the\s+)?(?:pr|pull\s+request|issue|ticket|incident|#)|closed|rotated|cut|regenerated|finished|completed|reverted|bumped|shipped|created|restarted|renamed|pointed|removed|added|enabled|disabled|installed|moved|switched|deleted|tagged|launched|backfilled|rebuilt|rebased|resolved|patched|configured|landed|promoted|provisioned|scaled|reindexed|imported|cleared|cleaned\s+up|flushed|got\s+paged|paged|killed|reproduced|updated|replaced|retired|deprecated|refactored|archived|cherry-picked|raised|lowered|increased|reduced|recovered|restored|failed\s+over|set\s+up|uploaded|synced|renewed|issued|onboarded|turned\s+(?:on|off)|wrote|benchmarked|profiled)`
+
+// eventStart is a past action at the front of a statement.
+var eventStart = regexp.MustCompile(`^` + timeOpener + `(?:(?:we|i|they|the\s+team|on-?call|ops|ci|someone|he|she)\s+(?:just\s+|finally\s+|successfully\s+|have\s+|'ve\s+|already\s+)?)?` + eventVerbs + `\b`)
+
+// eventDone is "<something> went out / was deployed / applied".
+var eventDone = regexp.MustCompile(`^` + timeOpener + `(?:(?:the|our|last\s+night's|today's|yesterday's|this\s+morning's|this\s+week's)\s+)?[\w.#/-]+(?:\s+[\w.#/-]+){0,3}\s+(?:was\s+|were\s+|got\s+|has\s+been\s+|have\s+been\s+)?(?:went\s+out|went\s+live|landed|shipped|applied|deployed|merged|released|completed|finished|succeeded|rolled\s+(?:out|back)|reverted|ran\s+(?:successfully|cleanly|fine|green|without\s+errors))\b`)
+
+// measurementRun is an action whose point is a figure.
+var measurementRun = regexp.MustCompile(`\b(?:ran|re-ran|reran|did)\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:benchmarks?|bench|load\s+tests?|profil(?:e|er|ing))\b|\bbenchmarked\b|\bprofiled\b|\bmeasured\b`)
+
+// habitual is the present passive: "docs are deployed from gh-pages" says
+// how things are done, not that something happened.
+var habitual = regexp.MustCompile(`\b(?:is|are|be|get|gets|usually|always)\s+(?:\w+\s+)?(?:deployed|merged|released|applied|shipped|rolled\s+out|landed)\b`)
+
+// concreteValue finds a value a fact is about: a number, version, path,
+// identifier, flag, URL, address or name.
+var concreteValue = regexp.MustCompile(`\d|[\w-]/[\w.-]|\w\.\w|(?:^|\s)--?\w|\w_\w|[a-z][A-Z]|\b[A-Z]{2,}\b|@|#\w|\x60|\s[A-Z][a-zA-Z]+`)
+
+// readEvent reads a dated action and its outcome.
+func readEvent(st statement, core, low string) (Candidate, bool) {
+	if !eventStart.MatchString(low) && !(eventDone.MatchString(low) && !habitual.MatchString(low)) {
+		return Candidate{}, false
+	}
+	if measurementRun.MatchString(low) && measuredFigure.MatchString(low) {
+		return Candidate{}, false // "ran the benchmark: X averages 2 ms": the figure is the memory (a state)
+	}
+	c := Candidate{Class: ClassEvent, Layer: memory.LayerEpisode, Kind: memory.KindEvent, Title: st.body, Body: st.body}
+	if st.speaker == memory.ActorUser {
+		c.Provenance = memory.ProvUserStated
+	} else {
+		c.Provenance = memory.ProvObserved
+	}
+	// An agent narrates many small actions; one with nothing concrete in
+	// it is for a person to keep or drop.
+	c.Sure = (st.speaker == memory.ActorUser || concreteValue.MatchString(core)) && !hedgeWord.MatchString(low)
+	return c, true
+}
+
+// ---- preferences and constraints
+
+// tasteCue is a liking: kind preference.
+var tasteCue = regexp.MustCompile(`\b(?:prefers?|preferred|preference|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|dislikes?|hates?|favou?rs?)\b`)
+
+// likesCue is a person's liking said of someone: "I prefer", "the user wants".
+var likesCue = regexp.MustCompile(`(?:^|\b(?:i|we|the\s+team|the\s+user|user|they|he|she|everyone)\s*(?:really\s+|strongly\s+|generally\s+|usually\s+|also\s+|still\s+|definitely\s+|much\s+)?)(?:prefers?|preferred|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|don't\s+like|do\s+not\s+like|doesn't\s+like|dislikes?|hates?|favou?rs?)\b|\bmy\s+preference\b|^preference\b`)
+
+// requestNow is a wish for something to be done now, not a standing liking.
+var requestNow = regexp.MustCompile(`\b(?:like|likes|want|wants|'d\s+like|would\s+like)\s+(?:to\s+(?:check|see|look|try|know|understand|run|read|ask|discuss|talk|confirm|verify|test|take|get|go|start|finish|fix|review|debug|investigate|figure|add|make|do|have|merge|deploy|ship)|you\s+to|me\s+to|us\s+to|it\s+to\s+be\s+done)\b`)
+
+// ruleStart is a rule said as an imperative.
+var ruleStart = regexp.MustCompile(`^(?:please\s+)?(?:always\b|never\b|don't\s+ever\b|do\s+not\s+ever\b|don't\b|do\s+not\b|avoid\b|no\s+more\b|stop\s+\w+ing\b|please\s+stop\b)|^please\s+(?:use|keep|avoid|prefer|stick|follow|only)\b|^no\s+[\w.-]+(?:\s+[\w.-]+){0,3}\s*(?:,\s*ever|\s+(?:allowed|ever|in|on|to|without|outside))\b`)
+
+// notRule are imperatives of the moment: "don't worry".
+var notRule = regexp.MustCompile(`^(?:please\s+)?(?:don't|do\s+not)\s+(?:worry|bother|mind|forget\s+to\s+(?:check|look|reply)|know|think|see|get\s+me\s+wrong)\b|^no\s+(?:worries|problem|idea|thanks|luck|clue|rush|way|need|biggie|prob|change|changes|issues?|comment|comments|more\s+questions)\b`)
+
+// ruleWord is a rule said of a subject: "must", "never", "always".
+var ruleWord = regexp.MustCompile(`\b(?:must(?:\s+not|n't)?|should(?:\s+not|n't)?|shall(?:\s+not)?|has\s+to|(?:is|are)\s+required|(?:is|are)\s+(?:not\s+)?allowed|never|always|only\s+ever)\b|\w\s+needs\s+to\s+\w+|\w+s\s+need\s+\w+`)
+
+// standingImperative is "use X, not Y", "keep X …, please".
+var standingImperative = regexp.MustCompile(`^(?:use|keep|write|pin|put|follow|prefer|stick\s+to|stick\s+with|name|format|wrap|sort|log|commit|squash|rebase|tag|avoid)\b.*(?:\balways\b|\bnever\b|,\s*not\s+|\binstead\s+of\b|\brather\s+than\b|\bin\s+this\s+repo\b|\beverywhere\b|\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\bby\s+default\b|\bevery\s+time\b|\bat\s+all\s+times\b|\bfor\s+all\b|\bplease\b)`)
+
+// pastTense in a statement makes "never" a report, not a rule ("the job
+// never ran").
+var pastTense = regexp.MustCompile(`\b(?:was|were|did|didn't|had|ran|got|went|never\s+\w+ed|never\s+\w+s)\b`)
+
+// readPreference reads a preference or a rule.
+func readPreference(st statement, core, low string) (Candidate, bool) {
+	liked := likesCue.MatchString(low) && !requestNow.MatchString(low)
+	rule, firm := false, true
+	switch {
+	case notRule.MatchString(low):
+		return Candidate{}, false
+	case ruleStart.MatchString(low):
+		rule = true
+	case standingImperative.MatchString(low):
+		// "use X instead of Y" is as often an instruction for the task at
+		// hand as a standing rule: firm only when it says it stands.
+		rule, firm = true, standingMark.MatchString(low)
+	case st.standing && startsImperative(core):
+		rule = true
+	case ruleWord.MatchString(low) && !strings.HasPrefix(low, "i ") && !pastTense.MatchString(low) && !pronounSubject.MatchString(low):
+		rule = true
+		// "we should add caching": a suggestion, unless it is a rule
+		// ("should never", "must").
+		firm = !suggestion.MatchString(low)
+	}
+	if !liked && !rule {
+		return Candidate{}, false
+	}
+	if rule && !liked && hedgeWord.MatchString(low) {
+		return Candidate{}, false // "we should probably …": an idea, not a rule
+	}
+	c := Candidate{Class: ClassPreference, Layer: memory.LayerInvariant, Kind: memory.KindConstraint, Title: st.body, Body: st.body}
+	if tasteCue.MatchString(low) || strings.HasPrefix(low, "prefer") {
+		c.Kind = memory.KindPreference
+	}
+	if st.speaker == memory.ActorUser {
+		c.Provenance = memory.ProvUserStated
+		c.Sure = true
+	} else {
+		c.Provenance = memory.ProvExtracted
+		// An agent's rule is the user's only when it says so.
+		c.Sure = st.reported || strings.Contains(low, "user")
+	}
+	if hedgeWord.MatchString(low) || !firm {
+		c.Sure = false
+	}
+	return c, true
+}
+
+// standingMark says an imperative is meant to last.
+var standingMark = regexp.MustCompile(`\b(?:always|never|in\s+this\s+repo|everywhere|from\s+now\s+on|going\s+forward|by\s+default|every\s+time|at\s+all\s+times|for\s+all|in\s+(?:all|every)\b)`)
+
+// suggestion is "should" with a plain verb after it.
+var suggestion = regexp.MustCompile(`\bshould\s+(?:\w+\s+)?(?:add|try|look|consider|think|check|maybe|also|use|move|switch|refactor|clean|split|write|make)\b`)
+
+// ---- state
+
+// stateVerb says how things are now.
+var stateVerb = regexp.MustCompile(`\b(?:is|are|was|were|am|runs?|uses?|lives?|listens?|takes?|took|holds?|has|have|reads?|sits?|points?|goes|go\s+through|deploys?|stores?|talks|depends|requires|supports?|contains?|builds?|serves?|owns?|keeps?|handles?|costs?|returns?|defaults?|falls?\s+back|expires?|stays?|calls?|writes?|sends?|publishes|backs|peaked|moved|dropped|rose|grew|fell|hosts?|exposes?|targets?|pins?|ships|emits?|replicates|generates?|means|lasts|weighs|averages|peaks|happens?)\b|\b(?:it|that|there|what|who|where|he|she)'s\b|\b(?:we|you|they)'re\b`)
+
+// measuredFigure is a number with a unit of time, size, rate or share, a
+// percentile, or a word that says a figure was measured.
+var measuredFigure = regexp.MustCompile(`(?:^|[^\p{L}\p{N}.])\d(?:[\d.,]*)\s?(?:ms|µs|μs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|rps|qps|req/s|rpm|ops/s|op/s|/op|ms/op|mb|gb|kb|tb|mib|gib|kib|%|x)(?:[^\p{L}\p{N}]|$)|\d+m\d+s|\b(?:p50|p90|p95|p99|p999)\b|\b(?:bench|benchmark|benchmarked|measured|load\s+test|load-test|profiled|requests\s+per\s+second)\b|\btook\s+\d`)
+
+// settingWord makes a figure a configured value, not a measurement.
+var settingWord = regexp.MustCompile(`\b(?:timeout|ttl|limit|max|maximum|min|minimum|quota|interval|retention|expires?|expiry|set\s+to|defaults?\s+to|configured|deadline|cap|capped|budget|slo|sla|target|goal|objective|older\s+than)\b`)
+
+// pronounSubject is a statement about something said before: it cannot
+// stand alone as a memory.
+var pronounSubject = regexp.MustCompile(`^(?:it|it's|that|that's|this|this's|they|they're|these|those|he|she|which|what|i|i'm|i've|i'd|you|you're|here|there's\s+(?:no|nothing)|one|some)\b`)
+
+// readState reads a statement of how things are.
+func readState(st statement, core, low string) (Candidate, bool) {
+	words := strings.Fields(low)
+	value := concreteValue.MatchString(core)
+	verb := stateVerb.MatchString(low) || presentVerb.MatchString(low)
+	measured := (measuredFigure.MatchString(low) || st.label == "measure" && strings.ContainsAny(low, "0123456789")) &&
+		!settingWord.MatchString(low)
+	switch {
+	case pronounSubject.MatchString(low) && !(strings.HasPrefix(low, "there") && value):
+		return Candidate{}, false
+	case modalVerb.MatchString(low):
+		return Candidate{}, false // "we should add caching": an idea, not how things are
+	case sessionMeta.MatchString(low):
+		return Candidate{}, false // "the fix is minimal": about the work of the moment
+	case startsImperative(core) && !verbAfterFirst(low):
+		return Candidate{}, false
+	case len(words) < 3 && !(st.item && value && len(words) >= 2):
+		return Candidate{}, false
+	case !verb && !(value && (st.item || measured)):
+		return Candidate{}, false
+	}
+	c := Candidate{Class: ClassState, Layer: memory.LayerState, Kind: memory.KindFact, Title: st.body, Body: st.body}
+	switch {
+	case measured:
+		c.Provenance = memory.ProvMeasured
+	case st.speaker == memory.ActorUser:
+		c.Provenance = memory.ProvUserStated
+	default:
+		c.Provenance = memory.ProvExtracted
+	}
+	c.Sure = (value || st.speaker == memory.ActorUser) && !hedgeWord.MatchString(low) && !conditionalOpen.MatchString(low)
+	return c, true
+}
+
+// presentVerb is a subject with a determiner and a verb in -s after it:
+// "the --force flag deletes …", "the VPN drops …".
+var presentVerb = regexp.MustCompile("^(?:the|our|this|a|an|each|every)\\s+(?:[\\w.`/-]+\\s+){1,4}[a-z]+[^s\\W]s\\b")
+
+// sessionMeta is a statement about the change being made right now.
+var sessionMeta = regexp.MustCompile(`^(?:the|this|my|our)\s+(?:fix|change|changes|patch|diff|update|edit|edits|commit|pr|pull\s+request|approach|solution)\s+(?:is|are|was|looks|seems|should|does|doesn't|keeps|makes|only|now)\b`)
+
+// modalVerb makes a statement a wish or a possibility.
+var modalVerb = regexp.MustCompile(`\b(?:should|shouldn't|could|couldn't|would|wouldn't|might|may|ought\s+to)\b`)
+
+// conditionalOpen starts a statement that holds only sometimes: a person decides.
+var conditionalOpen = regexp.MustCompile(`^(?:if|when|once|unless|although|though|while|whenever)\b`)
+
+// ---- procedures
+
+func procedureCandidate(st statement, lead string, steps []string) (Candidate, bool) {
+	if len(steps) == 0 {
+		return Candidate{}, false
+	}
+	var b strings.Builder
+	for i, s := range steps {
+		s = strings.TrimSpace(strings.TrimRight(strings.TrimSpace(s), ".;,"))
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(stepNumber(i+1) + ". " + s)
+	}
+	title := strings.TrimSpace(strings.TrimLeft(strings.TrimRight(lead, ":, "), "# "))
+	if title == "" {
+		title = st.core
+	}
+	if r, n := utf8.DecodeRuneInString(title); unicode.IsLower(r) {
+		title = string(unicode.ToUpper(r)) + title[n:]
+	}
+	c := Candidate{Class: ClassProcedure, Layer: memory.LayerInvariant, Kind: memory.KindProcedure, Title: title, Body: b.String()}
+	if st.reproSteps {
+		c.Layer = memory.LayerState
+	}
+	if st.speaker == memory.ActorUser {
+		c.Provenance = memory.ProvUserStated
+	} else {
+		c.Provenance = memory.ProvExtracted
+	}
+	c.Sure = (len(steps) >= 2 || lead != "") && !hedgeWord.MatchString(strings.ToLower(st.span))
+	return c, true
+}
+
+func stepNumber(n int) string {
+	if n < 10 {
+		return string(rune('0' + n))
+	}
+	return stepNumber(n/10) + string(rune('0'+n%10))
+}

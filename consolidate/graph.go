@@ -1,0 +1,201 @@
+package consolidate
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/kljensen/snowball"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// reopen sends back to verify-first every decision whose reason or
+// evidence changed since it was last confirmed: superseded (before or by
+// this plan), rejected, or bound to something that moved.
+func (pl *planner) reopen() error {
+	for _, id := range pl.order {
+		d := pl.mems[id]
+		if d == nil || pl.created(id) || pl.gone[id] || !d.ReopenedAt.IsZero() ||
+			(d.Kind != memory.KindDecision && d.Layer != memory.LayerDecision) {
+			continue
+		}
+		out, _, err := pl.st.Edges(pl.ctx, id)
+		if err != nil {
+			return err
+		}
+		confirmed := confirmedAt(d)
+		for _, e := range out {
+			if !e.Active || e.Kind != memory.EdgeBecause && e.Kind != memory.EdgeEvidence {
+				continue
+			}
+			why, err := pl.changed(e, confirmed)
+			if err != nil {
+				return err
+			}
+			if why == "" {
+				continue
+			}
+			pl.touched[id] = true
+			pl.add(store.Op{Kind: store.OpReopen, Target: id, Reason: why,
+				Change: memory.Change{Kind: memory.ChangeReopen, Target: id, TargetTitle: d.Title, Layer: d.Layer, Reason: why}})
+			break
+		}
+	}
+	return nil
+}
+
+// confirmedAt is when a person or a write last vouched for m.
+func confirmedAt(m *memory.Memory) time.Time {
+	t := m.UpdatedAt
+	if m.ValidFrom.After(t) {
+		t = m.ValidFrom
+	}
+	for _, w := range m.Watermarks {
+		if w.StampedAt.After(t) {
+			t = w.StampedAt
+		}
+	}
+	return t
+}
+
+// changed says in words how the memory an edge points at changed after
+// since, or "". It names memories by id (see Explain).
+func (pl *planner) changed(e memory.Edge, since time.Time) (string, error) {
+	what := "its reason"
+	if e.Kind == memory.EdgeEvidence {
+		what = "its evidence"
+	}
+	day := func(t time.Time) string { return t.Local().Format("2006-01-02") }
+	if pl.gone[e.To] {
+		return fmt.Sprintf("%s %s was superseded on %s", what, e.To, day(pl.now)), nil
+	}
+	t := pl.mems[e.To]
+	if t == nil {
+		var err error
+		t, err = pl.st.Get(pl.ctx, e.To)
+		if errors.Is(err, store.ErrNotFound) {
+			return fmt.Sprintf("%s %s was forgotten", what, e.To), nil
+		}
+		if err != nil {
+			return "", err
+		}
+	}
+	switch {
+	case t.Status == memory.StatusSuperseded && t.ValidUntil.After(since):
+		return fmt.Sprintf("%s %s was superseded by %s on %s", what, t.ID, t.SupersededBy, day(t.ValidUntil)), nil
+	case !t.RejectedAt.IsZero() && t.RejectedAt.After(since):
+		return fmt.Sprintf("%s %s was rejected on %s", what, t.ID, day(t.RejectedAt)), nil
+	}
+	for _, w := range t.Watermarks {
+		if w.State.Fired() && t.UpdatedAt.After(since) {
+			return fmt.Sprintf("%s %s is bound to %s, which %s", what, t.ID, w.Spec(), map[bool]string{true: "is gone", false: "changed"}[w.State == memory.WatermarkGone]), nil
+		}
+	}
+	return "", nil
+}
+
+// maxArchiveProposals bounds the archive proposals of one run.
+const maxArchiveProposals = 100
+
+// stale proposes archiving memories that are weak (never reinforced,
+// hardly recalled, and low in trust or secondhand) and long unused.
+func (pl *planner) stale() {
+	after := pl.opt.StaleAfter
+	if after <= 0 {
+		after = DefaultStaleAfter
+	}
+	n := 0
+	for _, id := range pl.order {
+		m := pl.mems[id]
+		if m == nil || pl.created(id) || pl.gone[id] || pl.touched[id] || n >= maxArchiveProposals {
+			continue
+		}
+		last := m.UpdatedAt
+		if m.ValidFrom.After(last) {
+			last = m.ValidFrom
+		}
+		if k := len(m.Salience.Accesses); k > 0 && m.Salience.Accesses[k-1].After(last) {
+			last = m.Salience.Accesses[k-1]
+		}
+		trust := memory.TrustAt(m, pl.now)
+		weak := m.Salience.Reinforcements == 0 && m.Salience.AccessCount <= 1 && (trust < 0.5 || m.Provenance.Secondhand())
+		if !weak || pl.now.Sub(last) < after {
+			continue
+		}
+		recalled := "never recalled"
+		if m.Salience.AccessCount == 1 {
+			recalled = "recalled once"
+		}
+		why := fmt.Sprintf("weak and stale: unused since %s, %s, trust %.2f (%s)", last.Local().Format("2006-01-02"), recalled, trust, m.Provenance)
+		before := len(pl.ops)
+		pl.propose(memory.Proposal{Kind: memory.ProposeArchive, Target: id, Reason: why}, m)
+		if len(pl.ops) > before {
+			n++
+		}
+	}
+}
+
+// bind binds the new memories (not the lessons, which name what to check
+// rather than what they hold true) to what their text names.
+func (pl *planner) bind() {
+	if pl.opt.Bind == nil {
+		return
+	}
+	var ms []*memory.Memory
+	var texts []string
+	for _, m := range pl.news {
+		if m.Layer != memory.LayerMeta && len(m.Watermarks) == 0 {
+			ms = append(ms, m)
+			texts = append(texts, m.Text())
+		}
+	}
+	if len(ms) == 0 {
+		return
+	}
+	for i, ws := range pl.opt.Bind(pl.ctx, texts) {
+		if i < len(ms) && len(ws) > 0 {
+			ms[i].Watermarks = ws
+		}
+	}
+}
+
+// stopWords are left out of a title's subject words.
+var stopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the is are was were be been being am of to in on at by for with from as and or
+		but not no it its this that these those we our us you your i my me he she they them their there here
+		has have had do does did will would can could should may might must so than then too very just also
+		into onto over under about after before again all any each few more most other some such only own same
+		now still yet use uses used using via per`) {
+		stopWords[w] = true
+	}
+}
+
+// subjectWords are the stemmed words of a title that can say what it is
+// about: no stop words, no values (numbers, versions).
+func subjectWords(title string) []string {
+	var out []string
+	seen := map[string]bool{}
+	for _, w := range memory.Words(title) {
+		if len(w) < 2 || stopWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 {
+			continue
+		}
+		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			continue // a value (v1.2, 8080, p99 stays out too: it names a measure, kept below)
+		}
+		s, err := snowball.Stem(w, "english", false)
+		if err != nil || s == "" {
+			s = w
+		}
+		if !seen[s] {
+			seen[s] = true
+			out = append(out, s)
+		}
+	}
+	return out
+}

@@ -1,0 +1,585 @@
+package consolidate
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"cairn/memory"
+	"cairn/secrets"
+	"cairn/store"
+)
+
+// Consolidate runs one pass over the project's waiting drafts and active
+// memories, and applies it as one run (or, dry, only reports it). A run
+// planned against a store that changed before it was written is planned
+// again.
+func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Options) (Report, error) {
+	for attempt := 0; ; attempt++ {
+		rep, ops, err := plan(ctx, st, p, opt)
+		if err != nil || opt.DryRun || len(ops) == 0 {
+			return rep, err
+		}
+		progress(opt, "writing", 0, 1)
+		run, err := st.Apply(ctx, rep.Run, ops)
+		if errors.Is(err, store.ErrStale) && attempt < 3 {
+			continue
+		}
+		if err != nil {
+			return rep, err
+		}
+		progress(opt, "writing", 1, 1)
+		rep.Run = run
+		return rep, nil
+	}
+}
+
+func progress(opt Options, stage string, done, total int) {
+	if opt.Progress != nil {
+		opt.Progress(Progress{Stage: stage, Done: done, Total: total})
+	}
+}
+
+// planner holds one pass's view of the project while it plans.
+type planner struct {
+	ctx context.Context
+	st  store.Store
+	p   memory.Project
+	opt Options
+	now time.Time
+
+	ops     []store.Op
+	dropped []string
+	news    []*memory.Memory // new memories, to bind before writing
+	isNew   map[string]bool
+
+	mems     map[string]*memory.Memory // the active memories, and those the plan creates
+	order    []string                  // mems' ids, oldest first
+	byNorm   map[string]string         // normalised text → id
+	norms    map[string]string         // id → normalised text
+	bands    map[string][]string       // near-duplicate signature band → ids
+	words    map[string][]string       // subject word → ids
+	gone     map[string]bool           // superseded by the plan
+	touched  map[string]bool           // reinforced, reopened or otherwise changed by the plan
+	proposed map[string]bool           // keys of proposals open, rejected or planned
+}
+
+// maxBand bounds how many memories one signature band may hold to be
+// used for pairing: near duplicates come in twos and threes.
+const maxBand = 200
+
+// maxPosting bounds how many memories one subject word may point at to be
+// used for pairing: a word that common says nothing about a subject.
+const maxPosting = 2000
+
+// plan reads the project and decides the run.
+func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (Report, []store.Op, error) {
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	pl := &planner{ctx: ctx, st: st, p: p, opt: opt, now: now().UTC(),
+		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
+		words: map[string][]string{}, norms: map[string]string{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}}
+	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
+
+	progress(opt, "reading", 0, 0)
+	all, err := st.Drafts(ctx, p.ID, 1<<30)
+	if err != nil {
+		return rep, nil, err
+	}
+	drafts := memory.Waiting(all)
+	rep.Drafts = len(drafts)
+	if err := pl.load(); err != nil {
+		return rep, nil, err
+	}
+	props, err := st.Proposals(ctx, p.ID, "")
+	if err != nil {
+		return rep, nil, err
+	}
+	for i := range props {
+		if props[i].State != memory.ProposalAccepted {
+			pl.proposed[props[i].Key()] = true
+		}
+	}
+
+	for i, d := range drafts {
+		if err := ctx.Err(); err != nil {
+			return rep, nil, err
+		}
+		progress(opt, "extracting", i, len(drafts))
+		for _, c := range pl.extract(d) {
+			pl.candidate(d, c)
+		}
+		pl.add(store.Op{Kind: store.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
+	}
+	progress(opt, "extracting", len(drafts), len(drafts))
+
+	progress(opt, "reconciling", 0, 3)
+	pl.existingPairs()
+	progress(opt, "reconciling", 1, 3)
+	if err := pl.reopen(); err != nil {
+		return rep, nil, err
+	}
+	progress(opt, "reconciling", 2, 3)
+	pl.stale()
+	progress(opt, "reconciling", 3, 3)
+	pl.bind()
+
+	rep.Dropped = pl.dropped
+	rep.Run = memory.Run{Project: p.ID, Time: pl.now, Actor: memory.ActorSystem}
+	for _, op := range pl.ops {
+		rep.Run.Changes = append(rep.Run.Changes, op.Change)
+		if op.Change.Kind != memory.ChangeDraftDone {
+			rep.Counts[op.Change.Kind]++
+		}
+	}
+	asked := opt.AskedBy
+	if asked == "" {
+		asked = memory.ActorUser
+	}
+	rep.Run.Summary = "asked by " + string(asked) + "; " + rep.Summary()
+	if !opt.DryRun && len(pl.ops) > 0 {
+		rep.Run.ID = store.NewID()
+	}
+	return rep, pl.ops, nil
+}
+
+// load reads the project's active memories into the working set.
+func (pl *planner) load() error {
+	q := store.Query{Project: pl.p.ID, Limit: 1000}
+	var ms []*memory.Memory
+	for {
+		page, err := pl.st.List(pl.ctx, q)
+		if err != nil {
+			return err
+		}
+		ms = append(ms, page.Memories...)
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].ValidFrom.Before(ms[j].ValidFrom) })
+	for _, m := range ms {
+		pl.remember(m)
+	}
+	return nil
+}
+
+// remember puts m in the working set and its indexes.
+func (pl *planner) remember(m *memory.Memory) {
+	pl.mems[m.ID] = m
+	pl.order = append(pl.order, m.ID)
+	norm := memory.NormalText(m)
+	pl.norms[m.ID] = norm
+	if _, ok := pl.byNorm[norm]; !ok {
+		pl.byNorm[norm] = m.ID
+	}
+	for _, b := range memory.Signature(norm) {
+		pl.bands[b] = append(pl.bands[b], m.ID)
+	}
+	for _, w := range subjectWords(m.Title) {
+		pl.words[w] = append(pl.words[w], m.ID)
+	}
+}
+
+// current reports whether id is an active memory the plan has not
+// superseded.
+func (pl *planner) current(id string) bool { return pl.mems[id] != nil && !pl.gone[id] }
+
+func (pl *planner) add(op store.Op) { pl.ops = append(pl.ops, op) }
+
+// drop notes a candidate left out, with the reason.
+func (pl *planner) drop(d memory.Draft, format string, a ...any) {
+	pl.dropped = append(pl.dropped, "draft "+d.ID+": "+fmt.Sprintf(format, a...))
+}
+
+// extract asks the language model when there is one (falling back to the
+// patterns when it fails), else the patterns.
+func (pl *planner) extract(d memory.Draft) []Candidate {
+	if pl.opt.LLM != nil {
+		cands, dropped, err := pl.opt.LLM.Extract(pl.ctx, d)
+		for _, why := range dropped {
+			pl.drop(d, "%s", why)
+		}
+		if err == nil {
+			return cands
+		}
+		pl.drop(d, "%v; the patterns were used instead", err)
+	}
+	return Extract(d)
+}
+
+// candidate plans what one extracted candidate becomes.
+func (pl *planner) candidate(d memory.Draft, c Candidate) {
+	m := &memory.Memory{
+		ID: store.NewID(), Project: pl.p.ID, Layer: c.Layer, Kind: c.Kind,
+		Title: strings.TrimSpace(c.Title), Body: strings.TrimSpace(c.Body), Provenance: c.Provenance,
+		Triggers: slices.Clone(c.Triggers), Status: memory.StatusActive, Version: 1, ValidFrom: d.Time,
+		Source: memory.Source{Actor: d.Actor, Session: d.Source.Session, File: d.Source.File, Line: d.Source.Line},
+	}
+	if m.Body == "" {
+		m.Body = m.Title
+	}
+	if c.Because != "" && !strings.Contains(m.Body, c.Because) {
+		m.Body += "\n\nBecause " + strings.TrimSpace(c.Because)
+	}
+	m.Confidence = m.Provenance.BaseConfidence()
+	if err := m.Validate(); err != nil {
+		pl.drop(d, "a candidate was left out: %v", err)
+		return
+	}
+	if err := secrets.Check(secrets.Field{Name: "title", Text: m.Title}, secrets.Field{Name: "body", Text: m.Body}); err != nil {
+		pl.drop(d, "a candidate held a credential and was left out")
+		return
+	}
+	norm := memory.NormalText(m)
+
+	// The same fact again: reinforce it.
+	if id, ok := pl.byNorm[norm]; ok && pl.current(id) {
+		pl.reinforce(id, d)
+		return
+	}
+	// A contradiction: supersede, or propose when the new one ranks lower.
+	for _, a := range pl.peers(m) {
+		if conflict, ok := Contradicts(a, m); ok {
+			pl.reconcile(a, m, conflict, d)
+			return
+		}
+	}
+	// Nearly the same: a merge for a person.
+	if a, sim := pl.nearest(m, norm); a != nil {
+		pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Memory: m, Draft: d.ID,
+			Reason: fmt.Sprintf("says nearly the same as %s (similarity %.2f)", a.ID, sim)}, a)
+		return
+	}
+	if !c.Sure {
+		pl.propose(memory.Proposal{Kind: memory.ProposeRemember, Memory: m, Draft: d.ID,
+			Reason: fmt.Sprintf("extracted from a draft (%s) but not sure enough to remember on its own", c.Class)}, nil)
+		return
+	}
+	pl.create(m, memory.ChangeCreate, "")
+	if c.Class == ClassCorrection && c.Corrects != "" {
+		// The wrong claim was never stored (said in a session): the lesson
+		// is about the claim as the correction names it.
+		wrong := &memory.Memory{ID: "", Project: pl.p.ID, Layer: m.Layer, Kind: m.Kind, Title: c.Corrects,
+			Body: c.Corrects, Provenance: memory.ProvInferred, ValidFrom: d.Time, Source: m.Source}
+		if conflict, ok := Contradicts(wrong, m); ok {
+			pl.lesson(wrong, m, conflict)
+		} else {
+			pl.lesson(wrong, m, Conflict{Subject: m.Title, Old: c.Corrects, New: m.Title, How: "not"})
+		}
+	}
+	if c.Because != "" {
+		pl.because(m, c.Because)
+	}
+}
+
+// reinforce plans "said again" on id.
+func (pl *planner) reinforce(id string, d memory.Draft) {
+	a := pl.mems[id]
+	pl.touched[id] = true
+	pl.add(store.Op{Kind: store.OpReinforce, Target: id, Reason: "said again in draft " + d.ID + breadcrumb(d),
+		Change: memory.Change{Kind: memory.ChangeReinforce, Target: id, TargetTitle: a.Title, Layer: a.Layer, Draft: d.ID}})
+}
+
+// breadcrumb names where a draft came from, for the timeline.
+func breadcrumb(d memory.Draft) string {
+	var parts []string
+	parts = append(parts, "by "+string(d.Actor))
+	if d.Source.Session != "" {
+		parts = append(parts, "session "+d.Source.Session)
+	}
+	if d.Source.File != "" {
+		f := d.Source.File
+		if d.Source.Line > 0 {
+			f += fmt.Sprintf(":%d", d.Source.Line)
+		}
+		parts = append(parts, f)
+	}
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+// create plans a new memory (a candidate, or a lesson).
+func (pl *planner) create(m *memory.Memory, kind memory.ChangeKind, target string) {
+	ch := memory.Change{Kind: kind, Memory: m.ID, Layer: m.Layer, Title: m.Title, Target: target}
+	if t := pl.mems[target]; t != nil {
+		ch.TargetTitle = t.Title
+	}
+	pl.add(store.Op{Kind: store.OpCreate, Memory: m, Change: ch})
+	pl.news = append(pl.news, m)
+	pl.isNew[m.ID] = true
+	pl.remember(m)
+}
+
+// reconcile plans what happens when m contradicts a.
+func (pl *planner) reconcile(a, m *memory.Memory, c Conflict, d memory.Draft) {
+	newer := !m.ValidFrom.Before(a.ValidFrom)
+	if m.Provenance.Rank() >= a.Provenance.Rank() && newer {
+		pl.supersede(a, m, c)
+		return
+	}
+	why := "is older than it"
+	if newer {
+		why = fmt.Sprintf("ranks lower (%s < %s)", m.Provenance, a.Provenance)
+	}
+	pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
+		Reason: fmt.Sprintf("contradicts %s (%s: %s → %s) but %s", a.ID, c.How, c.Old, c.New, why)}, a)
+}
+
+// supersede plans m (new) as a's successor, with a lesson when a
+// secondhand fact was corrected by a person or a measurement.
+func (pl *planner) supersede(a, m *memory.Memory, c Conflict) {
+	pl.gone[a.ID] = true
+	pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, Memory: m,
+		Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
+			Reason: fmt.Sprintf("%s: %s → %s", c.How, c.Old, c.New)}})
+	pl.news = append(pl.news, m)
+	pl.isNew[m.ID] = true
+	pl.remember(m)
+	pl.lesson(a, m, c)
+}
+
+// lesson plans the F-layer lesson of wrong corrected by right, if it
+// teaches one; wrong without an id was never stored.
+func (pl *planner) lesson(wrong, right *memory.Memory, c Conflict) {
+	l := Lesson(wrong, right, c)
+	if l == nil {
+		return
+	}
+	l.ID, l.Project, l.Status, l.ValidFrom, l.Version = store.NewID(), pl.p.ID, memory.StatusActive, right.ValidFrom, 1
+	if l.Source.Actor == "" {
+		l.Source = memory.Source{Actor: memory.ActorSystem}
+	}
+	if err := l.Validate(); err != nil {
+		return
+	}
+	if id, ok := pl.byNorm[memory.NormalText(l)]; ok && pl.current(id) {
+		return // the same lesson was learnt before
+	}
+	pl.create(l, memory.ChangeLesson, wrong.ID)
+	to := wrong.ID
+	if to == "" {
+		to = right.ID
+	}
+	pl.add(store.Op{Kind: store.OpLink, Edge: &memory.Edge{From: l.ID, Kind: memory.EdgeLessonOf, To: to, Weight: 1},
+		Change: memory.Change{Kind: memory.ChangeLink, Memory: l.ID, Target: to, Title: l.Title, TargetTitle: pl.titleOf(to), Reason: "lesson_of"}})
+}
+
+func (pl *planner) titleOf(id string) string {
+	if m := pl.mems[id]; m != nil {
+		return m.Title
+	}
+	return ""
+}
+
+// because links a new decision to a stored memory that says its reason.
+func (pl *planner) because(m *memory.Memory, reason string) {
+	r := &memory.Memory{Title: reason, Body: reason}
+	norm := memory.NormalText(r)
+	id, ok := pl.byNorm[norm]
+	if !ok {
+		if a, _ := pl.nearest(r, norm); a != nil {
+			id, ok = a.ID, true
+		}
+	}
+	if !ok || id == m.ID || !pl.current(id) {
+		return
+	}
+	pl.add(store.Op{Kind: store.OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: id, Weight: 1},
+		Change: memory.Change{Kind: memory.ChangeLink, Memory: m.ID, Target: id, Title: m.Title, TargetTitle: pl.titleOf(id), Reason: "because"}})
+}
+
+// propose plans a proposal unless the same one is open or was rejected.
+func (pl *planner) propose(p memory.Proposal, about *memory.Memory) {
+	p.Project = pl.p.ID
+	key := p.Key()
+	if pl.proposed[key] {
+		return
+	}
+	pl.proposed[key] = true
+	p.ID = store.NewID()
+	ch := memory.Change{Kind: memory.ChangePropose, Proposal: p.ID, Target: p.Target, Reason: string(p.Kind) + ": " + idOnly(p.Reason, p)}
+	if about != nil {
+		ch.TargetTitle, ch.Layer = about.Title, about.Layer
+	}
+	if p.Memory != nil {
+		ch.Title = p.Memory.Title
+	} else if o := pl.mems[p.Other]; o != nil {
+		ch.Title = o.Title
+	}
+	pl.add(store.Op{Kind: store.OpPropose, Proposal: &p, Change: ch})
+}
+
+// idOnly is the reason a run's record keeps: the proposal's reason without
+// the values it quotes (they are a memory's text; the record outlives a
+// forget, the proposal does not).
+func idOnly(reason string, p memory.Proposal) string {
+	if i := strings.Index(reason, " ("); i > 0 && p.Kind == memory.ProposeSupersede {
+		return reason[:i] + " (" + reason[strings.LastIndex(reason, " but ")+1:]
+	}
+	return reason
+}
+
+// peers are the stored memories m may contradict: those sharing the most
+// subject words with m's title, at most 12.
+func (pl *planner) peers(m *memory.Memory) []*memory.Memory {
+	ws := subjectWords(m.Title)
+	if len(ws) == 0 {
+		return nil
+	}
+	score := map[string]int{}
+	for _, w := range ws {
+		if ids := pl.words[w]; len(ids) <= maxPosting {
+			for _, id := range ids {
+				score[id]++
+			}
+		}
+	}
+	need := min(2, len(ws))
+	var out []*memory.Memory
+	for id, n := range score {
+		if n >= need && id != m.ID && pl.current(id) {
+			out = append(out, pl.mems[id])
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if score[out[i].ID] != score[out[j].ID] {
+			return score[out[i].ID] > score[out[j].ID]
+		}
+		return out[i].ValidFrom.After(out[j].ValidFrom)
+	})
+	return out[:min(len(out), 12)]
+}
+
+// nearest is the most similar current memory sharing a signature band
+// with norm, when it is a near duplicate.
+func (pl *planner) nearest(m *memory.Memory, norm string) (*memory.Memory, float64) {
+	var best *memory.Memory
+	bestSim := 0.0
+	seen := map[string]bool{}
+	for _, b := range memory.Signature(norm) {
+		ids := pl.bands[b]
+		if len(ids) > maxBand {
+			continue // a band that many texts share says little
+		}
+		for _, id := range ids {
+			if seen[id] || id == m.ID || !pl.current(id) {
+				continue
+			}
+			seen[id] = true
+			a := pl.mems[id]
+			if sim := memory.Similarity(norm, pl.norms[id]); sim >= memory.NearDuplicate && sim > bestSim {
+				best, bestSim = a, sim
+			}
+		}
+	}
+	return best, bestSim
+}
+
+// existingPairs finds duplicates and contradictions among the memories
+// already stored (written before deduplication, imported, or by agents
+// in other words).
+func (pl *planner) existingPairs() {
+	stored := slices.Clone(pl.order)
+	// Exact duplicates: the older ones fold into the newest.
+	groups := map[string][]string{}
+	for _, id := range stored {
+		if m := pl.mems[id]; m != nil && pl.current(id) && !pl.created(id) {
+			groups[pl.norms[id]] = append(groups[pl.norms[id]], id)
+		}
+	}
+	for _, ids := range groups {
+		if len(ids) < 2 {
+			continue
+		}
+		keep := pl.mems[ids[len(ids)-1]]
+		for _, id := range ids[:len(ids)-1] {
+			if pl.touched[id] {
+				continue
+			}
+			a := pl.mems[id]
+			pl.gone[id] = true
+			pl.add(store.Op{Kind: store.OpSupersede, Target: id, With: keep.ID,
+				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: keep.ID, Target: id, Layer: keep.Layer, Title: keep.Title, TargetTitle: a.Title,
+					Reason: "the same fact: folded into " + keep.ID}})
+		}
+	}
+	// Contradictions and near duplicates between stored memories: those
+	// written or changed since the last pass against all the others, newest
+	// first, each memory in at most one change. The first pass looks at all.
+	since := pl.lastPass()
+	buckets := map[string][]string{}
+	for _, id := range stored {
+		if m := pl.mems[id]; m != nil && pl.current(id) && !pl.created(id) {
+			if k := SubjectKey(ClaimText(m)); k != "" {
+				buckets[k] = append(buckets[k], id)
+			}
+		}
+	}
+	budget := 500 // proposals per run: a flood helps no one
+	for i := len(stored) - 1; i >= 0; i-- {
+		m := pl.mems[stored[i]]
+		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
+			continue
+		}
+		bucket := buckets[SubjectKey(ClaimText(m))]
+		if len(bucket) > maxBand {
+			bucket = nil // a subject that common is no subject
+		}
+		for _, id := range bucket {
+			a := pl.mems[id]
+			if a.ID == m.ID || !pl.current(a.ID) || pl.touched[a.ID] || !a.ValidFrom.Before(m.ValidFrom) {
+				continue
+			}
+			c, ok := Contradicts(a, m)
+			if !ok {
+				continue
+			}
+			if m.Provenance.Rank() >= a.Provenance.Rank() {
+				pl.gone[a.ID] = true
+				pl.touched[m.ID] = true
+				pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, With: m.ID,
+					Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
+						Reason: fmt.Sprintf("%s: %s → %s", c.How, c.Old, c.New)}})
+				pl.lesson(a, m, c)
+			} else if budget > 0 {
+				budget--
+				pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Other: m.ID,
+					Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a)
+			}
+			break
+		}
+		if pl.gone[m.ID] || budget == 0 {
+			continue
+		}
+		if a, sim := pl.nearest(m, pl.norms[m.ID]); a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
+			budget--
+			pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID,
+				Reason: fmt.Sprintf("%s says nearly the same (similarity %.2f)", m.ID, sim)}, a)
+		}
+	}
+}
+
+// lastPass is when the last consolidation pass (not an accept or a reject)
+// that still stands ran; zero when none did.
+func (pl *planner) lastPass() time.Time {
+	runs, err := pl.st.Runs(pl.ctx, pl.p.ID, 50)
+	if err != nil {
+		return time.Time{}
+	}
+	for _, r := range runs {
+		if r.UndoneAt.IsZero() && strings.HasPrefix(r.Summary, "asked by ") {
+			return r.Time
+		}
+	}
+	return time.Time{}
+}
+
+// created reports whether id is a memory this plan creates.
+func (pl *planner) created(id string) bool { return pl.isNew[id] }
