@@ -35,3 +35,8 @@ func TestWorkbenchInTmux(t *testing.T) { tmuxScript(t, "tmux_e2e.sh") }
 // workbench is open; a archives the selected memory, and a body's escape
 // sequence does not retitle the terminal (issue 10 items 16 and 3).
 func TestWorkbenchWithAnotherWriterInTmux(t *testing.T) { tmuxScript(t, "tmux_other_writer.sh") }
+
+// TestInboxInTmux: drafts captured by the CLI wait in the Inbox;
+// /consolidate supersedes the corrected fact and /undo takes it back
+// (issue 11).
+func TestInboxInTmux(t *testing.T) { tmuxScript(t, "tmux_inbox.sh") }

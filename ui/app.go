@@ -61,15 +61,18 @@ const (
 	modeEditor
 	modeRecall
 	modeCalibration
+	modeInbox
+	modeReport
 )
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
 const (
 	sectionVerify     = 6
-	sectionArchived   = 7
-	sectionSuperseded = 8
-	sectionTimeline   = 9
-	sectionCount      = 10
+	sectionInbox      = 7
+	sectionArchived   = 8
+	sectionSuperseded = 9
+	sectionTimeline   = 10
+	sectionCount      = 11
 )
 
 // maxRendered bounds the cache of rendered bodies.
@@ -111,9 +114,13 @@ type workbench struct {
 	diff   *diffView
 	tl     timelinePane
 	cal    calibrationPane
+	inbox  inboxPane
+	drop   *dropDialog
+	report reportPane
 
 	recallQuery string
 	verifyCount int                       // memories in the verify-first queue
+	inboxCount  int                       // waiting drafts and open proposals
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
@@ -152,6 +159,12 @@ type workbench struct {
 
 	sub        <-chan memory.Event
 	refreshDue bool
+
+	// sleeping is the consolidation pass under way (nil: none); progress
+	// says how far it has come, for the header.
+	sleeping *consolidation
+	progress string
+	lastRun  string // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
 }
 
 // New builds the workbench over st.
@@ -188,6 +201,16 @@ func Run(ctx context.Context, st Store, opt Options) error {
 		popts = append(popts, tea.WithColorProfile(colorprofile.Ascii))
 	}
 	_, err := tea.NewProgram(m, popts...).Run()
+	// A consolidation still running is cancelled, and waited for: the
+	// store is closed after this returns, and a run cut off mid-write is
+	// taken back at once rather than at the next open.
+	m.stop()
+	if c := m.sleeping; c != nil && c.finished != nil {
+		select {
+		case <-c.finished:
+		case <-time.After(30 * time.Second):
+		}
+	}
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		return nil
 	}
@@ -217,7 +240,16 @@ func (m *workbench) reloadAll() tea.Cmd {
 	if m.section != sectionVerify {
 		cmds = append(cmds, m.loadVerify(-1)) // keeps the sidebar's count current
 	}
+	if m.section != sectionInbox {
+		cmds = append(cmds, m.countInbox())
+	}
 	return tea.Batch(cmds...)
+}
+
+// countInbox reads how many drafts and proposals wait, for the sidebar.
+func (m *workbench) countInbox() tea.Cmd {
+	m.pending++
+	return loadInbox(m.st, m.proj.ID, -1)
 }
 
 // loadVerify wakes the project and reads its verify-first queue; req is
@@ -253,6 +285,10 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	if !more {
 		m.reqSeq++
 	}
+	if m.section == sectionInbox {
+		m.pending++
+		return loadInbox(m.st, m.proj.ID, m.reqSeq)
+	}
 	if m.section == sectionVerify {
 		if m.opt.Trust == nil {
 			m.list.set(nil, "", false, "")
@@ -283,6 +319,7 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 func (m *workbench) update(msg tea.Msg) tea.Cmd {
 	m.list.asOf = m.now()
 	m.detail.asOf = m.list.asOf
+	m.inbox.asOf = m.list.asOf
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.w, m.h = msg.Width, msg.Height
@@ -322,6 +359,9 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 
 // result handles the answers of commands.
 func (m *workbench) result(msg tea.Msg) tea.Cmd {
+	if cmd, ok := m.consolidationResult(msg); ok {
+		return cmd
+	}
 	switch msg := msg.(type) {
 	case countsLoadedMsg:
 		m.done()
@@ -489,6 +529,9 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			cmds = append(cmds, m.loadSection(false))
 			m.refreshReq = m.reqSeq
 		}
+		if m.section != sectionInbox || m.mode == modeRecall {
+			cmds = append(cmds, m.countInbox()) // agents capture drafts while the workbench is open
+		}
 		if m.mode == modeTimeline && m.section != sectionTimeline {
 			m.pending++
 			cmds = append(cmds, loadTimeline(m.st, m.proj.ID))
@@ -496,12 +539,13 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if m.detail.mem != nil {
 			cmds = append(cmds, m.loadDetail(m.detail.mem.ID))
 		}
-		// An open dialog shows, and acts on, what is stored now.
+		// An open dialog shows, and acts on, what is stored now. (An editor
+		// on a proposal's candidate holds nothing stored yet.)
 		if m.forget != nil {
 			m.pending++
 			cmds = append(cmds, reread(m.st, m.forget.mem.ID))
 		}
-		if m.editor != nil && (m.forget == nil || m.forget.mem.ID != m.editor.old.ID) {
+		if m.editor != nil && m.editor.proposal == "" && (m.forget == nil || m.forget.mem.ID != m.editor.old.ID) {
 			m.pending++
 			cmds = append(cmds, reread(m.st, m.editor.old.ID))
 		}
@@ -625,8 +669,15 @@ func (m *workbench) selectSection(s int) tea.Cmd {
 	m.list.filter, m.list.filtering = "", false
 	m.list.cursor, m.list.offset = 0, 0
 	m.list.items = nil
-	if m.section == sectionTimeline {
+	switch m.section {
+	case sectionTimeline:
 		m.mode = modeTimeline
+	case sectionInbox:
+		// The detail pane shows the inbox's item: no memory stays in it
+		// for the memory keys and commands to act on.
+		m.mode = modeInbox
+		m.detail.clear()
+		m.inbox.cursor, m.inbox.offset, m.inbox.scroll = 0, 0, 0
 	}
 	return m.loadSection(false)
 }
@@ -647,7 +698,8 @@ func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	m.counts, m.loaded = store.Counts{}, false
 	m.detail.clear()
 	m.tl.events = nil
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.say("project "+p.Name, false))
+	m.inbox, m.inboxCount = inboxPane{}, 0
+	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.say("project "+p.Name, false))
 }
 
 func (m *workbench) scope() []string {

@@ -2,16 +2,20 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
+	"sort"
 	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 
+	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/recall"
+	"cairn/safetext"
 	"cairn/store"
 	"cairn/themes"
 	"cairn/trust"
@@ -35,6 +39,12 @@ type Store interface {
 	Projects(ctx context.Context) ([]memory.Project, error)
 	EnsureProject(ctx context.Context, p memory.Project) (memory.Project, error)
 	Subscribe(ctx context.Context) (<-chan memory.Event, error)
+	// The inbox: captured drafts and the proposals waiting for a person.
+	// Consolidating, accepting and undoing need the whole store.Store (the
+	// consolidate package's functions take one): see fullStore.
+	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
+	DropDraft(ctx context.Context, id string, by memory.Actor) error
+	Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error)
 }
 
 var bg = context.Background()
@@ -410,5 +420,241 @@ func loadCalibration(svc *trust.Service, st Store, project string) tea.Cmd {
 			}
 		}
 		return calibrationLoadedMsg{project: project, cal: c, titles: titles}
+	}
+}
+
+// inboxLimit bounds how many drafts the inbox reads at once (the store
+// keeps consolidated drafts too, until a person drops them).
+const inboxLimit = 10000
+
+// loadInbox reads the waiting drafts and the open proposals of project,
+// oldest first, each proposal with its reason in words and the memories it
+// names; req -1 only counts them.
+func loadInbox(st Store, project string, req int) tea.Cmd {
+	return func() tea.Msg {
+		ds, err := st.Drafts(bg, project, inboxLimit)
+		if err != nil {
+			return inboxLoadedMsg{project: project, req: req, err: err}
+		}
+		ps, err := st.Proposals(bg, project, memory.ProposalOpen)
+		if err != nil {
+			return inboxLoadedMsg{project: project, req: req, err: err}
+		}
+		ds = memory.Waiting(ds)
+		msg := inboxLoadedMsg{project: project, req: req, count: len(ds) + len(ps)}
+		if req < 0 {
+			return msg
+		}
+		read := map[string]*memory.Memory{}
+		get := func(id string) *memory.Memory {
+			if id == "" {
+				return nil
+			}
+			if m, ok := read[id]; ok {
+				return m
+			}
+			m, err := st.Get(bg, id)
+			if err != nil {
+				m = nil // forgotten since: the detail says so
+			}
+			read[id] = m
+			return m
+		}
+		lookup := func(id string) (string, bool) {
+			if m := get(id); m != nil {
+				return m.Title, true
+			}
+			return "", false
+		}
+		for i := range ds {
+			msg.items = append(msg.items, inboxItem{draft: &ds[i]})
+		}
+		for i := range ps {
+			p := &ps[i]
+			msg.items = append(msg.items, inboxItem{prop: p, reason: consolidate.Explain(p.Reason, lookup), target: get(p.Target), other: get(p.Other)})
+		}
+		sort.SliceStable(msg.items, func(i, j int) bool {
+			a, b := msg.items[i], msg.items[j]
+			if !a.when().Equal(b.when()) {
+				return a.when().Before(b.when())
+			}
+			return a.id() < b.id()
+		})
+		return msg
+	}
+}
+
+// readDraft re-reads a draft, so the drop dialog shows what is stored.
+func readDraft(st Store, project, id string) tea.Cmd {
+	return func() tea.Msg {
+		ds, err := st.Drafts(bg, project, inboxLimit)
+		if err != nil {
+			return draftTextMsg{err: err}
+		}
+		for _, d := range ds {
+			if d.ID == id {
+				return draftTextMsg{draft: d}
+			}
+		}
+		return draftTextMsg{err: fmt.Errorf("draft %s is no longer there: it was dropped elsewhere", short(id))}
+	}
+}
+
+func dropDraft(st Store, id string) tea.Cmd {
+	return func() tea.Msg {
+		return draftDroppedMsg{id: id, err: st.DropDraft(bg, id, memory.ActorUser)}
+	}
+}
+
+// decide accepts (with the person's edit of the candidate, when edited is
+// not nil) or rejects a proposal, each as a run of its own.
+func decide(st store.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
+	return func() tea.Msg {
+		var run memory.Run
+		var err error
+		if accept {
+			run, err = consolidate.Accept(bg, st, p, id, edited, memory.ActorUser)
+		} else {
+			run, err = consolidate.Reject(bg, st, p, id, memory.ActorUser)
+		}
+		msg := decidedMsg{accepted: accept, id: id, run: run, err: err}
+		if err == nil {
+			var parts []string
+			for _, c := range run.Changes {
+				switch c.Kind {
+				case memory.ChangeAccept, memory.ChangeReject, memory.ChangeDraftDone, memory.ChangeLink:
+					continue // the decision itself, and its bookkeeping
+				}
+				parts = append(parts, describe(st, run, c))
+			}
+			msg.text = strings.Join(parts, "; ")
+		}
+		return msg
+	}
+}
+
+// describe is a change of run in words, the memory ids of its reason
+// expanded into titles: those the run itself names first (on a dry run its
+// new memories are not stored), then the store's.
+func describe(st Store, run memory.Run, c memory.Change) string {
+	c.Reason = consolidate.Explain(c.Reason, func(id string) (string, bool) {
+		for _, o := range run.Changes {
+			if o.Memory == id && o.Title != "" {
+				return o.Title, true
+			}
+			if o.Target == id && o.TargetTitle != "" {
+				return o.TargetTitle, true
+			}
+		}
+		m, err := st.Get(bg, id)
+		if err != nil {
+			return "", false
+		}
+		return m.Title, true
+	})
+	return consolidate.Describe(c)
+}
+
+// reportOrder is the order in which a report lists a run's changes: what
+// changed the most first.
+var reportOrder = []memory.ChangeKind{memory.ChangeSupersede, memory.ChangeCreate, memory.ChangeReinforce,
+	memory.ChangeLesson, memory.ChangeReopen, memory.ChangeArchive, memory.ChangePropose, memory.ChangeLink}
+
+// reportLines is a pass's report for people: its summary, then each change
+// in words, grouped by kind, then the candidates it left out and why.
+func reportLines(st Store, rep consolidate.Report) []string {
+	lines := []string{rep.Summary()}
+	var changes []string
+	for _, k := range reportOrder {
+		for _, c := range rep.Run.Changes {
+			if c.Kind == k {
+				changes = append(changes, "• "+describe(st, rep.Run, c))
+			}
+		}
+	}
+	if len(changes) > 0 {
+		lines = append(append(lines, ""), changes...)
+	}
+	if len(rep.Dropped) > 0 {
+		lines = append(lines, "", "Left out:")
+		for _, d := range rep.Dropped {
+			lines = append(lines, "• "+safetext.CleanLine(d))
+		}
+	}
+	switch {
+	case rep.DryRun:
+		lines = append(lines, "", "A dry run: nothing was written. /consolidate does it.")
+	case rep.Run.ID != "":
+		lines = append(lines, "", "/undo takes the whole run back; elsewhere:", "  cairn consolidate --undo "+rep.Run.ID)
+	}
+	return lines
+}
+
+// consolidation is a pass under way. Its progress goes through a channel
+// of one that keeps only the latest step (a busy screen skips steps; the
+// pass never waits for the screen), its end through another.
+type consolidation struct {
+	progress chan consolidate.Progress
+	done     chan consolidatedMsg
+	finished chan struct{} // closed when the pass has returned
+}
+
+// report hands on p without ever blocking the pass: a step the screen has
+// not read yet is replaced.
+func (c *consolidation) report(p consolidate.Progress) {
+	for {
+		select {
+		case c.progress <- p:
+			return
+		default:
+		}
+		select {
+		case <-c.progress:
+		default:
+		}
+	}
+}
+
+// startConsolidation runs a pass in the background and answers at once;
+// waitConsolidation then reads its progress and its end.
+func startConsolidation(ctx context.Context, st store.Store, p memory.Project, opt consolidate.Options) tea.Cmd {
+	return func() tea.Msg {
+		c := &consolidation{progress: make(chan consolidate.Progress, 1), done: make(chan consolidatedMsg, 1), finished: make(chan struct{})}
+		opt.Progress = c.report
+		go func() {
+			defer close(c.finished)
+			llm, err := consolidate.LLMFromEnv(os.Getenv)
+			if err != nil {
+				c.done <- consolidatedMsg{err: err}
+				return
+			}
+			opt.LLM = llm
+			rep, err := consolidate.Consolidate(ctx, st, p, opt)
+			msg := consolidatedMsg{rep: rep, err: err}
+			if err == nil {
+				msg.lines = reportLines(st, rep)
+			}
+			c.done <- msg
+		}()
+		return consolidationStartedMsg{c}
+	}
+}
+
+func waitConsolidation(c *consolidation) tea.Cmd {
+	return func() tea.Msg {
+		select {
+		case msg := <-c.done:
+			return msg
+		case p := <-c.progress:
+			return consolidationProgressMsg{c, p}
+		}
+	}
+}
+
+// undoRun takes back a run (an id or a unique prefix) exactly.
+func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
+	return func() tea.Msg {
+		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)
+		return undoneMsg{run: run, err: err}
 	}
 }

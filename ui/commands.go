@@ -29,6 +29,9 @@ var registry = []command{
 	{name: "reject", args: "[ID]", help: "it no longer holds: keep it out until corrected", needsID: true},
 	{name: "calibration", args: "", help: "how well the bindings predicted change"},
 	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true},
+	{name: "inbox", args: "", help: "the drafts and proposals waiting for you"},
+	{name: "consolidate", args: "[dry | undo RUN]", help: "turn the waiting drafts into memories (dry: only report)"},
+	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)"},
 	{name: "help", args: "", help: "keys and commands"},
 	{name: "quit", args: "", help: "leave cairn"},
 }
@@ -110,6 +113,10 @@ func complete(line string, ids, projects, linkKinds, layers []string) (string, [
 		pool = projects
 	case words[0] == "link" && len(words) == 2:
 		pool = linkKinds
+	case words[0] == "consolidate" && len(words) == 2:
+		pool = []string{"dry", "undo"}
+	case words[0] == "undo" || words[0] == "consolidate":
+		pool = nil // run ids are not memory ids
 	case len(words) >= 2 && (words[len(words)-2] == "-l" || words[len(words)-2] == "--layer"):
 		pool = layers
 	default:

@@ -85,7 +85,10 @@ func TestCompleteLine(t *testing.T) {
 		{"re", "re", []string{"rebind", "recall", "reject", "remember"}},
 		{"rej", "reject ", []string{"reject"}},
 		{"/cal", "/calibration ", []string{"calibration"}},
-		{"un", "unarchive ", []string{"unarchive"}},
+		{"un", "un", []string{"unarchive", "undo"}},
+		{"unar", "unarchive ", []string{"unarchive"}},
+		{"consolidate d", "consolidate dry ", []string{"dry"}},
+		{"undo 01KH", "undo 01KH", nil}, // run ids, not memory ids
 		{"zz", "zz", nil},
 		{"archive 01KH6", "archive 01KH6751Q0G297AK2TZ3QRG5A2 ", []string{"01KH6751Q0G297AK2TZ3QRG5A2"}},
 		{"archive 01KH", "archive 01KH", []string{"01KH6751Q0G297AK2TZ3QRG5A2", "01KH94HAQ0N31JD7GJXJRHYK7G"}},

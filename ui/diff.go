@@ -115,6 +115,9 @@ type diffView struct {
 	title    string
 	confirm  bool // the supersession is not stored yet: enter stores it
 	scroll   int
+	// proposal is the inbox proposal the diff shows (a accepts, w rejects),
+	// or, with confirm, the one the person's edit of it would accept.
+	proposal string
 }
 
 // newDiff compares vers[old] with vers[new].

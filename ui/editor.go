@@ -15,6 +15,11 @@ import (
 type editorPane struct {
 	old *memory.Memory
 	ta  textarea.Model
+	// proposal, when set, is the inbox proposal whose candidate (old) is
+	// being edited before it is accepted; about is the stored memory the
+	// proposal is about (nil for a new memory).
+	proposal string
+	about    *memory.Memory
 }
 
 func newEditor(old *memory.Memory, isDark bool) *editorPane {
@@ -77,6 +82,14 @@ func (e *editorPane) setSize(w, h int) {
 
 func (e *editorPane) view(t themes.Theme, w, h int) string {
 	st := t.Styles
+	if e.proposal != "" {
+		return strings.Join([]string{
+			st.Title.Render("Edit the proposal ") + st.Muted.Render(short(e.proposal)+" · "+safetext.CleanLine(e.old.Title)),
+			st.Muted.Render("First line: the title; then the body. Accepting stores your version."),
+			e.ta.View(),
+			st.Key.Render("ctrl+s") + " show the diff   " + st.Key.Render("ctrl+e") + " edit in $EDITOR   " + st.Key.Render("esc") + " cancel",
+		}, "\n")
+	}
 	return strings.Join([]string{
 		st.Title.Render("Supersede ") + st.Muted.Render(short(e.old.ID)+" · "+safetext.CleanLine(e.old.Title)),
 		st.Muted.Render("First line: the title; then the body. The old version stays as history."),

@@ -23,6 +23,7 @@ const (
 	dialogNone dialogAction = iota
 	dialogClose
 	dialogConfirmForget
+	dialogConfirmDrop
 )
 
 func (d *forgetDialog) key(k tea.KeyPressMsg) dialogAction {

@@ -15,6 +15,9 @@ var contextKeys = []struct{ where, keys string }{
 	{"supersede editor", "first line is the title · ctrl+s show the diff · ctrl+e $EDITOR · esc cancel"},
 	{"calibration (K)", "↑/↓ scroll · v the verify-first queue · esc, q or K close"},
 	{"diff", "←/→ older/newer pair · [/] move the old side · enter store (when superseding) · esc close"},
+	{"inbox (i)", "a accept · w reject · e edit, then accept · d diff (merge, supersede) · x drop a draft · enter read"},
+	{"proposal diff", "a accept · w reject · e edit, then accept · esc close"},
+	{"run report", "after /consolidate: ↑/↓ scroll · i the inbox · esc close · /undo takes the run back"},
 }
 
 // helpLines lists every key and every command (from the same registry the

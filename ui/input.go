@@ -32,6 +32,19 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 		}
 		return nil
 	}
+	if m.drop != nil {
+		switch m.drop.key(k) {
+		case dialogConfirmDrop:
+			id := m.drop.draft.ID
+			m.drop = nil
+			m.pending++
+			return dropDraft(m.st, id)
+		case dialogClose:
+			m.drop = nil
+			return m.say("kept: the draft still waits", false)
+		}
+		return nil
+	}
 	if m.repl.active {
 		return m.replKey(k)
 	}
@@ -62,6 +75,8 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 		return m.diffKey(k)
 	case modeCalibration:
 		return m.calibrationKey(s)
+	case modeReport:
+		return m.reportKey(s)
 	}
 	if keys.Quit.matches(s) {
 		m.stop()
@@ -86,6 +101,10 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 		m.focus = focusList
 		return m.selectSection(sectionVerify)
 	}
+	if keys.Inbox.matches(s) {
+		m.focus = focusList
+		return m.selectSection(sectionInbox)
+	}
 	if keys.Calibration.matches(s) {
 		return m.openCalibration()
 	}
@@ -95,6 +114,9 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if keys.Reload.matches(s) {
 		return tea.Batch(m.reloadAll(), loadProjects(m.st))
+	}
+	if m.mode == modeInbox && m.focus != focusSidebar {
+		return m.inboxKey(s)
 	}
 	switch m.focus {
 	case focusSidebar:
@@ -118,6 +140,8 @@ func (m *workbench) modeAfterOverlay() mode {
 		return modeTimeline
 	case m.recallQuery != "" && m.list.items != nil:
 		return modeRecall
+	case m.section == sectionInbox:
+		return modeInbox
 	}
 	return modeBrowse
 }
@@ -355,15 +379,34 @@ func (m *workbench) startSupersede(cur *memory.Memory) tea.Cmd {
 func (m *workbench) editorKey(k tea.KeyPressMsg) tea.Cmd {
 	switch k.String() {
 	case "esc":
+		text := "supersede cancelled: nothing was stored"
+		if m.editor.proposal != "" {
+			text = "edit cancelled: the proposal still waits"
+		}
 		m.editor, m.mode = nil, m.modeAfterOverlay()
-		return m.say("supersede cancelled: nothing was stored", false)
+		return m.say(text, false)
 	case "ctrl+s":
 		next := m.editor.next()
 		if strings.TrimSpace(next.Body) == "" {
 			return m.say("the new version is empty: write the corrected fact", true)
 		}
 		if title, body := splitEdit(editText(m.editor.old)); next.Title == title && next.Body == body {
+			if m.editor.proposal != "" {
+				return m.say("unchanged: esc, then a accepts it as proposed", true)
+			}
 			return m.say("the new version is the same as the old: change something, or esc to cancel", true)
+		}
+		if m.editor.proposal != "" {
+			// Compared with the memory the proposal is about, when there is
+			// one: that is what accepting changes.
+			old := m.editor.about
+			if old == nil {
+				old = m.editor.old
+			}
+			m.diff = newDiff([]*memory.Memory{old, next}, 0, 1, "your version of the proposal, not stored yet")
+			m.diff.confirm, m.diff.proposal = true, m.editor.proposal
+			m.mode = modeDiff
+			return nil
 		}
 		m.diff = newDiff([]*memory.Memory{m.editor.old, next}, 0, 1, "your new version, not stored yet")
 		m.diff.confirm = true
@@ -394,9 +437,17 @@ func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
 		m.diff.step(-1, false)
 	case keys.NextLink.matches(s):
 		m.diff.step(1, false)
+	case s == "enter" && m.diff.confirm && m.diff.proposal != "":
+		return m.decide(m.diff.proposal, true, m.diff.b())
 	case s == "enter" && m.diff.confirm:
 		m.pending++
 		return supersede(m.st, m.trust(), m.editor.old.ID, m.diff.b())
+	case m.diff.proposal != "" && !m.diff.confirm && keys.Accept.matches(s):
+		return m.decide(m.diff.proposal, true, nil)
+	case m.diff.proposal != "" && !m.diff.confirm && keys.Reject.matches(s):
+		return m.decide(m.diff.proposal, false, nil)
+	case m.diff.proposal != "" && !m.diff.confirm && keys.EditCandidate.matches(s):
+		return m.editProposal()
 	case s == "esc" || s == "q":
 		if m.diff.confirm && m.editor != nil {
 			m.diff, m.mode = nil, modeEditor
@@ -485,6 +536,31 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 		return m.selectSection(sectionTimeline), nil
 	case "verify":
 		return m.selectSection(sectionVerify), nil
+	case "inbox":
+		m.focus = focusList
+		return m.selectSection(sectionInbox), nil
+	case "consolidate":
+		if len(p.args) == 0 {
+			return m.consolidate(false)
+		}
+		switch strings.ToLower(p.args[0]) {
+		case "dry", "--dry-run", "-n":
+			if len(p.args) > 1 {
+				return nil, fmt.Errorf("/consolidate dry takes nothing more: %q is one word too many", p.args[1])
+			}
+			return m.consolidate(true)
+		case "undo":
+			if len(p.args) != 2 {
+				return nil, fmt.Errorf("/consolidate undo RUN: give the id of the run to take back")
+			}
+			return m.undo(p.args[1])
+		}
+		return nil, fmt.Errorf("/consolidate [dry | undo RUN]: %q is neither", p.args[0])
+	case "undo":
+		if len(p.args) > 1 {
+			return nil, fmt.Errorf("/undo [RUN]: one run at a time")
+		}
+		return m.undo(strings.Join(p.args, ""))
 	case "calibration":
 		if m.opt.Trust == nil {
 			return nil, fmt.Errorf("/calibration needs the workbench opened on a project (cairn)")
@@ -622,7 +698,7 @@ func (m *workbench) localID(ref string) string {
 
 // click selects what was clicked: a sidebar row or a list row.
 func (m *workbench) click(ms tea.Mouse) tea.Cmd {
-	if m.forget != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.mode == modeCalibration || m.repl.active {
+	if m.forget != nil || m.drop != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.mode == modeCalibration || m.mode == modeReport || m.repl.active {
 		return nil
 	}
 	l := m.layout()
@@ -630,9 +706,14 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	case l.sidebar.contains(ms.X, ms.Y):
 		m.focus = focusSidebar
 		row := ms.Y - l.sidebar.y - 2 // border and heading
-		sections := []int{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionArchived, sectionSuperseded, sectionTimeline}
+		sections := []int{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline}
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
+		}
+	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.focus = focusList
+		if i := m.inbox.offset + ms.Y - (l.list.y + 2); i >= 0 && i < len(m.inbox.items) {
+			m.inbox.move(i-m.inbox.cursor, m.inboxRows())
 		}
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail) && m.mode != modeTimeline:
 		m.focus = focusList
@@ -662,6 +743,12 @@ func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 		m.diffScroll(d)
 	case m.mode == modeCalibration:
 		m.calibrationScroll(d)
+	case m.mode == modeReport:
+		m.reportScroll(d)
+	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.inbox.move(d, m.inboxRows())
+	case m.mode == modeInbox && l.detail.contains(ms.X, ms.Y):
+		m.inboxScroll(d)
 	case m.mode == modeTimeline:
 		m.tl.scrollBy(d, l.bodyH-2)
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):

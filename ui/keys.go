@@ -26,6 +26,7 @@ type keyMap struct {
 	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff binding
 	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
 	Verify, Confirm, Reject, Rebind, Calibration                        binding
+	Inbox, Accept, EditCandidate                                        binding
 }
 
 var keys = keyMap{
@@ -60,6 +61,12 @@ var keys = keyMap{
 	Reject:      binding{[]string{"w"}, "reject: it no longer holds (s writes the fix)"}, // w: wrong (n answers the forget dialog)
 	Rebind:      binding{[]string{"b"}, "rebind the memory (/rebind SPEC)"},
 	Calibration: binding{[]string{"K"}, "calibration: do the bindings catch changes?"},
+	Inbox:       binding{[]string{"i"}, "the inbox: drafts and proposals waiting for you"},
+	// In the inbox and a proposal's diff, a accepts and w rejects (w as in
+	// the verify-first queue: r stays reload everywhere, and "press r to
+	// reload" must never reject a proposal).
+	Accept:        binding{[]string{"a"}, "accept the proposal"},
+	EditCandidate: binding{[]string{"e"}, "edit the proposal, then accept it"},
 }
 
 // allBindings is the order of the help screen.
@@ -67,5 +74,5 @@ func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
 		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.NextLink, k.PrevLink,
-		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Timeline, k.Reload, k.Help, k.Quit}
+		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Timeline, k.Reload, k.Help, k.Quit}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/store"
@@ -124,4 +125,60 @@ type calibrationLoadedMsg struct {
 	cal     trust.Calibration
 	titles  map[string]string
 	err     error
+}
+
+// inboxLoadedMsg carries the inbox: the waiting drafts and open proposals,
+// oldest first (req -1: only their count was asked for).
+type inboxLoadedMsg struct {
+	project string
+	req     int
+	items   []inboxItem
+	count   int
+	err     error
+}
+
+// draftTextMsg carries a draft re-read for the drop dialog.
+type draftTextMsg struct {
+	draft memory.Draft
+	err   error
+}
+
+// draftDroppedMsg reports a draft deleted for good.
+type draftDroppedMsg struct {
+	id  string
+	err error
+}
+
+// decidedMsg reports a proposal accepted or rejected, as the run that did
+// it and that run in words.
+type decidedMsg struct {
+	accepted bool
+	id       string
+	run      memory.Run
+	text     string
+	err      error
+}
+
+// consolidationStartedMsg: a pass is under way; its progress and its end
+// come through c.
+type consolidationStartedMsg struct{ c *consolidation }
+
+// consolidationProgressMsg is how far the pass c has come.
+type consolidationProgressMsg struct {
+	c *consolidation
+	p consolidate.Progress
+}
+
+// consolidatedMsg reports a finished pass (or its error), with the report
+// in words.
+type consolidatedMsg struct {
+	rep   consolidate.Report
+	lines []string
+	err   error
+}
+
+// undoneMsg reports a run taken back.
+type undoneMsg struct {
+	run memory.Run
+	err error
 }

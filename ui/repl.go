@@ -25,7 +25,7 @@ type replLine struct {
 func newReplLine() replLine {
 	in := textinput.New()
 	in.Prompt = "/"
-	in.Placeholder = "remember, recall, archive, forget, supersede, link, project, help — tab completes"
+	in.Placeholder = "remember, recall, archive, supersede, consolidate, help — tab completes"
 	in.CharLimit = 4096
 	st := in.Styles()
 	st.Cursor.Blink = false // a steady cursor: no timer per key press

@@ -25,7 +25,7 @@ func TestScreens(t *testing.T) {
 		{"help", true, []string{"?"}},
 		{"empty", false, nil},
 		{"verify-first", true, []string{"v"}},
-		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "down", "enter",
+		{"superseded", true, []string{"esc", "down", "down", "down", "down", "down", "down", "down", "down", "down", "enter",
 			"select:Decode is +229", "enter"}},
 		{"low-trust", true, []string{"2", "select:The rate limiter", "enter"}},
 		{"calibration-empty", true, []string{"K"}},

@@ -43,6 +43,9 @@ func (m *workbench) layout() layoutRects {
 	rest := max(m.w-side, 10)
 	if m.w >= wide {
 		lw := min(rest*55/100, 96) // the list a little wider (titles need it more than prose), up to a point
+		if m.mode == modeInbox {
+			lw = min(rest/2, 80) // a proposal is read whole: its detail needs the room as much
+		}
 		l.list = rect{side, 1, lw, bodyH}
 		l.detail = rect{side + lw, 1, rest - lw, bodyH}
 	} else {
@@ -65,6 +68,9 @@ func (m *workbench) fit() {
 	m.repl.setWidth(m.w)
 	if m.editor != nil {
 		m.editor.setSize(m.w-4, m.layout().bodyH-2)
+	}
+	if m.mode == modeInbox {
+		m.inbox.move(0, m.inboxRows())
 	}
 }
 
@@ -110,10 +116,14 @@ func (m *workbench) content() string {
 	switch {
 	case m.forget != nil:
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH))
+	case m.drop != nil:
+		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.drop.view(m.theme, m.w, l.bodyH))
 	case m.mode == modeHelp:
 		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(helpView(m.theme, m.w-4, l.bodyH-2, m.helpScroll), "\n"), true)
 	case m.mode == modeCalibration:
 		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.cal.view(m.theme, m.w-4, l.bodyH-2), true)
+	case m.mode == modeReport:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.report.view(m.theme, m.w-4, l.bodyH-2), true)
 	case m.mode == modeDiff && m.diff != nil:
 		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.diff.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
 	case m.mode == modeEditor && m.editor != nil:
@@ -133,6 +143,19 @@ func (m *workbench) browse(l layoutRects) string {
 	if m.mode == modeTimeline {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.tl.view(m.theme, r.w-4, r.h-2), m.focus != focusSidebar))
+	}
+	if m.mode == modeInbox {
+		list := m.pane(l.list, m.inbox.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList), m.focus == focusList)
+		detail := func() string {
+			return m.pane(l.detail, m.inbox.detail(m.theme, l.detail.w-4, l.detail.h-2), m.focus == focusDetail)
+		}
+		switch {
+		case m.w >= wide:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail())
+		case m.focus == focusDetail:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, detail())
+		}
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 	}
 	heading := m.sectionTitle()
 	if m.mode == modeRecall {
@@ -164,6 +187,8 @@ func (m *workbench) sectionTitle() string {
 		return l.Letter() + " " + l.Title()
 	case m.section == sectionVerify:
 		return "Verify first"
+	case m.section == sectionInbox:
+		return "Inbox"
 	case m.section == sectionArchived:
 		return "Archived"
 	case m.section == sectionSuperseded:
@@ -196,6 +221,7 @@ func (m *workbench) sidebar(w int) []string {
 	}
 	out = append(out, st.Muted.Render(strings.Repeat("─", w)))
 	out = append(out, row(sectionVerify, "! Verify first", m.verifyCount, st.Warn))
+	out = append(out, row(sectionInbox, "Inbox", m.inboxCount, st.Accent))
 	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
 	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
 	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
@@ -221,7 +247,21 @@ func (m *workbench) welcome(w int) []string {
 		"",
 		st.Muted.Render("? shows every key · q quits"),
 	}
+	if m.inboxCount > 0 {
+		lines = append(lines[:5], append([]string{
+			st.Warn.Render(waiting(m.inboxCount)+" in the inbox:") + " " + st.Key.Render("i") + " shows them, " + st.Key.Render("/consolidate") + " turns drafts into memories.",
+			"",
+		}, lines[5:]...)...)
+	}
 	return wrapAll(lines, w)
+}
+
+// waiting says how many items wait: "1 item waits", "3 items wait".
+func waiting(n int) string {
+	if n == 1 {
+		return "1 item waits"
+	}
+	return fmt.Sprintf("%d items wait", n)
 }
 
 func (m *workbench) header() string {
@@ -230,6 +270,9 @@ func (m *workbench) header() string {
 	right := ""
 	if m.pending > 0 {
 		right = m.spin.View() + " "
+	}
+	if p := m.consolidating(); p != "" {
+		right += st.Accent.Render(p) + "  "
 	}
 	right += st.Muted.Render(m.theme.Name)
 	left = ansi.Truncate(left, max(m.w-lipgloss.Width(right)-1, 1), "…") // a long project name
@@ -281,6 +324,8 @@ func (m *workbench) keyHints() string {
 	switch {
 	case m.forget != nil:
 		return "y forget · N/enter/esc keep"
+	case m.drop != nil:
+		return "y drop · N/enter/esc keep"
 	case m.repl.active:
 		return "enter run · tab complete · ↑/↓ history · esc close"
 	case m.list.filtering:
@@ -289,14 +334,22 @@ func (m *workbench) keyHints() string {
 		return "↑/↓ scroll · esc close help"
 	case m.mode == modeCalibration:
 		return "↑/↓ scroll · v verify-first queue · esc close calibration"
+	case m.mode == modeReport:
+		return "↑/↓ scroll · i inbox · / command · esc close"
 	case m.mode == modeDiff:
 		switch {
+		case m.diff != nil && m.diff.confirm && m.diff.proposal != "":
+			return "enter accept your version · esc back to the editor · ↑/↓ scroll"
+		case m.diff != nil && m.diff.proposal != "":
+			return "a accept · w reject · e edit, then accept · ↑/↓ scroll · esc close"
 		case m.diff != nil && m.diff.confirm:
 			return "enter store the new version · esc back to the editor · ↑/↓ scroll"
 		case m.diff != nil && len(m.diff.vers) > 2:
 			return "←/→ older/newer pair · [/] move the old side · ↑/↓ scroll · esc close"
 		}
 		return "↑/↓ scroll · esc close"
+	case m.mode == modeEditor && m.editor != nil && m.editor.proposal != "":
+		return "ctrl+s diff, then enter accepts · ctrl+e $EDITOR · esc cancel"
 	case m.mode == modeEditor:
 		return "ctrl+s diff · ctrl+e $EDITOR · esc cancel"
 	case m.mode == modeTimeline:
@@ -305,6 +358,20 @@ func (m *workbench) keyHints() string {
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
 	case m.mode == modeRecall:
 		return "↑/↓ move · enter read · e explain · esc back to the layer · / command · ? help"
+	case m.mode == modeInbox:
+		move, back := "↑/↓ move · enter read", ""
+		if m.focus == focusDetail {
+			move, back = "↑/↓ scroll", " · esc back"
+		}
+		switch it := m.inbox.selected(); {
+		case it == nil:
+			return move + " · / command (/consolidate)" + back + " · ? help"
+		case it.draft != nil:
+			return move + " · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
+		case it.prop.Kind == memory.ProposeArchive:
+			return move + " · a accept · w reject" + back + " · / command · ? help"
+		}
+		return move + " · a accept · w reject · e edit · d diff" + back + " · / command · ? help"
 	case m.section == sectionVerify && m.mode == modeBrowse && m.focus == focusList:
 		return "↑/↓ move · enter read · c confirm · w reject · s supersede · b rebind · a archive · K calibration · ? help"
 	case m.focus == focusDetail:

@@ -1,0 +1,340 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"cairn/consolidate"
+	"cairn/memory"
+	"cairn/store"
+)
+
+// The workbench's side of consolidation (DESIGN §5): the Inbox's keys —
+// accept, reject, edit then accept, diff, drop a draft —, /consolidate
+// with its progress and report, and /undo.
+
+// fullStore is the store as the consolidate package needs it. The
+// workbench is given one (cairn's own store and the socket client both
+// are one); the small Store interface is what the rest of the workbench
+// uses, and it is kept small so that tests and views can wrap it.
+func (m *workbench) fullStore() (store.Store, error) {
+	if st, ok := m.st.(store.Store); ok {
+		return st, nil
+	}
+	return nil, fmt.Errorf("this workbench was opened on a partial store (%T): consolidate with the cairn command instead", m.st)
+}
+
+// inboxRows is how many items the inbox list shows at once.
+func (m *workbench) inboxRows() int { return max(m.layout().list.h-3, 1) }
+
+func (m *workbench) inboxScroll(n int) {
+	r := m.layout().detail
+	m.inbox.scrollBy(n, m.theme, r.w-4, r.h-2)
+}
+
+// inboxKey handles the keys of the Inbox's list and detail.
+func (m *workbench) inboxKey(s string) tea.Cmd {
+	rows := m.inboxRows()
+	detail := m.focus == focusDetail
+	switch {
+	case keys.Up.matches(s) && detail:
+		m.inboxScroll(-1)
+	case keys.Down.matches(s) && detail:
+		m.inboxScroll(1)
+	case keys.PageUp.matches(s) && detail:
+		m.inboxScroll(-10)
+	case keys.PageDown.matches(s) && detail:
+		m.inboxScroll(10)
+	case keys.Up.matches(s):
+		m.inbox.move(-1, rows)
+	case keys.Down.matches(s):
+		m.inbox.move(1, rows)
+	case keys.PageUp.matches(s):
+		m.inbox.move(-rows, rows)
+	case keys.PageDown.matches(s):
+		m.inbox.move(rows, rows)
+	case keys.Top.matches(s):
+		m.inbox.move(-len(m.inbox.items), rows)
+	case keys.Bottom.matches(s):
+		m.inbox.move(len(m.inbox.items), rows)
+	case keys.Open.matches(s), keys.Next.matches(s):
+		if m.inbox.selected() != nil {
+			m.focus = focusDetail
+		}
+	case keys.Prev.matches(s), keys.Back.matches(s):
+		if detail {
+			m.focus = focusList
+		} else {
+			m.focus = focusSidebar
+		}
+	case keys.Accept.matches(s):
+		return m.inboxAct(func(it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, true, nil) })
+	case keys.Reject.matches(s):
+		return m.inboxAct(func(it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, false, nil) })
+	case keys.EditCandidate.matches(s):
+		return m.inboxAct(func(*inboxItem) tea.Cmd { return m.editProposal() })
+	case keys.Diff.matches(s):
+		return m.inboxAct(func(*inboxItem) tea.Cmd { return m.proposalDiff() })
+	case keys.Forget.matches(s):
+		it := m.inbox.selected()
+		switch {
+		case it == nil:
+			return nil
+		case it.prop != nil:
+			return m.say("a proposal is not dropped: w rejects it (it is not made again)", true)
+		}
+		m.pending++
+		return readDraft(m.st, m.proj.ID, it.draft.ID)
+	}
+	return nil
+}
+
+// inboxAct runs act on the selected proposal; on a draft it says what a
+// draft takes instead.
+func (m *workbench) inboxAct(act func(*inboxItem) tea.Cmd) tea.Cmd {
+	it := m.inbox.selected()
+	switch {
+	case it == nil:
+		return nil
+	case it.draft != nil:
+		return m.say("a draft is not decided one by one: /consolidate turns the drafts into memories (x drops this one)", true)
+	}
+	return act(it)
+}
+
+// decide accepts or rejects proposal id (accepting with the person's
+// version of the candidate when edited is not nil).
+func (m *workbench) decide(id string, accept bool, edited *memory.Memory) tea.Cmd {
+	st, err := m.fullStore()
+	if err != nil {
+		return m.say(err.Error(), true)
+	}
+	m.pending++
+	return decide(st, m.proj, id, accept, edited)
+}
+
+// editProposal opens the editor on the selected proposal's candidate.
+func (m *workbench) editProposal() tea.Cmd {
+	it := m.inbox.selected()
+	if it == nil || it.prop == nil {
+		return nil
+	}
+	if it.prop.Kind == memory.ProposeArchive {
+		return m.say("an archive proposal has nothing to edit: a accepts it, w rejects it", true)
+	}
+	cand := it.candidate()
+	if cand == nil {
+		return m.say("the memory it proposes was forgotten since: w rejects the proposal", true)
+	}
+	m.diff = nil
+	m.editor = newEditor(cand, m.theme.Dark)
+	m.editor.proposal, m.editor.about = it.prop.ID, it.target
+	m.mode = modeEditor
+	return m.editor.ta.Focus()
+}
+
+// proposalDiff opens a merge or supersede proposal in the diff view: the
+// memory it is about against what would take its place.
+func (m *workbench) proposalDiff() tea.Cmd {
+	it := m.inbox.selected()
+	if it == nil || it.prop == nil {
+		return nil
+	}
+	pr := it.prop
+	if pr.Kind != memory.ProposeMerge && pr.Kind != memory.ProposeSupersede {
+		return m.say(fmt.Sprintf("a %s proposal has nothing to compare: enter reads it", pr.Kind), true)
+	}
+	cand := it.candidate()
+	if it.target == nil || cand == nil {
+		return m.say("one of its memories was forgotten since: nothing to compare — w rejects the proposal", true)
+	}
+	if pr.Memory != nil {
+		c := *cand
+		c.ID = "" // a candidate: shown as not stored yet
+		cand = &c
+	}
+	m.diff = newDiff([]*memory.Memory{it.target, cand}, 0, 1, "proposed "+string(pr.Kind)+": a accepts, w rejects")
+	m.diff.proposal = pr.ID
+	m.mode = modeDiff
+	return nil
+}
+
+// consolidate starts a pass over the project's drafts (dry: only report).
+func (m *workbench) consolidate(dry bool) (tea.Cmd, error) {
+	if m.sleeping != nil {
+		return nil, fmt.Errorf("a consolidation is already running: its report comes when it ends")
+	}
+	st, err := m.fullStore()
+	if err != nil {
+		return nil, err
+	}
+	opt := consolidate.Options{DryRun: dry, AskedBy: memory.ActorUser, Now: m.now}
+	if svc := m.trust(); svc != nil && svc.Checker != nil {
+		opt.Bind = svc.Checker.BindMany
+	}
+	m.pending++
+	m.progress = "consolidating"
+	m.sleeping = &consolidation{} // a placeholder until the pass answers: one at a time
+	return startConsolidation(m.ctx, st, m.proj, opt), nil
+}
+
+// undo takes back run ref (an id or a unique prefix; "" is the last run
+// this workbench made).
+func (m *workbench) undo(ref string) (tea.Cmd, error) {
+	if ref == "" {
+		if m.lastRun == "" {
+			return nil, fmt.Errorf("/undo RUN: give the id of the run to take back (cairn consolidate --runs lists them)")
+		}
+		ref = m.lastRun
+	}
+	st, err := m.fullStore()
+	if err != nil {
+		return nil, err
+	}
+	m.pending++
+	return undoRun(st, m.proj, ref), nil
+}
+
+func (m *workbench) reportKey(s string) tea.Cmd {
+	switch {
+	case s == "esc" || s == "q":
+		m.mode, m.report.scroll = m.modeAfterOverlay(), 0
+	case keys.Inbox.matches(s):
+		m.focus, m.report.scroll = focusList, 0
+		return m.selectSection(sectionInbox)
+	case keys.Up.matches(s):
+		m.reportScroll(-1)
+	case keys.Down.matches(s):
+		m.reportScroll(1)
+	case keys.PageUp.matches(s):
+		m.reportScroll(-10)
+	case keys.PageDown.matches(s), s == "space":
+		m.reportScroll(10)
+	}
+	return nil
+}
+
+func (m *workbench) reportScroll(n int) {
+	m.report.scrollBy(n, m.theme, m.w-4, m.layout().bodyH-2)
+}
+
+// progressText is a pass's progress in words: "extracting 120/400".
+func progressText(p consolidate.Progress) string {
+	if p.Total <= 0 {
+		return p.Stage
+	}
+	return fmt.Sprintf("%s %d/%d", p.Stage, p.Done, p.Total)
+}
+
+// consolidationResult handles the answers of the inbox's and the
+// consolidation's commands; ok is false for any other message.
+func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
+	switch msg := msg.(type) {
+	case inboxLoadedMsg:
+		m.done()
+		if msg.project != m.proj.ID {
+			return nil, true
+		}
+		if msg.err != nil {
+			return m.fail("read the inbox", msg.err), true
+		}
+		m.inboxCount = msg.count
+		if msg.req >= 0 && msg.req == m.reqSeq && m.section == sectionInbox {
+			m.inbox.set(msg.items)
+		}
+		return nil, true
+	case draftTextMsg:
+		m.done()
+		if msg.err != nil {
+			return tea.Batch(m.fail("read the draft to drop", msg.err), m.reloadAll()), true
+		}
+		m.drop = &dropDialog{draft: msg.draft}
+		return nil, true
+	case draftDroppedMsg:
+		m.done()
+		if msg.err != nil {
+			return m.say("drop failed: "+oneLine(msg.err.Error()), true), true
+		}
+		return tea.Batch(m.say("dropped draft "+short(msg.id)+" for good", false), m.reloadAll()), true
+	case decidedMsg:
+		m.done()
+		if msg.err != nil {
+			verb := "reject"
+			if msg.accepted {
+				verb = "accept"
+			}
+			return m.say(fmt.Sprintf("%s failed: %s", verb, oneLine(msg.err.Error())), true), true
+		}
+		if m.editor != nil && m.editor.proposal == msg.id || m.diff != nil && m.diff.proposal == msg.id {
+			m.editor, m.diff = nil, nil
+			m.mode = m.modeAfterOverlay()
+		}
+		text := "rejected: it will not be proposed again"
+		if msg.accepted {
+			text = "accepted"
+			if msg.text != "" {
+				text += ": " + msg.text
+			}
+		}
+		m.lastRun = msg.run.ID
+		return tea.Batch(m.say(text+" — /undo takes it back", false), m.reloadAll()), true
+	case consolidationStartedMsg:
+		m.sleeping = msg.c
+		return waitConsolidation(msg.c), true
+	case consolidationProgressMsg:
+		if msg.c == m.sleeping {
+			m.progress = progressText(msg.p)
+		}
+		return waitConsolidation(msg.c), true
+	case consolidatedMsg:
+		m.done()
+		m.sleeping, m.progress = nil, ""
+		if msg.err != nil {
+			return tea.Batch(m.say("consolidate failed: "+oneLine(msg.err.Error()), true), m.reloadAll()), true
+		}
+		rep := msg.rep
+		m.report = reportPane{title: "Consolidation", lines: msg.lines}
+		var text string
+		switch {
+		case rep.DryRun:
+			m.report.title = "Consolidation, dry run: nothing was written"
+			text = "dry run, nothing written — " + rep.Summary()
+		case rep.Run.ID == "":
+			text = "consolidated " + rep.Summary()
+		default:
+			m.report.title = "Consolidation run " + rep.Run.ID
+			m.lastRun = rep.Run.ID
+			text = "consolidated " + rep.Summary() + " — /undo takes it back"
+		}
+		if rep.Changed() || len(rep.Dropped) > 0 {
+			m.mode = modeReport
+		}
+		return tea.Batch(m.say(text, false), m.reloadAll()), true
+	case undoneMsg:
+		m.done()
+		if msg.err != nil {
+			return m.say("undo failed: "+oneLine(msg.err.Error()), true), true
+		}
+		if msg.run.ID == m.lastRun {
+			m.lastRun = "" // a run is undone once
+		}
+		n := 0
+		for _, c := range msg.run.Changes {
+			if c.Kind != memory.ChangeDraftDone {
+				n++
+			}
+		}
+		return tea.Batch(m.say(fmt.Sprintf("undid run %s: %s taken back", short(msg.run.ID), plural(n, "change")), false), m.reloadAll()), true
+	}
+	return nil, false
+}
+
+// consolidating says what the header shows while a pass runs.
+func (m *workbench) consolidating() string {
+	if m.sleeping == nil {
+		return ""
+	}
+	return strings.TrimSpace(m.progress)
+}

@@ -1,0 +1,347 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"cairn/memory"
+	"cairn/safetext"
+	"cairn/themes"
+)
+
+// inboxItem is one row of the Inbox: a draft waiting for consolidation, or
+// a proposal waiting for a person, with what the proposal is about read
+// when the inbox was loaded (View does no I/O).
+type inboxItem struct {
+	draft *memory.Draft
+	prop  *memory.Proposal
+	// reason is the proposal's reason with its memory ids expanded into
+	// titles (consolidate.Explain).
+	reason string
+	// target and other are the stored memories the proposal names; nil
+	// when it names none, or when one was forgotten since.
+	target, other *memory.Memory
+}
+
+func (it inboxItem) id() string {
+	if it.draft != nil {
+		return it.draft.ID
+	}
+	return it.prop.ID
+}
+
+func (it inboxItem) when() time.Time {
+	if it.draft != nil {
+		return it.draft.Time
+	}
+	return it.prop.Time
+}
+
+// candidate is what accepting the proposal would write or keep: its
+// candidate memory, else the stored memory Other.
+func (it inboxItem) candidate() *memory.Memory {
+	if it.prop == nil {
+		return nil
+	}
+	if it.prop.Memory != nil {
+		return it.prop.Memory
+	}
+	return it.other
+}
+
+// inboxPane lists the inbox, oldest first, and shows the selected item
+// whole. Like the memory list it follows its selection by id: other
+// processes capture drafts and decide proposals at any time.
+type inboxPane struct {
+	items  []inboxItem
+	cursor int
+	offset int
+	scroll int       // of the detail
+	asOf   time.Time // ages are counted to this moment (set in Update)
+}
+
+// set replaces the items, keeping the selection on the same item; when it
+// left (accepted, rejected, dropped), the one that took its row is selected.
+func (p *inboxPane) set(items []inboxItem) {
+	was := ""
+	if sel := p.selected(); sel != nil {
+		was = sel.id()
+	}
+	p.items = items
+	for i, it := range items {
+		if it.id() == was {
+			if i != p.cursor {
+				p.scroll = 0
+			}
+			p.cursor = i
+			return
+		}
+	}
+	p.cursor = clamp(p.cursor, 0, max(len(items)-1, 0))
+	p.scroll = 0
+}
+
+func (p *inboxPane) selected() *inboxItem {
+	if p.cursor < 0 || p.cursor >= len(p.items) {
+		return nil
+	}
+	return &p.items[p.cursor]
+}
+
+func (p *inboxPane) move(d, rows int) {
+	c := clamp(p.cursor+d, 0, max(len(p.items)-1, 0))
+	if c != p.cursor {
+		p.scroll = 0
+	}
+	p.cursor = c
+	if p.cursor < p.offset {
+		p.offset = p.cursor
+	}
+	if rows > 0 && p.cursor >= p.offset+rows {
+		p.offset = p.cursor - rows + 1
+	}
+}
+
+// counts says how many drafts and proposals the inbox holds.
+func (p *inboxPane) counts() (drafts, props int) {
+	for _, it := range p.items {
+		if it.draft != nil {
+			drafts++
+		} else {
+			props++
+		}
+	}
+	return drafts, props
+}
+
+// draftSource names where a draft came from: its session and file, else
+// who captured it.
+func draftSource(d *memory.Draft) string {
+	var parts []string
+	if d.Source.Session != "" {
+		parts = append(parts, "session "+d.Source.Session)
+	}
+	if d.Source.File != "" {
+		f := d.Source.File
+		if d.Source.Line > 0 {
+			f += fmt.Sprintf(":%d", d.Source.Line)
+		}
+		parts = append(parts, f)
+	}
+	if len(parts) == 0 {
+		return safetext.CleanLine(string(d.Actor))
+	}
+	return safetext.CleanLine(strings.Join(parts, " "))
+}
+
+// draftOrigin names where a draft came from in a few cells, for its row:
+// its session, else its file's name, else who captured it.
+func draftOrigin(d *memory.Draft) string {
+	switch {
+	case d.Source.Session != "":
+		return safetext.CleanLine(truncateRunes(d.Source.Session, 16))
+	case d.Source.File != "":
+		return safetext.CleanLine(truncateRunes(filepath.Base(d.Source.File), 16))
+	}
+	return safetext.CleanLine(string(d.Actor))
+}
+
+func truncateRunes(s string, n int) string {
+	if r := []rune(s); len(r) > n {
+		return string(r[:n-1]) + "…"
+	}
+	return s
+}
+
+// oneLinePreview is a text on one line, its runs of space folded.
+func oneLinePreview(s string) string {
+	return strings.Join(strings.Fields(safetext.CleanLine(s)), " ")
+}
+
+// view renders the list in w×h cells.
+func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
+	st := t.Styles
+	drafts, props := p.counts()
+	out := []string{st.Title.Render("Inbox") + st.Muted.Render(fmt.Sprintf(" %s · %s", plural(drafts, "draft"), plural(props, "proposal")))}
+	if len(p.items) == 0 {
+		return append(out, wrapAll([]string{"",
+			st.Muted.Render("Nothing waits for you."),
+			"",
+			st.Muted.Render("Drafts that agents capture (cairn capture, the MCP capture tool, session hooks) wait here until /consolidate turns them into memories; what it is not sure of comes back here as proposals."),
+		}, w)...)
+	}
+	rows := h - len(out)
+	offset := p.offset
+	if p.cursor < offset || p.cursor >= offset+rows { // not fitted yet: keep the cursor in view
+		offset = max(p.cursor-rows+1, 0)
+	}
+	const label = 10
+	for i := offset; i < len(p.items) && i < offset+rows; i++ {
+		it := p.items[i]
+		mark := "  "
+		if i == p.cursor {
+			mark = "> "
+		}
+		kind, text := "draft", ""
+		if it.draft != nil {
+			text = draftOrigin(it.draft) + " · " + oneLinePreview(it.draft.Text)
+		} else {
+			kind, text = string(it.prop.Kind), oneLinePreview(it.reason)
+		}
+		when := fmt.Sprintf(" %3s", age(p.asOf, it.when()))
+		line := mark + pad(safetext.CleanLine(kind), label) + pad(text, max(w-2-label-len(when), 1))
+		switch {
+		case i == p.cursor && focused:
+			line = st.Selected.Render(pad(line+when, w))
+		case i == p.cursor:
+			line = st.Bold.Render(line) + st.Muted.Render(when)
+		default:
+			line += st.Muted.Render(when)
+		}
+		out = append(out, line)
+	}
+	return out
+}
+
+func plural(n int, what string) string {
+	if n == 1 {
+		return "1 " + what
+	}
+	return fmt.Sprintf("%d %ss", n, what)
+}
+
+// detail renders the selected item in w×h cells from its scroll position.
+func (p *inboxPane) detail(t themes.Theme, w, h int) []string {
+	lines := p.detailLines(t, w)
+	return lines[clamp(p.scroll, 0, max(len(lines)-h, 0)):]
+}
+
+func (p *inboxPane) scrollBy(n int, t themes.Theme, w, h int) {
+	top := max(len(p.detailLines(t, w))-h, 0)
+	p.scroll = clamp(clamp(p.scroll, 0, top)+n, 0, top)
+}
+
+// detailLines is the whole of the selected item: a draft's text as
+// captured, or a proposal with its reason, the candidate and the memory it
+// is about.
+func (p *inboxPane) detailLines(t themes.Theme, w int) []string {
+	st := t.Styles
+	it := p.selected()
+	if it == nil {
+		return []string{st.Muted.Render("select a draft or a proposal to read it")}
+	}
+	rule := st.Muted.Render(strings.Repeat("─", max(w, 1)))
+	if d := it.draft; d != nil {
+		head := []string{
+			st.Title.Render("Draft") + st.Muted.Render(" · waiting for /consolidate"),
+			st.Muted.Render("id " + safetext.CleanLine(d.ID) + " · captured " + d.Time.Local().Format("2006-01-02 15:04") + " by " + safetext.CleanLine(string(d.Actor))),
+		}
+		if d.Source.Session != "" || d.Source.File != "" {
+			head = append(head, st.Muted.Render("from "+draftSource(d)))
+		}
+		out := wrapAll(append(head, st.Muted.Render("x drops it for good · /consolidate turns drafts into memories")), w)
+		out = append(out, rule)
+		return append(out, wrapAll(strings.Split(strings.TrimRight(safetext.Clean(d.Text), "\n"), "\n"), w)...)
+	}
+	pr := it.prop
+	head := []string{
+		st.Title.Render(proposalHeading[pr.Kind]),
+		st.Muted.Render("proposal " + safetext.CleanLine(pr.ID)),
+		st.Muted.Render(pr.Time.Local().Format("2006-01-02 15:04") + proposalOrigin(pr)),
+		"",
+		safetext.CleanLine(it.reason),
+		"",
+		st.Key.Render("a") + " accept · " + st.Key.Render("w") + " reject" + editHint(t, pr) + diffHint(t, pr),
+	}
+	out := append(wrapAll(head, w), rule)
+	candTitle, aboutTitle := sectionNames(pr)
+	if c := it.candidate(); c != nil || pr.Kind != memory.ProposeArchive {
+		out = append(out, wrapAll([]string{st.Bold.Render(candTitle)}, w)...)
+		out = append(out, memoryLines(t, c, pr.Memory == nil, w)...)
+		out = append(out, rule)
+	}
+	if pr.Target != "" {
+		out = append(out, wrapAll([]string{st.Bold.Render(aboutTitle)}, w)...)
+		out = append(out, memoryLines(t, it.target, true, w)...)
+	}
+	return out
+}
+
+var proposalHeading = map[memory.ProposalKind]string{
+	memory.ProposeMerge:     "Proposed merge",
+	memory.ProposeSupersede: "Proposed supersession",
+	memory.ProposeArchive:   "Proposed archive",
+	memory.ProposeRemember:  "Proposed memory",
+}
+
+// sectionNames names the detail's two memories for a proposal's kind.
+func sectionNames(pr *memory.Proposal) (cand, about string) {
+	stored := pr.Memory == nil
+	switch pr.Kind {
+	case memory.ProposeMerge:
+		if stored {
+			return "Would keep:", "And fold into it:"
+		}
+		return "New wording:", "Says nearly the same as:"
+	case memory.ProposeSupersede:
+		if stored {
+			return "Stored fact that would supersede:", "Would supersede:"
+		}
+		return "New fact:", "Would supersede:"
+	case memory.ProposeArchive:
+		return "", "Would archive:"
+	}
+	return "Would remember:", ""
+}
+
+func proposalOrigin(pr *memory.Proposal) string {
+	s := ""
+	if pr.Draft != "" {
+		s += " · from draft " + short(pr.Draft)
+	}
+	if pr.Run != "" {
+		s += " · run " + short(pr.Run)
+	}
+	return s
+}
+
+func editHint(t themes.Theme, pr *memory.Proposal) string {
+	if pr.Kind == memory.ProposeArchive {
+		return ""
+	}
+	return " · " + t.Styles.Key.Render("e") + " edit"
+}
+
+func diffHint(t themes.Theme, pr *memory.Proposal) string {
+	if pr.Kind == memory.ProposeMerge || pr.Kind == memory.ProposeSupersede {
+		return " · " + t.Styles.Key.Render("d") + " diff"
+	}
+	return ""
+}
+
+// memoryLines shows a memory of a proposal (stored, or a candidate): its
+// layer, kind, provenance and status, its title and its body, neutralised
+// for the terminal.
+func memoryLines(t themes.Theme, m *memory.Memory, stored bool, w int) []string {
+	st := t.Styles
+	if m == nil {
+		return []string{st.Muted.Render("a forgotten memory: nothing of it is left")}
+	}
+	layer := m.Layer.Letter() + " " + m.Layer.Title()
+	if li := strings.IndexByte("ABCDEF", byte(m.Layer)); li >= 0 {
+		layer = st.Layer[li].Render(layer)
+	}
+	facts := layer + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Kind)) + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Provenance))
+	if stored {
+		facts += st.Muted.Render(" · " + safetext.CleanLine(string(m.Status)) + " · id " + short(m.ID))
+	} else {
+		facts += st.Muted.Render(" · not stored yet")
+	}
+	out := wrapAll([]string{facts, st.Accent.Render(safetext.CleanLine(m.Title))}, w)
+	if body := strings.TrimSpace(safetext.Clean(m.Body)); body != "" && body != safetext.CleanLine(m.Title) {
+		out = append(out, wrapAll(strings.Split(body, "\n"), w)...)
+	}
+	return out
+}
