@@ -45,11 +45,44 @@ func (a *app) rememberCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printMemory(cmd, "remembered", m)
+			return a.printRemembered(cmd, m)
 		},
 	}
 	f.register(c.Flags())
 	return c
+}
+
+// printRemembered reports a remember, saying when the store folded it into
+// a memory it already held (reinforced) or found one nearly the same (a
+// merge proposal waits in the inbox).
+func (a *app) printRemembered(cmd *cobra.Command, m *memory.Memory) error {
+	w := cmd.OutOrStdout()
+	if a.json {
+		r, err := a.record(cmd.Context(), m)
+		if err != nil {
+			return err
+		}
+		return writeJSON(w, struct {
+			memory.Record
+			Dedup *memory.Dedup `json:"dedup,omitempty"`
+		}{r, m.Dedup})
+	}
+	if m.Dedup != nil && m.Dedup.Reinforced != "" {
+		fmt.Fprintf(w, "already known: reinforced %s '%s' (said %d times)\n", m.ID, cleanLine(m.Title), m.Salience.Reinforcements+1)
+		return nil
+	}
+	if err := a.printMemory(cmd, "remembered", m); err != nil {
+		return err
+	}
+	if m.Dedup != nil && m.Dedup.Near != "" {
+		title := "a memory no longer there"
+		if near, err := a.st.Get(cmd.Context(), m.Dedup.Near); err == nil {
+			title = "'" + cleanLine(near.Title) + "'"
+		}
+		fmt.Fprintf(w, "nearly the same as %s %s: merge proposal %s waits in the inbox (cairn inbox show %s)\n",
+			m.Dedup.Near, title, m.Dedup.Proposal, m.Dedup.Proposal)
+	}
+	return nil
 }
 
 func (a *app) showCommand() *cobra.Command {

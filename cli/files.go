@@ -76,8 +76,12 @@ func (a *app) importCommand() *cobra.Command {
 			if a.json {
 				return writeJSON(cmd.OutOrStdout(), res)
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added (%d bound to files or flags), %d updated, %d unchanged, %d links\n",
-				path, a.proj.Name, res.Added, bound, res.Updated, res.Unchanged, res.Edges)
+			unchanged := fmt.Sprintf("%d unchanged", res.Unchanged)
+			if res.Reinforced > 0 { // known facts said again: reinforced, not copied
+				unchanged += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added (%d bound to files or flags), %d updated, %s, %d links\n",
+				path, a.proj.Name, res.Added, bound, res.Updated, unchanged, res.Edges)
 			return nil
 		},
 	}

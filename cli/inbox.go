@@ -3,73 +3,488 @@ package cli
 import (
 	"bufio"
 	"context"
+	"errors"
 	"fmt"
+	"io"
+	"sort"
 	"strings"
 	"time"
+	"unicode"
 
+	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/spf13/cobra"
 
+	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/safetext"
+	"cairn/store"
 )
 
 // inboxLimit bounds how many drafts the inbox reads at once.
 const inboxLimit = 10000
 
+// proposalOut is a proposal as inbox --json lists it: with its preview in
+// words (memories named by title), the line the text listing shows.
+type proposalOut struct {
+	memory.Proposal
+	Preview string `json:"preview"`
+}
+
 func (a *app) inboxCommand() *cobra.Command {
+	var all bool
 	c := &cobra.Command{
 		Use:   "inbox",
-		Short: "the drafts waiting for consolidation: list, show, drop",
-		Long: `inbox lists the drafts captured for this project (by capture, agents and
-transcripts), oldest first, with their source, time and a preview.
-A draft holds raw text: 'inbox drop ID' deletes one for good.`,
+		Short: "what waits for you: drafts to consolidate and proposals to accept or reject",
+		Long: `inbox lists what waits in this project, oldest first: the drafts captured
+(by capture, agents and transcripts) that no consolidation has taken yet, and
+the proposals consolidation left for a person (merge, supersede, archive,
+remember), each with its time and a short preview.
+
+  cairn inbox show ID      a draft whole, or a proposal with both texts and a word diff
+  cairn inbox accept ID    carry out a proposal (--title, --body, --layer edit it first)
+  cairn inbox reject ID    close a proposal; it is not made again
+  cairn inbox drop ID      delete a draft for good (drafts hold raw text)
+
+--all also lists the drafts consolidation already took (kept so a run can
+be undone), so that a person can still erase them.`,
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.open(cmd.Context(), false); err != nil {
 				return err
 			}
-			ds, err := a.st.Drafts(cmd.Context(), a.proj.ID, inboxLimit)
+			ctx := cmd.Context()
+			ds, err := a.st.Drafts(ctx, a.proj.ID, inboxLimit)
 			if err != nil {
 				return err
+			}
+			done := len(ds) - len(memory.Waiting(ds))
+			if !all {
+				ds = memory.Waiting(ds)
+			}
+			ps, err := a.st.Proposals(ctx, a.proj.ID, memory.ProposalOpen)
+			if err != nil {
+				return err
+			}
+			explain := a.explainer(ctx, nil)
+			outs := make([]proposalOut, 0, len(ps))
+			for _, p := range ps {
+				outs = append(outs, proposalOut{p, proposalPreview(p, explain)})
 			}
 			if a.json {
 				if ds == nil {
 					ds = []memory.Draft{}
 				}
-				return writeJSON(cmd.OutOrStdout(), map[string]any{"drafts": ds})
+				return writeJSON(cmd.OutOrStdout(), map[string]any{"drafts": ds, "proposals": outs})
 			}
-			out := cmd.OutOrStdout()
-			if len(ds) == 0 {
-				fmt.Fprintln(out, "the inbox is empty")
-				return nil
-			}
-			for _, d := range ds {
-				fmt.Fprintf(out, "%s  %s  %-24s  %s\n", d.ID, d.Time.Local().Format("2006-01-02 15:04"), draftSource(d), preview(d.Text, 60))
-			}
-			return nil
+			return writeInbox(cmd.OutOrStdout(), ds, outs, all, done)
 		},
 	}
-	c.AddCommand(a.inboxShowCommand(), a.inboxDropCommand())
+	c.Flags().BoolVar(&all, "all", false, "also list the drafts consolidation already took")
+	c.AddCommand(a.inboxShowCommand(), a.inboxAcceptCommand(), a.inboxRejectCommand(), a.inboxDropCommand())
 	return c
 }
+
+// writeInbox prints drafts and proposals as one list, oldest first.
+func writeInbox(w io.Writer, ds []memory.Draft, ps []proposalOut, all bool, done int) error {
+	if len(ds) == 0 && len(ps) == 0 {
+		if done > 0 && !all {
+			fmt.Fprintf(w, "the inbox is empty (%s kept for undo: cairn inbox --all)\n", plural(done, "consolidated draft is", "consolidated drafts are"))
+		} else {
+			fmt.Fprintln(w, "the inbox is empty")
+		}
+		return nil
+	}
+	type row struct {
+		t    time.Time
+		id   string
+		line string
+	}
+	var rows []row
+	waiting := 0
+	for _, d := range ds {
+		line := fmt.Sprintf("%s  %s  %-28s  %s", d.ID, d.Time.Local().Format(timeFmt), "draft · "+draftSource(d), preview(d.Text, 60))
+		if d.Done != "" {
+			line += "  [done by run " + cleanLine(d.Done) + "]"
+		} else {
+			waiting++
+		}
+		rows = append(rows, row{d.Time, d.ID, line})
+	}
+	for _, p := range ps {
+		line := fmt.Sprintf("%s  %s  %-28s  %s", p.ID, p.Time.Local().Format(timeFmt), cleanLine(string(p.Kind))+" proposal", preview(p.Preview, 80))
+		rows = append(rows, row{p.Time, p.ID, line})
+	}
+	sort.SliceStable(rows, func(i, j int) bool {
+		if !rows[i].t.Equal(rows[j].t) {
+			return rows[i].t.Before(rows[j].t)
+		}
+		return rows[i].id < rows[j].id
+	})
+	for _, r := range rows {
+		fmt.Fprintln(w, r.line)
+	}
+	var hints []string
+	if waiting > 0 {
+		hints = append(hints, "consolidate the drafts: cairn consolidate")
+	}
+	if len(ps) > 0 {
+		hints = append(hints, "decide a proposal: cairn inbox show|accept|reject ID")
+	}
+	if len(hints) > 0 {
+		fmt.Fprintln(w, strings.Join(hints, " · "))
+	}
+	return nil
+}
+
+// proposalPreview is a proposal in one line of words: what it is about
+// and why, memories named by title.
+func proposalPreview(p memory.Proposal, explain func(string) string) string {
+	why := explain(p.Reason)
+	switch {
+	case p.Memory != nil:
+		return quote(candidateTitle(p.Memory)) + " " + why
+	case p.Target != "":
+		return explain(p.Target) + ": " + why
+	}
+	return why
+}
+
+func candidateTitle(m *memory.Memory) string {
+	if m.Title != "" {
+		return m.Title
+	}
+	return memory.DeriveTitle(m.Body)
+}
+
+func quote(s string) string { return "'" + cleanLine(s) + "'" }
 
 func (a *app) inboxShowCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "show ID",
-		Short: "print a draft whole",
+		Short: "print a draft whole, or a proposal with both texts and a word diff",
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := a.draft(cmd.Context(), args[0])
+			d, p, err := a.inboxItem(cmd.Context(), args[0])
 			if err != nil {
 				return err
+			}
+			if p != nil {
+				return a.showProposal(cmd, *p)
 			}
 			if a.json {
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
-			showDraft(cmd, d)
+			showDraft(cmd, *d)
 			return nil
 		},
 	}
+}
+
+// proposalShown is a proposal as inbox show --json prints it: with the
+// stored memories it names.
+type proposalShown struct {
+	proposalOut
+	TargetMemory *memory.Record `json:"target_memory,omitempty"`
+	OtherMemory  *memory.Record `json:"other_memory,omitempty"`
+}
+
+// showProposal prints a proposal: what it would do and why, the texts it
+// is about, and for a merge or supersession a word diff of the two.
+func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
+	ctx := cmd.Context()
+	get := func(id string) *memory.Memory {
+		if id == "" {
+			return nil
+		}
+		m, err := a.st.Get(ctx, id)
+		if err != nil {
+			return nil // forgotten since: the proposal goes with it
+		}
+		return m
+	}
+	target, other := get(p.Target), get(p.Other)
+	explain := a.explainer(ctx, nil)
+	w := cmd.OutOrStdout()
+	if a.json {
+		out := proposalShown{proposalOut: proposalOut{p, proposalPreview(p, explain)}}
+		for _, x := range []struct {
+			m  *memory.Memory
+			to **memory.Record
+		}{{target, &out.TargetMemory}, {other, &out.OtherMemory}} {
+			if x.m != nil {
+				r, err := a.record(ctx, x.m)
+				if err != nil {
+					return err
+				}
+				*x.to = &r
+			}
+		}
+		return writeJSON(w, out)
+	}
+	fmt.Fprintf(w, "%s proposal %s  %s\n", cleanLine(string(p.Kind)), p.ID, p.State)
+	made := "made " + p.Time.Local().Format(timeFmt)
+	if p.Run != "" {
+		made += " by run " + cleanLine(p.Run)
+	}
+	if p.Draft != "" {
+		made += " from draft " + cleanLine(p.Draft)
+	}
+	if p.State != memory.ProposalOpen {
+		made += fmt.Sprintf("; %s %s by %s", p.State, p.DecidedAt.Local().Format(timeFmt), p.DecidedBy)
+	}
+	fmt.Fprintln(w, made)
+	fmt.Fprintln(w, cleanLine(proposalPreview(p, explain)))
+
+	now := target
+	var next *memory.Memory
+	nextLabel := "proposed"
+	switch {
+	case p.Memory != nil:
+		next, nextLabel = p.Memory, "proposed (new)"
+	case other != nil:
+		next = other
+	}
+	if now != nil {
+		fmt.Fprintln(w)
+		writeBrief(w, "now", now, true)
+	}
+	if next != nil {
+		fmt.Fprintln(w)
+		writeBrief(w, nextLabel, next, p.Memory == nil)
+	}
+	if now != nil && next != nil && (p.Kind == memory.ProposeMerge || p.Kind == memory.ProposeSupersede) {
+		fmt.Fprintln(w)
+		fmt.Fprintln(w, "word diff ([-now-] {+proposed+}):")
+		fmt.Fprintln(w, cleanText(wordDiff(shownText(now), shownText(next))))
+	}
+	if p.State == memory.ProposalOpen {
+		fmt.Fprintln(w)
+		edit := ""
+		if p.Kind != memory.ProposeArchive {
+			edit = " (edit first with --title, --body, --layer)"
+		}
+		fmt.Fprintf(w, "accept: cairn inbox accept %s%s · reject: cairn inbox reject %s\n", p.ID, edit, p.ID)
+	}
+	return nil
+}
+
+// writeBrief prints a memory as a proposal shows it: a header and its
+// text; a candidate (stored false) has no id or status yet.
+func writeBrief(w io.Writer, label string, m *memory.Memory, stored bool) {
+	head := fmt.Sprintf("%s · %s · %s · %s", m.Layer.Letter(), m.Layer.Title(), m.Kind, m.Provenance)
+	if stored {
+		head = fmt.Sprintf("%s  %s  %s", m.ID, head, m.Status)
+	}
+	fmt.Fprintf(w, "%s  %s\n", label, head)
+	for line := range strings.Lines(cleanText(shownText(m))) {
+		fmt.Fprintln(w, "  "+strings.TrimRight(line, "\n"))
+	}
+}
+
+// shownText is a memory's text as a person reads it: the body, with the
+// title in front when a person chose one.
+func shownText(m *memory.Memory) string {
+	body := strings.TrimRight(m.Body, "\n")
+	if m.Title == "" || m.Title == memory.DeriveTitle(m.Body) || strings.TrimSpace(m.Body) == "" {
+		if body == "" {
+			return m.Title
+		}
+		return body
+	}
+	return m.Title + "\n" + body
+}
+
+// wordDiff marks what differs between two texts word by word, as git's
+// --word-diff=plain does: [-removed-] and {+added+}.
+func wordDiff(a, b string) string {
+	index := map[string]rune{}
+	var table []string
+	encode := func(s string) []rune {
+		var out []rune
+		for _, tok := range wordTokens(s) {
+			r, ok := index[tok]
+			if !ok {
+				// Any rune that survives a Go string stands for a token, so
+				// surrogates are skipped.
+				r = rune(len(table) + 1)
+				if r >= 0xD800 {
+					r += 0x800
+				}
+				index[tok] = r
+				table = append(table, tok)
+			}
+			out = append(out, r)
+		}
+		return out
+	}
+	ra, rb := encode(a), encode(b)
+	dmp := diffmatchpatch.New()
+	dmp.DiffTimeout = 0
+	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
+	decode := func(s string) string {
+		var sb strings.Builder
+		for _, r := range s {
+			n := int(r)
+			if n >= 0xE000 {
+				n -= 0x800
+			}
+			sb.WriteString(table[n-1])
+		}
+		return sb.String()
+	}
+	var sb strings.Builder
+	for _, d := range diffs {
+		text := decode(d.Text)
+		switch d.Type {
+		case diffmatchpatch.DiffEqual:
+			sb.WriteString(text)
+		case diffmatchpatch.DiffDelete:
+			sb.WriteString("[-" + text + "-]")
+		case diffmatchpatch.DiffInsert:
+			sb.WriteString("{+" + text + "+}")
+		}
+	}
+	return sb.String()
+}
+
+// wordTokens splits a text into words and runs of white space.
+func wordTokens(s string) []string {
+	var out []string
+	start := 0
+	rs := []rune(s)
+	for i := 1; i <= len(rs); i++ {
+		if i == len(rs) || unicode.IsSpace(rs[i]) != unicode.IsSpace(rs[i-1]) {
+			out = append(out, string(rs[start:i]))
+			start = i
+		}
+	}
+	return out
+}
+
+func (a *app) inboxAcceptCommand() *cobra.Command {
+	var title, body, layer, kind string
+	var tags []string
+	c := &cobra.Command{
+		Use:   "accept ID",
+		Short: "carry out a proposal (--title, --body, --layer, --kind, --tag edit its text first)",
+		Long: `accept carries out an open proposal as a run of its own, which
+cairn consolidate --undo RUN takes back. The flags edit the proposed memory
+before it is written; an edited memory counts as stated by you.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			fs := cmd.Flags()
+			var edited *memory.Memory
+			if fs.Changed("title") || fs.Changed("body") || fs.Changed("layer") || fs.Changed("kind") || fs.Changed("tag") {
+				edited = &memory.Memory{}
+				if err := safetext.Check("title", title); err != nil {
+					return usageError{err}
+				}
+				if err := safetext.Valid("body", body); err != nil {
+					return usageError{err}
+				}
+				if len(title) > memory.MaxTitle || len(body) > memory.MaxBody {
+					return usagef("--title is at most %d bytes and --body at most %d", memory.MaxTitle, memory.MaxBody)
+				}
+				if fs.Changed("title") && strings.TrimSpace(title) == "" || fs.Changed("body") && strings.TrimSpace(body) == "" {
+					return usagef("an empty --title or --body would erase the text: leave the flag out to keep it")
+				}
+				edited.Title, edited.Body = title, body
+				var err error
+				if fs.Changed("layer") {
+					if edited.Layer, err = memory.ParseLayer(layer); err != nil {
+						return usageError{err}
+					}
+				}
+				if fs.Changed("kind") {
+					if edited.Kind, err = memory.ParseKind(kind); err != nil {
+						return usageError{err}
+					}
+				}
+				if fs.Changed("tag") {
+					for _, t := range tags {
+						if err := safetext.Check("tag", t); err != nil {
+							return usageError{err}
+						}
+					}
+					edited.Tags = memory.NormalizeTags(tags)
+				}
+			}
+			p, err := a.proposalArg(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			if edited != nil && p.Kind == memory.ProposeArchive {
+				return usagef("proposal %s archives a memory and writes none: there is no text to edit — accept it without flags", p.ID)
+			}
+			run, err := consolidate.Accept(cmd.Context(), a.st, a.proj, p.ID, edited, memory.ActorUser)
+			if err != nil {
+				return decideError(err)
+			}
+			return a.printDecision(cmd, "accepted", p, run)
+		},
+	}
+	fs := c.Flags()
+	fs.StringVarP(&title, "title", "t", "", "the title to write instead of the proposed one")
+	fs.StringVarP(&body, "body", "b", "", "the text to write instead of the proposed one")
+	fs.StringVarP(&layer, "layer", "l", "", "the layer to write it in: A-F or "+strings.Join(memory.LayerNames(), ", "))
+	fs.StringVarP(&kind, "kind", "k", "", "the kind: "+strings.Join(memory.KindNames(), ", "))
+	fs.StringSliceVar(&tags, "tag", nil, "tags instead of the proposed ones (repeat or separate with commas)")
+	return c
+}
+
+func (a *app) inboxRejectCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:   "reject ID",
+		Short: "close a proposal without changing any memory; it is not made again",
+		Args:  cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			p, err := a.proposalArg(cmd.Context(), args[0])
+			if err != nil {
+				return err
+			}
+			run, err := consolidate.Reject(cmd.Context(), a.st, a.proj, p.ID, memory.ActorUser)
+			if err != nil {
+				return decideError(err)
+			}
+			return a.printDecision(cmd, "rejected", p, run)
+		},
+	}
+}
+
+// decideError says what to do when a proposal changed under a decision.
+func decideError(err error) error {
+	if errors.Is(err, store.ErrStale) {
+		return fmt.Errorf("%w — look again with: cairn inbox", err)
+	}
+	return err
+}
+
+// printDecision reports an accepted or rejected proposal and how to undo it.
+func (a *app) printDecision(cmd *cobra.Command, verb string, p memory.Proposal, run memory.Run) error {
+	w := cmd.OutOrStdout()
+	if a.json {
+		if run.Changes == nil {
+			run.Changes = []memory.Change{}
+		}
+		return writeJSON(w, run)
+	}
+	fmt.Fprintf(w, "%s %s proposal %s\n", verb, cleanLine(string(p.Kind)), p.ID)
+	var rest []memory.Change
+	for _, c := range run.Changes {
+		if c.Kind != memory.ChangeAccept && c.Kind != memory.ChangeReject {
+			rest = append(rest, c)
+		}
+	}
+	for _, l := range describeChanges(rest, a.explainer(cmd.Context(), run.Changes)) {
+		fmt.Fprintln(w, "  "+l)
+	}
+	if verb == "rejected" {
+		fmt.Fprintln(w, "no memory was changed, and the same proposal will not be made again")
+	}
+	if run.ID != "" {
+		fmt.Fprintf(w, "undo with: cairn consolidate --undo %s\n", run.ID)
+	}
+	return nil
 }
 
 func (a *app) inboxDropCommand() *cobra.Command {
@@ -79,18 +494,21 @@ func (a *app) inboxDropCommand() *cobra.Command {
 		Short: "delete a draft for good, after showing its text",
 		Long: `drop deletes a draft and its capture event for good; the timeline keeps only
 that a draft was deleted. On a terminal it shows the text and asks; without a
-terminal it needs --yes.`,
+terminal it needs --yes. A proposal is not dropped but rejected (inbox reject).`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			d, err := a.draft(cmd.Context(), args[0])
+			d, p, err := a.inboxItem(cmd.Context(), args[0])
 			if err != nil {
 				return err
+			}
+			if p != nil {
+				return usagef("%s is a %s proposal, not a draft: a proposal is rejected, not dropped — cairn inbox reject %s", p.ID, cleanLine(string(p.Kind)), p.ID)
 			}
 			if !yes {
 				if !a.env.IsTerminal() {
 					return usagef("refusing to drop draft %s without confirmation: run it on a terminal to see the text and confirm, or add --yes", d.ID)
 				}
-				showDraft(cmd, d)
+				showDraft(cmd, *d)
 				out := cmd.OutOrStdout()
 				fmt.Fprintf(out, "\nDrop draft %s for good? It cannot be undone. Type yes to drop: ", d.ID)
 				line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
@@ -113,14 +531,28 @@ terminal it needs --yes.`,
 	return c
 }
 
-// draft finds a draft of this project by its id or a unique prefix of it.
-func (a *app) draft(ctx context.Context, idOrPrefix string) (memory.Draft, error) {
+// proposalArg finds the proposal an accept or reject names, and says what
+// to do instead when the id is a draft's.
+func (a *app) proposalArg(ctx context.Context, id string) (memory.Proposal, error) {
+	d, p, err := a.inboxItem(ctx, id)
+	if err != nil {
+		return memory.Proposal{}, err
+	}
+	if p == nil {
+		return memory.Proposal{}, usagef("%s is a draft, not a proposal: only proposals are accepted or rejected — consolidate drafts with: cairn consolidate, or erase one with: cairn inbox drop %s", d.ID, d.ID)
+	}
+	return *p, nil
+}
+
+// inboxItem finds the draft or the proposal of this project named by an id
+// or a unique prefix of one; exactly one of the two results is set.
+func (a *app) inboxItem(ctx context.Context, idOrPrefix string) (*memory.Draft, *memory.Proposal, error) {
 	if err := a.open(ctx, false); err != nil {
-		return memory.Draft{}, err
+		return nil, nil, err
 	}
 	ds, err := a.st.Drafts(ctx, a.proj.ID, inboxLimit)
 	if err != nil {
-		return memory.Draft{}, err
+		return nil, nil, err
 	}
 	want := strings.ToUpper(strings.TrimSpace(idOrPrefix))
 	var found []memory.Draft
@@ -129,18 +561,44 @@ func (a *app) draft(ctx context.Context, idOrPrefix string) (memory.Draft, error
 			found = append(found, d)
 		}
 	}
-	switch len(found) {
-	case 1:
-		return found[0], nil
-	case 0:
-		return memory.Draft{}, fmt.Errorf("no draft %s in project %s — list them with: cairn inbox", safetext.CleanLine(idOrPrefix), a.proj.Name)
+	var prop *memory.Proposal
+	// The store looks proposals up by at least 4 characters; a shorter
+	// prefix can only name a draft.
+	if len(want) >= 4 {
+		p, err := a.st.Proposal(ctx, want)
+		switch {
+		case err == nil && p.Project == a.proj.ID:
+			prop = &p
+		case err == nil, errors.Is(err, store.ErrNotFound):
+			// another project's proposal is none of this inbox's business
+		case errors.Is(err, store.ErrInvalid):
+			return nil, nil, usageError{err}
+		default:
+			return nil, nil, err
+		}
 	}
-	return memory.Draft{}, usagef("%d drafts start with %s — give more of the id", len(found), safetext.CleanLine(idOrPrefix))
+	n := len(found)
+	if prop != nil {
+		n++
+	}
+	switch {
+	case n == 0:
+		return nil, nil, fmt.Errorf("no draft or proposal %s in project %s — list them with: cairn inbox --all", safetext.CleanLine(idOrPrefix), cleanLine(a.proj.Name))
+	case n > 1:
+		return nil, nil, usagef("%d drafts and proposals start with %s — give more of the id", n, safetext.CleanLine(idOrPrefix))
+	case prop != nil:
+		return nil, prop, nil
+	}
+	return &found[0], nil, nil
 }
 
 func showDraft(cmd *cobra.Command, d memory.Draft) {
 	out := cmd.OutOrStdout()
-	fmt.Fprintf(out, "draft %s\ncaptured %s by %s, from %s\n\n%s\n", d.ID, d.Time.Local().Format(time.RFC3339), d.Actor, draftSource(d), safetext.Clean(d.Text))
+	fmt.Fprintf(out, "draft %s\ncaptured %s by %s, from %s\n", d.ID, d.Time.Local().Format(time.RFC3339), d.Actor, draftSource(d))
+	if d.Done != "" {
+		fmt.Fprintf(out, "consolidated %s by run %s (undo with: cairn consolidate --undo %s)\n", d.DoneAt.Local().Format(time.RFC3339), cleanLine(d.Done), cleanLine(d.Done))
+	}
+	fmt.Fprintf(out, "\n%s\n", safetext.Clean(d.Text))
 }
 
 func draftSource(d memory.Draft) string {

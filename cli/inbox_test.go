@@ -1,13 +1,16 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
 	"cairn/memory"
+	"cairn/store"
 )
 
 // TestInboxListsShowsAndDrops: captured drafts can be read and erased by a
@@ -72,4 +75,224 @@ func TestInboxListsShowsAndDrops(t *testing.T) {
 		}
 		return nil
 	})
+}
+
+// proposals is the open proposals inbox --json lists.
+func (e *env) proposals() []proposalOut {
+	e.t.Helper()
+	var in struct {
+		Drafts    []memory.Draft `json:"drafts"`
+		Proposals []proposalOut  `json:"proposals"`
+	}
+	out := e.ok("inbox", "--json")
+	if err := json.Unmarshal([]byte(out), &in); err != nil || in.Drafts == nil || in.Proposals == nil {
+		e.t.Fatalf("inbox --json is not {\"drafts\": [...], \"proposals\": [...]}: %v\n%s", err, out)
+	}
+	return in.Proposals
+}
+
+func proposalOf(ps []proposalOut, k memory.ProposalKind) *proposalOut {
+	for i := range ps {
+		if ps[i].Kind == k {
+			return &ps[i]
+		}
+	}
+	return nil
+}
+
+// TestInboxProposals: what consolidation leaves for a person waits in the
+// inbox with the drafts, reads in words, shows both texts and a word diff,
+// and is accepted (edited first) or rejected from the command line; an
+// accept is a run that undo takes back, a rejected proposal is not made
+// again, and drafts and proposals are not confused for each other.
+func TestInboxProposals(t *testing.T) {
+	e := newEnv(t)
+	port := e.rec("remember", "The API listens on port 8080.")
+	nodes := e.rec("remember", "The staging cluster runs on three nodes in eu-west-1.")
+	// An agent's notes: its extractions rank below what the user stated.
+	withStore(t, e, func(st store.Store, p memory.Project) {
+		for _, text := range []string{"The API listens on port 9090.", "The staging cluster runs on three nodes in eu-west-1 region."} {
+			if _, err := st.Capture(context.Background(), memory.Draft{Project: p.ID, Actor: memory.ActorAgent, Text: text, Source: memory.Source{Session: "s1"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	e.ok("capture", "a note the user keeps \x1b]0;pwned\x07 for later")
+	listed := e.ok("inbox")
+	if !strings.Contains(listed, "draft · session s1") || !strings.Contains(listed, "cairn consolidate") {
+		t.Errorf("inbox before the pass:\n%s", listed)
+	}
+	assertInert(t, "the inbox", listed)
+
+	out := e.ok("consolidate")
+	t.Logf("consolidate:\n%s", out)
+	if !strings.Contains(out, "proposal") || !strings.Contains(out, "cairn inbox") {
+		t.Errorf("the report does not point at the proposals:\n%s", out)
+	}
+	ps := e.proposals()
+	sup, merge := proposalOf(ps, memory.ProposeSupersede), proposalOf(ps, memory.ProposeMerge)
+	if sup == nil || sup.Target != port.ID || merge == nil || merge.Target != nodes.ID {
+		t.Fatalf("open proposals: %+v", ps)
+	}
+	if !strings.Contains(sup.Preview, "'The API listens on port 8080.'") || strings.Contains(sup.Preview, port.ID) {
+		t.Errorf("the preview does not name the target by title: %q", sup.Preview)
+	}
+	listed = e.ok("inbox")
+	for _, want := range []string{sup.ID + "  ", "supersede proposal", merge.ID + "  ", "merge proposal", "inbox show|accept|reject"} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("inbox lacks %q:\n%s", want, listed)
+		}
+	}
+	assertInert(t, "the inbox", listed)
+
+	// Show: both texts and a word diff.
+	shown := e.ok("inbox", "show", strings.ToLower(sup.ID))
+	t.Logf("show:\n%s", shown)
+	for _, want := range []string{"supersede proposal " + sup.ID, "now  " + port.ID, "proposed (new)", "[-8080", "{+9090", "cairn inbox accept " + sup.ID} {
+		if !strings.Contains(shown, want) {
+			t.Errorf("inbox show lacks %q:\n%s", want, shown)
+		}
+	}
+	var sj proposalShown
+	if err := json.Unmarshal([]byte(e.ok("inbox", "show", sup.ID, "--json")), &sj); err != nil || sj.ID != sup.ID || sj.TargetMemory == nil || sj.TargetMemory.ID != port.ID || sj.Memory == nil {
+		t.Errorf("inbox show --json: %v %+v", err, sj)
+	}
+
+	// A proposal is not dropped, a draft is not accepted.
+	if r := e.run("", "inbox", "drop", sup.ID, "--yes"); r.code != 2 || !strings.Contains(r.err, "cairn inbox reject "+sup.ID) {
+		t.Errorf("drop of a proposal: %+v", r)
+	}
+	var all struct {
+		Drafts []memory.Draft `json:"drafts"`
+	}
+	json.Unmarshal([]byte(e.ok("inbox", "--all", "--json")), &all)
+	if len(all.Drafts) == 0 {
+		t.Fatal("no drafts kept after the pass")
+	}
+	if r := e.run("", "inbox", "accept", all.Drafts[0].ID); r.code != 2 || !strings.Contains(r.err, "is a draft") {
+		t.Errorf("accept of a draft: %+v", r)
+	}
+	if r := e.run("", "inbox", "accept", sup.ID, "--layer", "Q"); r.code != 2 || !strings.Contains(r.err, "layer") {
+		t.Errorf("accept with a bad layer: %+v", r)
+	}
+	if r := e.run("", "inbox", "accept", sup.ID, "--title", "bad\x1b[2Jtitle"); r.code != 2 {
+		t.Errorf("accept with an escape in the title: %+v", r)
+	}
+	if got := e.rec("show", port.ID); got.Status != memory.StatusActive {
+		t.Fatalf("refused accepts changed the target: %s", got.Status)
+	}
+
+	// Accept, edited: the person's title is written, the old fact is history.
+	before := e.state()
+	acc := e.ok("inbox", "accept", sup.ID, "--title", "The API moved to port 9090")
+	t.Logf("accept:\n%s", acc)
+	m := regexp.MustCompile(`(?m)^undo with: cairn consolidate --undo ([0-9A-Z]{26})$`).FindStringSubmatch(acc)
+	if !strings.HasPrefix(acc, "accepted supersede proposal "+sup.ID+"\n") || !strings.Contains(acc, "superseded") || m == nil {
+		t.Fatalf("accept output:\n%s", acc)
+	}
+	old := e.rec("show", port.ID)
+	if old.Status != memory.StatusSuperseded {
+		t.Fatalf("accepted, the old fact is %s", old.Status)
+	}
+	next := e.rec("show", old.SupersededBy)
+	if next.Title != "The API moved to port 9090" || next.Provenance != memory.ProvUserStated {
+		t.Errorf("the accepted memory: %q %s", next.Title, next.Provenance)
+	}
+	if r := e.run("", "inbox", "accept", sup.ID); r.code == 0 || !strings.Contains(r.err, "already accepted") {
+		t.Errorf("accepting twice: %+v", r)
+	}
+	if proposalOf(e.proposals(), memory.ProposeSupersede) != nil {
+		t.Error("an accepted proposal still waits")
+	}
+	// The accept is a run: undo takes it back and the proposal waits again.
+	e.ok("consolidate", "--undo", m[1])
+	if e.state() != before {
+		t.Error("undoing the accept did not restore the memories, drafts and proposals")
+	}
+
+	// Reject: nothing changes, and the same proposal is not made again.
+	rej := e.ok("inbox", "reject", merge.ID)
+	if !strings.HasPrefix(rej, "rejected merge proposal "+merge.ID+"\n") || !strings.Contains(rej, "will not be made again") {
+		t.Errorf("reject output:\n%s", rej)
+	}
+	if got := e.rec("show", nodes.ID); got.Status != memory.StatusActive || got.Version != nodes.Version {
+		t.Errorf("a rejected merge changed its target: %+v", got)
+	}
+	if proposalOf(e.proposals(), memory.ProposeMerge) != nil {
+		t.Error("a rejected proposal still waits")
+	}
+	if out := e.ok("consolidate"); !strings.HasPrefix(out, "nothing to consolidate") {
+		t.Errorf("after the reject a pass made:\n%s", out)
+	}
+	if r := e.run("", "inbox", "show", "ZZZZZZZZZZ"); r.code != 1 || !strings.Contains(r.err, "no draft or proposal") {
+		t.Errorf("show of nothing: %+v", r)
+	}
+}
+
+// TestInboxKeepsConsolidatedDraftsErasable: a consolidated draft leaves
+// the inbox but stays listed with --all, marked with its run, and a person
+// can still read and erase it.
+func TestInboxKeepsConsolidatedDraftsErasable(t *testing.T) {
+	e := newEnv(t)
+	d := e.rec("capture", "I prefer table-driven tests for parsers.")
+	out := e.ok("consolidate")
+	m := runLine.FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("consolidate:\n%s", out)
+	}
+	if in := e.ok("inbox"); !strings.Contains(in, "the inbox is empty (1 consolidated draft is kept") {
+		t.Errorf("inbox after the pass:\n%s", in)
+	}
+	if in := e.ok("inbox", "--all"); !strings.Contains(in, d.ID) || !strings.Contains(in, "[done by run "+m[1]+"]") {
+		t.Errorf("inbox --all:\n%s", in)
+	}
+	if sh := e.ok("inbox", "show", d.ID); !strings.Contains(sh, "by run "+m[1]) || !strings.Contains(sh, "table-driven") {
+		t.Errorf("show of a consolidated draft:\n%s", sh)
+	}
+	if r := e.ok("inbox", "drop", d.ID, "--yes"); !strings.Contains(r, "dropped draft "+d.ID) {
+		t.Errorf("drop: %s", r)
+	}
+	if in := e.ok("inbox", "--all"); !strings.Contains(in, "the inbox is empty") {
+		t.Errorf("inbox --all after the drop:\n%s", in)
+	}
+	// The memory it became stays.
+	if n := len(e.list()); n != 1 {
+		t.Errorf("%d memories after dropping the draft, want 1", n)
+	}
+}
+
+// TestRememberTwiceIsAlreadyKnown: the same fact remembered again
+// reinforces the memory instead of copying it, and says so; nearly the
+// same fact is remembered with a merge proposal in the inbox.
+func TestRememberTwiceIsAlreadyKnown(t *testing.T) {
+	e := newEnv(t)
+	first := e.rec("remember", "We deploy on Tuesdays.")
+	again := e.ok("remember", "we deploy on tuesdays")
+	want := "already known: reinforced " + first.ID + " 'We deploy on Tuesdays.' (said 2 times)\n"
+	if again != want {
+		t.Errorf("remember twice:\n got %q\nwant %q", again, want)
+	}
+	var third struct {
+		memory.Record
+		Dedup *memory.Dedup `json:"dedup"`
+	}
+	if err := json.Unmarshal([]byte(e.ok("remember", "We deploy on Tuesdays!", "--json")), &third); err != nil {
+		t.Fatal(err)
+	}
+	if third.ID != first.ID || third.Dedup == nil || third.Dedup.Reinforced != first.ID || third.Salience.Reinforcements != 2 {
+		t.Errorf("remember --json of a known fact: %+v dedup %+v", third.Record, third.Dedup)
+	}
+	if n := len(e.list()); n != 1 {
+		t.Errorf("%d memories after remembering one fact three times", n)
+	}
+
+	near := e.rec("remember", "The staging cluster runs on three nodes in eu-west-1.")
+	out := e.ok("remember", "The staging cluster runs on three nodes in eu-west-1 region.")
+	m := regexp.MustCompile(`nearly the same as ` + near.ID + ` 'The staging cluster runs on three nodes in eu-west-1\.': merge proposal ([0-9A-Z]{26}) waits in the inbox \(cairn inbox show ([0-9A-Z]{26})\)`).FindStringSubmatch(out)
+	if !strings.HasPrefix(out, "remembered ") || m == nil || m[1] != m[2] {
+		t.Fatalf("remember of a near duplicate:\n%s", out)
+	}
+	if p := proposalOf(e.proposals(), memory.ProposeMerge); p == nil || p.ID != m[1] || p.Target != near.ID {
+		t.Errorf("the merge proposal is not in the inbox: %+v", p)
+	}
 }
