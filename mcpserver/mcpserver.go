@@ -1,11 +1,13 @@
 // Package mcpserver is cairn's Model Context Protocol server (`cairn mcp`,
-// over stdio) for agents: recall, remember, capture, context and archive.
-// There is deliberately no tool to forget, unarchive or edit: those stay
-// with the person at the workbench or the command line.
+// over stdio) for agents: recall, remember, capture, context, archive and
+// consolidate. There is deliberately no tool to forget, unarchive or edit,
+// nor to accept or reject a proposal, undo a consolidation run or drop a
+// draft: those stay with the person at the workbench or the command line.
 package mcpserver
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -17,6 +19,7 @@ import (
 
 	"cairn/memory"
 	"cairn/recall"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -27,7 +30,8 @@ const Version = "0.1.0"
 type Server struct {
 	st     store.Store
 	proj   memory.Project
-	trust  Trust // wake checks and binding; nil: neither
+	trust  Trust               // wake checks and binding; nil: neither
+	getenv func(string) string // the environment consolidation reads its language model from
 	once   sync.Once
 	rec    recall.Recaller
 	recErr error
@@ -45,25 +49,34 @@ type Trust interface {
 // is never served a fact whose ground moved during a long session, and
 // binds what an agent remembers to the files and flags its text names.
 func New(st store.Store, p memory.Project, tr Trust) *mcp.Server {
-	s := &Server{st: st, proj: p, trust: tr}
+	return (&Server{st: st, proj: p, trust: tr, getenv: os.Getenv}).server()
+}
+
+func (s *Server) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: "cairn is this project's long-term memory. Call `context` once at the start of a session, " +
 			"`recall` before you decide or change something, `remember` for facts, decisions (with their because), " +
-			"failures and user preferences worth keeping, and `capture` for raw notes to consolidate later.",
+			"failures and user preferences worth keeping, `capture` for raw notes, and `consolidate` to turn captured notes into memories.",
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the memories relevant to a task or question. " +
 		"Use before changing code or deciding something, to learn what was decided, what failed and what the user prefers. " +
 		"Returns current memories and, separately, verify_first: memories that may be stale and must be checked before you rely on them."}, s.recall)
 	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Description: "Store one durable memory: a fact, a decision with its reason, " +
 		"something that failed and why (layer negative), a user preference or a lesson. One idea per call, stated so that it " +
-		"makes sense without this conversation. Credentials are refused."}, s.remember)
+		"makes sense without this conversation. Credentials are refused. A memory that says the same as one already stored " +
+		"(after case, punctuation and spacing are normalised) is not copied: the existing memory is reinforced and returned " +
+		"(\"already known\", dedup.reinforced). One that says nearly the same is stored, and a proposal to merge the two " +
+		"waits for a person (dedup.near, dedup.proposal)."}, s.remember)
 	mcp.AddTool(srv, &mcp.Tool{Name: "capture", Description: "Append raw text (a transcript excerpt, notes, an observation) to " +
-		"the drafts inbox; a later consolidation pass turns drafts into memories. Cheap and safe: use it when unsure whether something is worth remembering."}, s.capture)
+		"the project's inbox of drafts; nothing is recalled from it yet. `consolidate` (or a person's /consolidate) turns drafts " +
+		"into memories: it extracts facts, decisions, failures and preferences, folds them into what is already known and " +
+		"leaves what is uncertain for a person. Cheap and safe: use it when unsure whether something is worth remembering."}, s.capture)
 	mcp.AddTool(srv, &mcp.Tool{Name: "context", Description: "The warm-up briefing for the start of a session: invariants, " +
 		"working state, recent decisions, negatives and lessons of this project, within a token budget, as markdown."}, s.context)
 	mcp.AddTool(srv, &mcp.Tool{Name: "archive", Description: "Take a memory that is no longer relevant out of recall. " +
 		"Reversible by the person (unarchive). Requires a reason, recorded in the timeline. Use supersession through remember " +
 		"for facts that changed; archive is for what no longer matters."}, s.archive)
+	mcp.AddTool(srv, &mcp.Tool{Name: "consolidate", Description: consolidateDescription}, s.consolidate)
 	return srv
 }
 
@@ -106,6 +119,9 @@ type Item struct {
 	Status     string   `json:"status"`
 	Score      float64  `json:"score,omitempty"`
 	Bindings   []string `json:"bindings,omitempty"` // what it is bound to and the state: "file:src/a.go (intact)"
+	// Dedup (remember only) says the memory was already known: reinforced
+	// instead of copied, or stored with a merge proposal for a person.
+	Dedup *memory.Dedup `json:"dedup,omitempty"`
 }
 
 func item(m *memory.Memory) Item {
@@ -211,7 +227,41 @@ func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in Rememb
 	if err != nil {
 		return nil, Item{}, err
 	}
-	return nil, item(got), nil
+	it := item(got)
+	if got.Dedup != nil && (got.Dedup.Reinforced != "" || got.Dedup.Near != "") {
+		d := *got.Dedup
+		it.Dedup = &d
+	}
+	return s.remembered(ctx, it), it, nil
+}
+
+// remembered says in words what remember did (the result's structured
+// content says it too), followed by the result as JSON for clients that
+// read only text.
+func (s *Server) remembered(ctx context.Context, it Item) *mcp.CallToolResult {
+	title := func(id string) string {
+		if id == it.ID {
+			return " '" + safetext.CleanLine(it.Title) + "'"
+		}
+		if m, err := s.st.Get(ctx, id); err == nil && s.inScope(m.Project) {
+			return " '" + safetext.CleanLine(m.Title) + "'"
+		}
+		return ""
+	}
+	var say string
+	switch d := it.Dedup; {
+	case d != nil && d.Reinforced != "":
+		say = "already known: reinforced " + d.Reinforced + title(d.Reinforced) + "; nothing new was stored"
+	case d != nil && d.Near != "":
+		say = "remembered " + it.ID + "; it says nearly the same as " + d.Near + title(d.Near)
+		if d.Proposal != "" { // none when a person already declined this merge
+			say += ": the merge proposal " + d.Proposal + " waits for a person (`cairn inbox`)"
+		}
+	default:
+		say = "remembered " + it.ID
+	}
+	js, _ := json.Marshal(it)
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: say}, &mcp.TextContent{Text: string(js)}}}
 }
 
 // agentProvenance reads the provenance an agent claims. user-stated and

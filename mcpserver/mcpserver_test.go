@@ -38,20 +38,31 @@ func connectIn(t *testing.T, root string, getenv func(string) string) (*mcp.Clie
 	if _, err := db.EnsureProject(ctx, memory.Project{ID: memory.GlobalID, Name: memory.GlobalName}); err != nil {
 		t.Fatal(err)
 	}
-	st, ct := mcp.NewInMemoryTransports()
+	return serveOn(t, db, p, getenv, nil), db, p
+}
+
+// serveOn connects a client to a server for project p of st. The server
+// reads its environment from getenv (nil: an empty one, so that no test
+// depends on, or reaches, a language model the machine is set up with);
+// with getenv it also checks and binds referents under the project's root.
+func serveOn(t *testing.T, st store.Store, p memory.Project, getenv func(string) string, copt *mcp.ClientOptions) *mcp.ClientSession {
+	t.Helper()
 	var tr Trust
 	if getenv != nil {
-		tr = trust.For(db, p, nil, getenv)
+		tr = trust.For(st, p, nil, getenv)
+	} else {
+		getenv = func(string) string { return "" }
 	}
-	if _, err := New(db, p, tr).Connect(ctx, st, nil); err != nil {
+	sst, ct := mcp.NewInMemoryTransports()
+	if _, err := (&Server{st: st, proj: p, trust: tr, getenv: getenv}).server().Connect(ctx, sst, nil); err != nil {
 		t.Fatal(err)
 	}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil).Connect(ctx, ct, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copt).Connect(ctx, ct, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { cs.Close() })
-	return cs, db, p
+	return cs
 }
 
 // call invokes a tool and decodes its structured result; failed reports IsError.
@@ -87,10 +98,12 @@ func TestToolsAreTheAgentSubset(t *testing.T) {
 			t.Errorf("%s: description too thin to tell an agent when to use it", tool.Name)
 		}
 	}
-	if strings.Join(names, ",") != "archive,capture,context,recall,remember" {
+	if strings.Join(names, ",") != "archive,capture,consolidate,context,recall,remember" {
 		t.Fatalf("tools: %v", names)
 	}
-	for _, tool := range []string{"forget", "unarchive", "edit"} {
+	// What stays with the person: forgetting, and deciding what a
+	// consolidation left open or did.
+	for _, tool := range []string{"forget", "unarchive", "edit", "accept", "reject", "undo", "drop", "inbox"} {
 		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: map[string]any{"id": "x"}})
 		if err == nil && !res.IsError {
 			t.Fatalf("a %s tool answered", tool)
