@@ -40,7 +40,7 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 	result := ""
 	switch pr.Kind {
 	case memory.ProposeRemember:
-		ops = append(ops, store.Op{Kind: store.OpCreate, Memory: cand,
+		ops = append(ops, store.Op{Kind: store.OpCreate, Memory: cand, Draft: pr.Draft,
 			Change: memory.Change{Kind: memory.ChangeCreate, Memory: cand.ID, Layer: cand.Layer, Title: cand.Title}})
 		result = cand.ID
 	case memory.ProposeArchive:
@@ -63,7 +63,7 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 			if cand.Layer == 0 {
 				cand.Layer = t.Layer
 			}
-			ops = append(ops, store.Op{Kind: store.OpSupersede, Target: t.ID, Memory: cand,
+			ops = append(ops, store.Op{Kind: store.OpSupersede, Target: t.ID, Memory: cand, Draft: pr.Draft,
 				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: cand.ID, Target: t.ID, Layer: cand.Layer, Title: cand.Title, TargetTitle: t.Title}})
 			result = cand.ID
 			if pr.Other != "" {

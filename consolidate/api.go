@@ -107,7 +107,7 @@ func Describe(c memory.Change, lookup ...func(id string) (string, bool)) string 
 	}
 	switch c.Kind {
 	case memory.ChangeCreate:
-		return fmt.Sprintf("new %s %s", c.Layer, q(c.Title))
+		return fmt.Sprintf("new %s %s %s", c.Layer.Letter(), c.Layer, q(c.Title))
 	case memory.ChangeSupersede:
 		return fmt.Sprintf("superseded %s → %s", q(c.TargetTitle), q(c.Title))
 	case memory.ChangeReinforce:

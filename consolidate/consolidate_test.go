@@ -402,3 +402,36 @@ func TestSecretsNeverReachAMemory(t *testing.T) {
 		}
 	}
 }
+
+// TestForgetTakesTheDraftAlong: a memory consolidation made from a draft
+// is forgotten; the draft, which holds the same text, goes with it.
+func TestForgetTakesTheDraftAlong(t *testing.T) {
+	st := openStore(t)
+	d := capture(t, st, memory.ActorUser, "I prefer squash merges for feature branches.")
+	other := capture(t, st, memory.ActorUser, "We deploy on Tuesdays.")
+	if _, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorUser}); err != nil {
+		t.Fatal(err)
+	}
+	m := find(t, st, "squash merges", memory.StatusActive)
+	if err := st.Forget(ctx, m.ID, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	ds, err := st.Drafts(ctx, testProject.ID, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, x := range ds {
+		if x.ID == d.ID || strings.Contains(x.Text, "squash") {
+			t.Fatalf("the draft the forgotten memory came from is still there: %+v", x)
+		}
+	}
+	if len(ds) != 1 || ds[0].ID != other.ID {
+		t.Errorf("the other draft went too: %+v", ds)
+	}
+	evs, _ := st.Timeline(ctx, testProject.ID, 100)
+	for _, e := range evs {
+		if strings.Contains(e.Summary+e.Title, "squash") {
+			t.Errorf("the timeline still quotes it: %+v", e)
+		}
+	}
+}

@@ -132,7 +132,7 @@ func (pl *planner) stale() {
 		}
 		why := fmt.Sprintf("weak and stale: unused since %s, %s, trust %.2f (%s)", last.Local().Format("2006-01-02"), recalled, trust, m.Provenance)
 		before := len(pl.ops)
-		pl.propose(memory.Proposal{Kind: memory.ProposeArchive, Target: id, Reason: why}, m)
+		pl.propose(memory.Proposal{Kind: memory.ProposeArchive, Target: id, Reason: why}, m, why)
 		if len(pl.ops) > before {
 			n++
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"hash/fnv"
 	"slices"
 	"sort"
 	"strings"
@@ -54,13 +55,15 @@ type planner struct {
 
 	ops     []store.Op
 	dropped []string
-	news    []*memory.Memory // new memories, to bind before writing
+	news    []*memory.Memory  // new memories, to bind before writing
+	from    map[string]string // new memory → the draft it came from
 	isNew   map[string]bool
 
 	mems     map[string]*memory.Memory // the active memories, and those the plan creates
 	order    []string                  // mems' ids, oldest first
 	byNorm   map[string]string         // normalised text → id
 	norms    map[string]string         // id → normalised text
+	sets     map[string][]uint64       // id → its words, hashed, sorted: for similarity
 	bands    map[string][]string       // near-duplicate signature band → ids
 	words    map[string][]string       // subject word → ids
 	gone     map[string]bool           // superseded by the plan
@@ -70,7 +73,10 @@ type planner struct {
 
 // maxBand bounds how many memories one signature band may hold to be
 // used for pairing: near duplicates come in twos and threes.
-const maxBand = 200
+const maxBand = 64
+
+// maxNear bounds how many memories one near-duplicate search compares.
+const maxNear = 256
 
 // maxPosting bounds how many memories one subject word may point at to be
 // used for pairing: a word that common says nothing about a subject.
@@ -84,7 +90,7 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 	}
 	pl := &planner{ctx: ctx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}}
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}}
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
@@ -177,6 +183,7 @@ func (pl *planner) remember(m *memory.Memory) {
 	pl.order = append(pl.order, m.ID)
 	norm := memory.NormalText(m)
 	pl.norms[m.ID] = norm
+	pl.sets[m.ID] = hashedWords(norm)
 	if _, ok := pl.byNorm[norm]; !ok {
 		pl.byNorm[norm] = m.ID
 	}
@@ -226,6 +233,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	if m.Body == "" {
 		m.Body = m.Title
 	}
+	pl.from[m.ID] = d.ID
 	if c.Because != "" && !strings.Contains(m.Body, c.Because) {
 		m.Body += "\n\nBecause " + strings.TrimSpace(c.Because)
 	}
@@ -255,12 +263,14 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	// Nearly the same: a merge for a person.
 	if a, sim := pl.nearest(m, norm); a != nil {
 		pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Memory: m, Draft: d.ID,
-			Reason: fmt.Sprintf("says nearly the same as %s (similarity %.2f)", a.ID, sim)}, a)
+			Reason: fmt.Sprintf("says nearly the same as %s (similarity %.2f)", a.ID, sim)}, a,
+			fmt.Sprintf("a draft says nearly the same as %s (similarity %.2f)", a.ID, sim))
 		return
 	}
 	if !c.Sure {
 		pl.propose(memory.Proposal{Kind: memory.ProposeRemember, Memory: m, Draft: d.ID,
-			Reason: fmt.Sprintf("extracted from a draft (%s) but not sure enough to remember on its own", c.Class)}, nil)
+			Reason: fmt.Sprintf("extracted from a draft (%s) but not sure enough to remember on its own", c.Class)}, nil,
+			fmt.Sprintf("a %s from draft %s, not sure enough to remember on its own", c.Class, d.ID))
 		return
 	}
 	pl.create(m, memory.ChangeCreate, "")
@@ -311,7 +321,7 @@ func (pl *planner) create(m *memory.Memory, kind memory.ChangeKind, target strin
 	if t := pl.mems[target]; t != nil {
 		ch.TargetTitle = t.Title
 	}
-	pl.add(store.Op{Kind: store.OpCreate, Memory: m, Change: ch})
+	pl.add(store.Op{Kind: store.OpCreate, Memory: m, Draft: pl.from[m.ID], Change: ch})
 	pl.news = append(pl.news, m)
 	pl.isNew[m.ID] = true
 	pl.remember(m)
@@ -329,16 +339,17 @@ func (pl *planner) reconcile(a, m *memory.Memory, c Conflict, d memory.Draft) {
 		why = fmt.Sprintf("ranks lower (%s < %s)", m.Provenance, a.Provenance)
 	}
 	pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
-		Reason: fmt.Sprintf("contradicts %s (%s: %s → %s) but %s", a.ID, c.How, c.Old, c.New, why)}, a)
+		Reason: fmt.Sprintf("contradicts %s (%s: %s → %s) but %s", a.ID, c.How, c.Old, c.New, why)}, a,
+		fmt.Sprintf("a draft contradicts %s (%s) but %s", a.ID, differs(c), why))
 }
 
 // supersede plans m (new) as a's successor, with a lesson when a
 // secondhand fact was corrected by a person or a measurement.
 func (pl *planner) supersede(a, m *memory.Memory, c Conflict) {
 	pl.gone[a.ID] = true
-	pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, Memory: m,
+	pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, Memory: m, Draft: pl.from[m.ID],
 		Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
-			Reason: fmt.Sprintf("%s: %s → %s", c.How, c.Old, c.New)}})
+			Reason: differs(c)}})
 	pl.news = append(pl.news, m)
 	pl.isNew[m.ID] = true
 	pl.remember(m)
@@ -396,7 +407,10 @@ func (pl *planner) because(m *memory.Memory, reason string) {
 }
 
 // propose plans a proposal unless the same one is open or was rejected.
-func (pl *planner) propose(p memory.Proposal, about *memory.Memory) {
+// why is what the run's record keeps: ids and kinds of difference, never
+// the values the proposal's reason quotes (they are a memory's text; the
+// record outlives a forget, the proposal does not).
+func (pl *planner) propose(p memory.Proposal, about *memory.Memory, why string) {
 	p.Project = pl.p.ID
 	key := p.Key()
 	if pl.proposed[key] {
@@ -404,7 +418,7 @@ func (pl *planner) propose(p memory.Proposal, about *memory.Memory) {
 	}
 	pl.proposed[key] = true
 	p.ID = store.NewID()
-	ch := memory.Change{Kind: memory.ChangePropose, Proposal: p.ID, Target: p.Target, Reason: string(p.Kind) + ": " + idOnly(p.Reason, p)}
+	ch := memory.Change{Kind: memory.ChangePropose, Proposal: p.ID, Target: p.Target, Reason: string(p.Kind) + ": " + why}
 	if about != nil {
 		ch.TargetTitle, ch.Layer = about.Title, about.Layer
 	}
@@ -414,16 +428,6 @@ func (pl *planner) propose(p memory.Proposal, about *memory.Memory) {
 		ch.Title = o.Title
 	}
 	pl.add(store.Op{Kind: store.OpPropose, Proposal: &p, Change: ch})
-}
-
-// idOnly is the reason a run's record keeps: the proposal's reason without
-// the values it quotes (they are a memory's text; the record outlives a
-// forget, the proposal does not).
-func idOnly(reason string, p memory.Proposal) string {
-	if i := strings.Index(reason, " ("); i > 0 && p.Kind == memory.ProposeSupersede {
-		return reason[:i] + " (" + reason[strings.LastIndex(reason, " but ")+1:]
-	}
-	return reason
 }
 
 // peers are the stored memories m may contradict: those sharing the most
@@ -463,6 +467,10 @@ func (pl *planner) nearest(m *memory.Memory, norm string) (*memory.Memory, float
 	var best *memory.Memory
 	bestSim := 0.0
 	seen := map[string]bool{}
+	set := pl.sets[m.ID]
+	if set == nil {
+		set = hashedWords(norm)
+	}
 	for _, b := range memory.Signature(norm) {
 		ids := pl.bands[b]
 		if len(ids) > maxBand {
@@ -473,8 +481,11 @@ func (pl *planner) nearest(m *memory.Memory, norm string) (*memory.Memory, float
 				continue
 			}
 			seen[id] = true
+			if len(seen) > maxNear {
+				return best, bestSim
+			}
 			a := pl.mems[id]
-			if sim := memory.Similarity(norm, pl.norms[id]); sim >= memory.NearDuplicate && sim > bestSim {
+			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim {
 				best, bestSim = a, sim
 			}
 		}
@@ -546,12 +557,13 @@ func (pl *planner) existingPairs() {
 				pl.touched[m.ID] = true
 				pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, With: m.ID,
 					Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
-						Reason: fmt.Sprintf("%s: %s → %s", c.How, c.Old, c.New)}})
+						Reason: differs(c)}})
 				pl.lesson(a, m, c)
 			} else if budget > 0 {
 				budget--
 				pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Other: m.ID,
-					Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a)
+					Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a,
+					fmt.Sprintf("%s contradicts %s (%s) but ranks lower (%s < %s)", m.ID, a.ID, differs(c), m.Provenance, a.Provenance))
 			}
 			break
 		}
@@ -560,8 +572,8 @@ func (pl *planner) existingPairs() {
 		}
 		if a, sim := pl.nearest(m, pl.norms[m.ID]); a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
 			budget--
-			pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID,
-				Reason: fmt.Sprintf("%s says nearly the same (similarity %.2f)", m.ID, sim)}, a)
+			why := fmt.Sprintf("%s says nearly the same as %s (similarity %.2f)", m.ID, a.ID, sim)
+			pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID, Reason: why}, a, why)
 		}
 	}
 }
@@ -583,3 +595,56 @@ func (pl *planner) lastPass() time.Time {
 
 // created reports whether id is a memory this plan creates.
 func (pl *planner) created(id string) bool { return pl.isNew[id] }
+
+// hashedWords is the set of a normalised text's words as sorted hashes, so
+// that the similarity of two texts is one merge of two short slices
+// (memory.Similarity, without building maps).
+func hashedWords(norm string) []uint64 {
+	ws := strings.Fields(norm)
+	out := make([]uint64, 0, len(ws))
+	for _, w := range ws {
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		out = append(out, h.Sum64())
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// jaccard is the Jaccard similarity of two word sets (hashedWords).
+func jaccard(a, b []uint64) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	small, large := min(len(a), len(b)), max(len(a), len(b))
+	if float64(small) < memory.NearDuplicate*float64(large) {
+		return float64(small) / float64(large) // cannot reach the threshold: an upper bound is enough
+	}
+	both, i, j := 0, 0, 0
+	for i < len(a) && j < len(b) {
+		switch {
+		case a[i] == b[j]:
+			both++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(both) / float64(len(a)+len(b)-both)
+}
+
+// differs says in words how a contradiction differs, without its values.
+func differs(c Conflict) string {
+	switch c.How {
+	case "not":
+		return "corrected: X, not Y"
+	case "negation":
+		return "the opposite"
+	case "":
+		return "a different value"
+	}
+	return "a different " + c.How
+}

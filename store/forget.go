@@ -52,17 +52,32 @@ const forgottenText = "a forgotten memory"
 // Step 1, one transaction, makes the memory unreadable and unlinked, writes
 // the forget event and the intent; runPurge then drops the bytes.
 func (db *DB) Forget(ctx context.Context, id string, by memory.Actor) error {
-	var p purge
+	var p, dp purge
+	var draft string
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		var err error
-		p, err = db.markForgotten(txn, id, by)
-		return err
+		if p, err = db.markForgotten(txn, id, by); err != nil {
+			return err
+		}
+		// The draft consolidation made it from holds its text as well.
+		if draft, err = sourceDraft(txn, p.Project, id); err != nil || draft == "" {
+			return err
+		}
+		if dp, err = db.markDraftDropped(txn, p.Project, draft); err != nil {
+			return err
+		}
+		return db.event(txn, p.Project, by, memory.EventDropDraft, "", "the draft a forgotten memory came from was deleted")
 	})
 	if err != nil {
 		return err
 	}
 	if err := db.runPurge(id, p); err != nil {
 		return fmt.Errorf("forgotten, but dropping its bytes failed (cairn retries at the next start): %w", err)
+	}
+	if draft != "" {
+		if err := db.runPurge(draft, dp); err != nil {
+			return fmt.Errorf("forgotten, but dropping the bytes of the draft it came from failed (cairn retries at the next start): %w", err)
+		}
 	}
 	return nil
 }
@@ -86,7 +101,7 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		}
 		versions = append(versions, &old)
 	}
-	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id), prefixRunOld(id)}
+	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id), prefixRunOld(id), keyFromDraft(id)}
 	props, err := forgetProposals(txn, id) // they may quote it
 	if err != nil {
 		return p, err
@@ -352,31 +367,7 @@ func (db *DB) DropDraft(ctx context.Context, id string, by memory.Actor) error {
 		if err != nil {
 			return err
 		}
-		p = purge{Project: pid, Draft: true, Keys: []string{string(keyDraft(pid, id)), string(prefixEventsOfDraft(id))}}
-		props, err := forgetProposals(txn, id) // they hold its text
-		if err != nil {
-			return err
-		}
-		for _, k := range props {
-			p.Keys = append(p.Keys, string(k))
-		}
-		if err := txn.Set(keyDraft(pid, id), []byte{formatForgotten}); err != nil {
-			return err
-		}
-		for _, k := range keys(txn, prefixEventsOfDraft(id)) {
-			ek := keyEvent(pid, idFromKey(k))
-			live, err := exists(txn, ek)
-			if err != nil {
-				return err
-			}
-			if live {
-				if err := txn.Set(ek, []byte{formatForgotten}); err != nil {
-					return err
-				}
-				p.Keys = append(p.Keys, string(ek))
-			}
-		}
-		if err := put(txn, keyPurge(id), p); err != nil {
+		if p, err = db.markDraftDropped(txn, pid, id); err != nil {
 			return err
 		}
 		return db.event(txn, pid, by, memory.EventDropDraft, "", "a draft was deleted")
@@ -599,4 +590,58 @@ func (db *DB) reopenFor(txn *badger.Txn, e memory.Edge, now time.Time, by memory
 	}
 	// The event says what happened without naming what was forgotten.
 	return db.event(txn, d.Project, by, memory.EventReopen, d.ID, what+" was forgotten")
+}
+
+// markDraftDropped is step 1 of dropping draft id of project pid, inside
+// txn: the draft and its capture event read as nothing at once, the
+// proposals made from it go, and the intent to drop their bytes is
+// written (runPurge carries it out).
+func (db *DB) markDraftDropped(txn *badger.Txn, pid, id string) (purge, error) {
+	p := purge{Project: pid, Draft: true, Keys: []string{string(keyDraft(pid, id)), string(prefixEventsOfDraft(id))}}
+	props, err := forgetProposals(txn, id) // they hold its text
+	if err != nil {
+		return p, err
+	}
+	for _, k := range props {
+		p.Keys = append(p.Keys, string(k))
+	}
+	if err := txn.Set(keyDraft(pid, id), []byte{formatForgotten}); err != nil {
+		return p, err
+	}
+	for _, k := range keys(txn, prefixEventsOfDraft(id)) {
+		ek := keyEvent(pid, idFromKey(k))
+		live, err := exists(txn, ek)
+		if err != nil {
+			return p, err
+		}
+		if live {
+			if err := txn.Set(ek, []byte{formatForgotten}); err != nil {
+				return p, err
+			}
+			p.Keys = append(p.Keys, string(ek))
+		}
+	}
+	return p, put(txn, keyPurge(id), p)
+}
+
+// sourceDraft is the draft a consolidation run made memory id from, when
+// it is still there: it holds the memory's text too.
+func sourceDraft(txn *badger.Txn, pid, id string) (string, error) {
+	item, err := txn.Get(keyFromDraft(id))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return "", nil
+	}
+	if err != nil {
+		return "", err
+	}
+	v, err := item.ValueCopy(nil)
+	if err != nil {
+		return "", err
+	}
+	did := string(v)
+	var d memory.Draft
+	if err := get(txn, keyDraft(pid, did), &d); err != nil {
+		return "", nil // gone, or being dropped
+	}
+	return did, nil
 }

@@ -40,6 +40,7 @@ func keyRunOf(pid, id string) []byte        { return []byte("run/p/" + pid + "/"
 func prefixRunsOf(pid string) []byte        { return []byte("run/p/" + pid + "/") }
 func prefixRunJournalOf(id string) []byte   { return []byte("run/j/" + id + "/") }
 func keyRunUndoing(id string) []byte        { return []byte("run/u/" + id) }
+func keyFromDraft(mid string) []byte         { return []byte("from/" + mid) }
 func keyRunOld(mid, run string) []byte      { return []byte("rj/" + mid + "/" + run) }
 func prefixRunOld(mid string) []byte        { return []byte("rj/" + mid + "/") }
 func keyRunJournal(id string, batch, chunk int) []byte {
@@ -423,6 +424,13 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 			return nil, err
 		}
 		steps = append(steps, memStep(m, true))
+		if op.Draft != "" && validID(op.Draft) {
+			// The draft it came from holds its text too: forgetting the
+			// memory drops the draft (see markForgotten).
+			if err := txn.Set(keyFromDraft(m.ID), []byte(op.Draft)); err != nil {
+				return nil, err
+			}
+		}
 		return m, event(memory.EventRemember, m.ID, "consolidation "+run.ID)
 	}
 	switch op.Kind {
@@ -796,7 +804,7 @@ func (db *DB) UndoRun(ctx context.Context, project, id string, by memory.Actor) 
 	if err := db.takeBackRun(full); err != nil {
 		return run, fmt.Errorf("undo run %s: %w (cairn finishes it when it next opens the store)", full, err)
 	}
-	out, _, err := db.runRecord(full, false)
+	out, _, err := db.runRecord(full, true)
 	return out, err
 }
 
@@ -1094,6 +1102,9 @@ func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error
 // title to show, like a forgotten memory's.
 func (db *DB) unwrite(txn *badger.Txn, m *memory.Memory) error {
 	if err := unindex(txn, m); err != nil {
+		return err
+	}
+	if err := txn.Delete(keyFromDraft(m.ID)); err != nil {
 		return err
 	}
 	if m.Ref != "" {

@@ -206,6 +206,11 @@ func (s *Service) Bind(ctx context.Context, asked []memory.Watermark, text strin
 	return s.Checker.StampEach(ctx, asked)
 }
 
+// BindMany binds texts to the referents each names, in one batch.
+func (s *Service) BindMany(ctx context.Context, texts []string) [][]memory.Watermark {
+	return s.Checker.BindMany(ctx, texts)
+}
+
 // BindNew binds memories that were just written without bindings (an
 // import) to the referents their text names, all in one batch, and
 // records each binding found. It returns how many were bound.
