@@ -613,6 +613,11 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
 	case "remembered":
 		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
+		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
+			text = fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
+		} else if d != nil && d.Near != "" {
+			text += " — nearly the same as another memory: a merge proposal waits in the Inbox"
+		}
 	case "linked":
 		text = "linked"
 		return tea.Batch(m.say(text, false), m.loadDetail(msg.id))
