@@ -137,7 +137,10 @@ func (p *Proposal) Key() string {
 // is part of a value (1.5, v2, 10.0.0.1, src/a.go, 40%, -3), whitespace
 // collapsed.
 func Normalize(s string) string {
-	s = norm.NFKC.String(strings.ToLower(s))
+	s = strings.ToLower(s)
+	if !ascii(s) {
+		s = norm.NFKC.String(s) // plain ASCII is its own NFKC form
+	}
 	var b strings.Builder
 	rs := []rune(s)
 	space := false
@@ -166,14 +169,32 @@ func Normalize(s string) string {
 
 // NormalText is the normalised text of a memory for deduplication: its
 // body, with the title in front when a person chose one.
+//
+// A title that says nothing the body does not (derived from its first
+// line, or its opening words) counts for nothing.
 func NormalText(m *Memory) string {
 	if strings.TrimSpace(m.Body) == "" {
 		return Normalize(m.Title)
 	}
-	if m.Title == "" || m.Title == DeriveTitle(m.Body) {
-		return Normalize(m.Body)
+	body := Normalize(m.Body)
+	if m.Title == "" {
+		return body
 	}
-	return Normalize(m.Title + " " + m.Body)
+	title := Normalize(m.Title)
+	if strings.HasPrefix(body, title) {
+		return body
+	}
+	return title + " " + body
+}
+
+// ascii reports whether s is plain ASCII.
+func ascii(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 // NormalHash is the key under which a memory's normalised text is indexed.
@@ -238,11 +259,13 @@ func Signature(normal string) []string {
 			continue // the words every sentence has would make every text a candidate
 		}
 		seen[w] = true
+		h := fnv.New64a()
+		h.Write([]byte(w))
+		base := h.Sum64()
 		for i := range mins {
-			h := fnv.New64a()
-			h.Write([]byte{byte(i), byte(i >> 8)})
-			h.Write([]byte(w))
-			if v := h.Sum64(); v < mins[i] {
+			// One hash of the word, mixed with each row's seed (splitmix64):
+			// as good as a hash per row, and no allocation per row.
+			if v := mix(base + uint64(i+1)*0x9E3779B97F4A7C15); v < mins[i] {
 				mins[i] = v
 			}
 		}
@@ -260,6 +283,15 @@ func Signature(normal string) []string {
 		out[b] = string(rune('a'+b)) + hex.EncodeToString(h.Sum(nil)[:6])
 	}
 	return out
+}
+
+// mix is splitmix64's finaliser: a cheap, well-spread 64-bit mix.
+func mix(x uint64) uint64 {
+	x ^= x >> 30
+	x *= 0xBF58476D1CE4E5B9
+	x ^= x >> 27
+	x *= 0x94D049BB133111EB
+	return x ^ x>>31
 }
 
 // signatureStop are the words left out of a signature.

@@ -164,6 +164,8 @@ type ImportResult struct {
 	Updated   int     `json:"updated"`
 	Unchanged int     `json:"unchanged"`
 	Edges     int     `json:"edges"`
+
+	Reinforced int `json:"reinforced"` // unchanged records that said an active memory's fact again: each reinforced it
 }
 
 // Added names a record of an import that became a new memory.

@@ -163,6 +163,14 @@ func (db *DB) openReadWrite(bo badger.Options) error {
 			return fmt.Errorf("open store %s: %w", db.dir, err)
 		}
 	}
+	// A store written before the deduplication indexes gets them once;
+	// without room it waits for an Open with room (dedup misses meanwhile).
+	if db.roomToWrite() == nil {
+		if err := db.backfillDedup(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: index memories for deduplication: %w", db.dir, err)
+		}
+	}
 	return nil
 }
 

@@ -29,8 +29,10 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // Import adds records to a project, all or nothing. It is idempotent: a
 // record is matched to a stored memory by id, else by ref, else by identical
 // content; a match with the same content changes nothing, a match with other
-// content becomes a new version of it; a matched record that names no
-// bindings keeps the memory's (binding happens where the files are, after
+// content becomes a new version of it; a record without id or ref that says
+// what an active memory says after normalisation counts as that memory,
+// unchanged, and reinforces it (ImportResult.Reinforced); a matched record
+// that names no bindings keeps the memory's (binding happens where the files are, after
 // an import adds memories: see ImportResult.New). Every record is validated
 // and scanned for secrets before anything is written, so a bad record
 // refuses the whole import and leaves the store as it was.
@@ -80,6 +82,9 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 		case op.old == nil:
 			res.Added++
 			res.New = append(res.New, Added{Record: i, ID: op.m.ID})
+		case op.again:
+			res.Unchanged++
+			res.Reinforced++
 		case op.same:
 			res.Unchanged++
 			continue
@@ -116,6 +121,9 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 	if err == nil {
 		step("commit", 0)
 		summary := fmt.Sprintf("imported %d records: %d added, %d updated, %d unchanged", len(recs), res.Added, res.Updated, res.Unchanged)
+		if res.Reinforced > 0 {
+			summary += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
+		}
 		err = db.commitImport(ctx, id, project, len(recs), w.n, res, by, summary)
 	}
 	if err != nil {
@@ -146,6 +154,9 @@ type importOp struct {
 	m    *memory.Memory
 	old  *memory.Memory // nil: new
 	same bool
+	// again: the record says what old says in other words; it counts as
+	// old, unchanged, and reinforces it (see importMatch).
+	again bool
 }
 
 type importPlan struct {
@@ -205,10 +216,18 @@ func (db *DB) planImport(project string, recs []memory.Record) (importPlan, erro
 		for i := range plan.ops {
 			op := &plan.ops[i]
 			old, err := db.match(txn, project, op.m)
+			again := false
+			if err == nil && old == nil && op.m.ID == "" && op.m.Ref == "" {
+				// Not this content, but the same fact in other words.
+				old, err = importMatch(txn, project, op.m)
+				again = old != nil
+			}
 			if err != nil {
 				return &ImportError{Index: i, Err: err}
 			}
-			if old != nil {
+			if again {
+				op.old, op.again, op.m.ID = old, true, old.ID
+			} else if old != nil {
 				op.old = old
 				op.m.ID = old.ID
 				if op.m.Watermarks == nil {
@@ -385,7 +404,20 @@ func valueHash(b []byte) string {
 func importOne(txn *badger.Txn, op importOp) (undo, error) {
 	u := undo{Mem: op.m.ID}
 	m := op.m
-	if op.old == nil {
+	if op.again {
+		// The fact said again: one more reinforcement, no new version.
+		// The journal keeps the record as it was, which an undo restores.
+		old, err := getMem(txn, op.old.ID)
+		if err != nil {
+			return u, err
+		}
+		m = old.Clone()
+		m.Salience.Reinforcements++
+		if err := put(txn, keyMem(m.ID), m); err != nil {
+			return u, err
+		}
+		u.Old = old
+	} else if op.old == nil {
 		// Planned as new: a memory that appeared under this id since is
 		// another writer's, not ours to overwrite.
 		if ok, err := exists(txn, keyMem(m.ID)); err != nil {
@@ -612,7 +644,7 @@ func (db *DB) commitImport(ctx context.Context, id, project string, records, bat
 	done := importDone{Time: db.now().UTC(), Project: project, Records: records, Batches: batches, Result: res}
 	done.Result.New = nil
 	return db.update(ctx, func(txn *badger.Txn) error {
-		if res.Added+res.Updated+res.Edges > 0 {
+		if res.Added+res.Updated+res.Reinforced+res.Edges > 0 {
 			if err := db.event(txn, project, by, memory.EventImport, "", summary); err != nil {
 				return err
 			}

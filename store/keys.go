@@ -37,6 +37,11 @@ func prefixTag(pid, tag string) []byte { return []byte(prefixIdx(pid) + "tag/" +
 func keyRef(pid, ref string) []byte    { return []byte(prefixIdx(pid) + "ref/" + ref + "\x00") }
 func prefixHash(pid, h string) []byte  { return []byte(prefixIdx(pid) + "hash/" + h + "/") }
 
+// The deduplication indexes hold active memories only (see dedup.go):
+// their normalised text's hash, and each band of its near-duplicate signature.
+func prefixNorm(pid, h string) []byte    { return []byte(prefixIdx(pid) + "norm/" + h + "/") }
+func prefixBand(pid, band string) []byte { return []byte(prefixIdx(pid) + "nd/" + band + "/") }
+
 func keyEdgeOut(e memory.Edge) []byte {
 	return []byte("edge/out/" + e.From + "/" + string(e.Kind) + "/" + e.To)
 }
@@ -99,6 +104,9 @@ func indexKeys(m *memory.Memory) [][]byte {
 	ks = append(ks, append(prefixHash(m.Project, contentHash(m)), m.ID...))
 	if isBound(m) {
 		ks = append(ks, keyBound(m.Project, m.ID))
+	}
+	if m.Status == memory.StatusActive {
+		ks = append(ks, dedupKeys(m)...)
 	}
 	return ks
 }

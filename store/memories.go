@@ -76,6 +76,7 @@ func scan(m *memory.Memory) error {
 func (db *DB) Remember(ctx context.Context, in *memory.Memory, by memory.Actor) (*memory.Memory, error) {
 	m := in.Clone()
 	now := db.now().UTC()
+	chosen := m.ID != ""
 	if err := takeID(m); err != nil {
 		return nil, err
 	}
@@ -89,20 +90,24 @@ func (db *DB) Remember(ctx context.Context, in *memory.Memory, by memory.Actor) 
 	if err := db.prepare(m); err != nil {
 		return nil, err
 	}
+	defer lockText(m)() // one writer at a time per text (see dedup.go)
 	var out *memory.Memory
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		if err := needProject(txn, m.Project); err != nil {
 			return err
 		}
 		if done, err := alreadyStored(txn, m); done != nil || err != nil {
+			if done != nil { // a retry: the same answer, the near duplicate included
+				done.Dedup, err = nearAnswer(txn, done)
+			}
 			out = done
 			return err
 		}
-		if err := db.insert(txn, m); err != nil {
-			return err
-		}
-		out = m
-		return db.event(txn, m.Project, by, memory.EventRemember, m.ID, "")
+		// The fact said again reinforces the stored one; a near duplicate
+		// is written with a merge proposal (see dedup.go).
+		var err error
+		out, err = db.dedup(txn, m, chosen, by)
+		return err
 	})
 	if err != nil {
 		return nil, err

@@ -2,14 +2,21 @@ package store
 
 import (
 	"errors"
+	"fmt"
+	"sync/atomic"
 	"testing"
 
 	"cairn/memory"
 )
 
+// boundN numbers bound's memories: the same text twice would be one
+// memory, reinforced (see dedup.go).
+var boundN atomic.Int32
+
 func bound(t *testing.T, db *DB, state memory.WatermarkState) *memory.Memory {
 	t.Helper()
-	m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "decode is +229 % (bench/decode.txt)",
+	body := fmt.Sprintf("decode is +229 %% (bench/decode.txt), run %d", boundN.Add(1))
+	m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: body,
 		Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "bench/decode.txt", Fingerprint: "sha256:aa", State: state}}}, memory.ActorUser)
 	if err != nil {
 		t.Fatal(err)

@@ -40,7 +40,7 @@ func keyRunOf(pid, id string) []byte        { return []byte("run/p/" + pid + "/"
 func prefixRunsOf(pid string) []byte        { return []byte("run/p/" + pid + "/") }
 func prefixRunJournalOf(id string) []byte   { return []byte("run/j/" + id + "/") }
 func keyRunUndoing(id string) []byte        { return []byte("run/u/" + id) }
-func keyFromDraft(mid string) []byte         { return []byte("from/" + mid) }
+func keyFromDraft(mid string) []byte        { return []byte("from/" + mid) }
 func keyRunOld(mid, run string) []byte      { return []byte("rj/" + mid + "/" + run) }
 func prefixRunOld(mid string) []byte        { return []byte("rj/" + mid + "/") }
 func keyRunJournal(id string, batch, chunk int) []byte {
