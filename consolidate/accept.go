@@ -59,6 +59,14 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 		if cand != nil {
 			if pr.Kind == memory.ProposeMerge {
 				cand.Salience.Reinforcements = t.Salience.Reinforcements + 1
+				// The same fact in other words stays where it was filed,
+				// unless the person filed it elsewhere.
+				if edited == nil || !edited.Layer.Valid() {
+					cand.Layer = t.Layer
+				}
+				if edited == nil || !edited.Kind.Valid() {
+					cand.Kind = t.Kind
+				}
 			}
 			if cand.Layer == 0 {
 				cand.Layer = t.Layer

@@ -435,3 +435,45 @@ func TestForgetTakesTheDraftAlong(t *testing.T) {
 		}
 	}
 }
+
+// TestMovedEvidenceReopensOnce: a decision whose evidence's binding moved
+// is reopened; once a person confirms it, the next pass leaves it alone.
+func TestMovedEvidenceReopensOnce(t *testing.T) {
+	st := openStore(t)
+	bound := []memory.Watermark{{Kind: memory.WatermarkFile, Target: "bench/limits.txt", Fingerprint: "sha256:aaaa", State: memory.WatermarkIntact, StampedAt: time.Now()}}
+	ev := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The limiter allows 500 requests per second (bench/limits.txt).", Provenance: memory.ProvMeasured, Watermarks: bound}, memory.ActorUser)
+	dec := remember(t, st, memory.Memory{Layer: memory.LayerDecision, Kind: memory.KindDecision, Body: "We keep the in-process limiter instead of a gateway."}, memory.ActorUser)
+	if err := st.Link(ctx, memory.Edge{From: dec.ID, Kind: memory.EdgeEvidence, To: ev.ID, Weight: 1, Active: true}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if rep, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorUser}); err != nil || rep.Counts[memory.ChangeReopen] != 0 {
+		t.Fatalf("reopened before anything moved: %v %v", rep.Counts, err)
+	}
+	moved := slices.Clone(bound)
+	moved[0].State = memory.WatermarkMoved
+	if _, err := st.SetWatermarks(ctx, ev.ID, moved, "content changed", memory.ActorSystem); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, _ := st.Get(ctx, dec.ID)
+	if rep.Counts[memory.ChangeReopen] != 1 || !strings.Contains(d.Reopened, "file:bench/limits.txt") {
+		t.Fatalf("not reopened for the moved evidence: %v %q", rep.Counts, d.Reopened)
+	}
+	stamp := []memory.Watermark{{Kind: memory.WatermarkNone, State: memory.WatermarkIntact, StampedAt: time.Now()}}
+	if _, err := st.Review(ctx, dec.ID, memory.VerdictConfirm, stamp, "confirmed", memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := st.Get(ctx, dec.ID); !d.ReopenedAt.IsZero() {
+		t.Fatal("a confirm left the decision reopened")
+	}
+	rep, err = Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorUser})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Counts[memory.ChangeReopen] != 0 {
+		t.Errorf("a confirmed decision was reopened again for the same move: %v", rep.Counts)
+	}
+}

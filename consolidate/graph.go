@@ -91,7 +91,11 @@ func (pl *planner) changed(e memory.Edge, since time.Time) (string, error) {
 		return fmt.Sprintf("%s %s was rejected on %s", what, t.ID, day(t.RejectedAt)), nil
 	}
 	for _, w := range t.Watermarks {
-		if w.State.Fired() && t.UpdatedAt.After(since) {
+		moved := w.MovedAt
+		if moved.IsZero() {
+			moved = t.UpdatedAt // fired before cairn noted when
+		}
+		if w.State.Fired() && moved.After(since) {
 			return fmt.Sprintf("%s %s is bound to %s, which %s", what, t.ID, w.Spec(), map[bool]string{true: "is gone", false: "changed"}[w.State == memory.WatermarkGone]), nil
 		}
 	}

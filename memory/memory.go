@@ -77,6 +77,9 @@ type Watermark struct {
 	Fingerprint string         `json:"fingerprint,omitempty"`
 	State       WatermarkState `json:"state"`
 	StampedAt   time.Time      `json:"stamped_at,omitzero"`
+	// MovedAt is when a wake check first found the referent moved or gone
+	// (zero while it holds): what reopens a decision resting on this memory.
+	MovedAt time.Time `json:"moved_at,omitzero"`
 }
 
 // Edge is a typed, directed link between two memories.

@@ -57,7 +57,7 @@ func (db *DB) verify(ctx context.Context, id string, v memory.Verdict, ws []memo
 		case memory.VerdictReject:
 			m.RejectedAt = now
 		case "":
-			m.Watermarks = merged(old.Watermarks, ws)
+			m.Watermarks = merged(old.Watermarks, ws, now)
 			if slices.Equal(m.Watermarks, old.Watermarks) {
 				out = old // what was checked is no longer there: a review came first
 				return nil
@@ -89,7 +89,7 @@ func (db *DB) verify(ctx context.Context, id string, v memory.Verdict, ws []memo
 // stored watermark that still has the kind, target and fingerprint that
 // was checked is taken, so a confirmation or rebinding made while the
 // check ran is never undone by it.
-func merged(stored, ws []memory.Watermark) []memory.Watermark {
+func merged(stored, ws []memory.Watermark, now time.Time) []memory.Watermark {
 	if len(stored) == 0 {
 		return slices.Clone(ws)
 	}
@@ -98,6 +98,12 @@ func merged(stored, ws []memory.Watermark) []memory.Watermark {
 		for _, w := range ws {
 			if w.Kind == sw.Kind && w.Target == sw.Target && w.Fingerprint == sw.Fingerprint {
 				out[i].State = w.State
+				switch {
+				case !w.State.Fired():
+					out[i].MovedAt = time.Time{}
+				case !sw.State.Fired():
+					out[i].MovedAt = now // it moved just now (it held before)
+				}
 			}
 		}
 	}
