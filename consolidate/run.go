@@ -237,6 +237,12 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	if c.Because != "" && !strings.Contains(m.Body, c.Because) {
 		m.Body += "\n\nBecause " + strings.TrimSpace(c.Because)
 	}
+	if d.Actor == memory.ActorAgent && (m.Provenance == memory.ProvUserStated || m.Provenance == memory.ProvUserCorrected) {
+		// An agent's capture never speaks as the user, whatever "user:"
+		// lines it holds: an agent could write them. Transcripts cairn
+		// reads itself, and a person's captures, keep who spoke.
+		m.Provenance = memory.ProvExtracted
+	}
 	m.Confidence = m.Provenance.BaseConfidence()
 	if err := m.Validate(); err != nil {
 		pl.drop(d, "a candidate was left out: %v", err)
