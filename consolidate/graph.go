@@ -3,6 +3,7 @@ package consolidate
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 	"unicode"
@@ -15,34 +16,73 @@ import (
 
 // reopen sends back to verify-first every decision whose reason or
 // evidence changed since it was last confirmed: superseded (before or by
-// this plan), rejected, or bound to something that moved.
+// this plan), rejected, or bound to something that moved. It starts from
+// what changed — this plan's supersessions, memories superseded or
+// rejected since the last pass, bindings that moved — and follows their
+// incoming because and evidence links, so its cost is the change, not the
+// store.
 func (pl *planner) reopen() error {
+	since := pl.lastPass()
+	var changed []string
+	for id := range pl.gone {
+		changed = append(changed, id)
+	}
 	for _, id := range pl.order {
-		d := pl.mems[id]
-		if d == nil || pl.created(id) || pl.gone[id] || !d.ReopenedAt.IsZero() ||
-			(d.Kind != memory.KindDecision && d.Layer != memory.LayerDecision) {
+		m := pl.mems[id]
+		if m == nil || pl.created(id) || pl.gone[id] {
 			continue
 		}
-		out, _, err := pl.st.Edges(pl.ctx, id)
+		moved := !m.RejectedAt.IsZero() && m.RejectedAt.After(since)
+		for _, w := range m.Watermarks {
+			if w.State.Fired() && (w.MovedAt.IsZero() || w.MovedAt.After(since)) {
+				moved = true
+			}
+		}
+		if moved {
+			changed = append(changed, id)
+		}
+	}
+	q := store.Query{Project: pl.p.ID, Status: memory.StatusSuperseded, Limit: 1000}
+	for {
+		page, err := pl.st.List(pl.ctx, q)
 		if err != nil {
 			return err
 		}
-		confirmed := confirmedAt(d)
-		for _, e := range out {
+		for _, m := range page.Memories {
+			if m.ValidUntil.After(since) {
+				changed = append(changed, m.ID)
+			}
+		}
+		if page.Next == "" {
+			break
+		}
+		q.After = page.Next
+	}
+	slices.Sort(changed)
+	for _, c := range slices.Compact(changed) {
+		_, in, err := pl.st.Edges(pl.ctx, c)
+		if err != nil {
+			return err
+		}
+		for _, e := range in {
 			if !e.Active || e.Kind != memory.EdgeBecause && e.Kind != memory.EdgeEvidence {
 				continue
 			}
-			why, err := pl.changed(e, confirmed)
+			d := pl.mems[e.From]
+			if d == nil || pl.created(d.ID) || pl.gone[d.ID] || pl.touched[d.ID] || !d.ReopenedAt.IsZero() ||
+				(d.Kind != memory.KindDecision && d.Layer != memory.LayerDecision) {
+				continue
+			}
+			why, err := pl.changed(e, confirmedAt(d))
 			if err != nil {
 				return err
 			}
 			if why == "" {
 				continue
 			}
-			pl.touched[id] = true
-			pl.add(store.Op{Kind: store.OpReopen, Target: id, Reason: why,
-				Change: memory.Change{Kind: memory.ChangeReopen, Target: id, TargetTitle: d.Title, Layer: d.Layer, Reason: why}})
-			break
+			pl.touched[d.ID] = true
+			pl.add(store.Op{Kind: store.OpReopen, Target: d.ID, Reason: why,
+				Change: memory.Change{Kind: memory.ChangeReopen, Target: d.ID, TargetTitle: d.Title, Layer: d.Layer, Reason: why}})
 		}
 	}
 	return nil

@@ -531,6 +531,15 @@ func (pl *planner) existingPairs() {
 	// written or changed since the last pass against all the others, newest
 	// first, each memory in at most one change. The first pass looks at all.
 	since := pl.lastPass()
+	fresh := 0
+	for _, id := range stored {
+		if m := pl.mems[id]; m != nil && !pl.created(id) && m.UpdatedAt.After(since) {
+			fresh++
+		}
+	}
+	if fresh == 0 {
+		return // nothing written since the last pass: its pairs were looked at then
+	}
 	buckets := map[string][]string{}
 	for _, id := range stored {
 		if m := pl.mems[id]; m != nil && pl.current(id) && !pl.created(id) {
