@@ -37,6 +37,15 @@ type Options struct {
 	// checker's BindMany); nil leaves them unbound.
 	Bind func(ctx context.Context, texts []string) [][]memory.Watermark
 	Now  func() time.Time // nil: time.Now
+	// Quick is the cheap pass an agent's hook runs when a session ends or
+	// is compacted: the drafts are read, reconciled and deduplicated
+	// against the store as in a full pass, but the whole-store passes —
+	// pairs among stored memories, decisions to reopen, stale memories —
+	// wait for the next full pass (which still sees everything written
+	// since the last full one).
+	Quick bool
+	// Session, when set, takes only the drafts of that agent session.
+	Session string
 	// StaleAfter is how long a weak memory may go unused before it is
 	// proposed for archiving; 0 means DefaultStaleAfter.
 	StaleAfter time.Duration

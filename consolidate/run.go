@@ -99,6 +99,9 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 		return rep, nil, err
 	}
 	drafts := memory.Waiting(all)
+	if opt.Session != "" {
+		drafts = slices.DeleteFunc(drafts, func(d memory.Draft) bool { return d.Source.Session != opt.Session })
+	}
 	rep.Drafts = len(drafts)
 	if err := pl.load(); err != nil {
 		return rep, nil, err
@@ -125,15 +128,17 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 	}
 	progress(opt, "extracting", len(drafts), len(drafts))
 
-	progress(opt, "reconciling", 0, 3)
-	pl.existingPairs()
-	progress(opt, "reconciling", 1, 3)
-	if err := pl.reopen(); err != nil {
-		return rep, nil, err
+	if !opt.Quick {
+		progress(opt, "reconciling", 0, 3)
+		pl.existingPairs()
+		progress(opt, "reconciling", 1, 3)
+		if err := pl.reopen(); err != nil {
+			return rep, nil, err
+		}
+		progress(opt, "reconciling", 2, 3)
+		pl.stale()
+		progress(opt, "reconciling", 3, 3)
 	}
-	progress(opt, "reconciling", 2, 3)
-	pl.stale()
-	progress(opt, "reconciling", 3, 3)
 	pl.bind()
 
 	rep.Dropped = pl.dropped
@@ -149,6 +154,10 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 		asked = memory.ActorUser
 	}
 	rep.Run.Summary = "asked by " + string(asked) + "; " + rep.Summary()
+	if opt.Quick {
+		// Not "asked by …": lastPass looks for full passes only.
+		rep.Run.Summary = "quick pass for an agent's session, " + rep.Run.Summary
+	}
 	if !opt.DryRun && len(pl.ops) > 0 {
 		rep.Run.ID = store.NewID()
 	}

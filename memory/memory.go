@@ -57,6 +57,8 @@ type Source struct {
 	Session string `json:"session,omitempty"`
 	File    string `json:"file,omitempty"`
 	Line    int    `json:"line,omitempty"`
+	// Message names the messages of an agent's transcript it came from.
+	Message string `json:"message,omitempty"`
 }
 
 // Salience is retrievability: it rises with use and decays with disuse.
@@ -277,7 +279,13 @@ func (s Source) Validate() error {
 	if err := safetext.Check("source session", s.Session); err != nil {
 		return err
 	}
-	return safetext.Check("source file", s.File)
+	if err := safetext.Check("source file", s.File); err != nil {
+		return err
+	}
+	if len(s.Message) > MaxRef {
+		return fmt.Errorf("source message ids are %d bytes: at most %d", len(s.Message), MaxRef)
+	}
+	return safetext.Check("source message", s.Message)
 }
 
 // Validate checks an edge's own fields: a known kind, a weight in range

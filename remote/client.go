@@ -151,7 +151,7 @@ var retrySafe = map[string]bool{
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
-	"Reviews": true,
+	"Reviews": true, "Ingest": true, "IngestState": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -358,6 +358,18 @@ func (c *Client) Proposals(ctx context.Context, project string, state memory.Pro
 func (c *Client) Proposal(ctx context.Context, id string) (memory.Proposal, error) {
 	var out memory.Proposal
 	return out, c.call(ctx, "Proposal", idParams{id}, &out)
+}
+
+// Ingest is safe to retry: the drafts' ids come from their messages, so a
+// batch that landed is known the second time.
+func (c *Client) Ingest(ctx context.Context, b store.IngestBatch) (store.IngestResult, error) {
+	var out store.IngestResult
+	return out, c.call(ctx, "Ingest", b, &out)
+}
+
+func (c *Client) IngestState(ctx context.Context, file string) (store.IngestState, error) {
+	var out store.IngestState
+	return out, c.call(ctx, "IngestState", ingestStateParams{file}, &out)
 }
 
 func (c *Client) DropDraft(ctx context.Context, id string, by memory.Actor) error {

@@ -135,6 +135,9 @@ type (
 		ID      string       `json:"id"`
 		Actor   memory.Actor `json:"actor"`
 	}
+	ingestStateParams struct {
+		File string `json:"file"`
+	}
 	proposalsParams struct {
 		Project string               `json:"project"`
 		State   memory.ProposalState `json:"state,omitempty"`

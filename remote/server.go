@@ -357,6 +357,12 @@ var handlers = map[string]handler{
 		return st.Proposals(ctx, p.Project, p.State)
 	}),
 	"Proposal": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
+	"Ingest": with(func(ctx context.Context, st store.Store, p store.IngestBatch) (any, error) {
+		return st.Ingest(ctx, p)
+	}),
+	"IngestState": with(func(ctx context.Context, st store.Store, p ingestStateParams) (any, error) {
+		return st.IngestState(ctx, p.File)
+	}),
 	"DropDraft": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
 		return true, st.DropDraft(ctx, p.ID, p.Actor)
 	}),

@@ -44,6 +44,11 @@ type Store interface {
 	// DropDraft deletes a draft for good, leaving only "a draft was deleted".
 	DropDraft(ctx context.Context, id string, by memory.Actor) error
 
+	// Agents' transcripts: drafts read from a session log in batches, and
+	// where the last read of a file stopped (see DB.Ingest).
+	Ingest(ctx context.Context, b IngestBatch) (IngestResult, error)
+	IngestState(ctx context.Context, file string) (IngestState, error)
+
 	// Bulk.
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
 	Stats(ctx context.Context) (Stats, error)

@@ -42,6 +42,10 @@
 //	run/j/<run>/<batch>/<chunk>          how to undo each step of the run (ids only; kept for undo)
 //	run/u/<run>                          an undo under way (finished at open)
 //	rj/<memid>/<run>                     the memory as it was before the run changed it (dropped by forget)
+//	ingest/<hash of path>                IngestState: where the last ingest of an agent's transcript stopped
+//	diary/<episodeid>                    the session's running summary (quotes it; dropped with the episode)
+//	ingep/<episodeid>                    the ingest key of the session an episode is of
+//	dgone/<pid>/<draftid>                empty: a draft a person dropped, which a re-read must not bring back
 //
 // Index entries have empty values except ref (which holds the id), so
 // listing by layer, status or tag iterates keys only and then reads each

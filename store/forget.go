@@ -107,6 +107,11 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		return p, err
 	}
 	drop = append(drop, props...)
+	ep, err := forgetEpisode(txn, id) // a session's episode: its diary too
+	if err != nil {
+		return p, err
+	}
+	drop = append(drop, ep...)
 	var revive [][]byte // keys that may name content: tags, ref, bindings
 	for _, v := range versions {
 		drop = append(drop, indexKeys(v)...)
@@ -606,6 +611,10 @@ func (db *DB) markDraftDropped(txn *badger.Txn, pid, id string) (purge, error) {
 		p.Keys = append(p.Keys, string(k))
 	}
 	if err := txn.Set(keyDraft(pid, id), []byte{formatForgotten}); err != nil {
+		return p, err
+	}
+	// An ingest of the same transcript must not bring it back.
+	if err := txn.Set(keyDraftGone(pid, id), nil); err != nil {
 		return p, err
 	}
 	for _, k := range keys(txn, prefixEventsOfDraft(id)) {

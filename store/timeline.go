@@ -132,6 +132,7 @@ func draftFields(d memory.Draft) []secrets.Field {
 		{Name: "text", Text: d.Text},
 		{Name: "source session", Text: d.Source.Session},
 		{Name: "source file", Text: d.Source.File},
+		{Name: "source message", Text: d.Source.Message},
 	}
 }
 

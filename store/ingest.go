@@ -1,0 +1,267 @@
+package store
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"time"
+
+	"github.com/dgraph-io/badger/v4"
+
+	"cairn/memory"
+	"cairn/secrets"
+)
+
+// IngestState is where the last ingest of one agent transcript stopped:
+// the byte offset and line to go on from, what the file began with (a file
+// that was replaced starts again from the top), and the session's episode.
+type IngestState struct {
+	Project string    `json:"project"`
+	File    string    `json:"file"` // absolute path of the transcript
+	Session string    `json:"session,omitempty"`
+	Offset  int64     `json:"offset"`
+	Line    int       `json:"line"`
+	Head    string    `json:"head,omitempty"` // hash of the file's first bytes
+	Time    time.Time `json:"time,omitzero"`  // of the last ingest
+	// Episode is the session's episode memory. NoEpisode says a person
+	// forgot it: the session gets none again.
+	Episode   string `json:"episode,omitempty"`
+	NoEpisode bool   `json:"no_episode,omitempty"`
+	// Diary is the reader's running summary of the session. It quotes the
+	// session, so it is stored with the episode (under its id) and goes
+	// when the episode is forgotten; it is never kept without one.
+	Diary json.RawMessage `json:"diary,omitempty"`
+}
+
+// IngestBatch is drafts read from a transcript, and, with the last batch
+// of a read, where the read stopped. The drafts' ids are derived from the
+// messages they came from, so a draft already taken (or dropped by a
+// person) is not written again.
+type IngestBatch struct {
+	Project string         `json:"project"`
+	Drafts  []memory.Draft `json:"drafts,omitempty"`
+	State   *IngestState   `json:"state,omitempty"`
+	// Summary is the timeline's line for the batch ("ingested 12 drafts
+	// from session …"); empty for none.
+	Summary string `json:"summary,omitempty"`
+}
+
+// IngestResult counts what a batch did with its drafts.
+type IngestResult struct {
+	Added   int `json:"added"`
+	Known   int `json:"known"`   // already there, consolidated, or dropped by a person
+	Refused int `json:"refused"` // invalid or holding a secret: never written
+	// Errors says why drafts were refused (at most a few, never their text).
+	Errors []string `json:"errors,omitempty"`
+}
+
+// MaxIngestBatch bounds the drafts of one batch (one transaction).
+const MaxIngestBatch = 500
+
+// keyIngest is a transcript's read position, by its path alone: which
+// project it belongs to is inside the file, and the state says it.
+func keyIngest(file string) []byte {
+	h := sha256.Sum256([]byte(file))
+	return []byte("ingest/" + hex.EncodeToString(h[:12]))
+}
+func keyDiary(episode string) []byte        { return []byte("diary/" + episode) }
+func keyDraftGone(pid, id string) []byte    { return []byte("dgone/" + pid + "/" + id) }
+func keyEpisodeState(episode string) []byte { return []byte("ingep/" + episode) }
+
+// IngestState returns where the last ingest of file (an absolute path)
+// stopped, with its project and the session's diary; ErrNotFound when the
+// file was never ingested.
+func (db *DB) IngestState(ctx context.Context, file string) (IngestState, error) {
+	var st IngestState
+	if !filepath.IsAbs(file) {
+		return st, invalidf("transcript path %q is not absolute", file)
+	}
+	err := db.view(func(txn *badger.Txn) error {
+		if err := get(txn, keyIngest(file), &st); err != nil {
+			return err
+		}
+		if st.Episode == "" {
+			return nil
+		}
+		item, err := txn.Get(keyDiary(st.Episode))
+		if errors.Is(err, badger.ErrKeyNotFound) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		st.Diary, err = item.ValueCopy(nil)
+		return err
+	})
+	return st, err
+}
+
+// Ingest writes a batch of drafts read from an agent's transcript, in one
+// transaction, and the read position when the batch carries it. A draft
+// whose id is there already, or was dropped by a person, is counted as
+// known and left; one that is invalid or holds a secret (the reader
+// redacts them, so this is a reader's bug) is refused alone, without its
+// text, and the rest are written.
+func (db *DB) Ingest(ctx context.Context, b IngestBatch) (IngestResult, error) {
+	var res IngestResult
+	if len(b.Drafts) > MaxIngestBatch {
+		return res, invalidf("ingest batch of %d drafts: send at most %d at a time", len(b.Drafts), MaxIngestBatch)
+	}
+	if st := b.State; st != nil {
+		if st.Project != b.Project {
+			return res, invalidf("ingest state is for project %q, the batch for %q", st.Project, b.Project)
+		}
+		if !filepath.IsAbs(st.File) {
+			return res, invalidf("transcript path %q is not absolute", st.File)
+		}
+		if st.Offset < 0 || st.Line < 0 {
+			return res, invalidf("ingest position %d, line %d: not a position in a file", st.Offset, st.Line)
+		}
+		if st.Episode != "" && !validID(st.Episode) {
+			return res, invalidf("episode id %q is not a memory id", st.Episode)
+		}
+		if len(st.Diary) > 0 && !json.Valid(st.Diary) {
+			return res, invalidf("session diary is not JSON")
+		}
+		if err := secrets.Check(secrets.Field{Name: "session diary", Text: string(st.Diary)}); err != nil {
+			return res, err
+		}
+	}
+	if err := memory.ValidReason(b.Summary); err != nil {
+		return res, invalid(err)
+	}
+	ok := make([]memory.Draft, 0, len(b.Drafts))
+	for _, d := range b.Drafts {
+		if err := checkIngested(&d); err != nil {
+			res.Refused++
+			if len(res.Errors) < 5 {
+				res.Errors = append(res.Errors, err.Error())
+			}
+			continue
+		}
+		ok = append(ok, d)
+	}
+	err := db.update(ctx, func(txn *badger.Txn) error {
+		res.Added, res.Known = 0, 0
+		if err := needProject(txn, b.Project); err != nil {
+			return err
+		}
+		for _, d := range ok {
+			d.Project = b.Project
+			gone, err := exists(txn, keyDraftGone(b.Project, d.ID))
+			if err != nil {
+				return err
+			}
+			there, err := exists(txn, keyDraft(b.Project, d.ID))
+			if err != nil {
+				return err
+			}
+			if gone || there {
+				res.Known++
+				continue
+			}
+			if err := put(txn, keyDraft(b.Project, d.ID), d); err != nil {
+				return err
+			}
+			res.Added++
+		}
+		if res.Added > 0 && b.Summary != "" {
+			if _, err := db.appendEvent(txn, b.Project, memory.ActorSystem, memory.EventCapture, "", b.Summary); err != nil {
+				return err
+			}
+		}
+		if b.State != nil {
+			return putIngestState(txn, *b.State)
+		}
+		return nil
+	})
+	return res, err
+}
+
+// checkIngested checks one ingested draft like Capture checks a capture,
+// except that its time is the message's, not now.
+func checkIngested(d *memory.Draft) error {
+	switch {
+	case d.Text == "":
+		return invalidf("draft %s is empty", d.ID)
+	case len(d.Text) > 4*memory.MaxBody:
+		return invalidf("draft %s is %d bytes: at most %d", d.ID, len(d.Text), 4*memory.MaxBody)
+	case !validID(d.ID):
+		return invalidf("draft id %q is not a ULID", d.ID)
+	case d.Time.IsZero():
+		return invalidf("draft %s has no time", d.ID)
+	}
+	if err := d.Validate(); err != nil {
+		return invalidf("draft %s: %v", d.ID, err)
+	}
+	if err := secrets.Check(draftFields(*d)...); err != nil {
+		return fmt.Errorf("draft %s: %w", d.ID, err)
+	}
+	if d.Actor == "" {
+		d.Actor = memory.ActorAgent
+	}
+	if !d.Actor.Valid() || d.Source.Actor != "" && !d.Source.Actor.Valid() {
+		return invalidf("draft %s: unknown actor", d.ID)
+	}
+	d.Time = d.Time.UTC()
+	return nil
+}
+
+// putIngestState writes the read position, and the diary under the
+// episode's id (no episode, no diary: it quotes the session).
+func putIngestState(txn *badger.Txn, st IngestState) error {
+	diary := st.Diary
+	st.Diary = nil
+	if st.Episode != "" {
+		if _, err := getMem(txn, st.Episode); errors.Is(err, ErrNotFound) {
+			// Forgotten between the read and now: the session keeps none.
+			st.Episode, st.NoEpisode = "", true
+		} else if err != nil {
+			return err
+		}
+	}
+	if st.Episode != "" {
+		if len(diary) > 0 {
+			if err := txn.Set(keyDiary(st.Episode), diary); err != nil {
+				return err
+			}
+		}
+		if err := txn.Set(keyEpisodeState(st.Episode), keyIngest(st.File)); err != nil {
+			return err
+		}
+	}
+	return put(txn, keyIngest(st.File), st)
+}
+
+// forgetEpisode is what forgetting a session's episode does to the read
+// position: the session gets no episode again (a person forgot it), and the
+// diary, which quotes the session, is dropped with the memory's keys.
+func forgetEpisode(txn *badger.Txn, id string) ([][]byte, error) {
+	item, err := txn.Get(keyEpisodeState(id))
+	if errors.Is(err, badger.ErrKeyNotFound) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	sk, err := item.ValueCopy(nil)
+	if err != nil {
+		return nil, err
+	}
+	var st IngestState
+	switch err := get(txn, sk, &st); {
+	case errors.Is(err, ErrNotFound):
+	case err != nil:
+		return nil, err
+	case st.Episode == id:
+		st.Episode, st.NoEpisode = "", true
+		if err := put(txn, sk, st); err != nil {
+			return nil, err
+		}
+	}
+	return [][]byte{keyDiary(id), keyEpisodeState(id)}, nil
+}
