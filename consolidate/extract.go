@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"unicode"
@@ -23,6 +24,7 @@ const (
 	ClassFailure    Class = "failure"    // E: failures with their cause
 	ClassProcedure  Class = "procedure"  // procedures with steps (kind procedure)
 	ClassCorrection Class = "correction" // user corrections ("no, actually ...")
+	ClassLesson     Class = "lesson"     // F: an agent's claim a failing command contradicted at once
 )
 
 // Candidate is a memory extraction proposes from a draft.
@@ -100,8 +102,11 @@ func Extract(d memory.Draft) []Candidate {
 		return nil
 	}
 	x := extractor{text: d.Text}
-	x.secretAt, x.keyLines = secretsOf(d.Text)
 	var out []Candidate
+	if d.Actor != memory.ActorUser {
+		x.text, out = toolFacts(d.Text)
+	}
+	x.secretAt, x.keyLines = secretsOf(x.text)
 	for _, st := range x.statements(d.Actor) {
 		if x.tainted(st) {
 			continue
@@ -725,6 +730,9 @@ func classifyStatement(st statement) (Candidate, bool) {
 	low := strings.ToLower(core)
 	if core == "" || isChatter(low) {
 		return Candidate{}, false
+	}
+	if st.speaker == memory.ActorUser && taskRequest(low) {
+		return Candidate{}, false // a request for work now
 	}
 	if c, ok, cued := explicitCorrection(st, core, low); ok || cued {
 		// A reply that opens with "no," or "actually" and states nothing
@@ -1420,4 +1428,76 @@ func stepNumber(n int) string {
 		return string(rune('0' + n))
 	}
 	return stepNumber(n/10) + string(rune('0'+n%10))
+}
+
+// ---- an agent's tool calls
+
+// toolFact is a line of what an agent ran, as `cairn ingest` writes it
+// ("ran `go test ./...`: exit 1 — …", "edited store/db.go", …). Such
+// lines are the session's diary, not memories; one kind tells something:
+// a command that failed right after the agent claimed something (",
+// right after the agent said: \"…\"") is a lesson about checking first.
+var (
+	toolFact     = regexp.MustCompile("^(?:ran `|edited |wrote |searched |tool |… and \\d+ more tool calls)")
+	claimRefuted = regexp.MustCompile("^ran `([^`]+)`: (exit -?\\d+|failed)(?: — (.*?))?, right after the agent said: \"(.+)\"$")
+)
+
+// toolFacts takes the tool-fact lines out of an agent's draft (blanked, so
+// that every other statement keeps its place) and returns the lessons of
+// the refuted claims among them.
+func toolFacts(text string) (string, []Candidate) {
+	if !strings.Contains(text, "ran `") && !strings.Contains(text, "edited ") && !strings.Contains(text, "wrote ") &&
+		!strings.Contains(text, "searched ") && !strings.Contains(text, "tool ") {
+		return text, nil
+	}
+	lines := strings.Split(text, "\n")
+	var out []Candidate
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if !toolFact.MatchString(t) {
+			continue
+		}
+		lines[i] = strings.Repeat(" ", len(l))
+		m := claimRefuted.FindStringSubmatch(t)
+		if m == nil {
+			continue
+		}
+		cmd, how, outcome, claim := m[1], m[2], m[3], m[4]
+		c := Candidate{
+			Class: ClassLesson, Layer: memory.LayerMeta, Kind: memory.KindLesson, Provenance: memory.ProvObserved, Sure: true,
+			Title: oneLineTitle(fmt.Sprintf("Check with `%s` before saying it works", cmd)),
+			Body: fmt.Sprintf("The agent said \"%s\", and right after `%s` failed (%s%s). What to do next time: run `%s` and read its result before claiming success.",
+				claim, cmd, how, dashed(outcome), cmd),
+			Triggers: failureTriggers(cmd, cmd),
+			Span:     t,
+		}
+		if finish(&c) {
+			out = append(out, c)
+		}
+	}
+	return strings.Join(lines, "\n"), out
+}
+
+func dashed(s string) string {
+	if s == "" {
+		return ""
+	}
+	return " — " + s
+}
+
+// taskOpen is a request for work ("fix the flaky test", "add a flag"): what
+// the person wants done now, not something to remember. A standing rule
+// ("always run make lint", "never push to main", "run the linter before
+// committing") is not a task.
+var (
+	taskVerbs = setOfWords(`fix add implement refactor migrate write create make build find investigate look check update
+		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
+		optimize optimise speed improve convert generate document finish continue resume start open read summarize
+		summarise list search grep install set go let's lets please can could would`)
+	standingCue = regexp.MustCompile(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
+)
+
+func taskRequest(low string) bool {
+	w := strings.Trim(firstField(low), "`,.:;!")
+	return taskVerbs[w] && !standingCue.MatchString(low)
 }

@@ -785,3 +785,41 @@ func TestExtractNotesAndTranscripts(t *testing.T) {
 		t.Errorf("a version read as a measurement: %+v", c)
 	}
 }
+
+// What `cairn ingest` makes of an agent's session: tool calls are the
+// diary, not memories; a request for work is not a memory; a command that
+// failed right after the agent claimed success is a lesson.
+func TestExtractFromASession(t *testing.T) {
+	tools := memory.Draft{Actor: memory.ActorAgent, Text: "edited store/bucket_test.go\n" +
+		"ran `go test ./store/...`: exit 1 — 3 failures; FAIL ratelimit/store 0.214s, right after the agent said: \"The test now uses the fake clock, so it passes reliably.\"\n" +
+		"tool Task: Find every use of the bucket clock\nran `go test ./store/...`: ok — ok ratelimit/store 0.180s"}
+	cs := Extract(tools)
+	if len(cs) != 1 {
+		t.Fatalf("tool facts made %d candidates, want the one lesson: %+v", len(cs), cs)
+	}
+	l := cs[0]
+	if l.Class != ClassLesson || l.Layer != memory.LayerMeta || l.Kind != memory.KindLesson || !l.Sure ||
+		!strings.Contains(l.Title, "`go test ./store/...`") || !strings.Contains(l.Body, "The test now uses the fake clock") ||
+		!strings.Contains(l.Body, "exit 1 — 3 failures") || !strings.Contains(tools.Text, l.Span) {
+		t.Fatalf("lesson: %+v", l)
+	}
+	// The same lines from a person are read as what they say.
+	if cs := Extract(memory.Draft{Actor: memory.ActorAgent, Text: "ran `ls`: ok\nwrote README.md"}); len(cs) != 0 {
+		t.Fatalf("plain tool facts made %+v", cs)
+	}
+	for _, text := range []string{
+		"Fix the flaky TestBucketRefill in store/bucket_test.go.",
+		"Migrate the ledger table to bigint ids.",
+		"Set DATABASE_URL for the check.",
+		"please add a --json flag to stats",
+	} {
+		if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: text}); len(cs) != 0 {
+			t.Errorf("a request for work %q made %+v", text, cs)
+		}
+	}
+	for _, text := range []string{"Always run make lint before committing.", "Never push to main directly."} {
+		if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: text}); len(cs) != 1 || cs[0].Layer != memory.LayerInvariant {
+			t.Errorf("a standing rule %q made %+v", text, cs)
+		}
+	}
+}

@@ -270,6 +270,13 @@ func readClaims(text string) []claim {
 		}
 		seen = append(seen, s)
 		out = append(out, sentenceClaims(s)...)
+		// "We deploy with ArgoCD, and the service listens on port 8080"
+		// says two things: each clause is a claim of its own too.
+		if parts := strings.Split(s, ", and "); len(parts) > 1 {
+			for _, p := range parts {
+				out = append(out, sentenceClaims(strings.TrimSpace(p))...)
+			}
+		}
 	}
 	return out
 }

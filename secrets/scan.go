@@ -134,6 +134,16 @@ const (
 // position. A secret that several rules recognise is reported once, under
 // the most specific rule.
 func Scan(text string) []Finding {
+	hits := scanHits(text)
+	if len(hits) == 0 {
+		return nil
+	}
+	return locate(text, hits)
+}
+
+// scanHits is every secret's byte span in text, without overlaps, in order
+// of position.
+func scanHits(text string) []hit {
 	var hits []hit
 	add := func(start, end, prio int, rule string) {
 		if end > start {
@@ -177,7 +187,7 @@ func Scan(text string) []Finding {
 	if len(hits) == 0 {
 		return nil
 	}
-	return locate(text, dedupe(hits))
+	return dedupe(hits)
 }
 
 // report adds the hit for match m of pattern p, if its check accepts it.

@@ -1,0 +1,478 @@
+package ingest
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"cairn/memory"
+	"cairn/project"
+	"cairn/store"
+)
+
+// IngestOptions says how to ingest one transcript.
+type IngestOptions struct {
+	Format Format // "" or FormatAuto: from the file
+	// Final says the session is over: its last turn is taken too, and the
+	// episode says how it ended.
+	Final bool
+	// Project, when set, is where the drafts go whatever the session's
+	// working directory was (a person's choice on the command line).
+	Project *memory.Project
+	// Only, when set, is the one project the session may belong to: a hook
+	// acts for an agent, and an agent acts only inside its own project.
+	Only string
+	// Progress, when set, hears how many items were read so far.
+	Progress func(items int)
+	Now      func() time.Time
+}
+
+// Report is what one ingest did.
+type Report struct {
+	File      string         `json:"file"`
+	Format    Format         `json:"format"`
+	Session   string         `json:"session"`
+	Project   string         `json:"project"`    // its name
+	ProjectID string         `json:"project_id"` // its id
+	Lines     int            `json:"lines"`      // lines read this time
+	Items     int            `json:"items"`      // drafts read this time
+	Added     int            `json:"added"`      // drafts new to the inbox
+	Known     int            `json:"known"`      // already there, taken or dropped before
+	Refused   int            `json:"refused"`
+	Skipped   map[string]int `json:"skipped,omitempty"`
+	Malformed []LineError    `json:"malformed,omitempty"`
+	Redacted  int            `json:"redacted"`
+	Episode   string         `json:"episode,omitempty"` // the session's episode memory
+	// EpisodeNew says the episode was written by this ingest; Restarted
+	// that the file no longer began as it did and was read from the top.
+	EpisodeNew     bool     `json:"episode_new,omitempty"`
+	EpisodeUpdated bool     `json:"episode_updated,omitempty"`
+	Restarted      bool     `json:"restarted,omitempty"`
+	Errors         []string `json:"errors,omitempty"`
+}
+
+// EpisodeRef is the ref of a session's episode memory.
+func EpisodeRef(session string) string { return "session:" + session }
+
+// batchSize is how many drafts go to the store at a time.
+const batchSize = 200
+
+// headBytes is how much of a file's start identifies it.
+const headBytes = 4096
+
+// Ingest reads one transcript from where its last ingest stopped into its
+// project's drafts inbox, and writes or updates the session's episode in
+// layer C. Reading it again adds only what is new.
+func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions) (Report, error) {
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	rep := Report{}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	rep.File = abs
+	f, err := os.Open(abs)
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, notFound(err))
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	if !info.Mode().IsRegular() {
+		return rep, fmt.Errorf("transcript %s is not a regular file: give a session log (.jsonl) or a directory of them", path)
+	}
+	head, err := headOf(f, info.Size())
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+
+	state, err := st.IngestState(ctx, abs)
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		state = store.IngestState{File: abs}
+	case err != nil:
+		return rep, err
+	case !sameHead(f, state.Head, info.Size()) || state.Offset > info.Size():
+		// Replaced or cut short: read it again from the top. What was
+		// read before is known by its message ids.
+		rep.Restarted = true
+		state.Offset, state.Line = 0, 0
+	}
+	peek, err := peekSession(f)
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	if state.Session != "" && peek.session != "" && peek.session != state.Session {
+		state = store.IngestState{File: abs} // another session now: its own episode
+	}
+	session := state.Session
+	if session == "" {
+		session = peek.session
+	}
+	if session == "" {
+		return rep, fmt.Errorf("transcript %s names no session: is it a Claude Code or Codex session log?", path)
+	}
+	rep.Session = session
+
+	p, err := projectOf(ctx, st, state, peek, opt)
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	rep.Project, rep.ProjectID = p.Name, p.ID
+
+	diary := &Diary{}
+	if len(state.Diary) > 0 {
+		if err := json.Unmarshal(state.Diary, diary); err != nil {
+			diary = &Diary{} // a diary of an older cairn: start a new one
+		}
+	}
+	before, _ := json.Marshal(diary)
+
+	if _, err := f.Seek(state.Offset, io.SeekStart); err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	var batch []memory.Draft
+	flush := func(final *store.IngestState) error {
+		b := store.IngestBatch{Project: p.ID, Drafts: batch, State: final}
+		if len(batch) > 0 {
+			b.Summary = fmt.Sprintf("ingested drafts from %s session %s", formatName(rep.Format), shortSession(session))
+		}
+		res, err := st.Ingest(ctx, b)
+		if err != nil {
+			return err
+		}
+		rep.Added += res.Added
+		rep.Known += res.Known
+		rep.Refused += res.Refused
+		for _, e := range res.Errors {
+			if len(rep.Errors) < 5 {
+				rep.Errors = append(rep.Errors, e)
+			}
+		}
+		batch = batch[:0]
+		return nil
+	}
+	lastTime := state.Time
+	if lastTime.IsZero() {
+		lastTime = info.ModTime()
+	}
+	res, err := Read(bufio.NewReaderSize(f, 1<<16), Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary},
+		func(it Item) error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			if !it.Time.IsZero() {
+				lastTime = it.Time
+			}
+			batch = append(batch, draftOf(p.ID, session, abs, it, lastTime))
+			rep.Items++
+			if opt.Progress != nil {
+				opt.Progress(rep.Items)
+			}
+			if len(batch) >= batchSize {
+				return flush(nil)
+			}
+			return nil
+		})
+	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted
+	if rep.Format == "" {
+		rep.Format = diary.Format // nothing new was read
+	}
+	if err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, err)
+	}
+
+	// The episode: written when the session first says something, kept up
+	// to date after; never again once a person forgot it.
+	after, _ := json.Marshal(diary)
+	if !state.NoEpisode && (diary.Prompts > 0 || len(diary.Commands) > 0) && (state.Episode == "" || !bytes.Equal(before, after)) {
+		id, isNew, changed, err := keepEpisode(ctx, st, p, session, abs, state.Episode, diary)
+		if err != nil {
+			return rep, err
+		}
+		if id == "" {
+			state.NoEpisode = true
+		}
+		state.Episode, rep.EpisodeNew, rep.EpisodeUpdated = id, isNew, changed && !isNew
+	}
+	rep.Episode = state.Episode
+
+	state.Project, state.Session, state.Head = p.ID, session, head
+	state.Offset, state.Line, state.Time = res.Next, res.NextLine, now().UTC()
+	state.Diary = nil
+	if state.Episode != "" {
+		state.Diary = after
+	}
+	return rep, flush(&state)
+}
+
+// draftOf is the draft of one item. Its id is a ULID made from the
+// message's time and a hash of the session and the item's key, so that the
+// same message read twice is the same draft.
+func draftOf(pid, session, file string, it Item, fallback time.Time) memory.Draft {
+	t := it.Time
+	if t.IsZero() {
+		t = fallback
+	}
+	h := sha256.Sum256([]byte(pid + "\x00" + session + "\x00" + it.Key))
+	var entropy [10]byte
+	copy(entropy[:], h[:])
+	id := ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(entropy[:])).String()
+	actor := memory.ActorAgent
+	if it.Role == RoleUser {
+		// What the person typed, as the agent's harness recorded it.
+		actor = memory.ActorUser
+	}
+	msg := strings.Join(it.Messages, ",")
+	if len(msg) > memory.MaxRef {
+		msg = msg[:strings.LastIndexByte(msg[:memory.MaxRef], ',')+1] + "…"
+		if len(msg) > memory.MaxRef {
+			msg = ""
+		}
+	}
+	return memory.Draft{
+		ID: id, Project: pid, Time: t.UTC(), Actor: actor, Text: it.Text,
+		Source: memory.Source{Actor: actor, Session: session, File: file, Line: it.Line, Message: msg},
+	}
+}
+
+// keepEpisode writes the session's episode, or brings it up to date. It
+// returns "" when a person forgot it: the session gets none again.
+func keepEpisode(ctx context.Context, st store.Store, p memory.Project, session, file, id string, d *Diary) (_ string, isNew, changed bool, err error) {
+	title, body := d.Episode()
+	if id == "" {
+		// A crash between writing the episode and the read position leaves
+		// it findable by its ref.
+		if m, err := st.GetByRef(ctx, p.ID, EpisodeRef(session)); err == nil {
+			id = m.ID
+		} else if !errors.Is(err, store.ErrNotFound) {
+			return "", false, false, err
+		}
+	}
+	if id == "" {
+		m := &memory.Memory{
+			Project: p.ID, Layer: memory.LayerEpisode, Kind: memory.KindEvent, Title: title, Body: body,
+			Provenance: memory.ProvObserved, Ref: EpisodeRef(session), Tags: []string{"session", string(d.Format)},
+			ValidFrom: d.Start, Source: memory.Source{Actor: memory.ActorSystem, Session: session, File: file},
+		}
+		if m.Tags[1] == "" {
+			m.Tags = m.Tags[:1]
+		}
+		got, err := st.Remember(ctx, m, memory.ActorSystem)
+		if err != nil {
+			return "", false, false, fmt.Errorf("write the session's episode: %w", err)
+		}
+		return got.ID, true, true, nil
+	}
+	m, err := st.Get(ctx, id)
+	if errors.Is(err, store.ErrNotFound) {
+		return "", false, false, nil
+	}
+	if err != nil {
+		return "", false, false, err
+	}
+	if m.Status == memory.StatusActive && (m.Title != title || m.Body != body) {
+		if _, err := st.Edit(ctx, id, store.Patch{Title: &title, Body: &body}, memory.ActorSystem); err != nil {
+			return "", false, false, fmt.Errorf("update the session's episode: %w", err)
+		}
+		return id, false, true, nil
+	}
+	return id, false, false, nil
+}
+
+// projectOf is the project the session's drafts go to: the person's
+// choice, the one of an earlier read, or the one of the session's working
+// directory. A hook may act only in its own project.
+func projectOf(ctx context.Context, st store.Store, state store.IngestState, peek peeked, opt IngestOptions) (memory.Project, error) {
+	var p memory.Project
+	switch {
+	case opt.Project != nil:
+		p = *opt.Project
+	case state.Project != "":
+		got, err := st.Project(ctx, state.Project)
+		if err != nil {
+			return p, err
+		}
+		p = got
+	case peek.cwd != "":
+		got, err := project.Detect(peek.cwd)
+		if err != nil {
+			return p, err
+		}
+		p = got
+	default:
+		return p, errors.New("the session names no working directory, so its project is unknown: give --project")
+	}
+	if opt.Only != "" && p.ID != opt.Only {
+		return p, fmt.Errorf("the session belongs to project %s, not to this one: an agent's hook ingests only its own project's sessions", p.Name)
+	}
+	return st.EnsureProject(ctx, p)
+}
+
+// peeked is what the first lines of a transcript say about its session.
+type peeked struct{ session, cwd string }
+
+// peekLines bounds how far peekSession looks.
+const peekLines = 200
+
+// peekSession finds the session id and working directory in the first
+// lines of a transcript, in either format, and rewinds the file.
+func peekSession(f *os.File) (peeked, error) {
+	var p peeked
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return p, err
+	}
+	r := bufio.NewReaderSize(f, 1<<16)
+	for n := 0; n < peekLines && (p.session == "" || p.cwd == ""); n++ {
+		line, err := r.ReadBytes('\n')
+		if len(bytes.TrimSpace(line)) > 0 {
+			var l struct {
+				SessionID string `json:"sessionId"`
+				Cwd       string `json:"cwd"`
+				Type      string `json:"type"`
+				Payload   struct {
+					ID  string `json:"id"`
+					Cwd string `json:"cwd"`
+				} `json:"payload"`
+			}
+			if json.Unmarshal(line, &l) == nil {
+				if p.session == "" {
+					p.session = l.SessionID
+					if l.Type == "session_meta" {
+						p.session = l.Payload.ID
+					}
+				}
+				if p.cwd == "" {
+					p.cwd = l.Cwd
+					if l.Type == "session_meta" || l.Type == "turn_context" {
+						p.cwd = l.Payload.Cwd
+					}
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return p, err
+		}
+	}
+	if !validName(p.session) {
+		p.session = ""
+	}
+	if p.cwd != "" && !filepath.IsAbs(p.cwd) {
+		p.cwd = ""
+	}
+	_, err := f.Seek(0, io.SeekStart)
+	return p, err
+}
+
+// validName is a session id cairn keeps: one short line of plain characters.
+func validName(s string) bool {
+	return s != "" && len(s) <= 128 && !strings.ContainsFunc(s, func(r rune) bool { return r < ' ' || r == 0x7f || r == '/' || r == '\\' })
+}
+
+// headOf identifies a file by its first bytes: their hash and how many.
+func headOf(f *os.File, size int64) (string, error) {
+	n := min(size, headBytes)
+	buf := make([]byte, n)
+	if _, err := io.ReadFull(io.NewSectionReader(f, 0, n), buf); err != nil {
+		return "", err
+	}
+	h := sha256.Sum256(buf)
+	return fmt.Sprintf("%d:%s", n, hex.EncodeToString(h[:16])), nil
+}
+
+// sameHead reports whether a file still begins as it did when head (its
+// hash of so many first bytes) was taken; a file that was shorter then is
+// compared over that many bytes.
+func sameHead(f *os.File, head string, size int64) bool {
+	if head == "" {
+		return true
+	}
+	var n int64
+	if _, err := fmt.Sscanf(head, "%d:", &n); err != nil || n > size {
+		return false
+	}
+	now, err := headOf(f, n)
+	return err == nil && now == head
+}
+
+// Files expands the paths given to `cairn ingest`: a file as it is, a
+// directory into the session logs (*.jsonl) under it, oldest first by name
+// within each directory.
+func Files(paths []string) ([]string, error) {
+	var out []string
+	for _, p := range paths {
+		info, err := os.Stat(p)
+		if err != nil {
+			return nil, notFound(err)
+		}
+		if !info.IsDir() {
+			out = append(out, p)
+			continue
+		}
+		var found []string
+		err = filepath.WalkDir(p, func(path string, d fs.DirEntry, err error) error {
+			if err != nil {
+				return err
+			}
+			if d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".jsonl") {
+				found = append(found, path)
+			}
+			return nil
+		})
+		if err != nil {
+			return nil, err
+		}
+		if len(found) == 0 {
+			return nil, fmt.Errorf("%s holds no session logs (*.jsonl)", p)
+		}
+		slices.Sort(found)
+		out = append(out, found...)
+	}
+	return out, nil
+}
+
+func notFound(err error) error {
+	if errors.Is(err, fs.ErrNotExist) {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			return fmt.Errorf("%s does not exist", pe.Path)
+		}
+	}
+	return err
+}
+
+func formatName(f Format) string {
+	if f == "" {
+		return "an agent's"
+	}
+	return "a " + string(f)
+}
+
+func shortSession(s string) string {
+	if len(s) > 8 {
+		return s[:8]
+	}
+	return s
+}
