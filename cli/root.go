@@ -140,7 +140,7 @@ Run cairn with no command to open the workbench.`,
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
 		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
-		a.consolidateCommand(), a.ingestCommand(),
+		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
@@ -175,21 +175,8 @@ func (a *app) homePath() (string, error) {
 // open opens the store and resolves the project. write registers the
 // project in the store if it is new.
 func (a *app) open(ctx context.Context, write bool) error {
-	if a.st == nil {
-		home, err := a.homeDir()
-		if err != nil {
-			return err
-		}
-		var st store.Store
-		if a.env.Connect != nil {
-			st, err = a.env.Connect(ctx, home)
-		} else {
-			st, err = store.Open(filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
-		}
-		if err != nil {
-			return err
-		}
-		a.st = st
+	if err := a.openStore(ctx); err != nil {
+		return err
 	}
 	p, err := a.resolveProject(ctx)
 	if err != nil {
@@ -202,6 +189,28 @@ func (a *app) open(ctx context.Context, write bool) error {
 	}
 	a.proj = p
 	a.wake(ctx) // facts whose ground moved are marked before anything is served
+	return nil
+}
+
+// openStore opens the store (or connects to the server holding it).
+func (a *app) openStore(ctx context.Context) error {
+	if a.st != nil {
+		return nil
+	}
+	home, err := a.homeDir()
+	if err != nil {
+		return err
+	}
+	var st store.Store
+	if a.env.Connect != nil {
+		st, err = a.env.Connect(ctx, home)
+	} else {
+		st, err = store.Open(filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
+	}
+	if err != nil {
+		return err
+	}
+	a.st = st
 	return nil
 }
 

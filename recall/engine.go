@@ -403,11 +403,8 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		if !keep(n) {
 			continue
 		}
-		for _, t := range e.docs[n].triggers {
-			if strings.Contains(lowerQ, t) {
-				get(n).Trigger = t
-				break
-			}
+		if t := triggeredLower(lowerQ, e.docs[n].triggers); t != "" {
+			get(n).Trigger = t
 		}
 	}
 	ids := map[int32]string{}
@@ -645,3 +642,28 @@ func For(ctx context.Context, src Source) (Recaller, error) {
 
 // ActivationNow is Activation at this moment.
 func ActivationNow(s memory.Salience) float64 { return Activation(s, time.Now()) }
+
+// Triggered returns the first of a memory's triggers that text names, or
+// "". Recall and the agents' hooks match triggers the same way.
+func Triggered(text string, triggers []string) string {
+	if len(triggers) == 0 {
+		return ""
+	}
+	low := make([]string, 0, len(triggers))
+	for _, t := range triggers {
+		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
+			low = append(low, t)
+		}
+	}
+	return triggeredLower(strings.ToLower(text), low)
+}
+
+// triggeredLower is Triggered of text and triggers already lower-cased.
+func triggeredLower(lowerText string, triggers []string) string {
+	for _, t := range triggers {
+		if strings.Contains(lowerText, t) {
+			return t
+		}
+	}
+	return ""
+}

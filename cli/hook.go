@@ -1,0 +1,380 @@
+package cli
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"cairn/consolidate"
+	"cairn/ingest"
+	"cairn/memory"
+	"cairn/project"
+	"cairn/recall"
+	"cairn/store"
+	"cairn/trust"
+)
+
+// hookEvent is what Claude Code sends a hook on standard input.
+type hookEvent struct {
+	Event          string `json:"hook_event_name"`
+	Session        string `json:"session_id"`
+	TranscriptPath string `json:"transcript_path"`
+	Cwd            string `json:"cwd"`
+	Prompt         string `json:"prompt"`
+	Source         string `json:"source"`  // SessionStart: startup, resume, clear, compact
+	Trigger        string `json:"trigger"` // PreCompact: manual, auto
+	Reason         string `json:"reason"`  // SessionEnd
+}
+
+// Bounds of a hook: it must never hold the agent up.
+const (
+	maxHookInput   = 1 << 20
+	hookReadLimit  = 5 * time.Second
+	hookLogMax     = 256 << 10
+	maxHookLines   = 5
+	hookBudget     = 1200
+	hookLogName    = "hooks.log"
+	briefingHeader = "cairn remembers this about %s (its memory; verify what is marked stale before relying on it):\n\n"
+)
+
+func (a *app) hookCommand() *cobra.Command {
+	var budget int
+	cmd := &cobra.Command{
+		Use:   "hook claude-code",
+		Short: "run as Claude Code's hook: briefing at start, warnings on prompts, sessions in",
+		Long: `Claude Code runs this for its lifecycle events, with the event as JSON on
+standard input ('cairn setup claude-code' registers it):
+
+  SessionStart      prints the warm-up briefing of the session's project
+  UserPromptSubmit  prints the few negatives whose triggers the prompt
+                    names and the verify-first memories it is about;
+                    nothing otherwise
+  PreCompact        reads the session's transcript into the drafts inbox
+  SessionEnd        the same, then a quick consolidation pass
+
+It acts only in the project of the event's working directory. It never
+blocks or breaks the agent: whatever goes wrong, it exits 0 and prints
+nothing, and the reason goes to hooks.log in cairn's home ('cairn doctor'
+shows the last ones).`,
+		Args:   cobra.ExactArgs(1),
+		Hidden: false,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if args[0] != "claude-code" {
+				return usagef("unknown agent %q: cairn hooks into claude-code", args[0])
+			}
+			a.runHook(cmd, budget)
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&budget, "budget", hookBudget, "token budget of the SessionStart briefing")
+	return cmd
+}
+
+// runHook does the event's work; any failure is logged, never shown.
+func (a *app) runHook(cmd *cobra.Command, budget int) {
+	ev := hookEvent{}
+	defer func() {
+		if r := recover(); r != nil {
+			a.hookLog(ev.Event, fmt.Sprintf("internal error: %v", r))
+		}
+	}()
+	raw, err := readHookInput(a.env.Stdin)
+	if err != nil {
+		a.hookLog("", err.Error())
+		return
+	}
+	if err := json.Unmarshal(raw, &ev); err != nil {
+		a.hookLog("", "the event on standard input is not JSON: "+jsonWhy(err))
+		return
+	}
+	ev.Event = cleanLine(oneLine(ev.Event))
+	switch ev.Event {
+	case "SessionStart", "UserPromptSubmit", "PreCompact", "SessionEnd":
+	default:
+		return // not ours
+	}
+	out, err := a.hook(cmd.Context(), ev, budget)
+	if err != nil {
+		a.hookLog(ev.Event, oneLine(err.Error()))
+		return
+	}
+	if out != "" {
+		fmt.Fprint(cmd.OutOrStdout(), out)
+	}
+}
+
+func (a *app) hook(ctx context.Context, ev hookEvent, budget int) (string, error) {
+	if ev.Cwd == "" || !filepath.IsAbs(ev.Cwd) {
+		return "", errors.New("the event names no absolute working directory")
+	}
+	if info, err := os.Stat(ev.Cwd); err != nil || !info.IsDir() {
+		return "", fmt.Errorf("the event's working directory %s is not a directory", cleanLine(ev.Cwd))
+	}
+	p, err := project.Detect(ev.Cwd)
+	if err != nil {
+		return "", err
+	}
+	if err := a.openStore(ctx); err != nil {
+		return "", err
+	}
+	if stored, err := a.st.Project(ctx, p.ID); err == nil {
+		p = stored
+	} else if ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit" {
+		return "", nil // nothing remembered for this project
+	}
+	a.proj = p
+	switch ev.Event {
+	case "SessionStart":
+		return a.hookBriefing(ctx, p, budget)
+	case "UserPromptSubmit":
+		return a.hookWarnings(ctx, p, ev.Prompt)
+	default:
+		return "", a.hookIngest(ctx, p, ev)
+	}
+}
+
+func (a *app) hookBriefing(ctx context.Context, p memory.Project, budget int) (string, error) {
+	if budget <= 0 {
+		budget = hookBudget
+	}
+	a.wake(ctx) // what moved since is marked before it is served
+	b, err := recall.Context(ctx, a.st, a.scope(), budget)
+	if err != nil {
+		return "", err
+	}
+	if len(b.Sections) == 0 {
+		return "", nil
+	}
+	return fmt.Sprintf(briefingHeader, cleanLine(p.Name)) + b.Markdown(), nil
+}
+
+// hookWarnings is what a prompt should not go ahead without: the
+// negatives whose triggers it names, and the memories it is about whose
+// trust fell. It reads only the negative and lesson layers and the bound
+// and reopened memories, not the whole store.
+func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string) (string, error) {
+	prompt = strings.TrimSpace(prompt)
+	if prompt == "" {
+		return "", nil
+	}
+	var lines []string
+	seen := map[string]bool{}
+	for _, pid := range a.scope() {
+		for _, l := range []memory.Layer{memory.LayerNegative, memory.LayerMeta} {
+			ms, err := listAll(ctx, a.st, store.Query{Project: pid, Layer: l})
+			if err != nil {
+				return "", err
+			}
+			for _, m := range ms {
+				if t := recall.Triggered(prompt, m.Triggers); t != "" && !seen[m.ID] && len(lines) < maxHookLines {
+					seen[m.ID] = true
+					what := "avoid"
+					if m.Layer == memory.LayerMeta {
+						what = "lesson"
+					}
+					lines = append(lines, fmt.Sprintf("cairn: %s — %s (%s; trigger %q)", what, cleanLine(m.Title), m.ID, cleanLine(t)))
+				}
+			}
+		}
+	}
+	// Verify first: the memories that can go stale (bound) or were sent
+	// back (reopened decisions), when the prompt names them.
+	var cands []*memory.Memory
+	bound, err := a.st.Bound(ctx, p.ID)
+	if err != nil {
+		return "", err
+	}
+	for _, b := range bound { // ids and bindings only: read those that moved
+		if !stale(b) {
+			continue
+		}
+		m, err := a.st.Get(ctx, b.ID)
+		if err != nil {
+			continue // forgotten since
+		}
+		cands = append(cands, m)
+	}
+	ds, err := listAll(ctx, a.st, store.Query{Project: p.ID, Layer: memory.LayerDecision})
+	if err != nil {
+		return "", err
+	}
+	cands = append(cands, ds...)
+	now := time.Now()
+	words := promptWords(prompt)
+	for _, m := range cands {
+		if seen[m.ID] || m.Status != memory.StatusActive || memory.TrustAt(m, now) >= trust.Threshold || len(lines) >= maxHookLines {
+			continue
+		}
+		if about(m, prompt, words) {
+			seen[m.ID] = true
+			why := "its trust fell"
+			if !m.ReopenedAt.IsZero() {
+				why = "its grounds changed"
+			} else if stale(m) {
+				why = "what it is about changed since"
+			}
+			lines = append(lines, fmt.Sprintf("cairn: verify first — %s (%s: %s)", cleanLine(m.Title), m.ID, why))
+		}
+	}
+	if len(lines) == 0 {
+		return "", nil
+	}
+	return strings.Join(lines, "\n") + "\n", nil
+}
+
+func stale(m *memory.Memory) bool {
+	for _, w := range m.Watermarks {
+		if w.State.Fired() {
+			return true
+		}
+	}
+	return false
+}
+
+// about reports whether a prompt is about a memory: it names one of the
+// files or names the memory is bound to, or shares most of the title's
+// content words.
+func about(m *memory.Memory, prompt string, words map[string]bool) bool {
+	low := strings.ToLower(prompt)
+	for _, w := range m.Watermarks {
+		if t := strings.ToLower(w.Target); len(t) >= 3 && (strings.Contains(low, t) || strings.Contains(low, filepath.Base(t)) && len(filepath.Base(t)) >= 5) {
+			return true
+		}
+	}
+	title := promptWords(m.Title)
+	if len(title) == 0 {
+		return false
+	}
+	shared := 0
+	for w := range title {
+		if words[w] {
+			shared++
+		}
+	}
+	return shared >= 2 && shared*2 >= len(title)
+}
+
+// promptWords are a text's content words, stemmed as recall stems them.
+func promptWords(s string) map[string]bool {
+	out := map[string]bool{}
+	for _, w := range recall.Tokens(s) {
+		out[w] = true
+	}
+	return out
+}
+
+func listAll(ctx context.Context, st store.Store, q store.Query) ([]*memory.Memory, error) {
+	q.Limit = 1000
+	var out []*memory.Memory
+	for {
+		page, err := st.List(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page.Memories...)
+		if page.Next == "" {
+			return out, nil
+		}
+		q.After = page.Next
+	}
+}
+
+// hookIngest reads the session's transcript (from where the last read
+// stopped) and, when the session ended, runs the quick consolidation pass
+// over its drafts.
+func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) error {
+	if ev.TranscriptPath == "" {
+		return errors.New("the event names no transcript")
+	}
+	final := ev.Event == "SessionEnd"
+	rep, err := ingest.Ingest(ctx, a.st, ev.TranscriptPath, ingest.IngestOptions{Final: final, Only: p.ID})
+	if err != nil {
+		return err
+	}
+	if rep.Added == 0 && !final {
+		return nil
+	}
+	_, err = consolidate.Consolidate(ctx, a.st, p, consolidate.Options{
+		AskedBy: memory.ActorAgent, Quick: true, Session: rep.Session,
+		Bind: a.trustService().BindMany,
+	})
+	return err
+}
+
+// readHookInput reads the event, bounded in size and time: an agent that
+// never closes standard input must not hang the hook.
+func readHookInput(r io.Reader) ([]byte, error) {
+	type read struct {
+		b   []byte
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		b, err := io.ReadAll(io.LimitReader(r, maxHookInput+1))
+		done <- read{b, err}
+	}()
+	select {
+	case got := <-done:
+		if got.err != nil {
+			return nil, fmt.Errorf("read the event: %v", got.err)
+		}
+		if len(got.b) > maxHookInput {
+			return nil, fmt.Errorf("the event is over %d bytes", maxHookInput)
+		}
+		if len(strings.TrimSpace(string(got.b))) == 0 {
+			return nil, errors.New("no event on standard input")
+		}
+		return got.b, nil
+	case <-time.After(hookReadLimit):
+		return nil, errors.New("no event on standard input after 5s")
+	}
+}
+
+// hookLog appends one line to hooks.log in cairn's home, keeping the file
+// small. It names the event and the reason, never a prompt.
+func (a *app) hookLog(event, reason string) {
+	home, err := a.homeDir()
+	if err != nil {
+		return
+	}
+	path := filepath.Join(home, hookLogName)
+	if info, err := os.Stat(path); err == nil && info.Size() > hookLogMax {
+		if b, err := os.ReadFile(path); err == nil {
+			b = b[len(b)/2:]
+			if i := strings.IndexByte(string(b), '\n'); i >= 0 {
+				b = b[i+1:]
+			}
+			_ = os.WriteFile(path, b, 0o600)
+		}
+	}
+	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	if event == "" {
+		event = "hook"
+	}
+	fmt.Fprintf(f, "%s %s: %s\n", time.Now().UTC().Format(time.RFC3339), cleanLine(event), cleanLine(oneLine(reason)))
+}
+
+// jsonWhy is a JSON error in a few words, without the text it quotes.
+func jsonWhy(err error) string {
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("syntax error at byte %d", se.Offset)
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return fmt.Sprintf("field %s has the wrong type", te.Field)
+	}
+	return "not an object of the expected shape"
+}
