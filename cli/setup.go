@@ -1,0 +1,211 @@
+package cli
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"cairn/agentsetup"
+	"cairn/project"
+)
+
+// fileChange is one settings file setup would change.
+type fileChange struct {
+	path, what    string
+	before, after []byte
+	mode          os.FileMode // for a new file
+}
+
+func (a *app) setupCommand() *cobra.Command {
+	var user, proj, dry, remove, yes bool
+	cmd := &cobra.Command{
+		Use:   "setup claude-code|codex",
+		Short: "register cairn with a coding agent: MCP server and (Claude Code) hooks",
+		Long: `Register cairn in a coding agent's own settings: its MCP server ('cairn mcp')
+and, for Claude Code, the hooks that brief each new session, warn before a
+prompt repeats a known failure and read each session into the inbox.
+
+Claude Code: --user (the default) writes ~/.claude/settings.json (hooks) and
+~/.claude.json (MCP server); --project writes the repository's
+.claude/settings.json and .mcp.json, to share with the team.
+Codex: ~/.codex/config.toml ($CODEX_HOME) gets [mcp_servers.cairn]. Codex
+has no session hooks: read its sessions with 'cairn ingest ~/.codex/sessions'.
+
+Every change is shown as a diff first. On a terminal, setup asks before
+writing (--yes does not ask); otherwise (a script) it writes. Each file
+changed keeps a backup next to it (NAME.cairn-backup-TIME) and is replaced
+atomically. A second run changes nothing; --remove takes cairn out again.`,
+		Args: cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if user && proj {
+				return usagef("--user and --project: choose one")
+			}
+			changes, err := a.setupChanges(args[0], proj, remove)
+			if err != nil {
+				return err
+			}
+			w := cmd.OutOrStdout()
+			if len(changes) == 0 {
+				if remove {
+					fmt.Fprintln(w, "cairn is not set up there: nothing to remove")
+				} else {
+					fmt.Fprintln(w, "already set up: nothing to change")
+				}
+				return nil
+			}
+			for _, c := range changes {
+				fmt.Fprintf(w, "%s:\n%s\n", c.what, agentsetup.Diff(c.path, c.before, c.after))
+			}
+			if dry {
+				fmt.Fprintln(w, "dry run: nothing written")
+				return nil
+			}
+			if a.env.IsTerminal != nil && a.env.IsTerminal() && !yes {
+				fmt.Fprint(w, "apply? [y/N] ")
+				line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+					fmt.Fprintln(w, "nothing written")
+					return nil
+				}
+			}
+			now := time.Now()
+			for _, c := range changes {
+				backup, err := agentsetup.Write(c.path, c.after, c.mode, now)
+				if err != nil {
+					return fmt.Errorf("write %s: %v (the files before it were written; run setup again)", c.path, err)
+				}
+				if backup != "" {
+					fmt.Fprintf(w, "wrote %s (backup: %s)\n", c.path, backup)
+				} else {
+					fmt.Fprintf(w, "wrote %s\n", c.path)
+				}
+			}
+			switch {
+			case remove:
+				fmt.Fprintf(w, "cairn is out of %s's settings\n", args[0])
+			case args[0] == "claude-code":
+				fmt.Fprintln(w, "done: new Claude Code sessions get cairn's briefing, its warnings and its memory of the session; 'cairn doctor' shows hook failures")
+			default:
+				fmt.Fprintln(w, "done: Codex can use cairn's MCP tools; read its sessions in with 'cairn ingest ~/.codex/sessions'")
+			}
+			return nil
+		},
+	}
+	f := cmd.Flags()
+	f.BoolVar(&user, "user", false, "Claude Code: set up for every project of this user (default)")
+	f.BoolVar(&proj, "project", false, "Claude Code: set up in this repository's settings, to share")
+	f.BoolVar(&dry, "dry-run", false, "show the changes, write nothing")
+	f.BoolVar(&remove, "remove", false, "take cairn out of the agent's settings")
+	f.BoolVar(&yes, "yes", false, "do not ask before writing")
+	// --project is also cairn's global flag (a project name): this one is a
+	// switch, and shadows it for setup only.
+	return cmd
+}
+
+// setupChanges works out what each settings file would become.
+func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error) {
+	bin, err := cairnBinary()
+	if err != nil {
+		return nil, err
+	}
+	home := a.env.Getenv("HOME")
+	if home == "" {
+		return nil, errors.New("$HOME is not set: cairn cannot find the agent's settings")
+	}
+	var out []fileChange
+	add := func(path, what string, mode os.FileMode, edit func([]byte) ([]byte, bool, error)) error {
+		before, err := os.ReadFile(path)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if errors.Is(err, fs.ErrNotExist) && remove {
+			return nil
+		}
+		after, changed, err := edit(before)
+		if err != nil {
+			return fmt.Errorf("%s: %v — nothing was written", path, err)
+		}
+		if changed {
+			out = append(out, fileChange{path: path, what: what, before: before, after: after, mode: mode})
+		}
+		return nil
+	}
+	switch agent {
+	case "claude-code":
+		hooksFile, mcpFile, mode := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json"), os.FileMode(0o600)
+		command := bin
+		if proj {
+			wd, err := a.env.Getwd()
+			if err != nil {
+				return nil, err
+			}
+			root := project.GitRoot(wd)
+			if root == "" {
+				return nil, usagef("--project: %s is not inside a git repository; use --user, or run setup in the repository", cleanLine(wd))
+			}
+			hooksFile, mcpFile, mode = filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".mcp.json"), 0o644
+			if onPath, err := exec.LookPath("cairn"); err == nil && sameFile(onPath, bin) {
+				command = "cairn" // the team's machines have it elsewhere
+			}
+		}
+		if err := add(hooksFile, "Claude Code hooks", mode, func(b []byte) ([]byte, bool, error) {
+			return agentsetup.ClaudeHooks(b, command, remove)
+		}); err != nil {
+			return nil, err
+		}
+		if err := add(mcpFile, "Claude Code MCP server", mode, func(b []byte) ([]byte, bool, error) {
+			return agentsetup.ClaudeMCP(b, command, remove)
+		}); err != nil {
+			return nil, err
+		}
+	case "codex":
+		if proj {
+			return nil, usagef("--project: Codex keeps its MCP servers per user, in ~/.codex/config.toml")
+		}
+		dir := a.env.Getenv("CODEX_HOME")
+		if dir == "" {
+			dir = filepath.Join(home, ".codex")
+		}
+		if err := add(filepath.Join(dir, "config.toml"), "Codex MCP server", 0o600, func(b []byte) ([]byte, bool, error) {
+			return agentsetup.CodexMCP(b, bin, remove)
+		}); err != nil {
+			return nil, err
+		}
+	default:
+		return nil, usagef("unknown agent %q: use claude-code or codex", agent)
+	}
+	return out, nil
+}
+
+// cairnBinary is the absolute path of this cairn, symlinks resolved.
+func cairnBinary() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("find the cairn binary: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(exe); err == nil {
+		exe = real
+	}
+	if filepath.Base(exe) != "cairn" {
+		// A test binary or a renamed copy: name what people run.
+		if p, err := exec.LookPath("cairn"); err == nil {
+			return filepath.Abs(p)
+		}
+		return filepath.Join(filepath.Dir(exe), "cairn"), nil
+	}
+	return exe, nil
+}
+
+func sameFile(a, b string) bool {
+	ia, err1 := os.Stat(a)
+	ib, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(ia, ib)
+}

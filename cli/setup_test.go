@@ -1,0 +1,226 @@
+package cli
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/BurntSushi/toml"
+)
+
+// setup runs `cairn setup` with a home of its own.
+func (e *env) setup(home string, args ...string) result {
+	e.t.Helper()
+	var out, errb bytes.Buffer
+	code := Main(Env{
+		Args: append([]string{"setup"}, args...), Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
+		Getenv: func(k string) string {
+			switch k {
+			case "CAIRN_HOME":
+				return e.home
+			case "HOME":
+				return home
+			case "CODEX_HOME":
+				return filepath.Join(home, "codex-home")
+			}
+			return ""
+		},
+		Getwd:      func() (string, error) { return e.wd, nil },
+		IsTerminal: func() bool { return false },
+	})
+	return result{out.String(), errb.String(), code}
+}
+
+func readJSON(t *testing.T, path string) map[string]any {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v map[string]any
+	if err := json.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return v
+}
+
+// cairnHooks counts cairn's hook commands per event in a settings file.
+func cairnHooks(t *testing.T, path string) map[string]int {
+	out := map[string]int{}
+	hooks, _ := readJSON(t, path)["hooks"].(map[string]any)
+	for ev, gs := range hooks {
+		for _, g := range gs.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				if c := h.(map[string]any)["command"].(string); strings.HasSuffix(c, "cairn hook claude-code") {
+					out[ev]++
+				}
+			}
+		}
+	}
+	return out
+}
+
+func TestSetupClaudeCodeMergesAndIsIdempotent(t *testing.T) {
+	e := newEnv(t)
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	mine := `{
+  "permissions": {"allow": ["Bash(go test:*)"]},
+  "hooks": {
+    "UserPromptSubmit": [{"hooks": [{"type": "command", "command": "~/bin/lint-prompt.sh"}]}],
+    "SessionStart": [{"matcher": "startup", "hooks": [{"type": "command", "command": "/old/place/cairn hook claude-code"}]}]
+  },
+  "model": "opus"
+}
+`
+	os.WriteFile(settings, []byte(mine), 0o600)
+	os.WriteFile(filepath.Join(home, ".claude.json"), []byte(`{"numStartups": 12, "mcpServers": {"github": {"command": "gh-mcp"}}}`), 0o600)
+
+	r := e.setup(home, "claude-code", "--dry-run")
+	if r.code != 0 || !strings.Contains(r.out, "+++ "+settings) || !strings.Contains(r.out, "dry run: nothing written") {
+		t.Fatalf("dry run: %+v", r)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != mine {
+		t.Fatal("a dry run wrote")
+	}
+
+	r = e.setup(home, "claude-code")
+	if r.code != 0 || !strings.Contains(r.out, "backup: "+settings+".cairn-backup-") {
+		t.Fatalf("setup: %+v", r)
+	}
+	got := readJSON(t, settings)
+	if got["model"] != "opus" || got["permissions"] == nil {
+		t.Fatalf("other settings lost: %v", got)
+	}
+	if n := cairnHooks(t, settings); len(n) != 4 || n["SessionStart"] != 1 || n["UserPromptSubmit"] != 1 || n["PreCompact"] != 1 || n["SessionEnd"] != 1 {
+		t.Fatalf("cairn's hooks: %v", n)
+	}
+	b, _ := os.ReadFile(settings)
+	if strings.Contains(string(b), "/old/place/cairn") || !strings.Contains(string(b), "~/bin/lint-prompt.sh") || !strings.Contains(string(b), `"matcher": "startup"`) {
+		t.Fatalf("the moved binary is not updated in place, or another hook was lost:\n%s", b)
+	}
+	if strings.Index(string(b), `"permissions"`) > strings.Index(string(b), `"model"`) {
+		t.Fatalf("the user's key order changed:\n%s", b)
+	}
+	claude := readJSON(t, filepath.Join(home, ".claude.json"))
+	servers := claude["mcpServers"].(map[string]any)
+	if claude["numStartups"] != float64(12) || servers["github"] == nil || servers["cairn"].(map[string]any)["args"].([]any)[0] != "mcp" {
+		t.Fatalf(".claude.json: %v", claude)
+	}
+	if info, _ := os.Stat(filepath.Join(home, ".claude.json")); info.Mode().Perm() != 0o600 {
+		t.Fatalf(".claude.json mode %v", info.Mode())
+	}
+
+	// The second time: nothing to change, nothing written, no new backup.
+	before, _ := os.ReadFile(settings)
+	backups, _ := filepath.Glob(settings + ".cairn-backup-*")
+	r = e.setup(home, "claude-code")
+	after, _ := os.ReadFile(settings)
+	again, _ := filepath.Glob(settings + ".cairn-backup-*")
+	if r.code != 0 || !strings.Contains(r.out, "already set up: nothing to change") || !bytes.Equal(before, after) || len(again) != len(backups) {
+		t.Fatalf("second run: %+v", r)
+	}
+
+	// --remove takes out what is cairn's and nothing else.
+	if r = e.setup(home, "claude-code", "--remove"); r.code != 0 {
+		t.Fatalf("remove: %+v", r)
+	}
+	if n := cairnHooks(t, settings); len(n) != 0 {
+		t.Fatalf("hooks left after --remove: %v", n)
+	}
+	b, _ = os.ReadFile(settings)
+	if !strings.Contains(string(b), "~/bin/lint-prompt.sh") || readJSON(t, settings)["model"] != "opus" {
+		t.Fatalf("--remove took more than cairn's:\n%s", b)
+	}
+	if _, ok := readJSON(t, filepath.Join(home, ".claude.json"))["mcpServers"].(map[string]any)["cairn"]; ok {
+		t.Fatal("the MCP server is still registered")
+	}
+	if r = e.setup(home, "claude-code", "--remove"); !strings.Contains(r.out, "nothing to remove") {
+		t.Fatalf("second remove: %+v", r)
+	}
+}
+
+func TestSetupRefusesWhatItCannotRead(t *testing.T) {
+	e := newEnv(t)
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	os.WriteFile(settings, []byte("{\n  \"model\": \"opus\",\n  oops\n}\n"), 0o600)
+	r := e.setup(home, "claude-code")
+	if r.code == 0 || !strings.Contains(r.err, settings) || !strings.Contains(r.err, "line 3") || strings.Count(strings.TrimSpace(r.err), "\n") > 0 {
+		t.Fatalf("broken JSON: %+v", r)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); err == nil {
+		t.Fatal("another file was written although setup was refused")
+	}
+	os.WriteFile(settings, []byte(`{"hooks": "all of them"}`), 0o600)
+	if r := e.setup(home, "claude-code"); r.code == 0 || !strings.Contains(r.err, "expected") {
+		t.Fatalf("hooks of a wrong shape: %+v", r)
+	}
+	if r := e.setup(home, "claude-code", "--project"); r.code == 0 || !strings.Contains(r.err, "not inside a git repository") {
+		t.Fatalf("--project outside a repository: %+v", r)
+	}
+	if r := e.setup(home, "vim"); r.code == 0 || !strings.Contains(r.err, "unknown agent") {
+		t.Fatalf("unknown agent: %+v", r)
+	}
+}
+
+func TestSetupProjectScope(t *testing.T) {
+	e := newEnv(t)
+	os.Mkdir(filepath.Join(e.wd, ".git"), 0o755)
+	home := t.TempDir()
+	if r := e.setup(home, "claude-code", "--project"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if n := cairnHooks(t, filepath.Join(e.wd, ".claude", "settings.json")); len(n) != 4 {
+		t.Fatalf("project hooks: %v", n)
+	}
+	if _, ok := readJSON(t, filepath.Join(e.wd, ".mcp.json"))["mcpServers"].(map[string]any)["cairn"]; !ok {
+		t.Fatal(".mcp.json lacks cairn")
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude", "settings.json")); err == nil {
+		t.Fatal("--project wrote the user's settings")
+	}
+}
+
+func TestSetupCodexKeepsTheUsersTOML(t *testing.T) {
+	e := newEnv(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "codex-home", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	mine := "# my settings\nmodel = \"gpt-5-codex\"  # the default\n\n[mcp_servers.github]\ncommand = \"gh-mcp\"\n"
+	os.WriteFile(cfg, []byte(mine), 0o600)
+	if r := e.setup(home, "codex"); r.code != 0 || !strings.Contains(r.out, "cairn ingest ~/.codex/sessions") {
+		t.Fatalf("%+v", r)
+	}
+	b, _ := os.ReadFile(cfg)
+	if !strings.HasPrefix(string(b), mine) {
+		t.Fatalf("the user's text changed:\n%s", b)
+	}
+	var parsed struct {
+		MCP map[string]struct {
+			Command string
+			Args    []string
+		} `toml:"mcp_servers"`
+	}
+	if _, err := toml.Decode(string(b), &parsed); err != nil || parsed.MCP["cairn"].Args[0] != "mcp" || parsed.MCP["github"].Command != "gh-mcp" {
+		t.Fatalf("config after setup: %v %+v\n%s", err, parsed, b)
+	}
+	if r := e.setup(home, "codex"); !strings.Contains(r.out, "nothing to change") {
+		t.Fatalf("second run: %+v", r)
+	}
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 {
+		t.Fatalf("remove: %+v", r)
+	}
+	if b, _ := os.ReadFile(cfg); string(b) != mine {
+		t.Fatalf("after --remove:\n%q\nwant\n%q", b, mine)
+	}
+	os.WriteFile(cfg, []byte("model = \n"), 0o600)
+	if r := e.setup(home, "codex"); r.code == 0 || !strings.Contains(r.err, "line 1") {
+		t.Fatalf("broken TOML: %+v", r)
+	}
+}
