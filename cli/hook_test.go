@@ -152,3 +152,21 @@ func TestHookNeverBreaksTheAgent(t *testing.T) {
 		t.Errorf("an unknown agent was accepted")
 	}
 }
+
+// doctor shows what went wrong in the hooks and whether the agents are set up.
+func TestDoctorShowsHookFailures(t *testing.T) {
+	e := newEnv(t)
+	out := e.ok("doctor")
+	if !strings.Contains(out, "store     ok") || !strings.Contains(out, "no failures logged") {
+		t.Fatalf("doctor of a fresh home:\n%s", out)
+	}
+	e.hook("{broken")
+	out = e.ok("doctor")
+	if !strings.Contains(out, "hooks     last failures") || !strings.Contains(out, "just now · hook: the event on standard input is not JSON") {
+		t.Fatalf("doctor after a failed hook:\n%s", out)
+	}
+	var r doctorReport
+	if err := json.Unmarshal([]byte(e.ok("doctor", "--json")), &r); err != nil || len(r.HookFailures) != 1 || r.Store == nil {
+		t.Fatalf("doctor --json: %+v, %v", r, err)
+	}
+}

@@ -140,7 +140,7 @@ Run cairn with no command to open the workbench.`,
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
 		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
-		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(),
+		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
