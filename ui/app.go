@@ -287,7 +287,7 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	}
 	if m.section == sectionInbox {
 		m.pending++
-		return loadInbox(m.st, m.proj.ID, m.reqSeq)
+		return loadSessionInbox(m.st, m.proj.ID, m.inbox.session, m.reqSeq)
 	}
 	if m.section == sectionVerify {
 		if m.opt.Trust == nil {

@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"cairn/ingest"
 	"context"
 	"fmt"
 	"os"
 	"os/exec"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -45,6 +47,18 @@ type Store interface {
 	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
 	DropDraft(ctx context.Context, id string, by memory.Actor) error
 	Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error)
+	GetByRef(ctx context.Context, project, ref string) (*memory.Memory, error)
+}
+
+// openEpisode finds the episode `cairn ingest` keeps for an agent session.
+func openEpisode(st Store, project, session string) tea.Cmd {
+	return func() tea.Msg {
+		m, err := st.GetByRef(bg, project, ingest.EpisodeRef(session))
+		if err != nil {
+			return episodeFoundMsg{session: session, err: err}
+		}
+		return episodeFoundMsg{session: session, id: m.ID}
+	}
 }
 
 var bg = context.Background()
@@ -431,17 +445,27 @@ const inboxLimit = 10000
 // oldest first, each proposal with its reason in words and the memories it
 // names; req -1 only counts them.
 func loadInbox(st Store, project string, req int) tea.Cmd {
+	return loadSessionInbox(st, project, "", req)
+}
+
+// loadSessionInbox is loadInbox of one agent session's drafts — all of
+// them, taken by consolidation or not — when session is set.
+func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 	return func() tea.Msg {
 		ds, err := st.Drafts(bg, project, inboxLimit)
 		if err != nil {
 			return inboxLoadedMsg{project: project, req: req, err: err}
 		}
-		ps, err := st.Proposals(bg, project, memory.ProposalOpen)
-		if err != nil {
-			return inboxLoadedMsg{project: project, req: req, err: err}
+		var ps []memory.Proposal
+		if session == "" {
+			if ps, err = st.Proposals(bg, project, memory.ProposalOpen); err != nil {
+				return inboxLoadedMsg{project: project, req: req, err: err}
+			}
+			ds = memory.Waiting(ds)
+		} else {
+			ds = slices.DeleteFunc(ds, func(d memory.Draft) bool { return d.Source.Session != session })
 		}
-		ds = memory.Waiting(ds)
-		msg := inboxLoadedMsg{project: project, req: req, count: len(ds) + len(ps)}
+		msg := inboxLoadedMsg{project: project, req: req, count: len(ds) + len(ps), session: session}
 		if req < 0 {
 			return msg
 		}

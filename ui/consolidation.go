@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -63,6 +64,16 @@ func (m *workbench) inboxKey(s string) tea.Cmd {
 		if m.inbox.selected() != nil {
 			m.focus = focusDetail
 		}
+	case keys.Back.matches(s) && !detail && m.inbox.session != "":
+		m.inbox.session = "" // back to the whole inbox
+		return m.selectSection(sectionInbox)
+	case keys.Session.matches(s):
+		it := m.inbox.selected()
+		if it == nil || it.draft == nil || it.draft.Source.Session == "" {
+			return m.say("o opens an agent session's episode: select a draft that came from a session", true)
+		}
+		m.pending++
+		return openEpisode(m.st, m.proj.ID, it.draft.Source.Session)
 	case keys.Prev.matches(s), keys.Back.matches(s):
 		if detail {
 			m.focus = focusList
@@ -240,11 +251,23 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.err != nil {
 			return m.fail("read the inbox", msg.err), true
 		}
-		m.inboxCount = msg.count
-		if msg.req >= 0 && msg.req == m.reqSeq && m.section == sectionInbox {
+		if msg.session == "" {
+			m.inboxCount = msg.count
+		}
+		if msg.req >= 0 && msg.req == m.reqSeq && m.section == sectionInbox && msg.session == m.inbox.session {
 			m.inbox.set(msg.items)
 		}
 		return nil, true
+	case episodeFoundMsg:
+		m.done()
+		if errors.Is(msg.err, store.ErrNotFound) {
+			return m.say("session "+shortSession(msg.session)+" has no episode (forgotten, or its drafts were not read by cairn ingest)", true), true
+		}
+		if msg.err != nil {
+			return m.fail("find the session's episode", msg.err), true
+		}
+		m.prefer, m.focus = msg.id, focusList
+		return m.selectSection(2), true // layer C, the episode selected
 	case draftTextMsg:
 		m.done()
 		if msg.err != nil {

@@ -55,11 +55,14 @@ func (it inboxItem) candidate() *memory.Memory {
 // whole. Like the memory list it follows its selection by id: other
 // processes capture drafts and decide proposals at any time.
 type inboxPane struct {
-	items  []inboxItem
-	cursor int
-	offset int
-	scroll int       // of the detail
-	asOf   time.Time // ages are counted to this moment (set in Update)
+	// session, when set, shows only that agent session's drafts (all of
+	// them, taken by consolidation or not): an episode's "open its drafts".
+	session string
+	items   []inboxItem
+	cursor  int
+	offset  int
+	scroll  int       // of the detail
+	asOf    time.Time // ages are counted to this moment (set in Update)
 }
 
 // set replaces the items, keeping the selection on the same item; when it
@@ -141,11 +144,24 @@ func draftSource(d *memory.Draft) string {
 func draftOrigin(d *memory.Draft) string {
 	switch {
 	case d.Source.Session != "":
-		return safetext.CleanLine(truncateRunes(d.Source.Session, 16))
+		who := "agent"
+		if d.Actor == memory.ActorUser {
+			who = "you"
+		}
+		return who + " · " + shortSession(d.Source.Session)
 	case d.Source.File != "":
 		return safetext.CleanLine(truncateRunes(filepath.Base(d.Source.File), 16))
 	}
 	return safetext.CleanLine(string(d.Actor))
+}
+
+// shortSession is an agent session's id as rows show it: its first eight
+// characters (session ids are UUIDs).
+func shortSession(s string) string {
+	if r := []rune(s); len(r) > 8 {
+		s = string(r[:8])
+	}
+	return safetext.CleanLine(s)
 }
 
 func truncateRunes(s string, n int) string {
@@ -165,6 +181,9 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 	st := t.Styles
 	drafts, props := p.counts()
 	out := []string{st.Title.Render("Inbox") + st.Muted.Render(fmt.Sprintf(" %s · %s", plural(drafts, "draft"), plural(props, "proposal")))}
+	if p.session != "" {
+		out[0] = st.Title.Render("Session "+shortSession(p.session)) + st.Muted.Render(fmt.Sprintf(" %s · esc: all", plural(drafts, "draft")))
+	}
 	if len(p.items) == 0 {
 		return append(out, wrapAll([]string{"",
 			st.Muted.Render("Nothing waits for you."),

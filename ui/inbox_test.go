@@ -145,7 +145,7 @@ func TestInboxListsDraftsAndProposalsOldestFirst(t *testing.T) {
 	scr := screen(m)
 	for _, want := range []string{
 		"Inbox 1 draft · 2 proposals",
-		"> draft     s-7f3a · We agreed",
+		"> draft     agent · s-7f3a · We agreed",
 		"  supersede contradicts 'Keep",
 		"  merge     says nearly the same",
 	} {

@@ -103,6 +103,7 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if keys.Inbox.matches(s) {
 		m.focus = focusList
+		m.inbox.session = ""
 		return m.selectSection(sectionInbox)
 	}
 	if keys.Calibration.matches(s) {
@@ -263,6 +264,12 @@ func (m *workbench) detailKey(s string) (tea.Cmd, bool) {
 func (m *workbench) memoryKey(s string) tea.Cmd {
 	cur := m.current()
 	switch {
+	case keys.Session.matches(s):
+		if cur == nil || !strings.HasPrefix(cur.Ref, "session:") {
+			return m.say("o opens the drafts of an agent session: select its episode (layer C, read in by cairn ingest or the hooks)", true)
+		}
+		m.inbox.session, m.focus = strings.TrimPrefix(cur.Ref, "session:"), focusList
+		return m.selectSection(sectionInbox)
 	case keys.Unarchive.matches(s):
 		id := m.undoID
 		if cur != nil && cur.Status == memory.StatusArchived {

@@ -26,7 +26,7 @@ type keyMap struct {
 	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff binding
 	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
 	Verify, Confirm, Reject, Rebind, Calibration                        binding
-	Inbox, Accept, EditCandidate                                        binding
+	Inbox, Accept, EditCandidate, Session                               binding
 }
 
 var keys = keyMap{
@@ -67,6 +67,7 @@ var keys = keyMap{
 	// reload" must never reject a proposal).
 	Accept:        binding{[]string{"a"}, "accept the proposal"},
 	EditCandidate: binding{[]string{"e"}, "edit the proposal, then accept it"},
+	Session:       binding{[]string{"o"}, "a session's drafts ⇄ its episode"},
 }
 
 // allBindings is the order of the help screen.
@@ -74,5 +75,5 @@ func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
 		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.NextLink, k.PrevLink,
-		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Timeline, k.Reload, k.Help, k.Quit}
+		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Session, k.Timeline, k.Reload, k.Help, k.Quit}
 }

@@ -131,6 +131,7 @@ type calibrationLoadedMsg struct {
 // oldest first (req -1: only their count was asked for).
 type inboxLoadedMsg struct {
 	project string
+	session string // the one session it shows, or "" for the whole inbox
 	req     int
 	items   []inboxItem
 	count   int
@@ -181,4 +182,10 @@ type consolidatedMsg struct {
 type undoneMsg struct {
 	run memory.Run
 	err error
+}
+
+// episodeFoundMsg answers openEpisode: the session's episode, or why not.
+type episodeFoundMsg struct {
+	session, id string
+	err         error
 }
