@@ -82,19 +82,18 @@ func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
 
 // reader is one read of a transcript.
 type reader struct {
-	opt            Options
-	emit           func(Item) error
-	diary          *Diary
-	res            Result
-	pos            int64
-	line           int
-	next           int64
-	nextLine       int
-	turn           turn
-	claude         claudeState
-	codex          codexState
-	lastTime       time.Time
-	compactPending int
+	opt      Options
+	emit     func(Item) error
+	diary    *Diary
+	res      Result
+	pos      int64
+	line     int
+	next     int64
+	nextLine int
+	turn     turn
+	claude   claudeState
+	codex    codexState
+	lastTime time.Time
 }
 
 // turn is what a turn said so far: it is emitted when the next prompt
