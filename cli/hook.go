@@ -168,21 +168,21 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string)
 	var lines []string
 	seen := map[string]bool{}
 	for _, pid := range a.scope() {
-		for _, l := range []memory.Layer{memory.LayerNegative, memory.LayerMeta} {
-			ms, err := listAll(ctx, a.st, store.Query{Project: pid, Layer: l})
-			if err != nil {
-				return "", err
+		hits, err := a.st.Triggered(ctx, pid, prompt, maxHookLines)
+		if err != nil {
+			return "", err
+		}
+		for _, h := range hits {
+			m := h.Memory
+			if seen[m.ID] || len(lines) >= maxHookLines {
+				continue
 			}
-			for _, m := range ms {
-				if t := recall.Triggered(prompt, m.Triggers); t != "" && !seen[m.ID] && len(lines) < maxHookLines {
-					seen[m.ID] = true
-					what := "avoid"
-					if m.Layer == memory.LayerMeta {
-						what = "lesson"
-					}
-					lines = append(lines, fmt.Sprintf("cairn: %s — %s (%s; trigger %q)", what, cleanLine(m.Title), m.ID, cleanLine(t)))
-				}
+			seen[m.ID] = true
+			what := "avoid"
+			if m.Layer == memory.LayerMeta {
+				what = "lesson"
 			}
+			lines = append(lines, fmt.Sprintf("cairn: %s — %s (%s; trigger %q)", what, cleanLine(m.Title), m.ID, cleanLine(h.Trigger)))
 		}
 	}
 	// Verify first: the memories that can go stale (bound) or were sent

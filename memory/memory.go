@@ -377,3 +377,23 @@ func DeriveTitle(body string) string {
 func (m *Memory) TitleDerived() bool {
 	return m.Title != "" && m.Title == DeriveTitle(m.Body)
 }
+
+// Triggered returns the first of triggers that text names (case folded,
+// as a substring), or "": what surfaces a negative before its mistake is
+// repeated.
+func Triggered(text string, triggers []string) string {
+	low := ""
+	for _, t := range triggers {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" {
+			continue
+		}
+		if low == "" {
+			low = strings.ToLower(text)
+		}
+		if strings.Contains(low, t) {
+			return t
+		}
+	}
+	return ""
+}

@@ -644,19 +644,9 @@ func For(ctx context.Context, src Source) (Recaller, error) {
 func ActivationNow(s memory.Salience) float64 { return Activation(s, time.Now()) }
 
 // Triggered returns the first of a memory's triggers that text names, or
-// "". Recall and the agents' hooks match triggers the same way.
-func Triggered(text string, triggers []string) string {
-	if len(triggers) == 0 {
-		return ""
-	}
-	low := make([]string, 0, len(triggers))
-	for _, t := range triggers {
-		if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
-			low = append(low, t)
-		}
-	}
-	return triggeredLower(strings.ToLower(text), low)
-}
+// "". Recall, the store and the agents' hooks match triggers the same way
+// (memory.Triggered).
+func Triggered(text string, triggers []string) string { return memory.Triggered(text, triggers) }
 
 // triggeredLower is Triggered of text and triggers already lower-cased.
 func triggeredLower(lowerText string, triggers []string) string {

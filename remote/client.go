@@ -151,7 +151,7 @@ var retrySafe = map[string]bool{
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
-	"Reviews": true, "Ingest": true, "IngestState": true,
+	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -358,6 +358,11 @@ func (c *Client) Proposals(ctx context.Context, project string, state memory.Pro
 func (c *Client) Proposal(ctx context.Context, id string) (memory.Proposal, error) {
 	var out memory.Proposal
 	return out, c.call(ctx, "Proposal", idParams{id}, &out)
+}
+
+func (c *Client) Triggered(ctx context.Context, project, text string, limit int) ([]store.TriggerHit, error) {
+	var out []store.TriggerHit
+	return out, c.call(ctx, "Triggered", triggeredParams{project, text, limit}, &out)
 }
 
 // Ingest is safe to retry: the drafts' ids come from their messages, so a

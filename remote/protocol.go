@@ -135,6 +135,11 @@ type (
 		ID      string       `json:"id"`
 		Actor   memory.Actor `json:"actor"`
 	}
+	triggeredParams struct {
+		Project string `json:"project"`
+		Text    string `json:"text"`
+		Limit   int    `json:"limit"`
+	}
 	ingestStateParams struct {
 		File string `json:"file"`
 	}

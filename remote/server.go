@@ -357,6 +357,9 @@ var handlers = map[string]handler{
 		return st.Proposals(ctx, p.Project, p.State)
 	}),
 	"Proposal": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
+	"Triggered": with(func(ctx context.Context, st store.Store, p triggeredParams) (any, error) {
+		return st.Triggered(ctx, p.Project, p.Text, p.Limit)
+	}),
 	"Ingest": with(func(ctx context.Context, st store.Store, p store.IngestBatch) (any, error) {
 		return st.Ingest(ctx, p)
 	}),

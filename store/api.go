@@ -44,6 +44,10 @@ type Store interface {
 	// DropDraft deletes a draft for good, leaving only "a draft was deleted".
 	DropDraft(ctx context.Context, id string, by memory.Actor) error
 
+	// Triggered lists a project's active negatives and lessons whose
+	// triggers text names (see DB.Triggered).
+	Triggered(ctx context.Context, project, text string, limit int) ([]TriggerHit, error)
+
 	// Agents' transcripts: drafts read from a session log in batches, and
 	// where the last read of a file stopped (see DB.Ingest).
 	Ingest(ctx context.Context, b IngestBatch) (IngestResult, error)

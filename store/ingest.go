@@ -265,3 +265,39 @@ func forgetEpisode(txn *badger.Txn, id string) ([][]byte, error) {
 	}
 	return [][]byte{keyDiary(id), keyEpisodeState(id)}, nil
 }
+
+// TriggerHit is a memory whose trigger a text names, and which trigger.
+type TriggerHit struct {
+	Memory  *memory.Memory `json:"memory"`
+	Trigger string         `json:"trigger"`
+}
+
+// Triggered lists the project's active negatives (E) and lessons (F)
+// whose triggers text names, at most limit, negatives first. It reads
+// those two layers only, and in the store's process, so that an agent's
+// hook asking about each prompt gets back a few memories, not the layers.
+func (db *DB) Triggered(ctx context.Context, project, text string, limit int) ([]TriggerHit, error) {
+	if limit <= 0 {
+		limit = 5
+	}
+	var out []TriggerHit
+	for _, l := range []memory.Layer{memory.LayerNegative, memory.LayerMeta} {
+		q := Query{Project: project, Layer: l, Limit: 1000}
+		for len(out) < limit {
+			page, err := db.List(ctx, q)
+			if err != nil {
+				return nil, err
+			}
+			for _, m := range page.Memories {
+				if t := memory.Triggered(text, m.Triggers); t != "" && len(out) < limit {
+					out = append(out, TriggerHit{Memory: m, Trigger: t})
+				}
+			}
+			if page.Next == "" {
+				break
+			}
+			q.After = page.Next
+		}
+	}
+	return out, nil
+}

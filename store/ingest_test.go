@@ -119,3 +119,27 @@ func TestForgettingTheEpisodeTakesTheDiary(t *testing.T) {
 		t.Errorf("the diary is still on disk after the episode was forgotten, in %v", f)
 	}
 }
+
+func TestTriggeredReadsOnlyActiveNegativesAndLessons(t *testing.T) {
+	db := openSmall(t, t.TempDir(), nil)
+	neg := rememberAs(t, db, &memory.Memory{Project: testPID, Layer: memory.LayerNegative, Title: "Do not use the v1 payments API", Triggers: []string{"Payments API"}}, memory.ActorUser)
+	lesson := rememberAs(t, db, &memory.Memory{Project: testPID, Layer: memory.LayerMeta, Kind: memory.KindLesson, Title: "Check the retry budget first", Triggers: []string{"retry"}}, memory.ActorUser)
+	rememberAs(t, db, &memory.Memory{Project: testPID, Layer: memory.LayerState, Title: "The payments API lives in billing/", Triggers: []string{"payments api"}}, memory.ActorUser)
+	gone := rememberAs(t, db, &memory.Memory{Project: testPID, Layer: memory.LayerNegative, Title: "Do not retry on 409", Triggers: []string{"retry"}}, memory.ActorUser)
+	if _, err := db.Archive(ctx, gone.ID, "fixed upstream", memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	hits, err := db.Triggered(ctx, testPID, "add a RETRY around the payments api call", 5)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) != 2 || hits[0].Memory.ID != neg.ID || hits[0].Trigger != "payments api" || hits[1].Memory.ID != lesson.ID {
+		t.Fatalf("hits: %+v", hits)
+	}
+	if hits, _ := db.Triggered(ctx, testPID, "rename the logger", 5); len(hits) != 0 {
+		t.Fatalf("an unrelated text: %+v", hits)
+	}
+	if hits, _ := db.Triggered(ctx, testPID, "retry the payments api", 1); len(hits) != 1 {
+		t.Fatalf("limit 1: %+v", hits)
+	}
+}

@@ -155,6 +155,18 @@ func draftOrigin(d *memory.Draft) string {
 	return safetext.CleanLine(string(d.Actor))
 }
 
+// sessionKind names the agent whose session log a file is, by where
+// agents keep them.
+func sessionKind(file string) string {
+	switch {
+	case strings.Contains(file, "/.codex/") || strings.Contains(filepath.Base(file), "rollout-"):
+		return "a Codex session"
+	case strings.Contains(file, "/.claude/"):
+		return "a Claude Code session"
+	}
+	return "an agent's session"
+}
+
 // shortSession is an agent session's id as rows show it: its first eight
 // characters (session ids are UUIDs).
 func shortSession(s string) string {
@@ -253,9 +265,21 @@ func (p *inboxPane) detailLines(t themes.Theme, w int) []string {
 	}
 	rule := st.Muted.Render(strings.Repeat("─", max(w, 1)))
 	if d := it.draft; d != nil {
+		state := " · waiting for /consolidate"
+		if d.Done != "" {
+			state = " · taken by run " + safetext.CleanLine(d.Done)
+		}
+		when := "captured " + d.Time.Local().Format("2006-01-02 15:04") + " by " + safetext.CleanLine(string(d.Actor))
+		if d.Source.Session != "" && d.Source.Message != "" { // read from an agent's session log
+			who := "the agent"
+			if d.Actor == memory.ActorUser {
+				who = "you"
+			}
+			when = "said by " + who + " " + d.Time.Local().Format("2006-01-02 15:04") + " in " + sessionKind(d.Source.File)
+		}
 		head := []string{
-			st.Title.Render("Draft") + st.Muted.Render(" · waiting for /consolidate"),
-			st.Muted.Render("id " + safetext.CleanLine(d.ID) + " · captured " + d.Time.Local().Format("2006-01-02 15:04") + " by " + safetext.CleanLine(string(d.Actor))),
+			st.Title.Render("Draft") + st.Muted.Render(state),
+			st.Muted.Render("id " + safetext.CleanLine(d.ID) + " · " + when),
 		}
 		if d.Source.Session != "" || d.Source.File != "" {
 			head = append(head, st.Muted.Render("from "+draftSource(d)))

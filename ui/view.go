@@ -366,6 +366,10 @@ func (m *workbench) keyHints() string {
 		switch it := m.inbox.selected(); {
 		case it == nil:
 			return move + " · / command (/consolidate)" + back + " · ? help"
+		case it.draft != nil && m.inbox.session != "":
+			return move + " · o the episode · x drop the draft · esc the whole inbox · ? help"
+		case it.draft != nil && it.draft.Source.Session != "":
+			return move + " · o its session's episode · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
 		case it.draft != nil:
 			return move + " · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
 		case it.prop.Kind == memory.ProposeArchive:
