@@ -31,7 +31,7 @@ func (f *memFlags) register(fs *pflag.FlagSet) {
 	fs.Float64Var(&f.confidence, "confidence", 0, "base confidence 0..1 (default: from provenance)")
 	fs.StringArrayVar(&f.binds, "bind", nil, "watermark: file:PATH, git:SCOPE, flag:NAME or none (repeatable)")
 	fs.StringVar(&f.ref, "ref", "", "your own reference for this memory, unique in the project")
-	fs.StringArrayVar(&f.triggers, "trigger", nil, "pattern that should surface this memory (negatives; repeatable)")
+	fs.StringArrayVar(&f.triggers, "trigger", nil, "pattern that should surface this memory (negatives; repeatable): words (by stem), a glob (*.sql), or /a regexp/")
 }
 
 // parsed holds flag values after validation.
@@ -79,6 +79,9 @@ func (f *memFlags) parse(fs *pflag.FlagSet) (parsed, error) {
 	}
 	for _, t := range f.triggers {
 		if err := safetext.Check("trigger", t); err != nil {
+			return p, usageError{err}
+		}
+		if err := memory.ValidTrigger(t); err != nil {
 			return p, usageError{err}
 		}
 	}

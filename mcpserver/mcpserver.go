@@ -196,7 +196,7 @@ type RememberIn struct {
 	Title      string   `json:"title,omitempty" jsonschema:"one-line title (default: the first line)"`
 	Tags       []string `json:"tags,omitempty" jsonschema:"tags"`
 	Provenance string   `json:"provenance,omitempty" jsonschema:"measured, observed (default), extracted or inferred (user-stated and user-corrected are for people to write)"`
-	Triggers   []string `json:"triggers,omitempty" jsonschema:"for negatives: words of a task that should bring this memory up"`
+	Triggers   []string `json:"triggers,omitempty" jsonschema:"for negatives: patterns of a task that should bring this memory up — words (matched by stem), a glob such as *.sql, or /a regular expression/"`
 }
 
 func (s *Server) remember(ctx context.Context, _ *mcp.CallToolRequest, in RememberIn) (*mcp.CallToolResult, Item, error) {

@@ -238,6 +238,9 @@ func (m *Memory) Validate() error {
 		if err := safetext.Check("trigger", t); err != nil {
 			return err
 		}
+		if err := ValidTrigger(t); err != nil {
+			return err
+		}
 	}
 	for _, w := range m.Watermarks {
 		if err := w.Validate(); err != nil {
@@ -376,24 +379,4 @@ func DeriveTitle(body string) string {
 // one that happens to equal it follows the text, which is what it says.
 func (m *Memory) TitleDerived() bool {
 	return m.Title != "" && m.Title == DeriveTitle(m.Body)
-}
-
-// Triggered returns the first of triggers that text names (case folded,
-// as a substring), or "": what surfaces a negative before its mistake is
-// repeated.
-func Triggered(text string, triggers []string) string {
-	low := ""
-	for _, t := range triggers {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if t == "" {
-			continue
-		}
-		if low == "" {
-			low = strings.ToLower(text)
-		}
-		if strings.Contains(low, t) {
-			return t
-		}
-	}
-	return ""
 }

@@ -398,12 +398,12 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			}
 		}
 	}
-	lowerQ := strings.ToLower(query)
+	prepared := memory.PrepareTriggerText(query)
 	for n := range e.triggered {
 		if !keep(n) {
 			continue
 		}
-		if t := triggeredLower(lowerQ, e.docs[n].triggers); t != "" {
+		if t := prepared.Match(e.docs[n].triggers); t != "" {
 			get(n).Trigger = t
 		}
 	}
@@ -573,14 +573,20 @@ func (e *Engine) shape(ctx context.Context, hits map[string]*Hit, req Request) R
 			}
 		}
 	}
-	// Triggered negatives, and invariants that are themselves relevant,
-	// come before the rest.
-	first := func(h *Hit) bool {
-		return h.Explain.Trigger != "" || (h.Memory.Layer == memory.LayerInvariant && h.Explain.Relevance >= 0.5*best)
+	// Triggered negatives first (the mistake about to be repeated), then
+	// invariants that are themselves relevant, then the rest.
+	rank := func(h *Hit) int {
+		switch {
+		case h.Explain.Trigger != "":
+			return 0
+		case h.Memory.Layer == memory.LayerInvariant && h.Explain.Relevance >= 0.5*best:
+			return 1
+		}
+		return 2
 	}
 	sort.SliceStable(list, func(i, j int) bool {
-		if first(list[i]) != first(list[j]) {
-			return first(list[i])
+		if ri, rj := rank(list[i]), rank(list[j]); ri != rj {
+			return ri < rj
 		}
 		if list[i].Score != list[j].Score {
 			return list[i].Score > list[j].Score
@@ -647,13 +653,3 @@ func ActivationNow(s memory.Salience) float64 { return Activation(s, time.Now())
 // "". Recall, the store and the agents' hooks match triggers the same way
 // (memory.Triggered).
 func Triggered(text string, triggers []string) string { return memory.Triggered(text, triggers) }
-
-// triggeredLower is Triggered of text and triggers already lower-cased.
-func triggeredLower(lowerText string, triggers []string) string {
-	for _, t := range triggers {
-		if strings.Contains(lowerText, t) {
-			return t
-		}
-	}
-	return ""
-}

@@ -364,3 +364,29 @@ func TestTriggerAloneBringsANegative(t *testing.T) {
 		t.Fatalf("a negative matched by its trigger only should come first: %q", titles(resp.Results))
 	}
 }
+
+// Triggers are patterns (memory.Triggered): by stem and whole word, globs on
+// paths, regular expressions; a triggered negative comes before a relevant
+// invariant.
+func TestTriggersArePatternsInRecall(t *testing.T) {
+	f := newFixture(t)
+	mig := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Do not run migrations on Fridays", Body: "The replica lagged for hours.", Triggers: []string{"migration"}})
+	pool := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Never raise the pool size above 50", Body: "The database refuses connections.", Triggers: []string{"pool"}})
+	sql := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Schema files are generated", Body: "Edit the models, not the SQL.", Triggers: []string{"*.sql"}})
+	inv := f.add(t, memory.Memory{Layer: memory.LayerInvariant, Title: "Migrating tables needs a maintenance window", Body: "Migrating tables always needs a maintenance window."})
+	f.build(t)
+
+	resp := f.recall(t, "we are migrating the tables tonight")
+	if len(resp.Results) < 2 || resp.Results[0].Memory.ID != mig.ID || resp.Results[1].Memory.ID != inv.ID {
+		t.Fatalf("the triggered negative before the relevant invariant: %q", titles(resp.Results))
+	}
+	for _, h := range f.recall(t, "empty the spool directory").Results {
+		if h.Memory.ID == pool.ID {
+			t.Fatal(`"pool" fired on "spool"`)
+		}
+	}
+	resp = f.recall(t, "edit db/schema.sql to add the index")
+	if len(resp.Results) == 0 || resp.Results[0].Memory.ID != sql.ID || resp.Results[0].Explain.Trigger != "*.sql" {
+		t.Fatalf("a glob trigger on a path: %q", titles(resp.Results))
+	}
+}

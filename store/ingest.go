@@ -281,6 +281,7 @@ func (db *DB) Triggered(ctx context.Context, project, text string, limit int) ([
 		limit = 5
 	}
 	var out []TriggerHit
+	prepared := memory.PrepareTriggerText(text)
 	for _, l := range []memory.Layer{memory.LayerNegative, memory.LayerMeta} {
 		q := Query{Project: project, Layer: l, Limit: 1000}
 		for len(out) < limit {
@@ -289,7 +290,7 @@ func (db *DB) Triggered(ctx context.Context, project, text string, limit int) ([
 				return nil, err
 			}
 			for _, m := range page.Memories {
-				if t := memory.Triggered(text, m.Triggers); t != "" && len(out) < limit {
+				if t := prepared.Match(m.Triggers); t != "" && len(out) < limit {
 					out = append(out, TriggerHit{Memory: m, Trigger: t})
 				}
 			}

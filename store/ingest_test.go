@@ -133,7 +133,7 @@ func TestTriggeredReadsOnlyActiveNegativesAndLessons(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(hits) != 2 || hits[0].Memory.ID != neg.ID || hits[0].Trigger != "payments api" || hits[1].Memory.ID != lesson.ID {
+	if len(hits) != 2 || hits[0].Memory.ID != neg.ID || hits[0].Trigger != "Payments API" || hits[1].Memory.ID != lesson.ID {
 		t.Fatalf("hits: %+v", hits)
 	}
 	if hits, _ := db.Triggered(ctx, testPID, "rename the logger", 5); len(hits) != 0 {
