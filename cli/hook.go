@@ -42,6 +42,8 @@ const (
 	maxHookLines   = 5
 	hookBudget     = 1200
 	hookLogName    = "hooks.log"
+	hookQuickLimit = 8 * time.Second  // SessionStart, UserPromptSubmit (Claude Code's timeout: 10 s as set up)
+	hookLongLimit  = 55 * time.Second // PreCompact, SessionEnd (60 s)
 	briefingHeader = "cairn remembers this about %s (its memory; verify what is marked stale before relying on it):\n\n"
 )
 
@@ -101,13 +103,40 @@ func (a *app) runHook(cmd *cobra.Command, budget int) {
 	default:
 		return // not ours
 	}
-	out, err := a.hook(cmd.Context(), ev, budget)
-	if err != nil {
-		a.hookLog(ev.Event, oneLine(err.Error()))
+	// A watchdog: whatever blocks (a store held too long, a file that
+	// never ends), the hook gives up inside the agent's own timeout.
+	limit := hookQuickLimit
+	if ev.Event == "PreCompact" || ev.Event == "SessionEnd" {
+		limit = hookLongLimit
+	}
+	ctx, cancel := context.WithTimeout(cmd.Context(), limit)
+	defer cancel()
+	type result struct {
+		out string
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("internal error: %v", r)}
+			}
+		}()
+		out, err := a.hook(ctx, ev, budget)
+		done <- result{out, err}
+	}()
+	var r result
+	select {
+	case r = <-done:
+	case <-ctx.Done():
+		r.err = fmt.Errorf("gave up after %s", limit)
+	}
+	if r.err != nil {
+		a.hookLog(ev.Event, oneLine(r.err.Error()))
 		return
 	}
-	if out != "" {
-		fmt.Fprint(cmd.OutOrStdout(), out)
+	if r.out != "" {
+		fmt.Fprint(cmd.OutOrStdout(), r.out)
 	}
 }
 

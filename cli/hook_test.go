@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -126,7 +127,12 @@ func TestHookIngestsTheSession(t *testing.T) {
 // in hooks.log.
 func TestHookNeverBreaksTheAgent(t *testing.T) {
 	e := newEnv(t)
+	fifo := filepath.Join(t.TempDir(), "fifo.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	cases := map[string]string{
+		`{"hook_event_name":"SessionEnd","cwd":"` + e.wd + `","transcript_path":"` + fifo + `"}`: "is not a regular file",
 		"":                                   "no event on standard input",
 		"{not json":                          "is not JSON",
 		`{"hook_event_name":"SessionStart"}`: "no absolute working directory",

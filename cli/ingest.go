@@ -125,6 +125,9 @@ func printIngest(w io.Writer, r ingest.Report) {
 	for _, m := range r.Malformed {
 		fmt.Fprintf(w, "  line %d: %s (skipped)\n", m.Line, cleanLine(m.Err))
 	}
+	for _, e := range r.Errors {
+		fmt.Fprintf(w, "  note: %s\n", cleanLine(e))
+	}
 	if r.Restarted {
 		fmt.Fprintln(w, "  the file no longer began as before: read again from the top")
 	}

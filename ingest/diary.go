@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 	"time"
+
+	"cairn/safetext"
 )
 
 // Episode is the session's episode: a title and a short body saying when,
@@ -30,7 +32,7 @@ func (d *Diary) Episode() (title, body string) {
 	if len(d.Asked) > 0 {
 		title += ": " + d.Asked[0]
 	}
-	title = cutBytes(title, 120)
+	title = cutBytes(safetext.CleanLine(title), 120)
 
 	var b strings.Builder
 	agent := "an agent"
@@ -101,14 +103,18 @@ func (d *Diary) Episode() (title, body string) {
 	}
 	b.WriteString(strings.Join(ended, "; ") + ".\n")
 	fmt.Fprintf(&b, "\nSession %s.", d.Session)
-	return title, b.String()
+	// What a transcript quotes is data: escapes become visible symbols.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = safetext.CleanLine(l)
+	}
+	return title, strings.Join(lines, "\n")
 }
 
 // span is a session's time span in words.
 func span(start, end time.Time) string {
 	s := start.Local().Format("2006-01-02 15:04")
-	if end.After(start) {
-		d := end.Sub(start).Round(time.Minute)
+	if d := end.Sub(start).Round(time.Minute); d >= time.Minute {
 		s += fmt.Sprintf(", %s", strings.TrimSuffix(d.String(), "0s"))
 	}
 	return s

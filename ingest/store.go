@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -88,7 +89,14 @@ func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions)
 		return rep, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	rep.File = abs
-	f, err := os.Open(abs)
+	// A FIFO or a device would block the open or never end: look first,
+	// and open without blocking.
+	if info, err := os.Stat(abs); err != nil {
+		return rep, fmt.Errorf("transcript %s: %w", path, notFound(err))
+	} else if !info.Mode().IsRegular() {
+		return rep, fmt.Errorf("transcript %s is not a regular file: give a session log (.jsonl) or a directory of them", path)
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return rep, fmt.Errorf("transcript %s: %w", path, notFound(err))
 	}
@@ -97,7 +105,7 @@ func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions)
 	if err != nil {
 		return rep, fmt.Errorf("transcript %s: %w", path, err)
 	}
-	if !info.Mode().IsRegular() {
+	if !info.Mode().IsRegular() { // replaced between the look and the open
 		return rep, fmt.Errorf("transcript %s is not a regular file: give a session log (.jsonl) or a directory of them", path)
 	}
 	head, err := headOf(f, info.Size())
@@ -201,18 +209,26 @@ func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions)
 		return rep, fmt.Errorf("transcript %s: %w", path, err)
 	}
 
+	// The drafts first: an episode that cannot be written must not cost
+	// the session's drafts.
+	if len(batch) > 0 {
+		if err := flush(nil); err != nil {
+			return rep, err
+		}
+	}
 	// The episode: written when the session first says something, kept up
 	// to date after; never again once a person forgot it.
 	after, _ := json.Marshal(diary)
 	if !state.NoEpisode && (diary.Prompts > 0 || len(diary.Commands) > 0) && (state.Episode == "" || !bytes.Equal(before, after)) {
 		id, isNew, changed, err := keepEpisode(ctx, st, p, session, abs, state.Episode, diary)
-		if err != nil {
-			return rep, err
+		switch {
+		case err != nil:
+			rep.Errors = append(rep.Errors, oneLine(err.Error())) // tried again at the next read
+		case id == "":
+			state.Episode, state.NoEpisode = "", true
+		default:
+			state.Episode, rep.EpisodeNew, rep.EpisodeUpdated = id, isNew, changed && !isNew
 		}
-		if id == "" {
-			state.NoEpisode = true
-		}
-		state.Episode, rep.EpisodeNew, rep.EpisodeUpdated = id, isNew, changed && !isNew
 	}
 	rep.Episode = state.Episode
 

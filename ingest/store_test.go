@@ -3,6 +3,7 @@ package ingest
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -210,5 +211,26 @@ func TestIngestRefusesWhatIsNotATranscript(t *testing.T) {
 	files, err := Files([]string{filepath.Dir(filepath.Dir(codexFile))})
 	if err != nil || len(files) != 1 {
 		t.Errorf("Files of a sessions directory: %v, %v", files, err)
+	}
+}
+
+// A transcript's text is data: escapes in a prompt neither stop the
+// episode from being written nor reach it raw.
+func TestIngestTakesEscapesAsData(t *testing.T) {
+	ctx := context.Background()
+	db, _ := openStore(t)
+	path := filepath.Join(t.TempDir(), "esc.jsonl")
+	esc := "\x1b]0;pwned\x07\x1b[31m"
+	line := func(v map[string]any) string { b, _ := json.Marshal(v); return string(b) + "\n" }
+	os.WriteFile(path, []byte(
+		line(map[string]any{"type": "user", "uuid": "u1", "sessionId": "s-esc", "cwd": "/tmp/esc-proj", "timestamp": "2026-11-24T01:00:00Z", "message": map[string]any{"role": "user", "content": "We use " + esc + "port 9090."}})+
+			line(map[string]any{"type": "assistant", "uuid": "a1", "sessionId": "s-esc", "timestamp": "2026-11-24T01:00:01Z", "message": map[string]any{"role": "assistant", "content": []any{map[string]any{"type": "text", "text": "Noted."}}}})), 0o600)
+	rep, err := Ingest(ctx, db, path, IngestOptions{Final: true})
+	if err != nil || rep.Added != 2 || !rep.EpisodeNew || len(rep.Errors) > 0 {
+		t.Fatalf("%+v, %v", rep, err)
+	}
+	ep, _ := db.Get(ctx, rep.Episode)
+	if strings.ContainsRune(ep.Title, 0x1b) || strings.ContainsRune(ep.Body, 0x1b) || !strings.Contains(ep.Title, "port 9090") {
+		t.Fatalf("episode: %q\n%q", ep.Title, ep.Body)
 	}
 }
