@@ -278,11 +278,20 @@ func Diff(path string, before, after []byte) string {
 	return w.String()
 }
 
+// ErrChanged says a file changed between reading it and writing it (the
+// agent itself rewrites its settings): read it again and redo the edit.
+var ErrChanged = errors.New("the file changed while cairn was editing it")
+
 // Write replaces path with content atomically (a temporary file in the same
 // directory, synced, renamed), keeping the file's mode, or mode for a new
-// file, and a backup of what was there next to it. It returns the backup's
-// path ("" for a new file).
-func Write(path string, content []byte, mode os.FileMode, now time.Time) (string, error) {
+// file, and a backup of what was there next to it. A symbolic link (a
+// dotfiles manager's) stays a link: its target is written. When the file is
+// no longer before (nil: it did not exist), nothing is written and the
+// error is ErrChanged. It returns the backup's path ("" for a new file).
+func Write(path string, before, content []byte, mode os.FileMode, now time.Time) (string, error) {
+	if real, err := filepath.EvalSymlinks(path); err == nil {
+		path = real
+	}
 	backup := ""
 	if info, err := os.Stat(path); err == nil {
 		mode = info.Mode().Perm()
@@ -290,12 +299,17 @@ func Write(path string, content []byte, mode os.FileMode, now time.Time) (string
 		if err != nil {
 			return "", err
 		}
+		if !bytes.Equal(old, before) {
+			return "", ErrChanged
+		}
 		backup = fmt.Sprintf("%s.cairn-backup-%s", path, now.UTC().Format("20060102T150405Z"))
 		if err := os.WriteFile(backup, old, mode); err != nil {
 			return "", fmt.Errorf("keep a backup of %s: %w", path, err)
 		}
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return "", err
+	} else if before != nil {
+		return "", ErrChanged
 	}
 	dirMode := os.FileMode(0o755)
 	if mode&0o077 == 0 {

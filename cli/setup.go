@@ -78,9 +78,26 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 			}
 			now := time.Now()
 			for _, c := range changes {
-				backup, err := agentsetup.Write(c.path, c.after, c.mode, now)
+				backup, err := agentsetup.Write(c.path, c.before, c.after, c.mode, now)
+				wrote := err == nil
+				for try := 0; errors.Is(err, agentsetup.ErrChanged) && try < 5; try++ {
+					// The agent rewrote the file meanwhile: edit what is there now.
+					var again []fileChange
+					if again, err = a.setupChanges(args[0], proj, remove); err != nil {
+						break
+					}
+					for _, n := range again {
+						if n.path == c.path {
+							backup, err = agentsetup.Write(n.path, n.before, n.after, n.mode, now)
+							wrote = err == nil
+						}
+					}
+				}
 				if err != nil {
 					return fmt.Errorf("write %s: %v (the files before it were written; run setup again)", c.path, err)
+				}
+				if !wrote {
+					continue // someone made the same change meanwhile
 				}
 				if backup != "" {
 					fmt.Fprintf(w, "wrote %s (backup: %s)\n", c.path, backup)
