@@ -174,7 +174,11 @@ func (a *app) hookBriefing(ctx context.Context, p memory.Project, budget int) (s
 	if budget <= 0 {
 		budget = hookBudget
 	}
-	a.wake(ctx) // what moved since is marked before it is served
+	// What moved since is marked before it is served; a failed check is
+	// logged, never shown (a hook's stderr reaches the agent's screen).
+	if err := a.trustService().Wake(ctx); err != nil {
+		a.hookLog("SessionStart", "wake check: "+oneLine(err.Error()))
+	}
 	b, err := recall.Context(ctx, a.st, a.scope(), budget)
 	if err != nil {
 		return "", err
