@@ -67,10 +67,39 @@ type Salience struct {
 	AccessCount    int         `json:"access_count,omitempty"`
 	Accesses       []time.Time `json:"accesses,omitempty"` // most recent last, at most MaxAccesses
 	Reinforcements int         `json:"reinforcements,omitempty"`
+	// Feedback is what agents and people said about the memory after a
+	// recall: helpful or not, for which query (most recent last, at most
+	// MaxFeedback). It moves salience for similar queries, never trust.
+	Feedback []Feedback `json:"feedback,omitempty"`
 }
 
-// MaxAccesses bounds the access history kept per memory.
-const MaxAccesses = 16
+// Feedback says whether a recalled memory helped with a query.
+type Feedback struct {
+	Query   string    `json:"query"`
+	Helpful bool      `json:"helpful"`
+	At      time.Time `json:"at"`
+	Actor   Actor     `json:"actor,omitempty"`
+}
+
+// MaxAccesses bounds the access history kept per memory; MaxFeedback the
+// feedback kept.
+const (
+	MaxAccesses = 16
+	MaxFeedback = 16
+)
+
+// Gap is a question recall could not answer well: nothing above the
+// floor, or only weak hits. Asking it again counts; a memory that answers
+// it closes it.
+type Gap struct {
+	ID      string    `json:"id"` // from the normalised query: the same question is one gap
+	Project string    `json:"project"`
+	Query   string    `json:"query"`
+	Best    float64   `json:"best"` // the best score recall had (0: nothing)
+	Count   int       `json:"count"`
+	First   time.Time `json:"first"`
+	Last    time.Time `json:"last"`
+}
 
 // Watermark binds a memory to something observable in the world.
 type Watermark struct {
@@ -164,6 +193,7 @@ func (m *Memory) Clone() *Memory {
 	c.Watermarks = slices.Clone(m.Watermarks)
 	c.Triggers = slices.Clone(m.Triggers)
 	c.Salience.Accesses = slices.Clone(m.Salience.Accesses)
+	c.Salience.Feedback = slices.Clone(m.Salience.Feedback)
 	if m.Dedup != nil {
 		d := *m.Dedup
 		c.Dedup = &d

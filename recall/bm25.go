@@ -105,6 +105,49 @@ func (x *lexIndex) compact() {
 	x.garbage = 0
 }
 
+// idf is BM25's inverse document frequency of a word in df documents.
+// A store counts as at least minDocs documents (the missing ones holding
+// none of the query's words): in a store of a handful of memories every
+// word is "common" and scores would not say whether the store knows the
+// subject.
+func (x *lexIndex) idf(df int) float64 {
+	n := float64(max(x.live, minDocs))
+	return math.Log(1 + (n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+const minDocs = 1000
+
+// df is how many live documents hold t.
+func (x *lexIndex) df(t string) int {
+	ps := x.post[t]
+	if x.garbage == 0 {
+		return len(ps)
+	}
+	df := 0
+	for _, p := range ps {
+		if x.length[p.doc] > 0 {
+			df++
+		}
+	}
+	return df
+}
+
+// mass is the query's own weight: the sum of its distinct words' idf, a
+// word no document holds weighing most. A document's BM25 over it is near
+// 1 when it holds every word once at average length, and comparable
+// between queries.
+func (x *lexIndex) mass(query []string) float64 {
+	seen := map[string]bool{}
+	var m float64
+	for _, t := range query {
+		if !seen[t] {
+			seen[t] = true
+			m += x.idf(x.df(t))
+		}
+	}
+	return max(m, 1e-9)
+}
+
 type scored struct {
 	doc   int32
 	score float64
@@ -127,19 +170,11 @@ func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored
 		}
 		seen[t] = true
 		ps := x.post[t]
-		df := len(ps)
-		if x.garbage > 0 {
-			df = 0
-			for _, p := range ps {
-				if x.length[p.doc] > 0 {
-					df++
-				}
-			}
-		}
+		df := x.df(t)
 		if df == 0 {
 			continue
 		}
-		idf := math.Log(1 + (float64(x.live)-float64(df)+0.5)/(float64(df)+0.5))
+		idf := x.idf(df)
 		norm := bm25K1 * (1 - bm25B)
 		slope := bm25K1 * bm25B / avg
 		for _, p := range ps {

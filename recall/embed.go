@@ -9,6 +9,7 @@ import (
 	"math"
 	"net/http"
 	"strings"
+	"sync/atomic"
 	"time"
 )
 
@@ -174,28 +175,29 @@ func (e *HTTPEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, 
 // Fallback uses Primary and, once it fails, the built-in embedder for good,
 // saying so once through Warn. Vectors of the two never mix: after the
 // switch the index is rebuilt with the fallback.
+// It is safe for concurrent use: recalls ask its Name while an index
+// build embeds.
 type Fallback struct {
 	Primary  Embedder
 	Backup   Embedder
 	Warn     func(string)
-	switched bool
+	switched atomic.Bool
 }
 
 func (f *Fallback) Name() string {
-	if f.switched {
+	if f.switched.Load() {
 		return f.Backup.Name()
 	}
 	return f.Primary.Name()
 }
 
 func (f *Fallback) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if !f.switched {
+	if !f.switched.Load() {
 		v, err := f.Primary.Embed(ctx, texts)
 		if err == nil {
 			return v, nil
 		}
-		f.switched = true
-		if f.Warn != nil {
+		if f.switched.CompareAndSwap(false, true) && f.Warn != nil {
 			f.Warn(fmt.Sprintf("embedder %s failed (%v): using the built-in %s instead", f.Primary.Name(), err, f.Backup.Name()))
 		}
 	}
@@ -203,7 +205,7 @@ func (f *Fallback) Embed(ctx context.Context, texts []string) ([][]float32, erro
 }
 
 // Switched reports whether the fallback has taken over.
-func (f *Fallback) Switched() bool { return f.switched }
+func (f *Fallback) Switched() bool { return f.switched.Load() }
 
 // Configured is the embedder the environment asks for: an
 // OpenAI-compatible endpoint when CAIRN_EMBED_URL is set (model from
@@ -223,4 +225,19 @@ func Configured(getenv func(string) string, warn func(string)) Embedder {
 		model = "text-embedding-3-small"
 	}
 	return &Fallback{Primary: &HTTPEmbedder{URL: url, Model: model, Key: key}, Backup: NewHashed(), Warn: warn}
+}
+
+// cosine of two vectors of one dimension (0 when either is zero).
+func cosine(a, b []float32) float64 {
+	var dot, na, nb float64
+	for i := range a {
+		x, y := float64(a[i]), float64(b[i])
+		dot += x * y
+		na += x * x
+		nb += y * y
+	}
+	if na == 0 || nb == 0 {
+		return 0
+	}
+	return dot / math.Sqrt(na*nb)
 }

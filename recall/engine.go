@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -38,6 +39,10 @@ type Request struct {
 	// Peek leaves salience alone: the recall is not counted as an access
 	// (evaluations, where one query must not bias the next).
 	Peek bool `json:"peek,omitempty"`
+	// Path scopes the recall to memories bound to or about files matching
+	// it (a path, a directory, or a glob such as store/*.go): those come
+	// first. With a path the query may be empty.
+	Path string `json:"path,omitempty"`
 }
 
 // Explain says why a memory was recalled.
@@ -47,9 +52,11 @@ type Explain struct {
 	Vector     float64 `json:"vector"`
 	VectorRnk  int     `json:"vector_rank,omitempty"`
 	Trigger    string  `json:"trigger,omitempty"`
+	Path       string  `json:"path,omitempty"` // the file of the memory that matched Request.Path
 	Graph      string  `json:"graph,omitempty"`
 	Relevance  float64 `json:"relevance"`
 	Salience   float64 `json:"salience"`
+	Feedback   float64 `json:"feedback,omitempty"` // -1..1: what was said of it for similar queries
 	Trust      float64 `json:"trust"`
 	Final      float64 `json:"final"`
 }
@@ -70,18 +77,44 @@ type Response struct {
 	Cut         int      `json:"cut"`
 	CutIDs      []string `json:"cut_ids,omitempty"`
 	Note        string   `json:"note,omitempty"` // e.g. the embedder fell back
+	// Nothing is set when nothing known comes near the query (every
+	// candidate scored under Floor); Weak when the best answer is under
+	// Weak. Both put the query in the gap log (unless Peek).
+	Nothing bool `json:"nothing_known,omitempty"`
+	Weak    bool `json:"weak,omitempty"`
 }
 
-// Tuning (measured on SciFact and LoCoMo, see README): relevance is a
-// weighted sum of the lexical and vector scores; salience is blended in
-// with SalienceWeight; trust never is.
+// Scores are absolute, comparable across queries: the lexical score is
+// BM25 divided by the query's own weight (the sum of its words' idf, a
+// word the store has never seen weighing most), so a memory that holds
+// the query's rarest words scores near 1 whatever the query, and one that
+// shares only a common word scores near 0. The vector score adds to it.
+// Salience (use) and feedback are a bounded prior on top: they multiply
+// the relevance by at most 1+PriorWeight (+FeedbackWeight), so they
+// reorder memories of similar relevance and never lift an irrelevant one
+// over a relevant one. Trust never enters the score. Tuning and the floor
+// are measured on SciFact and LoCoMo (see README and eval_test.go).
 var (
 	lexWeight = 1.0
-	vecWeight = 0.2
+	// vecWeight weighs the built-in embedder's cosine, computed for the
+	// lexical candidates only; httpVecWeight an endpoint's, whose own
+	// nearest neighbours are candidates too.
+	vecWeight     = 0.25
+	httpVecWeight = 0.5
+	// Floor: when no memory reaches it, nothing is known about the query
+	// and nothing is returned; Weak: a best answer under it is a gap worth
+	// filling. Beside an answer that reaches the floor, memories down to
+	// HitFloor come along as context (a strong hit says the store knows
+	// the subject; cutting its neighbours at the floor cost LoCoMo 0.08
+	// R@10); under HitFloor a memory shares a word with the query and no more.
+	Floor    = 0.40
+	Weak     = 0.60
+	HitFloor = 0.10
 )
 
 const (
-	SalienceWeight = 0.3
+	PriorWeight    = 0.05
+	FeedbackWeight = 0.3
 	TrustThreshold = trust.Threshold
 	candidates     = 100
 )
@@ -94,10 +127,6 @@ var edgeWeight = map[memory.EdgeKind]float64{
 
 const hopDecay = 0.5
 
-// relevanceFloor drops candidates scoring under this share of the best:
-// the fuzzy vector list otherwise pads every answer with strangers.
-const relevanceFloor = 0.15
-
 type doc struct {
 	id       string
 	project  string
@@ -105,6 +134,10 @@ type doc struct {
 	status   memory.Status
 	alive    bool
 	triggers []string // lower-cased trigger patterns
+	files    []string // files it is bound to or names (path scope)
+	// sal is the engine's copy of the memory's salience, updated at once
+	// by recalls and feedback (the store writes accesses in batches).
+	sal *memory.Salience
 }
 
 // Engine holds the lexical and vector indexes of every memory and answers
@@ -120,8 +153,10 @@ type Engine struct {
 	lex  *lexIndex
 	vec  *search.Index[int32]
 	// triggered are the documents with trigger patterns: few, checked
-	// against every query (a third candidate source beside lexical and vector).
+	// against every query (a third candidate source beside lexical and
+	// vector); pathed those with files, checked when a recall has a path.
 	triggered map[int32]bool
+	pathed    map[int32]bool
 	dead      int // vectors of removed or replaced documents still in vec
 	ready     chan struct{}
 	err       error
@@ -137,7 +172,7 @@ func NewEngine(src Source, emb Embedder) *Engine {
 		emb = NewHashed()
 	}
 	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](),
-		triggered: map[int32]bool{}, ready: make(chan struct{})}
+		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{})}
 }
 
 // Build indexes every memory of every project. Recall waits for it.
@@ -183,19 +218,16 @@ func docText(m *memory.Memory) string {
 	return m.Title + "\n" + m.Body + "\n" + strings.Join(m.Tags, " ")
 }
 
-// index adds or replaces memories.
+// index adds or replaces memories. With the built-in embedder no vector
+// is kept: it is computed from a candidate's words at recall (see vector).
 func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	if len(ms) == 0 {
 		return nil
 	}
 	texts := make([]string, len(ms))
 	toks := make([][]string, len(ms))
-	hashed, builtin := e.emb.(Hashed)
-	var vecs [][]float32
-	if builtin {
-		vecs = make([][]float32, len(ms))
-	}
-	// Tokenize (and, with the built-in embedder, embed) on every core.
+	_, builtin := e.emb.(Hashed)
+	// Tokenize on every core.
 	var wg sync.WaitGroup
 	workers := min(runtime.GOMAXPROCS(0), max(len(ms)/64, 1))
 	for w := range workers {
@@ -205,14 +237,12 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 			for i := w; i < len(ms); i += workers {
 				texts[i] = docText(ms[i])
 				toks[i] = Tokens(texts[i])
-				if builtin {
-					vecs[i] = hashed.fromTokens(toks[i])
-				}
 			}
 		}()
 	}
 	wg.Wait()
 	before := e.emb.Name()
+	var vecs [][]float32
 	if !builtin {
 		var err error
 		if vecs, err = e.emb.Embed(ctx, texts); err != nil {
@@ -230,29 +260,60 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	}
 	for i, m := range ms {
 		n, ok := e.byID[m.ID]
+		var sal *memory.Salience
 		if ok {
-			e.dead++ // its old vector stays in vec until a rebuild
+			if vecs != nil {
+				e.dead++ // its old vector stays in vec until a rebuild
+			}
+			sal = e.docs[n].sal
 		} else {
 			n = int32(len(e.docs))
 			e.docs = append(e.docs, doc{})
 			e.byID[m.ID] = n
 		}
-		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true}
+		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true, sal: mergeSalience(sal, m.Salience)}
 		for _, t := range m.Triggers {
 			if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
 				d.triggers = append(d.triggers, t)
 			}
 		}
-		if len(d.triggers) > 0 {
-			e.triggered[n] = true
-		} else {
-			delete(e.triggered, n)
-		}
+		d.files = memory.Files(m)
+		setIf(e.triggered, n, len(d.triggers) > 0)
+		setIf(e.pathed, n, len(d.files) > 0)
 		e.docs[n] = d
 		e.lex.set(n, toks[i])
-		e.vec.Add(vecs[i], n)
+		if vecs != nil {
+			e.vec.Add(vecs[i], n)
+		}
 	}
 	return nil
+}
+
+func setIf(set map[int32]bool, n int32, on bool) {
+	if on {
+		set[n] = true
+	} else {
+		delete(set, n)
+	}
+}
+
+// mergeSalience keeps the engine's copy when it has seen more than the
+// store has written yet (accesses are written in batches); reinforcements
+// come from the store.
+func mergeSalience(mine *memory.Salience, stored memory.Salience) *memory.Salience {
+	out := stored
+	if mine != nil {
+		if mine.AccessCount > out.AccessCount {
+			out.AccessCount, out.Accesses = mine.AccessCount, mine.Accesses
+		}
+		if len(mine.Feedback) > len(out.Feedback) {
+			out.Feedback = mine.Feedback
+		}
+	}
+	if out.AccessCount == 0 && out.Reinforcements == 0 && len(out.Feedback) == 0 {
+		return nil
+	}
+	return &out
 }
 
 // Forget removes a memory from the indexes.
@@ -261,7 +322,9 @@ func (e *Engine) Forget(id string) {
 	defer e.mu.Unlock()
 	if n, ok := e.byID[id]; ok {
 		e.docs[n].alive = false
+		e.docs[n].sal = nil
 		delete(e.triggered, n)
+		delete(e.pathed, n)
 		e.lex.remove(n)
 		e.dead++
 	}
@@ -302,7 +365,12 @@ func (e *Engine) Rebuild(ctx context.Context) error {
 		return err
 	}
 	e.mu.Lock()
-	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered
+	for id, n := range e.byID { // what recalls counted since the store last wrote it
+		if m, ok := fresh.byID[id]; ok && e.docs[n].alive {
+			fresh.docs[m].sal = mergeSalience(e.docs[n].sal, derefSal(fresh.docs[m].sal))
+		}
+	}
+	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered, e.pathed = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered, fresh.pathed
 	e.vecName = fresh.vecName
 	e.rebuilding.Store(false)
 	e.mu.Unlock()
@@ -326,13 +394,28 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		req.Budget = 800
 	}
 	query := strings.TrimSpace(req.Query)
-	if query == "" {
+	req.Path = strings.TrimSpace(req.Path)
+	if query == "" && req.Path == "" {
 		return Response{}, fmt.Errorf("%w: the query is empty: say what the task is about", store.ErrInvalid)
 	}
+	if req.Path != "" {
+		if err := ValidPath(req.Path); err != nil {
+			return Response{}, err
+		}
+	}
 	qtoks := Tokens(query)
-	qvecs, err := e.emb.Embed(ctx, []string{query})
-	if err != nil {
-		return Response{}, err
+	_, builtin := e.emb.(Hashed)
+	var qvec []float32
+	if query != "" {
+		if builtin {
+			qvec = NewHashed().fromTokens(qtoks)
+		} else {
+			v, err := e.emb.Embed(ctx, []string{query})
+			if err != nil {
+				return Response{}, err
+			}
+			qvec = v[0]
+		}
 	}
 
 	e.mu.RLock()
@@ -357,19 +440,6 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		}
 		return false
 	}
-	lex := e.lex.search(qtoks, candidates, keep)
-	var vec []scored
-	if e.vecName == e.emb.Name() {
-		for _, r := range e.vec.Search(qvecs[0], candidates*3+e.dead) {
-			if r.Relevance > 0 && keep(r.Value) && len(vec) < candidates {
-				vec = append(vec, scored{r.Value, r.Relevance})
-			}
-		}
-	} else if e.rebuilding.CompareAndSwap(false, true) {
-		// The embedder changed under the index (an endpoint fell back):
-		// lexical only until the vectors are rebuilt with the new one.
-		go e.Rebuild(context.WithoutCancel(ctx))
-	}
 	cands := map[int32]*Explain{}
 	get := func(n int32) *Explain {
 		if c, ok := cands[n]; ok {
@@ -379,51 +449,87 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		cands[n] = c
 		return c
 	}
-	// Fusion: each list's scores scaled to 0..1 by its best, then a
-	// weighted sum. The lexical list leads; the built-in embedder is fuzzy,
-	// so its list refines and extends rather than reorders (rank fusion let
-	// it override good lexical matches and cost 0.1 R@1 on LoCoMo).
-	for i, s := range lex {
-		c := get(s.doc)
-		c.Lexical, c.LexicalRnk = s.score, i+1
-		c.Relevance += lexWeight * s.score / lex[0].score
-	}
-	if len(vec) > 0 {
-		top, bottom := vec[0].score, vec[len(vec)-1].score
-		for i, s := range vec {
+	if query != "" {
+		mass := e.lex.mass(qtoks)
+		for i, s := range e.lex.search(qtoks, candidates, keep) {
 			c := get(s.doc)
-			c.Vector, c.VectorRnk = s.score, i+1
-			if top > bottom {
-				c.Relevance += vecWeight * (s.score - bottom) / (top - bottom)
+			c.Lexical, c.LexicalRnk = s.score, i+1
+			c.Relevance += lexWeight * s.score / mass
+		}
+		if !builtin && e.vecName == e.emb.Name() {
+			// An endpoint's vectors carry meaning: its nearest neighbours
+			// are candidates of their own.
+			var vec []scored
+			for _, r := range e.vec.Search(qvec, candidates*3+e.dead) {
+				if r.Relevance > 0 && keep(r.Value) && len(vec) < candidates {
+					vec = append(vec, scored{r.Value, r.Relevance})
+				}
+			}
+			for i, s := range vec {
+				c := get(s.doc)
+				c.Vector, c.VectorRnk = s.score, i+1
+				c.Relevance += httpVecWeight * max(s.score, 0)
+			}
+		} else if !builtin && e.rebuilding.CompareAndSwap(false, true) {
+			// The embedder changed under the index (an endpoint fell back):
+			// lexical only until the vectors are rebuilt with the new one.
+			go e.Rebuild(context.WithoutCancel(ctx))
+		}
+		prepared := memory.PrepareTriggerText(query)
+		for n := range e.triggered {
+			if !keep(n) {
+				continue
+			}
+			if t := prepared.Match(e.docs[n].triggers); t != "" {
+				get(n).Trigger = t
 			}
 		}
 	}
-	prepared := memory.PrepareTriggerText(query)
-	for n := range e.triggered {
-		if !keep(n) {
-			continue
+	if req.Path != "" {
+		for n := range e.pathed {
+			if !keep(n) {
+				continue
+			}
+			if f := MatchPath(req.Path, e.docs[n].files); f != "" {
+				get(n).Path = f
+			}
 		}
-		if t := prepared.Match(e.docs[n].triggers); t != "" {
-			get(n).Trigger = t
+	}
+	if builtin && qvec != nil {
+		// The built-in embedder refines what the words found: its cosine
+		// of each candidate, computed from the candidate's indexed words.
+		for n, c := range cands {
+			c.Vector = cosine(qvec, NewHashed().fromTokens(e.lex.terms[n]))
+			c.Relevance += vecWeight * max(c.Vector, 0)
+		}
+		ranked := make([]int32, 0, len(cands))
+		for n := range cands {
+			ranked = append(ranked, n)
+		}
+		sort.Slice(ranked, func(i, j int) bool { return cands[ranked[i]].Vector > cands[ranked[j]].Vector })
+		for i, n := range ranked {
+			cands[n].VectorRnk = i + 1
 		}
 	}
 	ids := map[int32]string{}
+	sals := map[int32]*memory.Salience{}
 	for n := range cands {
 		ids[n] = e.docs[n].id
+		sals[n] = e.docs[n].sal
 	}
 	e.mu.RUnlock()
 
 	// Load the candidates, best first.
 	order := make([]int32, 0, len(cands))
 	for n, c := range cands {
-		if c.Relevance > 0 || c.Trigger != "" {
+		if c.Relevance > 0 || c.Trigger != "" || c.Path != "" {
 			order = append(order, n)
 		}
 	}
 	sort.Slice(order, func(i, j int) bool {
 		a, b := cands[order[i]], cands[order[j]]
-		if (a.Trigger != "") != (b.Trigger != "") {
-			return a.Trigger != ""
+		if ra, rb := a.Trigger != "" || a.Path != "", b.Trigger != "" || b.Path != ""; ra != rb {
+			return ra
 		}
 		return a.Relevance > b.Relevance
 	})
@@ -437,22 +543,86 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		if err != nil {
 			continue
 		}
+		if sals[n] != nil {
+			m.Salience = *sals[n]
+		}
 		mems[m.ID] = m
 		hits[m.ID] = &Hit{Memory: m, Explain: *cands[n]}
 	}
 	e.expand(ctx, hits, mems, req)
-	resp := e.shape(ctx, hits, req)
-	// Being recalled is an access (salience), never evidence of truth (trust).
-	if t, ok := e.src.(interface {
-		Touch(context.Context, []string) error
-	}); ok && !req.Peek {
-		var ids []string
-		for _, h := range append(resp.Results, resp.VerifyFirst...) {
-			ids = append(ids, h.Memory.ID)
-		}
-		_ = t.Touch(ctx, ids)
+	resp := e.shape(hits, req, qtoks)
+	if !req.Peek {
+		e.used(ctx, resp, req)
 	}
 	return resp, nil
+}
+
+// used counts a recall as an access of what it returned (salience, never
+// trust), and puts an unanswered or weakly answered query in the gap log.
+func (e *Engine) used(ctx context.Context, resp Response, req Request) {
+	var ids []string
+	for _, h := range append(resp.Results, resp.VerifyFirst...) {
+		ids = append(ids, h.Memory.ID)
+	}
+	if len(ids) > 0 {
+		now := time.Now().UTC()
+		e.mu.Lock()
+		for _, id := range ids {
+			if n, ok := e.byID[id]; ok && e.docs[n].alive {
+				s := derefSal(e.docs[n].sal)
+				s.AccessCount++
+				s.Accesses = append(slices.Clone(s.Accesses), now)
+				if k := len(s.Accesses); k > memory.MaxAccesses {
+					s.Accesses = s.Accesses[k-memory.MaxAccesses:]
+				}
+				e.docs[n].sal = &s
+			}
+		}
+		e.mu.Unlock()
+		if t, ok := e.src.(interface {
+			Touch(context.Context, []string) error
+		}); ok {
+			_ = t.Touch(ctx, ids)
+		}
+	}
+	if (resp.Nothing || resp.Weak) && strings.TrimSpace(req.Query) != "" && len(req.Projects) > 0 {
+		if g, ok := e.src.(interface {
+			RecordGap(ctx context.Context, project, query string, best float64) error
+		}); ok {
+			best := 0.0
+			if len(resp.Results) > 0 {
+				best = resp.Results[0].Explain.Relevance
+			}
+			_ = g.RecordGap(ctx, req.Projects[0], req.Query, best)
+		}
+	}
+}
+
+func derefSal(s *memory.Salience) memory.Salience {
+	if s == nil {
+		return memory.Salience{}
+	}
+	return *s
+}
+
+// Feedbacker takes feedback on a recalled memory.
+type Feedbacker interface {
+	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
+}
+
+// Feedback records that a recalled memory was helpful (or not) for a
+// query: the store keeps it, and the engine's copy of its salience takes
+// it at once. A helpful memory counts as used, which a recall alone does
+// not; similar queries later find it higher (or lower). Trust is untouched.
+func (e *Engine) Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error {
+	fb, ok := e.src.(Feedbacker)
+	if !ok {
+		return fmt.Errorf("this store does not keep feedback")
+	}
+	if err := fb.Feedback(ctx, id, query, helpful, by); err != nil {
+		return err
+	}
+	return e.Refresh(ctx, id)
 }
 
 // Recaller answers recalls: the engine in the process that owns the store,
@@ -473,7 +643,9 @@ func (e *Engine) expand(ctx context.Context, hits map[string]*Hit, mems map[stri
 	}
 	var frontier []node
 	for id, h := range hits {
-		frontier = append(frontier, node{id, h.Explain.Relevance, "", 0})
+		if h.Explain.Relevance >= HitFloor || h.Explain.Trigger != "" || h.Explain.Path != "" {
+			frontier = append(frontier, node{id, h.Explain.Relevance, "", 0})
+		}
 	}
 	budget := 2 * req.Limit // edges followed at most
 	for budget > 0 && len(frontier) > 0 {
@@ -537,33 +709,36 @@ func short(id string) string {
 	return id
 }
 
-// shape turns scored hits into the answer: salience blended in, superseded
+// shape turns scored hits into the answer: the salience and feedback
+// prior applied, what scores under the floor left out, superseded
 // memories attached to their successors, low trust set apart, the budget
-// filled with invariants and triggered negatives first.
-func (e *Engine) shape(ctx context.Context, hits map[string]*Hit, req Request) Response {
-	var best float64
-	for _, h := range hits {
-		best = math.Max(best, h.Explain.Relevance)
-	}
+// filled with triggered negatives, path matches and relevant invariants
+// first.
+func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Response {
 	now := time.Now()
 	var list []*Hit
+	var best float64
 	for _, h := range hits {
 		m := h.Memory
 		if m.Status == memory.StatusSuperseded {
 			continue // shown as history of its successor below
 		}
-		if h.Explain.Relevance < relevanceFloor*best && h.Explain.Trigger == "" {
+		pinned := h.Explain.Trigger != "" || h.Explain.Path != ""
+		if h.Explain.Relevance < HitFloor && !pinned && h.Explain.Graph == "" {
 			continue // a faint echo of the query, not an answer
 		}
-		rel := 0.0
-		if best > 0 {
-			rel = h.Explain.Relevance / best
+		if h.Explain.Graph == "" {
+			best = math.Max(best, h.Explain.Relevance)
 		}
 		h.Explain.Salience = Activation(m.Salience, now)
+		h.Explain.Feedback = FeedbackFor(m.Salience, qtoks)
 		h.Explain.Trust = memory.Trust(m)
-		h.Explain.Final = (1-SalienceWeight)*rel + SalienceWeight*h.Explain.Salience
+		h.Explain.Final = h.Explain.Relevance * (1 + PriorWeight*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
 		h.Score = h.Explain.Final
 		list = append(list, h)
+	}
+	if best < Floor { // nothing known: what is left is noise, but for what is pinned
+		list = slices.DeleteFunc(list, func(h *Hit) bool { return h.Explain.Trigger == "" && h.Explain.Path == "" })
 	}
 	// History: attach superseded hits to their successor when it is here.
 	for _, h := range hits {
@@ -574,15 +749,18 @@ func (e *Engine) shape(ctx context.Context, hits map[string]*Hit, req Request) R
 		}
 	}
 	// Triggered negatives first (the mistake about to be repeated), then
-	// invariants that are themselves relevant, then the rest.
+	// what is about the path asked for, then invariants that are
+	// themselves relevant, then the rest.
 	rank := func(h *Hit) int {
 		switch {
 		case h.Explain.Trigger != "":
 			return 0
-		case h.Memory.Layer == memory.LayerInvariant && h.Explain.Relevance >= 0.5*best:
+		case h.Explain.Path != "":
 			return 1
+		case h.Memory.Layer == memory.LayerInvariant && h.Explain.Relevance >= 0.5*best && h.Explain.Relevance >= Weak:
+			return 2
 		}
-		return 2
+		return 3
 	}
 	sort.SliceStable(list, func(i, j int) bool {
 		if ri, rj := rank(list[i]), rank(list[j]); ri != rj {
@@ -611,25 +789,76 @@ func (e *Engine) shape(ctx context.Context, hits map[string]*Hit, req Request) R
 		used += cost
 		resp.Results = append(resp.Results, *h)
 	}
+	if strings.TrimSpace(req.Query) != "" {
+		resp.Nothing = best < Floor
+		resp.Weak = !resp.Nothing && best < Weak
+	}
 	return resp
 }
 
-// Activation is ACT-R base-level activation of the access history, squashed
-// into 0..1: recent and frequent use rises, disuse decays (d = 0.5).
+// Activation is ACT-R base-level activation, B = ln Σ w·t^-0.5 over the
+// times a memory was used, squashed into 0..1. A recall that returned it
+// is a weak use (w = 0.2: returned is not the same as used); feedback
+// that it helped is a full use, and so is being said again
+// (reinforcement, dated a day back). Ages under a minute count as a
+// minute, so a burst of recalls is not "often". One recall gives about
+// 0.13, five in a row 0.68, a memory used daily stays high, disuse decays.
 func Activation(s memory.Salience, now time.Time) float64 {
-	if len(s.Accesses) == 0 && s.Reinforcements == 0 {
-		return 0
-	}
-	sum := float64(s.Reinforcements) * math.Pow(7*24*3600, -0.5) // a reinforcement counts as a week-old use
+	const seen, day, month = 0.1, 24 * 3600, 30 * 24 * 3600
+	age := func(t time.Time) float64 { return math.Max(now.Sub(t).Seconds(), 60) }
+	sum := float64(s.Reinforcements) * math.Pow(day, -0.5)
 	for _, t := range s.Accesses {
-		age := math.Max(now.Sub(t).Seconds(), 1)
-		sum += math.Pow(age, -0.5)
+		sum += seen * math.Pow(age(t), -0.5)
 	}
 	if extra := s.AccessCount - len(s.Accesses); extra > 0 {
-		sum += float64(extra) * math.Pow(30*24*3600, -0.5) // older uses beyond the kept history
+		sum += seen * float64(extra) * math.Pow(month, -0.5) // older uses beyond the kept history
+	}
+	for _, f := range s.Feedback {
+		if f.Helpful {
+			sum += math.Pow(age(f.At), -0.5)
+		}
+	}
+	if sum == 0 {
+		return 0
 	}
 	b := math.Log(sum)
-	return 1 / (1 + math.Exp(-(b+5)/1.5))
+	return 1 / (1 + math.Exp(-(b+2.5)/0.6))
+}
+
+// FeedbackFor is what was said of a memory for queries like this one,
+// -1..1: each feedback counts by how many words its query shares with
+// this one (cosine of the word sets), helpful up, unhelpful down.
+func FeedbackFor(s memory.Salience, qtoks []string) float64 {
+	if len(s.Feedback) == 0 || len(qtoks) == 0 {
+		return 0
+	}
+	q := map[string]bool{}
+	for _, t := range qtoks {
+		q[t] = true
+	}
+	var sum float64
+	for _, f := range s.Feedback {
+		ft := map[string]bool{}
+		for _, t := range Tokens(f.Query) {
+			ft[t] = true
+		}
+		common := 0
+		for t := range ft {
+			if q[t] {
+				common++
+			}
+		}
+		if common == 0 {
+			continue
+		}
+		sim := float64(common) / math.Sqrt(float64(len(q)*len(ft)))
+		if f.Helpful {
+			sum += sim
+		} else {
+			sum -= sim
+		}
+	}
+	return math.Max(-1, math.Min(1, sum))
 }
 
 // For returns the recaller of a store: the store itself when it already

@@ -8,6 +8,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -100,7 +101,10 @@ func init() {
 	}
 }
 
-func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQuery, groupOf func(evalQuery) string) metrics {
+// evaluate runs the queries twice over one store: first static (Peek:
+// nothing counted), then in use — in order, each recall counting as an
+// access of what it returned, as an agent's recalls do.
+func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQuery, groupOf func(evalQuery) string) (static, inUse metrics) {
 	ctx := context.Background()
 	db, err := store.Open(filepath.Join(t.TempDir(), "s"), store.Options{NoSync: true})
 	if err != nil {
@@ -124,22 +128,25 @@ func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQue
 	if err := e.Build(ctx); err != nil {
 		t.Fatal(err)
 	}
-	var m metrics
-	for _, q := range queries {
-		if len(q.Evidence) == 0 {
-			continue
+	run := func(peek bool) metrics {
+		var m metrics
+		for _, q := range queries {
+			if len(q.Evidence) == 0 {
+				continue
+			}
+			resp, err := e.Recall(ctx, Request{Query: q.Question, Projects: []string{pids[groupOf(q)]}, Limit: 10, Budget: 1 << 30, Peek: peek})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var ranked []string
+			for _, h := range resp.Results {
+				ranked = append(ranked, h.Memory.Ref)
+			}
+			m.add(ranked, q.Evidence)
 		}
-		resp, err := e.Recall(ctx, Request{Query: q.Question, Projects: []string{pids[groupOf(q)]}, Limit: 10, Budget: 1 << 30, Peek: true})
-		if err != nil {
-			t.Fatal(err)
-		}
-		var ranked []string
-		for _, h := range resp.Results {
-			ranked = append(ranked, h.Memory.Ref)
-		}
-		m.add(ranked, q.Evidence)
+		return m
 	}
-	return m
+	return run(true), run(false)
 }
 
 // TestEvalSciFact: BEIR SciFact, 5,183 abstracts, 300 claims. The published
@@ -152,20 +159,16 @@ func TestEvalSciFact(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short")
 	}
-	type doc struct{ ID, Title, Text string }
-	var recs []memory.Record
-	for _, d := range readJSONL[doc](t, filepath.Join(dir, "corpus.jsonl")) {
-		title := d.Title
-		if r := []rune(title); len(r) > memory.MaxTitle {
-			title = string(r[:memory.MaxTitle-1]) + "…"
-		}
-		recs = append(recs, memory.Record{Ref: d.ID, Layer: memory.LayerState, Kind: memory.KindFact, Title: title, Body: d.Text, Provenance: memory.ProvExtracted})
-	}
+	recs := scifactRecords(t, dir)
 	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
-	m := evaluate(t, map[string][]memory.Record{"scifact": recs}, qs, func(evalQuery) string { return "scifact" })
-	t.Logf("SciFact: %s (BM25 published nDCG@10 0.665; bm25_check.py 0.676)", m)
-	if got := m.ndcg10 / float64(m.n); got < 0.665 {
+	static, inUse := evaluate(t, map[string][]memory.Record{"scifact": recs}, qs, func(evalQuery) string { return "scifact" })
+	t.Logf("SciFact static: %s (BM25 published nDCG@10 0.665; bm25_check.py 0.676)", static)
+	t.Logf("SciFact in use: %s", inUse)
+	if got := static.ndcg10 / float64(static.n); got < 0.665 {
 		t.Errorf("SciFact nDCG@10 %.3f is below BM25's published 0.665", got)
+	}
+	if s, u := static.ndcg10/float64(static.n), inUse.ndcg10/float64(inUse.n); u < s {
+		t.Errorf("SciFact: use costs relevance: nDCG@10 %.3f in use, %.3f static", u, s)
 	}
 }
 
@@ -180,6 +183,37 @@ func TestEvalLoCoMo(t *testing.T) {
 		ID, Conv, Date, Speaker, Text string
 		ImgCaption                    string `json:"img_caption"`
 	}
+	groups := locomoRecords(t, dir)
+	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
+	static, inUse := evaluate(t, groups, qs, func(q evalQuery) string { return q.Conv })
+	t.Logf("LoCoMo dev static: %s (bm25_check.py R@10 0.585, nDCG@10 0.447)", static)
+	t.Logf("LoCoMo dev in use: %s", inUse)
+	if got := static.r10 / float64(static.n); got <= 0.585 {
+		t.Errorf("LoCoMo R@10 %.3f does not beat BM25 alone (0.585)", got)
+	}
+	if s, u := static.r10/float64(static.n), inUse.r10/float64(inUse.n); u < s {
+		t.Errorf("LoCoMo: use costs relevance: R@10 %.3f in use, %.3f static", u, s)
+	}
+}
+
+func scifactRecords(t testing.TB, dir string) []memory.Record {
+	type doc struct{ ID, Title, Text string }
+	var recs []memory.Record
+	for _, d := range readJSONL[doc](t, filepath.Join(dir, "corpus.jsonl")) {
+		title := d.Title
+		if r := []rune(title); len(r) > memory.MaxTitle {
+			title = string(r[:memory.MaxTitle-1]) + "…"
+		}
+		recs = append(recs, memory.Record{Ref: d.ID, Layer: memory.LayerState, Kind: memory.KindFact, Title: title, Body: d.Text, Provenance: memory.ProvExtracted})
+	}
+	return recs
+}
+
+func locomoRecords(t testing.TB, dir string) map[string][]memory.Record {
+	type turn struct {
+		ID, Conv, Date, Speaker, Text string
+		ImgCaption                    string `json:"img_caption"`
+	}
 	groups := map[string][]memory.Record{}
 	for _, d := range readJSONL[turn](t, filepath.Join(dir, "corpus.jsonl")) {
 		body := d.Speaker + ": " + d.Text
@@ -190,10 +224,129 @@ func TestEvalLoCoMo(t *testing.T) {
 		groups[d.Conv] = append(groups[d.Conv], memory.Record{Ref: d.ID, Layer: memory.LayerEpisode, Kind: memory.KindEvent,
 			Title: title, Body: body + "\n\n(" + d.Date + ")", Tags: []string{strings.ToLower(d.Speaker)}, Provenance: memory.ProvObserved})
 	}
-	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
-	m := evaluate(t, groups, qs, func(q evalQuery) string { return q.Conv })
-	t.Logf("LoCoMo dev: %s (bm25_check.py R@10 0.585, nDCG@10 0.447)", m)
-	if got := m.r10 / float64(m.n); got <= 0.585 {
-		t.Errorf("LoCoMo R@10 %.3f does not beat BM25 alone (0.585)", got)
+	return groups
+}
+
+// offTopic are questions neither corpus knows anything about.
+var offTopic = []string{
+	"kubernetes helm chart", "capital of France", "how do I configure the nginx reverse proxy",
+	"rust borrow checker lifetime error", "postgres vacuum settings", "what is the wifi password policy",
+	"terraform state lock", "best pizza in Naples", "javascript promise rejection handling",
+	"git rebase interactive squash", "docker compose healthcheck", "stock price of Apple in 2019",
+	"who won the world cup in 1998", "css grid layout alignment", "python asyncio event loop",
+	"redis eviction policy", "the deploy pipeline for the billing service", "grpc deadline exceeded",
+	"latex table column width", "how to bake sourdough bread",
+}
+
+// TestEvalNothingKnown: with absolute scores, a question the store knows
+// nothing about comes back empty ("nothing known") while the benchmark's
+// own questions still get answers. One store holds SciFact and the LoCoMo
+// conversations as separate projects; each question is asked of its own
+// project, of the other corpus's project, and the off-topic ones of both.
+func TestEvalNothingKnown(t *testing.T) {
+	sdir, ldir := filepath.Join(evalDir, "scifact"), filepath.Join(evalDir, "locomo-dev")
+	for _, d := range []string{sdir, ldir} {
+		if _, err := os.Stat(d); err != nil {
+			t.Skip("no " + d + " beside the repository")
+		}
+	}
+	if testing.Short() {
+		t.Skip("-short")
+	}
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "s"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer db.Close()
+	groups := locomoRecords(t, ldir)
+	groups["scifact"] = scifactRecords(t, sdir)
+	pids := map[string]string{}
+	for g, recs := range groups {
+		p, _ := project.Named(g)
+		if _, err := db.EnsureProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		pids[g] = p.ID
+		if _, err := db.Import(ctx, p.ID, recs, memory.ActorSystem); err != nil {
+			t.Fatal(err)
+		}
+	}
+	e := NewEngine(db, nil)
+	if err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	type tally struct {
+		asked, nothing, weak int
+		best                 []float64 // the best relevance with no floor at all
+	}
+	ask := func(tl *tally, q, group string) {
+		req := Request{Query: q, Projects: []string{pids[group]}, Limit: 10, Budget: 1 << 30, Peek: true}
+		floor := Floor
+		Floor = 0
+		resp, err := e.Recall(ctx, req)
+		Floor = floor
+		if err != nil {
+			t.Fatal(err)
+		}
+		b := 0.0
+		for _, h := range resp.Results {
+			if h.Explain.Graph == "" {
+				b = max(b, h.Explain.Relevance)
+			}
+		}
+		tl.best = append(tl.best, b)
+		if resp, err = e.Recall(ctx, req); err != nil {
+			t.Fatal(err)
+		}
+		tl.asked++
+		if resp.Nothing {
+			tl.nothing++
+		} else if resp.Weak {
+			tl.weak++
+		}
+	}
+	var own, foreign, off tally
+	var convs []string
+	for g := range groups {
+		if g != "scifact" {
+			convs = append(convs, g)
+		}
+	}
+	for _, q := range readJSONL[evalQuery](t, filepath.Join(sdir, "queries.jsonl")) {
+		if len(q.Evidence) > 0 {
+			ask(&own, q.Question, "scifact")
+			ask(&foreign, q.Question, convs[len(q.Question)%len(convs)])
+		}
+	}
+	for _, q := range readJSONL[evalQuery](t, filepath.Join(ldir, "queries.jsonl")) {
+		if len(q.Evidence) > 0 {
+			ask(&own, q.Question, q.Conv)
+			ask(&foreign, q.Question, "scifact")
+		}
+	}
+	for _, q := range offTopic {
+		for g := range groups {
+			ask(&off, q, g)
+		}
+	}
+	pct := func(n, of int) float64 { return 100 * float64(n) / float64(of) }
+	quantiles := func(xs []float64) string {
+		xs = slices.Clone(xs)
+		slices.Sort(xs)
+		q := func(p float64) float64 { return xs[int(p*float64(len(xs)-1))] }
+		return fmt.Sprintf("p5 %.2f  p25 %.2f  p50 %.2f  p75 %.2f  p95 %.2f", q(0.05), q(0.25), q(0.5), q(0.75), q(0.95))
+	}
+	t.Logf("best relevance, own questions:   %s", quantiles(own.best))
+	t.Logf("best relevance, other corpus's:  %s", quantiles(foreign.best))
+	t.Logf("best relevance, off-topic:       %s", quantiles(off.best))
+	t.Logf("own questions: %d asked, %.1f %% nothing known, %.1f %% weak", own.asked, pct(own.nothing, own.asked), pct(own.weak, own.asked))
+	t.Logf("the other corpus's questions: %d asked, %.1f %% nothing known, %.1f %% weak", foreign.asked, pct(foreign.nothing, foreign.asked), pct(foreign.weak, foreign.asked))
+	t.Logf("off-topic questions: %d asked, %.1f %% nothing known, %.1f %% weak", off.asked, pct(off.nothing, off.asked), pct(off.weak, off.asked))
+	if pct(own.nothing, own.asked) > 2 {
+		t.Errorf("%.1f %% of the benchmarks' own questions got \"nothing known\"", pct(own.nothing, own.asked))
+	}
+	if pct(off.nothing+off.weak, off.asked) < 95 {
+		t.Errorf("only %.1f %% of off-topic questions were nothing known or weak", pct(off.nothing+off.weak, off.asked))
 	}
 }

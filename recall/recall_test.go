@@ -223,6 +223,9 @@ func TestRecallIsAnAccessNotEvidence(t *testing.T) {
 	f.build(t)
 	f.recall(t, "release")
 	f.recall(t, "release")
+	if err := f.db.FlushSalience(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	got, _ := f.db.Get(context.Background(), m.ID)
 	if got.Salience.AccessCount != 2 || memory.Trust(got) != memory.Trust(m) {
 		t.Fatalf("salience %+v, trust %v → %v", got.Salience, memory.Trust(m), memory.Trust(got))

@@ -7,6 +7,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 
 	"cairn/memory"
 	"cairn/store"
@@ -20,3 +21,15 @@ type Lister interface {
 // Cost estimates the tokens a memory costs in an answer (about four
 // characters a token).
 func Cost(m *memory.Memory) int { return (len(m.Title)+len(m.Body))/4 + 8 }
+
+// MatchPath returns the first of files a path pattern names (see
+// memory.MatchPath).
+func MatchPath(pattern string, files []string) string { return memory.MatchPath(pattern, files) }
+
+// ValidPath refuses a malformed path pattern with ErrInvalid.
+func ValidPath(pattern string) error {
+	if err := memory.ValidPathPattern(pattern); err != nil {
+		return fmt.Errorf("%w: %v", store.ErrInvalid, err)
+	}
+	return nil
+}

@@ -151,7 +151,7 @@ var retrySafe = map[string]bool{
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
-	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true,
+	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -413,6 +413,24 @@ func (c *Client) Review(ctx context.Context, id string, v memory.Verdict, ws []m
 func (c *Client) Reviews(ctx context.Context, project string) ([]memory.Review, error) {
 	var out []memory.Review
 	return out, c.call(ctx, "Reviews", idParams{project}, &out)
+}
+
+// Feedback goes to the server's recall engine, which keeps salience.
+func (c *Client) Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error {
+	return c.call(ctx, "Feedback", feedbackParams{id, query, helpful, by}, nil)
+}
+
+func (c *Client) RecordGap(ctx context.Context, project, query string, best float64) error {
+	return c.call(ctx, "RecordGap", gapParams{Project: project, Query: query, Best: best}, nil)
+}
+
+func (c *Client) Gaps(ctx context.Context, project string) ([]memory.Gap, error) {
+	var out []memory.Gap
+	return out, c.call(ctx, "Gaps", gapParams{Project: project}, &out)
+}
+
+func (c *Client) DropGap(ctx context.Context, project, id string, by memory.Actor) error {
+	return c.call(ctx, "DropGap", gapParams{Project: project, ID: id, Actor: by}, nil)
 }
 
 // Recall asks the server's recall engine.

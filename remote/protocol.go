@@ -140,6 +140,19 @@ type (
 		Text    string `json:"text"`
 		Limit   int    `json:"limit"`
 	}
+	feedbackParams struct {
+		ID      string       `json:"id"`
+		Query   string       `json:"query"`
+		Helpful bool         `json:"helpful"`
+		Actor   memory.Actor `json:"actor"`
+	}
+	gapParams struct {
+		Project string       `json:"project"`
+		ID      string       `json:"id,omitempty"`
+		Query   string       `json:"query,omitempty"`
+		Best    float64      `json:"best,omitempty"`
+		Actor   memory.Actor `json:"actor,omitempty"`
+	}
 	ingestStateParams struct {
 		File string `json:"file"`
 	}

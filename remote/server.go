@@ -263,6 +263,13 @@ func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (
 		}
 		return s.rec.Recall(ctx, req)
 	}
+	if fb, ok := s.rec.(recall.Feedbacker); ok && method == "Feedback" {
+		var p feedbackParams
+		if err := json.Unmarshal(raw, &p); err != nil {
+			return nil, &remoteError{store.ErrInvalid, "malformed Feedback request: " + err.Error()}
+		}
+		return true, fb.Feedback(ctx, p.ID, p.Query, p.Helpful, p.Actor)
+	}
 	h, ok := handlers[method]
 	if !ok {
 		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", method)
@@ -359,6 +366,16 @@ var handlers = map[string]handler{
 	"Proposal": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
 	"Triggered": with(func(ctx context.Context, st store.Store, p triggeredParams) (any, error) {
 		return st.Triggered(ctx, p.Project, p.Text, p.Limit)
+	}),
+	"Feedback": with(func(ctx context.Context, st store.Store, p feedbackParams) (any, error) {
+		return true, st.Feedback(ctx, p.ID, p.Query, p.Helpful, p.Actor)
+	}),
+	"RecordGap": with(func(ctx context.Context, st store.Store, p gapParams) (any, error) {
+		return true, st.RecordGap(ctx, p.Project, p.Query, p.Best)
+	}),
+	"Gaps": with(func(ctx context.Context, st store.Store, p gapParams) (any, error) { return st.Gaps(ctx, p.Project) }),
+	"DropGap": with(func(ctx context.Context, st store.Store, p gapParams) (any, error) {
+		return true, st.DropGap(ctx, p.Project, p.ID, p.Actor)
 	}),
 	"Ingest": with(func(ctx context.Context, st store.Store, p store.IngestBatch) (any, error) {
 		return st.Ingest(ctx, p)

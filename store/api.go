@@ -53,6 +53,13 @@ type Store interface {
 	Ingest(ctx context.Context, b IngestBatch) (IngestResult, error)
 	IngestState(ctx context.Context, file string) (IngestState, error)
 
+	// Recall in use: what a recall was worth (salience, never trust), and
+	// the questions it could not answer.
+	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
+	RecordGap(ctx context.Context, project, query string, best float64) error
+	Gaps(ctx context.Context, project string) ([]memory.Gap, error)
+	DropGap(ctx context.Context, project, id string, by memory.Actor) error
+
 	// Bulk.
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
 	Stats(ctx context.Context) (Stats, error)

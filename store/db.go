@@ -65,6 +65,11 @@ type DB struct {
 	dropping sync.RWMutex
 
 	importing sync.Mutex // held by the running import (see Import)
+
+	// Accesses waiting to be written (see Touch).
+	salMu      sync.Mutex
+	salPending map[string][]time.Time
+	salTimer   *time.Timer
 }
 
 var _ Store = (*DB)(nil)
@@ -244,6 +249,7 @@ func (db *DB) Dir() string { return db.dir }
 // Close flushes and closes the store. It is idempotent; every call after it
 // returns ErrClosed.
 func (db *DB) Close() error {
+	_ = db.FlushSalience(context.Background()) // before the lock: it writes
 	db.mu.Lock()
 	defer db.mu.Unlock()
 	if db.closed {

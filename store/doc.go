@@ -45,6 +45,8 @@
 //	ingest/<hash of path>                IngestState: where the last ingest of an agent's transcript stopped
 //	diary/<episodeid>                    the session's running summary (quotes it; dropped with the episode)
 //	ingep/<episodeid>                    the ingest key of the session an episode is of
+//	sal/<id>                             its accesses and feedback (salience; written in batches, dropped by forget)
+//	gap/<pid>/<gapid>                    memory.Gap: a question recall could not answer (gapid from the query)
 //	dgone/<pid>/<draftid>                empty: a draft a person dropped, which a re-read must not bring back
 //
 // Index entries have empty values except ref (which holds the id), so

@@ -101,7 +101,7 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		}
 		versions = append(versions, &old)
 	}
-	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id), prefixRunOld(id), keyFromDraft(id)}
+	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id), prefixRunOld(id), keyFromDraft(id), keySal(id)}
 	props, err := forgetProposals(txn, id) // they may quote it
 	if err != nil {
 		return p, err

@@ -77,8 +77,9 @@ func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
 		reason   = "reason-ocelot-3301"
 		binding  = "QUOKKA_BIND_6612"
 		evidence = "keep-evidence"
+		feedback = "kiwi-feedback-9921"
 	)
-	marks := []string{title, body, body2, oldTag, newTag, oldRef, newRef, reason, binding}
+	marks := []string{title, body, body2, oldTag, newTag, oldRef, newRef, reason, binding, feedback}
 	keep := remember(t, db, memory.LayerDecision, "keep me", "a decision that stays", evidence)
 	m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerEpisode, Title: title,
 		Body: "the body says " + body, Tags: []string{oldTag}, Ref: oldRef,
@@ -102,6 +103,16 @@ func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
 		t.Fatal(err)
 	}
 	if err := db.Link(ctx, memory.Edge{From: m.ID, Kind: memory.EdgeRelatesTo, To: keep.ID}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	// A recall's feedback names the query it helped with.
+	if err := db.Feedback(ctx, m.ID, "the query about "+feedback, true, memory.ActorAgent); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.Touch(ctx, []string{m.ID}); err != nil {
+		t.Fatal(err)
+	}
+	if err := db.FlushSalience(ctx); err != nil {
 		t.Fatal(err)
 	}
 	// No writes here: a compaction would discard the deleted keys' old

@@ -247,7 +247,10 @@ func getMem(txn *badger.Txn, id string) (*memory.Memory, error) {
 		m, err = DecodeMemory(key, val)
 		return err
 	})
-	return m, err
+	if err != nil {
+		return nil, err
+	}
+	return m, overlaySalience(txn, m)
 }
 
 // Get returns the memory with id (a full id; see Resolve for prefixes).
@@ -650,36 +653,6 @@ func statusFromLetter(b byte) memory.Status {
 		return memory.StatusSuperseded
 	}
 	return ""
-}
-
-// Touch records that memories were recalled: it raises their salience
-// (access count and recent access times). It is not an edit — no new
-// version, no event — and it says nothing about whether they are true.
-func (db *DB) Touch(ctx context.Context, ids []string) error {
-	if len(ids) == 0 {
-		return nil
-	}
-	at := db.now().UTC()
-	return db.update(ctx, func(txn *badger.Txn) error {
-		for _, id := range ids {
-			m, err := getMem(txn, id)
-			if errors.Is(err, ErrNotFound) {
-				continue
-			}
-			if err != nil {
-				return err
-			}
-			m.Salience.AccessCount++
-			m.Salience.Accesses = append(m.Salience.Accesses, at)
-			if n := len(m.Salience.Accesses); n > memory.MaxAccesses {
-				m.Salience.Accesses = m.Salience.Accesses[n-memory.MaxAccesses:]
-			}
-			if err := put(txn, keyMem(id), m); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
 }
 
 // Bound returns the memories of a project that carry a watermark that can

@@ -544,6 +544,9 @@ func TestUndoRunRestoresExactly(t *testing.T) {
 	if err := db.Touch(ctx, []string{f.reinf.ID, f.with.ID, f.created.ID}); err != nil {
 		t.Fatal(err)
 	}
+	if err := db.FlushSalience(ctx); err != nil {
+		t.Fatal(err)
+	}
 
 	// Prefixes: too short, ambiguous (the prior run shares the first
 	// characters of the time part), unknown.

@@ -452,6 +452,9 @@ func TestTouchRaisesSalienceOnly(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	if err := db.FlushSalience(ctx); err != nil {
+		t.Fatal(err)
+	}
 	got, _ := db.Get(ctx, m.ID)
 	if got.Salience.AccessCount != memory.MaxAccesses+3 || len(got.Salience.Accesses) != memory.MaxAccesses {
 		t.Fatalf("salience: %+v", got.Salience)
