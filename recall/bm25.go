@@ -6,7 +6,7 @@ import (
 )
 
 // BM25 parameters, as Anserini and the eval reference use for short texts.
-const (
+var (
 	bm25K1 = 0.9
 	bm25B  = 0.4
 )
@@ -157,18 +157,28 @@ type scored struct {
 // accepts, and returns the best k. Scores accumulate in a dense array
 // (reused between searches) rather than a map.
 func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored {
+	w := map[string]float64{}
+	for _, t := range query {
+		w[t] = 1
+	}
+	return x.searchWeighted(w, k, keep)
+}
+
+// searchWeighted is search with a weight per query word.
+func (x *lexIndex) searchWeighted(query map[string]float64, k int, keep func(int32) bool) []scored {
 	if x.live == 0 || len(query) == 0 {
 		return nil
 	}
 	avg := float64(x.total) / float64(x.live)
 	acc := make([]float32, len(x.length))
 	var touched []int32
-	seen := map[string]bool{}
-	for _, t := range query {
-		if seen[t] {
-			continue
-		}
-		seen[t] = true
+	words := make([]string, 0, len(query))
+	for t := range query {
+		words = append(words, t)
+	}
+	sort.Strings(words) // a fixed order: float sums do not depend on map order
+	for _, t := range words {
+		qw := query[t]
 		ps := x.post[t]
 		df := x.df(t)
 		if df == 0 {
@@ -186,7 +196,7 @@ func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored
 			if acc[p.doc] == 0 {
 				touched = append(touched, p.doc)
 			}
-			acc[p.doc] += float32(idf * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
+			acc[p.doc] += float32(qw * idf * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
 		}
 	}
 	h := make(minHeap, 0, k)
@@ -244,4 +254,55 @@ func (h minHeap) down(i int) {
 		h[i], h[small] = h[small], h[i]
 		i = small
 	}
+}
+
+// prfShort is the query length (distinct words) up to which expansion
+// weighs in full.
+var prfShort = 5.0
+
+// expand is pseudo-relevance feedback: the words that the best documents
+// of a first search share and the query lacks, weighted by how much of
+// the first search they carry and by their idf (RM3's idea without a
+// language model). It returns the query with them added at weight alpha.
+func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha float64) map[string]float64 {
+	out := map[string]float64{}
+	for _, t := range query {
+		out[t] = 1
+	}
+	if len(top) == 0 {
+		return out
+	}
+	score := map[string]float64{}
+	for _, s := range top[:min(docs, len(top))] {
+		share := s.score / top[0].score
+		for _, t := range x.terms[s.doc] {
+			if _, ok := out[t]; ok || isDigit(t) {
+				continue
+			}
+			df := x.df(t)
+			if df < 2 {
+				continue // a word of one document says nothing about others
+			}
+			score[t] += share * x.idf(df)
+		}
+	}
+	cand := make([]string, 0, len(score))
+	for t := range score {
+		cand = append(cand, t)
+	}
+	sort.Slice(cand, func(i, j int) bool {
+		if score[cand[i]] != score[cand[j]] {
+			return score[cand[i]] > score[cand[j]]
+		}
+		return cand[i] < cand[j]
+	})
+	if len(cand) > words {
+		cand = cand[:words]
+	}
+	// A long query says enough by itself: its expansion weighs less.
+	alpha *= min(1, prfShort/float64(len(out)))
+	for _, t := range cand {
+		out[t] = alpha * score[t] / score[cand[0]]
+	}
+	return out
 }

@@ -59,6 +59,9 @@ type Explain struct {
 	Feedback   float64 `json:"feedback,omitempty"` // -1..1: what was said of it for similar queries
 	Trust      float64 `json:"trust"`
 	Final      float64 `json:"final"`
+	// answers is how well the memory answers the query's own words (no
+	// expansion): what says whether anything is known at all.
+	answers float64
 }
 
 // Hit is one recalled memory.
@@ -99,8 +102,10 @@ var (
 	// vecWeight weighs the built-in embedder's cosine, computed for the
 	// lexical candidates only; httpVecWeight an endpoint's, whose own
 	// nearest neighbours are candidates too.
-	vecWeight     = 0.25
-	httpVecWeight = 0.5
+	vecWeight = 0.5
+	// Pseudo-relevance feedback (see lexIndex.expand).
+	prfDocs, prfWords, prfAlpha = 4, 15, 0.4
+	httpVecWeight               = 0.5
 	// Floor: when no memory reaches it, nothing is known about the query
 	// and nothing is returned; Weak: a best answer under it is a gap worth
 	// filling. Beside an answer that reaches the floor, memories down to
@@ -108,7 +113,7 @@ var (
 	// the subject; cutting its neighbours at the floor cost LoCoMo 0.08
 	// R@10); under HitFloor a memory shares a word with the query and no more.
 	Floor    = 0.40
-	Weak     = 0.60
+	Weak     = 0.70
 	HitFloor = 0.10
 )
 
@@ -218,6 +223,26 @@ func docText(m *memory.Memory) string {
 	return m.Title + "\n" + m.Body + "\n" + strings.Join(m.Tags, " ")
 }
 
+// titleBoost is how many times a title's words count (see lexTokens).
+var titleBoost = 2
+
+// lexTokens are the words the lexical index holds for m: its text, and
+// its title's words once more when the title is its own (a title derived
+// from the body's first line is in the body already).
+func lexTokens(m *memory.Memory) []string {
+	toks := Tokens(docText(m))
+	if strings.HasPrefix(m.Body, strings.TrimSuffix(m.Title, "…")) {
+		if t := Tokens(m.Title); len(t) <= len(toks) {
+			toks = toks[len(t):] // the derived title, counted once (in the body)
+		}
+		return toks
+	}
+	for range titleBoost - 1 {
+		toks = append(toks, Tokens(m.Title)...)
+	}
+	return toks
+}
+
 // index adds or replaces memories. With the built-in embedder no vector
 // is kept: it is computed from a candidate's words at recall (see vector).
 func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
@@ -236,7 +261,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 			defer wg.Done()
 			for i := w; i < len(ms); i += workers {
 				texts[i] = docText(ms[i])
-				toks[i] = Tokens(texts[i])
+				toks[i] = lexTokens(ms[i])
 			}
 		}()
 	}
@@ -451,7 +476,14 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	}
 	if query != "" {
 		mass := e.lex.mass(qtoks)
-		for i, s := range e.lex.search(qtoks, candidates, keep) {
+		lex := e.lex.search(qtoks, candidates, keep)
+		for _, s := range lex {
+			get(s.doc).answers = s.score / mass
+		}
+		if prfAlpha > 0 {
+			lex = e.lex.searchWeighted(e.lex.expand(qtoks, lex, prfDocs, prfWords, prfAlpha), candidates, keep)
+		}
+		for i, s := range lex {
 			c := get(s.doc)
 			c.Lexical, c.LexicalRnk = s.score, i+1
 			c.Relevance += lexWeight * s.score / mass
@@ -469,6 +501,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 				c := get(s.doc)
 				c.Vector, c.VectorRnk = s.score, i+1
 				c.Relevance += httpVecWeight * max(s.score, 0)
+				c.answers += httpVecWeight * max(s.score, 0)
 			}
 		} else if !builtin && e.rebuilding.CompareAndSwap(false, true) {
 			// The embedder changed under the index (an endpoint fell back):
@@ -501,6 +534,9 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		for n, c := range cands {
 			c.Vector = cosine(qvec, NewHashed().fromTokens(e.lex.terms[n]))
 			c.Relevance += vecWeight * max(c.Vector, 0)
+			if c.answers > 0 {
+				c.answers += vecWeight * max(c.Vector, 0)
+			}
 		}
 		ranked := make([]int32, 0, len(cands))
 		for n := range cands {
@@ -566,20 +602,23 @@ func (e *Engine) used(ctx context.Context, resp Response, req Request) {
 	}
 	if len(ids) > 0 {
 		now := time.Now().UTC()
+		e.mu.RLock()
+		cue := e.cue(Tokens(req.Query))
+		e.mu.RUnlock()
 		e.mu.Lock()
 		for _, id := range ids {
 			if n, ok := e.byID[id]; ok && e.docs[n].alive {
 				s := derefSal(e.docs[n].sal)
-				s.AccessCount++
-				s.Accesses = append(slices.Clone(s.Accesses), now)
-				if k := len(s.Accesses); k > memory.MaxAccesses {
-					s.Accesses = s.Accesses[k-memory.MaxAccesses:]
-				}
+				memory.AddAccess(&s, now, cue)
 				e.docs[n].sal = &s
 			}
 		}
 		e.mu.Unlock()
 		if t, ok := e.src.(interface {
+			TouchFor(context.Context, []string, []uint32) error
+		}); ok {
+			_ = t.TouchFor(ctx, ids, cue)
+		} else if t, ok := e.src.(interface {
 			Touch(context.Context, []string) error
 		}); ok {
 			_ = t.Touch(ctx, ids)
@@ -674,7 +713,11 @@ func (e *Engine) expand(ctx context.Context, hits map[string]*Hit, mems map[stri
 		for _, s := range steps {
 			w := edgeWeight[s.kind] * hopDecay
 			score := cur.score * w
-			if _, ok := hits[s.to]; ok || score < 1e-4 {
+			if h, ok := hits[s.to]; ok || score < 1e-4 {
+				if ok && h.Explain.Graph == "" && s.kind != memory.EdgeRelatesTo {
+					// found by its words too: say what links it here
+					h.Explain.Graph = strings.TrimSpace(cur.path + fmt.Sprintf(" %s %s %s", short(cur.id), s.dir+string(s.kind), short(s.to)))
+				}
 				continue
 			}
 			budget--
@@ -716,6 +759,9 @@ func short(id string) string {
 // first.
 func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Response {
 	now := time.Now()
+	e.mu.RLock()
+	cue := e.cue(qtoks)
+	e.mu.RUnlock()
 	var list []*Hit
 	var best float64
 	for _, h := range hits {
@@ -727,10 +773,8 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 		if h.Explain.Relevance < HitFloor && !pinned && h.Explain.Graph == "" {
 			continue // a faint echo of the query, not an answer
 		}
-		if h.Explain.Graph == "" {
-			best = math.Max(best, h.Explain.Relevance)
-		}
-		h.Explain.Salience = Activation(m.Salience, now)
+		best = math.Max(best, h.Explain.answers)
+		h.Explain.Salience = ActivationFor(m.Salience, cue, now)
 		h.Explain.Feedback = FeedbackFor(m.Salience, qtoks)
 		h.Explain.Trust = memory.Trust(m)
 		h.Explain.Final = h.Explain.Relevance * (1 + PriorWeight*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
@@ -796,22 +840,40 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 	return resp
 }
 
-// Activation is ACT-R base-level activation, B = ln Σ w·t^-0.5 over the
-// times a memory was used, squashed into 0..1. A recall that returned it
-// is a weak use (w = 0.2: returned is not the same as used); feedback
-// that it helped is a full use, and so is being said again
-// (reinforcement, dated a day back). Ages under a minute count as a
-// minute, so a burst of recalls is not "often". One recall gives about
-// 0.13, five in a row 0.68, a memory used daily stays high, disuse decays.
-func Activation(s memory.Salience, now time.Time) float64 {
-	const seen, day, month = 0.1, 24 * 3600, 30 * 24 * 3600
+// Activation is ACT-R activation, B = ln Σ w·t^-0.5 over the times a
+// memory was used, squashed into 0..1 (see ActivationFor), with no task
+// in view: every past use counts whole.
+func Activation(s memory.Salience, now time.Time) float64 { return ActivationFor(s, nil, now) }
+
+// ActivationFor is the activation of a memory for a task whose query's
+// words hash to cue: ACT-R's base level (recency and frequency of use)
+// with the context's share — each past recall counts by how like this
+// query its own was (cosine of the word sets, and a tenth whatever the
+// words). A recall that returned a memory is a weak use (w = 0.2:
+// returned is not used); feedback that it helped is a full use, and so
+// is being said again (reinforcement, dated a day back). Ages under a
+// minute count as a minute, so a burst of recalls is not "often". One
+// recall gives about 0.13 for the same query, five 0.68; a memory used
+// daily stays high; disuse decays.
+func ActivationFor(s memory.Salience, cue []uint32, now time.Time) float64 {
+	const seen, day, month, anyTask = 0.2, 24 * 3600, 30 * 24 * 3600, 0.1
 	age := func(t time.Time) float64 { return math.Max(now.Sub(t).Seconds(), 60) }
+	like := func(i int) float64 { // how like this task was the one behind access i
+		if cue == nil {
+			return 1
+		}
+		j := i - (len(s.Accesses) - len(s.Cues))
+		if j < 0 || s.Cues[j] == nil {
+			return 0.5 // recorded before cues were kept
+		}
+		return anyTask + (1-anyTask)*cueSimilarity(cue, s.Cues[j])
+	}
 	sum := float64(s.Reinforcements) * math.Pow(day, -0.5)
-	for _, t := range s.Accesses {
-		sum += seen * math.Pow(age(t), -0.5)
+	for i, t := range s.Accesses {
+		sum += seen * like(i) * math.Pow(age(t), -0.5)
 	}
 	if extra := s.AccessCount - len(s.Accesses); extra > 0 {
-		sum += seen * float64(extra) * math.Pow(month, -0.5) // older uses beyond the kept history
+		sum += seen * anyTask * float64(extra) * math.Pow(month, -0.5) // older uses beyond the kept history
 	}
 	for _, f := range s.Feedback {
 		if f.Helpful {
@@ -823,6 +885,58 @@ func Activation(s memory.Salience, now time.Time) float64 {
 	}
 	b := math.Log(sum)
 	return 1 / (1 + math.Exp(-(b+2.5)/0.6))
+}
+
+// cue is the task a query names: its distinctive words (held by at most
+// one memory in twenty; a name or word on every other memory says
+// nothing about the task), or all of them when none is. e.mu is held.
+func (e *Engine) cue(qtoks []string) []uint32 {
+	var rare []string
+	for _, t := range qtoks {
+		if df := e.lex.df(t); df*20 <= max(e.lex.live, minDocs) {
+			rare = append(rare, t)
+		}
+	}
+	if len(rare) == 0 {
+		rare = qtoks
+	}
+	return Cue(rare)
+}
+
+// Cue is a query's words as a recall's access keeps them: sorted,
+// distinct 32-bit hashes of its stemmed words (at most 16), no text.
+func Cue(qtoks []string) []uint32 {
+	out := make([]uint32, 0, min(len(qtoks), 16))
+	for _, t := range qtoks {
+		out = append(out, uint32(fnv64('q', t, 0, len(t))))
+	}
+	slices.Sort(out)
+	out = slices.Compact(out)
+	if len(out) > 16 {
+		out = out[:16]
+	}
+	return out
+}
+
+// cueSimilarity is the cosine of two cues as word sets.
+func cueSimilarity(a, b []uint32) float64 {
+	if len(a) == 0 || len(b) == 0 {
+		return 0
+	}
+	common := 0
+	for i, j := 0, 0; i < len(a) && j < len(b); {
+		switch {
+		case a[i] == b[j]:
+			common++
+			i++
+			j++
+		case a[i] < b[j]:
+			i++
+		default:
+			j++
+		}
+	}
+	return float64(common) / math.Sqrt(float64(len(a)*len(b)))
 }
 
 // FeedbackFor is what was said of a memory for queries like this one,

@@ -68,7 +68,7 @@ type DB struct {
 
 	// Accesses waiting to be written (see Touch).
 	salMu      sync.Mutex
-	salPending map[string][]time.Time
+	salPending map[string][]access
 	salTimer   *time.Timer
 }
 

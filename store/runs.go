@@ -74,11 +74,11 @@ type runEvent struct {
 }
 
 // memHash identifies a memory's state for undo: everything but its reads
-// (reading a memory is no change) and the list of what it supersedes,
+// and feedback (reading a memory is no change) and the list of what it supersedes,
 // which forgetting one of those shortens (see asWritten).
 func memHash(m *memory.Memory) string {
 	c := m.Clone()
-	c.Salience.Accesses, c.Salience.AccessCount = nil, 0
+	c.Salience.Accesses, c.Salience.AccessCount, c.Salience.Cues, c.Salience.Feedback = nil, 0, nil, nil
 	c.Supersedes, c.Dedup = nil, nil
 	b, _ := json.Marshal(c)
 	return valueHash(b)
@@ -1085,6 +1085,7 @@ func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error
 		}
 		restored := old.Clone()
 		restored.Salience.Accesses, restored.Salience.AccessCount = cur.Salience.Accesses, cur.Salience.AccessCount
+		restored.Salience.Cues, restored.Salience.Feedback = cur.Salience.Cues, cur.Salience.Feedback
 		sup, err := present(txn, old.Supersedes) // what was forgotten since stays forgotten
 		if err != nil {
 			return "", err

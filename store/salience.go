@@ -32,7 +32,14 @@ func keySal(id string) []byte { return []byte("sal/" + id) }
 type salRecord struct {
 	AccessCount int               `json:"access_count,omitempty"`
 	Accesses    []time.Time       `json:"accesses,omitempty"`
+	Cues        [][]uint32        `json:"cues,omitempty"`
 	Feedback    []memory.Feedback `json:"feedback,omitempty"`
+}
+
+// access is one recall of a memory waiting to be written.
+type access struct {
+	at  time.Time
+	cue []uint32
 }
 
 // overlaySalience puts the salience record of m, if it has one, over what
@@ -45,21 +52,25 @@ func overlaySalience(txn *badger.Txn, m *memory.Memory) error {
 	case err != nil:
 		return err
 	}
-	m.Salience.AccessCount, m.Salience.Accesses, m.Salience.Feedback = r.AccessCount, r.Accesses, r.Feedback
+	m.Salience.AccessCount, m.Salience.Accesses, m.Salience.Cues, m.Salience.Feedback = r.AccessCount, r.Accesses, r.Cues, r.Feedback
 	return nil
 }
 
 // salOf reads the salience record of id, starting from what the memory
 // carries when it has none yet.
 func salOf(m *memory.Memory) salRecord {
-	return salRecord{AccessCount: m.Salience.AccessCount, Accesses: m.Salience.Accesses, Feedback: m.Salience.Feedback}
+	return salRecord{AccessCount: m.Salience.AccessCount, Accesses: m.Salience.Accesses, Cues: m.Salience.Cues, Feedback: m.Salience.Feedback}
 }
 
 // Touch records that memories were recalled: it raises their salience
 // (access count and recent access times). It is not an edit — no new
 // version, no event — and it says nothing about whether they are true.
 // The accesses are written within flushEvery (see FlushSalience).
-func (db *DB) Touch(ctx context.Context, ids []string) error {
+func (db *DB) Touch(ctx context.Context, ids []string) error { return db.TouchFor(ctx, ids, nil) }
+
+// TouchFor is Touch for a recall whose query's words hash to cue (see
+// memory.Salience.Cues).
+func (db *DB) TouchFor(ctx context.Context, ids []string, cue []uint32) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -72,10 +83,10 @@ func (db *DB) Touch(ctx context.Context, ids []string) error {
 	db.salMu.Lock()
 	defer db.salMu.Unlock()
 	if db.salPending == nil {
-		db.salPending = map[string][]time.Time{}
+		db.salPending = map[string][]access{}
 	}
 	for _, id := range ids {
-		db.salPending[id] = append(db.salPending[id], at)
+		db.salPending[id] = append(db.salPending[id], access{at, cue})
 	}
 	if db.salTimer == nil {
 		db.salTimer = time.AfterFunc(flushEvery, func() { _ = db.FlushSalience(context.Background()) })
@@ -115,11 +126,10 @@ func (db *DB) FlushSalience(ctx context.Context) error {
 					return err
 				}
 				r := salOf(m)
-				r.AccessCount += len(pending[id])
-				r.Accesses = append(r.Accesses, pending[id]...)
-				if n := len(r.Accesses); n > memory.MaxAccesses {
-					r.Accesses = r.Accesses[n-memory.MaxAccesses:]
+				for _, a := range pending[id] {
+					memory.AddAccess(&m.Salience, a.at, a.cue)
 				}
+				r.AccessCount, r.Accesses, r.Cues = m.Salience.AccessCount, m.Salience.Accesses, m.Salience.Cues
 				if err := put(txn, keySal(id), r); err != nil {
 					return err
 				}
