@@ -70,19 +70,35 @@ func (a *app) recallCommand() *cobra.Command {
 	var limit, budget int
 	var archived, explain, peek bool
 	var layers []string
-	var batch string
+	var batch, path string
 	c := &cobra.Command{
-		Use:   "recall QUERY | --batch FILE.jsonl",
+		Use:   "recall QUERY [--path PATTERN] | --path PATTERN | --batch FILE.jsonl",
 		Short: "the memories that matter for a task, ranked, budgeted and explained",
-		Args:  cobra.MaximumNArgs(1),
+		Long: `Recall the memories that matter for a task, ranked, budgeted and explained.
+
+Scores are absolute: 1 or more means a memory holds the query's words, under
+0.40 nothing is known about the query and nothing is returned ("nothing known
+about this"); such a query and one with only weak answers go to the gap log
+(cairn gaps). --path puts what is known about matching files first: a path
+(store/import.go, or import.go), a directory (store/) or a glob (*.sql,
+store/**/*.go); with --path the query may be left out.`,
+		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if limit <= 0 || budget <= 0 {
 				return usagef("--limit and --budget must be positive")
 			}
-			if (batch == "") == (len(args) == 0) {
-				return usagef("give a QUERY or --batch FILE.jsonl (not both)")
+			if batch != "" && (len(args) > 0 || path != "") {
+				return usagef("give a QUERY (and --path) or --batch FILE.jsonl, not both")
 			}
-			req := recall.Request{Limit: limit, Budget: budget, Archived: archived, Peek: peek}
+			if batch == "" && len(args) == 0 && path == "" {
+				return usagef("give a QUERY, a --path PATTERN, or --batch FILE.jsonl")
+			}
+			if path != "" {
+				if err := memory.ValidPathPattern(path); err != nil {
+					return usageError{err}
+				}
+			}
+			req := recall.Request{Limit: limit, Budget: budget, Archived: archived, Peek: peek, Path: path}
 			for _, l := range layers {
 				layer, err := memory.ParseLayer(l)
 				if err != nil {
@@ -100,7 +116,10 @@ func (a *app) recallCommand() *cobra.Command {
 			if batch != "" {
 				return a.recallBatch(cmd, r, req, batch)
 			}
-			req.Query, req.Projects = args[0], a.scope()
+			if len(args) > 0 {
+				req.Query = args[0]
+			}
+			req.Projects = a.scope()
 			resp, err := r.Recall(cmd.Context(), req)
 			if err != nil {
 				return err
@@ -123,6 +142,7 @@ func (a *app) recallCommand() *cobra.Command {
 	c.Flags().BoolVar(&explain, "explain", false, "say why each result is there")
 	c.Flags().BoolVar(&peek, "peek", false, "do not count this recall as an access (salience); for evaluations")
 	c.Flags().StringVar(&batch, "batch", "", `JSON Lines of {"id","query","project"} to answer in one go (with --json)`)
+	c.Flags().StringVar(&path, "path", "", "what is known about files matching this path, directory or glob first")
 	return c
 }
 
@@ -132,6 +152,8 @@ type recallOut struct {
 	VerifyFirst []recallItem `json:"verify_first"`
 	Cut         int          `json:"cut"`
 	Note        string       `json:"note,omitempty"`
+	Nothing     bool         `json:"nothing_known,omitempty"`
+	Weak        bool         `json:"weak,omitempty"`
 }
 
 type recallItem struct {
@@ -142,7 +164,7 @@ type recallItem struct {
 }
 
 func (a *app) recallJSON(ctx context.Context, resp recall.Response, explain bool) (recallOut, error) {
-	out := recallOut{Results: []recallItem{}, VerifyFirst: []recallItem{}, Cut: resp.Cut, Note: resp.Note}
+	out := recallOut{Results: []recallItem{}, VerifyFirst: []recallItem{}, Cut: resp.Cut, Note: resp.Note, Nothing: resp.Nothing, Weak: resp.Weak}
 	conv := func(hs []recall.Hit) ([]recallItem, error) {
 		items := []recallItem{}
 		for _, h := range hs {
@@ -175,16 +197,28 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 	if resp.Note != "" {
 		fmt.Fprintln(w, "note: "+cleanLine(resp.Note))
 	}
-	if len(resp.Results) == 0 {
+	switch {
+	case resp.Nothing && len(resp.Results) == 0 && len(resp.VerifyFirst) == 0:
+		fmt.Fprintln(w, "nothing known about this (noted in the gap log: cairn gaps)")
+	case len(resp.Results) == 0:
 		fmt.Fprintln(w, "nothing recalled")
+	case resp.Weak:
+		fmt.Fprintln(w, "only weak answers (noted in the gap log: cairn gaps)")
 	}
+	section := ""
 	show := func(i int, h recall.Hit) {
 		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, h.Memory.ID, h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
 		if explain {
 			x := h.Explain
-			line := fmt.Sprintf("    lexical %.2f (#%d) · vector %.2f (#%d) · salience %.2f · trust %.2f · final %.2f", x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Salience, x.Trust, x.Final)
+			line := fmt.Sprintf("    lexical %.2f (#%d) · vector %.2f (#%d) · relevance %.2f · salience %.2f · trust %.2f · final %.2f", x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Relevance, x.Salience, x.Trust, x.Final)
+			if x.Feedback != 0 {
+				line += fmt.Sprintf(" · feedback %+.2f", x.Feedback)
+			}
 			if x.Trigger != "" {
 				line += " · trigger " + cleanLine(x.Trigger)
+			}
+			if x.Path != "" {
+				line += " · about " + cleanLine(x.Path)
 			}
 			if x.Graph != "" {
 				line += " · via " + cleanLine(x.Graph)
@@ -196,6 +230,19 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 		}
 	}
 	for i, h := range resp.Results {
+		// Sections, in the order recall ranks them: why a 0.79 can stand
+		// above a 0.99.
+		sec := "relevant:"
+		switch {
+		case h.Explain.Trigger != "":
+			sec = "triggered (what failed before):"
+		case h.Explain.Path != "":
+			sec = "about the files asked for:"
+		}
+		if sec != section && (section != "" || sec != "relevant:") {
+			fmt.Fprintln(w, sec)
+		}
+		section = sec
 		show(i, h)
 	}
 	if len(resp.VerifyFirst) > 0 {

@@ -54,7 +54,8 @@ func TestRecallCommand(t *testing.T) {
 		code int
 		want string
 	}{
-		{[]string{"recall"}, 2, "QUERY or --batch"},
+		{[]string{"recall"}, 2, "a QUERY, a --path PATTERN, or --batch"},
+		{[]string{"recall", "--path", "st[ore"}, 2, "malformed"},
 		{[]string{"recall", "x", "--limit", "0"}, 2, "positive"},
 		{[]string{"recall", "x", "--layer", "Z"}, 2, "unknown layer"},
 		{[]string{"recall", "--batch", "/nope.jsonl"}, 1, "read"},

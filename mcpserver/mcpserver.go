@@ -60,7 +60,13 @@ func (s *Server) server() *mcp.Server {
 	})
 	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the memories relevant to a task or question. " +
 		"Use before changing code or deciding something, to learn what was decided, what failed and what the user prefers. " +
-		"Returns current memories and, separately, verify_first: memories that may be stale and must be checked before you rely on them."}, s.recall)
+		"Returns current memories and, separately, verify_first: memories that may be stale and must be checked before you rely on them. " +
+		"Scores are absolute: when nothing stored comes near the question, nothing_known is true and no results are padded in — " +
+		"find out and `remember` the answer. With path (a file, directory or glob such as store/*.go) what is known about " +
+		"those files comes first; the query may then be empty. Tell `feedback` which results helped."}, s.recall)
+	mcp.AddTool(srv, &mcp.Tool{Name: "feedback", Description: "Say whether a memory that recall returned helped with the query " +
+		"(helpful true) or not (false). Similar queries later find it higher or lower; its trust does not change. A recalled " +
+		"memory you used counts more than one you only saw."}, s.feedback)
 	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Description: "Store one durable memory: a fact, a decision with its reason, " +
 		"something that failed and why (layer negative), a user preference or a lesson. One idea per call, stated so that it " +
 		"makes sense without this conversation. Credentials are refused. A memory that says the same as one already stored " +
@@ -140,7 +146,8 @@ func bindings(m *memory.Memory) []string {
 }
 
 type RecallIn struct {
-	Query  string `json:"query" jsonschema:"what you are about to do or want to know, in words"`
+	Query  string `json:"query,omitempty" jsonschema:"what you are about to do or want to know, in words"`
+	Path   string `json:"path,omitempty" jsonschema:"a file, directory or glob you are working on (store/import.go, store/, *.sql): what is known about it first"`
 	Limit  int    `json:"limit,omitempty" jsonschema:"at most this many results (default 10)"`
 	Budget int    `json:"budget,omitempty" jsonschema:"token budget for the results (default 800)"`
 }
@@ -149,11 +156,15 @@ type RecallOut struct {
 	Results     []Item `json:"results"`
 	VerifyFirst []Item `json:"verify_first"`
 	Cut         int    `json:"cut"`
+	// NothingKnown: nothing stored comes near the query (it went to the
+	// project's gap log); Weak: the best answer is a weak one.
+	NothingKnown bool `json:"nothing_known,omitempty"`
+	Weak         bool `json:"weak,omitempty"`
 }
 
 func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn) (*mcp.CallToolResult, RecallOut, error) {
 	out := RecallOut{Results: []Item{}, VerifyFirst: []Item{}}
-	if strings.TrimSpace(in.Query) == "" {
+	if strings.TrimSpace(in.Query) == "" && strings.TrimSpace(in.Path) == "" {
 		return nil, out, fmt.Errorf("query is empty: say what you are about to do or want to know")
 	}
 	if in.Limit < 0 || in.Budget < 0 {
@@ -164,7 +175,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	if err != nil {
 		return nil, out, err
 	}
-	resp, err := r.Recall(ctx, recall.Request{Query: in.Query, Projects: s.projects(), Limit: in.Limit, Budget: in.Budget})
+	resp, err := r.Recall(ctx, recall.Request{Query: in.Query, Path: in.Path, Projects: s.projects(), Limit: in.Limit, Budget: in.Budget})
 	if err != nil {
 		return nil, out, err
 	}
@@ -178,8 +189,48 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		it.Score = h.Score
 		out.VerifyFirst = append(out.VerifyFirst, it)
 	}
-	out.Cut = resp.Cut
+	out.Cut, out.NothingKnown, out.Weak = resp.Cut, resp.Nothing, resp.Weak
+	if resp.Nothing && len(out.Results) == 0 && len(out.VerifyFirst) == 0 {
+		b, _ := json.Marshal(out)
+		return &mcp.CallToolResult{Content: []mcp.Content{
+			&mcp.TextContent{Text: "nothing known about this in this project's memory; when you find out, remember it"},
+			&mcp.TextContent{Text: string(b)},
+		}}, out, nil
+	}
 	return nil, out, nil
+}
+
+type FeedbackIn struct {
+	ID      string `json:"id" jsonschema:"the id of a memory recall returned"`
+	Query   string `json:"query" jsonschema:"the query you recalled it for"`
+	Helpful bool   `json:"helpful" jsonschema:"true if it helped with the task, false if it did not"`
+}
+
+type FeedbackOut struct {
+	ID      string `json:"id"`
+	Helpful bool   `json:"helpful"`
+}
+
+func (s *Server) feedback(ctx context.Context, _ *mcp.CallToolRequest, in FeedbackIn) (*mcp.CallToolResult, FeedbackOut, error) {
+	if strings.TrimSpace(in.Query) == "" {
+		return nil, FeedbackOut{}, fmt.Errorf("query is empty: give the query you recalled the memory for")
+	}
+	m, err := s.own(ctx, in.ID)
+	if err != nil {
+		return nil, FeedbackOut{}, err
+	}
+	r, err := s.recaller(ctx)
+	if err != nil {
+		return nil, FeedbackOut{}, err
+	}
+	fb, ok := r.(recall.Feedbacker)
+	if !ok {
+		fb = s.st
+	}
+	if err := fb.Feedback(ctx, m.ID, in.Query, in.Helpful, memory.ActorAgent); err != nil {
+		return nil, FeedbackOut{}, err
+	}
+	return nil, FeedbackOut{ID: m.ID, Helpful: in.Helpful}, nil
 }
 
 // recaller is the server's recall engine (through the store server) or,

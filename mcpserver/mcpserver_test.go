@@ -98,7 +98,7 @@ func TestToolsAreTheAgentSubset(t *testing.T) {
 			t.Errorf("%s: description too thin to tell an agent when to use it", tool.Name)
 		}
 	}
-	if strings.Join(names, ",") != "archive,capture,consolidate,context,recall,remember" {
+	if strings.Join(names, ",") != "archive,capture,consolidate,context,feedback,recall,remember" {
 		t.Fatalf("tools: %v", names)
 	}
 	// What stays with the person: forgetting, and deciding what a

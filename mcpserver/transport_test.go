@@ -147,7 +147,7 @@ func TestMalformedInputIsAnsweredAndServingGoesOn(t *testing.T) {
 				t.Error("the error says nothing")
 			}
 			w.send(`{"jsonrpc":"2.0","id":"next","method":"tools/list"}`)
-			if tools, _ := w.answered("next")["tools"].([]any); len(tools) != 6 {
+			if tools, _ := w.answered("next")["tools"].([]any); len(tools) != 7 {
 				t.Errorf("%d tools", len(tools))
 			}
 		})

@@ -64,34 +64,21 @@ type Source struct {
 // Salience is retrievability: it rises with use and decays with disuse.
 // It never says anything about whether a memory is true.
 type Salience struct {
-	AccessCount int         `json:"access_count,omitempty"`
-	Accesses    []time.Time `json:"accesses,omitempty"` // most recent last, at most MaxAccesses
-	// Cues are the words of the query behind each access (hashes of its
-	// stemmed words, no text), aligned with the end of Accesses: a memory
-	// recalled for a task is readier for a similar task than for any.
-	Cues           [][]uint32 `json:"cues,omitempty"`
-	Reinforcements int        `json:"reinforcements,omitempty"`
+	AccessCount    int         `json:"access_count,omitempty"`
+	Accesses       []time.Time `json:"accesses,omitempty"` // most recent last, at most MaxAccesses
+	Reinforcements int         `json:"reinforcements,omitempty"`
 	// Feedback is what agents and people said about the memory after a
 	// recall: helpful or not, for which query (most recent last, at most
 	// MaxFeedback). It moves salience for similar queries, never trust.
 	Feedback []Feedback `json:"feedback,omitempty"`
 }
 
-// AddAccess counts one access at t for a query whose words hash to cue,
-// keeping the last MaxAccesses times and their cues aligned.
-func AddAccess(s *Salience, t time.Time, cue []uint32) {
-	// Cues align with the end of Accesses; pad older accesses without one.
-	for len(s.Cues) < len(s.Accesses) {
-		s.Cues = append([][]uint32{nil}, s.Cues...)
-	}
+// AddAccess counts one access at t, keeping the last MaxAccesses times.
+func AddAccess(s *Salience, t time.Time) {
 	s.AccessCount++
 	s.Accesses = append(slices.Clone(s.Accesses), t)
-	s.Cues = append(slices.Clone(s.Cues), cue)
 	if n := len(s.Accesses); n > MaxAccesses {
 		s.Accesses = s.Accesses[n-MaxAccesses:]
-	}
-	if n := len(s.Cues); n > len(s.Accesses) {
-		s.Cues = s.Cues[n-len(s.Accesses):]
 	}
 }
 
@@ -216,7 +203,6 @@ func (m *Memory) Clone() *Memory {
 	c.Triggers = slices.Clone(m.Triggers)
 	c.Salience.Accesses = slices.Clone(m.Salience.Accesses)
 	c.Salience.Feedback = slices.Clone(m.Salience.Feedback)
-	c.Salience.Cues = slices.Clone(m.Salience.Cues)
 	if m.Dedup != nil {
 		d := *m.Dedup
 		c.Dedup = &d

@@ -260,6 +260,10 @@ func (h minHeap) down(i int) {
 // weighs in full.
 var prfShort = 5.0
 
+// prfAgree is how many of the best documents must share a word for it to
+// join the query.
+var prfAgree = 1
+
 // expand is pseudo-relevance feedback: the words that the best documents
 // of a first search share and the query lacks, weighted by how much of
 // the first search they carry and by their idf (RM3's idea without a
@@ -273,6 +277,7 @@ func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha f
 		return out
 	}
 	score := map[string]float64{}
+	in := map[string]int{} // how many of the best documents hold it
 	for _, s := range top[:min(docs, len(top))] {
 		share := s.score / top[0].score
 		for _, t := range x.terms[s.doc] {
@@ -284,11 +289,17 @@ func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha f
 				continue // a word of one document says nothing about others
 			}
 			score[t] += share * x.idf(df)
+			in[t]++
 		}
 	}
 	cand := make([]string, 0, len(score))
 	for t := range score {
-		cand = append(cand, t)
+		if in[t] >= prfAgree { // a word of one document says nothing about the subject
+			cand = append(cand, t)
+		}
+	}
+	if len(cand) == 0 {
+		return out
 	}
 	sort.Slice(cand, func(i, j int) bool {
 		if score[cand[i]] != score[cand[j]] {

@@ -105,6 +105,7 @@ var (
 	vecWeight = 0.5
 	// Pseudo-relevance feedback (see lexIndex.expand).
 	prfDocs, prfWords, prfAlpha = 4, 15, 0.4
+	prfMinMatches               = 10
 	httpVecWeight               = 0.5
 	// Floor: when no memory reaches it, nothing is known about the query
 	// and nothing is returned; Weak: a best answer under it is a gap worth
@@ -114,11 +115,11 @@ var (
 	// R@10); under HitFloor a memory shares a word with the query and no more.
 	Floor    = 0.40
 	Weak     = 0.70
-	HitFloor = 0.10
+	HitFloor = 0.20
 )
 
 const (
-	PriorWeight    = 0.05
+	PriorWeight    = 0.1
 	FeedbackWeight = 0.3
 	TrustThreshold = trust.Threshold
 	candidates     = 100
@@ -480,7 +481,9 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		for _, s := range lex {
 			get(s.doc).answers = s.score / mass
 		}
-		if prfAlpha > 0 {
+		if prfAlpha > 0 && len(lex) >= prfMinMatches {
+			// Only when the words matched enough memories for the best to
+			// stand for the subject: in a handful, the best are all there is.
 			lex = e.lex.searchWeighted(e.lex.expand(qtoks, lex, prfDocs, prfWords, prfAlpha), candidates, keep)
 		}
 		for i, s := range lex {
@@ -524,7 +527,11 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 				continue
 			}
 			if f := MatchPath(req.Path, e.docs[n].files); f != "" {
-				get(n).Path = f
+				c := get(n)
+				c.Path = f
+				if query == "" {
+					c.Relevance = 1 // about the file is all that was asked
+				}
 			}
 		}
 	}
@@ -602,23 +609,16 @@ func (e *Engine) used(ctx context.Context, resp Response, req Request) {
 	}
 	if len(ids) > 0 {
 		now := time.Now().UTC()
-		e.mu.RLock()
-		cue := e.cue(Tokens(req.Query))
-		e.mu.RUnlock()
 		e.mu.Lock()
 		for _, id := range ids {
 			if n, ok := e.byID[id]; ok && e.docs[n].alive {
 				s := derefSal(e.docs[n].sal)
-				memory.AddAccess(&s, now, cue)
+				memory.AddAccess(&s, now)
 				e.docs[n].sal = &s
 			}
 		}
 		e.mu.Unlock()
 		if t, ok := e.src.(interface {
-			TouchFor(context.Context, []string, []uint32) error
-		}); ok {
-			_ = t.TouchFor(ctx, ids, cue)
-		} else if t, ok := e.src.(interface {
 			Touch(context.Context, []string) error
 		}); ok {
 			_ = t.Touch(ctx, ids)
@@ -759,9 +759,6 @@ func short(id string) string {
 // first.
 func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Response {
 	now := time.Now()
-	e.mu.RLock()
-	cue := e.cue(qtoks)
-	e.mu.RUnlock()
 	var list []*Hit
 	var best float64
 	for _, h := range hits {
@@ -774,7 +771,7 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 			continue // a faint echo of the query, not an answer
 		}
 		best = math.Max(best, h.Explain.answers)
-		h.Explain.Salience = ActivationFor(m.Salience, cue, now)
+		h.Explain.Salience = UseActivation(m.Salience, now)
 		h.Explain.Feedback = FeedbackFor(m.Salience, qtoks)
 		h.Explain.Trust = memory.Trust(m)
 		h.Explain.Final = h.Explain.Relevance * (1 + PriorWeight*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
@@ -840,40 +837,33 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 	return resp
 }
 
-// Activation is ACT-R activation, B = ln Σ w·t^-0.5 over the times a
-// memory was used, squashed into 0..1 (see ActivationFor), with no task
-// in view: every past use counts whole.
-func Activation(s memory.Salience, now time.Time) float64 { return ActivationFor(s, nil, now) }
+// Activation is ACT-R base-level activation, B = ln Σ w·t^-0.5 over the
+// times a memory was recalled or used, squashed into 0..1: recency and
+// frequency raise it, disuse decays it. A recall that returned a memory
+// counts w = 0.2 (returned is not used); feedback that it helped and
+// being said again (reinforcement, dated a day back) count whole. Ages
+// under a minute count as a minute, so a burst of recalls is not
+// "often": one recall gives about 0.13, five in a row 0.68. It orders the
+// briefing and shows how alive a memory is; recall ranks by UseActivation.
+func Activation(s memory.Salience, now time.Time) float64 { return activation(s, now, 0.2) }
 
-// ActivationFor is the activation of a memory for a task whose query's
-// words hash to cue: ACT-R's base level (recency and frequency of use)
-// with the context's share — each past recall counts by how like this
-// query its own was (cosine of the word sets, and a tenth whatever the
-// words). A recall that returned a memory is a weak use (w = 0.2:
-// returned is not used); feedback that it helped is a full use, and so
-// is being said again (reinforcement, dated a day back). Ages under a
-// minute count as a minute, so a burst of recalls is not "often". One
-// recall gives about 0.13 for the same query, five 0.68; a memory used
-// daily stays high; disuse decays.
-func ActivationFor(s memory.Salience, cue []uint32, now time.Time) float64 {
-	const seen, day, month, anyTask = 0.2, 24 * 3600, 30 * 24 * 3600, 0.1
+// UseActivation is Activation of the uses alone: reinforcement and
+// helpful feedback. Recall's prior is this: a memory an agent only saw in
+// earlier answers ranks exactly as if it had not been recalled (returned
+// is not used; counting it let what was recalled before crowd out what is
+// relevant now), one that helped ranks a little higher for every query
+// (and more for similar ones, see FeedbackFor).
+func UseActivation(s memory.Salience, now time.Time) float64 { return activation(s, now, 0) }
+
+func activation(s memory.Salience, now time.Time, seen float64) float64 {
+	const day, month = 24 * 3600, 30 * 24 * 3600
 	age := func(t time.Time) float64 { return math.Max(now.Sub(t).Seconds(), 60) }
-	like := func(i int) float64 { // how like this task was the one behind access i
-		if cue == nil {
-			return 1
-		}
-		j := i - (len(s.Accesses) - len(s.Cues))
-		if j < 0 || s.Cues[j] == nil {
-			return 0.5 // recorded before cues were kept
-		}
-		return anyTask + (1-anyTask)*cueSimilarity(cue, s.Cues[j])
-	}
 	sum := float64(s.Reinforcements) * math.Pow(day, -0.5)
-	for i, t := range s.Accesses {
-		sum += seen * like(i) * math.Pow(age(t), -0.5)
+	for _, t := range s.Accesses {
+		sum += seen * math.Pow(age(t), -0.5)
 	}
 	if extra := s.AccessCount - len(s.Accesses); extra > 0 {
-		sum += seen * anyTask * float64(extra) * math.Pow(month, -0.5) // older uses beyond the kept history
+		sum += seen * float64(extra) * math.Pow(month, -0.5) // older uses beyond the kept history
 	}
 	for _, f := range s.Feedback {
 		if f.Helpful {
@@ -885,58 +875,6 @@ func ActivationFor(s memory.Salience, cue []uint32, now time.Time) float64 {
 	}
 	b := math.Log(sum)
 	return 1 / (1 + math.Exp(-(b+2.5)/0.6))
-}
-
-// cue is the task a query names: its distinctive words (held by at most
-// one memory in twenty; a name or word on every other memory says
-// nothing about the task), or all of them when none is. e.mu is held.
-func (e *Engine) cue(qtoks []string) []uint32 {
-	var rare []string
-	for _, t := range qtoks {
-		if df := e.lex.df(t); df*20 <= max(e.lex.live, minDocs) {
-			rare = append(rare, t)
-		}
-	}
-	if len(rare) == 0 {
-		rare = qtoks
-	}
-	return Cue(rare)
-}
-
-// Cue is a query's words as a recall's access keeps them: sorted,
-// distinct 32-bit hashes of its stemmed words (at most 16), no text.
-func Cue(qtoks []string) []uint32 {
-	out := make([]uint32, 0, min(len(qtoks), 16))
-	for _, t := range qtoks {
-		out = append(out, uint32(fnv64('q', t, 0, len(t))))
-	}
-	slices.Sort(out)
-	out = slices.Compact(out)
-	if len(out) > 16 {
-		out = out[:16]
-	}
-	return out
-}
-
-// cueSimilarity is the cosine of two cues as word sets.
-func cueSimilarity(a, b []uint32) float64 {
-	if len(a) == 0 || len(b) == 0 {
-		return 0
-	}
-	common := 0
-	for i, j := 0, 0; i < len(a) && j < len(b); {
-		switch {
-		case a[i] == b[j]:
-			common++
-			i++
-			j++
-		case a[i] < b[j]:
-			i++
-		default:
-			j++
-		}
-	}
-	return float64(common) / math.Sqrt(float64(len(a)*len(b)))
 }
 
 // FeedbackFor is what was said of a memory for queries like this one,

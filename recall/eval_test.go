@@ -103,7 +103,7 @@ func init() {
 		fmt.Sscan(v, &vecWeight)
 	}
 	if v := os.Getenv("CAIRN_EVAL_PRF"); v != "" {
-		fmt.Sscan(v, &prfDocs, &prfWords, &prfAlpha, &prfShort)
+		fmt.Sscan(v, &prfDocs, &prfWords, &prfAlpha, &prfShort, &prfMinMatches, &prfAgree)
 	}
 	if v := os.Getenv("CAIRN_EVAL_TITLE"); v != "" {
 		fmt.Sscan(v, &titleBoost)

@@ -68,7 +68,7 @@ type DB struct {
 
 	// Accesses waiting to be written (see Touch).
 	salMu      sync.Mutex
-	salPending map[string][]access
+	salPending map[string][]time.Time
 	salTimer   *time.Timer
 }
 

@@ -78,7 +78,7 @@ type runEvent struct {
 // which forgetting one of those shortens (see asWritten).
 func memHash(m *memory.Memory) string {
 	c := m.Clone()
-	c.Salience.Accesses, c.Salience.AccessCount, c.Salience.Cues, c.Salience.Feedback = nil, 0, nil, nil
+	c.Salience.Accesses, c.Salience.AccessCount, c.Salience.Feedback = nil, 0, nil
 	c.Supersedes, c.Dedup = nil, nil
 	b, _ := json.Marshal(c)
 	return valueHash(b)
@@ -1085,7 +1085,7 @@ func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error
 		}
 		restored := old.Clone()
 		restored.Salience.Accesses, restored.Salience.AccessCount = cur.Salience.Accesses, cur.Salience.AccessCount
-		restored.Salience.Cues, restored.Salience.Feedback = cur.Salience.Cues, cur.Salience.Feedback
+		restored.Salience.Feedback = cur.Salience.Feedback
 		sup, err := present(txn, old.Supersedes) // what was forgotten since stays forgotten
 		if err != nil {
 			return "", err

@@ -55,7 +55,7 @@ func stateDump(t testing.TB, db *DB) map[string]string {
 			if err != nil {
 				t.Fatal(err)
 			}
-			m.Salience.Accesses, m.Salience.AccessCount, m.Salience.Cues, m.Salience.Feedback = nil, 0, nil, nil // reads and feedback are kept by an undo
+			m.Salience.Accesses, m.Salience.AccessCount, m.Salience.Feedback = nil, 0, nil // reads and feedback are kept by an undo
 			b, _ := json.Marshal(m)
 			out[k] = string(b)
 		case hasAnyPrefix(k, "ver/", "idx/", "edge/", "draft/", "prop", "review/", "rj/"):

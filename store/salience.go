@@ -32,14 +32,7 @@ func keySal(id string) []byte { return []byte("sal/" + id) }
 type salRecord struct {
 	AccessCount int               `json:"access_count,omitempty"`
 	Accesses    []time.Time       `json:"accesses,omitempty"`
-	Cues        [][]uint32        `json:"cues,omitempty"`
 	Feedback    []memory.Feedback `json:"feedback,omitempty"`
-}
-
-// access is one recall of a memory waiting to be written.
-type access struct {
-	at  time.Time
-	cue []uint32
 }
 
 // overlaySalience puts the salience record of m, if it has one, over what
@@ -52,25 +45,21 @@ func overlaySalience(txn *badger.Txn, m *memory.Memory) error {
 	case err != nil:
 		return err
 	}
-	m.Salience.AccessCount, m.Salience.Accesses, m.Salience.Cues, m.Salience.Feedback = r.AccessCount, r.Accesses, r.Cues, r.Feedback
+	m.Salience.AccessCount, m.Salience.Accesses, m.Salience.Feedback = r.AccessCount, r.Accesses, r.Feedback
 	return nil
 }
 
 // salOf reads the salience record of id, starting from what the memory
 // carries when it has none yet.
 func salOf(m *memory.Memory) salRecord {
-	return salRecord{AccessCount: m.Salience.AccessCount, Accesses: m.Salience.Accesses, Cues: m.Salience.Cues, Feedback: m.Salience.Feedback}
+	return salRecord{AccessCount: m.Salience.AccessCount, Accesses: m.Salience.Accesses, Feedback: m.Salience.Feedback}
 }
 
 // Touch records that memories were recalled: it raises their salience
 // (access count and recent access times). It is not an edit — no new
 // version, no event — and it says nothing about whether they are true.
 // The accesses are written within flushEvery (see FlushSalience).
-func (db *DB) Touch(ctx context.Context, ids []string) error { return db.TouchFor(ctx, ids, nil) }
-
-// TouchFor is Touch for a recall whose query's words hash to cue (see
-// memory.Salience.Cues).
-func (db *DB) TouchFor(ctx context.Context, ids []string, cue []uint32) error {
+func (db *DB) Touch(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
@@ -83,10 +72,10 @@ func (db *DB) TouchFor(ctx context.Context, ids []string, cue []uint32) error {
 	db.salMu.Lock()
 	defer db.salMu.Unlock()
 	if db.salPending == nil {
-		db.salPending = map[string][]access{}
+		db.salPending = map[string][]time.Time{}
 	}
 	for _, id := range ids {
-		db.salPending[id] = append(db.salPending[id], access{at, cue})
+		db.salPending[id] = append(db.salPending[id], at)
 	}
 	if db.salTimer == nil {
 		db.salTimer = time.AfterFunc(flushEvery, func() { _ = db.FlushSalience(context.Background()) })
@@ -126,10 +115,10 @@ func (db *DB) FlushSalience(ctx context.Context) error {
 					return err
 				}
 				r := salOf(m)
-				for _, a := range pending[id] {
-					memory.AddAccess(&m.Salience, a.at, a.cue)
+				for _, at := range pending[id] {
+					memory.AddAccess(&m.Salience, at)
 				}
-				r.AccessCount, r.Accesses, r.Cues = m.Salience.AccessCount, m.Salience.Accesses, m.Salience.Cues
+				r.AccessCount, r.Accesses = m.Salience.AccessCount, m.Salience.Accesses
 				if err := put(txn, keySal(id), r); err != nil {
 					return err
 				}

@@ -486,7 +486,14 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		m.list.items, m.list.filter, m.list.filtering, m.list.cursor, m.list.offset = nil, "", false, 0, 0
 		m.list.set(items, "", false, "")
 		m.mode, m.focus = modeRecall, focusList
-		m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains", msg.query, len(items), msg.resp.Cut), false)
+		switch {
+		case msg.resp.Nothing && len(items) == 0:
+			m.say(fmt.Sprintf("recall %q: nothing known about this — noted in the inbox as a gap; /remember what you know", msg.query), false)
+		case msg.resp.Weak:
+			m.say(fmt.Sprintf("recall %q: only weak answers (%d; noted as a gap) — e explains · + helped · - did not", msg.query, len(items)), false)
+		default:
+			m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains · + helped · - did not", msg.query, len(items), msg.resp.Cut), false)
+		}
 		return m.openSelected()
 	case editFileReadyMsg:
 		if m.editor == nil { // cancelled meanwhile

@@ -48,6 +48,11 @@ type Store interface {
 	DropDraft(ctx context.Context, id string, by memory.Actor) error
 	Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error)
 	GetByRef(ctx context.Context, project, ref string) (*memory.Memory, error)
+	// The gap log (questions recall could not answer) and feedback on a
+	// recalled memory.
+	Gaps(ctx context.Context, project string) ([]memory.Gap, error)
+	DropGap(ctx context.Context, project, id string, by memory.Actor) error
+	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
 }
 
 // openEpisode finds the episode `cairn ingest` keeps for an agent session.
@@ -465,7 +470,13 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 		} else {
 			ds = slices.DeleteFunc(ds, func(d memory.Draft) bool { return d.Source.Session != session })
 		}
-		msg := inboxLoadedMsg{project: project, req: req, count: len(ds) + len(ps), session: session}
+		var gs []memory.Gap
+		if session == "" {
+			if gs, err = st.Gaps(bg, project); err != nil {
+				return inboxLoadedMsg{project: project, req: req, err: err}
+			}
+		}
+		msg := inboxLoadedMsg{project: project, req: req, count: len(ds) + len(ps) + len(gs), session: session}
 		if req < 0 {
 			return msg
 		}
@@ -492,6 +503,9 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 		}
 		for i := range ds {
 			msg.items = append(msg.items, inboxItem{draft: &ds[i]})
+		}
+		for i := range gs {
+			msg.items = append(msg.items, inboxItem{gap: &gs[i]})
 		}
 		for i := range ps {
 			p := &ps[i]
@@ -521,6 +535,26 @@ func readDraft(st Store, project, id string) tea.Cmd {
 			}
 		}
 		return draftTextMsg{err: fmt.Errorf("draft %s is no longer there: it was dropped elsewhere", short(id))}
+	}
+}
+
+func dropGap(st Store, project, id string) tea.Cmd {
+	return func() tea.Msg {
+		return gapDroppedMsg{id: id, err: st.DropGap(bg, project, id, memory.ActorUser)}
+	}
+}
+
+// feedback says whether the recalled memory id helped with query, through
+// the recall engine when it keeps salience (it then counts at once).
+func feedback(st Store, rec func() (recall.Recaller, error), id, query string, helpful bool) tea.Cmd {
+	return func() tea.Msg {
+		var fb recall.Feedbacker = st
+		if r, err := rec(); err == nil {
+			if f, ok := r.(recall.Feedbacker); ok {
+				fb = f
+			}
+		}
+		return feedbackMsg{id: id, helpful: helpful, err: fb.Feedback(bg, id, query, helpful, memory.ActorUser)}
 	}
 }
 

@@ -95,6 +95,9 @@ func (m *workbench) inboxKey(s string) tea.Cmd {
 			return nil
 		case it.prop != nil:
 			return m.say("a proposal is not dropped: w rejects it (it is not made again)", true)
+		case it.gap != nil:
+			m.pending++
+			return dropGap(m.st, m.proj.ID, it.gap.ID)
 		}
 		m.pending++
 		return readDraft(m.st, m.proj.ID, it.draft.ID)
@@ -111,6 +114,8 @@ func (m *workbench) inboxAct(act func(*inboxItem) tea.Cmd) tea.Cmd {
 		return nil
 	case it.draft != nil:
 		return m.say("a draft is not decided one by one: /consolidate turns the drafts into memories (x drops this one)", true)
+	case it.gap != nil:
+		return m.say("a gap is answered by remembering what you know: /remember TEXT (x closes it)", true)
 	}
 	return act(it)
 }
@@ -275,6 +280,22 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 		}
 		m.drop = &dropDialog{draft: msg.draft}
 		return nil, true
+	case gapDroppedMsg:
+		m.done()
+		if msg.err != nil {
+			return m.say("close failed: "+oneLine(msg.err.Error()), true), true
+		}
+		return tea.Batch(m.say("closed the gap "+msg.id, false), m.reloadAll()), true
+	case feedbackMsg:
+		m.done()
+		if msg.err != nil {
+			return m.say("feedback failed: "+oneLine(msg.err.Error()), true), true
+		}
+		verdict := "unhelpful: similar queries will find it lower"
+		if msg.helpful {
+			verdict = "helpful: similar queries will find it sooner"
+		}
+		return m.say("noted "+short(msg.id)+" as "+verdict+" (trust unchanged)", false), true
 	case draftDroppedMsg:
 		m.done()
 		if msg.err != nil {

@@ -17,6 +17,7 @@ import (
 type inboxItem struct {
 	draft *memory.Draft
 	prop  *memory.Proposal
+	gap   *memory.Gap // a question recall could not answer
 	// reason is the proposal's reason with its memory ids expanded into
 	// titles (consolidate.Explain).
 	reason string
@@ -26,15 +27,21 @@ type inboxItem struct {
 }
 
 func (it inboxItem) id() string {
-	if it.draft != nil {
+	switch {
+	case it.draft != nil:
 		return it.draft.ID
+	case it.gap != nil:
+		return it.gap.ID
 	}
 	return it.prop.ID
 }
 
 func (it inboxItem) when() time.Time {
-	if it.draft != nil {
+	switch {
+	case it.draft != nil:
 		return it.draft.Time
+	case it.gap != nil:
+		return it.gap.Last
 	}
 	return it.prop.Time
 }
@@ -108,15 +115,18 @@ func (p *inboxPane) move(d, rows int) {
 }
 
 // counts says how many drafts and proposals the inbox holds.
-func (p *inboxPane) counts() (drafts, props int) {
+func (p *inboxPane) counts() (drafts, props, gaps int) {
 	for _, it := range p.items {
-		if it.draft != nil {
+		switch {
+		case it.draft != nil:
 			drafts++
-		} else {
+		case it.gap != nil:
+			gaps++
+		default:
 			props++
 		}
 	}
-	return drafts, props
+	return drafts, props, gaps
 }
 
 // draftSource names where a draft came from: its session and file, else
@@ -191,8 +201,12 @@ func oneLinePreview(s string) string {
 // view renders the list in w×h cells.
 func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 	st := t.Styles
-	drafts, props := p.counts()
-	out := []string{st.Title.Render("Inbox") + st.Muted.Render(fmt.Sprintf(" %s · %s", plural(drafts, "draft"), plural(props, "proposal")))}
+	drafts, props, gaps := p.counts()
+	head := fmt.Sprintf(" %s · %s", plural(drafts, "draft"), plural(props, "proposal"))
+	if gaps > 0 {
+		head += " · " + plural(gaps, "gap")
+	}
+	out := []string{st.Title.Render("Inbox") + st.Muted.Render(head)}
 	if p.session != "" {
 		out[0] = st.Title.Render("Session "+shortSession(p.session)) + st.Muted.Render(fmt.Sprintf(" %s · esc: all", plural(drafts, "draft")))
 	}
@@ -216,9 +230,12 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 			mark = "> "
 		}
 		kind, text := "draft", ""
-		if it.draft != nil {
+		switch {
+		case it.draft != nil:
 			text = draftOrigin(it.draft) + " · " + oneLinePreview(it.draft.Text)
-		} else {
+		case it.gap != nil:
+			kind, text = "gap", fmt.Sprintf("asked %d× · %s", it.gap.Count, oneLinePreview(it.gap.Query))
+		default:
 			kind, text = string(it.prop.Kind), oneLinePreview(it.reason)
 		}
 		when := fmt.Sprintf(" %3s", age(p.asOf, it.when()))
@@ -287,6 +304,19 @@ func (p *inboxPane) detailLines(t themes.Theme, w int) []string {
 		out := wrapAll(append(head, st.Muted.Render("x drops it for good · /consolidate turns drafts into memories")), w)
 		out = append(out, rule)
 		return append(out, wrapAll(strings.Split(strings.TrimRight(safetext.Clean(d.Text), "\n"), "\n"), w)...)
+	}
+	if g := it.gap; g != nil {
+		what := "nothing known"
+		if g.Best > 0 {
+			what = fmt.Sprintf("only weak answers (best %.2f)", g.Best)
+		}
+		out := wrapAll([]string{
+			st.Title.Render("Gap") + st.Muted.Render(" · a question recall could not answer"),
+			st.Muted.Render(fmt.Sprintf("asked %s, last %s · %s", plural(g.Count, "time"), g.Last.Local().Format("2006-01-02 15:04"), what)),
+			st.Muted.Render("answer it: /remember what you know · x closes the gap"),
+		}, w)
+		out = append(out, rule)
+		return append(out, wrapAll([]string{safetext.CleanLine(g.Query)}, w)...)
 	}
 	pr := it.prop
 	head := []string{

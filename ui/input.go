@@ -113,6 +113,14 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 		m.showExplain = !m.showExplain
 		return nil
 	}
+	if (keys.Helpful.matches(s) || keys.Unhelpful.matches(s)) && m.mode == modeRecall {
+		sel := m.list.selected()
+		if sel == nil {
+			return nil
+		}
+		m.pending++
+		return feedback(m.st, m.recaller, sel.ID, m.recallQuery, keys.Helpful.matches(s))
+	}
 	if keys.Reload.matches(s) {
 		return tea.Batch(m.reloadAll(), loadProjects(m.st))
 	}

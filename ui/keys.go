@@ -26,7 +26,7 @@ type keyMap struct {
 	Layer, Filter, Command, Archive, Unarchive, Forget, Supersede, Diff binding
 	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
 	Verify, Confirm, Reject, Rebind, Calibration                        binding
-	Inbox, Accept, EditCandidate, Session                               binding
+	Inbox, Accept, EditCandidate, Session, Helpful, Unhelpful           binding
 }
 
 var keys = keyMap{
@@ -68,12 +68,14 @@ var keys = keyMap{
 	Accept:        binding{[]string{"a"}, "accept the proposal"},
 	EditCandidate: binding{[]string{"e"}, "edit the proposal, then accept it"},
 	Session:       binding{[]string{"o"}, "a session's drafts ⇄ its episode"},
+	Helpful:       binding{[]string{"+"}, "a recalled memory helped (after /recall; trust unchanged)"},
+	Unhelpful:     binding{[]string{"-"}, "a recalled memory did not help (after /recall)"},
 }
 
 // allBindings is the order of the help screen.
 func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
-		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.NextLink, k.PrevLink,
+		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.Helpful, k.Unhelpful, k.NextLink, k.PrevLink,
 		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Session, k.Timeline, k.Reload, k.Help, k.Quit}
 }

@@ -144,6 +144,18 @@ type draftTextMsg struct {
 	err   error
 }
 
+// gapDroppedMsg reports a gap closed; feedbackMsg feedback kept.
+type gapDroppedMsg struct {
+	id  string
+	err error
+}
+
+type feedbackMsg struct {
+	id      string
+	helpful bool
+	err     error
+}
+
 // draftDroppedMsg reports a draft deleted for good.
 type draftDroppedMsg struct {
 	id  string

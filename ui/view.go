@@ -372,6 +372,8 @@ func (m *workbench) keyHints() string {
 			return move + " · o its session's episode · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
 		case it.draft != nil:
 			return move + " · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
+		case it.gap != nil:
+			return move + " · /remember the answer · x close the gap" + back + " · ? help"
 		case it.prop.Kind == memory.ProposeArchive:
 			return move + " · a accept · w reject" + back + " · / command · ? help"
 		}

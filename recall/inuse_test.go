@@ -1,0 +1,168 @@
+package recall
+
+import (
+	"context"
+	"testing"
+	"time"
+
+	"cairn/memory"
+)
+
+func peek(r *Request) { r.Peek = true }
+
+// A question the store knows nothing about comes back empty and lands in
+// the gap log; asked again it counts; a peek (an evaluation) leaves no gap.
+func TestNothingKnownGoesToTheGapLog(t *testing.T) {
+	f := newFixture(t)
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Deploys go through ArgoCD", Body: "the deploy pipeline syncs the cluster from git"})
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "The retry policy", Body: "imports retry three times with backoff"})
+	f.build(t)
+	ctx := context.Background()
+
+	if resp := f.recall(t, "capital of France", peek); !resp.Nothing || len(resp.Results) != 0 {
+		t.Fatalf("an unknown subject: nothing=%v %q", resp.Nothing, titles(resp.Results))
+	}
+	if gs, _ := f.db.Gaps(ctx, f.pid); len(gs) != 0 {
+		t.Fatalf("a peek recorded a gap: %+v", gs)
+	}
+	for range 2 {
+		if resp := f.recall(t, "kubernetes helm chart"); !resp.Nothing || len(resp.Results) != 0 {
+			t.Fatalf("an unknown subject: %q", titles(resp.Results))
+		}
+	}
+	gs, err := f.db.Gaps(ctx, f.pid)
+	if err != nil || len(gs) != 1 || gs[0].Query != "kubernetes helm chart" || gs[0].Count != 2 {
+		t.Fatalf("gap log: %+v %v", gs, err)
+	}
+	// What is known is still found, with a score that says so.
+	resp := f.recall(t, "how do deploys reach the cluster?")
+	if resp.Nothing || resp.Weak || len(resp.Results) == 0 || resp.Results[0].Memory.Title != "Deploys go through ArgoCD" {
+		t.Fatalf("a known subject: nothing=%v weak=%v %q", resp.Nothing, resp.Weak, titles(resp.Results))
+	}
+	if s := resp.Results[0].Explain.Relevance; s < Weak {
+		t.Fatalf("a good answer scores %.2f, under the weak line %.2f", s, Weak)
+	}
+}
+
+// --path puts what is known about matching files first: bound by a file
+// watermark or named in the text; a glob without a slash matches file
+// names anywhere; the query may be left out.
+func TestRecallByPath(t *testing.T) {
+	f := newFixture(t)
+	bound := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Import batches of 2,000", Body: "batching keeps memory flat",
+		Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "store/import.go", State: memory.WatermarkUnchecked}}})
+	named := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Never edit schema.sql by hand", Body: "migrations generate it"})
+	other := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Imports are slow on spinning disks", Body: "import throughput halves on HDD"})
+	f.build(t)
+	has := func(resp Response, want ...*memory.Memory) bool {
+		if len(resp.Results) < len(want) {
+			return false
+		}
+		for i, m := range want {
+			if resp.Results[i].Memory.ID != m.ID || resp.Results[i].Explain.Path == "" {
+				return false
+			}
+		}
+		return true
+	}
+	if resp := f.recall(t, "import speed", func(r *Request) { r.Path = "store/import.go" }); !has(resp, bound) {
+		t.Fatalf("store/import.go: %q", titles(resp.Results))
+	}
+	if resp := f.recall(t, "", func(r *Request) { r.Path = "store/" }); !has(resp, bound) || len(resp.Results) != 1 {
+		t.Fatalf("store/: %q", titles(resp.Results))
+	}
+	if resp := f.recall(t, "", func(r *Request) { r.Path = "*.sql" }); !has(resp, named) || len(resp.Results) != 1 {
+		t.Fatalf("*.sql: %q", titles(resp.Results))
+	}
+	if resp := f.recall(t, "", func(r *Request) { r.Path = "db/schema.sql" }); !has(resp, named) {
+		t.Fatalf("a longer path to a file the memory names: %q", titles(resp.Results))
+	}
+	resp := f.recall(t, "import", func(r *Request) { r.Path = "**/*.go" })
+	if !has(resp, bound) || len(resp.Results) < 2 || resp.Results[1].Memory.ID != other.ID {
+		t.Fatalf("**/*.go then the rest: %q", titles(resp.Results))
+	}
+	if _, err := f.e.Recall(context.Background(), Request{Path: "st[ore", Projects: []string{f.pid}}); err == nil {
+		t.Fatal("a malformed pattern was accepted")
+	}
+}
+
+// Feedback moves a memory for similar queries, up or down, and never its
+// trust; a query about something else is unmoved.
+func TestFeedbackMovesSimilarQueriesNotTrust(t *testing.T) {
+	f := newFixture(t)
+	a := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Cache keys use the content hash", Body: "the cache key is a hash of the content"})
+	b := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Cache entries expire after a day", Body: "the cache drops entries after 24 hours"})
+	c := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Tokens expire after an hour", Body: "tokens expire after 60 minutes"})
+	f.build(t)
+	ctx := context.Background()
+	first := func(q string) string { return f.recall(t, q, peek).Results[0].Memory.ID }
+	q := "how does the cache work"
+	top := first(q)
+	loser := a
+	if top == a.ID {
+		loser = b
+	}
+	if err := f.e.Feedback(ctx, loser.ID, "how the cache works", true, memory.ActorAgent); err != nil {
+		t.Fatal(err)
+	}
+	if got := first(q); got != loser.ID {
+		for _, h := range f.recall(t, q, peek).Results {
+			t.Logf("%s %+v", h.Memory.Title, h.Explain)
+		}
+		t.Fatalf("helpful feedback on a similar query did not lift %q", loser.Title)
+	}
+	before := f.recall(t, "when do tokens expire", peek).Results[0]
+	if err := f.e.Feedback(ctx, loser.ID, "how the cache works", false, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.e.Feedback(ctx, loser.ID, "the cache", false, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if got := first(q); got == loser.ID {
+		t.Fatalf("unhelpful feedback did not lower %q", loser.Title)
+	}
+	after := f.recall(t, "when do tokens expire", peek).Results[0]
+	if before.Memory.ID != c.ID || after.Memory.ID != c.ID || after.Explain.Feedback != 0 {
+		t.Fatalf("a query about something else moved: %+v", after.Explain)
+	}
+	got, _ := f.db.Get(ctx, loser.ID)
+	if memory.Trust(got) != memory.Trust(loser) || len(got.Salience.Feedback) != 3 {
+		t.Fatalf("trust %v → %v, feedback %d", memory.Trust(loser), memory.Trust(got), len(got.Salience.Feedback))
+	}
+}
+
+// Use never lifts an irrelevant memory over a relevant one: a memory
+// recalled a hundred times for one subject stays under the memory that
+// answers another subject.
+func TestUseIsABoundedPrior(t *testing.T) {
+	f := newFixture(t)
+	hot := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release notes live in CHANGES.md", Body: "every release adds a section to the notes"})
+	cold := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release builds are signed with cosign", Body: "the signing key is in the vault; cosign signs every release build"})
+	f.build(t)
+	for range 100 {
+		f.recall(t, "release notes")
+	}
+	resp := f.recall(t, "how are release builds signed?", peek)
+	if resp.Results[0].Memory.ID != cold.ID {
+		t.Fatalf("the often-recalled memory outranks the relevant one: %q", titles(resp.Results))
+	}
+	var h Hit
+	for _, x := range resp.Results {
+		if x.Memory.ID == hot.ID {
+			h = x
+		}
+	}
+	if h.Memory != nil && h.Explain.Final > h.Explain.Relevance*(1+PriorWeight)+1e-9 {
+		t.Fatalf("salience lifted it past its bound: %+v", h.Explain)
+	}
+	// One recall is not "often"; many are, for the same task more than for another.
+	one := memory.Salience{Accesses: []time.Time{time.Now()}, AccessCount: 1}
+	many := memory.Salience{AccessCount: 10}
+	for range 10 {
+		many.Accesses = append(many.Accesses, time.Now())
+	}
+	now := time.Now()
+	if a1, a10 := Activation(one, now), Activation(many, now); a1 > 0.2 || a10 < 0.8 {
+		t.Fatalf("activation: one recall %.2f, ten %.2f", a1, a10)
+	}
+}
