@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"cairn/mcpserver"
@@ -120,7 +121,9 @@ store/**/*.go); with --path the query may be left out.`,
 				req.Query = args[0]
 			}
 			req.Projects = a.scope()
-			resp, err := r.Recall(cmd.Context(), req)
+			progress, done := a.buildProgress()
+			resp, err := recall.Await(cmd.Context(), r, req, progress)
+			done()
 			if err != nil {
 				return err
 			}
@@ -258,6 +261,8 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 
 // recallBatch answers a JSON Lines file of queries, one line out per line in.
 func (a *app) recallBatch(cmd *cobra.Command, r recall.Recaller, base recall.Request, path string) error {
+	progress, done := a.buildProgress()
+	defer done()
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("read %s: %w", path, errors.Unwrap(err))
@@ -301,7 +306,7 @@ func (a *app) recallBatch(cmd *cobra.Command, r recall.Recaller, base recall.Req
 		}
 		req := base
 		req.Query, req.Projects = l.Query, scope
-		resp, err := r.Recall(cmd.Context(), req)
+		resp, err := recall.Await(cmd.Context(), r, req, progress)
 		if err != nil {
 			return fmt.Errorf("query %s: %w", l.ID, err)
 		}
@@ -317,4 +322,28 @@ func (a *app) recallBatch(cmd *cobra.Command, r recall.Recaller, base recall.Req
 		}
 	}
 	return nil
+}
+
+// buildProgress tells the person that a recall waits for the index to be
+// built: on a terminal a line rewritten in place (cleared when the answer
+// comes), elsewhere the first note once, so the wait is never silent.
+func (a *app) buildProgress() (progress func(string), done func()) {
+	f, tty := a.env.Stderr.(*os.File)
+	tty = tty && term.IsTerminal(f.Fd())
+	told := false
+	progress = func(note string) {
+		switch {
+		case tty:
+			fmt.Fprint(a.env.Stderr, "\r"+cleanLine(note)+"\x1b[K")
+		case !told:
+			fmt.Fprintln(a.env.Stderr, "cairn: "+cleanLine(note))
+		}
+		told = true
+	}
+	done = func() {
+		if tty && told {
+			fmt.Fprint(a.env.Stderr, "\r\x1b[K")
+		}
+	}
+	return progress, done
 }

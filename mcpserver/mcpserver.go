@@ -175,7 +175,7 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 	if err != nil {
 		return nil, out, err
 	}
-	resp, err := r.Recall(ctx, recall.Request{Query: in.Query, Path: in.Path, Projects: s.projects(), Limit: in.Limit, Budget: in.Budget})
+	resp, err := recall.Await(ctx, r, recall.Request{Query: in.Query, Path: in.Path, Projects: s.projects(), Limit: in.Limit, Budget: in.Budget}, nil)
 	if err != nil {
 		return nil, out, err
 	}

@@ -2,7 +2,9 @@ package recall
 
 import (
 	"math"
+	"slices"
 	"sort"
+	"strings"
 )
 
 // BM25 parameters, as Anserini and the eval reference use for short texts.
@@ -18,17 +20,43 @@ type posting struct {
 
 // lexIndex is an inverted index scored with BM25. Documents are dense
 // numbers; removal marks a document empty so its postings are skipped and
-// dropped lazily.
+// dropped lazily. Words are interned: each distinct word is stored once
+// and documents list word numbers, so an index holds no piece of the
+// texts it was built from.
 type lexIndex struct {
-	post    map[string][]posting
-	length  []int32 // tokens per document (0: removed)
-	terms   [][]string
-	total   int64 // sum of lengths of live documents
+	ids     map[string]int32 // word → its number
+	words   []string         // number → word
+	post    [][]posting      // number → postings
+	length  []int32          // tokens per document (0: removed)
+	terms   [][]int32        // document → its distinct words
+	total   int64            // sum of lengths of live documents
 	live    int
 	garbage int // postings of removed documents still in lists
 }
 
-func newLexIndex() *lexIndex { return &lexIndex{post: map[string][]posting{}} }
+func newLexIndex() *lexIndex { return &lexIndex{ids: map[string]int32{}} }
+
+// word is the number of t, made if new.
+func (x *lexIndex) word(t string) int32 {
+	if id, ok := x.ids[t]; ok {
+		return id
+	}
+	id := int32(len(x.words))
+	t = strings.Clone(t) // never a piece of a memory's text
+	x.ids[t] = id
+	x.words = append(x.words, t)
+	x.post = append(x.post, nil)
+	return id
+}
+
+// wordsOf are doc's distinct words.
+func (x *lexIndex) wordsOf(doc int32) []string {
+	out := make([]string, len(x.terms[doc]))
+	for i, id := range x.terms[doc] {
+		out[i] = x.words[id]
+	}
+	return out
+}
 
 // set indexes doc's tokens, replacing what it had.
 func (x *lexIndex) set(doc int32, tokens []string) {
@@ -40,21 +68,31 @@ func (x *lexIndex) set(doc int32, tokens []string) {
 	if len(tokens) == 0 {
 		return
 	}
-	tf := map[string]uint16{}
+	tf := map[int32]uint16{}
 	for _, t := range tokens {
-		if tf[t] < math.MaxUint16 {
-			tf[t]++
+		if id := x.word(t); tf[id] < math.MaxUint16 {
+			tf[id]++
 		}
 	}
-	terms := make([]string, 0, len(tf))
-	for t, n := range tf {
-		x.post[t] = append(x.post[t], posting{doc, n})
-		terms = append(terms, t)
+	terms := make([]int32, 0, len(tf))
+	for id, n := range tf {
+		x.post[id] = append(x.post[id], posting{doc, n})
+		terms = append(terms, id)
 	}
 	x.terms[doc] = terms
 	x.length[doc] = int32(len(tokens))
 	x.total += int64(len(tokens))
 	x.live++
+}
+
+// trim gives back the spare capacity of every posting list (after a
+// build, where appends left up to half of each unused).
+func (x *lexIndex) trim() {
+	for id, ps := range x.post {
+		if cap(ps) > len(ps)+len(ps)/8 {
+			x.post[id] = slices.Clone(ps)
+		}
+	}
 }
 
 // remove takes doc out of the index.
@@ -65,9 +103,9 @@ func (x *lexIndex) remove(doc int32) {
 	x.total -= int64(x.length[doc])
 	x.live--
 	x.garbage += len(x.terms[doc])
-	for _, t := range x.terms[doc] {
+	for _, id := range x.terms[doc] {
 		// drop eagerly when the list is short; long lists are compacted later
-		if ps := x.post[t]; len(ps) < 64 {
+		if ps := x.post[id]; len(ps) < 64 {
 			out := ps[:0]
 			for _, p := range ps {
 				if p.doc != doc {
@@ -75,11 +113,7 @@ func (x *lexIndex) remove(doc int32) {
 				}
 			}
 			x.garbage--
-			if len(out) == 0 {
-				delete(x.post, t)
-			} else {
-				x.post[t] = out
-			}
+			x.post[id] = out
 		}
 	}
 	x.length[doc], x.terms[doc] = 0, nil
@@ -89,18 +123,14 @@ func (x *lexIndex) remove(doc int32) {
 }
 
 func (x *lexIndex) compact() {
-	for t, ps := range x.post {
+	for id, ps := range x.post {
 		out := ps[:0]
 		for _, p := range ps {
 			if x.length[p.doc] > 0 {
 				out = append(out, p)
 			}
 		}
-		if len(out) == 0 {
-			delete(x.post, t)
-		} else {
-			x.post[t] = out
-		}
+		x.post[id] = out
 	}
 	x.garbage = 0
 }
@@ -117,9 +147,17 @@ func (x *lexIndex) idf(df int) float64 {
 
 const minDocs = 1000
 
+// postings of word t (nil when no document holds it).
+func (x *lexIndex) postings(t string) []posting {
+	if id, ok := x.ids[t]; ok {
+		return x.post[id]
+	}
+	return nil
+}
+
 // df is how many live documents hold t.
 func (x *lexIndex) df(t string) int {
-	ps := x.post[t]
+	ps := x.postings(t)
 	if x.garbage == 0 {
 		return len(ps)
 	}
@@ -179,7 +217,7 @@ func (x *lexIndex) searchWeighted(query map[string]float64, k int, keep func(int
 	sort.Strings(words) // a fixed order: float sums do not depend on map order
 	for _, t := range words {
 		qw := query[t]
-		ps := x.post[t]
+		ps := x.postings(t)
 		df := x.df(t)
 		if df == 0 {
 			continue
@@ -280,7 +318,7 @@ func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha f
 	in := map[string]int{} // how many of the best documents hold it
 	for _, s := range top[:min(docs, len(top))] {
 		share := s.score / top[0].score
-		for _, t := range x.terms[s.doc] {
+		for _, t := range x.wordsOf(s.doc) {
 			if _, ok := out[t]; ok || isDigit(t) {
 				continue
 			}

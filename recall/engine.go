@@ -85,6 +85,11 @@ type Response struct {
 	// Weak. Both put the query in the gap log (unless Peek).
 	Nothing bool `json:"nothing_known,omitempty"`
 	Weak    bool `json:"weak,omitempty"`
+	// Building says the index is being built (at a server's start, or
+	// again after an import) and this recall was not answered: Note says
+	// how far it is. Ask again; an answer from a half-built index would
+	// silently miss memories.
+	Building bool `json:"building,omitempty"`
 }
 
 // Scores are absolute, comparable across queries: the lexical score is
@@ -170,7 +175,18 @@ type Engine struct {
 
 	vecName    string // the embedder every vector in vec came from
 	rebuilding atomic.Bool
+
+	// progress of the build under way (the first, or a rebuild after an
+	// import); fresh is closed when a rebuild after an import is done.
+	progress *buildProgress
+	fresh    chan struct{}
 }
+
+type buildProgress struct{ done, total atomic.Int64 }
+
+// BuildWait is how long a recall waits for a build under way before it
+// answers "building" instead.
+var BuildWait = time.Second
 
 // NewEngine makes an engine over src; Build fills it.
 func NewEngine(src Source, emb Embedder) *Engine {
@@ -178,7 +194,7 @@ func NewEngine(src Source, emb Embedder) *Engine {
 		emb = NewHashed()
 	}
 	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](),
-		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{})}
+		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{}), progress: &buildProgress{}}
 }
 
 // Build indexes every memory of every project. Recall waits for it.
@@ -188,6 +204,19 @@ func (e *Engine) Build(ctx context.Context) error {
 	if err != nil {
 		e.err = err
 		return err
+	}
+	if c, ok := e.src.(interface {
+		Count(context.Context, string) (store.Counts, error)
+	}); ok {
+		for _, p := range ps {
+			if n, err := c.Count(ctx, p.ID); err == nil {
+				for _, byStatus := range n.ByLayer {
+					for _, k := range byStatus {
+						e.progress.total.Add(int64(k))
+					}
+				}
+			}
+		}
 	}
 	for _, p := range ps {
 		q := store.Query{Project: p.ID, Status: store.StatusAny, Limit: 1000}
@@ -201,12 +230,16 @@ func (e *Engine) Build(ctx context.Context) error {
 				e.err = err
 				return err
 			}
+			e.progress.done.Add(int64(len(page.Memories)))
 			if page.Next == "" {
 				break
 			}
 			q.After = page.Next
 		}
 	}
+	e.mu.Lock()
+	e.lex.trim()
+	e.mu.Unlock()
 	return nil
 }
 
@@ -378,15 +411,26 @@ func (e *Engine) Follow(ctx context.Context, events <-chan memory.Event) {
 		case ev.MemoryID != "":
 			_ = e.Refresh(ctx, ev.MemoryID)
 		case ev.Kind == memory.EventImport:
-			_ = e.Rebuild(ctx)
+			_ = e.rebuild(ctx, true)
 		}
 	}
 }
 
 // Rebuild re-indexes everything (after an import, which writes one event,
 // or when the embedder changed).
-func (e *Engine) Rebuild(ctx context.Context) error {
+func (e *Engine) Rebuild(ctx context.Context) error { return e.rebuild(ctx, false) }
+
+// rebuild is Rebuild; after an import (imported) recalls wait for it or
+// answer "building", since the old index lacks what was imported.
+func (e *Engine) rebuild(ctx context.Context, imported bool) error {
 	fresh := NewEngine(e.src, e.emb)
+	if imported {
+		done := make(chan struct{})
+		defer close(done)
+		e.mu.Lock()
+		e.fresh, e.progress = done, fresh.progress
+		e.mu.Unlock()
+	}
 	if err := fresh.Build(ctx); err != nil {
 		return err
 	}
@@ -403,12 +447,41 @@ func (e *Engine) Rebuild(ctx context.Context) error {
 	return nil
 }
 
+// building waits up to BuildWait for a build under way and says how far
+// it is if it is not done by then ("" when the index is whole).
+func (e *Engine) building(ctx context.Context) (string, error) {
+	e.mu.RLock()
+	fresh, p := e.fresh, e.progress
+	e.mu.RUnlock()
+	wait := time.NewTimer(BuildWait)
+	defer wait.Stop()
+	for _, ch := range []<-chan struct{}{e.ready, fresh} {
+		if ch == nil {
+			continue
+		}
+		select {
+		case <-ch:
+		case <-ctx.Done():
+			return "", ctx.Err()
+		case <-wait.C:
+			done, total := p.done.Load(), p.total.Load()
+			pct := 0
+			if total > 0 {
+				pct = int(min(100*done/total, 99))
+			}
+			return fmt.Sprintf("building the index … %d %% (%d of %d memories): ask again in a moment", pct, done, total), nil
+		}
+	}
+	return "", nil
+}
+
 // Recall answers one request.
 func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
-	select {
-	case <-e.ready:
-	case <-ctx.Done():
-		return Response{}, ctx.Err()
+	switch note, err := e.building(ctx); {
+	case err != nil:
+		return Response{}, err
+	case note != "":
+		return Response{Results: []Hit{}, VerifyFirst: []Hit{}, Building: true, Note: note}, nil
 	}
 	if e.err != nil {
 		return Response{}, fmt.Errorf("the recall index could not be built: %w", e.err)
@@ -539,7 +612,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		// The built-in embedder refines what the words found: its cosine
 		// of each candidate, computed from the candidate's indexed words.
 		for n, c := range cands {
-			c.Vector = cosine(qvec, NewHashed().fromTokens(e.lex.terms[n]))
+			c.Vector = cosine(qvec, NewHashed().fromTokens(e.lex.wordsOf(n)))
 			c.Relevance += vecWeight * max(c.Vector, 0)
 			if c.answers > 0 {
 				c.answers += vecWeight * max(c.Vector, 0)

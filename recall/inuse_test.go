@@ -2,10 +2,12 @@ package recall
 
 import (
 	"context"
+	"strings"
 	"testing"
 	"time"
 
 	"cairn/memory"
+	"cairn/store"
 )
 
 func peek(r *Request) { r.Peek = true }
@@ -164,5 +166,47 @@ func TestUseIsABoundedPrior(t *testing.T) {
 	now := time.Now()
 	if a1, a10 := Activation(one, now), Activation(many, now); a1 > 0.2 || a10 < 0.8 {
 		t.Fatalf("activation: one recall %.2f, ten %.2f", a1, a10)
+	}
+}
+
+// gatedSource holds List (the index build's reads) until open is closed.
+type gatedSource struct {
+	Source
+	open chan struct{}
+}
+
+func (g gatedSource) List(ctx context.Context, q store.Query) (store.Page, error) {
+	<-g.open
+	return g.Source.List(ctx, q)
+}
+
+// A recall during a build never answers from a half-built index: it says
+// how far the build is, and Await gets the whole answer once it is done.
+func TestRecallNeverAnswersFromAHalfBuiltIndex(t *testing.T) {
+	f := newFixture(t)
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Deploys go through ArgoCD", Body: "the deploy pipeline syncs the cluster"})
+	wait := BuildWait
+	BuildWait = 10 * time.Millisecond
+	t.Cleanup(func() { BuildWait = wait })
+	gate := gatedSource{Source: f.db, open: make(chan struct{})}
+	e := NewEngine(gate, nil)
+	built := make(chan error, 1)
+	go func() { built <- e.Build(context.Background()) }()
+	req := Request{Query: "how do deploys work", Projects: []string{f.pid}}
+	resp, err := e.Recall(context.Background(), req)
+	if err != nil || !resp.Building || len(resp.Results) != 0 || !strings.Contains(resp.Note, "building the index") {
+		t.Fatalf("during the build: %+v %v", resp, err)
+	}
+	if gs, _ := f.db.Gaps(context.Background(), f.pid); len(gs) != 0 {
+		t.Fatalf("a recall during the build went to the gap log: %+v", gs)
+	}
+	var notes []string
+	close(gate.open)
+	resp, err = Await(context.Background(), e, req, func(n string) { notes = append(notes, n) })
+	if err != nil || resp.Building || len(resp.Results) != 1 {
+		t.Fatalf("after the build: %+v %v (notes %q)", resp, err, notes)
+	}
+	if err := <-built; err != nil {
+		t.Fatal(err)
 	}
 }

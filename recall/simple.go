@@ -33,3 +33,22 @@ func ValidPath(pattern string) error {
 	}
 	return nil
 }
+
+// Await is Recall that waits out a build of the index: each time the
+// engine answers "building" (after waiting BuildWait itself) it tells
+// progress how far the build is, and asks again, until the answer comes
+// or ctx ends.
+func Await(ctx context.Context, r Recaller, req Request, progress func(note string)) (Response, error) {
+	for {
+		resp, err := r.Recall(ctx, req)
+		if err != nil || !resp.Building {
+			return resp, err
+		}
+		if progress != nil {
+			progress(resp.Note)
+		}
+		if err := ctx.Err(); err != nil {
+			return resp, err
+		}
+	}
+}

@@ -104,7 +104,12 @@ func Open(dir string, opt Options) (*DB, error) {
 		WithLogger(badgerLogger(opt.Log)).
 		WithMetricsEnabled(false).
 		WithNumVersionsToKeep(1).
-		WithValueThreshold(1 << 20)
+		WithValueThreshold(1 << 20).
+		// Memory: one memtable filling and one flushing (Badger's default
+		// of five kept up to 320 MB of a 100,000-memory import resident),
+		// and a block cache of 32 MB (reads are of recent, hot keys).
+		WithNumMemtables(2).
+		WithBlockCacheSize(32 << 20)
 	if opt.smallLSM {
 		bo = bo.WithMemTableSize(1 << 20).WithBaseTableSize(512 << 10).WithBaseLevelSize(2 << 20).
 			WithValueThreshold(128 << 10).WithCompression(options.None)

@@ -307,7 +307,7 @@ func doRecall(r func() (recall.Recaller, error), projects []string, query string
 		if err != nil {
 			return recallDoneMsg{query: query, err: err}
 		}
-		resp, err := rec.Recall(bg, recall.Request{Query: query, Projects: projects, Limit: 50, Budget: 1 << 20})
+		resp, err := recall.Await(bg, rec, recall.Request{Query: query, Projects: projects, Limit: 50, Budget: 1 << 20}, nil)
 		return recallDoneMsg{query: query, resp: resp, err: err}
 	}
 }
