@@ -304,7 +304,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	var vecs [][]float32
 	if !builtin {
 		var err error
-		if vecs, err = e.emb.Embed(ctx, texts); err != nil {
+		if vecs, err = e.embed(ctx, ms, texts); err != nil {
 			return err
 		}
 	}
@@ -346,6 +346,65 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		}
 	}
 	return nil
+}
+
+// vectorCache is the store's cache of vectors by content hash.
+type vectorCache interface {
+	Vectors(ctx context.Context, embedder string, hashes []string) (map[string][]float32, error)
+	PutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error
+}
+
+// embed asks the embedder for the vectors of texts (of ms) that the
+// store's cache does not hold under its name, and caches what it gets: a
+// server start re-embeds only what is new or changed.
+func (e *Engine) embed(ctx context.Context, ms []*memory.Memory, texts []string) ([][]float32, error) {
+	name := e.emb.Name()
+	cache, ok := e.src.(vectorCache)
+	if !ok {
+		return e.emb.Embed(ctx, texts)
+	}
+	hashes := make([]string, len(ms))
+	for i, m := range ms {
+		hashes[i] = store.ContentHash(m)
+	}
+	have, err := cache.Vectors(ctx, name, hashes)
+	if err != nil {
+		have = map[string][]float32{}
+	}
+	vecs := make([][]float32, len(ms))
+	var todo []int
+	for i, h := range hashes {
+		if v, ok := have[h]; ok {
+			vecs[i] = v
+		} else {
+			todo = append(todo, i)
+		}
+	}
+	if len(todo) == 0 {
+		return vecs, nil
+	}
+	ask := make([]string, len(todo))
+	for j, i := range todo {
+		ask[j] = texts[i]
+	}
+	got, err := e.emb.Embed(ctx, ask)
+	if err != nil {
+		return nil, err
+	}
+	fresh := map[string][]float32{}
+	for j, i := range todo {
+		vecs[i] = got[j]
+		fresh[hashes[i]] = got[j]
+	}
+	if e.emb.Name() == name && !strings.HasPrefix(name, "hashed-") { // not what a fallback made
+		_ = cache.PutVectors(ctx, name, fresh) // a cache that cannot be written costs time, not answers
+	}
+	if len(todo) < len(ms) && e.emb.Name() != name {
+		// The embedder fell back meanwhile: the cached vectors are of the
+		// other model, and must not mix with the new ones.
+		return e.emb.Embed(ctx, texts)
+	}
+	return vecs, nil
 }
 
 func setIf(set map[int32]bool, n int32, on bool) {

@@ -2,7 +2,11 @@ package recall
 
 import (
 	"context"
+	"encoding/json"
+	"net/http"
+	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -208,5 +212,79 @@ func TestRecallNeverAnswersFromAHalfBuiltIndex(t *testing.T) {
 	}
 	if err := <-built; err != nil {
 		t.Fatal(err)
+	}
+}
+
+// countingEmbedder is an OpenAI-compatible embeddings endpoint on
+// loopback that counts the texts it was asked to embed.
+func countingEmbedder(t *testing.T) (*HTTPEmbedder, *atomic.Int64) {
+	var n atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var req struct{ Input []string }
+		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
+			http.Error(w, err.Error(), 400)
+			return
+		}
+		n.Add(int64(len(req.Input)))
+		type item struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		for i, text := range req.Input {
+			out.Data = append(out.Data, item{NewHashed().vector(text), i})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	t.Cleanup(srv.Close)
+	return &HTTPEmbedder{URL: srv.URL, Model: "test-model"}, &n
+}
+
+// With an endpoint, vectors are cached in the store by content: a server
+// start (a new engine) embeds nothing it embedded before, a new memory
+// costs one text, and forgetting a memory drops its vector.
+func TestVectorsAreCachedByContent(t *testing.T) {
+	f := newFixture(t)
+	for _, title := range []string{"Deploys go through ArgoCD", "The retry policy backs off", "Tokens expire after an hour"} {
+		f.add(t, memory.Memory{Layer: memory.LayerState, Title: title, Body: title + "."})
+	}
+	emb, n := countingEmbedder(t)
+	ctx := context.Background()
+	build := func() *Engine {
+		e := NewEngine(f.db, emb)
+		if err := e.Build(ctx); err != nil {
+			t.Fatal(err)
+		}
+		return e
+	}
+	build()
+	if n.Load() != 3 {
+		t.Fatalf("first build embedded %d texts, want 3", n.Load())
+	}
+	e := build()
+	if n.Load() != 3 {
+		t.Fatalf("a restart embedded %d texts again", n.Load()-3)
+	}
+	m := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Caches expire daily", Body: "entries expire after a day"})
+	if err := e.Refresh(ctx, m.ID); err != nil {
+		t.Fatal(err)
+	}
+	if n.Load() != 4 {
+		t.Fatalf("one new memory cost %d texts", n.Load()-3)
+	}
+	if resp, err := e.Recall(ctx, Request{Query: "when do caches expire", Projects: []string{f.pid}, Peek: true}); err != nil || len(resp.Results) == 0 || resp.Results[0].Memory.ID != m.ID {
+		t.Fatalf("recall with the endpoint: %+v %v", resp.Results, err)
+	}
+	h := store.ContentHash(m)
+	if got, _ := f.db.Vectors(ctx, emb.Name(), []string{h}); len(got[h]) == 0 {
+		t.Fatal("the new memory's vector is not cached")
+	}
+	if err := f.db.Forget(ctx, m.ID, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := f.db.Vectors(ctx, emb.Name(), []string{h}); len(got) != 0 {
+		t.Fatal("a forgotten memory's vector is still cached")
 	}
 }
