@@ -75,3 +75,46 @@ func TestRecallCommand(t *testing.T) {
 		t.Fatalf("context:\n%s", ctxOut)
 	}
 }
+
+// The gap log and feedback as a person meets them on the command line.
+func TestGapsAndFeedbackCommands(t *testing.T) {
+	e := newEnv(t)
+	m := e.rec("remember", "The retry policy lives in store/import.go and backs off three times", "-l", "B")
+	if out := e.ok("recall", "kubernetes helm chart"); !strings.Contains(out, "nothing known about this") {
+		t.Fatalf("recall of the unknown: %q", out)
+	}
+	e.ok("recall", "Kubernetes  helm chart")
+	out := e.ok("gaps")
+	if !strings.Contains(out, "kubernetes helm chart") || !strings.Contains(out, "2×") {
+		t.Fatalf("gaps: %q", out)
+	}
+	if out := e.ok("recall", "--path", "store/"); !strings.Contains(out, "about the files asked for") || !strings.Contains(out, m.ID) {
+		t.Fatalf("recall --path: %q", out)
+	}
+	// Remembered since: the gap says it is answered, and --answered closes it.
+	e.ok("remember", "The staging cluster runs kubernetes; its helm chart lives in deploy/chart", "-l", "B")
+	if out := e.ok("gaps"); !strings.Contains(out, "answered now by") {
+		t.Fatalf("an answered gap: %q", out)
+	}
+	if out := e.ok("gaps", "drop", "--answered"); !strings.Contains(out, "closed 1 gap") {
+		t.Fatalf("drop --answered: %q", out)
+	}
+	if out := e.ok("gaps"); !strings.Contains(out, "no gaps") {
+		t.Fatalf("after the drop: %q", out)
+	}
+	if out := e.ok("feedback", m.ID[:10], "helpful", "--query", "where do imports retry"); !strings.Contains(out, "helpful") || !strings.Contains(out, "trust unchanged") {
+		t.Fatalf("feedback: %q", out)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"feedback", m.ID, "maybe"}, "helpful or unhelpful"},
+		{[]string{"gaps", "drop"}, "gap ids"},
+		{[]string{"gaps", "drop", "nope"}, "not found"},
+	} {
+		if r := e.run("", c.args...); r.code == 0 || !strings.Contains(r.err, c.want) {
+			t.Errorf("cairn %s: %d %q", strings.Join(c.args, " "), r.code, r.err)
+		}
+	}
+}

@@ -204,3 +204,43 @@ func TestRememberBindsAndRecallRoutesMovedFacts(t *testing.T) {
 		t.Fatalf("a moved fact was served as current: %+v", rec)
 	}
 }
+
+// An agent is told when nothing is known (and the question goes to the
+// gap log), scopes recall by path, and says which results helped — only
+// for memories of its own project.
+func TestRecallNothingKnownPathAndFeedback(t *testing.T) {
+	cs, db, p := connect(t)
+	var got Item
+	if failed, text := call(t, cs, "remember", map[string]any{"text": "The retry policy lives in store/import.go and backs off three times"}, &got); failed {
+		t.Fatal(text)
+	}
+	var rec RecallOut
+	if failed, text := call(t, cs, "recall", map[string]any{"query": "capital of France"}, &rec); failed || !rec.NothingKnown || len(rec.Results) != 0 {
+		t.Fatalf("nothing known: %+v %q", rec, text)
+	}
+	if gs, _ := db.Gaps(ctx, p.ID); len(gs) != 1 || gs[0].Query != "capital of France" {
+		t.Fatalf("gap log: %+v", gs)
+	}
+	rec = RecallOut{}
+	if failed, text := call(t, cs, "recall", map[string]any{"path": "store/*.go"}, &rec); failed || len(rec.Results) != 1 || rec.Results[0].ID != got.ID {
+		t.Fatalf("recall by path: %+v %q", rec, text)
+	}
+	var fb FeedbackOut
+	if failed, text := call(t, cs, "feedback", map[string]any{"id": got.ID, "query": "where is the retry policy", "helpful": true}, &fb); failed || !fb.Helpful {
+		t.Fatalf("feedback: %q", text)
+	}
+	m, _ := db.Get(ctx, got.ID)
+	if len(m.Salience.Feedback) != 1 || m.Salience.Feedback[0].Actor != memory.ActorAgent {
+		t.Fatalf("feedback kept: %+v", m.Salience.Feedback)
+	}
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: "0000000000000ccc", Name: "other"}); err != nil {
+		t.Fatal(err)
+	}
+	other, err := db.Remember(ctx, &memory.Memory{Project: "0000000000000ccc", Layer: memory.LayerState, Body: "another project's fact"}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if failed, text := call(t, cs, "feedback", map[string]any{"id": other.ID, "query": "q", "helpful": false}, nil); !failed || !strings.Contains(text, "no memory") {
+		t.Fatalf("feedback on another project's memory: %v %q", failed, text)
+	}
+}

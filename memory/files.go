@@ -33,6 +33,9 @@ func Files(m *Memory) []string {
 			return r <= ' ' || strings.ContainsRune("\"'`()[]{}<>,;|=", r)
 		}) {
 			w = strings.TrimRight(w, ".:!?")
+			if i := strings.IndexByte(w, ':'); i > 0 && strings.Trim(w[i:], ":0123456789") == "" {
+				w = w[:i] // store/import.go:41:7 names the file
+			}
 			if looksLikePath(w) {
 				add(w)
 			}

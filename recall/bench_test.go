@@ -96,18 +96,33 @@ func setup(b *testing.B, n int) *benchSetup {
 			b.Fatal(err)
 		}
 	}
-	runtime.GC()
-	var before, after runtime.MemStats
-	runtime.ReadMemStats(&before)
 	e := NewEngine(db, nil)
 	start := time.Now()
 	if err := e.Build(ctx); err != nil {
 		b.Fatal(err)
 	}
 	took := time.Since(start)
-	runtime.GC()
-	runtime.ReadMemStats(&after)
-	s := &benchSetup{db: db, e: e, build: took, heap: after.HeapAlloc - before.HeapAlloc, pid: p.ID}
+	// The index's memory: the heap with a second engine built, less the
+	// heap once it is dropped (a difference across one build would count
+	// what the store freed or grew meanwhile).
+	heap := func() uint64 {
+		var m runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	probe := NewEngine(db, nil)
+	if err := probe.Build(ctx); err != nil {
+		b.Fatal(err)
+	}
+	with := heap()
+	runtime.KeepAlive(probe)
+	probe = nil
+	var size uint64
+	if without := heap(); with > without {
+		size = with - without
+	}
+	s := &benchSetup{db: db, e: e, build: took, heap: size, pid: p.ID}
 	benchEngines[n] = s
 	b.Cleanup(func() {}) // the store lives for the whole benchmark run (temp dir of the first user)
 	return s

@@ -202,10 +202,22 @@ func oneLinePreview(s string) string {
 func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 	st := t.Styles
 	drafts, props, gaps := p.counts()
-	head := fmt.Sprintf(" %s · %s", plural(drafts, "draft"), plural(props, "proposal"))
+	// What waits, by kind (drafts and proposals always, gaps when there
+	// are some), shortest first when the pane is narrow.
+	parts := []string{plural(drafts, "draft"), plural(props, "proposal")}
 	if gaps > 0 {
-		head += " · " + plural(gaps, "gap")
+		parts = append(parts, plural(gaps, "gap"))
+		if w < 50 || drafts+props == 0 {
+			parts = parts[2:]
+			if drafts > 0 {
+				parts = append([]string{plural(drafts, "draft")}, parts...)
+			}
+			if props > 0 {
+				parts = append(parts, plural(props, "proposal"))
+			}
+		}
 	}
+	head := " " + strings.Join(parts, " · ")
 	out := []string{st.Title.Render("Inbox") + st.Muted.Render(head)}
 	if p.session != "" {
 		out[0] = st.Title.Render("Session "+shortSession(p.session)) + st.Muted.Render(fmt.Sprintf(" %s · esc: all", plural(drafts, "draft")))

@@ -687,3 +687,39 @@ func TestInboxTextReachesTheTerminalNeutralised(t *testing.T) {
 		frame("the editor on the proposal")
 	}
 }
+
+// A recall that finds nothing says so, and its question waits in the
+// Inbox as a gap that x closes; + on a recalled memory is feedback.
+func TestGapsAndFeedbackInTheWorkbench(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 100, 30, "plain")
+	press(t, m, "/", "type:recall capital of France", "enter")
+	if !strings.Contains(screen(m), "nothing known about this") {
+		t.Fatalf("a recall that found nothing:\n%s", screen(m))
+	}
+	press(t, m, "esc", "i")
+	scr := screen(m)
+	if !strings.Contains(scr, "1 gap") || !strings.Contains(scr, "capital of France") || sidebarCount(t, m, "Inbox") != "1" {
+		t.Fatalf("the gap is not in the inbox:\n%s", scr)
+	}
+	press(t, m, "x")
+	if gs, _ := db.Gaps(bg, demoProject.ID); len(gs) != 0 {
+		t.Fatalf("x did not close the gap: %+v", gs)
+	}
+	if !strings.Contains(screen(m), "closed the gap") {
+		t.Fatalf("closing is not reported:\n%s", screen(m))
+	}
+	press(t, m, "/", "type:recall sessions postgres", "enter")
+	sel := m.list.selected()
+	if sel == nil {
+		t.Fatalf("nothing recalled:\n%s", screen(m))
+	}
+	press(t, m, "+")
+	got, err := db.Get(bg, sel.ID)
+	if err != nil || len(got.Salience.Feedback) != 1 || !got.Salience.Feedback[0].Helpful || got.Salience.Feedback[0].Query != "sessions postgres" {
+		t.Fatalf("+ did not keep the feedback: %+v %v", got.Salience.Feedback, err)
+	}
+	if got.Confidence != sel.Confidence || got.Version != sel.Version || got.Provenance != sel.Provenance {
+		t.Fatalf("feedback changed the memory: %+v → %+v", sel, got)
+	}
+}

@@ -357,7 +357,7 @@ func (m *workbench) keyHints() string {
 	case m.focus == focusSidebar:
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
 	case m.mode == modeRecall:
-		return "↑/↓ move · enter read · e explain · esc back to the layer · / command · ? help"
+		return "↑/↓ move · enter read · e explain · + helped · - did not · esc back · / command · ? help"
 	case m.mode == modeInbox:
 		move, back := "↑/↓ move · enter read", ""
 		if m.focus == focusDetail {
