@@ -104,6 +104,7 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 	if dry {
 		fmt.Fprintln(w, "dry run: nothing was written")
 	}
+	defer writeAnswered(w, rep.Answered, dry)
 	if !rep.Changed() {
 		fmt.Fprintf(w, "nothing to consolidate (%s read)\n", plural(rep.Drafts, "waiting draft", "waiting drafts"))
 		writeDropped(w, rep.Dropped)
@@ -125,6 +126,18 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 		fmt.Fprintf(w, "%s for you: cairn inbox\n", plural(n, "proposal waits", "proposals wait"))
 	}
 	return nil
+}
+
+// writeAnswered lists the gaps the memories answer now (closed, or on a
+// dry run, to be closed).
+func writeAnswered(w io.Writer, as []consolidate.Answered, dry bool) {
+	verb := "closed"
+	if dry {
+		verb = "would close"
+	}
+	for _, a := range as {
+		fmt.Fprintf(w, "%s the gap %q: answered by %s '%s'\n", verb, preview(a.Gap.Query, 60), a.By, preview(a.Title, 50))
+	}
 }
 
 // undoRun takes back a whole run and says what it took back.

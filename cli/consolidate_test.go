@@ -481,3 +481,25 @@ func TestImportReinforcesKnownFacts(t *testing.T) {
 		t.Errorf("import --json: %v %+v", err, res)
 	}
 }
+
+// A consolidation that turns drafts into a memory answering a gap closes
+// the gap and says so; a dry run closes nothing.
+func TestConsolidateClosesAnsweredGaps(t *testing.T) {
+	e := newEnv(t)
+	e.ok("remember", "Deploys go through ArgoCD", "-l", "B")
+	if out := e.ok("recall", "where does the staging database live"); !strings.Contains(out, "nothing known") {
+		t.Fatalf("recall: %q", out)
+	}
+	e.ok("capture", "The staging database lives on db-staging-2 in the eu-west region.")
+	e.ok("consolidate", "--dry-run") // what it would write is not stored: no recall finds it yet
+	if out := e.ok("gaps"); !strings.Contains(out, "staging database") {
+		t.Fatalf("a dry run closed the gap: %q", out)
+	}
+	out := e.ok("consolidate")
+	if !strings.Contains(out, `closed the gap "where does the staging database live"`) {
+		t.Fatalf("consolidate: %q", out)
+	}
+	if out := e.ok("gaps"); !strings.Contains(out, "no gaps") {
+		t.Fatalf("after consolidate: %q", out)
+	}
+}

@@ -62,6 +62,17 @@ type Report struct {
 	Drafts  int                       `json:"drafts"` // drafts read
 	Counts  map[memory.ChangeKind]int `json:"counts"`
 	Dropped []string                  `json:"dropped,omitempty"` // candidates refused, with the reason
+	// Answered are the gaps (questions recall could not answer) that the
+	// project's memories answer now: closed by the pass (listed only, on a
+	// dry run).
+	Answered []Answered `json:"answered,omitempty"`
+}
+
+// Answered is a gap a memory answers now.
+type Answered struct {
+	Gap   memory.Gap `json:"gap"`
+	By    string     `json:"by"`
+	Title string     `json:"title"`
 }
 
 // Changed reports whether the pass changed (or would change) anything.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/recall"
 	"cairn/secrets"
 	"cairn/store"
 )
@@ -22,7 +23,11 @@ import (
 func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Options) (Report, error) {
 	for attempt := 0; ; attempt++ {
 		rep, ops, err := plan(ctx, st, p, opt)
-		if err != nil || opt.DryRun || len(ops) == 0 {
+		if err != nil {
+			return rep, err
+		}
+		if opt.DryRun || len(ops) == 0 {
+			rep.Answered, err = closeAnswered(ctx, st, p, opt)
 			return rep, err
 		}
 		progress(opt, "writing", 0, 1)
@@ -35,8 +40,52 @@ func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Opti
 		}
 		progress(opt, "writing", 1, 1)
 		rep.Run = run
-		return rep, nil
+		rep.Answered, err = closeAnswered(ctx, st, p, opt)
+		return rep, err
 	}
+}
+
+// closeAnswered asks each of the project's gaps again (a peek: it counts
+// as no recall) and closes those a memory now answers well (not weakly),
+// turning the gap log into what the pass learned. On a dry run it only
+// lists those the stored memories answer (what the run would write is
+// not stored, so no recall can find it yet). Closing a gap is not part of the run: an undo of the run
+// leaves it closed (the next recall that finds nothing opens it again).
+func closeAnswered(ctx context.Context, st store.Store, p memory.Project, opt Options) ([]Answered, error) {
+	if opt.Quick { // the hooks' pass: cheap, and the gap log can wait for a full one
+		return nil, nil
+	}
+	gs, err := st.Gaps(ctx, p.ID)
+	if err != nil || len(gs) == 0 {
+		return nil, err
+	}
+	progress(opt, "gaps", 0, len(gs))
+	r, err := recall.For(ctx, st)
+	if err != nil {
+		return nil, err
+	}
+	scope := []string{p.ID}
+	if p.ID != memory.GlobalID {
+		scope = append(scope, memory.GlobalID)
+	}
+	var out []Answered
+	for i, g := range gs {
+		resp, err := recall.Await(ctx, r, recall.Request{Query: g.Query, Projects: scope, Limit: 1, Budget: 1 << 20, Peek: true}, nil)
+		if err != nil {
+			return out, err
+		}
+		progress(opt, "gaps", i+1, len(gs))
+		if resp.Nothing || resp.Weak || len(resp.Results) == 0 {
+			continue
+		}
+		if !opt.DryRun {
+			if err := st.DropGap(ctx, p.ID, g.ID, memory.ActorSystem); err != nil && !errors.Is(err, store.ErrNotFound) {
+				return out, err
+			}
+		}
+		out = append(out, Answered{Gap: g, By: resp.Results[0].Memory.ID, Title: resp.Results[0].Memory.Title})
+	}
+	return out, nil
 }
 
 func progress(opt Options, stage string, done, total int) {
