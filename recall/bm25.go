@@ -5,6 +5,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 )
 
 // BM25 parameters, as Anserini and the eval reference use for short texts.
@@ -204,17 +205,55 @@ func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored
 
 // searchWeighted is search with a weight per query word.
 func (x *lexIndex) searchWeighted(query map[string]float64, k int, keep func(int32) bool) []scored {
+	a := x.accumulator()
+	defer a.release()
+	a.add(query)
+	return a.top(k, keep)
+}
+
+// accumulator sums documents' BM25 scores over the words added to it, so
+// that a search can be extended (expansion words added to the query's)
+// without scoring the query's words twice. Its array is pooled: a search
+// clears only what it touched.
+type accumulator struct {
+	x       *lexIndex
+	acc     []float32
+	touched []int32
+}
+
+var accPool sync.Pool
+
+func (x *lexIndex) accumulator() *accumulator {
+	a, _ := accPool.Get().(*accumulator)
+	if a == nil || cap(a.acc) < len(x.length) {
+		a = &accumulator{acc: make([]float32, len(x.length))}
+	}
+	a.x, a.acc, a.touched = x, a.acc[:len(x.length)], a.touched[:0]
+	return a
+}
+
+func (a *accumulator) release() {
+	for _, d := range a.touched {
+		a.acc[d] = 0
+	}
+	a.x = nil
+	accPool.Put(a)
+}
+
+// add scores the words of query (each with its weight) into the sums.
+func (a *accumulator) add(query map[string]float64) {
+	x := a.x
 	if x.live == 0 || len(query) == 0 {
-		return nil
+		return
 	}
 	avg := float64(x.total) / float64(x.live)
-	acc := make([]float32, len(x.length))
-	var touched []int32
 	words := make([]string, 0, len(query))
 	for t := range query {
 		words = append(words, t)
 	}
 	sort.Strings(words) // a fixed order: float sums do not depend on map order
+	norm := bm25K1 * (1 - bm25B)
+	slope := bm25K1 * bm25B / avg
 	for _, t := range words {
 		qw := query[t]
 		ps := x.postings(t)
@@ -223,23 +262,25 @@ func (x *lexIndex) searchWeighted(query map[string]float64, k int, keep func(int
 			continue
 		}
 		idf := x.idf(df)
-		norm := bm25K1 * (1 - bm25B)
-		slope := bm25K1 * bm25B / avg
 		for _, p := range ps {
 			l := x.length[p.doc]
 			if l == 0 {
 				continue
 			}
 			tf := float64(p.tf)
-			if acc[p.doc] == 0 {
-				touched = append(touched, p.doc)
+			if a.acc[p.doc] == 0 {
+				a.touched = append(a.touched, p.doc)
 			}
-			acc[p.doc] += float32(qw * idf * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
+			a.acc[p.doc] += float32(qw * idf * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
 		}
 	}
+}
+
+// top returns the k best documents that keep accepts, best first.
+func (a *accumulator) top(k int, keep func(int32) bool) []scored {
 	h := make(minHeap, 0, k)
-	for _, d := range touched {
-		s := acc[d]
+	for _, d := range a.touched {
+		s := a.acc[d]
 		if len(h) == k && float64(s) <= h[0].score {
 			continue
 		}

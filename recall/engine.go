@@ -609,15 +609,27 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	}
 	if query != "" {
 		mass := e.lex.mass(qtoks)
-		lex := e.lex.search(qtoks, candidates, keep)
+		acc := e.lex.accumulator()
+		words := map[string]float64{}
+		for _, t := range qtoks {
+			words[t] = 1
+		}
+		acc.add(words)
+		lex := acc.top(candidates, keep)
 		for _, s := range lex {
 			get(s.doc).answers = s.score / mass
 		}
 		if prfAlpha > 0 && len(lex) >= prfMinMatches {
 			// Only when the words matched enough memories for the best to
 			// stand for the subject: in a handful, the best are all there is.
-			lex = e.lex.searchWeighted(e.lex.expand(qtoks, lex, prfDocs, prfWords, prfAlpha), candidates, keep)
+			more := e.lex.expand(qtoks, lex, prfDocs, prfWords, prfAlpha)
+			for t := range words {
+				delete(more, t) // scored already
+			}
+			acc.add(more)
+			lex = acc.top(candidates, keep)
 		}
+		acc.release()
 		for i, s := range lex {
 			c := get(s.doc)
 			c.Lexical, c.LexicalRnk = s.score, i+1
