@@ -12,32 +12,35 @@ import (
 func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	s := Stats{ByStatus: map[memory.Status]int{}, ByLayer: map[string]int{}, Schema: schemaVersion, Dir: db.dir, OpenedAt: db.open}
 	err := db.view(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.PrefetchValues = false
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().Key()
-			switch {
-			case hasPrefix(k, "proj/"):
-				s.Projects++
-			case hasPrefix(k, "edge/out/"):
-				s.Edges++
-			case hasPrefix(k, "event/"):
-				s.Events++
-			case hasPrefix(k, "draft/"):
-				s.Drafts++
-			case hasPrefix(k, "idx/"):
-				// idx/<pid>/ls/<L>/<s>/<id>
-				rest := k[len("idx/")+17:]
-				if hasPrefix(rest, "ls/") && len(rest) > 6 {
-					st := statusFromLetter(rest[5])
-					s.ByStatus[st]++
-					s.Memories++
-					s.ByLayer[memory.Layer(rest[3]).String()]++
-				}
+		// Only the ranges counted are read, keys only: the layer index
+		// (one key a memory) of each project, edges, events and drafts —
+		// not the dozen other keys every memory has.
+		count := func(prefix string, each func(k []byte)) {
+			o := badger.DefaultIteratorOptions
+			o.PrefetchValues, o.Prefix = false, []byte(prefix)
+			it := txn.NewIterator(o)
+			defer it.Close()
+			for it.Rewind(); it.Valid(); it.Next() {
+				each(it.Item().Key())
 			}
 		}
+		var pids []string
+		count("proj/", func(k []byte) { pids = append(pids, string(k[len("proj/"):])) })
+		s.Projects = len(pids)
+		for _, pid := range pids {
+			prefix := string(prefixLayerAny(pid))
+			count(prefix, func(k []byte) {
+				rest := k[len(prefix):] // <L>/<s>/<id>
+				if len(rest) > 4 {
+					s.ByStatus[statusFromLetter(rest[2])]++
+					s.Memories++
+					s.ByLayer[memory.Layer(rest[0]).String()]++
+				}
+			})
+		}
+		count("edge/out/", func([]byte) { s.Edges++ })
+		count("event/", func([]byte) { s.Events++ })
+		count("draft/", func([]byte) { s.Drafts++ })
 		return nil
 	})
 	_, s.VlogBytes = db.bdb.Size()
