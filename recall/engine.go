@@ -180,6 +180,13 @@ type Engine struct {
 	// import); fresh is closed when a rebuild after an import is done.
 	progress *buildProgress
 	fresh    chan struct{}
+
+	// The saved index (see Persist): where, the newest event it reflects,
+	// and whether it changed since it was read or saved.
+	snapPath string
+	stamp    atomic.Pointer[string]
+	dirty    atomic.Bool
+	stale    atomic.Bool // an import's rebuild failed: the index must not be saved
 }
 
 type buildProgress struct{ done, total atomic.Int64 }
@@ -197,9 +204,29 @@ func NewEngine(src Source, emb Embedder) *Engine {
 		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{}), progress: &buildProgress{}}
 }
 
-// Build indexes every memory of every project. Recall waits for it.
+// Build indexes every memory of every project, or reads the index saved
+// at the last stop and catches up (see Persist). Recall waits for it.
 func (e *Engine) Build(ctx context.Context) error {
 	defer close(e.ready)
+	if e.load(ctx) {
+		return nil
+	}
+	var stamp string
+	if evs, ok := e.src.(eventSource); ok && e.snapPath != "" {
+		stamp, _ = evs.LastEvent(ctx) // read first: what the build reads is at least this new
+	}
+	if err := e.build(ctx); err != nil {
+		return err
+	}
+	if stamp != "" {
+		e.noteEvent(stamp)
+	}
+	e.dirty.Store(true)
+	return nil
+}
+
+// build reads every memory into the engine.
+func (e *Engine) build(ctx context.Context) error {
 	ps, err := e.src.Projects(ctx)
 	if err != nil {
 		e.err = err
@@ -310,6 +337,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
+	e.dirty.Store(true)
 	name := e.emb.Name()
 	if name != before {
 		e.note = "the embedding endpoint failed; recall uses the built-in embedder (" + name + ")"
@@ -318,18 +346,24 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		e.vecName = name
 	}
 	for i, m := range ms {
-		n, ok := e.byID[m.ID]
+		// A memory indexed again gets a new number: its old postings (in
+		// lists too long to clean at once) must never count for the new
+		// text, and those of a dead number never do.
+		old, ok := e.byID[m.ID]
 		var sal *memory.Salience
 		if ok {
 			if vecs != nil {
 				e.dead++ // its old vector stays in vec until a rebuild
 			}
-			sal = e.docs[n].sal
-		} else {
-			n = int32(len(e.docs))
-			e.docs = append(e.docs, doc{})
-			e.byID[m.ID] = n
+			sal = e.docs[old].sal
+			e.docs[old] = doc{}
+			delete(e.triggered, old)
+			delete(e.pathed, old)
+			e.lex.remove(old)
 		}
+		n := int32(len(e.docs))
+		e.docs = append(e.docs, doc{})
+		e.byID[m.ID] = n
 		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true, sal: mergeSalience(sal, m.Salience)}
 		for _, t := range m.Triggers {
 			if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
@@ -441,6 +475,7 @@ func (e *Engine) Forget(id string) {
 	if n, ok := e.byID[id]; ok {
 		e.docs[n].alive = false
 		e.docs[n].sal = nil
+		e.dirty.Store(true)
 		delete(e.triggered, n)
 		delete(e.pathed, n)
 		e.lex.remove(n)
@@ -467,10 +502,19 @@ func (e *Engine) Follow(ctx context.Context, events <-chan memory.Event) {
 		switch {
 		case ev.Kind == memory.EventForget:
 			e.Forget(ev.MemoryID)
+			e.dropSnapshot() // it may hold the forgotten memory's words
 		case ev.MemoryID != "":
 			_ = e.Refresh(ctx, ev.MemoryID)
 		case ev.Kind == memory.EventImport:
-			_ = e.rebuild(ctx, true)
+			if err := e.rebuild(ctx, true); err != nil {
+				// The index lacks what was imported: never save it.
+				e.stale.Store(true)
+				e.dropSnapshot()
+				continue
+			}
+		}
+		if ev.ID != "" {
+			e.noteEvent(ev.ID)
 		}
 	}
 }
@@ -500,6 +544,7 @@ func (e *Engine) rebuild(ctx context.Context, imported bool) error {
 		}
 	}
 	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered, e.pathed = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered, fresh.pathed
+	e.dirty.Store(true)
 	e.vecName = fresh.vecName
 	e.rebuilding.Store(false)
 	e.mu.Unlock()

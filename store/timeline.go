@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"sort"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -166,4 +168,75 @@ func (db *DB) Drafts(ctx context.Context, project string, limit int) ([]memory.D
 		return nil
 	})
 	return out, err
+}
+
+// LastEvent is the id of the newest event of any project ("" when there
+// is none): a stamp of the store's state for caches derived from it (the
+// recall index saves it and catches up from it with EventsSince).
+func (db *DB) LastEvent(ctx context.Context) (string, error) {
+	var last string
+	err := db.view(func(txn *badger.Txn) error {
+		for _, pid := range projectIDs(txn) {
+			prefix := prefixEvents(pid)
+			o := badger.DefaultIteratorOptions
+			o.Prefix, o.Reverse, o.PrefetchValues = prefix, true, false
+			it := txn.NewIterator(o)
+			it.Seek(append(slices.Clone(prefix), 0xFF))
+			if it.Valid() {
+				if id := string(it.Item().Key()[len(prefix):]); id > last {
+					last = id
+				}
+			}
+			it.Close()
+		}
+		return nil
+	})
+	return last, err
+}
+
+// EventsSince lists the events of every project newer than the event id
+// after, oldest first (those of a forgotten memory are gone, its forget
+// event stays).
+func (db *DB) EventsSince(ctx context.Context, after string) ([]memory.Event, error) {
+	var out []memory.Event
+	err := db.view(func(txn *badger.Txn) error {
+		for _, pid := range projectIDs(txn) {
+			prefix := prefixEvents(pid)
+			o := badger.DefaultIteratorOptions
+			o.Prefix = prefix
+			it := txn.NewIterator(o)
+			for it.Seek(append(slices.Clone(prefix), after...)); it.Valid(); it.Next() {
+				k := it.Item().KeyCopy(nil)
+				if string(k[len(prefix):]) <= after {
+					continue
+				}
+				var e memory.Event
+				gone := false
+				if err := it.Item().Value(func(v []byte) error {
+					if gone = len(v) > 0 && v[0] == formatForgotten; gone {
+						return nil
+					}
+					return decode(k, v, &e)
+				}); err != nil {
+					it.Close()
+					return err
+				}
+				if !gone {
+					out = append(out, e)
+				}
+			}
+			it.Close()
+		}
+		return nil
+	})
+	sort.Slice(out, func(i, j int) bool { return out[i].ID < out[j].ID })
+	return out, err
+}
+
+func projectIDs(txn *badger.Txn) []string {
+	var out []string
+	for _, k := range keys(txn, []byte("proj/")) {
+		out = append(out, string(k[len("proj/"):]))
+	}
+	return out
 }

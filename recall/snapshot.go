@@ -1,0 +1,469 @@
+package recall
+
+import (
+	"bufio"
+	"context"
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"os"
+	"path/filepath"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"cairn/memory"
+)
+
+// The index is saved to a file beside the store when the server stops,
+// and read back when it starts, so that a start does not rebuild it from
+// every memory (44 s at a million). The file is a cache: it carries the
+// id of the newest event it has seen, a start catches up from the events
+// written since (an import, or a file that cannot be read, means a full
+// build), and deleting it costs one build. It holds the index's words —
+// stemmed words of memories — so a forget deletes it at once; it is
+// written again without them.
+
+// snapshotMagic opens a saved index; the version after it changes with
+// the format.
+const snapshotMagic = "cairn recall index\n"
+
+const snapshotVersion = 1
+
+// eventSource is what a start needs to catch up from a saved index.
+type eventSource interface {
+	LastEvent(ctx context.Context) (string, error)
+	EventsSince(ctx context.Context, after string) ([]memory.Event, error)
+}
+
+// Persist makes the engine save its index to path (Save, at the server's
+// stop) and start from it (Build), when its embedder is the built-in one:
+// an endpoint's vectors are cached in the store instead.
+func (e *Engine) Persist(path string) {
+	if _, ok := e.emb.(Hashed); ok {
+		e.snapPath = path
+	}
+}
+
+// noteEvent records the newest event the index reflects.
+func (e *Engine) noteEvent(id string) {
+	for {
+		cur := e.stamp.Load()
+		if cur != nil && *cur >= id {
+			return
+		}
+		if e.stamp.CompareAndSwap(cur, &id) {
+			return
+		}
+	}
+}
+
+// Save writes the index to the Persist path, if it changed since it was
+// read or last saved: to a temporary file first, then renamed, private.
+func (e *Engine) Save() error {
+	if e.snapPath == "" || !e.dirty.Load() {
+		return nil
+	}
+	select {
+	case <-e.ready:
+	default:
+		return nil // never built: nothing to save
+	}
+	if e.err != nil || e.rebuilding.Load() || e.stale.Load() {
+		return nil
+	}
+	e.mu.RLock()
+	defer e.mu.RUnlock()
+	tmp := e.snapPath + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp)
+	// A CRC-32 of everything closes the file: a damaged file is built
+	// again, never read as a wrong index.
+	sum := crc32.NewIEEE()
+	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
+	stamp := ""
+	if s := e.stamp.Load(); s != nil {
+		stamp = *s
+	}
+	err = e.writeSnapshot(w, stamp)
+	if err == nil {
+		err = w.Flush()
+	}
+	if err == nil {
+		_, err = f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
+	}
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, e.snapPath); err != nil {
+		return err
+	}
+	e.dirty.Store(false)
+	return nil
+}
+
+// dropSnapshot deletes the saved index (a forget: it may hold the
+// forgotten memory's words).
+func (e *Engine) dropSnapshot() {
+	if e.snapPath != "" {
+		_ = os.Remove(e.snapPath)
+	}
+}
+
+type snapWriter struct {
+	w   *bufio.Writer
+	buf []byte
+	err error
+}
+
+func (s *snapWriter) uvarint(x uint64) {
+	s.buf = binary.AppendUvarint(s.buf[:0], x)
+	s.write(s.buf)
+}
+
+func (s *snapWriter) varint(x int64) {
+	s.buf = binary.AppendVarint(s.buf[:0], x)
+	s.write(s.buf)
+}
+
+func (s *snapWriter) str(x string) {
+	s.uvarint(uint64(len(x)))
+	if s.err == nil {
+		_, s.err = s.w.WriteString(x)
+	}
+}
+
+func (s *snapWriter) strs(xs []string) {
+	s.uvarint(uint64(len(xs)))
+	for _, x := range xs {
+		s.str(x)
+	}
+}
+
+func (s *snapWriter) write(b []byte) {
+	if s.err == nil {
+		_, s.err = s.w.Write(b)
+	}
+}
+
+// writeSnapshot writes the index; e.mu is held. Words no live memory
+// holds are written empty: nothing of a forgotten memory is saved.
+func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
+	s := &snapWriter{w: w}
+	s.write([]byte(snapshotMagic))
+	s.uvarint(snapshotVersion)
+	s.str(stamp)
+	s.str(e.vecName)
+	// Only live memories are written, numbered afresh: numbers of
+	// memories indexed again or forgotten are left behind.
+	x := e.lex
+	renum := make([]int32, len(e.docs))
+	var live []int32
+	for n, d := range e.docs {
+		renum[n] = -1
+		if d.alive {
+			renum[n] = int32(len(live))
+			live = append(live, int32(n))
+		}
+	}
+	s.uvarint(uint64(len(live)))
+	for _, n := range live {
+		d := e.docs[n]
+		s.str(d.id)
+		s.str(d.project)
+		s.uvarint(uint64(d.layer))
+		s.str(string(d.status))
+		s.strs(d.triggers)
+		s.strs(d.files)
+	}
+	used := make([]bool, len(x.words))
+	for id, ps := range x.post {
+		for _, p := range ps {
+			if renum[p.doc] >= 0 {
+				used[id] = true
+				break
+			}
+		}
+	}
+	s.uvarint(uint64(len(x.words)))
+	for id, word := range x.words {
+		if !used[id] {
+			s.str("")
+			s.uvarint(0)
+			continue
+		}
+		s.str(word)
+		n := 0
+		for _, p := range x.post[id] {
+			if renum[p.doc] >= 0 {
+				n++
+			}
+		}
+		s.uvarint(uint64(n))
+		for _, p := range x.post[id] {
+			if renum[p.doc] >= 0 {
+				s.uvarint(uint64(renum[p.doc]))
+				s.uvarint(uint64(p.tf))
+			}
+		}
+	}
+	s.uvarint(uint64(len(live)))
+	for _, n := range live {
+		if int(n) >= len(x.length) || x.length[n] == 0 {
+			s.uvarint(0) // a memory without words
+			continue
+		}
+		s.uvarint(uint64(x.length[n]))
+		s.uvarint(uint64(len(x.terms[n])))
+		for _, id := range x.terms[n] {
+			s.uvarint(uint64(id))
+		}
+	}
+	s.varint(x.total)
+	return s.err
+}
+
+type snapReader struct {
+	r   *bufio.Reader
+	err error
+}
+
+func (s *snapReader) uvarint() uint64 {
+	if s.err != nil {
+		return 0
+	}
+	x, err := binary.ReadUvarint(s.r)
+	s.err = err
+	return x
+}
+
+func (s *snapReader) varint() int64 {
+	if s.err != nil {
+		return 0
+	}
+	x, err := binary.ReadVarint(s.r)
+	s.err = err
+	return x
+}
+
+// count reads a length, refusing one larger than the file could hold.
+func (s *snapReader) count(limit uint64) int {
+	n := s.uvarint()
+	if n > limit {
+		s.err = fmt.Errorf("a count of %d", n)
+		return 0
+	}
+	return int(n)
+}
+
+func (s *snapReader) str() string {
+	n := s.count(1 << 16)
+	if s.err != nil || n == 0 {
+		return ""
+	}
+	b := make([]byte, n)
+	_, s.err = io.ReadFull(s.r, b)
+	return string(b)
+}
+
+func (s *snapReader) strs() []string {
+	n := s.count(1 << 16)
+	if n == 0 {
+		return nil
+	}
+	out := make([]string, n)
+	for i := range out {
+		out[i] = s.str()
+	}
+	return out
+}
+
+// readSnapshot fills a fresh engine from a saved index and returns the
+// stamp it was saved with. Anything unexpected is an error: the caller
+// builds instead.
+func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
+	magic := make([]byte, len(snapshotMagic))
+	if _, err := io.ReadFull(r, magic); err != nil || string(magic) != snapshotMagic {
+		return "", errors.New("not a saved recall index")
+	}
+	s := &snapReader{r: r}
+	if v := s.uvarint(); s.err == nil && v != snapshotVersion {
+		return "", fmt.Errorf("a saved index of version %d", v)
+	}
+	many := uint64(size) // every element takes a byte at least: no count is larger
+	stamp := s.str()
+	vecName := s.str()
+	if s.err == nil && vecName != e.emb.Name() {
+		return "", fmt.Errorf("saved with the embedder %s", vecName)
+	}
+	nd := s.count(many)
+	docs := make([]doc, nd)
+	byID := make(map[string]int32, nd)
+	triggered, pathed := map[int32]bool{}, map[int32]bool{}
+	for n := range docs {
+		id := s.str()
+		if id == "" {
+			continue // removed
+		}
+		d := doc{id: id, project: s.str(), layer: memory.Layer(s.uvarint()), status: memory.Status(s.str()), alive: true}
+		d.triggers, d.files = s.strs(), s.strs()
+		docs[n], byID[id] = d, int32(n)
+		setIf(triggered, int32(n), len(d.triggers) > 0)
+		setIf(pathed, int32(n), len(d.files) > 0)
+	}
+	x := newLexIndex()
+	nw := s.count(many)
+	x.words, x.post = make([]string, nw), make([][]posting, nw)
+	for id := range nw {
+		w := s.str()
+		x.words[id] = w
+		if w != "" {
+			x.ids[w] = int32(id)
+		}
+		ps := make([]posting, s.count(uint64(nd)))
+		for i := range ps {
+			doc, tf := s.uvarint(), s.uvarint()
+			if doc >= uint64(nd) || tf > 1<<16-1 {
+				s.err = errors.New("a posting out of range")
+			}
+			ps[i] = posting{int32(doc), uint16(tf)}
+		}
+		x.post[id] = ps
+	}
+	nl := s.count(many)
+	if s.err == nil && nl != nd {
+		return "", errors.New("lengths and documents differ in number")
+	}
+	x.length, x.terms = make([]int32, nl), make([][]int32, nl)
+	for doc := range nl {
+		l := s.uvarint()
+		x.length[doc] = int32(l)
+		if l == 0 {
+			continue
+		}
+		terms := make([]int32, s.count(uint64(nw)))
+		for i := range terms {
+			id := s.uvarint()
+			if id >= uint64(nw) {
+				s.err = errors.New("a word out of range")
+			}
+			terms[i] = int32(id)
+		}
+		x.terms[doc] = terms
+		x.live++
+	}
+	x.total = s.varint()
+	if s.err != nil {
+		return "", s.err
+	}
+	e.mu.Lock()
+	e.docs, e.byID, e.lex, e.triggered, e.pathed, e.vecName = docs, byID, x, triggered, pathed, vecName
+	e.mu.Unlock()
+	return stamp, nil
+}
+
+// load reads the saved index, if there is one, and catches up with what
+// the store wrote since. It reports whether the engine is ready; false
+// leaves it empty, for a full build.
+func (e *Engine) load(ctx context.Context) bool {
+	evs, ok := e.src.(eventSource)
+	if e.snapPath == "" || !ok {
+		return false
+	}
+	f, err := os.Open(e.snapPath)
+	if err != nil {
+		return false
+	}
+	info, err := f.Stat()
+	if err != nil || info.Size() < 4 {
+		f.Close()
+		return false
+	}
+	var trailer [4]byte
+	if _, err := f.ReadAt(trailer[:], info.Size()-4); err != nil {
+		f.Close()
+		return false
+	}
+	sum := crc32.NewIEEE()
+	body := io.TeeReader(io.LimitReader(f, info.Size()-4), sum)
+	stamp, err := e.readSnapshot(bufio.NewReaderSize(body, 1<<20), info.Size())
+	if err == nil {
+		_, err = io.Copy(sum, body) // what the reader left unread, if anything
+	}
+	if err == nil && sum.Sum32() != binary.LittleEndian.Uint32(trailer[:]) {
+		err = errors.New("its checksum does not match")
+	}
+	f.Close()
+	if err != nil {
+		e.reset()
+		return false
+	}
+	// Catch up from a little before the stamp: events of writes that
+	// committed out of their ids' order are read again, which is harmless.
+	since := ""
+	if id, err := ulid.ParseStrict(stamp); err == nil {
+		back := ulid.Time(id.Time()).Add(-5 * time.Second)
+		since = ulid.MustNew(ulid.Timestamp(back), zeroReader{}).String()
+	}
+	news, err := evs.EventsSince(ctx, since)
+	if err != nil {
+		e.reset()
+		return false
+	}
+	forgot := false
+	for _, ev := range news {
+		switch {
+		case ev.Kind == memory.EventImport && ev.ID > stamp:
+			e.reset() // an import writes no event per memory: build
+			return false
+		case ev.Kind == memory.EventImport:
+			// read again for the margin: the saved index has it
+		case ev.Kind == memory.EventForget:
+			e.Forget(ev.MemoryID)
+			forgot = true
+		case ev.MemoryID != "":
+			if err := e.Refresh(ctx, ev.MemoryID); err != nil {
+				e.reset()
+				return false
+			}
+		}
+		e.noteEvent(ev.ID)
+	}
+	if stamp != "" {
+		e.noteEvent(stamp)
+	}
+	if forgot {
+		e.dropSnapshot() // it holds what was forgotten since
+	}
+	e.dirty.Store(len(news) > 0)
+	return true
+}
+
+// reset empties the engine before a full build.
+func (e *Engine) reset() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.docs, e.byID, e.lex = nil, map[string]int32{}, newLexIndex()
+	e.triggered, e.pathed = map[int32]bool{}, map[int32]bool{}
+}
+
+type zeroReader struct{}
+
+func (zeroReader) Read(p []byte) (int, error) {
+	clear(p)
+	return len(p), nil
+}
+
+// snapshotPath is where a server in home keeps the saved index.
+func SnapshotPath(home string) string { return filepath.Join(home, "recall.index") }

@@ -1,0 +1,223 @@
+package recall
+
+import (
+	"bytes"
+	"context"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"testing"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+// countingSource counts the index build's reads of every memory.
+type countingSource struct {
+	Source
+	lists *int
+}
+
+func (c countingSource) List(ctx context.Context, q store.Query) (store.Page, error) {
+	*c.lists++
+	return c.Source.List(ctx, q)
+}
+
+func (c countingSource) LastEvent(ctx context.Context) (string, error) {
+	return c.Source.(eventSource).LastEvent(ctx)
+}
+
+func (c countingSource) EventsSince(ctx context.Context, after string) ([]memory.Event, error) {
+	return c.Source.(eventSource).EventsSince(ctx, after)
+}
+
+func ids(resp Response) []string {
+	var out []string
+	for _, h := range resp.Results {
+		out = append(out, h.Memory.ID)
+	}
+	return out
+}
+
+// A saved index is read back instead of built, answers exactly as the
+// one that was saved, and catches up with what was written since: new
+// and edited memories are found, forgotten ones are not, and a forget
+// deletes the file at once (it holds the memories' words).
+func TestSavedIndexStartsWithoutABuild(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for _, r := range genRecords(300, 3) {
+		m, _ := r.ToMemory(f.pid)
+		f.add(t, *m)
+	}
+	gone := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "The quokka cache is sharded", Body: "quokka shards by tenant"})
+	path := filepath.Join(t.TempDir(), "recall.index")
+	first := NewEngine(f.db, nil)
+	first.Persist(path)
+	if err := first.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Save(); err != nil {
+		t.Fatal(err)
+	}
+	queries := genQueries(20)
+	var want [][]string
+	for _, q := range queries {
+		resp, _ := first.Recall(ctx, Request{Query: q, Projects: []string{f.pid}, Peek: true})
+		want = append(want, ids(resp))
+	}
+
+	lists := 0
+	second := NewEngine(countingSource{f.db, &lists}, nil)
+	second.Persist(path)
+	if err := second.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if lists != 0 {
+		t.Fatalf("the saved index was built again (%d reads of every memory)", lists)
+	}
+	for i, q := range queries {
+		resp, _ := second.Recall(ctx, Request{Query: q, Projects: []string{f.pid}, Peek: true})
+		if !slices.Equal(ids(resp), want[i]) {
+			r1, _ := first.Recall(ctx, Request{Query: q, Projects: []string{f.pid}, Peek: true})
+			for j := range min(3, len(resp.Results)) {
+				t.Logf("saved %s %+v", resp.Results[j].Memory.ID[20:], resp.Results[j].Explain)
+				t.Logf("built %s %+v", r1.Results[j].Memory.ID[20:], r1.Results[j].Explain)
+			}
+			t.Fatalf("%q: %v from the saved index, %v from the built one", q, ids(resp), want[i])
+		}
+	}
+
+	// Written since the save: a new memory, an edit, a forget.
+	added := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Wombat builds run on arm64", Body: "the wombat pipeline"})
+	body := "retries now back off exponentially in the numbat client"
+	edited := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Numbat client retries", Body: "retries are linear"})
+	if err := second.Save(); err != nil { // a save of a second engine that has not seen them
+		t.Fatal(err)
+	}
+	if _, err := f.db.Edit(ctx, edited.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.db.Forget(ctx, gone.ID, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	lists = 0
+	third := NewEngine(countingSource{f.db, &lists}, nil)
+	third.Persist(path)
+	if err := third.Build(ctx); err != nil || lists != 0 {
+		t.Fatalf("catching up: %v, %d full reads", err, lists)
+	}
+	for q, want := range map[string]string{"wombat arm64 builds": added.ID, "numbat exponential backoff": edited.ID} {
+		resp, _ := third.Recall(ctx, Request{Query: q, Projects: []string{f.pid}, Peek: true})
+		if len(resp.Results) == 0 || resp.Results[0].Memory.ID != want {
+			t.Fatalf("%q after catching up: %v", q, ids(resp))
+		}
+	}
+	if resp, _ := third.Recall(ctx, Request{Query: "quokka cache shards", Projects: []string{f.pid}, Peek: true}); slices.Contains(ids(resp), gone.ID) {
+		t.Fatal("a memory forgotten since the save is recalled")
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("the saved index that holds a forgotten memory's words is still there: %v", err)
+	}
+	if err := third.Save(); err != nil {
+		t.Fatal(err)
+	}
+	raw, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(raw, []byte("quokka")) || !bytes.Contains(raw, []byte("wombat")) {
+		t.Fatal("the saved index holds the forgotten memory's words, or lacks the new one's")
+	}
+	if info, _ := os.Stat(path); info.Mode().Perm() != 0o600 {
+		t.Fatalf("the saved index is %v, not private", info.Mode().Perm())
+	}
+}
+
+// A saved index that cannot be read, or an import since it was saved,
+// means a full build — never a wrong index.
+func TestUnreadableOrStaleSavedIndexIsRebuilt(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Deploys go through ArgoCD", Body: "argocd syncs the cluster"})
+	path := filepath.Join(t.TempDir(), "recall.index")
+	for _, junk := range [][]byte{nil, []byte("cairn recall index\n\x01\xff\xff\xff\xff\xff\xff\xff\xff\x7f"), []byte("something else")} {
+		if err := os.WriteFile(path, append([]byte(snapshotMagic), junk...), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		lists := 0
+		e := NewEngine(countingSource{f.db, &lists}, nil)
+		e.Persist(path)
+		if err := e.Build(ctx); err != nil || lists == 0 {
+			t.Fatalf("a broken file: %v, %d reads", err, lists)
+		}
+		if resp, _ := e.Recall(ctx, Request{Query: "argocd deploys", Projects: []string{f.pid}, Peek: true}); len(resp.Results) != 1 {
+			t.Fatalf("after the build: %v", ids(resp))
+		}
+	}
+	e := NewEngine(f.db, nil)
+	e.Persist(path)
+	e.Build(ctx)
+	if err := e.Save(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := f.db.Import(ctx, f.pid, []memory.Record{{Layer: memory.LayerState, Title: "Imported: the kiwi service", Body: "kiwi"}}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	lists := 0
+	e = NewEngine(countingSource{f.db, &lists}, nil)
+	e.Persist(path)
+	if err := e.Build(ctx); err != nil || lists == 0 {
+		t.Fatalf("an import since the save: %v, %d reads", err, lists)
+	}
+	if resp, _ := e.Recall(ctx, Request{Query: "kiwi service", Projects: []string{f.pid}, Peek: true}); len(resp.Results) != 1 {
+		t.Fatalf("the imported memory: %v", ids(resp))
+	}
+}
+
+// Whatever the file holds — a saved index cut short or with bytes
+// changed — a start never panics: it reads it or builds.
+func TestDamagedSavedIndexNeverPanics(t *testing.T) {
+	f := newFixture(t)
+	ctx := context.Background()
+	for _, r := range genRecords(50, 9) {
+		m, _ := r.ToMemory(f.pid)
+		f.add(t, *m)
+	}
+	path := filepath.Join(t.TempDir(), "recall.index")
+	e := NewEngine(f.db, nil)
+	e.Persist(path)
+	e.Build(ctx)
+	if err := e.Save(); err != nil {
+		t.Fatal(err)
+	}
+	good, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for i := range 300 {
+		bad := slices.Clone(good)
+		switch i % 3 {
+		case 0:
+			bad = bad[:r.IntN(len(bad))]
+		case 1:
+			for range 1 + r.IntN(4) {
+				bad[len(snapshotMagic)+r.IntN(len(bad)-len(snapshotMagic))] = byte(r.IntN(256))
+			}
+		case 2:
+			at := len(snapshotMagic) + r.IntN(len(bad)-len(snapshotMagic))
+			bad = append(bad[:at:at], append([]byte{0xff, 0xff, 0xff, 0xff, 0x0f}, bad[at:]...)...)
+		}
+		os.WriteFile(path, bad, 0o600)
+		e := NewEngine(f.db, nil)
+		e.Persist(path)
+		if err := e.Build(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.Recall(ctx, Request{Query: "cache decode kernel", Projects: []string{f.pid}, Peek: true}); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
