@@ -170,3 +170,31 @@ func BenchmarkIndexUpdate(b *testing.B) {
 // BenchmarkRecall1M is the same over 1,000,000 memories (about two minutes
 // of setup; run it on its own).
 func BenchmarkRecall1M(b *testing.B) { benchRecall(b, 1_000_000) }
+
+// benchLoad is a server's start with a saved index: the index saved once,
+// then read back (and caught up with the store) each iteration.
+func benchLoad(b *testing.B, n int) {
+	s := setup(b, n)
+	path := filepath.Join(b.TempDir(), "recall.index")
+	s.e.snapPath = path
+	s.e.dirty.Store(true)
+	t0 := time.Now()
+	if err := s.e.Save(); err != nil {
+		b.Fatal(err)
+	}
+	saved := time.Since(t0)
+	s.e.snapPath = ""
+	for b.Loop() {
+		e := NewEngine(s.db, nil)
+		e.Persist(path)
+		if !e.load(context.Background()) {
+			b.Fatal("the saved index was not read")
+		}
+	}
+	b.ReportMetric(saved.Seconds(), "save-s")
+}
+
+// BenchmarkIndexLoad100k and BenchmarkIndexLoad1M: the index read back
+// instead of built (compare build-s of BenchmarkRecall100k and 1M).
+func BenchmarkIndexLoad100k(b *testing.B) { benchLoad(b, 100_000) }
+func BenchmarkIndexLoad1M(b *testing.B)   { benchLoad(b, 1_000_000) }

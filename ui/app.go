@@ -119,6 +119,7 @@ type workbench struct {
 	report reportPane
 
 	recallQuery string
+	recallWords string // the query's words alone: what + and - are said of
 	verifyCount int                       // memories in the verify-first queue
 	inboxCount  int                       // waiting drafts and open proposals
 	reasons     map[string][]string       // why each queued memory needs verifying
@@ -474,7 +475,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.fail("recall", msg.err)
 		}
-		m.recallQuery = msg.query
+		m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
 		m.explains = map[string]recall.Explain{}
 		var items []*memory.Memory
 		for _, h := range append(msg.resp.Results, msg.resp.VerifyFirst...) {

@@ -301,14 +301,18 @@ func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 // maxChain bounds how far loadDiff follows a supersession chain.
 const maxChain = 100
 
-func doRecall(r func() (recall.Recaller, error), projects []string, query string) tea.Cmd {
+func doRecall(r func() (recall.Recaller, error), projects []string, query, path string) tea.Cmd {
+	shown := query
+	if path != "" {
+		shown = strings.TrimSpace("--path " + path + " " + query)
+	}
 	return func() tea.Msg {
 		rec, err := r()
 		if err != nil {
-			return recallDoneMsg{query: query, err: err}
+			return recallDoneMsg{query: shown, err: err}
 		}
-		resp, err := recall.Await(bg, rec, recall.Request{Query: query, Projects: projects, Limit: 50, Budget: 1 << 20}, nil)
-		return recallDoneMsg{query: query, resp: resp, err: err}
+		resp, err := recall.Await(bg, rec, recall.Request{Query: query, Path: path, Projects: projects, Limit: 50, Budget: 1 << 20}, nil)
+		return recallDoneMsg{query: shown, feedbackQuery: query, resp: resp, err: err}
 	}
 }
 

@@ -17,7 +17,7 @@ type command struct {
 
 var registry = []command{
 	{name: "remember", args: "[-l LAYER] TEXT", help: "store a new memory in the current layer (or -l A-F)"},
-	{name: "recall", args: "QUERY", help: "find the memories that match"},
+	{name: "recall", args: "[--path PATTERN] QUERY", help: "find the memories that match (--path: about those files first)"},
 	{name: "archive", args: "[ID]", help: "archive (reversible)", needsID: true},
 	{name: "unarchive", args: "[ID]", help: "bring an archived memory back", needsID: true},
 	{name: "forget", args: "[ID]", help: "delete for good, after showing the text", needsID: true},

@@ -723,3 +723,20 @@ func TestGapsAndFeedbackInTheWorkbench(t *testing.T) {
 		t.Fatalf("feedback changed the memory: %+v → %+v", sel, got)
 	}
 }
+
+// /recall --path puts what is known about the files first, as the CLI's
+// --path does; a malformed pattern is refused with one line.
+func TestRecallByPathInTheWorkbench(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 120, 40, "plain")
+	press(t, m, "/", "type:remember The retry policy lives in store/import.go", "enter")
+	press(t, m, "/", "type:recall --path store/*.go", "enter")
+	sel := m.list.selected()
+	if sel == nil || !strings.Contains(sel.Title, "retry policy") || !strings.Contains(screen(m), `recall "--path store/*.go"`) {
+		t.Fatalf("recall --path:\n%s", screen(m))
+	}
+	press(t, m, "esc", "/", "type:recall --path st[ore", "enter")
+	if !strings.Contains(screen(m), "malformed") {
+		t.Fatalf("a malformed pattern:\n%s", screen(m))
+	}
+}

@@ -119,7 +119,7 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.pending++
-		return feedback(m.st, m.recaller, sel.ID, m.recallQuery, keys.Helpful.matches(s))
+		return feedback(m.st, m.recaller, sel.ID, m.recallWords, keys.Helpful.matches(s))
 	}
 	if keys.Reload.matches(s) {
 		return tea.Batch(m.reloadAll(), loadProjects(m.st))
@@ -626,11 +626,20 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 		m.pending++
 		return remember(m.st, m.trust(), &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
 	case "recall":
-		if p.rest == "" {
-			return nil, fmt.Errorf("/recall needs a query")
+		query, path := p.rest, ""
+		if rest, ok := strings.CutPrefix(query, "--path "); ok {
+			// /recall --path PATTERN [QUERY]: what is known about those files first
+			path, query, _ = strings.Cut(strings.TrimSpace(rest), " ")
+			if err := memory.ValidPathPattern(path); err != nil {
+				return nil, err
+			}
+			query = strings.TrimSpace(query)
+		}
+		if query == "" && path == "" {
+			return nil, fmt.Errorf("/recall needs a query (or --path PATTERN)")
 		}
 		m.pending++
-		return doRecall(m.recaller, m.scope(), p.rest), nil
+		return doRecall(m.recaller, m.scope(), query, path), nil
 	case "archive", "unarchive", "forget", "supersede":
 		id, err := target()
 		if err != nil {

@@ -92,9 +92,10 @@ type subscribedMsg struct{ ch <-chan memory.Event }
 type storeEventMsg struct{ event memory.Event }
 
 type recallDoneMsg struct {
-	query string
-	resp  recall.Response
-	err   error
+	query         string // as asked (with --path)
+	feedbackQuery string // the words alone, what feedback is given for
+	resp          recall.Response
+	err           error
 }
 
 // editFileReadyMsg: the text is in a file, $EDITOR can open it.
