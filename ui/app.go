@@ -119,7 +119,7 @@ type workbench struct {
 	report reportPane
 
 	recallQuery string
-	recallWords string // the query's words alone: what + and - are said of
+	recallWords string                    // the query's words alone: what + and - are said of
 	verifyCount int                       // memories in the verify-first queue
 	inboxCount  int                       // waiting drafts and open proposals
 	reasons     map[string][]string       // why each queued memory needs verifying
