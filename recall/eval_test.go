@@ -197,10 +197,6 @@ func TestEvalLoCoMo(t *testing.T) {
 	if _, err := os.Stat(dir); err != nil {
 		t.Skip("no ../shared/eval/locomo-dev beside the repository")
 	}
-	type turn struct {
-		ID, Conv, Date, Speaker, Text string
-		ImgCaption                    string `json:"img_caption"`
-	}
 	groups := locomoRecords(t, dir)
 	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
 	static, inUse := evaluate(t, groups, qs, func(q evalQuery) string { return q.Conv })

@@ -47,5 +47,3 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 	s.LSMBytes = db.lsmBytes()
 	return s, err
 }
-
-func hasPrefix(k []byte, p string) bool { return len(k) >= len(p) && string(k[:len(p)]) == p }
