@@ -525,7 +525,15 @@ func (c *Checker) BindMany(ctx context.Context, texts []string) [][]memory.Water
 func (c *Checker) candidates(text string) []memory.Watermark {
 	seen := map[string]bool{}
 	var files []string
-	for _, m := range pathRe.FindAllStringSubmatch(text, -1) {
+	// The expressions are slow on long prose (an import binds thousands
+	// of texts): they run only where they can match. Every shape pathRe
+	// matches has a slash, or a dot followed by a letter or digit; every
+	// name flagRe matches has an underscore.
+	var paths [][]string
+	if mayNamePath(text) {
+		paths = pathRe.FindAllStringSubmatch(text, -1)
+	}
+	for _, m := range paths {
 		p := strings.TrimRight(m[1], ".,:;")
 		if seen[p] || strings.Contains(p, "://") {
 			continue
@@ -548,13 +556,36 @@ func (c *Checker) candidates(text string) []memory.Watermark {
 			out = append(out, memory.Watermark{Kind: memory.WatermarkFile, Target: filepath.Clean(p)})
 		}
 	}
-	for _, name := range flagRe.FindAllString(text, -1) {
+	var flags []string
+	if strings.IndexByte(text, '_') >= 0 {
+		flags = flagRe.FindAllString(text, -1)
+	}
+	for _, name := range flags {
 		if !seen[name] {
 			seen[name] = true
 			out = append(out, memory.Watermark{Kind: memory.WatermarkFlag, Target: name})
 		}
 	}
 	return out
+}
+
+// mayNamePath reports whether text has a slash, or a dot followed by an
+// ASCII letter or digit: what every path pathRe finds contains.
+func mayNamePath(text string) bool {
+	if strings.IndexByte(text, '/') >= 0 {
+		return true
+	}
+	for i := strings.IndexByte(text, '.'); i >= 0 && i+1 < len(text); {
+		if c := text[i+1]; c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' {
+			return true
+		}
+		j := strings.IndexByte(text[i+1:], '.')
+		if j < 0 {
+			break
+		}
+		i += 1 + j
+	}
+	return false
 }
 
 // narrowest drops a directory binding when a file inside it is bound.

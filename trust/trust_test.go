@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"pgregory.net/rapid"
+
 	"cairn/memory"
 )
 
@@ -332,4 +334,26 @@ func TestGitReasonDoesNotDependOnOrder(t *testing.T) {
 			t.Fatalf("reasons: %+v", changes)
 		}
 	}
+}
+
+// The shortcut around the path expression never skips a text it would
+// match: wherever pathRe finds a path, mayNamePath says yes.
+func TestMayNamePathNeverSkipsAPath(t *testing.T) {
+	for _, s := range []string{"see store/import.go", "edit schema.sql", "cmd/", "v1.2", "./run", "a.b"} {
+		if !mayNamePath(s) {
+			t.Errorf("%q: skipped", s)
+		}
+	}
+	if mayNamePath("Deploys go through ArgoCD. Never by hand.") {
+		t.Error("prose with sentence dots only")
+	}
+	rapid.Check(t, func(t *rapid.T) {
+		s := rapid.StringOf(rapid.RuneFrom([]rune("ab1_-./ \t(),;:`'\"Z."))).Draw(t, "text")
+		if pathRe.MatchString(s) && !mayNamePath(s) {
+			t.Fatalf("%q: pathRe matches, the shortcut skips it", s)
+		}
+		if flagRe.MatchString(s) && !strings.Contains(s, "_") {
+			t.Fatalf("%q: flagRe matches without an underscore", s)
+		}
+	})
 }
