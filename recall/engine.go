@@ -1001,7 +1001,10 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 		}
 		return list[i].Memory.ID < list[j].Memory.ID
 	})
-	resp := Response{Results: []Hit{}, VerifyFirst: []Hit{}, Note: e.note}
+	e.mu.RLock()
+	note := e.note // written by index when the embedder falls back
+	e.mu.RUnlock()
+	resp := Response{Results: []Hit{}, VerifyFirst: []Hit{}, Note: note}
 	used := 0
 	for _, h := range list {
 		if h.Explain.Trust < TrustThreshold {

@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -286,5 +287,75 @@ func TestVectorsAreCachedByContent(t *testing.T) {
 	}
 	if got, _ := f.db.Vectors(ctx, emb.Name(), []string{h}); len(got) != 0 {
 		t.Fatal("a forgotten memory's vector is still cached")
+	}
+}
+
+// An endpoint that starts failing while recalls run and memories are
+// indexed switches to the built-in embedder once, without a data race
+// (go test -race), and recall goes on answering.
+func TestFallbackSwitchesUnderConcurrentRecalls(t *testing.T) {
+	f := newFixture(t)
+	for _, title := range []string{"Deploys go through ArgoCD", "The retry policy backs off", "Tokens expire after an hour"} {
+		f.add(t, memory.Memory{Layer: memory.LayerState, Title: title, Body: title + "."})
+	}
+	var calls atomic.Int64
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > 3 {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
+		var req struct{ Input []string }
+		json.NewDecoder(r.Body).Decode(&req)
+		type item struct {
+			Embedding []float32 `json:"embedding"`
+			Index     int       `json:"index"`
+		}
+		var out struct {
+			Data []item `json:"data"`
+		}
+		for i, text := range req.Input {
+			out.Data = append(out.Data, item{NewHashed().vector(text), i})
+		}
+		json.NewEncoder(w).Encode(out)
+	}))
+	defer srv.Close()
+	var warnings atomic.Int64
+	fb := &Fallback{Primary: &HTTPEmbedder{URL: srv.URL, Model: "m"}, Backup: NewHashed(), Warn: func(string) { warnings.Add(1) }}
+	e := NewEngine(f.db, fb)
+	ctx := context.Background()
+	if err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 40)
+	for i := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for range 10 {
+				if i == 0 {
+					m := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Caches expire daily", Body: "entries expire after a day"})
+					if err := e.Refresh(ctx, m.ID); err != nil {
+						errs <- err
+					}
+					continue
+				}
+				if _, err := e.Recall(ctx, Request{Query: "when do tokens expire", Projects: []string{f.pid}, Peek: true}); err != nil {
+					errs <- err
+				}
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	if !fb.Switched() || warnings.Load() != 1 {
+		t.Fatalf("switched %v, %d warnings", fb.Switched(), warnings.Load())
+	}
+	resp, err := Await(ctx, e, Request{Query: "when do tokens expire", Projects: []string{f.pid}, Peek: true}, nil)
+	if err != nil || len(resp.Results) == 0 {
+		t.Fatalf("after the switch: %+v %v", resp, err)
 	}
 }
