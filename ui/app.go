@@ -475,6 +475,11 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.fail("recall", msg.err)
 		}
+		if msg.resp.Building { // never a frozen screen: say how far, ask again
+			m.say(msg.resp.Note, false)
+			m.pending++
+			return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
+		}
 		m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
 		m.explains = map[string]recall.Explain{}
 		var items []*memory.Memory

@@ -311,8 +311,10 @@ func doRecall(r func() (recall.Recaller, error), projects []string, query, path 
 		if err != nil {
 			return recallDoneMsg{query: shown, err: err}
 		}
-		resp, err := recall.Await(bg, rec, recall.Request{Query: query, Path: path, Projects: projects, Limit: 50, Budget: 1 << 20}, nil)
-		return recallDoneMsg{query: shown, feedbackQuery: query, resp: resp, err: err}
+		// One ask: while the index is being built the answer says how far
+		// it is, the status line shows it, and the workbench asks again.
+		resp, err := rec.Recall(bg, recall.Request{Query: query, Path: path, Projects: projects, Limit: 50, Budget: 1 << 20})
+		return recallDoneMsg{query: shown, feedbackQuery: query, path: path, projects: projects, resp: resp, err: err}
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 
 	"cairn/consolidate"
 	"cairn/memory"
+	"cairn/recall"
 	"cairn/store"
 )
 
@@ -738,5 +739,45 @@ func TestRecallByPathInTheWorkbench(t *testing.T) {
 	press(t, m, "esc", "/", "type:recall --path st[ore", "enter")
 	if !strings.Contains(screen(m), "malformed") {
 		t.Fatalf("a malformed pattern:\n%s", screen(m))
+	}
+}
+
+// buildingRecaller answers "building" a few times, as the engine does
+// while its index is built, then an answer.
+type buildingRecaller struct {
+	calls, building int
+	notes           []string
+	status          func() string // what the status line says when asked
+	seen            []string
+}
+
+func (b *buildingRecaller) Recall(_ context.Context, req recall.Request) (recall.Response, error) {
+	b.calls++
+	b.seen = append(b.seen, b.status())
+	if b.calls <= b.building {
+		note := fmt.Sprintf("building the index … %d %% (%d of 10 memories): ask again in a moment", 30*b.calls, 3*b.calls)
+		b.notes = append(b.notes, note)
+		return recall.Response{Building: true, Note: note}, nil
+	}
+	return recall.Response{Nothing: true, Results: []recall.Hit{}, VerifyFirst: []recall.Hit{}}, nil
+}
+
+// While the index is being built the workbench says how far it is and
+// asks again until the answer comes: never a frozen screen, never a
+// half-built answer.
+func TestRecallWhileTheIndexIsBuilt(t *testing.T) {
+	db := openStore(t, true)
+	m := app(t, db, 100, 30, "plain")
+	rec := &buildingRecaller{building: 2, status: func() string { return m.status }}
+	m.opt.Recall = rec
+	press(t, m, "/", "type:recall capital of France", "enter")
+	if rec.calls != 3 {
+		t.Fatalf("asked %d times, want 3 (two builds, one answer)", rec.calls)
+	}
+	if rec.seen[1] != rec.notes[0] || rec.seen[2] != rec.notes[1] {
+		t.Fatalf("the build's progress was not on the status line: %q", rec.seen)
+	}
+	if !strings.Contains(screen(m), "nothing known about this") {
+		t.Fatalf("the answer after the build:\n%s", screen(m))
 	}
 }

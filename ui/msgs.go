@@ -94,6 +94,8 @@ type storeEventMsg struct{ event memory.Event }
 type recallDoneMsg struct {
 	query         string // as asked (with --path)
 	feedbackQuery string // the words alone, what feedback is given for
+	path          string
+	projects      []string
 	resp          recall.Response
 	err           error
 }
