@@ -46,6 +46,7 @@
 //	diary/<episodeid>                    the session's running summary (quotes it; dropped with the episode)
 //	ingep/<episodeid>                    the ingest key of the session an episode is of
 //	sal/<id>                             its accesses and feedback (salience; written in batches, dropped by forget)
+//	subprobe/<ulid>                      written and deleted by Subscribe to know Badger's subscriber is listening
 //	gap/<pid>/<gapid>                    memory.Gap: a question recall could not answer (gapid from the query)
 //	dgone/<pid>/<draftid>                empty: a draft a person dropped, which a re-read must not bring back
 //

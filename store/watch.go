@@ -1,7 +1,10 @@
 package store
 
 import (
+	"bytes"
 	"context"
+	"sync"
+	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/pb"
@@ -29,10 +32,24 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 		}
 		cancel()
 	}()
+	// Badger registers a subscriber inside the call that then blocks, so
+	// "from now on" needs proof: a probe key written after the call and
+	// seen by it. Without it, a write right after Subscribe returned could
+	// be missed (a test that wrote at once lost its event under load).
+	probe := []byte("subprobe/" + newID())
+	seen := make(chan struct{})
+	var once sync.Once
 	go func() {
 		defer close(ch)
 		_ = db.bdb.Subscribe(ctx, func(kvs *badger.KVList) error {
 			for _, kv := range kvs.Kv {
+				if bytes.Equal(kv.Key, probe) {
+					once.Do(func() { close(seen) })
+					continue
+				}
+				if !bytes.HasPrefix(kv.Key, []byte("event/")) {
+					continue
+				}
 				var e memory.Event
 				if decode(kv.Key, kv.Value, &e) != nil {
 					continue
@@ -43,7 +60,26 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 				}
 			}
 			return nil
-		}, []pb.Match{{Prefix: []byte("event/")}})
+		}, []pb.Match{{Prefix: []byte("event/")}, {Prefix: probe}})
 	}()
+	wait := time.NewTimer(5 * time.Second)
+	defer wait.Stop()
+	for registered := false; !registered; {
+		// Written (and deleted) until the subscriber sees it: a write that
+		// lands before Badger registered it is not seen, so try again.
+		if err := db.commit(func(txn *badger.Txn) error { return txn.Set(probe, nil) }); err != nil {
+			break // a read-only store writes no probe, and no event either
+		}
+		select {
+		case <-seen:
+			registered = true
+		case <-time.After(10 * time.Millisecond):
+		case <-wait.C:
+			registered = true // give up waiting; events still flow
+		case <-ctx.Done():
+			registered = true
+		}
+	}
+	_ = db.commit(func(txn *badger.Txn) error { return txn.Delete(probe) })
 	return ch, nil
 }
