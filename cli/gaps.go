@@ -70,7 +70,9 @@ func (a *app) gaps(ctx context.Context) ([]gapOut, error) {
 	}
 	for _, g := range gs {
 		o := gapOut{Gap: g}
-		resp, err := r.Recall(ctx, recall.Request{Query: g.Query, Projects: a.scope(), Limit: 1, Budget: 1 << 20, Peek: true})
+		progress, done := a.buildProgress()
+		resp, err := recall.Await(ctx, r, recall.Request{Query: g.Query, Projects: a.scope(), Limit: 1, Budget: 1 << 20, Peek: true}, progress)
+		done()
 		if err != nil {
 			return nil, err
 		}
