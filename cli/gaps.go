@@ -68,16 +68,16 @@ func (a *app) gaps(ctx context.Context) ([]gapOut, error) {
 	if err != nil {
 		return nil, err
 	}
+	progress, done := a.buildProgress()
+	defer done()
 	for _, g := range gs {
 		o := gapOut{Gap: g}
-		progress, done := a.buildProgress()
-		resp, err := recall.Await(ctx, r, recall.Request{Query: g.Query, Projects: a.scope(), Limit: 1, Budget: 1 << 20, Peek: true}, progress)
-		done()
+		m, err := recall.Answer(ctx, r, g.Query, a.scope(), progress)
 		if err != nil {
 			return nil, err
 		}
-		if !resp.Nothing && !resp.Weak && len(resp.Results) > 0 {
-			o.Answered, o.AnsweredTitle = resp.Results[0].Memory.ID, resp.Results[0].Memory.Title
+		if m != nil {
+			o.Answered, o.AnsweredTitle = m.ID, m.Title
 		}
 		outs = append(outs, o)
 	}

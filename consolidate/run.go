@@ -49,8 +49,9 @@ func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Opti
 // as no recall) and closes those a memory now answers well (not weakly),
 // turning the gap log into what the pass learned. On a dry run it only
 // lists those the stored memories answer (what the run would write is
-// not stored, so no recall can find it yet). Closing a gap is not part of the run: an undo of the run
-// leaves it closed (the next recall that finds nothing opens it again).
+// not stored, so no recall can find it yet). Closing a gap is not part of
+// the run: an undo of the run leaves it closed (the next recall that finds
+// nothing opens it again).
 func closeAnswered(ctx context.Context, st store.Store, p memory.Project, opt Options) ([]Answered, error) {
 	if opt.Quick { // the hooks' pass: cheap, and the gap log can wait for a full one
 		return nil, nil
@@ -70,12 +71,12 @@ func closeAnswered(ctx context.Context, st store.Store, p memory.Project, opt Op
 	}
 	var out []Answered
 	for i, g := range gs {
-		resp, err := recall.Await(ctx, r, recall.Request{Query: g.Query, Projects: scope, Limit: 1, Budget: 1 << 20, Peek: true}, nil)
+		m, err := recall.Answer(ctx, r, g.Query, scope, nil)
 		if err != nil {
 			return out, err
 		}
 		progress(opt, "gaps", i+1, len(gs))
-		if resp.Nothing || resp.Weak || len(resp.Results) == 0 {
+		if m == nil {
 			continue
 		}
 		if !opt.DryRun {
@@ -83,7 +84,7 @@ func closeAnswered(ctx context.Context, st store.Store, p memory.Project, opt Op
 				return out, err
 			}
 		}
-		out = append(out, Answered{Gap: g, By: resp.Results[0].Memory.ID, Title: resp.Results[0].Memory.Title})
+		out = append(out, Answered{Gap: g, By: m.ID, Title: m.Title})
 	}
 	return out, nil
 }

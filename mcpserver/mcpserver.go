@@ -219,15 +219,7 @@ func (s *Server) feedback(ctx context.Context, _ *mcp.CallToolRequest, in Feedba
 	if err != nil {
 		return nil, FeedbackOut{}, err
 	}
-	r, err := s.recaller(ctx)
-	if err != nil {
-		return nil, FeedbackOut{}, err
-	}
-	fb, ok := r.(recall.Feedbacker)
-	if !ok {
-		fb = s.st
-	}
-	if err := fb.Feedback(ctx, m.ID, in.Query, in.Helpful, memory.ActorAgent); err != nil {
+	if err := s.st.Feedback(ctx, m.ID, in.Query, in.Helpful, memory.ActorAgent); err != nil {
 		return nil, FeedbackOut{}, err
 	}
 	return nil, FeedbackOut{ID: m.ID, Helpful: in.Helpful}, nil

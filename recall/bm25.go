@@ -196,19 +196,19 @@ type scored struct {
 // accepts, and returns the best k. Scores accumulate in a dense array
 // (reused between searches) rather than a map.
 func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored {
-	w := map[string]float64{}
+	a := x.accumulator()
+	defer a.release()
+	a.add(weights(query))
+	return a.top(k, keep)
+}
+
+// weights is a query's words, each of weight 1.
+func weights(query []string) map[string]float64 {
+	w := make(map[string]float64, len(query))
 	for _, t := range query {
 		w[t] = 1
 	}
-	return x.searchWeighted(w, k, keep)
-}
-
-// searchWeighted is search with a weight per query word.
-func (x *lexIndex) searchWeighted(query map[string]float64, k int, keep func(int32) bool) []scored {
-	a := x.accumulator()
-	defer a.release()
-	a.add(query)
-	return a.top(k, keep)
+	return w
 }
 
 // accumulator sums documents' BM25 scores over the words added to it, so
@@ -339,28 +339,20 @@ func (h minHeap) down(i int) {
 // weighs in full.
 var prfShort = 5.0
 
-// prfAgree is how many of the best documents must share a word for it to
-// join the query.
-var prfAgree = 1
-
 // expand is pseudo-relevance feedback: the words that the best documents
 // of a first search share and the query lacks, weighted by how much of
 // the first search they carry and by their idf (RM3's idea without a
-// language model). It returns the query with them added at weight alpha.
-func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha float64) map[string]float64 {
+// language model). It returns those words, each at weight alpha or less.
+func (x *lexIndex) expand(query map[string]float64, top []scored, docs, words int, alpha float64) map[string]float64 {
 	out := map[string]float64{}
-	for _, t := range query {
-		out[t] = 1
-	}
 	if len(top) == 0 {
 		return out
 	}
 	score := map[string]float64{}
-	in := map[string]int{} // how many of the best documents hold it
 	for _, s := range top[:min(docs, len(top))] {
 		share := s.score / top[0].score
 		for _, t := range x.wordsOf(s.doc) {
-			if _, ok := out[t]; ok || isDigit(t) {
+			if _, ok := query[t]; ok || isDigit(t) {
 				continue
 			}
 			df := x.df(t)
@@ -368,14 +360,11 @@ func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha f
 				continue // a word of one document says nothing about others
 			}
 			score[t] += share * x.idf(df)
-			in[t]++
 		}
 	}
 	cand := make([]string, 0, len(score))
 	for t := range score {
-		if in[t] >= prfAgree { // a word of one document says nothing about the subject
-			cand = append(cand, t)
-		}
+		cand = append(cand, t)
 	}
 	if len(cand) == 0 {
 		return out
@@ -390,7 +379,7 @@ func (x *lexIndex) expand(query []string, top []scored, docs, words int, alpha f
 		cand = cand[:words]
 	}
 	// A long query says enough by itself: its expansion weighs less.
-	alpha *= min(1, prfShort/float64(len(out)))
+	alpha *= min(1, prfShort/float64(len(query)))
 	for _, t := range cand {
 		out[t] = alpha * score[t] / score[cand[0]]
 	}

@@ -146,9 +146,6 @@ type doc struct {
 	alive    bool
 	triggers []string // lower-cased trigger patterns
 	files    []string // files it is bound to or names (path scope)
-	// sal is the engine's copy of the memory's salience, updated at once
-	// by recalls and feedback (the store writes accesses in batches).
-	sal *memory.Salience
 }
 
 // Engine holds the lexical and vector indexes of every memory and answers
@@ -298,8 +295,9 @@ func lexTokens(m *memory.Memory) []string {
 		}
 		return toks
 	}
+	title := Tokens(m.Title)
 	for range titleBoost - 1 {
-		toks = append(toks, Tokens(m.Title)...)
+		toks = append(toks, title...)
 	}
 	return toks
 }
@@ -349,13 +347,10 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		// A memory indexed again gets a new number: its old postings (in
 		// lists too long to clean at once) must never count for the new
 		// text, and those of a dead number never do.
-		old, ok := e.byID[m.ID]
-		var sal *memory.Salience
-		if ok {
+		if old, ok := e.byID[m.ID]; ok {
 			if vecs != nil {
 				e.dead++ // its old vector stays in vec until a rebuild
 			}
-			sal = e.docs[old].sal
 			e.docs[old] = doc{}
 			delete(e.triggered, old)
 			delete(e.pathed, old)
@@ -364,7 +359,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		n := int32(len(e.docs))
 		e.docs = append(e.docs, doc{})
 		e.byID[m.ID] = n
-		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true, sal: mergeSalience(sal, m.Salience)}
+		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true}
 		for _, t := range m.Triggers {
 			if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
 				d.triggers = append(d.triggers, t)
@@ -449,32 +444,12 @@ func setIf(set map[int32]bool, n int32, on bool) {
 	}
 }
 
-// mergeSalience keeps the engine's copy when it has seen more than the
-// store has written yet (accesses are written in batches); reinforcements
-// come from the store.
-func mergeSalience(mine *memory.Salience, stored memory.Salience) *memory.Salience {
-	out := stored
-	if mine != nil {
-		if mine.AccessCount > out.AccessCount {
-			out.AccessCount, out.Accesses = mine.AccessCount, mine.Accesses
-		}
-		if len(mine.Feedback) > len(out.Feedback) {
-			out.Feedback = mine.Feedback
-		}
-	}
-	if out.AccessCount == 0 && out.Reinforcements == 0 && len(out.Feedback) == 0 {
-		return nil
-	}
-	return &out
-}
-
 // Forget removes a memory from the indexes.
 func (e *Engine) Forget(id string) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if n, ok := e.byID[id]; ok {
 		e.docs[n].alive = false
-		e.docs[n].sal = nil
 		e.dirty.Store(true)
 		delete(e.triggered, n)
 		delete(e.pathed, n)
@@ -538,11 +513,6 @@ func (e *Engine) rebuild(ctx context.Context, imported bool) error {
 		return err
 	}
 	e.mu.Lock()
-	for id, n := range e.byID { // what recalls counted since the store last wrote it
-		if m, ok := fresh.byID[id]; ok && e.docs[n].alive {
-			fresh.docs[m].sal = mergeSalience(e.docs[n].sal, derefSal(fresh.docs[m].sal))
-		}
-	}
 	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered, e.pathed = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered, fresh.pathed
 	e.dirty.Store(true)
 	e.vecName = fresh.vecName
@@ -655,10 +625,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	if query != "" {
 		mass := e.lex.mass(qtoks)
 		acc := e.lex.accumulator()
-		words := map[string]float64{}
-		for _, t := range qtoks {
-			words[t] = 1
-		}
+		words := weights(qtoks)
 		acc.add(words)
 		lex := acc.top(candidates, keep)
 		for _, s := range lex {
@@ -667,11 +634,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		if prfAlpha > 0 && len(lex) >= prfMinMatches {
 			// Only when the words matched enough memories for the best to
 			// stand for the subject: in a handful, the best are all there is.
-			more := e.lex.expand(qtoks, lex, prfDocs, prfWords, prfAlpha)
-			for t := range words {
-				delete(more, t) // scored already
-			}
-			acc.add(more)
+			acc.add(e.lex.expand(words, lex, prfDocs, prfWords, prfAlpha))
 			lex = acc.top(candidates, keep)
 		}
 		acc.release()
@@ -744,10 +707,8 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	ids := map[int32]string{}
-	sals := map[int32]*memory.Salience{}
 	for n := range cands {
 		ids[n] = e.docs[n].id
-		sals[n] = e.docs[n].sal
 	}
 	e.mu.RUnlock()
 
@@ -775,9 +736,6 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		if err != nil {
 			continue
 		}
-		if sals[n] != nil {
-			m.Salience = *sals[n]
-		}
 		mems[m.ID] = m
 		hits[m.ID] = &Hit{Memory: m, Explain: *cands[n]}
 	}
@@ -790,28 +748,18 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 }
 
 // used counts a recall as an access of what it returned (salience, never
-// trust), and puts an unanswered or weakly answered query in the gap log.
+// trust; the store writes accesses in batches, and recall's ranking reads
+// uses, not accesses: see UseActivation), and puts an unanswered or weakly
+// answered query in the gap log.
 func (e *Engine) used(ctx context.Context, resp Response, req Request) {
 	var ids []string
 	for _, h := range append(resp.Results, resp.VerifyFirst...) {
 		ids = append(ids, h.Memory.ID)
 	}
-	if len(ids) > 0 {
-		now := time.Now().UTC()
-		e.mu.Lock()
-		for _, id := range ids {
-			if n, ok := e.byID[id]; ok && e.docs[n].alive {
-				s := derefSal(e.docs[n].sal)
-				memory.AddAccess(&s, now)
-				e.docs[n].sal = &s
-			}
-		}
-		e.mu.Unlock()
-		if t, ok := e.src.(interface {
-			Touch(context.Context, []string) error
-		}); ok {
-			_ = t.Touch(ctx, ids)
-		}
+	if t, ok := e.src.(interface {
+		Touch(context.Context, []string) error
+	}); ok && len(ids) > 0 {
+		_ = t.Touch(ctx, ids)
 	}
 	if (resp.Nothing || resp.Weak) && strings.TrimSpace(req.Query) != "" && len(req.Projects) > 0 {
 		if g, ok := e.src.(interface {
@@ -824,33 +772,6 @@ func (e *Engine) used(ctx context.Context, resp Response, req Request) {
 			_ = g.RecordGap(ctx, req.Projects[0], req.Query, best)
 		}
 	}
-}
-
-func derefSal(s *memory.Salience) memory.Salience {
-	if s == nil {
-		return memory.Salience{}
-	}
-	return *s
-}
-
-// Feedbacker takes feedback on a recalled memory.
-type Feedbacker interface {
-	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
-}
-
-// Feedback records that a recalled memory was helpful (or not) for a
-// query: the store keeps it, and the engine's copy of its salience takes
-// it at once. A helpful memory counts as used, which a recall alone does
-// not; similar queries later find it higher (or lower). Trust is untouched.
-func (e *Engine) Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error {
-	fb, ok := e.src.(Feedbacker)
-	if !ok {
-		return fmt.Errorf("this store does not keep feedback")
-	}
-	if err := fb.Feedback(ctx, id, query, helpful, by); err != nil {
-		return err
-	}
-	return e.Refresh(ctx, id)
 }
 
 // Recaller answers recalls: the engine in the process that owns the store,

@@ -103,7 +103,7 @@ func init() {
 		fmt.Sscan(v, &vecWeight)
 	}
 	if v := os.Getenv("CAIRN_EVAL_PRF"); v != "" {
-		fmt.Sscan(v, &prfDocs, &prfWords, &prfAlpha, &prfShort, &prfMinMatches, &prfAgree)
+		fmt.Sscan(v, &prfDocs, &prfWords, &prfAlpha, &prfShort, &prfMinMatches)
 	}
 	if v := os.Getenv("CAIRN_EVAL_TITLE"); v != "" {
 		fmt.Sscan(v, &titleBoost)
@@ -118,28 +118,7 @@ func init() {
 // access of what it returned, as an agent's recalls do.
 func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQuery, groupOf func(evalQuery) string) (static, inUse metrics) {
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "s"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
-	pids := map[string]string{}
-	for g, recs := range groups {
-		p, _ := project.Named(g)
-		if _, err := db.EnsureProject(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		pids[g] = p.ID
-		for i := 0; i < len(recs); i += 2000 {
-			if _, err := db.Import(ctx, p.ID, recs[i:min(i+2000, len(recs))], memory.ActorSystem); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
-	e := NewEngine(db, nil)
-	if err := e.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e, pids := evalEngine(t, groups)
 	run := func(peek bool) metrics {
 		var m metrics
 		for _, q := range queries {
@@ -210,6 +189,35 @@ func TestEvalLoCoMo(t *testing.T) {
 	}
 }
 
+// evalEngine imports each group of records into a project of its own in
+// a temporary store and builds an engine over it; pids maps group → id.
+func evalEngine(t *testing.T, groups map[string][]memory.Record) (e *Engine, pids map[string]string) {
+	ctx := context.Background()
+	db, err := store.Open(filepath.Join(t.TempDir(), "s"), store.Options{NoSync: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { db.Close() })
+	pids = map[string]string{}
+	for g, recs := range groups {
+		p, _ := project.Named(g)
+		if _, err := db.EnsureProject(ctx, p); err != nil {
+			t.Fatal(err)
+		}
+		pids[g] = p.ID
+		for i := 0; i < len(recs); i += 2000 {
+			if _, err := db.Import(ctx, p.ID, recs[i:min(i+2000, len(recs))], memory.ActorSystem); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	e = NewEngine(db, nil)
+	if err := e.Build(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return e, pids
+}
+
 func scifactRecords(t testing.TB, dir string) []memory.Record {
 	type doc struct{ ID, Title, Text string }
 	var recs []memory.Record
@@ -268,28 +276,9 @@ func TestEvalNothingKnown(t *testing.T) {
 		t.Skip("-short")
 	}
 	ctx := context.Background()
-	db, err := store.Open(filepath.Join(t.TempDir(), "s"), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer db.Close()
 	groups := locomoRecords(t, ldir)
 	groups["scifact"] = scifactRecords(t, sdir)
-	pids := map[string]string{}
-	for g, recs := range groups {
-		p, _ := project.Named(g)
-		if _, err := db.EnsureProject(ctx, p); err != nil {
-			t.Fatal(err)
-		}
-		pids[g] = p.ID
-		if _, err := db.Import(ctx, p.ID, recs, memory.ActorSystem); err != nil {
-			t.Fatal(err)
-		}
-	}
-	e := NewEngine(db, nil)
-	if err := e.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
+	e, pids := evalEngine(t, groups)
 	type tally struct {
 		asked, nothing, weak int
 		best                 []float64 // the best relevance with no floor at all

@@ -109,7 +109,7 @@ func TestFeedbackMovesSimilarQueriesNotTrust(t *testing.T) {
 	if top == a.ID {
 		loser = b
 	}
-	if err := f.e.Feedback(ctx, loser.ID, "how the cache works", true, memory.ActorAgent); err != nil {
+	if err := f.db.Feedback(ctx, loser.ID, "how the cache works", true, memory.ActorAgent); err != nil {
 		t.Fatal(err)
 	}
 	if got := first(q); got != loser.ID {
@@ -119,10 +119,10 @@ func TestFeedbackMovesSimilarQueriesNotTrust(t *testing.T) {
 		t.Fatalf("helpful feedback on a similar query did not lift %q", loser.Title)
 	}
 	before := f.recall(t, "when do tokens expire", peek).Results[0]
-	if err := f.e.Feedback(ctx, loser.ID, "how the cache works", false, memory.ActorUser); err != nil {
+	if err := f.db.Feedback(ctx, loser.ID, "how the cache works", false, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	if err := f.e.Feedback(ctx, loser.ID, "the cache", false, memory.ActorUser); err != nil {
+	if err := f.db.Feedback(ctx, loser.ID, "the cache", false, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	if got := first(q); got == loser.ID {
@@ -217,10 +217,15 @@ func TestRecallNeverAnswersFromAHalfBuiltIndex(t *testing.T) {
 }
 
 // countingEmbedder is an OpenAI-compatible embeddings endpoint on
-// loopback that counts the texts it was asked to embed.
-func countingEmbedder(t *testing.T) (*HTTPEmbedder, *atomic.Int64) {
-	var n atomic.Int64
+// loopback that counts the texts it was asked to embed; with failAfter
+// > 0 it answers 503 from that many calls on.
+func countingEmbedder(t *testing.T, failAfter int64) (*HTTPEmbedder, *atomic.Int64) {
+	var n, calls atomic.Int64
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if calls.Add(1) > failAfter && failAfter > 0 {
+			http.Error(w, "down", http.StatusServiceUnavailable)
+			return
+		}
 		var req struct{ Input []string }
 		if err := json.NewDecoder(r.Body).Decode(&req); err != nil {
 			http.Error(w, err.Error(), 400)
@@ -251,7 +256,7 @@ func TestVectorsAreCachedByContent(t *testing.T) {
 	for _, title := range []string{"Deploys go through ArgoCD", "The retry policy backs off", "Tokens expire after an hour"} {
 		f.add(t, memory.Memory{Layer: memory.LayerState, Title: title, Body: title + "."})
 	}
-	emb, n := countingEmbedder(t)
+	emb, n := countingEmbedder(t, 0)
 	ctx := context.Background()
 	build := func() *Engine {
 		e := NewEngine(f.db, emb)
@@ -298,29 +303,9 @@ func TestFallbackSwitchesUnderConcurrentRecalls(t *testing.T) {
 	for _, title := range []string{"Deploys go through ArgoCD", "The retry policy backs off", "Tokens expire after an hour"} {
 		f.add(t, memory.Memory{Layer: memory.LayerState, Title: title, Body: title + "."})
 	}
-	var calls atomic.Int64
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if calls.Add(1) > 3 {
-			http.Error(w, "down", http.StatusServiceUnavailable)
-			return
-		}
-		var req struct{ Input []string }
-		json.NewDecoder(r.Body).Decode(&req)
-		type item struct {
-			Embedding []float32 `json:"embedding"`
-			Index     int       `json:"index"`
-		}
-		var out struct {
-			Data []item `json:"data"`
-		}
-		for i, text := range req.Input {
-			out.Data = append(out.Data, item{NewHashed().vector(text), i})
-		}
-		json.NewEncoder(w).Encode(out)
-	}))
-	defer srv.Close()
+	primary, _ := countingEmbedder(t, 3)
 	var warnings atomic.Int64
-	fb := &Fallback{Primary: &HTTPEmbedder{URL: srv.URL, Model: "m"}, Backup: NewHashed(), Warn: func(string) { warnings.Add(1) }}
+	fb := &Fallback{Primary: primary, Backup: NewHashed(), Warn: func(string) { warnings.Add(1) }}
 	e := NewEngine(f.db, fb)
 	ctx := context.Background()
 	if err := e.Build(ctx); err != nil {

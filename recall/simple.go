@@ -52,3 +52,14 @@ func Await(ctx context.Context, r Recaller, req Request, progress func(note stri
 		}
 	}
 }
+
+// Answer is the memory that answers query well (neither nothing known nor
+// weak) in projects, or nil: what closes a gap. It is a peek — asking
+// again counts as no recall — and it waits out an index build.
+func Answer(ctx context.Context, r Recaller, query string, projects []string, progress func(string)) (*memory.Memory, error) {
+	resp, err := Await(ctx, r, Request{Query: query, Projects: projects, Limit: 1, Budget: 1 << 20, Peek: true}, progress)
+	if err != nil || resp.Nothing || resp.Weak || len(resp.Results) == 0 {
+		return nil, err
+	}
+	return resp.Results[0].Memory, nil
+}

@@ -32,6 +32,19 @@ func (c countingSource) EventsSince(ctx context.Context, after string) ([]memory
 	return c.Source.(eventSource).EventsSince(ctx, after)
 }
 
+// startFrom is a server's start with the index saved at path: the engine,
+// and how many times it read every memory (0 when it read the file).
+func startFrom(t *testing.T, src Source, path string) (*Engine, int) {
+	t.Helper()
+	lists := 0
+	e := NewEngine(countingSource{src, &lists}, nil)
+	e.Persist(path)
+	if err := e.Build(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return e, lists
+}
+
 func ids(resp Response) []string {
 	var out []string
 	for _, h := range resp.Results {
@@ -68,12 +81,7 @@ func TestSavedIndexStartsWithoutABuild(t *testing.T) {
 		want = append(want, ids(resp))
 	}
 
-	lists := 0
-	second := NewEngine(countingSource{f.db, &lists}, nil)
-	second.Persist(path)
-	if err := second.Build(ctx); err != nil {
-		t.Fatal(err)
-	}
+	second, lists := startFrom(t, f.db, path)
 	if lists != 0 {
 		t.Fatalf("the saved index was built again (%d reads of every memory)", lists)
 	}
@@ -102,11 +110,9 @@ func TestSavedIndexStartsWithoutABuild(t *testing.T) {
 	if err := f.db.Forget(ctx, gone.ID, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	lists = 0
-	third := NewEngine(countingSource{f.db, &lists}, nil)
-	third.Persist(path)
-	if err := third.Build(ctx); err != nil || lists != 0 {
-		t.Fatalf("catching up: %v, %d full reads", err, lists)
+	third, lists := startFrom(t, f.db, path)
+	if lists != 0 {
+		t.Fatalf("catching up: %d full reads", lists)
 	}
 	for q, want := range map[string]string{"wombat arm64 builds": added.ID, "numbat exponential backoff": edited.ID} {
 		resp, _ := third.Recall(ctx, Request{Query: q, Projects: []string{f.pid}, Peek: true})
@@ -146,11 +152,9 @@ func TestUnreadableOrStaleSavedIndexIsRebuilt(t *testing.T) {
 		if err := os.WriteFile(path, append([]byte(snapshotMagic), junk...), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		lists := 0
-		e := NewEngine(countingSource{f.db, &lists}, nil)
-		e.Persist(path)
-		if err := e.Build(ctx); err != nil || lists == 0 {
-			t.Fatalf("a broken file: %v, %d reads", err, lists)
+		e, lists := startFrom(t, f.db, path)
+		if lists == 0 {
+			t.Fatal("a broken file was read")
 		}
 		if resp, _ := e.Recall(ctx, Request{Query: "argocd deploys", Projects: []string{f.pid}, Peek: true}); len(resp.Results) != 1 {
 			t.Fatalf("after the build: %v", ids(resp))
@@ -165,11 +169,9 @@ func TestUnreadableOrStaleSavedIndexIsRebuilt(t *testing.T) {
 	if _, err := f.db.Import(ctx, f.pid, []memory.Record{{Layer: memory.LayerState, Title: "Imported: the kiwi service", Body: "kiwi"}}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	lists := 0
-	e = NewEngine(countingSource{f.db, &lists}, nil)
-	e.Persist(path)
-	if err := e.Build(ctx); err != nil || lists == 0 {
-		t.Fatalf("an import since the save: %v, %d reads", err, lists)
+	e, lists := startFrom(t, f.db, path)
+	if lists == 0 {
+		t.Fatal("an import since the save: the saved index was read")
 	}
 	if resp, _ := e.Recall(ctx, Request{Query: "kiwi service", Projects: []string{f.pid}, Peek: true}); len(resp.Results) != 1 {
 		t.Fatalf("the imported memory: %v", ids(resp))

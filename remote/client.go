@@ -415,7 +415,7 @@ func (c *Client) Reviews(ctx context.Context, project string) ([]memory.Review, 
 	return out, c.call(ctx, "Reviews", idParams{project}, &out)
 }
 
-// Feedback goes to the server's recall engine, which keeps salience.
+// Feedback is written at once; the next recall reads it with the memory.
 func (c *Client) Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error {
 	return c.call(ctx, "Feedback", feedbackParams{id, query, helpful, by}, nil)
 }

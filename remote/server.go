@@ -263,13 +263,6 @@ func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (
 		}
 		return s.rec.Recall(ctx, req)
 	}
-	if fb, ok := s.rec.(recall.Feedbacker); ok && method == "Feedback" {
-		var p feedbackParams
-		if err := json.Unmarshal(raw, &p); err != nil {
-			return nil, &remoteError{store.ErrInvalid, "malformed Feedback request: " + err.Error()}
-		}
-		return true, fb.Feedback(ctx, p.ID, p.Query, p.Helpful, p.Actor)
-	}
 	h, ok := handlers[method]
 	if !ok {
 		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", method)

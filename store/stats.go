@@ -24,8 +24,7 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 				each(it.Item().Key())
 			}
 		}
-		var pids []string
-		count("proj/", func(k []byte) { pids = append(pids, string(k[len("proj/"):])) })
+		pids := projectIDs(txn)
 		s.Projects = len(pids)
 		for _, pid := range pids {
 			prefix := string(prefixLayerAny(pid))

@@ -50,15 +50,8 @@ func (db *DB) Timeline(ctx context.Context, project string, limit int) ([]memory
 		it := txn.NewIterator(o)
 		defer it.Close()
 		for it.Seek(append(prefix, 0xFF)); it.Valid() && len(out) < limit; it.Next() {
-			var e memory.Event
-			k := it.Item().KeyCopy(nil)
-			gone := false
-			if err := it.Item().Value(func(v []byte) error {
-				if gone = len(v) > 0 && v[0] == formatForgotten; gone {
-					return nil // about something being forgotten
-				}
-				return decode(k, v, &e)
-			}); err != nil {
+			e, gone, err := readEvent(it.Item())
+			if err != nil {
 				return err
 			}
 			if gone {
@@ -206,18 +199,11 @@ func (db *DB) EventsSince(ctx context.Context, after string) ([]memory.Event, er
 			o.Prefix = prefix
 			it := txn.NewIterator(o)
 			for it.Seek(append(slices.Clone(prefix), after...)); it.Valid(); it.Next() {
-				k := it.Item().KeyCopy(nil)
-				if string(k[len(prefix):]) <= after {
+				if string(it.Item().Key()[len(prefix):]) <= after {
 					continue
 				}
-				var e memory.Event
-				gone := false
-				if err := it.Item().Value(func(v []byte) error {
-					if gone = len(v) > 0 && v[0] == formatForgotten; gone {
-						return nil
-					}
-					return decode(k, v, &e)
-				}); err != nil {
+				e, gone, err := readEvent(it.Item())
+				if err != nil {
 					it.Close()
 					return err
 				}
@@ -233,6 +219,20 @@ func (db *DB) EventsSince(ctx context.Context, after string) ([]memory.Event, er
 	return out, err
 }
 
+// readEvent decodes one event; gone is an event whose memory is being
+// forgotten (it reads as nothing until the drop).
+func readEvent(item *badger.Item) (e memory.Event, gone bool, err error) {
+	k := item.KeyCopy(nil)
+	err = item.Value(func(v []byte) error {
+		if gone = len(v) > 0 && v[0] == formatForgotten; gone {
+			return nil
+		}
+		return decode(k, v, &e)
+	})
+	return e, gone, err
+}
+
+// projectIDs are the ids of every project.
 func projectIDs(txn *badger.Txn) []string {
 	var out []string
 	for _, k := range keys(txn, []byte("proj/")) {

@@ -121,7 +121,7 @@ type workbench struct {
 	recallQuery string
 	recallWords string                    // the query's words alone: what + and - are said of
 	verifyCount int                       // memories in the verify-first queue
-	inboxCount  int                       // waiting drafts and open proposals
+	inboxCount  int                       // waiting drafts, open proposals and gaps
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool

@@ -550,17 +550,10 @@ func dropGap(st Store, project, id string) tea.Cmd {
 	}
 }
 
-// feedback says whether the recalled memory id helped with query, through
-// the recall engine when it keeps salience (it then counts at once).
-func feedback(st Store, rec func() (recall.Recaller, error), id, query string, helpful bool) tea.Cmd {
+// feedback says whether the recalled memory id helped with query.
+func feedback(st Store, id, query string, helpful bool) tea.Cmd {
 	return func() tea.Msg {
-		var fb recall.Feedbacker = st
-		if r, err := rec(); err == nil {
-			if f, ok := r.(recall.Feedbacker); ok {
-				fb = f
-			}
-		}
-		return feedbackMsg{id: id, helpful: helpful, err: fb.Feedback(bg, id, query, helpful, memory.ActorUser)}
+		return feedbackMsg{id: id, helpful: helpful, err: st.Feedback(bg, id, query, helpful, memory.ActorUser)}
 	}
 }
 

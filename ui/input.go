@@ -119,7 +119,7 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 			return nil
 		}
 		m.pending++
-		return feedback(m.st, m.recaller, sel.ID, m.recallWords, keys.Helpful.matches(s))
+		return feedback(m.st, sel.ID, m.recallWords, keys.Helpful.matches(s))
 	}
 	if keys.Reload.matches(s) {
 		return tea.Batch(m.reloadAll(), loadProjects(m.st))
