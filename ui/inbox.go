@@ -202,19 +202,14 @@ func oneLinePreview(s string) string {
 func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 	st := t.Styles
 	drafts, props, gaps := p.counts()
-	// What waits, by kind (drafts and proposals always, gaps when there
-	// are some), shortest first when the pane is narrow.
-	parts := []string{plural(drafts, "draft"), plural(props, "proposal")}
-	if gaps > 0 {
-		parts = append(parts, plural(gaps, "gap"))
-		if w < 50 || drafts+props == 0 {
-			parts = parts[2:]
-			if drafts > 0 {
-				parts = append([]string{plural(drafts, "draft")}, parts...)
-			}
-			if props > 0 {
-				parts = append(parts, plural(props, "proposal"))
-			}
+	// What waits, by kind: those there are, in a fixed order.
+	var parts []string
+	for _, k := range []struct {
+		n    int
+		what string
+	}{{drafts, "draft"}, {props, "proposal"}, {gaps, "gap"}} {
+		if k.n > 0 {
+			parts = append(parts, plural(k.n, k.what))
 		}
 	}
 	head := " " + strings.Join(parts, " · ")
