@@ -202,14 +202,18 @@ func oneLinePreview(s string) string {
 func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 	st := t.Styles
 	drafts, props, gaps := p.counts()
-	// What waits, by kind: those there are, in a fixed order.
-	var parts []string
-	for _, k := range []struct {
-		n    int
-		what string
-	}{{drafts, "draft"}, {props, "proposal"}, {gaps, "gap"}} {
-		if k.n > 0 {
-			parts = append(parts, plural(k.n, k.what))
+	// What waits, in one order: drafts and proposals (as ever), and gaps
+	// when there are some — then only the kinds there are, to fit.
+	parts := []string{plural(drafts, "draft"), plural(props, "proposal")}
+	if gaps > 0 {
+		parts = parts[:0]
+		for _, k := range []struct {
+			n    int
+			what string
+		}{{drafts, "draft"}, {props, "proposal"}, {gaps, "gap"}} {
+			if k.n > 0 {
+				parts = append(parts, plural(k.n, k.what))
+			}
 		}
 	}
 	head := " " + strings.Join(parts, " · ")
