@@ -4,8 +4,11 @@
 export GOTOOLCHAIN := auto
 export GOFLAGS := -buildvcs=false
 
-# staticcheck, pinned; `go run` builds it once with the project's toolchain.
+# staticcheck and gotestsum, pinned; `go run` builds each once with the
+# project's toolchain. gotestsum prints one line per package and, at the end,
+# every skipped test with its reason (a skip never passes unseen).
 STATICCHECK := v0.8.2
+GOTESTSUM := v1.13.0
 
 .PHONY: run test deps bench build
 
@@ -22,7 +25,7 @@ test: deps
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
-	go test -race -count=1 -timeout 20m ./...
+	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m ./...
 
 # Tools the tests use that a fresh machine may lack (tmux for the terminal test).
 deps:

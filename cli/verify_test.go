@@ -8,6 +8,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/internal/testenv"
 	"cairn/memory"
 )
 
@@ -15,7 +16,7 @@ import (
 func gitInit(t *testing.T, dir string) {
 	t.Helper()
 	if _, err := exec.LookPath("git"); err != nil {
-		t.Skip("git is not installed")
+		testenv.Missing(t, "git is not installed")
 	}
 	gitIn(t, dir, "init", "-q", "-b", "main")
 	gitIn(t, dir, "config", "user.email", "t@example.com")

@@ -1,10 +1,11 @@
 package e2e
 
 import (
-	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
+
+	"cairn/internal/testenv"
 )
 
 // tmuxScript runs one of ui/testdata's tmux scripts against the real
@@ -12,10 +13,7 @@ import (
 func tmuxScript(t *testing.T, name string) {
 	t.Helper()
 	if _, err := exec.LookPath("tmux"); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatal("tmux is not installed, and CI needs the terminal test: apt-get install -y tmux")
-		}
-		t.Skip("tmux is not installed (make test installs it): skipping the terminal test")
+		testenv.Missing(t, "tmux is not installed (make test installs it; apt-get install -y tmux): the terminal test needs it")
 	}
 	h := newHome(t)
 	script, _ := filepath.Abs(filepath.Join("../ui/testdata", name))

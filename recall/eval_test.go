@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/internal/testenv"
 	"cairn/memory"
 	"cairn/project"
 	"cairn/store"
@@ -151,7 +152,7 @@ func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQue
 func TestEvalSciFact(t *testing.T) {
 	dir := filepath.Join(evalDir, "scifact")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skip("no ../shared/eval/scifact beside the repository")
+		testenv.Missing(t, "no ../shared/eval/scifact beside the repository")
 	}
 	if testing.Short() {
 		t.Skip("-short")
@@ -174,7 +175,7 @@ func TestEvalSciFact(t *testing.T) {
 func TestEvalLoCoMo(t *testing.T) {
 	dir := filepath.Join(evalDir, "locomo-dev")
 	if _, err := os.Stat(dir); err != nil {
-		t.Skip("no ../shared/eval/locomo-dev beside the repository")
+		testenv.Missing(t, "no ../shared/eval/locomo-dev beside the repository")
 	}
 	groups := locomoRecords(t, dir)
 	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
@@ -269,7 +270,7 @@ func TestEvalNothingKnown(t *testing.T) {
 	sdir, ldir := filepath.Join(evalDir, "scifact"), filepath.Join(evalDir, "locomo-dev")
 	for _, d := range []string{sdir, ldir} {
 		if _, err := os.Stat(d); err != nil {
-			t.Skip("no " + d + " beside the repository")
+			testenv.Missing(t, "no "+d+" beside the repository")
 		}
 	}
 	if testing.Short() {

@@ -20,14 +20,14 @@ func Missing(t testing.TB, why string) {
 	if os.Getenv("CI") == "true" {
 		t.Fatalf("CI must run this test, but %s", why)
 	}
-	t.Skipf("skipped: %s (run as root, as CI does)", why)
+	t.Skipf("skipped: %s", why)
 }
 
 // NeedRoot skips (or, under CI, fails) t unless it runs as root.
 func NeedRoot(t testing.TB, to string) {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		Missing(t, "it needs root to "+to)
+		Missing(t, "it needs root to "+to+" (run as root, as CI does)")
 	}
 }
 
