@@ -355,7 +355,7 @@ func TestWorkbenchTheme(t *testing.T) {
 			return ""
 		},
 		Getwd: func() (string, error) { return e.wd, nil }, IsTerminal: func() bool { return false },
-		Workbench: func(_ context.Context, _ store.Store, p memory.Project, _ []memory.Project, theme string) error {
+		Workbench: func(_ context.Context, _ store.Store, p memory.Project, _ []memory.Project, theme, _ string) error {
 			got = theme + " " + p.Name
 			return nil
 		}})

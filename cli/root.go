@@ -28,7 +28,7 @@ const (
 )
 
 // Workbench opens the TUI on a store in a project. main.go supplies it.
-type Workbench func(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme string) error
+type Workbench func(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme, home string) error
 
 // Env is everything a run of cairn reads from and writes to, so that tests
 // can run the whole command line in-process.
@@ -263,7 +263,11 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 	if err != nil {
 		return err
 	}
-	return a.env.Workbench(ctx, st, p, projects, theme)
+	home, err := a.homeDir()
+	if err != nil {
+		return err
+	}
+	return a.env.Workbench(ctx, st, p, projects, theme, home)
 }
 
 // DebugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.

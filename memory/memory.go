@@ -419,3 +419,20 @@ func DeriveTitle(body string) string {
 func (m *Memory) TitleDerived() bool {
 	return m.Title != "" && m.Title == DeriveTitle(m.Body)
 }
+
+// Matches reports whether every word of filter (case folded) occurs in the
+// memory's title, kind, tags or body: the workbench's list filter, asked of
+// the loaded rows at once and of the store for the rest of a big layer.
+func Matches(m *Memory, filter string) bool {
+	words := strings.Fields(strings.ToLower(filter))
+	if len(words) == 0 {
+		return true
+	}
+	hay := strings.ToLower(m.Title + " " + string(m.Kind) + " " + strings.Join(m.Tags, " ") + " " + m.Body)
+	for _, w := range words {
+		if !strings.Contains(hay, w) {
+			return false
+		}
+	}
+	return true
+}

@@ -126,6 +126,7 @@ type Query struct {
 	Layer   memory.Layer  `json:"layer,omitempty"`  // 0: every layer
 	Status  memory.Status `json:"status,omitempty"` // "": active only; StatusAny: every status
 	Tag     string        `json:"tag,omitempty"`    // "": any tag
+	Match   string        `json:"match,omitempty"`  // "": all; else every word in the text (memory.Matches)
 	Limit   int           `json:"limit,omitempty"`  // 0: DefaultLimit
 	After   string        `json:"after,omitempty"`  // cursor from a previous Page.Next
 }

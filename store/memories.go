@@ -610,7 +610,7 @@ func (db *DB) List(ctx context.Context, q Query) (Page, error) {
 			if err != nil {
 				return err
 			}
-			if filter(m) {
+			if filter(m) && (q.Match == "" || memory.Matches(m, q.Match)) {
 				page.Memories = append(page.Memories, m)
 			}
 		}

@@ -41,6 +41,9 @@ type Options struct {
 	// the process whose files and environment the facts are bound to; nil
 	// leaves the Verify-first section empty.
 	Trust func(memory.Project) *trust.Service
+	// HistoryFile keeps the command line's history between sessions (in the
+	// home, private; "" keeps it for this session only).
+	HistoryFile string
 }
 
 type focus int
@@ -63,6 +66,7 @@ const (
 	modeCalibration
 	modeInbox
 	modeReport
+	modeWhy // /why: the tree of a memory's reasons in the list
 )
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
@@ -119,6 +123,7 @@ type workbench struct {
 	report reportPane
 
 	recallQuery string
+	whyRoot     string                    // the title /why was asked of, while its tree shows
 	recallWords string                    // the query's words alone: what + and - are said of
 	verifyCount int                       // memories in the verify-first queue
 	inboxCount  int                       // waiting drafts, open proposals and gaps
@@ -165,7 +170,8 @@ type workbench struct {
 	// says how far it has come, for the header.
 	sleeping *consolidation
 	progress string
-	lastRun  string // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
+	archived []*memory.Memory // archived memories for /unarchive's completion (nil: not read yet)
+	lastRun  string           // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
 }
 
 // New builds the workbench over st.
@@ -185,6 +191,9 @@ func New(st Store, opt Options) Model {
 		m.theme, m.themeFixed = themes.Get("plain"), true
 	}
 	m.repl = newReplLine()
+	if opt.HistoryFile != "" {
+		m.repl.file, m.repl.history = opt.HistoryFile, loadHistory(opt.HistoryFile)
+	}
 	m.detail.rendered = map[renderKey]string{}
 	return Model{m}
 }
@@ -273,6 +282,9 @@ func (m *workbench) query() store.Query {
 		q.Status = memory.StatusArchived
 	case m.section == sectionSuperseded:
 		q.Status = memory.StatusSuperseded
+	}
+	if m.list.inStore {
+		q.Match = m.list.filter
 	}
 	return q
 }
@@ -459,7 +471,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if msg.err != nil {
 			return m.fail("open the memory to supersede", msg.err)
 		}
-		return m.startSupersede(msg.mem)
+		return m.startSupersede(msg.mem, msg.text)
 	case historyLoadedMsg:
 		m.done()
 		if errors.Is(msg.err, errNothingToCompare) {
@@ -481,6 +493,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
 		}
 		m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
+		m.list.prefix, m.whyRoot = nil, ""
 		m.explains = map[string]recall.Explain{}
 		var items []*memory.Memory
 		for _, h := range append(msg.resp.Results, msg.resp.VerifyFirst...) {
@@ -489,7 +502,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		}
 		m.reqSeq++
 		// A new list, not a refresh: the best hit is selected.
-		m.list.items, m.list.filter, m.list.filtering, m.list.cursor, m.list.offset = nil, "", false, 0, 0
+		m.list.items, m.list.filter, m.list.filtering, m.list.inStore, m.list.cursor, m.list.offset = nil, "", false, false, 0, 0
 		m.list.set(items, "", false, "")
 		m.mode, m.focus = modeRecall, focusList
 		switch {
@@ -501,6 +514,46 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains · + helped · - did not", msg.query, len(items), msg.resp.Cut), false)
 		}
 		return m.openSelected()
+	case whyLoadedMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("read why", msg.err)
+		}
+		m.reqSeq++
+		m.whyRoot, m.recallQuery = msg.root.Title, ""
+		m.list.items, m.list.filter, m.list.filtering, m.list.inStore, m.list.cursor, m.list.offset = nil, "", false, false, 0, 0
+		m.list.set(msg.items, "", false, "")
+		m.list.prefix = map[string]string{}
+		for i, it := range msg.items {
+			m.list.prefix[it.ID] = msg.prefixes[i]
+		}
+		m.mode, m.focus = modeWhy, focusList
+		n := len(msg.items) - 1
+		if n == 0 {
+			m.say(fmt.Sprintf("why %q: no reasons or evidence linked — /link because ID adds one", safetext.CleanLine(msg.root.Title)), false)
+		} else {
+			m.say(fmt.Sprintf("why %q: %d linked — enter walks to one · esc back", safetext.CleanLine(msg.root.Title), n), false)
+		}
+		return m.openSelected()
+	case archivedLoadedMsg:
+		m.done()
+		if msg.err != nil || msg.project != m.proj.ID {
+			return nil
+		}
+		m.archived = msg.items
+		if m.archived == nil {
+			m.archived = []*memory.Memory{}
+		}
+		if m.repl.active && strings.HasPrefix(strings.TrimLeft(m.repl.in.Value(), "/:"), "unarchive ") {
+			return m.completeLine()
+		}
+		return nil
+	case capturedMsg:
+		m.done()
+		if msg.err != nil {
+			return m.fail("capture", msg.err)
+		}
+		return tea.Batch(m.say(fmt.Sprintf("captured %s into the inbox (%d bytes) — /consolidate turns drafts into memories", short(msg.draft.ID), len(msg.draft.Text)), false), m.countInbox())
 	case editFileReadyMsg:
 		if m.editor == nil { // cancelled meanwhile
 			return func() tea.Msg { os.Remove(msg.path); return nil }
@@ -535,14 +588,14 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		}
 		return tea.Batch(cmds...)
 	case refreshMsg:
-		m.refreshDue = false
+		m.refreshDue, m.archived = false, nil
 		cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), loadProjects(m.st)}
 		m.pending++
-		if m.mode != modeRecall {
+		if m.mode != modeRecall && m.mode != modeWhy {
 			cmds = append(cmds, m.loadSection(false))
 			m.refreshReq = m.reqSeq
 		}
-		if m.section != sectionInbox || m.mode == modeRecall {
+		if m.section != sectionInbox || m.mode == modeRecall || m.mode == modeWhy {
 			cmds = append(cmds, m.countInbox()) // agents capture drafts while the workbench is open
 		}
 		if m.mode == modeTimeline && m.section != sectionTimeline {
@@ -684,7 +737,8 @@ func (m *workbench) renderDetail() tea.Cmd {
 func (m *workbench) selectSection(s int) tea.Cmd {
 	m.section = clamp(s, 0, sectionCount-1)
 	m.mode = modeBrowse
-	m.list.filter, m.list.filtering = "", false
+	m.list.filter, m.list.filtering, m.list.inStore = "", false, false
+	m.list.prefix, m.whyRoot = nil, ""
 	m.list.cursor, m.list.offset = 0, 0
 	m.list.items = nil
 	switch m.section {
@@ -717,7 +771,8 @@ func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	m.detail.clear()
 	m.tl.events = nil
 	m.inbox, m.inboxCount = inboxPane{}, 0
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.say("project "+p.Name, false))
+	m.verifyCount, m.archived = 0, nil // the new project's, once read
+	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }
 
 func (m *workbench) scope() []string {

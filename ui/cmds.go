@@ -53,6 +53,7 @@ type Store interface {
 	Gaps(ctx context.Context, project string) ([]memory.Gap, error)
 	DropGap(ctx context.Context, project, id string, by memory.Actor) error
 	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
+	Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 }
 
 // openEpisode finds the episode `cairn ingest` keeps for an agent session.
@@ -189,10 +190,29 @@ func reread(st Store, id string) tea.Cmd {
 }
 
 // readForSupersede reads the memory /supersede names, to open the editor on it.
-func readForSupersede(st Store, ref string) tea.Cmd {
+func readForSupersede(st Store, ref, text string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
-		return supersedeTargetMsg{m, err}
+		return supersedeTargetMsg{m, text, err}
+	}
+}
+
+// confirmRef confirms the memory ref names (/confirm ID).
+func confirmRef(st Store, svc *trust.Service, ref string) tea.Cmd {
+	return func() tea.Msg {
+		m, err := getRef(st, ref)
+		if err != nil {
+			return actionDoneMsg{verb: "confirmed", id: ref, err: err}
+		}
+		return confirm(svc, m)()
+	}
+}
+
+// capture puts text in the project's drafts inbox, as cairn capture does.
+func capture(st Store, project, text string) tea.Cmd {
+	return func() tea.Msg {
+		d, err := st.Capture(bg, memory.Draft{Project: project, Text: text, Actor: memory.ActorUser})
+		return capturedMsg{draft: d, err: err}
 	}
 }
 
@@ -713,5 +733,100 @@ func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
 	return func() tea.Msg {
 		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)
 		return undoneMsg{run: run, err: err}
+	}
+}
+
+// whyDepth bounds how far /why follows reasons: a decision, its reasons,
+// their evidence and one step more.
+const whyDepth = 4
+
+// reasonKinds are the links /why follows from a memory to what it rests on.
+var reasonKinds = map[memory.EdgeKind]bool{memory.EdgeBecause: true, memory.EdgeEvidence: true,
+	memory.EdgeDependsOn: true, memory.EdgeDerivedFrom: true, memory.EdgeContradicts: true}
+
+// loadWhy reads the tree of what a memory rests on (because, evidence,
+// depends on, derived from, contradicts, followed to whyDepth) and, below
+// it, what rests on the memory, as rows with their tree prefixes.
+func loadWhy(st Store, ref string) tea.Cmd {
+	return func() tea.Msg {
+		root, err := getRef(st, ref)
+		if err != nil {
+			return whyLoadedMsg{err: err}
+		}
+		w := whyMsgBuilder{st: st, seen: map[string]bool{root.ID: true}}
+		w.add(root, "")
+		if err := w.down(root.ID, "", 1); err != nil {
+			return whyLoadedMsg{err: err}
+		}
+		_, in, err := st.Edges(bg, root.ID)
+		if err != nil {
+			return whyLoadedMsg{err: err}
+		}
+		for _, e := range in {
+			if !reasonKinds[e.Kind] || !e.Active || w.seen[e.From] {
+				continue
+			}
+			if m, err := st.Get(bg, e.From); err == nil {
+				w.seen[m.ID] = true
+				w.add(m, "← "+edgeLabel(e.Kind)+" ")
+			}
+		}
+		return whyLoadedMsg{root: root, items: w.items, prefixes: w.prefixes}
+	}
+}
+
+type whyMsgBuilder struct {
+	st       Store
+	seen     map[string]bool
+	items    []*memory.Memory
+	prefixes []string
+}
+
+func (w *whyMsgBuilder) add(m *memory.Memory, prefix string) {
+	w.items, w.prefixes = append(w.items, m), append(w.prefixes, prefix)
+}
+
+// down adds the reasons of id under indent, depth levels from the root.
+func (w *whyMsgBuilder) down(id, indent string, depth int) error {
+	if depth > whyDepth {
+		return nil
+	}
+	out, _, err := w.st.Edges(bg, id)
+	if err != nil {
+		return err
+	}
+	var kids []memory.Edge
+	for _, e := range out {
+		if reasonKinds[e.Kind] && e.Active && !w.seen[e.To] {
+			w.seen[e.To] = true // a memory shows once, where it is first reached
+			kids = append(kids, e)
+		}
+	}
+	for i, e := range kids {
+		m, err := w.st.Get(bg, e.To)
+		if err != nil {
+			continue // forgotten meanwhile
+		}
+		branch, next := "├ ", "│ "
+		if i == len(kids)-1 {
+			branch, next = "└ ", "  "
+		}
+		w.add(m, indent+branch+edgeLabel(e.Kind)+" → ")
+		if err := w.down(m.ID, indent+next, depth+1); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// edgeLabel names a link kind as a person reads it.
+func edgeLabel(k memory.EdgeKind) string { return strings.ReplaceAll(string(k), "_", " ") }
+
+// loadArchived reads a project's archived memories (newest first, up to a
+// page) for /unarchive's completion.
+func loadArchived(st Store, project string) tea.Cmd {
+	return func() tea.Msg {
+		p, err := st.List(bg, store.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
+		return archivedLoadedMsg{project: project, items: p.Memories, err: err}
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"unicode"
 
@@ -260,9 +261,30 @@ func (d *diffView) scrollBy(n int, t themes.Theme, w, h int) {
 func wrapAll(lines []string, w int) []string {
 	var out []string
 	for _, l := range lines {
-		out = append(out, strings.Split(ansi.Wrap(l, max(w, 1), " "), "\n")...)
+		out = append(out, wrapLines(l, w)...)
 	}
 	return out
+}
+
+// nbHyphen stands in, while a line is wrapped, for a hyphen between two
+// digits: a date, a version or a range is one word (the wrapper breaks
+// after every hyphen, and "2026-" / "02-25" is no date).
+const nbHyphen = "\u2011"
+
+var digitHyphen = regexp.MustCompile(`([0-9])-([0-9])`)
+
+// wrapLines wraps s to w cells at spaces (and hyphens between letters).
+func wrapLines(s string, w int) []string {
+	protect := !strings.Contains(s, nbHyphen) && strings.Contains(s, "-")
+	if protect {
+		// twice: "2026-02-14" has overlapping matches
+		s = digitHyphen.ReplaceAllString(digitHyphen.ReplaceAllString(s, "$1"+nbHyphen+"$2"), "$1"+nbHyphen+"$2")
+	}
+	out := ansi.Wrap(s, max(w, 1), " ")
+	if protect {
+		out = strings.ReplaceAll(out, nbHyphen, "-")
+	}
+	return strings.Split(out, "\n")
 }
 
 // pad cuts or fills a styled string to exactly w cells.

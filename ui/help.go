@@ -4,12 +4,14 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"cairn/themes"
 )
 
 // contextKeys are the keys of the views that take the keyboard for a while.
 var contextKeys = []struct{ where, keys string }{
-	{"filter (f)", "type to narrow the loaded list · enter keep · esc clear"},
+	{"filter (f)", "type to narrow the list (every match in the layer) · enter keep · esc clear"},
 	{"command line", "tab complete · ↑/↓ history · enter run · esc close"},
 	{"forget dialog", "y forget for good · N, enter or esc keep it"},
 	{"supersede editor", "first line is the title · ctrl+s show the diff · ctrl+e $EDITOR · esc cancel"},
@@ -21,39 +23,84 @@ var contextKeys = []struct{ where, keys string }{
 }
 
 // helpLines lists every key and every command (from the same registry the
-// command line parses), for a help screen w cells wide.
+// command line parses), for a help screen w cells wide. A description too
+// long for its line wraps under itself, never under the key column.
 func helpLines(t themes.Theme, w int) []string {
 	st := t.Styles
-	var keyLines, cmdLines []string
-	for _, b := range allBindings() {
-		keyLines = append(keyLines, st.Key.Render(pad(b.label(), 16))+" "+b.help)
-	}
-	for _, c := range registry {
-		cmdLines = append(cmdLines, st.Key.Render(pad("/"+c.name+" "+c.args, 26))+" "+c.help)
-	}
+	keyCell := func(b binding, kw, cw int) []string { return hang(st.Key.Render(b.label()), kw, b.help, cw) }
 	lines := []string{st.Title.Render("Keys")}
+	bs := allBindings()
 	if col := w / 2; col >= 48 {
-		half := (len(keyLines) + 1) / 2
+		half := (len(bs) + 1) / 2
+		lw, rw := keyWidth(bs[:half]), keyWidth(bs[half:])
 		for i := range half {
-			r := ""
-			if i+half < len(keyLines) {
-				r = keyLines[i+half]
+			l := keyCell(bs[i], lw, col-1)
+			var r []string
+			if i+half < len(bs) {
+				r = keyCell(bs[i+half], rw, w-col)
 			}
-			lines = append(lines, pad(keyLines[i], col-1)+" "+r)
+			for j := range max(len(l), len(r)) {
+				row := pad("", col-1)
+				if j < len(l) {
+					row = pad(l[j], col-1)
+				}
+				if j < len(r) {
+					row += " " + r[j]
+				}
+				lines = append(lines, strings.TrimRight(row, " "))
+			}
 		}
 	} else {
-		lines = append(lines, keyLines...)
+		kw := keyWidth(bs)
+		for _, b := range bs {
+			lines = append(lines, keyCell(b, kw, w)...)
+		}
 	}
 	lines = append(lines, "", st.Title.Render("In views"))
 	for _, c := range contextKeys {
-		lines = append(lines, st.Key.Render(pad(c.where, 17))+c.keys)
+		lines = append(lines, hang(st.Key.Render(c.where), 17, c.keys, w)...)
 	}
 	lines = append(lines, "", st.Title.Render("Commands")+st.Muted.Render(" (type / or :, tab completes, ↑/↓ history; no id = the selected memory)"))
-	lines = append(lines, cmdLines...)
+	cw := 0
+	for _, c := range registry {
+		cw = max(cw, ansi.StringWidth("/"+c.name+" "+c.args)+1)
+	}
+	cw = min(cw, max(w/3, 20)) // a longer one takes a line of its own
+	for _, c := range registry {
+		lines = append(lines, hang(st.Key.Render("/"+c.name+" "+c.args), cw, c.help, w)...)
+	}
 	lines = append(lines, "", st.Title.Render("Marks"),
 		"> selection · ● trusted  ◐ less so  ! low trust, verify first · ☆ recalled  ★ recalled often",
 		"kinds: rule = constraint, pref = preference, proc = procedure, dec = decision, neg = negative")
 	return wrapAll(lines, w)
+}
+
+// keyWidth is the key column for bs: the longest label and a space.
+func keyWidth(bs []binding) int {
+	w := 0
+	for _, b := range bs {
+		w = max(w, ansi.StringWidth(b.label()))
+	}
+	return w + 1
+}
+
+// hang lays out a key and its description in w cells: the key in a column
+// of kw cells (on a line of its own when longer), the description wrapped
+// in the rest with a hanging indent, so it never runs under the keys.
+func hang(key string, kw int, desc string, w int) []string {
+	dw := max(w-kw, 12)
+	wrapped := wrapLines(desc, dw)
+	var out []string
+	if ansi.StringWidth(key) >= kw {
+		out = append(out, key)
+	} else {
+		out = append(out, pad(key, kw)+wrapped[0])
+		wrapped = wrapped[1:]
+	}
+	for _, l := range wrapped {
+		out = append(out, strings.Repeat(" ", kw)+l)
+	}
+	return out
 }
 
 // helpView is the part of the help that fits h lines from scroll on.

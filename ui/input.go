@@ -149,6 +149,8 @@ func (m *workbench) modeAfterOverlay() mode {
 		return modeTimeline
 	case m.recallQuery != "" && m.list.items != nil:
 		return modeRecall
+	case m.whyRoot != "" && m.list.items != nil:
+		return modeWhy
 	case m.section == sectionInbox:
 		return modeInbox
 	}
@@ -198,6 +200,17 @@ func (m *workbench) listKey(s string) (tea.Cmd, bool) {
 	case keys.Bottom.matches(s):
 		m.list.move(len(m.list.items), rows)
 		return tea.Batch(m.openSelected(), m.morePages()), true
+	case m.mode == modeWhy && keys.Open.matches(s):
+		// walk the tree: the selected memory's own reasons
+		if sel := m.list.selected(); sel != nil && m.list.cursor > 0 {
+			m.pending++
+			return loadWhy(m.st, sel.ID), true
+		}
+		if m.list.selected() != nil {
+			m.focus = focusDetail
+			return tea.Batch(m.openSelected(), m.renderDetail()), true
+		}
+		return nil, true
 	case keys.Open.matches(s), keys.Next.matches(s):
 		if m.list.selected() != nil {
 			m.focus = focusDetail
@@ -208,8 +221,8 @@ func (m *workbench) listKey(s string) (tea.Cmd, bool) {
 		m.focus = focusSidebar
 		return nil, true
 	case keys.Back.matches(s):
-		if m.mode == modeRecall {
-			m.recallQuery = ""
+		if m.mode == modeRecall || m.mode == modeWhy {
+			m.recallQuery, m.whyRoot, m.list.prefix = "", "", nil
 			return m.selectSection(m.section), true
 		}
 		m.focus = focusSidebar
@@ -225,7 +238,7 @@ func (m *workbench) listKey(s string) (tea.Cmd, bool) {
 
 // morePages loads the next page when the cursor nears the end of what is loaded.
 func (m *workbench) morePages() tea.Cmd {
-	if m.list.next == "" || m.list.filter != "" || m.mode == modeRecall || m.list.cursor < len(m.list.items)-10 {
+	if m.list.next == "" || (m.list.filter != "" && !m.list.inStore) || m.mode == modeRecall || m.mode == modeWhy || m.list.cursor < len(m.list.items)-10 {
 		return nil
 	}
 	next := m.list.next
@@ -300,7 +313,7 @@ func (m *workbench) memoryKey(s string) tea.Cmd {
 		m.pending++
 		return readForForget(m.st, cur.ID)
 	case keys.Supersede.matches(s):
-		return m.startSupersede(cur)
+		return m.startSupersede(cur, "")
 	case keys.Diff.matches(s):
 		m.pending++
 		return loadDiff(m.st, cur)
@@ -382,13 +395,20 @@ func (m *workbench) current() *memory.Memory {
 	return m.list.selected()
 }
 
-func (m *workbench) startSupersede(cur *memory.Memory) tea.Cmd {
+// startSupersede opens the editor on cur; with text (/supersede ID TEXT)
+// the editor holds that text and the diff is shown at once.
+func (m *workbench) startSupersede(cur *memory.Memory, text string) tea.Cmd {
 	if cur.Status == memory.StatusSuperseded {
 		return m.say(fmt.Sprintf("%s is already superseded by %s — supersede that one", short(cur.ID), short(cur.SupersededBy)), true)
 	}
 	m.editor = newEditor(cur, m.theme.Dark)
 	m.mode = modeEditor
-	return m.editor.ta.Focus()
+	focus := m.editor.ta.Focus()
+	if text == "" {
+		return focus
+	}
+	m.editor.setText(text)
+	return tea.Batch(focus, m.reviewEdit())
 }
 
 func (m *workbench) editorKey(k tea.KeyPressMsg) tea.Cmd {
@@ -401,36 +421,42 @@ func (m *workbench) editorKey(k tea.KeyPressMsg) tea.Cmd {
 		m.editor, m.mode = nil, m.modeAfterOverlay()
 		return m.say(text, false)
 	case "ctrl+s":
-		next := m.editor.next()
-		if strings.TrimSpace(next.Body) == "" {
-			return m.say("the new version is empty: write the corrected fact", true)
-		}
-		if title, body := splitEdit(editText(m.editor.old)); next.Title == title && next.Body == body {
-			if m.editor.proposal != "" {
-				return m.say("unchanged: esc, then a accepts it as proposed", true)
-			}
-			return m.say("the new version is the same as the old: change something, or esc to cancel", true)
-		}
-		if m.editor.proposal != "" {
-			// Compared with the memory the proposal is about, when there is
-			// one: that is what accepting changes.
-			old := m.editor.about
-			if old == nil {
-				old = m.editor.old
-			}
-			m.diff = newDiff([]*memory.Memory{old, next}, 0, 1, "your version of the proposal, not stored yet")
-			m.diff.confirm, m.diff.proposal = true, m.editor.proposal
-			m.mode = modeDiff
-			return nil
-		}
-		m.diff = newDiff([]*memory.Memory{m.editor.old, next}, 0, 1, "your new version, not stored yet")
-		m.diff.confirm = true
-		m.mode = modeDiff
-		return nil
+		return m.reviewEdit()
 	case "ctrl+e":
 		return writeEditFile(m.editor.ta.Value())
 	}
 	return m.editor.update(k)
+}
+
+// reviewEdit shows the editor's new version beside the old, to store with
+// enter (ctrl+s in the editor; /supersede ID TEXT goes straight here).
+func (m *workbench) reviewEdit() tea.Cmd {
+	next := m.editor.next()
+	if strings.TrimSpace(next.Body) == "" {
+		return m.say("the new version is empty: write the corrected fact", true)
+	}
+	if title, body := splitEdit(editText(m.editor.old)); next.Title == title && next.Body == body {
+		if m.editor.proposal != "" {
+			return m.say("unchanged: esc, then a accepts it as proposed", true)
+		}
+		return m.say("the new version is the same as the old: change something, or esc to cancel", true)
+	}
+	if m.editor.proposal != "" {
+		// Compared with the memory the proposal is about, when there is
+		// one: that is what accepting changes.
+		old := m.editor.about
+		if old == nil {
+			old = m.editor.old
+		}
+		m.diff = newDiff([]*memory.Memory{old, next}, 0, 1, "your version of the proposal, not stored yet")
+		m.diff.confirm, m.diff.proposal = true, m.editor.proposal
+		m.mode = modeDiff
+		return nil
+	}
+	m.diff = newDiff([]*memory.Memory{m.editor.old, next}, 0, 1, "your new version, not stored yet")
+	m.diff.confirm = true
+	m.mode = modeDiff
+	return nil
 }
 
 func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
@@ -474,6 +500,7 @@ func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
 }
 
 func (m *workbench) filterKey(k tea.KeyPressMsg) tea.Cmd {
+	was := m.list.filter
 	switch s := k.String(); s {
 	case "esc":
 		m.list.filter, m.list.filtering = "", false
@@ -493,7 +520,22 @@ func (m *workbench) filterKey(k tea.KeyPressMsg) tea.Cmd {
 		}
 	}
 	m.list.cursor = clamp(m.list.cursor, 0, max(len(m.list.visible())-1, 0))
-	return m.openSelected()
+	if m.list.filter == was {
+		return m.openSelected()
+	}
+	// The loaded rows narrow at once; when the section has more than was
+	// loaded, the store is asked for every match (its answer replaces the
+	// rows; a later keystroke's request supersedes an earlier one).
+	if m.list.next != "" && m.mode == modeBrowse && m.section != sectionVerify && m.section != sectionInbox {
+		m.list.inStore = true
+	}
+	if !m.list.inStore {
+		return m.openSelected()
+	}
+	if m.list.filter == "" {
+		m.list.inStore = false // the section's own pages again
+	}
+	return tea.Batch(m.openSelected(), m.loadSection(false))
 }
 
 func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {
@@ -502,8 +544,7 @@ func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {
 		m.repl.close()
 		return nil
 	case "tab":
-		m.completeLine()
-		return nil
+		return m.completeLine()
 	case "up":
 		m.repl.historyMove(-1)
 		return nil
@@ -512,14 +553,17 @@ func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case "enter":
 		line := m.repl.in.Value()
-		m.repl.remember(line)
+		keep := m.repl.remember(line)
 		cmd, err := m.run(line)
 		if err != nil {
+			// The error under a clean line; ↑ brings the command back to fix.
+			m.repl.in.SetValue("")
+			m.repl.hpos = len(m.repl.history)
 			m.repl.hint, m.repl.hintBad = err.Error(), true
-			return nil
+			return keep
 		}
 		m.repl.close()
-		return cmd
+		return tea.Batch(keep, cmd)
 	}
 	m.repl.hint = ""
 	return m.repl.update(k)
@@ -640,42 +684,74 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 		}
 		m.pending++
 		return doRecall(m.recaller, m.scope(), query, path), nil
-	case "archive", "unarchive", "forget", "supersede":
+	case "supersede":
+		// /supersede [ID] [TEXT]: the first word is an id when it names one.
+		ref, text := "", p.rest
+		if len(p.args) > 0 && m.isIDRef(p.args[0]) {
+			ref = m.localID(p.args[0])
+			text = strings.TrimSpace(strings.TrimPrefix(p.rest, p.args[0]))
+		}
+		cur := m.current()
+		if ref == "" {
+			if cur == nil {
+				return nil, fmt.Errorf("/supersede needs a memory: select one or give its id")
+			}
+			ref = cur.ID
+		}
+		if cur != nil && cur.ID == ref {
+			return m.startSupersede(cur, text), nil
+		}
+		m.pending++
+		return readForSupersede(m.st, ref, text), nil
+	case "archive", "unarchive", "forget", "confirm", "why":
 		id, err := target()
 		if err != nil {
 			return nil, err
 		}
-		switch p.cmd.name {
-		case "archive":
-			m.pending++
-			return archive(m.st, id), nil
-		case "unarchive":
-			m.pending++
-			return unarchive(m.st, id), nil
-		case "forget":
-			m.pending++
-			return readForForget(m.st, id), nil
-		}
-		if cur := m.current(); cur != nil && cur.ID == id {
-			return m.startSupersede(cur), nil
+		if p.cmd.name == "confirm" && m.opt.Trust == nil {
+			return nil, fmt.Errorf("/confirm needs the workbench opened on a project (cairn)")
 		}
 		m.pending++
-		return readForSupersede(m.st, id), nil
-	case "link":
-		if len(p.args) < 2 {
-			return nil, fmt.Errorf("/link KIND TO [FROM]: e.g. /link because 01J…")
+		switch p.cmd.name {
+		case "archive":
+			return archive(m.st, id), nil
+		case "unarchive":
+			return unarchive(m.st, id), nil
+		case "confirm":
+			return confirmRef(m.st, m.opt.Trust(m.proj), id), nil
+		case "why":
+			return loadWhy(m.st, id), nil
 		}
-		kind, err := memory.ParseEdgeKind(p.args[0])
+		return readForForget(m.st, id), nil
+	case "capture":
+		if p.rest == "" {
+			return nil, fmt.Errorf("/capture needs the text to put in the inbox")
+		}
+		m.pending++
+		return capture(m.st, m.proj.ID, p.rest), nil
+	case "link":
+		// The CLI's order: /link FROM KIND TO, or /link KIND TO from the
+		// selected memory.
+		args := p.args
+		if len(args) == 3 {
+			if _, err := memory.ParseEdgeKind(args[0]); err != nil {
+				args = []string{args[1], args[2], args[0]}
+			}
+		}
+		if len(args) < 2 || len(args) > 3 {
+			return nil, fmt.Errorf("/link [FROM] KIND TO: e.g. /link because 01J… (from the selected memory)")
+		}
+		kind, err := memory.ParseEdgeKind(args[0])
 		if err != nil {
 			return nil, err
 		}
-		to, from := m.localID(p.args[1]), ""
-		if len(p.args) > 2 {
-			from = m.localID(p.args[2])
+		to, from := m.localID(args[1]), ""
+		if len(args) > 2 {
+			from = m.localID(args[2])
 		} else if cur := m.current(); cur != nil {
 			from = cur.ID
 		} else {
-			return nil, fmt.Errorf("/link needs a memory to link from: select one")
+			return nil, fmt.Errorf("/link needs a memory to link from: select one, or /link FROM KIND TO")
 		}
 		m.pending++
 		return link(m.st, memory.Edge{From: from, Kind: kind, To: to}), nil
@@ -699,6 +775,25 @@ func (m *workbench) projectNames() []string {
 		out = append(out, p.Name)
 	}
 	return out
+}
+
+// isIDRef reports whether word names a memory rather than starting a text:
+// a row of the loaded list, or what can only be a ULID or its prefix
+// (Crockford base32, beginning "01", at least four characters).
+func (m *workbench) isIDRef(word string) bool {
+	if m.localID(word) != word {
+		return true
+	}
+	up := strings.ToUpper(word)
+	if len(up) < 4 || len(up) > 26 || !strings.HasPrefix(up, "01") {
+		return false
+	}
+	for _, r := range up {
+		if !strings.ContainsRune("0123456789ABCDEFGHJKMNPQRSTVWXYZ", r) {
+			return false
+		}
+	}
+	return true
 }
 
 // localID completes an id prefix from the loaded list when it names one

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"fmt"
-	"strings"
 	"time"
 
 	"cairn/memory"
@@ -19,7 +18,9 @@ type listPane struct {
 	offset    int    // first visible row
 	filter    string
 	filtering bool
-	asOf      time.Time // ages are counted to this moment (set in Update: View never reads the clock)
+	inStore   bool              // the section is bigger than what was loaded: the store filters it, page by page
+	prefix    map[string]string // per memory, before its title: /why's tree
+	asOf      time.Time         // ages are counted to this moment (set in Update: View never reads the clock)
 }
 
 // set replaces the items (or, with more, appends a page) and keeps the
@@ -83,15 +84,9 @@ func (l *listPane) visible() []*memory.Memory {
 	if l.filter == "" {
 		return l.items
 	}
-	words := strings.Fields(strings.ToLower(l.filter))
 	var out []*memory.Memory
 	for _, m := range l.items {
-		hay := strings.ToLower(m.Title + " " + string(m.Kind) + " " + strings.Join(m.Tags, " ") + " " + m.Body)
-		ok := true
-		for _, w := range words {
-			ok = ok && strings.Contains(hay, w)
-		}
-		if ok {
+		if memory.Matches(m, l.filter) {
 			out = append(out, m)
 		}
 	}
@@ -190,11 +185,27 @@ func kindShort(k memory.Kind) string {
 	return string(k)
 }
 
-// view renders the list in w×h cells.
-func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) []string {
+// view renders the list in w×h cells. total is how many the section holds
+// (-1: what is loaded is all of it); with a filter the heading counts the
+// matches, "200+" while the store has more to page in.
+func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string, total int) []string {
 	st := t.Styles
 	v := l.visible()
-	out := []string{st.Title.Render(heading) + st.Muted.Render(fmt.Sprintf(" %d", len(v)))}
+	count := fmt.Sprint(len(v))
+	switch {
+	case l.filter != "":
+		more := ""
+		if l.inStore && l.next != "" {
+			more = "+"
+		}
+		count = fmt.Sprintf("%d%s of %d", len(v), more, max(total, len(l.items)))
+		if total < 0 {
+			count = fmt.Sprintf("%d of %d", len(v), len(l.items))
+		}
+	case total >= 0:
+		count = fmt.Sprint(max(total, len(v))) // the counts may lag a write by a moment
+	}
+	out := []string{st.Title.Render(heading) + st.Muted.Render(" "+count)}
 	if l.filtering || l.filter != "" {
 		cursor := ""
 		if l.filtering {
@@ -214,12 +225,16 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) 
 	if l.cursor < offset || l.cursor >= offset+rows { // not fitted yet: keep the cursor in view
 		offset = max(l.cursor-rows+1, 0)
 	}
+	// The title comes first: narrower panes drop provenance (the detail
+	// shows it), then the kind, then the age.
 	meta := 16 // kind, provenance and age
 	switch {
 	case w < 30:
 		meta = 0
 	case w < 40:
-		meta = 9 // provenance and age
+		meta = 4 // age
+	case w < 56:
+		meta = 11 // kind and age
 	}
 	for i := offset; i < len(v) && i < offset+rows; i++ {
 		m := v[i]
@@ -228,13 +243,15 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string) 
 			mark = "> "
 		}
 		badge := trustBadge(m, l.asOf) + salienceMark(m) + " "
-		line := mark + badge + pad(safetext.CleanLine(m.Title), w-2-3-meta)
+		line := mark + badge + pad(l.prefix[m.ID]+safetext.CleanLine(m.Title), w-2-3-meta)
 		facts := ""
 		switch meta {
 		case 16:
 			facts = fmt.Sprintf(" %-6s %-4s %3s", kindShort(m.Kind), provShort[m.Provenance], age(l.asOf, m.CreatedAt))
-		case 9:
-			facts = fmt.Sprintf(" %-4s %3s", provShort[m.Provenance], age(l.asOf, m.CreatedAt))
+		case 11:
+			facts = fmt.Sprintf(" %-6s %3s", kindShort(m.Kind), age(l.asOf, m.CreatedAt))
+		case 4:
+			facts = fmt.Sprintf(" %3s", age(l.asOf, m.CreatedAt))
 		}
 		switch {
 		case i == l.cursor && focused:

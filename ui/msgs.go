@@ -74,8 +74,15 @@ type rereadMsg struct {
 
 // supersedeTargetMsg carries the memory /supersede named, for the editor.
 type supersedeTargetMsg struct {
-	mem *memory.Memory
-	err error
+	mem  *memory.Memory
+	text string // the new version /supersede ID TEXT gave, if any
+	err  error
+}
+
+// capturedMsg answers /capture.
+type capturedMsg struct {
+	draft memory.Draft
+	err   error
 }
 
 // historyLoadedMsg opens the diff over the versions of a memory's
@@ -203,4 +210,20 @@ type undoneMsg struct {
 type episodeFoundMsg struct {
 	session, id string
 	err         error
+}
+
+// whyLoadedMsg answers /why: the root, then what it rests on and what rests
+// on it, each row with its place in the tree.
+type whyLoadedMsg struct {
+	root     *memory.Memory
+	items    []*memory.Memory
+	prefixes []string
+	err      error
+}
+
+// archivedLoadedMsg carries the archived memories /unarchive completes.
+type archivedLoadedMsg struct {
+	project string
+	items   []*memory.Memory
+	err     error
 }

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
@@ -8,6 +10,7 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
+	"cairn/secrets"
 	"cairn/themes"
 )
 
@@ -17,6 +20,7 @@ type replLine struct {
 	in      textinput.Model
 	active  bool
 	history []string
+	file    string // where history lasts between sessions ("" keeps it in memory)
 	hpos    int    // position in history while browsing it
 	hint    string // completion candidates or an error, under the line
 	hintBad bool
@@ -67,11 +71,68 @@ func (r *replLine) historyMove(d int) {
 	r.in.CursorEnd()
 }
 
-func (r *replLine) remember(line string) {
+// remember adds line to the history and returns the command that keeps it
+// in the history file: never a line that holds what looks like a secret
+// (it stays in this session's history only, to be corrected).
+func (r *replLine) remember(line string) tea.Cmd {
 	if line == "" || (len(r.history) > 0 && r.history[len(r.history)-1] == line) {
-		return
+		return nil
 	}
 	r.history = append(r.history, line)
+	if r.file == "" || strings.ContainsAny(line, "\r\n") || len(secrets.Scan(line)) > 0 {
+		return nil
+	}
+	file := r.file
+	return func() tea.Msg {
+		appendHistory(file, line) // a history that cannot be written is not worth an error
+		return nil
+	}
+}
+
+// maxHistory is how many lines the history file keeps.
+const maxHistory = 500
+
+// loadHistory reads the history file (the last maxHistory lines), and
+// rewrites it when it has grown to twice that.
+func loadHistory(file string) []string {
+	b, err := os.ReadFile(file)
+	if err != nil {
+		return nil
+	}
+	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
+	if len(lines) == 1 && lines[0] == "" {
+		return nil
+	}
+	if n := len(lines); n > maxHistory {
+		lines = lines[n-maxHistory:]
+		if n >= 2*maxHistory {
+			writeHistory(file, lines)
+		}
+	}
+	return lines
+}
+
+func appendHistory(file, line string) {
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	if err != nil {
+		return
+	}
+	defer f.Close()
+	f.WriteString(line + "\n")
+}
+
+// writeHistory replaces the file with lines, atomically, private.
+func writeHistory(file string, lines []string) {
+	tmp, err := os.CreateTemp(filepath.Dir(file), ".history-*")
+	if err != nil {
+		return
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil || tmp.Chmod(0o600) != nil || tmp.Close() != nil {
+		tmp.Close()
+		return
+	}
+	os.Rename(tmp.Name(), file)
 }
 
 // setWidth fits the line to w cells: prompt, text, one cell of cursor.
@@ -92,11 +153,23 @@ func (r *replLine) view(t themes.Theme, w int) []string {
 	return lines
 }
 
-// completions are the words tab can finish in the current state.
-func (m *workbench) completeLine() {
+// completions are the words tab can finish in the current state: ids of
+// the shown list, or for /unarchive those of the archived memories (read
+// from the store on the first tab; the completion runs again when they
+// arrive).
+func (m *workbench) completeLine() tea.Cmd {
 	var ids []string
+	rows := m.list.items
+	var load tea.Cmd
+	if strings.HasPrefix(strings.TrimLeft(m.repl.in.Value(), "/:"), "unarchive ") && m.section != sectionArchived {
+		if m.archived == nil {
+			m.pending++
+			load = loadArchived(m.st, m.proj.ID)
+		}
+		rows = m.archived
+	}
 	// Completion types these into the line: neutralised, as shown.
-	for _, it := range m.list.items {
+	for _, it := range rows {
 		ids = append(ids, safetext.CleanLine(it.ID))
 	}
 	var projects []string
@@ -109,6 +182,8 @@ func (m *workbench) completeLine() {
 	m.repl.in.CursorEnd()
 	m.repl.hintBad = false
 	switch {
+	case load != nil:
+		m.repl.hint = "reading the archived memories…"
 	case len(hits) > 1:
 		m.repl.hint = strings.Join(hits, "  ")
 	case len(hits) == 0:
@@ -116,4 +191,5 @@ func (m *workbench) completeLine() {
 	default:
 		m.repl.hint = ""
 	}
+	return load
 }

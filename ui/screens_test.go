@@ -6,7 +6,8 @@ import (
 )
 
 // TestScreens goldens every view at 80×24 and 140×40, in the dark theme and
-// without colour (NO_COLOR).
+// without colour (NO_COLOR), and at 100×30, 120×40 and 200×50 without colour
+// (the layout's other breakpoints: a cut word shows there first).
 func TestScreens(t *testing.T) {
 	views := []struct {
 		name string
@@ -33,8 +34,12 @@ func TestScreens(t *testing.T) {
 		// (w rejects it), and an unbound fact changed unnoticed (superseded).
 		{"calibration", true, []string{"v", "w", "6", "select:Check provenance", "s", "type: Also check the date.", "ctrl+s", "enter", "K"}},
 	}
-	for _, size := range [][2]int{{80, 24}, {140, 40}} {
-		for _, theme := range []string{"dark", "plain"} {
+	for _, size := range [][2]int{{80, 24}, {140, 40}, {100, 30}, {120, 40}, {200, 50}} {
+		themes := []string{"dark", "plain"}
+		if size[0] != 80 && size[0] != 140 {
+			themes = themes[1:]
+		}
+		for _, theme := range themes {
 			for _, v := range views {
 				name := fmt.Sprintf("%s_%dx%d_%s", v.name, size[0], size[1], theme)
 				t.Run(name, func(t *testing.T) {

@@ -31,12 +31,15 @@ func (m *workbench) footerHeight() int {
 	if m.repl.active && m.repl.hint != "" {
 		n++
 	}
+	if !m.repl.active {
+		n += len(m.statusLines()) - 1
+	}
 	return n
 }
 
 func (m *workbench) layout() layoutRects {
 	bodyH := max(m.h-1-m.footerHeight(), 3)
-	side := 24
+	side := m.sidebarWidth()
 	var l layoutRects
 	l.bodyH = bodyH
 	l.sidebar = rect{0, 1, side, bodyH}
@@ -158,10 +161,13 @@ func (m *workbench) browse(l layoutRects) string {
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 	}
 	heading := m.sectionTitle()
-	if m.mode == modeRecall {
+	switch m.mode {
+	case modeRecall:
 		heading = fmt.Sprintf("recall %q", m.recallQuery)
+	case modeWhy:
+		heading = "why"
 	}
-	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading), m.focus == focusList)
+	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading, m.sectionTotal()), m.focus == focusList)
 	if m.w >= wide {
 		detail := m.pane(l.detail, m.withReasons(m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail))), m.focus == focusDetail)
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
@@ -197,6 +203,55 @@ func (m *workbench) sectionTitle() string {
 	return "Timeline"
 }
 
+// sectionTotal is how many memories the section holds, as the sidebar
+// counts them (the list loads them a page at a time), or -1 where the loaded
+// list is the whole of it.
+func (m *workbench) sectionTotal() int {
+	switch {
+	case m.mode == modeRecall || m.mode == modeWhy:
+		return -1
+	case m.section < len(memory.Layers):
+		return m.counts.Active(memory.Layers[m.section])
+	case m.section == sectionArchived:
+		return m.counts.Total(memory.StatusArchived)
+	case m.section == sectionSuperseded:
+		return m.counts.Total(memory.StatusSuperseded)
+	}
+	return -1
+}
+
+// countLabel is a sidebar count in at most four cells: 999, 1.2k, 38k,
+// 100k, 1.2M (a count is read at a glance, and "1…" said nothing).
+func countLabel(n int) string {
+	switch {
+	case n < 0:
+		return ""
+	case n < 1000:
+		return fmt.Sprint(n)
+	case n < 10_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
+	case n < 1_000_000:
+		return fmt.Sprintf("%dk", n/1000)
+	case n < 10_000_000:
+		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
+	}
+	return fmt.Sprintf("%dM", n/1_000_000)
+}
+
+// sidebarWidth fits the longest label ("  B working state") and the widest
+// count beside it, inside the border and padding: 24 cells, a little more
+// for four-character counts.
+func (m *workbench) sidebarWidth() int {
+	widest := len(countLabel(m.verifyCount))
+	for _, n := range []int{m.inboxCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
+		widest = max(widest, len(countLabel(n)))
+	}
+	for _, l := range memory.Layers {
+		widest = max(widest, len(countLabel(m.counts.Active(l))))
+	}
+	return max(24, 22+widest)
+}
+
 func (m *workbench) sidebar(w int) []string {
 	st := m.theme.Styles
 	out := []string{st.Title.Render("Layers")}
@@ -205,10 +260,7 @@ func (m *workbench) sidebar(w int) []string {
 		if i == m.section {
 			mark = "> "
 		}
-		count := ""
-		if n >= 0 {
-			count = fmt.Sprint(n)
-		}
+		count := countLabel(n)
 		text := mark + style.Render(label)
 		line := text + strings.Repeat(" ", max(w-lipgloss.Width(text)-len(count), 1)) + st.Muted.Render(count)
 		if i == m.section && m.focus == focusSidebar {
@@ -284,17 +336,43 @@ func (m *workbench) footer() string {
 	var lines []string
 	if m.repl.active {
 		lines = append(lines, m.repl.view(m.theme, m.w)...)
-	} else if m.status != "" {
-		mark, style := "✓ ", st.OK
-		if m.statusBad {
-			mark, style = "! ", st.Danger
-		}
-		lines = append(lines, style.Render(pad(mark+m.status, m.w)))
 	} else {
-		lines = append(lines, "")
+		lines = append(lines, m.statusLines()...)
 	}
 	lines = append(lines, st.Footer.Render(pad(fit(m.keyHints(), m.w), m.w)))
 	return strings.Join(lines, "\n")
+}
+
+// maxStatusLines is how tall the status line may grow: an error and its
+// advice are read whole, but never at the cost of the panes.
+const maxStatusLines = 3
+
+// statusLines is the status message wrapped to the width (so the advice
+// after an error is never cut), at most maxStatusLines, or one empty line.
+func (m *workbench) statusLines() []string {
+	if m.status == "" {
+		return []string{""}
+	}
+	st := m.theme.Styles
+	mark, style := "✓ ", st.OK
+	if m.statusBad {
+		mark, style = "! ", st.Danger
+	}
+	w := max(m.w, 10)
+	lines := wrapLines(m.status, w-2)
+	if len(lines) > maxStatusLines {
+		lines = lines[:maxStatusLines]
+		lines[maxStatusLines-1] = ansi.Truncate(lines[maxStatusLines-1]+" …", w-2, "…")
+	}
+	for i, l := range lines {
+		if i == 0 {
+			l = mark + l
+		} else {
+			l = "  " + l
+		}
+		lines[i] = style.Render(pad(l, w))
+	}
+	return lines
 }
 
 // fit keeps as many " · "-separated hints as fit in w, always ending with
@@ -358,6 +436,8 @@ func (m *workbench) keyHints() string {
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
 	case m.mode == modeRecall:
 		return "↑/↓ move · enter read · e explain · + helped · - did not · esc back · / command · ? help"
+	case m.mode == modeWhy:
+		return "↑/↓ move · enter its own reasons · esc back · / command · ? help"
 	case m.mode == modeInbox:
 		move, back := "↑/↓ move · enter read", ""
 		if m.focus == focusDetail {
