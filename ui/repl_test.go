@@ -166,3 +166,29 @@ func TestUnarchiveCompletesArchivedIDs(t *testing.T) {
 		t.Fatalf("unarchive: %s", got.Status)
 	}
 }
+
+// TestProjectSwitchCountsItsOwnQueue: after /project, the sidebar's
+// Verify-first count is the new project's, not the old one's.
+func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
+	db := openStore(t, true)
+	other, err := db.EnsureProject(bg, memory.Project{ID: "00000000000000ff", Name: "other"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject, other}, Theme: "plain", NoColor: true,
+		Now: func() time.Time { return now },
+		Trust: func(p memory.Project) *trust.Service {
+			return trust.For(db, p, func() (string, error) { return t.TempDir(), nil }, func(string) string { return "" })
+		}})
+	m.quiet = true
+	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return timerSet{} } }
+	drain(t, m, m.Init())
+	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: 120, Height: 40} })
+	if m.verifyCount == 0 {
+		t.Fatal("the demo project has nothing to verify first")
+	}
+	press(t, m, "/", "type:project other", "enter")
+	if m.proj.ID != other.ID || m.verifyCount != 0 {
+		t.Fatalf("after /project other: project %s, verify-first count %d", m.proj.Name, m.verifyCount)
+	}
+}
