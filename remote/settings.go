@@ -7,6 +7,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 
 	"cairn/internal/config"
@@ -49,6 +50,7 @@ func embedOf(s *config.Settings) embedChoice {
 // fileStamp tells whether the settings file changed.
 type fileStamp struct {
 	exists bool
+	ino    uint64 // cairn config set renames a new file in: a new inode
 	size   int64
 	mtime  time.Time
 }
@@ -58,7 +60,11 @@ func stampOf(path string) fileStamp {
 	if err != nil || path == "" {
 		return fileStamp{}
 	}
-	return fileStamp{exists: true, size: fi.Size(), mtime: fi.ModTime()}
+	st := fileStamp{exists: true, size: fi.Size(), mtime: fi.ModTime()}
+	if sys, ok := fi.Sys().(*syscall.Stat_t); ok {
+		st.ino = uint64(sys.Ino)
+	}
+	return st
 }
 
 // liveRecall answers recalls with an engine built for the settings in
