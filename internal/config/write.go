@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 
@@ -31,6 +32,7 @@ func Set(path, key, value string) (rewrote bool, err error) {
 	if !utf8.ValidString(value) {
 		return false, fmt.Errorf("%s is not valid UTF-8", key)
 	}
+	value = normalize(key, value)
 	old, err := os.ReadFile(path)
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("read %s: %v", path, unwrapPath(err))
@@ -153,6 +155,27 @@ func nl(text string) string {
 		return ""
 	}
 	return "\n"
+}
+
+// normalize writes a valid number or boolean the one way TOML reads it
+// ("007" and ".5" are not TOML numbers; "0" is not a TOML boolean).
+func normalize(key, value string) string {
+	sp, _ := Lookup(key)
+	switch sp.kind {
+	case kInt:
+		if n, err := strconv.Atoi(value); err == nil {
+			return strconv.Itoa(n)
+		}
+	case kWeight:
+		if f, err := strconv.ParseFloat(value, 64); err == nil {
+			return strconv.FormatFloat(f, 'g', -1, 64)
+		}
+	case kBool:
+		if b, err := strconv.ParseBool(value); err == nil {
+			return strconv.FormatBool(b)
+		}
+	}
+	return value
 }
 
 // encode writes a value as TOML: numbers and booleans bare, the rest a
