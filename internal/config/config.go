@@ -50,6 +50,16 @@ func (s Source) String() string {
 // MarshalText lets --json print the source as a word.
 func (s Source) MarshalText() ([]byte, error) { return []byte(s.String()), nil }
 
+func (s *Source) UnmarshalText(b []byte) error {
+	for _, c := range []Source{Default, File, Env} {
+		if c.String() == string(b) {
+			*s = c
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown source %q", b)
+}
+
 type kind int
 
 const (
