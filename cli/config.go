@@ -168,6 +168,9 @@ func (a *app) showConfig(cmd *cobra.Command) error {
 			from += fmt.Sprintf(" (line %d)", v.Line)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Key, shown(v), from)
+		if v.Problem != "" {
+			fmt.Fprintf(tw, "  ! %s\t\t\n", cleanLine(v.Problem))
+		}
 	}
 	return tw.Flush()
 }

@@ -150,6 +150,10 @@ type Value struct {
 	Source Source `json:"source"`
 	Env    string `json:"env,omitempty"`
 	Line   int    `json:"line,omitempty"` // its line in the file, when it came from there
+	// Problem says what is wrong with a variable's value (a bad value in
+	// the file is dropped instead, and said in Settings.Problems).
+	Problem  string `json:"problem,omitempty"`
+	fallback string // the file's or the default value behind a variable
 }
 
 // Settings are the values in force for one process.
@@ -182,10 +186,14 @@ func load(getenv func(string) string, envWins bool) *Settings {
 		}
 		if envWins && sp.Env != "" {
 			if ev := getenv(sp.Env); ev != "" {
+				// A bad variable is still the value in force: what reads
+				// it refuses it as it always did (a mistyped CAIRN_LLM_URL
+				// stops consolidation rather than running without it).
+				// cairn config shows what is wrong with it.
+				v.fallback = v.Value
+				v.Value, v.Source, v.Line = ev, Env, 0
 				if err := Validate(sp.Key, ev); err != nil {
-					s.Problems = append(s.Problems, fmt.Sprintf("%s: %v — fix or unset it; using the %s value", sp.Env, err, v.Source))
-				} else {
-					v.Value, v.Source, v.Line = ev, Env, 0
+					v.Problem = fmt.Sprintf("%v — fix or unset %s", err, sp.Env)
 				}
 			}
 		}
@@ -446,26 +454,33 @@ func (s *Settings) All() []Value {
 	return out
 }
 
-// Duration, Int, Float and Bool read typed settings; a value that does not
-// parse (it was validated, so only a default could) reads as zero.
+// Duration, Int, Float and Bool read typed settings. A variable whose
+// value does not validate gives way to the file's or the default value.
 func (s *Settings) Duration(key string) time.Duration {
-	d, _ := time.ParseDuration(s.Get(key))
+	d, _ := time.ParseDuration(s.valid(key))
 	return d
 }
 
 func (s *Settings) Int(key string) int {
-	n, _ := strconv.Atoi(s.Get(key))
+	n, _ := strconv.Atoi(s.valid(key))
 	return n
 }
 
 func (s *Settings) Float(key string) float64 {
-	f, _ := strconv.ParseFloat(s.Get(key), 64)
+	f, _ := strconv.ParseFloat(s.valid(key), 64)
 	return f
 }
 
 func (s *Settings) Bool(key string) bool {
-	b, _ := strconv.ParseBool(s.Get(key))
+	b, _ := strconv.ParseBool(s.valid(key))
 	return b
+}
+
+func (s *Settings) valid(key string) string {
+	if v := s.vals[key]; v.Problem != "" {
+		return v.fallback
+	}
+	return s.Get(key)
 }
 
 // Getenv is getenv with the settings behind it: a variable that names a
