@@ -33,7 +33,7 @@ set in the file, and is overridden by its environment variable:
   llm.key                 CAIRN_LLM_KEY          (none)
   llm.key_env             -                      (none)
   recall.budget           CAIRN_RECALL_BUDGET    800 tokens
-  recall.salience_weight  CAIRN_SALIENCE_WEIGHT  0.1
+  recall.salience_weight  -                      0.1 (how much use lifts a memory, 0 to 1)
   server.idle             CAIRN_IDLE             10s
 
 For example:
@@ -168,11 +168,16 @@ func (a *app) showConfig(cmd *cobra.Command) error {
 			from += fmt.Sprintf(" (line %d)", v.Line)
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\n", v.Key, shown(v), from)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	for _, v := range r.Settings {
 		if v.Problem != "" {
-			fmt.Fprintf(tw, "  ! %s\t\t\n", cleanLine(v.Problem))
+			fmt.Fprintf(w, "! %s\n", cleanLine(v.Problem))
 		}
 	}
-	return tw.Flush()
+	return nil
 }
 
 // shown is a value as printed: a key only says whether it is set.

@@ -153,14 +153,18 @@ func (l *liveRecall) refresh() *recall.Engine {
 }
 
 // Recall answers with the engine of the settings in force; a request
-// without a budget gets the settings' (recall.budget).
+// without a budget or salience weight gets the settings'.
 func (l *liveRecall) Recall(ctx context.Context, req recall.Request) (recall.Response, error) {
 	eng := l.refresh()
+	l.mu.Lock()
 	if req.Budget <= 0 {
-		l.mu.Lock()
 		req.Budget = l.settings.Int("recall.budget")
-		l.mu.Unlock()
 	}
+	if req.SalienceWeight == nil {
+		w := l.settings.Float("recall.salience_weight")
+		req.SalienceWeight = &w
+	}
+	l.mu.Unlock()
 	return eng.Recall(ctx, req)
 }
 

@@ -4,11 +4,13 @@ import (
 	"context"
 	"encoding/json"
 	"hash/fnv"
+	"math"
 	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -230,5 +232,47 @@ func TestServerWithABrokenSettingsFileServesWithDefaults(t *testing.T) {
 	}
 	if s.EmbedURL != "" || len(s.Problems) != 1 || !strings.Contains(s.Problems[0], cfgPath+":2:") {
 		t.Fatalf("the server should use the built-in embedder and name line 2 of the file: %+v", s)
+	}
+}
+
+// recall.salience_weight in the file is the weight the server's recalls
+// give to use.
+func TestServerAppliesTheFilesSalienceWeight(t *testing.T) {
+	tmp := t.TempDir()
+	t.Setenv("HOME", tmp)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "cfg"))
+	t.Setenv("CAIRN_EMBED_URL", "")
+	cfgPath := config.Path(os.Getenv)
+	home := filepath.Join(tmp, "home")
+	seed(t, home, "the decode kernel uses tile size 64")
+	c := serveHome(t, home)
+	hit := func() recall.Explain {
+		t.Helper()
+		resp, err := recall.Await(ctx, c, recall.Request{Query: "decode kernel", Projects: []string{pid}}, nil)
+		if err != nil || len(resp.Results) != 1 {
+			t.Fatalf("recall: %+v %v", resp, err)
+		}
+		return resp.Results[0].Explain
+	}
+	page, err := c.List(ctx, store.Query{Project: pid})
+	if err != nil || len(page.Memories) != 1 {
+		t.Fatalf("list: %+v %v", page, err)
+	}
+	// Helpful feedback is use: salience grows.
+	if err := c.Feedback(ctx, page.Memories[0].ID, "tile size", true, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []float64{0, 1} {
+		if _, err := config.Set(cfgPath, "recall.salience_weight", strconv.FormatFloat(w, 'g', -1, 64)); err != nil {
+			t.Fatal(err)
+		}
+		e := hit()
+		if e.Salience <= 0 {
+			t.Fatalf("no salience after recalls: %+v", e)
+		}
+		want := e.Relevance * (1 + w*e.Salience + recall.FeedbackWeight*e.Feedback)
+		if math.Abs(e.Final-want) > 1e-9 {
+			t.Fatalf("weight %g: final %g, want %g (%+v)", w, e.Final, want, e)
+		}
 	}
 }

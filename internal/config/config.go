@@ -105,7 +105,7 @@ var Specs = []Spec{
 	{Key: "llm.key", Env: "CAIRN_LLM_KEY", kind: kSecret, Help: "chat API key (prefer llm.key_env; the file must be 0600)"},
 	{Key: "llm.key_env", kind: kEnvName, Help: "name of the environment variable holding the chat key"},
 	{Key: "recall.budget", Env: "CAIRN_RECALL_BUDGET", Def: "800", kind: kInt, Help: "default token budget of a recall"},
-	{Key: "recall.salience_weight", Env: "CAIRN_SALIENCE_WEIGHT", Def: "0.1", kind: kWeight, Help: "how much use (salience) lifts a recalled memory, 0 to 1"},
+	{Key: "recall.salience_weight", Def: "0.1", kind: kWeight, Help: "how much use (salience) lifts a recalled memory, 0 to 1 (applied by the shared server)"},
 	{Key: "server.idle", Env: "CAIRN_IDLE", Def: "10s", kind: kDuration, Help: "how long the shared store server waits without clients before it exits"},
 }
 
@@ -320,7 +320,11 @@ func asText(sp Spec, v any) (string, error) {
 	if s, ok := v.(string); ok {
 		return s, nil
 	}
-	return "", fmt.Errorf("%s must be a quoted string, as in %s = \"...\"", sp.Key, leaf(sp.Key))
+	example := sp.Def
+	if example == "" {
+		example = "..."
+	}
+	return "", fmt.Errorf("%s must be a quoted string, as in %s = %q", sp.Key, leaf(sp.Key), example)
 }
 
 func leaf(key string) string {
