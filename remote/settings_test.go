@@ -22,6 +22,12 @@ import (
 	"cairn/store"
 )
 
+// The servers these tests start, in this process or as helpers, never
+// read a real user's settings file; a test that wants one sets its own.
+func init() {
+	os.Setenv("XDG_CONFIG_HOME", filepath.Join(os.TempDir(), "cairn-remote-test-no-config"))
+}
+
 // embedServer is an OpenAI-compatible embeddings endpoint on loopback
 // that counts the texts it is asked to embed.
 type embedServer struct {
