@@ -282,3 +282,22 @@ func TestServerAppliesTheFilesSalienceWeight(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkSettingsCheck is what the server adds to each recall to follow
+// the settings file: a stat of it, unchanged.
+func BenchmarkSettingsCheck(b *testing.B) {
+	tmp := b.TempDir()
+	b.Setenv("HOME", tmp)
+	b.Setenv("XDG_CONFIG_HOME", filepath.Join(tmp, "cfg"))
+	if _, err := config.Set(config.Path(os.Getenv), "theme", "dark"); err != nil {
+		b.Fatal(err)
+	}
+	l := &liveRecall{getenv: os.Getenv, warn: func(string) {}}
+	l.read()
+	l.eng = recall.NewEngine(nil, nil)
+	for b.Loop() {
+		if l.refresh() != l.eng {
+			b.Fatal("the engine changed")
+		}
+	}
+}
