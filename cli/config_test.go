@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/store"
 )
@@ -246,5 +247,27 @@ func TestLLMFromTheFile(t *testing.T) {
 	r := e.run("consolidate", "--dry-run")
 	if r.code == 0 || !strings.Contains(r.err, "CAIRN_LLM_MODEL") {
 		t.Fatalf("consolidate with llm.url and no model: %+v", r)
+	}
+}
+
+// The help and the README list every setting with its variable, so that
+// neither drifts from the code.
+func TestConfigHelpAndREADMEListEverySetting(t *testing.T) {
+	readme, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sp := range config.Specs {
+		row := sp.Key
+		if sp.Env != "" {
+			row = sp.Key + strings.Repeat(" ", 24-len(sp.Key)) + sp.Env
+		}
+		if !strings.Contains(configHelp, "  "+row) {
+			t.Errorf("cairn config --help lacks the row %q", row)
+		}
+		name := sp.Key[strings.LastIndexByte(sp.Key, '.')+1:]
+		if !strings.Contains(string(readme), name) || (sp.Env != "" && !strings.Contains(string(readme), sp.Env)) {
+			t.Errorf("the README does not mention %s (%s)", sp.Key, sp.Env)
+		}
 	}
 }
