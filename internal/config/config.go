@@ -192,7 +192,10 @@ func load(getenv func(string) string, envWins bool) *Settings {
 				// cairn config shows what is wrong with it.
 				v.fallback = v.Value
 				v.Value, v.Source, v.Line = ev, Env, 0
-				if err := Validate(sp.Key, ev); err != nil {
+				// (A relative CAIRN_HOME is the working directory's, as
+				// it always was; in the file it would be relative to
+				// nothing, so there it must be absolute.)
+				if err := Validate(sp.Key, ev); err != nil && sp.kind != kPath {
 					v.Problem = fmt.Sprintf("%v — fix or unset %s", err, sp.Env)
 				}
 			}
