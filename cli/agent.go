@@ -85,6 +85,9 @@ about this"); such a query and one with only weak answers go to the gap log
 store/**/*.go); with --path the query may be left out.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if !cmd.Flags().Changed("budget") {
+				budget = a.cfg.Int("recall.budget") // the settings' default
+			}
 			if limit <= 0 || budget <= 0 {
 				return usagef("--limit and --budget must be positive")
 			}
@@ -139,7 +142,7 @@ store/**/*.go); with --path the query may be left out.`,
 		},
 	}
 	c.Flags().IntVarP(&limit, "limit", "n", 10, "at most this many results")
-	c.Flags().IntVar(&budget, "budget", 800, "token budget for the results")
+	c.Flags().IntVar(&budget, "budget", 800, "token budget for the results (default: recall.budget in cairn config)")
 	c.Flags().StringArrayVarP(&layers, "layer", "l", nil, "only these layers (repeatable)")
 	c.Flags().BoolVar(&archived, "archived", false, "include archived memories")
 	c.Flags().BoolVar(&explain, "explain", false, "say why each result is there")

@@ -14,6 +14,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
+	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/project"
 	"cairn/remote"
@@ -58,7 +59,11 @@ func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format
 
 // Main runs cairn and returns its exit code.
 func Main(env Env) int {
-	a := &app{env: env}
+	a := &app{env: env, rawGetenv: env.Getenv}
+	// The settings file stands behind the environment: every CAIRN_*
+	// variable read through a.env.Getenv has the file's value when unset.
+	a.cfg = config.Load(env.Getenv)
+	a.env.Getenv = a.cfg.Getenv(env.Getenv)
 	root := a.rootCommand()
 	root.SetArgs(env.Args)
 	root.SetIn(env.Stdin)
@@ -107,6 +112,9 @@ type app struct {
 	st       store.Store
 	proj     memory.Project
 	names    map[string]string // project id → name
+
+	cfg       *config.Settings    // the settings in force (file and environment)
+	rawGetenv func(string) string // the environment alone
 }
 
 func (a *app) rootCommand() *cobra.Command {
@@ -129,6 +137,15 @@ Run cairn with no command to open the workbench.`,
 		},
 	}
 	root.CompletionOptions.DisableDefaultCmd = true
+	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
+		// A broken settings file is said once, but not by cairn config,
+		// which shows it among the settings.
+		if !strings.HasPrefix(cmd.CommandPath(), "cairn config") {
+			for _, p := range a.cfg.Problems {
+				fmt.Fprintln(a.env.Stderr, "cairn: warning: "+oneLine(p))
+			}
+		}
+	}
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.home, "home", "", "cairn's data directory (default $CAIRN_HOME, else $XDG_DATA_HOME/cairn)")
@@ -141,7 +158,7 @@ Run cairn with no command to open the workbench.`,
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
 		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
-		a.gapsCommand(), a.feedbackCommand(),
+		a.gapsCommand(), a.feedbackCommand(), a.configCommand(),
 	)
 	for _, c := range root.Commands() {
 		c.SilenceUsage, c.SilenceErrors = true, true
@@ -211,6 +228,11 @@ func (a *app) openStore(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	if c, ok := st.(*remote.Client); ok {
+		c.ExpectEmbedder(a.cfg.Get("embed.url"), a.cfg.Get("embed.model"), a.embedFrom(), func(msg string) {
+			fmt.Fprintln(a.env.Stderr, "cairn: "+oneLine(msg))
+		})
+	}
 	a.st = st
 	return nil
 }
@@ -255,6 +277,9 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 	case "", "dark", "light", "high-contrast", "plain":
 	default:
 		return usagef("unknown theme %q: use dark, light, high-contrast or plain", theme)
+	}
+	if c, ok := st.(*remote.Client); ok {
+		c.CheckEmbedder(ctx) // before the workbench takes the screen
 	}
 	if a.env.Workbench == nil {
 		return errors.New("the workbench is not available in this build — use the subcommands (cairn --help)")

@@ -18,6 +18,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -70,7 +71,11 @@ var llmClient = &http.Client{
 // and CAIRN_LLM_KEY; it is nil when CAIRN_LLM_URL is unset. OPENAI_API_KEY
 // stands in for CAIRN_LLM_KEY only when the URL's host is api.openai.com,
 // so that an OpenAI key is never sent to another server.
+//
+// The settings file (llm.url, llm.model, llm.key or llm.key_env) stands
+// behind the variables: each one unset takes the file's value.
 func LLMFromEnv(getenv func(string) string) (*LLM, error) {
+	getenv = config.Load(getenv).Getenv(getenv)
 	raw := strings.TrimSpace(getenv("CAIRN_LLM_URL"))
 	if raw == "" {
 		return nil, nil

@@ -43,6 +43,9 @@ type Request struct {
 	// it (a path, a directory, or a glob such as store/*.go): those come
 	// first. With a path the query may be empty.
 	Path string `json:"path,omitempty"`
+	// SalienceWeight replaces PriorWeight for this recall (the settings'
+	// recall.salience_weight, which the server fills in); nil: PriorWeight.
+	SalienceWeight *float64 `json:"salience_weight,omitempty"`
 }
 
 // Explain says why a memory was recalled.
@@ -871,6 +874,10 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 	now := time.Now()
 	var list []*Hit
 	var best float64
+	prior := PriorWeight
+	if req.SalienceWeight != nil {
+		prior = *req.SalienceWeight
+	}
 	for _, h := range hits {
 		m := h.Memory
 		if m.Status == memory.StatusSuperseded {
@@ -884,7 +891,7 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 		h.Explain.Salience = UseActivation(m.Salience, now)
 		h.Explain.Feedback = FeedbackFor(m.Salience, qtoks)
 		h.Explain.Trust = memory.Trust(m)
-		h.Explain.Final = h.Explain.Relevance * (1 + PriorWeight*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
+		h.Explain.Final = h.Explain.Relevance * (1 + prior*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
 		h.Score = h.Explain.Final
 		list = append(list, h)
 	}

@@ -26,6 +26,7 @@ type Client struct {
 	nextID  atomic.Uint64
 	subsWG  sync.WaitGroup
 	cancels []context.CancelFunc
+	embed   embedCheck // see ExpectEmbedder
 }
 
 var _ store.Store = (*Client)(nil)
@@ -151,7 +152,7 @@ var retrySafe = map[string]bool{
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
-	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true,
+	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -435,6 +436,7 @@ func (c *Client) DropGap(ctx context.Context, project, id string, by memory.Acto
 
 // Recall asks the server's recall engine.
 func (c *Client) Recall(ctx context.Context, req recall.Request) (recall.Response, error) {
+	c.checkEmbedder(ctx)
 	var out recall.Response
 	return out, c.call(ctx, "Recall", req, &out)
 }

@@ -14,7 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"cairn/recall"
 	"cairn/safetext"
 	"cairn/store"
 )
@@ -336,27 +335,17 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	}
 	defer os.Remove(sock)
 	// The recall engine lives with the store: built in the background (a
-	// recall waits for it, nothing else does) and kept current from events.
-	engine := recall.NewEngine(st, recall.Configured(os.Getenv, func(msg string) { fmt.Fprintln(os.Stderr, "cairn: "+msg) }))
-	// The index is read from where the last server left it and saved
-	// when this one stops, so a start after an idle exit does not build
-	// it again from every memory.
-	engine.Persist(recall.SnapshotPath(home))
-	events, err := st.Subscribe(ctx)
+	// recall waits for it, nothing else does), kept current from events,
+	// and built for the embedder of the settings file (see liveRecall).
+	live, err := newLiveRecall(ctx, st, home, os.Getenv, func(msg string) { fmt.Fprintln(os.Stderr, "cairn: "+msg) })
 	if err != nil {
 		ln.Close()
 		return err
 	}
-	go engine.Follow(ctx, events)
-	built := make(chan struct{})
-	go func() { defer close(built); engine.Build(ctx) }()
-	err = NewServer(st, idle).WithRecall(engine).Serve(ctx, ln)
+	err = NewServer(st, idle).WithRecall(live).Serve(ctx, ln)
 	os.Remove(sock)
 	cancel()
-	<-built // a build cut short by the stop is not saved
-	if serr := engine.Save(); serr != nil {
-		fmt.Fprintln(os.Stderr, "cairn: the recall index was not saved (the next start builds it): "+serr.Error())
-	}
+	live.Close()
 	return err
 }
 

@@ -263,6 +263,12 @@ func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (
 		}
 		return s.rec.Recall(ctx, req)
 	}
+	if method == "Settings" {
+		if r, ok := s.rec.(interface{ Settings() ServerSettings }); ok {
+			return r.Settings(), nil
+		}
+		return ServerSettings{}, nil
+	}
 	h, ok := handlers[method]
 	if !ok {
 		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", method)
