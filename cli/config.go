@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"text/tabwriter"
@@ -284,14 +283,8 @@ func (a *app) configEdit(cmd *cobra.Command) error {
 			return fmt.Errorf("create %s: %w", path, err)
 		}
 	}
-	editor := a.env.Getenv("VISUAL")
-	if editor == "" {
-		editor = a.env.Getenv("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	c := exec.CommandContext(cmd.Context(), "sh", "-c", editor+` "$1"`, "sh", path)
+	editor := config.Editor(a.env.Getenv)
+	c := config.EditorCommand(cmd.Context(), a.env.Getenv, path)
 	c.Stdin, c.Stdout, c.Stderr = a.env.Stdin, cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if err := c.Run(); err != nil {
 		return fmt.Errorf("the editor (%s) failed: %v — the file is as the editor left it: %s", cleanLine(editor), err, path)

@@ -5,7 +5,6 @@ import (
 	"context"
 	"fmt"
 	"os"
-	"os/exec"
 	"slices"
 	"sort"
 	"strings"
@@ -15,6 +14,7 @@ import (
 	"charm.land/glamour/v2"
 
 	"cairn/consolidate"
+	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
@@ -381,15 +381,7 @@ func writeEditFile(text string) tea.Cmd {
 // editExternally opens $VISUAL or $EDITOR (vi if neither is set) on path,
 // handing it the terminal, and reads the file back when it exits.
 func editExternally(path string) tea.Cmd {
-	editor := os.Getenv("VISUAL")
-	if editor == "" {
-		editor = os.Getenv("EDITOR")
-	}
-	if editor == "" {
-		editor = "vi"
-	}
-	parts := strings.Fields(editor)
-	c := exec.Command(parts[0], append(parts[1:], path)...)
+	c := config.EditorCommand(context.Background(), os.Getenv, path)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
