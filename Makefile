@@ -19,11 +19,13 @@ run:
 build:
 	go build -o cairn .
 
-# The whole suite: formatting, vet, and every test with the race detector.
+# The whole suite: formatting, vet, a macOS cross-build, staticcheck, and
+# every test with the race detector.
 test: deps
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
+	GOOS=darwin GOARCH=arm64 go build -o /dev/null .
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m ./...
 
