@@ -295,9 +295,6 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 	return a.env.Workbench(ctx, st, p, projects, theme, home)
 }
 
-// DebugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set.
-func DebugLog(getenv func(string) string, home string) io.Writer { return debugLog(getenv, home) }
-
 // debugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set,
 // appended (the last run moves to debug.log.1 past a size cap) and never
 // through a symlink planted at that name.

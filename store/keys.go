@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/oklog/ulid/v2"
+
 	"cairn/memory"
 )
 
@@ -124,14 +126,15 @@ func isBound(m *memory.Memory) bool {
 func keyBound(pid, id string) []byte { return []byte(prefixIdx(pid) + "wm/" + id) }
 func prefixBound(pid string) []byte  { return []byte(prefixIdx(pid) + "wm/") }
 
-// validID reports whether s looks like one of our ULIDs.
+// validID reports whether s is a ULID as cairn writes them: 26 characters
+// of Crockford's base32 (no I, L, O or U), upper case, within the ULID's
+// range.
 func validID(s string) bool {
-	if len(s) != idLen {
+	if len(s) != idLen || strings.ToUpper(s) != s {
 		return false
 	}
-	return strings.IndexFunc(s, func(r rune) bool {
-		return !(r >= '0' && r <= '9' || r >= 'A' && r <= 'Z')
-	}) < 0
+	_, err := ulid.ParseStrict(s)
+	return err == nil
 }
 
 func keyEventOfMem(mid, eid string) []byte { return []byte("evm/" + mid + "/" + eid) }
