@@ -11,6 +11,7 @@
 // 0x00 byte so that one tag is never the prefix of another's range.
 //
 //	meta/schema                          schema version (decimal), checked at open
+//	meta/dedup-index                     the deduplication indexes were built for older records
 //	proj/<pid>                           memory.Project
 //	pname/<name>                         pid (project names are unique)
 //	mem/<id>                             memory.Memory, current version
@@ -22,6 +23,9 @@
 //	idx/<pid>/ref/<ref>\x00              the id holding a caller's ref (unique per project)
 //	idx/<pid>/hash/<hash>/<id>           by content hash (import of records without id or ref)
 //	idx/<pid>/wm/<id>                    memories bound to something that can move (the wake check)
+//	idx/<pid>/norm/<hash>/<id>           active memories by the hash of their normalised text (dedup)
+//	idx/<pid>/nd/<band>/<id>             active memories by each band of their near-duplicate signature
+//	review/<pid>/<memid>/<reviewid>      memory.Review: a person's verdict on a flagged memory (calibration)
 //	edge/out/<from>/<kind>/<to>          memory.Edge
 //	edge/in/<to>/<kind>/<from>           empty: reverse lookup of the edge above
 //	event/<pid>/<eventid>                memory.Event (timeline; iterated in reverse for newest first)
@@ -31,6 +35,10 @@
 //	purge/<id>                           a forget or draft drop whose bytes are still being dropped
 //	                                     (finished at open); it names no content
 //	vec/<hash>/<embedder>                cached vector of a content hash (written by recall)
+//	dedupid/<chosen id>                  a write with a chosen id that reinforced another memory → its id (expires)
+//	imp/j/<import>/<batch>/<chunk>       how to undo each batch of an import under way (finished or undone at open)
+//	imp/new/<import>/<batch>             the memories that batch added
+//	imp/done/<import>                    the commit record of an import (kept a while for a retry of it)
 //	prop/<pid>/<id>                      memory.Proposal (waiting for a person, or decided)
 //	propid/<id>                          pid: a proposal by id alone
 //	propk/<pid>/<key>                    id: the same proposal is never made twice (Proposal.Key)
@@ -42,6 +50,7 @@
 //	run/j/<run>/<batch>/<chunk>          how to undo each step of the run (ids only; kept for undo)
 //	run/u/<run>                          an undo under way (finished at open)
 //	rj/<memid>/<run>                     the memory as it was before the run changed it (dropped by forget)
+//	from/<memid>                         the drafts a consolidation run made the memory from (ids only)
 //	ingest/<hash of path>                IngestState: where the last ingest of an agent's transcript stopped
 //	diary/<episodeid>                    the session's running summary (quotes it; dropped with the episode)
 //	ingep/<episodeid>                    the ingest key of the session an episode is of
