@@ -70,14 +70,27 @@ const (
 )
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
+type section int
+
 const (
-	sectionVerify     = 6
-	sectionInbox      = 7
-	sectionArchived   = 8
-	sectionSuperseded = 9
-	sectionTimeline   = 10
-	sectionCount      = 11
+	sectionVerify section = iota + 6
+	sectionInbox
+	sectionArchived
+	sectionSuperseded
+	sectionTimeline
+	sectionCount
 )
+
+// layerSection is the section of a layer (layer C: 2).
+func layerSection(l memory.Layer) section { return section(l - memory.LayerInvariant) }
+
+// layer is the section's layer, if it is one.
+func (s section) layer() (memory.Layer, bool) {
+	if s >= 0 && int(s) < len(memory.Layers) {
+		return memory.Layers[s], true
+	}
+	return 0, false
+}
 
 // maxRendered bounds the cache of rendered bodies.
 const maxRendered = 512
@@ -106,7 +119,7 @@ type workbench struct {
 	counts   store.Counts
 	loaded   bool // counts have arrived once
 
-	section int
+	section section
 	focus   focus
 	mode    mode
 
@@ -276,8 +289,8 @@ func (m *workbench) loadVerify(req int) tea.Cmd {
 func (m *workbench) query() store.Query {
 	q := store.Query{Project: m.proj.ID}
 	switch {
-	case m.section < 6:
-		q.Layer = memory.Layers[m.section]
+	case m.section < sectionVerify:
+		q.Layer, _ = m.section.layer()
 	case m.section == sectionArchived:
 		q.Status = memory.StatusArchived
 	case m.section == sectionSuperseded:
@@ -483,58 +496,9 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		m.diff = newDiff(msg.vers, msg.old, msg.new, "")
 		m.mode = modeDiff
 	case recallDoneMsg:
-		m.done()
-		if msg.err != nil {
-			return m.fail("recall", msg.err)
-		}
-		if msg.resp.Building { // never a frozen screen: say how far, ask again
-			m.say(msg.resp.Note, false)
-			m.pending++
-			return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
-		}
-		m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
-		m.list.prefix, m.whyRoot = nil, ""
-		m.explains = map[string]recall.Explain{}
-		var items []*memory.Memory
-		for _, h := range append(msg.resp.Results, msg.resp.VerifyFirst...) {
-			items = append(items, h.Memory)
-			m.explains[h.Memory.ID] = h.Explain
-		}
-		m.reqSeq++
-		// A new list, not a refresh: the best hit is selected.
-		m.list.items, m.list.filter, m.list.filtering, m.list.inStore, m.list.cursor, m.list.offset = nil, "", false, false, 0, 0
-		m.list.set(items, "", false, "")
-		m.mode, m.focus = modeRecall, focusList
-		switch {
-		case msg.resp.Nothing && len(items) == 0:
-			m.say(fmt.Sprintf("recall %q: nothing known about this — noted in the inbox as a gap; /remember what you know", msg.query), false)
-		case msg.resp.Weak:
-			m.say(fmt.Sprintf("recall %q: only weak answers (%d; noted as a gap) — e explains · + helped · - did not", msg.query, len(items)), false)
-		default:
-			m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains · + helped · - did not", msg.query, len(items), msg.resp.Cut), false)
-		}
-		return m.openSelected()
+		return m.recallDone(msg)
 	case whyLoadedMsg:
-		m.done()
-		if msg.err != nil {
-			return m.fail("read why", msg.err)
-		}
-		m.reqSeq++
-		m.whyRoot, m.recallQuery = msg.root.Title, ""
-		m.list.items, m.list.filter, m.list.filtering, m.list.inStore, m.list.cursor, m.list.offset = nil, "", false, false, 0, 0
-		m.list.set(msg.items, "", false, "")
-		m.list.prefix = map[string]string{}
-		for i, it := range msg.items {
-			m.list.prefix[it.ID] = msg.prefixes[i]
-		}
-		m.mode, m.focus = modeWhy, focusList
-		n := len(msg.items) - 1
-		if n == 0 {
-			m.say(fmt.Sprintf("why %q: no reasons or evidence linked — /link because ID adds one", safetext.CleanLine(msg.root.Title)), false)
-		} else {
-			m.say(fmt.Sprintf("why %q: %d linked — enter walks to one · esc back", safetext.CleanLine(msg.root.Title), n), false)
-		}
-		return m.openSelected()
+		return m.whyLoaded(msg)
 	case archivedLoadedMsg:
 		m.done()
 		if msg.err != nil || msg.project != m.proj.ID {
@@ -647,55 +611,51 @@ func oneLine(s string) string {
 	return s
 }
 
-// verbs names each action in a failure message.
-var verbs = map[string]string{"archived": "archive", "unarchived": "unarchive", "forgot": "forget",
-	"superseded": "supersede", "remembered": "remember", "linked": "link", "confirmed": "confirm", "rebound": "rebind", "rejected": "reject"}
-
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
-	if msg.verb == "forgot" && errors.Is(msg.err, store.ErrNotFound) {
+	if msg.act == actForget && errors.Is(msg.err, store.ErrNotFound) {
 		m.told = msg.id
 		return tea.Batch(m.say("forgotten elsewhere already: "+short(msg.id)+" — nothing was deleted", true), m.reloadAll())
 	}
 	if msg.err != nil {
-		return m.say(fmt.Sprintf("%s failed: %s", verbs[msg.verb], oneLine(msg.err.Error())), true)
+		return m.say(fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error())), true)
 	}
 	m.acted = msg.id
 	var text string
-	switch msg.verb {
-	case "archived":
+	switch msg.act {
+	case actArchive:
 		m.undoID = msg.id
 		text = fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
-	case "unarchived":
+	case actUnarchive:
 		m.undoID = ""
 		text = fmt.Sprintf("unarchived %q", msg.mem.Title)
-	case "forgot":
+	case actForget:
 		text = "forgot " + short(msg.id) + " for good"
 		m.detail.clear()
-	case "superseded":
+	case actSupersede:
 		m.editor, m.diff, m.mode = nil, nil, modeBrowse
 		m.detail.wantID = msg.mem.ID
 		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
 		text = fmt.Sprintf("superseded %s with %q", short(msg.id), msg.mem.Title)
 		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
-	case "remembered":
+	case actRemember:
 		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
 		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
 			text = fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
 		} else if d != nil && d.Near != "" {
 			text += " — nearly the same as another memory: a merge proposal waits in the Inbox"
 		}
-	case "linked":
+	case actLink:
 		text = "linked"
 		return tea.Batch(m.say(text, false), m.loadDetail(msg.id))
-	case "confirmed":
+	case actConfirm:
 		text = fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
-	case "rebound":
+	case actRebind:
 		text = fmt.Sprintf("rebound %q", msg.mem.Title)
-	case "rejected":
+	case actReject:
 		text = fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
 	}
 	cmds := []tea.Cmd{m.say(text, false), m.reloadAll()}
-	if review := msg.verb == "confirmed" || msg.verb == "rebound" || msg.verb == "rejected"; review && m.detail.mem != nil && m.detail.mem.ID == msg.id {
+	if msg.act.review() && m.detail.mem != nil && m.detail.mem.ID == msg.id {
 		// A review keeps the version: the reloaded list would not refresh the detail.
 		cmds = append(cmds, m.loadDetail(msg.id))
 	}
@@ -734,7 +694,7 @@ func (m *workbench) renderDetail() tea.Cmd {
 }
 
 // selectSection switches the sidebar to s and loads it.
-func (m *workbench) selectSection(s int) tea.Cmd {
+func (m *workbench) selectSection(s section) tea.Cmd {
 	m.section = clamp(s, 0, sectionCount-1)
 	m.mode = modeBrowse
 	m.list.filter, m.list.filtering, m.list.inStore = "", false, false

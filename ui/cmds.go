@@ -149,10 +149,10 @@ func archive(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
 		id, err := st.Resolve(bg, ref)
 		if err != nil {
-			return actionDoneMsg{verb: "archived", id: ref, err: err}
+			return actionDoneMsg{act: actArchive, id: ref, err: err}
 		}
 		m, err := st.Archive(bg, id, "", memory.ActorUser)
-		return actionDoneMsg{verb: "archived", mem: m, id: id, err: err}
+		return actionDoneMsg{act: actArchive, mem: m, id: id, err: err}
 	}
 }
 
@@ -160,16 +160,16 @@ func unarchive(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
 		id, err := st.Resolve(bg, ref)
 		if err != nil {
-			return actionDoneMsg{verb: "unarchived", id: ref, err: err}
+			return actionDoneMsg{act: actUnarchive, id: ref, err: err}
 		}
 		m, err := st.Unarchive(bg, id, memory.ActorUser)
-		return actionDoneMsg{verb: "unarchived", mem: m, id: id, err: err}
+		return actionDoneMsg{act: actUnarchive, mem: m, id: id, err: err}
 	}
 }
 
 func forget(st Store, id string) tea.Cmd {
 	return func() tea.Msg {
-		return actionDoneMsg{verb: "forgot", id: id, err: st.Forget(bg, id, memory.ActorUser)}
+		return actionDoneMsg{act: actForget, id: id, err: st.Forget(bg, id, memory.ActorUser)}
 	}
 }
 
@@ -202,7 +202,7 @@ func confirmRef(st Store, svc *trust.Service, ref string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
 		if err != nil {
-			return actionDoneMsg{verb: "confirmed", id: ref, err: err}
+			return actionDoneMsg{act: actConfirm, id: ref, err: err}
 		}
 		return confirm(svc, m)()
 	}
@@ -229,10 +229,10 @@ func getRef(st Store, ref string) (*memory.Memory, error) {
 func remember(st Store, svc *trust.Service, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		if err := bindText(svc, m); err != nil {
-			return actionDoneMsg{verb: "remembered", err: err}
+			return actionDoneMsg{act: actRemember, err: err}
 		}
 		got, err := st.Remember(bg, m, memory.ActorUser)
-		return actionDoneMsg{verb: "remembered", mem: got, err: err}
+		return actionDoneMsg{act: actRemember, mem: got, err: err}
 	}
 }
 
@@ -240,10 +240,10 @@ func remember(st Store, svc *trust.Service, m *memory.Memory) tea.Cmd {
 func supersede(st Store, svc *trust.Service, oldID string, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		if err := bindText(svc, m); err != nil {
-			return actionDoneMsg{verb: "superseded", id: oldID, err: err}
+			return actionDoneMsg{act: actSupersede, id: oldID, err: err}
 		}
 		got, err := st.Supersede(bg, oldID, m, memory.ActorUser)
-		return actionDoneMsg{verb: "superseded", mem: got, id: oldID, err: err}
+		return actionDoneMsg{act: actSupersede, mem: got, id: oldID, err: err}
 	}
 }
 
@@ -263,12 +263,12 @@ func link(st Store, e memory.Edge) tea.Cmd {
 	return func() tea.Msg {
 		var err error
 		if e.From, err = st.Resolve(bg, e.From); err != nil {
-			return actionDoneMsg{verb: "linked", err: err}
+			return actionDoneMsg{act: actLink, err: err}
 		}
 		if e.To, err = st.Resolve(bg, e.To); err != nil {
-			return actionDoneMsg{verb: "linked", err: err}
+			return actionDoneMsg{act: actLink, err: err}
 		}
-		return actionDoneMsg{verb: "linked", id: e.From, err: st.Link(bg, e, memory.ActorUser)}
+		return actionDoneMsg{act: actLink, id: e.From, err: st.Link(bg, e, memory.ActorUser)}
 	}
 }
 
@@ -412,7 +412,7 @@ func loadQueue(svc *trust.Service, project string, req int) tea.Cmd {
 func confirm(svc *trust.Service, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		got, err := svc.Confirm(bg, m)
-		return actionDoneMsg{verb: "confirmed", mem: got, id: m.ID, err: err}
+		return actionDoneMsg{act: actConfirm, mem: got, id: m.ID, err: err}
 	}
 }
 
@@ -420,7 +420,7 @@ func confirm(svc *trust.Service, m *memory.Memory) tea.Cmd {
 func rebind(svc *trust.Service, m *memory.Memory, specs []string) tea.Cmd {
 	return func() tea.Msg {
 		got, err := svc.Rebind(bg, m, specs)
-		return actionDoneMsg{verb: "rebound", mem: got, id: m.ID, err: err}
+		return actionDoneMsg{act: actRebind, mem: got, id: m.ID, err: err}
 	}
 }
 
@@ -430,10 +430,10 @@ func reject(svc *trust.Service, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
 		if err != nil {
-			return actionDoneMsg{verb: "rejected", id: ref, err: err}
+			return actionDoneMsg{act: actReject, id: ref, err: err}
 		}
 		got, err := svc.Reject(bg, m)
-		return actionDoneMsg{verb: "rejected", mem: got, id: m.ID, err: err}
+		return actionDoneMsg{act: actReject, mem: got, id: m.ID, err: err}
 	}
 }
 
@@ -727,92 +727,6 @@ func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
 		return undoneMsg{run: run, err: err}
 	}
 }
-
-// whyDepth bounds how far /why follows reasons: a decision, its reasons,
-// their evidence and one step more.
-const whyDepth = 4
-
-// reasonKinds are the links /why follows from a memory to what it rests on.
-var reasonKinds = map[memory.EdgeKind]bool{memory.EdgeBecause: true, memory.EdgeEvidence: true,
-	memory.EdgeDependsOn: true, memory.EdgeDerivedFrom: true, memory.EdgeContradicts: true}
-
-// loadWhy reads the tree of what a memory rests on (because, evidence,
-// depends on, derived from, contradicts, followed to whyDepth) and, below
-// it, what rests on the memory, as rows with their tree prefixes.
-func loadWhy(st Store, ref string) tea.Cmd {
-	return func() tea.Msg {
-		root, err := getRef(st, ref)
-		if err != nil {
-			return whyLoadedMsg{err: err}
-		}
-		w := whyMsgBuilder{st: st, seen: map[string]bool{root.ID: true}}
-		w.add(root, "")
-		if err := w.down(root.ID, "", 1); err != nil {
-			return whyLoadedMsg{err: err}
-		}
-		_, in, err := st.Edges(bg, root.ID)
-		if err != nil {
-			return whyLoadedMsg{err: err}
-		}
-		for _, e := range in {
-			if !reasonKinds[e.Kind] || !e.Active || w.seen[e.From] {
-				continue
-			}
-			if m, err := st.Get(bg, e.From); err == nil {
-				w.seen[m.ID] = true
-				w.add(m, "← "+edgeLabel(e.Kind)+" ")
-			}
-		}
-		return whyLoadedMsg{root: root, items: w.items, prefixes: w.prefixes}
-	}
-}
-
-type whyMsgBuilder struct {
-	st       Store
-	seen     map[string]bool
-	items    []*memory.Memory
-	prefixes []string
-}
-
-func (w *whyMsgBuilder) add(m *memory.Memory, prefix string) {
-	w.items, w.prefixes = append(w.items, m), append(w.prefixes, prefix)
-}
-
-// down adds the reasons of id under indent, depth levels from the root.
-func (w *whyMsgBuilder) down(id, indent string, depth int) error {
-	if depth > whyDepth {
-		return nil
-	}
-	out, _, err := w.st.Edges(bg, id)
-	if err != nil {
-		return err
-	}
-	var kids []memory.Edge
-	for _, e := range out {
-		if reasonKinds[e.Kind] && e.Active && !w.seen[e.To] {
-			w.seen[e.To] = true // a memory shows once, where it is first reached
-			kids = append(kids, e)
-		}
-	}
-	for i, e := range kids {
-		m, err := w.st.Get(bg, e.To)
-		if err != nil {
-			continue // forgotten meanwhile
-		}
-		branch, next := "├ ", "│ "
-		if i == len(kids)-1 {
-			branch, next = "└ ", "  "
-		}
-		w.add(m, indent+branch+edgeLabel(e.Kind)+" → ")
-		if err := w.down(m.ID, indent+next, depth+1); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// edgeLabel names a link kind as a person reads it.
-func edgeLabel(k memory.EdgeKind) string { return strings.ReplaceAll(string(k), "_", " ") }
 
 // loadArchived reads a project's archived memories (newest first, up to a
 // page) for /unarchive's completion.

@@ -272,7 +272,7 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 			return m.fail("find the session's episode", msg.err), true
 		}
 		m.prefer, m.focus = msg.id, focusList
-		return m.selectSection(2), true // layer C, the episode selected
+		return m.selectSection(layerSection(memory.LayerEpisode)), true // the episode selected
 	case draftTextMsg:
 		m.done()
 		if msg.err != nil {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
 	"regexp"
 	"strings"
@@ -296,7 +297,7 @@ func pad(s string, w int) string {
 	return s
 }
 
-func clamp(v, lo, hi int) int { return max(lo, min(v, hi)) }
+func clamp[T cmp.Ordered](v, lo, hi T) T { return max(lo, min(v, hi)) }
 
 // short is the first ten characters of an id, safe to show.
 func short(id string) string {

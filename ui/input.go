@@ -91,7 +91,7 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	}
 	if keys.Layer.matches(s) {
 		m.focus = focusList
-		return m.selectSection(int(s[0] - '1'))
+		return m.selectSection(section(s[0] - '1'))
 	}
 	if keys.Timeline.matches(s) {
 		m.focus = focusList
@@ -657,8 +657,8 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 			return nil, fmt.Errorf("/remember needs the text to remember")
 		}
 		layer := memory.LayerState
-		if m.section < 6 {
-			layer = memory.Layers[m.section]
+		if l, ok := m.section.layer(); ok {
+			layer = l
 		}
 		if p.layer != "" {
 			l, err := memory.ParseLayer(p.layer)
@@ -825,7 +825,7 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	case l.sidebar.contains(ms.X, ms.Y):
 		m.focus = focusSidebar
 		row := ms.Y - l.sidebar.y - 2 // border and heading
-		sections := []int{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline}
+		sections := []section{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline}
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
 		}

@@ -23,6 +23,13 @@ type listPane struct {
 	asOf      time.Time         // ages are counted to this moment (set in Update: View never reads the clock)
 }
 
+// replace shows a new list (a recall's answer, /why's tree): no filter, no
+// prefixes, the first row selected.
+func (l *listPane) replace(items []*memory.Memory) {
+	l.items, l.filter, l.filtering, l.inStore, l.cursor, l.offset, l.prefix = nil, "", false, false, 0, 0, nil
+	l.set(items, "", false, "")
+}
+
 // set replaces the items (or, with more, appends a page) and keeps the
 // selection on the same memory wherever it moved: other processes write at
 // any time, and a row index would then name another memory. When the

@@ -52,11 +52,34 @@ type projectsLoadedMsg struct {
 
 // actionDoneMsg reports a write the person asked for.
 type actionDoneMsg struct {
-	verb string // "archived", "unarchived", "forgot", "superseded", "remembered", "linked"
-	mem  *memory.Memory
-	id   string
-	err  error
+	act action
+	mem *memory.Memory
+	id  string
+	err error
 }
+
+// action is a write the person asked for, as actionDoneMsg reports it.
+type action int
+
+const (
+	actArchive action = iota
+	actUnarchive
+	actForget
+	actSupersede
+	actRemember
+	actLink
+	actConfirm
+	actRebind
+	actReject
+)
+
+// verb names the action in a failure message ("archive failed: …").
+func (a action) verb() string {
+	return [...]string{"archive", "unarchive", "forget", "supersede", "remember", "link", "confirm", "rebind", "reject"}[a]
+}
+
+// review reports whether the action is a review (it keeps the version).
+func (a action) review() bool { return a == actConfirm || a == actRebind || a == actReject }
 
 // forgetTextMsg carries the stored text re-read for the forget dialog.
 type forgetTextMsg struct {

@@ -3,6 +3,9 @@ package ui
 import (
 	"fmt"
 
+	tea "charm.land/bubbletea/v2"
+
+	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
 )
@@ -65,4 +68,39 @@ func (m *workbench) withReasons(lines []string) []string {
 	}
 	out = append(out, wrapAll([]string{st.Muted.Render("c confirm · w reject · s supersede · a archive · b rebind")}, w)...)
 	return append(out, lines...)
+}
+
+// recallDone shows a recall's answer in the list (or, while the index is
+// built, says how far it is and asks again).
+func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		return m.fail("recall", msg.err)
+	}
+	if msg.resp.Building { // never a frozen screen: say how far, ask again
+		m.say(msg.resp.Note, false)
+		m.pending++
+		return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
+	}
+	m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
+	m.whyRoot = ""
+	m.explains = map[string]recall.Explain{}
+	var items []*memory.Memory
+	for _, h := range append(msg.resp.Results, msg.resp.VerifyFirst...) {
+		items = append(items, h.Memory)
+		m.explains[h.Memory.ID] = h.Explain
+	}
+	m.reqSeq++
+	// A new list, not a refresh: the best hit is selected.
+	m.list.replace(items)
+	m.mode, m.focus = modeRecall, focusList
+	switch {
+	case msg.resp.Nothing && len(items) == 0:
+		m.say(fmt.Sprintf("recall %q: nothing known about this — noted in the inbox as a gap; /remember what you know", msg.query), false)
+	case msg.resp.Weak:
+		m.say(fmt.Sprintf("recall %q: only weak answers (%d; noted as a gap) — e explains · + helped · - did not", msg.query, len(items)), false)
+	default:
+		m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains · + helped · - did not", msg.query, len(items), msg.resp.Cut), false)
+	}
+	return m.openSelected()
 }

@@ -139,7 +139,7 @@ func (m *workbench) content() string {
 
 func (m *workbench) browse(l layoutRects) string {
 	side := m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
-	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < 6 {
+	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < sectionVerify {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.welcome(r.w-4), m.focus != focusSidebar))
 	}
@@ -210,8 +210,9 @@ func (m *workbench) sectionTotal() int {
 	switch {
 	case m.mode == modeRecall || m.mode == modeWhy:
 		return -1
-	case m.section < len(memory.Layers):
-		return m.counts.Active(memory.Layers[m.section])
+	case m.section < sectionVerify:
+		l, _ := m.section.layer()
+		return m.counts.Active(l)
 	case m.section == sectionArchived:
 		return m.counts.Total(memory.StatusArchived)
 	case m.section == sectionSuperseded:
@@ -255,7 +256,7 @@ func (m *workbench) sidebarWidth() int {
 func (m *workbench) sidebar(w int) []string {
 	st := m.theme.Styles
 	out := []string{st.Title.Render("Layers")}
-	row := func(i int, label string, n int, style lipgloss.Style) string {
+	row := func(i section, label string, n int, style lipgloss.Style) string {
 		mark := "  "
 		if i == m.section {
 			mark = "> "
@@ -269,7 +270,7 @@ func (m *workbench) sidebar(w int) []string {
 		return line
 	}
 	for i, l := range memory.Layers {
-		out = append(out, row(i, l.Letter()+" "+l.Title(), m.counts.Active(l), st.Layer[i]))
+		out = append(out, row(layerSection(l), l.Letter()+" "+l.Title(), m.counts.Active(l), st.Layer[i]))
 	}
 	out = append(out, st.Muted.Render(strings.Repeat("─", w)))
 	out = append(out, row(sectionVerify, "! Verify first", m.verifyCount, st.Warn))
