@@ -181,10 +181,11 @@ type workbench struct {
 
 	// sleeping is the consolidation pass under way (nil: none); progress
 	// says how far it has come, for the header.
-	sleeping *consolidation
-	progress string
-	archived []*memory.Memory // archived memories for /unarchive's completion (nil: not read yet)
-	lastRun  string           // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
+	sleeping  *consolidation
+	progress  string
+	filterReq int              // the list request a filter made (its departures are no news)
+	archived  []*memory.Memory // archived memories for /unarchive's completion (nil: not read yet)
+	lastRun   string           // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
 }
 
 // New builds the workbench over st.

@@ -29,6 +29,9 @@ func (m *workbench) listLoaded(req int, items []*memory.Memory, next string, mor
 		prefer, m.prefer = m.prefer, ""
 	}
 	left := m.list.set(items, next, more, prefer)
+	if req == m.filterReq {
+		left = nil // the filter took it out: no news
+	}
 	var cmds []tea.Cmd
 	if req != m.refreshReq || m.focus != focusDetail || m.detail.mem == nil {
 		cmds = append(cmds, m.openSelected())

@@ -535,7 +535,9 @@ func (m *workbench) filterKey(k tea.KeyPressMsg) tea.Cmd {
 	if m.list.filter == "" {
 		m.list.inStore = false // the section's own pages again
 	}
-	return tea.Batch(m.openSelected(), m.loadSection(false))
+	load := m.loadSection(false)
+	m.filterReq = m.reqSeq // what leaves the list was filtered out, not changed elsewhere
+	return tea.Batch(m.openSelected(), load)
 }
 
 func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {

@@ -129,6 +129,11 @@ func (l *listPane) scroll(height int) {
 	if height > 0 && l.cursor >= l.offset+height {
 		l.offset = l.cursor - height + 1
 	}
+	if height > 0 {
+		// a list that shrank (a filter, a store answer) fills the pane
+		// rather than leaving rows empty above its end
+		l.offset = max(min(l.offset, len(l.visible())-height), 0)
+	}
 }
 
 // trustBadge shows trust as a mark, so it reads without colour: "!" is
