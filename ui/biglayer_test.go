@@ -48,8 +48,17 @@ func TestFilterAsksTheStoreInABigLayer(t *testing.T) {
 			t.Fatalf("a non-match shown: %q", mem.Title)
 		}
 	}
-	if s := screen(m); !strings.Contains(s, "38 of 1200") {
+	s := screen(m)
+	if !strings.Contains(s, "38 of 1200") {
 		t.Fatalf("the heading does not count the matches:\n%s", s)
+	}
+	// The pane is filled with matches (not one row at the end of the
+	// list), and what the filter left out is not news.
+	if n := strings.Count(s, "Deadlock"); n < 30 {
+		t.Fatalf("%d matches shown in a 40-line pane:\n%s", n, s)
+	}
+	if strings.Contains(s, "elsewhere") {
+		t.Fatalf("the filter's departures were announced:\n%s", s)
 	}
 	press(t, m, "f", "type: 1191", "enter")
 	if v := m.list.visible(); len(v) != 1 || !strings.HasPrefix(v[0].Title, "Deadlock 1191") {
@@ -82,5 +91,18 @@ func TestWrapKeepsDatesWhole(t *testing.T) {
 	}
 	if got := strings.Join(wrapLines("a well-known fact", 8), "|"); got != "a well-|known|fact" {
 		t.Errorf("hyphen between letters: %q", got)
+	}
+}
+
+// TestShrunkListFillsThePane: a list that shrank under the cursor (a
+// filter's answer after G) shows its last rows filling the pane, not one row.
+func TestShrunkListFillsThePane(t *testing.T) {
+	l := listPane{offset: 290, cursor: 37}
+	for i := range 38 {
+		l.items = append(l.items, &memory.Memory{ID: fmt.Sprint(i), Title: fmt.Sprint("match ", i)})
+	}
+	l.scroll(33)
+	if l.offset != 38-33 {
+		t.Fatalf("offset %d after the list shrank to 38 rows in a pane of 33", l.offset)
 	}
 }
