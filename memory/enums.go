@@ -315,6 +315,9 @@ const (
 	EventReinstate EventKind = "reinstate"
 	// EventDropDraft: a draft was deleted for good (it names nothing of it).
 	EventDropDraft EventKind = "drop-draft"
+	// EventGap: recall could not answer a question. Only Subscribe sends
+	// it (the gap log is not on the timeline): a workbench shows the gap.
+	EventGap EventKind = "gap"
 )
 
 // WatermarkKind is the closed set of referents a fact may be bound to.

@@ -444,6 +444,36 @@ func TestSubscribeSeesWrites(t *testing.T) {
 	}
 }
 
+// TestSubscribeSeesGaps: a question recall could not answer in one process
+// reaches a workbench subscribed in another (the inbox shows gaps).
+func TestSubscribeSeesGaps(t *testing.T) {
+	db, _ := openTest(t)
+	c, cancel := context.WithCancel(ctx)
+	defer cancel()
+	ch, err := db.Subscribe(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000aa", Name: "gaps"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := db.RecordGap(ctx, p.ID, "how do we rotate the signing keys", 0.1); err != nil {
+		t.Fatal(err)
+	}
+	timeout := time.After(5 * time.Second)
+	for {
+		select {
+		case e := <-ch:
+			if e.Kind == memory.EventGap && e.Project == p.ID {
+				return
+			}
+		case <-timeout:
+			t.Fatal("no gap event")
+		}
+	}
+}
+
 func TestTouchRaisesSalienceOnly(t *testing.T) {
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "x", "recalled often")

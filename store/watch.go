@@ -47,11 +47,21 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 					once.Do(func() { close(seen) })
 					continue
 				}
-				if !bytes.HasPrefix(kv.Key, []byte("event/")) {
-					continue
-				}
 				var e memory.Event
-				if decode(kv.Key, kv.Value, &e) != nil {
+				switch {
+				case bytes.HasPrefix(kv.Key, []byte("event/")):
+					if decode(kv.Key, kv.Value, &e) != nil {
+						continue
+					}
+				case bytes.HasPrefix(kv.Key, []byte("gap/")):
+					// A gap is no timeline event, but the inbox shows it: a
+					// recall in another process is news to a workbench.
+					var g memory.Gap
+					if len(kv.Value) == 0 || decode(kv.Key, kv.Value, &g) != nil {
+						continue // dropped
+					}
+					e = memory.Event{Project: g.Project, Kind: memory.EventGap, Time: g.Last, Actor: memory.ActorSystem}
+				default:
 					continue
 				}
 				select {
@@ -60,7 +70,7 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 				}
 			}
 			return nil
-		}, []pb.Match{{Prefix: []byte("event/")}, {Prefix: probe}})
+		}, []pb.Match{{Prefix: []byte("event/")}, {Prefix: []byte("gap/")}, {Prefix: probe}})
 	}()
 	wait := time.NewTimer(5 * time.Second)
 	defer wait.Stop()
