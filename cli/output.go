@@ -286,6 +286,6 @@ func (a *app) printStats(cmd *cobra.Command, s store.Stats) error {
 	}
 	fmt.Fprintf(w, "layers    %s\n", strings.Join(layers, " · "))
 	fmt.Fprintf(w, "links     %d\nevents    %d\ndrafts    %d\n", s.Edges, s.Events, s.Drafts)
-	fmt.Fprintf(w, "disk      %.1f MiB (LSM %.1f, value log %.1f)\n", float64(s.LSMBytes+s.VlogBytes)/(1<<20), float64(s.LSMBytes)/(1<<20), float64(s.VlogBytes)/(1<<20))
+	fmt.Fprintf(w, "disk      %.1f MiB (LSM %.1f, logs %.1f)\n", float64(s.LSMBytes+s.VlogBytes)/(1<<20), float64(s.LSMBytes)/(1<<20), float64(s.VlogBytes)/(1<<20))
 	return nil
 }

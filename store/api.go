@@ -201,7 +201,7 @@ type Stats struct {
 	Events    int                   `json:"events"`
 	Drafts    int                   `json:"drafts"`
 	LSMBytes  int64                 `json:"lsm_bytes"`
-	VlogBytes int64                 `json:"vlog_bytes"`
+	VlogBytes int64                 `json:"vlog_bytes"` // the value log and the memtables' logs
 	Schema    int                   `json:"schema"`
 	Dir       string                `json:"dir"`
 	OpenedAt  time.Time             `json:"opened_at"`
