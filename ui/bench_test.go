@@ -80,7 +80,7 @@ func settle(m Model, cmd tea.Cmd) {
 	}
 }
 
-func key(m Model, k string) {
+func sendKey(m Model, k string) {
 	kp := keyMsg(k)
 	settle(m, func() tea.Msg { return kp })
 }
@@ -113,7 +113,7 @@ func benchKey(b *testing.B, keys ...string) {
 	}
 	i := 0
 	for b.Loop() {
-		key(m, keys[i%len(keys)])
+		sendKey(m, keys[i%len(keys)])
 		_ = m.View()
 		i++
 	}

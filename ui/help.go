@@ -27,7 +27,7 @@ var contextKeys = []struct{ where, keys string }{
 // long for its line wraps under itself, never under the key column.
 func helpLines(t themes.Theme, w int) []string {
 	st := t.Styles
-	keyCell := func(b binding, kw, cw int) []string { return hang(st.Key.Render(b.label()), kw, b.help, cw) }
+	keyCell := func(b binding, kw, cw int) []string { return hang(st.Key.Render(b.label()), kw, b.long, cw) }
 	lines := []string{st.Title.Render("Keys")}
 	bs := allBindings()
 	if col := w / 2; col >= 48 {

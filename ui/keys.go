@@ -1,24 +1,48 @@
 package ui
 
-import "strings"
+import (
+	"slices"
+	"strings"
 
-// binding is one key of the workbench: the keys that trigger it and what
-// it does, for the help screen and the footer.
+	"charm.land/bubbles/v2/key"
+)
+
+// binding is one key of the workbench, on bubbles' key.Binding: its keys,
+// its Help (the short form the footer shows: "a" "archive") and the longer
+// description of the help screen. The footers, the help screen and the key
+// dispatch all read this one table.
 type binding struct {
-	keys []string
-	help string
+	key.Binding
+	long string
 }
 
-func (b binding) matches(k string) bool {
-	for _, x := range b.keys {
-		if x == k {
-			return true
-		}
+// bind makes a binding: keys, the footer's key label and word, the help
+// screen's description.
+func bind(keys []string, label, short, long string) binding {
+	return binding{key.NewBinding(key.WithKeys(keys...), key.WithHelp(label, short)), long}
+}
+
+func (b binding) matches(k string) bool { return slices.Contains(b.Keys(), k) }
+
+func (b binding) label() string { return strings.Join(b.Keys(), " ") }
+
+// hint is the binding as the footer shows it: "a archive".
+func (b binding) hint() string { return b.Help().Key + " " + b.Help().Desc }
+
+// as is the binding with another word in the footer ("enter follow").
+func (b binding) as(desc string) binding {
+	b.SetHelp(b.Help().Key, desc)
+	return b
+}
+
+// hints joins bindings for the footer.
+func hints(bs ...binding) string {
+	parts := make([]string, len(bs))
+	for i, b := range bs {
+		parts[i] = b.hint()
 	}
-	return false
+	return strings.Join(parts, " · ")
 }
-
-func (b binding) label() string { return strings.Join(b.keys, " ") }
 
 // keyMap names every binding by its action.
 type keyMap struct {
@@ -30,46 +54,46 @@ type keyMap struct {
 }
 
 var keys = keyMap{
-	Up:          binding{[]string{"up", "k"}, "move up"},
-	Down:        binding{[]string{"down", "j"}, "move down"},
-	PageUp:      binding{[]string{"pgup", "ctrl+u"}, "page up"},
-	PageDown:    binding{[]string{"pgdown", "ctrl+d"}, "page down"},
-	Top:         binding{[]string{"home", "g"}, "first"},
-	Bottom:      binding{[]string{"end", "G"}, "last"},
-	Next:        binding{[]string{"tab", "right", "l"}, "next pane"},
-	Prev:        binding{[]string{"shift+tab", "left", "h"}, "previous pane"},
-	Open:        binding{[]string{"enter"}, "open / follow link"},
-	Back:        binding{[]string{"esc"}, "back"},
-	Layer:       binding{[]string{"1", "2", "3", "4", "5", "6"}, "jump to layer A–F"},
-	Filter:      binding{[]string{"f"}, "filter the list as you type"},
-	Command:     binding{[]string{"/", ":"}, "command line"},
-	Archive:     binding{[]string{"a"}, "archive (undo with u)"},
-	Unarchive:   binding{[]string{"u"}, "unarchive / undo archive"},
-	Forget:      binding{[]string{"x"}, "forget… (asks, shows the text)"},
-	Supersede:   binding{[]string{"s"}, "supersede: write the corrected version"},
-	Diff:        binding{[]string{"d"}, "diff with successor or previous version"},
-	Timeline:    binding{[]string{"t"}, "timeline"},
-	Help:        binding{[]string{"?"}, "help"},
-	Reload:      binding{[]string{"r"}, "reload"},
-	Quit:        binding{[]string{"q", "ctrl+c"}, "quit"},
-	NextLink:    binding{[]string{"]"}, "next link"},
-	PrevLink:    binding{[]string{"["}, "previous link"},
-	Edit:        binding{[]string{"ctrl+e"}, "edit in $EDITOR"},
-	Explain:     binding{[]string{"e"}, "explain recall results (after /recall)"},
-	Verify:      binding{[]string{"v"}, "the verify-first queue"},
-	Confirm:     binding{[]string{"c"}, "confirm: the memory still holds (trust restored)"},
-	Reject:      binding{[]string{"w"}, "reject: it no longer holds (s writes the fix)"}, // w: wrong (n answers the forget dialog)
-	Rebind:      binding{[]string{"b"}, "rebind the memory (/rebind SPEC)"},
-	Calibration: binding{[]string{"K"}, "calibration: do the bindings catch changes?"},
-	Inbox:       binding{[]string{"i"}, "the inbox: drafts and proposals waiting for you"},
+	Up:          bind([]string{"up", "k"}, "↑/↓", "move", "move up"),
+	Down:        bind([]string{"down", "j"}, "↓", "move down", "move down"),
+	PageUp:      bind([]string{"pgup", "ctrl+u"}, "pgup", "page up", "page up"),
+	PageDown:    bind([]string{"pgdown", "ctrl+d"}, "pgdown", "page down", "page down"),
+	Top:         bind([]string{"home", "g"}, "g", "first", "first"),
+	Bottom:      bind([]string{"end", "G"}, "G", "last", "last"),
+	Next:        bind([]string{"tab", "right", "l"}, "tab", "next pane", "next pane"),
+	Prev:        bind([]string{"shift+tab", "left", "h"}, "shift+tab", "previous pane", "previous pane"),
+	Open:        bind([]string{"enter"}, "enter", "read", "open / follow link"),
+	Back:        bind([]string{"esc"}, "esc", "back", "back"),
+	Layer:       bind([]string{"1", "2", "3", "4", "5", "6"}, "1-6", "layer", "jump to layer A–F"),
+	Filter:      bind([]string{"f"}, "f", "filter", "filter the list as you type"),
+	Command:     bind([]string{"/", ":"}, "/", "command", "command line"),
+	Archive:     bind([]string{"a"}, "a", "archive", "archive (undo with u)"),
+	Unarchive:   bind([]string{"u"}, "u", "undo", "unarchive / undo archive"),
+	Forget:      bind([]string{"x"}, "x", "forget", "forget… (asks, shows the text)"),
+	Supersede:   bind([]string{"s"}, "s", "supersede", "supersede: write the corrected version"),
+	Diff:        bind([]string{"d"}, "d", "diff", "diff with successor or previous version"),
+	Timeline:    bind([]string{"t"}, "t", "timeline", "timeline"),
+	Help:        bind([]string{"?"}, "?", "help", "help"),
+	Reload:      bind([]string{"r"}, "r", "reload", "reload"),
+	Quit:        bind([]string{"q", "ctrl+c"}, "q", "quit", "quit"),
+	NextLink:    bind([]string{"]"}, "[/]", "link", "next link"),
+	PrevLink:    bind([]string{"["}, "[", "previous link", "previous link"),
+	Edit:        bind([]string{"ctrl+e"}, "ctrl+e", "$EDITOR", "edit in $EDITOR"),
+	Explain:     bind([]string{"e"}, "e", "explain", "explain recall results (after /recall)"),
+	Verify:      bind([]string{"v"}, "v", "verify first", "the verify-first queue"),
+	Confirm:     bind([]string{"c"}, "c", "confirm", "confirm: the memory still holds (trust restored)"),
+	Reject:      bind([]string{"w"}, "w", "reject", "reject: it no longer holds (s writes the fix)"), // w: wrong (n answers the forget dialog)
+	Rebind:      bind([]string{"b"}, "b", "rebind", "rebind the memory (/rebind SPEC)"),
+	Calibration: bind([]string{"K"}, "K", "calibration", "calibration: do the bindings catch changes?"),
+	Inbox:       bind([]string{"i"}, "i", "inbox", "the inbox: drafts and proposals waiting for you"),
 	// In the inbox and a proposal's diff, a accepts and w rejects (w as in
 	// the verify-first queue: r stays reload everywhere, and "press r to
 	// reload" must never reject a proposal).
-	Accept:        binding{[]string{"a"}, "accept the proposal"},
-	EditCandidate: binding{[]string{"e"}, "edit the proposal, then accept it"},
-	Session:       binding{[]string{"o"}, "a session's drafts ⇄ its episode"},
-	Helpful:       binding{[]string{"+"}, "a recalled memory helped (after /recall; trust unchanged)"},
-	Unhelpful:     binding{[]string{"-"}, "a recalled memory did not help (after /recall)"},
+	Accept:        bind([]string{"a"}, "a", "accept", "accept the proposal"),
+	EditCandidate: bind([]string{"e"}, "e", "edit", "edit the proposal, then accept it"),
+	Session:       bind([]string{"o"}, "o", "episode", "a session's drafts ⇄ its episode"),
+	Helpful:       bind([]string{"+"}, "+", "helped", "a recalled memory helped (after /recall; trust unchanged)"),
+	Unhelpful:     bind([]string{"-"}, "-", "did not", "a recalled memory did not help (after /recall)"),
 }
 
 // allBindings is the order of the help screen.

@@ -192,3 +192,26 @@ func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
 		t.Fatalf("after /project other: project %s, verify-first count %d", m.proj.Name, m.verifyCount)
 	}
 }
+
+// TestEveryCommandIsDispatched: each command the registry lists (and so
+// the parser, completion and /help know) is carried out by run, not
+// refused as unknown to it; and every footer hint names a key that does
+// what it says (the hints are made from the key table).
+func TestEveryCommandIsDispatched(t *testing.T) {
+	db := openStore(t, true)
+	for _, c := range registry {
+		if c.name == "quit" {
+			continue
+		}
+		m := app(t, db, 120, 40, "plain")
+		press(t, m, "1")
+		if _, err := m.run("/" + c.name); err != nil && strings.Contains(err.Error(), "not available here") {
+			t.Errorf("/%s is listed but run does not carry it out", c.name)
+		}
+	}
+	for _, b := range allBindings() {
+		if len(b.Keys()) == 0 || b.Help().Key == "" || b.Help().Desc == "" || b.long == "" {
+			t.Errorf("binding %q lacks its keys, footer label or help text", b.label())
+		}
+	}
+}

@@ -196,7 +196,7 @@ func TestReviewsNeedAProject(t *testing.T) {
 func TestEveryKeyAroundReviews(t *testing.T) {
 	var every []string
 	for _, b := range allBindings() {
-		for _, k := range b.keys {
+		for _, k := range b.Keys() {
 			if k != "q" && k != "ctrl+c" { // quit: the test would go on in a stopped workbench
 				every = append(every, k)
 			}

@@ -432,13 +432,13 @@ func (m *workbench) keyHints() string {
 	case m.mode == modeEditor:
 		return "ctrl+s diff · ctrl+e $EDITOR · esc cancel"
 	case m.mode == modeTimeline:
-		return "↑/↓ scroll · tab sidebar · / command · ? help · q quit"
+		return hints(keys.Up.as("scroll"), keys.Next.as("sidebar"), keys.Command, keys.Help, keys.Quit)
 	case m.focus == focusSidebar:
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
 	case m.mode == modeRecall:
-		return "↑/↓ move · enter read · e explain · + helped · - did not · esc back · / command · ? help"
+		return hints(keys.Up, keys.Open, keys.Explain, keys.Helpful, keys.Unhelpful, keys.Back, keys.Command, keys.Help)
 	case m.mode == modeWhy:
-		return "↑/↓ move · enter its own reasons · esc back · / command · ? help"
+		return hints(keys.Up, keys.Open.as("its own reasons"), keys.Back, keys.Command, keys.Help)
 	case m.mode == modeInbox:
 		move, back := "↑/↓ move · enter read", ""
 		if m.focus == focusDetail {
@@ -456,13 +456,13 @@ func (m *workbench) keyHints() string {
 		case it.gap != nil:
 			return move + " · /remember the answer · x close the gap" + back + " · ? help"
 		case it.prop.Kind == memory.ProposeArchive:
-			return move + " · a accept · w reject" + back + " · / command · ? help"
+			return move + " · " + hints(keys.Accept, keys.Reject) + back + " · " + hints(keys.Command, keys.Help)
 		}
-		return move + " · a accept · w reject · e edit · d diff" + back + " · / command · ? help"
+		return move + " · " + hints(keys.Accept, keys.Reject, keys.EditCandidate, keys.Diff) + back + " · " + hints(keys.Command, keys.Help)
 	case m.section == sectionVerify && m.mode == modeBrowse && m.focus == focusList:
-		return "↑/↓ move · enter read · c confirm · w reject · s supersede · b rebind · a archive · K calibration · ? help"
+		return hints(keys.Up, keys.Open, keys.Confirm, keys.Reject, keys.Supersede, keys.Rebind, keys.Archive, keys.Calibration, keys.Help)
 	case m.focus == focusDetail:
-		return "[/] link · enter follow · esc back · d diff · s supersede · a archive · x forget · / command · ? help"
+		return hints(keys.NextLink, keys.Open.as("follow"), keys.Back, keys.Diff, keys.Supersede, keys.Archive, keys.Forget, keys.Command, keys.Help)
 	}
-	return "↑/↓ move · enter read · / command · a archive · u undo · s supersede · x forget · d diff · f filter · ? help"
+	return hints(keys.Up, keys.Open, keys.Command, keys.Archive, keys.Unarchive, keys.Supersede, keys.Forget, keys.Diff, keys.Filter, keys.Help)
 }
