@@ -54,11 +54,16 @@ type Explain struct {
 	Trigger    string  `json:"trigger,omitempty"`
 	Path       string  `json:"path,omitempty"` // the file of the memory that matched Request.Path
 	Graph      string  `json:"graph,omitempty"`
-	Relevance  float64 `json:"relevance"`
-	Salience   float64 `json:"salience"`
-	Feedback   float64 `json:"feedback,omitempty"` // -1..1: what was said of it for similar queries
-	Trust      float64 `json:"trust"`
-	Final      float64 `json:"final"`
+	// Context is the lexical score of the memory's best neighbour in its
+	// session (see contextIndex), part of which it borrows.
+	Context float64 `json:"context,omitempty"`
+	// When is the memory's date when the query names a time it falls in.
+	When      string  `json:"when,omitempty"`
+	Relevance float64 `json:"relevance"`
+	Salience  float64 `json:"salience"`
+	Feedback  float64 `json:"feedback,omitempty"` // -1..1: what was said of it for similar queries
+	Trust     float64 `json:"trust"`
+	Final     float64 `json:"final"`
 	// answers is how well the memory answers the query's own words (no
 	// expansion): what says whether anything is known at all.
 	answers float64
@@ -160,6 +165,7 @@ type Engine struct {
 	byID map[string]int32
 	lex  *lexIndex
 	vec  *search.Index[int32]
+	cx   *contextIndex // times and sessions (see context.go)
 	// triggered are the documents with trigger patterns: few, checked
 	// against every query (a third candidate source beside lexical and
 	// vector); pathed those with files, checked when a recall has a path.
@@ -197,7 +203,7 @@ func NewEngine(src Source, emb Embedder) *Engine {
 	if emb == nil {
 		emb = NewHashed()
 	}
-	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](),
+	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](), cx: newContextIndex(),
 		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{}), progress: &buildProgress{}}
 }
 
@@ -355,6 +361,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 			delete(e.triggered, old)
 			delete(e.pathed, old)
 			e.lex.remove(old)
+			e.cx.remove(old)
 		}
 		n := int32(len(e.docs))
 		e.docs = append(e.docs, doc{})
@@ -370,6 +377,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		setIf(e.pathed, n, len(d.files) > 0)
 		e.docs[n] = d
 		e.lex.set(n, toks[i])
+		e.cx.set(n, m)
 		if vecs != nil {
 			e.vec.Add(vecs[i], n)
 		}
@@ -454,6 +462,7 @@ func (e *Engine) Forget(id string) {
 		delete(e.triggered, n)
 		delete(e.pathed, n)
 		e.lex.remove(n)
+		e.cx.remove(n)
 		e.dead++
 	}
 }
@@ -514,6 +523,7 @@ func (e *Engine) rebuild(ctx context.Context, imported bool) error {
 	}
 	e.mu.Lock()
 	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered, e.pathed = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered, fresh.pathed
+	e.cx = fresh.cx
 	e.dirty.Store(true)
 	e.vecName = fresh.vecName
 	e.rebuilding.Store(false)
@@ -576,7 +586,10 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			return Response{}, err
 		}
 	}
-	qtoks := Tokens(query)
+	// The times the query names are matched against memories' own times,
+	// its other words against their text.
+	spans, rest := querySpans(query, time.Now())
+	qtoks := Tokens(rest)
 	_, builtin := e.emb.(Hashed)
 	var qvec []float32
 	if query != "" {
@@ -637,11 +650,17 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			acc.add(e.lex.expand(words, lex, prfDocs, prfWords, prfAlpha))
 			lex = acc.top(candidates, keep)
 		}
+		near := e.near(lex, keep)
 		acc.release()
 		for i, s := range lex {
 			c := get(s.doc)
 			c.Lexical, c.LexicalRnk = s.score, i+1
 			c.Relevance += lexWeight * s.score / mass
+		}
+		for n, s := range near {
+			c := get(n)
+			c.Context = s / mass
+			c.Relevance += lexWeight * contextWeight * s / mass
 		}
 		if !builtin && e.vecName == e.emb.Name() {
 			// An endpoint's vectors carry meaning: its nearest neighbours
@@ -704,6 +723,23 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		sort.Slice(ranked, func(i, j int) bool { return cands[ranked[i]].Vector > cands[ranked[j]].Vector })
 		for i, n := range ranked {
 			cands[n].VectorRnk = i + 1
+		}
+	}
+	if len(spans) > 0 && len(qtoks) == 0 {
+		// Only a time was asked ("what happened yesterday"): what holds
+		// from then is the answer.
+		for n := range e.docs {
+			if t := e.cx.time(int32(n)); keep(int32(n)) && inSpans(spans, t) {
+				get(int32(n)).Relevance = 1
+			}
+		}
+	}
+	if len(spans) > 0 {
+		for n, c := range cands {
+			if t := e.cx.time(n); inSpans(spans, t) {
+				c.When = t.Format(time.DateOnly)
+				c.Relevance *= 1 + dateWeight
+			}
 		}
 	}
 	ids := map[int32]string{}

@@ -1,0 +1,161 @@
+package recall
+
+import (
+	"slices"
+	"time"
+
+	"cairn/memory"
+)
+
+// contextIndex knows when each memory was true from (its valid-from time,
+// else its creation) and which memories were written in one session of
+// work, in order. A memory written in a conversation often answers what
+// the one before it asked ("What got you into running?" → "It clears my
+// mind"): the question's words are in the one, the answer in the other.
+// Recall lets a memory borrow part of its neighbours' relevance (see
+// contextWeight) and understands dates asked about (see dates.go).
+//
+// Documents are the engine's numbers; a document indexed again gets a new
+// number (see Engine.index), so entries are only ever added and dropped.
+type contextIndex struct {
+	at       []int64 // document → unix seconds it holds from (0: unknown)
+	line     []int32 // document → its line in the session's source
+	sess     []int32 // document → its session (-1: none)
+	sessions map[string]int32
+	members  [][]int32 // session → its documents, in order of time and line
+}
+
+func newContextIndex() *contextIndex { return &contextIndex{sessions: map[string]int32{}} }
+
+// memoryTime is when a memory holds from: its valid-from time, else when
+// it was written.
+func memoryTime(m *memory.Memory) time.Time {
+	if !m.ValidFrom.IsZero() {
+		return m.ValidFrom
+	}
+	return m.CreatedAt
+}
+
+// sessionKey names the session a memory was written in, within its
+// project ("" when its source names none).
+func sessionKey(m *memory.Memory) string {
+	if m.Source.Session == "" {
+		return ""
+	}
+	return m.Project + "\x00" + m.Source.Session
+}
+
+// set records doc's time and session.
+func (c *contextIndex) set(doc int32, m *memory.Memory) {
+	for int(doc) >= len(c.at) {
+		c.at = append(c.at, 0)
+		c.line = append(c.line, 0)
+		c.sess = append(c.sess, -1)
+	}
+	c.remove(doc)
+	if t := memoryTime(m); !t.IsZero() {
+		c.at[doc] = t.Unix()
+	}
+	c.line[doc] = int32(m.Source.Line)
+	key := sessionKey(m)
+	if key == "" {
+		return
+	}
+	s, ok := c.sessions[key]
+	if !ok {
+		s = int32(len(c.members))
+		c.sessions[key] = s
+		c.members = append(c.members, nil)
+	}
+	c.sess[doc] = s
+	ms := c.members[s]
+	i, _ := slices.BinarySearchFunc(ms, doc, c.cmp)
+	c.members[s] = slices.Insert(ms, i, doc)
+}
+
+// cmp orders a session's documents: by time, then line, then number (the
+// order they were indexed in).
+func (c *contextIndex) cmp(a, b int32) int {
+	switch {
+	case c.at[a] != c.at[b]:
+		return cmpInt(c.at[a], c.at[b])
+	case c.line[a] != c.line[b]:
+		return cmpInt(c.line[a], c.line[b])
+	}
+	return cmpInt(a, b)
+}
+
+func cmpInt[T int32 | int64](a, b T) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// remove takes doc out of its session.
+func (c *contextIndex) remove(doc int32) {
+	if int(doc) >= len(c.sess) || c.sess[doc] < 0 {
+		return
+	}
+	s := c.sess[doc]
+	if i, ok := slices.BinarySearchFunc(c.members[s], doc, c.cmp); ok {
+		c.members[s] = slices.Delete(c.members[s], i, i+1)
+	}
+	c.sess[doc] = -1
+}
+
+// neighbours are the documents written just before and after doc in its
+// session (none when it has no session, or the index was read from a
+// saved one that does not carry sessions).
+func (c *contextIndex) neighbours(doc int32) (prev, next int32) {
+	prev, next = -1, -1
+	if int(doc) >= len(c.sess) || c.sess[doc] < 0 {
+		return
+	}
+	ms := c.members[c.sess[doc]]
+	i, ok := slices.BinarySearchFunc(ms, doc, c.cmp)
+	if !ok {
+		return
+	}
+	if i > 0 {
+		prev = ms[i-1]
+	}
+	if i+1 < len(ms) {
+		next = ms[i+1]
+	}
+	return
+}
+
+// time is when doc holds from (zero when unknown).
+func (c *contextIndex) time(doc int32) time.Time {
+	if int(doc) >= len(c.at) || c.at[doc] == 0 {
+		return time.Time{}
+	}
+	return time.Unix(c.at[doc], 0).UTC()
+}
+
+// contextWeight is the share of its best session neighbour's lexical
+// score a memory borrows.
+var contextWeight = 0.3
+
+// near is, for each memory next to a lexical candidate in its session,
+// the best lexical score among its neighbours (read from the search's
+// sums, so a neighbour outside the candidates counts too).
+func (e *Engine) near(lex []scored, keep func(int32) bool) map[int32]float64 {
+	if contextWeight == 0 {
+		return nil
+	}
+	out := map[int32]float64{}
+	for _, s := range lex {
+		prev, next := e.cx.neighbours(s.doc)
+		for _, nb := range [2]int32{prev, next} {
+			if nb >= 0 && keep(nb) {
+				out[nb] = max(out[nb], s.score)
+			}
+		}
+	}
+	return out
+}

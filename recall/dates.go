@@ -1,0 +1,190 @@
+package recall
+
+import (
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// A query that names a time ("in June", "on 13 October 2023", "last
+// week") asks for memories of that time: those whose own time (valid-from,
+// else creation; see memoryTime) falls in it rank higher by dateWeight. A
+// memory's time is its metadata, not its text: a memory written on
+// 2023-06-27 rarely says so in words.
+var dateWeight = 0.3
+
+// span is a stretch of time a query names: [from, to), or, when anyYear,
+// a month (and day) of whatever year.
+type span struct {
+	from, to time.Time
+	anyYear  bool
+	month    time.Month
+	day      int // 0: the whole month
+}
+
+func (s span) holds(t time.Time) bool {
+	if t.IsZero() {
+		return false
+	}
+	if s.anyYear {
+		if s.day == 0 {
+			return t.Month() == s.month
+		}
+		from := time.Date(t.Year(), s.month, s.day, 0, 0, 0, 0, time.UTC)
+		return !t.Before(from) && t.Before(from.AddDate(0, 0, dayReach))
+	}
+	return !t.Before(s.from) && t.Before(s.to)
+}
+
+// dayReach is how many days from a day named its span runs.
+const dayReach = 8
+
+var months = map[string]time.Month{}
+
+func init() {
+	for m := time.January; m <= time.December; m++ {
+		name := strings.ToLower(m.String())
+		months[name] = m
+		if len(name) > 4 {
+			months[name[:3]] = m // jan, feb, … (not "may", "june", "july" twice)
+		}
+	}
+	months["sept"] = time.September
+}
+
+const monthRE = `(january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sept|sep|oct|nov|dec)\.?`
+
+var (
+	isoDate     = regexp.MustCompile(`\b(\d{4})-(\d{2})-(\d{2})\b`)
+	dayMonthYr  = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRE + `,?\s+(\d{4})\b`)
+	monthDayYr  = regexp.MustCompile(`(?i)\b` + monthRE + `\s+(\d{1,2})(?:st|nd|rd|th)?,?\s+(\d{4})\b`)
+	monthYr     = regexp.MustCompile(`(?i)\b` + monthRE + `,?\s+(\d{4})\b`)
+	dayMonth    = regexp.MustCompile(`(?i)\b(\d{1,2})(?:st|nd|rd|th)?\s+(?:of\s+)?` + monthRE + `\b`)
+	monthDay    = regexp.MustCompile(`(?i)\b` + monthRE + `\s+(\d{1,2})(?:st|nd|rd|th)?\b`)
+	inMonth     = regexp.MustCompile(`(?i)\b(?:in|of|during|since|until|before|after|early|late|mid|last|this|next|through)\s+` + monthRE + `\b`)
+	monthNamed  = regexp.MustCompile(`\b(January|February|March|April|June|July|August|September|October|November|December)\b`)
+	yearOnly    = regexp.MustCompile(`(?i)\b(?:in|of|since|during|until|before|after|from|by|year|early|late|mid)\s+(19\d{2}|20\d{2})\b`)
+	relativeDay = regexp.MustCompile(`(?i)\b(today|yesterday|(?:last|this|past)\s+(?:week|month|year))\b`)
+)
+
+// querySpans are the times a query names, and the query without them
+// (what its words say besides: "in May 2023" is a time, not three words
+// to look for in the text). Relative times ("yesterday", "last month")
+// count from now.
+func querySpans(q string, now time.Time) ([]span, string) {
+	var out []span
+	taken := make([]bool, len(q)) // bytes already read as part of a date
+	take := func(loc []int) bool {
+		for i := loc[0]; i < loc[1]; i++ {
+			if taken[i] {
+				return false
+			}
+		}
+		for i := loc[0]; i < loc[1]; i++ {
+			taken[i] = true
+		}
+		return true
+	}
+	// A day named is the day of an event, and what is remembered of it is
+	// often written down days later: the span runs a week on.
+	day := func(y int, m time.Month, d int) {
+		if d >= 1 && d <= 31 {
+			from := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+			out = append(out, span{from: from, to: from.AddDate(0, 0, dayReach)})
+		}
+	}
+	month := func(y int, m time.Month) {
+		from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		out = append(out, span{from: from, to: from.AddDate(0, 1, 0)})
+	}
+	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
+	mon := func(s string) time.Month { return months[strings.ToLower(strings.TrimSuffix(s, "."))] }
+	for _, loc := range isoDate.FindAllStringSubmatchIndex(q, -1) {
+		if take(loc[:2]) {
+			m := num(q[loc[4]:loc[5]])
+			if m >= 1 && m <= 12 {
+				day(num(q[loc[2]:loc[3]]), time.Month(m), num(q[loc[6]:loc[7]]))
+			}
+		}
+	}
+	for _, loc := range dayMonthYr.FindAllStringSubmatchIndex(q, -1) {
+		if take(loc[:2]) {
+			day(num(q[loc[6]:loc[7]]), mon(q[loc[4]:loc[5]]), num(q[loc[2]:loc[3]]))
+		}
+	}
+	for _, loc := range monthDayYr.FindAllStringSubmatchIndex(q, -1) {
+		if take(loc[:2]) {
+			day(num(q[loc[6]:loc[7]]), mon(q[loc[2]:loc[3]]), num(q[loc[4]:loc[5]]))
+		}
+	}
+	for _, loc := range monthYr.FindAllStringSubmatchIndex(q, -1) {
+		if take(loc[:2]) {
+			month(num(q[loc[4]:loc[5]]), mon(q[loc[2]:loc[3]]))
+		}
+	}
+	for _, loc := range dayMonth.FindAllStringSubmatchIndex(q, -1) {
+		if d := num(q[loc[2]:loc[3]]); d >= 1 && d <= 31 && take(loc[:2]) {
+			out = append(out, span{anyYear: true, month: mon(q[loc[4]:loc[5]]), day: d})
+		}
+	}
+	for _, loc := range monthDay.FindAllStringSubmatchIndex(q, -1) {
+		if d := num(q[loc[4]:loc[5]]); d >= 1 && d <= 31 && take(loc[:2]) {
+			out = append(out, span{anyYear: true, month: mon(q[loc[2]:loc[3]]), day: d})
+		}
+	}
+	// A month alone: after a word that makes it one ("in May"; "may" is
+	// also a verb), or a name that is only a month, capitalised.
+	for _, re := range []*regexp.Regexp{inMonth, monthNamed} {
+		for _, loc := range re.FindAllStringSubmatchIndex(q, -1) {
+			if take(loc[2:4]) {
+				out = append(out, span{anyYear: true, month: mon(q[loc[2]:loc[3]])})
+			}
+		}
+	}
+	for _, loc := range yearOnly.FindAllStringSubmatchIndex(q, -1) {
+		if take(loc[:2]) {
+			from := time.Date(num(q[loc[2]:loc[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
+			out = append(out, span{from: from, to: from.AddDate(1, 0, 0)})
+		}
+	}
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	for _, loc := range relativeDay.FindAllStringSubmatchIndex(q, -1) {
+		if !take(loc[:2]) {
+			continue
+		}
+		w := strings.Fields(strings.ToLower(q[loc[2]:loc[3]]))
+		switch {
+		case w[0] == "today":
+			out = append(out, span{from: today, to: today.AddDate(0, 0, 1)})
+		case w[0] == "yesterday":
+			out = append(out, span{from: today.AddDate(0, 0, -1), to: today})
+		case w[1] == "week":
+			out = append(out, span{from: today.AddDate(0, 0, -7), to: now.Add(time.Second)})
+		case w[1] == "month":
+			out = append(out, span{from: today.AddDate(0, -1, 0), to: now.Add(time.Second)})
+		case w[1] == "year":
+			out = append(out, span{from: today.AddDate(-1, 0, 0), to: now.Add(time.Second)})
+		}
+	}
+	if len(out) == 0 {
+		return nil, q
+	}
+	rest := []byte(q)
+	for i, t := range taken {
+		if t {
+			rest[i] = ' '
+		}
+	}
+	return out, string(rest)
+}
+
+// inSpans says whether t falls in any of spans.
+func inSpans(spans []span, t time.Time) bool {
+	for _, s := range spans {
+		if s.holds(t) {
+			return true
+		}
+	}
+	return false
+}
