@@ -139,7 +139,7 @@ func (c *contextIndex) time(doc int32) time.Time {
 
 // contextWeight is the share of its best session neighbour's lexical
 // score a memory borrows.
-var contextWeight = 0.3
+var contextWeight = 0.45
 
 // near is, for each memory next to a lexical candidate in its session,
 // the best lexical score among its neighbours (read from the search's

@@ -8,11 +8,28 @@ import (
 )
 
 // A query that names a time ("in June", "on 13 October 2023", "last
-// week") asks for memories of that time: those whose own time (valid-from,
-// else creation; see memoryTime) falls in it rank higher by dateWeight. A
-// memory's time is its metadata, not its text: a memory written on
-// 2023-06-27 rarely says so in words.
-var dateWeight = 0.3
+// week") asks for memories of that time. The time counts as one more word
+// of the query, which the memories whose own time (valid-from, else
+// creation; see memoryTime) falls in it hold: a memory's time is its
+// metadata, not its text (one written on 2023-06-27 rarely says so), and a
+// store with nothing of that time knows less of the query (its floor).
+
+// dateMass is the weight of the time a query names: that of an average
+// word of the query (of a word no memory holds when it has no other).
+func (x *lexIndex) dateMass(qtoks []string) float64 {
+	if len(qtoks) == 0 {
+		return x.idf(0)
+	}
+	return x.mass(qtoks) / float64(len(distinct(qtoks)))
+}
+
+func distinct(ts []string) map[string]bool {
+	out := make(map[string]bool, len(ts))
+	for _, t := range ts {
+		out[t] = true
+	}
+	return out
+}
 
 // span is a stretch of time a query names: [from, to), or, when anyYear,
 // a month (and day) of whatever year.

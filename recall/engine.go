@@ -635,8 +635,15 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		cands[n] = c
 		return c
 	}
+	// The query's weight: its words' (see lexIndex.mass) and, when it
+	// names a time, the time's, which memories of that time carry.
+	var mass, dateMass float64
 	if query != "" {
-		mass := e.lex.mass(qtoks)
+		mass = e.lex.mass(qtoks)
+		if len(spans) > 0 {
+			dateMass = e.lex.dateMass(qtoks)
+			mass += dateMass
+		}
 		acc := e.lex.accumulator()
 		words := weights(qtoks)
 		acc.add(words)
@@ -726,11 +733,11 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		}
 	}
 	if len(spans) > 0 && len(qtoks) == 0 {
-		// Only a time was asked ("what happened yesterday"): what holds
-		// from then is the answer.
+		// Only a time was asked ("what happened yesterday"): whatever holds
+		// from then answers it.
 		for n := range e.docs {
-			if t := e.cx.time(int32(n)); keep(int32(n)) && inSpans(spans, t) {
-				get(int32(n)).Relevance = 1
+			if keep(int32(n)) && inSpans(spans, e.cx.time(int32(n))) {
+				get(int32(n))
 			}
 		}
 	}
@@ -738,7 +745,8 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		for n, c := range cands {
 			if t := e.cx.time(n); inSpans(spans, t) {
 				c.When = t.Format(time.DateOnly)
-				c.Relevance *= 1 + dateWeight
+				c.Relevance += lexWeight * dateMass / mass
+				c.answers += dateMass / mass
 			}
 		}
 	}

@@ -110,9 +110,6 @@ func init() {
 	if v := os.Getenv("CAIRN_EVAL_CTX"); v != "" {
 		fmt.Sscan(v, &contextWeight)
 	}
-	if v := os.Getenv("CAIRN_EVAL_DATE"); v != "" {
-		fmt.Sscan(v, &dateWeight)
-	}
 	if v := os.Getenv("CAIRN_EVAL_TITLE"); v != "" {
 		fmt.Sscan(v, &titleBoost)
 	}
