@@ -159,3 +159,19 @@ func (e *Engine) near(lex []scored, keep func(int32) bool) map[int32]float64 {
 	}
 	return out
 }
+
+// within are the latest documents that keep accepts and whose time falls
+// in spans, at most k.
+func (c *contextIndex) within(spans []span, k int, keep func(int32) bool) []int32 {
+	var out []int32
+	for n := range c.at {
+		if c.at[n] != 0 && keep(int32(n)) && inSpans(spans, c.time(int32(n))) {
+			out = append(out, int32(n))
+		}
+	}
+	if len(out) > k {
+		slices.SortFunc(out, func(a, b int32) int { return -cmpInt(c.at[a], c.at[b]) })
+		out = out[:k]
+	}
+	return out
+}

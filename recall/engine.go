@@ -732,13 +732,12 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			cands[n].VectorRnk = i + 1
 		}
 	}
-	if len(spans) > 0 && len(qtoks) == 0 {
-		// Only a time was asked ("what happened yesterday"): whatever holds
-		// from then answers it.
-		for n := range e.docs {
-			if keep(int32(n)) && inSpans(spans, e.cx.time(int32(n))) {
-				get(int32(n))
-			}
+	if len(spans) > 0 {
+		// The memories of that time hold the time's share of the query, as
+		// a memory holding one of its words holds that word's: candidates
+		// too (the latest, as many as the lexical ones).
+		for _, n := range e.cx.within(spans, candidates, keep) {
+			get(n)
 		}
 	}
 	if len(spans) > 0 {

@@ -1,0 +1,79 @@
+package recall
+
+import (
+	"context"
+	"slices"
+	"testing"
+	"time"
+
+	"cairn/memory"
+)
+
+// In a session, the memory after a question is often its answer, in other
+// words: recall brings it along with the question, and only from the same
+// session.
+func TestSessionNeighboursComeAlong(t *testing.T) {
+	for _, sessions := range []bool{true, false} {
+		f := newFixture(t)
+		at := time.Date(2026, 2, 3, 10, 0, 0, 0, time.UTC)
+		src := func(s string, line int) memory.Source {
+			if !sessions {
+				return memory.Source{}
+			}
+			return memory.Source{Session: s, Line: line}
+		}
+		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Which database should the billing service use?", Body: "asked in the design review", ValidFrom: at, Source: src("review", 1)})
+		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Postgres: the ledger needs transactions", Body: "agreed by everyone", ValidFrom: at.Add(time.Minute), Source: src("review", 2)})
+		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Redis for the session cache", Body: "sessions expire after an hour", ValidFrom: at.Add(2 * time.Minute), Source: src("other", 1)})
+		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Lunch was late", Body: "the canteen queue", ValidFrom: at.Add(3 * time.Minute), Source: src("review", 3)})
+		f.build(t)
+		got := titles(f.recall(t, "database for the billing service", peek).Results)
+		has := slices.Contains(got, "Postgres: the ledger needs transactions")
+		if sessions && (!has || got[0] != "Which database should the billing service use?") {
+			t.Errorf("with sessions: %q, want the question first and its answer along", got)
+		}
+		if !sessions && has {
+			t.Errorf("without sessions the answer shares no word with the query and came: %q", got)
+		}
+		if slices.Contains(got, "Redis for the session cache") || slices.Contains(got, "Lunch was late") {
+			t.Errorf("a memory two away or of another session came along: %q", got)
+		}
+	}
+}
+
+// A time the query names finds the memories of that time (their own
+// time, not words in their text) before others that say the same; a query
+// that is only a time gets what holds from then.
+func TestRecallByTime(t *testing.T) {
+	f := newFixture(t)
+	day := func(m time.Month, d int) time.Time { return time.Date(2025, m, d, 9, 0, 0, 0, time.UTC) }
+	// Imported, as remembering stamps a memory with the time it is written.
+	recs := []memory.Record{
+		{Layer: memory.LayerEpisode, Title: "Cache sizes raised", Body: "the cache holds 2 GB now", ValidFrom: day(3, 4)},
+		{Layer: memory.LayerEpisode, Title: "Cache sizes lowered", Body: "the cache holds 1 GB now", ValidFrom: day(4, 9)},
+		{Layer: memory.LayerEpisode, Title: "Deploy frozen", Body: "no deploys during the audit", ValidFrom: day(4, 10)},
+		{Layer: memory.LayerEpisode, Title: "Flaky test quarantined", Body: "TestSync retried", ValidFrom: time.Now().AddDate(0, 0, -1)},
+	}
+	if _, err := f.db.Import(context.Background(), f.pid, recs, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	f.build(t)
+	for _, c := range []struct{ q, first string }{
+		{"what happened to the cache in March 2025", "Cache sizes raised"},
+		{"what happened to the cache in April", "Cache sizes lowered"},
+		{"the cache on 9 April 2025", "Cache sizes lowered"},
+	} {
+		resp := f.recall(t, c.q, peek)
+		if got := titles(resp.Results); len(got) == 0 || got[0] != c.first || resp.Results[0].Explain.When == "" {
+			t.Errorf("%q: %q, want %q first, dated", c.q, got, c.first)
+		}
+	}
+	if got := titles(f.recall(t, "what happened yesterday", peek).Results); !slices.Equal(got, []string{"Flaky test quarantined"}) {
+		t.Errorf("yesterday: %q", got)
+	}
+	// Nothing is of that time: the query is known less well than its words.
+	at, without := f.recall(t, "cache sizes in 2019", peek), f.recall(t, "cache sizes", peek)
+	if len(at.Results) > 0 && len(without.Results) > 0 && at.Results[0].Explain.Relevance >= without.Results[0].Explain.Relevance {
+		t.Errorf("a time nothing is of did not lower the relevance: %.2f vs %.2f", at.Results[0].Explain.Relevance, without.Results[0].Explain.Relevance)
+	}
+}
