@@ -1,6 +1,7 @@
 package recall
 
 import (
+	"math"
 	"slices"
 	"time"
 
@@ -107,26 +108,20 @@ func (c *contextIndex) remove(doc int32) {
 	c.sess[doc] = -1
 }
 
-// neighbours are the documents written just before and after doc in its
-// session (none when it has no session, or the index was read from a
-// saved one that does not carry sessions).
-func (c *contextIndex) neighbours(doc int32) (prev, next int32) {
-	prev, next = -1, -1
+// around are the documents written up to reach before and after doc in
+// its session, and its place among them (none when it has no session, or
+// the index was read from a saved one that does not carry sessions).
+func (c *contextIndex) around(doc int32, reach int) (ms []int32, at int) {
 	if int(doc) >= len(c.sess) || c.sess[doc] < 0 {
-		return
+		return nil, 0
 	}
-	ms := c.members[c.sess[doc]]
-	i, ok := slices.BinarySearchFunc(ms, doc, c.cmp)
+	all := c.members[c.sess[doc]]
+	i, ok := slices.BinarySearchFunc(all, doc, c.cmp)
 	if !ok {
-		return
+		return nil, 0
 	}
-	if i > 0 {
-		prev = ms[i-1]
-	}
-	if i+1 < len(ms) {
-		next = ms[i+1]
-	}
-	return
+	lo, hi := max(i-reach, 0), min(i+reach+1, len(all))
+	return all[lo:hi], i - lo
 }
 
 // time is when doc holds from (zero when unknown).
@@ -137,23 +132,28 @@ func (c *contextIndex) time(doc int32) time.Time {
 	return time.Unix(c.at[doc], 0).UTC()
 }
 
-// contextWeight is the share of its best session neighbour's lexical
-// score a memory borrows.
-var contextWeight = 0.45
+// contextWeight is the share of a session neighbour's lexical score a
+// memory borrows, contextDecay what is left of it at each further step,
+// up to contextReach memories away; a memory keeps the best it borrows.
+var (
+	contextWeight = 0.45
+	contextDecay  = 0.7
+	contextReach  = 2
+)
 
-// near is, for each memory next to a lexical candidate in its session,
-// the best lexical score among its neighbours (read from the search's
-// sums, so a neighbour outside the candidates counts too).
+// near is, for each memory near a lexical candidate in its session, the
+// best lexical score it borrows from them (see contextWeight).
 func (e *Engine) near(lex []scored, keep func(int32) bool) map[int32]float64 {
 	if contextWeight == 0 {
 		return nil
 	}
 	out := map[int32]float64{}
 	for _, s := range lex {
-		prev, next := e.cx.neighbours(s.doc)
-		for _, nb := range [2]int32{prev, next} {
-			if nb >= 0 && keep(nb) {
-				out[nb] = max(out[nb], s.score)
+		ms, at := e.cx.around(s.doc, contextReach)
+		for i, nb := range ms {
+			if i != at && keep(nb) {
+				d := max(i-at, at-i)
+				out[nb] = max(out[nb], s.score*math.Pow(contextDecay, float64(d-1)))
 			}
 		}
 	}

@@ -11,7 +11,7 @@ import (
 
 // In a session, the memory after a question is often its answer, in other
 // words: recall brings it along with the question, and only from the same
-// session.
+// session and near it (contextReach).
 func TestSessionNeighboursComeAlong(t *testing.T) {
 	for _, sessions := range []bool{true, false} {
 		f := newFixture(t)
@@ -25,7 +25,8 @@ func TestSessionNeighboursComeAlong(t *testing.T) {
 		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Which database should the billing service use?", Body: "asked in the design review", ValidFrom: at, Source: src("review", 1)})
 		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Postgres: the ledger needs transactions", Body: "agreed by everyone", ValidFrom: at.Add(time.Minute), Source: src("review", 2)})
 		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Redis for the session cache", Body: "sessions expire after an hour", ValidFrom: at.Add(2 * time.Minute), Source: src("other", 1)})
-		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Lunch was late", Body: "the canteen queue", ValidFrom: at.Add(3 * time.Minute), Source: src("review", 3)})
+		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Coffee ran out", Body: "someone will buy more", ValidFrom: at.Add(3 * time.Minute), Source: src("review", 3)})
+		f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Lunch was late", Body: "the canteen queue", ValidFrom: at.Add(4 * time.Minute), Source: src("review", 4)})
 		f.build(t)
 		got := titles(f.recall(t, "database for the billing service", peek).Results)
 		has := slices.Contains(got, "Postgres: the ledger needs transactions")
@@ -36,7 +37,7 @@ func TestSessionNeighboursComeAlong(t *testing.T) {
 			t.Errorf("without sessions the answer shares no word with the query and came: %q", got)
 		}
 		if slices.Contains(got, "Redis for the session cache") || slices.Contains(got, "Lunch was late") {
-			t.Errorf("a memory two away or of another session came along: %q", got)
+			t.Errorf("a memory three away or of another session came along: %q", got)
 		}
 	}
 }

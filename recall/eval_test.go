@@ -108,7 +108,7 @@ func init() {
 		fmt.Sscan(v, &prfDocs, &prfWords, &prfAlpha, &prfShort, &prfMinMatches)
 	}
 	if v := os.Getenv("CAIRN_EVAL_CTX"); v != "" {
-		fmt.Sscan(v, &contextWeight)
+		fmt.Sscan(v, &contextWeight, &contextDecay, &contextReach)
 	}
 	if v := os.Getenv("CAIRN_EVAL_TITLE"); v != "" {
 		fmt.Sscan(v, &titleBoost)
