@@ -43,3 +43,14 @@ func TestQuerySpans(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkQuerySpans: reading the times of a query, which every recall does.
+func BenchmarkQuerySpans(b *testing.B) {
+	now := time.Now()
+	qs := []string{"how do deploys reach the cluster?", "What did Gina get accepted for on May 23, 2023?", "retry policy of the importer"}
+	i := 0
+	for b.Loop() {
+		querySpans(qs[i%len(qs)], now)
+		i++
+	}
+}
