@@ -20,6 +20,7 @@ import (
 // number (see Engine.index), so entries are only ever added and dropped.
 type contextIndex struct {
 	at       []int64 // document → unix seconds it holds from (0: unknown)
+	yd       []int16 // document → its day of the year (see yearDay)
 	line     []int32 // document → its line in the session's source
 	sess     []int32 // document → its session (-1: none)
 	sessions map[string]int32
@@ -50,12 +51,13 @@ func sessionKey(m *memory.Memory) string {
 func (c *contextIndex) set(doc int32, m *memory.Memory) {
 	for int(doc) >= len(c.at) {
 		c.at = append(c.at, 0)
+		c.yd = append(c.yd, 0)
 		c.line = append(c.line, 0)
 		c.sess = append(c.sess, -1)
 	}
 	c.remove(doc)
 	if t := memoryTime(m); !t.IsZero() {
-		c.at[doc] = t.Unix()
+		c.at[doc], c.yd[doc] = t.Unix(), yearDay(t.UTC())
 	}
 	c.line[doc] = int32(m.Source.Line)
 	key := sessionKey(m)
@@ -96,16 +98,18 @@ func cmpInt[T int32 | int64](a, b T) int {
 	return 0
 }
 
-// remove takes doc out of its session.
+// remove takes doc out of its session and forgets its time.
 func (c *contextIndex) remove(doc int32) {
-	if int(doc) >= len(c.sess) || c.sess[doc] < 0 {
+	if int(doc) >= len(c.sess) {
 		return
 	}
-	s := c.sess[doc]
-	if i, ok := slices.BinarySearchFunc(c.members[s], doc, c.cmp); ok {
-		c.members[s] = slices.Delete(c.members[s], i, i+1)
+	if s := c.sess[doc]; s >= 0 {
+		if i, ok := slices.BinarySearchFunc(c.members[s], doc, c.cmp); ok {
+			c.members[s] = slices.Delete(c.members[s], i, i+1)
+		}
+		c.sess[doc] = -1
 	}
-	c.sess[doc] = -1
+	c.at[doc], c.yd[doc], c.line[doc] = 0, 0, 0
 }
 
 // around are the documents written up to reach before and after doc in
@@ -165,7 +169,7 @@ func (e *Engine) near(lex []scored, keep func(int32) bool) map[int32]float64 {
 func (c *contextIndex) within(spans []span, k int, keep func(int32) bool) []int32 {
 	var out []int32
 	for n := range c.at {
-		if c.at[n] != 0 && keep(int32(n)) && inSpans(spans, c.time(int32(n))) {
+		if c.at[n] != 0 && inSpansAt(spans, c.at[n], c.yd[n]) && keep(int32(n)) {
 			out = append(out, int32(n))
 		}
 	}

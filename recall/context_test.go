@@ -78,3 +78,25 @@ func TestRecallByTime(t *testing.T) {
 		t.Errorf("a time nothing is of did not lower the relevance: %.2f vs %.2f", at.Results[0].Explain.Relevance, without.Results[0].Explain.Relevance)
 	}
 }
+
+// BenchmarkRecall100kDated: a recall over 100,000 memories whose query
+// names a time ("in March", "on 4 May 2025"), which reads every memory's
+// time.
+func BenchmarkRecall100kDated(b *testing.B) {
+	s := setup(b, 100_000)
+	qs := genQueries(500)
+	whens := []string{"in March", "on 4 May 2025", "in 2024", "yesterday"}
+	var d []time.Duration
+	i := 0
+	for b.Loop() {
+		t0 := time.Now()
+		q := qs[i%len(qs)] + " " + whens[i%len(whens)]
+		if _, err := s.e.Recall(context.Background(), Request{Query: q, Projects: []string{s.pid}, Peek: true}); err != nil {
+			b.Fatal(err)
+		}
+		d = append(d, time.Since(t0))
+		i++
+	}
+	slices.Sort(d)
+	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
+}

@@ -45,15 +45,35 @@ func (s span) holds(t time.Time) bool {
 	if t.IsZero() {
 		return false
 	}
-	if s.anyYear {
-		if s.day == 0 {
-			return t.Month() == s.month
-		}
-		from := time.Date(t.Year(), s.month, s.day, 0, 0, 0, 0, time.UTC)
-		return !t.Before(from) && t.Before(from.AddDate(0, 0, dayReach))
-	}
-	return !t.Before(s.from) && t.Before(s.to)
+	return s.holdsAt(t.Unix(), yearDay(t))
 }
+
+// holdsAt is holds of a time as unix seconds and its yearDay: integers,
+// as the index keeps them, so that a scan of every memory is cheap.
+func (s span) holdsAt(unix int64, yd int16) bool {
+	if !s.anyYear {
+		return unix >= s.from.Unix() && unix < s.to.Unix()
+	}
+	from := yearDay(time.Date(refYear, s.month, max(s.day, 1), 0, 0, 0, 0, time.UTC))
+	to := from + dayReach
+	if s.day == 0 {
+		to = from + int16(time.Date(refYear, s.month+1, 0, 0, 0, 0, 0, time.UTC).Day())
+	}
+	if yd < from {
+		yd += 365 // a span that runs past the year's end
+	}
+	return yd >= from && yd < to
+}
+
+// yearDay is the day of the year of t's month and day in a year with no
+// 29 February (which counts as 1 March), so that a month or a day of any
+// year is one range of them.
+func yearDay(t time.Time) int16 {
+	_, m, d := t.Date()
+	return int16(time.Date(refYear, m, d, 0, 0, 0, 0, time.UTC).YearDay())
+}
+
+const refYear = 2001
 
 // dayReach is how many days from a day named its span runs.
 const dayReach = 8
@@ -241,6 +261,16 @@ func mayNameTime(q string) bool {
 func inSpans(spans []span, t time.Time) bool {
 	for _, s := range spans {
 		if s.holds(t) {
+			return true
+		}
+	}
+	return false
+}
+
+// inSpansAt is inSpans of a time as the index keeps it.
+func inSpansAt(spans []span, unix int64, yd int16) bool {
+	for _, s := range spans {
+		if s.holdsAt(unix, yd) {
 			return true
 		}
 	}
