@@ -638,6 +638,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	// The query's weight: its words' (see lexIndex.mass) and, when it
 	// names a time, the time's, which memories of that time carry.
 	var mass, dateMass float64
+	matched := 0 // memories holding a word of the query
 	if query != "" {
 		mass = e.lex.mass(qtoks)
 		if len(spans) > 0 {
@@ -648,6 +649,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		words := weights(qtoks)
 		acc.add(words)
 		lex := acc.top(candidates, keep)
+		matched = len(lex)
 		for _, s := range lex {
 			get(s.doc).answers = s.score / mass
 		}
@@ -732,10 +734,11 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			cands[n].VectorRnk = i + 1
 		}
 	}
-	if len(spans) > 0 {
+	if len(spans) > 0 && matched < req.Limit {
 		// The memories of that time hold the time's share of the query, as
-		// a memory holding one of its words holds that word's: candidates
-		// too (the latest, as many as the lexical ones).
+		// a memory holding one of its words holds that word's: when the
+		// words found too few to answer ("what happened yesterday"), they
+		// are candidates too (the latest, as many as the lexical ones).
 		for _, n := range e.cx.within(spans, candidates, keep) {
 			get(n)
 		}
