@@ -66,10 +66,13 @@ func (s span) holdsAt(unix int64, yd int16) bool {
 }
 
 // yearDay is the day of the year of t's month and day in a year with no
-// 29 February (which counts as 1 March), so that a month or a day of any
+// 29 February (which counts as the 28th), so that a month or a day of any
 // year is one range of them.
 func yearDay(t time.Time) int16 {
 	_, m, d := t.Date()
+	if m == time.February && d == 29 {
+		d = 28
+	}
 	return int16(time.Date(refYear, m, d, 0, 0, 0, 0, time.UTC).YearDay())
 }
 

@@ -23,6 +23,8 @@ func TestQuerySpans(t *testing.T) {
 		{"what did we fix yesterday", []time.Time{day(2026, 3, 9)}, []time.Time{day(2026, 3, 10), day(2026, 3, 8)}},
 		{"decisions of last week", []time.Time{day(2026, 3, 4), day(2026, 3, 10)}, []time.Time{day(2026, 3, 2)}},
 		{"timestamp of the event", []time.Time{}, []time.Time{}},
+		{"the outage on December 30", []time.Time{day(2024, 12, 30), day(2025, 1, 3)}, []time.Time{day(2025, 1, 8), day(2024, 12, 29)}},
+		{"in February", []time.Time{day(2024, 2, 29), day(2023, 2, 1)}, []time.Time{day(2024, 3, 2), day(2024, 1, 31)}},
 	} {
 		spans, _ := querySpans(c.q, now)
 		for _, tm := range c.in {
