@@ -24,6 +24,7 @@ type contextIndex struct {
 	line     []int32 // document → its line in the session's source
 	sess     []int32 // document → its session (-1: none)
 	sessions map[string]int32
+	names    []string  // session → its key (see sessionKey)
 	members  [][]int32 // session → its documents, in order of time and line
 }
 
@@ -49,6 +50,27 @@ func sessionKey(m *memory.Memory) string {
 
 // set records doc's time and session.
 func (c *contextIndex) set(doc int32, m *memory.Memory) {
+	c.put(doc, memoryTime(m), sessionKey(m), int32(m.Source.Line))
+}
+
+// Saved and Restore are what a saved index must carry of each document
+// for sessions and times to survive a server's restart: its time, its
+// session's key and its line. Restore is set from those.
+func (c *contextIndex) saved(doc int32) (at time.Time, session string, line int32) {
+	if int(doc) >= len(c.at) {
+		return time.Time{}, "", 0
+	}
+	if s := c.sess[doc]; s >= 0 {
+		session = c.names[s]
+	}
+	return c.time(doc), session, c.line[doc]
+}
+
+func (c *contextIndex) restore(doc int32, at time.Time, session string, line int32) {
+	c.put(doc, at, session, line)
+}
+
+func (c *contextIndex) put(doc int32, t time.Time, key string, line int32) {
 	for int(doc) >= len(c.at) {
 		c.at = append(c.at, 0)
 		c.yd = append(c.yd, 0)
@@ -56,11 +78,10 @@ func (c *contextIndex) set(doc int32, m *memory.Memory) {
 		c.sess = append(c.sess, -1)
 	}
 	c.remove(doc)
-	if t := memoryTime(m); !t.IsZero() {
+	if !t.IsZero() {
 		c.at[doc], c.yd[doc] = t.Unix(), yearDay(t.UTC())
 	}
-	c.line[doc] = int32(m.Source.Line)
-	key := sessionKey(m)
+	c.line[doc] = line
 	if key == "" {
 		return
 	}
@@ -68,6 +89,7 @@ func (c *contextIndex) set(doc int32, m *memory.Memory) {
 	if !ok {
 		s = int32(len(c.members))
 		c.sessions[key] = s
+		c.names = append(c.names, key)
 		c.members = append(c.members, nil)
 	}
 	c.sess[doc] = s

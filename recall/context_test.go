@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -99,4 +100,45 @@ func BenchmarkRecall100kDated(b *testing.B) {
 	}
 	slices.Sort(d)
 	b.ReportMetric(float64(d[len(d)/2].Microseconds())/1000, "p50-ms")
+}
+
+// What a saved index carries of sessions and times (saved) gives back the
+// same neighbours and times when restored into an index numbered afresh,
+// as a saved index's load numbers its memories.
+func TestContextSavedAndRestored(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
+	var recs []memory.Record
+	for i := range 6 {
+		recs = append(recs, memory.Record{Layer: memory.LayerEpisode, Title: fmt.Sprintf("turn %d", i), Body: "said in a chat",
+			ValidFrom: at.Add(time.Duration(i/2) * time.Minute), Source: memory.Source{Session: fmt.Sprintf("s%d", i%2), Line: i}})
+	}
+	recs = append(recs, memory.Record{Layer: memory.LayerState, Title: "no session", Body: "a fact"})
+	if _, err := f.db.Import(context.Background(), f.pid, recs, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	f.build(t)
+	cx := f.e.cx
+	back := newContextIndex()
+	n := int32(len(f.e.docs))
+	for d := range n {
+		at, session, line := cx.saved(d)
+		back.restore(n-1-d, at, session, line) // numbered the other way round
+	}
+	for d := range n {
+		r := n - 1 - d
+		if !cx.time(d).Equal(back.time(r)) {
+			t.Errorf("doc %d: time %v, restored %v", d, cx.time(d), back.time(r))
+		}
+		ms, i := cx.around(d, 2)
+		rs, j := back.around(r, 2)
+		if len(ms) != len(rs) || i != j {
+			t.Fatalf("doc %d: neighbours %v (at %d), restored %v (at %d)", d, ms, i, rs, j)
+		}
+		for k := range ms {
+			if n-1-ms[k] != rs[k] {
+				t.Errorf("doc %d: neighbours %v, restored %v", d, ms, rs)
+			}
+		}
+	}
 }
