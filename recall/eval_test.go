@@ -235,6 +235,9 @@ func TestEvalLoCoMo(t *testing.T) {
 	if got := static.all.r10 / float64(static.all.n); got <= 0.585 {
 		t.Errorf("LoCoMo R@10 %.3f does not beat BM25 alone (0.585)", got)
 	}
+	if got := inUse.all.r10 / float64(inUse.all.n); got < 0.70 {
+		t.Errorf("LoCoMo R@10 in use %.3f is under the target 0.70", got)
+	}
 	if s, u := static.all.r10/float64(static.all.n), inUse.all.r10/float64(inUse.all.n); round3(u) < round3(s) {
 		t.Errorf("LoCoMo: use costs relevance: R@10 %.3f in use, %.3f static", u, s)
 	}
