@@ -54,8 +54,9 @@ type Explain struct {
 	Trigger    string  `json:"trigger,omitempty"`
 	Path       string  `json:"path,omitempty"` // the file of the memory that matched Request.Path
 	Graph      string  `json:"graph,omitempty"`
-	// Context is the lexical score of the memory's best neighbour in its
-	// session (see contextIndex), part of which it borrows.
+	// Context is the best relevance a session neighbour lends the memory
+	// (its lexical score, less with each step away), of which it takes
+	// contextWeight (see contextIndex).
 	Context float64 `json:"context,omitempty"`
 	// When is the memory's date when the query names a time it falls in.
 	When      string  `json:"when,omitempty"`
