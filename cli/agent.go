@@ -229,6 +229,12 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 			if x.Graph != "" {
 				line += " · via " + cleanLine(x.Graph)
 			}
+			if x.Context != 0 {
+				line += fmt.Sprintf(" · beside %.2f in its session", x.Context)
+			}
+			if x.When != "" {
+				line += " · of " + x.When
+			}
 			fmt.Fprintln(w, line)
 		}
 		for _, old := range h.History {

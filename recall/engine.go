@@ -57,11 +57,17 @@ type Explain struct {
 	Trigger    string  `json:"trigger,omitempty"`
 	Path       string  `json:"path,omitempty"` // the file of the memory that matched Request.Path
 	Graph      string  `json:"graph,omitempty"`
-	Relevance  float64 `json:"relevance"`
-	Salience   float64 `json:"salience"`
-	Feedback   float64 `json:"feedback,omitempty"` // -1..1: what was said of it for similar queries
-	Trust      float64 `json:"trust"`
-	Final      float64 `json:"final"`
+	// Context is the best relevance a session neighbour lends the memory
+	// (its lexical score, less with each step away), of which it takes
+	// contextWeight (see contextIndex).
+	Context float64 `json:"context,omitempty"`
+	// When is the memory's date when the query names a time it falls in.
+	When      string  `json:"when,omitempty"`
+	Relevance float64 `json:"relevance"`
+	Salience  float64 `json:"salience"`
+	Feedback  float64 `json:"feedback,omitempty"` // -1..1: what was said of it for similar queries
+	Trust     float64 `json:"trust"`
+	Final     float64 `json:"final"`
 	// answers is how well the memory answers the query's own words (no
 	// expansion): what says whether anything is known at all.
 	answers float64
@@ -163,6 +169,7 @@ type Engine struct {
 	byID map[string]int32
 	lex  *lexIndex
 	vec  *search.Index[int32]
+	cx   *contextIndex // times and sessions (see context.go)
 	// triggered are the documents with trigger patterns: few, checked
 	// against every query (a third candidate source beside lexical and
 	// vector); pathed those with files, checked when a recall has a path.
@@ -200,7 +207,7 @@ func NewEngine(src Source, emb Embedder) *Engine {
 	if emb == nil {
 		emb = NewHashed()
 	}
-	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](),
+	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](), cx: newContextIndex(),
 		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{}), progress: &buildProgress{}}
 }
 
@@ -358,6 +365,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 			delete(e.triggered, old)
 			delete(e.pathed, old)
 			e.lex.remove(old)
+			e.cx.remove(old)
 		}
 		n := int32(len(e.docs))
 		e.docs = append(e.docs, doc{})
@@ -373,6 +381,7 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		setIf(e.pathed, n, len(d.files) > 0)
 		e.docs[n] = d
 		e.lex.set(n, toks[i])
+		e.cx.set(n, m)
 		if vecs != nil {
 			e.vec.Add(vecs[i], n)
 		}
@@ -457,6 +466,7 @@ func (e *Engine) Forget(id string) {
 		delete(e.triggered, n)
 		delete(e.pathed, n)
 		e.lex.remove(n)
+		e.cx.remove(n)
 		e.dead++
 	}
 }
@@ -517,6 +527,7 @@ func (e *Engine) rebuild(ctx context.Context, imported bool) error {
 	}
 	e.mu.Lock()
 	e.docs, e.byID, e.lex, e.vec, e.dead, e.triggered, e.pathed = fresh.docs, fresh.byID, fresh.lex, fresh.vec, 0, fresh.triggered, fresh.pathed
+	e.cx = fresh.cx
 	e.dirty.Store(true)
 	e.vecName = fresh.vecName
 	e.rebuilding.Store(false)
@@ -579,7 +590,10 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			return Response{}, err
 		}
 	}
-	qtoks := Tokens(query)
+	// The times the query names are matched against memories' own times,
+	// its other words against their text.
+	spans, rest := querySpans(query, time.Now())
+	qtoks := Tokens(rest)
 	_, builtin := e.emb.(Hashed)
 	var qvec []float32
 	if query != "" {
@@ -625,12 +639,21 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		cands[n] = c
 		return c
 	}
+	// The query's weight: its words' (see lexIndex.mass) and, when it
+	// names a time, the time's, which memories of that time carry.
+	var mass, dateMass float64
+	matched := 0 // memories holding a word of the query
 	if query != "" {
-		mass := e.lex.mass(qtoks)
+		mass = e.lex.mass(qtoks)
+		if len(spans) > 0 {
+			dateMass = e.lex.dateMass(qtoks)
+			mass += dateMass
+		}
 		acc := e.lex.accumulator()
 		words := weights(qtoks)
 		acc.add(words)
 		lex := acc.top(candidates, keep)
+		matched = len(lex)
 		for _, s := range lex {
 			get(s.doc).answers = s.score / mass
 		}
@@ -640,11 +663,17 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			acc.add(e.lex.expand(words, lex, prfDocs, prfWords, prfAlpha))
 			lex = acc.top(candidates, keep)
 		}
+		near := e.near(lex, keep)
 		acc.release()
 		for i, s := range lex {
 			c := get(s.doc)
 			c.Lexical, c.LexicalRnk = s.score, i+1
 			c.Relevance += lexWeight * s.score / mass
+		}
+		for n, s := range near {
+			c := get(n)
+			c.Context = s / mass
+			c.Relevance += lexWeight * contextWeight * s / mass
 		}
 		if !builtin && e.vecName == e.emb.Name() {
 			// An endpoint's vectors carry meaning: its nearest neighbours
@@ -707,6 +736,24 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		sort.Slice(ranked, func(i, j int) bool { return cands[ranked[i]].Vector > cands[ranked[j]].Vector })
 		for i, n := range ranked {
 			cands[n].VectorRnk = i + 1
+		}
+	}
+	if len(spans) > 0 && matched < req.Limit {
+		// The memories of that time hold the time's share of the query, as
+		// a memory holding one of its words holds that word's: when the
+		// words found too few to answer ("what happened yesterday"), they
+		// are candidates too (the latest, as many as the lexical ones).
+		for _, n := range e.cx.within(spans, candidates, keep) {
+			get(n)
+		}
+	}
+	if len(spans) > 0 {
+		for n, c := range cands {
+			if t := e.cx.time(n); inSpans(spans, t) {
+				c.When = t.Format(time.DateOnly)
+				c.Relevance += lexWeight * dateMass / mass
+				c.answers += dateMass / mass
+			}
 		}
 	}
 	ids := map[int32]string{}

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/internal/testenv"
 	"cairn/memory"
@@ -26,6 +27,7 @@ type evalQuery struct {
 	Question string   `json:"question"`
 	Evidence []string `json:"evidence"`
 	Conv     string   `json:"conv"`
+	Category string   `json:"category_name"`
 }
 
 type metrics struct {
@@ -106,6 +108,9 @@ func init() {
 	if v := os.Getenv("CAIRN_EVAL_PRF"); v != "" {
 		fmt.Sscan(v, &prfDocs, &prfWords, &prfAlpha, &prfShort, &prfMinMatches)
 	}
+	if v := os.Getenv("CAIRN_EVAL_CTX"); v != "" {
+		fmt.Sscan(v, &contextWeight, &contextDecay, &contextReach)
+	}
 	if v := os.Getenv("CAIRN_EVAL_TITLE"); v != "" {
 		fmt.Sscan(v, &titleBoost)
 	}
@@ -114,15 +119,55 @@ func init() {
 	}
 }
 
+// evalSplit is a run's figures over all queries, each half (the queries of
+// even and odd position in the file: parameters were tuned on the even
+// half, the odd one says how well that holds) and each category.
+type evalSplit struct {
+	all, even, odd metrics
+	byCategory     map[string]*metrics
+}
+
+func (s *evalSplit) add(i int, q evalQuery, ranked []string) {
+	s.all.add(ranked, q.Evidence)
+	if i%2 == 0 {
+		s.even.add(ranked, q.Evidence)
+	} else {
+		s.odd.add(ranked, q.Evidence)
+	}
+	if q.Category != "" {
+		if s.byCategory == nil {
+			s.byCategory = map[string]*metrics{}
+		}
+		if s.byCategory[q.Category] == nil {
+			s.byCategory[q.Category] = &metrics{}
+		}
+		s.byCategory[q.Category].add(ranked, q.Evidence)
+	}
+}
+
+// log writes the halves and categories of a run.
+func (s evalSplit) log(t *testing.T, name string) {
+	t.Logf("%s, even half (tuned on): %s", name, s.even)
+	t.Logf("%s, odd half (held out):  %s", name, s.odd)
+	cats := make([]string, 0, len(s.byCategory))
+	for c := range s.byCategory {
+		cats = append(cats, c)
+	}
+	slices.Sort(cats)
+	for _, c := range cats {
+		t.Logf("%s, %-12s %s", name, c+":", s.byCategory[c])
+	}
+}
+
 // evaluate runs the queries twice over one store: first static (Peek:
 // nothing counted), then in use — in order, each recall counting as an
 // access of what it returned, as an agent's recalls do.
-func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQuery, groupOf func(evalQuery) string) (static, inUse metrics) {
+func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQuery, groupOf func(evalQuery) string) (static, inUse evalSplit) {
 	ctx := context.Background()
 	e, pids := evalEngine(t, groups)
-	run := func(peek bool) metrics {
-		var m metrics
-		for _, q := range queries {
+	run := func(peek bool) evalSplit {
+		var m evalSplit
+		for i, q := range queries {
 			if len(q.Evidence) == 0 {
 				continue
 			}
@@ -134,9 +179,9 @@ func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQue
 			for _, h := range resp.Results {
 				ranked = append(ranked, h.Memory.Ref)
 			}
-			m.add(ranked, q.Evidence)
+			m.add(i, q, ranked)
 			if resp.Nothing {
-				m.nothing++
+				m.all.nothing++
 				if os.Getenv("CAIRN_EVAL_SHOW") != "" && peek {
 					t.Logf("nothing known: %q", q.Question)
 				}
@@ -148,7 +193,8 @@ func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQue
 }
 
 // TestEvalSciFact: BEIR SciFact, 5,183 abstracts, 300 claims. The published
-// BM25 nDCG@10 is 0.665; cairn's recall must reach it.
+// BM25 nDCG@10 is 0.665; cairn's recall must reach it. The quality target
+// (issue 13) is 0.72 in use; dense models reach about 0.74.
 func TestEvalSciFact(t *testing.T) {
 	dir := filepath.Join(evalDir, "scifact")
 	if _, err := os.Stat(dir); err != nil {
@@ -160,18 +206,22 @@ func TestEvalSciFact(t *testing.T) {
 	recs := scifactRecords(t, dir)
 	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
 	static, inUse := evaluate(t, map[string][]memory.Record{"scifact": recs}, qs, func(evalQuery) string { return "scifact" })
-	t.Logf("SciFact static: %s (BM25 published nDCG@10 0.665; bm25_check.py 0.676)", static)
-	t.Logf("SciFact in use: %s", inUse)
-	if got := static.ndcg10 / float64(static.n); got < 0.665 {
+	t.Logf("SciFact static: %s (BM25 published nDCG@10 0.665; bm25_check.py 0.676)", static.all)
+	t.Logf("SciFact in use: %s", inUse.all)
+	inUse.log(t, "SciFact in use")
+	if got := static.all.ndcg10 / float64(static.all.n); got < 0.665 {
 		t.Errorf("SciFact nDCG@10 %.3f is below BM25's published 0.665", got)
 	}
-	if s, u := static.ndcg10/float64(static.n), inUse.ndcg10/float64(inUse.n); round3(u) < round3(s) {
+	if s, u := static.all.ndcg10/float64(static.all.n), inUse.all.ndcg10/float64(inUse.all.n); round3(u) < round3(s) {
 		t.Errorf("SciFact: use costs relevance: nDCG@10 %.3f in use, %.3f static", u, s)
 	}
 }
 
 // TestEvalLoCoMo: two LoCoMo conversations; each turn an episodic memory in
-// the conversation's own project. BM25 alone (bm25_check.py) gets R@10 0.585.
+// the conversation's own project, written as a transcript's ingestion
+// writes it (its session, line and time as metadata, not in its text).
+// BM25 alone (bm25_check.py) gets R@10 0.585; the target (issue 13) is
+// 0.70 in use.
 func TestEvalLoCoMo(t *testing.T) {
 	dir := filepath.Join(evalDir, "locomo-dev")
 	if _, err := os.Stat(dir); err != nil {
@@ -180,12 +230,16 @@ func TestEvalLoCoMo(t *testing.T) {
 	groups := locomoRecords(t, dir)
 	qs := readJSONL[evalQuery](t, filepath.Join(dir, "queries.jsonl"))
 	static, inUse := evaluate(t, groups, qs, func(q evalQuery) string { return q.Conv })
-	t.Logf("LoCoMo dev static: %s (bm25_check.py R@10 0.585, nDCG@10 0.447)", static)
-	t.Logf("LoCoMo dev in use: %s", inUse)
-	if got := static.r10 / float64(static.n); got <= 0.585 {
+	t.Logf("LoCoMo dev static: %s (bm25_check.py R@10 0.585, nDCG@10 0.447)", static.all)
+	t.Logf("LoCoMo dev in use: %s", inUse.all)
+	inUse.log(t, "LoCoMo in use")
+	if got := static.all.r10 / float64(static.all.n); got <= 0.585 {
 		t.Errorf("LoCoMo R@10 %.3f does not beat BM25 alone (0.585)", got)
 	}
-	if s, u := static.r10/float64(static.n), inUse.r10/float64(inUse.n); round3(u) < round3(s) {
+	if got := inUse.all.r10 / float64(inUse.all.n); got < 0.70 {
+		t.Errorf("LoCoMo R@10 in use %.3f is under the target 0.70", got)
+	}
+	if s, u := static.all.r10/float64(static.all.n), inUse.all.r10/float64(inUse.all.n); round3(u) < round3(s) {
 		t.Errorf("LoCoMo: use costs relevance: R@10 %.3f in use, %.3f static", u, s)
 	}
 }
@@ -235,6 +289,8 @@ func scifactRecords(t testing.TB, dir string) []memory.Record {
 func locomoRecords(t testing.TB, dir string) map[string][]memory.Record {
 	type turn struct {
 		ID, Conv, Date, Speaker, Text string
+		DateISO                       string `json:"date_iso"`
+		Session, Turn                 int
 		ImgCaption                    string `json:"img_caption"`
 	}
 	groups := map[string][]memory.Record{}
@@ -243,9 +299,18 @@ func locomoRecords(t testing.TB, dir string) map[string][]memory.Record {
 		if d.ImgCaption != "" {
 			body += " [image: " + d.ImgCaption + "]"
 		}
-		title := memory.DeriveTitle(body)
+		if os.Getenv("CAIRN_EVAL_DATEBODY") != "" {
+			body += "\n\n(" + d.Date + ")"
+		}
+		at, err := time.Parse("2006-01-02T15:04:05", d.DateISO)
+		if err != nil {
+			t.Fatal(err)
+		}
+		// As a transcript's ingestion writes it: the session it was said
+		// in, its line there, and when it was said.
 		groups[d.Conv] = append(groups[d.Conv], memory.Record{Ref: d.ID, Layer: memory.LayerEpisode, Kind: memory.KindEvent,
-			Title: title, Body: body + "\n\n(" + d.Date + ")", Tags: []string{strings.ToLower(d.Speaker)}, Provenance: memory.ProvObserved})
+			Title: memory.DeriveTitle(body), Body: body, Tags: []string{strings.ToLower(d.Speaker)}, Provenance: memory.ProvObserved,
+			CreatedAt: at, ValidFrom: at, Source: memory.Source{Session: fmt.Sprintf("%s session %d", d.Conv, d.Session), Line: d.Turn}})
 	}
 	return groups
 }

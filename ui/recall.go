@@ -46,6 +46,12 @@ func (m *workbench) withExplain(lines []string) []string {
 	if x.Graph != "" {
 		why += " · via " + x.Graph
 	}
+	if x.Context != 0 {
+		why += fmt.Sprintf(" · beside %.2f in its session", x.Context)
+	}
+	if x.When != "" {
+		why += " · of " + x.When
+	}
 	out := wrapAll([]string{st.Accent.Render(safetext.CleanLine(why))}, w)
 	return append(out, lines...)
 }
