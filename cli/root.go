@@ -174,23 +174,47 @@ func (a *app) homePath() (string, error) {
 }
 
 // open opens the store and resolves the project. write registers the
-// project in the store if it is new.
+// project in the store if it is new (and says so on stderr: a typo in
+// --project must not go unnoticed); a read of a project the store does not
+// know, named with --project, is refused with the known names.
 func (a *app) open(ctx context.Context, write bool) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	p, err := a.resolveProject(ctx)
+	p, known, err := a.resolveProject(ctx)
 	if err != nil {
 		return err
 	}
-	if write || p.ID == memory.GlobalID {
+	switch {
+	case write || p.ID == memory.GlobalID:
 		if p, err = a.st.EnsureProject(ctx, p); err != nil {
 			return err
 		}
+		if !known && p.ID != memory.GlobalID {
+			fmt.Fprintf(a.env.Stderr, "cairn: new project %s\n", cleanLine(p.Name))
+		}
+	case !known && a.projFlag != "":
+		return a.unknownProject(ctx)
 	}
 	a.proj = p
 	a.wake(ctx) // facts whose ground moved are marked before anything is served
 	return nil
+}
+
+// unknownProject refuses a read of a project named with --project that the
+// store does not hold, naming the ones it does.
+func (a *app) unknownProject(ctx context.Context) error {
+	ps, err := a.st.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	names := []string{memory.GlobalName}
+	for _, p := range ps {
+		if p.ID != memory.GlobalID {
+			names = append(names, cleanLine(p.Name))
+		}
+	}
+	return fmt.Errorf("no project %q — known: %s (a write such as cairn remember creates it)", cleanLine(a.projFlag), strings.Join(names, ", "))
 }
 
 // openStore opens the store (or connects to the server holding it).
@@ -215,29 +239,33 @@ func (a *app) openStore(ctx context.Context) error {
 	return nil
 }
 
-func (a *app) resolveProject(ctx context.Context) (memory.Project, error) {
+// resolveProject names the project the command acts in, and whether the
+// store already holds it.
+func (a *app) resolveProject(ctx context.Context) (p memory.Project, known bool, err error) {
 	if a.projFlag != "" {
 		if p, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
-			return p, nil
+			return p, true, nil
 		}
-		p, err := project.Named(a.projFlag)
+		if p, err = project.Named(a.projFlag); err != nil {
+			return p, false, usageError{err}
+		}
+	} else {
+		wd, err := a.env.Getwd()
 		if err != nil {
-			return p, usageError{err}
+			return memory.Project{}, false, fmt.Errorf("working directory: %w", err)
 		}
-		return p, nil
+		if p, err = project.Detect(wd); err != nil {
+			return p, false, err
+		}
 	}
-	wd, err := a.env.Getwd()
-	if err != nil {
-		return memory.Project{}, fmt.Errorf("working directory: %w", err)
+	stored, err := a.st.Project(ctx, p.ID)
+	switch {
+	case err == nil:
+		return stored, true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return p, false, nil
 	}
-	p, err := project.Detect(wd)
-	if err != nil {
-		return p, err
-	}
-	if stored, err := a.st.Project(ctx, p.ID); err == nil {
-		return stored, nil
-	}
-	return p, nil
+	return p, false, err
 }
 
 func (a *app) close() {
