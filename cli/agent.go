@@ -208,9 +208,19 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 	case resp.Weak:
 		fmt.Fprintln(w, "only weak answers (noted in the gap log: cairn gaps)")
 	}
+	var ids []string
+	for _, hs := range [][]recall.Hit{resp.Results, resp.VerifyFirst} {
+		for _, h := range hs {
+			ids = append(ids, h.Memory.ID)
+			for _, old := range h.History {
+				ids = append(ids, old.ID)
+			}
+		}
+	}
+	a.shorten(cmd.Context(), ids...)
 	section := ""
 	show := func(i int, h recall.Hit) {
-		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, h.Memory.ID, h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
+		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, a.shorts[h.Memory.ID], h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
 		if explain {
 			x := h.Explain
 			line := fmt.Sprintf("    lexical %.2f (#%d) · vector %.2f (#%d) · relevance %.2f · salience %.2f · trust %.2f · final %.2f", x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Relevance, x.Salience, x.Trust, x.Final)
@@ -229,7 +239,7 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 			fmt.Fprintln(w, line)
 		}
 		for _, old := range h.History {
-			fmt.Fprintf(w, "    history: %s %s (superseded)\n", old.ID, cleanLine(old.Title))
+			fmt.Fprintf(w, "    history: %s %s (superseded)\n", a.shorts[old.ID], cleanLine(old.Title))
 		}
 	}
 	for i, h := range resp.Results {

@@ -68,7 +68,7 @@ func (a *app) printRemembered(cmd *cobra.Command, m *memory.Memory) error {
 		}{r, m.Dedup})
 	}
 	if m.Dedup != nil && m.Dedup.Reinforced != "" {
-		fmt.Fprintf(w, "already known: reinforced %s '%s' (said %d times)\n", m.ID, cleanLine(m.Title), m.Salience.Reinforcements+1)
+		fmt.Fprintf(w, "already known: reinforced %s '%s' (said %d times)\n", a.sid(cmd.Context(), m.ID), cleanLine(m.Title), m.Salience.Reinforcements+1)
 		return nil
 	}
 	if err := a.printMemory(cmd, "remembered", m); err != nil {
@@ -80,7 +80,7 @@ func (a *app) printRemembered(cmd *cobra.Command, m *memory.Memory) error {
 			title = "'" + cleanLine(near.Title) + "'"
 		}
 		fmt.Fprintf(w, "nearly the same as %s %s: merge proposal %s waits in the inbox (cairn inbox show %s)\n",
-			m.Dedup.Near, title, m.Dedup.Proposal, m.Dedup.Proposal)
+			a.sid(cmd.Context(), m.Dedup.Near), title, m.Dedup.Proposal, m.Dedup.Proposal)
 	}
 	return nil
 }
@@ -239,7 +239,7 @@ func (a *app) supersedeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printMemory(cmd, "superseded "+old.ID+" with", m)
+			return a.printMemory(cmd, "superseded "+a.sid(cmd.Context(), old.ID)+" with", m)
 		},
 	}
 	f.register(c.Flags())
@@ -267,7 +267,7 @@ func (a *app) archiveCommand() *cobra.Command {
 			if err := a.printMemory(cmd, "archived", m); err != nil || a.json {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "undo with: cairn unarchive %s\n", m.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "undo with: cairn unarchive %s\n", a.sid(cmd.Context(), m.ID))
 			return nil
 		},
 	}
@@ -374,7 +374,8 @@ func (a *app) linkCommand() *cobra.Command {
 					}
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "linked %s -%s-> %s\n", from.ID, kind, to.ID)
+			a.shorten(cmd.Context(), from.ID, to.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "linked %s -%s-> %s\n", a.shorts[from.ID], kind, a.shorts[to.ID])
 			return nil
 		},
 	}

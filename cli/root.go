@@ -107,6 +107,7 @@ type app struct {
 	st       store.Store
 	proj     memory.Project
 	names    map[string]string // project id → name
+	shorts   map[string]string // memory id → its short form (see sid)
 }
 
 func (a *app) rootCommand() *cobra.Command {

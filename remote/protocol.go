@@ -50,6 +50,7 @@ var kinds = []struct {
 }{
 	{"not_found", store.ErrNotFound},
 	{"secret", store.ErrSecret},
+	{"ambiguous", store.ErrAmbiguous}, // before invalid: it is also ErrInvalid
 	{"invalid", store.ErrInvalid},
 	{"closed", store.ErrClosed},
 	{"locked", store.ErrLocked},

@@ -218,6 +218,9 @@ var (
 	ErrDiskFull = errors.New("disk full")
 	// ErrStale: what a run or an undo acts on changed since it was planned.
 	ErrStale = errors.New("changed since")
+	// ErrAmbiguous: an id prefix names more than one memory. It is also
+	// ErrInvalid.
+	ErrAmbiguous = fmt.Errorf("ambiguous id: %w", ErrInvalid)
 )
 
 // kindError carries one of the sentinel errors without putting its text in
