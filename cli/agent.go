@@ -57,7 +57,7 @@ func (a *app) contextCommand() *cobra.Command {
 				return err
 			}
 			if a.json {
-				return writeJSON(cmd.OutOrStdout(), b)
+				return a.briefingJSON(cmd, b)
 			}
 			fmt.Fprint(cmd.OutOrStdout(), b.Markdown())
 			return nil
@@ -65,6 +65,31 @@ func (a *app) contextCommand() *cobra.Command {
 	}
 	c.Flags().IntVar(&budget, "budget", 800, "token budget")
 	return c
+}
+
+// briefingJSON prints a briefing with its memories as records, like every
+// other --json output (the project by name, trust shown).
+func (a *app) briefingJSON(cmd *cobra.Command, b recall.Briefing) error {
+	type section struct {
+		Title    string          `json:"title"`
+		Memories []memory.Record `json:"memories"`
+	}
+	out := struct {
+		Sections []section `json:"sections"`
+		Cut      int       `json:"cut"`
+	}{Sections: []section{}, Cut: b.Cut}
+	for _, s := range b.Sections {
+		sec := section{Title: s.Title, Memories: []memory.Record{}}
+		for _, m := range s.Memories {
+			r, err := a.record(cmd.Context(), m)
+			if err != nil {
+				return err
+			}
+			sec.Memories = append(sec.Memories, r)
+		}
+		out.Sections = append(out.Sections, sec)
+	}
+	return writeJSON(cmd.OutOrStdout(), out)
 }
 
 func (a *app) recallCommand() *cobra.Command {
@@ -162,6 +187,7 @@ type recallOut struct {
 type recallItem struct {
 	memory.Record
 	Score   float64         `json:"score"`
+	Part    recall.Part     `json:"part"`
 	Explain *recall.Explain `json:"explain,omitempty"`
 	History []memory.Record `json:"history,omitempty"`
 }
@@ -175,7 +201,7 @@ func (a *app) recallJSON(ctx context.Context, resp recall.Response, explain bool
 			if err != nil {
 				return nil, err
 			}
-			it := recallItem{Record: rec, Score: h.Score}
+			it := recallItem{Record: rec, Score: h.Score, Part: h.Part}
 			if explain {
 				ex := h.Explain
 				it.Explain = &ex
@@ -218,7 +244,6 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 		}
 	}
 	a.shorten(cmd.Context(), ids...)
-	section := ""
 	show := func(i int, h recall.Hit) {
 		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, a.shorts[h.Memory.ID], h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
 		if explain {
@@ -242,20 +267,18 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 			fmt.Fprintf(w, "    history: %s %s (superseded)\n", a.shorts[old.ID], cleanLine(old.Title))
 		}
 	}
+	// Results come in parts, each ranked by score: why a 0.79 can stand
+	// above a 0.99. Headings are shown when there is more than the rest.
+	headed := false
+	for _, h := range resp.Results {
+		headed = headed || h.Part != recall.PartRelevant
+	}
+	part := recall.Part("")
 	for i, h := range resp.Results {
-		// Sections, in the order recall ranks them: why a 0.79 can stand
-		// above a 0.99.
-		sec := "relevant:"
-		switch {
-		case h.Explain.Trigger != "":
-			sec = "triggered (what failed before):"
-		case h.Explain.Path != "":
-			sec = "about the files asked for:"
+		if headed && h.Part != part {
+			fmt.Fprintln(w, partHeadings[h.Part])
 		}
-		if sec != section && (section != "" || sec != "relevant:") {
-			fmt.Fprintln(w, sec)
-		}
-		section = sec
+		part = h.Part
 		show(i, h)
 	}
 	if len(resp.VerifyFirst) > 0 {
@@ -267,6 +290,14 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 	if resp.Cut > 0 {
 		fmt.Fprintf(w, "%d more cut by the budget (--budget, --limit)\n", resp.Cut)
 	}
+}
+
+// partHeadings head the parts of a recall's results in text.
+var partHeadings = map[recall.Part]string{
+	recall.PartTriggered: "triggered (what failed before, named by the task):",
+	recall.PartPath:      "about the files asked for:",
+	recall.PartInvariant: "invariants (rules that hold here):",
+	recall.PartRelevant:  "the rest, by relevance:",
 }
 
 // recallBatch answers a JSON Lines file of queries, one line out per line in.

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -74,6 +76,7 @@ func (a *app) printRemembered(cmd *cobra.Command, m *memory.Memory) error {
 	if err := a.printMemory(cmd, "remembered", m); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, boundTo(m.Watermarks))
 	if m.Dedup != nil && m.Dedup.Near != "" {
 		title := "a memory no longer there"
 		if near, err := a.st.Get(cmd.Context(), m.Dedup.Near); err == nil {
@@ -83,6 +86,30 @@ func (a *app) printRemembered(cmd *cobra.Command, m *memory.Memory) error {
 			a.sid(cmd.Context(), m.Dedup.Near), title, m.Dedup.Proposal, m.Dedup.Proposal)
 	}
 	return nil
+}
+
+// boundTo says what a memory is bound to: what, when it moves, lowers
+// its trust.
+func boundTo(ws []memory.Watermark) string {
+	var what []string
+	for _, w := range ws {
+		switch w.Kind {
+		case memory.WatermarkFile:
+			what = append(what, "file "+w.Target)
+		case memory.WatermarkGit:
+			if w.Target == "" {
+				what = append(what, "the repository's history")
+			} else {
+				what = append(what, "the history of "+w.Target)
+			}
+		case memory.WatermarkFlag:
+			what = append(what, "flag "+w.Target)
+		}
+	}
+	if len(what) == 0 {
+		return "not bound to anything (bind it with --bind file:PATH, git:SCOPE or flag:NAME)"
+	}
+	return "bound to " + cleanLine(strings.Join(what, ", "))
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -156,10 +183,15 @@ func (a *app) listCommand() *cobra.Command {
 
 func (a *app) editCommand() *cobra.Command {
 	var f memFlags
+	var addTags, removeTags []string
 	c := &cobra.Command{
 		Use:   "edit ID [TEXT|-]",
 		Short: "change a memory in place (a new version; the old one is kept in its history)",
-		Args:  cobra.RangeArgs(1, 2),
+		Long: `Change a memory in place: a new version; the old one is kept in its history.
+
+--tag replaces all the memory's tags; --add-tag and --remove-tag change
+only the ones they name.`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, given, err := readText(cmd, args[1:])
 			if err != nil {
@@ -173,8 +205,14 @@ func (a *app) editCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if p == (store.Patch{}) {
-				return usagef("nothing to change: give a new text or a flag such as --title or --tag")
+			for _, t := range append(slices.Clone(addTags), removeTags...) {
+				if err := safetext.Check("tag", t); err != nil {
+					return usageError{err}
+				}
+			}
+			p.AddTags, p.RemoveTags = addTags, removeTags
+			if p.Empty() {
+				return usagef("nothing to change: give a new text or a flag such as --title or --add-tag")
 			}
 			old, err := a.load(cmd.Context(), args[0])
 			if err != nil {
@@ -207,6 +245,9 @@ func (a *app) editCommand() *cobra.Command {
 		},
 	}
 	f.register(c.Flags())
+	c.Flags().Lookup("tag").Usage = "replace all tags with these (repeat or separate with commas)"
+	c.Flags().StringSliceVar(&addTags, "add-tag", nil, "add this tag, keeping the others (repeat or separate with commas)")
+	c.Flags().StringSliceVar(&removeTags, "remove-tag", nil, "remove this tag, keeping the others (repeat or separate with commas)")
 	return c
 }
 
@@ -239,7 +280,11 @@ func (a *app) supersedeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printMemory(cmd, "superseded "+a.sid(cmd.Context(), old.ID)+" with", m)
+			if err := a.printMemory(cmd, "superseded "+a.sid(cmd.Context(), old.ID)+" with", m); err != nil || a.json {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), boundTo(m.Watermarks))
+			return nil
 		},
 	}
 	f.register(c.Flags())
@@ -461,6 +506,7 @@ func (a *app) captureCommand() *cobra.Command {
 				return err
 			}
 			if a.json {
+				d.Project = a.projectName(cmd.Context(), d.Project)
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "captured %s (%d bytes)\n", d.ID, len(d.Text))

@@ -99,6 +99,7 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 		if rep.Run.Changes == nil {
 			rep.Run.Changes = []memory.Change{}
 		}
+		rep.Run.Project = a.projectName(cmd.Context(), rep.Run.Project)
 		return writeJSON(w, rep)
 	}
 	if dry {
@@ -173,6 +174,7 @@ func (a *app) undoRun(cmd *cobra.Command, id string) error {
 		if run.Changes == nil {
 			run.Changes = []memory.Change{}
 		}
+		run.Project = a.projectName(cmd.Context(), run.Project)
 		return writeJSON(w, run)
 	}
 	taken, drafts := 0, 0
@@ -206,6 +208,7 @@ func (a *app) listRuns(cmd *cobra.Command, limit int) error {
 		if rs == nil {
 			rs = []memory.Run{}
 		}
+		a.nameRuns(cmd.Context(), rs)
 		return writeJSON(w, rs)
 	}
 	if len(rs) == 0 {

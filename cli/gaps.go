@@ -41,6 +41,9 @@ Answer a gap by remembering what you know: cairn remember "…".`,
 				return err
 			}
 			if a.json {
+				for i := range outs {
+					outs[i].Project = a.projectName(cmd.Context(), outs[i].Project)
+				}
 				return writeJSON(cmd.OutOrStdout(), outs)
 			}
 			writeGaps(cmd.OutOrStdout(), outs)

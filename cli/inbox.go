@@ -74,6 +74,10 @@ be undone), so that a person can still erase them.`,
 				if ds == nil {
 					ds = []memory.Draft{}
 				}
+				a.nameDrafts(ctx, ds)
+				for i := range outs {
+					a.nameProposal(ctx, &outs[i].Proposal)
+				}
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"drafts": ds, "proposals": outs})
 			}
 			return writeInbox(cmd.OutOrStdout(), ds, outs, all, done)
@@ -172,6 +176,7 @@ func (a *app) inboxShowCommand() *cobra.Command {
 				return a.showProposal(cmd, *p)
 			}
 			if a.json {
+				d.Project = a.projectName(cmd.Context(), d.Project)
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
 			showDraft(cmd, *d)
@@ -207,6 +212,7 @@ func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
 	w := cmd.OutOrStdout()
 	if a.json {
 		out := proposalShown{proposalOut: proposalOut{p, proposalPreview(p, explain)}}
+		a.nameProposal(ctx, &out.Proposal)
 		for _, x := range []struct {
 			m  *memory.Memory
 			to **memory.Record
@@ -466,6 +472,7 @@ func (a *app) printDecision(cmd *cobra.Command, verb string, p memory.Proposal, 
 		if run.Changes == nil {
 			run.Changes = []memory.Change{}
 		}
+		run.Project = a.projectName(cmd.Context(), run.Project)
 		return writeJSON(w, run)
 	}
 	fmt.Fprintf(w, "%s %s proposal %s\n", verb, cleanLine(string(p.Kind)), p.ID)

@@ -49,6 +49,38 @@ func (a *app) projectName(ctx context.Context, id string) string {
 	return n
 }
 
+// --json names a project by its name wherever it appears, as memory
+// records always have: 16 hex digits say nothing to the reader, and the
+// name is what --project takes. These rename it in what is about to be
+// printed.
+
+func (a *app) nameDrafts(ctx context.Context, ds []memory.Draft) {
+	for i := range ds {
+		ds[i].Project = a.projectName(ctx, ds[i].Project)
+	}
+}
+
+func (a *app) nameEvents(ctx context.Context, evs []memory.Event) {
+	for i := range evs {
+		evs[i].Project = a.projectName(ctx, evs[i].Project)
+	}
+}
+
+func (a *app) nameRuns(ctx context.Context, rs []memory.Run) {
+	for i := range rs {
+		rs[i].Project = a.projectName(ctx, rs[i].Project)
+	}
+}
+
+func (a *app) nameProposal(ctx context.Context, p *memory.Proposal) {
+	p.Project = a.projectName(ctx, p.Project)
+	if p.Memory != nil {
+		m := p.Memory.Clone()
+		m.Project = a.projectName(ctx, m.Project)
+		p.Memory = m
+	}
+}
+
 // shorten learns the short forms of memory ids shown together: prefixes
 // that name each in the whole store, so that any of them can be typed
 // back (see store.ShortIDs). --json output keeps whole ids.
@@ -123,15 +155,28 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 	if err != nil {
 		return err
 	}
-	ids := append([]string{m.ID, m.SupersededBy}, m.Supersedes...)
+	ids := append([]string{m.SupersededBy}, m.Supersedes...)
 	for _, e := range out {
 		ids = append(ids, e.To)
 	}
 	for _, e := range in {
 		ids = append(ids, e.From)
 	}
-	a.shorten(ctx, ids...)
-	writeMemoryText(w, m, a.projectName(ctx, m.Project), out, in, func(id string) string { return a.shorts[id] })
+	a.shorten(ctx, append(ids, m.ID)...)
+	// Linked memories are named by short id and title: an id alone says
+	// nothing to a person reading the links.
+	linked := map[string]string{}
+	for _, id := range ids {
+		if _, done := linked[id]; done || id == "" {
+			continue
+		}
+		title := "(no longer there)"
+		if l, err := a.st.Get(ctx, id); err == nil {
+			title = "'" + cleanLine(l.Title) + "'"
+		}
+		linked[id] = cleanLine(a.shorts[id]) + "  " + title
+	}
+	writeMemoryText(w, m, a.projectName(ctx, m.Project), out, in, a.shorts[m.ID], linked)
 	for i, v := range versions {
 		if i == len(versions)-1 {
 			break
@@ -147,9 +192,10 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 
 const timeFmt = "2006-01-02 15:04"
 
-// writeMemoryText prints m in full; sid shortens the ids of the memories it
-// names (its own stays whole: it heads the text).
-func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []memory.Edge, sid func(string) string) {
+// writeMemoryText prints m in full, its own id whole at the head; short is
+// that id shortened, and linked names each memory it links to by short id
+// and title.
+func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []memory.Edge, short string, linked map[string]string) {
 	// The id line comes first; with everything below it cleaned, nothing
 	// can move the cursor back over it (the forget confirmation relies on it).
 	fmt.Fprintf(w, "%s  %s · %s · %s  %s  v%d\n", m.ID, m.Layer.Letter(), m.Layer.Title(), m.Kind, m.Status, m.Version)
@@ -167,28 +213,28 @@ func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []me
 	}
 	fmt.Fprintf(w, "created %s · updated %s · %s\n", m.CreatedAt.Local().Format(timeFmt), m.UpdatedAt.Local().Format(timeFmt), valid)
 	if m.SupersededBy != "" {
-		fmt.Fprintf(w, "superseded by %s\n", cleanLine(sid(m.SupersededBy)))
+		fmt.Fprintf(w, "superseded by %s\n", linked[m.SupersededBy])
 	}
 	for _, s := range m.Supersedes {
-		fmt.Fprintf(w, "supersedes %s\n", cleanLine(sid(s)))
+		fmt.Fprintf(w, "supersedes %s\n", linked[s])
 	}
 	for _, wm := range m.Watermarks {
 		fmt.Fprintf(w, "bound to %s (%s)\n", cleanLine(wm.Spec()), wm.State)
 	}
 	if !m.RejectedAt.IsZero() {
-		fmt.Fprintf(w, "rejected %s: not served until corrected (cairn supersede %s TEXT)\n", m.RejectedAt.Local().Format(timeFmt), sid(m.ID))
+		fmt.Fprintf(w, "rejected %s: not served until corrected (cairn supersede %s TEXT)\n", m.RejectedAt.Local().Format(timeFmt), cleanLine(short))
 	}
 	if len(m.Triggers) > 0 {
 		fmt.Fprintf(w, "triggers: %s\n", cleanLine(strings.Join(m.Triggers, "; ")))
 	}
 	for _, e := range out {
 		if e.Kind != memory.EdgeSupersedes {
-			fmt.Fprintf(w, "%s → %s\n", e.Kind, cleanLine(sid(e.To)))
+			fmt.Fprintf(w, "%s → %s\n", e.Kind, linked[e.To])
 		}
 	}
 	for _, e := range in {
 		if e.Kind != memory.EdgeSupersedes {
-			fmt.Fprintf(w, "%s ← %s\n", e.Kind, cleanLine(sid(e.From)))
+			fmt.Fprintf(w, "%s ← %s\n", e.Kind, linked[e.From])
 		}
 	}
 	fmt.Fprintln(w)
@@ -252,6 +298,7 @@ func (a *app) printTimeline(cmd *cobra.Command, evs []memory.Event) error {
 		if evs == nil {
 			evs = []memory.Event{}
 		}
+		a.nameEvents(cmd.Context(), evs)
 		return writeJSON(w, evs)
 	}
 	if len(evs) == 0 {

@@ -202,4 +202,6 @@ type patch struct {
 	Ref        *string             `json:"ref,omitempty"`
 	Watermarks *[]memory.Watermark `json:"watermarks,omitempty"`
 	Triggers   *[]string           `json:"triggers,omitempty"`
+	AddTags    []string            `json:"add_tags,omitempty"`
+	RemoveTags []string            `json:"remove_tags,omitempty"`
 }

@@ -154,6 +154,18 @@ type Patch struct {
 	Ref        *string
 	Watermarks *[]memory.Watermark
 	Triggers   *[]string
+	// AddTags and RemoveTags change the tags the memory has when the edit
+	// is written (after Tags, when both are given), so that two edits of
+	// different tags do not undo each other.
+	AddTags    []string
+	RemoveTags []string
+}
+
+// Empty reports whether p changes nothing.
+func (p Patch) Empty() bool {
+	return p.Title == nil && p.Body == nil && p.Layer == nil && p.Kind == nil && p.Tags == nil &&
+		p.Provenance == nil && p.Confidence == nil && p.Ref == nil && p.Watermarks == nil &&
+		p.Triggers == nil && len(p.AddTags) == 0 && len(p.RemoveTags) == 0
 }
 
 // Counts are a project's memories by layer and status.

@@ -434,6 +434,12 @@ func apply(m *memory.Memory, p Patch) {
 	if p.Tags != nil {
 		m.Tags = slices.Clone(*p.Tags)
 	}
+	if len(p.AddTags) > 0 || len(p.RemoveTags) > 0 {
+		drop := memory.NormalizeTags(p.RemoveTags)
+		m.Tags = slices.DeleteFunc(memory.NormalizeTags(append(slices.Clone(m.Tags), p.AddTags...)), func(t string) bool {
+			return slices.Contains(drop, t)
+		})
+	}
 	if p.Provenance != nil {
 		m.Provenance = *p.Provenance
 		if p.Confidence == nil {
