@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -170,5 +171,19 @@ func TestRecallHeadsItsParts(t *testing.T) {
 	// Without a triggered negative or an invariant, no headings.
 	if out := e.ok("recall", "twelve minutes"); strings.Contains(out, ":\n") {
 		t.Fatalf("headings over a single part:\n%s", out)
+	}
+}
+
+// cairn --version names the build and the Go that made it.
+func TestVersion(t *testing.T) {
+	e := newEnv(t)
+	for _, flag := range []string{"--version", "-v"} {
+		r := e.run("", flag)
+		if r.code != 0 || !regexp.MustCompile(`^cairn \S.* \(go1\.\S+ \w+/\w+\)\n$`).MatchString(r.out) || !strings.Contains(r.out, runtime.Version()) {
+			t.Fatalf("cairn %s: exit %d, %q %q", flag, r.code, r.out, r.err)
+		}
+	}
+	if _, err := os.Stat(e.home); err == nil {
+		t.Fatal("--version opened the store")
 	}
 }

@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -129,6 +131,9 @@ Run cairn with no command to open the workbench.`,
 			return a.workbench(cmd.Context(), a.st, a.proj)
 		},
 	}
+	root.Version = Version()
+	root.SetVersionTemplate("cairn {{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print cairn's version and the Go that built it")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
@@ -149,6 +154,33 @@ Run cairn with no command to open the workbench.`,
 		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	}
 	return root
+}
+
+// Version is cairn's version as the build recorded it (a module version
+// when installed with go install, else "devel" with the commit when the
+// build knew it) and the Go that built it.
+func Version() string {
+	v, rev, dirty := "devel", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+			v = mv
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if v == "devel" && rev != "" {
+		v += " " + rev[:min(len(rev), 12)]
+		if dirty {
+			v += "+modified"
+		}
+	}
+	return v + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")"
 }
 
 // homeDir is where cairn keeps its data, created private (0700) or made
