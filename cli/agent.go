@@ -121,14 +121,14 @@ store/**/*.go); with --path the query may be left out.`,
 			}
 			if path != "" {
 				if err := memory.ValidPathPattern(path); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 			}
 			req := recall.Request{Limit: limit, Budget: budget, Archived: archived, Peek: peek, Path: path}
 			for _, l := range layers {
 				layer, err := memory.ParseLayer(l)
 				if err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 				req.Layers = append(req.Layers, layer)
 			}
@@ -340,7 +340,7 @@ func (a *app) recallBatch(cmd *cobra.Command, r recall.Recaller, base recall.Req
 		if !ok {
 			p, err := a.st.ProjectByName(cmd.Context(), l.Project)
 			if err != nil {
-				return fmt.Errorf("query %s: no project %q — list them with: cairn projects", l.ID, l.Project)
+				return hintf("list them with: cairn projects", "query %s: no project %q", l.ID, l.Project)
 			}
 			scope = []string{p.ID, memory.GlobalID}
 			scopes[l.Project] = scope

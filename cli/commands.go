@@ -148,7 +148,7 @@ func (a *app) listCommand() *cobra.Command {
 			var err error
 			if layer != "" {
 				if q.Layer, err = memory.ParseLayer(layer); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 			}
 			switch status {
@@ -157,7 +157,7 @@ func (a *app) listCommand() *cobra.Command {
 				q.Status = store.StatusAny
 			default:
 				if q.Status, err = memory.ParseStatus(status); err != nil {
-					return usageError{fmt.Errorf("%w (or all)", err)}
+					return usage(fmt.Errorf("%w (or all)", err))
 				}
 			}
 			if limit < 0 {
@@ -207,7 +207,7 @@ only the ones they name.`,
 			}
 			for _, t := range append(slices.Clone(addTags), removeTags...) {
 				if err := safetext.Check("tag", t); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 			}
 			p.AddTags, p.RemoveTags = addTags, removeTags
@@ -299,7 +299,7 @@ func (a *app) archiveCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := memory.ValidReason(reason); err != nil {
-				return usageError{err}
+				return usage(err)
 			}
 			old, err := a.load(cmd.Context(), args[0])
 			if err != nil {
@@ -391,7 +391,7 @@ func (a *app) linkCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kind, err := memory.ParseEdgeKind(args[1])
 			if err != nil {
-				return usageError{err}
+				return usage(err)
 			}
 			if err := memory.ValidWeight(weight); err != nil {
 				return usagef("--%w", err)
@@ -523,7 +523,7 @@ func (a *app) load(ctx context.Context, idOrPrefix string) (*memory.Memory, erro
 	id, err := a.st.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("no memory %s — list them with: cairn list --status all", cleanLine(idOrPrefix))
+			return nil, hintf("list them with: cairn list --status all", "no memory %s", cleanLine(idOrPrefix))
 		}
 		return nil, err
 	}

@@ -161,7 +161,7 @@ func (a *app) undoRun(cmd *cobra.Command, id string) error {
 	}
 	run, err := consolidate.Undo(ctx, a.st, a.proj, id, memory.ActorUser)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no run %s in project %s — list them with: cairn consolidate --runs", cleanLine(id), cleanLine(a.proj.Name))
+		return hintf("list them with: cairn consolidate --runs", "no run %s in project %s", cleanLine(id), cleanLine(a.proj.Name))
 	}
 	if err != nil {
 		return err // a stale run says what changed since and what to do

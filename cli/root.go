@@ -50,14 +50,6 @@ type Env struct {
 	Connect func(ctx context.Context, home string) (store.Store, error)
 }
 
-// usageError marks misuse (exit 2): a bad flag, argument or value.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
 // Main runs cairn and returns its exit code.
 func Main(env Env) int {
 	a := &app{env: env}
@@ -72,22 +64,7 @@ func Main(env Env) int {
 		return ExitOK
 	}
 	fmt.Fprintln(env.Stderr, "cairn: "+oneLine(err.Error()))
-	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		return ExitUsage
-	}
-	return ExitFailure
-}
-
-// isCobraUsage recognises cobra's own argument and command errors.
-func isCobraUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "flag needs an argument", "invalid argument", "required flag"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return kindOf(err).exitCode()
 }
 
 // oneLine is the first line of an error, neutralised: an error may quote
@@ -135,7 +112,6 @@ Run cairn with no command to open the workbench.`,
 	root.SetVersionTemplate("cairn {{.Version}}\n")
 	root.Flags().BoolP("version", "v", false, "print cairn's version and the Go that built it")
 	root.CompletionOptions.DisableDefaultCmd = true
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.home, "home", "", "cairn's data directory (default $CAIRN_HOME, else $XDG_DATA_HOME/cairn)")
 	pf.StringVar(&a.projFlag, "project", "", "project to act in (default: the git repository around the working directory; \"global\" for user-wide)")
@@ -149,10 +125,7 @@ Run cairn with no command to open the workbench.`,
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 		a.gapsCommand(), a.feedbackCommand(),
 	)
-	for _, c := range root.Commands() {
-		c.SilenceUsage, c.SilenceErrors = true, true
-		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	}
+	markUsage(root)
 	return root
 }
 
@@ -247,7 +220,7 @@ func (a *app) unknownProject(ctx context.Context) error {
 			names = append(names, cleanLine(p.Name))
 		}
 	}
-	return fmt.Errorf("no project %q — known: %s (a write such as cairn remember creates it)", cleanLine(a.projFlag), strings.Join(names, ", "))
+	return hintf("a write such as cairn remember creates it", "no project %q; known: %s", cleanLine(a.projFlag), strings.Join(names, ", "))
 }
 
 // openStore opens the store (or connects to the server holding it).
@@ -280,7 +253,7 @@ func (a *app) resolveProject(ctx context.Context) (p memory.Project, known bool,
 			return p, true, nil
 		}
 		if p, err = project.Named(a.projFlag); err != nil {
-			return p, false, usageError{err}
+			return p, false, usage(err)
 		}
 	} else {
 		wd, err := a.env.Getwd()
@@ -318,7 +291,7 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 		return usagef("unknown theme %q: use dark, light, high-contrast or plain", theme)
 	}
 	if a.env.Workbench == nil {
-		return errors.New("the workbench is not available in this build — use the subcommands (cairn --help)")
+		return hintf("use the subcommands (cairn --help)", "the workbench is not available in this build")
 	}
 	projects, err := st.Projects(ctx)
 	if err != nil {
