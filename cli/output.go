@@ -49,11 +49,10 @@ func (a *app) projectName(ctx context.Context, id string) string {
 	return n
 }
 
-// --json names a project by its name wherever it appears, as memory
-// records always have: 16 hex digits say nothing to the reader, and the
-// name is what --project takes. These rename it in what is about to be
-// printed.
-
+// nameDrafts and the three below put a project's name where its id was, in
+// what is about to be printed: --json names a project by its name wherever
+// it appears, as memory records always have (16 hex digits say nothing to
+// a reader, and the name is what --project takes).
 func (a *app) nameDrafts(ctx context.Context, ds []memory.Draft) {
 	for i := range ds {
 		ds[i].Project = a.projectName(ctx, ds[i].Project)
