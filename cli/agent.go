@@ -57,7 +57,7 @@ func (a *app) contextCommand() *cobra.Command {
 				return err
 			}
 			if a.json {
-				return writeJSON(cmd.OutOrStdout(), b)
+				return a.briefingJSON(cmd, b)
 			}
 			fmt.Fprint(cmd.OutOrStdout(), b.Markdown())
 			return nil
@@ -65,6 +65,31 @@ func (a *app) contextCommand() *cobra.Command {
 	}
 	c.Flags().IntVar(&budget, "budget", 800, "token budget")
 	return c
+}
+
+// briefingJSON prints a briefing with its memories as records, like every
+// other --json output (the project by name, trust shown).
+func (a *app) briefingJSON(cmd *cobra.Command, b recall.Briefing) error {
+	type section struct {
+		Title    string          `json:"title"`
+		Memories []memory.Record `json:"memories"`
+	}
+	out := struct {
+		Sections []section `json:"sections"`
+		Cut      int       `json:"cut"`
+	}{Sections: []section{}, Cut: b.Cut}
+	for _, s := range b.Sections {
+		sec := section{Title: s.Title, Memories: []memory.Record{}}
+		for _, m := range s.Memories {
+			r, err := a.record(cmd.Context(), m)
+			if err != nil {
+				return err
+			}
+			sec.Memories = append(sec.Memories, r)
+		}
+		out.Sections = append(out.Sections, sec)
+	}
+	return writeJSON(cmd.OutOrStdout(), out)
 }
 
 func (a *app) recallCommand() *cobra.Command {
@@ -99,14 +124,14 @@ store/**/*.go); with --path the query may be left out.`,
 			}
 			if path != "" {
 				if err := memory.ValidPathPattern(path); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 			}
 			req := recall.Request{Limit: limit, Budget: budget, Archived: archived, Peek: peek, Path: path}
 			for _, l := range layers {
 				layer, err := memory.ParseLayer(l)
 				if err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 				req.Layers = append(req.Layers, layer)
 			}
@@ -165,6 +190,7 @@ type recallOut struct {
 type recallItem struct {
 	memory.Record
 	Score   float64         `json:"score"`
+	Part    recall.Part     `json:"part"`
 	Explain *recall.Explain `json:"explain,omitempty"`
 	History []memory.Record `json:"history,omitempty"`
 }
@@ -178,7 +204,7 @@ func (a *app) recallJSON(ctx context.Context, resp recall.Response, explain bool
 			if err != nil {
 				return nil, err
 			}
-			it := recallItem{Record: rec, Score: h.Score}
+			it := recallItem{Record: rec, Score: h.Score, Part: h.Part}
 			if explain {
 				ex := h.Explain
 				it.Explain = &ex
@@ -211,9 +237,18 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 	case resp.Weak:
 		fmt.Fprintln(w, "only weak answers (noted in the gap log: cairn gaps)")
 	}
-	section := ""
+	var ids []string
+	for _, hs := range [][]recall.Hit{resp.Results, resp.VerifyFirst} {
+		for _, h := range hs {
+			ids = append(ids, h.Memory.ID)
+			for _, old := range h.History {
+				ids = append(ids, old.ID)
+			}
+		}
+	}
+	a.shorten(cmd.Context(), ids...)
 	show := func(i int, h recall.Hit) {
-		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, h.Memory.ID, h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
+		fmt.Fprintf(w, "%2d. %.2f  %s  %s  %s\n", i+1, h.Score, a.shorts[h.Memory.ID], h.Memory.Layer.Letter(), cleanLine(h.Memory.Title))
 		if explain {
 			x := h.Explain
 			line := fmt.Sprintf("    lexical %.2f (#%d) · vector %.2f (#%d) · relevance %.2f · salience %.2f · trust %.2f · final %.2f", x.Lexical, x.LexicalRnk, x.Vector, x.VectorRnk, x.Relevance, x.Salience, x.Trust, x.Final)
@@ -238,23 +273,21 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 			fmt.Fprintln(w, line)
 		}
 		for _, old := range h.History {
-			fmt.Fprintf(w, "    history: %s %s (superseded)\n", old.ID, cleanLine(old.Title))
+			fmt.Fprintf(w, "    history: %s %s (superseded)\n", a.shorts[old.ID], cleanLine(old.Title))
 		}
 	}
+	// Results come in parts, each ranked by score: why a 0.79 can stand
+	// above a 0.99. Headings are shown when there is more than the rest.
+	headed := false
+	for _, h := range resp.Results {
+		headed = headed || h.Part != recall.PartRelevant
+	}
+	part := recall.Part("")
 	for i, h := range resp.Results {
-		// Sections, in the order recall ranks them: why a 0.79 can stand
-		// above a 0.99.
-		sec := "relevant:"
-		switch {
-		case h.Explain.Trigger != "":
-			sec = "triggered (what failed before):"
-		case h.Explain.Path != "":
-			sec = "about the files asked for:"
+		if headed && h.Part != part {
+			fmt.Fprintln(w, partHeadings[h.Part])
 		}
-		if sec != section && (section != "" || sec != "relevant:") {
-			fmt.Fprintln(w, sec)
-		}
-		section = sec
+		part = h.Part
 		show(i, h)
 	}
 	if len(resp.VerifyFirst) > 0 {
@@ -266,6 +299,14 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 	if resp.Cut > 0 {
 		fmt.Fprintf(w, "%d more cut by the budget (--budget, --limit)\n", resp.Cut)
 	}
+}
+
+// partHeadings head the parts of a recall's results in text.
+var partHeadings = map[recall.Part]string{
+	recall.PartTriggered: "triggered (what failed before, named by the task):",
+	recall.PartPath:      "about the files asked for:",
+	recall.PartInvariant: "invariants (rules that hold here):",
+	recall.PartRelevant:  "the rest, by relevance:",
 }
 
 // recallBatch answers a JSON Lines file of queries, one line out per line in.
@@ -308,7 +349,7 @@ func (a *app) recallBatch(cmd *cobra.Command, r recall.Recaller, base recall.Req
 		if !ok {
 			p, err := a.st.ProjectByName(cmd.Context(), l.Project)
 			if err != nil {
-				return fmt.Errorf("query %s: no project %q — list them with: cairn projects", l.ID, l.Project)
+				return hintf("list them with: cairn projects", "query %s: no project %q", l.ID, l.Project)
 			}
 			scope = []string{p.ID, memory.GlobalID}
 			scopes[l.Project] = scope

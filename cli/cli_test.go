@@ -89,6 +89,28 @@ func (e *env) list(args ...string) []memory.Record {
 	return rs
 }
 
+// names says whether s, read off text output, is a short id of id: a
+// strict prefix of it that cairn resolves to it.
+func (e *env) names(s, id string) bool {
+	e.t.Helper()
+	if len(s) >= len(id) || len(s) < memory.MinPrefix || !strings.HasPrefix(id, s) {
+		return false
+	}
+	return e.rec("show", s).ID == id
+}
+
+// after is the word of out that follows prefix, or "".
+func after(out, prefix string) string {
+	_, rest, ok := strings.Cut(out, prefix)
+	if !ok {
+		return ""
+	}
+	if f := strings.Fields(rest); len(f) > 0 {
+		return f[0]
+	}
+	return ""
+}
+
 func TestRememberShowListJSON(t *testing.T) {
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.wd, ".gitignore"), []byte(".env\n"), 0o644)
@@ -179,7 +201,7 @@ func TestEditSupersedeArchiveFlow(t *testing.T) {
 		t.Fatalf("all: %d", len(rs))
 	}
 	out := e.ok("archive", n.ID, "--reason", "moved to wiki")
-	if !strings.Contains(out, "undo with: cairn unarchive "+n.ID) {
+	if !e.names(after(out, "undo with: cairn unarchive "), n.ID) {
 		t.Fatalf("archive output: %s", out)
 	}
 	if rs := e.list("--status", "archived"); len(rs) != 1 {
@@ -246,7 +268,7 @@ func TestLink(t *testing.T) {
 	if got := e.rec("show", d.ID); len(got.Edges) != 1 || got.Edges[0].To != b.ID {
 		t.Fatalf("edges in show: %+v", got.Edges)
 	}
-	if !strings.Contains(e.ok("show", b.ID), "because ← "+d.ID) {
+	if !e.names(after(e.ok("show", b.ID), "because ← "), d.ID) {
 		t.Fatalf("reverse edge not shown")
 	}
 }

@@ -5,11 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"cairn/memory"
+	"cairn/safetext"
 	"cairn/store"
 )
 
@@ -68,21 +70,46 @@ func (a *app) printRemembered(cmd *cobra.Command, m *memory.Memory) error {
 		}{r, m.Dedup})
 	}
 	if m.Dedup != nil && m.Dedup.Reinforced != "" {
-		fmt.Fprintf(w, "already known: reinforced %s '%s' (said %d times)\n", m.ID, cleanLine(m.Title), m.Salience.Reinforcements+1)
+		fmt.Fprintf(w, "already known: reinforced %s '%s' (said %d times)\n", a.sid(cmd.Context(), m.ID), cleanLine(m.Title), m.Salience.Reinforcements+1)
 		return nil
 	}
 	if err := a.printMemory(cmd, "remembered", m); err != nil {
 		return err
 	}
+	fmt.Fprintln(w, boundTo(m.Watermarks))
 	if m.Dedup != nil && m.Dedup.Near != "" {
 		title := "a memory no longer there"
 		if near, err := a.st.Get(cmd.Context(), m.Dedup.Near); err == nil {
 			title = "'" + cleanLine(near.Title) + "'"
 		}
 		fmt.Fprintf(w, "nearly the same as %s %s: merge proposal %s waits in the inbox (cairn inbox show %s)\n",
-			m.Dedup.Near, title, m.Dedup.Proposal, m.Dedup.Proposal)
+			a.sid(cmd.Context(), m.Dedup.Near), title, m.Dedup.Proposal, m.Dedup.Proposal)
 	}
 	return nil
+}
+
+// boundTo says what a memory is bound to: what, when it moves, lowers
+// its trust.
+func boundTo(ws []memory.Watermark) string {
+	var what []string
+	for _, w := range ws {
+		switch w.Kind {
+		case memory.WatermarkFile:
+			what = append(what, "file "+w.Target)
+		case memory.WatermarkGit:
+			if w.Target == "" {
+				what = append(what, "the repository's history")
+			} else {
+				what = append(what, "the history of "+w.Target)
+			}
+		case memory.WatermarkFlag:
+			what = append(what, "flag "+w.Target)
+		}
+	}
+	if len(what) == 0 {
+		return "not bound to anything (bind it with --bind file:PATH, git:SCOPE or flag:NAME)"
+	}
+	return "bound to " + cleanLine(strings.Join(what, ", "))
 }
 
 func (a *app) showCommand() *cobra.Command {
@@ -121,7 +148,7 @@ func (a *app) listCommand() *cobra.Command {
 			var err error
 			if layer != "" {
 				if q.Layer, err = memory.ParseLayer(layer); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 			}
 			switch status {
@@ -130,7 +157,7 @@ func (a *app) listCommand() *cobra.Command {
 				q.Status = store.StatusAny
 			default:
 				if q.Status, err = memory.ParseStatus(status); err != nil {
-					return usageError{fmt.Errorf("%w (or all)", err)}
+					return usage(fmt.Errorf("%w (or all)", err))
 				}
 			}
 			if limit < 0 {
@@ -156,10 +183,15 @@ func (a *app) listCommand() *cobra.Command {
 
 func (a *app) editCommand() *cobra.Command {
 	var f memFlags
+	var addTags, removeTags []string
 	c := &cobra.Command{
 		Use:   "edit ID [TEXT|-]",
 		Short: "change a memory in place (a new version; the old one is kept in its history)",
-		Args:  cobra.RangeArgs(1, 2),
+		Long: `Change a memory in place: a new version; the old one is kept in its history.
+
+--tag replaces all the memory's tags; --add-tag and --remove-tag change
+only the ones they name.`,
+		Args: cobra.RangeArgs(1, 2),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			text, given, err := readText(cmd, args[1:])
 			if err != nil {
@@ -173,8 +205,14 @@ func (a *app) editCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if p == (store.Patch{}) {
-				return usagef("nothing to change: give a new text or a flag such as --title or --tag")
+			for _, t := range append(slices.Clone(addTags), removeTags...) {
+				if err := safetext.Check("tag", t); err != nil {
+					return usage(err)
+				}
+			}
+			p.AddTags, p.RemoveTags = addTags, removeTags
+			if p.Empty() {
+				return usagef("nothing to change: give a new text or a flag such as --title or --add-tag")
 			}
 			old, err := a.load(cmd.Context(), args[0])
 			if err != nil {
@@ -207,6 +245,9 @@ func (a *app) editCommand() *cobra.Command {
 		},
 	}
 	f.register(c.Flags())
+	c.Flags().Lookup("tag").Usage = "replace all tags with these (repeat or separate with commas)"
+	c.Flags().StringSliceVar(&addTags, "add-tag", nil, "add this tag, keeping the others (repeat or separate with commas)")
+	c.Flags().StringSliceVar(&removeTags, "remove-tag", nil, "remove this tag, keeping the others (repeat or separate with commas)")
 	return c
 }
 
@@ -239,7 +280,11 @@ func (a *app) supersedeCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			return a.printMemory(cmd, "superseded "+old.ID+" with", m)
+			if err := a.printMemory(cmd, "superseded "+a.sid(cmd.Context(), old.ID)+" with", m); err != nil || a.json {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), boundTo(m.Watermarks))
+			return nil
 		},
 	}
 	f.register(c.Flags())
@@ -254,7 +299,7 @@ func (a *app) archiveCommand() *cobra.Command {
 		Args:  cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := memory.ValidReason(reason); err != nil {
-				return usageError{err}
+				return usage(err)
 			}
 			old, err := a.load(cmd.Context(), args[0])
 			if err != nil {
@@ -267,7 +312,7 @@ func (a *app) archiveCommand() *cobra.Command {
 			if err := a.printMemory(cmd, "archived", m); err != nil || a.json {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "undo with: cairn unarchive %s\n", m.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "undo with: cairn unarchive %s\n", a.sid(cmd.Context(), m.ID))
 			return nil
 		},
 	}
@@ -346,7 +391,7 @@ func (a *app) linkCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			kind, err := memory.ParseEdgeKind(args[1])
 			if err != nil {
-				return usageError{err}
+				return usage(err)
 			}
 			if err := memory.ValidWeight(weight); err != nil {
 				return usagef("--%w", err)
@@ -374,7 +419,8 @@ func (a *app) linkCommand() *cobra.Command {
 					}
 				}
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "linked %s -%s-> %s\n", from.ID, kind, to.ID)
+			a.shorten(cmd.Context(), from.ID, to.ID)
+			fmt.Fprintf(cmd.OutOrStdout(), "linked %s -%s-> %s\n", a.shorts[from.ID], kind, a.shorts[to.ID])
 			return nil
 		},
 	}
@@ -460,6 +506,7 @@ func (a *app) captureCommand() *cobra.Command {
 				return err
 			}
 			if a.json {
+				d.Project = a.projectName(cmd.Context(), d.Project)
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "captured %s (%d bytes)\n", d.ID, len(d.Text))
@@ -476,7 +523,7 @@ func (a *app) load(ctx context.Context, idOrPrefix string) (*memory.Memory, erro
 	id, err := a.st.Resolve(ctx, idOrPrefix)
 	if err != nil {
 		if errors.Is(err, store.ErrNotFound) {
-			return nil, fmt.Errorf("no memory %s — list them with: cairn list --status all", cleanLine(idOrPrefix))
+			return nil, hintf("list them with: cairn list --status all", "no memory %s", cleanLine(idOrPrefix))
 		}
 		return nil, err
 	}

@@ -123,10 +123,6 @@ func (a *app) configCommand() *cobra.Command {
 		},
 	}
 	c.AddCommand(get, set, unset, edit, path)
-	for _, s := range c.Commands() {
-		s.SilenceUsage, s.SilenceErrors = true, true
-		s.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	}
 	return c
 }
 
@@ -233,7 +229,7 @@ func (a *app) configSet(cmd *cobra.Command, key, value string) error {
 		value = strings.TrimRight(line, "\r\n")
 	}
 	if err := config.Validate(key, value); err != nil {
-		return usageError{err}
+		return usage(err)
 	}
 	rewrote, err := config.Set(path, key, value)
 	if err != nil {

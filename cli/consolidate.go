@@ -99,6 +99,7 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 		if rep.Run.Changes == nil {
 			rep.Run.Changes = []memory.Change{}
 		}
+		rep.Run.Project = a.projectName(cmd.Context(), rep.Run.Project)
 		return writeJSON(w, rep)
 	}
 	if dry {
@@ -160,7 +161,7 @@ func (a *app) undoRun(cmd *cobra.Command, id string) error {
 	}
 	run, err := consolidate.Undo(ctx, a.st, a.proj, id, memory.ActorUser)
 	if errors.Is(err, store.ErrNotFound) {
-		return fmt.Errorf("no run %s in project %s — list them with: cairn consolidate --runs", cleanLine(id), cleanLine(a.proj.Name))
+		return hintf("list them with: cairn consolidate --runs", "no run %s in project %s", cleanLine(id), cleanLine(a.proj.Name))
 	}
 	if err != nil {
 		return err // a stale run says what changed since and what to do
@@ -173,6 +174,7 @@ func (a *app) undoRun(cmd *cobra.Command, id string) error {
 		if run.Changes == nil {
 			run.Changes = []memory.Change{}
 		}
+		run.Project = a.projectName(cmd.Context(), run.Project)
 		return writeJSON(w, run)
 	}
 	taken, drafts := 0, 0
@@ -206,6 +208,7 @@ func (a *app) listRuns(cmd *cobra.Command, limit int) error {
 		if rs == nil {
 			rs = []memory.Run{}
 		}
+		a.nameRuns(cmd.Context(), rs)
 		return writeJSON(w, rs)
 	}
 	if len(rs) == 0 {

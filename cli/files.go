@@ -9,8 +9,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
 	"strings"
+	"syscall"
 
 	"github.com/spf13/cobra"
 
@@ -245,6 +247,25 @@ func (a *app) demoCommand() *cobra.Command {
 			if len(a.env.Demo) == 0 {
 				return errors.New("this build has no demo sample set")
 			}
+			// The temporary store goes when the demo ends, however it ends:
+			// a closed terminal (SIGHUP) ends the workbench through hup. The
+			// workbench quits on SIGINT and SIGTERM itself (catching them
+			// here too would race with it: bubbletea's handler then blocks
+			// on a program that has stopped), so they end only the setup.
+			hup, stopHup := signal.NotifyContext(cmd.Context(), syscall.SIGHUP)
+			defer stopHup()
+			ctx, cancel := context.WithCancel(hup)
+			defer cancel()
+			sig := make(chan os.Signal, 1)
+			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+			defer signal.Stop(sig)
+			go func() {
+				select {
+				case <-sig:
+					cancel()
+				case <-ctx.Done():
+				}
+			}()
 			dir, err := os.MkdirTemp("", "cairn-demo-")
 			if err != nil {
 				return err
@@ -255,7 +276,7 @@ func (a *app) demoCommand() *cobra.Command {
 				return err
 			}
 			defer st.Close()
-			p, err := st.EnsureProject(cmd.Context(), mustNamed("demo"))
+			p, err := st.EnsureProject(ctx, mustNamed("demo"))
 			if err != nil {
 				return err
 			}
@@ -263,10 +284,14 @@ func (a *app) demoCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := st.Import(cmd.Context(), p.ID, recs, memory.ActorSystem); err != nil {
+			if _, err := st.Import(ctx, p.ID, recs, memory.ActorSystem); err != nil {
 				return fmt.Errorf("load the demo sample set: %w", err)
 			}
-			return a.workbench(cmd.Context(), st, p)
+			signal.Stop(sig)
+			if ctx.Err() != nil || len(sig) > 0 {
+				return nil // told to stop while setting up
+			}
+			return a.workbench(hup, st, p)
 		},
 	}
 }

@@ -41,6 +41,9 @@ Answer a gap by remembering what you know: cairn remember "…".`,
 				return err
 			}
 			if a.json {
+				for i := range outs {
+					outs[i].Project = a.projectName(cmd.Context(), outs[i].Project)
+				}
 				return writeJSON(cmd.OutOrStdout(), outs)
 			}
 			writeGaps(cmd.OutOrStdout(), outs)
@@ -187,7 +190,7 @@ It never changes trust: whether a memory is true is for review (cairn verify).`,
 			if helpful {
 				verdict = "helpful"
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "noted: %s '%s' was %s for %q (salience only; trust unchanged)\n", m.ID, cleanLine(m.Title), verdict, preview(q, 60))
+			fmt.Fprintf(cmd.OutOrStdout(), "noted: %s '%s' was %s for %q (salience only; trust unchanged)\n", a.sid(cmd.Context(), m.ID), cleanLine(m.Title), verdict, preview(q, 60))
 			return nil
 		},
 	}

@@ -74,6 +74,10 @@ be undone), so that a person can still erase them.`,
 				if ds == nil {
 					ds = []memory.Draft{}
 				}
+				a.nameDrafts(ctx, ds)
+				for i := range outs {
+					a.nameProposal(ctx, &outs[i].Proposal)
+				}
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"drafts": ds, "proposals": outs})
 			}
 			return writeInbox(cmd.OutOrStdout(), ds, outs, all, done)
@@ -172,6 +176,7 @@ func (a *app) inboxShowCommand() *cobra.Command {
 				return a.showProposal(cmd, *p)
 			}
 			if a.json {
+				d.Project = a.projectName(cmd.Context(), d.Project)
 				return writeJSON(cmd.OutOrStdout(), d)
 			}
 			showDraft(cmd, *d)
@@ -207,6 +212,7 @@ func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
 	w := cmd.OutOrStdout()
 	if a.json {
 		out := proposalShown{proposalOut: proposalOut{p, proposalPreview(p, explain)}}
+		a.nameProposal(ctx, &out.Proposal)
 		for _, x := range []struct {
 			m  *memory.Memory
 			to **memory.Record
@@ -377,10 +383,10 @@ before it is written; an edited memory counts as stated by you.`,
 			if fs.Changed("title") || fs.Changed("body") || fs.Changed("layer") || fs.Changed("kind") || fs.Changed("tag") {
 				edited = &memory.Memory{}
 				if err := safetext.Check("title", title); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 				if err := safetext.Valid("body", body); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 				if len(title) > memory.MaxTitle || len(body) > memory.MaxBody {
 					return usagef("--title is at most %d bytes and --body at most %d", memory.MaxTitle, memory.MaxBody)
@@ -392,18 +398,18 @@ before it is written; an edited memory counts as stated by you.`,
 				var err error
 				if fs.Changed("layer") {
 					if edited.Layer, err = memory.ParseLayer(layer); err != nil {
-						return usageError{err}
+						return usage(err)
 					}
 				}
 				if fs.Changed("kind") {
 					if edited.Kind, err = memory.ParseKind(kind); err != nil {
-						return usageError{err}
+						return usage(err)
 					}
 				}
 				if fs.Changed("tag") {
 					for _, t := range tags {
 						if err := safetext.Check("tag", t); err != nil {
-							return usageError{err}
+							return usage(err)
 						}
 					}
 					edited.Tags = memory.NormalizeTags(tags)
@@ -414,7 +420,7 @@ before it is written; an edited memory counts as stated by you.`,
 				return err
 			}
 			if edited != nil && p.Kind == memory.ProposeArchive {
-				return usagef("proposal %s archives a memory and writes none: there is no text to edit — accept it without flags", p.ID)
+				return hint(usagef("proposal %s archives a memory and writes none: there is no text to edit", p.ID), "accept it without flags")
 			}
 			run, err := consolidate.Accept(cmd.Context(), a.st, a.proj, p.ID, edited, memory.ActorUser)
 			if err != nil {
@@ -451,13 +457,10 @@ func (a *app) inboxRejectCommand() *cobra.Command {
 	}
 }
 
-// decideError says what to do when a proposal changed under a decision.
-func decideError(err error) error {
-	if errors.Is(err, store.ErrStale) {
-		return fmt.Errorf("%w — look again with: cairn inbox", err)
-	}
-	return err
-}
+// decideError is a decision's failure as the store says it: a proposal
+// that changed under the decision already says what to do (decide again),
+// and one hint is enough.
+func decideError(err error) error { return err }
 
 // printDecision reports an accepted or rejected proposal and how to undo it.
 func (a *app) printDecision(cmd *cobra.Command, verb string, p memory.Proposal, run memory.Run) error {
@@ -466,6 +469,7 @@ func (a *app) printDecision(cmd *cobra.Command, verb string, p memory.Proposal, 
 		if run.Changes == nil {
 			run.Changes = []memory.Change{}
 		}
+		run.Project = a.projectName(cmd.Context(), run.Project)
 		return writeJSON(w, run)
 	}
 	fmt.Fprintf(w, "%s %s proposal %s\n", verb, cleanLine(string(p.Kind)), p.ID)
@@ -502,7 +506,7 @@ terminal it needs --yes. A proposal is not dropped but rejected (inbox reject).`
 				return err
 			}
 			if p != nil {
-				return usagef("%s is a %s proposal, not a draft: a proposal is rejected, not dropped — cairn inbox reject %s", p.ID, cleanLine(string(p.Kind)), p.ID)
+				return hint(usagef("%s is a %s proposal, not a draft: a proposal is rejected, not dropped", p.ID, cleanLine(string(p.Kind))), "cairn inbox reject "+p.ID)
 			}
 			if !yes {
 				if !a.env.IsTerminal() {
@@ -539,7 +543,7 @@ func (a *app) proposalArg(ctx context.Context, id string) (memory.Proposal, erro
 		return memory.Proposal{}, err
 	}
 	if p == nil {
-		return memory.Proposal{}, usagef("%s is a draft, not a proposal: only proposals are accepted or rejected — consolidate drafts with: cairn consolidate, or erase one with: cairn inbox drop %s", d.ID, d.ID)
+		return memory.Proposal{}, hint(usagef("%s is a draft, not a proposal: only proposals are accepted or rejected", d.ID), "consolidate drafts with: cairn consolidate, or erase one with: cairn inbox drop "+d.ID)
 	}
 	return *p, nil
 }
@@ -572,7 +576,7 @@ func (a *app) inboxItem(ctx context.Context, idOrPrefix string) (*memory.Draft, 
 		case err == nil, errors.Is(err, store.ErrNotFound):
 			// another project's proposal is none of this inbox's business
 		case errors.Is(err, store.ErrInvalid):
-			return nil, nil, usageError{err}
+			return nil, nil, usage(err)
 		default:
 			return nil, nil, err
 		}
@@ -583,9 +587,9 @@ func (a *app) inboxItem(ctx context.Context, idOrPrefix string) (*memory.Draft, 
 	}
 	switch {
 	case n == 0:
-		return nil, nil, fmt.Errorf("no draft or proposal %s in project %s — list them with: cairn inbox --all", safetext.CleanLine(idOrPrefix), cleanLine(a.proj.Name))
+		return nil, nil, hintf("list them with: cairn inbox --all", "no draft or proposal %s in project %s", safetext.CleanLine(idOrPrefix), cleanLine(a.proj.Name))
 	case n > 1:
-		return nil, nil, usagef("%d drafts and proposals start with %s — give more of the id", n, safetext.CleanLine(idOrPrefix))
+		return nil, nil, hint(usagef("%d drafts and proposals start with %s", n, safetext.CleanLine(idOrPrefix)), "give more of the id")
 	case prop != nil:
 		return nil, prop, nil
 	}

@@ -47,17 +47,17 @@ func (f *memFlags) parse(fs *pflag.FlagSet) (parsed, error) {
 	var err error
 	if fs.Changed("layer") {
 		if p.layer, err = memory.ParseLayer(f.layer); err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 	}
 	if fs.Changed("kind") {
 		if p.kind, err = memory.ParseKind(f.kind); err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 	}
 	if fs.Changed("provenance") {
 		if p.provenance, err = memory.ParseProvenance(f.provenance); err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 	}
 	if fs.Changed("confidence") && (math.IsNaN(f.confidence) || f.confidence <= 0 || f.confidence > 1) {
@@ -67,28 +67,28 @@ func (f *memFlags) parse(fs *pflag.FlagSet) (parsed, error) {
 	// a store server they are JSON-encoded, which would silently replace
 	// invalid UTF-8 before the server could refuse it.
 	if err := safetext.Check("title", f.title); err != nil {
-		return p, usageError{err}
+		return p, usage(err)
 	}
 	if err := safetext.Check("ref", f.ref); err != nil {
-		return p, usageError{err}
+		return p, usage(err)
 	}
 	for _, t := range f.tags {
 		if err := safetext.Check("tag", t); err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 	}
 	for _, t := range f.triggers {
 		if err := safetext.Check("trigger", t); err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 		if err := memory.ValidTrigger(t); err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 	}
 	for _, b := range f.binds {
 		w, err := memory.ParseBinding(b)
 		if err != nil {
-			return p, usageError{err}
+			return p, usage(err)
 		}
 		p.watermarks = append(p.watermarks, w)
 	}
@@ -171,7 +171,7 @@ func readText(cmd *cobra.Command, args []string) (string, bool, error) {
 	if args[0] != "-" {
 		// Refused here, not replaced on the way to the store (see parse).
 		if err := safetext.Valid("text", args[0]); err != nil {
-			return "", false, usageError{err}
+			return "", false, usage(err)
 		}
 		return args[0], true, nil
 	}
@@ -183,7 +183,7 @@ func readText(cmd *cobra.Command, args []string) (string, bool, error) {
 		return "", false, usagef("standard input is over %d bytes: split it into several memories", memory.MaxBody)
 	}
 	if err := safetext.Valid("standard input", string(b)); err != nil {
-		return "", false, usageError{err}
+		return "", false, usage(err)
 	}
 	return string(b), true, nil
 }

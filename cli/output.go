@@ -49,6 +49,64 @@ func (a *app) projectName(ctx context.Context, id string) string {
 	return n
 }
 
+// nameDrafts and the three below put a project's name where its id was, in
+// what is about to be printed: --json names a project by its name wherever
+// it appears, as memory records always have (16 hex digits say nothing to
+// a reader, and the name is what --project takes).
+func (a *app) nameDrafts(ctx context.Context, ds []memory.Draft) {
+	for i := range ds {
+		ds[i].Project = a.projectName(ctx, ds[i].Project)
+	}
+}
+
+func (a *app) nameEvents(ctx context.Context, evs []memory.Event) {
+	for i := range evs {
+		evs[i].Project = a.projectName(ctx, evs[i].Project)
+	}
+}
+
+func (a *app) nameRuns(ctx context.Context, rs []memory.Run) {
+	for i := range rs {
+		rs[i].Project = a.projectName(ctx, rs[i].Project)
+	}
+}
+
+func (a *app) nameProposal(ctx context.Context, p *memory.Proposal) {
+	p.Project = a.projectName(ctx, p.Project)
+	if p.Memory != nil {
+		m := p.Memory.Clone()
+		m.Project = a.projectName(ctx, m.Project)
+		p.Memory = m
+	}
+}
+
+// shorten learns the short forms of memory ids shown together: prefixes
+// that name each in the whole store, so that any of them can be typed
+// back (see store.ShortIDs). --json output keeps whole ids.
+func (a *app) shorten(ctx context.Context, ids ...string) {
+	if a.shorts == nil {
+		a.shorts = map[string]string{}
+	}
+	var todo []string
+	for _, id := range ids {
+		if _, ok := a.shorts[id]; !ok {
+			todo = append(todo, id)
+		}
+	}
+	if len(todo) == 0 {
+		return
+	}
+	for id, s := range store.ShortIDs(ctx, a.st, todo) {
+		a.shorts[id] = s
+	}
+}
+
+// sid is a memory id as a person reads it: its short form.
+func (a *app) sid(ctx context.Context, id string) string {
+	a.shorten(ctx, id)
+	return a.shorts[id]
+}
+
 // record builds the public JSON form of m with its outgoing edges.
 func (a *app) record(ctx context.Context, m *memory.Memory) (memory.Record, error) {
 	out, _, err := a.st.Edges(ctx, m.ID)
@@ -67,7 +125,7 @@ func (a *app) printMemory(cmd *cobra.Command, verb string, m *memory.Memory) err
 		}
 		return writeJSON(cmd.OutOrStdout(), r)
 	}
-	fmt.Fprintf(cmd.OutOrStdout(), "%s %s  %s · %s  %q\n", verb, m.ID, m.Layer.Letter(), m.Layer.Title(), cleanLine(m.Title))
+	fmt.Fprintf(cmd.OutOrStdout(), "%s %s  %s · %s  %q\n", verb, a.sid(cmd.Context(), m.ID), m.Layer.Letter(), m.Layer.Title(), cleanLine(m.Title))
 	return nil
 }
 
@@ -96,7 +154,28 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 	if err != nil {
 		return err
 	}
-	writeMemoryText(w, m, a.projectName(ctx, m.Project), out, in)
+	ids := append([]string{m.SupersededBy}, m.Supersedes...)
+	for _, e := range out {
+		ids = append(ids, e.To)
+	}
+	for _, e := range in {
+		ids = append(ids, e.From)
+	}
+	a.shorten(ctx, append(ids, m.ID)...)
+	// Linked memories are named by short id and title: an id alone says
+	// nothing to a person reading the links.
+	linked := map[string]string{}
+	for _, id := range ids {
+		if _, done := linked[id]; done || id == "" {
+			continue
+		}
+		title := "(no longer there)"
+		if l, err := a.st.Get(ctx, id); err == nil {
+			title = "'" + cleanLine(l.Title) + "'"
+		}
+		linked[id] = cleanLine(a.shorts[id]) + "  " + title
+	}
+	writeMemoryText(w, m, a.projectName(ctx, m.Project), out, in, a.shorts[m.ID], linked)
 	for i, v := range versions {
 		if i == len(versions)-1 {
 			break
@@ -112,7 +191,10 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 
 const timeFmt = "2006-01-02 15:04"
 
-func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []memory.Edge) {
+// writeMemoryText prints m in full, its own id whole at the head; short is
+// that id shortened, and linked names each memory it links to by short id
+// and title.
+func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []memory.Edge, short string, linked map[string]string) {
 	// The id line comes first; with everything below it cleaned, nothing
 	// can move the cursor back over it (the forget confirmation relies on it).
 	fmt.Fprintf(w, "%s  %s · %s · %s  %s  v%d\n", m.ID, m.Layer.Letter(), m.Layer.Title(), m.Kind, m.Status, m.Version)
@@ -130,28 +212,28 @@ func writeMemoryText(w io.Writer, m *memory.Memory, project string, out, in []me
 	}
 	fmt.Fprintf(w, "created %s · updated %s · %s\n", m.CreatedAt.Local().Format(timeFmt), m.UpdatedAt.Local().Format(timeFmt), valid)
 	if m.SupersededBy != "" {
-		fmt.Fprintf(w, "superseded by %s\n", cleanLine(m.SupersededBy))
+		fmt.Fprintf(w, "superseded by %s\n", linked[m.SupersededBy])
 	}
 	for _, s := range m.Supersedes {
-		fmt.Fprintf(w, "supersedes %s\n", cleanLine(s))
+		fmt.Fprintf(w, "supersedes %s\n", linked[s])
 	}
 	for _, wm := range m.Watermarks {
 		fmt.Fprintf(w, "bound to %s (%s)\n", cleanLine(wm.Spec()), wm.State)
 	}
 	if !m.RejectedAt.IsZero() {
-		fmt.Fprintf(w, "rejected %s: not served until corrected (cairn supersede %s TEXT)\n", m.RejectedAt.Local().Format(timeFmt), m.ID)
+		fmt.Fprintf(w, "rejected %s: not served until corrected (cairn supersede %s TEXT)\n", m.RejectedAt.Local().Format(timeFmt), cleanLine(short))
 	}
 	if len(m.Triggers) > 0 {
 		fmt.Fprintf(w, "triggers: %s\n", cleanLine(strings.Join(m.Triggers, "; ")))
 	}
 	for _, e := range out {
 		if e.Kind != memory.EdgeSupersedes {
-			fmt.Fprintf(w, "%s → %s\n", e.Kind, cleanLine(e.To))
+			fmt.Fprintf(w, "%s → %s\n", e.Kind, linked[e.To])
 		}
 	}
 	for _, e := range in {
 		if e.Kind != memory.EdgeSupersedes {
-			fmt.Fprintf(w, "%s ← %s\n", e.Kind, cleanLine(e.From))
+			fmt.Fprintf(w, "%s ← %s\n", e.Kind, linked[e.From])
 		}
 	}
 	fmt.Fprintln(w)
@@ -175,6 +257,11 @@ func (a *app) printList(cmd *cobra.Command, ms []*memory.Memory) error {
 		fmt.Fprintf(w, "no memories here (project %s) — add one with: cairn remember \"...\"\n", cleanLine(a.proj.Name))
 		return nil
 	}
+	ids := make([]string, len(ms))
+	for i, m := range ms {
+		ids[i] = m.ID
+	}
+	a.shorten(cmd.Context(), ids...)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	now := time.Now()
 	for _, m := range ms {
@@ -182,7 +269,7 @@ func (a *app) printList(cmd *cobra.Command, ms []*memory.Memory) error {
 		if m.Status != memory.StatusActive {
 			status = " [" + string(m.Status) + "]"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", m.ID, m.Layer.Letter(), m.Kind, age(now, m.CreatedAt), m.Provenance, cleanLine(m.Title), status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s%s\n", a.shorts[m.ID], m.Layer.Letter(), m.Kind, age(now, m.CreatedAt), m.Provenance, cleanLine(m.Title), status)
 	}
 	return tw.Flush()
 }
@@ -210,12 +297,20 @@ func (a *app) printTimeline(cmd *cobra.Command, evs []memory.Event) error {
 		if evs == nil {
 			evs = []memory.Event{}
 		}
+		a.nameEvents(cmd.Context(), evs)
 		return writeJSON(w, evs)
 	}
 	if len(evs) == 0 {
 		fmt.Fprintf(w, "nothing has happened in project %s yet\n", cleanLine(a.proj.Name))
 		return nil
 	}
+	var ids []string
+	for _, e := range evs {
+		if e.MemoryID != "" {
+			ids = append(ids, e.MemoryID)
+		}
+	}
+	a.shorten(cmd.Context(), ids...)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, e := range evs {
 		what := cleanLine(e.Title)
@@ -225,7 +320,7 @@ func (a *app) printTimeline(cmd *cobra.Command, evs []memory.Event) error {
 		if e.Summary != "" {
 			what = strings.TrimSpace(what + " " + cleanLine(e.Summary))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(timeFmt), e.Actor, e.Kind, e.MemoryID, what)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", e.Time.Local().Format(timeFmt), e.Actor, e.Kind, a.shorts[e.MemoryID], what)
 	}
 	return tw.Flush()
 }

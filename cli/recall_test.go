@@ -88,7 +88,7 @@ func TestGapsAndFeedbackCommands(t *testing.T) {
 	if !strings.Contains(out, "kubernetes helm chart") || !strings.Contains(out, "2×") {
 		t.Fatalf("gaps: %q", out)
 	}
-	if out := e.ok("recall", "--path", "store/"); !strings.Contains(out, "about the files asked for") || !strings.Contains(out, m.ID) {
+	if out := e.ok("recall", "--path", "store/"); !strings.Contains(out, "about the files asked for") || !e.names(after(out, "1.00  "), m.ID) {
 		t.Fatalf("recall --path: %q", out)
 	}
 	// Remembered since: the gap says it is answered, and --answered closes it.

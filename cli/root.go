@@ -9,6 +9,8 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
+	"runtime"
+	"runtime/debug"
 	"strings"
 
 	"github.com/adrg/xdg"
@@ -49,14 +51,6 @@ type Env struct {
 	Connect func(ctx context.Context, home string) (store.Store, error)
 }
 
-// usageError marks misuse (exit 2): a bad flag, argument or value.
-type usageError struct{ err error }
-
-func (e usageError) Error() string { return e.err.Error() }
-func (e usageError) Unwrap() error { return e.err }
-
-func usagef(format string, a ...any) error { return usageError{fmt.Errorf(format, a...)} }
-
 // Main runs cairn and returns its exit code.
 func Main(env Env) int {
 	a := &app{env: env, rawGetenv: env.Getenv}
@@ -75,22 +69,7 @@ func Main(env Env) int {
 		return ExitOK
 	}
 	fmt.Fprintln(env.Stderr, "cairn: "+oneLine(err.Error()))
-	var ue usageError
-	if errors.As(err, &ue) || isCobraUsage(err) {
-		return ExitUsage
-	}
-	return ExitFailure
-}
-
-// isCobraUsage recognises cobra's own argument and command errors.
-func isCobraUsage(err error) bool {
-	s := err.Error()
-	for _, p := range []string{"unknown command", "unknown flag", "unknown shorthand", "accepts ", "requires at least", "requires at most", "flag needs an argument", "invalid argument", "required flag"} {
-		if strings.Contains(s, p) {
-			return true
-		}
-	}
-	return false
+	return kindOf(err).exitCode()
 }
 
 // oneLine is the first line of an error, neutralised: an error may quote
@@ -112,6 +91,7 @@ type app struct {
 	st       store.Store
 	proj     memory.Project
 	names    map[string]string // project id → name
+	shorts   map[string]string // memory id → its short form (see sid)
 
 	cfg       *config.Settings    // the settings in force (file and environment)
 	rawGetenv func(string) string // the environment alone
@@ -136,6 +116,9 @@ Run cairn with no command to open the workbench.`,
 			return a.workbench(cmd.Context(), a.st, a.proj)
 		},
 	}
+	root.Version = Version()
+	root.SetVersionTemplate("cairn {{.Version}}\n")
+	root.Flags().BoolP("version", "v", false, "print cairn's version and the Go that built it")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		// A broken settings file is said once, but not by cairn config,
@@ -146,7 +129,6 @@ Run cairn with no command to open the workbench.`,
 			}
 		}
 	}
-	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
 	pf := root.PersistentFlags()
 	pf.StringVar(&a.home, "home", "", "cairn's data directory (default $CAIRN_HOME, else $XDG_DATA_HOME/cairn)")
 	pf.StringVar(&a.projFlag, "project", "", "project to act in (default: the git repository around the working directory; \"global\" for user-wide)")
@@ -160,11 +142,35 @@ Run cairn with no command to open the workbench.`,
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 		a.gapsCommand(), a.feedbackCommand(), a.configCommand(),
 	)
-	for _, c := range root.Commands() {
-		c.SilenceUsage, c.SilenceErrors = true, true
-		c.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return usageError{err} })
-	}
+	markUsage(root)
 	return root
+}
+
+// Version is cairn's version as the build recorded it (a module version
+// when installed with go install, else "devel" with the commit when the
+// build knew it) and the Go that built it.
+func Version() string {
+	v, rev, dirty := "devel", "", false
+	if bi, ok := debug.ReadBuildInfo(); ok {
+		if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
+			v = mv
+		}
+		for _, s := range bi.Settings {
+			switch s.Key {
+			case "vcs.revision":
+				rev = s.Value
+			case "vcs.modified":
+				dirty = s.Value == "true"
+			}
+		}
+	}
+	if v == "devel" && rev != "" {
+		v += " " + rev[:min(len(rev), 12)]
+		if dirty {
+			v += "+modified"
+		}
+	}
+	return v + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")"
 }
 
 // homeDir is where cairn keeps its data, created private (0700) or made
@@ -191,23 +197,47 @@ func (a *app) homePath() (string, error) {
 }
 
 // open opens the store and resolves the project. write registers the
-// project in the store if it is new.
+// project in the store if it is new (and says so on stderr: a typo in
+// --project must not go unnoticed); a read of a project the store does not
+// know, named with --project, is refused with the known names.
 func (a *app) open(ctx context.Context, write bool) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	p, err := a.resolveProject(ctx)
+	p, known, err := a.resolveProject(ctx)
 	if err != nil {
 		return err
 	}
-	if write || p.ID == memory.GlobalID {
+	switch {
+	case write || p.ID == memory.GlobalID:
 		if p, err = a.st.EnsureProject(ctx, p); err != nil {
 			return err
 		}
+		if !known && p.ID != memory.GlobalID {
+			fmt.Fprintf(a.env.Stderr, "cairn: new project %s\n", cleanLine(p.Name))
+		}
+	case !known && a.projFlag != "":
+		return a.unknownProject(ctx)
 	}
 	a.proj = p
 	a.wake(ctx) // facts whose ground moved are marked before anything is served
 	return nil
+}
+
+// unknownProject refuses a read of a project named with --project that the
+// store does not hold, naming the ones it does.
+func (a *app) unknownProject(ctx context.Context) error {
+	ps, err := a.st.Projects(ctx)
+	if err != nil {
+		return err
+	}
+	names := []string{memory.GlobalName}
+	for _, p := range ps {
+		if p.ID != memory.GlobalID {
+			names = append(names, cleanLine(p.Name))
+		}
+	}
+	return hintf("a write such as cairn remember creates it", "no project %q; known: %s", cleanLine(a.projFlag), strings.Join(names, ", "))
 }
 
 // openStore opens the store (or connects to the server holding it).
@@ -237,29 +267,33 @@ func (a *app) openStore(ctx context.Context) error {
 	return nil
 }
 
-func (a *app) resolveProject(ctx context.Context) (memory.Project, error) {
+// resolveProject names the project the command acts in, and whether the
+// store already holds it.
+func (a *app) resolveProject(ctx context.Context) (p memory.Project, known bool, err error) {
 	if a.projFlag != "" {
 		if p, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
-			return p, nil
+			return p, true, nil
 		}
-		p, err := project.Named(a.projFlag)
+		if p, err = project.Named(a.projFlag); err != nil {
+			return p, false, usage(err)
+		}
+	} else {
+		wd, err := a.env.Getwd()
 		if err != nil {
-			return p, usageError{err}
+			return memory.Project{}, false, fmt.Errorf("working directory: %w", err)
 		}
-		return p, nil
+		if p, err = project.Detect(wd); err != nil {
+			return p, false, err
+		}
 	}
-	wd, err := a.env.Getwd()
-	if err != nil {
-		return memory.Project{}, fmt.Errorf("working directory: %w", err)
+	stored, err := a.st.Project(ctx, p.ID)
+	switch {
+	case err == nil:
+		return stored, true, nil
+	case errors.Is(err, store.ErrNotFound):
+		return p, false, nil
 	}
-	p, err := project.Detect(wd)
-	if err != nil {
-		return p, err
-	}
-	if stored, err := a.st.Project(ctx, p.ID); err == nil {
-		return stored, nil
-	}
-	return p, nil
+	return p, false, err
 }
 
 func (a *app) close() {
@@ -282,7 +316,7 @@ func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) e
 		c.CheckEmbedder(ctx) // before the workbench takes the screen
 	}
 	if a.env.Workbench == nil {
-		return errors.New("the workbench is not available in this build — use the subcommands (cairn --help)")
+		return hintf("use the subcommands (cairn --help)", "the workbench is not available in this build")
 	}
 	projects, err := st.Projects(ctx)
 	if err != nil {

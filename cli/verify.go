@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -27,7 +28,18 @@ func (a *app) wake(ctx context.Context) {
 
 // bind stamps the bindings a write asked for, or finds them in the text.
 func (a *app) bind(ctx context.Context, asked []memory.Watermark, text string) ([]memory.Watermark, error) {
-	return a.trustService().Bind(ctx, asked, text)
+	ws, err := a.trustService().Bind(ctx, asked, text)
+	return ws, bindError(err)
+}
+
+// bindError says what to do about a binding that was asked for and does
+// not resolve.
+func bindError(err error) error {
+	var ue *trust.UnresolvedError
+	if errors.As(err, &ue) && ue.Watermark.Kind == memory.WatermarkFile {
+		return hint(err, "give a path relative to the project root")
+	}
+	return err
 }
 
 // queued is one entry of the verify-first queue as --json prints it.
@@ -106,6 +118,16 @@ func (a *app) calibration(cmd *cobra.Command) error {
 	return nil
 }
 
+// current refuses a review of a superseded memory, naming the one that
+// replaced it: the old one is history, and its successor is what to review.
+func (a *app) current(ctx context.Context, m *memory.Memory, verb string) error {
+	if m.Status != memory.StatusSuperseded || m.SupersededBy == "" {
+		return nil
+	}
+	next := a.sid(ctx, m.SupersededBy)
+	return hintf(verb+" that one instead: cairn verify "+verb+" "+next, "%s is superseded by %s: it is history now", a.sid(ctx, m.ID), next)
+}
+
 func (a *app) rejectCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "reject ID",
@@ -114,6 +136,9 @@ func (a *app) rejectCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			m, err := a.load(cmd.Context(), args[0])
 			if err != nil {
+				return err
+			}
+			if err := a.current(cmd.Context(), m, "reject"); err != nil {
 				return err
 			}
 			if m, err = a.trustService().Reject(cmd.Context(), m); err != nil {
@@ -138,10 +163,17 @@ func (a *app) confirmCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if m, err = a.trustService().Confirm(cmd.Context(), m); err != nil {
-				return fmt.Errorf("%w: cairn verify rebind %s SPEC", err, args[0])
+			if err := a.current(cmd.Context(), m, "confirm"); err != nil {
+				return err
 			}
-			return a.printMemory(cmd, "confirmed", m)
+			var ue *trust.UnresolvedError
+			done, err := a.trustService().Confirm(cmd.Context(), m)
+			if errors.As(err, &ue) {
+				return hint(err, "rebind it: cairn verify rebind "+a.sid(cmd.Context(), m.ID)+" SPEC")
+			} else if err != nil {
+				return err
+			}
+			return a.printMemory(cmd, "confirmed", done)
 		},
 	}
 }
@@ -154,15 +186,18 @@ func (a *app) rebindCommand() *cobra.Command {
 		RunE: func(cmd *cobra.Command, args []string) error {
 			for _, spec := range args[1:] {
 				if _, err := memory.ParseBinding(spec); err != nil {
-					return usageError{err}
+					return usage(err)
 				}
 			}
 			m, err := a.load(cmd.Context(), args[0])
 			if err != nil {
 				return err
 			}
-			if m, err = a.trustService().Rebind(cmd.Context(), m, args[1:]); err != nil {
+			if err := a.current(cmd.Context(), m, "rebind"); err != nil {
 				return err
+			}
+			if m, err = a.trustService().Rebind(cmd.Context(), m, args[1:]); err != nil {
+				return bindError(err)
 			}
 			return a.printMemory(cmd, "rebound", m)
 		},

@@ -77,9 +77,28 @@ type Explain struct {
 type Hit struct {
 	Memory  *memory.Memory   `json:"memory"`
 	Score   float64          `json:"score"`
+	Part    Part             `json:"part"`
 	Explain Explain          `json:"explain"`
 	History []*memory.Memory `json:"history,omitempty"` // superseded predecessors
 }
+
+// Part is the part of an answer a hit is ranked in. Results are ordered
+// by part, then by score, so a hit of an earlier part stands above a
+// better-scoring one of a later part.
+type Part string
+
+// The parts, in the order they come.
+const (
+	PartTriggered Part = "triggered" // a negative or lesson whose trigger the task names
+	PartPath      Part = "path"      // about the files asked for (--path)
+	PartInvariant Part = "invariant" // an invariant itself relevant to the query
+	PartRelevant  Part = "relevant"  // the rest
+)
+
+// Parts lists the parts in their order.
+var Parts = []Part{PartTriggered, PartPath, PartInvariant, PartRelevant}
+
+func (p Part) String() string { return string(p) }
 
 // Response is a budgeted recall: current results, memories to verify
 // before relying on them, and what the budget cut.
@@ -956,19 +975,20 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 	// Triggered negatives first (the mistake about to be repeated), then
 	// what is about the path asked for, then invariants that are
 	// themselves relevant, then the rest.
-	rank := func(h *Hit) int {
+	for _, h := range list {
 		switch {
 		case h.Explain.Trigger != "":
-			return 0
+			h.Part = PartTriggered
 		case h.Explain.Path != "":
-			return 1
+			h.Part = PartPath
 		case h.Memory.Layer == memory.LayerInvariant && h.Explain.Relevance >= 0.5*best && h.Explain.Relevance >= Weak:
-			return 2
+			h.Part = PartInvariant
+		default:
+			h.Part = PartRelevant
 		}
-		return 3
 	}
 	sort.SliceStable(list, func(i, j int) bool {
-		if ri, rj := rank(list[i]), rank(list[j]); ri != rj {
+		if ri, rj := slices.Index(Parts, list[i].Part), slices.Index(Parts, list[j].Part); ri != rj {
 			return ri < rj
 		}
 		if list[i].Score != list[j].Score {

@@ -50,6 +50,7 @@ var kinds = []struct {
 }{
 	{"not_found", store.ErrNotFound},
 	{"secret", store.ErrSecret},
+	{"ambiguous", store.ErrAmbiguous}, // before invalid: it is also ErrInvalid
 	{"invalid", store.ErrInvalid},
 	{"closed", store.ErrClosed},
 	{"locked", store.ErrLocked},
@@ -201,4 +202,6 @@ type patch struct {
 	Ref        *string             `json:"ref,omitempty"`
 	Watermarks *[]memory.Watermark `json:"watermarks,omitempty"`
 	Triggers   *[]string           `json:"triggers,omitempty"`
+	AddTags    []string            `json:"add_tags,omitempty"`
+	RemoveTags []string            `json:"remove_tags,omitempty"`
 }

@@ -103,6 +103,16 @@ func TestRemoteCarriesErrorKinds(t *testing.T) {
 	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "layer") {
 		t.Fatalf("invalid: %v", err)
 	}
+	for _, id := range []string{"01JD0000000000000000000001", "01JD0000000000000000000002"} {
+		if _, err := c.Remember(ctx, &memory.Memory{ID: id, Project: pid, Layer: 'B', Body: "memory " + id}, memory.ActorAgent); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Ambiguity crosses the wire as itself (store.ShortIDs relies on it).
+	_, err = c.Resolve(ctx, "01JD00000000")
+	if !errors.Is(err, store.ErrAmbiguous) || !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "01JD0000000000000000000001, 01JD0000000000000000000002") {
+		t.Fatalf("ambiguous: %v", err)
+	}
 	_, err = c.Import(ctx, pid, []memory.Record{{Layer: 'A', Body: "ok"}, {Layer: 'A'}}, memory.ActorUser)
 	var ie *store.ImportError
 	if !errors.As(err, &ie) || ie.Index != 1 || !errors.Is(err, store.ErrInvalid) {

@@ -155,6 +155,18 @@ type Patch struct {
 	Ref        *string
 	Watermarks *[]memory.Watermark
 	Triggers   *[]string
+	// AddTags and RemoveTags change the tags the memory has when the edit
+	// is written (after Tags, when both are given), so that two edits of
+	// different tags do not undo each other.
+	AddTags    []string
+	RemoveTags []string
+}
+
+// Empty reports whether p changes nothing.
+func (p Patch) Empty() bool {
+	return p.Title == nil && p.Body == nil && p.Layer == nil && p.Kind == nil && p.Tags == nil &&
+		p.Provenance == nil && p.Confidence == nil && p.Ref == nil && p.Watermarks == nil &&
+		p.Triggers == nil && len(p.AddTags) == 0 && len(p.RemoveTags) == 0
 }
 
 // Counts are a project's memories by layer and status.
@@ -219,6 +231,9 @@ var (
 	ErrDiskFull = errors.New("disk full")
 	// ErrStale: what a run or an undo acts on changed since it was planned.
 	ErrStale = errors.New("changed since")
+	// ErrAmbiguous: an id prefix names more than one memory. It is also
+	// ErrInvalid.
+	ErrAmbiguous = fmt.Errorf("ambiguous id: %w", ErrInvalid)
 )
 
 // kindError carries one of the sentinel errors without putting its text in

@@ -264,19 +264,21 @@ func (db *DB) Get(ctx context.Context, id string) (*memory.Memory, error) {
 }
 
 // Resolve turns an id or a unique prefix of one (at least 4 characters,
-// any case) into a full id.
+// any case) into a full id. A prefix of several memories is ErrAmbiguous,
+// its message naming the first few by prefixes that tell them apart.
 func (db *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	p := strings.ToUpper(strings.TrimSpace(idOrPrefix))
-	if len(p) < 4 {
-		return "", invalidf("id %q is too short: give at least 4 characters", idOrPrefix)
+	if len(p) < memory.MinPrefix {
+		return "", invalidf("id %q is too short: give at least %d characters", idOrPrefix, memory.MinPrefix)
 	}
+	const named = 5 // candidates an ambiguous prefix names
 	var found []string
 	err := db.view(func(txn *badger.Txn) error {
 		o := badger.DefaultIteratorOptions
 		o.Prefix = keyMem(p)
 		it := txn.NewIterator(o)
 		defer it.Close()
-		for it.Rewind(); it.Valid() && len(found) < 3; it.Next() {
+		for it.Rewind(); it.Valid() && len(found) <= named; it.Next() {
 			if err := it.Item().Value(func(v []byte) error {
 				if len(v) > 0 && v[0] != formatForgotten {
 					found = append(found, string(it.Item().Key()[len("mem/"):]))
@@ -294,7 +296,19 @@ func (db *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	case len(found) == 0:
 		return "", fmt.Errorf("memory %s: %w", idOrPrefix, ErrNotFound)
 	case len(found) > 1:
-		return "", invalidf("id %q is ambiguous (%s, %s …): give more characters", idOrPrefix, found[0], found[1])
+		// Keys come sorted and all start with p, so prefixes that tell the
+		// found ones apart (the one past the last named included) name
+		// each in the whole store.
+		short := memory.ShortIDs(found)
+		var names []string
+		for _, id := range found[:min(len(found), named)] {
+			names = append(names, short[id])
+		}
+		list := strings.Join(names, ", ")
+		if len(found) > named {
+			list += " and more"
+		}
+		return "", &kindError{ErrAmbiguous, fmt.Errorf("id %q is ambiguous: %s — give more characters", idOrPrefix, list)}
 	}
 	return found[0], nil
 }
@@ -419,6 +433,12 @@ func apply(m *memory.Memory, p Patch) {
 	}
 	if p.Tags != nil {
 		m.Tags = slices.Clone(*p.Tags)
+	}
+	if len(p.AddTags) > 0 || len(p.RemoveTags) > 0 {
+		drop := memory.NormalizeTags(p.RemoveTags)
+		m.Tags = slices.DeleteFunc(memory.NormalizeTags(append(slices.Clone(m.Tags), p.AddTags...)), func(t string) bool {
+			return slices.Contains(drop, t)
+		})
 	}
 	if p.Provenance != nil {
 		m.Provenance = *p.Provenance

@@ -283,7 +283,7 @@ func resolvePrefix(txn *badger.Txn, prefix []byte, idOrPrefix, what string) (str
 	case len(found) == 0:
 		return "", fmt.Errorf("%s %s: %w", what, idOrPrefix, ErrNotFound)
 	case len(found) > 1 && found[0] != p:
-		return "", invalidf("%s id %q is ambiguous (%s, %s …): give more characters", what, idOrPrefix, found[0], found[1])
+		return "", &kindError{ErrAmbiguous, fmt.Errorf("%s id %q is ambiguous (%s, %s …): give more characters", what, idOrPrefix, found[0], found[1])}
 	}
 	return found[0], nil
 }

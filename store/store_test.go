@@ -496,3 +496,41 @@ func TestTouchRaisesSalienceOnly(t *testing.T) {
 		t.Fatalf("touch wrote events: %d", len(evs))
 	}
 }
+
+// An ambiguous prefix names its candidates by prefixes that tell them
+// apart in the store, and ShortIDs gives prefixes the store resolves back.
+func TestResolveAmbiguousAndShortIDs(t *testing.T) {
+	db, _ := openTest(t)
+	ctx := context.Background()
+	ids := []string{
+		"01J0000000AAAA000000000001", "01J0000000AAAA000000000002", "01J0000000AAAB000000000003",
+		"01J0000000B00000000000004A", "01J0000000B00000000000004B", "01J0000000C000000000000005",
+		"01J0000000D000000000000006",
+	}
+	for _, id := range ids {
+		m := &memory.Memory{ID: id, Project: testPID, Layer: memory.LayerState, Title: "memory " + id, Body: "memory " + id}
+		if _, err := db.Remember(ctx, m, memory.ActorUser); err != nil {
+			t.Fatal(err)
+		}
+	}
+	_, err := db.Resolve(ctx, "01j0000000aaaa")
+	if !errors.Is(err, ErrAmbiguous) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "01J0000000AAAA000000000001, 01J0000000AAAA000000000002 —") {
+		t.Fatalf("two candidates: %v", err)
+	}
+	_, err = db.Resolve(ctx, "01J0000")
+	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "01J0000000AAAA000000000001, 01J0000000AAAA000000000002, 01J0000000AAAB, 01J0000000B00000000000004A, 01J0000000B00000000000004B and more") {
+		t.Fatalf("seven candidates: %v", err)
+	}
+	// Among the three shown, the first would be "01J0000000AAAA", but the
+	// store holds …2, which shares all but its last character; C needs no
+	// more than it needs among the shown.
+	short := ShortIDs(ctx, db, []string{ids[0], ids[2], ids[5]})
+	for id, want := range map[string]string{ids[0]: ids[0], ids[2]: "01J0000000AAAB", ids[5]: "01J0000000C"} {
+		if short[id] != want {
+			t.Errorf("short %s = %q, want %q", id, short[id], want)
+		}
+		if got, err := db.Resolve(ctx, short[id]); err != nil || got != id {
+			t.Errorf("resolve %s: %s, %v", short[id], got, err)
+		}
+	}
+}

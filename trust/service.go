@@ -149,6 +149,8 @@ func (s *Service) title(ctx context.Context) func(string) (string, bool) {
 
 // Confirm says the memory still holds: its watermarks are stamped anew
 // (an unbound memory gets a "none" stamp, which resets its time factor).
+// A binding that no longer resolves is an *UnresolvedError: the memory
+// wants rebinding, which the caller says in its own terms.
 func (s *Service) Confirm(ctx context.Context, m *memory.Memory) (*memory.Memory, error) {
 	var bound []memory.Watermark
 	for _, w := range m.Watermarks {
@@ -161,7 +163,7 @@ func (s *Service) Confirm(ctx context.Context, m *memory.Memory) (*memory.Memory
 	}
 	ws, err := s.Checker.StampEach(ctx, bound)
 	if err != nil {
-		return nil, fmt.Errorf("%v — rebind it instead", err)
+		return nil, err
 	}
 	return s.St.Review(ctx, m.ID, memory.VerdictConfirm, ws, "confirmed", memory.ActorUser)
 }

@@ -457,7 +457,7 @@ func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory
 			fp, _ = c.fingerprint(ctx, w)
 		}
 		if fp == "" {
-			errs[i] = fmt.Errorf("binding %s does not resolve in %s: %s", w.Spec(), c.Root, resolveHint(w))
+			errs[i] = &UnresolvedError{Watermark: w, Root: c.Root}
 			continue
 		}
 		out[i].Fingerprint, out[i].State, out[i].StampedAt = fp, memory.WatermarkIntact, now
@@ -465,10 +465,22 @@ func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory
 	return out, errs
 }
 
-func resolveHint(w memory.Watermark) string {
-	switch w.Kind {
+// UnresolvedError is a binding that does not resolve: what it is and why.
+// What to do about it depends on what was being done (a write gives
+// another path, a confirm rebinds), so the caller says it.
+type UnresolvedError struct {
+	Watermark memory.Watermark
+	Root      string
+}
+
+func (e *UnresolvedError) Error() string {
+	return fmt.Sprintf("binding %s does not resolve in %s: %s", e.Watermark.Spec(), e.Root, e.reason())
+}
+
+func (e *UnresolvedError) reason() string {
+	switch e.Watermark.Kind {
 	case memory.WatermarkFile:
-		return "no such regular file (devices, FIFOs, sockets and /proc or /sys files are never bound) — give a path relative to the project root"
+		return "no such regular file (devices, FIFOs, sockets and /proc or /sys files are never bound)"
 	case memory.WatermarkFlag:
 		return "the variable is not set"
 	}

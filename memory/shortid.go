@@ -1,0 +1,55 @@
+package memory
+
+import "sort"
+
+// MinPrefix is the fewest characters of an id that name a memory.
+const MinPrefix = 4
+
+// ShownPrefix is the fewest characters a short id is shown with. A ULID's
+// first 8 characters are its time to about a second, so a short id stays
+// unique as memories are added unless one is made in that same second; at
+// MinPrefix (a window of 12 days) the next memory would make the id just
+// printed ambiguous.
+const ShownPrefix = 8
+
+// ShortIDs gives each id the shortest prefix, of at least ShownPrefix
+// characters, that no other id of the set starts with.
+//
+// Prefixes, not tails: a prefix is what every command accepts, and ids keep
+// their order (ULIDs sort by time). The price is length: ULIDs made in one
+// session share their first 8–10 characters (the time), so a short id is
+// usually 9–11 characters, and ids made in the same millisecond (an import,
+// a consolidation run) differ only near the end. See store.ShortIDs for
+// prefixes unique in the whole store.
+func ShortIDs(ids []string) map[string]string {
+	sorted := make([]string, 0, len(ids))
+	seen := make(map[string]bool, len(ids))
+	for _, id := range ids {
+		if !seen[id] {
+			seen[id] = true
+			sorted = append(sorted, id)
+		}
+	}
+	sort.Strings(sorted)
+	out := make(map[string]string, len(sorted))
+	for i, id := range sorted {
+		// In sorted order, the ids sharing most with id are its neighbours.
+		n := 0
+		if i > 0 {
+			n = max(n, commonPrefix(id, sorted[i-1]))
+		}
+		if i+1 < len(sorted) {
+			n = max(n, commonPrefix(id, sorted[i+1]))
+		}
+		out[id] = id[:min(len(id), max(ShownPrefix, n+1))]
+	}
+	return out
+}
+
+func commonPrefix(a, b string) int {
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	return n
+}
