@@ -22,6 +22,9 @@
 //	idx/<pid>/ref/<ref>\x00              the id holding a caller's ref (unique per project)
 //	idx/<pid>/hash/<hash>/<id>           by content hash (import of records without id or ref)
 //	idx/<pid>/wm/<id>                    memories bound to something that can move (the wake check)
+//	vq/<pid>/<second %016x>/<id>         empty: the active memory's trust may be under the serving
+//	                                     threshold from that Unix second on (the verify-first queue; verifyq.go)
+//	meta/verify-index                    the version of the verify-first index, written once it is built
 //	edge/out/<from>/<kind>/<to>          memory.Edge
 //	edge/in/<to>/<kind>/<from>           empty: reverse lookup of the edge above
 //	event/<pid>/<eventid>                memory.Event (timeline; iterated in reverse for newest first)
