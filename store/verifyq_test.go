@@ -359,3 +359,54 @@ func TestVerifyIndexBackfill(t *testing.T) {
 		}
 	}
 }
+
+// goldenMemories cover each branch of memory.TrustAt.
+func goldenMemories(t0 time.Time) []*memory.Memory {
+	unbound := func(title string, conf float64) *memory.Memory {
+		return &memory.Memory{Title: title, Status: memory.StatusActive, Confidence: conf, UpdatedAt: t0}
+	}
+	bound := func(title string, conf float64, w memory.Watermark) *memory.Memory {
+		m := unbound(title, conf)
+		m.Watermarks = []memory.Watermark{w}
+		return m
+	}
+	reopened, rejected := unbound("reopened", 0.9), unbound("rejected", 0.9)
+	reopened.ReopenedAt, rejected.RejectedAt = t0, t0
+	restamped := unbound("confirmed later", 0.55)
+	restamped.Watermarks = []memory.Watermark{{Kind: memory.WatermarkNone, State: memory.WatermarkUnbound, StampedAt: t0.AddDate(0, 6, 0)}}
+	return []*memory.Memory{
+		unbound("stated", 0.9), unbound("drifts in the first year", 0.55), unbound("drifts in the second", 0.6),
+		unbound("weak", 0.45), restamped, reopened, rejected,
+		bound("file moved", 0.9, memory.Watermark{Kind: memory.WatermarkFile, Target: "a.go", State: memory.WatermarkMoved}),
+		bound("flag moved", 0.9, memory.Watermark{Kind: memory.WatermarkFlag, Target: "A_B", State: memory.WatermarkMoved}),
+		bound("directory moved", 0.95, memory.Watermark{Kind: memory.WatermarkGit, Target: "src/", State: memory.WatermarkMoved}),
+		bound("repository moved", 0.9, memory.Watermark{Kind: memory.WatermarkGit, State: memory.WatermarkMoved}),
+		bound("file gone", 0.9, memory.Watermark{Kind: memory.WatermarkFile, Target: "a.go", State: memory.WatermarkGone}),
+		bound("file intact", 0.55, memory.Watermark{Kind: memory.WatermarkFile, Target: "a.go", State: memory.WatermarkIntact}),
+	}
+}
+
+// The index holds what memory.TrustAt and TrustThreshold said when its
+// entries were written. This test fails when either changes: then raise
+// verifyIndexVersion (stores rebuild their index at the next Open) and
+// write the new seconds here.
+func TestVerifyIndexFollowsTheTrustFormula(t *testing.T) {
+	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	want := map[string]int64{ // -1: never under the threshold
+		"stated": -1, "drifts in the first year": 1796365963, "drifts in the second": 1819785600,
+		"weak": 0, "confirmed later": 1812004363, "reopened": 0, "rejected": 0,
+		"file moved": 0, "flag moved": 0, "directory moved": 0, "repository moved": -1, "file gone": 0, "file intact": -1,
+	}
+	for _, m := range goldenMemories(t0) {
+		sec, ok := fallsAt(m)
+		if !ok {
+			sec = -1
+		}
+		if sec != want[m.Title] {
+			t.Errorf("%s: trust falls at %d, the index of version %s says %d — raise verifyIndexVersion", m.Title, sec, verifyIndexVersion, want[m.Title])
+		}
+	}
+	if verifyIndexVersion != "1" {
+		t.Errorf("version %s: write its seconds above", verifyIndexVersion)
+	}
+}
