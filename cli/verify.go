@@ -65,25 +65,26 @@ func (a *app) verifyCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			q := []queued{}
-			for _, it := range items {
-				rec, err := a.record(cmd.Context(), it.Memory)
-				if err != nil {
-					return err
-				}
-				q = append(q, queued{rec, it.Reasons})
-			}
 			w := cmd.OutOrStdout()
 			if a.json {
+				q := []queued{}
+				for _, it := range items {
+					rec, err := a.record(cmd.Context(), it.Memory) // its edges: one read each
+					if err != nil {
+						return err
+					}
+					q = append(q, queued{rec, it.Reasons})
+				}
 				return writeJSON(w, q)
 			}
-			if len(q) == 0 {
+			if len(items) == 0 {
 				fmt.Fprintln(w, "nothing to verify: every memory is trusted as current")
 				return nil
 			}
-			for _, e := range q {
-				fmt.Fprintf(w, "%s  %s  trust %.2f  %s\n", e.ID, e.Layer.Letter(), e.Trust, cleanLine(e.Title))
-				for _, r := range e.Reasons {
+			for _, it := range items {
+				m := it.Memory
+				fmt.Fprintf(w, "%s  %s  trust %.2f  %s\n", m.ID, m.Layer.Letter(), it.Trust, cleanLine(m.Title))
+				for _, r := range it.Reasons {
 					fmt.Fprintf(w, "    %s\n", cleanLine(r)) // reasons name stored binding targets
 				}
 			}

@@ -152,7 +152,7 @@ var retrySafe = map[string]bool{
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
-	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true,
+	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true, "VerifyFirst": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -401,6 +401,11 @@ func (c *Client) Stats(ctx context.Context) (store.Stats, error) {
 func (c *Client) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
 	var out []*memory.Memory
 	return out, c.call(ctx, "Bound", idParams{project}, &out)
+}
+
+func (c *Client) VerifyFirst(ctx context.Context, project string, now time.Time) ([]*memory.Memory, error) {
+	var out []*memory.Memory
+	return out, c.call(ctx, "VerifyFirst", verifyParams{project, now}, &out)
 }
 
 func (c *Client) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {

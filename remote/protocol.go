@@ -18,6 +18,7 @@ package remote
 import (
 	"encoding/json"
 	"errors"
+	"time"
 
 	"cairn/memory"
 	"cairn/store"
@@ -183,6 +184,10 @@ type (
 		Watermarks []memory.Watermark `json:"watermarks"`
 		Summary    string             `json:"summary"`
 		Actor      memory.Actor       `json:"actor"`
+	}
+	verifyParams struct {
+		Project string    `json:"project"`
+		Now     time.Time `json:"now"` // the client's clock: the queue it would compute itself
 	}
 	edgesResult struct {
 		Out []memory.Edge `json:"out"`

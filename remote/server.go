@@ -390,6 +390,9 @@ var handlers = map[string]handler{
 	}),
 	"Stats": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
 	"Bound": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),
+	"VerifyFirst": with(func(ctx context.Context, st store.Store, p verifyParams) (any, error) {
+		return st.VerifyFirst(ctx, p.Project, p.Now)
+	}),
 	"SetWatermarks": with(func(ctx context.Context, st store.Store, p watermarkParams) (any, error) {
 		return st.SetWatermarks(ctx, p.ID, p.Watermarks, p.Summary, p.Actor)
 	}),

@@ -67,6 +67,9 @@ type Store interface {
 	// Watermarks: the bound memories of a project, and recording their state.
 	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
 	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
+	// VerifyFirst lists the active memories whose trust at now is under
+	// TrustThreshold, newest first, from an index (see verifyq.go).
+	VerifyFirst(ctx context.Context, project string, now time.Time) ([]*memory.Memory, error)
 
 	// Reviews: a person's verdict on a memory, carried out and kept as
 	// evidence for calibration (see DB.Review); the project's reviews.

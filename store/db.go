@@ -173,12 +173,17 @@ func (db *DB) openReadWrite(bo badger.Options) error {
 			return fmt.Errorf("open store %s: %w", db.dir, err)
 		}
 	}
-	// A store written before the deduplication indexes gets them once;
-	// without room it waits for an Open with room (dedup misses meanwhile).
+	// A store written before the deduplication or verify-first indexes
+	// gets them once; without room it waits for an Open with room (dedup
+	// misses meanwhile, and the verify-first queue reads every memory).
 	if db.roomToWrite() == nil {
 		if err := db.backfillDedup(); err != nil {
 			bdb.Close()
 			return fmt.Errorf("open store %s: index memories for deduplication: %w", db.dir, err)
+		}
+		if err := db.backfillVerify(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: index memories for the verify-first queue: %w", db.dir, err)
 		}
 	}
 	return nil

@@ -376,82 +376,13 @@ func importMatch(txn *badger.Txn, project string, m *memory.Memory) (*memory.Mem
 	return sameFact(txn, &probe, memory.NormalText(m))
 }
 
-// backfillBatch bounds the memories one backfill transaction indexes;
-// Badger's own bound on a transaction's size may cut a batch shorter.
-const backfillBatch = 1000
-
 // backfillDedup builds the deduplication indexes of a store written before
-// them, once: every memory is read in bounded transactions, and the marker
-// that says it is done is written last. Writing an index entry twice is
-// harmless, so a backfill killed half way starts again at the next Open
-// and ends the same.
+// them, once (see backfill).
 func (db *DB) backfillDedup() error {
-	done := false
-	if err := db.view(func(txn *badger.Txn) (err error) {
-		done, err = exists(txn, keyDedupIndexed)
-		return err
-	}); err != nil || done {
-		return err
-	}
-	prefix := keyMem("")
-	after := []byte(nil)
-	for batch := 1; ; batch++ {
-		var next []byte
-		more := false
-		err := db.writeUnchecked(func(txn *badger.Txn) error {
-			next, more = nil, false
-			o := badger.DefaultIteratorOptions
-			o.Prefix = prefix
-			it := txn.NewIterator(o)
-			defer it.Close()
-			seek := prefix
-			if after != nil {
-				seek = append(append([]byte(nil), after...), 0)
-			}
-			n := 0
-			for it.Seek(seek); it.Valid(); it.Next() {
-				if n == backfillBatch {
-					more = true
-					return nil
-				}
-				k := it.Item().KeyCopy(nil)
-				var m *memory.Memory
-				if err := it.Item().Value(func(v []byte) error {
-					if len(v) == 0 || v[0] == formatForgotten {
-						return nil // being forgotten
-					}
-					var err error
-					m, err = DecodeMemory(k, v)
-					return err
-				}); err != nil {
-					return err
-				}
-				if m != nil && m.Status == memory.StatusActive {
-					for i, ik := range dedupKeys(m) {
-						if err := txn.Set(ik, nil); errors.Is(err, badger.ErrTxnTooBig) && n > 0 {
-							// The transaction is full: this memory goes into the
-							// next one (the entries of it already set are kept,
-							// and set again there).
-							more = true
-							return nil
-						} else if err != nil {
-							return fmt.Errorf("index %q (entry %d): %w", k, i, err)
-						}
-					}
-				}
-				next = k
-				n++
-			}
+	return db.backfill(keyDedupIndexed, "1", "backfill", func(m *memory.Memory) [][]byte {
+		if m.Status != memory.StatusActive {
 			return nil
-		})
-		if err != nil {
-			return err
 		}
-		step("backfill", batch)
-		if !more {
-			break
-		}
-		after = next
-	}
-	return db.writeUnchecked(func(txn *badger.Txn) error { return txn.Set(keyDedupIndexed, []byte("1")) })
+		return dedupKeys(m)
+	})
 }

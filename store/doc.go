@@ -26,6 +26,9 @@
 //	idx/<pid>/norm/<hash>/<id>           active memories by the hash of their normalised text (dedup)
 //	idx/<pid>/nd/<band>/<id>             active memories by each band of their near-duplicate signature
 //	review/<pid>/<memid>/<reviewid>      memory.Review: a person's verdict on a flagged memory (calibration)
+//	vq/<pid>/<second %016x>/<id>         empty: the active memory's trust may be under the serving
+//	                                     threshold from that Unix second on (the verify-first queue; verifyq.go)
+//	meta/verify-index                    the version of the verify-first index, written once it is built
 //	edge/out/<from>/<kind>/<to>          memory.Edge
 //	edge/in/<to>/<kind>/<from>           empty: reverse lookup of the edge above
 //	event/<pid>/<eventid>                memory.Event (timeline; iterated in reverse for newest first)

@@ -110,7 +110,7 @@ func indexKeys(m *memory.Memory) [][]byte {
 	if m.Status == memory.StatusActive {
 		ks = append(ks, dedupKeys(m)...)
 	}
-	return ks
+	return append(ks, verifyKeys(m)...)
 }
 
 // isBound reports whether m has a watermark that can move.

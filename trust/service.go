@@ -14,7 +14,7 @@ import (
 
 // Store is what the trust service needs of the store.
 type Store interface {
-	List(ctx context.Context, q store.Query) (store.Page, error)
+	VerifyFirst(ctx context.Context, project string, now time.Time) ([]*memory.Memory, error)
 	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
 	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
 	Review(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
@@ -22,8 +22,9 @@ type Store interface {
 }
 
 // Threshold is the serving threshold: below it a memory is not served as
-// current truth but listed to verify first.
-const Threshold = 0.5
+// current truth but listed to verify first. The store keeps an index of
+// the moments memories fall under it, so it is the store's value.
+const Threshold = store.TrustThreshold
 
 // Service runs wake checks and the verify-first queue for one project,
 // from the process where the referents are (its files and environment).
@@ -79,25 +80,13 @@ type Item struct {
 }
 
 // Queue lists the project's active memories whose trust is below the
-// threshold, most salient first, each with its reasons in words.
+// threshold, most salient first, each with its reasons in words. The
+// store finds them from its verify-first index, at the checker's time.
 func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) float64) ([]Item, error) {
-	now := time.Now()
-	var low []*memory.Memory
-	q := store.Query{Project: s.Project, Limit: 1000}
-	for {
-		page, err := s.St.List(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range page.Memories {
-			if memory.TrustAt(m, now) < Threshold {
-				low = append(low, m)
-			}
-		}
-		if page.Next == "" {
-			break
-		}
-		q.After = page.Next
+	now := s.Checker.Now()
+	low, err := s.St.VerifyFirst(ctx, s.Project, now)
+	if err != nil {
+		return nil, err
 	}
 	if salience != nil {
 		sort.SliceStable(low, func(i, j int) bool { return salience(low[i].Salience) > salience(low[j].Salience) })

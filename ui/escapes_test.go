@@ -58,6 +58,14 @@ func (s legacyStore) List(ctx context.Context, q store.Query) (store.Page, error
 	return p, err
 }
 
+func (s legacyStore) VerifyFirst(ctx context.Context, project string, now time.Time) ([]*memory.Memory, error) {
+	ms, err := s.DB.VerifyFirst(ctx, project, now)
+	for i, m := range ms {
+		ms[i] = s.taint(m)
+	}
+	return ms, err
+}
+
 func (s legacyStore) Get(ctx context.Context, id string) (*memory.Memory, error) {
 	m, err := s.DB.Get(ctx, id)
 	return s.taint(m), err
