@@ -618,7 +618,11 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 		return tea.Batch(m.say("forgotten elsewhere already: "+short(msg.id)+" — nothing was deleted", true), m.reloadAll())
 	}
 	if msg.err != nil {
-		return m.say(fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error())), true)
+		text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
+		if _, ok := errors.AsType[*trust.UnresolvedError](msg.err); ok && msg.act == actConfirm {
+			text += " — b rebinds it to what it is about now"
+		}
+		return m.say(text, true)
 	}
 	m.acted = msg.id
 	var text string

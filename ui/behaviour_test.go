@@ -272,7 +272,7 @@ func TestVerifyFirstQueue(t *testing.T) {
 	}
 	// Its bound file does not exist here: confirming says so and changes nothing.
 	press(t, m, "c")
-	if !strings.Contains(screen(m), "confirm failed") || !strings.Contains(screen(m), "does not resolve") {
+	if !strings.Contains(screen(m), "confirm failed") || !strings.Contains(screen(m), "does not resolve") || !strings.Contains(screen(m), "b rebinds it") {
 		t.Fatalf("confirm of an unresolvable binding:\n%s", screen(m))
 	}
 	press(t, m, "b", "type:none", "enter")
