@@ -242,8 +242,13 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 	base := im.n
 	im.n += len(recs)
 	ops := make([]importOp, len(recs))
-	if err := everyCore(len(recs), func(i int) error {
-		return im.prepare(&ops[i], recs[i], base+i)
+	if err := everyCore(len(recs), func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if err := im.prepare(&ops[i], recs[i], base+i); err != nil {
+				return err
+			}
+		}
+		return nil
 	}); err != nil {
 		return nil, err
 	}
@@ -252,26 +257,39 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 			return nil, err
 		}
 	}
-	if err := im.db.view(func(txn *badger.Txn) error {
-		for i := range ops {
-			if err := im.match(txn, &ops[i]); err != nil {
-				return &ImportError{Index: base + i, Err: err}
+	// Matching only reads (the store, and the memories of earlier chunks
+	// in ours), so it runs on every core too; new ids are given after, in order.
+	if err := everyCore(len(ops), func(lo, hi int) error {
+		return im.db.view(func(txn *badger.Txn) error {
+			for i := lo; i < hi; i++ {
+				if err := im.match(txn, &ops[i]); err != nil {
+					return &ImportError{Index: base + i, Err: err}
+				}
 			}
-		}
-		return nil
+			return nil
+		})
 	}); err != nil {
 		return nil, err
+	}
+	for i := range ops {
+		if op := &ops[i]; op.old == nil {
+			if op.m.ID == "" {
+				op.m.ID, op.gen = newID(), true
+			}
+			im.ours[op.m.ID] = true
+		}
 	}
 	// Edges leave from the memory their record became.
 	for j := len(im.edges) - 1; j >= 0 && im.edgeRec[j] >= base; j-- {
 		im.edges[j].From = ops[im.edgeRec[j]-base].m.ID
 	}
-	_ = everyCore(len(ops), func(i int) error {
-		op := &ops[i]
-		if op.old == nil {
-			op.val, _ = encode(op.m) // plain data: it cannot fail
-			op.index = indexKeysOf(op.m, op.d)
-			op.wrote = valueHash(op.val)
+	_ = everyCore(len(ops), func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if op := &ops[i]; op.old == nil {
+				op.val, _ = encode(op.m) // plain data: it cannot fail
+				op.index = indexKeysOf(op.m, op.d)
+				op.wrote = valueHash(op.val)
+			}
 		}
 		return nil
 	})
@@ -375,8 +393,7 @@ func (im *importer) claim(op *importOp, i int) error {
 	return nil
 }
 
-// match finds the stored memory op's record stands for, and gives a new
-// memory its id.
+// match finds the stored memory op's record stands for, if any.
 func (im *importer) match(txn *badger.Txn, op *importOp) error {
 	old, err := im.db.match(txn, im.project, op.m, op.d.content, im.ours)
 	again := false
@@ -399,11 +416,6 @@ func (im *importer) match(txn *badger.Txn, op *importOp) error {
 		op.same = sameContent(old, op.m) && old.Status == op.m.Status &&
 			slices.Equal(old.Supersedes, op.m.Supersedes) && old.SupersededBy == op.m.SupersededBy &&
 			old.ValidUntil.Equal(op.m.ValidUntil)
-	default:
-		if op.m.ID == "" {
-			op.m.ID, op.gen = newID(), true
-		}
-		im.ours[op.m.ID] = true
 	}
 	return nil
 }
@@ -485,25 +497,24 @@ func (im *importer) finish(by memory.Actor) error {
 	return im.db.commitImport(im.w.ctx, im.w.id, im.project, im.n, im.w.n, res, by, summary)
 }
 
-// everyCore runs fn(0) … fn(n-1) on every core and returns the error of
-// the lowest i that failed, so the answer does not depend on scheduling.
-func everyCore(n int, fn func(i int) error) error {
-	errs := make([]error, n)
+// everyCore runs fn over 0…n in ranges of a few records, on every core,
+// and returns the error of the lowest range that failed (fn stops at its
+// first), so the answer does not depend on scheduling.
+func everyCore(n int, fn func(lo, hi int) error) error {
+	const grain = 64
+	errs := make([]error, (n+grain-1)/grain)
 	var next atomic.Int64
 	var wg sync.WaitGroup
-	for range min(runtime.GOMAXPROCS(0), n) {
+	for range min(runtime.GOMAXPROCS(0), len(errs)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			const grain = 64 // records taken at a time
 			for {
-				lo := int(next.Add(grain)) - grain
-				if lo >= n {
+				g := int(next.Add(1)) - 1
+				if g >= len(errs) {
 					return
 				}
-				for i := lo; i < min(lo+grain, n); i++ {
-					errs[i] = fn(i)
-				}
+				errs[g] = fn(g*grain, min(g*grain+grain, n))
 			}
 		}()
 	}
