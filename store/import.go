@@ -904,7 +904,8 @@ func (db *DB) commitImport(ctx context.Context, id, project string, records, bat
 	})
 }
 
-// landed returns the result of import id if it already landed.
+// landed returns the result of import id if it already landed; records
+// is the number of records the caller imports, or -1 when it streams them.
 func (db *DB) landed(id, project string, records int) (ImportResult, bool, error) {
 	var res ImportResult
 	found := false
@@ -917,7 +918,7 @@ func (db *DB) landed(id, project string, records int) (ImportResult, bool, error
 		if err != nil {
 			return err
 		}
-		if d.Project != project || d.Records != records {
+		if d.Project != project || (records >= 0 && d.Records != records) {
 			return invalidf("import id %s was used by another import: leave it empty and cairn makes one", id)
 		}
 		found, res = true, d.Result
