@@ -110,6 +110,12 @@ func (db *DB) importFrom(ctx context.Context, project string, next func() ([]mem
 	im := &importer{db: db, project: project, now: db.now().UTC(),
 		ids: map[string]int{}, refs: map[string]int{}, ours: map[string]bool{},
 		w: &batchWriter{db: db, ctx: ctx, id: id}}
+	if err := db.view(func(txn *badger.Txn) error {
+		im.empty = len(keysLimit(txn, prefixAll(project), 1)) == 0
+		return nil
+	}); err != nil {
+		return ImportResult{}, err
+	}
 	err := im.run(next)
 	if err == nil {
 		err = im.finish(by)
@@ -172,6 +178,10 @@ type importer struct {
 	// ours are the memories the import adds: a later record is not
 	// matched to them by content (the match is with the store as it was).
 	ours map[string]bool
+	// empty: the project held no memory when the import began, so a
+	// record without id or ref has nothing to match (the first import of
+	// a project looks up nothing).
+	empty bool
 
 	edges   []memory.Edge
 	edgeRec []int   // the record of each edge
@@ -310,9 +320,12 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		default:
 			im.res.Updated++
 		}
-		w := importWrite{rec: base + i, op: op, size: estimate(op.m)}
-		if op.old != nil {
-			w.size += estimate(op.old) // the old version is kept twice: history and journal
+		w := importWrite{rec: base + i, op: op}
+		if op.old == nil {
+			w.size, w.entries = exactSize(op)
+		} else {
+			// the old version is kept twice: history and journal
+			w.size, w.entries = estimate(op.m)+estimate(op.old), 2*(24+len(op.m.Tags)+len(op.old.Tags))
 		}
 		writes = append(writes, w)
 		need += w.size
@@ -395,6 +408,9 @@ func (im *importer) claim(op *importOp, i int) error {
 
 // match finds the stored memory op's record stands for, if any.
 func (im *importer) match(txn *badger.Txn, op *importOp) error {
+	if im.empty && op.m.ID == "" && op.m.Ref == "" {
+		return nil
+	}
 	old, err := im.db.match(txn, im.project, op.m, op.d.content, im.ours)
 	again := false
 	if err == nil && old == nil && op.m.ID == "" && op.m.Ref == "" {
@@ -478,7 +494,7 @@ func (im *importer) finish(by memory.Actor) error {
 	}
 	for i := range im.edges {
 		im.res.Edges++
-		if err := im.w.add(importWrite{edge: &im.edges[i], size: 512}); err != nil {
+		if err := im.w.add(importWrite{edge: &im.edges[i], size: 512, entries: 4}); err != nil {
 			return err
 		}
 	}
@@ -615,10 +631,11 @@ type undo struct {
 
 // importWrite is one planned write: a memory (op) or a link (edge).
 type importWrite struct {
-	rec  int // the record of a memory
-	op   *importOp
-	edge *memory.Edge
-	size int // a generous guess of the bytes it adds to a transaction
+	rec     int // the record of a memory
+	op      *importOp
+	edge    *memory.Edge
+	size    int // the bytes it adds to a transaction, or a generous guess
+	entries int // the entries it adds, or a generous guess
 }
 
 // importStep, when set (by tests), is called at each step of an import
@@ -953,6 +970,23 @@ func (db *DB) writeUnchecked(fn func(txn *badger.Txn) error) error {
 	}
 }
 
+// exactSize is what a new memory adds to a transaction, by Badger's count
+// (key, value and 12 bytes an entry), with its ref, its bound index
+// entry, and its journal and New entries (under 128 bytes).
+func exactSize(op *importOp) (size, entries int) {
+	size, entries = len(keyMem(op.m.ID))+len(op.val)+12+128, 1
+	for _, k := range op.index {
+		size, entries = size+len(k)+12, entries+1
+	}
+	if op.m.Ref != "" {
+		size, entries = size+len(keyRef(op.m.Project, op.m.Ref))+idLen+12, entries+1
+	}
+	if isBound(op.m) {
+		size, entries = size+estimate(&memory.Memory{Watermarks: op.m.Watermarks})+128*len(op.m.Watermarks), entries+1
+	}
+	return size, entries
+}
+
 // estimate is a generous guess of the bytes a memory adds to a transaction.
 func estimate(m *memory.Memory) int {
 	return 2*(len(m.Body)+len(m.Title)) + 1024 + 128*len(m.Tags)
@@ -966,6 +1000,7 @@ type batchWriter struct {
 	id      string // the import
 	pending []importWrite
 	size    int
+	entries int
 	n       int // batches written
 }
 
@@ -997,14 +1032,25 @@ func journalChunks(j []undo) [][]byte {
 const batchBytes = 4 << 20
 const batchOps = 2000
 
+// An import's batches are bounded by their entries and bytes, which are
+// exact for a new memory (its value and keys are made ahead) and generous
+// guesses for the rest, well below what Badger takes in one transaction
+// (15 % of a 64 MB memtable: 9.6 MB, or 100,000 entries). Fewer, larger
+// batches are fewer synchronous commits.
+const (
+	importBatchBytes   = 6 << 20
+	importBatchEntries = 40_000
+)
+
 func (w *batchWriter) add(iw importWrite) error {
-	if len(w.pending) > 0 && (w.size+iw.size > batchBytes || len(w.pending) >= batchOps) {
+	if len(w.pending) > 0 && (w.size+iw.size > importBatchBytes || w.entries+iw.entries > importBatchEntries) {
 		if err := w.flush(); err != nil {
 			return err
 		}
 	}
 	w.pending = append(w.pending, iw)
 	w.size += iw.size
+	w.entries += iw.entries
 	return nil
 }
 
@@ -1013,7 +1059,7 @@ func (w *batchWriter) flush() error {
 		return nil
 	}
 	writes, n := w.pending, w.n+1
-	w.pending, w.size = nil, 0
+	w.pending, w.size, w.entries = nil, 0, 0
 	err := w.db.update(w.ctx, func(txn *badger.Txn) error {
 		journal := make([]undo, 0, len(writes))
 		var added []Added
