@@ -13,7 +13,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
+	"time"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"cairn/exchange"
@@ -21,6 +23,7 @@ import (
 	"cairn/project"
 	"cairn/safetext"
 	"cairn/store"
+	"cairn/trust"
 )
 
 // formatOf picks jsonl or md from --format or the path.
@@ -56,22 +59,29 @@ func (a *app) importCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			recs, where, err := readRecords(path, f)
+			src, err := openImport(path, f)
 			if err != nil {
 				return err
 			}
+			defer src.close()
 			if err := a.open(cmd.Context(), true); err != nil {
 				return err
 			}
-			res, err := a.st.Import(cmd.Context(), a.proj.ID, recs, memory.ActorUser)
+			src.progress = a.importProgress(path)
+			res, err := a.st.ImportStream(cmd.Context(), a.proj.ID, src.next, memory.ActorUser)
+			src.progress.clear() // before any report: stdout and stderr may share the terminal
 			if err != nil {
 				var ie *store.ImportError
-				if errors.As(err, &ie) && ie.Index < len(where) {
-					return fmt.Errorf("%s: %s: %v — nothing was imported", path, where[ie.Index], ie.Err)
+				var le *exchange.LineError
+				switch {
+				case errors.As(err, &le): // the file, read as it streams
+					return fmt.Errorf("%s: %w — nothing was imported", path, err)
+				case errors.As(err, &ie):
+					return fmt.Errorf("%s: %s: %v — nothing was imported", path, src.where(ie.Index), ie.Err)
 				}
 				return fmt.Errorf("%s: %w — nothing was imported", path, err)
 			}
-			bound, err := a.bindImported(cmd.Context(), recs, res.New)
+			bound, err := a.bindImported(cmd.Context(), src.bind, res.New)
 			if err != nil {
 				fmt.Fprintln(a.env.Stderr, "cairn: imported, but binding the new memories failed: "+oneLine(err.Error()))
 			}
@@ -91,33 +101,131 @@ func (a *app) importCommand() *cobra.Command {
 	return c
 }
 
+// importSource hands an import file's records to the store a chunk at a
+// time. A JSON Lines file is read as it streams (a bad line stops the
+// import, which the store then undoes); a markdown directory is read
+// whole first (its files are a person's notes, not 100,000 records).
+type importSource struct {
+	jsonl    *exchange.JSONLFile // nil: markdown
+	recs     []memory.Record     // markdown: every record
+	files    []string            // markdown: the file of each record
+	sent     int                 // records handed over
+	progress *importProgress
+	// bind keeps, by record, the memories that binding may bind: active,
+	// with no bindings of their own, whose text can name a path or a flag
+	// (trust.MayBind). Every other record is dropped once sent.
+	bind map[int]*memory.Memory
+}
+
+func openImport(path, format string) (*importSource, error) {
+	src := &importSource{bind: map[int]*memory.Memory{}}
+	if format == "md" {
+		recs, files, err := exchange.ReadMarkdownFiles(path)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
+		}
+		src.recs, src.files = recs, files
+		return src, nil
+	}
+	f, err := exchange.OpenJSONL(path)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
+	}
+	src.jsonl = f
+	return src, nil
+}
+
+func (s *importSource) close() {
+	if s.jsonl != nil {
+		s.jsonl.Close()
+	}
+}
+
+// next is the store's source of records (see store.ImportStream).
+func (s *importSource) next() ([]memory.Record, error) {
+	var recs []memory.Record
+	var err error
+	if s.jsonl != nil {
+		recs, err = s.jsonl.Next(store.ImportChunk)
+		s.progress.show(s.jsonl.Read(), s.jsonl.Size)
+	} else {
+		recs = s.recs[s.sent:min(s.sent+store.ImportChunk, len(s.recs))]
+		if len(recs) == 0 {
+			err = io.EOF
+		}
+		s.progress.show(int64(s.sent+len(recs)), int64(len(s.recs)))
+	}
+	for i, r := range recs {
+		if len(r.Watermarks) > 0 || (r.Status != "" && r.Status != memory.StatusActive) {
+			continue // bindings come with it, or it is history
+		}
+		if m, _ := r.ToMemory(""); trust.MayBind(m.Text()) {
+			s.bind[s.sent+i] = m
+		}
+	}
+	s.sent += len(recs)
+	return recs, err
+}
+
+// where names record i of the import: its line, or its file.
+func (s *importSource) where(i int) string {
+	if s.jsonl != nil {
+		return fmt.Sprintf("line %d", s.jsonl.Line(i))
+	}
+	if i >= 0 && i < len(s.files) {
+		return s.files[i]
+	}
+	return fmt.Sprintf("record %d", i+1)
+}
+
 // bindImported binds the memories an import added without bindings to
 // what their text names here (imported bindings are kept as they came).
-func (a *app) bindImported(ctx context.Context, recs []memory.Record, added []store.Added) (int, error) {
-	ms := make([]*memory.Memory, len(added))
-	for i, ad := range added {
-		ms[i], _ = recs[ad.Record].ToMemory(a.proj.ID)
-		ms[i].ID = ad.ID
+func (a *app) bindImported(ctx context.Context, bind map[int]*memory.Memory, added []store.Added) (int, error) {
+	var ms []*memory.Memory
+	for _, ad := range added {
+		if m := bind[ad.Record]; m != nil {
+			m.Project, m.ID = a.proj.ID, ad.ID
+			ms = append(ms, m)
+		}
+	}
+	if len(ms) == 0 {
+		return 0, nil
 	}
 	return a.trustService().BindNew(ctx, ms)
 }
 
-// readRecords reads an import file and says where each record came from.
-// The exchange package bounds every read and refuses devices, FIFOs and
-// links out of a markdown directory; nothing is written before it returns.
-func readRecords(path, format string) ([]memory.Record, []string, error) {
-	if format == "md" {
-		recs, files, err := exchange.ReadMarkdownFiles(path)
-		if err != nil {
-			return nil, nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
-		}
-		return recs, files, nil
+// importProgress shows how far an import has read its input, on a line
+// of stderr rewritten in place, when stderr is a terminal; nil shows nothing.
+type importProgress struct {
+	w     io.Writer
+	what  string
+	last  time.Time
+	shown bool
+}
+
+func (a *app) importProgress(path string) *importProgress {
+	if f, ok := a.env.Stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		return &importProgress{w: f, what: cleanLine(path)}
 	}
-	recs, lines, err := exchange.ReadJSONLFile(path)
-	if err != nil {
-		return nil, nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
+	return nil
+}
+
+func (p *importProgress) show(done, total int64) {
+	if p == nil || total <= 0 {
+		return
 	}
-	return recs, lineNames(lines), nil
+	now := time.Now()
+	if now.Sub(p.last) < progressTick && done < total {
+		return
+	}
+	p.last, p.shown = now, true
+	fmt.Fprintf(p.w, "\rimporting %s … %d %%\x1b[K", p.what, min(100, done*100/total))
+}
+
+func (p *importProgress) clear() {
+	if p != nil && p.shown {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	}
 }
 
 func readJSONL(path string, b []byte) ([]memory.Record, []string, error) {

@@ -291,3 +291,42 @@ func TestExportIsPrivateAndFollowsNoLinks(t *testing.T) {
 		t.Fatalf("export wrote into %s: %v", elsewhere, ents)
 	}
 }
+
+// A big file streams to the store a chunk at a time: a malformed line far
+// into it, after several chunks were written, still refuses the whole
+// file in one line naming it, and the store is as it was. The import that
+// succeeds prints no progress where stderr is not a terminal.
+func TestStreamedImportRefusesALateBadLineAndChangesNothing(t *testing.T) {
+	const n, bad = 9000, 7001 // five chunks; the bad line is in the fourth
+	var b strings.Builder
+	for i := 1; i <= n; i++ {
+		if i == bad {
+			b.WriteString(`{"layer":"B","body":"cut short` + "\n")
+			continue
+		}
+		fmt.Fprintf(&b, `{"layer":"B","body":"fact number %d about the build"}`+"\n", i)
+	}
+	e := newEnv(t)
+	e.ok("remember", "already here")
+	path := filepath.Join(t.TempDir(), "big.jsonl")
+	if err := os.WriteFile(path, []byte(b.String()), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r := e.run("", "import", path)
+	if r.code != 1 || !strings.Contains(r.err, fmt.Sprintf("line %d: malformed JSON", bad)) ||
+		!strings.Contains(r.err, "nothing was imported") || strings.Count(r.err, "\n") != 1 {
+		t.Fatalf("import: %+v", r)
+	}
+	if rs := e.list("--status", "all", "--limit", "100"); len(rs) != 1 {
+		t.Fatalf("store changed: %d memories", len(rs))
+	}
+
+	fixed := strings.Replace(b.String(), `"cut short`+"\n", `"cut short"}`+"\n", 1)
+	if err := os.WriteFile(path, []byte(fixed), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	r = e.run("", "import", path)
+	if r.code != 0 || r.err != "" || !strings.Contains(r.out, fmt.Sprintf("%d added", n)) {
+		t.Fatalf("import: %+v", r)
+	}
+}

@@ -73,30 +73,80 @@ func ReadJSONL(r io.Reader) ([]memory.Record, error) {
 // from, for error messages. A line longer than MaxLine is refused without
 // reading the rest of it.
 func ReadJSONLLines(r io.Reader) ([]memory.Record, []int, error) {
-	br := bufio.NewReaderSize(r, 1<<16)
+	jr := NewJSONLReader(r)
 	var out []memory.Record
-	var lines []int
-	for n := 1; ; n++ {
-		line, err := readLine(br, MaxLine)
+	for {
+		recs, err := jr.Next(1 << 10)
+		out = append(out, recs...)
+		if errors.Is(err, io.EOF) {
+			return out, jr.lines, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// JSONLReader reads JSON Lines a chunk of records at a time, so that an
+// import holds a chunk, not the file. It keeps the line of every record
+// it has read (Line), which is what an error names.
+type JSONLReader struct {
+	br    *bufio.Reader
+	n     int   // lines read
+	lines []int // the line of each record read
+	read  int64 // bytes read
+	done  bool
+}
+
+// NewJSONLReader reads JSON Lines from r.
+func NewJSONLReader(r io.Reader) *JSONLReader {
+	return &JSONLReader{br: bufio.NewReaderSize(r, 1<<16)}
+}
+
+// Next decodes up to n more records, strictly; after the last it returns
+// io.EOF. A bad line is a *LineError, and ends the reading.
+func (jr *JSONLReader) Next(n int) ([]memory.Record, error) {
+	var out []memory.Record
+	for len(out) < n && !jr.done {
+		jr.n++
+		line, err := readLine(jr.br, MaxLine)
+		jr.read += int64(len(line))
 		if errors.Is(err, errLongLine) {
-			return nil, nil, &LineError{Line: n, Err: err}
+			jr.done = true
+			return nil, &LineError{Line: jr.n, Err: err}
 		}
 		if len(bytes.TrimSpace(line)) > 0 {
 			rec, derr := decodeRecord(line)
 			if derr != nil {
-				return nil, nil, &LineError{Line: n, Err: derr}
+				jr.done = true
+				return nil, &LineError{Line: jr.n, Err: derr}
 			}
 			out = append(out, rec)
-			lines = append(lines, n)
+			jr.lines = append(jr.lines, jr.n)
 		}
 		if errors.Is(err, io.EOF) {
-			return out, lines, nil
-		}
-		if err != nil {
-			return nil, nil, &LineError{Line: n, Err: err}
+			jr.done = true
+		} else if err != nil {
+			jr.done = true
+			return nil, &LineError{Line: jr.n, Err: err}
 		}
 	}
+	if len(out) == 0 && jr.done {
+		return nil, io.EOF
+	}
+	return out, nil
 }
+
+// Line is the line record i (0-based, in the order read) came from.
+func (jr *JSONLReader) Line(i int) int {
+	if i < 0 || i >= len(jr.lines) {
+		return 0
+	}
+	return jr.lines[i]
+}
+
+// Read is how many bytes have been read.
+func (jr *JSONLReader) Read() int64 { return jr.read }
 
 var errLongLine = fmt.Errorf("the line is longer than %s: each line holds one memory record (is this a JSON Lines export?)", size(MaxLine))
 
@@ -119,31 +169,69 @@ func readLine(br *bufio.Reader, max int) ([]byte, error) {
 // ReadJSONLFile reads a JSON Lines file, which must be a regular file of at
 // most MaxImport bytes; see ReadJSONLLines.
 func ReadJSONLFile(path string) ([]memory.Record, []int, error) {
+	f, err := OpenJSONL(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	var out []memory.Record
+	for {
+		recs, err := f.Next(1 << 10)
+		out = append(out, recs...)
+		if errors.Is(err, io.EOF) {
+			return out, f.lines, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// JSONLFile is a JSON Lines file being read a chunk at a time.
+type JSONLFile struct {
+	*JSONLReader
+	f    *os.File
+	lr   *io.LimitedReader
+	Size int64 // its size when opened
+}
+
+var errTooBig = fmt.Errorf("is over %s: split it into several files and import each", size(MaxImport))
+
+// OpenJSONL opens a JSON Lines file for reading, which must be a regular
+// file of at most MaxImport bytes (Next refuses one that grows past it).
+func OpenJSONL(path string) (*JSONLFile, error) {
 	fi, err := os.Stat(path)
 	if err != nil {
-		return nil, nil, pathError(err)
+		return nil, pathError(err)
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, nil, notRegular(fi.Mode(), hintImportPath)
+		return nil, notRegular(fi.Mode(), hintImportPath)
 	}
 	f, sz, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, hintImportPath)
 	if err != nil {
-		return nil, nil, pathError(err)
+		return nil, pathError(err)
 	}
-	defer f.Close()
-	tooBig := fmt.Errorf("is over %s: split it into several files and import each", size(MaxImport))
 	if sz > MaxImport {
-		return nil, nil, tooBig
+		f.Close()
+		return nil, errTooBig
 	}
 	lr := &io.LimitedReader{R: f, N: MaxImport + 1}
-	recs, lines, err := ReadJSONLLines(lr)
-	if lr.N <= 0 {
+	return &JSONLFile{JSONLReader: NewJSONLReader(lr), f: f, lr: lr, Size: sz}, nil
+}
+
+// Next is JSONLReader.Next, refusing a file that grew past MaxImport.
+func (f *JSONLFile) Next(n int) ([]memory.Record, error) {
+	recs, err := f.JSONLReader.Next(n)
+	if f.lr.N <= 0 {
 		// It grew past the limit while being read; whatever the last,
 		// cut line said, the size is the reason.
-		return nil, nil, tooBig
+		return nil, errTooBig
 	}
-	return recs, lines, err
+	return recs, err
 }
+
+// Close closes the file.
+func (f *JSONLFile) Close() error { return f.f.Close() }
 
 func decodeRecord(line []byte) (memory.Record, error) {
 	var rec memory.Record

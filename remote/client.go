@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"sync"
 	"sync/atomic"
@@ -145,13 +146,14 @@ func (cn *conn) roundTrip(ctx context.Context, req request) (resp response, sent
 
 // retrySafe lists the methods that may be sent again after a lost
 // connection: reads, and writes that are idempotent (remember, supersede
-// and capture carry an id chosen by the client; import matches by id, ref
-// or content; edit and link converge).
+// and capture carry an id chosen by the client; edit and link converge).
+// An import is not sent again piecemeal: its chunks belong to one
+// connection (see Import).
 var retrySafe = map[string]bool{
 	"EnsureProject": true, "Project": true, "ProjectByName": true, "Projects": true, "Remember": true,
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
-	"Drafts": true, "Import": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
+	"Drafts": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
 	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true, "VerifyFirst": true,
 }
 
@@ -383,14 +385,95 @@ func (c *Client) DropDraft(ctx context.Context, id string, by memory.Actor) erro
 }
 
 // Import names the import here, so that a retry after a lost connection
-// returns the result of the attempt that landed instead of importing again.
+// returns the result of the attempt that landed instead of importing
+// again. It streams the records in chunks, and sends them all again when
+// the connection is lost on the way (the server undid what it had).
 func (c *Client) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (store.ImportResult, error) {
 	id := store.ImportID(ctx)
 	if id == "" {
 		id = store.NewID()
 	}
-	var out store.ImportResult
-	return out, c.call(ctx, "Import", importParams{project, recs, by, id}, &out)
+	for attempt := 0; ; attempt++ {
+		res, err := c.importStream(ctx, id, project, store.Chunks(recs, store.ImportChunk), by)
+		if errors.Is(err, errLost) && attempt < 2 {
+			continue
+		}
+		return res, err
+	}
+}
+
+// ImportStream sends the records next hands over to the server a chunk at
+// a time (see streams): the server takes a chunk while it writes the one
+// before, and neither side holds the whole input.
+func (c *Client) ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (store.ImportResult, error) {
+	id := store.ImportID(ctx)
+	if id == "" {
+		id = store.NewID()
+	}
+	return c.importStream(ctx, id, project, next, by)
+}
+
+// errImportLost says what a connection lost during an import means: the
+// server undoes an import whose input did not end.
+var errImportLost = fmt.Errorf("%w during the import: nothing was imported — run it again", errLost)
+
+func (c *Client) importStream(ctx context.Context, id, project string, next func() ([]memory.Record, error), by memory.Actor) (store.ImportResult, error) {
+	begin := importBeginParams{ID: id, Project: project, Actor: by}
+	var begun importBeginResult
+	if err := c.call(ctx, "ImportBegin", begin, &begun); err != nil {
+		return store.ImportResult{}, lostImport(err)
+	}
+	if begun.Landed != nil {
+		return *begun.Landed, nil
+	}
+	for {
+		recs, err := next()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			c.abortImport(id)
+			return store.ImportResult{}, err
+		}
+		if err := c.call(ctx, "ImportChunk", importChunkParams{ID: id, Records: recs}, nil); err != nil {
+			if ctx.Err() != nil {
+				c.abortImport(id)
+			}
+			return store.ImportResult{}, lostImport(err)
+		}
+	}
+	var res store.ImportResult
+	err := c.call(ctx, "ImportEnd", importEndParams{ID: id}, &res)
+	if !errors.Is(err, errLost) {
+		return res, err
+	}
+	// The answer was lost: the import landed, or was undone. A new
+	// connection asks which (the server answers once the attempt is over).
+	var again importBeginResult
+	if err := c.call(ctx, "ImportBegin", begin, &again); err != nil {
+		return store.ImportResult{}, err
+	}
+	if again.Landed != nil {
+		return *again.Landed, nil
+	}
+	c.abortImport(id)
+	return store.ImportResult{}, errImportLost
+}
+
+// lostImport turns a lost connection during an import into errImportLost.
+func lostImport(err error) error {
+	if errors.Is(err, errLost) {
+		return errImportLost
+	}
+	return err
+}
+
+// abortImport tells the server to undo an import the client gives up.
+// Without an answer the server undoes it anyway when the connection goes.
+func (c *Client) abortImport(id string) {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	_ = c.call(ctx, "ImportEnd", importEndParams{ID: id, Abort: true}, nil)
 }
 
 func (c *Client) Stats(ctx context.Context) (store.Stats, error) {

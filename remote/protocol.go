@@ -166,11 +166,23 @@ type (
 		Project string `json:"project"`
 		Limit   int    `json:"limit"`
 	}
-	importParams struct {
-		Project string          `json:"project"`
+	// An import streams over one connection: ImportBegin, an ImportChunk
+	// per chunk of records, ImportEnd (see streams).
+	importBeginParams struct {
+		ID      string       `json:"import_id"` // chosen by the client: a retry returns the first result
+		Project string       `json:"project"`
+		Actor   memory.Actor `json:"actor"`
+	}
+	importBeginResult struct {
+		Landed *store.ImportResult `json:"landed,omitempty"` // the import already landed: its result
+	}
+	importChunkParams struct {
+		ID      string          `json:"import_id"`
 		Records []memory.Record `json:"records"`
-		Actor   memory.Actor    `json:"actor"`
-		ID      string          `json:"import_id,omitempty"` // chosen by the client: a retry returns the first result
+	}
+	importEndParams struct {
+		ID    string `json:"import_id"`
+		Abort bool   `json:"abort,omitempty"` // the client gives up: undo what was written
 	}
 	watermarkParams struct {
 		ID         string             `json:"id"`

@@ -189,9 +189,11 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		_ = enc.Encode(r)
 	}
 	var wg sync.WaitGroup
+	imports := newStreams(ctx, s.st)
 	defer func() {
-		cancel() // ends subscriptions, which wait for the context
+		cancel() // ends subscriptions, which wait for the context, and undoes unfinished imports
 		wg.Wait()
+		imports.wait()
 	}()
 	greeting, _ := json.Marshal(hello{Server: "cairn", PID: os.Getpid()})
 	send(response{Result: greeting})
@@ -217,7 +219,13 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			res, err := s.call(ctx, req.Method, req.Params)
+			var res any
+			var err error
+			if imports.serves(req.Method) {
+				res, err = imports.call(req.Method, req.Params)
+			} else {
+				res, err = s.call(ctx, req.Method, req.Params)
+			}
 			out := response{ID: req.ID}
 			if err != nil {
 				out.Error = toWire(err)
@@ -384,9 +392,6 @@ var handlers = map[string]handler{
 	}),
 	"DropDraft": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
 		return true, st.DropDraft(ctx, p.ID, p.Actor)
-	}),
-	"Import": with(func(ctx context.Context, st store.Store, p importParams) (any, error) {
-		return st.Import(store.WithImportID(ctx, p.ID), p.Project, p.Records, p.Actor)
 	}),
 	"Stats": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
 	"Bound": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),

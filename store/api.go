@@ -62,6 +62,9 @@ type Store interface {
 
 	// Bulk.
 	Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error)
+	// ImportStream is Import of records handed over a chunk at a time by
+	// next (io.EOF after the last), so neither side holds the whole input.
+	ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (ImportResult, error)
 	Stats(ctx context.Context) (Stats, error)
 
 	// Watermarks: the bound memories of a project, and recording their state.

@@ -60,12 +60,17 @@ const (
 // dedupKeys are m's entries in the deduplication indexes (indexKeys adds
 // them for active memories).
 func dedupKeys(m *memory.Memory) [][]byte {
-	norm := memory.NormalText(m)
-	if norm == "" {
-		return nil // nothing a person wrote survives normalisation: nothing to compare
+	var d derived
+	d.setNormal(memory.NormalText(m))
+	return dedupKeysOf(m, d)
+}
+
+func dedupKeysOf(m *memory.Memory, d derived) [][]byte {
+	if d.normal == "" {
+		return nil
 	}
-	ks := [][]byte{append(prefixNorm(m.Project, normalHash(norm)), m.ID...)}
-	for _, b := range memory.Signature(norm) {
+	ks := [][]byte{append(prefixNorm(m.Project, d.normal), m.ID...)}
+	for _, b := range d.bands {
 		ks = append(ks, append(prefixBand(m.Project, b), m.ID...))
 	}
 	return ks
@@ -81,14 +86,14 @@ func normalHash(norm string) string {
 // sameFact finds an active memory of m's project whose normalised text is
 // norm (m's), the oldest first; nil when there is none. The text is
 // compared, not only its hash. When m names a ref, only a memory with that
-// ref counts.
-func sameFact(txn *badger.Txn, m *memory.Memory, norm string) (*memory.Memory, error) {
+// ref counts. The memories in skip do not count (an import's own).
+func sameFact(txn *badger.Txn, m *memory.Memory, norm string, skip map[string]bool) (*memory.Memory, error) {
 	if norm == "" {
 		return nil, nil
 	}
 	for _, k := range keysLimit(txn, prefixNorm(m.Project, normalHash(norm)), maxNear) {
 		id := idFromKey(k)
-		if id == m.ID {
+		if id == m.ID || skip[id] {
 			continue
 		}
 		c, err := getMem(txn, id)
@@ -166,7 +171,7 @@ func (db *DB) dedup(txn *badger.Txn, m *memory.Memory, chosen bool, by memory.Ac
 		}
 	}
 	norm := memory.NormalText(m)
-	same, err := sameFact(txn, m, norm)
+	same, err := sameFact(txn, m, norm, nil)
 	if err != nil {
 		return nil, err
 	}
@@ -366,14 +371,15 @@ func nearAnswer(txn *badger.Txn, m *memory.Memory) (*memory.Dedup, error) {
 
 // importMatch finds the stored memory an import record without id or ref
 // says again: an active memory of the project with the same normalised
-// text. The import counts the record as that memory and reinforces it.
-func importMatch(txn *badger.Txn, project string, m *memory.Memory) (*memory.Memory, error) {
+// text (norm, m's), other than the import's own (skip). The import counts
+// the record as that memory and reinforces it.
+func importMatch(txn *badger.Txn, project string, m *memory.Memory, norm string, skip map[string]bool) (*memory.Memory, error) {
 	if m.Status != memory.StatusActive {
 		return nil, nil // an archived or superseded record is history, not the fact said again
 	}
 	probe := *m
 	probe.Project = project
-	return sameFact(txn, &probe, memory.NormalText(m))
+	return sameFact(txn, &probe, norm, skip)
 }
 
 // backfillDedup builds the deduplication indexes of a store written before

@@ -7,9 +7,13 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -33,23 +37,57 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // what an active memory says after normalisation counts as that memory,
 // unchanged, and reinforces it (ImportResult.Reinforced); a matched record
 // that names no bindings keeps the memory's (binding happens where the files are, after
-// an import adds memories: see ImportResult.New). Every record is validated
-// and scanned for secrets before anything is written, so a bad record
-// refuses the whole import and leaves the store as it was.
+// an import adds memories: see ImportResult.New). Records are matched to
+// the store as it was before the import: two records that say the same
+// thing both become memories, as they would in an empty store. A bad
+// record refuses the whole import and leaves the store as it was.
 //
 // Badger bounds the size of a transaction, so a large import is written in
 // several, each holding whole memories with all their index entries and, in
 // the same transaction, an undo journal of what it changed. One last
 // transaction is the commit point: it writes the import's timeline event
 // and its result and drops the journal. Until then the import can be undone
-// from the journal: at once when ctx is cancelled or a write fails, and at
-// the next Open when the process died. Readers may see an import in
-// progress, never half of one after it ended.
+// from the journal: at once when ctx is cancelled, a record is refused or a
+// write fails, and at the next Open when the process died. Readers may see
+// an import in progress, never half of one after it ended.
 //
 // A caller that may send the same import twice (a client retrying after a
 // lost connection) names it with WithImportID: the second call returns the
 // first one's result instead of importing again.
 func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error) {
+	return db.importFrom(ctx, project, Chunks(recs, ImportChunk), len(recs), by)
+}
+
+// ImportStream is Import of records handed over a chunk at a time: next
+// returns the next chunk, and io.EOF after the last one (any other error
+// refuses the import). The import holds a chunk or two at a time, not the
+// whole input, and works on one chunk (validating, scanning for secrets,
+// normalising, signing, encoding, on every core) while it writes the one
+// before.
+func (db *DB) ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (ImportResult, error) {
+	return db.importFrom(ctx, project, next, -1, by)
+}
+
+// ImportChunk is how many records a chunk of an import holds: enough that
+// a chunk's round trip and transaction cost little per record.
+const ImportChunk = 2000
+
+// Chunks hands recs to ImportStream n at a time.
+func Chunks(recs []memory.Record, n int) func() ([]memory.Record, error) {
+	return func() ([]memory.Record, error) {
+		if len(recs) == 0 {
+			return nil, io.EOF
+		}
+		c := recs[:min(n, len(recs))]
+		recs = recs[len(c):]
+		return c, nil
+	}
+}
+
+// importFrom runs an import of the records next hands over; records is
+// their number when known (a retry with the same id must have as many),
+// else -1.
+func (db *DB) importFrom(ctx context.Context, project string, next func() ([]memory.Record, error), records int, by memory.Actor) (ImportResult, error) {
 	id := ImportID(ctx)
 	if id == "" {
 		id = newID()
@@ -66,65 +104,21 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 	if err := db.undoImports(); err != nil {
 		return ImportResult{}, err
 	}
-	if res, ok, err := db.landed(id, project, len(recs)); ok || err != nil {
+	if res, ok, err := db.landed(id, project, records); ok || err != nil {
 		return res, err
 	}
-	plan, err := db.planImport(project, recs)
-	if err != nil {
+	im := &importer{db: db, project: project, now: db.now().UTC(),
+		ids: map[string]int{}, refs: map[string]int{}, ours: map[string]bool{},
+		w: &batchWriter{db: db, ctx: ctx, id: id}}
+	if err := db.view(func(txn *badger.Txn) error {
+		im.empty = len(keysLimit(txn, prefixAll(project), 1)) == 0
+		return nil
+	}); err != nil {
 		return ImportResult{}, err
 	}
-	var res ImportResult
-	var writes []importWrite
-	need := 0
-	for i := range plan.ops {
-		op := &plan.ops[i]
-		switch {
-		case op.old == nil:
-			res.Added++
-			res.New = append(res.New, Added{Record: i, ID: op.m.ID})
-		case op.again:
-			res.Unchanged++
-			res.Reinforced++
-		case op.same:
-			res.Unchanged++
-			continue
-		default:
-			res.Updated++
-		}
-		w := importWrite{rec: i, op: op, size: estimate(op.m)}
-		if op.old != nil {
-			w.size += estimate(op.old) // the old version is kept twice: history and journal
-		}
-		writes = append(writes, w)
-		need += w.size
-	}
-	for i := range plan.edges {
-		res.Edges++
-		writes = append(writes, importWrite{edge: &plan.edges[i], size: 512})
-		need += 512
-	}
-	if len(writes) == 0 {
-		return res, nil // nothing to write, nothing to remember: a retry finds the same
-	}
-	if err := db.roomFor(uint64(need)); err != nil {
-		return ImportResult{}, err
-	}
-	w := &batchWriter{db: db, ctx: ctx, id: id}
-	for _, iw := range writes {
-		if err = w.add(iw); err != nil {
-			break
-		}
-	}
+	err := im.run(next)
 	if err == nil {
-		err = w.flush()
-	}
-	if err == nil {
-		step("commit", 0)
-		summary := fmt.Sprintf("imported %d records: %d added, %d updated, %d unchanged", len(recs), res.Added, res.Updated, res.Unchanged)
-		if res.Reinforced > 0 {
-			summary += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
-		}
-		err = db.commitImport(ctx, id, project, len(recs), w.n, res, by, summary)
+		err = im.finish(by)
 	}
 	if err != nil {
 		if uerr := db.undoImport(id); uerr != nil {
@@ -133,7 +127,7 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 		return ImportResult{}, err
 	}
 	step("done", 0)
-	return res, nil
+	return im.res, nil
 }
 
 type importIDKey struct{}
@@ -157,127 +151,326 @@ type importOp struct {
 	// again: the record says what old says in other words; it counts as
 	// old, unchanged, and reinforces it (see importMatch).
 	again bool
+
+	// Worked out ahead of the write, on every core: m's normalised text
+	// and derived index parts; for a new memory its encoded value, its
+	// index entries and the hash the journal keeps. gen: cairn made its
+	// id, so no other writer can hold it.
+	norm  string
+	d     derived
+	val   []byte
+	index [][]byte
+	wrote string
+	gen   bool
+	edges []memory.Edge // the record's links, from m
 }
 
-type importPlan struct {
-	ops   []importOp
-	edges []memory.Edge
+// importer is one import under way.
+type importer struct {
+	db      *DB
+	project string
+	now     time.Time
+	w       *batchWriter
+
+	n    int            // records so far
+	ids  map[string]int // ids the records name → record
+	refs map[string]int // refs the records name → record
+	// ours are the memories the import adds: a later record is not
+	// matched to them by content (the match is with the store as it was).
+	ours map[string]bool
+	// empty: the project held no memory when the import began, so a
+	// record without id or ref has nothing to match (the first import of
+	// a project looks up nothing).
+	empty bool
+
+	edges   []memory.Edge
+	edgeRec []int   // the record of each edge
+	succ    []refTo // supersession named by records, checked at the end
+	res     ImportResult
 }
 
-// planImport validates every record and matches it to the store, writing nothing.
-func (db *DB) planImport(project string, recs []memory.Record) (importPlan, error) {
-	var plan importPlan
-	now := db.now().UTC()
-	ids, refs := map[string]int{}, map[string]int{}
-	var edgeIdx []int
-	for i, r := range recs {
-		m, edges := r.ToMemory(project)
-		fail := func(err error) error { return &ImportError{Index: i, Err: err} }
-		if m.ID != "" && !validID(m.ID) {
-			return plan, fail(invalidf("id %q is not a ULID", m.ID))
-		}
-		for _, t := range []*time.Time{&m.CreatedAt, &m.UpdatedAt, &m.ValidFrom} {
-			if t.IsZero() {
-				*t = now
-			}
-			*t = t.UTC()
-		}
-		if !m.ValidUntil.IsZero() {
-			m.ValidUntil = m.ValidUntil.UTC()
-		}
-		if err := db.prepare(m); err != nil {
-			return plan, fail(err)
-		}
-		if m.ID != "" {
-			if j, dup := ids[m.ID]; dup {
-				return plan, fail(invalidf("id %s also appears in record %d", m.ID, j+1))
-			}
-			ids[m.ID] = i
-		}
-		if m.Ref != "" {
-			if j, dup := refs[m.Ref]; dup {
-				return plan, fail(invalidf("ref %q also appears in record %d", m.Ref, j+1))
-			}
-			refs[m.Ref] = i
-		}
-		for _, e := range edges {
-			if !e.Kind.Valid() {
-				return plan, fail(invalidf("unknown link kind %q", e.Kind))
-			}
-			if e.Weight < 0 || e.Weight > 1 {
-				return plan, fail(invalidf("link weight %v out of range 0..1", e.Weight))
-			}
-			plan.edges = append(plan.edges, e)
-			edgeIdx = append(edgeIdx, i)
-		}
-		plan.ops = append(plan.ops, importOp{m: m})
-	}
-	err := db.view(func(txn *badger.Txn) error {
-		for i := range plan.ops {
-			op := &plan.ops[i]
-			old, err := db.match(txn, project, op.m)
-			again := false
-			if err == nil && old == nil && op.m.ID == "" && op.m.Ref == "" {
-				// Not this content, but the same fact in other words.
-				old, err = importMatch(txn, project, op.m)
-				again = old != nil
-			}
+// refTo is a memory a record names (as superseding or superseded by it).
+type refTo struct {
+	rec int
+	id  string
+}
+
+// run plans each chunk next hands over while a writer writes the chunk
+// before it, in order.
+func (im *importer) run(next func() ([]memory.Record, error)) error {
+	planned := make(chan []importWrite, 1)
+	stop := make(chan struct{}) // the writer failed: plan no more
+	werr := make(chan error, 1)
+	go func() {
+		var err error
+		for ws := range planned {
 			if err != nil {
-				return &ImportError{Index: i, Err: err}
+				continue // drain what was planned before the plan saw stop
 			}
-			if again {
-				op.old, op.again, op.m.ID = old, true, old.ID
-			} else if old != nil {
-				op.old = old
-				op.m.ID = old.ID
-				if op.m.Watermarks == nil {
-					op.m.Watermarks = old.Watermarks // a record that names no binding does not unbind
+			for _, w := range ws {
+				if err = im.w.add(w); err != nil {
+					close(stop)
+					break
 				}
-				op.same = sameContent(old, op.m) && old.Status == op.m.Status &&
-					slices.Equal(old.Supersedes, op.m.Supersedes) && old.SupersededBy == op.m.SupersededBy &&
-					old.ValidUntil.Equal(op.m.ValidUntil)
-			} else if op.m.ID == "" {
-				op.m.ID = newID()
-				ids[op.m.ID] = i
 			}
 		}
+		werr <- err
+	}()
+	err := im.plan(next, planned, stop)
+	close(planned)
+	if werr := <-werr; werr != nil {
+		return werr // what stopped the plan, if it stopped
+	}
+	return err
+}
+
+// plan validates and matches every chunk and hands its writes to the writer.
+func (im *importer) plan(next func() ([]memory.Record, error), planned chan<- []importWrite, stop <-chan struct{}) error {
+	for {
+		recs, err := next()
+		if errors.Is(err, io.EOF) {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		ws, err := im.planChunk(recs)
+		if err != nil {
+			return err
+		}
+		select {
+		case planned <- ws:
+		case <-stop:
+			return nil // the writer's error is the answer
+		}
+	}
+}
+
+// planChunk validates a chunk of records, matches them to the store and
+// returns their writes, writing nothing.
+func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
+	base := im.n
+	im.n += len(recs)
+	ops := make([]importOp, len(recs))
+	if err := everyCore(len(recs), func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if err := im.prepare(&ops[i], recs[i], base+i); err != nil {
+				return err
+			}
+		}
+		return nil
+	}); err != nil {
+		return nil, err
+	}
+	for i := range ops {
+		if err := im.claim(&ops[i], base+i); err != nil {
+			return nil, err
+		}
+	}
+	// Matching only reads (the store, and the memories of earlier chunks
+	// in ours), so it runs on every core too; new ids are given after, in order.
+	if err := everyCore(len(ops), func(lo, hi int) error {
+		return im.db.view(func(txn *badger.Txn) error {
+			for i := lo; i < hi; i++ {
+				if err := im.match(txn, &ops[i]); err != nil {
+					return &ImportError{Index: base + i, Err: err}
+				}
+			}
+			return nil
+		})
+	}); err != nil {
+		return nil, err
+	}
+	for i := range ops {
+		if op := &ops[i]; op.old == nil {
+			if op.m.ID == "" {
+				op.m.ID, op.gen = newID(), true
+			}
+			im.ours[op.m.ID] = true
+		}
+	}
+	// Edges leave from the memory their record became.
+	for j := len(im.edges) - 1; j >= 0 && im.edgeRec[j] >= base; j-- {
+		im.edges[j].From = ops[im.edgeRec[j]-base].m.ID
+	}
+	_ = everyCore(len(ops), func(lo, hi int) error {
+		for i := lo; i < hi; i++ {
+			if op := &ops[i]; op.old == nil {
+				op.val, _ = encode(op.m) // plain data: it cannot fail
+				op.index = indexKeysOf(op.m, op.d)
+				op.wrote = valueHash(op.val)
+			}
+		}
+		return nil
+	})
+	var writes []importWrite
+	need := 0
+	for i := range ops {
+		op := &ops[i]
+		switch {
+		case op.old == nil:
+			im.res.Added++
+			im.res.New = append(im.res.New, Added{Record: base + i, ID: op.m.ID})
+		case op.again:
+			im.res.Unchanged++
+			im.res.Reinforced++
+		case op.same:
+			im.res.Unchanged++
+			continue
+		default:
+			im.res.Updated++
+		}
+		w := importWrite{rec: base + i, op: op}
+		if op.old == nil {
+			w.size, w.entries = exactSize(op)
+		} else {
+			// the old version is kept twice: history and journal
+			w.size, w.entries = estimate(op.m)+estimate(op.old), 2*(24+len(op.m.Tags)+len(op.old.Tags))
+		}
+		writes = append(writes, w)
+		need += w.size
+	}
+	if len(writes) > 0 {
+		if err := im.db.roomFor(uint64(need)); err != nil {
+			return nil, err
+		}
+	}
+	return writes, nil
+}
+
+// prepare makes record i a memory, validates it, scans it for secrets and
+// works out its normalised text and index parts. It runs on every core,
+// so it reads and writes nothing shared.
+func (im *importer) prepare(op *importOp, r memory.Record, i int) error {
+	m, edges := r.ToMemory(im.project)
+	fail := func(err error) error { return &ImportError{Index: i, Err: err} }
+	if m.ID != "" && !validID(m.ID) {
+		return fail(invalidf("id %q is not a ULID", m.ID))
+	}
+	for _, t := range []*time.Time{&m.CreatedAt, &m.UpdatedAt, &m.ValidFrom} {
+		if t.IsZero() {
+			*t = im.now
+		}
+		*t = t.UTC()
+	}
+	if !m.ValidUntil.IsZero() {
+		m.ValidUntil = m.ValidUntil.UTC()
+	}
+	if err := im.db.prepare(m); err != nil {
+		return fail(err)
+	}
+	for _, e := range edges {
+		if !e.Kind.Valid() {
+			return fail(invalidf("unknown link kind %q", e.Kind))
+		}
+		if e.Weight < 0 || e.Weight > 1 {
+			return fail(invalidf("link weight %v out of range 0..1", e.Weight))
+		}
+	}
+	op.m, op.edges = m, edges
+	op.d = derived{content: contentHash(m)}
+	if m.Status == memory.StatusActive {
+		op.norm = memory.NormalText(m)
+		op.d.setNormal(op.norm)
+	}
+	return nil
+}
+
+// claim checks, in record order, that record i names no id or ref an
+// earlier record named, and keeps its links and supersessions for the end.
+func (im *importer) claim(op *importOp, i int) error {
+	m := op.m
+	fail := func(err error) error { return &ImportError{Index: i, Err: err} }
+	if m.ID != "" {
+		if j, dup := im.ids[m.ID]; dup {
+			return fail(invalidf("id %s also appears in record %d", m.ID, j+1))
+		}
+		im.ids[m.ID] = i
+	}
+	if m.Ref != "" {
+		if j, dup := im.refs[m.Ref]; dup {
+			return fail(invalidf("ref %q also appears in record %d", m.Ref, j+1))
+		}
+		im.refs[m.Ref] = i
+	}
+	for _, e := range op.edges {
+		im.edges = append(im.edges, e)
+		im.edgeRec = append(im.edgeRec, i)
+	}
+	for _, id := range m.Supersedes {
+		im.succ = append(im.succ, refTo{i, id})
+	}
+	if m.SupersededBy != "" {
+		im.succ = append(im.succ, refTo{i, m.SupersededBy})
+	}
+	return nil
+}
+
+// match finds the stored memory op's record stands for, if any.
+func (im *importer) match(txn *badger.Txn, op *importOp) error {
+	if im.empty && op.m.ID == "" && op.m.Ref == "" {
+		return nil
+	}
+	old, err := im.db.match(txn, im.project, op.m, op.d.content, im.ours)
+	again := false
+	if err == nil && old == nil && op.m.ID == "" && op.m.Ref == "" {
+		// Not this content, but the same fact in other words.
+		old, err = importMatch(txn, im.project, op.m, op.norm, im.ours)
+		again = old != nil
+	}
+	switch {
+	case err != nil:
+		return err
+	case again:
+		op.old, op.again, op.m.ID = old, true, old.ID
+	case old != nil:
+		op.old = old
+		op.m.ID = old.ID
+		if op.m.Watermarks == nil {
+			op.m.Watermarks = old.Watermarks // a record that names no binding does not unbind
+		}
+		op.same = sameContent(old, op.m) && old.Status == op.m.Status &&
+			slices.Equal(old.Supersedes, op.m.Supersedes) && old.SupersededBy == op.m.SupersededBy &&
+			old.ValidUntil.Equal(op.m.ValidUntil)
+	}
+	return nil
+}
+
+// finish checks what only the whole input can tell (that links and
+// supersessions name memories of the input or the project), writes the
+// links and commits.
+func (im *importer) finish(by memory.Actor) error {
+	err := im.db.view(func(txn *badger.Txn) error {
 		known := func(id string) (bool, error) {
-			if _, ok := ids[id]; ok {
+			if im.ours[id] {
 				return true, nil
 			}
 			m, err := getMem(txn, id)
 			if errors.Is(err, ErrNotFound) {
 				return false, nil
 			}
-			return err == nil && (m.Project == project || m.Project == memory.GlobalID), err
+			return err == nil && (m.Project == im.project || m.Project == memory.GlobalID), err
 		}
-		for i, op := range plan.ops {
-			refsTo := slices.Clone(op.m.Supersedes)
-			if op.m.SupersededBy != "" {
-				refsTo = append(refsTo, op.m.SupersededBy)
-			}
-			for _, id := range refsTo {
-				if ok, err := known(id); err != nil || !ok {
-					return &ImportError{Index: i, Err: invalidf("supersession names %s, which is neither in the input nor in the project", id)}
-				}
+		for _, r := range im.succ {
+			if ok, err := known(r.id); err != nil || !ok {
+				return &ImportError{Index: r.rec, Err: invalidf("supersession names %s, which is neither in the input nor in the project", r.id)}
 			}
 		}
-		for j := range plan.edges {
-			e := &plan.edges[j]
-			e.From = plan.ops[edgeIdx[j]].m.ID
+		for j := range im.edges {
+			e := &im.edges[j]
 			if e.CreatedAt.IsZero() {
-				e.CreatedAt = now
+				e.CreatedAt = im.now
 			}
 			if ok, err := known(e.To); err != nil || !ok {
-				return &ImportError{Index: edgeIdx[j], Err: invalidf("%s link to %s, which is neither in the input nor in the project", e.Kind, e.To)}
+				return &ImportError{Index: im.edgeRec[j], Err: invalidf("%s link to %s, which is neither in the input nor in the project", e.Kind, e.To)}
 			}
 			if e.From == e.To {
-				return &ImportError{Index: edgeIdx[j], Err: invalidf("a memory cannot link to itself")}
+				return &ImportError{Index: im.edgeRec[j], Err: invalidf("a memory cannot link to itself")}
 			}
 		}
 		// Keep only edges that are new or changed, so a second import writes nothing.
-		changed := plan.edges[:0]
-		for _, e := range plan.edges {
+		changed := im.edges[:0]
+		for _, e := range im.edges {
 			var cur memory.Edge
 			err := get(txn, keyEdgeOut(e), &cur)
 			if err == nil && cur.Weight == e.Weight && cur.Active == e.Active {
@@ -288,14 +481,71 @@ func (db *DB) planImport(project string, recs []memory.Record) (importPlan, erro
 			}
 			changed = append(changed, e)
 		}
-		plan.edges = changed
+		im.edges = changed
 		return nil
 	})
-	return plan, err
+	if err != nil {
+		return err
+	}
+	if len(im.edges) > 0 {
+		if err := im.db.roomFor(uint64(512 * len(im.edges))); err != nil {
+			return err
+		}
+	}
+	for i := range im.edges {
+		im.res.Edges++
+		if err := im.w.add(importWrite{edge: &im.edges[i], size: 512, entries: 4}); err != nil {
+			return err
+		}
+	}
+	if err := im.w.flush(); err != nil {
+		return err
+	}
+	res := im.res
+	if res.Added+res.Updated+res.Reinforced+res.Edges == 0 {
+		return nil // nothing written, nothing to remember: a retry finds the same
+	}
+	step("commit", 0)
+	summary := fmt.Sprintf("imported %d records: %d added, %d updated, %d unchanged", im.n, res.Added, res.Updated, res.Unchanged)
+	if res.Reinforced > 0 {
+		summary += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
+	}
+	return im.db.commitImport(im.w.ctx, im.w.id, im.project, im.n, im.w.n, res, by, summary)
 }
 
-// match finds the stored memory a record stands for: by id, by ref, or by content.
-func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory) (*memory.Memory, error) {
+// everyCore runs fn over 0…n in ranges of a few records, on every core,
+// and returns the error of the lowest range that failed (fn stops at its
+// first), so the answer does not depend on scheduling.
+func everyCore(n int, fn func(lo, hi int) error) error {
+	const grain = 64
+	errs := make([]error, (n+grain-1)/grain)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), len(errs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				g := int(next.Add(1)) - 1
+				if g >= len(errs) {
+					return
+				}
+				errs[g] = fn(g*grain, min(g*grain+grain, n))
+			}
+		}()
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// match finds the stored memory a record stands for: by id, by ref, or by
+// content (chash, m's contentHash), leaving out the memories in skip.
+func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash string, skip map[string]bool) (*memory.Memory, error) {
 	if m.ID != "" {
 		old, err := getMem(txn, m.ID)
 		if err == nil {
@@ -327,8 +577,10 @@ func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory) (*memory.
 		return nil, nil
 	}
 	if m.ID == "" {
-		for _, k := range keys(txn, prefixHash(project, ContentHash(m))) {
-			return getMem(txn, idFromKey(k))
+		for _, k := range keys(txn, prefixHash(project, chash)) {
+			if id := idFromKey(k); !skip[id] {
+				return getMem(txn, id)
+			}
 		}
 	}
 	return nil, nil
@@ -379,10 +631,11 @@ type undo struct {
 
 // importWrite is one planned write: a memory (op) or a link (edge).
 type importWrite struct {
-	rec  int // the record of a memory
-	op   *importOp
-	edge *memory.Edge
-	size int // a generous guess of the bytes it adds to a transaction
+	rec     int // the record of a memory
+	op      *importOp
+	edge    *memory.Edge
+	size    int // the bytes it adds to a transaction, or a generous guess
+	entries int // the entries it adds, or a generous guess
 }
 
 // importStep, when set (by tests), is called at each step of an import
@@ -420,17 +673,21 @@ func importOne(txn *badger.Txn, op importOp) (undo, error) {
 	} else if op.old == nil {
 		// Planned as new: a memory that appeared under this id since is
 		// another writer's, not ours to overwrite.
-		if ok, err := exists(txn, keyMem(m.ID)); err != nil {
-			return u, err
-		} else if ok {
-			return u, invalidf("memory %s was written by someone else during the import: run the import again", m.ID)
+		// (An id cairn made now is nobody else's.)
+		if !op.gen {
+			if ok, err := exists(txn, keyMem(m.ID)); err != nil {
+				return u, err
+			} else if ok {
+				return u, invalidf("memory %s was written by someone else during the import: run the import again", m.ID)
+			}
 		}
 		if err := claimRef(txn, m); err != nil {
 			return u, err
 		}
-		if err := writeMem(txn, m); err != nil {
-			return u, err
-		}
+		// Encoded and indexed ahead (planChunk): the journal's hash is of
+		// the value written, with no read back.
+		u.Wrote = op.wrote
+		return u, writeMemAs(txn, m, op.val, op.index)
 	} else {
 		old, err := getMem(txn, op.old.ID)
 		if err != nil {
@@ -664,7 +921,8 @@ func (db *DB) commitImport(ctx context.Context, id, project string, records, bat
 	})
 }
 
-// landed returns the result of import id if it already landed.
+// landed returns the result of import id if it already landed; records
+// is the number of records the caller imports, or -1 when it streams them.
 func (db *DB) landed(id, project string, records int) (ImportResult, bool, error) {
 	var res ImportResult
 	found := false
@@ -677,7 +935,7 @@ func (db *DB) landed(id, project string, records int) (ImportResult, bool, error
 		if err != nil {
 			return err
 		}
-		if d.Project != project || d.Records != records {
+		if d.Project != project || (records >= 0 && d.Records != records) {
 			return invalidf("import id %s was used by another import: leave it empty and cairn makes one", id)
 		}
 		found, res = true, d.Result
@@ -712,6 +970,23 @@ func (db *DB) writeUnchecked(fn func(txn *badger.Txn) error) error {
 	}
 }
 
+// exactSize is what a new memory adds to a transaction, by Badger's count
+// (key, value and 12 bytes an entry), with its ref, its bound index
+// entry, and its journal and New entries (under 128 bytes).
+func exactSize(op *importOp) (size, entries int) {
+	size, entries = len(keyMem(op.m.ID))+len(op.val)+12+128, 1
+	for _, k := range op.index {
+		size, entries = size+len(k)+12, entries+1
+	}
+	if op.m.Ref != "" {
+		size, entries = size+len(keyRef(op.m.Project, op.m.Ref))+idLen+12, entries+1
+	}
+	if isBound(op.m) {
+		size, entries = size+estimate(&memory.Memory{Watermarks: op.m.Watermarks})+128*len(op.m.Watermarks), entries+1
+	}
+	return size, entries
+}
+
 // estimate is a generous guess of the bytes a memory adds to a transaction.
 func estimate(m *memory.Memory) int {
 	return 2*(len(m.Body)+len(m.Title)) + 1024 + 128*len(m.Tags)
@@ -725,6 +1000,7 @@ type batchWriter struct {
 	id      string // the import
 	pending []importWrite
 	size    int
+	entries int
 	n       int // batches written
 }
 
@@ -756,14 +1032,25 @@ func journalChunks(j []undo) [][]byte {
 const batchBytes = 4 << 20
 const batchOps = 2000
 
+// An import's batches are bounded by their entries and bytes, which are
+// exact for a new memory (its value and keys are made ahead) and generous
+// guesses for the rest, well below what Badger takes in one transaction
+// (15 % of a 64 MB memtable: 9.6 MB, or 100,000 entries). Fewer, larger
+// batches are fewer synchronous commits.
+const (
+	importBatchBytes   = 6 << 20
+	importBatchEntries = 40_000
+)
+
 func (w *batchWriter) add(iw importWrite) error {
-	if len(w.pending) > 0 && (w.size+iw.size > batchBytes || len(w.pending) >= batchOps) {
+	if len(w.pending) > 0 && (w.size+iw.size > importBatchBytes || w.entries+iw.entries > importBatchEntries) {
 		if err := w.flush(); err != nil {
 			return err
 		}
 	}
 	w.pending = append(w.pending, iw)
 	w.size += iw.size
+	w.entries += iw.entries
 	return nil
 }
 
@@ -772,7 +1059,7 @@ func (w *batchWriter) flush() error {
 		return nil
 	}
 	writes, n := w.pending, w.n+1
-	w.pending, w.size = nil, 0
+	w.pending, w.size, w.entries = nil, 0, 0
 	err := w.db.update(w.ctx, func(txn *badger.Txn) error {
 		journal := make([]undo, 0, len(writes))
 		var added []Added

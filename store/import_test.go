@@ -3,10 +3,16 @@ package store
 import (
 	"context"
 	"errors"
+	"fmt"
+	"io"
 	"reflect"
+	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
 )
@@ -199,5 +205,75 @@ func TestImportRetryAfterACancelledAttempt(t *testing.T) {
 	res, err := db.Import(WithImportID(ctx, ImportID(ictx)), testPID, recs, memory.ActorUser)
 	if err != nil || res.Added != importNew || res.Updated != importBase || res.Edges != importLinks || len(res.New) != importNew {
 		t.Fatalf("retry: added %d updated %d edges %d new %d, %v", res.Added, res.Updated, res.Edges, len(res.New), err)
+	}
+}
+
+// A streamed import is written as it arrives, so what fails late (the
+// source, or a record of a late chunk) finds batches already written:
+// they are undone, and the store is as it was.
+func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
+	recs := make([]memory.Record, 12000)
+	for i := range recs {
+		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("streamed fact %d about src/pkg%d", i, i%7)}
+	}
+	badSource := errors.New("line 10001: malformed JSON")
+	secret := slices.Clone(recs)
+	secret[11500].Body = "token: ghp_" + strings.Repeat("aB3", 12)
+	cases := []struct {
+		name string
+		next func() ([]memory.Record, error)
+		want func(error) bool
+	}{
+		{"the source fails", func() func() ([]memory.Record, error) {
+			chunks := Chunks(recs[:10000], ImportChunk)
+			return func() ([]memory.Record, error) {
+				c, err := chunks()
+				if errors.Is(err, io.EOF) {
+					return nil, badSource
+				}
+				return c, err
+			}
+		}(), func(err error) bool { return errors.Is(err, badSource) }},
+		{"a late record holds a secret", Chunks(secret, ImportChunk), func(err error) bool {
+			var ie *ImportError
+			return errors.As(err, &ie) && ie.Index == 11500 && errors.Is(err, ErrSecret)
+		}},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			db, _ := openTest(t)
+			var batches, undone atomic.Int32
+			importStep = func(stage string, n int) {
+				switch stage {
+				case "batch":
+					batches.Add(1)
+				case "rollback":
+					undone.Add(1)
+				}
+			}
+			t.Cleanup(func() { importStep = nil })
+			_, err := db.ImportStream(ctx, testPID, c.next, memory.ActorUser)
+			if !c.want(err) {
+				t.Fatalf("err = %v", err)
+			}
+			if batches.Load() == 0 || undone.Load() != batches.Load() {
+				t.Fatalf("%d batches written, %d undone: the test proves nothing", batches.Load(), undone.Load())
+			}
+			st, _ := db.Stats(ctx)
+			if st.Memories != 0 || st.Events != 0 {
+				t.Fatalf("refused import left: %+v", st)
+			}
+			if err := db.view(func(txn *badger.Txn) error {
+				if ks := keys(txn, []byte("idx/"+testPID+"/")); len(ks) != 0 {
+					return fmt.Errorf("%d index entries left, first %q", len(ks), ks[0])
+				}
+				if ks := keys(txn, prefixJournal); len(ks) != 0 {
+					return fmt.Errorf("%d journal entries left", len(ks))
+				}
+				return nil
+			}); err != nil {
+				t.Fatal(err)
+			}
+		})
 	}
 }

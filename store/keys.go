@@ -94,21 +94,49 @@ func idFromKey(k []byte) string {
 const idLen = 26
 
 // indexKeys lists every index entry m needs. Ref entries hold the id; the rest are empty.
-func indexKeys(m *memory.Memory) [][]byte {
-	ks := [][]byte{
+func indexKeys(m *memory.Memory) [][]byte { return indexKeysOf(m, deriveOf(m)) }
+
+// derived is what m's index entries take from its text: worked out once,
+// and ahead of the write by an import, which does it on every core.
+type derived struct {
+	content string   // contentHash
+	normal  string   // normalHash of the normalised text; "" for no text or an inactive memory
+	bands   []string // the near-duplicate signature's bands (active memories only)
+}
+
+// deriveOf works out m's derived parts.
+func deriveOf(m *memory.Memory) derived {
+	d := derived{content: contentHash(m)}
+	if m.Status == memory.StatusActive {
+		d.setNormal(memory.NormalText(m))
+	}
+	return d
+}
+
+func (d *derived) setNormal(norm string) {
+	if norm == "" {
+		return // nothing a person wrote survives normalisation: nothing to compare
+	}
+	d.normal, d.bands = normalHash(norm), memory.Signature(norm)
+}
+
+// indexKeysOf is indexKeys with m's derived parts at hand.
+func indexKeysOf(m *memory.Memory, d derived) [][]byte {
+	ks := make([][]byte, 0, 5+len(m.Tags)+len(d.bands))
+	ks = append(ks,
 		keyAll(m.Project, m.ID),
 		append(prefixLayerStatus(m.Project, m.Layer, m.Status), m.ID...),
 		append(prefixStatus(m.Project, m.Status), m.ID...),
-	}
+	)
 	for _, t := range m.Tags {
 		ks = append(ks, append(prefixTag(m.Project, t), m.ID...))
 	}
-	ks = append(ks, append(prefixHash(m.Project, contentHash(m)), m.ID...))
+	ks = append(ks, append(prefixHash(m.Project, d.content), m.ID...))
 	if isBound(m) {
 		ks = append(ks, keyBound(m.Project, m.ID))
 	}
 	if m.Status == memory.StatusActive {
-		ks = append(ks, dedupKeys(m)...)
+		ks = append(ks, dedupKeysOf(m, d)...)
 	}
 	return append(ks, verifyKeys(m)...)
 }

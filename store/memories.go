@@ -187,10 +187,20 @@ func claimRef(txn *badger.Txn, m *memory.Memory) error {
 
 // writeMem puts the record and its index entries (not the ref).
 func writeMem(txn *badger.Txn, m *memory.Memory) error {
-	if err := put(txn, keyMem(m.ID), m); err != nil {
+	val, err := encode(m)
+	if err != nil {
+		return fmt.Errorf("encode %q: %w", keyMem(m.ID), err)
+	}
+	return writeMemAs(txn, m, val, indexKeys(m))
+}
+
+// writeMemAs is writeMem with m's encoded value and index entries worked
+// out ahead (an import does that on every core).
+func writeMemAs(txn *badger.Txn, m *memory.Memory, val []byte, index [][]byte) error {
+	if err := txn.Set(keyMem(m.ID), val); err != nil {
 		return err
 	}
-	for _, k := range indexKeys(m) {
+	for _, k := range index {
 		if err := txn.Set(k, nil); err != nil {
 			return err
 		}

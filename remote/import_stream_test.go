@@ -1,0 +1,133 @@
+package remote
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"testing"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+func streamRecords(n int) []memory.Record {
+	recs := make([]memory.Record, n)
+	for i := range recs {
+		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("streamed fact %d about the build", i)}
+	}
+	return recs
+}
+
+// settled waits for the store's imports to be over (an import that lost
+// its connection is being undone) by running an empty one, which waits
+// its turn, then counts the project's memories.
+func settled(t *testing.T, db *store.DB) int {
+	t.Helper()
+	if _, err := db.Import(ctx, pid, nil, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	c, err := db.Count(ctx, pid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return c.Total(memory.StatusActive)
+}
+
+// An import streams to the server in chunks; what fails on either side,
+// early or late, leaves the store as it was, and the connection serves on.
+func TestRemoteImportStreams(t *testing.T) {
+	c, db, _ := serve(t)
+	recs := streamRecords(5000)
+
+	badSource := errors.New("line 4001: malformed JSON")
+	chunks := store.Chunks(recs, 1000)
+	sent := 0
+	_, err := c.ImportStream(ctx, pid, func() ([]memory.Record, error) {
+		if sent == 4 {
+			return nil, badSource
+		}
+		sent++
+		return chunks()
+	}, memory.ActorUser)
+	if !errors.Is(err, badSource) || settled(t, db) != 0 {
+		t.Fatalf("a source failing late: err %v, store changed", err)
+	}
+
+	secret := streamRecords(5000)
+	secret[4500].Body = "token: ghp_" + strings.Repeat("aB3", 12)
+	_, err = c.ImportStream(ctx, pid, store.Chunks(secret, 1000), memory.ActorUser)
+	var ie *store.ImportError
+	if !errors.As(err, &ie) || ie.Index != 4500 || !errors.Is(err, store.ErrSecret) || settled(t, db) != 0 {
+		t.Fatalf("a secret in a late chunk: err %v, store changed", err)
+	}
+
+	res, err := c.ImportStream(ctx, pid, store.Chunks(recs, 1000), memory.ActorUser)
+	if err != nil || res.Added != len(recs) || len(res.New) != len(recs) || settled(t, db) != len(recs) {
+		t.Fatalf("streamed import: %+v %v", res.Added, err)
+	}
+}
+
+// dropAt is a client connection that loses itself, once, when the
+// server's answer to the n-th chunk arrives.
+type dropAt struct {
+	net.Conn
+	n, seen *atomic.Int32
+}
+
+func (d *dropAt) Read(p []byte) (int, error) {
+	n, err := d.Conn.Read(p)
+	if k := int32(strings.Count(string(p[:n]), `"result":true`)); k > 0 && d.seen.Add(k) >= d.n.Load() && d.n.Load() > 0 {
+		d.n.Store(0)
+		d.Conn.Close()
+		return 0, io.EOF
+	}
+	return n, err
+}
+
+// A connection lost half way through an import: the server undoes what
+// it wrote; a stream says nothing was imported, and Import, which holds
+// its records, sends them all again, once.
+func TestRemoteImportLostHalfWay(t *testing.T) {
+	dir := t.TempDir()
+	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: pid, Name: "p"}); err != nil {
+		t.Fatal(err)
+	}
+	var at, seen atomic.Int32
+	sock := filepath.Join(dir, "s.sock")
+	_, stop := serveDB(t, db, sock)
+	c := NewClient(func(ctx context.Context) (net.Conn, error) {
+		cn, err := net.Dial("unix", sock)
+		if err != nil {
+			return nil, err
+		}
+		return &dropAt{Conn: cn, n: &at, seen: &seen}, nil
+	})
+	t.Cleanup(func() {
+		c.Close()
+		stop()
+		db.Close()
+	})
+	recs := streamRecords(6000)
+
+	at.Store(3)
+	_, err = c.ImportStream(ctx, pid, store.Chunks(recs, 1000), memory.ActorUser)
+	if !errors.Is(err, errLost) || !strings.Contains(err.Error(), "nothing was imported") || settled(t, db) != 0 {
+		t.Fatalf("stream lost half way: %v", err)
+	}
+
+	seen.Store(0)
+	at.Store(3)
+	res, err := c.Import(ctx, pid, recs, memory.ActorUser)
+	if err != nil || res.Added != len(recs) || at.Load() != 0 || settled(t, db) != len(recs) {
+		t.Fatalf("import lost half way and sent again: %+v %v", res.Added, err)
+	}
+}
