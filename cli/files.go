@@ -67,7 +67,7 @@ func (a *app) importCommand() *cobra.Command {
 			if err := a.open(cmd.Context(), true); err != nil {
 				return err
 			}
-			src.progress = a.importProgress(path)
+			src.progress = a.fileProgress("importing", path)
 			res, err := a.st.ImportStream(cmd.Context(), a.proj.ID, src.next, memory.ActorUser)
 			src.progress.clear() // before any report: stdout and stderr may share the terminal
 			if err != nil {
@@ -110,7 +110,7 @@ type importSource struct {
 	recs     []memory.Record     // markdown: every record
 	files    []string            // markdown: the file of each record
 	sent     int                 // records handed over
-	progress *importProgress
+	progress *fileProgress
 	// bind keeps, by record, the memories that binding may bind: active,
 	// with no bindings of their own, whose text can name a path or a flag
 	// (trust.MayBind). Every other record is dropped once sent.
@@ -194,23 +194,24 @@ func (a *app) bindImported(ctx context.Context, bind map[int]*memory.Memory, add
 	return a.trustService().BindNew(ctx, ms)
 }
 
-// importProgress shows how far an import has read its input, on a line
-// of stderr rewritten in place, when stderr is a terminal; nil shows nothing.
-type importProgress struct {
+// fileProgress shows how far an import or export has come, on a line of
+// stderr rewritten in place, when stderr is a terminal; nil shows nothing.
+type fileProgress struct {
 	w     io.Writer
+	verb  string // "importing", "exporting"
 	what  string
 	last  time.Time
 	shown bool
 }
 
-func (a *app) importProgress(path string) *importProgress {
+func (a *app) fileProgress(verb, path string) *fileProgress {
 	if f, ok := a.env.Stderr.(*os.File); ok && term.IsTerminal(f.Fd()) {
-		return &importProgress{w: f, what: cleanLine(path)}
+		return &fileProgress{w: f, verb: verb, what: cleanLine(path)}
 	}
 	return nil
 }
 
-func (p *importProgress) show(done, total int64) {
+func (p *fileProgress) show(done, total int64) {
 	if p == nil || total <= 0 {
 		return
 	}
@@ -219,10 +220,10 @@ func (p *importProgress) show(done, total int64) {
 		return
 	}
 	p.last, p.shown = now, true
-	fmt.Fprintf(p.w, "\rimporting %s … %d %%\x1b[K", p.what, min(100, done*100/total))
+	fmt.Fprintf(p.w, "\r%s %s … %d %%\x1b[K", p.verb, p.what, min(100, done*100/total))
 }
 
-func (p *importProgress) clear() {
+func (p *fileProgress) clear() {
 	if p != nil && p.shown {
 		fmt.Fprint(p.w, "\r\x1b[K")
 	}
@@ -259,15 +260,19 @@ func (a *app) exportCommand() *cobra.Command {
 			if err := a.open(cmd.Context(), false); err != nil {
 				return err
 			}
-			recs, err := a.allRecords(cmd.Context(), a.proj.ID)
+			progress := a.fileProgress("exporting", path)
+			recs, err := a.allRecords(cmd.Context(), a.proj.ID, progress)
 			if err != nil {
+				progress.clear()
 				return err
 			}
+			progress.show(1, 1) // read; writing the files is the quick part
 			if f == "md" {
 				err = exchange.WriteMarkdown(path, recs)
 			} else {
 				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, recs) })
 			}
+			progress.clear() // before any report: stdout and stderr may share the terminal
 			if err != nil {
 				return fmt.Errorf("export to %s: %w", path, err)
 			}
@@ -282,9 +287,20 @@ func (a *app) exportCommand() *cobra.Command {
 	return c
 }
 
-// allRecords reads every memory of a project, oldest first, with its edges.
-func (a *app) allRecords(ctx context.Context, pid string) ([]memory.Record, error) {
+// allRecords reads every memory of a project, oldest first, with its edges
+// (progress, if not nil, is told how far: the edges are a call each).
+func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress) ([]memory.Record, error) {
 	var recs []memory.Record
+	total := int64(0)
+	if progress != nil {
+		if c, err := a.st.Count(ctx, pid); err == nil {
+			for _, byStatus := range c.ByLayer {
+				for _, n := range byStatus {
+					total += int64(n)
+				}
+			}
+		}
+	}
 	q := store.Query{Project: pid, Status: store.StatusAny, Limit: 1000}
 	for {
 		page, err := a.st.List(ctx, q)
@@ -297,6 +313,7 @@ func (a *app) allRecords(ctx context.Context, pid string) ([]memory.Record, erro
 				return nil, err
 			}
 			recs = append(recs, r)
+			progress.show(int64(len(recs))*9/10, total) // the last tenth: writing
 		}
 		if page.Next == "" {
 			break
