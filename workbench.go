@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"sync"
 
 	"cairn/memory"
 	"cairn/recall"
@@ -16,8 +17,20 @@ import (
 // engine when the store is a client of the server; the command line's
 // history lasts in the home.
 func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme, home string) error {
+	// One trust service per project for the workbench's life: its checker
+	// keeps the bound files' fingerprints, so a reload stats them instead
+	// of hashing every one again.
+	var mu sync.Mutex
+	services := map[string]*trust.Service{}
 	opt := ui.Options{Project: p, Projects: projects, Theme: theme, HistoryFile: filepath.Join(home, "history"),
-		Trust: func(p memory.Project) *trust.Service { return trust.For(st, p, os.Getwd, os.Getenv) }}
+		Trust: func(p memory.Project) *trust.Service {
+			mu.Lock()
+			defer mu.Unlock()
+			if services[p.ID] == nil {
+				services[p.ID] = trust.For(st, p, os.Getwd, os.Getenv)
+			}
+			return services[p.ID]
+		}}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}
