@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -308,6 +309,9 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	// Everything the server creates — Badger's tables and logs among them,
 	// which Badger makes 0644 — is its user's alone.
 	syscall.Umask(0o077)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serverGCPercent)
+	}
 	if err := PrepareHome(home); err != nil {
 		return err
 	}
@@ -342,6 +346,9 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	// when this one stops, so a start after an idle exit does not build
 	// it again from every memory.
 	engine.Persist(recall.SnapshotPath(home))
+	// A build reads every memory: what it decoded is garbage once it is
+	// done, and is given back at once rather than over minutes.
+	engine.OnBuilt(debug.FreeOSMemory)
 	events, err := st.Subscribe(ctx)
 	if err != nil {
 		ln.Close()
@@ -359,6 +366,14 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	}
 	return err
 }
+
+// serverGCPercent is the server's GOGC. Most of what it holds is live
+// for as long as it runs (the recall index, Badger's memtable and block
+// cache), and the collector's default of 100 lets garbage (each recall's
+// candidates, records read and JSON written) grow the heap to twice that
+// before it collects; 50 bounds it at one and a half times, for more
+// frequent collections of a heap whose largest parts hold no pointers.
+const serverGCPercent = 50
 
 // storeWait bounds how long a new server waits for the store: the server
 // it replaces may still be closing it (it reached its idle timeout just as
