@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"encoding/binary"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -65,7 +67,7 @@ type lexIndex struct {
 	words   []string         // number → word
 	post    []postings       // number → postings
 	length  []int32          // tokens per document (0: removed)
-	terms   [][]int32        // document → its distinct words
+	terms   [][]byte         // document → its distinct words (see packWords)
 	total   int64            // sum of lengths of live documents
 	live    int
 	garbage int // postings of removed documents still in lists
@@ -93,10 +95,61 @@ func (x *lexIndex) wordsOf(doc int32) []string {
 
 // appendWords appends doc's distinct words to out (a caller's buffer).
 func (x *lexIndex) appendWords(out []string, doc int32) []string {
-	for _, id := range x.terms[doc] {
+	for id := range wordIDs(x.terms[doc]) {
 		out = append(out, x.words[id])
 	}
 	return out
+}
+
+// packWords encodes a document's word numbers (in increasing order) as
+// the gaps between them, a byte or two each where int32s took four: the
+// lists of a million documents are most of what the index holds beside
+// its postings.
+func packWords(ids []int32) []byte {
+	out := make([]byte, 0, len(ids)+len(ids)/2)
+	prev := int32(-1)
+	for _, id := range ids {
+		out = binary.AppendUvarint(out, uint64(id-prev))
+		prev = id
+	}
+	return slices.Clip(out)
+}
+
+// wordIDs are the word numbers packWords packed. A malformed list (a
+// saved index is checked when read, see validWords) ends early.
+func wordIDs(b []byte) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		id := int64(-1)
+		for len(b) > 0 {
+			gap, n := binary.Uvarint(b)
+			if n <= 0 {
+				return
+			}
+			b = b[n:]
+			id += int64(gap)
+			if !yield(int32(id)) {
+				return
+			}
+		}
+	}
+}
+
+// validWords says whether b is a packed list of distinct numbers under nw,
+// and how many.
+func validWords(b []byte, nw int) (int, bool) {
+	id, count := int64(-1), 0
+	for len(b) > 0 {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 || gap == 0 || gap > uint64(nw) {
+			return 0, false
+		}
+		b = b[n:]
+		if id += int64(gap); id >= int64(nw) {
+			return 0, false
+		}
+		count++
+	}
+	return count, true
 }
 
 // set indexes doc's tokens, replacing what it had.
@@ -123,7 +176,7 @@ func (x *lexIndex) set(doc int32, tokens []string) {
 	for _, id := range terms {
 		x.post[id].add(doc, tf[id], int32(len(tokens)))
 	}
-	x.terms[doc] = terms
+	x.terms[doc] = packWords(terms)
 	x.length[doc] = int32(len(tokens))
 	x.total += int64(len(tokens))
 	x.live++
@@ -147,8 +200,8 @@ func (x *lexIndex) remove(doc int32) {
 	}
 	x.total -= int64(x.length[doc])
 	x.live--
-	x.garbage += len(x.terms[doc])
-	for _, id := range x.terms[doc] {
+	for id := range wordIDs(x.terms[doc]) {
+		x.garbage++
 		// drop eagerly when the list is short; long lists are compacted later
 		if p := &x.post[id]; len(p.docs) < 64 {
 			p.keepIf(func(d int32) bool { return d != doc })

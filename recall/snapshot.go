@@ -32,7 +32,8 @@ import (
 // the format.
 const snapshotMagic = "cairn recall index\n"
 
-// Version 2: postings are written as gaps between document numbers.
+// Version 2: postings are written as gaps between document numbers, and
+// each document's words packed as the index holds them (see packWords).
 const snapshotVersion = 2
 
 // eventSource is what a start needs to catch up from a saved index.
@@ -234,9 +235,7 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 		}
 		s.uvarint(uint64(x.length[n]))
 		s.uvarint(uint64(len(x.terms[n])))
-		for _, id := range x.terms[n] {
-			s.uvarint(uint64(id))
-		}
+		s.write(x.terms[n]) // packed as the index holds it
 	}
 	s.varint(x.total)
 	return s.err
@@ -363,20 +362,19 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 	if s.err == nil && nl != nd {
 		return "", errors.New("lengths and documents differ in number")
 	}
-	x.length, x.terms = make([]int32, nl), make([][]int32, nl)
+	x.length, x.terms = make([]int32, nl), make([][]byte, nl)
 	for doc := range nl {
 		l := s.uvarint()
 		x.length[doc] = int32(l)
 		if l == 0 {
 			continue
 		}
-		terms := make([]int32, s.count(uint64(nw)))
-		for i := range terms {
-			id := s.uvarint()
-			if id >= uint64(nw) {
-				s.err = errors.New("a word out of range")
-			}
-			terms[i] = int32(id)
+		terms := make([]byte, s.count(many))
+		if s.err == nil {
+			_, s.err = io.ReadFull(s.r, terms)
+		}
+		if _, ok := validWords(terms, nw); !ok && s.err == nil {
+			s.err = errors.New("a word out of range")
 		}
 		x.terms[doc] = terms
 		x.live++
