@@ -18,30 +18,20 @@ var (
 
 // postings of one word: the documents that hold it, in increasing order,
 // and how often it occurs in each, in two arrays (6 bytes a posting, no
-// per-posting struct). maxTF and minLen bound every posting's tf and
-// document length (they may be stale after a removal, never too tight):
-// from them a search knows the most a word can add to a score.
+// per-posting struct).
 type postings struct {
-	docs   []int32
-	tfs    []uint16
-	maxTF  uint16
-	minLen int32
+	docs []int32
+	tfs  []uint16
 }
 
 // add appends doc (or puts it in its place, should it come out of order).
-func (p *postings) add(doc int32, tf uint16, length int32) {
+func (p *postings) add(doc int32, tf uint16) {
 	if n := len(p.docs); n == 0 || p.docs[n-1] < doc {
 		p.docs, p.tfs = append(p.docs, doc), append(p.tfs, tf)
 	} else if i, ok := slices.BinarySearch(p.docs, doc); ok {
 		p.tfs[i] = tf // a number indexed again: its old posting was garbage
 	} else {
 		p.docs, p.tfs = slices.Insert(p.docs, i, doc), slices.Insert(p.tfs, i, tf)
-	}
-	if len(p.docs) == 1 || tf > p.maxTF {
-		p.maxTF = tf
-	}
-	if len(p.docs) == 1 || length < p.minLen {
-		p.minLen = length
 	}
 }
 
@@ -174,7 +164,7 @@ func (x *lexIndex) set(doc int32, tokens []string) {
 	}
 	slices.Sort(terms)
 	for _, id := range terms {
-		x.post[id].add(doc, tf[id], int32(len(tokens)))
+		x.post[id].add(doc, tf[id])
 	}
 	x.terms[doc] = packWords(terms)
 	x.length[doc] = int32(len(tokens))
@@ -304,9 +294,6 @@ type accumulator struct {
 	x       *lexIndex
 	acc     []float32
 	touched []int32
-	// addTop's candidates and their sums
-	cand []int32
-	sums []float32
 }
 
 var accPool sync.Pool
@@ -330,9 +317,8 @@ func (a *accumulator) release() {
 
 // term is one word of a search: its postings and what it weighs.
 type term struct {
-	ps  *postings
-	w   float64 // the query's weight times idf
-	max float64 // the most it adds to a document's score (never less)
+	ps *postings
+	w  float64 // the query's weight times idf
 }
 
 // terms are the words of query that some live document holds, in a fixed
@@ -353,23 +339,9 @@ func (a *accumulator) terms(query map[string]float64) []term {
 		if df == 0 {
 			continue
 		}
-		ps := x.postings(t)
-		tm := term{ps: ps, w: query[t] * x.idf(df)}
-		tm.max = a.impact(tm.w, ps.maxTF, ps.minLen)
-		out = append(out, tm)
+		out = append(out, term{ps: x.postings(t), w: query[t] * x.idf(df)})
 	}
 	return out
-}
-
-// impact is BM25's share of a word of weight w (query weight × idf) in a
-// document of length l holding it tf times, as every search computes it.
-func (a *accumulator) impact(w float64, tf uint16, l int32) float64 {
-	x := a.x
-	avg := float64(x.total) / float64(x.live)
-	norm := bm25K1 * (1 - bm25B)
-	slope := bm25K1 * bm25B / avg
-	f := float64(tf)
-	return w * f * (bm25K1 + 1) / (f + norm + slope*float64(l))
 }
 
 // add scores the words of query (each with its weight) into the sums.
@@ -397,94 +369,6 @@ func (a *accumulator) addTerms(terms []term) {
 				a.touched = append(a.touched, d)
 			}
 			a.acc[d] += float32(w * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
-		}
-	}
-}
-
-// addTop is add(query) then top(k, keep), where prev is what top(k,
-// keep) returned before this add. It scores only the documents that can
-// still be among the best k: adding the words raises every score by at
-// most the sum of their largest impacts (bound), so once k documents of
-// prev score t in all, a document whose sum so far is under t − bound
-// cannot reach them, and one the query's words never touched (sum 0)
-// cannot either when bound < t. Those kept are scored exactly as add
-// would (the same float32 sums in the same order), so the answer is
-// add's and top's, only sooner when the new words are common.
-func (a *accumulator) addTop(query map[string]float64, k int, keep func(int32) bool, prev []scored) []scored {
-	terms := a.terms(query)
-	if len(prev) < k || k == 0 {
-		a.addTerms(terms)
-		return a.top(k, keep)
-	}
-	var bound float64
-	for _, tm := range terms {
-		bound += tm.max
-	}
-	floor := math.Inf(1)
-	for _, s := range prev {
-		floor = min(floor, float64(a.rescore(terms, s.doc)))
-	}
-	// With room for float32 rounding: a sum is off by far less than this.
-	cut := floor*(1-1e-5) - bound*(1+1e-4) - 1e-6
-	if cut <= 0 {
-		a.addTerms(terms)
-		return a.top(k, keep)
-	}
-	cand := a.cand[:0]
-	for _, d := range a.touched {
-		if float64(a.acc[d]) >= cut {
-			cand = append(cand, d)
-		}
-	}
-	slices.Sort(cand)
-	sums := slices.Grow(a.sums[:0], len(cand))[:len(cand)]
-	for i, d := range cand {
-		sums[i] = a.acc[d]
-	}
-	for _, tm := range terms {
-		a.addTo(tm, cand, sums)
-	}
-	h := make(minHeap, 0, k)
-	for i, d := range cand {
-		h.offer(scored{d, float64(sums[i])}, k, keep)
-	}
-	a.cand, a.sums = cand, sums
-	return h.sorted()
-}
-
-// rescore is doc's sum with terms added, as addTerms would make it.
-func (a *accumulator) rescore(terms []term, doc int32) float32 {
-	s := a.acc[doc]
-	l := a.x.length[doc]
-	for _, tm := range terms {
-		if i, ok := slices.BinarySearch(tm.ps.docs, doc); ok && l > 0 {
-			s += float32(a.impact(tm.w, tm.ps.tfs[i], l))
-		}
-	}
-	return s
-}
-
-// addTo adds tm's impact to the sums of docs (in increasing order) that
-// hold it, galloping through its postings.
-func (a *accumulator) addTo(tm term, docs []int32, sums []float32) {
-	x := a.x
-	ps := tm.ps.docs
-	j := 0
-	for i, d := range docs {
-		// gallop to the first posting ≥ d
-		step := 1
-		for j+step < len(ps) && ps[j+step] < d {
-			j += step
-			step *= 2
-		}
-		j += sort.Search(min(step, len(ps)-j), func(n int) bool { return ps[j+n] >= d })
-		if j == len(ps) {
-			return
-		}
-		if ps[j] == d {
-			if l := x.length[d]; l > 0 {
-				sums[i] += float32(a.impact(tm.w, tm.ps.tfs[j], l))
-			}
 		}
 	}
 }

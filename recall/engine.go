@@ -657,7 +657,8 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		if prfAlpha > 0 && len(lex) >= prfMinMatches {
 			// Only when the words matched enough memories for the best to
 			// stand for the subject: in a handful, the best are all there is.
-			lex = acc.addTop(e.lex.expand(words, lex, prfDocs, prfWords, prfAlpha), candidates, keep, lex)
+			acc.add(e.lex.expand(words, lex, prfDocs, prfWords, prfAlpha))
+			lex = acc.top(candidates, keep)
 		}
 		acc.release()
 		for i, s := range lex {

@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"time"
@@ -353,7 +352,6 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 				break
 			}
 			ps.docs[i], ps.tfs[i] = int32(doc), uint16(tf)
-			ps.maxTF = max(ps.maxTF, uint16(tf))
 			prev = doc
 		}
 		x.post[id] = ps
@@ -382,15 +380,6 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 	x.total = s.varint()
 	if s.err != nil {
 		return "", s.err
-	}
-	for id := range x.post {
-		ps := &x.post[id]
-		ps.minLen = math.MaxInt32
-		for _, d := range ps.docs {
-			if l := x.length[d]; l > 0 {
-				ps.minLen = min(ps.minLen, l)
-			}
-		}
 	}
 	e.mu.Lock()
 	e.docs, e.byID, e.lex, e.triggered, e.pathed, e.vecName = docs, byID, x, triggered, pathed, vecName
