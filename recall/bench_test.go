@@ -77,7 +77,7 @@ type benchSetup struct {
 	pid   string
 }
 
-func setup(b *testing.B, n int) *benchSetup {
+func setup(b testing.TB, n int) *benchSetup {
 	benchMu.Lock()
 	defer benchMu.Unlock()
 	if s, ok := benchEngines[n]; ok {

@@ -1,6 +1,8 @@
 package recall
 
 import (
+	"encoding/binary"
+	"iter"
 	"math"
 	"slices"
 	"sort"
@@ -14,9 +16,35 @@ var (
 	bm25B  = 0.4
 )
 
-type posting struct {
-	doc int32
-	tf  uint16
+// postings of one word: the documents that hold it, in increasing order,
+// and how often it occurs in each, in two arrays (6 bytes a posting, no
+// per-posting struct).
+type postings struct {
+	docs []int32
+	tfs  []uint16
+}
+
+// add appends doc (or puts it in its place, should it come out of order).
+func (p *postings) add(doc int32, tf uint16) {
+	if n := len(p.docs); n == 0 || p.docs[n-1] < doc {
+		p.docs, p.tfs = append(p.docs, doc), append(p.tfs, tf)
+	} else if i, ok := slices.BinarySearch(p.docs, doc); ok {
+		p.tfs[i] = tf // a number indexed again: its old posting was garbage
+	} else {
+		p.docs, p.tfs = slices.Insert(p.docs, i, doc), slices.Insert(p.tfs, i, tf)
+	}
+}
+
+// keepIf drops the postings of the documents live rejects, in place.
+func (p *postings) keepIf(live func(int32) bool) {
+	n := 0
+	for i, d := range p.docs {
+		if live(d) {
+			p.docs[n], p.tfs[n] = d, p.tfs[i]
+			n++
+		}
+	}
+	p.docs, p.tfs = p.docs[:n], p.tfs[:n]
 }
 
 // lexIndex is an inverted index scored with BM25. Documents are dense
@@ -27,9 +55,9 @@ type posting struct {
 type lexIndex struct {
 	ids     map[string]int32 // word → its number
 	words   []string         // number → word
-	post    [][]posting      // number → postings
+	post    []postings       // number → postings
 	length  []int32          // tokens per document (0: removed)
-	terms   [][]int32        // document → its distinct words
+	terms   [][]byte         // document → its distinct words (see packWords)
 	total   int64            // sum of lengths of live documents
 	live    int
 	garbage int // postings of removed documents still in lists
@@ -46,17 +74,72 @@ func (x *lexIndex) word(t string) int32 {
 	t = strings.Clone(t) // never a piece of a memory's text
 	x.ids[t] = id
 	x.words = append(x.words, t)
-	x.post = append(x.post, nil)
+	x.post = append(x.post, postings{})
 	return id
 }
 
 // wordsOf are doc's distinct words.
 func (x *lexIndex) wordsOf(doc int32) []string {
-	out := make([]string, len(x.terms[doc]))
-	for i, id := range x.terms[doc] {
-		out[i] = x.words[id]
+	return x.appendWords(nil, doc)
+}
+
+// appendWords appends doc's distinct words to out (a caller's buffer).
+func (x *lexIndex) appendWords(out []string, doc int32) []string {
+	for id := range wordIDs(x.terms[doc]) {
+		out = append(out, x.words[id])
 	}
 	return out
+}
+
+// packWords encodes a document's word numbers (in increasing order) as
+// the gaps between them, a byte or two each where int32s took four: the
+// lists of a million documents are most of what the index holds beside
+// its postings.
+func packWords(ids []int32) []byte {
+	out := make([]byte, 0, len(ids)+len(ids)/2)
+	prev := int32(-1)
+	for _, id := range ids {
+		out = binary.AppendUvarint(out, uint64(id-prev))
+		prev = id
+	}
+	return slices.Clip(out)
+}
+
+// wordIDs are the word numbers packWords packed. A malformed list (a
+// saved index is checked when read, see validWords) ends early.
+func wordIDs(b []byte) iter.Seq[int32] {
+	return func(yield func(int32) bool) {
+		id := int64(-1)
+		for len(b) > 0 {
+			gap, n := binary.Uvarint(b)
+			if n <= 0 {
+				return
+			}
+			b = b[n:]
+			id += int64(gap)
+			if !yield(int32(id)) {
+				return
+			}
+		}
+	}
+}
+
+// validWords says whether b is a packed list of distinct numbers under nw,
+// and how many.
+func validWords(b []byte, nw int) (int, bool) {
+	id, count := int64(-1), 0
+	for len(b) > 0 {
+		gap, n := binary.Uvarint(b)
+		if n <= 0 || gap == 0 || gap > uint64(nw) {
+			return 0, false
+		}
+		b = b[n:]
+		if id += int64(gap); id >= int64(nw) {
+			return 0, false
+		}
+		count++
+	}
+	return count, true
 }
 
 // set indexes doc's tokens, replacing what it had.
@@ -76,11 +159,14 @@ func (x *lexIndex) set(doc int32, tokens []string) {
 		}
 	}
 	terms := make([]int32, 0, len(tf))
-	for id, n := range tf {
-		x.post[id] = append(x.post[id], posting{doc, n})
+	for id := range tf {
 		terms = append(terms, id)
 	}
-	x.terms[doc] = terms
+	slices.Sort(terms)
+	for _, id := range terms {
+		x.post[id].add(doc, tf[id])
+	}
+	x.terms[doc] = packWords(terms)
 	x.length[doc] = int32(len(tokens))
 	x.total += int64(len(tokens))
 	x.live++
@@ -89,9 +175,10 @@ func (x *lexIndex) set(doc int32, tokens []string) {
 // trim gives back the spare capacity of every posting list (after a
 // build, where appends left up to half of each unused).
 func (x *lexIndex) trim() {
-	for id, ps := range x.post {
-		if cap(ps) > len(ps)+len(ps)/8 {
-			x.post[id] = slices.Clone(ps)
+	for id := range x.post {
+		p := &x.post[id]
+		if cap(p.docs) > len(p.docs)+len(p.docs)/8 {
+			p.docs, p.tfs = slices.Clone(p.docs), slices.Clone(p.tfs)
 		}
 	}
 }
@@ -103,18 +190,12 @@ func (x *lexIndex) remove(doc int32) {
 	}
 	x.total -= int64(x.length[doc])
 	x.live--
-	x.garbage += len(x.terms[doc])
-	for _, id := range x.terms[doc] {
+	for id := range wordIDs(x.terms[doc]) {
+		x.garbage++
 		// drop eagerly when the list is short; long lists are compacted later
-		if ps := x.post[id]; len(ps) < 64 {
-			out := ps[:0]
-			for _, p := range ps {
-				if p.doc != doc {
-					out = append(out, p)
-				}
-			}
+		if p := &x.post[id]; len(p.docs) < 64 {
+			p.keepIf(func(d int32) bool { return d != doc })
 			x.garbage--
-			x.post[id] = out
 		}
 	}
 	x.length[doc], x.terms[doc] = 0, nil
@@ -124,14 +205,8 @@ func (x *lexIndex) remove(doc int32) {
 }
 
 func (x *lexIndex) compact() {
-	for id, ps := range x.post {
-		out := ps[:0]
-		for _, p := range ps {
-			if x.length[p.doc] > 0 {
-				out = append(out, p)
-			}
-		}
-		x.post[id] = out
+	for id := range x.post {
+		x.post[id].keepIf(func(d int32) bool { return x.length[d] > 0 })
 	}
 	x.garbage = 0
 }
@@ -148,23 +223,23 @@ func (x *lexIndex) idf(df int) float64 {
 
 const minDocs = 1000
 
-// postings of word t (nil when no document holds it).
-func (x *lexIndex) postings(t string) []posting {
+// postings of word t (empty when no document holds it).
+func (x *lexIndex) postings(t string) *postings {
 	if id, ok := x.ids[t]; ok {
-		return x.post[id]
+		return &x.post[id]
 	}
-	return nil
+	return &postings{}
 }
 
 // df is how many live documents hold t.
 func (x *lexIndex) df(t string) int {
 	ps := x.postings(t)
 	if x.garbage == 0 {
-		return len(ps)
+		return len(ps.docs)
 	}
 	df := 0
-	for _, p := range ps {
-		if x.length[p.doc] > 0 {
+	for _, d := range ps.docs {
+		if x.length[d] > 0 {
 			df++
 		}
 	}
@@ -240,66 +315,102 @@ func (a *accumulator) release() {
 	accPool.Put(a)
 }
 
-// add scores the words of query (each with its weight) into the sums.
-func (a *accumulator) add(query map[string]float64) {
+// term is one word of a search: its postings and what it weighs.
+type term struct {
+	ps *postings
+	w  float64 // the query's weight times idf
+}
+
+// terms are the words of query that some live document holds, in a fixed
+// order (float sums must not depend on map order).
+func (a *accumulator) terms(query map[string]float64) []term {
 	x := a.x
 	if x.live == 0 || len(query) == 0 {
-		return
+		return nil
 	}
-	avg := float64(x.total) / float64(x.live)
 	words := make([]string, 0, len(query))
 	for t := range query {
 		words = append(words, t)
 	}
-	sort.Strings(words) // a fixed order: float sums do not depend on map order
-	norm := bm25K1 * (1 - bm25B)
-	slope := bm25K1 * bm25B / avg
+	sort.Strings(words)
+	out := make([]term, 0, len(words))
 	for _, t := range words {
-		qw := query[t]
-		ps := x.postings(t)
 		df := x.df(t)
 		if df == 0 {
 			continue
 		}
-		idf := x.idf(df)
-		for _, p := range ps {
-			l := x.length[p.doc]
+		out = append(out, term{ps: x.postings(t), w: query[t] * x.idf(df)})
+	}
+	return out
+}
+
+// add scores the words of query (each with its weight) into the sums.
+func (a *accumulator) add(query map[string]float64) {
+	a.addTerms(a.terms(query))
+}
+
+func (a *accumulator) addTerms(terms []term) {
+	x := a.x
+	if len(terms) == 0 {
+		return
+	}
+	avg := float64(x.total) / float64(x.live)
+	norm := bm25K1 * (1 - bm25B)
+	slope := bm25K1 * bm25B / avg
+	for _, tm := range terms {
+		w := tm.w
+		for i, d := range tm.ps.docs {
+			l := x.length[d]
 			if l == 0 {
 				continue
 			}
-			tf := float64(p.tf)
-			if a.acc[p.doc] == 0 {
-				a.touched = append(a.touched, p.doc)
+			tf := float64(tm.ps.tfs[i])
+			if a.acc[d] == 0 {
+				a.touched = append(a.touched, d)
 			}
-			a.acc[p.doc] += float32(qw * idf * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
+			a.acc[d] += float32(w * tf * (bm25K1 + 1) / (tf + norm + slope*float64(l)))
 		}
 	}
 }
 
-// top returns the k best documents that keep accepts, best first.
+// top returns the k best documents that keep accepts, best first (ties
+// by number: the answer is the same whatever order documents came in).
 func (a *accumulator) top(k int, keep func(int32) bool) []scored {
 	h := make(minHeap, 0, k)
 	for _, d := range a.touched {
-		s := a.acc[d]
-		if len(h) == k && float64(s) <= h[0].score {
-			continue
-		}
-		if !keep(d) {
-			continue
-		}
-		if len(h) < k {
-			h.push(scored{d, float64(s)})
-		} else {
-			h[0] = scored{d, float64(s)}
-			h.down(0)
-		}
+		h.offer(scored{d, float64(a.acc[d])}, k, keep)
 	}
-	sort.Slice(h, func(i, j int) bool {
-		if h[i].score != h[j].score {
-			return h[i].score > h[j].score
-		}
-		return h[i].doc < h[j].doc
-	})
+	return h.sorted()
+}
+
+// worse orders results: a lower score, or the same with a higher number.
+func worse(a, b scored) bool {
+	if a.score != b.score {
+		return a.score < b.score
+	}
+	return a.doc > b.doc
+}
+
+// offer puts s in the heap if it is among the k best so far and keep
+// accepts it (asked only then: it is the costlier test).
+func (h *minHeap) offer(s scored, k int, keep func(int32) bool) {
+	if k == 0 || (len(*h) == k && !worse((*h)[0], s)) {
+		return
+	}
+	if !keep(s.doc) {
+		return
+	}
+	if len(*h) < k {
+		h.push(s)
+	} else {
+		(*h)[0] = s
+		h.down(0)
+	}
+}
+
+// sorted is the heap's documents, best first.
+func (h minHeap) sorted() []scored {
+	sort.Slice(h, func(i, j int) bool { return worse(h[j], h[i]) })
 	return h
 }
 
@@ -310,7 +421,7 @@ func (h *minHeap) push(s scored) {
 	*h = append(*h, s)
 	for i := len(*h) - 1; i > 0; {
 		p := (i - 1) / 2
-		if (*h)[p].score <= (*h)[i].score {
+		if !worse((*h)[i], (*h)[p]) {
 			break
 		}
 		(*h)[p], (*h)[i] = (*h)[i], (*h)[p]
@@ -321,10 +432,10 @@ func (h *minHeap) push(s scored) {
 func (h minHeap) down(i int) {
 	for {
 		l, r, small := 2*i+1, 2*i+2, i
-		if l < len(h) && h[l].score < h[small].score {
+		if l < len(h) && worse(h[l], h[small]) {
 			small = l
 		}
-		if r < len(h) && h[r].score < h[small].score {
+		if r < len(h) && worse(h[r], h[small]) {
 			small = r
 		}
 		if small == i {

@@ -43,7 +43,13 @@ func (h Hashed) vector(text string) []float32 { return h.fromTokens(Tokens(text)
 // fromTokens embeds already tokenized text: each token is a feature, and
 // so is each character trigram of it (with ^ and $ marking its ends).
 func (h Hashed) fromTokens(tokens []string) []float32 {
-	v := make([]float32, h.Dim)
+	return h.fromTokensInto(make([]float32, h.Dim), tokens)
+}
+
+// fromTokensInto is fromTokens into v (of h.Dim numbers, overwritten): a
+// recall embeds every candidate into one buffer.
+func (h Hashed) fromTokensInto(v []float32, tokens []string) []float32 {
+	clear(v)
 	add := func(x uint64, w float32) {
 		if x>>63 == 1 {
 			w = -w

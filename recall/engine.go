@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unique"
 
 	"github.com/kelindar/search"
 
@@ -213,6 +214,8 @@ type Engine struct {
 	stamp    atomic.Pointer[string]
 	dirty    atomic.Bool
 	stale    atomic.Bool // an import's rebuild failed: the index must not be saved
+
+	built func() // see OnBuilt
 }
 
 type buildProgress struct{ done, total atomic.Int64 }
@@ -230,11 +233,23 @@ func NewEngine(src Source, emb Embedder) *Engine {
 		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{}), progress: &buildProgress{}}
 }
 
+// OnBuilt makes the engine call f after each full build (not a read of
+// the saved index): a server gives back to the system what a build left
+// behind. Set it before Build.
+func (e *Engine) OnBuilt(f func()) { e.built = f }
+
 // Build indexes every memory of every project, or reads the index saved
 // at the last stop and catches up (see Persist). Recall waits for it.
 func (e *Engine) Build(ctx context.Context) error {
-	defer close(e.ready)
+	loaded := false
+	defer func() {
+		close(e.ready)
+		if !loaded && e.built != nil {
+			e.built()
+		}
+	}()
 	if e.load(ctx) {
+		loaded = true
 		return nil
 	}
 	var stamp string
@@ -389,13 +404,18 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 		n := int32(len(e.docs))
 		e.docs = append(e.docs, doc{})
 		e.byID[m.ID] = n
-		d := doc{id: m.ID, project: m.Project, layer: m.Layer, status: m.Status, alive: true}
+		// Project, status and file names are shared by many memories: one
+		// copy of each (and never a piece of the text they were cut from).
+		d := doc{id: m.ID, project: unique.Make(m.Project).Value(), layer: m.Layer, status: unique.Make(m.Status).Value(), alive: true}
 		for _, t := range m.Triggers {
 			if t = strings.ToLower(strings.TrimSpace(t)); t != "" {
 				d.triggers = append(d.triggers, t)
 			}
 		}
 		d.files = memory.Files(m)
+		for i, f := range d.files {
+			d.files[i] = unique.Make(f).Value()
+		}
 		setIf(e.triggered, n, len(d.triggers) > 0)
 		setIf(e.pathed, n, len(d.files) > 0)
 		e.docs[n] = d
@@ -551,6 +571,9 @@ func (e *Engine) rebuild(ctx context.Context, imported bool) error {
 	e.vecName = fresh.vecName
 	e.rebuilding.Store(false)
 	e.mu.Unlock()
+	if e.built != nil {
+		e.built() // the old index is garbage now
+	}
 	return nil
 }
 
@@ -741,8 +764,11 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	if builtin && qvec != nil {
 		// The built-in embedder refines what the words found: its cosine
 		// of each candidate, computed from the candidate's indexed words.
+		var words []string
+		vec := make([]float32, len(qvec))
 		for n, c := range cands {
-			c.Vector = cosine(qvec, NewHashed().fromTokens(e.lex.wordsOf(n)))
+			words = e.lex.appendWords(words[:0], n)
+			c.Vector = cosine(qvec, NewHashed().fromTokensInto(vec, words))
 			c.Relevance += vecWeight * max(c.Vector, 0)
 			if c.answers > 0 {
 				c.answers += vecWeight * max(c.Vector, 0)

@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+	"unique"
 
 	"github.com/oklog/ulid/v2"
 
@@ -30,7 +31,9 @@ import (
 // the format.
 const snapshotMagic = "cairn recall index\n"
 
-const snapshotVersion = 1
+// Version 2: postings are written as gaps between document numbers, and
+// each document's words packed as the index holds them (see packWords).
+const snapshotVersion = 2
 
 // eventSource is what a start needs to catch up from a saved index.
 type eventSource interface {
@@ -188,9 +191,9 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 		s.strs(d.files)
 	}
 	used := make([]bool, len(x.words))
-	for id, ps := range x.post {
-		for _, p := range ps {
-			if renum[p.doc] >= 0 {
+	for id := range x.post {
+		for _, d := range x.post[id].docs {
+			if renum[d] >= 0 {
 				used[id] = true
 				break
 			}
@@ -204,17 +207,22 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 			continue
 		}
 		s.str(word)
+		ps := &x.post[id]
 		n := 0
-		for _, p := range x.post[id] {
-			if renum[p.doc] >= 0 {
+		for _, d := range ps.docs {
+			if renum[d] >= 0 {
 				n++
 			}
 		}
 		s.uvarint(uint64(n))
-		for _, p := range x.post[id] {
-			if renum[p.doc] >= 0 {
-				s.uvarint(uint64(renum[p.doc]))
-				s.uvarint(uint64(p.tf))
+		// Numbers rise along a list (renumbering keeps their order): each
+		// is written as its distance from the one before, a byte or two.
+		prev := int32(-1)
+		for i, d := range ps.docs {
+			if r := renum[d]; r >= 0 {
+				s.uvarint(uint64(r - prev))
+				s.uvarint(uint64(ps.tfs[i]))
+				prev = r
 			}
 		}
 	}
@@ -226,9 +234,7 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 		}
 		s.uvarint(uint64(x.length[n]))
 		s.uvarint(uint64(len(x.terms[n])))
-		for _, id := range x.terms[n] {
-			s.uvarint(uint64(id))
-		}
+		s.write(x.terms[n]) // packed as the index holds it
 	}
 	s.varint(x.total)
 	return s.err
@@ -316,28 +322,37 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 		if id == "" {
 			continue // removed
 		}
-		d := doc{id: id, project: s.str(), layer: memory.Layer(s.uvarint()), status: memory.Status(s.str()), alive: true}
+		d := doc{id: id, project: unique.Make(s.str()).Value(), layer: memory.Layer(s.uvarint()),
+			status: unique.Make(memory.Status(s.str())).Value(), alive: true}
 		d.triggers, d.files = s.strs(), s.strs()
+		for i, f := range d.files {
+			d.files[i] = unique.Make(f).Value() // shared, as index makes them
+		}
 		docs[n], byID[id] = d, int32(n)
 		setIf(triggered, int32(n), len(d.triggers) > 0)
 		setIf(pathed, int32(n), len(d.files) > 0)
 	}
 	x := newLexIndex()
 	nw := s.count(many)
-	x.words, x.post = make([]string, nw), make([][]posting, nw)
+	x.words, x.post = make([]string, nw), make([]postings, nw)
 	for id := range nw {
 		w := s.str()
 		x.words[id] = w
 		if w != "" {
 			x.ids[w] = int32(id)
 		}
-		ps := make([]posting, s.count(uint64(nd)))
-		for i := range ps {
-			doc, tf := s.uvarint(), s.uvarint()
-			if doc >= uint64(nd) || tf > 1<<16-1 {
+		n := s.count(uint64(nd))
+		ps := postings{docs: make([]int32, n), tfs: make([]uint16, n)}
+		prev := int64(-1)
+		for i := range n {
+			gap, tf := s.uvarint(), s.uvarint()
+			doc := prev + int64(gap)
+			if gap == 0 || gap > uint64(nd) || doc >= int64(nd) || tf > 1<<16-1 {
 				s.err = errors.New("a posting out of range")
+				break
 			}
-			ps[i] = posting{int32(doc), uint16(tf)}
+			ps.docs[i], ps.tfs[i] = int32(doc), uint16(tf)
+			prev = doc
 		}
 		x.post[id] = ps
 	}
@@ -345,20 +360,19 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 	if s.err == nil && nl != nd {
 		return "", errors.New("lengths and documents differ in number")
 	}
-	x.length, x.terms = make([]int32, nl), make([][]int32, nl)
+	x.length, x.terms = make([]int32, nl), make([][]byte, nl)
 	for doc := range nl {
 		l := s.uvarint()
 		x.length[doc] = int32(l)
 		if l == 0 {
 			continue
 		}
-		terms := make([]int32, s.count(uint64(nw)))
-		for i := range terms {
-			id := s.uvarint()
-			if id >= uint64(nw) {
-				s.err = errors.New("a word out of range")
-			}
-			terms[i] = int32(id)
+		terms := make([]byte, s.count(many))
+		if s.err == nil {
+			_, s.err = io.ReadFull(s.r, terms)
+		}
+		if _, ok := validWords(terms, nw); !ok && s.err == nil {
+			s.err = errors.New("a word out of range")
 		}
 		x.terms[doc] = terms
 		x.live++

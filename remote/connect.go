@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"syscall"
 	"time"
@@ -307,6 +308,9 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	// Everything the server creates — Badger's tables and logs among them,
 	// which Badger makes 0644 — is its user's alone.
 	syscall.Umask(0o077)
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(serverGCPercent)
+	}
 	if err := PrepareHome(home); err != nil {
 		return err
 	}
@@ -348,6 +352,14 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	live.Close()
 	return err
 }
+
+// serverGCPercent is the server's GOGC. Most of what it holds is live
+// for as long as it runs (the recall index, Badger's memtable and block
+// cache), and the collector's default of 100 lets garbage (each recall's
+// candidates, records read and JSON written) grow the heap to twice that
+// before it collects; 50 bounds it at one and a half times, for more
+// frequent collections of a heap whose largest parts hold no pointers.
+const serverGCPercent = 50
 
 // storeWait bounds how long a new server waits for the store: the server
 // it replaces may still be closing it (it reached its idle timeout just as

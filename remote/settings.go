@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/url"
 	"os"
+	"runtime/debug"
 	"strings"
 	"sync"
 	"syscall"
@@ -110,6 +111,9 @@ func (l *liveRecall) start() error {
 	// when this one stops, so a start after an idle exit does not build
 	// it again from every memory.
 	eng.Persist(recall.SnapshotPath(l.home))
+	// A build reads every memory: what it decoded is garbage once it is
+	// done, and is given back at once rather than over minutes.
+	eng.OnBuilt(debug.FreeOSMemory)
 	ctx, cancel := context.WithCancel(l.parent)
 	events, err := l.st.Subscribe(ctx)
 	if err != nil {

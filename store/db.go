@@ -41,6 +41,10 @@ type Options struct {
 	smallLSM bool
 }
 
+// memTableSize is Badger's memtable size (see Open); a transaction may
+// hold 15 % of it.
+const memTableSize = 32 << 20
+
 // DB is the Badger-backed Store.
 type DB struct {
 	bdb  *badger.DB
@@ -107,9 +111,16 @@ func Open(dir string, opt Options) (*DB, error) {
 		WithValueThreshold(1 << 20).
 		// Memory: one memtable filling and one flushing (Badger's default
 		// of five kept up to 320 MB of a 100,000-memory import resident),
-		// and a block cache of 32 MB (reads are of recent, hot keys).
+		// of 32 MB each, not 64: a memtable costs its size and three tenths
+		// more in the heap (and the collector lets garbage grow in
+		// proportion), and its size again in its mapped log. Badger bounds a
+		// transaction at 15 % of it, 4.8 MB, above an import's batches
+		// (batchBytes, a generous estimate) and any single write. A block
+		// cache of 16 MB: reads are of recent, hot keys, and a miss costs a
+		// read of the mapped table and a 4 KB decompression, microseconds.
 		WithNumMemtables(2).
-		WithBlockCacheSize(32 << 20)
+		WithMemTableSize(memTableSize).
+		WithBlockCacheSize(16 << 20)
 	if opt.smallLSM {
 		bo = bo.WithMemTableSize(1 << 20).WithBaseTableSize(512 << 10).WithBaseLevelSize(2 << 20).
 			WithValueThreshold(128 << 10).WithCompression(options.None)

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"reflect"
 	"slices"
 	"strings"
@@ -275,5 +276,35 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 				t.Fatal(err)
 			}
 		})
+	}
+}
+
+// Memories of the largest size, imported and then imported again changed
+// (each update keeps the old version twice: history and undo journal),
+// fill the import's transactions to their bound: each must still fit
+// under Badger's limit on a transaction (15 % of a memtable).
+func TestImportOfTheLargestMemoriesFitsTransactions(t *testing.T) {
+	db, _ := openTest(t)
+	r := rand.New(rand.NewPCG(5, 6))
+	body := func(i, v int) string {
+		var b strings.Builder
+		fmt.Fprintf(&b, "memory %d version %d:", i, v)
+		for b.Len() < memory.MaxBody-16 {
+			fmt.Fprintf(&b, " w%x", r.Uint32())
+		}
+		return b.String()
+	}
+	recs := make([]memory.Record, 120)
+	for i := range recs {
+		recs[i] = memory.Record{ID: newID(), Layer: memory.LayerState, Title: fmt.Sprintf("large %d", i), Body: body(i, 1), Tags: []string{"a", "b", "c"}}
+	}
+	if res, err := db.Import(ctx, testPID, recs, memory.ActorUser); err != nil || res.Added != len(recs) {
+		t.Fatalf("first import: %+v %v", res, err)
+	}
+	for i := range recs {
+		recs[i].Body = body(i, 2)
+	}
+	if res, err := db.Import(ctx, testPID, recs, memory.ActorUser); err != nil || res.Updated != len(recs) {
+		t.Fatalf("second import: %+v %v", res, err)
 	}
 }

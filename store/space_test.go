@@ -229,9 +229,11 @@ func TestDiskFullDuringImportUndoesIt(t *testing.T) {
 		if stage != "batch" || n != 2 {
 			return
 		}
-		// Leave less than a write needs, more than undoing needs.
+		// Leave less than a write needs, more than undoing needs: half way
+		// between the two (the window follows the memtable's size).
 		free, _ := freeSpace(mnt)
-		if err := fillTo(filler, free-(db.reserve()-4<<20)); err != nil {
+		undo := uint64(db.bdb.MaxBatchSize() + db.bdb.Opts().MemTableSize + reserveSlack)
+		if err := fillTo(filler, free-(db.reserve()+undo)/2); err != nil {
 			t.Error(err)
 		}
 	}
