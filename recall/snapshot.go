@@ -33,7 +33,7 @@ const snapshotMagic = "cairn recall index\n"
 
 // Version 2: postings are written as gaps between document numbers, and
 // each document's words packed as the index holds them (see packWords).
-const snapshotVersion = 2
+const snapshotVersion = 3
 
 // eventSource is what a start needs to catch up from a saved index.
 type eventSource interface {
@@ -189,6 +189,16 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 		s.str(string(d.status))
 		s.strs(d.triggers)
 		s.strs(d.files)
+		// its time and place in a session (context.go): what dated and
+		// session-neighbour recall read
+		at, session, line := e.cx.saved(n)
+		var secs int64
+		if !at.IsZero() {
+			secs = at.Unix()
+		}
+		s.varint(secs)
+		s.str(session)
+		s.uvarint(uint64(max(line, 0)))
 	}
 	used := make([]bool, len(x.words))
 	for id := range x.post {
@@ -315,6 +325,7 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 	}
 	nd := s.count(many)
 	docs := make([]doc, nd)
+	cx := newContextIndex()
 	byID := make(map[string]int32, nd)
 	triggered, pathed := map[int32]bool{}, map[int32]bool{}
 	for n := range docs {
@@ -327,6 +338,17 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 		d.triggers, d.files = s.strs(), s.strs()
 		for i, f := range d.files {
 			d.files[i] = unique.Make(f).Value() // shared, as index makes them
+		}
+		secs, session, line := s.varint(), s.str(), s.uvarint()
+		if s.err == nil && line > 1<<31-1 {
+			s.err = errors.New("a line out of range")
+		}
+		var at time.Time
+		if secs != 0 {
+			at = time.Unix(secs, 0)
+		}
+		if s.err == nil {
+			cx.restore(int32(n), at, session, int32(line))
 		}
 		docs[n], byID[id] = d, int32(n)
 		setIf(triggered, int32(n), len(d.triggers) > 0)
@@ -382,7 +404,7 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 		return "", s.err
 	}
 	e.mu.Lock()
-	e.docs, e.byID, e.lex, e.triggered, e.pathed, e.vecName = docs, byID, x, triggered, pathed, vecName
+	e.docs, e.byID, e.lex, e.triggered, e.pathed, e.vecName, e.cx = docs, byID, x, triggered, pathed, vecName, cx
 	e.mu.Unlock()
 	return stamp, nil
 }

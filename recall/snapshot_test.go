@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"slices"
 	"testing"
+	"time"
 
 	"cairn/memory"
 	"cairn/store"
@@ -222,4 +223,60 @@ func TestDamagedSavedIndexNeverPanics(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+}
+
+// A server started from its saved index recalls by sessions and times as
+// the one that saved it did: the index carries each memory's time and
+// place in its session, not only its words.
+func TestSavedIndexKeepsSessionsAndTimes(t *testing.T) {
+	f := newFixture(t)
+	at := time.Date(2025, 4, 9, 10, 0, 0, 0, time.UTC)
+	recs := []memory.Record{
+		{Layer: memory.LayerEpisode, Title: "Which database should the billing service use?", Body: "asked in the design review", ValidFrom: at, Source: memory.Source{Session: "review", Line: 1}},
+		{Layer: memory.LayerEpisode, Title: "Postgres: the ledger needs transactions", Body: "agreed by everyone", ValidFrom: at.Add(time.Minute), Source: memory.Source{Session: "review", Line: 2}},
+		{Layer: memory.LayerEpisode, Title: "Cache sizes raised", Body: "the cache holds 2 GB now", ValidFrom: time.Date(2025, 3, 4, 9, 0, 0, 0, time.UTC)},
+		{Layer: memory.LayerEpisode, Title: "Cache sizes lowered", Body: "the cache holds 1 GB now", ValidFrom: at},
+	}
+	if _, err := f.db.Import(context.Background(), f.pid, recs, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "recall.index")
+	first, _ := startFrom(t, f.db, path)
+	queries := []string{"database for the billing service", "what happened to the cache in March 2025", "the cache on 9 April 2025"}
+	var want [][]string
+	for _, q := range queries {
+		resp, err := first.Recall(context.Background(), Request{Query: q, Projects: []string{f.pid}, Peek: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		want = append(want, ids(resp))
+	}
+	if err := first.Save(); err != nil {
+		t.Fatal(err)
+	}
+	second, lists := startFrom(t, f.db, path)
+	if lists != 0 {
+		t.Fatalf("the second start read every memory %d times instead of the saved index", lists)
+	}
+	for i, q := range queries {
+		resp, err := second.Recall(context.Background(), Request{Query: q, Projects: []string{f.pid}, Peek: true})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := ids(resp); !slices.Equal(got, want[i]) {
+			t.Errorf("%q from the saved index: %v, want %v", q, got, want[i])
+		}
+	}
+	if got := titles(mustRecall(t, second, f.pid, "database for the billing service").Results); len(got) < 2 || got[1] != "Postgres: the ledger needs transactions" {
+		t.Errorf("the session's answer did not come along from the saved index: %q", got)
+	}
+}
+
+func mustRecall(t *testing.T, e *Engine, pid, q string) Response {
+	t.Helper()
+	resp, err := e.Recall(context.Background(), Request{Query: q, Projects: []string{pid}, Peek: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return resp
 }
