@@ -1034,16 +1034,16 @@ const batchOps = 2000
 
 // An import's batches are bounded by their entries and bytes, which are
 // exact for a new memory (its value and keys are made ahead) and generous
-// guesses for the rest, well below what Badger takes in one transaction
-// (15 % of a 64 MB memtable: 9.6 MB, or 100,000 entries). Fewer, larger
-// batches are fewer synchronous commits.
-const (
-	importBatchBytes   = 6 << 20
-	importBatchEntries = 40_000
-)
+// guesses for the rest: at most importBatchShare of what Badger takes in
+// one transaction (15 % of a memtable; read from the open store, so a
+// change of the memtable's size cannot make a batch too big). Fewer,
+// larger batches are fewer synchronous commits.
+const importBatchShare = 0.6
 
 func (w *batchWriter) add(iw importWrite) error {
-	if len(w.pending) > 0 && (w.size+iw.size > importBatchBytes || w.entries+iw.entries > importBatchEntries) {
+	maxBytes := int(float64(w.db.bdb.MaxBatchSize()) * importBatchShare)
+	maxEntries := int(float64(w.db.bdb.MaxBatchCount()) * importBatchShare)
+	if len(w.pending) > 0 && (w.size+iw.size > maxBytes || w.entries+iw.entries > maxEntries) {
 		if err := w.flush(); err != nil {
 			return err
 		}
