@@ -23,7 +23,7 @@ func workbench(ctx context.Context, st store.Store, p memory.Project, projects [
 	var mu sync.Mutex
 	services := map[string]*trust.Service{}
 	opt := ui.Options{Project: p, Projects: projects, Theme: theme, HistoryFile: filepath.Join(home, "history"),
-		Trust: func(p memory.Project) *trust.Service {
+		Trust: func(p memory.Project) ui.Trust {
 			mu.Lock()
 			defer mu.Unlock()
 			if services[p.ID] == nil {

@@ -40,7 +40,7 @@ type Options struct {
 	// Trust runs wake checks and the verify-first queue of a project, from
 	// the process whose files and environment the facts are bound to; nil
 	// leaves the Verify-first section empty.
-	Trust func(memory.Project) *trust.Service
+	Trust func(memory.Project) Trust
 	// HistoryFile keeps the command line's history between sessions (in the
 	// home, private; "" keeps it for this session only).
 	HistoryFile string

@@ -23,6 +23,23 @@ import (
 	"cairn/trust"
 )
 
+// Trust is what the workbench asks of a project's trust service: the wake
+// check and the verify-first queue, reviews, calibration and binding. The
+// service (trust.Service) reads the project's files, git and environment;
+// the workbench never does.
+type Trust interface {
+	Wake(ctx context.Context) error
+	Queue(ctx context.Context, salience func(memory.Salience) float64) ([]trust.Item, error)
+	Confirm(ctx context.Context, m *memory.Memory) (*memory.Memory, error)
+	Reject(ctx context.Context, m *memory.Memory) (*memory.Memory, error)
+	Rebind(ctx context.Context, m *memory.Memory, specs []string) (*memory.Memory, error)
+	Calibration(ctx context.Context) (trust.Calibration, error)
+	Bind(ctx context.Context, asked []memory.Watermark, text string) ([]memory.Watermark, error)
+	BindMany(ctx context.Context, texts []string) [][]memory.Watermark
+}
+
+var _ Trust = (*trust.Service)(nil)
+
 // Store is what the workbench needs of cairn's store.
 type Store interface {
 	List(ctx context.Context, q store.Query) (store.Page, error)
@@ -198,7 +215,7 @@ func readForSupersede(st Store, ref, text string) tea.Cmd {
 }
 
 // confirmRef confirms the memory ref names (/confirm ID).
-func confirmRef(st Store, svc *trust.Service, ref string) tea.Cmd {
+func confirmRef(st Store, svc Trust, ref string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
 		if err != nil {
@@ -226,7 +243,7 @@ func getRef(st Store, ref string) (*memory.Memory, error) {
 }
 
 // remember stores m, bound first (with svc) to what its text names.
-func remember(st Store, svc *trust.Service, m *memory.Memory) tea.Cmd {
+func remember(st Store, svc Trust, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		if err := bindText(svc, m); err != nil {
 			return actionDoneMsg{act: actRemember, err: err}
@@ -237,7 +254,7 @@ func remember(st Store, svc *trust.Service, m *memory.Memory) tea.Cmd {
 }
 
 // supersede stores m as oldID's successor, bound like a new memory.
-func supersede(st Store, svc *trust.Service, oldID string, m *memory.Memory) tea.Cmd {
+func supersede(st Store, svc Trust, oldID string, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		if err := bindText(svc, m); err != nil {
 			return actionDoneMsg{act: actSupersede, id: oldID, err: err}
@@ -249,7 +266,7 @@ func supersede(st Store, svc *trust.Service, oldID string, m *memory.Memory) tea
 
 // bindText binds a memory about to be written to the files and flags its
 // text names that resolve (none without a trust service).
-func bindText(svc *trust.Service, m *memory.Memory) error {
+func bindText(svc Trust, m *memory.Memory) error {
 	if svc == nil {
 		return nil
 	}
@@ -398,7 +415,7 @@ func timer(d time.Duration, msg tea.Msg) tea.Cmd {
 }
 
 // loadQueue runs a wake check and reads the verify-first queue.
-func loadQueue(svc *trust.Service, project string, req int) tea.Cmd {
+func loadQueue(svc Trust, project string, req int) tea.Cmd {
 	return func() tea.Msg {
 		if err := svc.Wake(bg); err != nil {
 			return queueLoadedMsg{project: project, req: req, err: err}
@@ -409,7 +426,7 @@ func loadQueue(svc *trust.Service, project string, req int) tea.Cmd {
 }
 
 // confirm re-stamps a memory's watermarks: it still holds.
-func confirm(svc *trust.Service, m *memory.Memory) tea.Cmd {
+func confirm(svc Trust, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		got, err := svc.Confirm(bg, m)
 		return actionDoneMsg{act: actConfirm, mem: got, id: m.ID, err: err}
@@ -417,7 +434,7 @@ func confirm(svc *trust.Service, m *memory.Memory) tea.Cmd {
 }
 
 // rebind binds a memory to other referents.
-func rebind(svc *trust.Service, m *memory.Memory, specs []string) tea.Cmd {
+func rebind(svc Trust, m *memory.Memory, specs []string) tea.Cmd {
 	return func() tea.Msg {
 		got, err := svc.Rebind(bg, m, specs)
 		return actionDoneMsg{act: actRebind, mem: got, id: m.ID, err: err}
@@ -426,7 +443,7 @@ func rebind(svc *trust.Service, m *memory.Memory, specs []string) tea.Cmd {
 
 // reject says the memory ref names (an id or a unique prefix) no longer
 // holds: it stays in the verify-first queue, not served, until corrected.
-func reject(svc *trust.Service, st Store, ref string) tea.Cmd {
+func reject(svc Trust, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
 		if err != nil {
@@ -439,7 +456,7 @@ func reject(svc *trust.Service, st Store, ref string) tea.Cmd {
 
 // loadCalibration counts the project's reviews per watermark kind and
 // reads the titles of the memories behind the flagged bindings.
-func loadCalibration(svc *trust.Service, st Store, project string) tea.Cmd {
+func loadCalibration(svc Trust, st Store, project string) tea.Cmd {
 	return func() tea.Msg {
 		c, err := svc.Calibration(bg)
 		if err != nil {

@@ -187,8 +187,8 @@ func (m *workbench) consolidate(dry bool) (tea.Cmd, error) {
 		return nil, err
 	}
 	opt := consolidate.Options{DryRun: dry, AskedBy: memory.ActorUser, Now: m.now}
-	if svc := m.trust(); svc != nil && svc.Checker != nil {
-		opt.Bind = svc.Checker.BindMany
+	if svc := m.trust(); svc != nil {
+		opt.Bind = svc.BindMany
 	}
 	m.pending++
 	m.progress = "consolidating"

@@ -118,7 +118,7 @@ func TestNoStoredTextReachesTheTerminalRaw(t *testing.T) {
 				proj := memory.Project{ID: demoProject.ID, Name: "demo" + evil}
 				m := New(st, Options{Project: proj, Projects: []memory.Project{proj}, Theme: theme, NoColor: theme == "plain",
 					Now: func() time.Time { return now },
-					Trust: func(p memory.Project) *trust.Service {
+					Trust: func(p memory.Project) Trust {
 						return trust.For(st, p, func() (string, error) { return t.TempDir(), nil }, func(string) string { return "" })
 					}})
 				m.quiet = true

@@ -83,7 +83,7 @@ func appIn(t testing.TB, db *store.DB, root string, w, h int, theme string) Mode
 	t.Helper()
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: theme, NoColor: theme == "plain",
 		Now: func() time.Time { return now },
-		Trust: func(p memory.Project) *trust.Service {
+		Trust: func(p memory.Project) Trust {
 			return trust.For(db, p, func() (string, error) { return root, nil }, func(string) string { return "" })
 		}})
 	m.quiet = true // no spinner: its ticks are timers

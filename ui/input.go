@@ -8,7 +8,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/trust"
 )
 
 // key routes a key press: quit, then an open dialog or editor, then the
@@ -332,7 +331,7 @@ func (m *workbench) memoryKey(s string) tea.Cmd {
 }
 
 // trust is the project's trust service, or nil without one.
-func (m *workbench) trust() *trust.Service {
+func (m *workbench) trust() Trust {
 	if m.opt.Trust == nil {
 		return nil
 	}

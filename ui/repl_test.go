@@ -115,7 +115,7 @@ func TestHistoryLastsAndKeepsNoSecret(t *testing.T) {
 	open := func() Model {
 		m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: "plain", NoColor: true,
 			Now: func() time.Time { return now }, HistoryFile: file,
-			Trust: func(p memory.Project) *trust.Service {
+			Trust: func(p memory.Project) Trust {
 				return trust.For(db, p, func() (string, error) { return t.TempDir(), nil }, func(string) string { return "" })
 			}})
 		m.quiet = true
@@ -177,7 +177,7 @@ func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
 	}
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject, other}, Theme: "plain", NoColor: true,
 		Now: func() time.Time { return now },
-		Trust: func(p memory.Project) *trust.Service {
+		Trust: func(p memory.Project) Trust {
 			return trust.For(db, p, func() (string, error) { return t.TempDir(), nil }, func(string) string { return "" })
 		}})
 	m.quiet = true
