@@ -39,10 +39,6 @@ import (
 //	                                  another memory → that memory's id (expires)
 //	meta/dedup-index                  the indexes were built for older records
 
-var keyDedupIndexed = []byte("meta/dedup-index")
-
-func keyDedupID(chosen string) []byte { return []byte("dedupid/" + chosen) }
-
 // dedupKeep is how long the answer to a reinforcing write is kept for a
 // retry of it: a client retries at once, after reconnecting, so a day is
 // plenty, and the keys then go by themselves (Badger's TTL).

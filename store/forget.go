@@ -388,7 +388,7 @@ func (db *DB) DropDraft(ctx context.Context, id string, by memory.Actor) error {
 
 // draftProject finds the project whose inbox holds draft id.
 func draftProject(txn *badger.Txn, id string) (string, error) {
-	for _, k := range keys(txn, []byte("proj/")) {
+	for _, k := range keys(txn, prefixProjects) {
 		pid := string(k[len("proj/"):])
 		item, err := txn.Get(keyDraft(pid, id))
 		if errors.Is(err, badger.ErrKeyNotFound) {
@@ -567,11 +567,6 @@ func (db *DB) finishPurges() error {
 	}
 	return nil
 }
-
-// Drafts own the events of their capture through this index, so that
-// dropping a draft drops them too.
-func keyEventOfDraft(did, eid string) []byte { return []byte("evd/" + did + "/" + eid) }
-func prefixEventsOfDraft(did string) []byte  { return []byte("evd/" + did + "/") }
 
 // reopenFor sends the decision behind edge e back to verify-first: the
 // reason or evidence e points at is being forgotten. The reason names it

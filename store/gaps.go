@@ -17,9 +17,6 @@ import (
 
 // The gap log: questions recall could not answer (see recall's Floor).
 
-func keyGap(pid, gid string) []byte { return []byte("gap/" + pid + "/" + gid) }
-func prefixGaps(pid string) []byte  { return []byte("gap/" + pid + "/") }
-
 // maxGaps bounds a project's gap log: the least recently asked go first.
 const maxGaps = 500
 

@@ -586,25 +586,6 @@ func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash str
 	return nil, nil
 }
 
-// Keys of imports. They live here, beside the only code that reads them.
-//
-//	imp/j/<import>/<batch>/<chunk>  undo journal of a batch of an unfinished import
-//	imp/new/<import>/<batch>        the memories that batch added (the result's New)
-//	imp/done/<import>               the commit record: when, what, and the result
-var (
-	prefixJournal    = []byte("imp/j/")
-	prefixImportDone = []byte("imp/done/")
-)
-
-func prefixJournalOf(id string) []byte { return []byte("imp/j/" + id + "/") }
-func keyJournal(id string, batch, chunk int) []byte {
-	return fmt.Appendf(nil, "imp/j/%s/%08d/%04d", id, batch, chunk)
-}
-func keyImportNew(id string, n int) []byte {
-	return fmt.Appendf(nil, "imp/new/%s/%08d", id, n)
-}
-func keyImportDone(id string) []byte { return []byte("imp/done/" + id) }
-
 // importKeep is how long the result of an import is kept for a retry of it
 // (a client retries at once, after reconnecting).
 const importKeep = time.Hour

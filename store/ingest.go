@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -61,16 +59,6 @@ type IngestResult struct {
 
 // MaxIngestBatch bounds the drafts of one batch (one transaction).
 const MaxIngestBatch = 500
-
-// keyIngest is a transcript's read position, by its path alone: which
-// project it belongs to is inside the file, and the state says it.
-func keyIngest(file string) []byte {
-	h := sha256.Sum256([]byte(file))
-	return []byte("ingest/" + hex.EncodeToString(h[:12]))
-}
-func keyDiary(episode string) []byte        { return []byte("diary/" + episode) }
-func keyDraftGone(pid, id string) []byte    { return []byte("dgone/" + pid + "/" + id) }
-func keyEpisodeState(episode string) []byte { return []byte("ingep/" + episode) }
 
 // IngestState returns where the last ingest of file (an absolute path)
 // stopped, with its project and the session's diary; ErrNotFound when the

@@ -662,11 +662,9 @@ func (db *DB) Count(ctx context.Context, project string) (Counts, error) {
 		it := txn.NewIterator(o)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().Key()[len(prefix):] // "<L>/<s>/<id>"
-			if len(k) < 4 {
-				continue
+			if l, st, ok := layerStatusOf(it.Item().Key(), prefix); ok {
+				c.ByLayer[l][st]++
 			}
-			c.ByLayer[memory.Layer(k[0])][statusFromLetter(k[2])]++
 		}
 		return nil
 	})

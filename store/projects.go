@@ -95,7 +95,7 @@ func (db *DB) Projects(ctx context.Context) ([]memory.Project, error) {
 	var out []memory.Project
 	err := db.view(func(txn *badger.Txn) error {
 		o := badger.DefaultIteratorOptions
-		o.Prefix = []byte("proj/")
+		o.Prefix = prefixProjects
 		it := txn.NewIterator(o)
 		defer it.Close()
 		for it.Rewind(); it.Valid(); it.Next() {

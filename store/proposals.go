@@ -13,25 +13,6 @@ import (
 	"cairn/memory"
 )
 
-// Keys of proposals. A proposal holds a candidate's text, so it is indexed
-// under every memory and draft it names, and forgetting the one or
-// dropping the other drops it (see dropProposals).
-//
-//	prop/<pid>/<id>        the proposal
-//	propk/<pid>/<key>      its Key → id: the same proposal is not made twice
-//	propm/<memory>/<id>    a memory it names (target, other)
-//	propd/<draft>/<id>     the draft it came from
-func keyProposal(pid, id string) []byte     { return []byte("prop/" + pid + "/" + id) }
-func prefixProposals(pid string) []byte     { return []byte("prop/" + pid + "/") }
-func keyProposalKey(pid, key string) []byte { return []byte("propk/" + pid + "/" + key) }
-func keyProposalOf(mid, id string) []byte   { return []byte("propm/" + mid + "/" + id) }
-func prefixProposalsOf(mid string) []byte   { return []byte("propm/" + mid + "/") }
-func keyProposalFrom(did, id string) []byte { return []byte("propd/" + did + "/" + id) }
-func prefixProposalsFrom(did string) []byte { return []byte("propd/" + did + "/") }
-
-// keyProposalID finds a proposal by id alone: prop/<pid>/<id> needs the project.
-func keyProposalID(id string) []byte { return []byte("propid/" + id) }
-
 // propose stores p as an open proposal inside txn, with an EventPropose
 // on the timeline. The same proposal (by Key) already open or rejected is
 // not made again: p.ID is then set to that one's and nothing is written.
@@ -253,7 +234,7 @@ func (db *DB) Proposals(ctx context.Context, project string, state memory.Propos
 func (db *DB) Proposal(ctx context.Context, id string) (memory.Proposal, error) {
 	var out memory.Proposal
 	err := db.view(func(txn *badger.Txn) error {
-		full, err := resolvePrefix(txn, []byte("propid/"), id, "proposal")
+		full, err := resolvePrefix(txn, prefixProposalIDs, id, "proposal")
 		if err != nil {
 			return err
 		}

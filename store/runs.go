@@ -15,38 +15,6 @@ import (
 	"cairn/secrets"
 )
 
-// Keys of consolidation runs. A run's steps are written in batches like an
-// import's, each with the journal that undoes it; the run record is the
-// commit point. Unlike an import's, the journal stays after the commit: it
-// is how a person undoes the run later. It names ids only; the state of a
-// memory before the run changed it (its text) lives under rj/<memory>/, so
-// that forgetting the memory drops it with the memory's other keys.
-//
-//	run/r/<run>                  the run record, without its changes: the commit point
-//	run/c/<run>/<n>              its changes, in chunks
-//	run/p/<pid>/<run>            the runs of a project
-//	run/j/<run>/<batch>/<chunk>  the journal: how to undo each step
-//	run/u/<run>                  an undo under way (finished at the next Open after a crash)
-//	rj/<memory>/<run>            the memory as it was before the run changed it
-var (
-	prefixRunJournal = []byte("run/j/")
-	prefixRunUndoing = []byte("run/u/")
-)
-
-func keyRun(id string) []byte               { return []byte("run/r/" + id) }
-func keyRunChanges(id string, n int) []byte { return fmt.Appendf(nil, "run/c/%s/%06d", id, n) }
-func prefixRunChanges(id string) []byte     { return []byte("run/c/" + id + "/") }
-func keyRunOf(pid, id string) []byte        { return []byte("run/p/" + pid + "/" + id) }
-func prefixRunsOf(pid string) []byte        { return []byte("run/p/" + pid + "/") }
-func prefixRunJournalOf(id string) []byte   { return []byte("run/j/" + id + "/") }
-func keyRunUndoing(id string) []byte        { return []byte("run/u/" + id) }
-func keyFromDraft(mid string) []byte        { return []byte("from/" + mid) }
-func keyRunOld(mid, run string) []byte      { return []byte("rj/" + mid + "/" + run) }
-func prefixRunOld(mid string) []byte        { return []byte("rj/" + mid + "/") }
-func keyRunJournal(id string, batch, chunk int) []byte {
-	return fmt.Appendf(nil, "run/j/%s/%08d/%04d", id, batch, chunk)
-}
-
 // runStep is one journal entry: how to take back one write of a run.
 type runStep struct {
 	Mem     string `json:"mem,omitempty"`     // a memory the run wrote

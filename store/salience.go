@@ -22,8 +22,6 @@ import (
 // written at once.
 const flushEvery = 500 * time.Millisecond
 
-func keySal(id string) []byte { return []byte("sal/" + id) }
-
 // salRecord is what sal/<id> holds; Reinforcements stay in the memory
 // (they are written with the dedup that made them).
 type salRecord struct {

@@ -18,9 +18,9 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 		// Only the ranges counted are read, keys only: the layer index
 		// (one key a memory) of each project, edges, events and drafts —
 		// not the dozen other keys every memory has.
-		count := func(prefix string, each func(k []byte)) {
+		count := func(prefix []byte, each func(k []byte)) {
 			o := badger.DefaultIteratorOptions
-			o.PrefetchValues, o.Prefix = false, []byte(prefix)
+			o.PrefetchValues, o.Prefix = false, prefix
 			it := txn.NewIterator(o)
 			defer it.Close()
 			for it.Rewind(); it.Valid(); it.Next() {
@@ -30,19 +30,18 @@ func (db *DB) Stats(ctx context.Context) (Stats, error) {
 		pids := projectIDs(txn)
 		s.Projects = len(pids)
 		for _, pid := range pids {
-			prefix := string(prefixLayerAny(pid))
+			prefix := prefixLayerAny(pid)
 			count(prefix, func(k []byte) {
-				rest := k[len(prefix):] // <L>/<s>/<id>
-				if len(rest) > 4 {
-					s.ByStatus[statusFromLetter(rest[2])]++
+				if l, st, ok := layerStatusOf(k, prefix); ok {
+					s.ByStatus[st]++
 					s.Memories++
-					s.ByLayer[memory.Layer(rest[0]).String()]++
+					s.ByLayer[l.String()]++
 				}
 			})
 		}
-		count("edge/out/", func([]byte) { s.Edges++ })
-		count("event/", func([]byte) { s.Events++ })
-		count("draft/", func([]byte) { s.Drafts++ })
+		count(prefixAllEdges, func([]byte) { s.Edges++ })
+		count(prefixAllEvents, func([]byte) { s.Events++ })
+		count(prefixAllDrafts, func([]byte) { s.Drafts++ })
 		return nil
 	})
 	s.LSMBytes = db.lsmBytes()

@@ -235,7 +235,7 @@ func readEvent(item *badger.Item) (e memory.Event, gone bool, err error) {
 // projectIDs are the ids of every project.
 func projectIDs(txn *badger.Txn) []string {
 	var out []string
-	for _, k := range keys(txn, []byte("proj/")) {
+	for _, k := range keys(txn, prefixProjects) {
 		out = append(out, string(k[len("proj/"):]))
 	}
 	return out

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"errors"
-	"fmt"
 	"slices"
 	"time"
 
@@ -40,19 +39,6 @@ const TrustThreshold = 0.5
 // change to either must raise the version, and the next Open rebuilds the
 // index.
 const verifyIndexVersion = "1"
-
-var (
-	keyVerifyIndexed = []byte("meta/verify-index")
-	prefixVerifyAll  = []byte("vq/")
-)
-
-func prefixVerify(pid string) []byte { return []byte("vq/" + pid + "/") }
-
-// keyVerify is the entry of memory id, whose trust may be under the
-// threshold from second sec (Unix time) on.
-func keyVerify(pid string, sec int64, id string) []byte {
-	return fmt.Appendf(nil, "vq/%s/%016x/%s", pid, uint64(sec), id)
-}
 
 // verifyKeys is m's entry in the verify-first index: none unless m is
 // active and its trust falls under the threshold some day.

@@ -36,7 +36,7 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 	// "from now on" needs proof: a probe key written after the call and
 	// seen by it. Without it, a write right after Subscribe returned could
 	// be missed (a test that wrote at once lost its event under load).
-	probe := []byte("subprobe/" + newID())
+	probe := keySubProbe(newID())
 	seen := make(chan struct{})
 	var once sync.Once
 	go func() {
@@ -49,11 +49,11 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 				}
 				var e memory.Event
 				switch {
-				case bytes.HasPrefix(kv.Key, []byte("event/")):
+				case bytes.HasPrefix(kv.Key, prefixAllEvents):
 					if decode(kv.Key, kv.Value, &e) != nil {
 						continue
 					}
-				case bytes.HasPrefix(kv.Key, []byte("gap/")):
+				case bytes.HasPrefix(kv.Key, prefixAllGaps):
 					// A gap is no timeline event, but the inbox shows it: a
 					// recall in another process is news to a workbench.
 					var g memory.Gap
@@ -70,7 +70,7 @@ func (db *DB) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 				}
 			}
 			return nil
-		}, []pb.Match{{Prefix: []byte("event/")}, {Prefix: []byte("gap/")}, {Prefix: probe}})
+		}, []pb.Match{{Prefix: prefixAllEvents}, {Prefix: prefixAllGaps}, {Prefix: probe}})
 	}()
 	wait := time.NewTimer(5 * time.Second)
 	defer wait.Stop()
