@@ -32,12 +32,7 @@ func (a *app) mcpCommand() *cobra.Command {
 }
 
 // scope is the current project plus global.
-func (a *app) scope() []string {
-	if a.proj.ID == memory.GlobalID {
-		return []string{a.proj.ID}
-	}
-	return []string{a.proj.ID, memory.GlobalID}
-}
+func (a *app) scope() []string { return memory.Scope(a.proj.ID) }
 
 func (a *app) contextCommand() *cobra.Command {
 	var budget int

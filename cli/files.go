@@ -301,24 +301,19 @@ func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress
 			}
 		}
 	}
-	q := store.Query{Project: pid, Status: store.StatusAny, Limit: 1000}
-	for {
-		page, err := a.st.List(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		for _, m := range page.Memories {
+	err := store.EachPage(ctx, a.st, store.Query{Project: pid, Status: store.StatusAny, Limit: 1000}, func(page []*memory.Memory) error {
+		for _, m := range page {
 			r, err := a.record(ctx, m)
 			if err != nil {
-				return nil, err
+				return err
 			}
 			recs = append(recs, r)
 			progress.show(int64(len(recs))*9/10, total) // the last tenth: writing
 		}
-		if page.Next == "" {
-			break
-		}
-		q.After = page.Next
+		return nil
+	})
+	if err != nil {
+		return nil, err
 	}
 	for i, j := 0, len(recs)-1; i < j; i, j = i+1, j-1 {
 		recs[i], recs[j] = recs[j], recs[i]

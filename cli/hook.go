@@ -307,17 +307,11 @@ func promptWords(s string) map[string]bool {
 func listAll(ctx context.Context, st store.Store, q store.Query) ([]*memory.Memory, error) {
 	q.Limit = 1000
 	var out []*memory.Memory
-	for {
-		page, err := st.List(ctx, q)
-		if err != nil {
-			return nil, err
-		}
-		out = append(out, page.Memories...)
-		if page.Next == "" {
-			return out, nil
-		}
-		q.After = page.Next
-	}
+	err := store.EachPage(ctx, st, q, func(page []*memory.Memory) error {
+		out = append(out, page...)
+		return nil
+	})
+	return out, err
 }
 
 // hookIngest reads the session's transcript (from where the last read

@@ -42,21 +42,15 @@ func (pl *planner) reopen() error {
 			changed = append(changed, id)
 		}
 	}
-	q := store.Query{Project: pl.p.ID, Status: memory.StatusSuperseded, Limit: 1000}
-	for {
-		page, err := pl.st.List(pl.ctx, q)
-		if err != nil {
-			return err
-		}
-		for _, m := range page.Memories {
+	if err := store.EachPage(pl.ctx, pl.st, store.Query{Project: pl.p.ID, Status: memory.StatusSuperseded, Limit: 1000}, func(page []*memory.Memory) error {
+		for _, m := range page {
 			if m.ValidUntil.After(since) {
 				changed = append(changed, m.ID)
 			}
 		}
-		if page.Next == "" {
-			break
-		}
-		q.After = page.Next
+		return nil
+	}); err != nil {
+		return err
 	}
 	slices.Sort(changed)
 	for _, c := range slices.Compact(changed) {

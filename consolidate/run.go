@@ -216,18 +216,12 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 
 // load reads the project's active memories into the working set.
 func (pl *planner) load() error {
-	q := store.Query{Project: pl.p.ID, Limit: 1000}
 	var ms []*memory.Memory
-	for {
-		page, err := pl.st.List(pl.ctx, q)
-		if err != nil {
-			return err
-		}
-		ms = append(ms, page.Memories...)
-		if page.Next == "" {
-			break
-		}
-		q.After = page.Next
+	if err := store.EachPage(pl.ctx, pl.st, store.Query{Project: pl.p.ID, Limit: 1000}, func(page []*memory.Memory) error {
+		ms = append(ms, page...)
+		return nil
+	}); err != nil {
+		return err
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].ValidFrom.Before(ms[j].ValidFrom) })
 	for _, m := range ms {

@@ -105,12 +105,7 @@ func (s *Server) checkTrust(ctx context.Context) {
 	}
 }
 
-func (s *Server) projects() []string {
-	if s.proj.ID == memory.GlobalID {
-		return []string{s.proj.ID}
-	}
-	return []string{s.proj.ID, memory.GlobalID}
-}
+func (s *Server) projects() []string { return memory.Scope(s.proj.ID) }
 
 // Item is a memory as tools return it.
 type Item struct {

@@ -436,3 +436,12 @@ func Matches(m *Memory, filter string) bool {
 	}
 	return true
 }
+
+// Scope is what a project reads: its own memories and the global ones
+// (the global scope alone for global itself).
+func Scope(project string) []string {
+	if project == GlobalID {
+		return []string{project}
+	}
+	return []string{project, GlobalID}
+}

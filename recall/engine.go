@@ -287,22 +287,16 @@ func (e *Engine) build(ctx context.Context) error {
 		}
 	}
 	for _, p := range ps {
-		q := store.Query{Project: p.ID, Status: store.StatusAny, Limit: 1000}
-		for {
-			page, err := e.src.List(ctx, q)
-			if err != nil {
-				e.err = err
+		err := store.EachPage(ctx, e.src, store.Query{Project: p.ID, Status: store.StatusAny, Limit: 1000}, func(ms []*memory.Memory) error {
+			if err := e.index(ctx, ms); err != nil {
 				return err
 			}
-			if err := e.index(ctx, page.Memories); err != nil {
-				e.err = err
-				return err
-			}
-			e.progress.done.Add(int64(len(page.Memories)))
-			if page.Next == "" {
-				break
-			}
-			q.After = page.Next
+			e.progress.done.Add(int64(len(ms)))
+			return nil
+		})
+		if err != nil {
+			e.err = err
+			return err
 		}
 	}
 	e.mu.Lock()

@@ -740,9 +740,4 @@ func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }
 
-func (m *workbench) scope() []string {
-	if m.proj.ID == memory.GlobalID {
-		return []string{m.proj.ID}
-	}
-	return []string{m.proj.ID, memory.GlobalID}
-}
+func (m *workbench) scope() []string { return memory.Scope(m.proj.ID) }
