@@ -1,6 +1,7 @@
 package ui
 
 import (
+	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"sort"
 	"strings"
@@ -13,30 +14,31 @@ type command struct {
 	args    string
 	help    string
 	needsID bool // acts on the selected memory when no id is given
+	run     func(*workbench, parsed) (tea.Cmd, error)
 }
 
 var registry = []command{
-	{name: "remember", args: "[-l LAYER] TEXT", help: "store a new memory in the current layer (or -l A-F)"},
-	{name: "recall", args: "[--path PATTERN] QUERY", help: "find the memories that match (--path: about those files first)"},
-	{name: "archive", args: "[ID]", help: "archive (reversible)", needsID: true},
-	{name: "unarchive", args: "[ID]", help: "bring an archived memory back", needsID: true},
-	{name: "forget", args: "[ID]", help: "delete for good, after showing the text", needsID: true},
-	{name: "supersede", args: "[ID] [TEXT]", help: "write the corrected version (TEXT: shown as a diff to store with enter); the old one stays as history", needsID: true},
-	{name: "confirm", args: "[ID]", help: "it still holds: re-stamp its watermarks, trust restored", needsID: true},
-	{name: "why", args: "[ID]", help: "why it holds: the tree of because, evidence and what depends on it", needsID: true},
-	{name: "capture", args: "TEXT", help: "put raw text in the inbox for the next consolidation"},
-	{name: "link", args: "[FROM] KIND TO", help: "link FROM (default: the selected memory) to TO, as cairn link does"},
-	{name: "project", args: "NAME", help: "switch project"},
-	{name: "timeline", args: "", help: "the project's events, newest first"},
-	{name: "verify", args: "", help: "the verify-first queue: facts whose ground moved"},
-	{name: "reject", args: "[ID]", help: "it no longer holds: keep it out until corrected", needsID: true},
-	{name: "calibration", args: "", help: "how well the bindings predicted change"},
-	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true},
-	{name: "inbox", args: "", help: "the drafts and proposals waiting for you"},
-	{name: "consolidate", args: "[dry | undo RUN]", help: "turn the waiting drafts into memories (dry: only report)"},
-	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)"},
-	{name: "help", args: "", help: "keys and commands"},
-	{name: "quit", args: "", help: "leave cairn"},
+	{name: "remember", args: "[-l LAYER] TEXT", help: "store a new memory in the current layer (or -l A-F)", run: (*workbench).cmdRemember},
+	{name: "recall", args: "[--path PATTERN] QUERY", help: "find the memories that match (--path: about those files first)", run: (*workbench).cmdRecall},
+	{name: "archive", args: "[ID]", help: "archive (reversible)", needsID: true, run: (*workbench).cmdOnMemory},
+	{name: "unarchive", args: "[ID]", help: "bring an archived memory back", needsID: true, run: (*workbench).cmdOnMemory},
+	{name: "forget", args: "[ID]", help: "delete for good, after showing the text", needsID: true, run: (*workbench).cmdOnMemory},
+	{name: "supersede", args: "[ID] [TEXT]", help: "write the corrected version (TEXT: shown as a diff to store with enter); the old one stays as history", needsID: true, run: (*workbench).cmdSupersede},
+	{name: "confirm", args: "[ID]", help: "it still holds: re-stamp its watermarks, trust restored", needsID: true, run: (*workbench).cmdOnMemory},
+	{name: "why", args: "[ID]", help: "why it holds: the tree of because, evidence and what depends on it", needsID: true, run: (*workbench).cmdOnMemory},
+	{name: "capture", args: "TEXT", help: "put raw text in the inbox for the next consolidation", run: (*workbench).cmdCapture},
+	{name: "link", args: "[FROM] KIND TO", help: "link FROM (default: the selected memory) to TO, as cairn link does", run: (*workbench).cmdLink},
+	{name: "project", args: "NAME", help: "switch project", run: (*workbench).cmdProject},
+	{name: "timeline", args: "", help: "the project's events, newest first", run: (*workbench).cmdTimeline},
+	{name: "verify", args: "", help: "the verify-first queue: facts whose ground moved", run: (*workbench).cmdVerify},
+	{name: "reject", args: "[ID]", help: "it no longer holds: keep it out until corrected", needsID: true, run: (*workbench).cmdReject},
+	{name: "calibration", args: "", help: "how well the bindings predicted change", run: (*workbench).cmdCalibration},
+	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true, run: (*workbench).cmdRebind},
+	{name: "inbox", args: "", help: "the drafts and proposals waiting for you", run: (*workbench).cmdInbox},
+	{name: "consolidate", args: "[dry | undo RUN]", help: "turn the waiting drafts into memories (dry: only report)", run: (*workbench).cmdConsolidate},
+	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)", run: (*workbench).cmdUndo},
+	{name: "help", args: "", help: "keys and commands", run: (*workbench).cmdHelp},
+	{name: "quit", args: "", help: "leave cairn", run: (*workbench).cmdQuit},
 }
 
 func lookup(name string) (command, bool) {

@@ -570,204 +570,259 @@ func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {
 	return m.repl.update(k)
 }
 
-// run carries out a slash command.
+// run carries out a slash command: the registry names the method.
 func (m *workbench) run(line string) (tea.Cmd, error) {
 	p, err := parseLine(line)
 	if err != nil {
 		return nil, err
 	}
-	target := func() (string, error) {
-		if len(p.args) > 0 {
-			return m.localID(p.args[0]), nil
-		}
-		if cur := m.current(); cur != nil {
-			return cur.ID, nil
-		}
-		return "", fmt.Errorf("/%s needs a memory: select one or give its id", p.cmd.name)
+	if p.cmd.run == nil {
+		return nil, fmt.Errorf("/%s is not available here", p.cmd.name)
 	}
-	switch p.cmd.name {
-	case "quit":
-		m.stop()
-		return tea.Quit, nil
-	case "help":
-		m.mode = modeHelp
-		return nil, nil
-	case "timeline":
-		return m.selectSection(sectionTimeline), nil
-	case "verify":
-		return m.selectSection(sectionVerify), nil
-	case "inbox":
-		m.focus = focusList
-		return m.selectSection(sectionInbox), nil
-	case "consolidate":
-		if len(p.args) == 0 {
-			return m.consolidate(false)
-		}
-		switch strings.ToLower(p.args[0]) {
-		case "dry", "--dry-run", "-n":
-			if len(p.args) > 1 {
-				return nil, fmt.Errorf("/consolidate dry takes nothing more: %q is one word too many", p.args[1])
-			}
-			return m.consolidate(true)
-		case "undo":
-			if len(p.args) != 2 {
-				return nil, fmt.Errorf("/consolidate undo RUN: give the id of the run to take back")
-			}
-			return m.undo(p.args[1])
-		}
-		return nil, fmt.Errorf("/consolidate [dry | undo RUN]: %q is neither", p.args[0])
-	case "undo":
+	return p.cmd.run(m, p)
+}
+
+// target is the memory a command acts on: the id it was given, else the
+// selected memory.
+func (m *workbench) target(p parsed) (string, error) {
+	if len(p.args) > 0 {
+		return m.localID(p.args[0]), nil
+	}
+	if cur := m.current(); cur != nil {
+		return cur.ID, nil
+	}
+	return "", fmt.Errorf("/%s needs a memory: select one or give its id", p.cmd.name)
+}
+
+// cmdQuit carries out /quit.
+func (m *workbench) cmdQuit(p parsed) (tea.Cmd, error) {
+	m.stop()
+	return tea.Quit, nil
+}
+
+// cmdHelp carries out /help.
+func (m *workbench) cmdHelp(p parsed) (tea.Cmd, error) {
+	m.mode = modeHelp
+	return nil, nil
+}
+
+// cmdTimeline carries out /timeline.
+func (m *workbench) cmdTimeline(p parsed) (tea.Cmd, error) {
+	return m.selectSection(sectionTimeline), nil
+}
+
+// cmdVerify carries out /verify.
+func (m *workbench) cmdVerify(p parsed) (tea.Cmd, error) {
+	return m.selectSection(sectionVerify), nil
+}
+
+// cmdInbox carries out /inbox.
+func (m *workbench) cmdInbox(p parsed) (tea.Cmd, error) {
+	m.focus = focusList
+	return m.selectSection(sectionInbox), nil
+}
+
+// cmdConsolidate carries out /consolidate.
+func (m *workbench) cmdConsolidate(p parsed) (tea.Cmd, error) {
+	if len(p.args) == 0 {
+		return m.consolidate(false)
+	}
+	switch strings.ToLower(p.args[0]) {
+	case "dry", "--dry-run", "-n":
 		if len(p.args) > 1 {
-			return nil, fmt.Errorf("/undo [RUN]: one run at a time")
+			return nil, fmt.Errorf("/consolidate dry takes nothing more: %q is one word too many", p.args[1])
 		}
-		return m.undo(strings.Join(p.args, ""))
-	case "calibration":
-		if m.opt.Trust == nil {
-			return nil, fmt.Errorf("/calibration needs the workbench opened on a project (cairn)")
+		return m.consolidate(true)
+	case "undo":
+		if len(p.args) != 2 {
+			return nil, fmt.Errorf("/consolidate undo RUN: give the id of the run to take back")
 		}
-		return m.openCalibration(), nil
-	case "reject":
-		id, err := target()
-		if err != nil {
-			return nil, err
-		}
-		if m.opt.Trust == nil {
-			return nil, fmt.Errorf("/reject needs the workbench opened on a project (cairn)")
-		}
-		return m.reject(id), nil
-	case "rebind":
-		cur := m.current()
-		if cur == nil {
-			return nil, fmt.Errorf("/rebind needs a memory: select one")
-		}
-		if len(p.args) == 0 {
-			return nil, fmt.Errorf("/rebind SPEC...: file:PATH, git:SCOPE, flag:NAME or none")
-		}
-		for _, spec := range p.args {
-			if _, err := memory.ParseBinding(spec); err != nil {
-				return nil, err
-			}
-		}
-		if m.opt.Trust == nil {
-			return nil, fmt.Errorf("/rebind needs the workbench opened on a project (cairn)")
-		}
-		m.pending++
-		return rebind(m.opt.Trust(m.proj), cur, p.args), nil
-	case "remember":
-		if p.rest == "" {
-			return nil, fmt.Errorf("/remember needs the text to remember")
-		}
-		layer := memory.LayerState
-		if l, ok := m.section.layer(); ok {
-			layer = l
-		}
-		if p.layer != "" {
-			l, err := memory.ParseLayer(p.layer)
-			if err != nil {
-				return nil, err
-			}
-			layer = l
-		}
-		m.pending++
-		return remember(m.st, m.trust(), &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
-	case "recall":
-		query, path := p.rest, ""
-		if rest, ok := strings.CutPrefix(query, "--path "); ok {
-			// /recall --path PATTERN [QUERY]: what is known about those files first
-			path, query, _ = strings.Cut(strings.TrimSpace(rest), " ")
-			if err := memory.ValidPathPattern(path); err != nil {
-				return nil, err
-			}
-			query = strings.TrimSpace(query)
-		}
-		if query == "" && path == "" {
-			return nil, fmt.Errorf("/recall needs a query (or --path PATTERN)")
-		}
-		m.pending++
-		return doRecall(m.recaller, m.scope(), query, path), nil
-	case "supersede":
-		// /supersede [ID] [TEXT]: the first word is an id when it names one.
-		ref, text := "", p.rest
-		if len(p.args) > 0 && m.isIDRef(p.args[0]) {
-			ref = m.localID(p.args[0])
-			text = strings.TrimSpace(strings.TrimPrefix(p.rest, p.args[0]))
-		}
-		cur := m.current()
-		if ref == "" {
-			if cur == nil {
-				return nil, fmt.Errorf("/supersede needs a memory: select one or give its id")
-			}
-			ref = cur.ID
-		}
-		if cur != nil && cur.ID == ref {
-			return m.startSupersede(cur, text), nil
-		}
-		m.pending++
-		return readForSupersede(m.st, ref, text), nil
-	case "archive", "unarchive", "forget", "confirm", "why":
-		id, err := target()
-		if err != nil {
-			return nil, err
-		}
-		if p.cmd.name == "confirm" && m.opt.Trust == nil {
-			return nil, fmt.Errorf("/confirm needs the workbench opened on a project (cairn)")
-		}
-		m.pending++
-		switch p.cmd.name {
-		case "archive":
-			return archive(m.st, id), nil
-		case "unarchive":
-			return unarchive(m.st, id), nil
-		case "confirm":
-			return confirmRef(m.st, m.opt.Trust(m.proj), id), nil
-		case "why":
-			return loadWhy(m.st, id), nil
-		}
-		return readForForget(m.st, id), nil
-	case "capture":
-		if p.rest == "" {
-			return nil, fmt.Errorf("/capture needs the text to put in the inbox")
-		}
-		m.pending++
-		return capture(m.st, m.proj.ID, p.rest), nil
-	case "link":
-		// The CLI's order: /link FROM KIND TO, or /link KIND TO from the
-		// selected memory.
-		args := p.args
-		if len(args) == 3 {
-			if _, err := memory.ParseEdgeKind(args[0]); err != nil {
-				args = []string{args[1], args[2], args[0]}
-			}
-		}
-		if len(args) < 2 || len(args) > 3 {
-			return nil, fmt.Errorf("/link [FROM] KIND TO: e.g. /link because 01J… (from the selected memory)")
-		}
-		kind, err := memory.ParseEdgeKind(args[0])
-		if err != nil {
-			return nil, err
-		}
-		to, from := m.localID(args[1]), ""
-		if len(args) > 2 {
-			from = m.localID(args[2])
-		} else if cur := m.current(); cur != nil {
-			from = cur.ID
-		} else {
-			return nil, fmt.Errorf("/link needs a memory to link from: select one, or /link FROM KIND TO")
-		}
-		m.pending++
-		return link(m.st, memory.Edge{From: from, Kind: kind, To: to}), nil
-	case "project":
-		if len(p.args) == 0 {
-			return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(m.projectNames(), ", "))
-		}
-		for _, pr := range m.projects {
-			if strings.EqualFold(pr.Name, p.args[0]) || strings.EqualFold(safetext.CleanLine(pr.Name), p.args[0]) {
-				return m.switchProject(pr), nil
-			}
-		}
-		return nil, fmt.Errorf("no project %q: known are %s", p.args[0], strings.Join(m.projectNames(), ", "))
+		return m.undo(p.args[1])
 	}
-	return nil, fmt.Errorf("/%s is not available here", p.cmd.name)
+	return nil, fmt.Errorf("/consolidate [dry | undo RUN]: %q is neither", p.args[0])
+}
+
+// cmdUndo carries out /undo.
+func (m *workbench) cmdUndo(p parsed) (tea.Cmd, error) {
+	if len(p.args) > 1 {
+		return nil, fmt.Errorf("/undo [RUN]: one run at a time")
+	}
+	return m.undo(strings.Join(p.args, ""))
+}
+
+// cmdCalibration carries out /calibration.
+func (m *workbench) cmdCalibration(p parsed) (tea.Cmd, error) {
+	if m.opt.Trust == nil {
+		return nil, fmt.Errorf("/calibration needs the workbench opened on a project (cairn)")
+	}
+	return m.openCalibration(), nil
+}
+
+// cmdReject carries out /reject.
+func (m *workbench) cmdReject(p parsed) (tea.Cmd, error) {
+	id, err := m.target(p)
+	if err != nil {
+		return nil, err
+	}
+	if m.opt.Trust == nil {
+		return nil, fmt.Errorf("/reject needs the workbench opened on a project (cairn)")
+	}
+	return m.reject(id), nil
+}
+
+// cmdRebind carries out /rebind.
+func (m *workbench) cmdRebind(p parsed) (tea.Cmd, error) {
+	cur := m.current()
+	if cur == nil {
+		return nil, fmt.Errorf("/rebind needs a memory: select one")
+	}
+	if len(p.args) == 0 {
+		return nil, fmt.Errorf("/rebind SPEC...: file:PATH, git:SCOPE, flag:NAME or none")
+	}
+	for _, spec := range p.args {
+		if _, err := memory.ParseBinding(spec); err != nil {
+			return nil, err
+		}
+	}
+	if m.opt.Trust == nil {
+		return nil, fmt.Errorf("/rebind needs the workbench opened on a project (cairn)")
+	}
+	m.pending++
+	return rebind(m.opt.Trust(m.proj), cur, p.args), nil
+}
+
+// cmdRemember carries out /remember.
+func (m *workbench) cmdRemember(p parsed) (tea.Cmd, error) {
+	if p.rest == "" {
+		return nil, fmt.Errorf("/remember needs the text to remember")
+	}
+	layer := memory.LayerState
+	if l, ok := m.section.layer(); ok {
+		layer = l
+	}
+	if p.layer != "" {
+		l, err := memory.ParseLayer(p.layer)
+		if err != nil {
+			return nil, err
+		}
+		layer = l
+	}
+	m.pending++
+	return remember(m.st, m.trust(), &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
+}
+
+// cmdRecall carries out /recall.
+func (m *workbench) cmdRecall(p parsed) (tea.Cmd, error) {
+	query, path := p.rest, ""
+	if rest, ok := strings.CutPrefix(query, "--path "); ok {
+		// /recall --path PATTERN [QUERY]: what is known about those files first
+		path, query, _ = strings.Cut(strings.TrimSpace(rest), " ")
+		if err := memory.ValidPathPattern(path); err != nil {
+			return nil, err
+		}
+		query = strings.TrimSpace(query)
+	}
+	if query == "" && path == "" {
+		return nil, fmt.Errorf("/recall needs a query (or --path PATTERN)")
+	}
+	m.pending++
+	return doRecall(m.recaller, m.scope(), query, path), nil
+}
+
+// cmdSupersede carries out /supersede.
+func (m *workbench) cmdSupersede(p parsed) (tea.Cmd, error) {
+	// /supersede [ID] [TEXT]: the first word is an id when it names one.
+	ref, text := "", p.rest
+	if len(p.args) > 0 && m.isIDRef(p.args[0]) {
+		ref = m.localID(p.args[0])
+		text = strings.TrimSpace(strings.TrimPrefix(p.rest, p.args[0]))
+	}
+	cur := m.current()
+	if ref == "" {
+		if cur == nil {
+			return nil, fmt.Errorf("/supersede needs a memory: select one or give its id")
+		}
+		ref = cur.ID
+	}
+	if cur != nil && cur.ID == ref {
+		return m.startSupersede(cur, text), nil
+	}
+	m.pending++
+	return readForSupersede(m.st, ref, text), nil
+}
+
+// cmdOnMemory carries out /archive, /unarchive, /forget, /confirm, /why.
+func (m *workbench) cmdOnMemory(p parsed) (tea.Cmd, error) {
+	id, err := m.target(p)
+	if err != nil {
+		return nil, err
+	}
+	if p.cmd.name == "confirm" && m.opt.Trust == nil {
+		return nil, fmt.Errorf("/confirm needs the workbench opened on a project (cairn)")
+	}
+	m.pending++
+	switch p.cmd.name {
+	case "archive":
+		return archive(m.st, id), nil
+	case "unarchive":
+		return unarchive(m.st, id), nil
+	case "confirm":
+		return confirmRef(m.st, m.opt.Trust(m.proj), id), nil
+	case "why":
+		return loadWhy(m.st, id), nil
+	}
+	return readForForget(m.st, id), nil
+}
+
+// cmdCapture carries out /capture.
+func (m *workbench) cmdCapture(p parsed) (tea.Cmd, error) {
+	if p.rest == "" {
+		return nil, fmt.Errorf("/capture needs the text to put in the inbox")
+	}
+	m.pending++
+	return capture(m.st, m.proj.ID, p.rest), nil
+}
+
+// cmdLink carries out /link.
+func (m *workbench) cmdLink(p parsed) (tea.Cmd, error) {
+	// The CLI's order: /link FROM KIND TO, or /link KIND TO from the
+	// selected memory.
+	args := p.args
+	if len(args) == 3 {
+		if _, err := memory.ParseEdgeKind(args[0]); err != nil {
+			args = []string{args[1], args[2], args[0]}
+		}
+	}
+	if len(args) < 2 || len(args) > 3 {
+		return nil, fmt.Errorf("/link [FROM] KIND TO: e.g. /link because 01J… (from the selected memory)")
+	}
+	kind, err := memory.ParseEdgeKind(args[0])
+	if err != nil {
+		return nil, err
+	}
+	to, from := m.localID(args[1]), ""
+	if len(args) > 2 {
+		from = m.localID(args[2])
+	} else if cur := m.current(); cur != nil {
+		from = cur.ID
+	} else {
+		return nil, fmt.Errorf("/link needs a memory to link from: select one, or /link FROM KIND TO")
+	}
+	m.pending++
+	return link(m.st, memory.Edge{From: from, Kind: kind, To: to}), nil
+}
+
+// cmdProject carries out /project.
+func (m *workbench) cmdProject(p parsed) (tea.Cmd, error) {
+	if len(p.args) == 0 {
+		return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(m.projectNames(), ", "))
+	}
+	for _, pr := range m.projects {
+		if strings.EqualFold(pr.Name, p.args[0]) || strings.EqualFold(safetext.CleanLine(pr.Name), p.args[0]) {
+			return m.switchProject(pr), nil
+		}
+	}
+	return nil, fmt.Errorf("no project %q: known are %s", p.args[0], strings.Join(m.projectNames(), ", "))
 }
 
 func (m *workbench) projectNames() []string {
