@@ -20,6 +20,8 @@ import (
 
 	"github.com/BurntSushi/toml"
 	"github.com/sergi/go-diff/diffmatchpatch"
+
+	"cairn/internal/atomicfile"
 )
 
 // HookEvents are the Claude Code events cairn hooks into, with the timeout
@@ -318,27 +320,7 @@ func Write(path string, before, content []byte, mode os.FileMode, now time.Time)
 	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
 		return backup, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".cairn-*")
-	if err != nil {
-		return backup, err
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.Write(content); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Chmod(mode); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return backup, err
-	}
-	if err := tmp.Close(); err != nil {
-		return backup, err
-	}
-	return backup, os.Rename(tmp.Name(), path)
+	return backup, atomicfile.WriteBytes(path, mode, content)
 }
 
 // object is a JSON object that keeps its keys' order and its values' bytes.

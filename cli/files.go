@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"errors"
@@ -19,6 +18,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"cairn/exchange"
+	"cairn/internal/atomicfile"
 	"cairn/memory"
 	"cairn/project"
 	"cairn/safetext"
@@ -334,28 +334,7 @@ func writeFileAtomic(path string, fn func(io.Writer) error) error {
 		}
 		return fmt.Errorf("is a symbolic link to %s: export to the real path instead", safetext.CleanLine(target))
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*")
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp.Name())
-	bw := bufio.NewWriter(tmp)
-	if err := fn(bw); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := bw.Flush(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Sync(); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return atomicfile.Write(path, 0o600, fn)
 }
 
 func (a *app) demoCommand() *cobra.Command {

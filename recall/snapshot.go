@@ -15,6 +15,7 @@ import (
 
 	"github.com/oklog/ulid/v2"
 
+	"cairn/internal/atomicfile"
 	"cairn/memory"
 )
 
@@ -79,37 +80,25 @@ func (e *Engine) Save() error {
 	}
 	e.mu.RLock()
 	defer e.mu.RUnlock()
-	tmp := e.snapPath + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
-	if err != nil {
-		return err
-	}
-	defer os.Remove(tmp)
-	// A CRC-32 of everything closes the file: a damaged file is built
-	// again, never read as a wrong index.
-	sum := crc32.NewIEEE()
-	w := bufio.NewWriterSize(io.MultiWriter(f, sum), 1<<20)
 	stamp := ""
 	if s := e.stamp.Load(); s != nil {
 		stamp = *s
 	}
-	err = e.writeSnapshot(w, stamp)
-	if err == nil {
-		err = w.Flush()
-	}
-	if err == nil {
-		_, err = f.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
-	}
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err != nil {
+	// A CRC-32 of everything closes the file: a damaged file is built
+	// again, never read as a wrong index.
+	err := atomicfile.Write(e.snapPath, 0o600, func(out io.Writer) error {
+		sum := crc32.NewIEEE()
+		w := bufio.NewWriterSize(io.MultiWriter(out, sum), 1<<20)
+		if err := e.writeSnapshot(w, stamp); err != nil {
+			return err
+		}
+		if err := w.Flush(); err != nil {
+			return err
+		}
+		_, err := out.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
 		return err
-	}
-	if err := os.Rename(tmp, e.snapPath); err != nil {
+	})
+	if err != nil {
 		return err
 	}
 	e.dirty.Store(false)

@@ -1,13 +1,12 @@
 package store
 
 import (
-	"crypto/rand"
-	"encoding/hex"
 	"errors"
 	"io"
 	"os"
-	"path/filepath"
 	"syscall"
+
+	"cairn/internal/atomicfile"
 )
 
 // writeFileAtomic replaces path with b without following a symlink that
@@ -15,27 +14,7 @@ import (
 // file created exclusively (O_EXCL refuses an existing name, symlink or
 // not), is synced, and is renamed over path.
 func writeFileAtomic(path string, b []byte) error {
-	var suffix [8]byte
-	_, _ = rand.Read(suffix[:])
-	tmp := filepath.Join(filepath.Dir(path), "."+filepath.Base(path)+"."+hex.EncodeToString(suffix[:]))
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW, 0o600)
-	if err != nil {
-		return err
-	}
-	_, err = f.Write(b)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-	}
-	return err
+	return atomicfile.WriteBytes(path, 0o600, b)
 }
 
 // readNoFollow reads at most limit bytes of a regular file, refusing a

@@ -2,12 +2,12 @@ package ui
 
 import (
 	"os"
-	"path/filepath"
 	"strings"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
 
+	"cairn/internal/atomicfile"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -123,16 +123,7 @@ func appendHistory(file, line string) {
 
 // writeHistory replaces the file with lines, atomically, private.
 func writeHistory(file string, lines []string) {
-	tmp, err := os.CreateTemp(filepath.Dir(file), ".history-*")
-	if err != nil {
-		return
-	}
-	defer os.Remove(tmp.Name())
-	if _, err := tmp.WriteString(strings.Join(lines, "\n") + "\n"); err != nil || tmp.Chmod(0o600) != nil || tmp.Close() != nil {
-		tmp.Close()
-		return
-	}
-	os.Rename(tmp.Name(), file)
+	_ = atomicfile.WriteBytes(file, 0o600, []byte(strings.Join(lines, "\n")+"\n"))
 }
 
 // setWidth fits the line to w cells: prompt, text, one cell of cursor.

@@ -360,6 +360,9 @@ func (m *workbench) statusLines() []string {
 		mark, style = "! ", st.Danger
 	}
 	w := max(m.w, 10)
+	if ansi.StringWidth(m.status) <= w-2 { // the common case, asked on every layout: no wrapping
+		return []string{style.Render(pad(mark+m.status, w))}
+	}
 	lines := wrapLines(m.status, w-2)
 	if len(lines) > maxStatusLines {
 		lines = lines[:maxStatusLines]
