@@ -80,60 +80,96 @@ const cacheHeader = "cairn file fingerprints 1\n"
 // file: a million bound files).
 const maxCacheFile = 128 << 20
 
-// loadFiles reads the kept fingerprints once, before the first file is
-// looked at. c.mu is held.
+// loadFiles reads the kept fingerprints once, before the first file or
+// scope is looked at. c.mu is held.
 func (c *Checker) loadFiles() {
 	if c.loaded || c.keepIn == "" {
 		return
 	}
 	c.loaded = true
-	kept, err := readFingerprints(c.keepIn, c.Root)
+	k, err := readFingerprints(c.keepIn, c.Root)
 	if err != nil {
 		return // a cold cache: every file is hashed once, and the file rewritten
 	}
-	for p, st := range kept {
-		if _, ok := c.files[p]; !ok {
-			c.files[p] = st
+	if len(c.files) == 0 {
+		c.files = k.files
+	} else {
+		for p, st := range k.files {
+			if _, ok := c.files[p]; !ok {
+				c.files[p] = st
+			}
 		}
+	}
+	if c.head == "" {
+		c.head, c.trees = k.head, k.trees
 	}
 }
 
+// kept is what a fingerprint file holds.
+type kept struct {
+	files map[string]fileStamp
+	head  string            // the commit trees were resolved at
+	trees map[string]string // scope → object at head ("" for none)
+}
+
 // readFingerprints parses a fingerprint file of root.
-func readFingerprints(path, root string) (map[string]fileStamp, error) {
+func readFingerprints(path, root string) (kept, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, err
+		return kept{}, err
 	}
 	defer f.Close()
 	b, err := io.ReadAll(io.LimitReader(f, maxCacheFile+1))
 	if err != nil {
-		return nil, err
+		return kept{}, err
 	}
 	if len(b) > maxCacheFile {
-		return nil, fmt.Errorf("%s: too large", path)
+		return kept{}, fmt.Errorf("%s: too large", path)
 	}
 	rest, ok := bytes.CutPrefix(b, []byte(cacheHeader+"root "+root+"\n"))
 	if !ok {
-		return nil, fmt.Errorf("%s: not the fingerprints of %s", path, root)
+		return kept{}, fmt.Errorf("%s: not the fingerprints of %s", path, root)
 	}
-	out := map[string]fileStamp{}
+	k := kept{files: make(map[string]fileStamp, bytes.Count(rest, []byte{'\n'})), trees: map[string]string{}}
 	for len(rest) > 0 {
 		line, tail, ok := bytes.Cut(rest, []byte{'\n'})
 		if !ok {
-			return nil, fmt.Errorf("%s: cut short", path) // a torn write never renamed in, or damage
+			return kept{}, fmt.Errorf("%s: cut short", path) // damage: a torn write is never renamed in
 		}
 		rest = tail
+		if g, ok := bytes.CutPrefix(line, []byte("git ")); ok {
+			if err := k.parseTree(string(g)); err != nil {
+				return kept{}, fmt.Errorf("%s: %w", path, err)
+			}
+			continue
+		}
 		p, st, err := parseStamp(string(line))
 		if err != nil {
-			return nil, fmt.Errorf("%s: %w", path, err)
+			return kept{}, fmt.Errorf("%s: %w", path, err)
 		}
-		out[p] = st
+		k.files[p] = st
 	}
-	return out, nil
+	return k, nil
 }
 
-// A line is "dev ino size mtime ctime hashed fingerprint path": numbers in
-// decimal, times in ns, the path last (it may hold spaces).
+// A scope's line is "git HEAD OBJECT SCOPE": the commit, the scope's
+// object at it ("-" for none), the scope last (it may be empty: the whole
+// repository).
+func (k *kept) parseTree(line string) error {
+	f := strings.SplitN(line, " ", 3)
+	if len(f) != 3 || objectID(f[0]) == "" || (f[1] != "-" && objectID(f[1]) == "") || (k.head != "" && k.head != f[0]) {
+		return fmt.Errorf("malformed line %q", "git "+line)
+	}
+	k.head = f[0]
+	if f[1] == "-" {
+		f[1] = ""
+	}
+	k.trees[f[2]] = f[1]
+	return nil
+}
+
+// A file's line is "dev ino size mtime ctime hashed fingerprint path":
+// numbers in decimal, times in ns, the path last (it may hold spaces).
 func parseStamp(line string) (string, fileStamp, error) {
 	f := strings.SplitN(line, " ", 8)
 	if len(f) != 8 || !strings.HasPrefix(f[6], "sha256:") || !filepath.IsAbs(f[7]) {
@@ -167,6 +203,15 @@ func (c *Checker) saveFiles() {
 			continue // a name a line cannot hold is hashed again next time
 		}
 		fmt.Fprintf(&b, "%d %d %d %d %d %d %s %s\n", int64(st.id.dev), int64(st.id.ino), st.id.size, st.id.mtime, st.id.ctime, st.hashedAt, st.fp, p)
+	}
+	for scope, obj := range c.trees {
+		if strings.ContainsAny(scope, "\n") {
+			continue
+		}
+		if obj == "" {
+			obj = "-"
+		}
+		fmt.Fprintf(&b, "git %s %s %s\n", c.head, obj, scope)
 	}
 	c.dirty = false
 	path := c.keepIn

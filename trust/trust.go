@@ -43,6 +43,8 @@ type Checker struct {
 
 	mu     sync.Mutex
 	files  map[string]fileStamp // fingerprints by path, valid while the stat holds (see filecache.go)
+	head   string               // the commit the objects in trees were resolved at (see gitcache.go)
+	trees  map[string]string    // the object of each scope at head; "" for none
 	keepIn string               // the file they are kept in between processes; "": none
 	loaded bool                 // keepIn has been read
 	dirty  bool                 // files changed since keepIn was read or written
@@ -262,9 +264,9 @@ func (g gitFP) String() string {
 	return "commit:" + g.commit + " tree:" + g.tree
 }
 
-// gitTrees resolves the object of every scope at HEAD in one git call; a
+// gitObjects resolves the object of every scope at HEAD in one git call; a
 // scope missing from HEAD is absent from the result.
-func (c *Checker) gitTrees(ctx context.Context, scopes []string) (map[string]string, error) {
+func (c *Checker) gitObjects(ctx context.Context, scopes []string) (map[string]string, error) {
 	var in bytes.Buffer
 	var asked []string
 	for _, s := range uniqueStrings(scopes) {
@@ -672,8 +674,8 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 		}
 	}
 	fileFP := c.fileFingerprints(uniqueStrings(files))
-	c.saveFiles()
 	gitNow, log := c.gitStates(ctx, ms, scopes)
+	c.saveFiles()
 	_, noGit := exec.LookPath("git")
 
 	var changes []Change
