@@ -105,6 +105,14 @@ func (c *Checker) loadFiles() {
 	}
 }
 
+// preload reads the kept fingerprints now, so that a check waiting for
+// something else (the store) has them at hand.
+func (c *Checker) preload() {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loadFiles()
+}
+
 // kept is what a fingerprint file holds.
 type kept struct {
 	files map[string]fileStamp

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -120,12 +121,11 @@ const (
 // socket — has no fingerprint: reading it could block forever or never end.
 func (c *Checker) fileFingerprint(target string) (string, error) {
 	p := c.path(target)
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() {
+	id, regular, err := statFile(p)
+	if err != nil || !regular {
 		c.drop(p)
 		return "", errGone
 	}
-	id := statID(fi)
 	c.mu.Lock()
 	c.loadFiles()
 	st, ok := c.files[p]
@@ -818,18 +818,14 @@ func (c *Checker) fileFingerprints(targets []string) map[string]string {
 	}
 	fps := make([]string, len(targets))
 	var wg sync.WaitGroup
-	next := make(chan int)
+	var next atomic.Int64
 	for range min(8, len(targets)) {
 		wg.Go(func() {
-			for i := range next {
+			for i := int(next.Add(1) - 1); i < len(targets); i = int(next.Add(1) - 1) {
 				fps[i], _ = c.fileFingerprint(targets[i])
 			}
 		})
 	}
-	for i := range targets {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	for i, t := range targets {
 		out[t] = fps[i]

@@ -25,6 +25,7 @@ func (s *Service) bound(ctx context.Context) ([]*memory.Memory, error) {
 	if !ok {
 		return s.St.Bound(ctx, s.Project)
 	}
+	go s.Checker.preload() // the kept fingerprints are read while the store answers
 	sum, err := ss.BoundTargets(ctx, s.Project)
 	if err != nil || len(sum) == 0 {
 		return nil, err
