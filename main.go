@@ -10,6 +10,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"cairn/cli"
+	_ "cairn/internal/gcpace" // a short command collects garbage less often, from init on
 )
 
 //go:embed testdata/demo.jsonl

@@ -17,6 +17,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"cairn/internal/config"
+	"cairn/internal/gcpace"
 	"cairn/memory"
 	"cairn/project"
 	"cairn/remote"
@@ -123,6 +124,9 @@ Run cairn with no command to open the workbench.`,
 	root.Flags().BoolP("version", "v", false, "print cairn's version and the Go that built it")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
+		if longLived(cmd) {
+			gcpace.Default()
+		}
 		// A broken settings file is said once, but not by cairn config,
 		// which shows it among the settings.
 		if !strings.HasPrefix(cmd.CommandPath(), "cairn config") {
@@ -146,6 +150,17 @@ Run cairn with no command to open the workbench.`,
 	)
 	markUsage(root)
 	return root
+}
+
+// longLived reports whether a command lives long or streams much (the
+// workbench, the server, bulk transfers): it collects garbage at Go's
+// default pace, not at a short command's (see internal/gcpace).
+func longLived(cmd *cobra.Command) bool {
+	switch cmd.CommandPath() {
+	case "cairn", "cairn demo", "cairn serve", "cairn mcp", "cairn import", "cairn export", "cairn ingest", "cairn consolidate":
+		return true
+	}
+	return false
 }
 
 // Version is cairn's version as the build recorded it (a module version
