@@ -1,16 +1,17 @@
-// Package gcpace sets the garbage collector's pace of a cairn process from
-// its very start. Most cairn processes are short commands (a verify, a
-// hook, a list) whose heap never passes a few megabytes: at Go's default
-// pace (GOGC 100, a first collection at 4 MB) the package initialisation
-// alone — the workbench's syntax-highlighting tables are built at init —
-// sets off a collection, and a wake check two or three more, about a
-// fifth of such a command's CPU. A short command collects at a quarter of
-// that pace; a process that lives long or streams much (the workbench, the
-// store's server, an import) goes back to Go's pace with Default.
+// Package gcpace sets the garbage collector's pace of a cairn process.
+// Most cairn processes are short commands (a verify, a hook, a list) whose
+// heap never passes a few megabytes: at Go's default pace (GOGC 100, a
+// first collection at 4 MB) a wake check sets off three or four
+// collections, about a fifth of such a command's CPU. A short command
+// collects at a quarter of that pace; a process that lives long or streams
+// much (the workbench, the store's server, an import) goes back to Go's
+// pace with Default.
 //
-// The package is imported by main for its init, which runs before the
-// packages with heavy initialisation: Go initialises a ready package with
-// the smallest import path first, and "cairn/…" sorts before them.
+// main imports the package for its init. That runs after the packages
+// that sort before runtime/debug in Go's order of initialisation, the
+// syntax-highlighting tables among them, whose allocations still set off
+// one collection at the default pace; it could run earlier only by a
+// package with no dependencies, and setting the pace needs runtime/debug.
 package gcpace
 
 import (
