@@ -17,14 +17,13 @@ import (
 	"github.com/kelindar/search"
 
 	"cairn/memory"
-	"cairn/store"
 	"cairn/trust"
 )
 
 // Source is what the engine reads from the store.
 type Source interface {
 	Projects(ctx context.Context) ([]memory.Project, error)
-	List(ctx context.Context, q store.Query) (store.Page, error)
+	List(ctx context.Context, q memory.Query) (memory.Page, error)
 	Get(ctx context.Context, id string) (*memory.Memory, error)
 	Edges(ctx context.Context, id string) (out, in []memory.Edge, err error)
 }
@@ -274,7 +273,7 @@ func (e *Engine) build(ctx context.Context) error {
 		return err
 	}
 	if c, ok := e.src.(interface {
-		Count(context.Context, string) (store.Counts, error)
+		Count(context.Context, string) (memory.Counts, error)
 	}); ok {
 		for _, p := range ps {
 			if n, err := c.Count(ctx, p.ID); err == nil {
@@ -287,7 +286,7 @@ func (e *Engine) build(ctx context.Context) error {
 		}
 	}
 	for _, p := range ps {
-		err := store.EachPage(ctx, e.src, store.Query{Project: p.ID, Status: store.StatusAny, Limit: 1000}, func(ms []*memory.Memory) error {
+		err := memory.EachPage(ctx, e.src, memory.Query{Project: p.ID, Status: memory.StatusAny, Limit: 1000}, func(ms []*memory.Memory) error {
 			if err := e.index(ctx, ms); err != nil {
 				return err
 			}
@@ -439,7 +438,7 @@ func (e *Engine) embed(ctx context.Context, ms []*memory.Memory, texts []string)
 	}
 	hashes := make([]string, len(ms))
 	for i, m := range ms {
-		hashes[i] = store.ContentHash(m)
+		hashes[i] = memory.ContentHash(m)
 	}
 	have, err := cache.Vectors(ctx, name, hashes)
 	if err != nil {
@@ -507,7 +506,7 @@ func (e *Engine) Forget(id string) {
 // Refresh re-reads one memory after a change (or removes it if it is gone).
 func (e *Engine) Refresh(ctx context.Context, id string) error {
 	m, err := e.src.Get(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		e.Forget(id)
 		return nil
 	}
@@ -619,7 +618,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	query := strings.TrimSpace(req.Query)
 	req.Path = strings.TrimSpace(req.Path)
 	if query == "" && req.Path == "" {
-		return Response{}, fmt.Errorf("%w: the query is empty: say what the task is about", store.ErrInvalid)
+		return Response{}, fmt.Errorf("%w: the query is empty: say what the task is about", memory.ErrInvalid)
 	}
 	if req.Path != "" {
 		if err := ValidPath(req.Path); err != nil {
