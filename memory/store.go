@@ -98,6 +98,9 @@ type Store interface {
 	Proposals(ctx context.Context, project string, state ProposalState) ([]Proposal, error)
 	Proposal(ctx context.Context, id string) (Proposal, error)
 
+	// Derived memory: what the repository says (see Deriver).
+	Deriver
+
 	// Subscribe streams timeline events as they are written, by any writer.
 	Subscribe(ctx context.Context) (<-chan Event, error)
 

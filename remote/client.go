@@ -154,6 +154,9 @@ var retrySafe = map[string]bool{
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
 	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true, "VerifyFirst": true,
+	// A derived update writes whole records and stamps: sent twice, it
+	// writes the same again.
+	"DerivedOutlines": true, "UpdateDerived": true, "DerivedFiles": true, "RepoSummary": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -519,6 +522,25 @@ func (c *Client) Gaps(ctx context.Context, project string) ([]memory.Gap, error)
 
 func (c *Client) DropGap(ctx context.Context, project, id string, by memory.Actor) error {
 	return c.call(ctx, "DropGap", gapParams{Project: project, ID: id, Actor: by}, nil)
+}
+
+func (c *Client) DerivedOutlines(ctx context.Context, project string) (map[string]memory.Outline, error) {
+	var out map[string]memory.Outline
+	return out, c.call(ctx, "DerivedOutlines", derivedParams{Project: project}, &out)
+}
+
+func (c *Client) UpdateDerived(ctx context.Context, project string, u memory.DerivedUpdate, by memory.Actor) error {
+	return c.call(ctx, "UpdateDerived", derivedParams{Project: project, Update: &u, Actor: by}, nil)
+}
+
+func (c *Client) DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error) {
+	var out []memory.DerivedFile
+	return out, c.call(ctx, "DerivedFiles", derivedParams{Project: project, Prefix: prefix}, &out)
+}
+
+func (c *Client) RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error) {
+	var out memory.RepoSummary
+	return out, c.call(ctx, "RepoSummary", derivedParams{Project: project}, &out)
 }
 
 // Recall asks the server's recall engine.

@@ -154,6 +154,12 @@ type (
 		Best    float64      `json:"best,omitempty"`
 		Actor   memory.Actor `json:"actor,omitempty"`
 	}
+	derivedParams struct {
+		Project string                `json:"project"`
+		Prefix  string                `json:"prefix,omitempty"`
+		Update  *memory.DerivedUpdate `json:"update,omitempty"`
+		Actor   memory.Actor          `json:"actor,omitempty"`
+	}
 	ingestStateParams struct {
 		File string `json:"file"`
 	}

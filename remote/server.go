@@ -385,6 +385,21 @@ var handlers = map[string]handler{
 	"DropGap": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) {
 		return true, st.DropGap(ctx, p.Project, p.ID, p.Actor)
 	}),
+	"DerivedOutlines": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		return st.DerivedOutlines(ctx, p.Project)
+	}),
+	"UpdateDerived": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		if p.Update == nil {
+			return nil, &remoteError{memory.ErrInvalid, "UpdateDerived request has no update"}
+		}
+		return true, st.UpdateDerived(ctx, p.Project, *p.Update, p.Actor)
+	}),
+	"DerivedFiles": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		return st.DerivedFiles(ctx, p.Project, p.Prefix)
+	}),
+	"RepoSummary": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		return st.RepoSummary(ctx, p.Project)
+	}),
 	"Ingest": with(func(ctx context.Context, st memory.Store, p memory.IngestBatch) (any, error) {
 		return st.Ingest(ctx, p)
 	}),
