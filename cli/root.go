@@ -138,7 +138,7 @@ Run cairn with no command to open the workbench.`,
 		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
-		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
+		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.indexCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 		a.gapsCommand(), a.feedbackCommand(), a.configCommand(),
 	)
@@ -220,7 +220,8 @@ func (a *app) open(ctx context.Context, write bool) error {
 		return a.unknownProject(ctx)
 	}
 	a.proj = p
-	a.wake(ctx) // facts whose ground moved are marked before anything is served
+	a.wake(ctx)     // facts whose ground moved are marked before anything is served
+	a.rederive(ctx) // and what the repository says is read again after a commit
 	return nil
 }
 

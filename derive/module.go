@@ -4,22 +4,17 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"cairn/memory"
 )
 
-// Module sums up a directory of the repository.
-type Module struct {
-	Path     string   // the directory, slash-separated; "" for the root
-	Files    int      // files in it (see Modules for which)
-	Sections int      // their sections
-	Langs    []string // languages by file count, most first
-	// Exported are the module's names, at most MaxExported, most important
-	// first: types and classes with the most methods, then functions,
-	// then the rest, each in name order.
-	Exported []string
-	// Summary is the first paragraph of the directory's README, else the
-	// first sentence of its Go package doc, else "".
-	Summary string
-}
+// Module sums up a directory of the repository (memory.Module): its
+// files and sections, its languages by file count (most first), its
+// names (at most MaxExported, most important first: types and classes
+// with the most methods, then functions, then the rest, each in name
+// order), and the first paragraph of its README, else the first
+// sentence of its Go package doc.
+type Module = memory.Module
 
 // MaxExported bounds Module.Exported.
 const MaxExported = 12
@@ -37,13 +32,64 @@ const MaxExported = 12
 // Modules sees only files: a manifest or README that no reader reads
 // still counts when it is among them.
 func Modules(files []File) []Module {
-	nested := map[string]bool{}
+	outlines := make(map[string]memory.Outline, len(files))
 	for _, f := range files {
-		dir := path.Dir(f.Path)
+		outlines[f.Path] = OutlineOf(f)
+	}
+	return ModulesOf(outlines)
+}
+
+// OutlineOf is what Modules needs of f, which the store keeps apart from
+// its sections so that a re-index sums up the modules without reading
+// every file's sections again.
+func OutlineOf(f File) memory.Outline {
+	o := memory.Outline{Stamp: f.Stamp, Lang: f.Lang, Sections: len(f.Sections), Exported: f.Exported}
+	kinds := map[string]Kind{}
+	for _, s := range f.Sections {
+		if s.Kind == KindMethod {
+			if recv, _, ok := strings.Cut(s.Name, "."); ok {
+				if o.Methods == nil {
+					o.Methods = map[string]int{}
+				}
+				o.Methods[recv]++
+			}
+			continue
+		}
+		if _, ok := kinds[s.Name]; !ok {
+			kinds[s.Name] = s.Kind
+		}
+		if s.Kind == KindPackage && o.Lead == "" {
+			switch {
+			case isReadme(f.Path):
+				o.Lead = s.Doc
+			case s.Lang == "go":
+				o.Lead = firstSentence(s.Doc)
+			}
+		}
+	}
+	if len(f.Exported) > 0 {
+		o.Kinds = make([]Kind, len(f.Exported))
+		for i, n := range f.Exported {
+			o.Kinds[i] = kinds[n]
+		}
+	}
+	return o
+}
+
+// ModulesOf is Modules of the files' outlines, by path.
+func ModulesOf(files map[string]memory.Outline) []Module {
+	paths := make([]string, 0, len(files))
+	for p := range files {
+		paths = append(paths, p)
+	}
+	sort.Strings(paths)
+	nested := map[string]bool{}
+	for _, p := range paths {
+		dir := path.Dir(p)
 		if dir == "." || !strings.Contains(dir, "/") {
 			continue
 		}
-		base := path.Base(f.Path)
+		base := path.Base(p)
 		if strings.HasSuffix(base, ".go") || isReadme(base) || manifests[base] {
 			nested[dir] = true
 		}
@@ -58,19 +104,19 @@ func Modules(files []File) []Module {
 		}
 		return a
 	}
-	for i := range files {
-		f := &files[i]
-		dir := path.Dir(f.Path)
+	for _, p := range paths {
+		f := files[p]
+		dir := path.Dir(p)
 		if dir == "." {
-			get("").add(f, true)
+			get("").add(p, f, true)
 			continue
 		}
 		top, _, _ := strings.Cut(dir, "/")
-		get(top).add(f, dir == top)
+		get(top).add(p, f, dir == top)
 		// The nearest nested module above the file, if any.
 		for d := dir; strings.Contains(d, "/"); d = path.Dir(d) {
 			if nested[d] {
-				get(d).add(f, d == dir)
+				get(d).add(p, f, d == dir)
 				break
 			}
 		}
@@ -108,43 +154,34 @@ type rankedName struct {
 // add counts a file toward the module; direct says it lies in the
 // module's own directory (a README or package doc deeper down does not
 // speak for the module).
-func (a *moduleAcc) add(f *File, direct bool) {
+func (a *moduleAcc) add(p string, f memory.Outline, direct bool) {
 	a.files++
-	a.sections += len(f.Sections)
+	a.sections += f.Sections
 	if f.Lang != "" {
 		a.langs[f.Lang]++
 	}
-	methods := map[string]int{}
-	kinds := map[string]Kind{}
-	for _, s := range f.Sections {
-		if s.Kind == KindMethod {
-			if recv, _, ok := strings.Cut(s.Name, "."); ok {
-				methods[recv]++
-			}
-			continue
-		}
-		if _, ok := kinds[s.Name]; !ok {
-			kinds[s.Name] = s.Kind
-		}
-		if s.Kind == KindPackage && direct {
-			switch {
-			case isReadme(f.Path) && a.readme == "":
-				a.readme = s.Doc
-			case s.Lang == "go" && a.godoc == "":
-				a.godoc = firstSentence(s.Doc)
-			}
+	if direct && f.Lead != "" {
+		switch {
+		case isReadme(p) && a.readme == "":
+			a.readme = f.Lead
+		case f.Lang == "go" && a.godoc == "":
+			a.godoc = f.Lead
 		}
 	}
 	if a.index == nil {
 		a.index = map[string]int{}
 	}
-	for _, n := range f.Exported {
+	for i, n := range f.Exported {
 		if _, ok := a.index[n]; ok {
 			continue
 		}
 		a.index[n] = len(a.names)
 		r := rankedName{name: n, rank: 2}
-		switch kinds[n] {
+		var k Kind
+		if i < len(f.Kinds) {
+			k = f.Kinds[i]
+		}
+		switch k {
 		case KindType, KindClass:
 			r.rank = 0
 		case KindFunc, KindMacro:
@@ -157,7 +194,7 @@ func (a *moduleAcc) add(f *File, direct bool) {
 	if a.methods == nil {
 		a.methods = map[string]int{}
 	}
-	for recv, n := range methods {
+	for recv, n := range f.Methods {
 		a.methods[recv] += n
 	}
 }

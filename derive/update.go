@@ -14,18 +14,16 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"cairn/memory"
 )
 
-// Stamp is what a file was when it was read: a later stat that shows the
-// same size and modification time means the same content, unread.
-type Stamp struct {
-	Size int64
-	// ModTime is the modification time in unix nanoseconds; 0 when the
-	// file was modified so recently that a write in the same clock tick
-	// could follow unseen, so the next Update hashes it again.
-	ModTime int64
-	Hash    string // the first 16 hex digits of the content's sha256
-}
+// Stamp is what a file was when it was read (memory.Stamp): a later stat
+// that shows the same size and modification time means the same content,
+// unread. Its ModTime is 0 when the file was modified so recently that a
+// write in the same clock tick could follow unseen, so the next Update
+// hashes it again.
+type Stamp = memory.Stamp
 
 // File is what was read from one file.
 type File struct {

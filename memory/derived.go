@@ -26,6 +26,10 @@ const (
 	SectionConst   SectionKind = "const"   // a constant or a group of them
 	SectionVar     SectionKind = "var"     // a variable or a group of them
 	SectionMacro   SectionKind = "macro"   // a Rust macro_rules!
+	// Recall also finds the project's commands and modules, which come
+	// from its summary rather than from one file's sections.
+	SectionCommand SectionKind = "command" // a way to build, test or run the project (Facts.Commands)
+	SectionModule  SectionKind = "module"  // a directory's summary (RepoSummary.Modules)
 )
 
 // Section is one named piece of a file: a heading with its text, or a
@@ -69,26 +73,23 @@ type DerivedFile struct {
 	Sections []Section `json:"sections,omitempty"`
 	// Exported are the names a module summary lists.
 	Exported []string `json:"exported,omitempty"`
-	// Lead is the file's own summary: a README's first paragraph, a
-	// package doc's first sentence.
-	Lead string `json:"lead,omitempty"`
-}
-
-// Outline is f's outline.
-func (f DerivedFile) Outline() Outline {
-	return Outline{Stamp: f.Stamp, Lang: f.Lang, Sections: len(f.Sections), Exported: f.Exported, Lead: f.Lead}
+	// Outline is the file's outline (derive.OutlineOf), stored apart.
+	Outline Outline `json:"outline"`
 }
 
 // Outline is what a module summary needs of a file, kept apart from its
 // sections so that a re-index after a small change reads little: its
-// stamp, language, how many sections it has, the names it exports, and
-// its lead (a README's first paragraph, a package doc's first sentence).
+// stamp, language, how many sections it has, the names it exports with
+// their kinds, its methods by receiver, and its lead (a README's first
+// paragraph, a Go package doc's first sentence).
 type Outline struct {
-	Stamp    Stamp    `json:"stamp"`
-	Lang     string   `json:"lang,omitempty"`
-	Sections int      `json:"sections"`
-	Exported []string `json:"exported,omitempty"`
-	Lead     string   `json:"lead,omitempty"`
+	Stamp    Stamp          `json:"stamp"`
+	Lang     string         `json:"lang,omitempty"`
+	Sections int            `json:"sections"`
+	Exported []string       `json:"exported,omitempty"`
+	Kinds    []SectionKind  `json:"kinds,omitempty"`   // the kind of each of Exported ("" when it has no section)
+	Methods  map[string]int `json:"methods,omitempty"` // methods by receiver
+	Lead     string         `json:"lead,omitempty"`
 }
 
 // Module summarises one directory or package: what it holds.
@@ -110,9 +111,10 @@ type Dependency struct {
 
 // Command is one way to build, test, run or check the project.
 type Command struct {
-	Name   string `json:"name"`   // build, test, run, lint, … or a target's or script's own name
-	Run    string `json:"run"`    // the command line
-	Source string `json:"source"` // where it was read: "Makefile:12", "package.json", "go.mod (convention)"
+	Name   string `json:"name"`             // build, test, run, lint, … or a target's or script's own name
+	Run    string `json:"run"`              // the command line a person types: "make test", "npm run lint", "go test ./..."
+	Recipe string `json:"recipe,omitempty"` // what a Makefile target or a package.json script runs
+	Source string `json:"source"`           // where it was read, with its line when known: "Makefile:12", "package.json", "go.mod (convention)"
 }
 
 // Facts are the project's shape: what it is written in, what it depends
@@ -130,6 +132,7 @@ type Facts struct {
 // RepoSummary is the whole repository as last indexed.
 type RepoSummary struct {
 	Root      string         `json:"root"`
+	Head      string         `json:"head,omitempty"` // the git commit checked out when it was indexed
 	IndexedAt time.Time      `json:"indexed_at"`
 	Files     int            `json:"files"`
 	Sections  int            `json:"sections"`

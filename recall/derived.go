@@ -2,6 +2,8 @@ package recall
 
 import (
 	"context"
+	"errors"
+	"fmt"
 	"sort"
 	"strconv"
 	"strings"
@@ -23,6 +25,7 @@ import (
 // DerivedSource is what recall reads of derived memory (the store does).
 type DerivedSource interface {
 	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
+	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
 }
 
 // SectionHit is one recalled section of the repository.
@@ -36,7 +39,15 @@ type SectionHit struct {
 }
 
 // Where is the section as an editor takes it: path:line.
-func (h SectionHit) Where() string { return h.Path + ":" + strconv.Itoa(h.Line) }
+func (h SectionHit) Where() string {
+	switch {
+	case h.Kind == memory.SectionModule:
+		return h.Path + "/"
+	case h.Line <= 0:
+		return h.Path
+	}
+	return h.Path + ":" + strconv.Itoa(h.Line)
+}
 
 // sectionDocLimit bounds a hit's Doc as recall returns it: where a section
 // is and what it is called answer most questions; the file has the rest.
@@ -92,13 +103,23 @@ func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derive
 	if err != nil {
 		return nil, err
 	}
+	sum, err := ds.RepoSummary(ctx, pid)
+	if err != nil && !errors.Is(err, memory.ErrNotFound) {
+		return nil, err
+	}
 	x := &derivedIndex{lex: newLexIndex()}
+	add := func(s memory.Section) {
+		n := int32(len(x.secs))
+		x.secs = append(x.secs, s)
+		x.lex.set(n, sectionTokens(s))
+	}
 	for _, f := range files {
 		for _, s := range f.Sections {
-			n := int32(len(x.secs))
-			x.secs = append(x.secs, s)
-			x.lex.set(n, sectionTokens(s))
+			add(s)
 		}
+	}
+	for _, s := range summarySections(sum) {
+		add(s)
 	}
 	x.lex.trim()
 	if len(x.secs) == 0 {
@@ -109,6 +130,41 @@ func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derive
 	}
 	d.byPID[pid] = x
 	return x, nil
+}
+
+// summarySections are the project's commands and modules as sections, so
+// that "how do I run the tests?" finds the test command where it is
+// written (the Makefile's line, the CI step) and "what is in store/?" the
+// module.
+func summarySections(sum memory.RepoSummary) []memory.Section {
+	var out []memory.Section
+	for _, c := range sum.Facts.Commands {
+		file, line := c.Source, 1
+		if i := strings.LastIndexByte(file, ':'); i > 0 {
+			if n, err := strconv.Atoi(file[i+1:]); err == nil {
+				file, line = file[:i], n
+			}
+		}
+		file, _, _ = strings.Cut(file, " (") // "go.mod (convention)"
+		doc := "the command to " + c.Name + " the project"
+		if c.Recipe != "" {
+			doc += ": " + c.Recipe
+		}
+		out = append(out, memory.Section{Path: file, Line: line, EndLine: line, Kind: memory.SectionCommand,
+			Name: c.Name, Signature: c.Run, Doc: doc})
+	}
+	for _, m := range sum.Modules {
+		if m.Path == "" {
+			continue // the root is the project, summed up by the briefing
+		}
+		doc := m.Summary
+		if len(m.Exported) > 0 {
+			doc = strings.TrimSpace(doc + " Holds " + strings.Join(m.Exported, ", ") + ".")
+		}
+		out = append(out, memory.Section{Path: m.Path, Line: 0, Kind: memory.SectionModule,
+			Name: m.Path, Signature: fmt.Sprintf("%d files, %d sections", m.Files, m.Sections), Doc: doc})
+	}
+	return out
 }
 
 // recallDerived scores the sections of the request's projects: the

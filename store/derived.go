@@ -57,7 +57,7 @@ func (db *DB) UpdateDerived(ctx context.Context, project string, u memory.Derive
 			return err
 		}
 		f = redactFile(f)
-		entries = append(entries, entry{keyDerivedFile(project, f.Path), f}, entry{keyDerivedStamp(project, f.Path), f.Outline()})
+		entries = append(entries, entry{keyDerivedFile(project, f.Path), f}, entry{keyDerivedStamp(project, f.Path), f.Outline})
 	}
 	if len(u.Restamped) > 0 {
 		// A touched file keeps its outline under its new stamp.
@@ -169,7 +169,8 @@ func redactFile(f memory.DerivedFile) memory.DerivedFile {
 		secs[i] = s
 	}
 	f.Sections = secs
-	f.Lead, _ = secrets.Redact(f.Lead)
+	f.Outline.Stamp = f.Stamp
+	f.Outline.Lead, _ = secrets.Redact(f.Outline.Lead)
 	return f
 }
 

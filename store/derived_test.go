@@ -15,6 +15,7 @@ func derivedFile(path string, n int, doc string) memory.DerivedFile {
 		f.Sections = append(f.Sections, memory.Section{Path: path, Line: i*10 + 1, EndLine: i*10 + 9,
 			Kind: memory.SectionFunc, Lang: "go", Name: fmt.Sprintf("F%d", i), Doc: doc})
 	}
+	f.Outline = memory.Outline{Lang: "go", Sections: n}
 	return f
 }
 
@@ -99,14 +100,14 @@ func TestUpdateDerivedRedactsAndRefuses(t *testing.T) {
 	db, _ := openTest(t)
 	secret := "aws key AKIA" + "IOSFODNN7EXAMPLQ in use"
 	f := derivedFile("README.md", 1, "set "+secret)
-	f.Lead = secret
+	f.Outline.Lead = secret
 	if err := db.UpdateDerived(ctx, testPID, memory.DerivedUpdate{Changed: []memory.DerivedFile{f}, Summary: memory.RepoSummary{Brief: secret, Read: 1}}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	all, _ := db.DerivedFiles(ctx, testPID, "")
 	sum, _ := db.RepoSummary(ctx, testPID)
 	out, _ := db.DerivedOutlines(ctx, testPID)
-	for _, s := range []string{all[0].Sections[0].Doc, all[0].Lead, sum.Brief, out["README.md"].Lead} {
+	for _, s := range []string{all[0].Sections[0].Doc, sum.Brief, out["README.md"].Lead} {
 		if strings.Contains(s, "IOSFODNN7") {
 			t.Fatalf("stored a secret: %q", s)
 		}
