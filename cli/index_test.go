@@ -87,6 +87,12 @@ func TestIndexThenContextAndRecall(t *testing.T) {
 		t.Fatalf("index after the automatic one: %+v (want nothing read)", r)
 	}
 
+	// A memory bound to a file shows what the repository says there.
+	m := e.rec("remember", "-l", "B", "payment retries are configured in net/retry.go")
+	if show := e.ok("show", m.ID); !strings.Contains(show, "in the repository (derived):") || !strings.Contains(show, "net/retry.go:4  type RetryPolicy") {
+		t.Fatalf("show of a memory bound to net/retry.go:\n%s", show)
+	}
+
 	// A person excludes a path: its sections go, and stay gone.
 	if r := e.index("--exclude", "net"); r.Gone != 1 || r.Files != 4 {
 		t.Fatalf("--exclude net: %+v", r)
