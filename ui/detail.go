@@ -28,7 +28,7 @@ type detailPane struct {
 	out, in  []memory.Edge
 	titles   map[string]string // titles of the linked memories
 	link     int               // selected link, -1 for none
-	scroll   int
+	pg       pager             // what shows of lines(), laid out by fit
 	rendered map[renderKey]string
 }
 
@@ -40,21 +40,24 @@ type linkRef struct {
 
 func (d *detailPane) set(m *memory.Memory, out, in []memory.Edge, titles map[string]string) {
 	if d.mem == nil || d.mem.ID != m.ID {
-		d.scroll, d.link = 0, -1
+		d.link = -1
+		d.pg.top()
 	}
 	d.mem, d.out, d.in, d.titles = m, out, in, titles
-	if d.link >= len(d.links()) {
+	if d.link >= len(d.links(short)) {
 		d.link = -1
 	}
 }
 
 func (d *detailPane) clear() {
-	d.mem, d.out, d.in, d.wantID, d.link, d.scroll = nil, nil, nil, "", -1, 0
+	d.mem, d.out, d.in, d.wantID, d.link = nil, nil, nil, "", -1
+	d.pg.top()
 }
 
 // links lists where one can go from the memory: supersession both ways,
-// then every other edge out and in.
-func (d *detailPane) links() []linkRef {
+// then every other edge out and in. A memory without a title is named by
+// its short id (sid).
+func (d *detailPane) links(sid func(string) string) []linkRef {
 	if d.mem == nil {
 		return nil
 	}
@@ -62,7 +65,7 @@ func (d *detailPane) links() []linkRef {
 		if t := d.titles[id]; t != "" {
 			return safetext.CleanLine(t)
 		}
-		return short(id)
+		return sid(id)
 	}
 	var ls []linkRef
 	if d.mem.SupersededBy != "" {
@@ -84,20 +87,9 @@ func (d *detailPane) links() []linkRef {
 	return ls
 }
 
-// view renders the detail in w×h cells, from the scroll position on.
-func (d *detailPane) view(t themes.Theme, w, h int, focused bool) []string {
-	lines := d.lines(t, w, focused)
-	return lines[clamp(d.scroll, 0, max(len(lines)-h, 0)):]
-}
-
-// scrollBy scrolls n lines, within what a w×h pane shows.
-func (d *detailPane) scrollBy(n int, t themes.Theme, w, h int) {
-	top := max(len(d.lines(t, w, false))-h, 0)
-	d.scroll = clamp(clamp(d.scroll, 0, top)+n, 0, top)
-}
-
 // lines is the whole detail at width w: the facts, the links, the body.
-func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
+// Ids show in their short form (sid).
+func (d *detailPane) lines(t themes.Theme, w int, focused bool, sid func(string) string) []string {
 	st := t.Styles
 	m := d.mem
 	if m == nil {
@@ -138,14 +130,14 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	if m.Source.Actor != "" {
 		by = " by " + line(string(m.Source.Actor))
 	}
-	id, created := "id "+line(m.ID), "created "+m.CreatedAt.Local().Format("2006-01-02")+by
+	id, created := "id "+sid(m.ID), "created "+m.CreatedAt.Local().Format("2006-01-02")+by
 	if len(id)+3+len(created) <= w {
 		facts = append(facts, st.Muted.Render(id+" · "+created))
 	} else {
 		facts = append(facts, st.Muted.Render(id), st.Muted.Render(created))
 	}
 	head = append(head, wrapAll(facts, w)...)
-	for i, l := range d.links() {
+	for i, l := range d.links(sid) {
 		mark := "  "
 		if i == d.link {
 			mark = "» "
