@@ -32,6 +32,10 @@ type detailPane struct {
 	rendered map[renderKey]string
 }
 
+// nbsp holds two words together while a line is wrapped; it is shown as
+// a space.
+const nbsp = "\u00a0"
+
 // linkRef is one navigable link of the shown memory.
 type linkRef struct {
 	label string
@@ -104,10 +108,15 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool, sid func(string)
 	// title or body may hold escape sequences that would act on the terminal.
 	line := safetext.CleanLine
 	head := wrapAll([]string{st.Title.Render(line(m.Title))}, w)
+	// "trust ● 0.90" is one fact: a narrow pane wraps before it, not inside.
+	trustFact := fmt.Sprintf("trust%s%s%s%.2f", nbsp, trustBadge(m, d.asOf), nbsp, memory.TrustAt(m, d.asOf))
 	head = append(head, wrapAll([]string{
 		layer + st.Muted.Render(" · ") + line(string(m.Kind)) + st.Muted.Render(" · ") + line(string(m.Status)) + st.Muted.Render(fmt.Sprintf(" · v%d", m.Version)),
-		fmt.Sprintf("%s · confidence %.2f · trust %s %.2f", m.Provenance, m.Confidence, trustBadge(m, d.asOf), memory.TrustAt(m, d.asOf)),
+		fmt.Sprintf("%s · confidence %.2f · %s", m.Provenance, m.Confidence, trustFact),
 	}, w)...)
+	for i := range head {
+		head[i] = strings.ReplaceAll(head[i], nbsp, " ")
+	}
 	var facts []string
 	if memory.TrustAt(m, d.asOf) < 0.5 {
 		facts = append(facts, st.Warn.Render("! low trust: verify before relying on it"))

@@ -774,8 +774,12 @@ func TestRecallWhileTheIndexIsBuilt(t *testing.T) {
 	if rec.calls != 3 {
 		t.Fatalf("asked %d times, want 3 (two builds, one answer)", rec.calls)
 	}
-	if rec.seen[1] != rec.notes[0] || rec.seen[2] != rec.notes[1] {
-		t.Fatalf("the build's progress was not on the status line: %q", rec.seen)
+	// The progress, without the engine's "ask again": the workbench asks.
+	for i, note := range rec.notes {
+		progress, _, _ := strings.Cut(note, ":")
+		if !strings.HasPrefix(rec.seen[i+1], progress) || strings.Contains(rec.seen[i+1], "ask again") {
+			t.Fatalf("the build's progress was not on the status line: %q", rec.seen)
+		}
 	}
 	if !strings.Contains(screen(m), "nothing known about this") {
 		t.Fatalf("the answer after the build:\n%s", screen(m))
