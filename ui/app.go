@@ -713,7 +713,8 @@ func (m *workbench) openSelected() tea.Cmd {
 func (m *workbench) loadDetail(id string) tea.Cmd {
 	m.detail.wantID = id
 	m.pending++
-	return loadMemory(m.st, id)
+	_, known := m.shorts[id]
+	return loadMemory(m.st, id, known)
 }
 
 // renderDetail renders the shown memory's body for the current width, unless cached.

@@ -114,7 +114,12 @@ func shortsOf(st Store, ids ...string) map[string]string {
 	return store.ShortIDs(bg, st, ids)
 }
 
-func loadMemory(st Store, id string) tea.Cmd {
+// loadMemory reads a memory for the detail, with its links and the titles
+// of the memories they lead to. The short ids learned are those the detail
+// shows: the memory's own (unless known), and a linked memory's that has
+// no title to be named by. (Short ids made in one millisecond, an import's,
+// take a dozen lookups each: worth sparing on every move of the selection.)
+func loadMemory(st Store, id string, known bool) tea.Cmd {
 	return func() tea.Msg {
 		m, err := st.Get(bg, id)
 		if err != nil {
@@ -138,7 +143,11 @@ func loadMemory(st Store, id string) tea.Cmd {
 			}
 		}
 		msg := memoryLoadedMsg{id: id, mem: m, out: out, in: in, titles: titles, err: err}
-		msg.shorts = shortsOf(st, append(ids, m.ID)...)
+		ids = slices.DeleteFunc(ids, func(id string) bool { return titles[id] != "" })
+		if !known {
+			ids = append(ids, m.ID)
+		}
+		msg.shorts = shortsOf(st, ids...)
 		return msg
 	}
 }
