@@ -266,7 +266,10 @@ const nbHyphen = "\u2011"
 var digitHyphen = regexp.MustCompile(`([0-9])-([0-9])`)
 
 // wrapLines wraps s to w cells at spaces (and hyphens between letters).
+// A tab becomes four spaces first: the terminal would move it to its own
+// tab stops, past the pane's border, and the wrapper counts it as nothing.
 func wrapLines(s string, w int) []string {
+	s = strings.ReplaceAll(s, "\t", "    ")
 	protect := !strings.Contains(s, nbHyphen) && strings.Contains(s, "-")
 	if protect {
 		// twice: "2026-02-14" has overlapping matches

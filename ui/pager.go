@@ -78,9 +78,6 @@ func (p *pager) key(s string) bool {
 	return true
 }
 
-// offset is the first line shown.
-func (p *pager) offset() int { return p.vp.YOffset() }
-
 // lines is what the window shows: at most its height of lines from the
 // offset on.
 func (p *pager) lines() []string {
@@ -88,10 +85,9 @@ func (p *pager) lines() []string {
 		return nil // not laid out yet
 	}
 	out := strings.Split(p.vp.View(), "\n")
-	if n := p.vp.TotalLineCount() - p.vp.YOffset(); n < len(out) {
-		out = out[:max(n, 0)] // the viewport fills its height: the pane pads its own
-	}
-	return out
+	// The viewport fills its height (the pane pads its own) and would wrap
+	// a line wider than the window (the panes wrap their own first).
+	return out[:min(len(out), p.vp.Height(), max(p.vp.TotalLineCount()-p.vp.YOffset(), 0))]
 }
 
 // linesWithMore is lines with, when more follows below, its last line

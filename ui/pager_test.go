@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"cairn/exchange"
 	"cairn/memory"
@@ -110,5 +111,36 @@ func TestHelpScrollsWithEveryReadingKey(t *testing.T) {
 	press(t, m, "esc", "?")
 	if !strings.Contains(screen(m), "┃ Keys") {
 		t.Fatalf("the help reopened scrolled:\n%s", screen(m))
+	}
+}
+
+// TestTabsStayInsideThePane: a body with tabs (a pasted table, code) shows
+// whole, to its last word, every line within the screen's width and no raw
+// tab on it: a tab moves the terminal's cursor to its own stops, past the
+// pane's border, and a line the wrapper measured short is wrapped again by
+// the viewport, pushing the end of the body out of the pane.
+func TestTabsStayInsideThePane(t *testing.T) {
+	db := openStore(t, false)
+	body := "```\n" + strings.Repeat("col\tcol\tcol\tcol\tcol\tcol\tcol\tcol\tcol\tcol\n", 3) + "```\n\nplain\ttab\ttext\tthat\tgoes\ton\tfor\ta\twhile\tand\tends\there"
+	rec := fmt.Sprintf(`{"id": "01KJAAAAB0000000000000000A", "layer": "decision", "kind": "decision", "title": "Tabs\tin the title", "body": %q, "provenance": "user-stated", "created_at": "2026-03-01T10:00:00Z", "updated_at": "2026-03-01T10:00:00Z", "valid_from": "2026-03-01T10:00:00Z"}`, body)
+	recs, err := exchange.ReadJSONL(strings.NewReader(rec + "\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Import(bg, demoProject.ID, recs, memory.ActorSystem); err != nil {
+		t.Fatal(err)
+	}
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		m := app(t, db, size[0], size[1], "plain")
+		press(t, m, "4", "enter", "G")
+		scr := screen(m)
+		for _, l := range strings.Split(scr, "\n") {
+			if ansi.StringWidth(l) > size[0] || strings.Contains(l, "\t") {
+				t.Fatalf("%dx%d: a line of %d cells or with a tab: %q\n%s", size[0], size[1], ansi.StringWidth(l), l, scr)
+			}
+		}
+		if !strings.Contains(scr, "ends") || !strings.Contains(scr, "here") {
+			t.Fatalf("%dx%d: the end of the body is not shown:\n%s", size[0], size[1], scr)
+		}
 	}
 }
