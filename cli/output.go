@@ -13,7 +13,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Text output shows what came from the store or from a person or agent
@@ -82,7 +81,7 @@ func (a *app) nameProposal(ctx context.Context, p *memory.Proposal) {
 
 // shorten learns the short forms of memory ids shown together: prefixes
 // that name each in the whole store, so that any of them can be typed
-// back (see store.ShortIDs). --json output keeps whole ids.
+// back (see memory.ShortIDsIn). --json output keeps whole ids.
 func (a *app) shorten(ctx context.Context, ids ...string) {
 	if a.shorts == nil {
 		a.shorts = map[string]string{}
@@ -96,7 +95,7 @@ func (a *app) shorten(ctx context.Context, ids ...string) {
 	if len(todo) == 0 {
 		return
 	}
-	for id, s := range store.ShortIDs(ctx, a.st, todo) {
+	for id, s := range memory.ShortIDsIn(ctx, a.st, todo) {
 		a.shorts[id] = s
 	}
 }

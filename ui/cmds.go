@@ -111,7 +111,7 @@ func shortsOf(st Store, ids ...string) map[string]string {
 	if len(ids) == 0 {
 		return nil
 	}
-	return store.ShortIDs(bg, st, ids)
+	return memory.ShortIDsIn(bg, st, ids)
 }
 
 // loadMemory reads a memory for the detail, with its links and the titles

@@ -26,7 +26,7 @@ type pageLoadedMsg struct {
 }
 
 // learned carries the short forms of the memory ids a result shows: the
-// shortest prefixes that name them in the whole store (store.ShortIDs),
+// shortest prefixes that name them in the whole store (memory.ShortIDsIn),
 // worked out by the command that read them, so that what a person reads
 // off the screen can be typed back anywhere an id is taken.
 type learned struct{ shorts map[string]string }

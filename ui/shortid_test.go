@@ -7,7 +7,6 @@ import (
 
 	"cairn/exchange"
 	"cairn/memory"
-	"cairn/store"
 )
 
 // storeShort is how the CLI shows id: the shortest prefix of at least
@@ -16,7 +15,7 @@ func storeShort(t *testing.T, m Model, id string) string {
 	t.Helper()
 	for n := memory.ShownPrefix; n <= len(id); n++ {
 		got, err := m.st.Resolve(bg, id[:n])
-		if errors.Is(err, store.ErrAmbiguous) {
+		if errors.Is(err, memory.ErrAmbiguous) {
 			continue
 		}
 		if err != nil || got != id {
