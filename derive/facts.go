@@ -605,10 +605,11 @@ func oneLine(s string) string {
 	return strings.Join(parts, "; ")
 }
 
-// goEntryPoints are main.go files of package main.
+// goEntryPoints are main.go files of package main, outside testdata
+// directories (fixtures, which the go tool ignores too).
 func goEntryPoints(f *Facts, paths []string, read func(string) ([]byte, bool)) {
 	for _, p := range paths {
-		if path.Base(p) != "main.go" {
+		if path.Base(p) != "main.go" || strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") {
 			continue
 		}
 		b, ok := read(p)

@@ -34,7 +34,7 @@ func extractGo(p string, src []byte) ([]Section, error) {
 			Kind: KindPackage, Lang: "go", Name: f.Name.Name,
 			Line: g.line(f.Doc.Pos()), EndLine: g.line(f.Name.End()),
 			Signature: "package " + f.Name.Name,
-			Doc:       f.Doc.Text(),
+			Doc:       docText(f.Doc),
 		})
 	}
 	for _, d := range f.Decls {
@@ -47,7 +47,24 @@ func extractGo(p string, src []byte) ([]Section, error) {
 			out = append(out, g.genSections(d)...)
 		}
 	}
-	return out, err
+	return settle(out), err
+}
+
+// settle drops sections the parser could not place and ends a section no
+// earlier than it starts (a declaration cut off by a syntax error has no
+// end of its own).
+func settle(secs []Section) []Section {
+	out := secs[:0]
+	for _, s := range secs {
+		if s.Line < 1 {
+			continue
+		}
+		if s.EndLine < s.Line {
+			s.EndLine = s.Line
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 type goReader struct {
@@ -74,6 +91,18 @@ func (g goReader) text(from, to token.Pos) string {
 		return ""
 	}
 	return string(g.src[a:b])
+}
+
+// restOfLine is the source from pos to the end of its line.
+func (g goReader) restOfLine(pos token.Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	a := g.fset.Position(pos).Offset
+	if a < 0 || a > len(g.src) {
+		return ""
+	}
+	return firstLine(string(g.src[a:]))
 }
 
 // signature makes a declaration's head one line: spaces collapsed, at
@@ -122,9 +151,13 @@ func (g goReader) funcSection(d *ast.FuncDecl) (Section, bool) {
 	if d.Body != nil {
 		head = d.Body.Lbrace
 	}
-	s.Signature = signature(g.text(d.Pos(), head))
+	sig := g.text(d.Pos(), head)
+	if sig == "" {
+		sig = g.restOfLine(d.Pos()) // a head cut off by a syntax error
+	}
+	s.Signature = signature(sig)
 	s.Line, s.EndLine = g.line(start(d.Doc, d.Pos())), g.line(end)
-	s.Doc = d.Doc.Text()
+	s.Doc = docText(d.Doc)
 	return s, true
 }
 
@@ -178,7 +211,7 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 				Kind: kind, Lang: "go", Name: ts.Name.Name,
 				Signature: signature("type " + firstLine(g.text(ts.Pos(), ts.End()))),
 				Line:      g.line(start(doc, from)), EndLine: g.line(to),
-				Doc: doc.Text(),
+				Doc: docText(doc),
 			})
 		}
 		return out
@@ -189,7 +222,7 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 		}
 		var names []string
 		var doc strings.Builder
-		doc.WriteString(d.Doc.Text())
+		doc.WriteString(docText(d.Doc))
 		first := ""
 		for _, spec := range d.Specs {
 			vs, ok := spec.(*ast.ValueSpec)
@@ -209,9 +242,9 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 				first = firstLine(g.text(vs.Pos(), vs.End()))
 			}
 			names = append(names, mine...)
-			c := vs.Doc.Text()
+			c := docText(vs.Doc)
 			if c == "" {
-				c = vs.Comment.Text()
+				c = docText(vs.Comment)
 			}
 			if c = strings.TrimSpace(c); c != "" && d.Lparen.IsValid() {
 				doc.WriteString("\n" + strings.Join(mine, ", ") + ": " + c)
@@ -256,4 +289,23 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// docText is a comment's text without its markers. go/ast's Text slices
+// a block comment as if it were closed, and panics on a file that ends
+// inside one ("/*" with no "*/"): such a comment is closed first.
+func docText(cg *ast.CommentGroup) string {
+	if cg == nil {
+		return ""
+	}
+	safe := cg
+	for i, c := range cg.List {
+		if strings.HasPrefix(c.Text, "/*") && (len(c.Text) < 4 || !strings.HasSuffix(c.Text, "*/")) {
+			if safe == cg {
+				safe = &ast.CommentGroup{List: append([]*ast.Comment(nil), cg.List...)}
+			}
+			safe.List[i] = &ast.Comment{Slash: c.Slash, Text: c.Text + "*/"}
+		}
+	}
+	return safe.Text()
 }

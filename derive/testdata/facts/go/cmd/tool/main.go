@@ -1,0 +1,5 @@
+/* A block comment
+   before the clause. */
+package main
+
+func main() {}
