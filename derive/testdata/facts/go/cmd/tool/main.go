@@ -1,5 +1,8 @@
-/* A block comment
-   before the clause. */
+/*
+A block comment
+
+	before the clause.
+*/
 package main
 
 func main() {}
