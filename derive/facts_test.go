@@ -20,14 +20,6 @@ func fixtureFacts(t *testing.T, name string) Facts {
 	return ProjectFacts(root, paths(entries))
 }
 
-func commandsBySource(f Facts) map[string]Command {
-	out := map[string]Command{}
-	for _, c := range f.Commands {
-		out[c.Source] = c
-	}
-	return out
-}
-
 func TestProjectFactsGo(t *testing.T) {
 	f := fixtureFacts(t, "go")
 	if f.Name != "shop" || f.Language != "go" || f.Module != "example.com/shop" {
