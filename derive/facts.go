@@ -618,16 +618,36 @@ func oneLine(s string) string {
 	return strings.Join(parts, "; ")
 }
 
-// goEntryPoints are main.go files of package main, outside testdata
-// directories (fixtures, which the go tool ignores too).
+// goEntryPoints are main.go files of package main, and the directories
+// cmd/NAME of a package main without a main.go; not under testdata
+// (fixtures, which the go tool ignores too).
 func goEntryPoints(f *Facts, paths []string, read func(string) ([]byte, bool)) {
+	cmdDirs := map[string]string{} // cmd/NAME → a Go file in it
+	mains := map[string]bool{}
 	for _, p := range paths {
-		if path.Base(p) != "main.go" || strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") {
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") {
 			continue
 		}
-		b, ok := read(p)
-		if ok && goPackageName(b) == "main" {
-			f.EntryPoints = append(f.EntryPoints, p)
+		dir := path.Dir(p)
+		if path.Base(p) == "main.go" {
+			if b, ok := read(p); ok && goPackageName(b) == "main" {
+				f.EntryPoints = append(f.EntryPoints, p)
+				mains[dir] = true
+			}
+			continue
+		}
+		if path.Dir(dir) == "cmd" || strings.HasSuffix(path.Dir(dir), "/cmd") {
+			if _, ok := cmdDirs[dir]; !ok {
+				cmdDirs[dir] = p
+			}
+		}
+	}
+	for dir, p := range cmdDirs {
+		if mains[dir] {
+			continue
+		}
+		if b, ok := read(p); ok && goPackageName(b) == "main" {
+			f.EntryPoints = append(f.EntryPoints, dir)
 		}
 	}
 }

@@ -51,10 +51,10 @@ func TestProjectFactsGo(t *testing.T) {
 			t.Errorf("  %+v", c)
 		}
 	}
-	if want := []string{"cmd/tool/main.go", "main.go"}; !reflect.DeepEqual(f.EntryPoints, want) {
+	if want := []string{"cmd/serve", "cmd/tool/main.go", "main.go"}; !reflect.DeepEqual(f.EntryPoints, want) {
 		t.Errorf("entry points %q", f.EntryPoints)
 	}
-	if f.Languages["go"] != 3 || f.Languages["yaml"] != 1 || f.Languages["make"] != 1 {
+	if f.Languages["go"] != 4 || f.Languages["yaml"] != 1 || f.Languages["make"] != 1 {
 		t.Errorf("languages %v", f.Languages)
 	}
 }
