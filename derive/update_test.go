@@ -261,3 +261,39 @@ func TestCutDoc(t *testing.T) {
 		t.Error("short docs are only trimmed")
 	}
 }
+
+func TestUpdateNewReaderRereadsItsFiles(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.zz": "zz data\n", "b.md": "# B\n"})
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	prev := stampsOf(nil, d)
+	if prev["a.zz"].Reader != "" || prev["b.md"].Reader == "" {
+		t.Fatalf("stamps %+v", prev)
+	}
+	// A reader for .zz lands: a.zz is read again, b.md is not.
+	register(language{name: "zz", exts: []string{".zz"}, extract: func(string, []byte) ([]Section, error) {
+		return []Section{{Kind: KindFunc, Name: "Z", Line: 1, EndLine: 1}}, nil
+	}})
+	t.Cleanup(func() { delete(languages, ".zz") })
+	d, err = Update(context.Background(), root, Options{}, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changedPaths(d); !reflect.DeepEqual(got, []string{"a.zz"}) || len(d.Changed[0].Sections) != 1 || d.Unchanged != 1 {
+		t.Fatalf("after a new reader: changed %q, unchanged %d", got, d.Unchanged)
+	}
+	// Its next version reads it again too.
+	prev = stampsOf(prev, d)
+	readerVersions["zz"] = 2
+	t.Cleanup(func() { delete(readerVersions, "zz") })
+	d, err = Update(context.Background(), root, Options{}, prev)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := changedPaths(d); !reflect.DeepEqual(got, []string{"a.zz"}) || d.Changed[0].Reader != "zz/2.1" {
+		t.Fatalf("after a new version: changed %q", got)
+	}
+}
