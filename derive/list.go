@@ -447,7 +447,7 @@ type excludePattern []string
 func compileExcludes(globs []string) ([]excludePattern, error) {
 	var out []excludePattern
 	for _, g := range globs {
-		s := strings.TrimSuffix(strings.TrimSpace(g), "/")
+		s := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(g), "/"))
 		if s == "" {
 			continue
 		}

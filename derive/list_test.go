@@ -122,6 +122,14 @@ func TestListGitRepository(t *testing.T) {
 	if s := skipped.String(); s != "1 binary, 4 generated, 2 vendored, 1 over the size limit, 1 symlink, 1 excluded" {
 		t.Errorf("skipped in words: %q", s)
 	}
+	// Update, which looks inside only the files it reads, leaves out the same.
+	d, err := Update(context.Background(), root, Options{Exclude: []string{"docs/private"}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(changedPaths(d), want) || !reflect.DeepEqual(d.Skipped, wantSkipped) {
+		t.Errorf("Update read %q, skipped %v", changedPaths(d), d.Skipped)
+	}
 	for _, e := range got {
 		fi, err := os.Stat(filepath.Join(root, e.Path))
 		if err != nil || fi.Size() != e.Size || fi.ModTime().UnixNano() != e.ModTime {
@@ -278,4 +286,27 @@ func TestListBinaryCheckOnlyLooksAtTheHead(t *testing.T) {
 	if !reflect.DeepEqual(paths(got), []string{"late-nul.txt"}) {
 		t.Errorf("listed %q", paths(got))
 	}
+}
+
+// FuzzExclude: no pattern or path makes matching panic, and a plain
+// name excludes a path that ends with it at any depth.
+func FuzzExclude(f *testing.F) {
+	f.Add("docs/**/*.md", "docs/a/b.md")
+	f.Add("[", "x")
+	f.Add("**/**", "")
+	f.Add("a", "x/y/a")
+	f.Fuzz(func(t *testing.T, pattern, p string) {
+		ex, err := compileExcludes([]string{pattern})
+		if err != nil {
+			return
+		}
+		matchExcludes(ex, p)
+		name := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(pattern), "/"))
+		if name == "" || strings.ContainsAny(name, "/*?[\\") {
+			return
+		}
+		if !matchExcludes(ex, "x/y/"+name) {
+			t.Fatalf("%q does not exclude x/y/%s", pattern, name)
+		}
+	})
 }

@@ -297,3 +297,13 @@ func TestUpdateNewReaderRereadsItsFiles(t *testing.T) {
 		t.Fatalf("after a new version: changed %q", got)
 	}
 }
+
+func TestUpdateCancelled(t *testing.T) {
+	root := t.TempDir()
+	writeFiles(t, root, map[string]string{"a.md": "# A\n", "b.md": "# B\n"})
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := Update(ctx, root, Options{}, nil); !errors.Is(err, context.Canceled) {
+		t.Errorf("a cancelled update: %v", err)
+	}
+}
