@@ -14,8 +14,9 @@ func init() {
 // extractGo reads a Go file with go/parser (comments kept, no type
 // checking): the package doc when the file has one, and every exported
 // top-level declaration with its doc comment — functions, methods of
-// exported types ("Type.Method"), types, and const or var groups that
-// declare an exported name. A test file gives none: its exported names
+// exported types ("Type.Method"), types (their doc followed by their
+// exported fields or methods, with their comments), and const or var
+// groups that declare an exported name. A test file gives none: its exported names
 // are the test runner's, not the package's. A file that does not parse
 // gives what the parser recovered, and the error.
 func extractGo(p string, src []byte) ([]Section, error) {
@@ -206,12 +207,11 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			} else if doc == nil && len(d.Specs) == 1 {
 				doc = d.Doc
 			}
-			kind := KindType
 			out = append(out, Section{
-				Kind: kind, Lang: "go", Name: ts.Name.Name,
+				Kind: KindType, Lang: "go", Name: ts.Name.Name,
 				Signature: signature("type " + firstLine(g.text(ts.Pos(), ts.End()))),
 				Line:      g.line(start(doc, from)), EndLine: g.line(to),
-				Doc: docText(doc),
+				Doc: docText(doc) + members(ts.Type),
 			})
 		}
 		return out
@@ -261,10 +261,76 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			Kind: kind, Lang: "go", Name: joinNames(names),
 			Signature: signature(sig),
 			Line:      g.line(start(d.Doc, d.Pos())), EndLine: g.line(d.End()),
-			Doc: doc.String(),
+			Doc: strings.TrimSpace(doc.String()),
 		}}
 	}
 	return nil
+}
+
+// members lists a struct's exported fields or an interface's methods
+// with their comments, one a line after the type's doc: where a setting
+// or an operation is declared is often what a person looks for
+// ("RetryPolicy: how a failed request is retried").
+func members(t ast.Expr) string {
+	var fl *ast.FieldList
+	switch t := t.(type) {
+	case *ast.StructType:
+		fl = t.Fields
+	case *ast.InterfaceType:
+		fl = t.Methods
+	}
+	if fl == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range fl.List {
+		var names []string
+		for _, n := range f.Names {
+			if n != nil && n.IsExported() {
+				names = append(names, n.Name)
+			}
+		}
+		if len(f.Names) == 0 { // an embedded type
+			if id := embeddedName(f.Type); id != "" && ast.IsExported(id) {
+				names = append(names, id)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		b.WriteString("\n" + strings.Join(names, ", "))
+		c := docText(f.Doc)
+		if c == "" {
+			c = docText(f.Comment)
+		}
+		if c = strings.Join(strings.Fields(c), " "); c != "" {
+			b.WriteString(": " + c)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
+}
+
+// embeddedName is the type name of an embedded field (*pkg.T → T).
+func embeddedName(t ast.Expr) string {
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.SelectorExpr:
+			return x.Sel.Name
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
 }
 
 // joinNames names a group by its names, as many as fit in a short line.
@@ -307,5 +373,5 @@ func docText(cg *ast.CommentGroup) string {
 			safe.List[i] = &ast.Comment{Slash: c.Slash, Text: c.Text + "*/"}
 		}
 	}
-	return safe.Text()
+	return strings.TrimSpace(safe.Text())
 }

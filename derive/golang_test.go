@@ -90,8 +90,8 @@ func TestExtractGo(t *testing.T) {
 		{"client", "client/client.go", goClient, []want{
 			{KindPackage, "client", 3, 6, "package client", "Package client talks to the service.\n\nIt retries on failure."},
 			{KindConst, "DefaultRetries", 10, 11, "const DefaultRetries = 3", "DefaultRetries is how often"},
-			{KindConst, "ModeFast, ModeSafe", 13, 18, "const ModeFast Mode = iota …", "\nModeFast: ModeFast skips checks.\nModeSafe: checks everything"},
-			{KindType, "Client", 22, 25, "type Client struct", "Client does requests."},
+			{KindConst, "ModeFast, ModeSafe", 13, 18, "const ModeFast Mode = iota …", "ModeFast: ModeFast skips checks.\nModeSafe: checks everything"},
+			{KindType, "Client", 22, 25, "type Client struct", "Client does requests.\n\nHTTP"},
 			{KindType, "Mode", 28, 29, "type Mode int", "Mode says how careful"},
 			{KindMethod, "Client.Do", 33, 38, "func (c *Client) Do(req *http.Request, retries int) (*http.Response, error)", "Do sends req and waits for the answer,\nretrying"},
 			{KindMethod, "Mode.String", 42, 42, "func (m Mode) String() string", ""},
@@ -105,6 +105,10 @@ func TestExtractGo(t *testing.T) {
 		{"broken: what the parser recovered", "broken.go", "package x\n\n// Good is fine.\nfunc Good() {}\n\nfunc Bad( {\n", []want{
 			{KindFunc, "Good", 3, 4, "func Good()", "Good is fine."},
 			{KindFunc, "Bad", 6, 6, "func Bad(", ""},
+		}},
+		{"struct fields and interface methods", "m.go", "package m\n\n// Options configure.\ntype Options struct {\n\t// Retry says how a failed request is retried.\n\tRetry Policy\n\tA, b, C int // some ints\n\tsecret string\n\t*Base\n}\n\n// Doer does.\ntype Doer interface {\n\tDo() error // Do does it.\n\tfmt.Stringer\n}\n", []want{
+			{KindType, "Options", 3, 10, "type Options struct", "Options configure.\n\nRetry: Retry says how a failed request is retried.\nA, C: some ints\nBase"},
+			{KindType, "Doer", 12, 16, "type Doer interface", "Doer does.\n\nDo: Do does it.\nStringer"},
 		}},
 		{"var group", "v.go", "package v\n\n// Errors the package returns.\nvar (\n\tErrA = 1\n\terrB = 2\n)\n", []want{
 			{KindVar, "ErrA", 3, 7, "var ErrA = 1 …", "Errors the package returns."},
