@@ -6,7 +6,9 @@ import (
 	"path/filepath"
 	"sync"
 
+	"cairn/derive"
 	"cairn/memory"
+	"cairn/project"
 	"cairn/recall"
 	"cairn/trust"
 	"cairn/ui"
@@ -32,6 +34,21 @@ func workbench(ctx context.Context, st memory.Store, p memory.Project, projects 
 			}
 			return services[p.ID]
 		}}
+	// /index reads the project's repository: its root, else the git work
+	// tree (or the directory) the workbench was opened in, as cairn index.
+	opt.Index = func(ctx context.Context, p memory.Project) (derive.Report, error) {
+		root := p.Root
+		if root == "" {
+			wd, err := os.Getwd()
+			if err != nil {
+				return derive.Report{}, err
+			}
+			if root = project.GitRoot(wd); root == "" {
+				root = wd
+			}
+		}
+		return derive.Index(ctx, st, p.ID, root, derive.Options{}, memory.ActorUser)
+	}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}

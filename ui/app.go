@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"maps"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"cairn/derive"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
@@ -44,6 +46,10 @@ type Options struct {
 	// HistoryFile keeps the command line's history between sessions (in the
 	// home, private; "" keeps it for this session only).
 	HistoryFile string
+	// Index brings a project's derived memory up to date with its
+	// repository (/index), from the process whose working directory names
+	// the repository; nil: /index says to run cairn index.
+	Index func(context.Context, memory.Project) (derive.Report, error)
 }
 
 type focus int
@@ -66,7 +72,8 @@ const (
 	modeCalibration
 	modeInbox
 	modeReport
-	modeWhy // /why: the tree of a memory's reasons in the list
+	modeWhy  // /why: the tree of a memory's reasons in the list
+	modeRepo // the Repository section: modules and their sections
 )
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
@@ -78,6 +85,7 @@ const (
 	sectionArchived
 	sectionSuperseded
 	sectionTimeline
+	sectionRepo // derived memory: the repository's modules and sections
 	sectionCount
 )
 
@@ -134,12 +142,15 @@ type workbench struct {
 	inbox  inboxPane
 	drop   *dropDialog
 	report reportPane
+	repo   repoPane
 
 	recallQuery string
 	whyRoot     string                    // the title /why was asked of, while its tree shows
 	recallWords string                    // the query's words alone: what + and - are said of
 	verifyCount int                       // memories in the verify-first queue
 	inboxCount  int                       // waiting drafts, open proposals and gaps
+	repoCount   int                       // the repository's modules (0: not indexed)
+	indexing    bool                      // an /index run is under way
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
@@ -175,6 +186,11 @@ type workbench struct {
 	// after delivers a message later (the status expiry, the refresh after
 	// other writes); tests replace it to tell timers from slow store calls.
 	after func(time.Duration, tea.Msg) tea.Cmd
+	// exec hands the terminal to a program (the editor on a repository
+	// file) and getenv names the editor; tests replace both, to see the
+	// command built without running an editor.
+	exec   func(*exec.Cmd, tea.ExecCallback) tea.Cmd
+	getenv func(string) string
 
 	sub        <-chan memory.Event
 	refreshDue bool
@@ -200,7 +216,8 @@ func New(st Store, opt Options) Model {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m := &workbench{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
-		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer}
+		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer,
+		exec: func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return tea.ExecProcess(c, fn) }, getenv: os.Getenv}
 	m.theme = themes.Auto(true, opt.NoColor)
 	if opt.Theme != "" {
 		m.theme, m.themeFixed = themes.Get(opt.Theme), true
@@ -271,7 +288,16 @@ func (m *workbench) reloadAll() tea.Cmd {
 	if m.section != sectionInbox {
 		cmds = append(cmds, m.countInbox())
 	}
+	if m.section != sectionRepo {
+		cmds = append(cmds, m.countRepo())
+	}
 	return tea.Batch(cmds...)
+}
+
+// countRepo reads how many modules the repository's index holds, for the sidebar.
+func (m *workbench) countRepo() tea.Cmd {
+	m.pending++
+	return loadRepoSummary(m.st, m.proj.ID, -1)
 }
 
 // countInbox reads how many drafts and proposals wait, for the sidebar.
@@ -312,6 +338,9 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	if m.section == sectionTimeline {
 		m.pending++
 		return loadTimeline(m.st, m.proj.ID)
+	}
+	if m.section == sectionRepo {
+		return m.loadRepo()
 	}
 	if !more {
 		m.reqSeq++
@@ -529,6 +558,17 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		return m.recallDone(msg)
 	case whyLoadedMsg:
 		return m.whyLoaded(msg)
+	case repoLoadedMsg:
+		return m.repoLoaded(msg)
+	case repoFilesLoadedMsg:
+		return m.repoFilesLoaded(msg)
+	case indexedMsg:
+		return m.indexed(msg)
+	case fileEditedMsg:
+		if msg.err != nil {
+			return m.fail("open "+msg.path+" in the editor", msg.err)
+		}
+		return nil
 	case archivedLoadedMsg:
 		m.done()
 		if msg.err != nil || msg.project != m.proj.ID {
@@ -591,6 +631,9 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		}
 		if m.section != sectionInbox || m.mode == modeRecall || m.mode == modeWhy {
 			cmds = append(cmds, m.countInbox()) // agents capture drafts while the workbench is open
+		}
+		if m.section != sectionRepo || m.mode != modeRepo {
+			cmds = append(cmds, m.countRepo()) // another process indexed
 		}
 		if m.mode == modeTimeline && m.section != sectionTimeline {
 			m.pending++
@@ -739,6 +782,14 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 	switch m.section {
 	case sectionTimeline:
 		m.mode = modeTimeline
+	case sectionRepo:
+		// The detail pane shows the section or module: no memory stays in
+		// it for the memory keys and commands to act on.
+		m.mode = modeRepo
+		m.detail.clear()
+		m.repo.open, m.repo.files, m.repo.filter, m.repo.typing = false, nil, "", false
+		m.repo.cursor, m.repo.offset = 0, 0
+		m.repo.pg.top()
 	case sectionInbox:
 		// The detail pane shows the inbox's item: no memory stays in it
 		// for the memory keys and commands to act on.
@@ -767,8 +818,9 @@ func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	m.detail.clear()
 	m.tl.events = nil
 	m.inbox, m.inboxCount = inboxPane{}, 0
+	m.repo, m.repoCount = repoPane{}, 0
 	m.verifyCount, m.archived = 0, nil // the new project's, once read
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.loadVerify(-1), m.say("project "+p.Name, false))
+	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }
 
 func (m *workbench) scope() []string { return memory.Scope(m.proj.ID) }

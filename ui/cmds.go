@@ -15,6 +15,7 @@ import (
 	"charm.land/glamour/v2"
 
 	"cairn/consolidate"
+	"cairn/derive"
 	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/recall"
@@ -71,6 +72,9 @@ type Store interface {
 	DropGap(ctx context.Context, project, id string, by memory.Actor) error
 	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
 	Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
+	// Derived memory, read-only here: the Repository section.
+	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
+	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
 }
 
 // openEpisode finds the episode `cairn ingest` keeps for an agent session.
@@ -801,5 +805,60 @@ func loadArchived(st Store, project string) tea.Cmd {
 	return func() tea.Msg {
 		p, err := st.List(bg, memory.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
 		return archivedLoadedMsg{project: project, items: p.Memories, err: err}
+	}
+}
+
+// loadRepoSummary reads the project's repository summary.
+func loadRepoSummary(st Store, project string, req int) tea.Cmd {
+	return func() tea.Msg {
+		sum, err := st.RepoSummary(bg, project)
+		return repoLoadedMsg{project: project, req: req, sum: sum, err: err}
+	}
+}
+
+// loadRepoFiles reads the indexed files of a module. The root module
+// holds only the files directly in the root: they are read one by one
+// (from the outlines' paths), not every file of the project.
+func loadRepoFiles(st Store, project, module string, req int) tea.Cmd {
+	return func() tea.Msg {
+		msg := repoFilesLoadedMsg{project: project, module: module, req: req}
+		if module != "" {
+			msg.files, msg.err = st.DerivedFiles(bg, project, module)
+			return msg
+		}
+		d, ok := st.(memory.Deriver)
+		if !ok {
+			msg.files, msg.err = st.DerivedFiles(bg, project, "")
+			return msg
+		}
+		outlines, err := d.DerivedOutlines(bg, project)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		var top []string
+		for p := range outlines {
+			if !strings.Contains(p, "/") {
+				top = append(top, p)
+			}
+		}
+		sort.Strings(top)
+		for _, p := range top {
+			fs, err := st.DerivedFiles(bg, project, p)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			msg.files = append(msg.files, fs...)
+		}
+		return msg
+	}
+}
+
+// runIndex brings the project's derived memory up to date (Options.Index).
+func runIndex(ctx context.Context, index func(context.Context, memory.Project) (derive.Report, error), p memory.Project) tea.Cmd {
+	return func() tea.Msg {
+		rep, err := index(ctx, p)
+		return indexedMsg{project: p, rep: rep, err: err}
 	}
 }

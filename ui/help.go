@@ -18,6 +18,7 @@ var contextKeys = []struct{ where, keys string }{
 	{"diff", "←/→ older/newer pair · [/] move the old side · enter store (when superseding) · esc close"},
 	{"inbox (i)", "a accept · w reject · e edit, then accept · d diff (merge, supersede) · x drop a draft · enter read"},
 	{"proposal diff", "a accept · w reject · e edit, then accept · esc close"},
+	{"repository", "enter a module's sections · enter or e opens a section's file at its line in $EDITOR · f filter · esc back to the modules · read-only: /index reads the repository again"},
 	{"run report", "after /consolidate: ↑/↓ scroll · i the inbox · esc close · /undo takes the run back"},
 }
 

@@ -53,6 +53,9 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.list.filtering {
 		return m.filterKey(k)
 	}
+	if m.mode == modeRepo && m.repo.typing && m.focus != focusSidebar {
+		return m.repoKey(k)
+	}
 	switch m.mode {
 	case modeHelp:
 		if s == "esc" || s == "?" || s == "q" {
@@ -118,6 +121,9 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.mode == modeInbox && m.focus != focusSidebar {
 		return m.inboxKey(s)
 	}
+	if m.mode == modeRepo && m.focus != focusSidebar {
+		return m.repoKey(k)
+	}
 	switch m.focus {
 	case focusSidebar:
 		return m.sidebarKey(s)
@@ -144,6 +150,8 @@ func (m *workbench) modeAfterOverlay() mode {
 		return modeWhy
 	case m.section == sectionInbox:
 		return modeInbox
+	case m.section == sectionRepo:
+		return modeRepo
 	}
 	return modeBrowse
 }
@@ -533,6 +541,9 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 	if p.cmd.run == nil {
 		return nil, fmt.Errorf("/%s is not available here", p.cmd.name)
 	}
+	if p.cmd.needsID && len(p.args) == 0 && m.mode == modeRepo && m.focus != focusSidebar {
+		return nil, errDerivedReadOnly // no memory is selected here: a section is
+	}
 	return p.cmd.run(m, p)
 }
 
@@ -835,7 +846,7 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	case l.sidebar.contains(ms.X, ms.Y):
 		m.focus = focusSidebar
 		row := ms.Y - l.sidebar.y - 2 // border and heading
-		sections := []section{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline}
+		sections := []section{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline, sectionRepo}
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
 		}
@@ -843,6 +854,13 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 		m.focus = focusList
 		if i := m.inbox.offset + ms.Y - (l.list.y + 2); i >= 0 && i < len(m.inbox.items) {
 			m.inbox.move(i-m.inbox.cursor, m.inboxRows())
+		}
+	case m.mode == modeRepo && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.focus = focusList
+		top := l.list.y + 1 + (l.list.h - 2 - m.repoRows()) // border, heading and filter
+		if i := m.repo.offset + ms.Y - top; i >= 0 && i < len(m.repo.vis) {
+			m.repo.move(i-m.repo.cursor, m.repoRows())
+			return m.renderRepoDoc()
 		}
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail) && m.mode != modeTimeline:
 		m.focus = focusList
@@ -887,6 +905,11 @@ func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 		m.inbox.move(d, m.inboxRows())
 	case m.mode == modeInbox && l.detail.contains(ms.X, ms.Y):
 		m.inbox.pg.wheel(up)
+	case m.mode == modeRepo && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.repo.move(d, m.repoRows())
+		return m.renderRepoDoc()
+	case m.mode == modeRepo && l.detail.contains(ms.X, ms.Y):
+		m.repo.pg.wheel(up)
 	case m.mode == modeTimeline:
 		m.tl.pg.wheel(up)
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):

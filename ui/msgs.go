@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cairn/consolidate"
+	"cairn/derive"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/trust"
@@ -263,4 +264,34 @@ type archivedLoadedMsg struct {
 	project string
 	items   []*memory.Memory
 	err     error
+}
+
+// repoLoadedMsg carries the project's repository summary (err
+// memory.ErrNotFound: never indexed); req -1 asked only for the count.
+type repoLoadedMsg struct {
+	project string
+	req     int
+	sum     memory.RepoSummary
+	err     error
+}
+
+// repoFilesLoadedMsg carries the indexed files under a module's path.
+type repoFilesLoadedMsg struct {
+	project, module string
+	req             int
+	files           []memory.DerivedFile
+	err             error
+}
+
+// indexedMsg is the end of an /index run.
+type indexedMsg struct {
+	project memory.Project
+	rep     derive.Report
+	err     error
+}
+
+// fileEditedMsg is the editor closing on a repository file.
+type fileEditedMsg struct {
+	path string
+	err  error
 }

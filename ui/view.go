@@ -75,6 +75,9 @@ func (m *workbench) fit() {
 	if m.mode == modeInbox {
 		m.inbox.move(0, m.inboxRows())
 	}
+	if m.mode == modeRepo {
+		m.repo.move(0, m.repoRows())
+	}
 	m.layPager()
 }
 
@@ -100,6 +103,10 @@ func (m *workbench) layPager() {
 	case m.mode == modeInbox:
 		if m.w >= wide || m.focus == focusDetail {
 			m.inbox.pg.set(m.inbox.detailLines(m.theme, l.detail.w-4, m.sid), l.detail.w-4, l.detail.h-2)
+		}
+	case m.mode == modeRepo:
+		if m.w >= wide || m.focus == focusDetail {
+			m.repo.pg.set(m.repo.detailLines(m.theme, l.detail.w-4, m.detail.rendered), l.detail.w-4, l.detail.h-2)
 		}
 	case m.w >= wide || m.focus == focusDetail:
 		w := l.detail.w - 4
@@ -190,6 +197,16 @@ func (m *workbench) browse(l layoutRects) string {
 		}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 	}
+	if m.mode == modeRepo {
+		list := m.pane(l.list, m.repo.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList), m.focus == focusList)
+		switch {
+		case m.w >= wide:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, m.pane(l.detail, m.repo.pg.lines(), m.focus == focusDetail))
+		case m.focus == focusDetail:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.repo.pg.lines(), true))
+		}
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
+	}
 	heading := m.sectionTitle()
 	switch m.mode {
 	case modeRecall:
@@ -229,6 +246,8 @@ func (m *workbench) sectionTitle() string {
 		return "Archived"
 	case m.section == sectionSuperseded:
 		return "Superseded (history)"
+	case m.section == sectionRepo:
+		return "Repository"
 	}
 	return "Timeline"
 }
@@ -274,7 +293,7 @@ func countLabel(n int) string {
 // for four-character counts.
 func (m *workbench) sidebarWidth() int {
 	widest := len(countLabel(m.verifyCount))
-	for _, n := range []int{m.inboxCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
+	for _, n := range []int{m.inboxCount, m.repoCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
 		widest = max(widest, len(countLabel(n)))
 	}
 	for _, l := range memory.Layers {
@@ -308,6 +327,11 @@ func (m *workbench) sidebar(w int) []string {
 	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
 	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
 	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
+	repo := -1 // not indexed: no count, the section says how
+	if m.repoCount > 0 {
+		repo = m.repoCount
+	}
+	out = append(out, row(sectionRepo, "Repository", repo, lipgloss.NewStyle()))
 	return out
 }
 
@@ -356,6 +380,9 @@ func (m *workbench) header() string {
 	}
 	if p := m.consolidating(); p != "" {
 		right += st.Accent.Render(p) + "  "
+	}
+	if m.indexing {
+		right += st.Accent.Render("indexing…") + "  "
 	}
 	right += st.Muted.Render(m.theme.Name)
 	left = ansi.Truncate(left, max(m.w-lipgloss.Width(right)-1, 1), "…") // a long project name
@@ -468,6 +495,8 @@ func (m *workbench) keyHints() string {
 		return hints(keys.Up.as("scroll"), keys.Next.as("sidebar"), keys.Command, keys.Help, keys.Quit)
 	case m.focus == focusSidebar:
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
+	case m.mode == modeRepo:
+		return m.repoHints()
 	case m.mode == modeRecall:
 		return hints(keys.Up, keys.Open, keys.Explain, keys.Helpful, keys.Unhelpful, keys.Back, keys.Command, keys.Help)
 	case m.mode == modeWhy:
