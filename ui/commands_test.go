@@ -82,7 +82,7 @@ func TestCompleteLine(t *testing.T) {
 	}{
 		{"rem", "remember ", []string{"remember"}},
 		{"/arc", "/archive ", []string{"archive"}},
-		{"re", "re", []string{"rebind", "recall", "reject", "remember"}},
+		{"re", "re", []string{"rebind", "recall", "reject", "remember", "repository"}},
 		{"rej", "reject ", []string{"reject"}},
 		{"/cal", "/calibration ", []string{"calibration"}},
 		{"un", "un", []string{"unarchive", "undo"}},
