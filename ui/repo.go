@@ -401,7 +401,7 @@ func (p *repoPane) detailLines(t themes.Theme, w int, rendered map[renderKey]str
 	}
 	out := wrapAll([]string{
 		st.Title.Render(safetext.CleanLine(s.Name)),
-		st.Muted.Render(safetext.CleanLine(string(s.Kind)+" · "+orWord(s.Lang, f.Lang)) + " · ") + safetext.CleanLine(where),
+		st.Muted.Render(safetext.CleanLine(string(s.Kind)+" · "+orWord(s.Lang, f.Lang))+" · ") + safetext.CleanLine(where),
 		st.Muted.Render("enter or e opens it at the line in $EDITOR"),
 	}, w)
 	if s.Signature != "" {
