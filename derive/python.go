@@ -158,6 +158,10 @@ func (r *pyReader) block(lo, hi, indent int, class string, out *[]Section) {
 			for end < hi && r.lines[end].indent > indent {
 				end++
 			}
+			if class != "" && f.is(kw, "class") {
+				j, deco = end-1, -1 // a class in a class: not read
+				continue
+			}
 			from := j
 			if deco >= 0 {
 				from = deco
@@ -285,7 +289,7 @@ func (r *pyReader) commentAbove(i int) (int, string) {
 	for k := first; k < i; k++ {
 		if f.lex[k].kind == lexComment {
 			t := strings.TrimLeft(f.text(k), "#") // # and Doxygen's ##
-			t = strings.TrimPrefix(t, ":") // Sphinx's #: attribute comments
+			t = strings.TrimPrefix(t, ":")        // Sphinx's #: attribute comments
 			lines = append(lines, strings.TrimPrefix(t, " "))
 		}
 	}
@@ -702,8 +706,9 @@ func (f *codeFile) nextCode(i, hi int) int {
 	return i
 }
 
-// joined is the source of lexemes a..b-1 without comments, each run of
-// blanks made one space; a line break just inside a bracket, and a
+// joined is the source of lexemes a..b-1 without comments (stopping
+// once it is far longer than a signature may be), each run of blanks made
+// one space; a line break just inside a bracket, and a
 // trailing comma before it, are dropped, so a multi-line signature reads
 // as one line ("fn f(a: u8, b: u8) -> u8").
 func (f *codeFile) joined(a, b int) string {
@@ -734,7 +739,7 @@ func (f *codeFile) joined(a, b int) string {
 		}
 	}
 	// A trailing comma before a body (Rust's where clauses) reads as noise.
-	return clipSignature(strings.TrimSuffix(sb.String(), ","))
+	return strings.TrimSuffix(sb.String(), ",")
 }
 
 // firstLineOf is the first line of the definition made of lexemes a..b,
@@ -762,7 +767,7 @@ func (f *codeFile) section(k Kind, name, sig, doc string, first, last int) Secti
 		Kind:      k,
 		Lang:      f.lang,
 		Name:      strings.ToValidUTF8(name, "\uFFFD"),
-		Signature: strings.ToValidUTF8(sig, "\uFFFD"),
+		Signature: clipSignature(strings.ToValidUTF8(sig, "\uFFFD")),
 		Doc:       clipDoc(strings.ToValidUTF8(doc, "\uFFFD")),
 	}
 }
