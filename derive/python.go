@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"bytes"
 	"path"
 	"sort"
 	"strings"
@@ -25,6 +26,7 @@ func init() {
 func extractPython(p string, src []byte) ([]Section, error) {
 	f := newCodeFile(p, "python", src)
 	f.lexPython()
+	f.numberLines()
 	r := pyReader{f: f}
 	r.logicalLines()
 	var out []Section
@@ -32,7 +34,7 @@ func extractPython(p string, src []byte) ([]Section, error) {
 		out = append(out, s)
 	}
 	r.block(0, len(r.lines), 0, "", &out)
-	return out, nil
+	return mergeOverloads(out), nil // @overload stubs, a property's getter and setter
 }
 
 // pyLine is one logical line: the code lexemes first..last (comments
@@ -62,7 +64,7 @@ func (r *pyReader) logicalLines() {
 		switch l.kind {
 		case lexComment:
 			if f.ownLine(i) {
-				r.comment[f.lineOf(l.start)] = i
+				r.comment[l.line] = i
 			}
 		case lexNewline:
 			if first >= 0 {
@@ -272,7 +274,7 @@ func (r *pyReader) constant(j, hi int) (Section, bool) {
 // line just above lexeme i, returning its first lexeme and its text, or -1.
 func (r *pyReader) commentAbove(i int) (int, string) {
 	f := r.f
-	n := f.lineOf(f.lex[i].start) - 1
+	n := f.startLine(i) - 1
 	first := -1
 	for n >= 1 && r.comment[n] >= 0 {
 		t := f.text(r.comment[n])
@@ -536,10 +538,11 @@ const (
 	lexNewline                     // the end of a logical line (Python)
 )
 
-// lexeme is a span of the source.
+// lexeme is a span of the source and the lines it starts and ends on.
 type lexeme struct {
-	kind       lexKind
-	start, end int
+	kind          lexKind
+	start, end    int
+	line, endLine int32
 }
 
 // codeFile is a file as the line-based readers see it.
@@ -562,8 +565,29 @@ func newCodeFile(p, lang string, src []byte) *codeFile {
 			f.lines = append(f.lines, i+1)
 		}
 	}
-	f.lex = make([]lexeme, 0, len(src)/4)
+	f.lex = make([]lexeme, 0, len(src)/5) // about a lexeme every five bytes in code
 	return f
+}
+
+// numberLines sets each lexeme's lines, walking lexemes and line starts
+// together once the lexer is done.
+func (f *codeFile) numberLines() {
+	n := 0 // index into f.lines of the line holding the offset
+	at := func(off int) int32 {
+		for n+1 < len(f.lines) && f.lines[n+1] <= off {
+			n++
+		}
+		return int32(n + 1)
+	}
+	for i := range f.lex {
+		l := &f.lex[i]
+		l.line = at(l.start)
+		last := l.start
+		if l.end > l.start {
+			last = l.end - 1
+		}
+		l.endLine = at(last)
+	}
 }
 
 func (f *codeFile) add(k lexKind, start, end int) {
@@ -576,6 +600,15 @@ func (f *codeFile) text(i int) string {
 		return ""
 	}
 	return string(f.src[f.lex[i].start:f.lex[i].end])
+}
+
+// raw is lexeme i's bytes, nil when i is out of range; switch
+// string(f.raw(i)) compares without copying.
+func (f *codeFile) raw(i int) []byte {
+	if i < 0 || i >= len(f.lex) {
+		return nil
+	}
+	return f.src[f.lex[i].start:f.lex[i].end]
 }
 
 // is says whether lexeme i is written s (and exists).
@@ -605,15 +638,9 @@ func (f *codeFile) lineOf(off int) int {
 }
 
 // startLine and endLine are the first and last lines of lexeme i.
-func (f *codeFile) startLine(i int) int { return f.lineOf(f.lex[i].start) }
+func (f *codeFile) startLine(i int) int { return int(f.lex[i].line) }
 
-func (f *codeFile) endLine(i int) int {
-	l := f.lex[i]
-	if l.end > l.start {
-		return f.lineOf(l.end - 1)
-	}
-	return f.lineOf(l.start)
-}
+func (f *codeFile) endLine(i int) int { return int(f.lex[i].endLine) }
 
 // ownLine says whether nothing but blanks comes before lexeme i on its line.
 func (f *codeFile) ownLine(i int) bool {
@@ -665,7 +692,13 @@ func (f *codeFile) matchBrackets() {
 				stack = append(stack, i)
 			}
 		case ')', ']', '}':
-			open := map[byte]byte{')': '(', ']': '[', '}': '{'}[c]
+			open := byte('(')
+			switch c {
+			case ']':
+				open = '['
+			case '}':
+				open = '{'
+			}
 			k := len(stack) - 1
 			for k >= 0 && f.src[f.lex[stack[k]].start] != open {
 				k--
@@ -732,7 +765,11 @@ func (f *codeFile) joined(a, b int) string {
 				sb.WriteByte(' ')
 			}
 		}
-		sb.WriteString(strings.Join(strings.Fields(string(f.src[l.start:l.end])), " "))
+		if t := f.src[l.start:l.end]; bytes.ContainsAny(t, " \t\r\n") {
+			sb.WriteString(strings.Join(strings.Fields(string(t)), " ")) // a string with blanks
+		} else {
+			sb.Write(t)
+		}
 		prev = i
 		if sb.Len() > 4*sigLimit {
 			break

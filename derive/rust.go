@@ -22,6 +22,7 @@ func init() {
 func extractRust(p string, src []byte) ([]Section, error) {
 	f := newCodeFile(p, "rust", src)
 	f.lexRust()
+	f.numberLines()
 	f.matchBrackets()
 	r := rustReader{f: f}
 	var out []Section
@@ -150,7 +151,7 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 	if f.kind(k+1) == lexIdent {
 		name = strings.TrimPrefix(f.text(k+1), "r#")
 	}
-	switch t := f.text(k); {
+	switch t := string(f.raw(k)); {
 	case f.kind(k) != lexIdent:
 		return f.skip(i) - 1
 	case t == "fn":
@@ -197,8 +198,8 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 		// the item.
 		return r.end(k, hi, t == "extern" || strings.HasSuffix(t, "!") || f.is(k+1, "!"))
 	}
-	if name == "" {
-		return r.end(k, hi, true)
+	if name == "" || name == "_" { // const _: () = …; names nothing
+		return r.end(k, hi, kind != KindConst)
 	}
 	body := r.bodyOpen(k, hi, kind)
 	end := body
@@ -331,7 +332,7 @@ func rustTypeName(f *codeFile, from, to int) string {
 				return name
 			}
 		case f.kind(i) == lexIdent && !strings.HasPrefix(f.text(i), "'"):
-			switch t := f.text(i); t {
+			switch t := string(f.raw(i)); t {
 			case "mut", "dyn", "const", "unsafe":
 			default:
 				name = strings.TrimPrefix(t, "r#")

@@ -55,6 +55,7 @@ func TestRustCases(t *testing.T) {
 			[]string{`1-1 const P | const P: Point = Point { x: 1 }; |`, `2-2 func f | fn f() |`}},
 		{"static mut and raw identifier", "static mut COUNT: u8 = 0;\nfn r#match() {}\n",
 			[]string{`1-1 var COUNT | static mut COUNT: u8 = 0; |`, `2-2 func match | fn r#match() |`}},
+		{"const _ names nothing", "const _: () = assert!(true);\nconst _: u8 = { 1 };\nfn f() {}\n", []string{`3-3 func f | fn f() |`}},
 		{"mod declared elsewhere is not read", "mod net;\npub mod util;\n", nil},
 		{"inline mod with an inner doc", "mod util {\n    //! Helpers.\n    fn hidden() {}\n}\n",
 			[]string{`1-4 package util | mod util | Helpers.`}},

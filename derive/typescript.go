@@ -38,6 +38,7 @@ func extractJavaScript(p string, src []byte) ([]Section, error) {
 func extractJS(p, lang string, src []byte) []Section {
 	f := newCodeFile(p, lang, src)
 	f.lexJS()
+	f.numberLines()
 	f.matchBrackets()
 	r := jsReader{f: f, fileDoc: -1}
 	var out []Section
@@ -161,6 +162,20 @@ func (r *jsReader) statement(i, hi int, out *[]Section) int {
 		end = r.stmtEnd(k, hi)
 		kind, sigEnd = r.valueKind(k+2, end+1, t)
 		if kind == "" {
+			return end + 1
+		}
+	case (t == "exports" || t == "module" && f.is(k+1, ".") && f.is(k+2, "exports")) && f.is(k+1, "."):
+		// CommonJS: exports.name = function …, module.exports.name = …
+		n := k + 2
+		if t == "module" {
+			n = k + 4
+		}
+		if f.kind(n) != lexIdent || !f.is(n-1, ".") || !f.is(n+1, "=") {
+			return r.stmtEnd(i, hi) + 1
+		}
+		name = f.text(n)
+		end = r.stmtEnd(k, hi)
+		if kind, sigEnd = r.valueKind(n+1, end+1, ""); kind != KindFunc && kind != KindClass {
 			return end + 1
 		}
 	default:
@@ -352,7 +367,7 @@ func (r *jsReader) skipDecorators(i, hi int) int {
 
 // jsModifier says whether lexeme i modifies a top-level declaration.
 func jsModifier(f *codeFile, i int) bool {
-	switch f.text(i) {
+	switch string(f.raw(i)) {
 	case "export", "declare", "abstract":
 		return f.kind(i) == lexIdent
 	case "default":
@@ -366,7 +381,7 @@ func jsModifier(f *codeFile, i int) bool {
 // jsMemberModifier says whether lexeme i modifies a class member rather
 // than naming it (get() {} is a method called get).
 func jsMemberModifier(f *codeFile, i int) bool {
-	switch f.text(i) {
+	switch string(f.raw(i)) {
 	case "*":
 		return true
 	case "public", "private", "protected", "static", "readonly", "abstract", "override",
@@ -438,7 +453,7 @@ func jsTypeContext(f *codeFile, prev int) bool {
 	if prev < 0 {
 		return false
 	}
-	switch f.text(prev) {
+	switch string(f.raw(prev)) {
 	case ":", "|", "&", ",", "=>", "<", "=", "?", "keyof", "typeof", "extends", "is", "as", "satisfies":
 		return true
 	}
@@ -485,13 +500,13 @@ func (r *jsReader) lineEnds(j, hi int) bool {
 		return false
 	}
 	if f.kind(j) == lexPunct {
-		switch f.text(j) {
+		switch string(f.raw(j)) {
 		case ")", "]", "}", ";", "++", "--", "!":
 		default:
 			return false
 		}
 	}
-	switch f.text(n) {
+	switch string(f.raw(n)) {
 	case ".", "?.", "?", ":", "=", ",", "|", "&", "*", "%", "=>", ">", "^", "/", "+", "-",
 		"as", "satisfies", "instanceof", "in", "extends", "implements":
 		return false
@@ -604,13 +619,15 @@ func (f *codeFile) lexJS() {
 	// its text.
 	var tmpl []int
 	tmplStart := 0
-	prevKind, prevText := lexKind(0), ""
+	// The last lexeme that is not a comment tells a regular expression
+	// from a division.
+	prevKind, prevText := lexKind(0), []byte(nil)
 	emit := func(k lexKind, s, e int) {
 		if len(tmpl) == 0 {
 			f.add(k, s, e)
 		}
 		if k != lexComment && k != lexDoc {
-			prevKind, prevText = k, string(src[s:e])
+			prevKind, prevText = k, src[s:e]
 		}
 	}
 	i := f.begin
@@ -629,10 +646,10 @@ func (f *codeFile) lexJS() {
 				if len(tmpl) == 0 {
 					f.add(lexString, tmplStart, i)
 				}
-				prevKind, prevText = lexString, "`"
+				prevKind, prevText = lexString, src[i-1:i]
 			case src[i] == '$' && i+1 < len(src) && src[i+1] == '{':
 				tmpl[n-1] = 0
-				prevKind, prevText = lexPunct, "{"
+				prevKind, prevText = lexPunct, src[i+1:i+2]
 				i += 2
 			default:
 				i++
@@ -703,10 +720,14 @@ func (f *codeFile) lexJS() {
 			i = e
 		default:
 			e := i + 1
-			for _, op := range []string{"=>", "?.", "...", "++", "--"} {
-				if strings.HasPrefix(string(src[i:min(i+3, len(src))]), op) {
-					e = i + len(op)
-					break
+			if i+1 < len(src) {
+				switch string(src[i : i+2]) {
+				case "=>", "?.", "++", "--":
+					e = i + 2
+				case "..":
+					if i+2 < len(src) && src[i+2] == '.' {
+						e = i + 3
+					}
 				}
 			}
 			if n := len(tmpl); n > 0 {
@@ -734,18 +755,18 @@ func (f *codeFile) lexJS() {
 // jsRegexAllowed says whether a / after the given lexeme starts a regular
 // expression: after an operator or a keyword that expects an expression,
 // not after a value. After < it is a JSX closing tag (</div>).
-func jsRegexAllowed(k lexKind, t string) bool {
+func jsRegexAllowed(k lexKind, t []byte) bool {
 	switch k {
 	case 0:
 		return true
 	case lexPunct:
-		switch t {
+		switch string(t) {
 		case ")", "]", "}", "<", "++", "--":
 			return false
 		}
 		return true
 	case lexIdent:
-		switch t {
+		switch string(t) {
 		case "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw",
 			"case", "do", "else", "yield", "await":
 			return true
