@@ -2,6 +2,7 @@ package derive
 
 import (
 	"bytes"
+	"math"
 	"path"
 	"sort"
 	"strings"
@@ -68,7 +69,7 @@ func (r *pyReader) logicalLines() {
 			}
 		case lexNewline:
 			if first >= 0 {
-				r.lines = append(r.lines, pyLine{first: first, last: i - 1, indent: f.indent(f.lex[first].start)})
+				r.lines = append(r.lines, pyLine{first: first, last: i - 1, indent: f.indent(int(f.lex[first].start))})
 				first = -1
 			}
 		default:
@@ -78,7 +79,7 @@ func (r *pyReader) logicalLines() {
 		}
 	}
 	if first >= 0 {
-		r.lines = append(r.lines, pyLine{first: first, last: len(f.lex) - 1, indent: f.indent(f.lex[first].start)})
+		r.lines = append(r.lines, pyLine{first: first, last: len(f.lex) - 1, indent: f.indent(int(f.lex[first].start))})
 	}
 }
 
@@ -538,10 +539,12 @@ const (
 	lexNewline                     // the end of a logical line (Python)
 )
 
-// lexeme is a span of the source and the lines it starts and ends on.
+// lexeme is a span of the source and the lines it starts and ends on,
+// in 32 bits: a file has tens of thousands of lexemes, and the walk reads
+// no file near 2 GiB.
 type lexeme struct {
 	kind          lexKind
-	start, end    int
+	start, end    int32
 	line, endLine int32
 }
 
@@ -556,6 +559,9 @@ type codeFile struct {
 }
 
 func newCodeFile(p, lang string, src []byte) *codeFile {
+	if len(src) > math.MaxInt32 {
+		src = src[:math.MaxInt32] // offsets are 32 bits; the rest is not read
+	}
 	f := &codeFile{path: p, lang: lang, src: src, lines: []int{0}}
 	if len(src) >= 3 && src[0] == 0xEF && src[1] == 0xBB && src[2] == 0xBF {
 		f.begin = 3
@@ -581,17 +587,17 @@ func (f *codeFile) numberLines() {
 	}
 	for i := range f.lex {
 		l := &f.lex[i]
-		l.line = at(l.start)
-		last := l.start
+		l.line = at(int(l.start))
+		last := int(l.start)
 		if l.end > l.start {
-			last = l.end - 1
+			last = int(l.end) - 1
 		}
 		l.endLine = at(last)
 	}
 }
 
 func (f *codeFile) add(k lexKind, start, end int) {
-	f.lex = append(f.lex, lexeme{kind: k, start: start, end: end})
+	f.lex = append(f.lex, lexeme{kind: k, start: int32(start), end: int32(end)})
 }
 
 // text is lexeme i as written, "" when i is out of range.
@@ -644,7 +650,7 @@ func (f *codeFile) endLine(i int) int { return int(f.lex[i].endLine) }
 
 // ownLine says whether nothing but blanks comes before lexeme i on its line.
 func (f *codeFile) ownLine(i int) bool {
-	s := f.lex[i].start
+	s := int(f.lex[i].start)
 	for k := s - 1; k >= f.begin && f.src[k] != '\n'; k-- {
 		if c := f.src[k]; c != ' ' && c != '\t' && c != '\r' && c != '\f' {
 			return false
