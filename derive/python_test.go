@@ -152,7 +152,8 @@ func checkFixture(t *testing.T, name string, want []string) {
 }
 
 // checkLineEndings reads a fixture as written, then with CRLF line
-// endings and a byte order mark: the sections must be the same.
+// endings and a byte order mark, then indented with tabs: the sections
+// must be the same.
 func checkLineEndings(t *testing.T, name string, read extractor) {
 	t.Helper()
 	src, err := os.ReadFile(filepath.Join("testdata", "langs", name))
@@ -161,14 +162,24 @@ func checkLineEndings(t *testing.T, name string, read extractor) {
 	}
 	want, _ := read(name, src)
 	crlf := append([]byte("\xef\xbb\xbf"), bytes.ReplaceAll(src, []byte("\n"), []byte("\r\n"))...)
-	got, _ := read(name, crlf)
-	if len(got) != len(want) || len(want) == 0 {
-		t.Fatalf("CRLF and BOM: %d sections, want %d", len(got), len(want))
+	lines := strings.Split(string(src), "\n")
+	for i, l := range lines {
+		n := 0
+		for strings.HasPrefix(l[n:], "  ") {
+			n += 2
+		}
+		lines[i] = strings.Repeat("\t", n/2) + l[n:]
 	}
-	for i := range want {
-		g := got[i]
-		if render(g) != render(want[i]) {
-			t.Errorf("CRLF and BOM:\n%s\nwant\n%s", render(g), render(want[i]))
+	tabs := []byte(strings.Join(lines, "\n"))
+	for variant, in := range map[string][]byte{"CRLF and BOM": crlf, "tabs": tabs} {
+		got, _ := read(name, in)
+		if len(got) != len(want) || len(want) == 0 {
+			t.Fatalf("%s: %d sections, want %d", variant, len(got), len(want))
+		}
+		for i := range want {
+			if render(got[i]) != render(want[i]) {
+				t.Errorf("%s:\n%s\nwant\n%s", variant, render(got[i]), render(want[i]))
+			}
 		}
 	}
 }

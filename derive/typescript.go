@@ -326,8 +326,12 @@ func (r *jsReader) members(open, close int, class string, out *[]Section) {
 			sigEnd = bodyOrEnd(f, body, end)
 		case f.is(n, "="):
 			end = r.stmtEnd(n, close)
-			if a := r.arrow(f.nextCode(n+1, close), end+1); a >= 0 {
+			v := f.nextCode(n+1, close)
+			if a := r.arrow(v, end+1); a >= 0 {
 				method, sigEnd = true, a+1
+			} else if f.is(v, "function") || f.is(v, "async") && f.is(v+1, "function") {
+				body, e := r.declBody(v, end+1)
+				method, sigEnd = true, bodyOrEnd(f, body, e)
 			}
 		default:
 			end = r.stmtEnd(n, close)

@@ -72,6 +72,8 @@ func TestTypeScriptCases(t *testing.T) {
 		{"unterminated template", "function f() {\n  `${\n", []string{`1-2 func f | function f() |`}},
 		{"class members", "class A {\n  static {\n    init()\n  }\n  #secret = 1\n  'quoted'() {}\n  [Symbol.iterator]() {}\n  get() { return 1 }\n}\n",
 			[]string{`1-9 class A | class A |`, `6-6 method A.quoted | 'quoted'() |`, `7-7 method A.[Symbol.iterator] | [Symbol.iterator]() |`, `8-8 method A.get | get() |`}},
+		{"fields holding functions are methods", "class A {\n  static make = function (x) {\n    return x\n  }\n  onClick = (e) => {}\n  label: (s: string) => string\n}\n",
+			[]string{`1-7 class A | class A |`, `2-4 method A.make | static make = function (x) |`, `5-5 method A.onClick | onClick = (e) => |`}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
