@@ -98,7 +98,7 @@ func FuzzPython(f *testing.F) {
 		"def 0(0\""+strings.Repeat("0", 73)+"\xa2"+strings.Repeat("0", 130))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		secs, err := extractPython("f.py", src)
-		checkSections(t, src, secs, err)
+		checkInvariants(t, src, secs, err)
 	})
 }
 
@@ -148,7 +148,7 @@ func checkFixture(t *testing.T, name string, want []string) {
 		}
 	}
 	compareSections(t, secs, want)
-	checkSections(t, src, secs, err)
+	checkInvariants(t, src, secs, err)
 }
 
 // checkLineEndings reads a fixture as written, then with CRLF line
@@ -184,10 +184,10 @@ func checkLineEndings(t *testing.T, name string, read extractor) {
 	}
 }
 
-// checkSections asserts what holds for any input: no error, sections in
+// checkInvariants asserts what holds for any input: no error, sections in
 // file order, lines inside the file, docs within DocLimit, signatures
 // bounded, and all text valid UTF-8.
-func checkSections(t *testing.T, src []byte, secs []Section, err error) {
+func checkInvariants(t *testing.T, src []byte, secs []Section, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatalf("error: %v", err)
@@ -280,7 +280,7 @@ func readReal(t *testing.T, ext string, read extractor) map[string]Section {
 			t.Fatal(err)
 		}
 		secs, err := read(p, src)
-		checkSections(t, src, secs, err)
+		checkInvariants(t, src, secs, err)
 		for _, s := range secs {
 			all[filepath.Base(p)+": "+s.Name] = s
 		}

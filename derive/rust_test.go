@@ -97,7 +97,7 @@ func FuzzRust(f *testing.F) {
 	fuzzSeeds(f, "policy.rs", "r#\"", "r##\"\"#", "'", "'\\", "b'", "/* /* */", "impl<", "#![", "macro_rules!", "fn f(", "///")
 	f.Fuzz(func(t *testing.T, src []byte) {
 		secs, err := extractRust("f.rs", src)
-		checkSections(t, src, secs, err)
+		checkInvariants(t, src, secs, err)
 	})
 }
 

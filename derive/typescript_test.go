@@ -108,7 +108,7 @@ func FuzzTypeScript(f *testing.F) {
 	fuzzSeeds(f, "card.jsx")
 	f.Fuzz(func(t *testing.T, src []byte) {
 		secs, err := extractTypeScript("f.tsx", src)
-		checkSections(t, src, secs, err)
+		checkInvariants(t, src, secs, err)
 	})
 }
 
