@@ -571,7 +571,7 @@ func newCodeFile(p, lang string, src []byte) *codeFile {
 			f.lines = append(f.lines, i+1)
 		}
 	}
-	f.lex = make([]lexeme, 0, len(src)/5) // about a lexeme every five bytes in code
+	f.lex = make([]lexeme, 0, len(src)/4) // dense code has a lexeme every four bytes
 	return f
 }
 
@@ -760,7 +760,7 @@ func (f *codeFile) joined(a, b int) string {
 		}
 		if prev >= 0 && l.start > f.lex[prev].end {
 			gap := f.src[f.lex[prev].end:l.start]
-			broken := strings.ContainsRune(string(gap), '\n')
+			broken := bytes.IndexByte(gap, '\n') >= 0
 			switch {
 			case broken && f.isClose(i):
 				s := strings.TrimSuffix(sb.String(), ",")
@@ -771,7 +771,7 @@ func (f *codeFile) joined(a, b int) string {
 				sb.WriteByte(' ')
 			}
 		}
-		if t := f.src[l.start:l.end]; bytes.ContainsAny(t, " \t\r\n") {
+		if t := f.src[l.start:l.end]; l.kind == lexString && bytes.ContainsAny(t, " \t\r\n") {
 			sb.WriteString(strings.Join(strings.Fields(string(t)), " ")) // a string with blanks
 		} else {
 			sb.Write(t)

@@ -213,9 +213,11 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 			sigEnd = end + 1
 		}
 	}
-	sig := f.joined(i, sigEnd)
+	var sig string
 	if kind == KindConst || kind == KindVar || kind == KindType && f.is(k, "type") {
-		sig = f.firstLineOf(i, end)
+		sig = f.firstLineOf(i, end) // the value may run on
+	} else {
+		sig = f.joined(i, sigEnd)
 	}
 	*out = append(*out, f.section(kind, name, sig, doc, first, end))
 	if f.is(k, "trait") && body >= 0 {
