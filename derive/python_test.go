@@ -2,6 +2,7 @@ package derive
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"os"
 	"os/exec"
@@ -298,4 +299,122 @@ func TestPythonRealFiles(t *testing.T) {
 	if s, ok := all["builder.py: vtableEqual"]; !ok || s.Kind != KindFunc {
 		t.Errorf("builder.py: vtableEqual = %+v", s)
 	}
+}
+
+// astScript lists, for each Python file under a directory, the top-level
+// functions and classes and the methods of top-level classes as Python's
+// own parser sees them: name, kind, first line (the first decorator's),
+// last line and the docstring's first line (empty when the docstring has
+// escapes, which the reader keeps as written). Consecutive definitions of
+// one name (overloads, a property's setter) are merged, as the reader
+// merges them.
+const astScript = `
+import ast, json, os, sys, warnings
+warnings.simplefilter("ignore")
+def defs(lines, body, prefix, out):
+    for n in body:
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        kind = "class" if isinstance(n, ast.ClassDef) else ("method" if prefix else "func")
+        if prefix and kind == "class":
+            continue
+        start = min([n.lineno] + [d.lineno for d in n.decorator_list])
+        doc = ast.get_docstring(n) or ""
+        seg = "\n".join(lines[n.body[0].lineno - 1:n.body[0].end_lineno]) if doc else ""
+        first = doc.strip().split("\n")[0].strip() if doc and "\\" not in seg else ""
+        d = {"name": prefix + n.name, "kind": kind, "line": start, "end": n.end_lineno, "doc": first}
+        if out and out[-1]["name"] == d["name"] and out[-1]["kind"] == kind:
+            out[-1]["end"] = d["end"]
+            out[-1]["doc"] = out[-1]["doc"] or first
+        else:
+            out.append(d)
+        if kind == "class" and not prefix:
+            defs(lines, n.body, n.name + ".", out)
+for dp, dn, fn in os.walk(sys.argv[1]):
+    dn[:] = sorted(d for d in dn if d not in ("site-packages", "dist-packages", "test", "tests"))
+    for f in sorted(fn):
+        if not f.endswith(".py"):
+            continue
+        p = os.path.join(dp, f)
+        try:
+            src = open(p, "rb").read()
+            tree = ast.parse(src)
+        except Exception:
+            continue
+        out = []
+        defs(src.decode("utf-8", "replace").split("\n"), tree.body, "", out)
+        print(json.dumps({"path": p, "defs": out}))
+`
+
+// TestPythonAgainstAST reads Python's own standard library (without its
+// test suite, for time) and compares every definition with what Python's
+// parser says: none missing, none invented, the same lines and
+// docstrings.
+func TestPythonAgainstAST(t *testing.T) {
+	if testing.Short() {
+		t.Skip("reads the whole standard library")
+	}
+	py, err := exec.LookPath("python3")
+	if err != nil {
+		t.Skip("no python3")
+	}
+	out, err := exec.Command(py, "-c", "import sysconfig; print(sysconfig.get_paths()['stdlib'])").Output()
+	if err != nil {
+		t.Skip("python3 does not say where its library is")
+	}
+	stdlib := strings.TrimSpace(string(out))
+	ref, err := exec.Command(py, "-c", astScript, stdlib).Output()
+	if err != nil {
+		t.Fatalf("python3: %v", err)
+	}
+	type def struct {
+		Name, Kind, Doc string
+		Line, End       int
+	}
+	files, defs, bad := 0, 0, 0
+	for _, line := range strings.Split(strings.TrimSpace(string(ref)), "\n") {
+		var f struct {
+			Path string
+			Defs []def
+		}
+		if err := json.Unmarshal([]byte(line), &f); err != nil {
+			t.Fatal(err)
+		}
+		src, err := os.ReadFile(f.Path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		secs, err := extractPython(f.Path, src)
+		checkInvariants(t, src, secs, err)
+		var got []def
+		for _, s := range secs {
+			if s.Kind == KindFunc || s.Kind == KindClass || s.Kind == KindMethod {
+				got = append(got, def{Name: s.Name, Kind: string(s.Kind), Line: s.Line, End: s.EndLine, Doc: s.Doc})
+			}
+		}
+		files++
+		defs += len(f.Defs)
+		for i := 0; i < len(f.Defs) || i < len(got); i++ {
+			var w, g def
+			if i < len(f.Defs) {
+				w = f.Defs[i]
+			}
+			if i < len(got) {
+				g = got[i]
+			}
+			// Without a docstring the reader may take the comment above
+			// as the doc, and start there.
+			startOK := g.Line == w.Line || w.Doc == "" && g.Line < w.Line && g.Doc != ""
+			if g.Name != w.Name || g.Kind != w.Kind || g.End != w.End || !startOK || !strings.HasPrefix(g.Doc, w.Doc) {
+				if bad++; bad <= 10 {
+					t.Errorf("%s: got %+v, Python says %+v", f.Path, g, w)
+				}
+				break
+			}
+		}
+	}
+	if files < 100 {
+		t.Fatalf("only %d files in %s", files, stdlib)
+	}
+	t.Logf("%d files, %d definitions, %d files differ", files, defs, bad)
 }
