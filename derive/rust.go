@@ -160,8 +160,9 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 			kind, name = KindMethod, owner+"."+name
 		}
 	case owner != "":
-		// Associated consts and types are not read; skip the item.
-		return r.end(k, hi, false)
+		// Associated consts and types are not read; a macro call
+		// (serde::forward_to_deserialize_any! { … }) ends at its group.
+		return r.end(k, hi, rustMacroCall(f, k))
 	case t == "struct" || t == "enum" || t == "trait" || t == "type" ||
 		t == "union" && f.kind(k+1) == lexIdent && (f.is(k+2, "{") || f.is(k+2, "<")):
 		kind = KindType
@@ -196,7 +197,7 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 	default:
 		// use, extern crate, a macro call, anything else: to the end of
 		// the item.
-		return r.end(k, hi, t == "extern" || strings.HasSuffix(t, "!") || f.is(k+1, "!"))
+		return r.end(k, hi, t == "extern" || rustMacroCall(f, k))
 	}
 	if name == "" || name == "_" { // const _: () = …; names nothing
 		return r.end(k, hi, kind != KindConst)
@@ -266,6 +267,21 @@ func (r *rustReader) end(k, hi int, braces bool) int {
 		}
 	}
 	return hi - 1
+}
+
+// rustMacroCall says whether a macro call starts at lexeme k: a path
+// (a::b::m) and a !.
+func rustMacroCall(f *codeFile, k int) bool {
+	for f.kind(k) == lexIdent {
+		if f.is(k+1, "!") {
+			return true
+		}
+		if !f.is(k+1, "::") {
+			return false
+		}
+		k += 2
+	}
+	return false
 }
 
 // impl reads the fns of the impl block whose keyword is at k and returns

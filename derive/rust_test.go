@@ -61,6 +61,8 @@ func TestRustCases(t *testing.T) {
 			[]string{`1-4 package util | mod util | Helpers.`}},
 		{"extern block and macro calls are passed over", "extern \"C\" { fn abs(x: i32) -> i32; }\nthread_local!(static X: u8 = 1);\nfn f() {}\n",
 			[]string{`3-3 func f | fn f() |`}},
+		{"a macro call by its path, in an impl and at the top", "impl S {\n    serde::forward! {\n        bool i8\n    }\n    fn f(&self) {}\n}\nlog::setup! { x }\nfn g() {}\n",
+			[]string{`5-5 method S.f | fn f(&self) |`, `8-8 func g | fn g() |`}},
 		{"unclosed body", "fn f() {\n    let x = 1;\n", []string{`1-2 func f | fn f() |`}},
 	}
 	for _, c := range cases {
