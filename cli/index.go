@@ -130,9 +130,6 @@ func printIndexReport(cmd *cobra.Command, r derive.Report) {
 	if r.Gone > 0 {
 		what = append(what, fmt.Sprintf("%d gone", r.Gone))
 	}
-	if r.Touched > 0 {
-		what = append(what, fmt.Sprintf("%d touched, unchanged", r.Touched))
-	}
 	if len(what) == 0 {
 		what = append(what, "nothing changed")
 	}
