@@ -10,6 +10,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"cairn/derive"
 	"cairn/memory"
 	"cairn/store"
 )
@@ -180,4 +181,103 @@ func BenchmarkFilteredListView10k(b *testing.B) {
 	for b.Loop() {
 		_ = m.View()
 	}
+}
+
+// repoBench is a workbench on a project whose generated repository of
+// 5,000 Go files (10 top-level directories of 50 packages of 10 files,
+// each file a package doc and four documented functions) is indexed: the
+// size of the derived-memory targets.
+func repoBench(b *testing.B) Model {
+	b.Helper()
+	root := b.TempDir()
+	for d := range 10 {
+		for p := range 50 {
+			dir := filepath.Join(root, fmt.Sprintf("svc%d", d), fmt.Sprintf("pkg%d", p))
+			if err := os.MkdirAll(dir, 0o755); err != nil {
+				b.Fatal(err)
+			}
+			for f := range 10 {
+				src := fmt.Sprintf("// Package pkg%d handles part %d of service %d.\npackage pkg%d\n", p, f, d, p)
+				for fn := range 4 {
+					src += fmt.Sprintf("\n// Handle%d%d retries a failed request %d times with backoff.\nfunc Handle%d%d(n int) int { return n + %d }\n", f, fn, fn, f, fn, fn)
+				}
+				if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("file%d.go", f)), []byte(src), 0o644); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	}
+	db, err := store.Open(filepath.Join(b.TempDir(), "store"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if _, err := db.EnsureProject(bg, demoProject); err != nil {
+		b.Fatal(err)
+	}
+	if rep, err := derive.Index(bg, db, demoProject.ID, root, derive.Options{}, memory.ActorUser); err != nil || rep.Files != 5000 {
+		b.Fatalf("index: %d files, %v", rep.Files, err)
+	}
+	m := New(db, Options{Project: demoProject, Theme: "dark", Now: time.Now})
+	m.quiet = true
+	settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
+	settle(m, m.load())
+	return m
+}
+
+// BenchmarkRepositoryOpen5000: the Repository section opened from a layer
+// (the summary read, its 510 modules listed) and its frame.
+func BenchmarkRepositoryOpen5000(b *testing.B) {
+	m := repoBench(b)
+	for b.Loop() {
+		settle(m, m.selectSection(sectionRepo))
+		_ = m.View()
+		settle(m, m.selectSection(0))
+	}
+	if m.repoCount != 510 {
+		b.Fatalf("%d modules", m.repoCount)
+	}
+}
+
+// BenchmarkRepositoryModule5000: enter on a top-level module (500 files,
+// 2,500 sections read from the store) and esc back, each with its frame.
+func BenchmarkRepositoryModule5000(b *testing.B) {
+	m := repoBench(b)
+	settle(m, m.selectSection(sectionRepo))
+	toModule(b, m, "svc0")
+	for b.Loop() {
+		sendKey(m, "enter")
+		_ = m.View()
+		if len(m.repo.vis) != 2500 {
+			b.Fatalf("%d sections in %s", len(m.repo.vis), m.repo.module)
+		}
+		sendKey(m, "esc")
+		_ = m.View()
+	}
+}
+
+// BenchmarkRepositoryMove5000: a key (down, down, up) in that module's
+// 2,500 sections, the doc's render and the frame.
+func BenchmarkRepositoryMove5000(b *testing.B) {
+	m := repoBench(b)
+	settle(m, m.selectSection(sectionRepo))
+	toModule(b, m, "svc0")
+	sendKey(m, "enter")
+	i := 0
+	for b.Loop() {
+		sendKey(m, []string{"down", "down", "up"}[i%3])
+		_ = m.View()
+		i++
+	}
+}
+
+// toModule selects the module path in the Repository's list.
+func toModule(b *testing.B, m Model, path string) {
+	for i, r := range m.repo.vis {
+		if r.mod != nil && r.mod.Path == path {
+			m.repo.move(i-m.repo.cursor, m.repoRows())
+			return
+		}
+	}
+	b.Fatalf("no module %s", path)
 }

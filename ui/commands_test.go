@@ -41,7 +41,7 @@ func TestParseLine(t *testing.T) {
 		{line: "/", err: "type a command"},
 		{line: "   ", err: "type a command"},
 		{line: "/frobnicate", err: "unknown command /frobnicate — /help lists them"},
-		{line: "/re", err: "did you mean /remember or /recall or /reject or /rebind?"},
+		{line: "/re", err: "did you mean /remember or /recall or /reject or /rebind or /repository?"},
 		{line: "/remember -l", err: "-l needs a layer"},
 		{line: "/remember --layer   ", err: "--layer needs a layer"},
 	}

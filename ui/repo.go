@@ -87,6 +87,7 @@ type repoPane struct {
 	rows    []repoRow
 	vis     []repoRow // rows that pass the filter
 	back    string    // the module row to select again when esc goes back
+	backF   string    // and the filter the modules had
 	filter  string
 	typing  bool // the filter is being typed
 	cursor  int
@@ -326,7 +327,7 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 			}
 			muted = " " + pad(safetext.CleanLine(kind), 7) + " "
 		}
-		line := mark + pad(safetext.CleanLine(p.firstColumn(r)), first)
+		line := mark + pad(keepTail(safetext.CleanLine(p.firstColumn(r)), first), first)
 		text := pad(rest, max(w-ansi.StringWidth(line)-ansi.StringWidth(muted), 1))
 		switch {
 		case i == p.cursor && focused:
@@ -339,6 +340,16 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// keepTail cuts s to n cells from the left: what tells two long paths
+// apart (a package's own name, a file's line) is at their end.
+func keepTail(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n || n < 2 {
+		return s
+	}
+	return "…" + string(r[len(r)-n+1:])
 }
 
 // firstColumn is a row's place: a module's path, a section's path:line.
@@ -548,7 +559,7 @@ func (m *workbench) repoKey(k tea.KeyPressMsg) tea.Cmd {
 		m.repo.filter = ""
 		m.repo.setRows(m.repo.rows, "")
 	case keys.Back.matches(s) && m.repo.open:
-		m.repo.open, m.repo.files, m.repo.filter = false, nil, ""
+		m.repo.open, m.repo.files, m.repo.filter = false, nil, m.repo.backF
 		m.repo.setRows(moduleRows(m.repo.sum), m.repo.back)
 	case keys.Back.matches(s), keys.Prev.matches(s):
 		m.focus = focusSidebar
@@ -572,7 +583,7 @@ func (m *workbench) repoOpen(editKey bool) tea.Cmd {
 	case r.mod != nil && editKey:
 		return m.say("e opens a section in $EDITOR: enter lists the module's sections first", true)
 	case r.mod != nil:
-		m.repo.back = r.key()
+		m.repo.back, m.repo.backF = r.key(), m.repo.filter
 		m.repo.module, m.repo.open, m.repo.filter, m.repo.cursor, m.repo.offset = r.mod.Path, true, "", 0, 0
 		m.repo.rows, m.repo.vis = nil, nil
 		m.focus = focusList
@@ -687,6 +698,8 @@ func (m *workbench) repoHints() string {
 		return "/index reads the repository · / command · ? help"
 	case r != nil && r.mod != nil:
 		return hints(keys.Up, keys.Open.as("sections"), keys.Filter, keys.Back.as("sidebar"), keys.Command.as("command (/index)"), keys.Help)
+	case m.w < wide:
+		return hints(keys.Up, keys.Open.as("$EDITOR"), keys.Next.as("read"), keys.Filter, keys.Back.as("modules"), keys.Command, keys.Help)
 	}
 	return hints(keys.Up, keys.Open.as("$EDITOR"), keys.Filter, keys.Back.as("modules"), keys.Command, keys.Help)
 }
