@@ -564,11 +564,10 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		return m.repoFilesLoaded(msg)
 	case indexedMsg:
 		return m.indexed(msg)
+	case editorReadyMsg:
+		return m.editorReady(msg)
 	case fileEditedMsg:
-		if msg.err != nil {
-			return m.fail("open "+msg.path+" in the editor", msg.err)
-		}
-		return nil
+		return m.fileEdited(msg)
 	case archivedLoadedMsg:
 		m.done()
 		if msg.err != nil || msg.project != m.proj.ID {
@@ -761,6 +760,9 @@ func (m *workbench) loadDetail(id string) tea.Cmd {
 
 // renderDetail renders the shown memory's body for the current width, unless cached.
 func (m *workbench) renderDetail() tea.Cmd {
+	if m.mode == modeRepo {
+		return m.renderRepoDoc()
+	}
 	if m.detail.mem == nil || m.w == 0 {
 		return nil
 	}

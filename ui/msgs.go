@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os/exec"
+
 	"cairn/consolidate"
 	"cairn/derive"
 	"cairn/memory"
@@ -290,8 +292,17 @@ type indexedMsg struct {
 	err     error
 }
 
-// fileEditedMsg is the editor closing on a repository file.
+// editorReadyMsg carries the editor command for a repository file that
+// is there.
+type editorReadyMsg struct {
+	path string
+	cmd  *exec.Cmd
+}
+
+// fileEditedMsg is the editor closing on a repository file, or the file
+// found gone before it was opened.
 type fileEditedMsg struct {
 	path string
+	gone bool
 	err  error
 }

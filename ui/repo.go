@@ -600,11 +600,30 @@ func (m *workbench) openInEditor(rel string, line int) tea.Cmd {
 		return m.say("the index names no repository root: run /index again", true)
 	}
 	file := filepath.Join(m.repo.sum.Root, filepath.FromSlash(rel))
-	if _, err := os.Stat(file); err != nil {
-		return m.say(fmt.Sprintf("%s is not there any more: /index reads the repository again", safetext.CleanLine(rel)), true)
+	getenv := m.getenv
+	return func() tea.Msg {
+		// An editor given a file that is gone would open an empty one.
+		if _, err := os.Stat(file); err != nil {
+			return fileEditedMsg{path: rel, gone: true}
+		}
+		return editorReadyMsg{path: rel, cmd: editorAt(getenv, file, line)}
 	}
-	c := editorAt(m.getenv, file, line)
-	return m.exec(c, func(err error) tea.Msg { return fileEditedMsg{path: rel, err: err} })
+}
+
+// editorReady hands the terminal to the editor built for a repository file.
+func (m *workbench) editorReady(msg editorReadyMsg) tea.Cmd {
+	return m.exec(msg.cmd, func(err error) tea.Msg { return fileEditedMsg{path: msg.path, err: err} })
+}
+
+// fileEdited reports an editor that failed, or a file that was gone.
+func (m *workbench) fileEdited(msg fileEditedMsg) tea.Cmd {
+	switch {
+	case msg.gone:
+		return m.say(fmt.Sprintf("%s is not there any more: /index reads the repository again", safetext.CleanLine(msg.path)), true)
+	case msg.err != nil:
+		return m.fail("open "+safetext.CleanLine(msg.path)+" in the editor", msg.err)
+	}
+	return nil
 }
 
 // editorAt is the command that opens file at line in the editor getenv
@@ -648,6 +667,9 @@ func (m *workbench) cmdIndex(p parsed) (tea.Cmd, error) {
 	}
 	if m.opt.Index == nil {
 		return nil, fmt.Errorf("/index needs the workbench opened on a project (cairn): run cairn index instead")
+	}
+	if m.proj.ID == memory.GlobalID {
+		return nil, fmt.Errorf("/index reads a project's repository: the global scope has none (/project NAME first)")
 	}
 	if m.indexing {
 		return nil, fmt.Errorf("/index is already running")

@@ -176,6 +176,15 @@ func TestRepositoryModulesSectionsAndTheEditor(t *testing.T) {
 	}
 	press(t, m, "esc")
 
+	// A file gone since the index is said to be gone, not opened empty.
+	if err := os.Remove(file); err != nil {
+		t.Fatal(err)
+	}
+	press(t, m, "e")
+	if !strings.Contains(m.status, "internal/cart/cart.go is not there any more") || len(spy.cmds) != 2 {
+		t.Fatalf("a gone file: status %q, %d editor commands", m.status, len(spy.cmds))
+	}
+
 	// Back to the modules, on the module that was open.
 	press(t, m, "esc")
 	if m.repo.open || m.repo.selected() == nil || m.repo.selected().mod == nil || m.repo.selected().mod.Path != "internal/cart" {
