@@ -305,7 +305,7 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 	for _, r := range p.vis {
 		first = max(first, len([]rune(p.firstColumn(r))))
 	}
-	first = min(first, max(w/2, 8))
+	first = min(first, max(w*2/5, 8))
 	for i := offset; i < len(p.vis) && i < offset+rows; i++ {
 		r := p.vis[i]
 		mark := "  "
@@ -314,8 +314,8 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 		}
 		var rest, muted string
 		if r.mod != nil {
-			muted = fmt.Sprintf(" %4d  %-10s ", r.mod.Files, truncateRunes(strings.Join(r.mod.Langs, ","), 10))
-			if w < 56 {
+			muted = fmt.Sprintf(" %4d  %-9s ", r.mod.Files, truncateRunes(langsShort(r.mod.Langs), 9))
+			if w < 40 {
 				muted = fmt.Sprintf(" %4d ", r.mod.Files)
 			}
 			rest = oneLinePreview(oneLine(r.mod.Summary))
@@ -340,6 +340,22 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 		out = append(out, line)
 	}
 	return out
+}
+
+// langShort names the languages a module's files are in, most first, in
+// the few cells a row has: "go,md,py".
+var langShort = map[string]string{"markdown": "md", "python": "py", "typescript": "ts", "javascript": "js",
+	"rust": "rs", "shell": "sh", "yaml": "yml", "make": "mk", "text": "txt"}
+
+func langsShort(langs []string) string {
+	out := make([]string, len(langs))
+	for i, l := range langs {
+		if s, ok := langShort[l]; ok {
+			l = s
+		}
+		out[i] = safetext.CleanLine(l)
+	}
+	return strings.Join(out, ",")
 }
 
 // keepTail cuts s to n cells from the left: what tells two long paths
