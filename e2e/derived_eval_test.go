@@ -43,7 +43,9 @@ type evalHit struct {
 	Source     json.RawMessage `json:"source"`
 	Path       string          `json:"path"`
 	Line       int             `json:"line"`
-	Title      string          `json:"title"`
+	Title      string          `json:"title"` // a memory's
+	Name       string          `json:"name"`  // a section's
+	Score      float64         `json:"score"`
 	Watermarks []evalWatermark `json:"watermarks"`
 }
 
@@ -71,16 +73,38 @@ func (h evalHit) paths() []string {
 }
 
 // evalAnswer is the part of `cairn recall --json` the harness reads.
+// Derived hits may come among the results or in a list of their own.
 type evalAnswer struct {
 	Results     []evalHit `json:"results"`
+	Repository  []evalHit `json:"repository"`
 	VerifyFirst []evalHit `json:"verify_first"`
 }
 
+// hits are the answer's hits in rank order: results and repository
+// sections merged by score (each list is in rank order already), then
+// verify-first.
+func (a evalAnswer) hits() []evalHit {
+	var hs []evalHit
+	i, j := 0, 0
+	for i < len(a.Results) || j < len(a.Repository) {
+		if j >= len(a.Repository) || (i < len(a.Results) && a.Results[i].Score >= a.Repository[j].Score) {
+			hs = append(hs, a.Results[i])
+			i++
+		} else {
+			h := a.Repository[j]
+			h.Source = json.RawMessage(`"derived"`)
+			hs = append(hs, h)
+			j++
+		}
+	}
+	return append(hs, a.VerifyFirst...)
+}
+
 // answerPaths lists the distinct file paths of the answer's hits in rank
-// order (results, then verify-first), of derived hits only or of all.
+// order, of derived hits only or of all.
 func answerPaths(a evalAnswer, derivedOnly bool) []string {
 	var ps []string
-	for _, h := range append(slices.Clone(a.Results), a.VerifyFirst...) {
+	for _, h := range a.hits() {
 		if derivedOnly && !h.derived() {
 			continue
 		}
@@ -120,7 +144,7 @@ type evalResult struct {
 	Rank    int       `json:"rank"`     // of the first right file among the first 5 derived paths; 0: missed
 	AnyRank int       `json:"any_rank"` // the same over every hit's paths
 	Paths   []string  `json:"paths"`    // the first 5 distinct derived paths
-	First   []evalHit `json:"first"`    // the first 3 results as they came
+	First   []evalHit `json:"first"`    // the first 3 hits of any source
 	Seconds float64   `json:"seconds"`  // the recall process, start to exit
 }
 
@@ -269,9 +293,9 @@ func evaluate(t *testing.T, name string, qs []evalQuestion, repo string) evalRep
 		if err := json.Unmarshal(out, &a); err != nil {
 			t.Fatalf("recall %q: %v: %s", q.Q, err, out)
 		}
-		derived, all := answerPaths(a, true), answerPaths(a, false)
+		derived, all, hs := answerPaths(a, true), answerPaths(a, false), a.hits()
 		r := evalResult{evalQuestion: q, Rank: rankWithin(derived, q.Files, 5), AnyRank: rankWithin(all, q.Files, 5),
-			Paths: derived[:min(5, len(derived))], First: a.Results[:min(3, len(a.Results))], Seconds: took.Seconds()}
+			Paths: derived[:min(5, len(derived))], First: hs[:min(3, len(hs))], Seconds: took.Seconds()}
 		rep.Questions = append(rep.Questions, r)
 		times = append(times, r.Seconds)
 	}
@@ -319,7 +343,7 @@ func miss(r evalResult) string {
 		if h.Line > 0 {
 			where += fmt.Sprintf(":%d", h.Line)
 		}
-		got = append(got, fmt.Sprintf("%s %q", where, h.Title))
+		got = append(got, fmt.Sprintf("%s %q", where, h.Title+h.Name))
 	}
 	return fmt.Sprintf("miss [%s] %q: want %s; derived paths %v; first %s",
 		r.Kind, r.Q, strings.Join(r.Files, " or "), r.Paths, strings.Join(got, "; "))
@@ -354,6 +378,15 @@ func TestEvalScoring(t *testing.T) {
 	}
 	if got := rankWithin(answerPaths(a, false), []string{"lib/route.js"}, 5); got != 1 {
 		t.Errorf("any-hit rank of a durable memory's bound file = %d, want 1", got)
+	}
+	// Sections in a list of their own are derived hits, placed among the
+	// results by score.
+	sep := evalAnswer{Results: []evalHit{{Title: "a memory", Score: 0.9}}, Repository: []evalHit{{Path: "lib/hooks.js", Score: 1.2}, {Path: "lib/errors.js", Score: 0.5}}}
+	if got, want := answerPaths(sep, true), []string{"lib/hooks.js", "lib/errors.js"}; !slices.Equal(got, want) {
+		t.Errorf("derived paths of a separate repository list %v, want %v", got, want)
+	}
+	if hs := sep.hits(); len(hs) != 3 || hs[0].Path != "lib/hooks.js" || hs[1].Title != "a memory" || !hs[2].derived() {
+		t.Errorf("merged hits %+v, want the 1.2 section, the 0.9 memory, the 0.5 section", hs)
 	}
 	s := score([]evalResult{{Rank: 1, AnyRank: 1}, {Rank: 2, AnyRank: 2}, {Rank: 0, AnyRank: 3}, {Rank: 0}})
 	if s.Recall5 != 0.5 || s.Recall1 != 0.25 || s.MRR5 != 0.375 || s.AnyRecall5 != 0.75 {
