@@ -8,7 +8,6 @@ import (
 
 	"cairn/memory"
 	"cairn/recall"
-	"cairn/store"
 	"cairn/trust"
 	"cairn/ui"
 )
@@ -16,7 +15,7 @@ import (
 // workbench opens the TUI on a store in a project; recall is the server's
 // engine when the store is a client of the server; the command line's
 // history lasts in the home.
-func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme, home string) error {
+func workbench(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string) error {
 	// One trust service per project for the workbench's life: its checker
 	// keeps the bound files' fingerprints, so a reload stats them instead
 	// of hashing every one again.

@@ -366,7 +366,7 @@ func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
 	return tw.Flush()
 }
 
-func (a *app) printStats(cmd *cobra.Command, s store.Stats) error {
+func (a *app) printStats(cmd *cobra.Command, s memory.Stats) error {
 	w := cmd.OutOrStdout()
 	if a.json {
 		return writeJSON(w, s)

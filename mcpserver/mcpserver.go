@@ -20,7 +20,6 @@ import (
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Version is reported to MCP clients.
@@ -28,7 +27,7 @@ const Version = "0.1.0"
 
 // Server answers an agent's tool calls in one project (plus global).
 type Server struct {
-	st     store.Store
+	st     memory.Store
 	proj   memory.Project
 	trust  Trust               // wake checks and binding; nil: neither
 	getenv func(string) string // the environment consolidation reads its language model from
@@ -48,7 +47,7 @@ type Trust interface {
 // runs the wake check before every recall and context, so that an agent
 // is never served a fact whose ground moved during a long session, and
 // binds what an agent remembers to the files and flags its text names.
-func New(st store.Store, p memory.Project, tr Trust) *mcp.Server {
+func New(st memory.Store, p memory.Project, tr Trust) *mcp.Server {
 	return (&Server{st: st, proj: p, trust: tr, getenv: os.Getenv}).server()
 }
 
@@ -89,7 +88,7 @@ func (s *Server) server() *mcp.Server {
 // Run serves MCP on in and out (the process's standard input and output)
 // until the client leaves. Malformed input is answered and skipped, never
 // the end of the session (see Transport).
-func Run(ctx context.Context, st store.Store, p memory.Project, tr Trust, in io.Reader, out io.Writer) error {
+func Run(ctx context.Context, st memory.Store, p memory.Project, tr Trust, in io.Reader, out io.Writer) error {
 	if in == nil {
 		in = os.Stdin
 	}
@@ -404,14 +403,14 @@ func (s *Server) own(ctx context.Context, idOrPrefix string) (*memory.Memory, er
 	notHere := fmt.Errorf("no memory %s in this project: take the id from recall", p)
 	if len(p) == idLen {
 		m, err := s.st.Get(ctx, p)
-		if errors.Is(err, store.ErrNotFound) || err == nil && !s.inScope(m.Project) {
+		if errors.Is(err, memory.ErrNotFound) || err == nil && !s.inScope(m.Project) {
 			return nil, notHere
 		}
 		return m, err
 	}
 	var found []*memory.Memory
 	for _, proj := range s.projects() {
-		q := store.Query{Project: proj, Status: store.StatusAny, Limit: 500}
+		q := memory.Query{Project: proj, Status: memory.StatusAny, Limit: 500}
 		for len(found) < 2 {
 			page, err := s.st.List(ctx, q)
 			if err != nil {

@@ -45,7 +45,7 @@ func connectIn(t *testing.T, root string, getenv func(string) string) (*mcp.Clie
 // reads its environment from getenv (nil: an empty one, so that no test
 // depends on, or reaches, a language model the machine is set up with);
 // with getenv it also checks and binds referents under the project's root.
-func serveOn(t *testing.T, st store.Store, p memory.Project, getenv func(string) string, copt *mcp.ClientOptions) *mcp.ClientSession {
+func serveOn(t *testing.T, st memory.Store, p memory.Project, getenv func(string) string, copt *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	var tr Trust
 	if getenv != nil {
@@ -169,7 +169,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 			t.Errorf("%s %v: failed=%v %q, want an error mentioning %q", c.tool, c.args, failed, text, c.want)
 		}
 	}
-	if page, _ := db.List(ctx, store.Query{Project: p.ID, Status: store.StatusAny}); len(page.Memories) != 0 {
+	if page, _ := db.List(ctx, memory.Query{Project: p.ID, Status: memory.StatusAny}); len(page.Memories) != 0 {
 		t.Fatalf("bad calls stored %d memories", len(page.Memories))
 	}
 	var d CaptureOut

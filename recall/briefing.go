@@ -9,7 +9,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Section is one part of a warm-up briefing.
@@ -58,7 +57,7 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 			if sec.layer == memory.LayerNegative {
 				limit = 200 // choose the most salient among many
 			}
-			page, err := st.List(ctx, store.Query{Project: pid, Layer: sec.layer, Limit: limit})
+			page, err := st.List(ctx, memory.Query{Project: pid, Layer: sec.layer, Limit: limit})
 			if err != nil {
 				return b, err
 			}

@@ -22,7 +22,7 @@ func ShortIDs(ctx context.Context, r Resolver, ids []string) map[string]string {
 	out := memory.ShortIDs(ids)
 	for id, p := range out {
 		for len(p) < len(id) {
-			if _, err := r.Resolve(ctx, p); !errors.Is(err, ErrAmbiguous) {
+			if _, err := r.Resolve(ctx, p); !errors.Is(err, memory.ErrAmbiguous) {
 				break
 			}
 			p = id[:len(p)+1]

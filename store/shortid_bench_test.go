@@ -12,7 +12,7 @@ import (
 func BenchmarkShortIDs100k(b *testing.B) {
 	db, _ := openTest(b)
 	seed(b, db, 100_000)
-	p, err := db.List(ctx, Query{Project: testPID, Layer: memory.LayerDecision})
+	p, err := db.List(ctx, memory.Query{Project: testPID, Layer: memory.LayerDecision})
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -21,7 +21,6 @@ import (
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
-	"cairn/store"
 	"cairn/themes"
 	"cairn/trust"
 )
@@ -116,7 +115,7 @@ type workbench struct {
 
 	proj     memory.Project
 	projects []memory.Project
-	counts   store.Counts
+	counts   memory.Counts
 	loaded   bool // counts have arrived once
 
 	section section
@@ -287,8 +286,8 @@ func (m *workbench) loadVerify(req int) tea.Cmd {
 }
 
 // query is the store query of the current section.
-func (m *workbench) query() store.Query {
-	q := store.Query{Project: m.proj.ID}
+func (m *workbench) query() memory.Query {
+	q := memory.Query{Project: m.proj.ID}
 	switch {
 	case m.section < sectionVerify:
 		q.Layer, _ = m.section.layer()
@@ -433,7 +432,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil {
-			if errors.Is(msg.err, store.ErrNotFound) {
+			if errors.Is(msg.err, memory.ErrNotFound) {
 				return m.detailGone(msg.id)
 			}
 			return m.fail("open "+short(msg.id), msg.err)
@@ -613,7 +612,7 @@ func oneLine(s string) string {
 }
 
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
-	if msg.act == actForget && errors.Is(msg.err, store.ErrNotFound) {
+	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
 		m.told = msg.id
 		return tea.Batch(m.say("forgotten elsewhere already: "+short(msg.id)+" — nothing was deleted", true), m.reloadAll())
 	}
@@ -732,7 +731,7 @@ func (m *workbench) openCalibration() tea.Cmd {
 // switchProject moves the workbench to another project.
 func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	m.proj = p
-	m.counts, m.loaded = store.Counts{}, false
+	m.counts, m.loaded = memory.Counts{}, false
 	m.detail.clear()
 	m.tl.events = nil
 	m.inbox, m.inboxCount = inboxPane{}, 0

@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cairn/ingest"
 	"context"
 	"fmt"
 	"os"
@@ -9,6 +8,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"cairn/ingest"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
@@ -18,7 +19,6 @@ import (
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
-	"cairn/store"
 	"cairn/themes"
 	"cairn/trust"
 )
@@ -42,8 +42,8 @@ var _ Trust = (*trust.Service)(nil)
 
 // Store is what the workbench needs of cairn's store.
 type Store interface {
-	List(ctx context.Context, q store.Query) (store.Page, error)
-	Count(ctx context.Context, project string) (store.Counts, error)
+	List(ctx context.Context, q memory.Query) (memory.Page, error)
+	Count(ctx context.Context, project string) (memory.Counts, error)
 	Get(ctx context.Context, id string) (*memory.Memory, error)
 	Resolve(ctx context.Context, idOrPrefix string) (string, error)
 	History(ctx context.Context, id string) ([]*memory.Memory, error)
@@ -59,7 +59,7 @@ type Store interface {
 	EnsureProject(ctx context.Context, p memory.Project) (memory.Project, error)
 	Subscribe(ctx context.Context) (<-chan memory.Event, error)
 	// The inbox: captured drafts and the proposals waiting for a person.
-	// Consolidating, accepting and undoing need the whole store.Store (the
+	// Consolidating, accepting and undoing need the whole memory.Store (the
 	// consolidate package's functions take one): see fullStore.
 	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
 	DropDraft(ctx context.Context, id string, by memory.Actor) error
@@ -96,7 +96,7 @@ func loadCounts(st Store, project string) tea.Cmd {
 	}
 }
 
-func loadPage(st Store, req int, q store.Query, more bool) tea.Cmd {
+func loadPage(st Store, req int, q memory.Query, more bool) tea.Cmd {
 	return func() tea.Msg {
 		q.Limit = pageSize
 		p, err := st.List(bg, q)
@@ -594,7 +594,7 @@ func dropDraft(st Store, id string) tea.Cmd {
 
 // decide accepts (with the person's edit of the candidate, when edited is
 // not nil) or rejects a proposal, each as a run of its own.
-func decide(st store.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
+func decide(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		var run memory.Run
 		var err error
@@ -703,7 +703,7 @@ func (c *consolidation) report(p consolidate.Progress) {
 
 // startConsolidation runs a pass in the background and answers at once;
 // waitConsolidation then reads its progress and its end.
-func startConsolidation(ctx context.Context, st store.Store, p memory.Project, opt consolidate.Options) tea.Cmd {
+func startConsolidation(ctx context.Context, st memory.Store, p memory.Project, opt consolidate.Options) tea.Cmd {
 	return func() tea.Msg {
 		c := &consolidation{progress: make(chan consolidate.Progress, 1), done: make(chan consolidatedMsg, 1), finished: make(chan struct{})}
 		opt.Progress = c.report
@@ -738,7 +738,7 @@ func waitConsolidation(c *consolidation) tea.Cmd {
 }
 
 // undoRun takes back a run (an id or a unique prefix) exactly.
-func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
+func undoRun(st memory.Store, p memory.Project, id string) tea.Cmd {
 	return func() tea.Msg {
 		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)
 		return undoneMsg{run: run, err: err}
@@ -749,7 +749,7 @@ func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
 // page) for /unarchive's completion.
 func loadArchived(st Store, project string) tea.Cmd {
 	return func() tea.Msg {
-		p, err := st.List(bg, store.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
+		p, err := st.List(bg, memory.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
 		return archivedLoadedMsg{project: project, items: p.Memories, err: err}
 	}
 }

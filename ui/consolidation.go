@@ -9,7 +9,6 @@ import (
 
 	"cairn/consolidate"
 	"cairn/memory"
-	"cairn/store"
 )
 
 // The workbench's side of consolidation (DESIGN §5): the Inbox's keys —
@@ -20,8 +19,8 @@ import (
 // workbench is given one (cairn's own store and the socket client both
 // are one); the small Store interface is what the rest of the workbench
 // uses, and it is kept small so that tests and views can wrap it.
-func (m *workbench) fullStore() (store.Store, error) {
-	if st, ok := m.st.(store.Store); ok {
+func (m *workbench) fullStore() (memory.Store, error) {
+	if st, ok := m.st.(memory.Store); ok {
 		return st, nil
 	}
 	return nil, fmt.Errorf("this workbench was opened on a partial store (%T): consolidate with the cairn command instead", m.st)
@@ -265,7 +264,7 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case episodeFoundMsg:
 		m.done()
-		if errors.Is(msg.err, store.ErrNotFound) {
+		if errors.Is(msg.err, memory.ErrNotFound) {
 			return m.say("session "+shortSession(msg.session)+" has no episode (forgotten, or its drafts were not read by cairn ingest)", true), true
 		}
 		if msg.err != nil {

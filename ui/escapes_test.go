@@ -50,7 +50,7 @@ func (s legacyStore) taint(m *memory.Memory) *memory.Memory {
 	return &c
 }
 
-func (s legacyStore) List(ctx context.Context, q store.Query) (store.Page, error) {
+func (s legacyStore) List(ctx context.Context, q memory.Query) (memory.Page, error) {
 	p, err := s.DB.List(ctx, q)
 	for i, m := range p.Memories {
 		p.Memories[i] = s.taint(m)
@@ -111,7 +111,7 @@ func TestNoStoredTextReachesTheTerminalRaw(t *testing.T) {
 					t.Fatal(err)
 				}
 				body := "Deploys go through ArgoCD, synced by hand"
-				if _, err := db.Edit(bg, mem.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil {
+				if _, err := db.Edit(bg, mem.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 					t.Fatal(err)
 				}
 				st := legacyStore{db, mem.ID}

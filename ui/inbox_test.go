@@ -55,13 +55,13 @@ func seedInbox(t testing.TB, db *store.DB) {
 			Confidence: memory.ProvExtracted.BaseConfidence(), Status: memory.StatusActive, ValidFrom: now,
 			Source: memory.Source{Actor: memory.ActorAgent, Session: "s-7f3a"}}
 	}
-	ops := []store.Op{
-		{Kind: store.OpDraftDone, Draft: doneDraft, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: doneDraft}},
-		{Kind: store.OpPropose, Proposal: &memory.Proposal{ID: supersedeID, Kind: memory.ProposeSupersede, Target: sessionsID, Draft: doneDraft,
+	ops := []memory.Op{
+		{Kind: memory.OpDraftDone, Draft: doneDraft, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: doneDraft}},
+		{Kind: memory.OpPropose, Proposal: &memory.Proposal{ID: supersedeID, Kind: memory.ProposeSupersede, Target: sessionsID, Draft: doneDraft,
 			Memory: cand(candidateID, memory.LayerDecision, memory.KindDecision, "Keep sessions in Redis, not Postgres"),
 			Reason: "contradicts " + sessionsID + " (swapped: Postgres → Redis) but ranks lower (extracted < user-stated)"},
 			Change: memory.Change{Kind: memory.ChangePropose, Proposal: supersedeID, Target: sessionsID, Reason: "supersede: contradicts " + sessionsID}},
-		{Kind: store.OpPropose, Proposal: &memory.Proposal{ID: mergeID, Kind: memory.ProposeMerge, Target: envID, Draft: doneDraft,
+		{Kind: memory.OpPropose, Proposal: &memory.Proposal{ID: mergeID, Kind: memory.ProposeMerge, Target: envID, Draft: doneDraft,
 			Memory: cand(mergeCandID, memory.LayerInvariant, memory.KindConstraint, "Never commit .env files to any repository"),
 			Reason: "says nearly the same as " + envID + " (similarity 0.80)"},
 			Change: memory.Change{Kind: memory.ChangePropose, Proposal: mergeID, Target: envID, Reason: "merge: says nearly the same as " + envID}},

@@ -4,7 +4,6 @@ import (
 	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/recall"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -14,7 +13,7 @@ import (
 
 type countsLoadedMsg struct {
 	project string
-	counts  store.Counts
+	counts  memory.Counts
 	err     error
 }
 

@@ -1,0 +1,251 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"cairn/memory"
+)
+
+// Derived memory in recall: the repository's sections answer "where is
+// X?" and "how do I run the tests?" beside what was learned. Each
+// project's sections have a lexical index of their own, built at the
+// first recall that needs it and dropped when the project is indexed again
+// (EventIndex): their words must not move the scores of memories, and a
+// repository of thousands of files must not weigh on a store of a few
+// hundred memories. Scores are absolute like memories' (BM25 over the
+// query's own weight), so the two kinds compare; a memory stands first
+// when both match equally.
+
+// DerivedSource is what recall reads of derived memory (the store does).
+type DerivedSource interface {
+	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
+	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
+}
+
+// SectionHit is one recalled section of the repository.
+type SectionHit struct {
+	Source string `json:"source"` // always "derived": what the repository says
+	memory.Section
+	Project string  `json:"project"`
+	Score   float64 `json:"score"`
+	Part    Part    `json:"part"` // PartPath when it is in the files asked for, else PartRelevant
+	Explain Explain `json:"explain"`
+}
+
+// Where is the section as an editor takes it: path:line.
+func (h SectionHit) Where() string {
+	switch {
+	case h.Kind == memory.SectionModule:
+		return h.Path + "/"
+	case h.Line <= 0:
+		return h.Path
+	}
+	return h.Path + ":" + strconv.Itoa(h.Line)
+}
+
+// sectionDocLimit bounds a hit's Doc as recall returns it: where a section
+// is and what it is called answer most questions; the file has the rest.
+const sectionDocLimit = 320
+
+// Cost of a section hit in tokens, as Cost is of a memory.
+func (h SectionHit) Cost() int {
+	return (len(h.Path)+len(h.Name)+len(h.Signature)+len(h.Doc))/4 + 8
+}
+
+// derivedIndex is one project's sections and their lexical index.
+type derivedIndex struct {
+	secs []memory.Section
+	lex  *lexIndex
+}
+
+// derivedSet caches the projects' indexes.
+type derivedSet struct {
+	mu    sync.Mutex
+	byPID map[string]*derivedIndex
+}
+
+// drop forgets a project's index: its repository was indexed again.
+func (d *derivedSet) drop(pid string) {
+	d.mu.Lock()
+	delete(d.byPID, pid)
+	d.mu.Unlock()
+}
+
+// sectionTokens are the words a section is found by: its name twice (what
+// it is called is what a question names), its path, signature and doc.
+func sectionTokens(s memory.Section) []string {
+	name := Tokens(s.Name)
+	toks := append(name, name...)
+	toks = append(toks, Tokens(strings.NewReplacer("/", " ", ".", " ", "_", " ", "-", " ").Replace(s.Path))...)
+	toks = append(toks, Tokens(s.Signature)...)
+	return append(toks, Tokens(s.Doc)...)
+}
+
+// index returns pid's derived index, building it from src the first time.
+// A project never indexed has none (nil).
+func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derivedIndex, error) {
+	ds, ok := src.(DerivedSource)
+	if !ok {
+		return nil, nil
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if x, ok := d.byPID[pid]; ok {
+		return x, nil
+	}
+	files, err := ds.DerivedFiles(ctx, pid, "")
+	if err != nil {
+		return nil, err
+	}
+	sum, err := ds.RepoSummary(ctx, pid)
+	if err != nil && !errors.Is(err, memory.ErrNotFound) {
+		return nil, err
+	}
+	x := &derivedIndex{lex: newLexIndex()}
+	add := func(s memory.Section) {
+		n := int32(len(x.secs))
+		x.secs = append(x.secs, s)
+		x.lex.set(n, sectionTokens(s))
+	}
+	for _, f := range files {
+		for _, s := range f.Sections {
+			add(s)
+		}
+	}
+	for _, s := range summarySections(sum) {
+		add(s)
+	}
+	x.lex.trim()
+	if len(x.secs) == 0 {
+		x = nil
+	}
+	if d.byPID == nil {
+		d.byPID = map[string]*derivedIndex{}
+	}
+	d.byPID[pid] = x
+	return x, nil
+}
+
+// summarySections are the project's commands and modules as sections, so
+// that "how do I run the tests?" finds the test command where it is
+// written (the Makefile's line, the CI step) and "what is in store/?" the
+// module.
+func summarySections(sum memory.RepoSummary) []memory.Section {
+	var out []memory.Section
+	for _, c := range sum.Facts.Commands {
+		file, line := c.Source, 1
+		if i := strings.LastIndexByte(file, ':'); i > 0 {
+			if n, err := strconv.Atoi(file[i+1:]); err == nil {
+				file, line = file[:i], n
+			}
+		}
+		file, _, _ = strings.Cut(file, " (") // "go.mod (convention)"
+		doc := "the command to " + c.Name + " the project"
+		if c.Recipe != "" {
+			doc += ": " + c.Recipe
+		}
+		out = append(out, memory.Section{Path: file, Line: line, EndLine: line, Kind: memory.SectionCommand,
+			Name: c.Name, Signature: c.Run, Doc: doc})
+	}
+	for _, m := range sum.Modules {
+		if m.Path == "" {
+			continue // the root is the project, summed up by the briefing
+		}
+		doc := m.Summary
+		if len(m.Exported) > 0 {
+			doc = strings.TrimSpace(doc + " Holds " + strings.Join(m.Exported, ", ") + ".")
+		}
+		out = append(out, memory.Section{Path: m.Path, Line: 0, Kind: memory.SectionModule,
+			Name: m.Path, Signature: fmt.Sprintf("%d files, %d sections", m.Files, m.Sections), Doc: doc})
+	}
+	return out
+}
+
+// recallDerived scores the sections of the request's projects: the
+// query's words (BM25 over the query's weight, refined by the built-in
+// vector as memories are) and the path asked for.
+func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string, qvec []float32) []*SectionHit {
+	var out []*SectionHit
+	for _, pid := range req.Projects {
+		x, err := e.derived.index(ctx, e.src, pid)
+		if err != nil || x == nil {
+			continue
+		}
+		hits := map[int32]*SectionHit{}
+		if len(qtoks) > 0 {
+			mass := x.lex.mass(qtoks)
+			if mass > 0 {
+				var words []string
+				for i, s := range x.lex.search(qtoks, candidates, func(int32) bool { return true }) {
+					h := &SectionHit{Source: "derived", Section: x.secs[s.doc], Project: pid, Part: PartRelevant}
+					h.Explain.Lexical, h.Explain.LexicalRnk = s.score, i+1
+					h.Explain.Relevance = lexWeight * s.score / mass
+					h.Explain.answers = s.score / mass
+					if qvec != nil {
+						words = x.lex.appendWords(words[:0], s.doc)
+						h.Explain.Vector = cosine(qvec, NewHashed().fromTokens(words))
+						h.Explain.Relevance += vecWeight * max(h.Explain.Vector, 0)
+						h.Explain.answers += vecWeight * max(h.Explain.Vector, 0)
+					}
+					hits[s.doc] = h
+				}
+			}
+		}
+		if req.Path != "" {
+			for n, s := range x.secs {
+				if MatchPath(req.Path, []string{s.Path}) == "" {
+					continue
+				}
+				h, ok := hits[int32(n)]
+				if !ok {
+					if len(qtoks) > 0 {
+						continue // in the files asked for, but not about the question
+					}
+					h = &SectionHit{Source: "derived", Section: s, Project: pid, Explain: Explain{Relevance: 1}}
+					hits[int32(n)] = h
+				}
+				h.Part, h.Explain.Path = PartPath, s.Path
+			}
+		}
+		for _, h := range hits {
+			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
+			h.Explain.Final = h.Explain.Relevance
+			h.Score = h.Explain.Final
+			if len(h.Doc) > sectionDocLimit {
+				h.Doc = cutAtWord(h.Doc, sectionDocLimit)
+			}
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Line < out[j].Line
+	})
+	return out
+}
+
+// cutAtWord cuts s to at most n bytes at a word, marking the cut.
+func cutAtWord(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexAny(s[:n], " \n\t")
+	if cut < n/2 {
+		cut = n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut-- // not inside a character
+		}
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}
