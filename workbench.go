@@ -17,8 +17,9 @@ import (
 // history lasts in the home.
 func workbench(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string) error {
 	// One trust service per project for the workbench's life: its checker
-	// keeps the bound files' fingerprints, so a reload stats them instead
-	// of hashing every one again.
+	// keeps the bound files' fingerprints (and leaves them in the home for
+	// the next process), so a reload stats them instead of hashing every
+	// one again.
 	var mu sync.Mutex
 	services := map[string]*trust.Service{}
 	opt := ui.Options{Project: p, Projects: projects, Theme: theme, HistoryFile: filepath.Join(home, "history"),
@@ -27,6 +28,7 @@ func workbench(ctx context.Context, st memory.Store, p memory.Project, projects 
 			defer mu.Unlock()
 			if services[p.ID] == nil {
 				services[p.ID] = trust.For(st, p, os.Getwd, os.Getenv)
+				services[p.ID].Checker.KeepFingerprints(filepath.Join(home, trust.FingerprintDir))
 			}
 			return services[p.ID]
 		}}

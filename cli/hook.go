@@ -220,7 +220,7 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string)
 	// Verify first: the memories that can go stale (bound) or were sent
 	// back (reopened decisions), when the prompt names them.
 	var cands []*memory.Memory
-	bound, err := a.st.Bound(ctx, p.ID)
+	bound, err := a.fired(ctx, p.ID)
 	if err != nil {
 		return "", err
 	}
@@ -260,6 +260,26 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string)
 		return "", nil
 	}
 	return strings.Join(lines, "\n") + "\n", nil
+}
+
+// fired is the bound memories of a project that carry a watermark that
+// moved or is gone (and maybe others): read by the stamps that fired, not
+// by reading every bound memory.
+func (a *app) fired(ctx context.Context, project string) ([]*memory.Memory, error) {
+	sum, err := a.st.BoundTargets(ctx, project)
+	if err != nil {
+		return nil, err
+	}
+	var targets []string
+	for _, bt := range sum {
+		if bt.State.Fired() {
+			targets = append(targets, bt.Target)
+		}
+	}
+	if len(targets) == 0 {
+		return nil, nil
+	}
+	return a.st.BoundTo(ctx, project, targets)
 }
 
 func stale(m *memory.Memory) bool {

@@ -21,6 +21,7 @@ import (
 	"cairn/project"
 	"cairn/remote"
 	"cairn/store"
+	"cairn/trust"
 )
 
 // Exit codes.
@@ -93,6 +94,7 @@ type app struct {
 	names    map[string]string // project id → name
 	shorts   map[string]string // memory id → its short form (see sid)
 
+	trust     *trust.Service      // the wake checks' service of this command (see trustService)
 	cfg       *config.Settings    // the settings in force (file and environment)
 	rawGetenv func(string) string // the environment alone
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -14,8 +15,18 @@ import (
 
 // trustService checks referents from where this command runs: the
 // project's root (or the working directory) and this process's environment.
+// One service serves the whole command (its checker holds the files it
+// hashed), and the file fingerprints are kept in the home for the next
+// command, which then stats the bound files instead of reading them.
 func (a *app) trustService() *trust.Service {
-	return trust.For(a.st, a.proj, a.env.Getwd, a.env.Getenv)
+	if a.trust != nil && a.trust.St == a.st && a.trust.Project == a.proj.ID {
+		return a.trust
+	}
+	a.trust = trust.For(a.st, a.proj, a.env.Getwd, a.env.Getenv)
+	if home, err := a.homePath(); err == nil {
+		a.trust.Checker.KeepFingerprints(filepath.Join(home, trust.FingerprintDir))
+	}
+	return a.trust
 }
 
 // wake marks the facts whose ground moved before anything is served. A

@@ -2,7 +2,6 @@ package consolidate
 
 import (
 	"fmt"
-	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -192,7 +191,7 @@ func secretsOf(text string) (at []int, keyLines map[int]bool) {
 
 // redactionMark finds the markers capture and ingest leave where they took a
 // secret out.
-var redactionMark = regexp.MustCompile(`(?i)\[redacted|<redacted|\*{3}redacted|\{redacted`)
+var redactionMark = lazy(`(?i)\[redacted|<redacted|\*{3}redacted|\{redacted`)
 
 // tainted reports whether a statement touches a credential or a redaction.
 func (x *extractor) tainted(st statement) bool {
@@ -263,10 +262,10 @@ type textLine struct {
 }
 
 // speakerPrefix is a transcript's "who:" at the start of a line.
-var speakerPrefix = regexp.MustCompile(`(?i)^\s*(user|human|me|assistant|agent|ai|claude|codex|model|bot|system)\s*:\s*`)
+var speakerPrefix = lazy(`(?i)^\s*(user|human|me|assistant|agent|ai|claude|codex|model|bot|system)\s*:\s*`)
 
 // listMarker is a list item's bullet or number, and a checkbox after it.
-var listMarker = regexp.MustCompile(`^(?:([-*•+])|(\d{1,3})[.)])\s+(\[[ xX]\]\s+)?`)
+var listMarker = lazy(`^(?:([-*•+])|(\d{1,3})[.)])\s+(\[[ xX]\]\s+)?`)
 
 func speakerOf(name string) memory.Actor {
 	switch strings.ToLower(name) {
@@ -452,17 +451,17 @@ func sentenceStop(text string, start, i, end int) bool {
 // procLead is a line that says steps follow, with or without a colon.
 // Other short lines ("Upgrading Postgres:", "When CI is red:") lead steps
 // only with a colon and two steps or more.
-var procLead = regexp.MustCompile(`(?i)^(?:to\s+\w|how\s+(?:to|we|i|you)\s+\w|steps?\s+(?:to|for)\s|(?:the\s+)?(?:procedure|runbook|recipe|playbook)\b|[\w -]*\b(?:steps|checklist|procedure|runbook|recipe|instructions)\s*:?$)`)
+var procLead = lazy(`(?i)^(?:to\s+\w|how\s+(?:to|we|i|you)\s+\w|steps?\s+(?:to|for)\s|(?:the\s+)?(?:procedure|runbook|recipe|playbook)\b|[\w -]*\b(?:steps|checklist|procedure|runbook|recipe|instructions)\s*:?$)`)
 
 // notLead are leads whose items are notes or plans, not steps.
-var notLead = regexp.MustCompile(`(?i)^(?:summary|notes?|status|updates?|todo|to\s?do|to-do|plan|next\s+steps?|next|findings|results?|changes|changelog|today|done|recap|fyi|context|background|questions?|issues?|problems?|decisions?|i'll|i will|let me|let's|we'll|here|what|why|things|remaining|open|timeline)\b`)
+var notLead = lazy(`(?i)^(?:summary|notes?|status|updates?|todo|to\s?do|to-do|plan|next\s+steps?|next|findings|results?|changes|changelog|today|done|recap|fyi|context|background|questions?|issues?|problems?|decisions?|i'll|i will|let me|let's|we'll|here|what|why|things|remaining|open|timeline)\b`)
 
 // firstPerson in a lead makes its items the speaker's plan ("Looking into
 // it, I'll:").
-var firstPerson = regexp.MustCompile(`\b(?:i'll|i\s+will|let\s+me|let's|we'll|i'm\s+going|i\s+am\s+going|i\s+need|i\s+want|my\s+plan)\b`)
+var firstPerson = lazy(`\b(?:i'll|i\s+will|let\s+me|let's|we'll|i'm\s+going|i\s+am\s+going|i\s+need|i\s+want|my\s+plan)\b`)
 
 // reproLead names a bug's reproduction: its steps go stale with the bug.
-var reproLead = regexp.MustCompile(`(?i)\brepro(?:duce|duction)?\b`)
+var reproLead = lazy(`(?i)\brepro(?:duce|duction)?\b`)
 
 // blockProcedure reads a lead line at i and the list items under it.
 func (x *extractor) blockProcedure(lines []textLine, i int) (statement, int, bool) {
@@ -507,24 +506,24 @@ func (x *extractor) blockProcedure(lines []textLine, i int) (statement, int, boo
 
 // inlineLead is a procedure's lead and its steps on one line: "To X: a,
 // b, then c", "How to X: 1) a 2) b", "To X, run y".
-var inlineLead = regexp.MustCompile(`(?i)^((?:to|how\s+to|steps?\s+(?:to|for)|how\s+we)\s+[^:,]{2,60}?)\s*[:,]\s+(.+)$`)
+var inlineLead = lazy(`(?i)^((?:to|how\s+to|steps?\s+(?:to|for)|how\s+we)\s+[^:,]{2,60}?)\s*[:,]\s+(.+)$`)
 
 // labelledSteps is any short lead with numbered steps after it: "Bootstrap a
 // service: 1) copy … 2) rename …".
-var labelledSteps = regexp.MustCompile(`^([^:]{3,60}?)\s*:\s+(1[.)]\s.+)$`)
+var labelledSteps = lazy(`^([^:]{3,60}?)\s*:\s+(1[.)]\s.+)$`)
 
 // firstThen is "first a, then b, finally c".
-var firstThen = regexp.MustCompile(`(?i)^first\b,?\s*(.+?)[;,]?\s+(?:and\s+)?then\b,?\s*(.+)$`)
+var firstThen = lazy(`(?i)^first\b,?\s*(.+?)[;,]?\s+(?:and\s+)?then\b,?\s*(.+)$`)
 
 // pronounEnd is a lead about something said before ("to fix this"): an
 // instruction for the task at hand, not a standing procedure.
-var pronounEnd = regexp.MustCompile(`(?i)\b(?:this|that|it|them|these|those)$`)
+var pronounEnd = lazy(`(?i)\b(?:this|that|it|them|these|those)$`)
 
 // stepBreak splits inline steps: "then", "finally", ";", and a comma.
-var stepBreak = regexp.MustCompile(`(?i)\s*(?:[;,]\s*(?:and\s+)?(?:then|finally|after that|next)?\b|\s+(?:and\s+)?(?:then|finally|after that)\b),?\s*`)
+var stepBreak = lazy(`(?i)\s*(?:[;,]\s*(?:and\s+)?(?:then|finally|after that|next)?\b|\s+(?:and\s+)?(?:then|finally|after that)\b),?\s*`)
 
 // enumerated splits "1) a 2) b" and "1. a 2. b".
-var enumerated = regexp.MustCompile(`(?:^|\s)\d{1,2}[.)]\s+`)
+var enumerated = lazy(`(?:^|\s)\d{1,2}[.)]\s+`)
 
 // inlineProcedure reads a procedure said on one line.
 func inlineProcedure(core string) (lead string, steps []string, ok bool) {
@@ -630,22 +629,22 @@ func firstField(s string) string {
 // ---- preparing a statement
 
 // fillerOpen opens a sentence without saying anything ("ok,", "anyway,").
-var fillerOpen = regexp.MustCompile(`(?i)^(?:ok(?:ay)?|thanks|thank you|great|cool|nice|perfect|hmm+|hm|so|anyway|also|and|but|btw|fyi|oh|well|lol|right|sure|alright|yeah|yes|yep|interesting|understood|morning|hey|hi|hello|sgtm|lgtm|got it|note that|note|ps|heads up|for the record|to be clear|just so you know|quick note|reminder|here's\s+what\s+(?:i|we)\s+found|what\s+(?:i|we)\s+found|turns\s+out|found\s+it)\b\s*[,!.:;—–-]*\s+`)
+var fillerOpen = lazy(`(?i)^(?:ok(?:ay)?|thanks|thank you|great|cool|nice|perfect|hmm+|hm|so|anyway|also|and|but|btw|fyi|oh|well|lol|right|sure|alright|yeah|yes|yep|interesting|understood|morning|hey|hi|hello|sgtm|lgtm|got it|note that|note|ps|heads up|for the record|to be clear|just so you know|quick note|reminder|here's\s+what\s+(?:i|we)\s+found|what\s+(?:i|we)\s+found|turns\s+out|found\s+it)\b\s*[,!.:;—–-]*\s+`)
 
 // standingOpeners make what follows a standing rule.
-var standingOpeners = regexp.MustCompile(`(?i)^(?:going forward|from now on|in future|in the future|henceforth|as a rule)\b[,:]?\s+`)
+var standingOpeners = lazy(`(?i)^(?:going forward|from now on|in future|in the future|henceforth|as a rule)\b[,:]?\s+`)
 
 // reporter is an agent reporting the user's words: "the user corrected: …".
-var reporter = regexp.MustCompile(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
+var reporter = lazy(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
 
 // labelPrefix is a short label before a colon or dash: "Correction: …".
-var labelPrefix = regexp.MustCompile(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
+var labelPrefix = lazy(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
 
 // emphasis marks are dropped before a statement is read.
 var emphasis = strings.NewReplacer("**", "", "__", "")
 
 // fileLabel is a file or code name before a colon.
-var fileLabel = regexp.MustCompile("^(?:`[^`]+`|[\\w.-]+(?:/[\\w.-]+)*\\.\\w+)\\s*:\\s+")
+var fileLabel = lazy("^(?:`[^`]+`|[\\w.-]+(?:/[\\w.-]+)*\\.\\w+)\\s*:\\s+")
 
 // statementLabels are the labels that say what class a statement is, and the ones
 // that only introduce it. Measurement labels stay in the body ("Load test:
@@ -778,10 +777,10 @@ var chatterWords = setOfWords(`ok okay k kk thanks thank you thx ty cheers cool 
 	idea sorry my bad nvm nevermind not quite`)
 
 // questionStart opens a question without its question mark.
-var questionStart = regexp.MustCompile(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody)\b|any\s+(?:idea|ideas|thoughts)|wdyt)\b`)
+var questionStart = lazy(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody)\b|any\s+(?:idea|ideas|thoughts)|wdyt)\b`)
 
 // hereIs introduces what follows ("here is the diff:"): nothing of its own.
-var hereIs = regexp.MustCompile(`^(?:here\s+is|here's|here\s+are|below\s+is|see\s+(?:below|above)|as\s+follows|the\s+following)\b`)
+var hereIs = lazy(`^(?:here\s+is|here's|here\s+are|below\s+is|see\s+(?:below|above)|as\s+follows|the\s+following)\b`)
 
 func isChatter(low string) bool {
 	t := strings.TrimSpace(low)
@@ -804,36 +803,36 @@ func isChatter(low string) bool {
 }
 
 // planAhead is what the speaker is about to do, not what is so.
-var planAhead = regexp.MustCompile(`^(?:let\s+me|let's|lets|lemme|i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i'm\s+gonna|gonna|i\s+need\s+to|i'd\s+like\s+to|i\s+want\s+to|i\s+should|i\s+can|i\s+could|i\s+would|i\s+might|(?:now|next|first|then|after\s+that)\b,?\s*(?:i'll|i\s+will|let\s+me|let's|we'll)|will\s+\w+|going\s+to|time\s+to|about\s+to|trying\s+to|i'm\s+(?:now\s+)?\w+ing\b|i\s+am\s+(?:now\s+)?\w+ing\b|we're\s+(?:now\s+)?(?:checking|looking|running|trying|waiting|investigating|debugging)\b)`)
+var planAhead = lazy(`^(?:let\s+me|let's|lets|lemme|i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i'm\s+gonna|gonna|i\s+need\s+to|i'd\s+like\s+to|i\s+want\s+to|i\s+should|i\s+can|i\s+could|i\s+would|i\s+might|(?:now|next|first|then|after\s+that)\b,?\s*(?:i'll|i\s+will|let\s+me|let's|we'll)|will\s+\w+|going\s+to|time\s+to|about\s+to|trying\s+to|i'm\s+(?:now\s+)?\w+ing\b|i\s+am\s+(?:now\s+)?\w+ing\b|we're\s+(?:now\s+)?(?:checking|looking|running|trying|waiting|investigating|debugging)\b)`)
 
 // letsDecide is "let's go with X because …": a decision said as a plan.
-var letsDecide = regexp.MustCompile(`^let's\s+(?:go\s+with|use|switch\s+to|pick|stick\s+with|keep)\b.*\b(?:because|since|so\s+that)\b`)
+var letsDecide = lazy(`^let's\s+(?:go\s+with|use|switch\s+to|pick|stick\s+with|keep)\b.*\b(?:because|since|so\s+that)\b`)
 
 // progressive is narration of what is being done right now.
-var progressive = regexp.MustCompile(`^(?:checking|looking|running|trying|searching|reading|digging|working|waiting|investigating|debugging|testing|building|fetching|installing|opening|grepping|scanning|reviewing|writing|updating|fixing|adding|thinking|continuing|retrying|rerunning|re-running)\b`)
+var progressive = lazy(`^(?:checking|looking|running|trying|searching|reading|digging|working|waiting|investigating|debugging|testing|building|fetching|installing|opening|grepping|scanning|reviewing|writing|updating|fixing|adding|thinking|continuing|retrying|rerunning|re-running)\b`)
 
 // testStatus is a run's passing state: progress of the moment.
-var testStatus = regexp.MustCompile(`^(?:and\s+)?(?:now\s+)?(?:all\s+)?(?:the\s+)?(?:\d+\s+)?(?:unit\s+|integration\s+|e2e\s+)?(?:tests?|checks?|specs?)\s+(?:now\s+)?(?:pass(?:es|ed)?|are\s+(?:passing|green)|succeed(?:s|ed)?)\b`)
+var testStatus = lazy(`^(?:and\s+)?(?:now\s+)?(?:all\s+)?(?:the\s+)?(?:\d+\s+)?(?:unit\s+|integration\s+|e2e\s+)?(?:tests?|checks?|specs?)\s+(?:now\s+)?(?:pass(?:es|ed)?|are\s+(?:passing|green)|succeed(?:s|ed)?)\b`)
 
 // hedgeWord marks a statement said without conviction.
-var hedgeWord = regexp.MustCompile(`\b(?:maybe|probably|perhaps|might|possibly|i\s+think|i\s+guess|i\s+believe|not\s+sure|seems|seem|apparently|iirc|afaik|likely|could\s+be|unsure|i\s+suspect)\b`)
+var hedgeWord = lazy(`\b(?:maybe|probably|perhaps|might|possibly|i\s+think|i\s+guess|i\s+believe|not\s+sure|seems|seem|apparently|iirc|afaik|likely|could\s+be|unsure|i\s+suspect)\b`)
 
 // ---- corrections
 
 // correctionCue opens a correction.
-var correctionCue = regexp.MustCompile(`(?i)^(?:(?:no|nope|nah)(?:[\s,]+no)*\s*(?:[,—–:;]|\s-|\.\.\.)\s*(?:actually\b[,:]?\s*)?|actually\b[,:]?\s+|correction\s*[:—–-]\s*|(?:that's|that\s+is|this\s+is|that's\s+not|it's)\s+(?:wrong|not\s+right|incorrect|not\s+correct|not\s+true|outdated|out\s+of\s+date)\b\s*[,:;—–.-]*\s*|wrong\b\s*[,:;—–-]\s*|not\s+quite\b\s*[,:;—–-]\s*|i\s+was\s+wrong(?:\s+(?:earlier|before|above))?\s*[,:;—–-]\s*|to\s+correct\s+(?:myself|that)\s*[,:—–-]\s*|(?:that's|that\s+is|this\s+is)\s+not\s+what\s+i\s+(?:meant|asked\s+for|asked|wanted)\b\s*[,:;—–.-]*\s*|not\s+what\s+i\s+meant\b\s*[,:;—–.-]*\s*)`)
+var correctionCue = lazy(`(?i)^(?:(?:no|nope|nah)(?:[\s,]+no)*\s*(?:[,—–:;]|\s-|\.\.\.)\s*(?:actually\b[,:]?\s*)?|actually\b[,:]?\s+|correction\s*[:—–-]\s*|(?:that's|that\s+is|this\s+is|that's\s+not|it's)\s+(?:wrong|not\s+right|incorrect|not\s+correct|not\s+true|outdated|out\s+of\s+date)\b\s*[,:;—–.-]*\s*|wrong\b\s*[,:;—–-]\s*|not\s+quite\b\s*[,:;—–-]\s*|i\s+was\s+wrong(?:\s+(?:earlier|before|above))?\s*[,:;—–-]\s*|to\s+correct\s+(?:myself|that)\s*[,:—–-]\s*|(?:that's|that\s+is|this\s+is)\s+not\s+what\s+i\s+(?:meant|asked\s+for|asked|wanted)\b\s*[,:;—–.-]*\s*|not\s+what\s+i\s+meant\b\s*[,:;—–.-]*\s*)`)
 
 // rightOne is "the correct one is X": a correction said as the right value.
-var rightOne = regexp.MustCompile(`(?i)^(?:the\s+)?(?:correct|right|actual|proper)\s+(?:one|[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\b`)
+var rightOne = lazy(`(?i)^(?:the\s+)?(?:correct|right|actual|proper)\s+(?:one|[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\b`)
 
 // notBut is "not Y but X".
-var notBut = regexp.MustCompile(`(?i)^not\s+(.+?),?\s+but\s+(.+)$`)
+var notBut = lazy(`(?i)^not\s+(.+?),?\s+but\s+(.+)$`)
 
 // isntButIs is "it isn't Y; X" and "it's not Y, it's X".
-var isntButIs = regexp.MustCompile(`(?i)^(?:it|this|that)\s+(?:isn't|is\s+not|wasn't|was\s+not|'s\s+not|’s\s+not|s\s+not)\s+(.+?)\s*[;,—–:]\s*(?:it's\s+|it\s+is\s+|it\s+was\s+)?(.+)$`)
+var isntButIs = lazy(`(?i)^(?:it|this|that)\s+(?:isn't|is\s+not|wasn't|was\s+not|'s\s+not|’s\s+not|s\s+not)\s+(.+?)\s*[;,—–:]\s*(?:it's\s+|it\s+is\s+|it\s+was\s+)?(.+)$`)
 
 // commaNot is "…, not Y" at the end of a clause.
-var commaNot = regexp.MustCompile(`(?i),\s+not\s+((?:[^,;.]|\.\S)+?)\s*(?:[,;]|\.(?:\s|$)|$)`)
+var commaNot = lazy(`(?i),\s+not\s+((?:[^,;.]|\.\S)+?)\s*(?:[,;]|\.(?:\s|$)|$)`)
 
 // explicitCorrection reads a statement that opens with a correction cue;
 // cued reports whether it did, whatever it found after it.
@@ -884,7 +883,7 @@ func bareCorrection(st statement, core, low string) (Candidate, bool) {
 }
 
 // copulaVerb is a verb that states what something is.
-var copulaVerb = regexp.MustCompile(`(?:\b(?:is|are|was|were|runs|uses|lives|goes|go|listens|has|have|holds|owns|backs|sits|points|deploy|deploys|release|releases|run)\b|'s\b|’s\b)`)
+var copulaVerb = lazy(`(?:\b(?:is|are|was|were|runs|uses|lives|goes|go|listens|has|have|holds|owns|backs|sits|points|deploy|deploys|release|releases|run)\b|'s\b|’s\b)`)
 
 // correctionCandidate makes a correction of what rest states.
 func correctionCandidate(st statement, rest string, sure bool) (Candidate, bool) {
@@ -935,13 +934,13 @@ func capitalizeSentence(s string) string {
 // ---- failures
 
 // failWords say that something failed or hurt.
-var failWords = regexp.MustCompile(`\b(?:failed|fails|failing|broke|breaks|broken|crash(?:es|ed|ing)?|doesn't\s+work|does\s+not\s+work|didn't\s+work|did\s+not\s+work|won't\s+work|isn't\s+working|is\s+not\s+working|doesn't\s+support|does\s+not\s+support|didn't\s+help|did\s+not\s+help|didn't\s+fix|did\s+not\s+fix|timed\s+out|times\s+out|ooms?|oomed|oom'd|oom-killed|ran\s+out\s+of|runs\s+out\s+of|hangs?|hung|deadlock(?:s|ed)?|starved|starves|regress(?:ed|es)|panick(?:ed|s)|panics\s+(?:when|on|if|with|because|at|in)|segfault(?:s|ed)?|errors\s+out|errored(?:\s+out)?|(?:is|are|was|were|became|becomes)\s+flaky|made\s+(?:\w+\s+){0,3}(?:flaky|worse|slower|meaningless|unusable|unstable))\b`)
+var failWords = lazy(`\b(?:failed|fails|failing|broke|breaks|broken|crash(?:es|ed|ing)?|doesn't\s+work|does\s+not\s+work|didn't\s+work|did\s+not\s+work|won't\s+work|isn't\s+working|is\s+not\s+working|doesn't\s+support|does\s+not\s+support|didn't\s+help|did\s+not\s+help|didn't\s+fix|did\s+not\s+fix|timed\s+out|times\s+out|ooms?|oomed|oom'd|oom-killed|ran\s+out\s+of|runs\s+out\s+of|hangs?|hung|deadlock(?:s|ed)?|starved|starves|regress(?:ed|es)|panick(?:ed|s)|panics\s+(?:when|on|if|with|because|at|in)|segfault(?:s|ed)?|errors\s+out|errored(?:\s+out)?|(?:is|are|was|were|became|becomes)\s+flaky|made\s+(?:\w+\s+){0,3}(?:flaky|worse|slower|meaningless|unusable|unstable))\b`)
 
 // countsOfTests are outcomes, not failures: "412 passed, 0 failed".
-var countsOfTests = regexp.MustCompile(`\b\d+\s+(?:passed|failed|failing|skipped|errors?|failures?)\b|\b(?:no|without|zero)\s+(?:failures|errors)\b|\b(?:didn't|did\s+not|never|doesn't|does\s+not)\s+(?:fail|crash|break)\b`)
+var countsOfTests = lazy(`\b\d+\s+(?:passed|failed|failing|skipped|errors?|failures?)\b|\b(?:no|without|zero)\s+(?:failures|errors)\b|\b(?:didn't|did\s+not|never|doesn't|does\s+not)\s+(?:fail|crash|break)\b`)
 
 // reasonMarker opens the reason of a clause.
-var reasonMarker = regexp.MustCompile(`\b(?:because|since|as\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|so\s+that|given\s+that|due\s+to)\b|,\s*as\b`)
+var reasonMarker = lazy(`\b(?:because|since|as\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|so\s+that|given\s+that|due\s+to)\b|,\s*as\b`)
 
 // mainClause is the part of a statement before its reason.
 func mainClause(low string) string {
@@ -956,27 +955,27 @@ func failureCue(low string) bool {
 }
 
 // negativeAdvice is "don't use X: it …", "never use X — it …", "X: don't".
-var negativeAdvice = regexp.MustCompile(`^(?:please\s+)?(?:don't|do\s+not|never|avoid)\s+(?:ever\s+)?(?:use|using|run|running|call|calling|set|setting|enable|enabling|add|adding|try|trying|pass|passing|put|putting)?\s*(.+?)\s*(?:[:;—–]|\s-\s)\s*(?:it|they|this|that|doing\s+so)\b\s*(?:'s|\w+)`)
+var negativeAdvice = lazy(`^(?:please\s+)?(?:don't|do\s+not|never|avoid)\s+(?:ever\s+)?(?:use|using|run|running|call|calling|set|setting|enable|enabling|add|adding|try|trying|pass|passing|put|putting)?\s*(.+?)\s*(?:[:;—–]|\s-\s)\s*(?:it|they|this|that|doing\s+so)\b\s*(?:'s|\w+)`)
 
 // adviceAfter is "X is dead, don't use it — …": the warning after its
 // subject.
-var adviceAfter = regexp.MustCompile(`^(.+?)\s+(?:is|are|was|were)\s+[\w-]+(?:\s+[\w-]+)?\s*[,;]\s*(?:so\s+)?(?:don't|do\s+not|never|avoid)\s+(?:use|using|run|running|touch|call|calling)\s+(?:it|them|this|that)\b`)
+var adviceAfter = lazy(`^(.+?)\s+(?:is|are|was|were)\s+[\w-]+(?:\s+[\w-]+)?\s*[,;]\s*(?:so\s+)?(?:don't|do\s+not|never|avoid)\s+(?:use|using|run|running|touch|call|calling)\s+(?:it|them|this|that)\b`)
 
 // problemIs opens an explanation of a bug: "the issue is that …".
-var problemIs = regexp.MustCompile(`^(?:the\s+)?(?:issue|problem|bug|root\s+cause|cause|culprit)\s+(?:is|was)\b`)
+var problemIs = lazy(`^(?:the\s+)?(?:issue|problem|bug|root\s+cause|cause|culprit)\s+(?:is|was)\b`)
 
 // problemNoun is a kind of failure named in a main clause that has a
 // reason after it: "the race happens because …".
-var problemNoun = regexp.MustCompile(`\b(?:race|data\s+race|race\s+condition|leak|memory\s+leak|deadlock|panic|crash|segfault|outage|regression|flake)\b`)
+var problemNoun = lazy(`\b(?:race|data\s+race|race\s+condition|leak|memory\s+leak|deadlock|panic|crash|segfault|outage|regression|flake)\b`)
 
 // xDont is "X: don't." — a warning with the failure before it.
-var xDont = regexp.MustCompile(`[:;—–]\s*(?:don't|do\s+not|never\s+again|avoid\s+it)\W*$`)
+var xDont = lazy(`[:;—–]\s*(?:don't|do\s+not|never\s+again|avoid\s+it)\W*$`)
 
 // triedX is "tried X, it broke Y".
-var triedX = regexp.MustCompile(`^(?:we\s+|i\s+)?tried\s+(?:upgrading\s+to|upgrading|bumping|running|using|switching\s+to|setting|adding|caching|enabling|moving\s+to|with)?\s*(.+?)\s*(?:[,;:—–]|\s-\s|\s+but\b|\s+and\b)`)
+var triedX = lazy(`^(?:we\s+|i\s+)?tried\s+(?:upgrading\s+to|upgrading|bumping|running|using|switching\s+to|setting|adding|caching|enabling|moving\s+to|with)?\s*(.+?)\s*(?:[,;:—–]|\s-\s|\s+but\b|\s+and\b)`)
 
 // gerundX is "Using X broke Y", "Setting X made Y worse".
-var gerundX = regexp.MustCompile(`^(?:using|setting|running|enabling|adding|caching|bumping|upgrading(?:\s+to)?|switching\s+to|calling|importing|mounting|pinning|disabling|turning\s+on|turning\s+off)\s+(.+?)\s+(?:broke|breaks|made|makes|caused|causes|crashed|crashes|didn't|did\s+not|doesn't|does\s+not|failed|fails|slowed|killed|hung|hangs)\b`)
+var gerundX = lazy(`^(?:using|setting|running|enabling|adding|caching|bumping|upgrading(?:\s+to)?|switching\s+to|calling|importing|mounting|pinning|disabling|turning\s+on|turning\s+off)\s+(.+?)\s+(?:broke|breaks|made|makes|caused|causes|crashed|crashes|didn't|did\s+not|doesn't|does\s+not|failed|fails|slowed|killed|hung|hangs)\b`)
 
 // adverbs are left out of a trigger phrase ("the cron job silently failed").
 var adverbs = setOfWords(`silently suddenly randomly intermittently occasionally consistently sometimes really
@@ -1041,14 +1040,14 @@ func readFailure(st statement, core, low string) (Candidate, bool) {
 }
 
 // condition is what a failure happens with or under.
-var condition = regexp.MustCompile(`\b(?:with|on|when|under|after|if)\b`)
+var condition = lazy(`\b(?:with|on|when|under|after|if)\b`)
 
 // resolutionStart verbs open an event about a failure that is over.
-var resolutionStart = regexp.MustCompile(`^(?:(?:we|i)\s+)?(?:fixed|resolved|patched|reverted|rolled\s+back|worked\s+around|mitigated|closed)\b`)
+var resolutionStart = lazy(`^(?:(?:we|i)\s+)?(?:fixed|resolved|patched|reverted|rolled\s+back|worked\s+around|mitigated|closed)\b`)
 
 // codeToken finds words a task would name: flags, dotted or CamelCase
 // identifiers, snake_case, UPPER_SNAKE names, paths, names with digits.
-var codeToken = regexp.MustCompile(`(?:^|[\s(\x60"'])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]*(?:[./][\w-]+)+|[a-z]+[A-Z][\w]*|[A-Z][a-z]+[A-Z][\w]*|[A-Za-z]+_[\w]+|[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*|[A-Za-z]+-\d[\w-]*|[a-z]+(?:-[a-z]+)+)\b`)
+var codeToken = lazy(`(?:^|[\s(\x60"'])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]*(?:[./][\w-]+)+|[a-z]+[A-Z][\w]*|[A-Z][a-z]+[A-Z][\w]*|[A-Za-z]+_[\w]+|[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*|[A-Za-z]+-\d[\w-]*|[a-z]+(?:-[a-z]+)+)\b`)
 
 // failureTriggers draws a failure's triggers from what failed (the subject) and
 // the code-like words of the statement: lower case, 1–4 of them.
@@ -1151,22 +1150,22 @@ func looksLikeVersion(t string) bool {
 // ---- decisions
 
 // decisionStrong is a verb that says a choice was made.
-var decisionStrong = regexp.MustCompile(`\b(?:decided|decide\s+to|(?:the|our|my)\s+decision\s+(?:is|was)\b|chose|chosen|choose\s+to|picked|went\s+with|going\s+with|go\s+with|settled\s+on|opted|agreed\s+(?:to|on|that)|our\s+choice|made\s+the\s+call)\b`)
+var decisionStrong = lazy(`\b(?:decided|decide\s+to|(?:the|our|my)\s+decision\s+(?:is|was)\b|chose|chosen|choose\s+to|picked|went\s+with|going\s+with|go\s+with|settled\s+on|opted|agreed\s+(?:to|on|that)|our\s+choice|made\s+the\s+call)\b`)
 
 // notDecision are uses of those words that choose nothing.
-var notDecision = regexp.MustCompile(`\bdecision\s+(?:tree|table|log|record)s?\b|\b(?:haven't|have\s+not|not\s+yet|didn't|did\s+not|undecided)\s+(?:decided|chosen|picked)\b|\bwhy\s+we\s+chose\b`)
+var notDecision = lazy(`\bdecision\s+(?:tree|table|log|record)s?\b|\b(?:haven't|have\s+not|not\s+yet|didn't|did\s+not|undecided)\s+(?:decided|chosen|picked)\b|\bwhy\s+we\s+chose\b`)
 
 // decisionWeak is a change that is a decision when a reason comes with it.
-var decisionWeak = regexp.MustCompile(`^(?:(?:we|i|the\s+team|they)(?:'ll|'ve|'d)?\s+(?:have\s+|will\s+|now\s+)?)?(?:switched|switch|moved|move|replaced|replace|dropped|drop|parked|park|rejected|reject|kept|keep|use|using|stick\s+with|stuck\s+with|standardi[sz]ed\s+on|pinned|pin|store|adopted|adopt|retired|deprecated|disabled|enabled|removed|limited|capped|defaulted|split|ship|shipping|release|run|prefer|ditched|abandoned|scrapped|dumped|moved\s+off|migrated\s+off|went\s+back\s+to|gave\s+up\s+on)\b`)
+var decisionWeak = lazy(`^(?:(?:we|i|the\s+team|they)(?:'ll|'ve|'d)?\s+(?:have\s+|will\s+|now\s+)?)?(?:switched|switch|moved|move|replaced|replace|dropped|drop|parked|park|rejected|reject|kept|keep|use|using|stick\s+with|stuck\s+with|standardi[sz]ed\s+on|pinned|pin|store|adopted|adopt|retired|deprecated|disabled|enabled|removed|limited|capped|defaulted|split|ship|shipping|release|run|prefer|ditched|abandoned|scrapped|dumped|moved\s+off|migrated\s+off|went\s+back\s+to|gave\s+up\s+on)\b`)
 
 // overRather is "X over Y", "X rather than Y", "X instead of Y".
-var overRather = regexp.MustCompile(`\b(?:over|rather\s+than|instead\s+of)\b`)
+var overRather = lazy(`\b(?:over|rather\s+than|instead\s+of)\b`)
 
 // reasonStart finds the reason of a decision.
-var reasonStart = regexp.MustCompile(`(?i)\b(?:because(?:\s+of)?|since|so\s+that|given\s+that|due\s+to)\b|,\s*as\b|\bas\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|:\s+`)
+var reasonStart = lazy(`(?i)\b(?:because(?:\s+of)?|since|so\s+that|given\s+that|due\s+to)\b|,\s*as\b|\bas\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|:\s+`)
 
 // sinceTime is "since" of time, not of reason.
-var sinceTime = regexp.MustCompile(`^\s*(?:then|last|yesterday|today|this|early|late|the\s+last|the\s+start|the\s+beginning|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|v?\d|we\s+started|forever)\b`)
+var sinceTime = lazy(`^\s*(?:then|last|yesterday|today|this|early|late|the\s+last|the\s+start|the\s+beginning|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|v?\d|we\s+started|forever)\b`)
 
 // readDecision reads a decision and its reason.
 func readDecision(st statement, core, low string) (Candidate, bool) {
@@ -1212,21 +1211,21 @@ const timeOpener = `(?:(?:yesterday|today|tonight|earlier(?:\s+today)?|just\s+no
 const eventVerbs = `(?:deployed|merged|rolled\s+(?:back|out)|migrated|upgraded|downgraded|fixed|ran|re-ran|reran|applied|released|published|opened\s+(?:a\s+|the\s+)?(?:pr|pull\s+request|issue|ticket|incident|#)|closed|rotated|cut|regenerated|finished|completed|reverted|bumped|shipped|created|restarted|renamed|pointed|removed|added|enabled|disabled|installed|moved|switched|deleted|tagged|launched|backfilled|rebuilt|rebased|resolved|patched|configured|landed|promoted|provisioned|scaled|reindexed|imported|cleared|cleaned\s+up|flushed|got\s+paged|paged|killed|reproduced|updated|replaced|retired|deprecated|refactored|archived|cherry-picked|raised|lowered|increased|reduced|recovered|restored|failed\s+over|set\s+up|uploaded|synced|renewed|issued|onboarded|turned\s+(?:on|off)|wrote|benchmarked|profiled)`
 
 // eventStart is a past action at the front of a statement.
-var eventStart = regexp.MustCompile(`^` + timeOpener + `(?:(?:we|i|they|the\s+team|on-?call|ops|ci|someone|he|she)\s+(?:just\s+|finally\s+|successfully\s+|have\s+|'ve\s+|already\s+)?)?` + eventVerbs + `\b`)
+var eventStart = lazy(`^` + timeOpener + `(?:(?:we|i|they|the\s+team|on-?call|ops|ci|someone|he|she)\s+(?:just\s+|finally\s+|successfully\s+|have\s+|'ve\s+|already\s+)?)?` + eventVerbs + `\b`)
 
 // eventDone is "<something> went out / was deployed / applied".
-var eventDone = regexp.MustCompile(`^` + timeOpener + `(?:(?:the|our|last\s+night's|today's|yesterday's|this\s+morning's|this\s+week's)\s+)?[\w.#/-]+(?:\s+[\w.#/-]+){0,3}\s+(?:was\s+|were\s+|got\s+|has\s+been\s+|have\s+been\s+)?(?:went\s+out|went\s+live|landed|shipped|applied|deployed|merged|released|completed|finished|succeeded|rolled\s+(?:out|back)|reverted|ran\s+(?:successfully|cleanly|fine|green|without\s+errors))\b`)
+var eventDone = lazy(`^` + timeOpener + `(?:(?:the|our|last\s+night's|today's|yesterday's|this\s+morning's|this\s+week's)\s+)?[\w.#/-]+(?:\s+[\w.#/-]+){0,3}\s+(?:was\s+|were\s+|got\s+|has\s+been\s+|have\s+been\s+)?(?:went\s+out|went\s+live|landed|shipped|applied|deployed|merged|released|completed|finished|succeeded|rolled\s+(?:out|back)|reverted|ran\s+(?:successfully|cleanly|fine|green|without\s+errors))\b`)
 
 // measurementRun is an action whose point is a figure.
-var measurementRun = regexp.MustCompile(`\b(?:ran|re-ran|reran|did)\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:benchmarks?|bench|load\s+tests?|profil(?:e|er|ing))\b|\bbenchmarked\b|\bprofiled\b|\bmeasured\b`)
+var measurementRun = lazy(`\b(?:ran|re-ran|reran|did)\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:benchmarks?|bench|load\s+tests?|profil(?:e|er|ing))\b|\bbenchmarked\b|\bprofiled\b|\bmeasured\b`)
 
 // habitual is the present passive: "docs are deployed from gh-pages" says
 // how things are done, not that something happened.
-var habitual = regexp.MustCompile(`\b(?:is|are|be|get|gets|usually|always)\s+(?:\w+\s+)?(?:deployed|merged|released|applied|shipped|rolled\s+out|landed)\b`)
+var habitual = lazy(`\b(?:is|are|be|get|gets|usually|always)\s+(?:\w+\s+)?(?:deployed|merged|released|applied|shipped|rolled\s+out|landed)\b`)
 
 // concreteValue finds a value a fact is about: a number, version, path,
 // identifier, flag, URL, address or name.
-var concreteValue = regexp.MustCompile(`\d|[\w-]/[\w.-]|\w\.\w|(?:^|\s)--?\w|\w_\w|[a-z][A-Z]|\b[A-Z]{2,}\b|@|#\w|\x60|\s[A-Z][a-zA-Z]+`)
+var concreteValue = lazy(`\d|[\w-]/[\w.-]|\w\.\w|(?:^|\s)--?\w|\w_\w|[a-z][A-Z]|\b[A-Z]{2,}\b|@|#\w|\x60|\s[A-Z][a-zA-Z]+`)
 
 // readEvent reads a dated action and its outcome.
 func readEvent(st statement, core, low string) (Candidate, bool) {
@@ -1251,29 +1250,29 @@ func readEvent(st statement, core, low string) (Candidate, bool) {
 // ---- preferences and constraints
 
 // tasteCue is a liking: kind preference.
-var tasteCue = regexp.MustCompile(`\b(?:prefers?|preferred|preference|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|dislikes?|hates?|favou?rs?)\b`)
+var tasteCue = lazy(`\b(?:prefers?|preferred|preference|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|dislikes?|hates?|favou?rs?)\b`)
 
 // likesCue is a person's liking said of someone: "I prefer", "the user wants".
-var likesCue = regexp.MustCompile(`(?:^|\b(?:i|we|the\s+team|the\s+user|user|they|he|she|everyone)\s*(?:really\s+|strongly\s+|generally\s+|usually\s+|also\s+|still\s+|definitely\s+|much\s+)?)(?:prefers?|preferred|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|don't\s+like|do\s+not\s+like|doesn't\s+like|dislikes?|hates?|favou?rs?)\b|\bmy\s+preference\b|^preference\b`)
+var likesCue = lazy(`(?:^|\b(?:i|we|the\s+team|the\s+user|user|they|he|she|everyone)\s*(?:really\s+|strongly\s+|generally\s+|usually\s+|also\s+|still\s+|definitely\s+|much\s+)?)(?:prefers?|preferred|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|don't\s+like|do\s+not\s+like|doesn't\s+like|dislikes?|hates?|favou?rs?)\b|\bmy\s+preference\b|^preference\b`)
 
 // requestNow is a wish for something to be done now, not a standing liking.
-var requestNow = regexp.MustCompile(`\b(?:like|likes|want|wants|'d\s+like|would\s+like)\s+(?:to\s+(?:check|see|look|try|know|understand|run|read|ask|discuss|talk|confirm|verify|test|take|get|go|start|finish|fix|review|debug|investigate|figure|add|make|do|have|merge|deploy|ship)|you\s+to|me\s+to|us\s+to|it\s+to\s+be\s+done)\b`)
+var requestNow = lazy(`\b(?:like|likes|want|wants|'d\s+like|would\s+like)\s+(?:to\s+(?:check|see|look|try|know|understand|run|read|ask|discuss|talk|confirm|verify|test|take|get|go|start|finish|fix|review|debug|investigate|figure|add|make|do|have|merge|deploy|ship)|you\s+to|me\s+to|us\s+to|it\s+to\s+be\s+done)\b`)
 
 // ruleStart is a rule said as an imperative.
-var ruleStart = regexp.MustCompile(`^(?:please\s+)?(?:always\b|never\b|don't\s+ever\b|do\s+not\s+ever\b|don't\b|do\s+not\b|avoid\b|no\s+more\b|stop\s+\w+ing\b|please\s+stop\b)|^please\s+(?:use|keep|avoid|prefer|stick|follow|only)\b|^no\s+[\w.-]+(?:\s+[\w.-]+){0,3}\s*(?:,\s*ever|\s+(?:allowed|ever|in|on|to|without|outside))\b`)
+var ruleStart = lazy(`^(?:please\s+)?(?:always\b|never\b|don't\s+ever\b|do\s+not\s+ever\b|don't\b|do\s+not\b|avoid\b|no\s+more\b|stop\s+\w+ing\b|please\s+stop\b)|^please\s+(?:use|keep|avoid|prefer|stick|follow|only)\b|^no\s+[\w.-]+(?:\s+[\w.-]+){0,3}\s*(?:,\s*ever|\s+(?:allowed|ever|in|on|to|without|outside))\b`)
 
 // notRule are imperatives of the moment: "don't worry".
-var notRule = regexp.MustCompile(`^(?:please\s+)?(?:don't|do\s+not)\s+(?:worry|bother|mind|forget\s+to\s+(?:check|look|reply)|know|think|see|get\s+me\s+wrong)\b|^no\s+(?:worries|problem|idea|thanks|luck|clue|rush|way|need|biggie|prob|change|changes|issues?|comment|comments|more\s+questions)\b`)
+var notRule = lazy(`^(?:please\s+)?(?:don't|do\s+not)\s+(?:worry|bother|mind|forget\s+to\s+(?:check|look|reply)|know|think|see|get\s+me\s+wrong)\b|^no\s+(?:worries|problem|idea|thanks|luck|clue|rush|way|need|biggie|prob|change|changes|issues?|comment|comments|more\s+questions)\b`)
 
 // ruleWord is a rule said of a subject: "must", "never", "always".
-var ruleWord = regexp.MustCompile(`\b(?:must(?:\s+not|n't)?|should(?:\s+not|n't)?|shall(?:\s+not)?|has\s+to|(?:is|are)\s+required|(?:is|are)\s+(?:not\s+)?allowed|never|always|only\s+ever)\b|\w\s+needs\s+to\s+\w+|\w+s\s+need\s+\w+`)
+var ruleWord = lazy(`\b(?:must(?:\s+not|n't)?|should(?:\s+not|n't)?|shall(?:\s+not)?|has\s+to|(?:is|are)\s+required|(?:is|are)\s+(?:not\s+)?allowed|never|always|only\s+ever)\b|\w\s+needs\s+to\s+\w+|\w+s\s+need\s+\w+`)
 
 // standingImperative is "use X, not Y", "keep X …, please".
-var standingImperative = regexp.MustCompile(`^(?:use|keep|write|pin|put|follow|prefer|stick\s+to|stick\s+with|name|format|wrap|sort|log|commit|squash|rebase|tag|avoid)\b.*(?:\balways\b|\bnever\b|,\s*not\s+|\binstead\s+of\b|\brather\s+than\b|\bin\s+this\s+repo\b|\beverywhere\b|\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\bby\s+default\b|\bevery\s+time\b|\bat\s+all\s+times\b|\bfor\s+all\b|\bplease\b)`)
+var standingImperative = lazy(`^(?:use|keep|write|pin|put|follow|prefer|stick\s+to|stick\s+with|name|format|wrap|sort|log|commit|squash|rebase|tag|avoid)\b.*(?:\balways\b|\bnever\b|,\s*not\s+|\binstead\s+of\b|\brather\s+than\b|\bin\s+this\s+repo\b|\beverywhere\b|\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\bby\s+default\b|\bevery\s+time\b|\bat\s+all\s+times\b|\bfor\s+all\b|\bplease\b)`)
 
 // pastTense in a statement makes "never" a report, not a rule ("the job
 // never ran").
-var pastTense = regexp.MustCompile(`\b(?:was|were|did|didn't|had|ran|got|went|never\s+\w+ed|never\s+\w+s)\b`)
+var pastTense = lazy(`\b(?:was|were|did|didn't|had|ran|got|went|never\s+\w+ed|never\s+\w+s)\b`)
 
 // readPreference reads a preference or a rule.
 func readPreference(st statement, core, low string) (Candidate, bool) {
@@ -1321,26 +1320,26 @@ func readPreference(st statement, core, low string) (Candidate, bool) {
 }
 
 // standingMark says an imperative is meant to last.
-var standingMark = regexp.MustCompile(`\b(?:always|never|in\s+this\s+repo|everywhere|from\s+now\s+on|going\s+forward|by\s+default|every\s+time|at\s+all\s+times|for\s+all|in\s+(?:all|every)\b)`)
+var standingMark = lazy(`\b(?:always|never|in\s+this\s+repo|everywhere|from\s+now\s+on|going\s+forward|by\s+default|every\s+time|at\s+all\s+times|for\s+all|in\s+(?:all|every)\b)`)
 
 // suggestion is "should" with a plain verb after it.
-var suggestion = regexp.MustCompile(`\bshould\s+(?:\w+\s+)?(?:add|try|look|consider|think|check|maybe|also|use|move|switch|refactor|clean|split|write|make)\b`)
+var suggestion = lazy(`\bshould\s+(?:\w+\s+)?(?:add|try|look|consider|think|check|maybe|also|use|move|switch|refactor|clean|split|write|make)\b`)
 
 // ---- state
 
 // stateVerb says how things are now.
-var stateVerb = regexp.MustCompile(`\b(?:is|are|was|were|am|runs?|uses?|lives?|listens?|takes?|took|holds?|has|have|reads?|sits?|points?|goes|go\s+through|deploys?|stores?|talks|depends|requires|supports?|contains?|builds?|serves?|owns?|keeps?|handles?|costs?|returns?|defaults?|falls?\s+back|expires?|stays?|calls?|writes?|sends?|publishes|backs|peaked|moved|dropped|rose|grew|fell|hosts?|exposes?|targets?|pins?|ships|emits?|replicates|generates?|means|lasts|weighs|averages|peaks|happens?)\b|\b(?:it|that|there|what|who|where|he|she)'s\b|\b(?:we|you|they)'re\b`)
+var stateVerb = lazy(`\b(?:is|are|was|were|am|runs?|uses?|lives?|listens?|takes?|took|holds?|has|have|reads?|sits?|points?|goes|go\s+through|deploys?|stores?|talks|depends|requires|supports?|contains?|builds?|serves?|owns?|keeps?|handles?|costs?|returns?|defaults?|falls?\s+back|expires?|stays?|calls?|writes?|sends?|publishes|backs|peaked|moved|dropped|rose|grew|fell|hosts?|exposes?|targets?|pins?|ships|emits?|replicates|generates?|means|lasts|weighs|averages|peaks|happens?)\b|\b(?:it|that|there|what|who|where|he|she)'s\b|\b(?:we|you|they)'re\b`)
 
 // measuredFigure is a number with a unit of time, size, rate or share, a
 // percentile, or a word that says a figure was measured.
-var measuredFigure = regexp.MustCompile(`(?:^|[^\p{L}\p{N}.])\d(?:[\d.,]*)\s?(?:ms|µs|μs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|rps|qps|req/s|rpm|ops/s|op/s|/op|ms/op|mb|gb|kb|tb|mib|gib|kib|%|x)(?:[^\p{L}\p{N}]|$)|\d+m\d+s|\b(?:p50|p90|p95|p99|p999)\b|\b(?:bench|benchmark|benchmarked|measured|load\s+test|load-test|profiled|requests\s+per\s+second)\b|\btook\s+\d`)
+var measuredFigure = lazy(`(?:^|[^\p{L}\p{N}.])\d(?:[\d.,]*)\s?(?:ms|µs|μs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|rps|qps|req/s|rpm|ops/s|op/s|/op|ms/op|mb|gb|kb|tb|mib|gib|kib|%|x)(?:[^\p{L}\p{N}]|$)|\d+m\d+s|\b(?:p50|p90|p95|p99|p999)\b|\b(?:bench|benchmark|benchmarked|measured|load\s+test|load-test|profiled|requests\s+per\s+second)\b|\btook\s+\d`)
 
 // settingWord makes a figure a configured value, not a measurement.
-var settingWord = regexp.MustCompile(`\b(?:timeout|ttl|limit|max|maximum|min|minimum|quota|interval|retention|expires?|expiry|set\s+to|defaults?\s+to|configured|deadline|cap|capped|budget|slo|sla|target|goal|objective|older\s+than)\b`)
+var settingWord = lazy(`\b(?:timeout|ttl|limit|max|maximum|min|minimum|quota|interval|retention|expires?|expiry|set\s+to|defaults?\s+to|configured|deadline|cap|capped|budget|slo|sla|target|goal|objective|older\s+than)\b`)
 
 // pronounSubject is a statement about something said before: it cannot
 // stand alone as a memory.
-var pronounSubject = regexp.MustCompile(`^(?:it|it's|that|that's|this|this's|they|they're|these|those|he|she|which|what|i|i'm|i've|i'd|you|you're|here|there's\s+(?:no|nothing)|one|some)\b`)
+var pronounSubject = lazy(`^(?:it|it's|that|that's|this|this's|they|they're|these|those|he|she|which|what|i|i'm|i've|i'd|you|you're|here|there's\s+(?:no|nothing)|one|some)\b`)
 
 // readState reads a statement of how things are.
 func readState(st statement, core, low string) (Candidate, bool) {
@@ -1378,16 +1377,16 @@ func readState(st statement, core, low string) (Candidate, bool) {
 
 // presentVerb is a subject with a determiner and a verb in -s after it:
 // "the --force flag deletes …", "the VPN drops …".
-var presentVerb = regexp.MustCompile("^(?:the|our|this|a|an|each|every)\\s+(?:[\\w.`/-]+\\s+){1,4}[a-z]+[^s\\W]s\\b")
+var presentVerb = lazy("^(?:the|our|this|a|an|each|every)\\s+(?:[\\w.`/-]+\\s+){1,4}[a-z]+[^s\\W]s\\b")
 
 // sessionMeta is a statement about the change being made right now.
-var sessionMeta = regexp.MustCompile(`^(?:the|this|my|our)\s+(?:fix|change|changes|patch|diff|update|edit|edits|commit|pr|pull\s+request|approach|solution)\s+(?:is|are|was|looks|seems|should|does|doesn't|keeps|makes|only|now)\b`)
+var sessionMeta = lazy(`^(?:the|this|my|our)\s+(?:fix|change|changes|patch|diff|update|edit|edits|commit|pr|pull\s+request|approach|solution)\s+(?:is|are|was|looks|seems|should|does|doesn't|keeps|makes|only|now)\b`)
 
 // modalVerb makes a statement a wish or a possibility.
-var modalVerb = regexp.MustCompile(`\b(?:should|shouldn't|could|couldn't|would|wouldn't|might|may|ought\s+to)\b`)
+var modalVerb = lazy(`\b(?:should|shouldn't|could|couldn't|would|wouldn't|might|may|ought\s+to)\b`)
 
 // conditionalOpen starts a statement that holds only sometimes: a person decides.
-var conditionalOpen = regexp.MustCompile(`^(?:if|when|once|unless|although|though|while|whenever)\b`)
+var conditionalOpen = lazy(`^(?:if|when|once|unless|although|though|while|whenever)\b`)
 
 // ---- procedures
 
@@ -1438,8 +1437,8 @@ func stepNumber(n int) string {
 // a command that failed right after the agent claimed something (",
 // right after the agent said: \"…\"") is a lesson about checking first.
 var (
-	toolFact     = regexp.MustCompile("^(?:ran `|edited |wrote |searched |tool |… and \\d+ more tool calls)")
-	claimRefuted = regexp.MustCompile("^ran `([^`]+)`: (exit -?\\d+|failed)(?: — (.*?))?, right after the agent said: \"(.+)\"$")
+	toolFact     = lazy("^(?:ran `|edited |wrote |searched |tool |… and \\d+ more tool calls)")
+	claimRefuted = lazy("^ran `([^`]+)`: (exit -?\\d+|failed)(?: — (.*?))?, right after the agent said: \"(.+)\"$")
 )
 
 // toolFacts takes the tool-fact lines out of an agent's draft (blanked, so
@@ -1494,7 +1493,7 @@ var (
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
 		summarise list search grep install set go let's lets please can could would`)
-	standingCue = regexp.MustCompile(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
+	standingCue = lazy(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
 )
 
 func taskRequest(low string) bool {

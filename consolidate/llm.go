@@ -10,7 +10,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"regexp"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -439,7 +438,7 @@ func llmJSONError(err error) string {
 }
 
 // llmThink is a reasoning model's preamble.
-var llmThink = regexp.MustCompile(`(?s)^\s*<think>.*?</think>`)
+var llmThink = lazy(`(?s)^\s*<think>.*?</think>`)
 
 // llmUnwrap takes the JSON out of a ```json fence and past a <think> block.
 func llmUnwrap(s string) string {
@@ -648,7 +647,7 @@ func llmCollapse(s string) (string, []int) {
 }
 
 // llmDigits finds the numbers in a text.
-var llmDigits = regexp.MustCompile(`[0-9]+`)
+var llmDigits = lazy(`[0-9]+`)
 
 // llmInventedNumber returns a number the texts state that the draft does
 // not hold, or "". Numbers are compared as runs of digits, so "41ms" in a

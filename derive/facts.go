@@ -99,13 +99,23 @@ func ProjectFacts(root string, paths []string) Facts {
 	f.Language = lang
 	if f.Name == "" {
 		if f.Module != "" {
-			f.Name = path.Base(f.Module)
+			f.Name = moduleName(f.Module)
 		} else if abs, err := filepath.Abs(root); err == nil {
 			f.Name = filepath.Base(abs)
 		}
 	}
 	f.EntryPoints = sortedUnique(f.EntryPoints)
 	return f
+}
+
+// moduleName is the last element of a module path that is not a major
+// version: "badger" for github.com/dgraph-io/badger/v4.
+func moduleName(mod string) string {
+	base := path.Base(mod)
+	if len(base) >= 2 && base[0] == 'v' && strings.Trim(base[1:], "0123456789") == "" && path.Dir(mod) != "." {
+		return path.Base(path.Dir(mod))
+	}
+	return base
 }
 
 // langOf names a path's language: its reader's, else by extension.
@@ -379,7 +389,7 @@ func splitRequirement(r string) (name, version string) {
 
 // makefileFacts reads a Makefile's explicit targets (not pattern rules,
 // not special .TARGETS, not variables) with the first line of each
-// recipe, @ and - prefixes removed.
+// recipe that does something (not an echo), @ and - prefixes removed.
 func makefileFacts(f *Facts, name string, b []byte) {
 	lines := strings.Split(string(b), "\n")
 	seen := map[string]bool{}
@@ -414,6 +424,9 @@ func makefileFacts(f *Facts, name string, b []byte) {
 			}
 			recipe = strings.TrimLeft(strings.TrimSpace(l), "@-+")
 			recipe = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(recipe), "\\"))
+			if strings.HasPrefix(recipe, "echo ") || strings.HasPrefix(recipe, "printf ") {
+				recipe = "" // what it says, not what it does: read on
+			}
 		}
 		// "$$" is how a recipe writes the shell's "$".
 		recipe = strings.ReplaceAll(recipe, "$$", "$")
@@ -584,15 +597,36 @@ func oneLine(s string) string {
 	return strings.Join(parts, "; ")
 }
 
-// goEntryPoints are main.go files of package main.
+// goEntryPoints are main.go files of package main, and the directories
+// cmd/NAME of a package main without a main.go; not under testdata
+// (fixtures, which the go tool ignores too).
 func goEntryPoints(f *Facts, paths []string, read func(string) ([]byte, bool)) {
+	cmdDirs := map[string]string{} // cmd/NAME → a Go file in it
+	mains := map[string]bool{}
 	for _, p := range paths {
-		if path.Base(p) != "main.go" {
+		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") {
 			continue
 		}
-		b, ok := read(p)
-		if ok && goPackageName(b) == "main" {
-			f.EntryPoints = append(f.EntryPoints, p)
+		dir := path.Dir(p)
+		if path.Base(p) == "main.go" {
+			if b, ok := read(p); ok && goPackageName(b) == "main" {
+				f.EntryPoints = append(f.EntryPoints, p)
+				mains[dir] = true
+			}
+			continue
+		}
+		if path.Dir(dir) == "cmd" || strings.HasSuffix(path.Dir(dir), "/cmd") {
+			if _, ok := cmdDirs[dir]; !ok {
+				cmdDirs[dir] = p
+			}
+		}
+	}
+	for dir, p := range cmdDirs {
+		if mains[dir] {
+			continue
+		}
+		if b, ok := read(p); ok && goPackageName(b) == "main" {
+			f.EntryPoints = append(f.EntryPoints, dir)
 		}
 	}
 }

@@ -14,8 +14,9 @@ func init() {
 // extractGo reads a Go file with go/parser (comments kept, no type
 // checking): the package doc when the file has one, and every exported
 // top-level declaration with its doc comment — functions, methods of
-// exported types ("Type.Method"), types, and const or var groups that
-// declare an exported name. A test file gives none: its exported names
+// exported types ("Type.Method"), types (their doc followed by their
+// exported fields or methods, with their comments), and const or var
+// groups that declare an exported name. A test file gives none: its exported names
 // are the test runner's, not the package's. A file that does not parse
 // gives what the parser recovered, and the error.
 func extractGo(p string, src []byte) ([]Section, error) {
@@ -34,7 +35,7 @@ func extractGo(p string, src []byte) ([]Section, error) {
 			Kind: KindPackage, Lang: "go", Name: f.Name.Name,
 			Line: g.line(f.Doc.Pos()), EndLine: g.line(f.Name.End()),
 			Signature: "package " + f.Name.Name,
-			Doc:       f.Doc.Text(),
+			Doc:       docText(f.Doc),
 		})
 	}
 	for _, d := range f.Decls {
@@ -47,7 +48,24 @@ func extractGo(p string, src []byte) ([]Section, error) {
 			out = append(out, g.genSections(d)...)
 		}
 	}
-	return out, err
+	return settle(out), err
+}
+
+// settle drops sections the parser could not place and ends a section no
+// earlier than it starts (a declaration cut off by a syntax error has no
+// end of its own).
+func settle(secs []Section) []Section {
+	out := secs[:0]
+	for _, s := range secs {
+		if s.Line < 1 {
+			continue
+		}
+		if s.EndLine < s.Line {
+			s.EndLine = s.Line
+		}
+		out = append(out, s)
+	}
+	return out
 }
 
 type goReader struct {
@@ -74,6 +92,18 @@ func (g goReader) text(from, to token.Pos) string {
 		return ""
 	}
 	return string(g.src[a:b])
+}
+
+// restOfLine is the source from pos to the end of its line.
+func (g goReader) restOfLine(pos token.Pos) string {
+	if !pos.IsValid() {
+		return ""
+	}
+	a := g.fset.Position(pos).Offset
+	if a < 0 || a > len(g.src) {
+		return ""
+	}
+	return firstLine(string(g.src[a:]))
 }
 
 // signature makes a declaration's head one line: spaces collapsed, at
@@ -122,9 +152,13 @@ func (g goReader) funcSection(d *ast.FuncDecl) (Section, bool) {
 	if d.Body != nil {
 		head = d.Body.Lbrace
 	}
-	s.Signature = signature(g.text(d.Pos(), head))
+	sig := g.text(d.Pos(), head)
+	if sig == "" {
+		sig = g.restOfLine(d.Pos()) // a head cut off by a syntax error
+	}
+	s.Signature = signature(sig)
 	s.Line, s.EndLine = g.line(start(d.Doc, d.Pos())), g.line(end)
-	s.Doc = d.Doc.Text()
+	s.Doc = docText(d.Doc)
 	return s, true
 }
 
@@ -173,12 +207,11 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			} else if doc == nil && len(d.Specs) == 1 {
 				doc = d.Doc
 			}
-			kind := KindType
 			out = append(out, Section{
-				Kind: kind, Lang: "go", Name: ts.Name.Name,
+				Kind: KindType, Lang: "go", Name: ts.Name.Name,
 				Signature: signature("type " + firstLine(g.text(ts.Pos(), ts.End()))),
 				Line:      g.line(start(doc, from)), EndLine: g.line(to),
-				Doc: doc.Text(),
+				Doc: docText(doc) + members(ts.Type),
 			})
 		}
 		return out
@@ -189,7 +222,7 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 		}
 		var names []string
 		var doc strings.Builder
-		doc.WriteString(d.Doc.Text())
+		doc.WriteString(docText(d.Doc))
 		first := ""
 		for _, spec := range d.Specs {
 			vs, ok := spec.(*ast.ValueSpec)
@@ -209,9 +242,9 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 				first = firstLine(g.text(vs.Pos(), vs.End()))
 			}
 			names = append(names, mine...)
-			c := vs.Doc.Text()
+			c := docText(vs.Doc)
 			if c == "" {
-				c = vs.Comment.Text()
+				c = docText(vs.Comment)
 			}
 			if c = strings.TrimSpace(c); c != "" && d.Lparen.IsValid() {
 				doc.WriteString("\n" + strings.Join(mine, ", ") + ": " + c)
@@ -228,10 +261,76 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			Kind: kind, Lang: "go", Name: joinNames(names),
 			Signature: signature(sig),
 			Line:      g.line(start(d.Doc, d.Pos())), EndLine: g.line(d.End()),
-			Doc: doc.String(),
+			Doc: strings.TrimSpace(doc.String()),
 		}}
 	}
 	return nil
+}
+
+// members lists a struct's exported fields or an interface's methods
+// with their comments, one a line after the type's doc: where a setting
+// or an operation is declared is often what a person looks for
+// ("RetryPolicy: how a failed request is retried").
+func members(t ast.Expr) string {
+	var fl *ast.FieldList
+	switch t := t.(type) {
+	case *ast.StructType:
+		fl = t.Fields
+	case *ast.InterfaceType:
+		fl = t.Methods
+	}
+	if fl == nil {
+		return ""
+	}
+	var b strings.Builder
+	for _, f := range fl.List {
+		var names []string
+		for _, n := range f.Names {
+			if n != nil && n.IsExported() {
+				names = append(names, n.Name)
+			}
+		}
+		if len(f.Names) == 0 { // an embedded type
+			if id := embeddedName(f.Type); id != "" && ast.IsExported(id) {
+				names = append(names, id)
+			}
+		}
+		if len(names) == 0 {
+			continue
+		}
+		b.WriteString("\n" + strings.Join(names, ", "))
+		c := docText(f.Doc)
+		if c == "" {
+			c = docText(f.Comment)
+		}
+		if c = strings.Join(strings.Fields(c), " "); c != "" {
+			b.WriteString(": " + c)
+		}
+	}
+	if b.Len() == 0 {
+		return ""
+	}
+	return "\n" + b.String()
+}
+
+// embeddedName is the type name of an embedded field (*pkg.T → T).
+func embeddedName(t ast.Expr) string {
+	for {
+		switch x := t.(type) {
+		case *ast.StarExpr:
+			t = x.X
+		case *ast.SelectorExpr:
+			return x.Sel.Name
+		case *ast.IndexExpr:
+			t = x.X
+		case *ast.IndexListExpr:
+			t = x.X
+		case *ast.Ident:
+			return x.Name
+		default:
+			return ""
+		}
+	}
 }
 
 // joinNames names a group by its names, as many as fit in a short line.
@@ -256,4 +355,23 @@ func firstLine(s string) string {
 		return s[:i]
 	}
 	return s
+}
+
+// docText is a comment's text without its markers. go/ast's Text slices
+// a block comment as if it were closed, and panics on a file that ends
+// inside one ("/*" with no "*/"): such a comment is closed first.
+func docText(cg *ast.CommentGroup) string {
+	if cg == nil {
+		return ""
+	}
+	safe := cg
+	for i, c := range cg.List {
+		if strings.HasPrefix(c.Text, "/*") && (len(c.Text) < 4 || !strings.HasSuffix(c.Text, "*/")) {
+			if safe == cg {
+				safe = &ast.CommentGroup{List: append([]*ast.Comment(nil), cg.List...)}
+			}
+			safe.List[i] = &ast.Comment{Slash: c.Slash, Text: c.Text + "*/"}
+		}
+	}
+	return strings.TrimSpace(safe.Text())
 }

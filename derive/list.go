@@ -63,12 +63,6 @@ type Skipped map[string]int
 
 func (s Skipped) add(reason string) { s[reason]++ }
 
-func (s Skipped) merge(o Skipped) {
-	for k, v := range o {
-		s[k] += v
-	}
-}
-
 // String says what was skipped in words, for `cairn index`:
 // "12 binary, 3 generated, 1 large (over the size limit)"; "" for none.
 func (s Skipped) String() string {
@@ -453,7 +447,7 @@ type excludePattern []string
 func compileExcludes(globs []string) ([]excludePattern, error) {
 	var out []excludePattern
 	for _, g := range globs {
-		s := strings.TrimSuffix(strings.TrimSpace(g), "/")
+		s := strings.TrimSpace(strings.TrimRight(strings.TrimSpace(g), "/"))
 		if s == "" {
 			continue
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
 )
@@ -192,19 +193,26 @@ func blockText(n ast.Node, src []byte, b *strings.Builder) {
 	case *ast.HTMLBlock, *ast.ThematicBreak:
 		return
 	}
+	if n.Kind() == east.KindTableHeader || n.Kind() == east.KindTableRow {
+		for c := n.FirstChild(); c != nil; c = c.NextSibling() {
+			if c != n.FirstChild() {
+				b.WriteByte(' ')
+			}
+			writeInline(c, src, b)
+		}
+		b.WriteByte('\n')
+		return
+	}
 	if c := n.FirstChild(); c != nil && c.Type() == ast.TypeInline {
 		writeInline(n, src, b)
 		b.WriteByte('\n')
+		if n.Kind() == ast.KindParagraph {
+			b.WriteByte('\n') // a blank line ends a paragraph
+		}
 		return
 	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		blockText(c, src, b)
-		if c.Kind() == ast.KindParagraph {
-			b.WriteByte('\n')
-		}
-	}
-	if n.Kind() == ast.KindParagraph {
-		b.WriteByte('\n')
 	}
 }
 

@@ -173,11 +173,11 @@ func commandLine(cmds []Command) string {
 }
 
 // mainModules are the top-level directories, largest first (by sections,
-// then files), without test fixtures.
+// then files), without test fixtures or dot-directories (CI settings).
 func mainModules(mods []Module) []Module {
 	var out []Module
 	for _, m := range mods {
-		if m.Path == "" || strings.Contains(m.Path, "/") || m.Path == "testdata" || m.Path == "fixtures" {
+		if m.Path == "" || strings.Contains(m.Path, "/") || strings.HasPrefix(m.Path, ".") || m.Path == "testdata" || m.Path == "fixtures" {
 			continue
 		}
 		out = append(out, m)
@@ -202,7 +202,11 @@ func moduleLine(m Module) string {
 	if len(m.Langs) > 0 {
 		b.WriteString(m.Langs[0] + ", ")
 	}
-	fmt.Fprintf(&b, "%d files)", m.Files)
+	if m.Files == 1 {
+		b.WriteString("1 file)")
+	} else {
+		fmt.Fprintf(&b, "%d files)", m.Files)
+	}
 	if m.Summary != "" {
 		b.WriteString(": " + cutWords(withoutPackage(firstSentence(m.Summary), m.Path), 20))
 	}

@@ -77,7 +77,7 @@ func Update(ctx context.Context, root string, opt Options, prev map[string]Stamp
 	present := make(map[string]bool, len(cands))
 	var todo []Entry
 	for _, e := range cands {
-		if s, ok := prev[e.Path]; ok && s.Size == e.Size && s.ModTime == e.ModTime && s.ModTime != 0 {
+		if s, ok := prev[e.Path]; ok && s.Size == e.Size && s.ModTime == e.ModTime && s.ModTime != 0 && s.Reader == readerTag(e.Path) {
 			d.Unchanged++
 			present[e.Path] = true
 			continue
@@ -99,7 +99,7 @@ func Update(ctx context.Context, root string, opt Options, prev map[string]Stamp
 			continue
 		}
 		present[p] = true
-		if s, ok := prev[p]; ok && s.Hash == r.file.Hash {
+		if s, ok := prev[p]; ok && s.Hash == r.file.Hash && s.Reader == r.file.Reader {
 			d.Restamped[p] = r.file.Stamp
 			continue
 		}
@@ -196,7 +196,7 @@ func readFile(root, p string, opt Options) readResult {
 		src = append(src, rest...)
 	}
 	sum := sha256.Sum256(src)
-	st := Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: hex.EncodeToString(sum[:8])}
+	st := Stamp{Size: fi.Size(), ModTime: fi.ModTime().UnixNano(), Hash: hex.EncodeToString(sum[:8]), Reader: readerTag(p)}
 	if time.Since(fi.ModTime()) < racyWindow {
 		st.ModTime = 0
 	}
@@ -235,6 +235,25 @@ func extract(file *File, src []byte) {
 	}
 	file.Sections = secs
 	file.Exported = exported(secs)
+}
+
+// formatVersion changes when what every reader's sections go through
+// changes (the doc limit, how Exported is made): every file is read again.
+const formatVersion = 1
+
+// readerVersions are the readers' versions by language name: a reader
+// that comes to read differently raises its own (in its init), so the
+// files it read before are read again (see Stamp.Reader). Unset is 0.
+var readerVersions = map[string]int{}
+
+// readerTag names the reader of a file and its version for its stamp;
+// "" when no reader reads it.
+func readerTag(p string) string {
+	l, ok := readerFor(p)
+	if !ok {
+		return ""
+	}
+	return fmt.Sprintf("%s/%d.%d", l.name, readerVersions[l.name], formatVersion)
 }
 
 // readerFor finds the reader registered for the longest extension the

@@ -146,10 +146,25 @@ type RecallIn struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"token budget for the results (default 800)"`
 }
 
+// RepoItem is a section of the repository recall found.
+type RepoItem struct {
+	Path      string  `json:"path"`
+	Line      int     `json:"line,omitempty"`
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Signature string  `json:"signature,omitempty"`
+	Doc       string  `json:"doc,omitempty"`
+	Score     float64 `json:"score"`
+}
+
 type RecallOut struct {
 	Results     []Item `json:"results"`
 	VerifyFirst []Item `json:"verify_first"`
-	Cut         int    `json:"cut"`
+	// Repository is what the repository itself says (derived memory:
+	// sections of code and docs, the project's commands and modules),
+	// each with the file and line to open.
+	Repository []RepoItem `json:"repository,omitempty"`
+	Cut        int        `json:"cut"`
 	// NothingKnown: nothing stored comes near the query (it went to the
 	// project's gap log); Weak: the best answer is a weak one.
 	NothingKnown bool `json:"nothing_known,omitempty"`
@@ -183,8 +198,12 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		it.Score = h.Score
 		out.VerifyFirst = append(out.VerifyFirst, it)
 	}
+	for _, h := range resp.Repository {
+		out.Repository = append(out.Repository, RepoItem{Path: h.Path, Line: h.Line, Kind: string(h.Kind), Name: h.Name,
+			Signature: h.Signature, Doc: h.Doc, Score: h.Score})
+	}
 	out.Cut, out.NothingKnown, out.Weak = resp.Cut, resp.Nothing, resp.Weak
-	if resp.Nothing && len(out.Results) == 0 && len(out.VerifyFirst) == 0 {
+	if resp.Nothing && len(out.Results) == 0 && len(out.VerifyFirst) == 0 && len(out.Repository) == 0 {
 		b, _ := json.Marshal(out)
 		return &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: "nothing known about this in this project's memory; when you find out, remember it"},

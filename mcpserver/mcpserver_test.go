@@ -244,3 +244,28 @@ func TestRecallNothingKnownPathAndFeedback(t *testing.T) {
 		t.Fatalf("feedback on another project's memory: %v %q", failed, text)
 	}
 }
+
+// An agent asking where something is gets the repository's answer with
+// the file and line to open, and the briefing starts with the project.
+func TestRecallAndContextFromTheRepository(t *testing.T) {
+	cs, db, p := connect(t)
+	sec := memory.Section{Path: "net/retry.go", Line: 12, EndLine: 20, Kind: memory.SectionType, Lang: "go",
+		Name: "RetryPolicy", Signature: "type RetryPolicy struct", Doc: "RetryPolicy says how often a failed payment is tried again."}
+	u := memory.DerivedUpdate{Changed: []memory.DerivedFile{{Path: sec.Path, Lang: "go", Sections: []memory.Section{sec}}},
+		Summary: memory.RepoSummary{Files: 1, Read: 1, Brief: "Shop sells kites.\nCommands: test: make test"}}
+	if err := db.UpdateDerived(ctx, p.ID, u, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	var rec RecallOut
+	if failed, text := call(t, cs, "recall", map[string]any{"query": "where is the payment retry policy"}, &rec); failed ||
+		len(rec.Repository) == 0 || rec.Repository[0].Path != "net/retry.go" || rec.Repository[0].Line != 12 || rec.NothingKnown {
+		t.Fatalf("recall: %+v %q", rec, text)
+	}
+	var b struct {
+		Markdown string `json:"markdown"`
+	}
+	failed, text := call(t, cs, "context", map[string]any{}, &b)
+	if failed || !strings.Contains(text+b.Markdown, "Shop sells kites") {
+		t.Fatalf("context does not start with the project: %q %+v", text, b)
+	}
+}

@@ -62,6 +62,11 @@ type Stamp struct {
 	Size    int64  `json:"size"`
 	ModTime int64  `json:"mtime"` // unix nanoseconds
 	Hash    string `json:"hash"`  // hex of a sha256 prefix of the content
+	// Reader names the reader and its version that read the file
+	// ("go/1"), "" for a file no reader reads: when a reader is added or
+	// changes, the files it reads are read again though their content
+	// did not change.
+	Reader string `json:"reader,omitempty"`
 }
 
 // DerivedFile is what one file of the repository says.

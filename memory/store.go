@@ -80,6 +80,11 @@ type Store interface {
 
 	// Watermarks: the bound memories of a project, and recording their state.
 	Bound(ctx context.Context, project string) ([]*Memory, error)
+	// BoundTargets sums the bound memories up as the distinct stamps they
+	// carry, and BoundTo reads those bound to some targets: a wake check
+	// compares the stamps and reads only the memories of what moved.
+	BoundTargets(ctx context.Context, project string) ([]BoundTarget, error)
+	BoundTo(ctx context.Context, project string, targets []string) ([]*Memory, error)
 	SetWatermarks(ctx context.Context, id string, ws []Watermark, summary string, by Actor) (*Memory, error)
 	// VerifyFirst lists the active memories whose trust at now is under
 	// TrustThreshold, newest first, from an index (see verifyq.go).

@@ -24,6 +24,7 @@ import (
 
 // DerivedSource is what recall reads of derived memory (the store does).
 type DerivedSource interface {
+	DerivedOutlines(ctx context.Context, project string) (map[string]memory.Outline, error)
 	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
 	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
 }
@@ -58,22 +59,40 @@ func (h SectionHit) Cost() int {
 	return (len(h.Path)+len(h.Name)+len(h.Signature)+len(h.Doc))/4 + 8
 }
 
-// derivedIndex is one project's sections and their lexical index.
+// derivedIndex is one project's sections and their lexical index. It is
+// brought up to date in place after an index run: the files whose stamp
+// moved are read again, those gone are taken out, so that the first
+// recall after a commit reads 50 files, not 5,000.
 type derivedIndex struct {
-	secs []memory.Section
-	lex  *lexIndex
+	mu     sync.RWMutex
+	secs   []memory.Section // by document number; a removed one is zero
+	lex    *lexIndex
+	files  map[string]fileDocs // by path
+	summ   []int32             // the documents of the summary's commands and modules
+	stale  bool                // an index run happened since it was last brought up to date
+	hasAny bool
 }
 
-// derivedSet caches the projects' indexes.
+type fileDocs struct {
+	stamp memory.Stamp
+	docs  []int32
+}
+
+// derivedSet keeps the projects' indexes.
 type derivedSet struct {
 	mu    sync.Mutex
 	byPID map[string]*derivedIndex
 }
 
-// drop forgets a project's index: its repository was indexed again.
-func (d *derivedSet) drop(pid string) {
+// changed marks a project's index out of date: its repository was indexed
+// again. The next recall brings it up to date.
+func (d *derivedSet) changed(pid string) {
 	d.mu.Lock()
-	delete(d.byPID, pid)
+	if x := d.byPID[pid]; x != nil {
+		x.mu.Lock()
+		x.stale = true
+		x.mu.Unlock()
+	}
 	d.mu.Unlock()
 }
 
@@ -87,49 +106,120 @@ func sectionTokens(s memory.Section) []string {
 	return append(toks, Tokens(s.Doc)...)
 }
 
-// index returns pid's derived index, building it from src the first time.
-// A project never indexed has none (nil).
+// fullRebuild is how many changed files make rebuilding the whole index
+// cheaper than reading them one by one.
+const fullRebuild = 1000
+
+// index returns pid's derived index, up to date, building it from src the
+// first time. A project never indexed has none (nil).
 func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derivedIndex, error) {
 	ds, ok := src.(DerivedSource)
 	if !ok {
 		return nil, nil
 	}
 	d.mu.Lock()
-	defer d.mu.Unlock()
-	if x, ok := d.byPID[pid]; ok {
-		return x, nil
+	x := d.byPID[pid]
+	if x == nil {
+		x = &derivedIndex{lex: newLexIndex(), files: map[string]fileDocs{}, stale: true}
+		if d.byPID == nil {
+			d.byPID = map[string]*derivedIndex{}
+		}
+		d.byPID[pid] = x
 	}
-	files, err := ds.DerivedFiles(ctx, pid, "")
+	d.mu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.stale {
+		if err := x.update(ctx, ds, pid); err != nil {
+			return nil, err
+		}
+		x.stale = false
+	}
+	if !x.hasAny {
+		return nil, nil
+	}
+	return x, nil
+}
+
+// update brings x up to date with the store: the outlines say which files
+// moved since x read them.
+func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string) error {
+	outlines, err := ds.DerivedOutlines(ctx, pid)
 	if err != nil {
-		return nil, err
+		return err
+	}
+	var moved []string
+	for p, o := range outlines {
+		if f, ok := x.files[p]; !ok || f.stamp != o.Stamp {
+			moved = append(moved, p)
+		}
+	}
+	for p := range x.files {
+		if _, ok := outlines[p]; !ok {
+			x.drop(p)
+		}
+	}
+	if len(moved) > fullRebuild || len(x.files) == 0 {
+		x.secs, x.lex, x.files, x.summ = nil, newLexIndex(), map[string]fileDocs{}, nil
+		files, err := ds.DerivedFiles(ctx, pid, "")
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			x.add(f)
+		}
+	} else {
+		sort.Strings(moved)
+		for _, p := range moved {
+			files, err := ds.DerivedFiles(ctx, pid, p)
+			if err != nil {
+				return err
+			}
+			x.drop(p)
+			for _, f := range files {
+				if f.Path == p {
+					x.add(f)
+				}
+			}
+		}
 	}
 	sum, err := ds.RepoSummary(ctx, pid)
 	if err != nil && !errors.Is(err, memory.ErrNotFound) {
-		return nil, err
+		return err
 	}
-	x := &derivedIndex{lex: newLexIndex()}
-	add := func(s memory.Section) {
-		n := int32(len(x.secs))
-		x.secs = append(x.secs, s)
-		x.lex.set(n, sectionTokens(s))
+	for _, n := range x.summ {
+		x.lex.remove(n)
+		x.secs[n] = memory.Section{}
 	}
-	for _, f := range files {
-		for _, s := range f.Sections {
-			add(s)
-		}
-	}
+	x.summ = x.summ[:0]
 	for _, s := range summarySections(sum) {
-		add(s)
+		x.summ = append(x.summ, x.addSection(s))
 	}
-	x.lex.trim()
-	if len(x.secs) == 0 {
-		x = nil
+	x.hasAny = x.lex.live > 0
+	return nil
+}
+
+func (x *derivedIndex) add(f memory.DerivedFile) {
+	fd := fileDocs{stamp: f.Stamp}
+	for _, s := range f.Sections {
+		fd.docs = append(fd.docs, x.addSection(s))
 	}
-	if d.byPID == nil {
-		d.byPID = map[string]*derivedIndex{}
+	x.files[f.Path] = fd
+}
+
+func (x *derivedIndex) addSection(s memory.Section) int32 {
+	n := int32(len(x.secs))
+	x.secs = append(x.secs, s)
+	x.lex.set(n, sectionTokens(s))
+	return n
+}
+
+func (x *derivedIndex) drop(path string) {
+	for _, n := range x.files[path].docs {
+		x.lex.remove(n)
+		x.secs[n] = memory.Section{}
 	}
-	d.byPID[pid] = x
-	return x, nil
+	delete(x.files, path)
 }
 
 // summarySections are the project's commands and modules as sections, so
@@ -177,6 +267,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		if err != nil || x == nil {
 			continue
 		}
+		x.mu.RLock()
 		hits := map[int32]*SectionHit{}
 		if len(qtoks) > 0 {
 			mass := x.lex.mass(qtoks)
@@ -199,7 +290,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		}
 		if req.Path != "" {
 			for n, s := range x.secs {
-				if MatchPath(req.Path, []string{s.Path}) == "" {
+				if s.Path == "" || MatchPath(req.Path, []string{s.Path}) == "" {
 					continue
 				}
 				h, ok := hits[int32(n)]
@@ -213,6 +304,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 				h.Part, h.Explain.Path = PartPath, s.Path
 			}
 		}
+		x.mu.RUnlock()
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
 			h.Explain.Final = h.Explain.Relevance

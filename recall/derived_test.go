@@ -100,6 +100,26 @@ func TestEngineFollowsAnIndexRun(t *testing.T) {
 	if got := f.recall(t, "wombat burrow").Repository; len(got) != 0 {
 		t.Fatalf("before the index: %+v", got)
 	}
-	f.derive(t, memory.DerivedFile{Path: "burrow.go", Sections: []memory.Section{section("burrow.go", 3, memory.SectionFunc, "DigBurrow", "func DigBurrow()", "DigBurrow digs a wombat burrow.")}})
+	f.derive(t, memory.DerivedFile{Path: "burrow.go", Stamp: memory.Stamp{Hash: "1"}, Sections: []memory.Section{section("burrow.go", 3, memory.SectionFunc, "DigBurrow", "func DigBurrow()", "DigBurrow digs a wombat burrow.")}},
+		memory.DerivedFile{Path: "den.go", Stamp: memory.Stamp{Hash: "1"}, Sections: []memory.Section{section("den.go", 1, memory.SectionFunc, "Den", "func Den()", "Den is where the badger sleeps.")}})
 	waitFor(t, func() bool { return len(f.recall(t, "wombat burrow").Repository) == 1 })
+
+	// The next run changes one file and removes the other: the index is
+	// brought up to date in place.
+	u := memory.DerivedUpdate{Changed: []memory.DerivedFile{{Path: "burrow.go", Stamp: memory.Stamp{Hash: "2"},
+		Sections: []memory.Section{section("burrow.go", 3, memory.SectionFunc, "FillBurrow", "func FillBurrow()", "FillBurrow fills an old tunnel with sand.")}}},
+		Removed: []string{"den.go"}, Summary: memory.RepoSummary{Read: 1, Gone: 1}}
+	if err := f.db.UpdateDerived(ctx, f.pid, u, memory.ActorSystem); err != nil {
+		t.Fatal(err)
+	}
+	waitFor(t, func() bool {
+		r := f.recall(t, "tunnel sand").Repository
+		return len(r) == 1 && r[0].Name == "FillBurrow"
+	})
+	if r := f.recall(t, "wombat burrow digs").Repository; len(r) != 0 && r[0].Name == "DigBurrow" {
+		t.Fatalf("the old section is still served: %+v", r)
+	}
+	if r := f.recall(t, "badger sleeps den").Repository; len(r) != 0 {
+		t.Fatalf("a removed file's section is still served: %+v", r)
+	}
 }

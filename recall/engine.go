@@ -526,7 +526,7 @@ func (e *Engine) Follow(ctx context.Context, events <-chan memory.Event) {
 	for ev := range events {
 		switch {
 		case ev.Kind == memory.EventIndex:
-			e.derived.drop(ev.Project)
+			e.derived.changed(ev.Project)
 		case ev.Kind == memory.EventForget:
 			e.Forget(ev.MemoryID)
 			e.dropSnapshot() // it may hold the forgotten memory's words

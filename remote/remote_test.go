@@ -108,7 +108,7 @@ func TestRemoteCarriesErrorKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Ambiguity crosses the wire as itself (store.ShortIDs relies on it).
+	// Ambiguity crosses the wire as itself (memory.ShortIDsIn relies on it).
 	_, err = c.Resolve(ctx, "01JD00000000")
 	if !errors.Is(err, memory.ErrAmbiguous) || !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "01JD0000000000000000000001, 01JD0000000000000000000002") {
 		t.Fatalf("ambiguous: %v", err)

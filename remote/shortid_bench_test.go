@@ -31,7 +31,7 @@ func benchShortIDs(b *testing.B, db *store.DB, st memory.Store) {
 	var d []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		if s := store.ShortIDs(ctx, st, ids); len(s) != len(ids) {
+		if s := memory.ShortIDsIn(ctx, st, ids); len(s) != len(ids) {
 			b.Fatal(len(s))
 		}
 		d = append(d, time.Since(t0))

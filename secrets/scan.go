@@ -156,7 +156,7 @@ func scanHits(text string) []hit {
 	for _, c := range cands {
 		pt := &patterns[c.pat]
 		w := text[c.pos:min(len(text), c.pos+pt.window())]
-		m := pt.re.FindStringSubmatchIndex(w)
+		m := pt.re().FindStringSubmatchIndex(w)
 		if m == nil {
 			continue
 		}
@@ -172,7 +172,7 @@ func scanHits(text string) []hit {
 		if !pt.mid || !need.has(p) {
 			continue
 		}
-		for _, m := range pt.re.FindAllStringSubmatchIndex(text, -1) {
+		for _, m := range pt.re().FindAllStringSubmatchIndex(text, -1) {
 			pt.report(text, m, p, add)
 		}
 	}

@@ -72,6 +72,8 @@ type DB struct {
 
 	importing sync.Mutex // held by the running import (see Import)
 
+	bound boundCache // each project's bound stamps, while nothing is written (see bound.go)
+
 	// Accesses waiting to be written (see Touch).
 	salMu      sync.Mutex
 	salPending map[string][]time.Time

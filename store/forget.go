@@ -484,6 +484,7 @@ func (db *DB) drop(prefixes ...[]byte) error {
 	defer release()
 	db.dropping.Lock()
 	defer db.dropping.Unlock()
+	defer db.bound.drops.Add(1) // keys go without a new version: bound summaries are read again
 	return db.bdb.DropPrefix(prefixes...)
 }
 

@@ -686,35 +686,10 @@ func statusFromLetter(b byte) memory.Status {
 func (db *DB) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
 	var out []*memory.Memory
 	err := db.view(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.Prefix = prefixBound(project)
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			k := it.Item().KeyCopy(nil)
-			m := &memory.Memory{ID: idFromKey(k), Project: project}
-			err := it.Item().Value(func(v []byte) error {
-				if len(v) == 0 {
-					return nil // written before the index held watermarks
-				}
-				return decode(k, v, &m.Watermarks)
-			})
-			if err != nil {
-				return err
-			}
-			if len(m.Watermarks) == 0 {
-				full, err := getMem(txn, m.ID)
-				if errors.Is(err, memory.ErrNotFound) {
-					continue
-				}
-				if err != nil {
-					return err
-				}
-				m.Watermarks = full.Watermarks
-			}
+		return eachBound(txn, project, func(m *memory.Memory) error {
 			out = append(out, m)
-		}
-		return nil
+			return nil
+		})
 	})
 	return out, err
 }

@@ -21,7 +21,7 @@ func BenchmarkShortIDs100k(b *testing.B) {
 		ids[i] = m.ID
 	}
 	for b.Loop() {
-		if s := ShortIDs(ctx, db, ids); len(s) != len(ids) {
+		if s := memory.ShortIDsIn(ctx, db, ids); len(s) != len(ids) {
 			b.Fatal(len(s))
 		}
 	}

@@ -524,7 +524,7 @@ func TestResolveAmbiguousAndShortIDs(t *testing.T) {
 	// Among the three shown, the first would be "01J0000000AAAA", but the
 	// store holds …2, which shares all but its last character; C needs no
 	// more than it needs among the shown.
-	short := ShortIDs(ctx, db, []string{ids[0], ids[2], ids[5]})
+	short := memory.ShortIDsIn(ctx, db, []string{ids[0], ids[2], ids[5]})
 	for id, want := range map[string]string{ids[0]: ids[0], ids[2]: "01J0000000AAAB", ids[5]: "01J0000000C"} {
 		if short[id] != want {
 			t.Errorf("short %s = %q, want %q", id, short[id], want)

@@ -2,6 +2,7 @@ package trust
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -155,10 +156,26 @@ type gone struct {
 	phantom string
 }
 
+func (g gone) phantomMemory(project string) *memory.Memory {
+	return &memory.Memory{ID: g.phantom, Project: project, Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "gone.txt", Fingerprint: "sha256:00", State: memory.WatermarkIntact}}}
+}
+
 func (g gone) Bound(ctx context.Context, project string) ([]*memory.Memory, error) {
 	ms, err := g.DB.Bound(ctx, project)
-	ph := &memory.Memory{ID: g.phantom, Project: project, Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "gone.txt", Fingerprint: "sha256:00", State: memory.WatermarkIntact}}}
-	return append([]*memory.Memory{ph}, ms...), err
+	return append([]*memory.Memory{g.phantomMemory(project)}, ms...), err
+}
+
+func (g gone) BoundTargets(ctx context.Context, project string) ([]memory.BoundTarget, error) {
+	ts, err := g.DB.BoundTargets(ctx, project)
+	return append([]memory.BoundTarget{{Kind: memory.WatermarkFile, Target: "gone.txt", Fingerprint: "sha256:00", State: memory.WatermarkIntact, Count: 1}}, ts...), err
+}
+
+func (g gone) BoundTo(ctx context.Context, project string, targets []string) ([]*memory.Memory, error) {
+	ms, err := g.DB.BoundTo(ctx, project, targets)
+	if slices.Contains(targets, "gone.txt") {
+		ms = append([]*memory.Memory{g.phantomMemory(project)}, ms...)
+	}
+	return ms, err
 }
 
 // A forgotten memory met by a wake check is skipped: the others are

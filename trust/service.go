@@ -36,7 +36,7 @@ type Service struct {
 // Wake compares the project's bound memories with the world and records
 // every change of state, with its reasons, on the timeline.
 func (s *Service) Wake(ctx context.Context) error {
-	ms, err := s.St.Bound(ctx, s.Project)
+	ms, err := s.bound(ctx)
 	if err != nil || len(ms) == 0 {
 		return err
 	}

@@ -21,6 +21,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -37,19 +38,22 @@ type Checker struct {
 	// (a flag's value belongs to one process's environment).
 	Observer string
 
-	mu    sync.Mutex
-	files map[string]fileStamp // fingerprints by path, valid while size and mtime hold
-}
+	// wall is the clock a file's hash is timed by (see racyWindow);
+	// tests move it to hash "long after" a file was written.
+	wall func() time.Time
 
-type fileStamp struct {
-	size  int64
-	mtime time.Time
-	fp    string
+	mu     sync.Mutex
+	files  map[string]fileStamp // fingerprints by path, valid while the stat holds (see filecache.go)
+	head   string               // the commit the objects in trees were resolved at (see gitcache.go)
+	trees  map[string]string    // the object of each scope at head; "" for none
+	keepIn string               // the file they are kept in between processes; "": none
+	loaded bool                 // keepIn has been read
+	dirty  bool                 // files changed since keepIn was read or written
 }
 
 // NewChecker checks referents under root with the given environment.
 func NewChecker(root string, getenv func(string) string) *Checker {
-	return &Checker{Root: root, Getenv: getenv, Now: time.Now, Observer: observer(), files: map[string]fileStamp{}}
+	return &Checker{Root: root, Getenv: getenv, Now: time.Now, Observer: observer(), wall: time.Now, files: map[string]fileStamp{}}
 }
 
 // observer names this process: its command (the program and its first
@@ -111,29 +115,50 @@ const (
 )
 
 // fileFingerprint is the content hash of a regular file, re-read only when
-// its size or modification time changed. Anything else — a directory, a
-// device such as /dev/zero, a FIFO, a socket — has no fingerprint: reading
-// it could block forever or never end.
+// what a stat says of it changed since it was hashed (by this process or,
+// with KeepFingerprints, an earlier one) or it had changed just before.
+// Anything else — a directory, a device such as /dev/zero, a FIFO, a
+// socket — has no fingerprint: reading it could block forever or never end.
 func (c *Checker) fileFingerprint(target string) (string, error) {
 	p := c.path(target)
-	fi, err := os.Stat(p)
-	if err != nil || !fi.Mode().IsRegular() || pseudoFile(p) {
+	id, regular, err := statFile(p)
+	if err != nil || !regular {
+		c.drop(p)
 		return "", errGone
 	}
 	c.mu.Lock()
+	c.loadFiles()
 	st, ok := c.files[p]
 	c.mu.Unlock()
-	if ok && st.size == fi.Size() && st.mtime.Equal(fi.ModTime()) {
-		return st.fp, nil
+	if ok && st.id == id && st.settled() {
+		return st.fp, nil // the same file, unchanged since it was hashed (on a real file system: checked then)
 	}
-	fp, size, mtime, err := hashRegular(p)
+	if pseudoFile(p) {
+		c.drop(p)
+		return "", errGone
+	}
+	hashedAt := c.wall().UnixNano()
+	fp, fi, err := hashRegular(p)
 	if err != nil {
+		c.drop(p)
 		return "", errGone
 	}
 	c.mu.Lock()
-	c.files[p] = fileStamp{size, mtime, fp}
+	c.files[p] = fileStamp{id: statID(fi), hashedAt: hashedAt, fp: fp}
+	c.dirty = true
 	c.mu.Unlock()
 	return fp, nil
+}
+
+// drop forgets the fingerprint of a path that is no file any more.
+func (c *Checker) drop(p string) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.loadFiles()
+	if _, ok := c.files[p]; ok {
+		delete(c.files, p)
+		c.dirty = true
+	}
 }
 
 // Files of the kernel's pseudo file systems look regular but are not
@@ -169,34 +194,34 @@ func pseudoFD(f *os.File) bool {
 // hashRegular hashes the file at p, which must still be a regular file once
 // open: it is opened non-blocking (a FIFO swapped in after the stat cannot
 // hold the open) and checked again on the open descriptor.
-func hashRegular(p string) (fp string, size int64, mtime time.Time, err error) {
+func hashRegular(p string) (fp string, fi os.FileInfo, err error) {
 	f, err := os.OpenFile(p, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {
-		return "", 0, time.Time{}, err
+		return "", nil, err
 	}
 	defer f.Close()
-	fi, err := f.Stat()
+	fi, err = f.Stat()
 	if err != nil {
-		return "", 0, time.Time{}, err
+		return "", nil, err
 	}
 	if !fi.Mode().IsRegular() || pseudoFD(f) {
-		return "", 0, time.Time{}, errGone
+		return "", nil, errGone
 	}
 	h := sha256.New()
 	if fi.Size() <= hashLimit {
 		// LimitReader: a file that grows while we read is still read in bounds.
 		if _, err := io.Copy(h, io.LimitReader(f, hashLimit+1)); err != nil {
-			return "", 0, time.Time{}, err
+			return "", nil, err
 		}
 	} else {
 		if _, err := io.Copy(h, io.LimitReader(f, hashPrefix)); err != nil {
-			return "", 0, time.Time{}, err
+			return "", nil, err
 		}
 		fmt.Fprintf(h, "\x00size=%d mtime=%d", fi.Size(), fi.ModTime().UnixNano())
 	}
 	var sum [32]byte
 	h.Sum(sum[:0])
-	return "sha256:" + short(sum), fi.Size(), fi.ModTime(), nil
+	return "sha256:" + short(sum), fi, nil
 }
 
 // git runs git in the project root.
@@ -239,9 +264,9 @@ func (g gitFP) String() string {
 	return "commit:" + g.commit + " tree:" + g.tree
 }
 
-// gitTrees resolves the object of every scope at HEAD in one git call; a
+// gitObjects resolves the object of every scope at HEAD in one git call; a
 // scope missing from HEAD is absent from the result.
-func (c *Checker) gitTrees(ctx context.Context, scopes []string) (map[string]string, error) {
+func (c *Checker) gitObjects(ctx context.Context, scopes []string) (map[string]string, error) {
 	var in bytes.Buffer
 	var asked []string
 	for _, s := range uniqueStrings(scopes) {
@@ -462,6 +487,7 @@ func (c *Checker) StampAll(ctx context.Context, ws []memory.Watermark) ([]memory
 		}
 		out[i].Fingerprint, out[i].State, out[i].StampedAt = fp, memory.WatermarkIntact, now
 	}
+	c.saveFiles()
 	return out, errs
 }
 
@@ -649,6 +675,7 @@ func (c *Checker) Check(ctx context.Context, ms []*memory.Memory) ([]Change, err
 	}
 	fileFP := c.fileFingerprints(uniqueStrings(files))
 	gitNow, log := c.gitStates(ctx, ms, scopes)
+	c.saveFiles()
 	_, noGit := exec.LookPath("git")
 
 	var changes []Change
@@ -791,18 +818,14 @@ func (c *Checker) fileFingerprints(targets []string) map[string]string {
 	}
 	fps := make([]string, len(targets))
 	var wg sync.WaitGroup
-	next := make(chan int)
+	var next atomic.Int64
 	for range min(8, len(targets)) {
 		wg.Go(func() {
-			for i := range next {
+			for i := int(next.Add(1) - 1); i < len(targets); i = int(next.Add(1) - 1) {
 				fps[i], _ = c.fileFingerprint(targets[i])
 			}
 		})
 	}
-	for i := range targets {
-		next <- i
-	}
-	close(next)
 	wg.Wait()
 	for i, t := range targets {
 		out[t] = fps[i]

@@ -9,6 +9,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"strings"
 	"sync"
@@ -142,7 +143,7 @@ type workbench struct {
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
-	helpScroll  int
+	help        pager // the help screen, laid out by fit
 	recOnce     sync.Once
 	rec         recall.Recaller
 	recErr      error
@@ -185,6 +186,10 @@ type workbench struct {
 	filterReq int              // the list request a filter made (its departures are no news)
 	archived  []*memory.Memory // archived memories for /unarchive's completion (nil: not read yet)
 	lastRun   string           // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
+
+	// shorts is how memory ids are shown: the shortest prefix that names
+	// each in the store, learned from the results that showed them.
+	shorts map[string]string
 }
 
 // New builds the workbench over st.
@@ -383,8 +388,33 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 	return m.result(msg)
 }
 
+// maxShorts bounds the short ids kept: a long day's browse starts afresh.
+const maxShorts = 4096
+
+// learn keeps the short ids a result carries.
+func (m *workbench) learn(msg tea.Msg) {
+	l, ok := msg.(interface{ learnedShorts() map[string]string })
+	if !ok || len(l.learnedShorts()) == 0 {
+		return
+	}
+	if m.shorts == nil || len(m.shorts) > maxShorts {
+		m.shorts = map[string]string{}
+	}
+	maps.Copy(m.shorts, l.learnedShorts())
+}
+
+// sid is a memory id as a person reads it and types it back: its short
+// form (see learned), or the whole id until one has been learned.
+func (m *workbench) sid(id string) string {
+	if s, ok := m.shorts[id]; ok {
+		return safetext.CleanLine(s)
+	}
+	return safetext.CleanLine(id)
+}
+
 // result handles the answers of commands.
 func (m *workbench) result(msg tea.Msg) tea.Cmd {
+	m.learn(msg)
 	if cmd, ok := m.consolidationResult(msg); ok {
 		return cmd
 	}
@@ -435,7 +465,7 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			if errors.Is(msg.err, memory.ErrNotFound) {
 				return m.detailGone(msg.id)
 			}
-			return m.fail("open "+short(msg.id), msg.err)
+			return m.fail("open "+m.sid(msg.id), msg.err)
 		}
 		m.detail.set(msg.mem, msg.out, msg.in, msg.titles)
 		return m.renderDetail()
@@ -614,7 +644,7 @@ func oneLine(s string) string {
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
 		m.told = msg.id
-		return tea.Batch(m.say("forgotten elsewhere already: "+short(msg.id)+" — nothing was deleted", true), m.reloadAll())
+		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
 	}
 	if msg.err != nil {
 		text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
@@ -633,13 +663,13 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 		m.undoID = ""
 		text = fmt.Sprintf("unarchived %q", msg.mem.Title)
 	case actForget:
-		text = "forgot " + short(msg.id) + " for good"
+		text = "forgot " + m.sid(msg.id) + " for good"
 		m.detail.clear()
 	case actSupersede:
 		m.editor, m.diff, m.mode = nil, nil, modeBrowse
 		m.detail.wantID = msg.mem.ID
 		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
-		text = fmt.Sprintf("superseded %s with %q", short(msg.id), msg.mem.Title)
+		text = fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
 		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
 	case actRemember:
 		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
@@ -682,7 +712,8 @@ func (m *workbench) openSelected() tea.Cmd {
 func (m *workbench) loadDetail(id string) tea.Cmd {
 	m.detail.wantID = id
 	m.pending++
-	return loadMemory(m.st, id)
+	_, known := m.shorts[id]
+	return loadMemory(m.st, id, known)
 }
 
 // renderDetail renders the shown memory's body for the current width, unless cached.
@@ -713,7 +744,8 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 		// for the memory keys and commands to act on.
 		m.mode = modeInbox
 		m.detail.clear()
-		m.inbox.cursor, m.inbox.offset, m.inbox.scroll = 0, 0, 0
+		m.inbox.cursor, m.inbox.offset = 0, 0
+		m.inbox.pg.top()
 	}
 	return m.loadSection(false)
 }

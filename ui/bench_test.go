@@ -122,3 +122,62 @@ func benchKey(b *testing.B, keys ...string) {
 func BenchmarkMoveSelection100k(b *testing.B) { benchKey(b, "down", "down", "down", "up") }
 func BenchmarkSwitchLayer100k(b *testing.B)   { benchKey(b, "1", "2", "3", "4", "5", "6") }
 func BenchmarkOpenMemory100k(b *testing.B)    { benchKey(b, "down", "enter", "esc") }
+
+// filteredList opens a workbench on a layer of 10,000 memories, every page
+// of it loaded (G, a page at a time), filtered in the loaded rows to those
+// that mention pkg7 (about one in ten).
+func filteredList(b *testing.B) Model {
+	b.Helper()
+	db, err := store.Open(filepath.Join(b.TempDir(), "store"), store.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { db.Close() })
+	if _, err := db.EnsureProject(bg, demoProject); err != nil {
+		b.Fatal(err)
+	}
+	recs := make([]memory.Record, 0, 10_000)
+	for i := range 10_000 {
+		recs = append(recs, memory.Record{Layer: memory.LayerEpisode,
+			Title: fmt.Sprintf("memory %d about src/pkg%d/file%d.go", i, i%97, i%13),
+			Body:  fmt.Sprintf("## Finding %d\n\nThe cache in `pkg%d` misses when the key has a trailing slash; fixed by normalising paths.\n", i, i%97)})
+	}
+	if _, err := db.Import(bg, demoProject.ID, recs, memory.ActorSystem); err != nil {
+		b.Fatal(err)
+	}
+	m := New(db, Options{Project: demoProject, Theme: "dark", Now: time.Now})
+	m.quiet = true
+	settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
+	settle(m, m.load())
+	sendKey(m, "3")
+	for m.list.next != "" {
+		sendKey(m, "G")
+	}
+	for _, k := range []string{"f", "p", "k", "g", "7", "enter"} {
+		sendKey(m, k)
+	}
+	if n, v := len(m.list.items), len(m.list.visible()); n != 10_000 || v < 500 || v > 2000 {
+		b.Fatalf("%d rows loaded, %d pass the filter", n, v)
+	}
+	return m
+}
+
+// BenchmarkFilteredListKey10k: one key (down, down, up) and the frame it
+// leads to, on a list of 10,000 loaded rows with a filter set.
+func BenchmarkFilteredListKey10k(b *testing.B) {
+	m := filteredList(b)
+	i := 0
+	for b.Loop() {
+		sendKey(m, []string{"down", "down", "up"}[i%3])
+		_ = m.View()
+		i++
+	}
+}
+
+// BenchmarkFilteredListView10k: a frame alone of that list.
+func BenchmarkFilteredListView10k(b *testing.B) {
+	m := filteredList(b)
+	for b.Loop() {
+		_ = m.View()
+	}
+}

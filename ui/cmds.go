@@ -104,7 +104,22 @@ func loadPage(st Store, req int, q memory.Query, more bool) tea.Cmd {
 	}
 }
 
-func loadMemory(st Store, id string) tea.Cmd {
+// shortsOf works out how the memory ids shown together are shown: each by
+// the shortest prefix that names it among them and in the whole store.
+func shortsOf(st Store, ids ...string) map[string]string {
+	ids = slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+	if len(ids) == 0 {
+		return nil
+	}
+	return memory.ShortIDsIn(bg, st, ids)
+}
+
+// loadMemory reads a memory for the detail, with its links and the titles
+// of the memories they lead to. The short ids learned are those the detail
+// shows: the memory's own (unless known), and a linked memory's that has
+// no title to be named by. (Short ids made in one millisecond, an import's,
+// take a dozen lookups each: worth sparing on every move of the selection.)
+func loadMemory(st Store, id string, known bool) tea.Cmd {
 	return func() tea.Msg {
 		m, err := st.Get(bg, id)
 		if err != nil {
@@ -127,7 +142,13 @@ func loadMemory(st Store, id string) tea.Cmd {
 				titles[other] = o.Title
 			}
 		}
-		return memoryLoadedMsg{id: id, mem: m, out: out, in: in, titles: titles, err: err}
+		msg := memoryLoadedMsg{id: id, mem: m, out: out, in: in, titles: titles, err: err}
+		ids = slices.DeleteFunc(ids, func(id string) bool { return titles[id] != "" })
+		if !known {
+			ids = append(ids, m.ID)
+		}
+		msg.shorts = shortsOf(st, ids...)
+		return msg
 	}
 }
 
@@ -150,7 +171,15 @@ func render(key renderKey, body string, theme themes.Theme) tea.Cmd {
 func loadTimeline(st Store, project string) tea.Cmd {
 	return func() tea.Msg {
 		evs, err := st.Timeline(bg, project, 200)
-		return timelineLoadedMsg{project, evs, err}
+		msg := timelineLoadedMsg{project: project, events: evs, err: err}
+		var ids []string
+		for _, e := range evs {
+			if e.Title == "" { // the timeline names the others by their titles
+				ids = append(ids, e.MemoryID)
+			}
+		}
+		msg.shorts = shortsOf(st, ids...)
+		return msg
 	}
 }
 
@@ -194,7 +223,10 @@ func forget(st Store, id string) tea.Cmd {
 func readForForget(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
-		return forgetTextMsg{m, err}
+		if err != nil {
+			return forgetTextMsg{err: err}
+		}
+		return forgetTextMsg{learned{shortsOf(st, m.ID)}, m, err}
 	}
 }
 
@@ -210,7 +242,10 @@ func reread(st Store, id string) tea.Cmd {
 func readForSupersede(st Store, ref, text string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
-		return supersedeTargetMsg{m, text, err}
+		if err != nil {
+			return supersedeTargetMsg{err: err}
+		}
+		return supersedeTargetMsg{learned{shortsOf(st, m.ID)}, m, text, err}
 	}
 }
 
@@ -325,13 +360,19 @@ func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 		if len(vers) < 2 {
 			return historyLoadedMsg{id: m.ID, err: errNothingToCompare}
 		}
-		if at+1 < len(vers) && m.SupersededBy != "" {
-			return historyLoadedMsg{id: m.ID, vers: vers, old: at, new: at + 1}
+		msg := historyLoadedMsg{id: m.ID, vers: vers, old: at - 1, new: at}
+		switch {
+		case at+1 < len(vers) && m.SupersededBy != "":
+			msg.old, msg.new = at, at+1
+		case at == 0:
+			msg.old, msg.new = 0, 1
 		}
-		if at == 0 {
-			return historyLoadedMsg{id: m.ID, vers: vers, old: 0, new: 1}
+		var ids []string
+		for _, c := range chain {
+			ids = append(ids, c.ID)
 		}
-		return historyLoadedMsg{id: m.ID, vers: vers, old: at - 1, new: at}
+		msg.shorts = shortsOf(st, ids...)
+		return msg
 	}
 }
 
@@ -463,17 +504,19 @@ func loadCalibration(svc Trust, st Store, project string) tea.Cmd {
 			return calibrationLoadedMsg{project: project, err: err}
 		}
 		titles := map[string]string{}
+		var ids []string
 		for _, f := range c.Flagged {
 			for _, id := range f.Memories[:min(len(f.Memories), shownPerBinding)] {
 				if _, ok := titles[id]; ok {
 					continue
 				}
+				ids = append(ids, id)
 				if m, err := st.Get(bg, id); err == nil {
 					titles[id] = m.Title
 				}
 			}
 		}
-		return calibrationLoadedMsg{project: project, cal: c, titles: titles}
+		return calibrationLoadedMsg{learned: learned{shortsOf(st, ids...)}, project: project, cal: c, titles: titles}
 	}
 }
 
@@ -546,6 +589,13 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 			p := &ps[i]
 			msg.items = append(msg.items, inboxItem{prop: p, reason: consolidate.Explain(p.Reason, lookup), target: get(p.Target), other: get(p.Other)})
 		}
+		var ids []string
+		for _, m := range read {
+			if m != nil {
+				ids = append(ids, m.ID)
+			}
+		}
+		msg.shorts = shortsOf(st, ids...)
 		sort.SliceStable(msg.items, func(i, j int) bool {
 			a, b := msg.items[i], msg.items[j]
 			if !a.when().Equal(b.when()) {

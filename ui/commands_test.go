@@ -111,7 +111,7 @@ func TestCompleteLine(t *testing.T) {
 // TestRegistryFeedsHelp: every command the parser knows is in /help, and
 // completion offers exactly the registry's names.
 func TestRegistryFeedsHelpAndCompletion(t *testing.T) {
-	help := helpView(themes.Get("plain"), 200, 200, 0)
+	help := strings.Join(helpLines(themes.Get("plain"), 200), "\n")
 	var names []string
 	for _, c := range registry {
 		if _, err := parseLine("/" + c.name); err != nil {

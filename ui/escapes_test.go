@@ -140,7 +140,7 @@ func TestNoStoredTextReachesTheTerminalRaw(t *testing.T) {
 				press(t, m, "enter")
 				frame("the detail")
 				// The whole detail, the body below the fold too, once rendered.
-				whole := strings.Join(m.detail.lines(m.theme, m.detailWidth(), true), "\n")
+				whole := strings.Join(m.detail.lines(m.theme, m.detailWidth(), true, m.sid), "\n")
 				inert(t, "the whole detail", whole)
 				if plain := ansi.Strip(whole); !strings.Contains(plain, "Sync first") || !strings.Contains(plain, "␛]0;pwned␇") {
 					t.Fatalf("the body is not shown neutralised:\n%s", ansi.Strip(whole))

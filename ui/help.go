@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -101,15 +100,4 @@ func hang(key string, kw int, desc string, w int) []string {
 		out = append(out, strings.Repeat(" ", kw)+l)
 	}
 	return out
-}
-
-// helpView is the part of the help that fits h lines from scroll on.
-func helpView(t themes.Theme, w, h, scroll int) string {
-	lines := helpLines(t, w)
-	scroll = clamp(scroll, 0, max(len(lines)-h, 0))
-	lines = lines[scroll:]
-	if len(lines) > h {
-		lines = append(lines[:h-1], t.Styles.Muted.Render(fmt.Sprintf("… %d more lines: ↓ scrolls", len(lines)-h+1)))
-	}
-	return strings.Join(lines, "\n")
 }

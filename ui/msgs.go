@@ -25,7 +25,16 @@ type pageLoadedMsg struct {
 	err   error
 }
 
+// learned carries the short forms of the memory ids a result shows: the
+// shortest prefixes that name them in the whole store (memory.ShortIDsIn),
+// worked out by the command that read them, so that what a person reads
+// off the screen can be typed back anywhere an id is taken.
+type learned struct{ shorts map[string]string }
+
+func (l learned) learnedShorts() map[string]string { return l.shorts }
+
 type memoryLoadedMsg struct {
+	learned
 	id      string
 	mem     *memory.Memory
 	out, in []memory.Edge
@@ -39,6 +48,7 @@ type renderedMsg struct {
 }
 
 type timelineLoadedMsg struct {
+	learned
 	project string
 	events  []memory.Event
 	err     error
@@ -82,6 +92,7 @@ func (a action) review() bool { return a == actConfirm || a == actRebind || a ==
 
 // forgetTextMsg carries the stored text re-read for the forget dialog.
 type forgetTextMsg struct {
+	learned
 	mem *memory.Memory
 	err error
 }
@@ -96,6 +107,7 @@ type rereadMsg struct {
 
 // supersedeTargetMsg carries the memory /supersede named, for the editor.
 type supersedeTargetMsg struct {
+	learned
 	mem  *memory.Memory
 	text string // the new version /supersede ID TEXT gave, if any
 	err  error
@@ -110,6 +122,7 @@ type capturedMsg struct {
 // historyLoadedMsg opens the diff over the versions of a memory's
 // supersession chain, comparing vers[old] with vers[new].
 type historyLoadedMsg struct {
+	learned
 	id       string
 	vers     []*memory.Memory
 	old, new int
@@ -153,6 +166,7 @@ type refreshMsg struct{}
 // calibrationLoadedMsg carries what the project's reviews say about its
 // bindings, with the titles of the memories behind flagged bindings.
 type calibrationLoadedMsg struct {
+	learned
 	project string
 	cal     trust.Calibration
 	titles  map[string]string
@@ -162,6 +176,7 @@ type calibrationLoadedMsg struct {
 // inboxLoadedMsg carries the inbox: the waiting drafts and open proposals,
 // oldest first (req -1: only their count was asked for).
 type inboxLoadedMsg struct {
+	learned
 	project string
 	session string // the one session it shows, or "" for the whole inbox
 	req     int
