@@ -178,6 +178,14 @@ func (r *jsReader) statement(i, hi int, out *[]Section) int {
 		if kind, sigEnd = r.valueKind(n+1, end+1, ""); kind != KindFunc && kind != KindClass {
 			return end + 1
 		}
+	case f.kind(k) == lexIdent && f.is(k+1, ".") && f.is(k+2, "prototype") && f.is(k+3, ".") &&
+		f.kind(k+4) == lexIdent && f.is(k+5, "="):
+		// A method given to a constructor's prototype: Reply.prototype.send = function …
+		end = r.stmtEnd(k, hi)
+		if kind, sigEnd = r.valueKind(k+5, end+1, ""); kind != KindFunc {
+			return end + 1
+		}
+		kind, name = KindMethod, t+"."+f.text(k+4)
 	default:
 		return r.stmtEnd(i, hi) + 1
 	}

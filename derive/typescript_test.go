@@ -67,6 +67,8 @@ func TestTypeScriptCases(t *testing.T) {
 			[]string{`1-2 func add | function add() | Adds.`}},
 		{"CommonJS exports", "/** Adds. */\nexports.add = (a, b) => a + b\nmodule.exports.Box = class {}\nexports.n = 1\nmodule.exports = { add }\n",
 			[]string{`1-2 func add | exports.add = (a, b) => | Adds.`, `3-3 class Box | module.exports.Box = class {} |`}},
+		{"methods given to a prototype", "/** Sends it. */\nReply.prototype.send = function (payload) {\n  if (x) { return this }\n}\nReply.prototype.code = (c) => c\nReply.prototype.kind = 'reply'\n",
+			[]string{`1-4 method Reply.send | Reply.prototype.send = function (payload) | Sends it.`, `5-5 method Reply.code | Reply.prototype.code = (c) => |`}},
 		{"overloads are one section", "export function f(a: string): void\nexport function f(a: number): void\nexport function f(a: any) {\n}\n",
 			[]string{`1-4 func f | export function f(a: string): void |`}},
 		{"unterminated template", "function f() {\n  `${\n", []string{`1-2 func f | function f() |`}},

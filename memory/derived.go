@@ -30,6 +30,7 @@ const (
 	// from its summary rather than from one file's sections.
 	SectionCommand SectionKind = "command" // a way to build, test or run the project (Facts.Commands)
 	SectionModule  SectionKind = "module"  // a directory's summary (RepoSummary.Modules)
+	SectionFile    SectionKind = "file"    // a file as a whole: its name and what it defines
 )
 
 // Section is one named piece of a file: a heading with its text, or a

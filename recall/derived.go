@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -204,7 +206,37 @@ func (x *derivedIndex) add(f memory.DerivedFile) {
 	for _, s := range f.Sections {
 		fd.docs = append(fd.docs, x.addSection(s))
 	}
+	if s, ok := fileSection(f); ok {
+		fd.docs = append(fd.docs, x.addSection(s))
+	}
 	x.files[f.Path] = fd
+}
+
+// maxFileNames bounds the names a file's own section lists.
+const maxFileNames = 40
+
+// fileSection is a file as a whole: found by the words of its name
+// (content-type-parser.js) and of what it defines, which no one section
+// of it holds together. A file with no sections has its name.
+func fileSection(f memory.DerivedFile) (memory.Section, bool) {
+	base := path.Base(f.Path)
+	name := strings.TrimSuffix(base, path.Ext(base))
+	var names []string
+	for _, s := range f.Sections {
+		if s.Kind == memory.SectionPackage || s.Kind == memory.SectionHeading || len(names) == maxFileNames {
+			continue
+		}
+		names = append(names, s.Name)
+	}
+	if name == "" {
+		return memory.Section{}, false
+	}
+	end := 1
+	if n := len(f.Sections); n > 0 {
+		end = max(end, f.Sections[n-1].EndLine)
+	}
+	return memory.Section{Path: f.Path, Line: 1, EndLine: end, Kind: memory.SectionFile, Lang: f.Lang,
+		Name: name, Doc: strings.Join(names, ", ")}, true
 }
 
 func (x *derivedIndex) addSection(s memory.Section) int32 {
@@ -290,7 +322,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		}
 		if req.Path != "" {
 			for n, s := range x.secs {
-				if s.Path == "" || MatchPath(req.Path, []string{s.Path}) == "" {
+				if s.Path == "" || (s.Kind == memory.SectionFile && len(qtoks) == 0) || MatchPath(req.Path, []string{s.Path}) == "" {
 					continue
 				}
 				h, ok := hits[int32(n)]
@@ -307,6 +339,9 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		x.mu.RUnlock()
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
+			if h.Part != PartPath {
+				h.Explain.Relevance *= pathPrior(h.Path)
+			}
 			h.Explain.Final = h.Explain.Relevance
 			h.Score = h.Explain.Final
 			if len(h.Doc) > sectionDocLimit {
@@ -324,7 +359,38 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		}
 		return out[i].Line < out[j].Line
 	})
-	return out
+	// A question about where something is wants files: a few sections
+	// of one file, then the next file (what a path asked for is kept).
+	perFile := map[string]int{}
+	return slices.DeleteFunc(out, func(h *SectionHit) bool {
+		if h.Part == PartPath {
+			return false
+		}
+		perFile[h.Path]++
+		return perFile[h.Path] > sectionsPerFile
+	})
+}
+
+// sectionsPerFile is how many sections of one file a recall returns.
+const sectionsPerFile = 2
+
+// pathPrior weighs where a section lives: a test, or the history of
+// changes (a changelog, release notes), says less of what the code is
+// now than the code and its docs do.
+func pathPrior(p string) float64 {
+	lower := strings.ToLower(p)
+	base := path.Base(lower)
+	switch {
+	case strings.HasPrefix(base, "changelog") || strings.HasPrefix(base, "changes") || strings.HasPrefix(base, "history") ||
+		strings.HasPrefix(base, "news") || strings.Contains(base, "release-notes") || strings.Contains(base, "release_notes"):
+		return 0.7
+	case strings.HasPrefix(lower, "test/") || strings.HasPrefix(lower, "tests/") || strings.Contains(lower, "/test/") ||
+		strings.Contains(lower, "/tests/") || strings.Contains(lower, "/testdata/") || strings.Contains(base, "_test.") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasPrefix(base, "test_") ||
+		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests"):
+		return 0.8
+	}
+	return 1
 }
 
 // cutAtWord cuts s to at most n bytes at a word, marking the cut.

@@ -102,7 +102,10 @@ func TestEngineFollowsAnIndexRun(t *testing.T) {
 	}
 	f.derive(t, memory.DerivedFile{Path: "burrow.go", Stamp: memory.Stamp{Hash: "1"}, Sections: []memory.Section{section("burrow.go", 3, memory.SectionFunc, "DigBurrow", "func DigBurrow()", "DigBurrow digs a wombat burrow.")}},
 		memory.DerivedFile{Path: "den.go", Stamp: memory.Stamp{Hash: "1"}, Sections: []memory.Section{section("den.go", 1, memory.SectionFunc, "Den", "func Den()", "Den is where the badger sleeps.")}})
-	waitFor(t, func() bool { return len(f.recall(t, "wombat burrow").Repository) == 1 })
+	waitFor(t, func() bool {
+		r := f.recall(t, "wombat burrow").Repository
+		return len(r) > 0 && r[0].Name == "DigBurrow"
+	})
 
 	// The next run changes one file and removes the other: the index is
 	// brought up to date in place.
@@ -114,7 +117,7 @@ func TestEngineFollowsAnIndexRun(t *testing.T) {
 	}
 	waitFor(t, func() bool {
 		r := f.recall(t, "tunnel sand").Repository
-		return len(r) == 1 && r[0].Name == "FillBurrow"
+		return len(r) > 0 && r[0].Name == "FillBurrow"
 	})
 	if r := f.recall(t, "wombat burrow digs").Repository; len(r) != 0 && r[0].Name == "DigBurrow" {
 		t.Fatalf("the old section is still served: %+v", r)
