@@ -264,10 +264,15 @@ func (p *repoPane) heading(t themes.Theme, w int) []string {
 	if len(about) > 0 {
 		first += st.Muted.Render(" · ") + st.Accent.Render(strings.Join(about, " · "))
 	}
-	return []string{
-		first,
-		st.Muted.Render(fmt.Sprintf("indexed %s · %s · %s", s.IndexedAt.Local().Format("2006-01-02 15:04"), plural(s.Files, "file"), plural(s.Sections, "section"))),
+	// The second line wraps rather than lose its end in a narrow pane,
+	// between its facts, never inside one ("740 sections").
+	glue := func(s string) string { return strings.ReplaceAll(s, " ", nbsp) }
+	lines := wrapAll([]string{st.Muted.Render(fmt.Sprintf("indexed %s · %s · %s", glue(s.IndexedAt.Local().Format("2006-01-02 15:04")),
+		glue(plural(s.Files, "file")), glue(plural(s.Sections, "section"))))}, max(w, 1))
+	for i := range lines {
+		lines[i] = strings.ReplaceAll(lines[i], nbsp, " ")
 	}
+	return append([]string{first}, lines...)
 }
 
 // view renders the list in w×h cells.
@@ -454,7 +459,8 @@ func orWord(s, alt string) string {
 
 // repoRows is how many rows the Repository list shows at once.
 func (m *workbench) repoRows() int {
-	n := m.layout().list.h - 2 - len(m.repo.heading(m.theme, 0))
+	l := m.layout().list
+	n := l.h - 2 - len(m.repo.heading(m.theme, l.w-4))
 	if m.repo.typing || m.repo.filter != "" {
 		n--
 	}

@@ -267,3 +267,44 @@ func TestRepositoryFollowsAnIndex(t *testing.T) {
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 	tm.WaitFinished(t, teatest.WithFinalTimeout(5*time.Second))
 }
+
+// TestModuleFilesMatchTheirCounts: the files a module lists are the files
+// its summary counts, for the root, top-level directories and nested
+// packages with deeper packages of their own.
+func TestModuleFilesMatchTheirCounts(t *testing.T) {
+	db := openStore(t, false)
+	root := shopRepo(t)
+	for p, text := range map[string]string{
+		"internal/cart/promo/promo.go": "// Package promo applies discounts.\npackage promo\n",
+		"internal/cart/notes.md":       "# Notes\n\nCart notes.\n",
+		"internal/README.md":           "# Internal\n\nPackages not for import.\n",
+	} {
+		full := filepath.Join(root, filepath.FromSlash(p))
+		os.MkdirAll(filepath.Dir(full), 0o755)
+		if err := os.WriteFile(full, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	indexRepo(t, db, root)
+	sum, err := db.RepoSummary(bg, demoProject.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sum.Modules) < 5 {
+		t.Fatalf("modules %+v", sum.Modules)
+	}
+	for _, mod := range sum.Modules {
+		msg := loadRepoFiles(db, demoProject.ID, mod.Path, 1)().(repoFilesLoadedMsg)
+		if msg.err != nil {
+			t.Fatal(msg.err)
+		}
+		got := moduleFiles(msg.files, mod.Path, sum.Modules)
+		var paths []string
+		for _, f := range got {
+			paths = append(paths, f.Path)
+		}
+		if len(got) != mod.Files {
+			t.Errorf("module %q counts %d files, lists %d: %v", mod.Path, mod.Files, len(got), paths)
+		}
+	}
+}
