@@ -111,9 +111,9 @@ func genRepo(b *testing.B, n int) (string, []string) {
 			editable = append(editable, name)
 		}
 	}
-	git(b, root, "init", "-q")
-	git(b, root, "add", "-A")
-	git(b, root, "commit", "-qm", "generated")
+	runGit(b, root, "init", "-q")
+	runGit(b, root, "add", "-A")
+	runGit(b, root, "commit", "-qm", "generated")
 	return root, editable
 }
 

@@ -17,7 +17,7 @@ func fixtureFacts(t *testing.T, name string) Facts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ProjectFacts(root, paths(entries))
+	return ProjectFacts(root, entryPaths(entries))
 }
 
 func TestProjectFactsGo(t *testing.T) {
@@ -51,7 +51,7 @@ func TestProjectFactsGo(t *testing.T) {
 			t.Errorf("  %+v", c)
 		}
 	}
-	if want := []string{"cmd/serve", "cmd/tool/main.go", "main.go"}; !reflect.DeepEqual(f.EntryPoints, want) {
+	if wantSection := []string{"cmd/serve", "cmd/tool/main.go", "main.go"}; !reflect.DeepEqual(f.EntryPoints, wantSection) {
 		t.Errorf("entry points %q", f.EntryPoints)
 	}
 	if f.Languages["go"] != 4 || f.Languages["yaml"] != 1 || f.Languages["make"] != 1 {
@@ -64,18 +64,18 @@ func TestProjectFactsNode(t *testing.T) {
 	if f.Name != "@acme/widgets" || f.Language != "javascript" {
 		t.Errorf("name %q language %q", f.Name, f.Language)
 	}
-	if want := []Dependency{{"react", "^18.2.0", "package.json"}, {"typescript", "~5.4.0", "package.json (dev)"}}; !reflect.DeepEqual(f.Dependencies, want) {
+	if wantSection := []Dependency{{"react", "^18.2.0", "package.json"}, {"typescript", "~5.4.0", "package.json (dev)"}}; !reflect.DeepEqual(f.Dependencies, wantSection) {
 		t.Errorf("dependencies %+v", f.Dependencies)
 	}
-	want := []Command{
+	wantSection := []Command{
 		{Name: "build", Run: "npm run build", Recipe: "tsc -p .", Source: "package.json"},
 		{Name: "lint", Run: "npm run lint", Recipe: "eslint src", Source: "package.json"},
 		{Name: "test", Run: "npm test", Recipe: "vitest run", Source: "package.json"},
 	}
-	if !reflect.DeepEqual(f.Commands, want) {
+	if !reflect.DeepEqual(f.Commands, wantSection) {
 		t.Errorf("commands %+v", f.Commands)
 	}
-	if want := []string{"bin/cli.js", "dist/index.js"}; !reflect.DeepEqual(f.EntryPoints, want) {
+	if wantSection := []string{"bin/cli.js", "dist/index.js"}; !reflect.DeepEqual(f.EntryPoints, wantSection) {
 		t.Errorf("entry points %q", f.EntryPoints)
 	}
 }
@@ -85,11 +85,11 @@ func TestProjectFactsRust(t *testing.T) {
 	if f.Name != "ripper" || f.Language != "rust" {
 		t.Errorf("name %q language %q", f.Name, f.Language)
 	}
-	want := []Dependency{
+	wantSection := []Dependency{
 		{"clap", "4.5", "Cargo.toml"}, {"local", "../local", "Cargo.toml"}, {"serde", "1.0", "Cargo.toml"},
 		{"proptest", "1", "Cargo.toml (dev)"},
 	}
-	if !reflect.DeepEqual(f.Dependencies, want) {
+	if !reflect.DeepEqual(f.Dependencies, wantSection) {
 		t.Errorf("dependencies %+v", f.Dependencies)
 	}
 	var runs []string
@@ -109,10 +109,10 @@ func TestProjectFactsPython(t *testing.T) {
 	if f.Name != "snake-tool" || f.Language != "python" {
 		t.Errorf("name %q language %q", f.Name, f.Language)
 	}
-	want := []Dependency{
+	wantSection := []Dependency{
 		{"requests", ">=2.31", "pyproject.toml"}, {"click", "", "pyproject.toml"}, {"pytest", ">=8", "pyproject.toml (test)"},
 	}
-	if !reflect.DeepEqual(f.Dependencies, want) {
+	if !reflect.DeepEqual(f.Dependencies, wantSection) {
 		t.Errorf("dependencies %+v", f.Dependencies)
 	}
 	if w := []Command{{Name: "snake", Run: "snake", Recipe: "tool.cli:main", Source: "pyproject.toml"}}; !reflect.DeepEqual(f.Commands, w) {
@@ -125,7 +125,7 @@ func TestProjectFactsPython(t *testing.T) {
 
 func TestProjectFactsBrokenManifests(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	writeTree(t, root, map[string]string{
 		"package.json":             "{not json",
 		"Cargo.toml":               "[package\nname=",
 		"pyproject.toml":           "= =",
@@ -146,9 +146,9 @@ func TestProjectFactsBrokenManifests(t *testing.T) {
 	if f := ProjectFacts(t.TempDir(), nil); f.Language != "" || len(f.Commands) != 0 {
 		t.Errorf("an empty directory: %+v", f)
 	}
-	for mod, want := range map[string]string{"github.com/dgraph-io/badger/v4": "badger", "example.com/v2tool": "v2tool", "cairn": "cairn", "v3": "v3"} {
-		if got := moduleName(mod); got != want {
-			t.Errorf("moduleName(%q) = %q, want %q", mod, got, want)
+	for mod, wantSection := range map[string]string{"github.com/dgraph-io/badger/v4": "badger", "example.com/v2tool": "v2tool", "cairn": "cairn", "v3": "v3"} {
+		if got := moduleName(mod); got != wantSection {
+			t.Errorf("moduleName(%q) = %q, want %q", mod, got, wantSection)
 		}
 	}
 }

@@ -149,7 +149,7 @@ func candidates(ctx context.Context, root string, opt Options) ([]Entry, Skipped
 		return nil, nil, fmt.Errorf("derive: %s is not a directory", root)
 	}
 	skipped := Skipped{}
-	paths, gitErr := gitFiles(ctx, real)
+	entryPaths, gitErr := gitFiles(ctx, real)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -157,18 +157,18 @@ func candidates(ctx context.Context, root string, opt Options) ([]Entry, Skipped
 	if gitErr != nil {
 		// Not a git work tree (or no git here): walk, leaving out what
 		// .gitignore would usually leave out.
-		out, err = walk(ctx, real, opt, ex, skipped)
+		out, err = walkTree(ctx, real, opt, ex, skipped)
 		if err != nil {
 			return nil, nil, err
 		}
 	} else {
-		out = make([]Entry, 0, len(paths))
-		for _, p := range paths {
+		out = make([]Entry, 0, len(entryPaths))
+		for _, p := range entryPaths {
 			if reason := pathSkip(p, ex); reason != "" {
 				skipped.add(reason)
 				continue
 			}
-			if e, reason, ok := stat(real, p, opt); reason != "" {
+			if e, reason, ok := statEntry(real, p, opt); reason != "" {
 				skipped.add(reason)
 			} else if ok {
 				out = append(out, e)
@@ -192,7 +192,7 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files: %v %s", err, strings.TrimSpace(stderr.String()))
 	}
-	var paths []string
+	var entryPaths []string
 	seen := map[string]bool{}
 	for _, p := range strings.Split(string(out), "\x00") {
 		// A file with unmerged stages is listed once per stage.
@@ -200,17 +200,17 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 			continue
 		}
 		seen[p] = true
-		paths = append(paths, p)
+		entryPaths = append(entryPaths, p)
 	}
-	return paths, nil
+	return entryPaths, nil
 }
 
-// stat looks at one listed path: a regular file within the size limit is
+// statEntry looks at one listed path: a regular file within the size limit is
 // an entry; a symlink counts only when it stays inside the root and
 // names a regular file. ok is false, with no reason, for what is not a
 // file at all (a submodule, a directory, a file deleted but still in
 // git's index).
-func stat(root, p string, opt Options) (e Entry, reason string, ok bool) {
+func statEntry(root, p string, opt Options) (e Entry, reason string, ok bool) {
 	name := filepath.Join(root, filepath.FromSlash(p))
 	fi, err := os.Lstat(name)
 	if err != nil {
@@ -221,7 +221,7 @@ func stat(root, p string, opt Options) (e Entry, reason string, ok bool) {
 		if err != nil {
 			return Entry{}, "", false // dangling
 		}
-		if !inside(root, target) {
+		if !insideRoot(root, target) {
 			return Entry{}, SkipSymlink, false
 		}
 		if fi, err = os.Stat(target); err != nil {
@@ -240,16 +240,16 @@ func stat(root, p string, opt Options) (e Entry, reason string, ok bool) {
 	return Entry{Path: p, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, "", true
 }
 
-// inside reports whether target (a resolved path) is root or under it.
-func inside(root, target string) bool {
+// insideRoot reports whether target (a resolved path) is root or under it.
+func insideRoot(root, target string) bool {
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// walk lists a directory that is not a git work tree. Dot-directories
+// walkTree lists a directory that is not a git work tree. Dot-directories
 // (.git, .venv, .idea …) and build directories are not entered; the CI
 // directories facts are read from are.
-func walk(ctx context.Context, root string, opt Options, ex []excludePattern, skipped Skipped) ([]Entry, error) {
+func walkTree(ctx context.Context, root string, opt Options, ex []excludePattern, skipped Skipped) ([]Entry, error) {
 	var out []Entry
 	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -289,7 +289,7 @@ func walk(ctx context.Context, root string, opt Options, ex []excludePattern, sk
 			skipped.add(reason)
 			return nil
 		}
-		if e, reason, ok := stat(root, p, opt); reason != "" {
+		if e, reason, ok := statEntry(root, p, opt); reason != "" {
 			skipped.add(reason)
 		} else if ok {
 			out = append(out, e)
