@@ -386,7 +386,7 @@ func generatedHeader(head []byte) bool {
 		if len(line) == 0 {
 			continue
 		}
-		marker := commentMarker(line)
+		marker := headerCommentMarker(line)
 		if marker == "" {
 			return false // code begins: the header would have come before
 		}
@@ -399,8 +399,8 @@ func generatedHeader(head []byte) bool {
 	return false
 }
 
-// commentMarker is the comment opener line starts with, or "".
-func commentMarker(line []byte) string {
+// headerCommentMarker is the comment opener line starts with, or "".
+func headerCommentMarker(line []byte) string {
 	for _, m := range []string{"//", "/*", "<!--", "#", "--", ";", "*"} {
 		if bytes.HasPrefix(line, []byte(m)) {
 			return m

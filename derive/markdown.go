@@ -103,12 +103,12 @@ func isReadme(p string) bool {
 // badges or a logo is passed over. The section is named by the
 // document's first-level title, else its directory.
 func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bool) {
-	title := ""
+	langTitle := ""
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			if title == "" && n.Level == 1 {
-				title = strings.TrimSpace(mdInlineText(n, src))
+			if langTitle == "" && n.Level == 1 {
+				langTitle = strings.TrimSpace(mdInlineText(n, src))
 			}
 		case *ast.Paragraph:
 			t := mdTidy(mdInlineText(n, src))
@@ -119,15 +119,15 @@ func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bo
 			if !ok {
 				continue
 			}
-			if title == "" {
-				title = path.Base(path.Dir(p))
-				if title == "." || title == "/" {
-					title = "README"
+			if langTitle == "" {
+				langTitle = path.Base(path.Dir(p))
+				if langTitle == "." || langTitle == "/" {
+					langTitle = "README"
 				}
 			}
 			last := n.Lines().At(n.Lines().Len() - 1)
 			return Section{
-				Kind: KindPackage, Lang: "markdown", Name: title,
+				Kind: KindPackage, Lang: "markdown", Name: langTitle,
 				Line: mdLineOf(lines, off), EndLine: mdLineOf(lines, max(last.Stop-1, off)),
 				Doc: t,
 			}, true

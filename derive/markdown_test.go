@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-const readme = `---
+const readmeFixture = `---
 title: Widget
 ---
 [![build](https://ci.example/badge.svg)](https://ci.example) [![docs](https://d.example/b.svg)](https://d.example)
@@ -42,7 +42,7 @@ func TestExtractMarkdown(t *testing.T) {
 		name, path, src string
 		wantSection     []wantSection
 	}{
-		{"readme", "README.md", readme, []wantSection{
+		{"readme", "README.md", readmeFixture, []wantSection{
 			{KindPackage, "Widget", 8, 9, "", "Widget turns gears into torque, see the docs. It runs anywhere."},
 			{KindHeading, "Widget", 6, 32, "", "Widget turns gears into torque, see the docs. It runs anywhere.\n\nInstall\ngo install"},
 			{KindHeading, "Install", 11, 19, "", "go install example.com/widget@latest\n\nFrom source\nmake build"},
@@ -85,7 +85,7 @@ func TestExtractMarkdownLongSectionIsCut(t *testing.T) {
 // FuzzExtractMarkdown: no input makes the Markdown reader panic, and
 // every section lies within the file.
 func FuzzExtractMarkdown(f *testing.F) {
-	f.Add("README.md", []byte(readme))
+	f.Add("README.md", []byte(readmeFixture))
 	f.Add("a.md", []byte("# a\n## b\n# c\n"))
 	f.Add("README.md", []byte("---\n---\n"))
 	f.Add("README.md", []byte("---\nx: 1\n..."))

@@ -90,12 +90,12 @@ var manifests = map[string]bool{
 }
 
 type moduleAcc struct {
-	files, sections int
-	langs           map[string]int
-	readme, godoc   string
-	names           []rankedName
-	index           map[string]int // names by name
-	methods         map[string]int // methods by receiver, from any file
+	files, sections      int
+	langs                map[string]int
+	readmeFixture, godoc string
+	names                []rankedName
+	index                map[string]int // names by name
+	methods              map[string]int // methods by receiver, from any file
 }
 
 // rankedName is an exported name with what ranks it.
@@ -128,10 +128,10 @@ func (a *moduleAcc) add(f *File, direct bool) {
 		}
 		if s.Kind == KindPackage && direct {
 			switch {
-			case isReadme(f.Path) && a.readme == "":
-				a.readme = s.Doc
+			case isReadme(f.Path) && a.readmeFixture == "":
+				a.readmeFixture = s.Doc
 			case s.Lang == "go" && a.godoc == "":
-				a.godoc = firstSentence(s.Doc)
+				a.godoc = docSynopsis(s.Doc)
 			}
 		}
 	}
@@ -190,16 +190,16 @@ func (a *moduleAcc) module(p string) Module {
 	for i := 0; i < len(a.names) && i < MaxExported; i++ {
 		m.Exported = append(m.Exported, a.names[i].name)
 	}
-	m.Summary = a.readme
+	m.Summary = a.readmeFixture
 	if m.Summary == "" {
 		m.Summary = a.godoc
 	}
 	return m
 }
 
-// firstSentence is a doc's first sentence: up to the first period that
+// docSynopsis is a doc's first sentence: up to the first period that
 // is followed by a space or the end, as go doc's synopsis reads it.
-func firstSentence(s string) string {
+func docSynopsis(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for i := 0; i < len(s); i++ {
 		if s[i] == '.' && (i+1 == len(s) || s[i+1] == ' ') {
