@@ -19,39 +19,39 @@ import (
 // Facts are what a repository's manifests, build files and CI say about
 // the project.
 type Facts struct {
-	Name     string // the project's name: package.json, Cargo.toml, pyproject.toml, go.mod, else the directory
-	Language string // the main language: the root manifest's, else the most common code language
-	Module   string // the Go module path, when there is a go.mod
+	Name     string `json:"name"`             // the project's name: package.json, Cargo.toml, pyproject.toml, go.mod, else the directory
+	Language string `json:"language"`         // the main language: the root manifest's, else the most common code language
+	Module   string `json:"module,omitempty"` // the Go module path, when there is a go.mod
 	// Languages counts files per language (by reader, else by extension).
-	Languages    map[string]int
-	Dependencies []Dependency
-	Commands     []Command
-	EntryPoints  []string // slash paths of where programs start, sorted
+	Languages    map[string]int `json:"languages"`
+	Dependencies []Dependency   `json:"dependencies"`
+	Commands     []Command      `json:"commands"`
+	EntryPoints  []string       `json:"entry_points"` // slash paths of where programs start, sorted
 }
 
 // Dependency is one thing the project depends on. The Go toolchain of a
 // go.mod is listed as the dependency "go".
 type Dependency struct {
-	Name    string
-	Version string // as the manifest writes it (a version, a range, a path); "" when it gives none
-	Source  string // the manifest: "go.mod", "package.json", "package.json (dev)", "Cargo.toml" …
+	Name    string `json:"name"`
+	Version string `json:"version,omitempty"` // as the manifest writes it (a version, a range, a path); "" when it gives none
+	Source  string `json:"source"`            // the manifest: "go.mod", "package.json", "package.json (dev)", "Cargo.toml" …
 }
 
 // Command is a way to build, test, run or check the project.
 type Command struct {
 	// Name is what the command is for: a Makefile target, a package.json
 	// script, a CI step's name, or build, test, run for a convention.
-	Name string
+	Name string `json:"name"`
 	// Run is the command line a person types: "make test", "npm run lint",
 	// a CI step's run line, "go test ./...".
-	Run string
+	Run string `json:"run"`
 	// Recipe is what a Makefile target or a package.json script runs (the
 	// target's first recipe line, the script's text); "" otherwise.
-	Recipe string
+	Recipe string `json:"recipe,omitempty"`
 	// Source is where it was found with its line when known
 	// ("Makefile:12", "package.json", ".github/workflows/ci.yml:30"); a
 	// convention a manifest implies says so: "go.mod (convention)".
-	Source string
+	Source string `json:"source"`
 }
 
 // ProjectFacts reads the root's manifests (go.mod, package.json,

@@ -41,9 +41,9 @@ func (o Options) maxSize() int64 {
 
 // Entry is a candidate file: listed, not skipped by its path or its stat.
 type Entry struct {
-	Path    string // slash-separated, relative to the root
-	Size    int64
-	ModTime int64 // unix nanoseconds
+	Path    string `json:"path"` // slash-separated, relative to the root
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mod_time"` // unix nanoseconds
 }
 
 // The reasons a file is skipped, the keys of Skipped.

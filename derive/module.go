@@ -8,17 +8,17 @@ import (
 
 // Module sums up a directory of the repository.
 type Module struct {
-	Path     string   // the directory, slash-separated; "" for the root
-	Files    int      // files in it (see Modules for which)
-	Sections int      // their sections
-	Langs    []string // languages by file count, most first
+	Path     string   `json:"path"`     // the directory, slash-separated; "" for the root
+	Files    int      `json:"files"`    // files in it (see Modules for which)
+	Sections int      `json:"sections"` // their sections
+	Langs    []string `json:"langs"`    // languages by file count, most first
 	// Exported are the module's names, at most MaxExported, most important
 	// first: types and classes with the most methods, then functions,
 	// then the rest, each in name order.
-	Exported []string
+	Exported []string `json:"exported,omitempty"`
 	// Summary is the first paragraph of the directory's README, else the
 	// first sentence of its Go package doc, else "".
-	Summary string
+	Summary string `json:"summary,omitempty"`
 }
 
 // MaxExported bounds Module.Exported.

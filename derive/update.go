@@ -19,49 +19,49 @@ import (
 // Stamp is what a file was when it was read: a later stat that shows the
 // same size and modification time means the same content, unread.
 type Stamp struct {
-	Size int64
+	Size int64 `json:"size"`
 	// ModTime is the modification time in unix nanoseconds; 0 when the
 	// file was modified so recently that a write in the same clock tick
 	// could follow unseen, so the next Update hashes it again.
-	ModTime int64
-	Hash    string // the first 16 hex digits of the content's sha256
+	ModTime int64  `json:"mod_time"`
+	Hash    string `json:"hash"` // the first 16 hex digits of the content's sha256
 	// Reader names the reader and its version that read the file
 	// ("go/1"), "" for a file no reader reads: when a reader is added or
 	// changes, the files it reads are read again though their content
 	// did not change.
-	Reader string `json:",omitempty"`
+	Reader string `json:"reader,omitempty"`
 }
 
 // File is what was read from one file.
 type File struct {
-	Path string // slash-separated, relative to the root
-	Lang string // the reader's language, or a name by the extension ("" when unknown)
+	Path string `json:"path"` // slash-separated, relative to the root
+	Lang string `json:"lang"` // the reader's language, or a name by the extension ("" when unknown)
 	Stamp
-	Sections []Section
+	Sections []Section `json:"sections"`
 	// Exported are the names a module summary lists: the top-level
 	// definitions of the file (not methods, not headings), in file order.
-	Exported []string
+	Exported []string `json:"exported,omitempty"`
 	// Err says what a reader could not read (the file still has the
 	// sections read before it); "" when all was read.
-	Err string `json:",omitempty"`
+	Err string `json:"err,omitempty"`
 }
 
 // Delta is what changed since the stamps an Update was given.
 type Delta struct {
 	// Changed are the files that are new or whose content changed, read
 	// again, sorted by path.
-	Changed []File
+	Changed []File `json:"changed"`
 	// Restamped are files whose content is unchanged but whose size or
 	// modification time moved (or was too recent to trust): the caller
 	// stores the new stamp.
-	Restamped map[string]Stamp
+	Restamped map[string]Stamp `json:"restamped"`
 	// Removed are paths of prev that are no longer listed, were deleted,
 	// or are now skipped; sorted.
-	Removed []string
+	Removed []string `json:"removed"`
 	// Unchanged counts the files whose stat matched their stamp.
-	Unchanged int
+	Unchanged int `json:"unchanged"`
 	// Skipped counts what was left out and why (see List).
-	Skipped Skipped
+	Skipped Skipped `json:"skipped"`
 }
 
 // Update reads what changed under root since prev (stamps by path, from

@@ -2,6 +2,7 @@ package derive
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -305,5 +306,32 @@ func TestUpdateCancelled(t *testing.T) {
 	cancel()
 	if _, err := Update(ctx, root, Options{}, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled update: %v", err)
+	}
+}
+
+// A file read, written as JSON (what the store or `cairn index --json`
+// keeps) and read back, is the same file.
+func TestFileJSONRoundTrip(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.go": goClient, "README.md": readmeFixture})
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.Changed {
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back File
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, f) {
+			t.Errorf("%s: %+v\nread back as %+v", f.Path, f, back)
+		}
+		if !strings.Contains(string(b), `"mod_time":`) || !strings.Contains(string(b), `"sections":[`) {
+			t.Errorf("%s as JSON: %s", f.Path, b)
+		}
 	}
 }
