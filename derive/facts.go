@@ -60,10 +60,10 @@ type Command struct {
 // project's files (from List or Update), relative to root: they give the
 // languages and the entry points. A manifest that does not parse gives
 // what was read before the error; ProjectFacts never fails.
-func ProjectFacts(root string, entryPaths []string) Facts {
+func ProjectFacts(root string, paths []string) Facts {
 	f := Facts{Languages: map[string]int{}}
 	have := map[string]bool{}
-	for _, p := range entryPaths {
+	for _, p := range paths {
 		have[p] = true
 		if l := langOf(p); l != "" {
 			f.Languages[l]++
@@ -105,9 +105,9 @@ func ProjectFacts(root string, entryPaths []string) Facts {
 			break
 		}
 	}
-	ciFacts(&f, root, entryPaths, read)
-	goEntryPoints(&f, entryPaths, read)
-	for _, p := range entryPaths {
+	ciFacts(&f, root, paths, read)
+	goEntryPoints(&f, paths, read)
+	for _, p := range paths {
 		base := path.Base(p)
 		if base == "__main__.py" || p == "src/main.rs" || (strings.HasPrefix(p, "src/bin/") && strings.HasSuffix(p, ".rs")) {
 			f.EntryPoints = append(f.EntryPoints, p)
@@ -466,9 +466,9 @@ func makefileFacts(f *Facts, name string, b []byte) {
 
 // ciFacts reads GitHub workflows' run steps and names the CI scripts of
 // a .ci/ or ci/ directory (they are the command CI runs, not read).
-func ciFacts(f *Facts, root string, entryPaths []string, read func(string) ([]byte, bool)) {
+func ciFacts(f *Facts, root string, paths []string, read func(string) ([]byte, bool)) {
 	var workflows []string
-	for _, p := range entryPaths {
+	for _, p := range paths {
 		if strings.HasPrefix(p, ".github/workflows/") && (strings.HasSuffix(p, ".yml") || strings.HasSuffix(p, ".yaml")) {
 			workflows = append(workflows, p)
 		}
@@ -621,10 +621,10 @@ func shellLine(s string) string {
 // goEntryPoints are main.go files of package main, and the directories
 // cmd/NAME of a package main without a main.go; not under testdata
 // (fixtures, which the go tool ignores too).
-func goEntryPoints(f *Facts, entryPaths []string, read func(string) ([]byte, bool)) {
+func goEntryPoints(f *Facts, paths []string, read func(string) ([]byte, bool)) {
 	cmdDirs := map[string]string{} // cmd/NAME → a Go file in it
 	mains := map[string]bool{}
-	for _, p := range entryPaths {
+	for _, p := range paths {
 		if !strings.HasSuffix(p, ".go") || strings.HasSuffix(p, "_test.go") || strings.HasPrefix(p, "testdata/") || strings.Contains(p, "/testdata/") {
 			continue
 		}
