@@ -149,7 +149,7 @@ func candidates(ctx context.Context, root string, opt Options) ([]Entry, Skipped
 		return nil, nil, fmt.Errorf("derive: %s is not a directory", root)
 	}
 	skipped := Skipped{}
-	entryPaths, gitErr := gitFiles(ctx, real)
+	paths, gitErr := gitFiles(ctx, real)
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
 	}
@@ -162,8 +162,8 @@ func candidates(ctx context.Context, root string, opt Options) ([]Entry, Skipped
 			return nil, nil, err
 		}
 	} else {
-		out = make([]Entry, 0, len(entryPaths))
-		for _, p := range entryPaths {
+		out = make([]Entry, 0, len(paths))
+		for _, p := range paths {
 			if reason := pathSkip(p, ex); reason != "" {
 				skipped.add(reason)
 				continue
@@ -192,7 +192,7 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 	if err != nil {
 		return nil, fmt.Errorf("git ls-files: %v %s", err, strings.TrimSpace(stderr.String()))
 	}
-	var entryPaths []string
+	var paths []string
 	seen := map[string]bool{}
 	for _, p := range strings.Split(string(out), "\x00") {
 		// A file with unmerged stages is listed once per stage.
@@ -200,9 +200,9 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 			continue
 		}
 		seen[p] = true
-		entryPaths = append(entryPaths, p)
+		paths = append(paths, p)
 	}
-	return entryPaths, nil
+	return paths, nil
 }
 
 // statEntry looks at one listed path: a regular file within the size limit is
