@@ -62,11 +62,11 @@ func ProjectFacts(root string, paths []string) Facts {
 		goModFacts(&f, b)
 	}
 	if b, ok := read("Cargo.toml"); ok {
-		lang = firstOf(lang, "rust")
+		lang = orElse(lang, "rust")
 		cargoFacts(&f, b, have)
 	}
 	if b, ok := read("pyproject.toml"); ok {
-		lang = firstOf(lang, "python")
+		lang = orElse(lang, "python")
 		pyprojectFacts(&f, b)
 	}
 	if b, ok := read("package.json"); ok {
@@ -104,7 +104,7 @@ func ProjectFacts(root string, paths []string) Facts {
 			f.Name = filepath.Base(abs)
 		}
 	}
-	f.EntryPoints = sortedUnique(f.EntryPoints)
+	f.EntryPoints = uniqueSorted(f.EntryPoints)
 	return f
 }
 
@@ -145,7 +145,7 @@ func mainLanguage(langs map[string]int) string {
 	return best
 }
 
-func firstOf(a, b string) string {
+func orElse(a, b string) string {
 	if a != "" {
 		return a
 	}
@@ -173,14 +173,14 @@ func goModFacts(f *Facts, b []byte) {
 			if fields[0] == ")" {
 				inRequire = false
 			} else if len(fields) >= 2 && !indirect {
-				f.Dependencies = append(f.Dependencies, Dependency{Name: unquote(fields[0]), Version: fields[1], Source: "go.mod"})
+				f.Dependencies = append(f.Dependencies, Dependency{Name: goModUnquote(fields[0]), Version: fields[1], Source: "go.mod"})
 			}
 			continue
 		}
 		switch fields[0] {
 		case "module":
 			if len(fields) >= 2 {
-				f.Module = unquote(fields[1])
+				f.Module = goModUnquote(fields[1])
 			}
 		case "go":
 			if len(fields) >= 2 {
@@ -190,7 +190,7 @@ func goModFacts(f *Facts, b []byte) {
 			if len(fields) >= 2 && fields[1] == "(" {
 				inRequire = true
 			} else if len(fields) >= 3 && !indirect {
-				f.Dependencies = append(f.Dependencies, Dependency{Name: unquote(fields[1]), Version: fields[2], Source: "go.mod"})
+				f.Dependencies = append(f.Dependencies, Dependency{Name: goModUnquote(fields[1]), Version: fields[2], Source: "go.mod"})
 			}
 		}
 	}
@@ -200,7 +200,7 @@ func goModFacts(f *Facts, b []byte) {
 	)
 }
 
-func unquote(s string) string { return strings.Trim(s, "\"`") }
+func goModUnquote(s string) string { return strings.Trim(s, "\"`") }
 
 // packageJSONFacts reads package.json: name, scripts (run with npm run),
 // dependencies, and the bin and main files as entry points.
@@ -219,35 +219,35 @@ func packageJSONFacts(f *Facts, b []byte) {
 	if f.Name == "" {
 		f.Name = pj.Name
 	}
-	for _, name := range sortedKeys(pj.Scripts) {
+	for _, name := range sortedMapKeys(pj.Scripts) {
 		run := "npm run " + name
 		if name == "test" || name == "start" {
 			run = "npm " + name
 		}
 		f.Commands = append(f.Commands, Command{Name: name, Run: run, Recipe: pj.Scripts[name], Source: "package.json"})
 	}
-	for _, name := range sortedKeys(pj.Dependencies) {
+	for _, name := range sortedMapKeys(pj.Dependencies) {
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: pj.Dependencies[name], Source: "package.json"})
 	}
-	for _, name := range sortedKeys(pj.DevDependencies) {
+	for _, name := range sortedMapKeys(pj.DevDependencies) {
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: pj.DevDependencies[name], Source: "package.json (dev)"})
 	}
 	if pj.Main != "" {
-		f.EntryPoints = append(f.EntryPoints, cleanRel(pj.Main))
+		f.EntryPoints = append(f.EntryPoints, manifestPath(pj.Main))
 	}
 	var one string
 	var many map[string]string
 	if json.Unmarshal(pj.Bin, &one) == nil && one != "" {
-		f.EntryPoints = append(f.EntryPoints, cleanRel(one))
+		f.EntryPoints = append(f.EntryPoints, manifestPath(one))
 	} else if json.Unmarshal(pj.Bin, &many) == nil {
-		for _, name := range sortedKeys(many) {
-			f.EntryPoints = append(f.EntryPoints, cleanRel(many[name]))
+		for _, name := range sortedMapKeys(many) {
+			f.EntryPoints = append(f.EntryPoints, manifestPath(many[name]))
 		}
 	}
 }
 
-// cleanRel makes a manifest's "./bin/x.js" the slash path "bin/x.js".
-func cleanRel(p string) string {
+// manifestPath makes a manifest's "./bin/x.js" the slash path "bin/x.js".
+func manifestPath(p string) string {
 	return strings.TrimPrefix(path.Clean(strings.TrimPrefix(p, "./")), "/")
 }
 
@@ -272,10 +272,10 @@ func cargoFacts(f *Facts, b []byte, have map[string]bool) {
 	if f.Name == "" {
 		f.Name = c.Package.Name
 	}
-	for _, name := range sortedKeys(c.Dependencies) {
+	for _, name := range sortedMapKeys(c.Dependencies) {
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: cargoVersion(c.Dependencies[name]), Source: "Cargo.toml"})
 	}
-	for _, name := range sortedKeys(c.DevDependencies) {
+	for _, name := range sortedMapKeys(c.DevDependencies) {
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: cargoVersion(c.DevDependencies[name]), Source: "Cargo.toml (dev)"})
 	}
 	for _, bin := range c.Bin {
@@ -284,7 +284,7 @@ func cargoFacts(f *Facts, b []byte, have map[string]bool) {
 			p = "src/bin/" + bin.Name + ".rs"
 		}
 		if p != "" {
-			f.EntryPoints = append(f.EntryPoints, cleanRel(p))
+			f.EntryPoints = append(f.EntryPoints, manifestPath(p))
 		}
 	}
 	f.Commands = append(f.Commands,
@@ -336,32 +336,32 @@ func pyprojectFacts(f *Facts, b []byte) {
 		return
 	}
 	if f.Name == "" {
-		f.Name = firstOf(p.Project.Name, p.Tool.Poetry.Name)
+		f.Name = orElse(p.Project.Name, p.Tool.Poetry.Name)
 	}
 	for _, d := range p.Project.Dependencies {
 		name, version := splitRequirement(d)
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: version, Source: "pyproject.toml"})
 	}
-	for _, group := range sortedKeys(p.Project.OptionalDependencies) {
+	for _, group := range sortedMapKeys(p.Project.OptionalDependencies) {
 		for _, d := range p.Project.OptionalDependencies[group] {
 			name, version := splitRequirement(d)
 			f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: version, Source: "pyproject.toml (" + group + ")"})
 		}
 	}
-	for _, name := range sortedKeys(p.Tool.Poetry.Dependencies) {
+	for _, name := range sortedMapKeys(p.Tool.Poetry.Dependencies) {
 		if name == "python" {
 			continue
 		}
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: cargoVersion(p.Tool.Poetry.Dependencies[name]), Source: "pyproject.toml"})
 	}
-	for _, name := range sortedKeys(p.Tool.Poetry.DevDependencies) {
+	for _, name := range sortedMapKeys(p.Tool.Poetry.DevDependencies) {
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: cargoVersion(p.Tool.Poetry.DevDependencies[name]), Source: "pyproject.toml (dev)"})
 	}
 	scripts := p.Project.Scripts
 	if len(scripts) == 0 {
 		scripts = p.Tool.Poetry.Scripts
 	}
-	for _, name := range sortedKeys(scripts) {
+	for _, name := range sortedMapKeys(scripts) {
 		// A console script: the command is its name once installed.
 		f.Commands = append(f.Commands, Command{Name: name, Run: name, Recipe: scripts[name], Source: "pyproject.toml"})
 	}
@@ -515,16 +515,16 @@ func workflowRuns(p string, b []byte) (out []Command) {
 				}
 				switch yamlKey(kv) {
 				case "name":
-					stepName = scalar(kv.Value)
+					stepName = yamlScalar(kv.Value)
 				case "run":
-					run = scalar(kv.Value)
+					run = yamlScalar(kv.Value)
 					if kv.Key != nil && kv.Key.GetToken() != nil {
 						line = kv.Key.GetToken().Position.Line
 					}
 				}
 			}
-			if run = oneLine(run); run != "" {
-				out = append(out, Command{Name: firstOf(stepName, job), Run: run, Source: fmt.Sprintf("%s:%d", p, line)})
+			if run = shellLine(run); run != "" {
+				out = append(out, Command{Name: orElse(stepName, job), Run: run, Source: fmt.Sprintf("%s:%d", p, line)})
 			}
 			for _, kv := range n.Values {
 				if kv == nil {
@@ -563,12 +563,12 @@ func yamlKey(kv *ast.MappingValueNode) string {
 	if kv == nil || kv.Key == nil {
 		return ""
 	}
-	return scalar(kv.Key)
+	return yamlScalar(kv.Key)
 }
 
-// scalar is a node's text when it is a scalar (a plain, quoted or
+// yamlScalar is a node's text when it is a scalar (a plain, quoted or
 // literal string), else "".
-func scalar(n ast.Node) string {
+func yamlScalar(n ast.Node) string {
 	switch n := n.(type) {
 	case *ast.StringNode:
 		if n != nil {
@@ -580,14 +580,14 @@ func scalar(n ast.Node) string {
 		}
 	case *ast.MappingKeyNode:
 		if n != nil {
-			return scalar(n.Value)
+			return yamlScalar(n.Value)
 		}
 	}
 	return ""
 }
 
-// oneLine joins a multi-line shell step into one line.
-func oneLine(s string) string {
+// shellLine joins a multi-line shell step into one line.
+func shellLine(s string) string {
 	var parts []string
 	for _, l := range strings.Split(s, "\n") {
 		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
@@ -662,7 +662,7 @@ func goPackageName(b []byte) string {
 	return ""
 }
 
-func sortedKeys[V any](m map[string]V) []string {
+func sortedMapKeys[V any](m map[string]V) []string {
 	keys := make([]string, 0, len(m))
 	for k := range m {
 		keys = append(keys, k)
@@ -671,7 +671,7 @@ func sortedKeys[V any](m map[string]V) []string {
 	return keys
 }
 
-func sortedUnique(s []string) []string {
+func uniqueSorted(s []string) []string {
 	sort.Strings(s)
 	out := s[:0]
 	for i, v := range s {

@@ -17,7 +17,7 @@ func fixtureFacts(t *testing.T, name string) Facts {
 	if err != nil {
 		t.Fatal(err)
 	}
-	return ProjectFacts(root, paths(entries))
+	return ProjectFacts(root, entryPaths(entries))
 }
 
 func TestProjectFactsGo(t *testing.T) {
@@ -125,7 +125,7 @@ func TestProjectFactsPython(t *testing.T) {
 
 func TestProjectFactsBrokenManifests(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	writeTree(t, root, map[string]string{
 		"package.json":             "{not json",
 		"Cargo.toml":               "[package\nname=",
 		"pyproject.toml":           "= =",

@@ -35,7 +35,7 @@ func extractGo(p string, src []byte) ([]Section, error) {
 			Kind: KindPackage, Lang: "go", Name: f.Name.Name,
 			Line: g.line(f.Doc.Pos()), EndLine: g.line(f.Name.End()),
 			Signature: "package " + f.Name.Name,
-			Doc:       docText(f.Doc),
+			Doc:       goDocText(f.Doc),
 		})
 	}
 	for _, d := range f.Decls {
@@ -48,13 +48,13 @@ func extractGo(p string, src []byte) ([]Section, error) {
 			out = append(out, g.genSections(d)...)
 		}
 	}
-	return settle(out), err
+	return goSettle(out), err
 }
 
-// settle drops sections the parser could not place and ends a section no
+// goSettle drops sections the parser could not place and ends a section no
 // earlier than it starts (a declaration cut off by a syntax error has no
 // end of its own).
-func settle(secs []Section) []Section {
+func goSettle(secs []Section) []Section {
 	out := secs[:0]
 	for _, s := range secs {
 		if s.Line < 1 {
@@ -103,18 +103,18 @@ func (g goReader) restOfLine(pos token.Pos) string {
 	if a < 0 || a > len(g.src) {
 		return ""
 	}
-	return firstLine(string(g.src[a:]))
+	return goFirstLine(string(g.src[a:]))
 }
 
-// signature makes a declaration's head one line: spaces collapsed, at
-// most maxSignature bytes, so a parameter list written over several
+// goSignature makes a declaration's head one line: spaces collapsed, at
+// most goMaxSignature bytes, so a parameter list written over several
 // lines still reads as one.
-func signature(s string) string {
+func goSignature(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	s = strings.TrimSuffix(s, " {")
 	s = strings.TrimSuffix(s, "{")
-	if len(s) > maxSignature {
-		cut := maxSignature
+	if len(s) > goMaxSignature {
+		cut := goMaxSignature
 		for cut > 0 && s[cut]&0xC0 == 0x80 {
 			cut--
 		}
@@ -123,12 +123,12 @@ func signature(s string) string {
 	return strings.TrimSpace(s)
 }
 
-// maxSignature bounds a signature: the head of a declaration, not its body.
-const maxSignature = 300
+// goMaxSignature bounds a signature: the head of a declaration, not its body.
+const goMaxSignature = 300
 
-// start is where a declaration's section begins: its doc comment when it
+// goDocStart is where a declaration's section begins: its doc comment when it
 // has one.
-func start(doc *ast.CommentGroup, pos token.Pos) token.Pos {
+func goDocStart(doc *ast.CommentGroup, pos token.Pos) token.Pos {
 	if doc != nil {
 		return doc.Pos()
 	}
@@ -141,7 +141,7 @@ func (g goReader) funcSection(d *ast.FuncDecl) (Section, bool) {
 	}
 	s := Section{Kind: KindFunc, Lang: "go", Name: d.Name.Name}
 	if d.Recv != nil {
-		recv := receiverType(d.Recv)
+		recv := goReceiverType(d.Recv)
 		if recv == "" || !ast.IsExported(recv) {
 			return Section{}, false // a method of an unexported type is not part of the package's surface
 		}
@@ -156,15 +156,15 @@ func (g goReader) funcSection(d *ast.FuncDecl) (Section, bool) {
 	if sig == "" {
 		sig = g.restOfLine(d.Pos()) // a head cut off by a syntax error
 	}
-	s.Signature = signature(sig)
-	s.Line, s.EndLine = g.line(start(d.Doc, d.Pos())), g.line(end)
-	s.Doc = docText(d.Doc)
+	s.Signature = goSignature(sig)
+	s.Line, s.EndLine = g.line(goDocStart(d.Doc, d.Pos())), g.line(end)
+	s.Doc = goDocText(d.Doc)
 	return s, true
 }
 
-// receiverType is the name of a method's receiver type, without pointer
+// goReceiverType is the name of a method's receiver type, without pointer
 // or type parameters.
-func receiverType(fl *ast.FieldList) string {
+func goReceiverType(fl *ast.FieldList) string {
 	if len(fl.List) == 0 {
 		return ""
 	}
@@ -209,9 +209,9 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			}
 			out = append(out, Section{
 				Kind: KindType, Lang: "go", Name: ts.Name.Name,
-				Signature: signature("type " + firstLine(g.text(ts.Pos(), ts.End()))),
-				Line:      g.line(start(doc, from)), EndLine: g.line(to),
-				Doc: docText(doc) + members(ts.Type),
+				Signature: goSignature("type " + goFirstLine(g.text(ts.Pos(), ts.End()))),
+				Line:      g.line(goDocStart(doc, from)), EndLine: g.line(to),
+				Doc: goDocText(doc) + goMembers(ts.Type),
 			})
 		}
 		return out
@@ -222,7 +222,7 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 		}
 		var names []string
 		var doc strings.Builder
-		doc.WriteString(docText(d.Doc))
+		doc.WriteString(goDocText(d.Doc))
 		first := ""
 		for _, spec := range d.Specs {
 			vs, ok := spec.(*ast.ValueSpec)
@@ -239,12 +239,12 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 				continue
 			}
 			if first == "" {
-				first = firstLine(g.text(vs.Pos(), vs.End()))
+				first = goFirstLine(g.text(vs.Pos(), vs.End()))
 			}
 			names = append(names, mine...)
-			c := docText(vs.Doc)
+			c := goDocText(vs.Doc)
 			if c == "" {
-				c = docText(vs.Comment)
+				c = goDocText(vs.Comment)
 			}
 			if c = strings.TrimSpace(c); c != "" && d.Lparen.IsValid() {
 				doc.WriteString("\n" + strings.Join(mine, ", ") + ": " + c)
@@ -258,20 +258,20 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			sig += " …"
 		}
 		return []Section{{
-			Kind: kind, Lang: "go", Name: joinNames(names),
-			Signature: signature(sig),
-			Line:      g.line(start(d.Doc, d.Pos())), EndLine: g.line(d.End()),
+			Kind: kind, Lang: "go", Name: goJoinNames(names),
+			Signature: goSignature(sig),
+			Line:      g.line(goDocStart(d.Doc, d.Pos())), EndLine: g.line(d.End()),
 			Doc: strings.TrimSpace(doc.String()),
 		}}
 	}
 	return nil
 }
 
-// members lists a struct's exported fields or an interface's methods
+// goMembers lists a struct's exported fields or an interface's methods
 // with their comments, one a line after the type's doc: where a setting
 // or an operation is declared is often what a person looks for
 // ("RetryPolicy: how a failed request is retried").
-func members(t ast.Expr) string {
+func goMembers(t ast.Expr) string {
 	var fl *ast.FieldList
 	switch t := t.(type) {
 	case *ast.StructType:
@@ -291,7 +291,7 @@ func members(t ast.Expr) string {
 			}
 		}
 		if len(f.Names) == 0 { // an embedded type
-			if id := embeddedName(f.Type); id != "" && ast.IsExported(id) {
+			if id := goEmbeddedName(f.Type); id != "" && ast.IsExported(id) {
 				names = append(names, id)
 			}
 		}
@@ -299,9 +299,9 @@ func members(t ast.Expr) string {
 			continue
 		}
 		b.WriteString("\n" + strings.Join(names, ", "))
-		c := docText(f.Doc)
+		c := goDocText(f.Doc)
 		if c == "" {
-			c = docText(f.Comment)
+			c = goDocText(f.Comment)
 		}
 		if c = strings.Join(strings.Fields(c), " "); c != "" {
 			b.WriteString(": " + c)
@@ -313,8 +313,8 @@ func members(t ast.Expr) string {
 	return "\n" + b.String()
 }
 
-// embeddedName is the type name of an embedded field (*pkg.T → T).
-func embeddedName(t ast.Expr) string {
+// goEmbeddedName is the type name of an embedded field (*pkg.T → T).
+func goEmbeddedName(t ast.Expr) string {
 	for {
 		switch x := t.(type) {
 		case *ast.StarExpr:
@@ -333,8 +333,8 @@ func embeddedName(t ast.Expr) string {
 	}
 }
 
-// joinNames names a group by its names, as many as fit in a short line.
-func joinNames(names []string) string {
+// goJoinNames names a group by its names, as many as fit in a short line.
+func goJoinNames(names []string) string {
 	const max = 120
 	s := ""
 	for i, n := range names {
@@ -350,17 +350,17 @@ func joinNames(names []string) string {
 	return s
 }
 
-func firstLine(s string) string {
+func goFirstLine(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		return s[:i]
 	}
 	return s
 }
 
-// docText is a comment's text without its markers. go/ast's Text slices
+// goDocText is a comment's text without its markers. go/ast's Text slices
 // a block comment as if it were closed, and panics on a file that ends
 // inside one ("/*" with no "*/"): such a comment is closed first.
-func docText(cg *ast.CommentGroup) string {
+func goDocText(cg *ast.CommentGroup) string {
 	if cg == nil {
 		return ""
 	}

@@ -6,8 +6,8 @@ import (
 	"testing"
 )
 
-// want is what a test expects of one section; Doc is a prefix.
-type want struct {
+// wantSection is what a test expects of one section; Doc is a prefix.
+type wantSection struct {
 	Kind      Kind
 	Name      string
 	Line, End int
@@ -15,7 +15,7 @@ type want struct {
 	Doc       string
 }
 
-func checkSections(t *testing.T, label string, got []Section, wants []want) {
+func expectSections(t *testing.T, label string, got []Section, wants []wantSection) {
 	t.Helper()
 	if len(got) != len(wants) {
 		var names []string
@@ -85,9 +85,9 @@ func New[T any](opts ...T) *Client { return nil }
 func TestExtractGo(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, src string
-		want            []want
+		wantSection     []wantSection
 	}{
-		{"client", "client/client.go", goClient, []want{
+		{"client", "client/client.go", goClient, []wantSection{
 			{KindPackage, "client", 3, 6, "package client", "Package client talks to the service.\n\nIt retries on failure."},
 			{KindConst, "DefaultRetries", 10, 11, "const DefaultRetries = 3", "DefaultRetries is how often"},
 			{KindConst, "ModeFast, ModeSafe", 13, 18, "const ModeFast Mode = iota …", "ModeFast: ModeFast skips checks.\nModeSafe: checks everything"},
@@ -97,25 +97,25 @@ func TestExtractGo(t *testing.T) {
 			{KindMethod, "Mode.String", 42, 42, "func (m Mode) String() string", ""},
 			{KindFunc, "New", 46, 47, "func New[T any](opts ...T) *Client", "New makes a client."},
 		}},
-		{"no package doc, generic receiver", "x.go", "package x\n\ntype List[T any] struct{}\n\n// Len counts.\nfunc (l *List[T]) Len() int { return 0 }\n", []want{
+		{"no package doc, generic receiver", "x.go", "package x\n\ntype List[T any] struct{}\n\n// Len counts.\nfunc (l *List[T]) Len() int { return 0 }\n", []wantSection{
 			{KindType, "List", 3, 3, "type List[T any] struct{}", ""},
 			{KindMethod, "List.Len", 5, 6, "func (l *List[T]) Len() int", "Len counts."},
 		}},
 		{"a test file gives nothing", "x_test.go", "// Package x.\npackage x\n\nfunc TestX(t *testing.T) {}\n", nil},
-		{"broken: what the parser recovered", "broken.go", "package x\n\n// Good is fine.\nfunc Good() {}\n\nfunc Bad( {\n", []want{
+		{"broken: what the parser recovered", "broken.go", "package x\n\n// Good is fine.\nfunc Good() {}\n\nfunc Bad( {\n", []wantSection{
 			{KindFunc, "Good", 3, 4, "func Good()", "Good is fine."},
 			{KindFunc, "Bad", 6, 6, "func Bad(", ""},
 		}},
-		{"struct fields and interface methods", "m.go", "package m\n\n// Options configure.\ntype Options struct {\n\t// Retry says how a failed request is retried.\n\tRetry Policy\n\tA, b, C int // some ints\n\tsecret string\n\t*Base\n}\n\n// Doer does.\ntype Doer interface {\n\tDo() error // Do does it.\n\tfmt.Stringer\n}\n", []want{
+		{"struct fields and interface methods", "m.go", "package m\n\n// Options configure.\ntype Options struct {\n\t// Retry says how a failed request is retried.\n\tRetry Policy\n\tA, b, C int // some ints\n\tsecret string\n\t*Base\n}\n\n// Doer does.\ntype Doer interface {\n\tDo() error // Do does it.\n\tfmt.Stringer\n}\n", []wantSection{
 			{KindType, "Options", 3, 10, "type Options struct", "Options configure.\n\nRetry: Retry says how a failed request is retried.\nA, C: some ints\nBase"},
 			{KindType, "Doer", 12, 16, "type Doer interface", "Doer does.\n\nDo: Do does it.\nStringer"},
 		}},
-		{"var group", "v.go", "package v\n\n// Errors the package returns.\nvar (\n\tErrA = 1\n\terrB = 2\n)\n", []want{
+		{"var group", "v.go", "package v\n\n// Errors the package returns.\nvar (\n\tErrA = 1\n\terrB = 2\n)\n", []wantSection{
 			{KindVar, "ErrA", 3, 7, "var ErrA = 1 …", "Errors the package returns."},
 		}},
 	} {
 		got, _ := extractGo(tc.path, []byte(tc.src))
-		checkSections(t, tc.name, got, tc.want)
+		expectSections(t, tc.name, got, tc.wantSection)
 	}
 	if _, err := extractGo("broken.go", []byte("package x\nfunc Bad( {\n")); err == nil {
 		t.Error("a broken file gives no error")
@@ -132,12 +132,12 @@ func FuzzExtractGo(f *testing.F) {
 	f.Add([]byte{0xff, 0xfe, 0})
 	f.Fuzz(func(t *testing.T, src []byte) {
 		secs, _ := extractGo("f.go", src)
-		checkBounds(t, secs, src)
+		checkSectionBounds(t, secs, src)
 	})
 }
 
-// checkBounds: lines are 1-based, ordered, and within the file.
-func checkBounds(t *testing.T, secs []Section, src []byte) {
+// checkSectionBounds: lines are 1-based, ordered, and within the file.
+func checkSectionBounds(t *testing.T, secs []Section, src []byte) {
 	t.Helper()
 	lines := bytes.Count(src, []byte{'\n'}) + 1
 	for _, s := range secs {

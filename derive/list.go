@@ -41,9 +41,9 @@ func (o Options) maxSize() int64 {
 
 // Entry is a candidate file: listed, not skipped by its path or its stat.
 type Entry struct {
-	Path    string // slash-separated, relative to the root
-	Size    int64
-	ModTime int64 // unix nanoseconds
+	Path    string `json:"path"` // slash-separated, relative to the root
+	Size    int64  `json:"size"`
+	ModTime int64  `json:"mod_time"` // unix nanoseconds
 }
 
 // The reasons a file is skipped, the keys of Skipped.
@@ -157,7 +157,7 @@ func candidates(ctx context.Context, root string, opt Options) ([]Entry, Skipped
 	if gitErr != nil {
 		// Not a git work tree (or no git here): walk, leaving out what
 		// .gitignore would usually leave out.
-		out, err = walk(ctx, real, opt, ex, skipped)
+		out, err = walkTree(ctx, real, opt, ex, skipped)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -168,7 +168,7 @@ func candidates(ctx context.Context, root string, opt Options) ([]Entry, Skipped
 				skipped.add(reason)
 				continue
 			}
-			if e, reason, ok := stat(real, p, opt); reason != "" {
+			if e, reason, ok := statEntry(real, p, opt); reason != "" {
 				skipped.add(reason)
 			} else if ok {
 				out = append(out, e)
@@ -205,12 +205,12 @@ func gitFiles(ctx context.Context, root string) ([]string, error) {
 	return paths, nil
 }
 
-// stat looks at one listed path: a regular file within the size limit is
+// statEntry looks at one listed path: a regular file within the size limit is
 // an entry; a symlink counts only when it stays inside the root and
 // names a regular file. ok is false, with no reason, for what is not a
 // file at all (a submodule, a directory, a file deleted but still in
 // git's index).
-func stat(root, p string, opt Options) (e Entry, reason string, ok bool) {
+func statEntry(root, p string, opt Options) (e Entry, reason string, ok bool) {
 	name := filepath.Join(root, filepath.FromSlash(p))
 	fi, err := os.Lstat(name)
 	if err != nil {
@@ -221,7 +221,7 @@ func stat(root, p string, opt Options) (e Entry, reason string, ok bool) {
 		if err != nil {
 			return Entry{}, "", false // dangling
 		}
-		if !inside(root, target) {
+		if !insideRoot(root, target) {
 			return Entry{}, SkipSymlink, false
 		}
 		if fi, err = os.Stat(target); err != nil {
@@ -240,16 +240,16 @@ func stat(root, p string, opt Options) (e Entry, reason string, ok bool) {
 	return Entry{Path: p, Size: fi.Size(), ModTime: fi.ModTime().UnixNano()}, "", true
 }
 
-// inside reports whether target (a resolved path) is root or under it.
-func inside(root, target string) bool {
+// insideRoot reports whether target (a resolved path) is root or under it.
+func insideRoot(root, target string) bool {
 	rel, err := filepath.Rel(root, target)
 	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-// walk lists a directory that is not a git work tree. Dot-directories
+// walkTree lists a directory that is not a git work tree. Dot-directories
 // (.git, .venv, .idea …) and build directories are not entered; the CI
 // directories facts are read from are.
-func walk(ctx context.Context, root string, opt Options, ex []excludePattern, skipped Skipped) ([]Entry, error) {
+func walkTree(ctx context.Context, root string, opt Options, ex []excludePattern, skipped Skipped) ([]Entry, error) {
 	var out []Entry
 	err := filepath.WalkDir(root, func(name string, d fs.DirEntry, err error) error {
 		if err != nil {
@@ -289,7 +289,7 @@ func walk(ctx context.Context, root string, opt Options, ex []excludePattern, sk
 			skipped.add(reason)
 			return nil
 		}
-		if e, reason, ok := stat(root, p, opt); reason != "" {
+		if e, reason, ok := statEntry(root, p, opt); reason != "" {
 			skipped.add(reason)
 		} else if ok {
 			out = append(out, e)
@@ -386,7 +386,7 @@ func generatedHeader(head []byte) bool {
 		if len(line) == 0 {
 			continue
 		}
-		marker := commentMarker(line)
+		marker := headerCommentMarker(line)
 		if marker == "" {
 			return false // code begins: the header would have come before
 		}
@@ -399,8 +399,8 @@ func generatedHeader(head []byte) bool {
 	return false
 }
 
-// commentMarker is the comment opener line starts with, or "".
-func commentMarker(line []byte) string {
+// headerCommentMarker is the comment opener line starts with, or "".
+func headerCommentMarker(line []byte) string {
 	for _, m := range []string{"//", "/*", "<!--", "#", "--", ";", "*"} {
 		if bytes.HasPrefix(line, []byte(m)) {
 			return m

@@ -28,7 +28,7 @@ func isolateGit(t testing.TB) {
 	t.Setenv("GIT_COMMITTER_EMAIL", "t@example.com")
 }
 
-func git(t testing.TB, dir string, args ...string) {
+func runGit(t testing.TB, dir string, args ...string) {
 	t.Helper()
 	cmd := exec.Command("git", append([]string{"-C", dir}, args...)...)
 	if out, err := cmd.CombinedOutput(); err != nil {
@@ -36,9 +36,9 @@ func git(t testing.TB, dir string, args ...string) {
 	}
 }
 
-// writeFiles writes files (slash paths under root) and sets their
+// writeTree writes files (slash paths under root) and sets their
 // modification time an hour back, as a repository's files usually are.
-func writeFiles(t testing.TB, root string, files map[string]string) {
+func writeTree(t testing.TB, root string, files map[string]string) {
 	t.Helper()
 	old := time.Now().Add(-time.Hour)
 	for p, content := range files {
@@ -55,7 +55,7 @@ func writeFiles(t testing.TB, root string, files map[string]string) {
 	}
 }
 
-func paths(es []Entry) []string {
+func entryPaths(es []Entry) []string {
 	var out []string
 	for _, e := range es {
 		out = append(out, e.Path)
@@ -67,8 +67,8 @@ func paths(es []Entry) []string {
 func messyRepo(t *testing.T) string {
 	root := t.TempDir()
 	outside := t.TempDir()
-	writeFiles(t, outside, map[string]string{"secret.txt": "not ours\n"})
-	writeFiles(t, root, map[string]string{
+	writeTree(t, outside, map[string]string{"secret.txt": "not ours\n"})
+	writeTree(t, root, map[string]string{
 		".gitignore":                   "build/\n*.log\n",
 		"main.go":                      "package main\n\nfunc main() {}\n",
 		"lib/lib.go":                   "// Package lib helps.\npackage lib\n",
@@ -94,13 +94,13 @@ func messyRepo(t *testing.T) string {
 	if err := os.Symlink("README.md", filepath.Join(root, "alias.md")); err != nil {
 		t.Fatal(err)
 	}
-	git(t, root, "init", "-q")
-	git(t, root, "add", "-A")
-	git(t, root, "commit", "-qm", "init")
+	runGit(t, root, "init", "-q")
+	runGit(t, root, "add", "-A")
+	runGit(t, root, "commit", "-qm", "init")
 	if err := os.Remove(filepath.Join(root, "gone.go")); err != nil { // deleted, still in the index
 		t.Fatal(err)
 	}
-	writeFiles(t, root, map[string]string{"untracked.go": "package main\n"})
+	writeTree(t, root, map[string]string{"untracked.go": "package main\n"})
 	return root
 }
 
@@ -111,9 +111,9 @@ func TestListGitRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".gitignore", "README.md", "alias.md", "docs/guide.md", "lib/lib.go", "main.go", "not_generated.go", "untracked.go"}
-	if !reflect.DeepEqual(paths(got), want) {
-		t.Errorf("listed %q\nwant   %q", paths(got), want)
+	wantSection := []string{".gitignore", "README.md", "alias.md", "docs/guide.md", "lib/lib.go", "main.go", "not_generated.go", "untracked.go"}
+	if !reflect.DeepEqual(entryPaths(got), wantSection) {
+		t.Errorf("listed %q\nwant   %q", entryPaths(got), wantSection)
 	}
 	wantSkipped := Skipped{SkipBinary: 1, SkipVendored: 2, SkipGenerated: 4, SkipLarge: 1, SkipSymlink: 1, SkipExcluded: 1}
 	if !reflect.DeepEqual(skipped, wantSkipped) {
@@ -127,7 +127,7 @@ func TestListGitRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(changedPaths(d), want) || !reflect.DeepEqual(d.Skipped, wantSkipped) {
+	if !reflect.DeepEqual(changedPaths(d), wantSection) || !reflect.DeepEqual(d.Skipped, wantSkipped) {
 		t.Errorf("Update read %q, skipped %v", changedPaths(d), d.Skipped)
 	}
 	for _, e := range got {
@@ -142,12 +142,12 @@ func TestListGitRepository(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !contains(paths(got), "big.txt") || !contains(paths(got), "docs/private/notes.md") {
-		t.Errorf("with a 2 MiB limit and no exclusion: %q", paths(got))
+	if !hasString(entryPaths(got), "big.txt") || !hasString(entryPaths(got), "docs/private/notes.md") {
+		t.Errorf("with a 2 MiB limit and no exclusion: %q", entryPaths(got))
 	}
 }
 
-func contains(ss []string, s string) bool {
+func hasString(ss []string, s string) bool {
 	for _, x := range ss {
 		if x == s {
 			return true
@@ -159,7 +159,7 @@ func contains(ss []string, s string) bool {
 func TestListWalkOutsideGit(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	writeTree(t, root, map[string]string{
 		"main.go":                     "package main\n",
 		"docs/a.md":                   "# A\n",
 		".git-like/x.go":              "package x\n",
@@ -181,9 +181,9 @@ func TestListWalkOutsideGit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []string{".github/workflows/ci.yml", "deep/a/b/c/nested/readme.md", "deep/a/b/c/notes.final.md", "docs/a.md", "main.go", "scratch/keep.txt", "src/lib.rs"}
-	if !reflect.DeepEqual(paths(got), want) {
-		t.Errorf("listed %q\nwant   %q", paths(got), want)
+	wantSection := []string{".github/workflows/ci.yml", "deep/a/b/c/nested/readme.md", "deep/a/b/c/notes.final.md", "docs/a.md", "main.go", "scratch/keep.txt", "src/lib.rs"}
+	if !reflect.DeepEqual(entryPaths(got), wantSection) {
+		t.Errorf("listed %q\nwant   %q", entryPaths(got), wantSection)
 	}
 	// node_modules counts once: a walk does not enter it.
 	wantSkipped := Skipped{SkipVendored: 1, SkipBinary: 1, SkipGenerated: 1, SkipExcluded: 2}
@@ -198,7 +198,7 @@ func TestListErrors(t *testing.T) {
 	if _, _, err := List(context.Background(), filepath.Join(root, "missing"), Options{}); err == nil {
 		t.Error("a missing root listed without an error")
 	}
-	writeFiles(t, root, map[string]string{"f.txt": "x"})
+	writeTree(t, root, map[string]string{"f.txt": "x"})
 	if _, _, err := List(context.Background(), filepath.Join(root, "f.txt"), Options{}); err == nil || !strings.Contains(err.Error(), "not a directory") {
 		t.Errorf("a file as the root: %v", err)
 	}
@@ -246,8 +246,8 @@ func TestExcludePatterns(t *testing.T) {
 
 func TestGeneratedHeader(t *testing.T) {
 	for _, tc := range []struct {
-		src  string
-		want bool
+		src         string
+		wantSection bool
 	}{
 		{"// Code generated by protoc-gen-go. DO NOT EDIT.\npackage x\n", true},
 		{"//go:build linux\n\n// Code generated by mkerrors; DO NOT EDIT.\npackage x\n", true},
@@ -258,8 +258,8 @@ func TestGeneratedHeader(t *testing.T) {
 		{"// This code was generated. DO NOT EDIT.\n", false},
 		{"", false},
 	} {
-		if got := generatedHeader([]byte(tc.src)); got != tc.want {
-			t.Errorf("generatedHeader(%q) = %v, want %v", tc.src, got, tc.want)
+		if got := generatedHeader([]byte(tc.src)); got != tc.wantSection {
+			t.Errorf("generatedHeader(%q) = %v, want %v", tc.src, got, tc.wantSection)
 		}
 	}
 }
@@ -278,13 +278,13 @@ func TestListBinaryCheckOnlyLooksAtTheHead(t *testing.T) {
 	root := t.TempDir()
 	// A NUL past the first 8 KiB does not make a text file binary.
 	content := strings.Repeat("text line\n", 1000) + "\x00" // 10,001 bytes, over headSize
-	writeFiles(t, root, map[string]string{"late-nul.txt": content, "early.txt": "a\x00b"})
+	writeTree(t, root, map[string]string{"late-nul.txt": content, "early.txt": "a\x00b"})
 	got, _, err := List(context.Background(), root, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !reflect.DeepEqual(paths(got), []string{"late-nul.txt"}) {
-		t.Errorf("listed %q", paths(got))
+	if !reflect.DeepEqual(entryPaths(got), []string{"late-nul.txt"}) {
+		t.Errorf("listed %q", entryPaths(got))
 	}
 }
 

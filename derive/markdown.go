@@ -19,9 +19,9 @@ func init() {
 	register(language{name: "markdown", exts: []string{".md", ".markdown", ".mdx"}, extract: extractMarkdown})
 }
 
-// parsers are goldmark parsers (with GitHub's tables and strikethrough),
+// mdParsers are goldmark parsers (with GitHub's tables and strikethrough),
 // one per goroutine at a time.
-var parsers = sync.Pool{New: func() any {
+var mdParsers = sync.Pool{New: func() any {
 	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
 }}
 
@@ -32,11 +32,11 @@ var parsers = sync.Pool{New: func() any {
 // a KindPackage section: what its directory's module summary says.
 // Front matter (a YAML block between "---" lines at the top) is not text.
 func extractMarkdown(p string, src []byte) ([]Section, error) {
-	src = blankFrontMatter(src)
-	pr := parsers.Get().(parser.Parser)
+	src = mdBlankFrontMatter(src)
+	pr := mdParsers.Get().(parser.Parser)
 	doc := pr.Parse(text.NewReader(src))
-	parsers.Put(pr)
-	lines := lineStarts(src)
+	mdParsers.Put(pr)
+	lines := mdLineStarts(src)
 
 	type heading struct {
 		node  *ast.Heading
@@ -46,8 +46,8 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 	var heads []heading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		if h, ok := n.(*ast.Heading); ok {
-			if off, ok := firstOffset(h); ok {
-				heads = append(heads, heading{h, lineOf(lines, off), h.Level})
+			if off, ok := mdFirstOffset(h); ok {
+				heads = append(heads, heading{h, mdLineOf(lines, off), h.Level})
 			}
 		}
 	}
@@ -63,7 +63,7 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 		}
 	}
 	for i, h := range heads {
-		name := strings.TrimSpace(inlineText(h.node, src))
+		name := strings.TrimSpace(mdInlineText(h.node, src))
 		if name == "" {
 			continue
 		}
@@ -76,10 +76,10 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 				break
 			}
 		}
-		end = trimBlankLines(src, lines, h.line, end)
+		end = mdTrimBlankLines(src, lines, h.line, end)
 		var b strings.Builder
 		for n := h.node.NextSibling(); n != nil && n != stop; n = n.NextSibling() {
-			blockText(n, src, &b)
+			mdBlockText(n, src, &b)
 			if b.Len() > 2*DocLimit {
 				break // enough to fill the doc; the rest would be cut
 			}
@@ -87,7 +87,7 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 		out = append(out, Section{
 			Kind: KindHeading, Lang: "markdown", Name: name,
 			Line: h.line, EndLine: end,
-			Doc: tidy(b.String()),
+			Doc: mdTidy(b.String()),
 		})
 	}
 	return out, nil
@@ -103,32 +103,32 @@ func isReadme(p string) bool {
 // badges or a logo is passed over. The section is named by the
 // document's first-level title, else its directory.
 func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bool) {
-	title := ""
+	langTitle := ""
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			if title == "" && n.Level == 1 {
-				title = strings.TrimSpace(inlineText(n, src))
+			if langTitle == "" && n.Level == 1 {
+				langTitle = strings.TrimSpace(mdInlineText(n, src))
 			}
 		case *ast.Paragraph:
-			t := tidy(inlineText(n, src))
+			t := mdTidy(mdInlineText(n, src))
 			if len(strings.Fields(t)) < 3 {
 				continue
 			}
-			off, ok := firstOffset(n)
+			off, ok := mdFirstOffset(n)
 			if !ok {
 				continue
 			}
-			if title == "" {
-				title = path.Base(path.Dir(p))
-				if title == "." || title == "/" {
-					title = "README"
+			if langTitle == "" {
+				langTitle = path.Base(path.Dir(p))
+				if langTitle == "." || langTitle == "/" {
+					langTitle = "README"
 				}
 			}
 			last := n.Lines().At(n.Lines().Len() - 1)
 			return Section{
-				Kind: KindPackage, Lang: "markdown", Name: title,
-				Line: lineOf(lines, off), EndLine: lineOf(lines, max(last.Stop-1, off)),
+				Kind: KindPackage, Lang: "markdown", Name: langTitle,
+				Line: mdLineOf(lines, off), EndLine: mdLineOf(lines, max(last.Stop-1, off)),
 				Doc: t,
 			}, true
 		}
@@ -136,8 +136,8 @@ func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bo
 	return Section{}, false
 }
 
-// firstOffset is where a block's first line begins in the source.
-func firstOffset(n ast.Node) (int, bool) {
+// mdFirstOffset is where a block's first line begins in the source.
+func mdFirstOffset(n ast.Node) (int, bool) {
 	if n.Type() != ast.TypeBlock {
 		return 0, false
 	}
@@ -148,15 +148,15 @@ func firstOffset(n ast.Node) (int, bool) {
 	return ls.At(0).Start, true
 }
 
-// inlineText is the plain text of a block's inline content: text, code
+// mdInlineText is the plain text of a block's inline content: text, code
 // spans, link labels; not images, not raw HTML.
-func inlineText(n ast.Node, src []byte) string {
+func mdInlineText(n ast.Node, src []byte) string {
 	var b strings.Builder
-	writeInline(n, src, &b)
+	mdWriteInline(n, src, &b)
 	return b.String()
 }
 
-func writeInline(n ast.Node, src []byte, b *strings.Builder) {
+func mdWriteInline(n ast.Node, src []byte, b *strings.Builder) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
@@ -173,14 +173,14 @@ func writeInline(n ast.Node, src []byte, b *strings.Builder) {
 			b.Write(c.Label(src))
 		case *ast.RawHTML, *ast.Image:
 		default:
-			writeInline(c, src, b)
+			mdWriteInline(c, src, b)
 		}
 	}
 }
 
-// blockText writes a block as plain text: a line per paragraph, list
+// mdBlockText writes a block as plain text: a line per paragraph, list
 // item, table row or code line; HTML and rules left out.
-func blockText(n ast.Node, src []byte, b *strings.Builder) {
+func mdBlockText(n ast.Node, src []byte, b *strings.Builder) {
 	switch n := n.(type) {
 	case *ast.FencedCodeBlock, *ast.CodeBlock:
 		ls := n.Lines()
@@ -198,13 +198,13 @@ func blockText(n ast.Node, src []byte, b *strings.Builder) {
 			if c != n.FirstChild() {
 				b.WriteByte(' ')
 			}
-			writeInline(c, src, b)
+			mdWriteInline(c, src, b)
 		}
 		b.WriteByte('\n')
 		return
 	}
 	if c := n.FirstChild(); c != nil && c.Type() == ast.TypeInline {
-		writeInline(n, src, b)
+		mdWriteInline(n, src, b)
 		b.WriteByte('\n')
 		if n.Kind() == ast.KindParagraph {
 			b.WriteByte('\n') // a blank line ends a paragraph
@@ -212,12 +212,12 @@ func blockText(n ast.Node, src []byte, b *strings.Builder) {
 		return
 	}
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
-		blockText(c, src, b)
+		mdBlockText(c, src, b)
 	}
 }
 
-// tidy trims every line's ends and keeps at most one blank line in a row.
-func tidy(s string) string {
+// mdTidy trims every line's ends and keeps at most one blank line in a row.
+func mdTidy(s string) string {
 	var b strings.Builder
 	blank := false
 	for _, l := range strings.Split(s, "\n") {
@@ -238,8 +238,8 @@ func tidy(s string) string {
 	return b.String()
 }
 
-// lineStarts are the offsets where each line of src begins.
-func lineStarts(src []byte) []int {
+// mdLineStarts are the offsets where each line of src begins.
+func mdLineStarts(src []byte) []int {
 	starts := []int{0}
 	for i, c := range src {
 		if c == '\n' {
@@ -249,13 +249,13 @@ func lineStarts(src []byte) []int {
 	return starts
 }
 
-// lineOf is the 1-based line that holds offset off.
-func lineOf(starts []int, off int) int {
+// mdLineOf is the 1-based line that holds offset off.
+func mdLineOf(starts []int, off int) int {
 	return sort.Search(len(starts), func(i int) bool { return starts[i] > off })
 }
 
-// trimBlankLines moves end back over blank lines, not before from.
-func trimBlankLines(src []byte, starts []int, from, end int) int {
+// mdTrimBlankLines moves end back over blank lines, not before from.
+func mdTrimBlankLines(src []byte, starts []int, from, end int) int {
 	for end > from {
 		a := starts[end-1]
 		b := len(src)
@@ -270,10 +270,10 @@ func trimBlankLines(src []byte, starts []int, from, end int) int {
 	return end
 }
 
-// blankFrontMatter turns a leading "---" … "---" block into spaces (lines
+// mdBlankFrontMatter turns a leading "---" … "---" block into spaces (lines
 // kept, so line numbers hold); goldmark would read it as a rule and a
 // heading.
-func blankFrontMatter(src []byte) []byte {
+func mdBlankFrontMatter(src []byte) []byte {
 	if !bytes.HasPrefix(src, []byte("---\n")) && !bytes.HasPrefix(src, []byte("---\r\n")) {
 		return src
 	}

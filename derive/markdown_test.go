@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-const readme = `---
+const readmeFixture = `---
 title: Widget
 ---
 [![build](https://ci.example/badge.svg)](https://ci.example) [![docs](https://d.example/b.svg)](https://d.example)
@@ -40,9 +40,9 @@ Text under it.
 func TestExtractMarkdown(t *testing.T) {
 	for _, tc := range []struct {
 		name, path, src string
-		want            []want
+		wantSection     []wantSection
 	}{
-		{"readme", "README.md", readme, []want{
+		{"readme", "README.md", readmeFixture, []wantSection{
 			{KindPackage, "Widget", 8, 9, "", "Widget turns gears into torque, see the docs. It runs anywhere."},
 			{KindHeading, "Widget", 6, 32, "", "Widget turns gears into torque, see the docs. It runs anywhere.\n\nInstall\ngo install"},
 			{KindHeading, "Install", 11, 19, "", "go install example.com/widget@latest\n\nFrom source\nmake build"},
@@ -50,15 +50,15 @@ func TestExtractMarkdown(t *testing.T) {
 			{KindHeading, "Usage", 21, 27, "", "flag what\n-v verbose"},
 			{KindHeading, "Setext title", 29, 32, "", "Text under it."},
 		}},
-		{"not a readme: no summary; empty heading skipped", "docs/guide.md", "# Guide\n\nSome words here.\n\n#\n\n## Next\nmore\n", []want{
+		{"not a readme: no summary; empty heading skipped", "docs/guide.md", "# Guide\n\nSome words here.\n\n#\n\n## Next\nmore\n", []wantSection{
 			{KindHeading, "Guide", 1, 8, "", "Some words here.\n\nNext\nmore"},
 			{KindHeading, "Next", 7, 8, "", "more"},
 		}},
-		{"readme without a heading", "pkg/tool/readme.markdown", "Tool does one thing well.\n", []want{
+		{"readme without a heading", "pkg/tool/readme.markdown", "Tool does one thing well.\n", []wantSection{
 			{KindPackage, "tool", 1, 1, "", "Tool does one thing well."},
 		}},
 		{"no headings", "notes.md", "just text\n", nil},
-		{"heading in a list is not a section", "x.md", "- # not top\n\n# Top\n", []want{
+		{"heading in a list is not a section", "x.md", "- # not top\n\n# Top\n", []wantSection{
 			{KindHeading, "Top", 3, 3, "", ""},
 		}},
 	} {
@@ -66,14 +66,14 @@ func TestExtractMarkdown(t *testing.T) {
 		if err != nil {
 			t.Errorf("%s: %v", tc.name, err)
 		}
-		checkSections(t, tc.name, got, tc.want)
+		expectSections(t, tc.name, got, tc.wantSection)
 	}
 }
 
 func TestExtractMarkdownLongSectionIsCut(t *testing.T) {
 	src := "# Long\n\n" + strings.Repeat("many words in a paragraph ", 2000) + "\n"
 	f := File{Path: "long.md"}
-	extract(&f, []byte(src))
+	extractFile(&f, []byte(src))
 	if len(f.Sections) != 1 || len(f.Sections[0].Doc) > DocLimit || !strings.HasSuffix(f.Sections[0].Doc, "…") {
 		t.Fatalf("sections %+v", f.Sections)
 	}
@@ -85,7 +85,7 @@ func TestExtractMarkdownLongSectionIsCut(t *testing.T) {
 // FuzzExtractMarkdown: no input makes the Markdown reader panic, and
 // every section lies within the file.
 func FuzzExtractMarkdown(f *testing.F) {
-	f.Add("README.md", []byte(readme))
+	f.Add("README.md", []byte(readmeFixture))
 	f.Add("a.md", []byte("# a\n## b\n# c\n"))
 	f.Add("README.md", []byte("---\n---\n"))
 	f.Add("README.md", []byte("---\nx: 1\n..."))
@@ -96,6 +96,6 @@ func FuzzExtractMarkdown(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		checkBounds(t, secs, src)
+		checkSectionBounds(t, secs, src)
 	})
 }

@@ -63,7 +63,7 @@ func OutlineOf(f File) memory.Outline {
 			case isReadme(f.Path):
 				o.Lead = s.Doc
 			case s.Lang == "go":
-				o.Lead = firstSentence(s.Doc)
+				o.Lead = docSynopsis(s.Doc)
 			}
 		}
 	}
@@ -234,9 +234,9 @@ func (a *moduleAcc) module(p string) Module {
 	return m
 }
 
-// firstSentence is a doc's first sentence: up to the first period that
+// docSynopsis is a doc's first sentence: up to the first period that
 // is followed by a space or the end, as go doc's synopsis reads it.
-func firstSentence(s string) string {
+func docSynopsis(s string) string {
 	s = strings.Join(strings.Fields(s), " ")
 	for i := 0; i < len(s); i++ {
 		if s[i] == '.' && (i+1 == len(s) || s[i+1] == ' ') {

@@ -27,7 +27,7 @@ var moduleTree = map[string]string{
 
 func TestModules(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, moduleTree)
+	writeTree(t, root, moduleTree)
 	d, err := Update(context.Background(), root, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -39,8 +39,8 @@ func TestModules(t *testing.T) {
 		byPath[m.Path] = m
 		order = append(order, m.Path)
 	}
-	if want := []string{"", "docs", "store", "store/sql", "web", "web/app"}; !reflect.DeepEqual(order, want) {
-		t.Fatalf("modules %q, want %q", order, want)
+	if wantSection := []string{"", "docs", "store", "store/sql", "web", "web/app"}; !reflect.DeepEqual(order, wantSection) {
+		t.Fatalf("modules %q, want %q", order, wantSection)
 	}
 	root0 := byPath[""]
 	if root0.Files != 2 || root0.Summary != "shop sells things over the network." || !reflect.DeepEqual(root0.Langs, []string{"go", "markdown"}) {
@@ -51,8 +51,8 @@ func TestModules(t *testing.T) {
 		t.Errorf("store: %d files, summary %q", st.Files, st.Summary)
 	}
 	// Types first, the one with more methods before the other, then functions.
-	if want := []string{"Order", "Item", "Get", "Open"}; !reflect.DeepEqual(st.Exported, want) {
-		t.Errorf("store exports %q, want %q", st.Exported, want)
+	if wantSection := []string{"Order", "Item", "Get", "Open"}; !reflect.DeepEqual(st.Exported, wantSection) {
+		t.Errorf("store exports %q, want %q", st.Exported, wantSection)
 	}
 	if sql := byPath["store/sql"]; sql.Files != 1 || sql.Summary != "Package sql stores orders in SQL." || !reflect.DeepEqual(sql.Exported, []string{"Open"}) {
 		t.Errorf("store/sql %+v", sql)
@@ -73,8 +73,8 @@ func TestModules(t *testing.T) {
 
 func TestSummary(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, moduleTree)
-	writeFiles(t, root, map[string]string{
+	writeTree(t, root, moduleTree)
+	writeTree(t, root, map[string]string{
 		"go.mod":   "module example.com/shop\n\ngo 1.22\n",
 		"Makefile": "test:\n\tgo test -race ./...\n",
 	})
@@ -89,7 +89,7 @@ func TestSummary(t *testing.T) {
 	f := ProjectFacts(root, ps)
 	mods := Modules(d.Changed)
 	got := Summary(f, mods, 0)
-	for _, want := range []string{
+	for _, wantSection := range []string{
 		"shop sells things over the network.",
 		"Go module example.com/shop (go 1.22)",
 		"build: go build ./...",
@@ -98,8 +98,8 @@ func TestSummary(t *testing.T) {
 		"- store/ (go, 5 files): keeps orders. Names: Order, Item, Get, Open.",
 		"- web/ (javascript, 5 files): The web front end of the shop.",
 	} {
-		if !strings.Contains(got, want) {
-			t.Errorf("summary lacks %q:\n%s", want, got)
+		if !strings.Contains(got, wantSection) {
+			t.Errorf("summary lacks %q:\n%s", wantSection, got)
 		}
 	}
 	if strings.Contains(got, "testdata") {

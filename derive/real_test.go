@@ -9,8 +9,8 @@ import (
 	"testing"
 )
 
-// find is the section of path named name, if any.
-func find(files []File, path, name string) (Section, bool) {
+// findSection is the section of path named name, if any.
+func findSection(files []File, path, name string) (Section, bool) {
 	for _, f := range files {
 		if f.Path != path {
 			continue
@@ -48,7 +48,7 @@ func TestIndexThisRepository(t *testing.T) {
 		{"README.md", "Speed", "heading", "Measured on this project's machine"},
 		{"README.md", "cairn", "package", "cairn is long-term memory"},
 	} {
-		s, ok := find(d.Changed, c.path, c.name)
+		s, ok := findSection(d.Changed, c.path, c.name)
 		if !ok {
 			t.Errorf("no section %q in %s", c.name, c.path)
 			continue
@@ -101,7 +101,7 @@ func TestIndexBadgerSource(t *testing.T) {
 		{"options.go", "DefaultOptions", "func", "DefaultOptions sets a list of recommended options"},
 		{"README.md", "Getting Started", "heading", ""},
 	} {
-		s, ok := find(d.Changed, c.path, c.name)
+		s, ok := findSection(d.Changed, c.path, c.name)
 		if !ok {
 			t.Errorf("no section %q in %s", c.name, c.path)
 			continue
@@ -110,7 +110,7 @@ func TestIndexBadgerSource(t *testing.T) {
 			t.Errorf("%s %q: %s, doc %.80q", c.path, c.name, s.Kind, s.Doc)
 		}
 	}
-	if s, ok := find(d.Changed, "txn.go", "DB.NewTransaction"); ok && s.Signature != "func (db *DB) NewTransaction(update bool) *Txn" {
+	if s, ok := findSection(d.Changed, "txn.go", "DB.NewTransaction"); ok && s.Signature != "func (db *DB) NewTransaction(update bool) *Txn" {
 		t.Errorf("signature %q", s.Signature)
 	}
 	mods := Modules(d.Changed)

@@ -87,7 +87,7 @@ func Summary(f Facts, mods []Module, maxWords int) string {
 func languageLine(f Facts) string {
 	var b strings.Builder
 	if f.Language != "" {
-		b.WriteString(title(f.Language))
+		b.WriteString(langTitle(f.Language))
 		if f.Module != "" {
 			b.WriteString(" module " + f.Module)
 		} else {
@@ -129,7 +129,8 @@ func languageLine(f Facts) string {
 	return b.String()
 }
 
-func title(s string) string {
+// langTitle writes a language's name as people do ("Go", "TypeScript").
+func langTitle(s string) string {
 	switch s {
 	case "javascript":
 		return "JavaScript"
@@ -208,7 +209,7 @@ func moduleLine(m Module) string {
 		fmt.Fprintf(&b, "%d files)", m.Files)
 	}
 	if m.Summary != "" {
-		b.WriteString(": " + cutWords(withoutPackage(firstSentence(m.Summary), m.Path), 20))
+		b.WriteString(": " + cutWords(withoutPackage(docSynopsis(m.Summary), m.Path), 20))
 	}
 	if len(m.Exported) > 0 {
 		names := m.Exported

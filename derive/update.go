@@ -27,34 +27,34 @@ type Stamp = memory.Stamp
 
 // File is what was read from one file.
 type File struct {
-	Path string // slash-separated, relative to the root
-	Lang string // the reader's language, or a name by the extension ("" when unknown)
+	Path string `json:"path"` // slash-separated, relative to the root
+	Lang string `json:"lang"` // the reader's language, or a name by the extension ("" when unknown)
 	Stamp
-	Sections []Section
+	Sections []Section `json:"sections"`
 	// Exported are the names a module summary lists: the top-level
 	// definitions of the file (not methods, not headings), in file order.
-	Exported []string
+	Exported []string `json:"exported,omitempty"`
 	// Err says what a reader could not read (the file still has the
 	// sections read before it); "" when all was read.
-	Err string `json:",omitempty"`
+	Err string `json:"err,omitempty"`
 }
 
 // Delta is what changed since the stamps an Update was given.
 type Delta struct {
 	// Changed are the files that are new or whose content changed, read
 	// again, sorted by path.
-	Changed []File
+	Changed []File `json:"changed"`
 	// Restamped are files whose content is unchanged but whose size or
 	// modification time moved (or was too recent to trust): the caller
 	// stores the new stamp.
-	Restamped map[string]Stamp
+	Restamped map[string]Stamp `json:"restamped"`
 	// Removed are paths of prev that are no longer listed, were deleted,
 	// or are now skipped; sorted.
-	Removed []string
+	Removed []string `json:"removed"`
 	// Unchanged counts the files whose stat matched their stamp.
-	Unchanged int
+	Unchanged int `json:"unchanged"`
 	// Skipped counts what was left out and why (see List).
-	Skipped Skipped
+	Skipped Skipped `json:"skipped"`
 }
 
 // Update reads what changed under root since prev (stamps by path, from
@@ -86,7 +86,7 @@ func Update(ctx context.Context, root string, opt Options, prev map[string]Stamp
 	}
 
 	results := make([]readResult, len(todo))
-	if err := readAll(ctx, real, opt, todo, results); err != nil {
+	if err := readEntries(ctx, real, opt, todo, results); err != nil {
 		return Delta{}, err
 	}
 	for i, r := range results {
@@ -122,8 +122,8 @@ type readResult struct {
 	gone bool   // it vanished (or cannot be opened) since it was listed
 }
 
-// readAll reads todo into results on GOMAXPROCS goroutines.
-func readAll(ctx context.Context, root string, opt Options, todo []Entry, results []readResult) error {
+// readEntries reads todo into results on GOMAXPROCS goroutines.
+func readEntries(ctx context.Context, root string, opt Options, todo []Entry, results []readResult) error {
 	workers := runtime.GOMAXPROCS(0)
 	if workers > len(todo) {
 		workers = len(todo)
@@ -135,7 +135,7 @@ func readAll(ctx context.Context, root string, opt Options, todo []Entry, result
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i] = readFile(root, todo[i].Path, opt)
+				results[i] = readEntry(root, todo[i].Path, opt)
 			}
 		}()
 	}
@@ -159,10 +159,10 @@ feed:
 // would leave size and time as they were.
 const racyWindow = 2 * time.Second
 
-// readFile reads, checks, hashes and extracts one file. The stamp comes
+// readEntry reads, checks, hashes and extracts one file. The stamp comes
 // from the open file before it is read, so a write during the read
 // leaves a stamp that no longer matches and the next Update reads again.
-func readFile(root, p string, opt Options) readResult {
+func readEntry(root, p string, opt Options) readResult {
 	f, err := os.Open(filepath.Join(root, filepath.FromSlash(p)))
 	if err != nil {
 		return readResult{gone: true}
@@ -201,14 +201,14 @@ func readFile(root, p string, opt Options) readResult {
 		st.ModTime = 0
 	}
 	file := File{Path: p, Stamp: st}
-	extract(&file, src)
+	extractFile(&file, src)
 	return readResult{file: file}
 }
 
-// extract fills a file's language, sections and exported names with its
+// extractFile fills a file's language, sections and exported names with its
 // reader. A reader's panic is the reader's bug, not the run's end: the
 // file keeps what is known and says what went wrong.
-func extract(file *File, src []byte) {
+func extractFile(file *File, src []byte) {
 	l, ok := readerFor(file.Path)
 	if !ok {
 		file.Lang = langByExt(file.Path)
@@ -234,7 +234,7 @@ func extract(file *File, src []byte) {
 		secs[i].Doc = cutDoc(secs[i].Doc)
 	}
 	file.Sections = secs
-	file.Exported = exported(secs)
+	file.Exported = exportedNames(secs)
 }
 
 // formatVersion changes when what every reader's sections go through
@@ -270,10 +270,10 @@ func readerFor(p string) (language, bool) {
 	return best, bestLen > 0
 }
 
-// exported are the names a module lists from a file's sections: its
+// exportedNames are the names a module lists from a file's sections: its
 // top-level definitions, without methods (a qualified name), headings,
 // package docs, or names a language marks private with a leading "_".
-func exported(secs []Section) []string {
+func exportedNames(secs []Section) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range secs {
@@ -329,7 +329,7 @@ func cutDoc(s string) string {
 	}
 	const ell = "…"
 	cut := DocLimit - len(ell)
-	for cut > 0 && !isSpace(s[cut]) {
+	for cut > 0 && !isDocSpace(s[cut]) {
 		cut--
 	}
 	if cut < DocLimit/2 {
@@ -342,4 +342,4 @@ func cutDoc(s string) string {
 	return strings.TrimSpace(s[:cut]) + ell
 }
 
-func isSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }
+func isDocSpace(b byte) bool { return b == ' ' || b == '\n' || b == '\t' || b == '\r' }

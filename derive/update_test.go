@@ -2,6 +2,7 @@ package derive
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"os"
 	"path/filepath"
@@ -50,14 +51,14 @@ func restampedPaths(d Delta) []string {
 func TestUpdateIncremental(t *testing.T) {
 	isolateGit(t)
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{
+	writeTree(t, root, map[string]string{
 		"a.go":     "// Package a is the first.\npackage a\n\n// Hello greets.\nfunc Hello() {}\n",
 		"b.md":     "# B\n\nAbout b.\n",
 		"c.go":     "package a\n\n// C is c.\nconst C = 1\n",
 		"e.md":     "# E\n",
 		"keep.txt": "plain\n",
 	})
-	git(t, root, "init", "-q")
+	runGit(t, root, "init", "-q")
 	ctx := context.Background()
 
 	d, err := Update(ctx, root, Options{}, nil)
@@ -93,11 +94,11 @@ func TestUpdateIncremental(t *testing.T) {
 
 	// Change a.go, touch b.md (same content), rename c.go to d.go, delete e.md.
 	later := time.Now().Add(-30 * time.Minute)
-	writeFiles(t, root, map[string]string{"a.go": "package a\n\n// Bye parts.\nfunc Bye() {}\n"})
-	must(t, os.Chtimes(filepath.Join(root, "a.go"), later, later))
-	must(t, os.Chtimes(filepath.Join(root, "b.md"), later, later))
-	must(t, os.Rename(filepath.Join(root, "c.go"), filepath.Join(root, "d.go")))
-	must(t, os.Remove(filepath.Join(root, "e.md")))
+	writeTree(t, root, map[string]string{"a.go": "package a\n\n// Bye parts.\nfunc Bye() {}\n"})
+	mustOK(t, os.Chtimes(filepath.Join(root, "a.go"), later, later))
+	mustOK(t, os.Chtimes(filepath.Join(root, "b.md"), later, later))
+	mustOK(t, os.Rename(filepath.Join(root, "c.go"), filepath.Join(root, "d.go")))
+	mustOK(t, os.Remove(filepath.Join(root, "e.md")))
 	d, err = Update(ctx, root, Options{}, prev)
 	if err != nil {
 		t.Fatal(err)
@@ -123,7 +124,7 @@ func TestUpdateIncremental(t *testing.T) {
 	prev = stampsOf(prev, d)
 
 	// A file that turns binary is removed and counted as skipped.
-	writeFiles(t, root, map[string]string{"keep.txt": "now\x00binary"})
+	writeTree(t, root, map[string]string{"keep.txt": "now\x00binary"})
 	d, err = Update(ctx, root, Options{}, prev)
 	if err != nil {
 		t.Fatal(err)
@@ -133,7 +134,7 @@ func TestUpdateIncremental(t *testing.T) {
 	}
 }
 
-func must(t *testing.T, err error) {
+func mustOK(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {
 		t.Fatal(err)
@@ -142,11 +143,11 @@ func must(t *testing.T, err error) {
 
 func TestUpdateRecentFileIsHashedAgain(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"now.md": "# Now\n", "old.md": "# Old\n"})
+	writeTree(t, root, map[string]string{"now.md": "# Now\n", "old.md": "# Old\n"})
 	// A modification time in the clock's current tick (here: ahead of
 	// it) cannot tell a later write in the same tick apart.
 	soon := time.Now().Add(time.Hour)
-	must(t, os.Chtimes(filepath.Join(root, "now.md"), soon, soon))
+	mustOK(t, os.Chtimes(filepath.Join(root, "now.md"), soon, soon))
 	d, err := Update(context.Background(), root, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -165,7 +166,7 @@ func TestUpdateRecentFileIsHashedAgain(t *testing.T) {
 
 func TestUpdateFileVanishedBeforeRead(t *testing.T) {
 	root := t.TempDir()
-	r := readFile(root, "listed-then-deleted.go", Options{})
+	r := readEntry(root, "listed-then-deleted.go", Options{})
 	if !r.gone {
 		t.Errorf("a file gone before its read: %+v", r)
 	}
@@ -185,7 +186,7 @@ func TestUpdateReaderFailuresStayInTheirFile(t *testing.T) {
 	}})
 	t.Cleanup(func() { delete(languages, ".boom"); delete(languages, ".half") })
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"x.boom": "x", "y.half": "y", "z.md": "# Z\n"})
+	writeTree(t, root, map[string]string{"x.boom": "x", "y.half": "y", "z.md": "# Z\n"})
 	d, err := Update(context.Background(), root, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -214,7 +215,7 @@ func TestUpdateDeterministicOrder(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		files[filepath.ToSlash(filepath.Join(string(rune('a'+i%7)), strings.Repeat("x", i%13+1)+".md"))] = "# T\n"
 	}
-	writeFiles(t, root, files)
+	writeTree(t, root, files)
 	var first []string
 	for run := 0; run < 3; run++ {
 		d, err := Update(context.Background(), root, Options{}, nil)
@@ -237,9 +238,9 @@ func TestReaderForLongestExtension(t *testing.T) {
 	register(language{name: "dts", exts: []string{".d.ts"}})
 	register(language{name: "ts", exts: []string{".ts"}})
 	t.Cleanup(func() { delete(languages, ".d.ts"); delete(languages, ".ts") })
-	for p, want := range map[string]string{"a/b.d.ts": "dts", "a/b.ts": "ts", "README.MD": "markdown", "x.go": "go"} {
-		if l, ok := readerFor(p); !ok || l.name != want {
-			t.Errorf("readerFor(%q) = %q, want %q", p, l.name, want)
+	for p, wantSection := range map[string]string{"a/b.d.ts": "dts", "a/b.ts": "ts", "README.MD": "markdown", "x.go": "go"} {
+		if l, ok := readerFor(p); !ok || l.name != wantSection {
+			t.Errorf("readerFor(%q) = %q, want %q", p, l.name, wantSection)
 		}
 	}
 	if _, ok := readerFor("Makefile"); ok {
@@ -264,7 +265,7 @@ func TestCutDoc(t *testing.T) {
 
 func TestUpdateNewReaderRereadsItsFiles(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.zz": "zz data\n", "b.md": "# B\n"})
+	writeTree(t, root, map[string]string{"a.zz": "zz data\n", "b.md": "# B\n"})
 	d, err := Update(context.Background(), root, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -300,10 +301,37 @@ func TestUpdateNewReaderRereadsItsFiles(t *testing.T) {
 
 func TestUpdateCancelled(t *testing.T) {
 	root := t.TempDir()
-	writeFiles(t, root, map[string]string{"a.md": "# A\n", "b.md": "# B\n"})
+	writeTree(t, root, map[string]string{"a.md": "# A\n", "b.md": "# B\n"})
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if _, err := Update(ctx, root, Options{}, nil); !errors.Is(err, context.Canceled) {
 		t.Errorf("a cancelled update: %v", err)
+	}
+}
+
+// A file read, written as JSON (what the store or `cairn index --json`
+// keeps) and read back, is the same file.
+func TestFileJSONRoundTrip(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{"a.go": goClient, "README.md": readmeFixture})
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range d.Changed {
+		b, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var back File
+		if err := json.Unmarshal(b, &back); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(back, f) {
+			t.Errorf("%s: %+v\nread back as %+v", f.Path, f, back)
+		}
+		if !strings.Contains(string(b), `"mtime":`) || !strings.Contains(string(b), `"sections":[`) {
+			t.Errorf("%s as JSON: %s", f.Path, b)
+		}
 	}
 }
