@@ -373,12 +373,17 @@ func keepTail(s string, n int) string {
 	return "…" + string(r[len(r)-n+1:])
 }
 
-// firstColumn is a row's place: a module's path, a section's path:line.
+// firstColumn is a row's place: a module's path, a section's path:line
+// — within the open module, the path below it (the heading names it).
 func (p *repoPane) firstColumn(r repoRow) string {
 	if r.mod != nil {
 		return modulePath(r.mod.Path)
 	}
-	return fmt.Sprintf("%s:%d", r.file.Path, r.line())
+	path := r.file.Path
+	if p.module != "" {
+		path = strings.TrimPrefix(path, p.module+"/")
+	}
+	return fmt.Sprintf("%s:%d", path, r.line())
 }
 
 // docKey is the render cache's key of a section's doc: it changes when
