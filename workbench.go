@@ -6,9 +6,10 @@ import (
 	"path/filepath"
 	"sync"
 
+	"cairn/derive"
 	"cairn/memory"
+	"cairn/project"
 	"cairn/recall"
-	"cairn/store"
 	"cairn/trust"
 	"cairn/ui"
 )
@@ -16,7 +17,7 @@ import (
 // workbench opens the TUI on a store in a project; recall is the server's
 // engine when the store is a client of the server; the command line's
 // history lasts in the home.
-func workbench(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme, home string) error {
+func workbench(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string) error {
 	// One trust service per project for the workbench's life: its checker
 	// keeps the bound files' fingerprints (and leaves them in the home for
 	// the next process), so a reload stats them instead of hashing every
@@ -33,6 +34,21 @@ func workbench(ctx context.Context, st store.Store, p memory.Project, projects [
 			}
 			return services[p.ID]
 		}}
+	// /index reads the project's repository: its root, else the git work
+	// tree (or the directory) the workbench was opened in, as cairn index.
+	opt.Index = func(ctx context.Context, p memory.Project) (derive.Report, error) {
+		root := p.Root
+		if root == "" {
+			wd, err := os.Getwd()
+			if err != nil {
+				return derive.Report{}, err
+			}
+			if root = project.GitRoot(wd); root == "" {
+				root = wd
+			}
+		}
+		return derive.Index(ctx, st, p.ID, root, derive.Options{}, memory.ActorUser)
+	}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}

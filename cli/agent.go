@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strings"
 
@@ -180,6 +181,9 @@ type recallOut struct {
 	Note        string       `json:"note,omitempty"`
 	Nothing     bool         `json:"nothing_known,omitempty"`
 	Weak        bool         `json:"weak,omitempty"`
+	// Repository is what the repository says (derived memory), ranked
+	// with the results.
+	Repository []recall.SectionHit `json:"repository,omitempty"`
 }
 
 type recallItem struct {
@@ -191,7 +195,12 @@ type recallItem struct {
 }
 
 func (a *app) recallJSON(ctx context.Context, resp recall.Response, explain bool) (recallOut, error) {
-	out := recallOut{Results: []recallItem{}, VerifyFirst: []recallItem{}, Cut: resp.Cut, Note: resp.Note, Nothing: resp.Nothing, Weak: resp.Weak}
+	out := recallOut{Results: []recallItem{}, VerifyFirst: []recallItem{}, Cut: resp.Cut, Note: resp.Note, Nothing: resp.Nothing, Weak: resp.Weak, Repository: resp.Repository}
+	if !explain {
+		for i := range out.Repository {
+			out.Repository[i].Explain = recall.Explain{}
+		}
+	}
 	conv := func(hs []recall.Hit) ([]recallItem, error) {
 		items := []recallItem{}
 		for _, h := range hs {
@@ -225,9 +234,9 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 		fmt.Fprintln(w, "note: "+cleanLine(resp.Note))
 	}
 	switch {
-	case resp.Nothing && len(resp.Results) == 0 && len(resp.VerifyFirst) == 0:
+	case resp.Nothing && len(resp.Results) == 0 && len(resp.VerifyFirst) == 0 && len(resp.Repository) == 0:
 		fmt.Fprintln(w, "nothing known about this (noted in the gap log: cairn gaps)")
-	case len(resp.Results) == 0:
+	case len(resp.Results) == 0 && len(resp.Repository) == 0:
 		fmt.Fprintln(w, "nothing recalled")
 	case resp.Weak:
 		fmt.Fprintln(w, "only weak answers (noted in the gap log: cairn gaps)")
@@ -285,6 +294,12 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 		part = h.Part
 		show(i, h)
 	}
+	if len(resp.Repository) > 0 {
+		fmt.Fprintln(w, "from the repository:")
+		for i, h := range resp.Repository {
+			printSection(w, i, h, explain)
+		}
+	}
 	if len(resp.VerifyFirst) > 0 {
 		fmt.Fprintln(w, "verify first (may be stale):")
 		for i, h := range resp.VerifyFirst {
@@ -293,6 +308,26 @@ func (a *app) printRecall(cmd *cobra.Command, resp recall.Response, explain bool
 	}
 	if resp.Cut > 0 {
 		fmt.Fprintf(w, "%d more cut by the budget (--budget, --limit)\n", resp.Cut)
+	}
+}
+
+// printSection prints a section of the repository as an editor opens it
+// (path:line), with what it is and the first line of its doc.
+func printSection(w io.Writer, i int, h recall.SectionHit, explain bool) {
+	title := cleanLine(h.Name)
+	if h.Signature != "" && h.Kind != memory.SectionHeading {
+		title = cleanLine(h.Signature)
+	}
+	fmt.Fprintf(w, "%2d. %.2f  %s  %s\n", i+1, h.Score, cleanLine(h.Where()), title)
+	if doc, _, _ := strings.Cut(strings.TrimSpace(h.Doc), "\n"); doc != "" && doc != h.Name {
+		if r := []rune(doc); len(r) > 110 {
+			doc = string(r[:109]) + "…"
+		}
+		fmt.Fprintf(w, "    %s\n", cleanLine(doc))
+	}
+	if explain {
+		x := h.Explain
+		fmt.Fprintf(w, "    lexical %.2f (#%d) · vector %.2f · relevance %.2f · derived from %s\n", x.Lexical, x.LexicalRnk, x.Vector, x.Relevance, cleanLine(h.Path))
 	}
 }
 

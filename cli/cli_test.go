@@ -377,7 +377,7 @@ func TestWorkbenchTheme(t *testing.T) {
 			return ""
 		},
 		Getwd: func() (string, error) { return e.wd, nil }, IsTerminal: func() bool { return false },
-		Workbench: func(_ context.Context, _ store.Store, p memory.Project, _ []memory.Project, theme, _ string) error {
+		Workbench: func(_ context.Context, _ memory.Store, p memory.Project, _ []memory.Project, theme, _ string) error {
 			got = theme + " " + p.Name
 			return nil
 		}})
@@ -640,7 +640,7 @@ func TestLinkWeightAndConfidenceMustBeNumbers(t *testing.T) {
 	ctx := context.Background()
 	for _, w := range []float64{math.NaN(), math.Inf(1), math.Inf(-1), -0.5, 2} {
 		err := st.Link(ctx, memory.Edge{From: d.ID, Kind: memory.EdgeBecause, To: b.ID, Weight: w}, memory.ActorAgent)
-		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "weight") {
+		if !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "weight") {
 			t.Errorf("store link weight %v: %v", w, err)
 		}
 	}
@@ -650,7 +650,7 @@ func TestLinkWeightAndConfidenceMustBeNumbers(t *testing.T) {
 	}
 	for _, c := range []float64{math.NaN(), math.Inf(1), -0.1} {
 		_, err := st.Remember(ctx, &memory.Memory{Project: old.Project, Layer: memory.LayerState, Body: "x", Confidence: c}, memory.ActorAgent)
-		if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "confidence") {
+		if !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "confidence") {
 			t.Errorf("store confidence %v: %v", c, err)
 		}
 	}

@@ -12,7 +12,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 func (a *app) rememberCommand() *cobra.Command {
@@ -144,7 +143,7 @@ func (a *app) listCommand() *cobra.Command {
 		Short: "list memories of the project, newest first",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			q := store.Query{Limit: limit, Tag: strings.ToLower(tag)}
+			q := memory.Query{Limit: limit, Tag: strings.ToLower(tag)}
 			var err error
 			if layer != "" {
 				if q.Layer, err = memory.ParseLayer(layer); err != nil {
@@ -154,7 +153,7 @@ func (a *app) listCommand() *cobra.Command {
 			switch status {
 			case "", "active":
 			case "all", "any":
-				q.Status = store.StatusAny
+				q.Status = memory.StatusAny
 			default:
 				if q.Status, err = memory.ParseStatus(status); err != nil {
 					return usage(fmt.Errorf("%w (or all)", err))
@@ -522,7 +521,7 @@ func (a *app) load(ctx context.Context, idOrPrefix string) (*memory.Memory, erro
 	}
 	id, err := a.st.Resolve(ctx, idOrPrefix)
 	if err != nil {
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return nil, hintf("list them with: cairn list --status all", "no memory %s", cleanLine(idOrPrefix))
 		}
 		return nil, err

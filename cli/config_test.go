@@ -11,7 +11,6 @@ import (
 
 	"cairn/internal/config"
 	"cairn/memory"
-	"cairn/store"
 )
 
 // cfgEnv is a user with a settings file: HOME, XDG_CONFIG_HOME and the
@@ -57,7 +56,7 @@ func (e *cfgEnv) run(args ...string) result {
 		Getenv:     func(k string) string { return e.vars[k] },
 		Getwd:      func() (string, error) { return e.wd, nil },
 		IsTerminal: func() bool { return false },
-		Workbench: func(_ context.Context, _ store.Store, _ memory.Project, _ []memory.Project, theme, _ string) error {
+		Workbench: func(_ context.Context, _ memory.Store, _ memory.Project, _ []memory.Project, theme, _ string) error {
 			e.theme = theme
 			return nil
 		},

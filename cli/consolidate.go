@@ -15,7 +15,6 @@ import (
 
 	"cairn/consolidate"
 	"cairn/memory"
-	"cairn/store"
 )
 
 func (a *app) consolidateCommand() *cobra.Command {
@@ -88,7 +87,7 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 	}
 	rep, err := consolidate.Consolidate(ctx, a.st, a.proj, opt)
 	pl.clear() // before the report: stdout and stderr may share the terminal
-	if errors.Is(err, store.ErrStale) {
+	if errors.Is(err, memory.ErrStale) {
 		return errors.New("the memories kept changing while consolidating (another writer is busy): run cairn consolidate again")
 	}
 	if err != nil {
@@ -160,7 +159,7 @@ func (a *app) undoRun(cmd *cobra.Command, id string) error {
 		}
 	}
 	run, err := consolidate.Undo(ctx, a.st, a.proj, id, memory.ActorUser)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return hintf("list them with: cairn consolidate --runs", "no run %s in project %s", cleanLine(id), cleanLine(a.proj.Name))
 	}
 	if err != nil {

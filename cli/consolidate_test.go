@@ -23,7 +23,7 @@ import (
 // withStore opens the cairn home's store directly (no command may be
 // running) in the project of the working directory, for what the command
 // line cannot do: write as an agent.
-func withStore(t *testing.T, e *env, fn func(st store.Store, p memory.Project)) {
+func withStore(t *testing.T, e *env, fn func(st memory.Store, p memory.Project)) {
 	t.Helper()
 	st, err := store.Open(filepath.Join(e.home, "store"), store.Options{})
 	if err != nil {
@@ -102,7 +102,7 @@ func TestConsolidateMorning(t *testing.T) {
 	os.WriteFile(filepath.Join(e.wd, "deploy", "pipeline.yml"), []byte("stages: [build, ship]\n"), 0o644)
 
 	var argo *memory.Memory
-	withStore(t, e, func(st store.Store, p memory.Project) {
+	withStore(t, e, func(st memory.Store, p memory.Project) {
 		var err error
 		argo, err = st.Remember(context.Background(), &memory.Memory{Project: p.ID, Layer: memory.LayerState,
 			Body: "Deploys go through ArgoCD.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
@@ -475,7 +475,7 @@ func TestImportReinforcesKnownFacts(t *testing.T) {
 	if n := len(e.list()); n != 2 {
 		t.Errorf("%d memories after importing one known and one new fact, want 2", n)
 	}
-	var res store.ImportResult
+	var res memory.ImportResult
 	os.WriteFile(path, []byte(`{"layer":"B","body":"We deploy on tuesdays!"}`+"\n"), 0o644)
 	if err := json.Unmarshal([]byte(e.ok("import", path, "--json")), &res); err != nil || res.Reinforced != 1 || res.Added != 0 {
 		t.Errorf("import --json: %v %+v", err, res)

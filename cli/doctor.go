@@ -12,20 +12,20 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
+	"cairn/memory"
 	"cairn/project"
-	"cairn/store"
 )
 
 // doctorReport is what `cairn doctor` finds.
 type doctorReport struct {
-	Home         string       `json:"home"`
-	Store        *store.Stats `json:"store,omitempty"`
-	StoreError   string       `json:"store_error,omitempty"`
-	HookFailures []string     `json:"hook_failures"` // the last few, oldest first
-	ClaudeCode   agentState   `json:"claude_code"`
-	Codex        agentState   `json:"codex"`
-	LLM          bool         `json:"llm_configured"`
-	Embedder     bool         `json:"embedder_configured"`
+	Home         string        `json:"home"`
+	Store        *memory.Stats `json:"store,omitempty"`
+	StoreError   string        `json:"store_error,omitempty"`
+	HookFailures []string      `json:"hook_failures"` // the last few, oldest first
+	ClaudeCode   agentState    `json:"claude_code"`
+	Codex        agentState    `json:"codex"`
+	LLM          bool          `json:"llm_configured"`
+	Embedder     bool          `json:"embedder_configured"`
 }
 
 type agentState struct {

@@ -71,7 +71,7 @@ func (a *app) importCommand() *cobra.Command {
 			res, err := a.st.ImportStream(cmd.Context(), a.proj.ID, src.next, memory.ActorUser)
 			src.progress.clear() // before any report: stdout and stderr may share the terminal
 			if err != nil {
-				var ie *store.ImportError
+				var ie *memory.ImportError
 				var le *exchange.LineError
 				switch {
 				case errors.As(err, &le): // the file, read as it streams
@@ -146,10 +146,10 @@ func (s *importSource) next() ([]memory.Record, error) {
 	var recs []memory.Record
 	var err error
 	if s.jsonl != nil {
-		recs, err = s.jsonl.Next(store.ImportChunk)
+		recs, err = s.jsonl.Next(memory.ImportChunk)
 		s.progress.show(s.jsonl.Read(), s.jsonl.Size)
 	} else {
-		recs = s.recs[s.sent:min(s.sent+store.ImportChunk, len(s.recs))]
+		recs = s.recs[s.sent:min(s.sent+memory.ImportChunk, len(s.recs))]
 		if len(recs) == 0 {
 			err = io.EOF
 		}
@@ -180,7 +180,7 @@ func (s *importSource) where(i int) string {
 
 // bindImported binds the memories an import added without bindings to
 // what their text names here (imported bindings are kept as they came).
-func (a *app) bindImported(ctx context.Context, bind map[int]*memory.Memory, added []store.Added) (int, error) {
+func (a *app) bindImported(ctx context.Context, bind map[int]*memory.Memory, added []memory.Added) (int, error) {
 	var ms []*memory.Memory
 	for _, ad := range added {
 		if m := bind[ad.Record]; m != nil {
@@ -301,7 +301,7 @@ func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress
 			}
 		}
 	}
-	err := store.EachPage(ctx, a.st, store.Query{Project: pid, Status: store.StatusAny, Limit: 1000}, func(page []*memory.Memory) error {
+	err := memory.EachPage(ctx, a.st, memory.Query{Project: pid, Status: memory.StatusAny, Limit: 1000}, func(page []*memory.Memory) error {
 		for _, m := range page {
 			r, err := a.record(ctx, m)
 			if err != nil {

@@ -18,7 +18,6 @@ import (
 	"cairn/memory"
 	"cairn/project"
 	"cairn/recall"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -235,7 +234,7 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string)
 		}
 		cands = append(cands, m)
 	}
-	ds, err := listAll(ctx, a.st, store.Query{Project: p.ID, Layer: memory.LayerDecision})
+	ds, err := listAll(ctx, a.st, memory.Query{Project: p.ID, Layer: memory.LayerDecision})
 	if err != nil {
 		return "", err
 	}
@@ -324,10 +323,10 @@ func promptWords(s string) map[string]bool {
 	return out
 }
 
-func listAll(ctx context.Context, st store.Store, q store.Query) ([]*memory.Memory, error) {
+func listAll(ctx context.Context, st memory.Store, q memory.Query) ([]*memory.Memory, error) {
 	q.Limit = 1000
 	var out []*memory.Memory
-	err := store.EachPage(ctx, st, q, func(page []*memory.Memory) error {
+	err := memory.EachPage(ctx, st, q, func(page []*memory.Memory) error {
 		out = append(out, page...)
 		return nil
 	})

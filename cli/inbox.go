@@ -17,7 +17,6 @@ import (
 	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // inboxLimit bounds how many drafts the inbox reads at once.
@@ -573,9 +572,9 @@ func (a *app) inboxItem(ctx context.Context, idOrPrefix string) (*memory.Draft, 
 		switch {
 		case err == nil && p.Project == a.proj.ID:
 			prop = &p
-		case err == nil, errors.Is(err, store.ErrNotFound):
+		case err == nil, errors.Is(err, memory.ErrNotFound):
 			// another project's proposal is none of this inbox's business
-		case errors.Is(err, store.ErrInvalid):
+		case errors.Is(err, memory.ErrInvalid):
 			return nil, nil, usage(err)
 		default:
 			return nil, nil, err

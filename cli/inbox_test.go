@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // TestInboxListsShowsAndDrops: captured drafts can be read and erased by a
@@ -110,7 +109,7 @@ func TestInboxProposals(t *testing.T) {
 	port := e.rec("remember", "The API listens on port 8080.")
 	nodes := e.rec("remember", "The staging cluster runs on three nodes in eu-west-1.")
 	// An agent's notes: its extractions rank below what the user stated.
-	withStore(t, e, func(st store.Store, p memory.Project) {
+	withStore(t, e, func(st memory.Store, p memory.Project) {
 		for _, text := range []string{"The API listens on port 9090.", "The staging cluster runs on three nodes in eu-west-1 region."} {
 			if _, err := st.Capture(context.Background(), memory.Draft{Project: p.ID, Actor: memory.ActorAgent, Text: text, Source: memory.Source{Session: "s1"}}); err != nil {
 				t.Fatal(err)

@@ -11,7 +11,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // memFlags are the flags that describe a memory's content, shared by
@@ -125,12 +124,12 @@ func (f *memFlags) newMemory(fs *pflag.FlagSet, body string) (*memory.Memory, er
 }
 
 // patch builds an in-place edit from the flags that were given.
-func (f *memFlags) patch(fs *pflag.FlagSet, body *string) (store.Patch, error) {
+func (f *memFlags) patch(fs *pflag.FlagSet, body *string) (memory.Patch, error) {
 	p, err := f.parse(fs)
 	if err != nil {
-		return store.Patch{}, err
+		return memory.Patch{}, err
 	}
-	var pt store.Patch
+	var pt memory.Patch
 	pt.Body = body
 	if fs.Changed("title") {
 		pt.Title = &f.title

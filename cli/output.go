@@ -13,7 +13,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Text output shows what came from the store or from a person or agent
@@ -82,7 +81,7 @@ func (a *app) nameProposal(ctx context.Context, p *memory.Proposal) {
 
 // shorten learns the short forms of memory ids shown together: prefixes
 // that name each in the whole store, so that any of them can be typed
-// back (see store.ShortIDs). --json output keeps whole ids.
+// back (see memory.ShortIDsIn). --json output keeps whole ids.
 func (a *app) shorten(ctx context.Context, ids ...string) {
 	if a.shorts == nil {
 		a.shorts = map[string]string{}
@@ -96,7 +95,7 @@ func (a *app) shorten(ctx context.Context, ids ...string) {
 	if len(todo) == 0 {
 		return
 	}
-	for id, s := range store.ShortIDs(ctx, a.st, todo) {
+	for id, s := range memory.ShortIDsIn(ctx, a.st, todo) {
 		a.shorts[id] = s
 	}
 }
@@ -176,6 +175,7 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 		linked[id] = cleanLine(a.shorts[id]) + "  " + title
 	}
 	writeMemoryText(w, m, a.projectName(ctx, m.Project), out, in, a.shorts[m.ID], linked)
+	a.writeBoundSections(ctx, w, m)
 	for i, v := range versions {
 		if i == len(versions)-1 {
 			break
@@ -190,6 +190,51 @@ func (a *app) show(cmd *cobra.Command, m *memory.Memory, versions []*memory.Memo
 }
 
 const timeFmt = "2006-01-02 15:04"
+
+// maxBoundSections bounds what show lists of the repository's sections.
+const maxBoundSections = 8
+
+// writeBoundSections lists what the repository says in the files a memory
+// is bound to (derived memory): where to look to check the fact.
+func (a *app) writeBoundSections(ctx context.Context, w io.Writer, m *memory.Memory) {
+	var lines []string
+	more := 0
+	for _, wm := range m.Watermarks {
+		if wm.Kind != memory.WatermarkFile && wm.Kind != memory.WatermarkGit {
+			continue
+		}
+		if wm.Target == "" {
+			continue // the whole repository says too much to list
+		}
+		files, err := a.st.DerivedFiles(ctx, m.Project, wm.Target)
+		if err != nil {
+			return
+		}
+		for _, f := range files {
+			for _, s := range f.Sections {
+				if len(lines) == maxBoundSections {
+					more++
+					continue
+				}
+				what := s.Signature
+				if what == "" {
+					what = s.Name
+				}
+				lines = append(lines, fmt.Sprintf("  %s:%d  %s", cleanLine(s.Path), s.Line, cleanLine(what)))
+			}
+		}
+	}
+	if len(lines) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "in the repository (derived):")
+	for _, l := range lines {
+		fmt.Fprintln(w, l)
+	}
+	if more > 0 {
+		fmt.Fprintf(w, "  … and %d more sections\n", more)
+	}
+}
 
 // writeMemoryText prints m in full, its own id whole at the head; short is
 // that id shortened, and linked names each memory it links to by short id
@@ -366,7 +411,7 @@ func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
 	return tw.Flush()
 }
 
-func (a *app) printStats(cmd *cobra.Command, s store.Stats) error {
+func (a *app) printStats(cmd *cobra.Command, s memory.Stats) error {
 	w := cmd.OutOrStdout()
 	if a.json {
 		return writeJSON(w, s)

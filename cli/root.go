@@ -33,7 +33,7 @@ const (
 )
 
 // Workbench opens the TUI on a store in a project. main.go supplies it.
-type Workbench func(ctx context.Context, st store.Store, p memory.Project, projects []memory.Project, theme, home string) error
+type Workbench func(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string) error
 
 // Env is everything a run of cairn reads from and writes to, so that tests
 // can run the whole command line in-process.
@@ -50,7 +50,7 @@ type Env struct {
 	// Connect reaches the store of a cairn home. main.go connects to the
 	// home's server (starting it when needed); nil opens the store in
 	// this process, which tests of the commands themselves use.
-	Connect func(ctx context.Context, home string) (store.Store, error)
+	Connect func(ctx context.Context, home string) (memory.Store, error)
 }
 
 // Main runs cairn and returns its exit code.
@@ -90,7 +90,7 @@ type app struct {
 	projFlag string
 	json     bool
 	theme    string
-	st       store.Store
+	st       memory.Store
 	proj     memory.Project
 	names    map[string]string // project id → name
 	shorts   map[string]string // memory id → its short form (see sid)
@@ -144,7 +144,7 @@ Run cairn with no command to open the workbench.`,
 		a.rememberCommand(), a.showCommand(), a.listCommand(), a.editCommand(), a.supersedeCommand(),
 		a.archiveCommand(), a.unarchiveCommand(), a.forgetCommand(), a.linkCommand(), a.timelineCommand(),
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
-		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
+		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.indexCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 		a.gapsCommand(), a.feedbackCommand(), a.configCommand(),
 	)
@@ -237,7 +237,8 @@ func (a *app) open(ctx context.Context, write bool) error {
 		return a.unknownProject(ctx)
 	}
 	a.proj = p
-	a.wake(ctx) // facts whose ground moved are marked before anything is served
+	a.wake(ctx)     // facts whose ground moved are marked before anything is served
+	a.rederive(ctx) // and what the repository says is read again after a commit
 	return nil
 }
 
@@ -266,7 +267,7 @@ func (a *app) openStore(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	var st store.Store
+	var st memory.Store
 	if a.env.Connect != nil {
 		st, err = a.env.Connect(ctx, home)
 	} else {
@@ -307,7 +308,7 @@ func (a *app) resolveProject(ctx context.Context) (p memory.Project, known bool,
 	switch {
 	case err == nil:
 		return stored, true, nil
-	case errors.Is(err, store.ErrNotFound):
+	case errors.Is(err, memory.ErrNotFound):
 		return p, false, nil
 	}
 	return p, false, err
@@ -319,7 +320,7 @@ func (a *app) close() {
 	}
 }
 
-func (a *app) workbench(ctx context.Context, st store.Store, p memory.Project) error {
+func (a *app) workbench(ctx context.Context, st memory.Store, p memory.Project) error {
 	theme := a.theme
 	if theme == "" {
 		theme = a.env.Getenv("CAIRN_THEME")

@@ -9,6 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"cairn/memory"
 	"cairn/remote"
 	"cairn/store"
 )
@@ -44,8 +45,8 @@ func (a *app) serveCommand() *cobra.Command {
 
 // ConnectServer is Env.Connect for the real binary: it reaches the home's
 // server, starting `exe serve --home HOME` when none answers.
-func ConnectServer(exe string) func(ctx context.Context, home string) (store.Store, error) {
-	return func(ctx context.Context, home string) (store.Store, error) {
+func ConnectServer(exe string) func(ctx context.Context, home string) (memory.Store, error) {
+	return func(ctx context.Context, home string) (memory.Store, error) {
 		return remote.Connect(ctx, remote.Launcher{Home: home, Exe: exe, Args: []string{"serve", "--home", home}})
 	}
 }

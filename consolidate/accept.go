@@ -6,7 +6,6 @@ import (
 	"strings"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // Accept carries out an open proposal as a run of its own, so that it can
@@ -14,7 +13,7 @@ import (
 // person corrected it (its title, body, layer, kind and tags replace the
 // proposal's); a candidate a person edited counts as stated by them. Only
 // a person accepts.
-func Accept(ctx context.Context, st store.Store, p memory.Project, id string, edited *memory.Memory, by memory.Actor) (memory.Run, error) {
+func Accept(ctx context.Context, st memory.Store, p memory.Project, id string, edited *memory.Memory, by memory.Actor) (memory.Run, error) {
 	if by != memory.ActorUser {
 		return memory.Run{}, fmt.Errorf("only a person accepts a proposal: it waits in the inbox (cairn inbox)")
 	}
@@ -25,22 +24,22 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 	cand := pr.Memory
 	if cand != nil {
 		cand = cand.Clone()
-		cand.ID = store.NewID()
+		cand.ID = memory.NewID()
 		if edited != nil {
 			applyEdit(cand, edited)
 		}
 	} else if edited != nil && pr.Kind != memory.ProposeArchive {
 		// A merge or supersession of two stored memories, rewritten by the
 		// person: the rewrite supersedes both.
-		cand = &memory.Memory{ID: store.NewID(), Project: p.ID}
+		cand = &memory.Memory{ID: memory.NewID(), Project: p.ID}
 		applyEdit(cand, edited)
 	}
 	target := func() (*memory.Memory, error) { return st.Get(ctx, pr.Target) }
-	var ops []store.Op
+	var ops []memory.Op
 	result := ""
 	switch pr.Kind {
 	case memory.ProposeRemember:
-		ops = append(ops, store.Op{Kind: store.OpCreate, Memory: cand, Draft: pr.Draft,
+		ops = append(ops, memory.Op{Kind: memory.OpCreate, Memory: cand, Draft: pr.Draft,
 			Change: memory.Change{Kind: memory.ChangeCreate, Memory: cand.ID, Layer: cand.Layer, Title: cand.Title}})
 		result = cand.ID
 	case memory.ProposeArchive:
@@ -48,7 +47,7 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 		if err != nil {
 			return memory.Run{}, err
 		}
-		ops = append(ops, store.Op{Kind: store.OpArchive, Target: t.ID, Reason: "proposal " + pr.ID,
+		ops = append(ops, memory.Op{Kind: memory.OpArchive, Target: t.ID, Reason: "proposal " + pr.ID,
 			Change: memory.Change{Kind: memory.ChangeArchive, Target: t.ID, TargetTitle: t.Title, Layer: t.Layer}})
 		result = t.ID
 	case memory.ProposeMerge, memory.ProposeSupersede:
@@ -71,7 +70,7 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 			if cand.Layer == 0 {
 				cand.Layer = t.Layer
 			}
-			ops = append(ops, store.Op{Kind: store.OpSupersede, Target: t.ID, Memory: cand, Draft: pr.Draft,
+			ops = append(ops, memory.Op{Kind: memory.OpSupersede, Target: t.ID, Memory: cand, Draft: pr.Draft,
 				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: cand.ID, Target: t.ID, Layer: cand.Layer, Title: cand.Title, TargetTitle: t.Title}})
 			result = cand.ID
 			if pr.Other != "" {
@@ -79,7 +78,7 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 				if err != nil {
 					return memory.Run{}, err
 				}
-				ops = append(ops, store.Op{Kind: store.OpSupersede, Target: o.ID, With: cand.ID,
+				ops = append(ops, memory.Op{Kind: memory.OpSupersede, Target: o.ID, With: cand.ID,
 					Change: memory.Change{Kind: memory.ChangeSupersede, Memory: cand.ID, Target: o.ID, Layer: cand.Layer, Title: cand.Title, TargetTitle: o.Title}})
 			}
 			if c, ok := Contradicts(t, cand); ok && pr.Kind == memory.ProposeSupersede {
@@ -90,7 +89,7 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 			if err != nil {
 				return memory.Run{}, err
 			}
-			ops = append(ops, store.Op{Kind: store.OpSupersede, Target: t.ID, With: o.ID,
+			ops = append(ops, memory.Op{Kind: memory.OpSupersede, Target: t.ID, With: o.ID,
 				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: o.ID, Target: t.ID, Layer: o.Layer, Title: o.Title, TargetTitle: t.Title}})
 			result = o.ID
 			if c, ok := Contradicts(t, o); ok && pr.Kind == memory.ProposeSupersede {
@@ -98,33 +97,33 @@ func Accept(ctx context.Context, st store.Store, p memory.Project, id string, ed
 			}
 		}
 	}
-	ops = append(ops, store.Op{Kind: store.OpDecide, Proposal: &memory.Proposal{ID: pr.ID, State: memory.ProposalAccepted, Result: result},
+	ops = append(ops, memory.Op{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: pr.ID, State: memory.ProposalAccepted, Result: result},
 		Change: memory.Change{Kind: memory.ChangeAccept, Proposal: pr.ID, Target: pr.Target, Memory: result}})
-	run := memory.Run{ID: store.NewID(), Project: p.ID, Actor: memory.ActorUser,
+	run := memory.Run{ID: memory.NewID(), Project: p.ID, Actor: memory.ActorUser,
 		Summary: fmt.Sprintf("accepted the %s proposal %s", pr.Kind, pr.ID)}
 	return st.Apply(ctx, run, ops)
 }
 
 // lessonOps are the steps of the lesson of wrong corrected by right, if any.
-func lessonOps(wrong, right *memory.Memory, c Conflict) []store.Op {
+func lessonOps(wrong, right *memory.Memory, c Conflict) []memory.Op {
 	l := Lesson(wrong, right, c)
 	if l == nil {
 		return nil
 	}
-	l.ID, l.Project, l.Status = store.NewID(), right.Project, memory.StatusActive
+	l.ID, l.Project, l.Status = memory.NewID(), right.Project, memory.StatusActive
 	if l.Source.Actor == "" {
 		l.Source = memory.Source{Actor: memory.ActorSystem}
 	}
-	return []store.Op{
-		{Kind: store.OpCreate, Memory: l, Change: memory.Change{Kind: memory.ChangeLesson, Memory: l.ID, Target: wrong.ID, Layer: l.Layer, Title: l.Title, TargetTitle: wrong.Title}},
-		{Kind: store.OpLink, Edge: &memory.Edge{From: l.ID, Kind: memory.EdgeLessonOf, To: wrong.ID, Weight: 1},
+	return []memory.Op{
+		{Kind: memory.OpCreate, Memory: l, Change: memory.Change{Kind: memory.ChangeLesson, Memory: l.ID, Target: wrong.ID, Layer: l.Layer, Title: l.Title, TargetTitle: wrong.Title}},
+		{Kind: memory.OpLink, Edge: &memory.Edge{From: l.ID, Kind: memory.EdgeLessonOf, To: wrong.ID, Weight: 1},
 			Change: memory.Change{Kind: memory.ChangeLink, Memory: l.ID, Target: wrong.ID, Title: l.Title, TargetTitle: wrong.Title, Reason: "lesson_of"}},
 	}
 }
 
 // Reject closes an open proposal without changing any memory; the same
 // proposal is not made again.
-func Reject(ctx context.Context, st store.Store, p memory.Project, id string, by memory.Actor) (memory.Run, error) {
+func Reject(ctx context.Context, st memory.Store, p memory.Project, id string, by memory.Actor) (memory.Run, error) {
 	if by != memory.ActorUser {
 		return memory.Run{}, fmt.Errorf("only a person rejects a proposal: it waits in the inbox (cairn inbox)")
 	}
@@ -132,15 +131,15 @@ func Reject(ctx context.Context, st store.Store, p memory.Project, id string, by
 	if err != nil {
 		return memory.Run{}, err
 	}
-	ops := []store.Op{{Kind: store.OpDecide, Proposal: &memory.Proposal{ID: pr.ID, State: memory.ProposalRejected},
+	ops := []memory.Op{{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: pr.ID, State: memory.ProposalRejected},
 		Change: memory.Change{Kind: memory.ChangeReject, Proposal: pr.ID, Target: pr.Target}}}
-	run := memory.Run{ID: store.NewID(), Project: p.ID, Actor: memory.ActorUser,
+	run := memory.Run{ID: memory.NewID(), Project: p.ID, Actor: memory.ActorUser,
 		Summary: fmt.Sprintf("rejected the %s proposal %s", pr.Kind, pr.ID)}
 	return st.Apply(ctx, run, ops)
 }
 
 // openProposal finds an open proposal of project p.
-func openProposal(ctx context.Context, st store.Store, p memory.Project, id string) (memory.Proposal, error) {
+func openProposal(ctx context.Context, st memory.Store, p memory.Project, id string) (memory.Proposal, error) {
 	pr, err := st.Proposal(ctx, id)
 	if err != nil {
 		return pr, err

@@ -15,7 +15,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Progress is how far a pass has come.
@@ -109,7 +108,7 @@ func (r Report) Summary() string {
 }
 
 // Undo reverts a whole run exactly; id may be a unique prefix.
-func Undo(ctx context.Context, st store.Store, p memory.Project, id string, by memory.Actor) (memory.Run, error) {
+func Undo(ctx context.Context, st memory.Store, p memory.Project, id string, by memory.Actor) (memory.Run, error) {
 	return st.UndoRun(ctx, p.ID, id, by)
 }
 

@@ -30,7 +30,7 @@ func openStore(t testing.TB) *store.DB {
 	return db
 }
 
-func capture(t testing.TB, st store.Store, by memory.Actor, text string) memory.Draft {
+func capture(t testing.TB, st memory.Store, by memory.Actor, text string) memory.Draft {
 	t.Helper()
 	d, err := st.Capture(ctx, memory.Draft{Project: testProject.ID, Actor: by, Text: text, Source: memory.Source{Session: "morning"}})
 	if err != nil {
@@ -39,7 +39,7 @@ func capture(t testing.TB, st store.Store, by memory.Actor, text string) memory.
 	return d
 }
 
-func remember(t testing.TB, st store.Store, m memory.Memory, by memory.Actor) *memory.Memory {
+func remember(t testing.TB, st memory.Store, m memory.Memory, by memory.Actor) *memory.Memory {
 	t.Helper()
 	m.Project = testProject.ID
 	out, err := st.Remember(ctx, &m, by)
@@ -52,10 +52,10 @@ func remember(t testing.TB, st store.Store, m memory.Memory, by memory.Actor) *m
 // snapshot is everything a run may change, as JSON, for comparing a store
 // before and after: every memory of every status with its edges, the
 // drafts and the proposals. Salience is left out (reading is no change).
-func snapshot(t testing.TB, st store.Store) string {
+func snapshot(t testing.TB, st memory.Store) string {
 	t.Helper()
 	var b strings.Builder
-	q := store.Query{Project: testProject.ID, Status: store.StatusAny, Limit: 1000}
+	q := memory.Query{Project: testProject.ID, Status: memory.StatusAny, Limit: 1000}
 	var ms []*memory.Memory
 	for {
 		page, err := st.List(ctx, q)
@@ -100,9 +100,9 @@ func snapshot(t testing.TB, st store.Store) string {
 
 // find is the one memory of the project, outside the lessons of F (which
 // quote what they are about), whose title or body holds s, in status.
-func find(t testing.TB, st store.Store, s string, status memory.Status) *memory.Memory {
+func find(t testing.TB, st memory.Store, s string, status memory.Status) *memory.Memory {
 	t.Helper()
-	page, err := st.List(ctx, store.Query{Project: testProject.ID, Status: status, Limit: 1000})
+	page, err := st.List(ctx, memory.Query{Project: testProject.ID, Status: status, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -197,7 +197,7 @@ func TestMorningConsolidation(t *testing.T) {
 		t.Errorf("the report does not show the supersession:\n%s", report)
 	}
 	// A specific lesson in F, linked to what it corrects.
-	fs, err := st.List(ctx, store.Query{Project: testProject.ID, Layer: memory.LayerMeta})
+	fs, err := st.List(ctx, memory.Query{Project: testProject.ID, Layer: memory.LayerMeta})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -490,7 +490,7 @@ func TestAgentCaptureNeverSpeaksAsTheUser(t *testing.T) {
 	if m, _ := st.Get(ctx, user.ID); m.Status != memory.StatusActive {
 		t.Fatalf("an agent's draft superseded the user's fact (%s)", m.Status)
 	}
-	page, _ := st.List(ctx, store.Query{Project: testProject.ID, Status: store.StatusAny, Limit: 100})
+	page, _ := st.List(ctx, memory.Query{Project: testProject.ID, Status: memory.StatusAny, Limit: 100})
 	for _, m := range page.Memories {
 		if m.ID != user.ID && (m.Provenance == memory.ProvUserStated || m.Provenance == memory.ProvUserCorrected) {
 			t.Errorf("an agent's draft made %q %s", m.Title, m.Provenance)

@@ -11,7 +11,6 @@ import (
 	"github.com/kljensen/snowball"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // reopen sends back to verify-first every decision whose reason or
@@ -42,7 +41,7 @@ func (pl *planner) reopen() error {
 			changed = append(changed, id)
 		}
 	}
-	if err := store.EachPage(pl.ctx, pl.st, store.Query{Project: pl.p.ID, Status: memory.StatusSuperseded, Limit: 1000}, func(page []*memory.Memory) error {
+	if err := memory.EachPage(pl.ctx, pl.st, memory.Query{Project: pl.p.ID, Status: memory.StatusSuperseded, Limit: 1000}, func(page []*memory.Memory) error {
 		for _, m := range page {
 			if m.ValidUntil.After(since) {
 				changed = append(changed, m.ID)
@@ -75,7 +74,7 @@ func (pl *planner) reopen() error {
 				continue
 			}
 			pl.touched[d.ID] = true
-			pl.add(store.Op{Kind: store.OpReopen, Target: d.ID, Reason: why,
+			pl.add(memory.Op{Kind: memory.OpReopen, Target: d.ID, Reason: why,
 				Change: memory.Change{Kind: memory.ChangeReopen, Target: d.ID, TargetTitle: d.Title, Layer: d.Layer, Reason: why}})
 		}
 	}
@@ -111,7 +110,7 @@ func (pl *planner) changed(e memory.Edge, since time.Time) (string, error) {
 	if t == nil {
 		var err error
 		t, err = pl.st.Get(pl.ctx, e.To)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return fmt.Sprintf("%s %s was forgotten", what, e.To), nil
 		}
 		if err != nil {

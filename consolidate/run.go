@@ -13,14 +13,13 @@ import (
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/secrets"
-	"cairn/store"
 )
 
 // Consolidate runs one pass over the project's waiting drafts and active
 // memories, and applies it as one run (or, dry, only reports it). A run
 // planned against a store that changed before it was written is planned
 // again.
-func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Options) (Report, error) {
+func Consolidate(ctx context.Context, st memory.Store, p memory.Project, opt Options) (Report, error) {
 	for attempt := 0; ; attempt++ {
 		rep, ops, err := plan(ctx, st, p, opt)
 		if err != nil {
@@ -32,7 +31,7 @@ func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Opti
 		}
 		progress(opt, "writing", 0, 1)
 		run, err := st.Apply(ctx, rep.Run, ops)
-		if errors.Is(err, store.ErrStale) && attempt < 3 {
+		if errors.Is(err, memory.ErrStale) && attempt < 3 {
 			continue
 		}
 		if err != nil {
@@ -52,7 +51,7 @@ func Consolidate(ctx context.Context, st store.Store, p memory.Project, opt Opti
 // not stored, so no recall can find it yet). Closing a gap is not part of
 // the run: an undo of the run leaves it closed (the next recall that finds
 // nothing opens it again).
-func closeAnswered(ctx context.Context, st store.Store, p memory.Project, opt Options) ([]Answered, error) {
+func closeAnswered(ctx context.Context, st memory.Store, p memory.Project, opt Options) ([]Answered, error) {
 	if opt.Quick { // the hooks' pass: cheap, and the gap log can wait for a full one
 		return nil, nil
 	}
@@ -80,7 +79,7 @@ func closeAnswered(ctx context.Context, st store.Store, p memory.Project, opt Op
 			continue
 		}
 		if !opt.DryRun {
-			if err := st.DropGap(ctx, p.ID, g.ID, memory.ActorSystem); err != nil && !errors.Is(err, store.ErrNotFound) {
+			if err := st.DropGap(ctx, p.ID, g.ID, memory.ActorSystem); err != nil && !errors.Is(err, memory.ErrNotFound) {
 				return out, err
 			}
 		}
@@ -98,12 +97,12 @@ func progress(opt Options, stage string, done, total int) {
 // planner holds one pass's view of the project while it plans.
 type planner struct {
 	ctx context.Context
-	st  store.Store
+	st  memory.Store
 	p   memory.Project
 	opt Options
 	now time.Time
 
-	ops     []store.Op
+	ops     []memory.Op
 	dropped []string
 	news    []*memory.Memory  // new memories, to bind before writing
 	from    map[string]string // new memory → the draft it came from
@@ -133,7 +132,7 @@ const maxNear = 256
 const maxPosting = 2000
 
 // plan reads the project and decides the run.
-func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (Report, []store.Op, error) {
+func plan(ctx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, error) {
 	now := time.Now
 	if opt.Now != nil {
 		now = opt.Now
@@ -174,7 +173,7 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 		for _, c := range pl.extract(d) {
 			pl.candidate(d, c)
 		}
-		pl.add(store.Op{Kind: store.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
+		pl.add(memory.Op{Kind: memory.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
 	}
 	progress(opt, "extracting", len(drafts), len(drafts))
 
@@ -209,7 +208,7 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 		rep.Run.Summary = "quick pass for an agent's session, " + rep.Run.Summary
 	}
 	if !opt.DryRun && len(pl.ops) > 0 {
-		rep.Run.ID = store.NewID()
+		rep.Run.ID = memory.NewID()
 	}
 	return rep, pl.ops, nil
 }
@@ -217,7 +216,7 @@ func plan(ctx context.Context, st store.Store, p memory.Project, opt Options) (R
 // load reads the project's active memories into the working set.
 func (pl *planner) load() error {
 	var ms []*memory.Memory
-	if err := store.EachPage(pl.ctx, pl.st, store.Query{Project: pl.p.ID, Limit: 1000}, func(page []*memory.Memory) error {
+	if err := memory.EachPage(pl.ctx, pl.st, memory.Query{Project: pl.p.ID, Limit: 1000}, func(page []*memory.Memory) error {
 		ms = append(ms, page...)
 		return nil
 	}); err != nil {
@@ -252,7 +251,7 @@ func (pl *planner) remember(m *memory.Memory) {
 // superseded.
 func (pl *planner) current(id string) bool { return pl.mems[id] != nil && !pl.gone[id] }
 
-func (pl *planner) add(op store.Op) { pl.ops = append(pl.ops, op) }
+func (pl *planner) add(op memory.Op) { pl.ops = append(pl.ops, op) }
 
 // drop notes a candidate left out, with the reason.
 func (pl *planner) drop(d memory.Draft, format string, a ...any) {
@@ -278,7 +277,7 @@ func (pl *planner) extract(d memory.Draft) []Candidate {
 // candidate plans what one extracted candidate becomes.
 func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	m := &memory.Memory{
-		ID: store.NewID(), Project: pl.p.ID, Layer: c.Layer, Kind: c.Kind,
+		ID: memory.NewID(), Project: pl.p.ID, Layer: c.Layer, Kind: c.Kind,
 		Title: strings.TrimSpace(c.Title), Body: strings.TrimSpace(c.Body), Provenance: c.Provenance,
 		Triggers: slices.Clone(c.Triggers), Status: memory.StatusActive, Version: 1, ValidFrom: d.Time,
 		Source: memory.Source{Actor: d.Actor, Session: d.Source.Session, File: d.Source.File, Line: d.Source.Line},
@@ -353,7 +352,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 func (pl *planner) reinforce(id string, d memory.Draft) {
 	a := pl.mems[id]
 	pl.touched[id] = true
-	pl.add(store.Op{Kind: store.OpReinforce, Target: id, Reason: "said again in draft " + d.ID + breadcrumb(d),
+	pl.add(memory.Op{Kind: memory.OpReinforce, Target: id, Reason: "said again in draft " + d.ID + breadcrumb(d),
 		Change: memory.Change{Kind: memory.ChangeReinforce, Target: id, TargetTitle: a.Title, Layer: a.Layer, Draft: d.ID}})
 }
 
@@ -380,7 +379,7 @@ func (pl *planner) create(m *memory.Memory, kind memory.ChangeKind, target strin
 	if t := pl.mems[target]; t != nil {
 		ch.TargetTitle = t.Title
 	}
-	pl.add(store.Op{Kind: store.OpCreate, Memory: m, Draft: pl.from[m.ID], Change: ch})
+	pl.add(memory.Op{Kind: memory.OpCreate, Memory: m, Draft: pl.from[m.ID], Change: ch})
 	pl.news = append(pl.news, m)
 	pl.isNew[m.ID] = true
 	pl.remember(m)
@@ -406,7 +405,7 @@ func (pl *planner) reconcile(a, m *memory.Memory, c Conflict, d memory.Draft) {
 // secondhand fact was corrected by a person or a measurement.
 func (pl *planner) supersede(a, m *memory.Memory, c Conflict) {
 	pl.gone[a.ID] = true
-	pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, Memory: m, Draft: pl.from[m.ID],
+	pl.add(memory.Op{Kind: memory.OpSupersede, Target: a.ID, Memory: m, Draft: pl.from[m.ID],
 		Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
 			Reason: differs(c)}})
 	pl.news = append(pl.news, m)
@@ -422,7 +421,7 @@ func (pl *planner) lesson(wrong, right *memory.Memory, c Conflict) {
 	if l == nil {
 		return
 	}
-	l.ID, l.Project, l.Status, l.ValidFrom, l.Version = store.NewID(), pl.p.ID, memory.StatusActive, right.ValidFrom, 1
+	l.ID, l.Project, l.Status, l.ValidFrom, l.Version = memory.NewID(), pl.p.ID, memory.StatusActive, right.ValidFrom, 1
 	if l.Source.Actor == "" {
 		l.Source = memory.Source{Actor: memory.ActorSystem}
 	}
@@ -437,7 +436,7 @@ func (pl *planner) lesson(wrong, right *memory.Memory, c Conflict) {
 	if to == "" {
 		to = right.ID
 	}
-	pl.add(store.Op{Kind: store.OpLink, Edge: &memory.Edge{From: l.ID, Kind: memory.EdgeLessonOf, To: to, Weight: 1},
+	pl.add(memory.Op{Kind: memory.OpLink, Edge: &memory.Edge{From: l.ID, Kind: memory.EdgeLessonOf, To: to, Weight: 1},
 		Change: memory.Change{Kind: memory.ChangeLink, Memory: l.ID, Target: to, Title: l.Title, TargetTitle: pl.titleOf(to), Reason: "lesson_of"}})
 }
 
@@ -461,7 +460,7 @@ func (pl *planner) because(m *memory.Memory, reason string) {
 	if !ok || id == m.ID || !pl.current(id) {
 		return
 	}
-	pl.add(store.Op{Kind: store.OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: id, Weight: 1},
+	pl.add(memory.Op{Kind: memory.OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: id, Weight: 1},
 		Change: memory.Change{Kind: memory.ChangeLink, Memory: m.ID, Target: id, Title: m.Title, TargetTitle: pl.titleOf(id), Reason: "because"}})
 }
 
@@ -476,7 +475,7 @@ func (pl *planner) propose(p memory.Proposal, about *memory.Memory, why string) 
 		return
 	}
 	pl.proposed[key] = true
-	p.ID = store.NewID()
+	p.ID = memory.NewID()
 	ch := memory.Change{Kind: memory.ChangePropose, Proposal: p.ID, Target: p.Target, Reason: string(p.Kind) + ": " + why}
 	if about != nil {
 		ch.TargetTitle, ch.Layer = about.Title, about.Layer
@@ -486,7 +485,7 @@ func (pl *planner) propose(p memory.Proposal, about *memory.Memory, why string) 
 	} else if o := pl.mems[p.Other]; o != nil {
 		ch.Title = o.Title
 	}
-	pl.add(store.Op{Kind: store.OpPropose, Proposal: &p, Change: ch})
+	pl.add(memory.Op{Kind: memory.OpPropose, Proposal: &p, Change: ch})
 }
 
 // peers are the stored memories m may contradict: those sharing the most
@@ -575,7 +574,7 @@ func (pl *planner) existingPairs() {
 			}
 			a := pl.mems[id]
 			pl.gone[id] = true
-			pl.add(store.Op{Kind: store.OpSupersede, Target: id, With: keep.ID,
+			pl.add(memory.Op{Kind: memory.OpSupersede, Target: id, With: keep.ID,
 				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: keep.ID, Target: id, Layer: keep.Layer, Title: keep.Title, TargetTitle: a.Title,
 					Reason: "the same fact: folded into " + keep.ID}})
 		}
@@ -623,7 +622,7 @@ func (pl *planner) existingPairs() {
 			if m.Provenance.Rank() >= a.Provenance.Rank() {
 				pl.gone[a.ID] = true
 				pl.touched[m.ID] = true
-				pl.add(store.Op{Kind: store.OpSupersede, Target: a.ID, With: m.ID,
+				pl.add(memory.Op{Kind: memory.OpSupersede, Target: a.ID, With: m.ID,
 					Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
 						Reason: differs(c)}})
 				pl.lesson(a, m, c)

@@ -5,44 +5,32 @@
 // the store keeps them and the wake check decides when to read again.
 package derive
 
-// Kind says what a section is.
-type Kind string
+import "cairn/memory"
+
+// The section types are the domain's (memory.Section): the store keeps
+// what the readers return as it is.
+type (
+	// Kind says what a section is.
+	Kind = memory.SectionKind
+	// Section is one named piece of a file.
+	Section = memory.Section
+)
 
 // The kinds of section the readers produce.
 const (
-	KindHeading Kind = "heading" // a Markdown heading and the text under it
-	KindPackage Kind = "package" // a package's or module's own doc
-	KindFunc    Kind = "func"    // a function
-	KindMethod  Kind = "method"  // a function of a type (Go method, class method, impl fn)
-	KindType    Kind = "type"    // a type, struct, interface, enum, trait
-	KindClass   Kind = "class"   // a class
-	KindConst   Kind = "const"   // a constant or a group of them
-	KindVar     Kind = "var"     // a variable or a group of them
-	KindMacro   Kind = "macro"   // a Rust macro_rules!
+	KindHeading = memory.SectionHeading
+	KindPackage = memory.SectionPackage
+	KindFunc    = memory.SectionFunc
+	KindMethod  = memory.SectionMethod
+	KindType    = memory.SectionType
+	KindClass   = memory.SectionClass
+	KindConst   = memory.SectionConst
+	KindVar     = memory.SectionVar
+	KindMacro   = memory.SectionMacro
 )
 
-// Section is one named piece of a file: a heading with its text, or a
-// top-level definition with its doc comment.
-type Section struct {
-	Path    string `json:"path"`     // slash-separated, relative to the repository root
-	Line    int    `json:"line"`     // first line, 1-based (the doc comment's first line when there is one)
-	EndLine int    `json:"end_line"` // last line, inclusive
-	Kind    Kind   `json:"kind"`
-	Lang    string `json:"lang"` // "go", "markdown", "python", "typescript", "javascript", "rust"
-	// Name is what the section is called: an identifier qualified by its
-	// receiver or class ("Client.Do"), or a heading's text.
-	Name string `json:"name"`
-	// Signature is the definition's first line as written, trimmed
-	// ("func (c *Client) Do(req *Request) error"); empty for headings.
-	Signature string `json:"signature,omitempty"`
-	// Doc is the doc comment or the heading's text, comment markers
-	// removed, at most DocLimit bytes (cut at a word).
-	Doc string `json:"doc,omitempty"`
-}
-
-// DocLimit bounds a section's Doc, so one long README chapter does not
-// crowd a recall budget or the index.
-const DocLimit = 1200
+// DocLimit bounds a section's Doc (see memory.DocLimit).
+const DocLimit = memory.DocLimit
 
 // extractor reads the sections of one file. path is relative to the root
 // and slash-separated; src is the whole file. It never panics on any

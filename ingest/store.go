@@ -22,7 +22,6 @@ import (
 
 	"cairn/memory"
 	"cairn/project"
-	"cairn/store"
 )
 
 // IngestOptions says how to ingest one transcript.
@@ -78,7 +77,7 @@ const headBytes = 4096
 // Ingest reads one transcript from where its last ingest stopped into its
 // project's drafts inbox, and writes or updates the session's episode in
 // layer C. Reading it again adds only what is new.
-func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions) (Report, error) {
+func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions) (Report, error) {
 	now := time.Now
 	if opt.Now != nil {
 		now = opt.Now
@@ -115,8 +114,8 @@ func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions)
 
 	state, err := st.IngestState(ctx, abs)
 	switch {
-	case errors.Is(err, store.ErrNotFound):
-		state = store.IngestState{File: abs}
+	case errors.Is(err, memory.ErrNotFound):
+		state = memory.IngestState{File: abs}
 	case err != nil:
 		return rep, err
 	case !sameHead(f, state.Head, info.Size()) || state.Offset > info.Size():
@@ -130,7 +129,7 @@ func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions)
 		return rep, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	if state.Session != "" && peek.session != "" && peek.session != state.Session {
-		state = store.IngestState{File: abs} // another session now: its own episode
+		state = memory.IngestState{File: abs} // another session now: its own episode
 	}
 	session := state.Session
 	if session == "" {
@@ -159,8 +158,8 @@ func Ingest(ctx context.Context, st store.Store, path string, opt IngestOptions)
 		return rep, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	var batch []memory.Draft
-	flush := func(final *store.IngestState) error {
-		b := store.IngestBatch{Project: p.ID, Drafts: batch, State: final}
+	flush := func(final *memory.IngestState) error {
+		b := memory.IngestBatch{Project: p.ID, Drafts: batch, State: final}
 		if len(batch) > 0 {
 			b.Summary = fmt.Sprintf("ingested drafts from %s session %s", formatName(rep.Format), shortSession(session))
 		}
@@ -273,14 +272,14 @@ func draftOf(pid, session, file string, it Item, fallback time.Time) memory.Draf
 
 // keepEpisode writes the session's episode, or brings it up to date. It
 // returns "" when a person forgot it: the session gets none again.
-func keepEpisode(ctx context.Context, st store.Store, p memory.Project, session, file, id string, d *Diary) (_ string, isNew, changed bool, err error) {
+func keepEpisode(ctx context.Context, st memory.Store, p memory.Project, session, file, id string, d *Diary) (_ string, isNew, changed bool, err error) {
 	title, body := d.Episode()
 	if id == "" {
 		// A crash between writing the episode and the read position leaves
 		// it findable by its ref.
 		if m, err := st.GetByRef(ctx, p.ID, EpisodeRef(session)); err == nil {
 			id = m.ID
-		} else if !errors.Is(err, store.ErrNotFound) {
+		} else if !errors.Is(err, memory.ErrNotFound) {
 			return "", false, false, err
 		}
 	}
@@ -300,14 +299,14 @@ func keepEpisode(ctx context.Context, st store.Store, p memory.Project, session,
 		return got.ID, true, true, nil
 	}
 	m, err := st.Get(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return "", false, false, nil
 	}
 	if err != nil {
 		return "", false, false, err
 	}
 	if m.Status == memory.StatusActive && (m.Title != title || m.Body != body) {
-		if _, err := st.Edit(ctx, id, store.Patch{Title: &title, Body: &body}, memory.ActorSystem); err != nil {
+		if _, err := st.Edit(ctx, id, memory.Patch{Title: &title, Body: &body}, memory.ActorSystem); err != nil {
 			return "", false, false, fmt.Errorf("update the session's episode: %w", err)
 		}
 		return id, false, true, nil
@@ -318,7 +317,7 @@ func keepEpisode(ctx context.Context, st store.Store, p memory.Project, session,
 // projectOf is the project the session's drafts go to: the person's
 // choice, the one of an earlier read, or the one of the session's working
 // directory. A hook may act only in its own project.
-func projectOf(ctx context.Context, st store.Store, state store.IngestState, peek peeked, opt IngestOptions) (memory.Project, error) {
+func projectOf(ctx context.Context, st memory.Store, state memory.IngestState, peek peeked, opt IngestOptions) (memory.Project, error) {
 	var p memory.Project
 	switch {
 	case opt.Project != nil:

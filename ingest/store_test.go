@@ -164,7 +164,7 @@ func TestForgottenEpisodeStaysForgotten(t *testing.T) {
 	if err != nil || rep.Episode != "" || rep.Added == 0 {
 		t.Fatalf("after the forget: %+v, %v", rep, err)
 	}
-	if _, err := db.GetByRef(ctx, rep.ProjectID, EpisodeRef(rep.Session)); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.GetByRef(ctx, rep.ProjectID, EpisodeRef(rep.Session)); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("the forgotten episode came back: %v", err)
 	}
 }

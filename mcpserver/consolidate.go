@@ -11,7 +11,6 @@ import (
 	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 const consolidateDescription = "Consolidate this project's memory (\"sleep\"): read the drafts waiting in the inbox " +
@@ -66,7 +65,7 @@ func (s *Server) consolidate(ctx context.Context, req *mcp.CallToolRequest, in C
 		opt.LLM = llm
 	}
 	rep, err := consolidate.Consolidate(ctx, s.st, s.proj, opt)
-	if errors.Is(err, store.ErrStale) {
+	if errors.Is(err, memory.ErrStale) {
 		return nil, out, fmt.Errorf("the memories changed while consolidating, again and again: call consolidate again")
 	}
 	if err != nil {

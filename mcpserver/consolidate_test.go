@@ -35,10 +35,10 @@ func captureAll(t *testing.T, cs *mcp.ClientSession, texts ...string) {
 // state is everything a pass may change in one project, in one string:
 // its memories (all statuses, with versions and salience), its drafts,
 // runs, proposals and timeline.
-func state(t *testing.T, st store.Store, project string) string {
+func state(t *testing.T, st memory.Store, project string) string {
 	t.Helper()
 	var b strings.Builder
-	q := store.Query{Project: project, Status: store.StatusAny, Limit: 1000}
+	q := memory.Query{Project: project, Status: memory.StatusAny, Limit: 1000}
 	for {
 		page, err := st.List(ctx, q)
 		if err != nil {
@@ -81,9 +81,9 @@ func state(t *testing.T, st store.Store, project string) string {
 	return b.String()
 }
 
-func active(t *testing.T, st store.Store, project, phrase string) []*memory.Memory {
+func active(t *testing.T, st memory.Store, project, phrase string) []*memory.Memory {
 	t.Helper()
-	page, err := st.List(ctx, store.Query{Project: project, Limit: 1000})
+	page, err := st.List(ctx, memory.Query{Project: project, Limit: 1000})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,7 +20,6 @@ import (
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Version is reported to MCP clients.
@@ -28,7 +27,7 @@ const Version = "0.1.0"
 
 // Server answers an agent's tool calls in one project (plus global).
 type Server struct {
-	st     store.Store
+	st     memory.Store
 	proj   memory.Project
 	trust  Trust               // wake checks and binding; nil: neither
 	getenv func(string) string // the environment consolidation reads its language model from
@@ -48,7 +47,7 @@ type Trust interface {
 // runs the wake check before every recall and context, so that an agent
 // is never served a fact whose ground moved during a long session, and
 // binds what an agent remembers to the files and flags its text names.
-func New(st store.Store, p memory.Project, tr Trust) *mcp.Server {
+func New(st memory.Store, p memory.Project, tr Trust) *mcp.Server {
 	return (&Server{st: st, proj: p, trust: tr, getenv: os.Getenv}).server()
 }
 
@@ -89,7 +88,7 @@ func (s *Server) server() *mcp.Server {
 // Run serves MCP on in and out (the process's standard input and output)
 // until the client leaves. Malformed input is answered and skipped, never
 // the end of the session (see Transport).
-func Run(ctx context.Context, st store.Store, p memory.Project, tr Trust, in io.Reader, out io.Writer) error {
+func Run(ctx context.Context, st memory.Store, p memory.Project, tr Trust, in io.Reader, out io.Writer) error {
 	if in == nil {
 		in = os.Stdin
 	}
@@ -147,10 +146,25 @@ type RecallIn struct {
 	Budget int    `json:"budget,omitempty" jsonschema:"token budget for the results (default 800)"`
 }
 
+// RepoItem is a section of the repository recall found.
+type RepoItem struct {
+	Path      string  `json:"path"`
+	Line      int     `json:"line,omitempty"`
+	Kind      string  `json:"kind"`
+	Name      string  `json:"name"`
+	Signature string  `json:"signature,omitempty"`
+	Doc       string  `json:"doc,omitempty"`
+	Score     float64 `json:"score"`
+}
+
 type RecallOut struct {
 	Results     []Item `json:"results"`
 	VerifyFirst []Item `json:"verify_first"`
-	Cut         int    `json:"cut"`
+	// Repository is what the repository itself says (derived memory:
+	// sections of code and docs, the project's commands and modules),
+	// each with the file and line to open.
+	Repository []RepoItem `json:"repository,omitempty"`
+	Cut        int        `json:"cut"`
 	// NothingKnown: nothing stored comes near the query (it went to the
 	// project's gap log); Weak: the best answer is a weak one.
 	NothingKnown bool `json:"nothing_known,omitempty"`
@@ -184,8 +198,12 @@ func (s *Server) recall(ctx context.Context, _ *mcp.CallToolRequest, in RecallIn
 		it.Score = h.Score
 		out.VerifyFirst = append(out.VerifyFirst, it)
 	}
+	for _, h := range resp.Repository {
+		out.Repository = append(out.Repository, RepoItem{Path: h.Path, Line: h.Line, Kind: string(h.Kind), Name: h.Name,
+			Signature: h.Signature, Doc: h.Doc, Score: h.Score})
+	}
 	out.Cut, out.NothingKnown, out.Weak = resp.Cut, resp.Nothing, resp.Weak
-	if resp.Nothing && len(out.Results) == 0 && len(out.VerifyFirst) == 0 {
+	if resp.Nothing && len(out.Results) == 0 && len(out.VerifyFirst) == 0 && len(out.Repository) == 0 {
 		b, _ := json.Marshal(out)
 		return &mcp.CallToolResult{Content: []mcp.Content{
 			&mcp.TextContent{Text: "nothing known about this in this project's memory; when you find out, remember it"},
@@ -404,14 +422,14 @@ func (s *Server) own(ctx context.Context, idOrPrefix string) (*memory.Memory, er
 	notHere := fmt.Errorf("no memory %s in this project: take the id from recall", p)
 	if len(p) == idLen {
 		m, err := s.st.Get(ctx, p)
-		if errors.Is(err, store.ErrNotFound) || err == nil && !s.inScope(m.Project) {
+		if errors.Is(err, memory.ErrNotFound) || err == nil && !s.inScope(m.Project) {
 			return nil, notHere
 		}
 		return m, err
 	}
 	var found []*memory.Memory
 	for _, proj := range s.projects() {
-		q := store.Query{Project: proj, Status: store.StatusAny, Limit: 500}
+		q := memory.Query{Project: proj, Status: memory.StatusAny, Limit: 500}
 		for len(found) < 2 {
 			page, err := s.st.List(ctx, q)
 			if err != nil {

@@ -45,7 +45,7 @@ func connectIn(t *testing.T, root string, getenv func(string) string) (*mcp.Clie
 // reads its environment from getenv (nil: an empty one, so that no test
 // depends on, or reaches, a language model the machine is set up with);
 // with getenv it also checks and binds referents under the project's root.
-func serveOn(t *testing.T, st store.Store, p memory.Project, getenv func(string) string, copt *mcp.ClientOptions) *mcp.ClientSession {
+func serveOn(t *testing.T, st memory.Store, p memory.Project, getenv func(string) string, copt *mcp.ClientOptions) *mcp.ClientSession {
 	t.Helper()
 	var tr Trust
 	if getenv != nil {
@@ -169,7 +169,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 			t.Errorf("%s %v: failed=%v %q, want an error mentioning %q", c.tool, c.args, failed, text, c.want)
 		}
 	}
-	if page, _ := db.List(ctx, store.Query{Project: p.ID, Status: store.StatusAny}); len(page.Memories) != 0 {
+	if page, _ := db.List(ctx, memory.Query{Project: p.ID, Status: memory.StatusAny}); len(page.Memories) != 0 {
 		t.Fatalf("bad calls stored %d memories", len(page.Memories))
 	}
 	var d CaptureOut
@@ -242,5 +242,30 @@ func TestRecallNothingKnownPathAndFeedback(t *testing.T) {
 	}
 	if failed, text := call(t, cs, "feedback", map[string]any{"id": other.ID, "query": "q", "helpful": false}, nil); !failed || !strings.Contains(text, "no memory") {
 		t.Fatalf("feedback on another project's memory: %v %q", failed, text)
+	}
+}
+
+// An agent asking where something is gets the repository's answer with
+// the file and line to open, and the briefing starts with the project.
+func TestRecallAndContextFromTheRepository(t *testing.T) {
+	cs, db, p := connect(t)
+	sec := memory.Section{Path: "net/retry.go", Line: 12, EndLine: 20, Kind: memory.SectionType, Lang: "go",
+		Name: "RetryPolicy", Signature: "type RetryPolicy struct", Doc: "RetryPolicy says how often a failed payment is tried again."}
+	u := memory.DerivedUpdate{Changed: []memory.DerivedFile{{Path: sec.Path, Lang: "go", Sections: []memory.Section{sec}}},
+		Summary: memory.RepoSummary{Files: 1, Read: 1, Brief: "Shop sells kites.\nCommands: test: make test"}}
+	if err := db.UpdateDerived(ctx, p.ID, u, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	var rec RecallOut
+	if failed, text := call(t, cs, "recall", map[string]any{"query": "where is the payment retry policy"}, &rec); failed ||
+		len(rec.Repository) == 0 || rec.Repository[0].Path != "net/retry.go" || rec.Repository[0].Line != 12 || rec.NothingKnown {
+		t.Fatalf("recall: %+v %q", rec, text)
+	}
+	var b struct {
+		Markdown string `json:"markdown"`
+	}
+	failed, text := call(t, cs, "context", map[string]any{}, &b)
+	if failed || !strings.Contains(text+b.Markdown, "Shop sells kites") {
+		t.Fatalf("context does not start with the project: %q %+v", text, b)
 	}
 }

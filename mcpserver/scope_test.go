@@ -125,7 +125,7 @@ func TestAgentsCannotClaimUserProvenance(t *testing.T) {
 			t.Errorf("provenance %q: failed=%v %q", prov, failed, text)
 		}
 	}
-	if page, _ := db.List(ctx, store.Query{Project: p.ID, Status: store.StatusAny}); len(page.Memories) != 0 {
+	if page, _ := db.List(ctx, memory.Query{Project: p.ID, Status: memory.StatusAny}); len(page.Memories) != 0 {
 		t.Fatalf("refused calls stored %d memories", len(page.Memories))
 	}
 	var m Item
@@ -172,7 +172,7 @@ func TestToolInputIsChecked(t *testing.T) {
 			t.Errorf("%s: the error echoes a control character: %q", c.tool, text)
 		}
 	}
-	if page, _ := db.List(ctx, store.Query{Project: p.ID, Status: store.StatusAny}); len(page.Memories) != 1 || page.Memories[0].Status != memory.StatusActive {
+	if page, _ := db.List(ctx, memory.Query{Project: p.ID, Status: memory.StatusAny}); len(page.Memories) != 1 || page.Memories[0].Status != memory.StatusActive {
 		t.Fatalf("refused calls changed the store: %d memories", len(page.Memories))
 	}
 	if ds, _ := db.Drafts(ctx, p.ID, 0); len(ds) != 0 {

@@ -318,6 +318,9 @@ const (
 	// EventGap: recall could not answer a question. Only Subscribe sends
 	// it (the gap log is not on the timeline): a workbench shows the gap.
 	EventGap EventKind = "gap"
+	// EventIndex: the repository was indexed again and its derived memory
+	// changed (see Deriver).
+	EventIndex EventKind = "index"
 )
 
 // WatermarkKind is the closed set of referents a fact may be bound to.

@@ -1,6 +1,10 @@
 package memory
 
-import "sort"
+import (
+	"context"
+	"errors"
+	"sort"
+)
 
 // MinPrefix is the fewest characters of an id that name a memory.
 const MinPrefix = 4
@@ -19,7 +23,7 @@ const ShownPrefix = 8
 // their order (ULIDs sort by time). The price is length: ULIDs made in one
 // session share their first 8–10 characters (the time), so a short id is
 // usually 9–11 characters, and ids made in the same millisecond (an import,
-// a consolidation run) differ only near the end. See store.ShortIDs for
+// a consolidation run) differ only near the end. See ShortIDsIn for
 // prefixes unique in the whole store.
 func ShortIDs(ids []string) map[string]string {
 	sorted := make([]string, 0, len(ids))
@@ -52,4 +56,29 @@ func commonPrefix(a, b string) int {
 		n++
 	}
 	return n
+}
+
+// Resolver turns an id prefix into the id it names (Store does).
+type Resolver interface {
+	Resolve(ctx context.Context, idOrPrefix string) (string, error)
+}
+
+// ShortIDsIn gives each id the shortest prefix that names it both among ids
+// (what is shown together) and in the whole store, so that what a person
+// reads off one screen can be typed back anywhere an id is taken. It starts
+// from the prefix unique among ids and lengthens it while the store finds
+// it ambiguous: one or two lookups of a few keys per id. An id the store
+// does not hold, or a lookup that fails, keeps the prefix unique among ids.
+func ShortIDsIn(ctx context.Context, r Resolver, ids []string) map[string]string {
+	out := ShortIDs(ids)
+	for id, p := range out {
+		for len(p) < len(id) {
+			if _, err := r.Resolve(ctx, p); !errors.Is(err, ErrAmbiguous) {
+				break
+			}
+			p = id[:len(p)+1]
+		}
+		out[id] = p
+	}
+	return out
 }

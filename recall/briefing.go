@@ -9,7 +9,6 @@ import (
 
 	"cairn/memory"
 	"cairn/safetext"
-	"cairn/store"
 )
 
 // Section is one part of a warm-up briefing.
@@ -21,6 +20,9 @@ type Section struct {
 // Briefing is what the start of a session should know: invariants, the
 // working state, recent decisions, negatives and lessons, within a budget.
 type Briefing struct {
+	// Project is what the repository says the project is — its commands
+	// and main modules (derived memory's brief; "" before cairn index).
+	Project  string    `json:"project,omitempty"`
 	Sections []Section `json:"sections"`
 	Cut      int       `json:"cut"` // memories left out for the budget
 }
@@ -48,6 +50,16 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 	}
 	var b Briefing
 	used := 0
+	if r, ok := st.(interface {
+		RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
+	}); ok && len(projects) > 0 && projects[0] != memory.GlobalID {
+		if sum, err := r.RepoSummary(ctx, projects[0]); err == nil && sum.Brief != "" {
+			// The project's shape first, in at most half the budget: what
+			// was learned is the rest.
+			b.Project = cutWords(sum.Brief, budget/2*3/4)
+			used += len(b.Project)/4 + 8
+		}
+	}
 	verify := Section{Title: "Verify first (may be stale)"}
 	now := time.Now()
 	for _, sec := range briefingOrder {
@@ -58,7 +70,7 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 			if sec.layer == memory.LayerNegative {
 				limit = 200 // choose the most salient among many
 			}
-			page, err := st.List(ctx, store.Query{Project: pid, Layer: sec.layer, Limit: limit})
+			page, err := st.List(ctx, memory.Query{Project: pid, Layer: sec.layer, Limit: limit})
 			if err != nil {
 				return b, err
 			}
@@ -100,8 +112,12 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 // act on the terminal the briefing is printed to.
 func (b Briefing) Markdown() string {
 	var w strings.Builder
+	if b.Project != "" {
+		fmt.Fprintf(&w, "## The project\n\n%s\n\n", strings.TrimSpace(safetext.Clean(b.Project)))
+	}
 	if len(b.Sections) == 0 {
-		return "Nothing remembered for this project yet.\n"
+		w.WriteString("Nothing remembered for this project yet.\n")
+		return w.String()
 	}
 	for _, s := range b.Sections {
 		fmt.Fprintf(&w, "## %s\n\n", s.Title)
@@ -119,4 +135,19 @@ func (b Briefing) Markdown() string {
 		fmt.Fprintf(&w, "_%d more memories left out for the token budget._\n", b.Cut)
 	}
 	return w.String()
+}
+
+// cutWords keeps text's lines while they stay within n words.
+func cutWords(text string, n int) string {
+	var out []string
+	used := 0
+	for _, line := range strings.Split(text, "\n") {
+		k := len(strings.Fields(line))
+		if used+k > n {
+			break
+		}
+		out = append(out, line)
+		used += k
+	}
+	return strings.TrimRight(strings.Join(out, "\n"), "\n")
 }

@@ -17,14 +17,13 @@ import (
 	"github.com/kelindar/search"
 
 	"cairn/memory"
-	"cairn/store"
 	"cairn/trust"
 )
 
 // Source is what the engine reads from the store.
 type Source interface {
 	Projects(ctx context.Context) ([]memory.Project, error)
-	List(ctx context.Context, q store.Query) (store.Page, error)
+	List(ctx context.Context, q memory.Query) (memory.Page, error)
 	Get(ctx context.Context, id string) (*memory.Memory, error)
 	Edges(ctx context.Context, id string) (out, in []memory.Edge, err error)
 }
@@ -104,11 +103,14 @@ func (p Part) String() string { return string(p) }
 // Response is a budgeted recall: current results, memories to verify
 // before relying on them, and what the budget cut.
 type Response struct {
-	Results     []Hit    `json:"results"`
-	VerifyFirst []Hit    `json:"verify_first"`
-	Cut         int      `json:"cut"`
-	CutIDs      []string `json:"cut_ids,omitempty"`
-	Note        string   `json:"note,omitempty"` // e.g. the embedder fell back
+	Results     []Hit `json:"results"`
+	VerifyFirst []Hit `json:"verify_first"`
+	// Repository is what the repository itself says about the query
+	// (derived memory: sections of code and docs), ranked with Results.
+	Repository []SectionHit `json:"repository,omitempty"`
+	Cut        int          `json:"cut"`
+	CutIDs     []string     `json:"cut_ids,omitempty"`
+	Note       string       `json:"note,omitempty"` // e.g. the embedder fell back
 	// Nothing is set when nothing known comes near the query (every
 	// candidate scored under Floor); Weak when the best answer is under
 	// Weak. Both put the query in the gap log (unless Peek).
@@ -216,6 +218,8 @@ type Engine struct {
 	stale    atomic.Bool // an import's rebuild failed: the index must not be saved
 
 	built func() // see OnBuilt
+
+	derived derivedSet // each project's repository sections (see derived.go)
 }
 
 type buildProgress struct{ done, total atomic.Int64 }
@@ -274,7 +278,7 @@ func (e *Engine) build(ctx context.Context) error {
 		return err
 	}
 	if c, ok := e.src.(interface {
-		Count(context.Context, string) (store.Counts, error)
+		Count(context.Context, string) (memory.Counts, error)
 	}); ok {
 		for _, p := range ps {
 			if n, err := c.Count(ctx, p.ID); err == nil {
@@ -287,7 +291,7 @@ func (e *Engine) build(ctx context.Context) error {
 		}
 	}
 	for _, p := range ps {
-		err := store.EachPage(ctx, e.src, store.Query{Project: p.ID, Status: store.StatusAny, Limit: 1000}, func(ms []*memory.Memory) error {
+		err := memory.EachPage(ctx, e.src, memory.Query{Project: p.ID, Status: memory.StatusAny, Limit: 1000}, func(ms []*memory.Memory) error {
 			if err := e.index(ctx, ms); err != nil {
 				return err
 			}
@@ -439,7 +443,7 @@ func (e *Engine) embed(ctx context.Context, ms []*memory.Memory, texts []string)
 	}
 	hashes := make([]string, len(ms))
 	for i, m := range ms {
-		hashes[i] = store.ContentHash(m)
+		hashes[i] = memory.ContentHash(m)
 	}
 	have, err := cache.Vectors(ctx, name, hashes)
 	if err != nil {
@@ -507,7 +511,7 @@ func (e *Engine) Forget(id string) {
 // Refresh re-reads one memory after a change (or removes it if it is gone).
 func (e *Engine) Refresh(ctx context.Context, id string) error {
 	m, err := e.src.Get(ctx, id)
-	if errors.Is(err, store.ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		e.Forget(id)
 		return nil
 	}
@@ -521,6 +525,8 @@ func (e *Engine) Refresh(ctx context.Context, id string) error {
 func (e *Engine) Follow(ctx context.Context, events <-chan memory.Event) {
 	for ev := range events {
 		switch {
+		case ev.Kind == memory.EventIndex:
+			e.derived.changed(ev.Project)
 		case ev.Kind == memory.EventForget:
 			e.Forget(ev.MemoryID)
 			e.dropSnapshot() // it may hold the forgotten memory's words
@@ -619,7 +625,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	query := strings.TrimSpace(req.Query)
 	req.Path = strings.TrimSpace(req.Path)
 	if query == "" && req.Path == "" {
-		return Response{}, fmt.Errorf("%w: the query is empty: say what the task is about", store.ErrInvalid)
+		return Response{}, fmt.Errorf("%w: the query is empty: say what the task is about", memory.ErrInvalid)
 	}
 	if req.Path != "" {
 		if err := ValidPath(req.Path); err != nil {
@@ -829,7 +835,14 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		hits[m.ID] = &Hit{Memory: m, Explain: *cands[n]}
 	}
 	e.expand(ctx, hits, mems, req)
-	resp := e.shape(hits, req, qtoks)
+	var sections []*SectionHit
+	if !builtin {
+		qvec = nil // an endpoint's query vector does not compare with hashed words
+	}
+	if len(req.Layers) == 0 && !req.Archived {
+		sections = e.recallDerived(ctx, req, qtoks, qvec)
+	}
+	resp := e.shape(hits, sections, req, qtoks)
 	if !req.Peek {
 		e.used(ctx, resp, req)
 	}
@@ -956,7 +969,7 @@ func short(id string) string {
 // memories attached to their successors, low trust set apart, the budget
 // filled with triggered negatives, path matches and relevant invariants
 // first.
-func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Response {
+func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request, qtoks []string) Response {
 	now := time.Now()
 	var list []*Hit
 	var best float64
@@ -981,8 +994,15 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 		h.Score = h.Explain.Final
 		list = append(list, h)
 	}
+	sections = slices.DeleteFunc(sections, func(h *SectionHit) bool {
+		return h.Part != PartPath && h.Explain.Relevance < HitFloor
+	})
+	for _, h := range sections {
+		best = math.Max(best, h.Explain.answers)
+	}
 	if best < Floor { // nothing known: what is left is noise, but for what is pinned
 		list = slices.DeleteFunc(list, func(h *Hit) bool { return h.Explain.Trigger == "" && h.Explain.Path == "" })
+		sections = slices.DeleteFunc(sections, func(h *SectionHit) bool { return h.Part != PartPath })
 	}
 	// History: attach superseded hits to their successor when it is here.
 	for _, h := range hits {
@@ -1020,7 +1040,7 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 	note := e.note // written by index when the embedder falls back
 	e.mu.RUnlock()
 	resp := Response{Results: []Hit{}, VerifyFirst: []Hit{}, Note: note}
-	used := 0
+	var current []*Hit
 	for _, h := range list {
 		if h.Explain.Trust < TrustThreshold {
 			if len(resp.VerifyFirst) < req.Limit {
@@ -1028,14 +1048,47 @@ func (e *Engine) shape(hits map[string]*Hit, req Request, qtoks []string) Respon
 			}
 			continue
 		}
-		cost := Cost(h.Memory)
-		if len(resp.Results) >= req.Limit || (used+cost > req.Budget && len(resp.Results) > 0) {
-			resp.Cut++
-			resp.CutIDs = append(resp.CutIDs, h.Memory.ID)
+		current = append(current, h)
+	}
+	// Memories and sections share the limit and the budget, in one order:
+	// by part, then by score, a memory first where both score the same.
+	// Sections take at most half the places while memories are left, so
+	// that what was learned is never crowded out by what merely exists.
+	maxSections := max(req.Limit-len(current), (req.Limit+1)/2)
+	used, nsec, results := 0, 0, 0
+	i, j := 0, 0
+	for i < len(current) || j < len(sections) {
+		takeMemory := j >= len(sections) || nsec >= maxSections
+		if !takeMemory && i < len(current) {
+			h, s := current[i], sections[j]
+			pi, ps := slices.Index(Parts, h.Part), slices.Index(Parts, s.Part)
+			takeMemory = pi < ps || (pi == ps && h.Score >= s.Score)
+		}
+		if takeMemory && i >= len(current) {
+			break // the sections' share is taken
+		}
+		if takeMemory {
+			h := current[i]
+			i++
+			cost := Cost(h.Memory)
+			if results >= req.Limit || (used+cost > req.Budget && results > 0) {
+				resp.Cut++
+				resp.CutIDs = append(resp.CutIDs, h.Memory.ID)
+				continue
+			}
+			used += cost
+			results++
+			resp.Results = append(resp.Results, *h)
 			continue
 		}
-		used += cost
-		resp.Results = append(resp.Results, *h)
+		s := sections[j]
+		j++
+		if cost := s.Cost(); results < req.Limit && (used+cost <= req.Budget || results == 0) {
+			used += cost
+			results++
+			nsec++
+			resp.Repository = append(resp.Repository, *s)
+		}
 	}
 	if strings.TrimSpace(req.Query) != "" {
 		resp.Nothing = best < Floor

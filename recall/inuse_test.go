@@ -12,7 +12,6 @@ import (
 	"time"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 func peek(r *Request) { r.Peek = true }
@@ -180,7 +179,7 @@ type gatedSource struct {
 	open chan struct{}
 }
 
-func (g gatedSource) List(ctx context.Context, q store.Query) (store.Page, error) {
+func (g gatedSource) List(ctx context.Context, q memory.Query) (memory.Page, error) {
 	<-g.open
 	return g.Source.List(ctx, q)
 }
@@ -283,7 +282,7 @@ func TestVectorsAreCachedByContent(t *testing.T) {
 	if resp, err := e.Recall(ctx, Request{Query: "when do caches expire", Projects: []string{f.pid}, Peek: true}); err != nil || len(resp.Results) == 0 || resp.Results[0].Memory.ID != m.ID {
 		t.Fatalf("recall with the endpoint: %+v %v", resp.Results, err)
 	}
-	h := store.ContentHash(m)
+	h := memory.ContentHash(m)
 	if got, _ := f.db.Vectors(ctx, emb.Name(), []string{h}); len(got[h]) == 0 {
 		t.Fatal("the new memory's vector is not cached")
 	}

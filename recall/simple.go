@@ -10,12 +10,11 @@ import (
 	"fmt"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // Lister is the part of the store the briefing reads.
 type Lister interface {
-	List(ctx context.Context, q store.Query) (store.Page, error)
+	List(ctx context.Context, q memory.Query) (memory.Page, error)
 }
 
 // Cost estimates the tokens a memory costs in an answer (about four
@@ -29,7 +28,7 @@ func MatchPath(pattern string, files []string) string { return memory.MatchPath(
 // ValidPath refuses a malformed path pattern with ErrInvalid.
 func ValidPath(pattern string) error {
 	if err := memory.ValidPathPattern(pattern); err != nil {
-		return fmt.Errorf("%w: %v", store.ErrInvalid, err)
+		return fmt.Errorf("%w: %v", memory.ErrInvalid, err)
 	}
 	return nil
 }

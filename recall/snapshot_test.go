@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // countingSource counts the index build's reads of every memory.
@@ -20,7 +19,7 @@ type countingSource struct {
 	lists *int
 }
 
-func (c countingSource) List(ctx context.Context, q store.Query) (store.Page, error) {
+func (c countingSource) List(ctx context.Context, q memory.Query) (memory.Page, error) {
 	*c.lists++
 	return c.Source.List(ctx, q)
 }
@@ -105,7 +104,7 @@ func TestSavedIndexStartsWithoutABuild(t *testing.T) {
 	if err := second.Save(); err != nil { // a save of a second engine that has not seen them
 		t.Fatal(err)
 	}
-	if _, err := f.db.Edit(ctx, edited.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil {
+	if _, err := f.db.Edit(ctx, edited.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	if err := f.db.Forget(ctx, gone.ID, memory.ActorUser); err != nil {

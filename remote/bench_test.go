@@ -37,7 +37,7 @@ func p50(d []time.Duration) float64 {
 	return float64(d[len(d)/2].Microseconds()) / 1000
 }
 
-func benchRemember(b *testing.B, st store.Store) {
+func benchRemember(b *testing.B, st memory.Store) {
 	var d []time.Duration
 	i := 0
 	for b.Loop() {
@@ -51,7 +51,7 @@ func benchRemember(b *testing.B, st store.Store) {
 	b.ReportMetric(p50(d), "p50-ms")
 }
 
-func benchList(b *testing.B, db *store.DB, st store.Store) {
+func benchList(b *testing.B, db *store.DB, st memory.Store) {
 	for i := range 500 {
 		if _, err := db.Remember(ctx, &memory.Memory{Project: pid, Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact %d", i)}, memory.ActorAgent); err != nil {
 			b.Fatal(err)
@@ -60,7 +60,7 @@ func benchList(b *testing.B, db *store.DB, st store.Store) {
 	var d []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		if p, err := st.List(ctx, store.Query{Project: pid, Layer: memory.LayerDecision, Limit: 20}); err != nil || len(p.Memories) != 20 {
+		if p, err := st.List(ctx, memory.Query{Project: pid, Layer: memory.LayerDecision, Limit: 20}); err != nil || len(p.Memories) != 20 {
 			b.Fatal(err)
 		}
 		d = append(d, time.Since(t0))

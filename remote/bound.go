@@ -4,7 +4,6 @@ import (
 	"context"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // The wake check's reads through the server (see store/bound.go): the
@@ -20,10 +19,10 @@ type boundToParams struct {
 // again after a lost connection.
 func init() {
 	retrySafe["BoundTargets"], retrySafe["BoundTo"] = true, true
-	handlers["BoundTargets"] = with(func(ctx context.Context, st store.Store, p idParams) (any, error) {
+	handlers["BoundTargets"] = with(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
 		return st.BoundTargets(ctx, p.ID)
 	})
-	handlers["BoundTo"] = with(func(ctx context.Context, st store.Store, p boundToParams) (any, error) {
+	handlers["BoundTo"] = with(func(ctx context.Context, st memory.Store, p boundToParams) (any, error) {
 		return st.BoundTo(ctx, p.Project, p.Targets)
 	})
 }

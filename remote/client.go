@@ -14,10 +14,9 @@ import (
 
 	"cairn/memory"
 	"cairn/recall"
-	"cairn/store"
 )
 
-// Client is a store.Store served by another process.
+// Client is a memory.Store served by another process.
 type Client struct {
 	dial func(ctx context.Context) (net.Conn, error)
 
@@ -30,7 +29,7 @@ type Client struct {
 	embed   embedCheck // see ExpectEmbedder
 }
 
-var _ store.Store = (*Client)(nil)
+var _ memory.Store = (*Client)(nil)
 
 // conn is one connection with its in-flight calls.
 type conn struct {
@@ -55,7 +54,7 @@ func (c *Client) connection(ctx context.Context) (*conn, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.closed {
-		return nil, store.ErrClosed
+		return nil, memory.ErrClosed
 	}
 	if c.conn != nil && c.conn.alive() {
 		return c.conn, nil
@@ -155,6 +154,9 @@ var retrySafe = map[string]bool{
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
 	"Drafts": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
 	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true, "VerifyFirst": true,
+	// A derived update writes whole records and stamps: sent twice, it
+	// writes the same again.
+	"DerivedOutlines": true, "UpdateDerived": true, "DerivedFiles": true, "RepoSummary": true,
 }
 
 // call runs method on the server and decodes its result into out.
@@ -205,7 +207,7 @@ func (c *Client) Close() error {
 	}
 	c.mu.Unlock()
 	if cn != nil {
-		cn.fail(store.ErrClosed)
+		cn.fail(memory.ErrClosed)
 	}
 	c.subsWG.Wait()
 	return nil
@@ -239,7 +241,7 @@ func (c *Client) Projects(ctx context.Context) ([]memory.Project, error) {
 func (c *Client) Remember(ctx context.Context, m *memory.Memory, by memory.Actor) (*memory.Memory, error) {
 	m = m.Clone()
 	if m.ID == "" {
-		m.ID = store.NewID()
+		m.ID = memory.NewID()
 	}
 	return c.memory(ctx, "Remember", memParams{Memory: m, Actor: by})
 }
@@ -270,14 +272,14 @@ func (c *Client) History(ctx context.Context, id string) ([]*memory.Memory, erro
 	return out, c.call(ctx, "History", idParams{id}, &out)
 }
 
-func (c *Client) Edit(ctx context.Context, id string, p store.Patch, by memory.Actor) (*memory.Memory, error) {
+func (c *Client) Edit(ctx context.Context, id string, p memory.Patch, by memory.Actor) (*memory.Memory, error) {
 	return c.memory(ctx, "Edit", editParams{id, patch(p), by})
 }
 
 func (c *Client) Supersede(ctx context.Context, oldID string, m *memory.Memory, by memory.Actor) (*memory.Memory, error) {
 	m = m.Clone()
 	if m.ID == "" {
-		m.ID = store.NewID()
+		m.ID = memory.NewID()
 	}
 	return c.memory(ctx, "Supersede", memParams{ID: oldID, Memory: m, Actor: by})
 }
@@ -294,13 +296,13 @@ func (c *Client) Forget(ctx context.Context, id string, by memory.Actor) error {
 	return c.call(ctx, "Forget", archiveParams{ID: id, Actor: by}, nil)
 }
 
-func (c *Client) List(ctx context.Context, q store.Query) (store.Page, error) {
-	var out store.Page
+func (c *Client) List(ctx context.Context, q memory.Query) (memory.Page, error) {
+	var out memory.Page
 	return out, c.call(ctx, "List", q, &out)
 }
 
-func (c *Client) Count(ctx context.Context, project string) (store.Counts, error) {
-	var out store.Counts
+func (c *Client) Count(ctx context.Context, project string) (memory.Counts, error) {
+	var out memory.Counts
 	return out, c.call(ctx, "Count", idParams{project}, &out)
 }
 
@@ -321,7 +323,7 @@ func (c *Client) Timeline(ctx context.Context, project string, limit int) ([]mem
 
 func (c *Client) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error) {
 	if d.ID == "" {
-		d.ID = store.NewID()
+		d.ID = memory.NewID()
 	}
 	var out memory.Draft
 	return out, c.call(ctx, "Capture", d, &out)
@@ -335,9 +337,9 @@ func (c *Client) Drafts(ctx context.Context, project string, limit int) ([]memor
 // Apply names the run here (when the caller did not), so that a retry
 // after a lost connection returns the run that landed instead of applying
 // it twice.
-func (c *Client) Apply(ctx context.Context, run memory.Run, ops []store.Op) (memory.Run, error) {
+func (c *Client) Apply(ctx context.Context, run memory.Run, ops []memory.Op) (memory.Run, error) {
 	if run.ID == "" {
-		run.ID = store.NewID()
+		run.ID = memory.NewID()
 	}
 	var out memory.Run
 	return out, c.call(ctx, "Apply", applyParams{run, ops}, &out)
@@ -363,20 +365,20 @@ func (c *Client) Proposal(ctx context.Context, id string) (memory.Proposal, erro
 	return out, c.call(ctx, "Proposal", idParams{id}, &out)
 }
 
-func (c *Client) Triggered(ctx context.Context, project, text string, limit int) ([]store.TriggerHit, error) {
-	var out []store.TriggerHit
+func (c *Client) Triggered(ctx context.Context, project, text string, limit int) ([]memory.TriggerHit, error) {
+	var out []memory.TriggerHit
 	return out, c.call(ctx, "Triggered", triggeredParams{project, text, limit}, &out)
 }
 
 // Ingest is safe to retry: the drafts' ids come from their messages, so a
 // batch that landed is known the second time.
-func (c *Client) Ingest(ctx context.Context, b store.IngestBatch) (store.IngestResult, error) {
-	var out store.IngestResult
+func (c *Client) Ingest(ctx context.Context, b memory.IngestBatch) (memory.IngestResult, error) {
+	var out memory.IngestResult
 	return out, c.call(ctx, "Ingest", b, &out)
 }
 
-func (c *Client) IngestState(ctx context.Context, file string) (store.IngestState, error) {
-	var out store.IngestState
+func (c *Client) IngestState(ctx context.Context, file string) (memory.IngestState, error) {
+	var out memory.IngestState
 	return out, c.call(ctx, "IngestState", ingestStateParams{file}, &out)
 }
 
@@ -388,13 +390,13 @@ func (c *Client) DropDraft(ctx context.Context, id string, by memory.Actor) erro
 // returns the result of the attempt that landed instead of importing
 // again. It streams the records in chunks, and sends them all again when
 // the connection is lost on the way (the server undid what it had).
-func (c *Client) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (store.ImportResult, error) {
-	id := store.ImportID(ctx)
+func (c *Client) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (memory.ImportResult, error) {
+	id := memory.ImportID(ctx)
 	if id == "" {
-		id = store.NewID()
+		id = memory.NewID()
 	}
 	for attempt := 0; ; attempt++ {
-		res, err := c.importStream(ctx, id, project, store.Chunks(recs, store.ImportChunk), by)
+		res, err := c.importStream(ctx, id, project, memory.Chunks(recs, memory.ImportChunk), by)
 		if errors.Is(err, errLost) && attempt < 2 {
 			continue
 		}
@@ -405,10 +407,10 @@ func (c *Client) Import(ctx context.Context, project string, recs []memory.Recor
 // ImportStream sends the records next hands over to the server a chunk at
 // a time (see streams): the server takes a chunk while it writes the one
 // before, and neither side holds the whole input.
-func (c *Client) ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (store.ImportResult, error) {
-	id := store.ImportID(ctx)
+func (c *Client) ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (memory.ImportResult, error) {
+	id := memory.ImportID(ctx)
 	if id == "" {
-		id = store.NewID()
+		id = memory.NewID()
 	}
 	return c.importStream(ctx, id, project, next, by)
 }
@@ -417,11 +419,11 @@ func (c *Client) ImportStream(ctx context.Context, project string, next func() (
 // server undoes an import whose input did not end.
 var errImportLost = fmt.Errorf("%w during the import: nothing was imported — run it again", errLost)
 
-func (c *Client) importStream(ctx context.Context, id, project string, next func() ([]memory.Record, error), by memory.Actor) (store.ImportResult, error) {
+func (c *Client) importStream(ctx context.Context, id, project string, next func() ([]memory.Record, error), by memory.Actor) (memory.ImportResult, error) {
 	begin := importBeginParams{ID: id, Project: project, Actor: by}
 	var begun importBeginResult
 	if err := c.call(ctx, "ImportBegin", begin, &begun); err != nil {
-		return store.ImportResult{}, lostImport(err)
+		return memory.ImportResult{}, lostImport(err)
 	}
 	if begun.Landed != nil {
 		return *begun.Landed, nil
@@ -433,16 +435,16 @@ func (c *Client) importStream(ctx context.Context, id, project string, next func
 		}
 		if err != nil {
 			c.abortImport(id)
-			return store.ImportResult{}, err
+			return memory.ImportResult{}, err
 		}
 		if err := c.call(ctx, "ImportChunk", importChunkParams{ID: id, Records: recs}, nil); err != nil {
 			if ctx.Err() != nil {
 				c.abortImport(id)
 			}
-			return store.ImportResult{}, lostImport(err)
+			return memory.ImportResult{}, lostImport(err)
 		}
 	}
-	var res store.ImportResult
+	var res memory.ImportResult
 	err := c.call(ctx, "ImportEnd", importEndParams{ID: id}, &res)
 	if !errors.Is(err, errLost) {
 		return res, err
@@ -451,13 +453,13 @@ func (c *Client) importStream(ctx context.Context, id, project string, next func
 	// connection asks which (the server answers once the attempt is over).
 	var again importBeginResult
 	if err := c.call(ctx, "ImportBegin", begin, &again); err != nil {
-		return store.ImportResult{}, err
+		return memory.ImportResult{}, err
 	}
 	if again.Landed != nil {
 		return *again.Landed, nil
 	}
 	c.abortImport(id)
-	return store.ImportResult{}, errImportLost
+	return memory.ImportResult{}, errImportLost
 }
 
 // lostImport turns a lost connection during an import into errImportLost.
@@ -476,8 +478,8 @@ func (c *Client) abortImport(id string) {
 	_ = c.call(ctx, "ImportEnd", importEndParams{ID: id, Abort: true}, nil)
 }
 
-func (c *Client) Stats(ctx context.Context) (store.Stats, error) {
-	var out store.Stats
+func (c *Client) Stats(ctx context.Context) (memory.Stats, error) {
+	var out memory.Stats
 	return out, c.call(ctx, "Stats", struct{}{}, &out)
 }
 
@@ -522,6 +524,25 @@ func (c *Client) DropGap(ctx context.Context, project, id string, by memory.Acto
 	return c.call(ctx, "DropGap", gapParams{Project: project, ID: id, Actor: by}, nil)
 }
 
+func (c *Client) DerivedOutlines(ctx context.Context, project string) (map[string]memory.Outline, error) {
+	var out map[string]memory.Outline
+	return out, c.call(ctx, "DerivedOutlines", derivedParams{Project: project}, &out)
+}
+
+func (c *Client) UpdateDerived(ctx context.Context, project string, u memory.DerivedUpdate, by memory.Actor) error {
+	return c.call(ctx, "UpdateDerived", derivedParams{Project: project, Update: &u, Actor: by}, nil)
+}
+
+func (c *Client) DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error) {
+	var out []memory.DerivedFile
+	return out, c.call(ctx, "DerivedFiles", derivedParams{Project: project, Prefix: prefix}, &out)
+}
+
+func (c *Client) RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error) {
+	var out memory.RepoSummary
+	return out, c.call(ctx, "RepoSummary", derivedParams{Project: project}, &out)
+}
+
 // Recall asks the server's recall engine.
 func (c *Client) Recall(ctx context.Context, req recall.Request) (recall.Response, error) {
 	c.checkEmbedder(ctx)
@@ -538,7 +559,7 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 	if c.closed {
 		c.mu.Unlock()
 		cancel()
-		return nil, store.ErrClosed
+		return nil, memory.ErrClosed
 	}
 	c.cancels = append(c.cancels, cancel)
 	c.subsWG.Add(1)

@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"cairn/memory"
 	"cairn/safetext"
 	"cairn/store"
 )
@@ -371,7 +372,7 @@ func openStore(ctx context.Context, dir string, opt store.Options) (*store.DB, e
 	deadline := time.Now().Add(storeWait)
 	for told := false; ; told = true {
 		st, err := store.Open(dir, opt)
-		if !errors.Is(err, store.ErrLocked) || time.Now().After(deadline) {
+		if !errors.Is(err, memory.ErrLocked) || time.Now().After(deadline) {
 			return st, err
 		}
 		if !told {

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // TestDropDraftOverTheSocket: a client erases a draft like a local store does.
@@ -21,7 +20,7 @@ func TestDropDraftOverTheSocket(t *testing.T) {
 	if ds, err := db.Drafts(ctx, pid, 10); err != nil || len(ds) != 0 {
 		t.Fatalf("drafts after the drop: %+v %v", ds, err)
 	}
-	if err := c.DropDraft(ctx, d.ID, memory.ActorUser); !errors.Is(err, store.ErrNotFound) {
+	if err := c.DropDraft(ctx, d.ID, memory.ActorUser); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("second drop: %v", err)
 	}
 	evs, err := c.Timeline(ctx, pid, 10)

@@ -97,14 +97,14 @@ func TestRemoteImportRetryReportsWhatLanded(t *testing.T) {
 type diskFullErr struct{ msg string }
 
 func (e diskFullErr) Error() string { return e.msg }
-func (e diskFullErr) Unwrap() error { return store.ErrDiskFull }
+func (e diskFullErr) Unwrap() error { return memory.ErrDiskFull }
 
 // A full disk crosses the wire as itself, so the client says the same line
 // and exits the same way as against a local store.
 func TestRemoteCarriesDiskFull(t *testing.T) {
 	err := diskFullErr{"the disk holding /x is full: free space and retry; nothing was lost"}
 	got := toWire(err).err()
-	if !errors.Is(got, store.ErrDiskFull) || got.Error() != err.Error() {
-		t.Fatalf("over the wire: %v (disk full: %v)", got, errors.Is(got, store.ErrDiskFull))
+	if !errors.Is(got, memory.ErrDiskFull) || got.Error() != err.Error() {
+		t.Fatalf("over the wire: %v (disk full: %v)", got, errors.Is(got, memory.ErrDiskFull))
 	}
 }

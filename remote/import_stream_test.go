@@ -45,7 +45,7 @@ func TestRemoteImportStreams(t *testing.T) {
 	recs := streamRecords(5000)
 
 	badSource := errors.New("line 4001: malformed JSON")
-	chunks := store.Chunks(recs, 1000)
+	chunks := memory.Chunks(recs, 1000)
 	sent := 0
 	_, err := c.ImportStream(ctx, pid, func() ([]memory.Record, error) {
 		if sent == 4 {
@@ -60,13 +60,13 @@ func TestRemoteImportStreams(t *testing.T) {
 
 	secret := streamRecords(5000)
 	secret[4500].Body = "token: ghp_" + strings.Repeat("aB3", 12)
-	_, err = c.ImportStream(ctx, pid, store.Chunks(secret, 1000), memory.ActorUser)
-	var ie *store.ImportError
-	if !errors.As(err, &ie) || ie.Index != 4500 || !errors.Is(err, store.ErrSecret) || settled(t, db) != 0 {
+	_, err = c.ImportStream(ctx, pid, memory.Chunks(secret, 1000), memory.ActorUser)
+	var ie *memory.ImportError
+	if !errors.As(err, &ie) || ie.Index != 4500 || !errors.Is(err, memory.ErrSecret) || settled(t, db) != 0 {
 		t.Fatalf("a secret in a late chunk: err %v, store changed", err)
 	}
 
-	res, err := c.ImportStream(ctx, pid, store.Chunks(recs, 1000), memory.ActorUser)
+	res, err := c.ImportStream(ctx, pid, memory.Chunks(recs, 1000), memory.ActorUser)
 	if err != nil || res.Added != len(recs) || len(res.New) != len(recs) || settled(t, db) != len(recs) {
 		t.Fatalf("streamed import: %+v %v", res.Added, err)
 	}
@@ -119,7 +119,7 @@ func TestRemoteImportLostHalfWay(t *testing.T) {
 	recs := streamRecords(6000)
 
 	at.Store(3)
-	_, err = c.ImportStream(ctx, pid, store.Chunks(recs, 1000), memory.ActorUser)
+	_, err = c.ImportStream(ctx, pid, memory.Chunks(recs, 1000), memory.ActorUser)
 	if !errors.Is(err, errLost) || !strings.Contains(err.Error(), "nothing was imported") || settled(t, db) != 0 {
 		t.Fatalf("stream lost half way: %v", err)
 	}

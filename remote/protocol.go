@@ -2,7 +2,7 @@
 // single process open a directory for writing, so exactly one process (the
 // server, `cairn serve`) owns the store and every other cairn process (the
 // workbench, a CLI command, an MCP server) is a client of it over a Unix
-// socket in the home directory, through the same store.Store interface.
+// socket in the home directory, through the same memory.Store interface.
 //
 // The server is started on demand by the first client and exits once it
 // has had no client for an idle timeout, so no process outlives its last
@@ -21,7 +21,6 @@ import (
 	"time"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 type request struct {
@@ -49,21 +48,21 @@ var kinds = []struct {
 	name string
 	err  error
 }{
-	{"not_found", store.ErrNotFound},
-	{"secret", store.ErrSecret},
-	{"ambiguous", store.ErrAmbiguous}, // before invalid: it is also ErrInvalid
-	{"invalid", store.ErrInvalid},
-	{"closed", store.ErrClosed},
-	{"locked", store.ErrLocked},
-	{"schema", store.ErrSchema},
-	{"conflict", store.ErrConflict},
-	{"disk_full", store.ErrDiskFull},
-	{"stale", store.ErrStale},
+	{"not_found", memory.ErrNotFound},
+	{"secret", memory.ErrSecret},
+	{"ambiguous", memory.ErrAmbiguous}, // before invalid: it is also ErrInvalid
+	{"invalid", memory.ErrInvalid},
+	{"closed", memory.ErrClosed},
+	{"locked", memory.ErrLocked},
+	{"schema", memory.ErrSchema},
+	{"conflict", memory.ErrConflict},
+	{"disk_full", memory.ErrDiskFull},
+	{"stale", memory.ErrStale},
 }
 
 func toWire(err error) *wireError {
 	w := &wireError{Kind: "error", Message: err.Error(), Index: -1}
-	var ie *store.ImportError
+	var ie *memory.ImportError
 	if errors.As(err, &ie) {
 		w.Index, w.Message = ie.Index, ie.Err.Error()
 		err = ie.Err
@@ -95,7 +94,7 @@ func (w *wireError) err() error {
 	}
 	e := error(&remoteError{kind: kind, msg: w.Message})
 	if w.Index >= 0 {
-		e = &store.ImportError{Index: w.Index, Err: e}
+		e = &memory.ImportError{Index: w.Index, Err: e}
 	}
 	return e
 }
@@ -129,8 +128,8 @@ type (
 		Actor memory.Actor `json:"actor"`
 	}
 	applyParams struct {
-		Run memory.Run `json:"run"`
-		Ops []store.Op `json:"ops"`
+		Run memory.Run  `json:"run"`
+		Ops []memory.Op `json:"ops"`
 	}
 	undoRunParams struct {
 		Project string       `json:"project"`
@@ -155,6 +154,12 @@ type (
 		Best    float64      `json:"best,omitempty"`
 		Actor   memory.Actor `json:"actor,omitempty"`
 	}
+	derivedParams struct {
+		Project string                `json:"project"`
+		Prefix  string                `json:"prefix,omitempty"`
+		Update  *memory.DerivedUpdate `json:"update,omitempty"`
+		Actor   memory.Actor          `json:"actor,omitempty"`
+	}
 	ingestStateParams struct {
 		File string `json:"file"`
 	}
@@ -174,7 +179,7 @@ type (
 		Actor   memory.Actor `json:"actor"`
 	}
 	importBeginResult struct {
-		Landed *store.ImportResult `json:"landed,omitempty"` // the import already landed: its result
+		Landed *memory.ImportResult `json:"landed,omitempty"` // the import already landed: its result
 	}
 	importChunkParams struct {
 		ID      string          `json:"import_id"`
@@ -207,7 +212,7 @@ type (
 	}
 )
 
-// patch is store.Patch with JSON names.
+// patch is memory.Patch with JSON names.
 type patch struct {
 	Title      *string             `json:"title,omitempty"`
 	Body       *string             `json:"body,omitempty"`

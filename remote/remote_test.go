@@ -57,7 +57,7 @@ func TestRemoteBehavesLikeLocal(t *testing.T) {
 	if err != nil || n.Supersedes[0] != m.ID {
 		t.Fatalf("supersede: %+v %v", n, err)
 	}
-	page, err := c.List(ctx, store.Query{Project: pid, Status: store.StatusAny})
+	page, err := c.List(ctx, memory.Query{Project: pid, Status: memory.StatusAny})
 	if err != nil || len(page.Memories) != 2 {
 		t.Fatalf("list: %v %v", page, err)
 	}
@@ -70,7 +70,7 @@ func TestRemoteBehavesLikeLocal(t *testing.T) {
 		t.Fatalf("edges: %v %v %v", out, in, err)
 	}
 	body := "resumed MTP after bench #42"
-	if e, err := c.Edit(ctx, n.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil || e.Version != 2 {
+	if e, err := c.Edit(ctx, n.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil || e.Version != 2 {
 		t.Fatalf("edit: %+v %v", e, err)
 	}
 	if _, err := c.Archive(ctx, n.ID, "done", memory.ActorAgent); err != nil {
@@ -92,15 +92,15 @@ func TestRemoteBehavesLikeLocal(t *testing.T) {
 func TestRemoteCarriesErrorKinds(t *testing.T) {
 	c, _, _ := serve(t)
 	_, err := c.Get(ctx, "01JD0000000000000000000ZZZ")
-	if !errors.Is(err, store.ErrNotFound) || !strings.Contains(err.Error(), "not found") {
+	if !errors.Is(err, memory.ErrNotFound) || !strings.Contains(err.Error(), "not found") {
 		t.Fatalf("not found: %v", err)
 	}
 	_, err = c.Remember(ctx, &memory.Memory{Project: pid, Layer: 'A', Body: "key AKIA" + "IOSFODNN7EXAMPLQ"}, memory.ActorAgent)
-	if !errors.Is(err, store.ErrSecret) {
+	if !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("secret: %v", err)
 	}
 	_, err = c.Remember(ctx, &memory.Memory{Project: pid, Layer: 'Z', Body: "x"}, memory.ActorAgent)
-	if !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "layer") {
+	if !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "layer") {
 		t.Fatalf("invalid: %v", err)
 	}
 	for _, id := range []string{"01JD0000000000000000000001", "01JD0000000000000000000002"} {
@@ -108,21 +108,21 @@ func TestRemoteCarriesErrorKinds(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	// Ambiguity crosses the wire as itself (store.ShortIDs relies on it).
+	// Ambiguity crosses the wire as itself (memory.ShortIDsIn relies on it).
 	_, err = c.Resolve(ctx, "01JD00000000")
-	if !errors.Is(err, store.ErrAmbiguous) || !errors.Is(err, store.ErrInvalid) || !strings.Contains(err.Error(), "01JD0000000000000000000001, 01JD0000000000000000000002") {
+	if !errors.Is(err, memory.ErrAmbiguous) || !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "01JD0000000000000000000001, 01JD0000000000000000000002") {
 		t.Fatalf("ambiguous: %v", err)
 	}
 	_, err = c.Import(ctx, pid, []memory.Record{{Layer: 'A', Body: "ok"}, {Layer: 'A'}}, memory.ActorUser)
-	var ie *store.ImportError
-	if !errors.As(err, &ie) || ie.Index != 1 || !errors.Is(err, store.ErrInvalid) {
+	var ie *memory.ImportError
+	if !errors.As(err, &ie) || ie.Index != 1 || !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("import error: %#v", err)
 	}
 }
 
 func TestRemoteRememberRetryIsIdempotent(t *testing.T) {
 	c, _, _ := serve(t)
-	m := &memory.Memory{ID: store.NewID(), Project: pid, Layer: 'B', Body: "release v1 is out"}
+	m := &memory.Memory{ID: memory.NewID(), Project: pid, Layer: 'B', Body: "release v1 is out"}
 	a, err := c.Remember(ctx, m, memory.ActorAgent)
 	if err != nil {
 		t.Fatal(err)
@@ -131,12 +131,12 @@ func TestRemoteRememberRetryIsIdempotent(t *testing.T) {
 	if err != nil || b.ID != a.ID || !b.CreatedAt.Equal(a.CreatedAt) {
 		t.Fatalf("retry: %+v %v", b, err)
 	}
-	page, _ := c.List(ctx, store.Query{Project: pid})
+	page, _ := c.List(ctx, memory.Query{Project: pid})
 	if len(page.Memories) != 1 {
 		t.Fatalf("retry stored a copy: %d", len(page.Memories))
 	}
 	m.Body = "something else"
-	if _, err := c.Remember(ctx, m, memory.ActorAgent); !errors.Is(err, store.ErrInvalid) {
+	if _, err := c.Remember(ctx, m, memory.ActorAgent); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("reused id with other content: %v", err)
 	}
 }

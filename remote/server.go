@@ -14,12 +14,11 @@ import (
 
 	"cairn/memory"
 	"cairn/recall"
-	"cairn/store"
 )
 
 // Server serves one store to the clients that connect to its listener.
 type Server struct {
-	st   store.Store
+	st   memory.Store
 	rec  recall.Recaller // answers "Recall"; nil: recall is not served
 	idle time.Duration
 
@@ -40,7 +39,7 @@ type hello struct {
 
 // NewServer serves st; with idle > 0, Serve returns once no client has been
 // connected for that long.
-func NewServer(st store.Store, idle time.Duration) *Server {
+func NewServer(st memory.Store, idle time.Duration) *Server {
 	return &Server{st: st, idle: idle, changed: make(chan struct{}, 1)}
 }
 
@@ -233,7 +232,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 				out.Error = toWire(err)
 			}
 			send(out)
-			if errors.Is(err, store.ErrRoomAgain) {
+			if errors.Is(err, memory.ErrRoomAgain) {
 				s.reopen()
 			}
 		}()
@@ -267,7 +266,7 @@ func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (
 		}
 		var req recall.Request
 		if err := json.Unmarshal(raw, &req); err != nil {
-			return nil, &remoteError{store.ErrInvalid, "malformed Recall request: " + err.Error()}
+			return nil, &remoteError{memory.ErrInvalid, "malformed Recall request: " + err.Error()}
 		}
 		return s.rec.Recall(ctx, req)
 	}
@@ -284,19 +283,19 @@ func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (
 	return h(ctx, s.st, method, raw)
 }
 
-type handler func(ctx context.Context, st store.Store, method string, raw json.RawMessage) (any, error)
+type handler func(ctx context.Context, st memory.Store, method string, raw json.RawMessage) (any, error)
 
 // with decodes the parameters into P and calls fn.
-func with[P any](fn func(ctx context.Context, st store.Store, p P) (any, error)) handler {
-	return func(ctx context.Context, st store.Store, method string, raw json.RawMessage) (any, error) {
+func with[P any](fn func(ctx context.Context, st memory.Store, p P) (any, error)) handler {
+	return func(ctx context.Context, st memory.Store, method string, raw json.RawMessage) (any, error) {
 		var p P
 		if len(raw) > 0 {
 			if err := json.Unmarshal(raw, &p); err != nil {
 				var ute *json.UnmarshalTypeError
 				if errors.As(err, &ute) || errors.Is(err, io.ErrUnexpectedEOF) {
-					return nil, &remoteError{store.ErrInvalid, "malformed " + method + " request: " + err.Error()}
+					return nil, &remoteError{memory.ErrInvalid, "malformed " + method + " request: " + err.Error()}
 				}
-				return nil, &remoteError{store.ErrInvalid, err.Error()}
+				return nil, &remoteError{memory.ErrInvalid, err.Error()}
 			}
 		}
 		return fn(ctx, st, p)
@@ -306,104 +305,121 @@ func with[P any](fn func(ctx context.Context, st store.Store, p P) (any, error))
 var errNoMemory = errors.New("request has no memory")
 
 var handlers = map[string]handler{
-	"EnsureProject": with(func(ctx context.Context, st store.Store, p memory.Project) (any, error) {
+	"EnsureProject": with(func(ctx context.Context, st memory.Store, p memory.Project) (any, error) {
 		return st.EnsureProject(ctx, p)
 	}),
-	"Project":       with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Project(ctx, p.ID) }),
-	"ProjectByName": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.ProjectByName(ctx, p.ID) }),
-	"Projects":      with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Projects(ctx) }),
-	"Remember": with(func(ctx context.Context, st store.Store, p memParams) (any, error) {
+	"Project": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Project(ctx, p.ID) }),
+	"ProjectByName": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
+		return st.ProjectByName(ctx, p.ID)
+	}),
+	"Projects": with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return st.Projects(ctx) }),
+	"Remember": with(func(ctx context.Context, st memory.Store, p memParams) (any, error) {
 		if p.Memory == nil {
 			return nil, errNoMemory
 		}
 		return st.Remember(ctx, p.Memory, p.Actor)
 	}),
-	"Get":     with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Get(ctx, p.ID) }),
-	"Resolve": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Resolve(ctx, p.ID) }),
-	"GetByRef": with(func(ctx context.Context, st store.Store, p refParams) (any, error) {
+	"Get":     with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Get(ctx, p.ID) }),
+	"Resolve": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Resolve(ctx, p.ID) }),
+	"GetByRef": with(func(ctx context.Context, st memory.Store, p refParams) (any, error) {
 		return st.GetByRef(ctx, p.Project, p.Ref)
 	}),
-	"History": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.History(ctx, p.ID) }),
-	"Edit": with(func(ctx context.Context, st store.Store, p editParams) (any, error) {
-		return st.Edit(ctx, p.ID, store.Patch(p.Patch), p.Actor)
+	"History": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.History(ctx, p.ID) }),
+	"Edit": with(func(ctx context.Context, st memory.Store, p editParams) (any, error) {
+		return st.Edit(ctx, p.ID, memory.Patch(p.Patch), p.Actor)
 	}),
-	"Supersede": with(func(ctx context.Context, st store.Store, p memParams) (any, error) {
+	"Supersede": with(func(ctx context.Context, st memory.Store, p memParams) (any, error) {
 		if p.Memory == nil {
 			return nil, errNoMemory
 		}
 		return st.Supersede(ctx, p.ID, p.Memory, p.Actor)
 	}),
-	"Archive": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+	"Archive": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
 		return st.Archive(ctx, p.ID, p.Reason, p.Actor)
 	}),
-	"Unarchive": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+	"Unarchive": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
 		return st.Unarchive(ctx, p.ID, p.Actor)
 	}),
-	"Forget": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+	"Forget": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
 		return true, st.Forget(ctx, p.ID, p.Actor)
 	}),
-	"List":  with(func(ctx context.Context, st store.Store, q store.Query) (any, error) { return st.List(ctx, q) }),
-	"Count": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Count(ctx, p.ID) }),
-	"Link": with(func(ctx context.Context, st store.Store, p linkParams) (any, error) {
+	"List":  with(func(ctx context.Context, st memory.Store, q memory.Query) (any, error) { return st.List(ctx, q) }),
+	"Count": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Count(ctx, p.ID) }),
+	"Link": with(func(ctx context.Context, st memory.Store, p linkParams) (any, error) {
 		return true, st.Link(ctx, p.Edge, p.Actor)
 	}),
-	"Edges": with(func(ctx context.Context, st store.Store, p idParams) (any, error) {
+	"Edges": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
 		out, in, err := st.Edges(ctx, p.ID)
 		return edgesResult{out, in}, err
 	}),
-	"Timeline": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
+	"Timeline": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Timeline(ctx, p.Project, p.Limit)
 	}),
-	"Capture": with(func(ctx context.Context, st store.Store, d memory.Draft) (any, error) { return st.Capture(ctx, d) }),
-	"Drafts": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
+	"Capture": with(func(ctx context.Context, st memory.Store, d memory.Draft) (any, error) { return st.Capture(ctx, d) }),
+	"Drafts": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Drafts(ctx, p.Project, p.Limit)
 	}),
-	"Apply": with(func(ctx context.Context, st store.Store, p applyParams) (any, error) {
+	"Apply": with(func(ctx context.Context, st memory.Store, p applyParams) (any, error) {
 		return st.Apply(ctx, p.Run, p.Ops)
 	}),
-	"UndoRun": with(func(ctx context.Context, st store.Store, p undoRunParams) (any, error) {
+	"UndoRun": with(func(ctx context.Context, st memory.Store, p undoRunParams) (any, error) {
 		return st.UndoRun(ctx, p.Project, p.ID, p.Actor)
 	}),
-	"Runs": with(func(ctx context.Context, st store.Store, p listParams) (any, error) {
+	"Runs": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Runs(ctx, p.Project, p.Limit)
 	}),
-	"Proposals": with(func(ctx context.Context, st store.Store, p proposalsParams) (any, error) {
+	"Proposals": with(func(ctx context.Context, st memory.Store, p proposalsParams) (any, error) {
 		return st.Proposals(ctx, p.Project, p.State)
 	}),
-	"Proposal": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
-	"Triggered": with(func(ctx context.Context, st store.Store, p triggeredParams) (any, error) {
+	"Proposal": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
+	"Triggered": with(func(ctx context.Context, st memory.Store, p triggeredParams) (any, error) {
 		return st.Triggered(ctx, p.Project, p.Text, p.Limit)
 	}),
-	"Feedback": with(func(ctx context.Context, st store.Store, p feedbackParams) (any, error) {
+	"Feedback": with(func(ctx context.Context, st memory.Store, p feedbackParams) (any, error) {
 		return true, st.Feedback(ctx, p.ID, p.Query, p.Helpful, p.Actor)
 	}),
-	"RecordGap": with(func(ctx context.Context, st store.Store, p gapParams) (any, error) {
+	"RecordGap": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) {
 		return true, st.RecordGap(ctx, p.Project, p.Query, p.Best)
 	}),
-	"Gaps": with(func(ctx context.Context, st store.Store, p gapParams) (any, error) { return st.Gaps(ctx, p.Project) }),
-	"DropGap": with(func(ctx context.Context, st store.Store, p gapParams) (any, error) {
+	"Gaps": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) { return st.Gaps(ctx, p.Project) }),
+	"DropGap": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) {
 		return true, st.DropGap(ctx, p.Project, p.ID, p.Actor)
 	}),
-	"Ingest": with(func(ctx context.Context, st store.Store, p store.IngestBatch) (any, error) {
+	"DerivedOutlines": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		return st.DerivedOutlines(ctx, p.Project)
+	}),
+	"UpdateDerived": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		if p.Update == nil {
+			return nil, &remoteError{memory.ErrInvalid, "UpdateDerived request has no update"}
+		}
+		return true, st.UpdateDerived(ctx, p.Project, *p.Update, p.Actor)
+	}),
+	"DerivedFiles": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		return st.DerivedFiles(ctx, p.Project, p.Prefix)
+	}),
+	"RepoSummary": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
+		return st.RepoSummary(ctx, p.Project)
+	}),
+	"Ingest": with(func(ctx context.Context, st memory.Store, p memory.IngestBatch) (any, error) {
 		return st.Ingest(ctx, p)
 	}),
-	"IngestState": with(func(ctx context.Context, st store.Store, p ingestStateParams) (any, error) {
+	"IngestState": with(func(ctx context.Context, st memory.Store, p ingestStateParams) (any, error) {
 		return st.IngestState(ctx, p.File)
 	}),
-	"DropDraft": with(func(ctx context.Context, st store.Store, p archiveParams) (any, error) {
+	"DropDraft": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
 		return true, st.DropDraft(ctx, p.ID, p.Actor)
 	}),
-	"Stats": with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
-	"Bound": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),
-	"VerifyFirst": with(func(ctx context.Context, st store.Store, p verifyParams) (any, error) {
+	"Stats": with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
+	"Bound": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),
+	"VerifyFirst": with(func(ctx context.Context, st memory.Store, p verifyParams) (any, error) {
 		return st.VerifyFirst(ctx, p.Project, p.Now)
 	}),
-	"SetWatermarks": with(func(ctx context.Context, st store.Store, p watermarkParams) (any, error) {
+	"SetWatermarks": with(func(ctx context.Context, st memory.Store, p watermarkParams) (any, error) {
 		return st.SetWatermarks(ctx, p.ID, p.Watermarks, p.Summary, p.Actor)
 	}),
-	"Review": with(func(ctx context.Context, st store.Store, p reviewParams) (any, error) {
+	"Review": with(func(ctx context.Context, st memory.Store, p reviewParams) (any, error) {
 		return st.Review(ctx, p.ID, p.Verdict, p.Watermarks, p.Summary, p.Actor)
 	}),
-	"Reviews": with(func(ctx context.Context, st store.Store, p idParams) (any, error) { return st.Reviews(ctx, p.ID) }),
-	"Ping":    with(func(ctx context.Context, st store.Store, _ struct{}) (any, error) { return "pong", nil }),
+	"Reviews": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Reviews(ctx, p.ID) }),
+	"Ping":    with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return "pong", nil }),
 }

@@ -260,7 +260,7 @@ func TestServerAppliesTheFilesSalienceWeight(t *testing.T) {
 		}
 		return resp.Results[0].Explain
 	}
-	page, err := c.List(ctx, store.Query{Project: pid})
+	page, err := c.List(ctx, memory.Query{Project: pid})
 	if err != nil || len(page.Memories) != 1 {
 		t.Fatalf("list: %+v %v", page, err)
 	}

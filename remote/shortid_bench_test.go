@@ -12,7 +12,7 @@ import (
 // benchShortIDs shortens the ids of a page of 50 from 10,000 memories
 // imported in one go (ids made in the same millisecond: the longest
 // prefixes to find), as cairn list does before printing.
-func benchShortIDs(b *testing.B, db *store.DB, st store.Store) {
+func benchShortIDs(b *testing.B, db *store.DB, st memory.Store) {
 	recs := make([]memory.Record, 10_000)
 	for i := range recs {
 		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact %d", i)}
@@ -20,7 +20,7 @@ func benchShortIDs(b *testing.B, db *store.DB, st store.Store) {
 	if _, err := db.Import(ctx, pid, recs, memory.ActorSystem); err != nil {
 		b.Fatal(err)
 	}
-	page, err := db.List(ctx, store.Query{Project: pid})
+	page, err := db.List(ctx, memory.Query{Project: pid})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -31,7 +31,7 @@ func benchShortIDs(b *testing.B, db *store.DB, st store.Store) {
 	var d []time.Duration
 	for b.Loop() {
 		t0 := time.Now()
-		if s := store.ShortIDs(ctx, st, ids); len(s) != len(ids) {
+		if s := memory.ShortIDsIn(ctx, st, ids); len(s) != len(ids) {
 			b.Fatal(len(s))
 		}
 		d = append(d, time.Since(t0))

@@ -8,7 +8,6 @@ import (
 	"sync"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // streams are the imports under way on one connection, by import id. An
@@ -22,7 +21,7 @@ import (
 // lands only after its ImportEnd.
 type streams struct {
 	ctx context.Context // the connection's
-	st  store.Store
+	st  memory.Store
 	wg  sync.WaitGroup // running imports
 
 	mu sync.Mutex
@@ -36,11 +35,11 @@ type stream struct {
 	done   chan struct{}        // closed when the import has returned
 	closed bool
 	cancel context.CancelFunc
-	res    store.ImportResult
+	res    memory.ImportResult
 	err    error
 }
 
-func newStreams(ctx context.Context, st store.Store) *streams {
+func newStreams(ctx context.Context, st memory.Store) *streams {
 	return &streams{ctx: ctx, st: st, m: map[string]*stream{}}
 }
 
@@ -55,11 +54,11 @@ func (ss *streams) wait() { ss.wg.Wait() }
 func (ss *streams) call(method string, raw json.RawMessage) (any, error) {
 	switch method {
 	case "ImportBegin":
-		return with(func(_ context.Context, _ store.Store, p importBeginParams) (any, error) { return ss.begin(p) })(ss.ctx, ss.st, method, raw)
+		return with(func(_ context.Context, _ memory.Store, p importBeginParams) (any, error) { return ss.begin(p) })(ss.ctx, ss.st, method, raw)
 	case "ImportChunk":
-		return with(func(_ context.Context, _ store.Store, p importChunkParams) (any, error) { return ss.chunk(p) })(ss.ctx, ss.st, method, raw)
+		return with(func(_ context.Context, _ memory.Store, p importChunkParams) (any, error) { return ss.chunk(p) })(ss.ctx, ss.st, method, raw)
 	default:
-		return with(func(_ context.Context, _ store.Store, p importEndParams) (any, error) { return ss.end(p) })(ss.ctx, ss.st, method, raw)
+		return with(func(_ context.Context, _ memory.Store, p importEndParams) (any, error) { return ss.end(p) })(ss.ctx, ss.st, method, raw)
 	}
 }
 
@@ -70,7 +69,7 @@ func (ss *streams) begin(p importBeginParams) (importBeginResult, error) {
 	if _, dup := ss.m[p.ID]; dup {
 		ss.mu.Unlock()
 		cancel()
-		return importBeginResult{}, &remoteError{store.ErrInvalid, fmt.Sprintf("import %s is already under way", p.ID)}
+		return importBeginResult{}, &remoteError{memory.ErrInvalid, fmt.Sprintf("import %s is already under way", p.ID)}
 	}
 	ss.m[p.ID] = s
 	ss.mu.Unlock()
@@ -91,7 +90,7 @@ func (ss *streams) begin(p importBeginParams) (importBeginResult, error) {
 	go func() {
 		defer ss.wg.Done()
 		defer close(s.done)
-		s.res, s.err = ss.st.ImportStream(store.WithImportID(ctx, p.ID), p.Project, next, p.Actor)
+		s.res, s.err = ss.st.ImportStream(memory.WithImportID(ctx, p.ID), p.Project, next, p.Actor)
 	}()
 	select {
 	case <-s.asked:
@@ -110,7 +109,7 @@ func (ss *streams) get(id string) (*stream, error) {
 	defer ss.mu.Unlock()
 	s := ss.m[id]
 	if s == nil {
-		return nil, &remoteError{store.ErrInvalid, fmt.Sprintf("no import %s is under way on this connection: run the import again", id)}
+		return nil, &remoteError{memory.ErrInvalid, fmt.Sprintf("no import %s is under way on this connection: run the import again", id)}
 	}
 	return s, nil
 }
@@ -132,7 +131,7 @@ func (ss *streams) chunk(p importChunkParams) (bool, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.closed {
-		return false, &remoteError{store.ErrInvalid, fmt.Sprintf("import %s has ended its input", p.ID)}
+		return false, &remoteError{memory.ErrInvalid, fmt.Sprintf("import %s has ended its input", p.ID)}
 	}
 	select {
 	case s.chunks <- p.Records:
@@ -143,10 +142,10 @@ func (ss *streams) chunk(p importChunkParams) (bool, error) {
 	}
 }
 
-func (ss *streams) end(p importEndParams) (store.ImportResult, error) {
+func (ss *streams) end(p importEndParams) (memory.ImportResult, error) {
 	s, err := ss.get(p.ID)
 	if err != nil {
-		return store.ImportResult{}, err
+		return memory.ImportResult{}, err
 	}
 	if p.Abort {
 		s.cancel()
@@ -161,7 +160,7 @@ func (ss *streams) end(p importEndParams) (store.ImportResult, error) {
 	<-s.done
 	ss.drop(p.ID)
 	if p.Abort {
-		return store.ImportResult{}, nil
+		return memory.ImportResult{}, nil
 	}
 	return s.res, s.err
 }

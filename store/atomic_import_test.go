@@ -315,7 +315,7 @@ func TestUndoKeepsOtherWritersChanges(t *testing.T) {
 		switch {
 		case stage == "batch" && n == 1: // the base updates are written
 			body := "base fact 0: a person corrected this during the import"
-			if _, err := db.Edit(ctx, base0.ID, Patch{Body: &body}, memory.ActorUser); err != nil {
+			if _, err := db.Edit(ctx, base0.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 				t.Error(err)
 			}
 			var err error

@@ -90,8 +90,8 @@ func BenchmarkListFirstPage(b *testing.B) {
 	db, _ := openTest(b)
 	seed(b, db, 100_000)
 	for b.Loop() {
-		p, err := db.List(ctx, Query{Project: testPID, Layer: memory.LayerDecision})
-		if err != nil || len(p.Memories) != DefaultLimit {
+		p, err := db.List(ctx, memory.Query{Project: testPID, Layer: memory.LayerDecision})
+		if err != nil || len(p.Memories) != memory.DefaultLimit {
 			b.Fatal(err, len(p.Memories))
 		}
 	}

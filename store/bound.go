@@ -138,7 +138,7 @@ func eachBound(txn *badger.Txn, project string, fn func(*memory.Memory) error) e
 		}
 		if len(m.Watermarks) == 0 {
 			full, err := getMem(txn, m.ID)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				continue
 			}
 			if err != nil {

@@ -1,8 +1,6 @@
 package store
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 
@@ -48,12 +46,4 @@ func DecodeMemory(key, val []byte) (*memory.Memory, error) {
 	return &m, nil
 }
 
-// ContentHash identifies a memory's content (layer, kind, title, body):
-// the key of import deduplication and of cached vectors.
-func ContentHash(m *memory.Memory) string {
-	h := sha256.New()
-	fmt.Fprintf(h, "%c\x00%s\x00%s\x00%s", m.Layer, m.Kind, m.Title, m.Body)
-	return hex.EncodeToString(h.Sum(nil)[:16])
-}
-
-func contentHash(m *memory.Memory) string { return ContentHash(m) }
+func contentHash(m *memory.Memory) string { return memory.ContentHash(m) }

@@ -48,7 +48,7 @@ func TestConcurrentUse(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for range 30 {
-				if _, err := db.List(ctx, Query{Project: testPID, Tag: "shared", Status: StatusAny}); err != nil {
+				if _, err := db.List(ctx, memory.Query{Project: testPID, Tag: "shared", Status: memory.StatusAny}); err != nil {
 					errs <- err
 				}
 				if _, err := db.Count(ctx, testPID); err != nil {

@@ -174,7 +174,7 @@ func TestReopenAfterKilledForget(t *testing.T) {
 			t.Fatalf("round %d: first open after a kill during forget: %v", round, err)
 		}
 		for i := 0; i < len(gone); i += 2 {
-			if _, err := db.Get(ctx, gone[i]); !errors.Is(err, ErrNotFound) {
+			if _, err := db.Get(ctx, gone[i]); !errors.Is(err, memory.ErrNotFound) {
 				db.Close()
 				t.Fatalf("round %d: forgotten %s is back: %v", round, gone[i], err)
 			}

@@ -16,6 +16,8 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 	"github.com/dgraph-io/badger/v4/options"
+
+	"cairn/memory"
 )
 
 // Options tune Open. The zero value is right for the product.
@@ -78,7 +80,7 @@ type DB struct {
 	salTimer   *time.Timer
 }
 
-var _ Store = (*DB)(nil)
+var _ memory.Store = (*DB)(nil)
 
 // ownerFile names the file in the store directory that says which process holds it.
 const ownerFile = "owner.json"
@@ -220,9 +222,9 @@ func lockedError(dir string) error {
 	b, err := readNoFollow(filepath.Join(dir, ownerFile), 64<<10)
 	if err == nil && json.Unmarshal(b, &o) == nil && o.PID > 0 {
 		return fmt.Errorf("%w: %s is held by %s (pid %d, since %s) — close it and try again",
-			ErrLocked, dir, o.Command, o.PID, o.Since.Local().Format("15:04:05"))
+			memory.ErrLocked, dir, o.Command, o.PID, o.Since.Local().Format("15:04:05"))
 	}
-	return fmt.Errorf("%w: %s is held by another process — close it and try again", ErrLocked, dir)
+	return fmt.Errorf("%w: %s is held by another process — close it and try again", memory.ErrLocked, dir)
 }
 
 // writeOwner writes owner.json without following a symlink planted in
@@ -260,7 +262,7 @@ func (db *DB) checkSchema() error {
 			return err
 		}
 		if n, err := strconv.Atoi(string(v)); err != nil || n != schemaVersion {
-			return fmt.Errorf("%w: schema %q, this cairn reads schema %d — use the matching cairn or export and re-import", ErrSchema, v, schemaVersion)
+			return fmt.Errorf("%w: schema %q, this cairn reads schema %d — use the matching cairn or export and re-import", memory.ErrSchema, v, schemaVersion)
 		}
 		return nil
 	})
@@ -290,7 +292,7 @@ func (db *DB) enter() (func(), error) {
 	db.mu.RLock()
 	if db.closed {
 		db.mu.RUnlock()
-		return nil, ErrClosed
+		return nil, memory.ErrClosed
 	}
 	return db.mu.RUnlock, nil
 }
@@ -342,7 +344,7 @@ func (db *DB) update(ctx context.Context, fn func(txn *badger.Txn) error) error 
 			continue
 		}
 		if errors.Is(err, badger.ErrConflict) {
-			return fmt.Errorf("%w: too many concurrent writers, try again", ErrConflict)
+			return fmt.Errorf("%w: too many concurrent writers, try again", memory.ErrConflict)
 		}
 		return err
 	}
@@ -388,7 +390,7 @@ func (db *DB) view(fn func(txn *badger.Txn) error) error {
 func get(txn *badger.Txn, key []byte, v any) error {
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return ErrNotFound
+		return memory.ErrNotFound
 	}
 	if err != nil {
 		return err

@@ -93,7 +93,7 @@ func sameFact(txn *badger.Txn, m *memory.Memory, norm string, skip map[string]bo
 			continue
 		}
 		c, err := getMem(txn, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue // being forgotten
 		}
 		if err != nil {
@@ -137,7 +137,7 @@ func nearFact(txn *badger.Txn, m *memory.Memory, norm string) (*memory.Memory, f
 			break
 		}
 		c, err := getMem(txn, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue // being forgotten
 		}
 		if err != nil {
@@ -217,7 +217,7 @@ func (db *DB) dedup(txn *badger.Txn, m *memory.Memory, chosen bool, by memory.Ac
 // isOpen reports whether proposal id waits for a person.
 func isOpen(txn *badger.Txn, id string) (bool, error) {
 	p, err := getProposal(txn, id)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -243,7 +243,7 @@ func reinforcedBefore(txn *badger.Txn, m *memory.Memory) (*memory.Memory, error)
 		return nil, err
 	}
 	same, err := getMem(txn, string(id))
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -352,7 +352,7 @@ func lockText(m *memory.Memory) func() {
 func nearAnswer(txn *badger.Txn, m *memory.Memory) (*memory.Dedup, error) {
 	for _, k := range keys(txn, prefixProposalsOf(m.ID)) {
 		p, err := getProposal(txn, idFromKey(k))
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue
 		}
 		if err != nil {

@@ -181,7 +181,7 @@ func TestNearDuplicateIsWrittenWithAMergeProposal(t *testing.T) {
 	a := rememberAs(t, db, &memory.Memory{Body: nearA}, memory.ActorUser)
 	rememberAs(t, db, &memory.Memory{Body: "The cache misses when a key has a trailing slash"}, memory.ActorUser)
 
-	id := NewID() // chosen, as the socket client does, so the write can be retried
+	id := memory.NewID() // chosen, as the socket client does, so the write can be retried
 	b := rememberAs(t, db, &memory.Memory{ID: id, Body: nearB}, memory.ActorAgent)
 	if b.ID != id || b.Dedup == nil || b.Dedup.Near != a.ID || b.Dedup.Proposal == "" || b.Dedup.Reinforced != "" {
 		t.Fatalf("near duplicate: id %s dedup %+v", b.ID, b.Dedup)
@@ -228,14 +228,14 @@ func TestNearDuplicateIsWrittenWithAMergeProposal(t *testing.T) {
 func TestRetryOfAReinforcingWriteReinforcesOnce(t *testing.T) {
 	db, _ := openTest(t)
 	s := rememberAs(t, db, &memory.Memory{Body: "Run make lint before pushing"}, memory.ActorUser)
-	id := NewID()
+	id := memory.NewID()
 	for i := range 3 {
 		got := rememberAs(t, db, &memory.Memory{ID: id, Body: "run `make lint` before pushing."}, memory.ActorAgent)
 		if got.ID != s.ID || got.Dedup == nil || got.Dedup.Reinforced != s.ID || got.Salience.Reinforcements != 1 {
 			t.Fatalf("attempt %d: id %s reinforcements %d dedup %+v", i+1, got.ID, got.Salience.Reinforcements, got.Dedup)
 		}
 	}
-	if _, err := db.Get(ctx, id); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, id); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("the chosen id holds a memory: %v", err)
 	}
 	if evs := eventsOf(t, db, testPID, s.ID, memory.EventReinforce); len(evs) != 1 {
@@ -247,7 +247,7 @@ func TestRetryOfAReinforcingWriteReinforcesOnce(t *testing.T) {
 		t.Fatalf("another text under the chosen id: %s %+v", other.ID, other.Dedup)
 	}
 	// A different chosen id is a new saying of the fact.
-	if got := rememberAs(t, db, &memory.Memory{ID: NewID(), Body: "Run make lint before pushing"}, memory.ActorAgent); got.Salience.Reinforcements != 2 {
+	if got := rememberAs(t, db, &memory.Memory{ID: memory.NewID(), Body: "Run make lint before pushing"}, memory.ActorAgent); got.Salience.Reinforcements != 2 {
 		t.Fatalf("a second saying: %d reinforcements, want 2", got.Salience.Reinforcements)
 	}
 }
@@ -297,7 +297,7 @@ func TestSecretsAreRefusedBeforeDedup(t *testing.T) {
 	} {
 		m.Project, m.Layer = testPID, memory.LayerInvariant
 		_, err := db.Remember(ctx, m, memory.ActorAgent)
-		if !errors.Is(err, ErrSecret) || strings.Contains(err.Error(), "IOSFODNN7") {
+		if !errors.Is(err, memory.ErrSecret) || strings.Contains(err.Error(), "IOSFODNN7") {
 			t.Fatalf("secret: %v", err)
 		}
 	}
@@ -348,7 +348,7 @@ func TestImportReinforcesTheSameFactOnce(t *testing.T) {
 	}
 
 	// Re-importing an export (records with ids) changes nothing.
-	page, err := db.List(ctx, Query{Project: testPID, Status: StatusAny})
+	page, err := db.List(ctx, memory.Query{Project: testPID, Status: memory.StatusAny})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -429,7 +429,7 @@ func dedupIndex(t testing.TB, db *DB) []string {
 // wantIndex is the deduplication index the memories of testPID need.
 func wantIndex(t testing.TB, db *DB) []string {
 	t.Helper()
-	page, err := db.List(ctx, Query{Project: testPID, Status: StatusAny, Limit: 1 << 20})
+	page, err := db.List(ctx, memory.Query{Project: testPID, Status: memory.StatusAny, Limit: 1 << 20})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -60,6 +60,9 @@
 //	sal/<id>                             its accesses and feedback (salience; written in batches, dropped by forget)
 //	subprobe/<ulid>                      written and deleted by Subscribe to know Badger's subscriber is listening
 //	gap/<pid>/<gapid>                    memory.Gap: a question recall could not answer (gapid from the query)
+//	dv/<pid>/f/<path>                    memory.DerivedFile: what one file of the repository says (derived.go)
+//	dv/<pid>/t/<path>                    memory.Outline: that file's stamp and outline, read by a re-index
+//	dv/<pid>/sum                         memory.RepoSummary: the repository's facts, modules and brief
 //	dgone/<pid>/<draftid>                empty: a draft a person dropped, which a re-read must not bring back
 //
 // Index entries have empty values except ref (which holds the id), so

@@ -95,7 +95,7 @@ func edgesOf(txn *badger.Txn, id string) (out, in []memory.Edge, err error) {
 		}
 		var e memory.Edge
 		err := get(txn, keyEdgeOut(memory.Edge{From: from, Kind: memory.EdgeKind(kind), To: id}), &e)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue
 		}
 		if err != nil {

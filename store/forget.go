@@ -302,7 +302,7 @@ func (db *DB) unlink(txn *badger.Txn, m *memory.Memory, by memory.Actor) error {
 	var succ *memory.Memory
 	if m.SupersededBy != "" {
 		succ, err = getMem(txn, m.SupersededBy)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			succ = nil
 		} else if err != nil {
 			return err
@@ -311,7 +311,7 @@ func (db *DB) unlink(txn *badger.Txn, m *memory.Memory, by memory.Actor) error {
 	var handedOn []string // predecessors succ supersedes now
 	for _, pid := range m.Supersedes {
 		pred, err := getMem(txn, pid)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -405,7 +405,7 @@ func draftProject(txn *badger.Txn, id string) (string, error) {
 			return pid, nil
 		}
 	}
-	return "", fmt.Errorf("draft %s: %w", id, ErrNotFound)
+	return "", fmt.Errorf("draft %s: %w", id, memory.ErrNotFound)
 }
 
 // runPurge drops a hard delete's bytes from disk and clears its intent:
@@ -574,7 +574,7 @@ func (db *DB) finishPurges() error {
 // by id only (it reads "a forgotten memory").
 func (db *DB) reopenFor(txn *badger.Txn, e memory.Edge, now time.Time, by memory.Actor) error {
 	d, err := getMem(txn, e.From)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return nil
 	}
 	if err != nil || d.Status != memory.StatusActive || !d.ReopenedAt.IsZero() {

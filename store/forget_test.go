@@ -90,7 +90,7 @@ func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
 	filler(t, db, 24) // the first version goes down the LSM tree, past L0
 	// The edit moves the tag, the ref and the binding: the old keys are deleted, their bytes stay.
 	b2, tags, ref, ws := "an edited body, "+body2, []string{newTag}, newRef, []memory.Watermark{}
-	if _, err := db.Edit(ctx, m.ID, Patch{Body: &b2, Tags: &tags, Ref: &ref, Watermarks: &ws}, memory.ActorUser); err != nil {
+	if _, err := db.Edit(ctx, m.ID, memory.Patch{Body: &b2, Tags: &tags, Ref: &ref, Watermarks: &ws}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := db.Archive(ctx, m.ID, "reason mentions "+reason, memory.ActorUser); err != nil {
@@ -127,19 +127,19 @@ func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
 	if err := db.Forget(ctx, m.ID, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Get(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, m.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("get after forget: %v", err)
 	}
-	if _, err := db.History(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := db.History(ctx, m.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("history after forget: %v", err)
 	}
 	for _, r := range []string{oldRef, newRef} {
-		if _, err := db.GetByRef(ctx, testPID, r); !errors.Is(err, ErrNotFound) {
+		if _, err := db.GetByRef(ctx, testPID, r); !errors.Is(err, memory.ErrNotFound) {
 			t.Fatalf("ref %s after forget: %v", r, err)
 		}
 	}
 	for _, tag := range []string{oldTag, newTag} {
-		if p, _ := db.List(ctx, Query{Project: testPID, Tag: tag, Status: StatusAny}); len(p.Memories) != 0 {
+		if p, _ := db.List(ctx, memory.Query{Project: testPID, Tag: tag, Status: memory.StatusAny}); len(p.Memories) != 0 {
 			t.Fatalf("tag %s index after forget", tag)
 		}
 	}
@@ -275,7 +275,7 @@ func TestForgetSuccessorReinstatesPredecessor(t *testing.T) {
 	if err != nil || o.SupersededBy != "" || o.Status != memory.StatusActive || !o.ValidUntil.IsZero() {
 		t.Fatalf("old after its successor was forgotten: %+v %v", o, err)
 	}
-	if p, _ := db.List(ctx, Query{Project: testPID}); len(p.Memories) != 1 || p.Memories[0].ID != old.ID {
+	if p, _ := db.List(ctx, memory.Query{Project: testPID}); len(p.Memories) != 1 || p.Memories[0].ID != old.ID {
 		t.Fatalf("the predecessor is not listed as current: %v", ids(p.Memories))
 	}
 	if c, _ := db.Count(ctx, testPID); c.Total(memory.StatusActive) != 1 || c.Total(memory.StatusSuperseded) != 0 {
@@ -330,7 +330,7 @@ func TestForgetLeavesAnotherMemorysRef(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := "other-ref"
-	if _, err := db.Edit(ctx, m.ID, Patch{Ref: &other}, memory.ActorUser); err != nil {
+	if _, err := db.Edit(ctx, m.ID, memory.Patch{Ref: &other}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	n, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: 'B', Body: "second", Ref: "shared-ref"}, memory.ActorUser)
@@ -375,12 +375,12 @@ func TestInterruptedForgetFinishesAtOpen(t *testing.T) {
 			t.Fatalf("the purge record names %q: %s", s, intent)
 		}
 	}
-	if _, err := db.Get(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, m.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("readable before the purge: %v", err)
 	}
 	db.Close()
 	db = reopen(t, dir)
-	if _, err := db.Get(ctx, m.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, m.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("get: %v", err)
 	}
 	if st, _ := db.Stats(ctx); st.Memories != 0 {
@@ -459,10 +459,10 @@ func TestDropDraftLeavesOnlyThatADraftWasDeleted(t *testing.T) {
 	if captures != 1 {
 		t.Fatalf("%d capture events, want the one of the draft that stays", captures)
 	}
-	if err := db.DropDraft(ctx, d.ID, memory.ActorUser); !errors.Is(err, ErrNotFound) {
+	if err := db.DropDraft(ctx, d.ID, memory.ActorUser); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("second drop: %v", err)
 	}
-	if err := db.DropDraft(ctx, "nonsense", memory.ActorUser); !errors.Is(err, ErrInvalid) {
+	if err := db.DropDraft(ctx, "nonsense", memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("bad id: %v", err)
 	}
 	filler(t, db, 5)

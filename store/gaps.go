@@ -2,8 +2,6 @@ package store
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"sort"
@@ -20,13 +18,6 @@ import (
 // maxGaps bounds a project's gap log: the least recently asked go first.
 const maxGaps = 500
 
-// GapID names a question: the same words, in any case and spacing, are
-// one gap.
-func GapID(query string) string {
-	h := sha256.Sum256([]byte(strings.Join(strings.Fields(strings.ToLower(query)), " ")))
-	return hex.EncodeToString(h[:6])
-}
-
 // RecordGap notes that recall had nothing (or only weak hits, best) for
 // query in project. A secret in the query is redacted, never stored.
 func (db *DB) RecordGap(ctx context.Context, project, query string, best float64) error {
@@ -37,12 +28,12 @@ func (db *DB) RecordGap(ctx context.Context, project, query string, best float64
 	if r := []rune(query); len(r) > 300 {
 		query = string(r[:299]) + "…"
 	}
-	gid := GapID(query)
+	gid := memory.GapID(query)
 	now := db.now().UTC()
 	return db.update(ctx, func(txn *badger.Txn) error {
 		var g memory.Gap
 		switch err := get(txn, keyGap(project, gid), &g); {
-		case errors.Is(err, ErrNotFound):
+		case errors.Is(err, memory.ErrNotFound):
 			g = memory.Gap{ID: gid, Project: project, Query: query, First: now}
 			if err := trimGaps(txn, project); err != nil {
 				return err
@@ -102,8 +93,8 @@ func (db *DB) DropGap(ctx context.Context, project, id string, by memory.Actor) 
 	return db.update(ctx, func(txn *badger.Txn) error {
 		var g memory.Gap
 		if err := get(txn, keyGap(project, id), &g); err != nil {
-			if errors.Is(err, ErrNotFound) {
-				return fmt.Errorf("gap %s: %w (cairn gaps lists them)", id, ErrNotFound)
+			if errors.Is(err, memory.ErrNotFound) {
+				return fmt.Errorf("gap %s: %w (cairn gaps lists them)", id, memory.ErrNotFound)
 			}
 			return err
 		}

@@ -21,15 +21,6 @@ import (
 	"cairn/memory"
 )
 
-// ImportError names the record (0-based Index) that refused an import.
-type ImportError struct {
-	Index int
-	Err   error
-}
-
-func (e *ImportError) Error() string { return fmt.Sprintf("record %d: %v", e.Index+1, e.Err) }
-func (e *ImportError) Unwrap() error { return e.Err }
-
 // Import adds records to a project, all or nothing. It is idempotent: a
 // record is matched to a stored memory by id, else by ref, else by identical
 // content; a match with the same content changes nothing, a match with other
@@ -54,8 +45,8 @@ func (e *ImportError) Unwrap() error { return e.Err }
 // A caller that may send the same import twice (a client retrying after a
 // lost connection) names it with WithImportID: the second call returns the
 // first one's result instead of importing again.
-func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (ImportResult, error) {
-	return db.importFrom(ctx, project, Chunks(recs, ImportChunk), len(recs), by)
+func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, by memory.Actor) (memory.ImportResult, error) {
+	return db.importFrom(ctx, project, memory.Chunks(recs, memory.ImportChunk), len(recs), by)
 }
 
 // ImportStream is Import of records handed over a chunk at a time: next
@@ -64,45 +55,29 @@ func (db *DB) Import(ctx context.Context, project string, recs []memory.Record, 
 // whole input, and works on one chunk (validating, scanning for secrets,
 // normalising, signing, encoding, on every core) while it writes the one
 // before.
-func (db *DB) ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (ImportResult, error) {
+func (db *DB) ImportStream(ctx context.Context, project string, next func() ([]memory.Record, error), by memory.Actor) (memory.ImportResult, error) {
 	return db.importFrom(ctx, project, next, -1, by)
-}
-
-// ImportChunk is how many records a chunk of an import holds: enough that
-// a chunk's round trip and transaction cost little per record.
-const ImportChunk = 2000
-
-// Chunks hands recs to ImportStream n at a time.
-func Chunks(recs []memory.Record, n int) func() ([]memory.Record, error) {
-	return func() ([]memory.Record, error) {
-		if len(recs) == 0 {
-			return nil, io.EOF
-		}
-		c := recs[:min(n, len(recs))]
-		recs = recs[len(c):]
-		return c, nil
-	}
 }
 
 // importFrom runs an import of the records next hands over; records is
 // their number when known (a retry with the same id must have as many),
 // else -1.
-func (db *DB) importFrom(ctx context.Context, project string, next func() ([]memory.Record, error), records int, by memory.Actor) (ImportResult, error) {
-	id := ImportID(ctx)
+func (db *DB) importFrom(ctx context.Context, project string, next func() ([]memory.Record, error), records int, by memory.Actor) (memory.ImportResult, error) {
+	id := memory.ImportID(ctx)
 	if id == "" {
 		id = newID()
 	} else if !validID(id) {
-		return ImportResult{}, invalidf("import id %q is not a ULID: leave it empty and cairn makes one", id)
+		return memory.ImportResult{}, invalidf("import id %q is not a ULID: leave it empty and cairn makes one", id)
 	}
 	// One import at a time: a retry waits for the attempt it repeats, and
 	// any journal found under the lock belongs to an import that is over.
 	db.importing.Lock()
 	defer db.importing.Unlock()
 	if err := ctx.Err(); err != nil {
-		return ImportResult{}, err
+		return memory.ImportResult{}, err
 	}
 	if err := db.undoImports(); err != nil {
-		return ImportResult{}, err
+		return memory.ImportResult{}, err
 	}
 	if res, ok, err := db.landed(id, project, records); ok || err != nil {
 		return res, err
@@ -114,7 +89,7 @@ func (db *DB) importFrom(ctx context.Context, project string, next func() ([]mem
 		im.empty = len(keysLimit(txn, prefixAll(project), 1)) == 0
 		return nil
 	}); err != nil {
-		return ImportResult{}, err
+		return memory.ImportResult{}, err
 	}
 	err := im.run(next)
 	if err == nil {
@@ -122,26 +97,12 @@ func (db *DB) importFrom(ctx context.Context, project string, next func() ([]mem
 	}
 	if err != nil {
 		if uerr := db.undoImport(id); uerr != nil {
-			return ImportResult{}, fmt.Errorf("%w; undoing the part already written failed too (%v): cairn undoes it when it next opens the store", err, uerr)
+			return memory.ImportResult{}, fmt.Errorf("%w; undoing the part already written failed too (%v): cairn undoes it when it next opens the store", err, uerr)
 		}
-		return ImportResult{}, err
+		return memory.ImportResult{}, err
 	}
 	step("done", 0)
 	return im.res, nil
-}
-
-type importIDKey struct{}
-
-// WithImportID names the import that ctx carries out (a ULID), so that
-// sending it again returns the first result instead of importing twice.
-func WithImportID(ctx context.Context, id string) context.Context {
-	return context.WithValue(ctx, importIDKey{}, id)
-}
-
-// ImportID is the import id ctx carries, or "".
-func ImportID(ctx context.Context) string {
-	id, _ := ctx.Value(importIDKey{}).(string)
-	return id
 }
 
 type importOp struct {
@@ -186,7 +147,7 @@ type importer struct {
 	edges   []memory.Edge
 	edgeRec []int   // the record of each edge
 	succ    []refTo // supersession named by records, checked at the end
-	res     ImportResult
+	res     memory.ImportResult
 }
 
 // refTo is a memory a record names (as superseding or superseded by it).
@@ -273,7 +234,7 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		return im.db.view(func(txn *badger.Txn) error {
 			for i := lo; i < hi; i++ {
 				if err := im.match(txn, &ops[i]); err != nil {
-					return &ImportError{Index: base + i, Err: err}
+					return &memory.ImportError{Index: base + i, Err: err}
 				}
 			}
 			return nil
@@ -310,7 +271,7 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		switch {
 		case op.old == nil:
 			im.res.Added++
-			im.res.New = append(im.res.New, Added{Record: base + i, ID: op.m.ID})
+			im.res.New = append(im.res.New, memory.Added{Record: base + i, ID: op.m.ID})
 		case op.again:
 			im.res.Unchanged++
 			im.res.Reinforced++
@@ -343,7 +304,7 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 // so it reads and writes nothing shared.
 func (im *importer) prepare(op *importOp, r memory.Record, i int) error {
 	m, edges := r.ToMemory(im.project)
-	fail := func(err error) error { return &ImportError{Index: i, Err: err} }
+	fail := func(err error) error { return &memory.ImportError{Index: i, Err: err} }
 	if m.ID != "" && !validID(m.ID) {
 		return fail(invalidf("id %q is not a ULID", m.ID))
 	}
@@ -380,7 +341,7 @@ func (im *importer) prepare(op *importOp, r memory.Record, i int) error {
 // earlier record named, and keeps its links and supersessions for the end.
 func (im *importer) claim(op *importOp, i int) error {
 	m := op.m
-	fail := func(err error) error { return &ImportError{Index: i, Err: err} }
+	fail := func(err error) error { return &memory.ImportError{Index: i, Err: err} }
 	if m.ID != "" {
 		if j, dup := im.ids[m.ID]; dup {
 			return fail(invalidf("id %s also appears in record %d", m.ID, j+1))
@@ -446,14 +407,14 @@ func (im *importer) finish(by memory.Actor) error {
 				return true, nil
 			}
 			m, err := getMem(txn, id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				return false, nil
 			}
 			return err == nil && (m.Project == im.project || m.Project == memory.GlobalID), err
 		}
 		for _, r := range im.succ {
 			if ok, err := known(r.id); err != nil || !ok {
-				return &ImportError{Index: r.rec, Err: invalidf("supersession names %s, which is neither in the input nor in the project", r.id)}
+				return &memory.ImportError{Index: r.rec, Err: invalidf("supersession names %s, which is neither in the input nor in the project", r.id)}
 			}
 		}
 		for j := range im.edges {
@@ -462,10 +423,10 @@ func (im *importer) finish(by memory.Actor) error {
 				e.CreatedAt = im.now
 			}
 			if ok, err := known(e.To); err != nil || !ok {
-				return &ImportError{Index: im.edgeRec[j], Err: invalidf("%s link to %s, which is neither in the input nor in the project", e.Kind, e.To)}
+				return &memory.ImportError{Index: im.edgeRec[j], Err: invalidf("%s link to %s, which is neither in the input nor in the project", e.Kind, e.To)}
 			}
 			if e.From == e.To {
-				return &ImportError{Index: im.edgeRec[j], Err: invalidf("a memory cannot link to itself")}
+				return &memory.ImportError{Index: im.edgeRec[j], Err: invalidf("a memory cannot link to itself")}
 			}
 		}
 		// Keep only edges that are new or changed, so a second import writes nothing.
@@ -476,7 +437,7 @@ func (im *importer) finish(by memory.Actor) error {
 			if err == nil && cur.Weight == e.Weight && cur.Active == e.Active {
 				continue
 			}
-			if err != nil && !errors.Is(err, ErrNotFound) {
+			if err != nil && !errors.Is(err, memory.ErrNotFound) {
 				return err
 			}
 			changed = append(changed, e)
@@ -559,7 +520,7 @@ func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash str
 			}
 			return old, nil
 		}
-		if !errors.Is(err, ErrNotFound) {
+		if !errors.Is(err, memory.ErrNotFound) {
 			return nil, err
 		}
 	}
@@ -592,11 +553,11 @@ const importKeep = time.Hour
 
 // importDone is the commit record of an import.
 type importDone struct {
-	Time    time.Time    `json:"time"`
-	Project string       `json:"project"`
-	Records int          `json:"records"`
-	Batches int          `json:"batches"`
-	Result  ImportResult `json:"result"` // without New, which is kept per batch
+	Time    time.Time           `json:"time"`
+	Project string              `json:"project"`
+	Records int                 `json:"records"`
+	Batches int                 `json:"batches"`
+	Result  memory.ImportResult `json:"result"` // without New, which is kept per batch
 }
 
 // undo is one journal entry: how to take back one write of an import.
@@ -699,7 +660,7 @@ func importEdge(txn *badger.Txn, e memory.Edge) (undo, error) {
 	switch err := get(txn, keyEdgeOut(e), &old); {
 	case err == nil:
 		u.OldEdge = &old
-	case !errors.Is(err, ErrNotFound):
+	case !errors.Is(err, memory.ErrNotFound):
 		return u, err
 	}
 	if err := putEdge(txn, e); err != nil {
@@ -878,7 +839,7 @@ func pruneImports(txn *badger.Txn, now time.Time) error {
 
 // commitImport is the commit point: the event, the result, and the end
 // of the journal, in one transaction.
-func (db *DB) commitImport(ctx context.Context, id, project string, records, batches int, res ImportResult, by memory.Actor, summary string) error {
+func (db *DB) commitImport(ctx context.Context, id, project string, records, batches int, res memory.ImportResult, by memory.Actor, summary string) error {
 	done := importDone{Time: db.now().UTC(), Project: project, Records: records, Batches: batches, Result: res}
 	done.Result.New = nil
 	return db.update(ctx, func(txn *badger.Txn) error {
@@ -904,13 +865,13 @@ func (db *DB) commitImport(ctx context.Context, id, project string, records, bat
 
 // landed returns the result of import id if it already landed; records
 // is the number of records the caller imports, or -1 when it streams them.
-func (db *DB) landed(id, project string, records int) (ImportResult, bool, error) {
-	var res ImportResult
+func (db *DB) landed(id, project string, records int) (memory.ImportResult, bool, error) {
+	var res memory.ImportResult
 	found := false
 	err := db.view(func(txn *badger.Txn) error {
 		var d importDone
 		err := get(txn, keyImportDone(id), &d)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return nil
 		}
 		if err != nil {
@@ -921,8 +882,8 @@ func (db *DB) landed(id, project string, records int) (ImportResult, bool, error
 		}
 		found, res = true, d.Result
 		for n := 1; n <= d.Batches; n++ {
-			var added []Added
-			if err := get(txn, keyImportNew(id, n), &added); err != nil && !errors.Is(err, ErrNotFound) {
+			var added []memory.Added
+			if err := get(txn, keyImportNew(id, n), &added); err != nil && !errors.Is(err, memory.ErrNotFound) {
 				return err
 			}
 			res.New = append(res.New, added...)
@@ -1043,7 +1004,7 @@ func (w *batchWriter) flush() error {
 	w.pending, w.size, w.entries = nil, 0, 0
 	err := w.db.update(w.ctx, func(txn *badger.Txn) error {
 		journal := make([]undo, 0, len(writes))
-		var added []Added
+		var added []memory.Added
 		for _, iw := range writes {
 			var u undo
 			var err error
@@ -1052,12 +1013,12 @@ func (w *batchWriter) flush() error {
 			} else {
 				u, err = importOne(txn, *iw.op)
 				if iw.op.old == nil {
-					added = append(added, Added{Record: iw.rec, ID: iw.op.m.ID})
+					added = append(added, memory.Added{Record: iw.rec, ID: iw.op.m.ID})
 				}
 			}
 			if err != nil {
 				if iw.edge == nil {
-					return &ImportError{Index: iw.rec, Err: err}
+					return &memory.ImportError{Index: iw.rec, Err: err}
 				}
 				return err
 			}

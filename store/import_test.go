@@ -106,7 +106,7 @@ func TestImportRefusesWholeInput(t *testing.T) {
 		t.Run(c.name, func(t *testing.T) {
 			db, _ := openTest(t)
 			_, err := db.Import(ctx, testPID, c.edit(sampleRecords()), memory.ActorUser)
-			var ie *ImportError
+			var ie *memory.ImportError
 			if !errors.As(err, &ie) || ie.Index != c.index || !strings.Contains(err.Error(), c.want) {
 				t.Fatalf("err = %v, want record %d mentioning %q", err, c.index+1, c.want)
 			}
@@ -147,7 +147,7 @@ func TestImportRetryReturnsTheResultThatLanded(t *testing.T) {
 	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	ictx := WithImportID(ctx, NewID())
+	ictx := memory.WithImportID(ctx, memory.NewID())
 	first, err := db.Import(ictx, testPID, sampleRecords(), memory.ActorUser)
 	if err != nil || first.Added != 5 || len(first.New) != 5 {
 		t.Fatalf("first attempt: %+v %v", first, err)
@@ -161,14 +161,14 @@ func TestImportRetryReturnsTheResultThatLanded(t *testing.T) {
 		t.Fatalf("the retry wrote %d events", len(evs)-1)
 	}
 	// The same id for another import is a mistake, not a retry.
-	if _, err := db.Import(ictx, testPID, sampleRecords()[:2], memory.ActorUser); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Import(ictx, testPID, sampleRecords()[:2], memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("an id reused for another import: %v", err)
 	}
-	if _, err := db.Import(WithImportID(ctx, "nope"), testPID, sampleRecords(), memory.ActorUser); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Import(memory.WithImportID(ctx, "nope"), testPID, sampleRecords(), memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("an import id that is not a ULID: %v", err)
 	}
 	// Another import of the same records is a new import: it is idempotent.
-	other, err := db.Import(WithImportID(ctx, NewID()), testPID, sampleRecords(), memory.ActorUser)
+	other, err := db.Import(memory.WithImportID(ctx, memory.NewID()), testPID, sampleRecords(), memory.ActorUser)
 	if err != nil || other.Unchanged != 5 || other.Added != 0 {
 		t.Fatalf("a new import of the same records: %+v %v", other, err)
 	}
@@ -192,7 +192,7 @@ func TestImportRetryAfterACancelledAttempt(t *testing.T) {
 	seedBase(t, dir)
 	db := reopen(t, dir)
 	recs := bigImport(t, db)
-	ictx, cancel := context.WithCancel(WithImportID(ctx, NewID()))
+	ictx, cancel := context.WithCancel(memory.WithImportID(ctx, memory.NewID()))
 	importStep = func(stage string, n int) {
 		if stage == "batch" && n == 2 {
 			cancel()
@@ -203,7 +203,7 @@ func TestImportRetryAfterACancelledAttempt(t *testing.T) {
 		t.Fatalf("cancelled attempt: %v", err)
 	}
 	importStep = nil
-	res, err := db.Import(WithImportID(ctx, ImportID(ictx)), testPID, recs, memory.ActorUser)
+	res, err := db.Import(memory.WithImportID(ctx, memory.ImportID(ictx)), testPID, recs, memory.ActorUser)
 	if err != nil || res.Added != importNew || res.Updated != importBase || res.Edges != importLinks || len(res.New) != importNew {
 		t.Fatalf("retry: added %d updated %d edges %d new %d, %v", res.Added, res.Updated, res.Edges, len(res.New), err)
 	}
@@ -226,7 +226,7 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 		want func(error) bool
 	}{
 		{"the source fails", func() func() ([]memory.Record, error) {
-			chunks := Chunks(recs[:10000], ImportChunk)
+			chunks := memory.Chunks(recs[:10000], memory.ImportChunk)
 			return func() ([]memory.Record, error) {
 				c, err := chunks()
 				if errors.Is(err, io.EOF) {
@@ -235,9 +235,9 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 				return c, err
 			}
 		}(), func(err error) bool { return errors.Is(err, badSource) }},
-		{"a late record holds a secret", Chunks(secret, ImportChunk), func(err error) bool {
-			var ie *ImportError
-			return errors.As(err, &ie) && ie.Index == 11500 && errors.Is(err, ErrSecret)
+		{"a late record holds a secret", memory.Chunks(secret, memory.ImportChunk), func(err error) bool {
+			var ie *memory.ImportError
+			return errors.As(err, &ie) && ie.Index == 11500 && errors.Is(err, memory.ErrSecret)
 		}},
 	}
 	for _, c := range cases {

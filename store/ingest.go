@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"path/filepath"
-	"time"
 
 	"github.com/dgraph-io/badger/v4"
 
@@ -14,57 +13,11 @@ import (
 	"cairn/secrets"
 )
 
-// IngestState is where the last ingest of one agent transcript stopped:
-// the byte offset and line to go on from, what the file began with (a file
-// that was replaced starts again from the top), and the session's episode.
-type IngestState struct {
-	Project string    `json:"project"`
-	File    string    `json:"file"` // absolute path of the transcript
-	Session string    `json:"session,omitempty"`
-	Offset  int64     `json:"offset"`
-	Line    int       `json:"line"`
-	Head    string    `json:"head,omitempty"` // hash of the file's first bytes
-	Time    time.Time `json:"time,omitzero"`  // of the last ingest
-	// Episode is the session's episode memory. NoEpisode says a person
-	// forgot it: the session gets none again.
-	Episode   string `json:"episode,omitempty"`
-	NoEpisode bool   `json:"no_episode,omitempty"`
-	// Diary is the reader's running summary of the session. It quotes the
-	// session, so it is stored with the episode (under its id) and goes
-	// when the episode is forgotten; it is never kept without one.
-	Diary json.RawMessage `json:"diary,omitempty"`
-}
-
-// IngestBatch is drafts read from a transcript, and, with the last batch
-// of a read, where the read stopped. The drafts' ids are derived from the
-// messages they came from, so a draft already taken (or dropped by a
-// person) is not written again.
-type IngestBatch struct {
-	Project string         `json:"project"`
-	Drafts  []memory.Draft `json:"drafts,omitempty"`
-	State   *IngestState   `json:"state,omitempty"`
-	// Summary is the timeline's line for the batch ("ingested 12 drafts
-	// from session …"); empty for none.
-	Summary string `json:"summary,omitempty"`
-}
-
-// IngestResult counts what a batch did with its drafts.
-type IngestResult struct {
-	Added   int `json:"added"`
-	Known   int `json:"known"`   // already there, consolidated, or dropped by a person
-	Refused int `json:"refused"` // invalid or holding a secret: never written
-	// Errors says why drafts were refused (at most a few, never their text).
-	Errors []string `json:"errors,omitempty"`
-}
-
-// MaxIngestBatch bounds the drafts of one batch (one transaction).
-const MaxIngestBatch = 500
-
 // IngestState returns where the last ingest of file (an absolute path)
 // stopped, with its project and the session's diary; ErrNotFound when the
 // file was never ingested.
-func (db *DB) IngestState(ctx context.Context, file string) (IngestState, error) {
-	var st IngestState
+func (db *DB) IngestState(ctx context.Context, file string) (memory.IngestState, error) {
+	var st memory.IngestState
 	if !filepath.IsAbs(file) {
 		return st, invalidf("transcript path %q is not absolute", file)
 	}
@@ -94,10 +47,10 @@ func (db *DB) IngestState(ctx context.Context, file string) (IngestState, error)
 // known and left; one that is invalid or holds a secret (the reader
 // redacts them, so this is a reader's bug) is refused alone, without its
 // text, and the rest are written.
-func (db *DB) Ingest(ctx context.Context, b IngestBatch) (IngestResult, error) {
-	var res IngestResult
-	if len(b.Drafts) > MaxIngestBatch {
-		return res, invalidf("ingest batch of %d drafts: send at most %d at a time", len(b.Drafts), MaxIngestBatch)
+func (db *DB) Ingest(ctx context.Context, b memory.IngestBatch) (memory.IngestResult, error) {
+	var res memory.IngestResult
+	if len(b.Drafts) > memory.MaxIngestBatch {
+		return res, invalidf("ingest batch of %d drafts: send at most %d at a time", len(b.Drafts), memory.MaxIngestBatch)
 	}
 	if st := b.State; st != nil {
 		if st.Project != b.Project {
@@ -201,11 +154,11 @@ func checkIngested(d *memory.Draft) error {
 
 // putIngestState writes the read position, and the diary under the
 // episode's id (no episode, no diary: it quotes the session).
-func putIngestState(txn *badger.Txn, st IngestState) error {
+func putIngestState(txn *badger.Txn, st memory.IngestState) error {
 	diary := st.Diary
 	st.Diary = nil
 	if st.Episode != "" {
-		if _, err := getMem(txn, st.Episode); errors.Is(err, ErrNotFound) {
+		if _, err := getMem(txn, st.Episode); errors.Is(err, memory.ErrNotFound) {
 			// Forgotten between the read and now: the session keeps none.
 			st.Episode, st.NoEpisode = "", true
 		} else if err != nil {
@@ -240,9 +193,9 @@ func forgetEpisode(txn *badger.Txn, id string) ([][]byte, error) {
 	if err != nil {
 		return nil, err
 	}
-	var st IngestState
+	var st memory.IngestState
 	switch err := get(txn, sk, &st); {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, memory.ErrNotFound):
 	case err != nil:
 		return nil, err
 	case st.Episode == id:
@@ -254,24 +207,18 @@ func forgetEpisode(txn *badger.Txn, id string) ([][]byte, error) {
 	return [][]byte{keyDiary(id), keyEpisodeState(id)}, nil
 }
 
-// TriggerHit is a memory whose trigger a text names, and which trigger.
-type TriggerHit struct {
-	Memory  *memory.Memory `json:"memory"`
-	Trigger string         `json:"trigger"`
-}
-
 // Triggered lists the project's active negatives (E) and lessons (F)
 // whose triggers text names, at most limit, negatives first. It reads
 // those two layers only, and in the store's process, so that an agent's
 // hook asking about each prompt gets back a few memories, not the layers.
-func (db *DB) Triggered(ctx context.Context, project, text string, limit int) ([]TriggerHit, error) {
+func (db *DB) Triggered(ctx context.Context, project, text string, limit int) ([]memory.TriggerHit, error) {
 	if limit <= 0 {
 		limit = 5
 	}
-	var out []TriggerHit
+	var out []memory.TriggerHit
 	prepared := memory.PrepareTriggerText(text)
 	for _, l := range []memory.Layer{memory.LayerNegative, memory.LayerMeta} {
-		q := Query{Project: project, Layer: l, Limit: 1000}
+		q := memory.Query{Project: project, Layer: l, Limit: 1000}
 		for len(out) < limit {
 			page, err := db.List(ctx, q)
 			if err != nil {
@@ -279,7 +226,7 @@ func (db *DB) Triggered(ctx context.Context, project, text string, limit int) ([
 			}
 			for _, m := range page.Memories {
 				if t := prepared.Match(m.Triggers); t != "" && len(out) < limit {
-					out = append(out, TriggerHit{Memory: m, Trigger: t})
+					out = append(out, memory.TriggerHit{Memory: m, Trigger: t})
 				}
 			}
 			if page.Next == "" {

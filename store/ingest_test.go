@@ -20,7 +20,7 @@ func ingestDraft(i int, text string) memory.Draft {
 
 func TestIngestAddsOnlyWhatIsNew(t *testing.T) {
 	db := openSmall(t, t.TempDir(), nil)
-	b := IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(1, "the deploy runs on Fridays"), ingestDraft(2, "ran `go test ./...`: exit 1")}, Summary: "ingested drafts"}
+	b := memory.IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(1, "the deploy runs on Fridays"), ingestDraft(2, "ran `go test ./...`: exit 1")}, Summary: "ingested drafts"}
 	res, err := db.Ingest(ctx, b)
 	if err != nil || res.Added != 2 || res.Known != 0 {
 		t.Fatalf("first ingest: %+v, %v", res, err)
@@ -53,7 +53,7 @@ func TestIngestRefusesBadDraftsAloneAndSecretsWhole(t *testing.T) {
 	bad := ingestDraft(2, "token ghp_"+"aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3jL5")
 	noTime := ingestDraft(3, "no time")
 	noTime.Time = time.Time{}
-	res, err := db.Ingest(ctx, IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(1, "fine"), bad, noTime}})
+	res, err := db.Ingest(ctx, memory.IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(1, "fine"), bad, noTime}})
 	if err != nil || res.Added != 1 || res.Refused != 2 || len(res.Errors) != 2 {
 		t.Fatalf("%+v, %v", res, err)
 	}
@@ -63,14 +63,14 @@ func TestIngestRefusesBadDraftsAloneAndSecretsWhole(t *testing.T) {
 		}
 	}
 	// A state whose diary holds a secret is refused whole: nothing lands.
-	st := &IngestState{Project: testPID, File: "/t/s.jsonl", Offset: 10, Diary: []byte(`{"asked":["use ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3jL5"]}`)}
-	if _, err := db.Ingest(ctx, IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(4, "x")}, State: st}); err == nil {
+	st := &memory.IngestState{Project: testPID, File: "/t/s.jsonl", Offset: 10, Diary: []byte(`{"asked":["use ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3jL5"]}`)}
+	if _, err := db.Ingest(ctx, memory.IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(4, "x")}, State: st}); err == nil {
 		t.Fatal("a diary with a secret was taken")
 	}
-	if _, err := db.IngestState(ctx, "/t/s.jsonl"); !errors.Is(err, ErrNotFound) {
+	if _, err := db.IngestState(ctx, "/t/s.jsonl"); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("state after a refused batch: %v", err)
 	}
-	if _, err := db.Ingest(ctx, IngestBatch{Project: "nope", Drafts: []memory.Draft{ingestDraft(5, "x")}}); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Ingest(ctx, memory.IngestBatch{Project: "nope", Drafts: []memory.Draft{ingestDraft(5, "x")}}); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("unknown project: %v", err)
 	}
 }
@@ -86,8 +86,8 @@ func TestForgettingTheEpisodeTakesTheDiary(t *testing.T) {
 		t.Fatal(err)
 	}
 	const quote = "diary-quote-osprey-5521"
-	st := &IngestState{Project: testPID, File: "/t/s.jsonl", Session: "sess-1", Offset: 100, Line: 7, Head: "4096:ab", Episode: ep.ID, Diary: []byte(`{"asked":["` + quote + `"]}`)}
-	if _, err := db.Ingest(ctx, IngestBatch{Project: testPID, State: st}); err != nil {
+	st := &memory.IngestState{Project: testPID, File: "/t/s.jsonl", Session: "sess-1", Offset: 100, Line: 7, Head: "4096:ab", Episode: ep.ID, Diary: []byte(`{"asked":["` + quote + `"]}`)}
+	if _, err := db.Ingest(ctx, memory.IngestBatch{Project: testPID, State: st}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := db.IngestState(ctx, "/t/s.jsonl")
@@ -107,7 +107,7 @@ func TestForgettingTheEpisodeTakesTheDiary(t *testing.T) {
 	}
 	// A later read that still names the forgotten episode keeps none.
 	st.Episode, st.Offset = ep.ID, 200
-	if _, err := db.Ingest(ctx, IngestBatch{Project: testPID, State: st}); err != nil {
+	if _, err := db.Ingest(ctx, memory.IngestBatch{Project: testPID, State: st}); err != nil {
 		t.Fatal(err)
 	}
 	if got, _ = db.IngestState(ctx, "/t/s.jsonl"); got.Episode != "" || !got.NoEpisode || got.Diary != nil || got.Offset != 200 {

@@ -340,3 +340,17 @@ func prefixVerify(pid string) []byte { return []byte("vq/" + pid + "/") }
 func keyVerify(pid string, sec int64, id string) []byte {
 	return fmt.Appendf(nil, "vq/%s/%016x/%s", pid, uint64(sec), id)
 }
+
+// Keys of derived memory (derived.go): per file its record and, apart, its
+// outline (what a re-index compares and summarises without reading the
+// sections); per
+// project the summary of the repository.
+//
+//	dv/<pid>/f/<path>  memory.DerivedFile
+//	dv/<pid>/t/<path>  memory.Outline
+//	dv/<pid>/sum       memory.RepoSummary
+func prefixDerivedFiles(pid string) []byte    { return []byte("dv/" + pid + "/f/") }
+func keyDerivedFile(pid, path string) []byte  { return []byte("dv/" + pid + "/f/" + path) }
+func prefixDerivedStamps(pid string) []byte   { return []byte("dv/" + pid + "/t/") }
+func keyDerivedStamp(pid, path string) []byte { return []byte("dv/" + pid + "/t/" + path) }
+func keyRepoSummary(pid string) []byte        { return []byte("dv/" + pid + "/sum") }

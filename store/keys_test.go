@@ -1,10 +1,14 @@
 package store
 
-import "testing"
+import (
+	"testing"
+
+	"cairn/memory"
+)
 
 func TestValidID(t *testing.T) {
 	for id, want := range map[string]bool{
-		NewID():                      true,
+		memory.NewID():               true,
 		"01KJJ3P3X0MACX2QACHP7G8VND": true,
 		"01KJJ3P3X0MACX2QACHP7G8VNU": false, // U is not Crockford's
 		"01KJJ3P3X0MACX2QACHP7G8VNI": false,

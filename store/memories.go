@@ -9,7 +9,6 @@ import (
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
-	"github.com/oklog/ulid/v2"
 
 	"cairn/memory"
 	"cairn/secrets"
@@ -19,10 +18,7 @@ import (
 // are still being purged (see Forget). Readers treat it as not found.
 const formatForgotten byte = 0xF0
 
-// NewID makes a new memory, event or draft id (a ULID).
-func NewID() string { return ulid.Make().String() }
-
-func newID() string { return NewID() }
+func newID() string { return memory.NewID() }
 
 // prepare fills defaults, validates and scans a memory about to be written.
 func (db *DB) prepare(m *memory.Memory) error {
@@ -133,7 +129,7 @@ func takeID(m *memory.Memory) error {
 // different memory under that id is an error.
 func alreadyStored(txn *badger.Txn, m *memory.Memory) (*memory.Memory, error) {
 	old, err := getMem(txn, m.ID)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return nil, nil
 	}
 	if err != nil {
@@ -151,7 +147,7 @@ func needProject(txn *badger.Txn, pid string) error {
 		return err
 	}
 	if !ok {
-		return fmt.Errorf("project %s: %w", pid, ErrNotFound)
+		return fmt.Errorf("project %s: %w", pid, memory.ErrNotFound)
 	}
 	return nil
 }
@@ -243,7 +239,7 @@ func getMem(txn *badger.Txn, id string) (*memory.Memory, error) {
 	key := keyMem(id)
 	item, err := txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("memory %s: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("memory %s: %w", id, memory.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err
@@ -251,7 +247,7 @@ func getMem(txn *badger.Txn, id string) (*memory.Memory, error) {
 	var m *memory.Memory
 	err = item.Value(func(val []byte) error {
 		if len(val) > 0 && val[0] == formatForgotten {
-			return fmt.Errorf("memory %s: %w", id, ErrNotFound)
+			return fmt.Errorf("memory %s: %w", id, memory.ErrNotFound)
 		}
 		var err error
 		m, err = DecodeMemory(key, val)
@@ -304,7 +300,7 @@ func (db *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 	case err != nil:
 		return "", err
 	case len(found) == 0:
-		return "", fmt.Errorf("memory %s: %w", idOrPrefix, ErrNotFound)
+		return "", fmt.Errorf("memory %s: %w", idOrPrefix, memory.ErrNotFound)
 	case len(found) > 1:
 		// Keys come sorted and all start with p, so prefixes that tell the
 		// found ones apart (the one past the last named included) name
@@ -318,7 +314,7 @@ func (db *DB) Resolve(ctx context.Context, idOrPrefix string) (string, error) {
 		if len(found) > named {
 			list += " and more"
 		}
-		return "", &kindError{ErrAmbiguous, fmt.Errorf("id %q is ambiguous: %s — give more characters", idOrPrefix, list)}
+		return "", &kindError{memory.ErrAmbiguous, fmt.Errorf("id %q is ambiguous: %s — give more characters", idOrPrefix, list)}
 	}
 	return found[0], nil
 }
@@ -329,7 +325,7 @@ func (db *DB) GetByRef(ctx context.Context, project, ref string) (*memory.Memory
 	err := db.view(func(txn *badger.Txn) error {
 		item, err := txn.Get(keyRef(project, ref))
 		if errors.Is(err, badger.ErrKeyNotFound) {
-			return fmt.Errorf("ref %q: %w", ref, ErrNotFound)
+			return fmt.Errorf("ref %q: %w", ref, memory.ErrNotFound)
 		}
 		if err != nil {
 			return err
@@ -377,7 +373,7 @@ func (db *DB) History(ctx context.Context, id string) ([]*memory.Memory, error) 
 // Edit changes a memory in place: the previous version is kept in its
 // history and the version number rises. A patch that changes nothing
 // writes nothing.
-func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*memory.Memory, error) {
+func (db *DB) Edit(ctx context.Context, id string, p memory.Patch, by memory.Actor) (*memory.Memory, error) {
 	var out *memory.Memory
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		old, err := getMem(txn, id)
@@ -423,7 +419,7 @@ func (db *DB) Edit(ctx context.Context, id string, p Patch, by memory.Actor) (*m
 	return out, err
 }
 
-func apply(m *memory.Memory, p Patch) {
+func apply(m *memory.Memory, p memory.Patch) {
 	if p.Body != nil && p.Title == nil && m.TitleDerived() {
 		// The title was derived from the old text, so it follows the new
 		// one (prepare derives it again); a title a person set stays.
@@ -588,9 +584,9 @@ func (db *DB) setStatus(ctx context.Context, id string, from, to memory.Status, 
 }
 
 // List returns a page of one project's memories, newest first.
-func (db *DB) List(ctx context.Context, q Query) (Page, error) {
+func (db *DB) List(ctx context.Context, q memory.Query) (memory.Page, error) {
 	if q.Limit <= 0 {
-		q.Limit = DefaultLimit
+		q.Limit = memory.DefaultLimit
 	}
 	status := q.Status
 	if status == "" {
@@ -602,18 +598,18 @@ func (db *DB) List(ctx context.Context, q Query) (Page, error) {
 	case q.Tag != "":
 		prefix = prefixTag(q.Project, strings.ToLower(q.Tag))
 		filter = func(m *memory.Memory) bool {
-			return (q.Layer == 0 || m.Layer == q.Layer) && (status == StatusAny || m.Status == status)
+			return (q.Layer == 0 || m.Layer == q.Layer) && (status == memory.StatusAny || m.Status == status)
 		}
-	case q.Layer != 0 && status != StatusAny:
+	case q.Layer != 0 && status != memory.StatusAny:
 		prefix = prefixLayerStatus(q.Project, q.Layer, status)
 	case q.Layer != 0:
 		prefix = prefixLayer(q.Project, q.Layer)
-	case status != StatusAny:
+	case status != memory.StatusAny:
 		prefix = prefixStatus(q.Project, status)
 	default:
 		prefix = prefixAll(q.Project)
 	}
-	var page Page
+	var page memory.Page
 	err := db.view(func(txn *badger.Txn) error {
 		o := badger.DefaultIteratorOptions
 		o.Prefix, o.PrefetchValues, o.Reverse = prefix, false, true
@@ -634,7 +630,7 @@ func (db *DB) List(ctx context.Context, q Query) (Page, error) {
 				return nil
 			}
 			m, err := getMem(txn, id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				continue // being forgotten
 			}
 			if err != nil {
@@ -650,8 +646,8 @@ func (db *DB) List(ctx context.Context, q Query) (Page, error) {
 }
 
 // Count counts a project's memories by layer and status, from keys alone.
-func (db *DB) Count(ctx context.Context, project string) (Counts, error) {
-	c := Counts{ByLayer: map[memory.Layer]map[memory.Status]int{}}
+func (db *DB) Count(ctx context.Context, project string) (memory.Counts, error) {
+	c := memory.Counts{ByLayer: map[memory.Layer]map[memory.Status]int{}}
 	for _, l := range memory.Layers {
 		c.ByLayer[l] = map[memory.Status]int{}
 	}

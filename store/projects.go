@@ -34,7 +34,7 @@ func (db *DB) EnsureProject(ctx context.Context, p memory.Project) (memory.Proje
 	var out memory.Project
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		err := get(txn, keyProject(p.ID), &out)
-		if err == nil || !errors.Is(err, ErrNotFound) {
+		if err == nil || !errors.Is(err, memory.ErrNotFound) {
 			return err
 		}
 		name := p.Name
@@ -61,8 +61,8 @@ func (db *DB) EnsureProject(ctx context.Context, p memory.Project) (memory.Proje
 func (db *DB) Project(ctx context.Context, id string) (memory.Project, error) {
 	var p memory.Project
 	err := db.view(func(txn *badger.Txn) error { return get(txn, keyProject(id), &p) })
-	if errors.Is(err, ErrNotFound) {
-		return p, fmt.Errorf("project %s: %w", id, ErrNotFound)
+	if errors.Is(err, memory.ErrNotFound) {
+		return p, fmt.Errorf("project %s: %w", id, memory.ErrNotFound)
 	}
 	return p, err
 }
@@ -73,7 +73,7 @@ func (db *DB) ProjectByName(ctx context.Context, name string) (memory.Project, e
 	err := db.view(func(txn *badger.Txn) error {
 		item, err := txn.Get(keyProjectName(name))
 		if errors.Is(err, badger.ErrKeyNotFound) {
-			return ErrNotFound
+			return memory.ErrNotFound
 		}
 		if err != nil {
 			return err
@@ -84,8 +84,8 @@ func (db *DB) ProjectByName(ctx context.Context, name string) (memory.Project, e
 		}
 		return get(txn, keyProject(string(id)), &p)
 	})
-	if errors.Is(err, ErrNotFound) {
-		return p, fmt.Errorf("project %q: %w", name, ErrNotFound)
+	if errors.Is(err, memory.ErrNotFound) {
+		return p, fmt.Errorf("project %q: %w", name, memory.ErrNotFound)
 	}
 	return p, err
 }

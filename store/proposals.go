@@ -55,7 +55,7 @@ func (db *DB) proposeAt(txn *badger.Txn, p *memory.Proposal) (string, error) {
 		if err := get(txn, keyProposal(p.Project, string(id)), &old); err == nil && old.State != memory.ProposalAccepted {
 			p.ID = old.ID
 			return "", nil
-		} else if err != nil && !errors.Is(err, ErrNotFound) {
+		} else if err != nil && !errors.Is(err, memory.ErrNotFound) {
 			return "", err
 		}
 	case !errors.Is(err, badger.ErrKeyNotFound):
@@ -128,7 +128,7 @@ func deleteProposal(txn *badger.Txn, p *memory.Proposal) error {
 func getProposal(txn *badger.Txn, id string) (*memory.Proposal, error) {
 	item, err := txn.Get(keyProposalID(id))
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("proposal %s: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("proposal %s: %w", id, memory.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err
@@ -140,7 +140,7 @@ func getProposal(txn *badger.Txn, id string) (*memory.Proposal, error) {
 	key := keyProposal(string(pid), id)
 	item, err = txn.Get(key)
 	if errors.Is(err, badger.ErrKeyNotFound) {
-		return nil, fmt.Errorf("proposal %s: %w", id, ErrNotFound)
+		return nil, fmt.Errorf("proposal %s: %w", id, memory.ErrNotFound)
 	}
 	if err != nil {
 		return nil, err
@@ -148,7 +148,7 @@ func getProposal(txn *badger.Txn, id string) (*memory.Proposal, error) {
 	var p memory.Proposal
 	err = item.Value(func(v []byte) error {
 		if len(v) > 0 && v[0] == formatForgotten {
-			return fmt.Errorf("proposal %s: %w", id, ErrNotFound)
+			return fmt.Errorf("proposal %s: %w", id, memory.ErrNotFound)
 		}
 		return decode(key, v, &p)
 	})
@@ -187,7 +187,7 @@ func proposalsNaming(txn *badger.Txn, id string) ([]*memory.Proposal, error) {
 	for _, prefix := range [][]byte{prefixProposalsOf(id), prefixProposalsFrom(id)} {
 		for _, k := range keys(txn, prefix) {
 			p, err := getProposal(txn, idFromKey(k))
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				continue
 			}
 			if err != nil {
@@ -262,9 +262,9 @@ func resolvePrefix(txn *badger.Txn, prefix []byte, idOrPrefix, what string) (str
 	}
 	switch {
 	case len(found) == 0:
-		return "", fmt.Errorf("%s %s: %w", what, idOrPrefix, ErrNotFound)
+		return "", fmt.Errorf("%s %s: %w", what, idOrPrefix, memory.ErrNotFound)
 	case len(found) > 1 && found[0] != p:
-		return "", &kindError{ErrAmbiguous, fmt.Errorf("%s id %q is ambiguous (%s, %s …): give more characters", what, idOrPrefix, found[0], found[1])}
+		return "", &kindError{memory.ErrAmbiguous, fmt.Errorf("%s id %q is ambiguous (%s, %s …): give more characters", what, idOrPrefix, found[0], found[1])}
 	}
 	return found[0], nil
 }

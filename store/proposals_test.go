@@ -8,10 +8,10 @@ import (
 	"cairn/memory"
 )
 
-func proposeOp(p memory.Proposal) Op { return Op{Kind: OpPropose, Proposal: &p} }
+func proposeOp(p memory.Proposal) memory.Op { return memory.Op{Kind: memory.OpPropose, Proposal: &p} }
 
-func decideOp(id string, state memory.ProposalState) Op {
-	return Op{Kind: OpDecide, Proposal: &memory.Proposal{ID: id, State: state}}
+func decideOp(id string, state memory.ProposalState) memory.Op {
+	return memory.Op{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: id, State: state}}
 }
 
 // The same proposal is never made twice while it is open or after a
@@ -95,10 +95,10 @@ func TestProposalLookups(t *testing.T) {
 	if p, err := db.Proposal(ctx, strings.ToLower(id[:20])); err != nil || p.ID != id {
 		t.Fatalf("by prefix: %+v %v", p, err)
 	}
-	if _, err := db.Proposal(ctx, "01"); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Proposal(ctx, "01"); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("too short: %v", err)
 	}
-	if _, err := db.Proposal(ctx, "7ZZZZZZZ"); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Proposal(ctx, "7ZZZZZZZ"); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("unknown: %v", err)
 	}
 	if ps, err := db.Proposals(ctx, "00000000000000bb", ""); err != nil || len(ps) != 0 {
@@ -130,7 +130,7 @@ func TestDropDraftDropsItsProposals(t *testing.T) {
 			Memory: &memory.Memory{Layer: memory.LayerInvariant, Body: text}}),
 		proposeOp(memory.Proposal{Kind: memory.ProposeRemember, Draft: keep.ID, Reason: "unsure",
 			Memory: &memory.Memory{Layer: memory.LayerInvariant, Body: "prefers short functions"}}),
-		Op{Kind: OpDraftDone, Draft: d.ID})
+		memory.Op{Kind: memory.OpDraftDone, Draft: d.ID})
 	dropped, kept := r.Changes[0].Proposal, r.Changes[1].Proposal
 	if len(filesContaining(t, dir, "wagtail-8842")) == 0 {
 		t.Fatal("the text is on no file before the drop")
@@ -138,7 +138,7 @@ func TestDropDraftDropsItsProposals(t *testing.T) {
 	if err := db.DropDraft(ctx, d.ID, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Proposal(ctx, dropped); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Proposal(ctx, dropped); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("the proposal from the dropped draft: %v", err)
 	}
 	ps, _ := db.Proposals(ctx, testPID, "")

@@ -114,7 +114,7 @@ func TestSupersedeRecordsAReview(t *testing.T) {
 		t.Fatalf("supersede review: %+v", s)
 	}
 	// History cannot be reviewed.
-	if _, err := db.Review(ctx, m.ID, memory.VerdictConfirm, nil, "", memory.ActorUser); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Review(ctx, m.ID, memory.VerdictConfirm, nil, "", memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("review of a superseded memory: %v", err)
 	}
 }
@@ -125,16 +125,16 @@ func TestEditLiftsRejectionAndBadVerdictsAreRefused(t *testing.T) {
 	m := bound(t, db, memory.WatermarkMoved)
 	db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser)
 	tags := []string{"perf"}
-	if got, _ := db.Edit(ctx, m.ID, Patch{Tags: &tags}, memory.ActorUser); got.RejectedAt.IsZero() {
+	if got, _ := db.Edit(ctx, m.ID, memory.Patch{Tags: &tags}, memory.ActorUser); got.RejectedAt.IsZero() {
 		t.Fatal("a tag edit lifted the rejection")
 	}
 	body := "decode is +31 % (bench/decode.txt)"
-	if got, _ := db.Edit(ctx, m.ID, Patch{Body: &body}, memory.ActorUser); !got.RejectedAt.IsZero() {
+	if got, _ := db.Edit(ctx, m.ID, memory.Patch{Body: &body}, memory.ActorUser); !got.RejectedAt.IsZero() {
 		t.Fatal("correcting the text did not lift the rejection")
 	}
 	before, _ := db.Reviews(ctx, testPID)
 	for _, v := range []memory.Verdict{"maybe", memory.VerdictSupersede} {
-		if _, err := db.Review(ctx, m.ID, v, nil, "", memory.ActorUser); !errors.Is(err, ErrInvalid) {
+		if _, err := db.Review(ctx, m.ID, v, nil, "", memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 			t.Fatalf("verdict %q: %v", v, err)
 		}
 	}
@@ -193,17 +193,17 @@ func TestRejectOnceAndInPlaceCorrectionCounts(t *testing.T) {
 	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("second reject: %v", err)
 	}
 	moved := bound(t, db, memory.WatermarkMoved)
 	body := "decode is +31 % (bench/decode.txt)"
-	if _, err := db.Edit(ctx, moved.ID, Patch{Body: &body}, memory.ActorUser); err != nil {
+	if _, err := db.Edit(ctx, moved.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	intact := bound(t, db, memory.WatermarkIntact)
 	typo := "decode is +229 % (see bench/decode.txt)"
-	db.Edit(ctx, intact.ID, Patch{Body: &typo}, memory.ActorUser)
+	db.Edit(ctx, intact.ID, memory.Patch{Body: &typo}, memory.ActorUser)
 	rs, _ := db.Reviews(ctx, testPID)
 	if len(rs) != 2 || rs[0].Verdict != memory.VerdictReject || rs[1].MemoryID != moved.ID || rs[1].Verdict != memory.VerdictSupersede || !rs[1].Bindings[0].Moved() {
 		t.Fatalf("reviews: %+v", rs)

@@ -63,7 +63,7 @@ func present(txn *badger.Txn, ids []string) ([]string, error) {
 	var out []string
 	for _, id := range ids {
 		_, err := getMem(txn, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue
 		}
 		if err != nil {
@@ -98,7 +98,7 @@ func asWritten(txn *badger.Txn, cur *memory.Memory, s runStep) (bool, error) {
 func asBefore(txn *badger.Txn, run string, cur *memory.Memory) (bool, error) {
 	var old memory.Memory
 	err := get(txn, keyRunOld(cur.ID, run), &old)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return false, nil
 	}
 	if err != nil {
@@ -126,7 +126,7 @@ func runStepAt(stage string, n int) {
 // as it is when they are written: a memory that changed since the run was
 // planned (no longer active, superseded, a draft already taken) fails the
 // run with ErrStale, to be planned again.
-func (db *DB) Apply(ctx context.Context, run memory.Run, ops []Op) (memory.Run, error) {
+func (db *DB) Apply(ctx context.Context, run memory.Run, ops []memory.Op) (memory.Run, error) {
 	if run.ID == "" {
 		run.ID = newID()
 	} else if !validID(run.ID) {
@@ -204,7 +204,7 @@ func (db *DB) Apply(ctx context.Context, run memory.Run, ops []Op) (memory.Run, 
 }
 
 // prepareOp checks one step before anything is written.
-func (db *DB) prepareOp(op *Op, project string) error {
+func (db *DB) prepareOp(op *memory.Op, project string) error {
 	needID := func(id, what string) error {
 		if !validID(id) {
 			return invalidf("%s %q is not a memory id", what, id)
@@ -212,11 +212,11 @@ func (db *DB) prepareOp(op *Op, project string) error {
 		return nil
 	}
 	switch op.Kind {
-	case OpCreate:
+	case memory.OpCreate:
 		if op.Memory == nil {
 			return invalidf("nothing to create")
 		}
-	case OpSupersede:
+	case memory.OpSupersede:
 		if err := needID(op.Target, "target"); err != nil {
 			return err
 		}
@@ -228,11 +228,11 @@ func (db *DB) prepareOp(op *Op, project string) error {
 				return invalidf("memory %s cannot supersede itself", op.Target)
 			}
 		}
-	case OpReinforce, OpReopen, OpArchive:
+	case memory.OpReinforce, memory.OpReopen, memory.OpArchive:
 		if err := needID(op.Target, "target"); err != nil {
 			return err
 		}
-	case OpLink:
+	case memory.OpLink:
 		if op.Edge == nil || !op.Edge.Kind.Valid() || !validID(op.Edge.From) || !validID(op.Edge.To) || op.Edge.From == op.Edge.To {
 			return invalidf("a link needs two different memories and a known kind")
 		}
@@ -244,7 +244,7 @@ func (db *DB) prepareOp(op *Op, project string) error {
 				return invalid(err)
 			}
 		}
-	case OpPropose:
+	case memory.OpPropose:
 		if op.Proposal == nil {
 			return invalidf("nothing to propose")
 		}
@@ -252,14 +252,14 @@ func (db *DB) prepareOp(op *Op, project string) error {
 		if op.Proposal.ID == "" {
 			op.Proposal.ID = newID()
 		}
-	case OpDecide:
+	case memory.OpDecide:
 		if op.Proposal == nil || !validID(op.Proposal.ID) {
 			return invalidf("decide needs a proposal id")
 		}
 		if s := op.Proposal.State; s != memory.ProposalAccepted && s != memory.ProposalRejected {
 			return invalidf("a proposal is accepted or rejected, not %q", s)
 		}
-	case OpDraftDone:
+	case memory.OpDraftDone:
 		if !validID(op.Draft) {
 			return invalidf("draft %q is not a draft id", op.Draft)
 		}
@@ -289,7 +289,7 @@ func (db *DB) prepareOp(op *Op, project string) error {
 }
 
 // applyBatch writes one batch of steps and its journal in one transaction.
-func (db *DB) applyBatch(ctx context.Context, run *memory.Run, ops []Op, batch int) error {
+func (db *DB) applyBatch(ctx context.Context, run *memory.Run, ops []memory.Op, batch int) error {
 	var changes []memory.Change
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		changes = changes[:0]
@@ -320,12 +320,12 @@ func (db *DB) applyBatch(ctx context.Context, run *memory.Run, ops []Op, batch i
 
 // stale is the error of a step whose subject changed since it was planned.
 func stale(format string, a ...any) error {
-	return &kindError{ErrStale, fmt.Errorf(format+": the store changed since the run was planned — run it again", a...)}
+	return &kindError{memory.ErrStale, fmt.Errorf(format+": the store changed since the run was planned — run it again", a...)}
 }
 
 // applyOp writes one step inside txn, returning its journal entries and
 // how the run reports it.
-func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memory.Change, error) {
+func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *memory.Op) ([]runStep, memory.Change, error) {
 	now := db.now().UTC()
 	ch := op.Change
 	if ch.Kind == "" {
@@ -365,7 +365,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 	}
 	active := func(id string) (*memory.Memory, error) {
 		m, err := getMem(txn, id)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return nil, stale("memory %s is gone", id)
 		}
 		if err != nil {
@@ -402,13 +402,13 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		return m, event(memory.EventRemember, m.ID, "consolidation "+run.ID)
 	}
 	switch op.Kind {
-	case OpCreate:
+	case memory.OpCreate:
 		m, err := create(op.Memory)
 		if err != nil {
 			return nil, ch, err
 		}
 		ch.Memory, ch.Layer = m.ID, m.Layer
-	case OpSupersede:
+	case memory.OpSupersede:
 		old, err := active(op.Target)
 		if err != nil {
 			return nil, ch, err
@@ -447,7 +447,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := event(memory.EventSupersede, old.ID, "superseded by "+succ.ID+" (consolidation "+run.ID+")"); err != nil {
 			return nil, ch, err
 		}
-	case OpReinforce:
+	case memory.OpReinforce:
 		old, err := active(op.Target)
 		if err != nil {
 			return nil, ch, err
@@ -465,7 +465,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := event(memory.EventReinforce, old.ID, summary); err != nil {
 			return nil, ch, err
 		}
-	case OpReopen:
+	case memory.OpReopen:
 		old, err := active(op.Target)
 		if err != nil {
 			return nil, ch, err
@@ -479,7 +479,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := event(memory.EventReopen, old.ID, op.Reason); err != nil {
 			return nil, ch, err
 		}
-	case OpArchive:
+	case memory.OpArchive:
 		old, err := active(op.Target)
 		if err != nil {
 			return nil, ch, err
@@ -493,10 +493,10 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := event(memory.EventArchive, old.ID, op.Reason); err != nil {
 			return nil, ch, err
 		}
-	case OpLink:
+	case memory.OpLink:
 		for _, id := range []string{op.Edge.From, op.Edge.To} {
 			m, err := getMem(txn, id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				return nil, ch, stale("memory %s is gone", id)
 			}
 			if err != nil {
@@ -520,7 +520,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		}
 		steps = append(steps, s)
 		ch.Memory, ch.Target = e.From, e.To
-	case OpPropose:
+	case memory.OpPropose:
 		p := *op.Proposal
 		if p.Memory != nil {
 			p.Memory = p.Memory.Clone()
@@ -537,9 +537,9 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if ch.Memory == "" {
 			ch.Memory = p.Other
 		}
-	case OpDecide:
+	case memory.OpDecide:
 		p, err := getProposal(txn, op.Proposal.ID)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return nil, ch, stale("proposal %s is gone", op.Proposal.ID)
 		}
 		if err != nil {
@@ -561,10 +561,10 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *Op) ([]runStep, memo
 		if err := event(memory.EventDecide, p.Target, summary); err != nil {
 			return nil, ch, err
 		}
-	case OpDraftDone:
+	case memory.OpDraftDone:
 		var d memory.Draft
 		err := get(txn, keyDraft(run.Project, op.Draft), &d)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return nil, ch, stale("draft %s is gone", op.Draft)
 		}
 		if err != nil {
@@ -590,7 +590,7 @@ func linkStep(txn *badger.Txn, e memory.Edge) (runStep, error) {
 	switch err := get(txn, keyEdgeOut(e), &old); {
 	case err == nil:
 		s.OldEdge = &old
-	case !errors.Is(err, ErrNotFound):
+	case !errors.Is(err, memory.ErrNotFound):
 		return s, err
 	}
 	return s, putEdge(txn, e)
@@ -671,7 +671,7 @@ func (db *DB) runRecord(id string, changes bool) (memory.Run, bool, error) {
 func readRun(txn *badger.Txn, id string, changes bool) (memory.Run, bool, error) {
 	var run memory.Run
 	err := get(txn, keyRun(id), &run)
-	if errors.Is(err, ErrNotFound) {
+	if errors.Is(err, memory.ErrNotFound) {
 		return run, false, nil
 	}
 	if err != nil || !changes {
@@ -704,7 +704,7 @@ func readRun(txn *badger.Txn, id string, changes bool) (memory.Run, bool, error)
 // changes (titles as the memories read now).
 func (db *DB) Runs(ctx context.Context, project string, limit int) ([]memory.Run, error) {
 	if limit <= 0 {
-		limit = DefaultLimit
+		limit = memory.DefaultLimit
 	}
 	var out []memory.Run
 	err := db.view(func(txn *badger.Txn) error {
@@ -742,7 +742,7 @@ func (db *DB) UndoRun(ctx context.Context, project, id string, by memory.Actor) 
 		}
 		r, ok, err := readRun(txn, full, false)
 		if err == nil && !ok {
-			err = fmt.Errorf("run %s: %w", id, ErrNotFound)
+			err = fmt.Errorf("run %s: %w", id, memory.ErrNotFound)
 		}
 		run = r
 		return err
@@ -803,7 +803,7 @@ func (db *DB) undoConflicts(id string) error {
 		more = fmt.Sprintf(" (and %d more)", len(found)-3)
 		found = found[:3]
 	}
-	return &kindError{ErrStale, fmt.Errorf("cannot undo run %s exactly: %s%s — undo or revert those first; nothing was changed", id, strings.Join(found, "; "), more)}
+	return &kindError{memory.ErrStale, fmt.Errorf("cannot undo run %s exactly: %s%s — undo or revert those first; nothing was changed", id, strings.Join(found, "; "), more)}
 }
 
 // conflict says how step s of run was changed since, or "".
@@ -811,7 +811,7 @@ func conflict(txn *badger.Txn, run string, s runStep) (string, error) {
 	switch {
 	case s.Mem != "":
 		cur, err := getMem(txn, s.Mem)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return "", nil // forgotten since: it stays forgotten
 		}
 		if err != nil {
@@ -831,7 +831,7 @@ func conflict(txn *badger.Txn, run string, s runStep) (string, error) {
 		return fmt.Sprintf("memory %s changed after the run", s.Mem), nil
 	case s.Prop != "":
 		p, err := getProposal(txn, s.Prop)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return "", nil
 		}
 		if err != nil {
@@ -911,7 +911,7 @@ func (db *DB) takeBackRun(id string) error {
 	return db.writeUnchecked(func(txn *badger.Txn) error {
 		var run memory.Run
 		err := get(txn, keyRun(id), &run)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return nil // never committed: nothing else to take back
 		}
 		if err != nil {
@@ -971,7 +971,7 @@ func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed boo
 	case s.Edge != nil:
 		var cur memory.Edge
 		err := get(txn, keyEdgeOut(*s.Edge), &cur)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return "", nil
 		}
 		if err != nil {
@@ -983,7 +983,7 @@ func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed boo
 		return "", putEdge(txn, *s.OldEdge)
 	case s.Draft != "":
 		pid, err := draftProject(txn, s.Draft)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return "", nil // dropped since
 		}
 		if err != nil {
@@ -1000,7 +1000,7 @@ func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed boo
 		return pid, put(txn, keyDraft(pid, d.ID), d)
 	case s.Prop != "":
 		p, err := getProposal(txn, s.Prop)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return "", nil
 		}
 		if err != nil {
@@ -1029,7 +1029,7 @@ func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed boo
 func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error) {
 	{
 		cur, err := getMem(txn, s.Mem)
-		if errors.Is(err, ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			return "", nil // forgotten since
 		}
 		if err != nil {
@@ -1046,7 +1046,7 @@ func (db *DB) takeBackMem(txn *badger.Txn, run string, s runStep) (string, error
 			return cur.Project, db.unwrite(txn, cur)
 		}
 		var old memory.Memory
-		if err := get(txn, keyRunOld(s.Mem, run), &old); errors.Is(err, ErrNotFound) {
+		if err := get(txn, keyRunOld(s.Mem, run), &old); errors.Is(err, memory.ErrNotFound) {
 			return cur.Project, nil
 		} else if err != nil {
 			return "", err

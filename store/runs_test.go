@@ -103,7 +103,7 @@ func capture(t testing.TB, db *DB, text string) memory.Draft {
 	return d
 }
 
-func applyRun(t testing.TB, db *DB, ops ...Op) memory.Run {
+func applyRun(t testing.TB, db *DB, ops ...memory.Op) memory.Run {
 	t.Helper()
 	run, err := db.Apply(ctx, memory.Run{Project: testPID, Summary: "test run"}, ops)
 	if err != nil {
@@ -122,7 +122,7 @@ func getMemT(t testing.TB, db *DB, id string) *memory.Memory {
 }
 
 func newMem(layer memory.Layer, body string) *memory.Memory {
-	return &memory.Memory{ID: NewID(), Layer: layer, Body: body}
+	return &memory.Memory{ID: memory.NewID(), Layer: layer, Body: body}
 }
 
 func oneLine(t testing.TB, err error) {
@@ -141,7 +141,7 @@ type runFixture struct {
 	prior                                    memory.Run // proposes archiving arch
 	priorProp                                string
 	created, succ                            *memory.Memory
-	ops                                      []Op
+	ops                                      []memory.Op
 }
 
 func newRunFixture(t *testing.T) *runFixture {
@@ -156,25 +156,25 @@ func newRunFixture(t *testing.T) *runFixture {
 	f.stay = remember(t, db, memory.LayerNegative, "untouched", "VGPR-256 starved occupancy: don't")
 	f.d1 = capture(t, db, "user said: always run make lint before pushing")
 	f.d2 = capture(t, db, "user said: prefer the stdlib to dependencies")
-	f.prior = applyRun(t, db, Op{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeArchive, Target: f.arch.ID, Reason: "weak and stale"}})
+	f.prior = applyRun(t, db, memory.Op{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeArchive, Target: f.arch.ID, Reason: "weak and stale"}})
 	f.priorProp = f.prior.Changes[0].Proposal
 	f.created = newMem(memory.LayerInvariant, "always run make lint before pushing")
 	f.succ = newMem(memory.LayerState, "release v2 is out")
-	f.ops = []Op{
-		{Kind: OpCreate, Memory: f.created, Change: memory.Change{Draft: f.d1.ID}},
-		{Kind: OpDraftDone, Draft: f.d1.ID},
-		{Kind: OpSupersede, Target: f.old.ID, Memory: f.succ, Reason: "a newer release"},
-		{Kind: OpReinforce, Target: f.cache.ID, Reason: "said again in " + f.d2.ID},
-		{Kind: OpSupersede, Target: f.cache.ID, With: f.with.ID, Reason: "contradicted by " + f.with.ID},
-		{Kind: OpReinforce, Target: f.reinf.ID, Reason: "said again in " + f.d2.ID},
-		{Kind: OpReopen, Target: f.dec.ID, Reason: "its reason " + f.old.ID + " was superseded"},
-		{Kind: OpArchive, Target: f.arch.ID, Reason: "proposal " + f.priorProp},
-		{Kind: OpLink, Edge: &memory.Edge{From: f.dec.ID, Kind: memory.EdgeEvidence, To: f.created.ID}},
-		{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeMerge, Target: f.reinf.ID, Draft: f.d2.ID,
+	f.ops = []memory.Op{
+		{Kind: memory.OpCreate, Memory: f.created, Change: memory.Change{Draft: f.d1.ID}},
+		{Kind: memory.OpDraftDone, Draft: f.d1.ID},
+		{Kind: memory.OpSupersede, Target: f.old.ID, Memory: f.succ, Reason: "a newer release"},
+		{Kind: memory.OpReinforce, Target: f.cache.ID, Reason: "said again in " + f.d2.ID},
+		{Kind: memory.OpSupersede, Target: f.cache.ID, With: f.with.ID, Reason: "contradicted by " + f.with.ID},
+		{Kind: memory.OpReinforce, Target: f.reinf.ID, Reason: "said again in " + f.d2.ID},
+		{Kind: memory.OpReopen, Target: f.dec.ID, Reason: "its reason " + f.old.ID + " was superseded"},
+		{Kind: memory.OpArchive, Target: f.arch.ID, Reason: "proposal " + f.priorProp},
+		{Kind: memory.OpLink, Edge: &memory.Edge{From: f.dec.ID, Kind: memory.EdgeEvidence, To: f.created.ID}},
+		{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeMerge, Target: f.reinf.ID, Draft: f.d2.ID,
 			Memory: &memory.Memory{Layer: memory.LayerInvariant, Body: "prefer the stdlib to dependencies"}, Reason: "says nearly what " + f.reinf.ID + " says"}},
-		{Kind: OpDecide, Proposal: &memory.Proposal{ID: f.priorProp, State: memory.ProposalAccepted, Result: f.arch.ID},
+		{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: f.priorProp, State: memory.ProposalAccepted, Result: f.arch.ID},
 			Change: memory.Change{Kind: memory.ChangeAccept}},
-		{Kind: OpDraftDone, Draft: f.d2.ID},
+		{Kind: memory.OpDraftDone, Draft: f.d2.ID},
 	}
 	return f
 }
@@ -327,7 +327,7 @@ func TestApplyCarriesOutEveryKindOfStep(t *testing.T) {
 // it was stored, and nothing is written twice.
 func TestApplyRetryWritesNothingMore(t *testing.T) {
 	f := newRunFixture(t)
-	id := NewID()
+	id := memory.NewID()
 	first, err := f.db.Apply(ctx, memory.Run{ID: id, Project: testPID, Summary: "retried"}, f.ops)
 	if err != nil {
 		t.Fatal(err)
@@ -352,8 +352,8 @@ func TestApplyRetryWritesNothingMore(t *testing.T) {
 		t.Fatal(err)
 	}
 	before = rawDump(t, f.db)
-	_, err = f.db.Apply(ctx, memory.Run{ID: id, Project: "00000000000000bb"}, []Op{{Kind: OpCreate, Memory: newMem('A', "x y z")}})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "leave it empty") {
+	_, err = f.db.Apply(ctx, memory.Run{ID: id, Project: "00000000000000bb"}, []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', "x y z")}})
+	if !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "leave it empty") {
 		t.Fatalf("run id reused by another project: %v", err)
 	}
 	sameDump(t, "after a reused run id", before, rawDump(t, f.db))
@@ -366,76 +366,76 @@ func TestStaleStepFailsTheWholeRun(t *testing.T) {
 	// the run and the id its error must name.
 	cases := []struct {
 		name  string
-		setup func(t *testing.T, db *DB) ([]Op, string)
+		setup func(t *testing.T, db *DB) ([]memory.Op, string)
 	}{
-		{"target archived since", func(t *testing.T, db *DB) ([]Op, string) {
+		{"target archived since", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			m := remember(t, db, 'A', "t", "a fact to reinforce")
 			if _, err := db.Archive(ctx, m.ID, "", memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			return []Op{{Kind: OpCreate, Memory: newMem('A', "a new fact first")}, {Kind: OpReinforce, Target: m.ID}}, m.ID
+			return []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', "a new fact first")}, {Kind: memory.OpReinforce, Target: m.ID}}, m.ID
 		}},
-		{"target forgotten since", func(t *testing.T, db *DB) ([]Op, string) {
+		{"target forgotten since", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			m := remember(t, db, 'A', "t", "a fact to archive")
 			if err := db.Forget(ctx, m.ID, memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			return []Op{{Kind: OpCreate, Memory: newMem('A', "a new fact first")}, {Kind: OpArchive, Target: m.ID}}, m.ID
+			return []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', "a new fact first")}, {Kind: memory.OpArchive, Target: m.ID}}, m.ID
 		}},
-		{"target superseded since", func(t *testing.T, db *DB) ([]Op, string) {
+		{"target superseded since", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			m := remember(t, db, 'B', "t", "release v1")
 			if _, err := db.Supersede(ctx, m.ID, &memory.Memory{Body: "release v2"}, memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			return []Op{{Kind: OpSupersede, Target: m.ID, Memory: newMem('B', "release v3")}}, m.ID
+			return []memory.Op{{Kind: memory.OpSupersede, Target: m.ID, Memory: newMem('B', "release v3")}}, m.ID
 		}},
-		{"successor archived since", func(t *testing.T, db *DB) ([]Op, string) {
+		{"successor archived since", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			a := remember(t, db, 'A', "a", "cache lives in tmp")
 			w := remember(t, db, 'A', "w", "cache lives in the XDG cache dir")
 			if _, err := db.Archive(ctx, w.ID, "", memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			return []Op{{Kind: OpReinforce, Target: a.ID}, {Kind: OpSupersede, Target: a.ID, With: w.ID}}, w.ID
+			return []memory.Op{{Kind: memory.OpReinforce, Target: a.ID}, {Kind: memory.OpSupersede, Target: a.ID, With: w.ID}}, w.ID
 		}},
-		{"link to a memory forgotten since", func(t *testing.T, db *DB) ([]Op, string) {
+		{"link to a memory forgotten since", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			a := remember(t, db, 'D', "a", "a decision")
 			b := remember(t, db, 'C', "b", "its evidence")
 			if err := db.Forget(ctx, b.ID, memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			return []Op{{Kind: OpReinforce, Target: a.ID}, {Kind: OpLink, Edge: &memory.Edge{From: a.ID, Kind: memory.EdgeEvidence, To: b.ID}}}, b.ID
+			return []memory.Op{{Kind: memory.OpReinforce, Target: a.ID}, {Kind: memory.OpLink, Edge: &memory.Edge{From: a.ID, Kind: memory.EdgeEvidence, To: b.ID}}}, b.ID
 		}},
-		{"draft already taken", func(t *testing.T, db *DB) ([]Op, string) {
+		{"draft already taken", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			d := capture(t, db, "user said: tabs, not spaces")
-			applyRun(t, db, Op{Kind: OpDraftDone, Draft: d.ID})
-			return []Op{{Kind: OpCreate, Memory: newMem('A', "tabs, not spaces")}, {Kind: OpDraftDone, Draft: d.ID}}, d.ID
+			applyRun(t, db, memory.Op{Kind: memory.OpDraftDone, Draft: d.ID})
+			return []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', "tabs, not spaces")}, {Kind: memory.OpDraftDone, Draft: d.ID}}, d.ID
 		}},
-		{"draft dropped since", func(t *testing.T, db *DB) ([]Op, string) {
+		{"draft dropped since", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			d := capture(t, db, "user said: tabs, not spaces")
 			if err := db.DropDraft(ctx, d.ID, memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			return []Op{{Kind: OpCreate, Memory: newMem('A', "tabs, not spaces")}, {Kind: OpDraftDone, Draft: d.ID}}, d.ID
+			return []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', "tabs, not spaces")}, {Kind: memory.OpDraftDone, Draft: d.ID}}, d.ID
 		}},
-		{"proposal already decided", func(t *testing.T, db *DB) ([]Op, string) {
+		{"proposal already decided", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			m := remember(t, db, 'C', "t", "an old event")
-			r := applyRun(t, db, Op{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeArchive, Target: m.ID, Reason: "stale"}})
+			r := applyRun(t, db, memory.Op{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeArchive, Target: m.ID, Reason: "stale"}})
 			pid := r.Changes[0].Proposal
-			applyRun(t, db, Op{Kind: OpDecide, Proposal: &memory.Proposal{ID: pid, State: memory.ProposalRejected}})
-			return []Op{{Kind: OpArchive, Target: m.ID}, {Kind: OpDecide, Proposal: &memory.Proposal{ID: pid, State: memory.ProposalAccepted, Result: m.ID}}}, pid
+			applyRun(t, db, memory.Op{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: pid, State: memory.ProposalRejected}})
+			return []memory.Op{{Kind: memory.OpArchive, Target: m.ID}, {Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: pid, State: memory.ProposalAccepted, Result: m.ID}}}, pid
 		}},
-		{"in a later batch", func(t *testing.T, db *DB) ([]Op, string) {
+		{"in a later batch", func(t *testing.T, db *DB) ([]memory.Op, string) {
 			// The first batch is written before the stale step is reached:
 			// it must be taken back, events and all.
 			m := remember(t, db, 'A', "t", "a fact to reinforce")
 			if _, err := db.Archive(ctx, m.ID, "", memory.ActorUser); err != nil {
 				t.Fatal(err)
 			}
-			var ops []Op
+			var ops []memory.Op
 			for i := range batchOps + 10 {
-				ops = append(ops, Op{Kind: OpCreate, Memory: newMem(memory.Layers[i%6], fmt.Sprintf("fact %d of a long run", i))})
+				ops = append(ops, memory.Op{Kind: memory.OpCreate, Memory: newMem(memory.Layers[i%6], fmt.Sprintf("fact %d of a long run", i))})
 			}
-			return append(ops, Op{Kind: OpReinforce, Target: m.ID}), m.ID
+			return append(ops, memory.Op{Kind: memory.OpReinforce, Target: m.ID}), m.ID
 		}},
 	}
 	for _, c := range cases {
@@ -451,7 +451,7 @@ func TestStaleStepFailsTheWholeRun(t *testing.T) {
 			ops, about := c.setup(t, db)
 			before := rawDump(t, db)
 			_, err := db.Apply(ctx, memory.Run{Project: testPID}, ops)
-			if !errors.Is(err, ErrStale) {
+			if !errors.Is(err, memory.ErrStale) {
 				t.Fatalf("err = %v, want ErrStale", err)
 			}
 			oneLine(t, err)
@@ -483,31 +483,31 @@ func TestApplyRefusesBadInput(t *testing.T) {
 	cases := []struct {
 		name string
 		run  memory.Run
-		ops  []Op
+		ops  []memory.Op
 		kind error
 		want string
 	}{
-		{"bad run id", memory.Run{ID: "nope"}, []Op{{Kind: OpReinforce, Target: m.ID}}, ErrInvalid, "not a ULID"},
-		{"bad actor", memory.Run{Actor: "robot"}, []Op{{Kind: OpReinforce, Target: m.ID}}, ErrInvalid, "actor"},
-		{"unknown step", memory.Run{}, []Op{{Kind: "melt", Target: m.ID}}, ErrInvalid, "unknown step"},
-		{"nothing to create", memory.Run{}, []Op{{Kind: OpCreate}}, ErrInvalid, "nothing to create"},
-		{"empty memory", memory.Run{}, []Op{{Kind: OpCreate, Memory: &memory.Memory{Layer: 'A'}}}, ErrInvalid, "empty"},
-		{"bad target", memory.Run{}, []Op{{Kind: OpArchive, Target: "x"}}, ErrInvalid, "not a memory id"},
-		{"no successor", memory.Run{}, []Op{{Kind: OpSupersede, Target: m.ID}}, ErrInvalid, "successor"},
-		{"supersede itself", memory.Run{}, []Op{{Kind: OpSupersede, Target: m.ID, With: m.ID}}, ErrInvalid, "itself"},
-		{"self link", memory.Run{}, []Op{{Kind: OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: m.ID}}}, ErrInvalid, "two different"},
-		{"supersedes as a link", memory.Run{}, []Op{{Kind: OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeSupersedes, To: m2.ID}}}, ErrInvalid, "supersede"},
-		{"link weight", memory.Run{}, []Op{{Kind: OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: m2.ID, Weight: 7}}}, ErrInvalid, "weight"},
-		{"bad proposal kind", memory.Run{}, []Op{{Kind: OpPropose, Proposal: &memory.Proposal{Kind: "marry", Target: m.ID}}}, ErrInvalid, "proposal kind"},
-		{"decide open", memory.Run{}, []Op{{Kind: OpDecide, Proposal: &memory.Proposal{ID: NewID(), State: memory.ProposalOpen}}}, ErrInvalid, "accepted or rejected"},
-		{"bad draft", memory.Run{}, []Op{{Kind: OpDraftDone, Draft: "d1"}}, ErrInvalid, "draft id"},
-		{"control character in reason", memory.Run{}, []Op{{Kind: OpArchive, Target: m.ID, Reason: "a\x1b[31m"}}, ErrInvalid, "reason"},
-		{"secret in reason", memory.Run{}, []Op{{Kind: OpArchive, Target: m.ID, Reason: secret}}, ErrSecret, "reason"},
-		{"secret in a memory", memory.Run{}, []Op{{Kind: OpCreate, Memory: newMem('A', secret)}}, ErrSecret, "access key"},
-		{"secret in a candidate", memory.Run{}, []Op{{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeRemember, Memory: newMem('A', secret)}}}, ErrSecret, "access key"},
-		{"another project's memory", memory.Run{}, []Op{{Kind: OpReinforce, Target: foreign.ID}}, ErrInvalid, "another project"},
-		{"unknown project", memory.Run{Project: "00000000000000ff"}, []Op{{Kind: OpCreate, Memory: newMem('A', "x y z")}}, ErrNotFound, "project"},
-		{"id taken", memory.Run{}, []Op{{Kind: OpCreate, Memory: &memory.Memory{ID: m.ID, Layer: 'A', Body: "x y z"}}}, ErrInvalid, "already exists"},
+		{"bad run id", memory.Run{ID: "nope"}, []memory.Op{{Kind: memory.OpReinforce, Target: m.ID}}, memory.ErrInvalid, "not a ULID"},
+		{"bad actor", memory.Run{Actor: "robot"}, []memory.Op{{Kind: memory.OpReinforce, Target: m.ID}}, memory.ErrInvalid, "actor"},
+		{"unknown step", memory.Run{}, []memory.Op{{Kind: "melt", Target: m.ID}}, memory.ErrInvalid, "unknown step"},
+		{"nothing to create", memory.Run{}, []memory.Op{{Kind: memory.OpCreate}}, memory.ErrInvalid, "nothing to create"},
+		{"empty memory", memory.Run{}, []memory.Op{{Kind: memory.OpCreate, Memory: &memory.Memory{Layer: 'A'}}}, memory.ErrInvalid, "empty"},
+		{"bad target", memory.Run{}, []memory.Op{{Kind: memory.OpArchive, Target: "x"}}, memory.ErrInvalid, "not a memory id"},
+		{"no successor", memory.Run{}, []memory.Op{{Kind: memory.OpSupersede, Target: m.ID}}, memory.ErrInvalid, "successor"},
+		{"supersede itself", memory.Run{}, []memory.Op{{Kind: memory.OpSupersede, Target: m.ID, With: m.ID}}, memory.ErrInvalid, "itself"},
+		{"self link", memory.Run{}, []memory.Op{{Kind: memory.OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: m.ID}}}, memory.ErrInvalid, "two different"},
+		{"supersedes as a link", memory.Run{}, []memory.Op{{Kind: memory.OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeSupersedes, To: m2.ID}}}, memory.ErrInvalid, "supersede"},
+		{"link weight", memory.Run{}, []memory.Op{{Kind: memory.OpLink, Edge: &memory.Edge{From: m.ID, Kind: memory.EdgeBecause, To: m2.ID, Weight: 7}}}, memory.ErrInvalid, "weight"},
+		{"bad proposal kind", memory.Run{}, []memory.Op{{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: "marry", Target: m.ID}}}, memory.ErrInvalid, "proposal kind"},
+		{"decide open", memory.Run{}, []memory.Op{{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: memory.NewID(), State: memory.ProposalOpen}}}, memory.ErrInvalid, "accepted or rejected"},
+		{"bad draft", memory.Run{}, []memory.Op{{Kind: memory.OpDraftDone, Draft: "d1"}}, memory.ErrInvalid, "draft id"},
+		{"control character in reason", memory.Run{}, []memory.Op{{Kind: memory.OpArchive, Target: m.ID, Reason: "a\x1b[31m"}}, memory.ErrInvalid, "reason"},
+		{"secret in reason", memory.Run{}, []memory.Op{{Kind: memory.OpArchive, Target: m.ID, Reason: secret}}, memory.ErrSecret, "reason"},
+		{"secret in a memory", memory.Run{}, []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', secret)}}, memory.ErrSecret, "access key"},
+		{"secret in a candidate", memory.Run{}, []memory.Op{{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeRemember, Memory: newMem('A', secret)}}}, memory.ErrSecret, "access key"},
+		{"another project's memory", memory.Run{}, []memory.Op{{Kind: memory.OpReinforce, Target: foreign.ID}}, memory.ErrInvalid, "another project"},
+		{"unknown project", memory.Run{Project: "00000000000000ff"}, []memory.Op{{Kind: memory.OpCreate, Memory: newMem('A', "x y z")}}, memory.ErrNotFound, "project"},
+		{"id taken", memory.Run{}, []memory.Op{{Kind: memory.OpCreate, Memory: &memory.Memory{ID: m.ID, Layer: 'A', Body: "x y z"}}}, memory.ErrInvalid, "already exists"},
 	}
 	before := rawDump(t, db)
 	for _, c := range cases {
@@ -550,16 +550,16 @@ func TestUndoRunRestoresExactly(t *testing.T) {
 
 	// Prefixes: too short, ambiguous (the prior run shares the first
 	// characters of the time part), unknown.
-	if _, err := db.UndoRun(ctx, testPID, "01", memory.ActorUser); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "too short") {
+	if _, err := db.UndoRun(ctx, testPID, "01", memory.ActorUser); !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "too short") {
 		t.Fatalf("too short: %v", err)
 	}
-	if _, err := db.UndoRun(ctx, testPID, run.ID[:4], memory.ActorUser); !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "ambiguous") {
+	if _, err := db.UndoRun(ctx, testPID, run.ID[:4], memory.ActorUser); !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "ambiguous") {
 		t.Fatalf("ambiguous prefix: %v", err)
 	}
-	if _, err := db.UndoRun(ctx, testPID, "7ZZZZZZZ", memory.ActorUser); !errors.Is(err, ErrNotFound) {
+	if _, err := db.UndoRun(ctx, testPID, "7ZZZZZZZ", memory.ActorUser); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("unknown run: %v", err)
 	}
-	if _, err := db.UndoRun(ctx, "00000000000000bb", run.ID, memory.ActorUser); !errors.Is(err, ErrNotFound) {
+	if _, err := db.UndoRun(ctx, "00000000000000bb", run.ID, memory.ActorUser); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("a run of another project: %v", err)
 	}
 	n := 4
@@ -579,7 +579,7 @@ func TestUndoRunRestoresExactly(t *testing.T) {
 			t.Fatalf("the read of %s between run and undo was lost: %+v", id, m.Salience)
 		}
 	}
-	if _, err := db.Get(ctx, f.created.ID); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, f.created.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("the memory the run created is still there: %v", err)
 	}
 	// The timeline keeps everything, and says the run was undone.
@@ -600,13 +600,13 @@ func TestUndoRunRestoresExactly(t *testing.T) {
 	}
 	// Twice: said clearly, nothing changed.
 	_, err = db.UndoRun(ctx, testPID, run.ID, memory.ActorUser)
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "already undone") {
+	if !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "already undone") {
 		t.Fatalf("second undo: %v", err)
 	}
 	oneLine(t, err)
 	sameDump(t, "after a second undo", raw, rawDump(t, db))
 	// The drafts wait again: a new run can take them.
-	again := applyRun(t, db, Op{Kind: OpDraftDone, Draft: f.d1.ID}, Op{Kind: OpReinforce, Target: f.cache.ID})
+	again := applyRun(t, db, memory.Op{Kind: memory.OpDraftDone, Draft: f.d1.ID}, memory.Op{Kind: memory.OpReinforce, Target: f.cache.ID})
 	if again.Changes[0].Draft != f.d1.ID {
 		t.Fatalf("rerun: %+v", again)
 	}
@@ -617,7 +617,7 @@ func TestUndoRunRestoresExactly(t *testing.T) {
 func TestUndoAfterAFailedUndo(t *testing.T) {
 	db, _ := openTest(t)
 	m := remember(t, db, 'A', "t", "prefers tabs")
-	run := applyRun(t, db, Op{Kind: OpReinforce, Target: m.ID}, Op{Kind: OpCreate, Memory: newMem('A', "prefers short functions")})
+	run := applyRun(t, db, memory.Op{Kind: memory.OpReinforce, Target: m.ID}, memory.Op{Kind: memory.OpCreate, Memory: newMem('A', "prefers short functions")})
 	// As UndoRun leaves it when taking back fails (a full disk): marked
 	// under way, nothing taken back yet.
 	if err := db.update(ctx, func(txn *badger.Txn) error { return put(txn, keyRunUndoing(run.ID), memory.ActorUser) }); err != nil {
@@ -648,14 +648,14 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	t.Run("edited by a person", func(t *testing.T) {
 		db, _ := openTest(t)
 		c := newMem('A', "run make lint before pushing")
-		run := applyRun(t, db, Op{Kind: OpCreate, Memory: c})
+		run := applyRun(t, db, memory.Op{Kind: memory.OpCreate, Memory: c})
 		body := "run make lint and make test before pushing"
-		if _, err := db.Edit(ctx, c.ID, Patch{Body: &body}, memory.ActorUser); err != nil {
+		if _, err := db.Edit(ctx, c.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 			t.Fatal(err)
 		}
 		before := rawDump(t, db)
 		_, err := db.UndoRun(ctx, testPID, run.ID, memory.ActorUser)
-		if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), c.ID) || !strings.Contains(err.Error(), "nothing was changed") {
+		if !errors.Is(err, memory.ErrStale) || !strings.Contains(err.Error(), c.ID) || !strings.Contains(err.Error(), "nothing was changed") {
 			t.Fatalf("undo after an edit: %v", err)
 		}
 		oneLine(t, err)
@@ -664,12 +664,12 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	t.Run("superseded by a person", func(t *testing.T) {
 		db, _ := openTest(t)
 		m := remember(t, db, 'A', "t", "prefers tabs")
-		run := applyRun(t, db, Op{Kind: OpReinforce, Target: m.ID})
+		run := applyRun(t, db, memory.Op{Kind: memory.OpReinforce, Target: m.ID})
 		if _, err := db.Supersede(ctx, m.ID, &memory.Memory{Body: "prefers spaces"}, memory.ActorUser); err != nil {
 			t.Fatal(err)
 		}
 		before := rawDump(t, db)
-		if _, err := db.UndoRun(ctx, testPID, run.ID, memory.ActorUser); !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), m.ID) {
+		if _, err := db.UndoRun(ctx, testPID, run.ID, memory.ActorUser); !errors.Is(err, memory.ErrStale) || !strings.Contains(err.Error(), m.ID) {
 			t.Fatalf("undo after a supersede: %v", err)
 		}
 		sameDump(t, "after a refused undo", before, rawDump(t, db))
@@ -677,12 +677,12 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 	t.Run("proposal decided by a later run", func(t *testing.T) {
 		db, _ := openTest(t)
 		m := remember(t, db, 'C', "t", "an old event")
-		first := applyRun(t, db, Op{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeArchive, Target: m.ID, Reason: "stale"}})
+		first := applyRun(t, db, memory.Op{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeArchive, Target: m.ID, Reason: "stale"}})
 		pid := first.Changes[0].Proposal
-		later := applyRun(t, db, Op{Kind: OpArchive, Target: m.ID}, Op{Kind: OpDecide, Proposal: &memory.Proposal{ID: pid, State: memory.ProposalAccepted, Result: m.ID}})
+		later := applyRun(t, db, memory.Op{Kind: memory.OpArchive, Target: m.ID}, memory.Op{Kind: memory.OpDecide, Proposal: &memory.Proposal{ID: pid, State: memory.ProposalAccepted, Result: m.ID}})
 		before := rawDump(t, db)
 		_, err := db.UndoRun(ctx, testPID, first.ID, memory.ActorUser)
-		if !errors.Is(err, ErrStale) || !strings.Contains(err.Error(), pid) || !strings.Contains(err.Error(), "accepted") {
+		if !errors.Is(err, memory.ErrStale) || !strings.Contains(err.Error(), pid) || !strings.Contains(err.Error(), "accepted") {
 			t.Fatalf("undo of a run whose proposal a later run decided: %v", err)
 		}
 		oneLine(t, err)
@@ -703,16 +703,16 @@ func TestUndoRefusesWhatChangedSince(t *testing.T) {
 		if ps, _ := db.Proposals(ctx, testPID, ""); len(ps) != 0 {
 			t.Fatalf("proposals after both undos: %+v", ps)
 		}
-		if _, err := db.Proposal(ctx, pid); !errors.Is(err, ErrNotFound) {
+		if _, err := db.Proposal(ctx, pid); !errors.Is(err, memory.ErrNotFound) {
 			t.Fatalf("the undone proposal: %v", err)
 		}
 	})
 	t.Run("reinforced by a later run", func(t *testing.T) {
 		db, _ := openTest(t)
 		m := remember(t, db, 'A', "t", "prefers tabs")
-		first := applyRun(t, db, Op{Kind: OpReinforce, Target: m.ID})
-		later := applyRun(t, db, Op{Kind: OpReinforce, Target: m.ID})
-		if _, err := db.UndoRun(ctx, testPID, first.ID, memory.ActorUser); !errors.Is(err, ErrStale) {
+		first := applyRun(t, db, memory.Op{Kind: memory.OpReinforce, Target: m.ID})
+		later := applyRun(t, db, memory.Op{Kind: memory.OpReinforce, Target: m.ID})
+		if _, err := db.UndoRun(ctx, testPID, first.ID, memory.ActorUser); !errors.Is(err, memory.ErrStale) {
 			t.Fatalf("undo under a later run: %v", err)
 		}
 		if _, err := db.UndoRun(ctx, testPID, later.ID, memory.ActorUser); err != nil {
@@ -743,25 +743,25 @@ func containsAnywhere(raw map[string]string, s string) []string {
 // undo goes on around it and leaves nothing of it behind.
 func TestUndoAfterForget(t *testing.T) {
 	type setup struct {
-		ops    func(db *DB) ([]Op, string) // the run, and the memory to forget after it
-		remain func(t *testing.T, db *DB)  // what the undo leaves besides
+		ops    func(db *DB) ([]memory.Op, string) // the run, and the memory to forget after it
+		remain func(t *testing.T, db *DB)         // what the undo leaves besides
 	}
 	var old, with *memory.Memory
 	var created, succ *memory.Memory
 	cases := map[string]setup{
-		"created": {func(db *DB) ([]Op, string) {
-			created = &memory.Memory{ID: NewID(), Layer: 'A', Title: "osprey-7120 always lint", Body: "always run make lint before pushing"}
-			return []Op{{Kind: OpCreate, Memory: created},
-				{Kind: OpLink, Edge: &memory.Edge{From: old.ID, Kind: memory.EdgeRelatesTo, To: created.ID}},
-				{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeMerge, Target: created.ID, Other: old.ID, Reason: "alike"}}}, created.ID
+		"created": {func(db *DB) ([]memory.Op, string) {
+			created = &memory.Memory{ID: memory.NewID(), Layer: 'A', Title: "osprey-7120 always lint", Body: "always run make lint before pushing"}
+			return []memory.Op{{Kind: memory.OpCreate, Memory: created},
+				{Kind: memory.OpLink, Edge: &memory.Edge{From: old.ID, Kind: memory.EdgeRelatesTo, To: created.ID}},
+				{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeMerge, Target: created.ID, Other: old.ID, Reason: "alike"}}}, created.ID
 		}, func(t *testing.T, db *DB) {
 			if got := getMemT(t, db, old.ID); got.Status != memory.StatusActive {
 				t.Fatalf("old: %+v", got)
 			}
 		}},
-		"created as a successor": {func(db *DB) ([]Op, string) {
-			succ = &memory.Memory{ID: NewID(), Layer: 'B', Title: "osprey-7120 release v2", Body: "release v2 is out"}
-			return []Op{{Kind: OpSupersede, Target: old.ID, Memory: succ}}, succ.ID
+		"created as a successor": {func(db *DB) ([]memory.Op, string) {
+			succ = &memory.Memory{ID: memory.NewID(), Layer: 'B', Title: "osprey-7120 release v2", Body: "release v2 is out"}
+			return []memory.Op{{Kind: memory.OpSupersede, Target: old.ID, Memory: succ}}, succ.ID
 		}, func(t *testing.T, db *DB) {
 			// Forgetting the successor made the old one current again,
 			// which is how it was before the run.
@@ -769,23 +769,23 @@ func TestUndoAfterForget(t *testing.T) {
 				t.Fatalf("old: %+v", got)
 			}
 		}},
-		"superseded by a new memory": {func(db *DB) ([]Op, string) {
-			succ = &memory.Memory{ID: NewID(), Layer: 'B', Body: "release v2 is out"}
-			return []Op{{Kind: OpSupersede, Target: old.ID, Memory: succ}}, old.ID
+		"superseded by a new memory": {func(db *DB) ([]memory.Op, string) {
+			succ = &memory.Memory{ID: memory.NewID(), Layer: 'B', Body: "release v2 is out"}
+			return []memory.Op{{Kind: memory.OpSupersede, Target: old.ID, Memory: succ}}, old.ID
 		}, func(t *testing.T, db *DB) {
-			if _, err := db.Get(ctx, succ.ID); !errors.Is(err, ErrNotFound) {
+			if _, err := db.Get(ctx, succ.ID); !errors.Is(err, memory.ErrNotFound) {
 				t.Fatalf("the successor the run created: %v", err)
 			}
 		}},
-		"superseded by an existing memory": {func(db *DB) ([]Op, string) {
-			return []Op{{Kind: OpReinforce, Target: old.ID}, {Kind: OpSupersede, Target: old.ID, With: with.ID}}, old.ID
+		"superseded by an existing memory": {func(db *DB) ([]memory.Op, string) {
+			return []memory.Op{{Kind: memory.OpReinforce, Target: old.ID}, {Kind: memory.OpSupersede, Target: old.ID, With: with.ID}}, old.ID
 		}, func(t *testing.T, db *DB) {
 			if got := getMemT(t, db, with.ID); got.Status != memory.StatusActive || len(got.Supersedes) != 0 || got.Salience.Reinforcements != 0 {
 				t.Fatalf("the successor after the undo: %+v", got)
 			}
 		}},
-		"reinforced": {func(db *DB) ([]Op, string) {
-			return []Op{{Kind: OpReinforce, Target: old.ID}, {Kind: OpReinforce, Target: with.ID}}, old.ID
+		"reinforced": {func(db *DB) ([]memory.Op, string) {
+			return []memory.Op{{Kind: memory.OpReinforce, Target: old.ID}, {Kind: memory.OpReinforce, Target: with.ID}}, old.ID
 		}, func(t *testing.T, db *DB) {
 			if got := getMemT(t, db, with.ID); got.Salience.Reinforcements != 0 {
 				t.Fatalf("the other reinforced memory: %+v", got)
@@ -810,7 +810,7 @@ func TestUndoAfterForget(t *testing.T) {
 			if _, err := db.UndoRun(ctx, testPID, run.ID, memory.ActorUser); err != nil {
 				t.Fatalf("undo after a forget: %v", err)
 			}
-			if _, err := db.Get(ctx, forget); !errors.Is(err, ErrNotFound) {
+			if _, err := db.Get(ctx, forget); !errors.Is(err, memory.ErrNotFound) {
 				t.Fatalf("the forgotten memory is back: %v", err)
 			}
 			c.remain(t, db)
@@ -844,7 +844,7 @@ func TestForgetAfterRunLeavesNoBytes(t *testing.T) {
 	const marker = "heron-title-5527"
 	m := remember(t, db, 'A', marker, "a fact the run will change")
 	other := remember(t, db, 'A', "other", "a fact the run supersedes")
-	run := applyRun(t, db, Op{Kind: OpReinforce, Target: m.ID}, Op{Kind: OpSupersede, Target: other.ID, With: m.ID})
+	run := applyRun(t, db, memory.Op{Kind: memory.OpReinforce, Target: m.ID}, memory.Op{Kind: memory.OpSupersede, Target: other.ID, With: m.ID})
 	if len(filesContaining(t, dir, marker)) == 0 {
 		t.Fatal("the marker is on no file before the forget")
 	}
@@ -968,7 +968,7 @@ func seedRunBase(t *testing.T, dir string) {
 
 // bigRun plans about 5,000 steps of every kind over the seeded store:
 // several batches.
-func bigRun(t testing.TB, db *DB) []Op {
+func bigRun(t testing.TB, db *DB) []memory.Op {
 	base := make([]*memory.Memory, crashBase)
 	for i := range base {
 		m, err := db.GetByRef(ctx, testPID, fmt.Sprintf("base-%d", i))
@@ -981,35 +981,35 @@ func bigRun(t testing.TB, db *DB) []Op {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var ops []Op
+	var ops []memory.Op
 	var created []string
 	for i := range 3700 {
 		m := newMem(memory.Layers[i%6], fmt.Sprintf("consolidated fact %d: module %d talks to module %d", i, i%97, i%89))
 		created = append(created, m.ID)
-		ops = append(ops, Op{Kind: OpCreate, Memory: m})
+		ops = append(ops, memory.Op{Kind: memory.OpCreate, Memory: m})
 	}
 	for _, d := range drafts {
-		ops = append(ops, Op{Kind: OpDraftDone, Draft: d.ID})
+		ops = append(ops, memory.Op{Kind: memory.OpDraftDone, Draft: d.ID})
 	}
 	for i, b := range base {
 		switch {
 		case i < 100:
-			ops = append(ops, Op{Kind: OpReinforce, Target: b.ID, Reason: "said again"})
+			ops = append(ops, memory.Op{Kind: memory.OpReinforce, Target: b.ID, Reason: "said again"})
 		case i < 150:
-			ops = append(ops, Op{Kind: OpArchive, Target: b.ID, Reason: "weak and stale"})
+			ops = append(ops, memory.Op{Kind: memory.OpArchive, Target: b.ID, Reason: "weak and stale"})
 		case i < 200:
-			ops = append(ops, Op{Kind: OpSupersede, Target: b.ID, Memory: newMem(memory.LayerState, fmt.Sprintf("base fact %d: module %d no longer owns the cache", i, i))})
+			ops = append(ops, memory.Op{Kind: memory.OpSupersede, Target: b.ID, Memory: newMem(memory.LayerState, fmt.Sprintf("base fact %d: module %d no longer owns the cache", i, i))})
 		case i < 250:
-			ops = append(ops, Op{Kind: OpReopen, Target: b.ID, Reason: "its evidence changed"})
+			ops = append(ops, memory.Op{Kind: memory.OpReopen, Target: b.ID, Reason: "its evidence changed"})
 		default:
-			ops = append(ops, Op{Kind: OpSupersede, Target: b.ID, With: base[i-250].ID})
+			ops = append(ops, memory.Op{Kind: memory.OpSupersede, Target: b.ID, With: base[i-250].ID})
 		}
 	}
 	for i := range 500 {
-		ops = append(ops, Op{Kind: OpLink, Edge: &memory.Edge{From: created[i], Kind: memory.EdgeRelatesTo, To: base[i%100].ID}})
+		ops = append(ops, memory.Op{Kind: memory.OpLink, Edge: &memory.Edge{From: created[i], Kind: memory.EdgeRelatesTo, To: base[i%100].ID}})
 	}
 	for i := range 200 {
-		ops = append(ops, Op{Kind: OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeRemember, Draft: drafts[i].ID, Reason: "not sure",
+		ops = append(ops, memory.Op{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeRemember, Draft: drafts[i].ID, Reason: "not sure",
 			Memory: &memory.Memory{Layer: memory.LayerInvariant, Body: fmt.Sprintf("module %d should own the cache", i)}}})
 	}
 	return ops
@@ -1149,7 +1149,7 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 				t.Fatalf("left after the undo: %s", k)
 			}
 		}
-		if _, err := db.UndoRun(ctx, testPID, id, memory.ActorUser); !errors.Is(err, ErrInvalid) {
+		if _, err := db.UndoRun(ctx, testPID, id, memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 			t.Fatalf("undo again: %v", err)
 		}
 	})
@@ -1159,9 +1159,9 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 // of steps keeps that linear (see runJournalSteps).
 func TestRunJournalChunksAreBounded(t *testing.T) {
 	db, _ := openTest(t)
-	var ops []Op
+	var ops []memory.Op
 	for i := range 600 {
-		ops = append(ops, Op{Kind: OpCreate, Memory: newMem(memory.Layers[i%6], fmt.Sprintf("fact %d of a mid-sized run", i))})
+		ops = append(ops, memory.Op{Kind: memory.OpCreate, Memory: newMem(memory.Layers[i%6], fmt.Sprintf("fact %d of a mid-sized run", i))})
 	}
 	run := applyRun(t, db, ops...)
 	steps := 0
@@ -1189,9 +1189,9 @@ func BenchmarkApplyUndo2000(b *testing.B) {
 	db, _ := openTest(b)
 	var undo time.Duration
 	for b.Loop() {
-		var ops []Op
+		var ops []memory.Op
 		for i := range 2000 {
-			ops = append(ops, Op{Kind: OpCreate, Memory: newMem(memory.Layers[i%6], fmt.Sprintf("fact %d of a long run", i))})
+			ops = append(ops, memory.Op{Kind: memory.OpCreate, Memory: newMem(memory.Layers[i%6], fmt.Sprintf("fact %d of a long run", i))})
 		}
 		run := applyRun(b, db, ops...)
 		start := time.Now()

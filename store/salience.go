@@ -35,7 +35,7 @@ type salRecord struct {
 func overlaySalience(txn *badger.Txn, m *memory.Memory) error {
 	var r salRecord
 	switch err := get(txn, keySal(m.ID), &r); {
-	case errors.Is(err, ErrNotFound):
+	case errors.Is(err, memory.ErrNotFound):
 		return nil
 	case err != nil:
 		return err
@@ -103,7 +103,7 @@ func (db *DB) FlushSalience(ctx context.Context) error {
 		err := db.update(ctx, func(txn *badger.Txn) error {
 			for _, id := range batch {
 				m, err := getMem(txn, id)
-				if errors.Is(err, ErrNotFound) {
+				if errors.Is(err, memory.ErrNotFound) {
 					continue
 				}
 				if err != nil {

@@ -38,10 +38,10 @@ func TestFeedbackKeptRefusesSecretsAndUnknownIDs(t *testing.T) {
 		t.Fatal(err)
 	}
 	err := db.Feedback(ctx, m.ID, "token ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5", false, memory.ActorAgent)
-	if !errors.Is(err, ErrSecret) {
+	if !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("a secret in the query: %v", err)
 	}
-	if err := db.Feedback(ctx, "01JD0000000000000000000ZZZ", "q", true, memory.ActorAgent); !errors.Is(err, ErrNotFound) {
+	if err := db.Feedback(ctx, "01JD0000000000000000000ZZZ", "q", true, memory.ActorAgent); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("unknown id: %v", err)
 	}
 	got, _ := db.Get(ctx, m.ID)
@@ -85,7 +85,7 @@ func TestGapsCountRedactAndDrop(t *testing.T) {
 	if err := db.DropGap(ctx, testPID, helm.ID, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	if err := db.DropGap(ctx, testPID, helm.ID, memory.ActorUser); !errors.Is(err, ErrNotFound) {
+	if err := db.DropGap(ctx, testPID, helm.ID, memory.ActorUser); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("dropping it again: %v", err)
 	}
 	if gs, _ := db.Gaps(ctx, testPID); len(gs) != 1 {

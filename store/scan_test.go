@@ -20,14 +20,14 @@ func TestCaptureScansEveryField(t *testing.T) {
 		"text":           {Project: testPID, Text: "the key is " + fakeKey},
 	} {
 		_, err := db.Capture(ctx, d)
-		if !errors.Is(err, ErrSecret) {
+		if !errors.Is(err, memory.ErrSecret) {
 			t.Fatalf("a secret in the %s: %v", name, err)
 		}
 		if !strings.Contains(err.Error(), name) || strings.Contains(err.Error(), fakeKey) {
 			t.Fatalf("the refusal should name the field %q and not echo the secret: %v", name, err)
 		}
 	}
-	if _, err := db.Capture(ctx, memory.Draft{Project: testPID, Text: "plain", Actor: "root"}); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Capture(ctx, memory.Draft{Project: testPID, Text: "plain", Actor: "root"}); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("unknown actor: %v", err)
 	}
 	if ds, _ := db.Drafts(ctx, testPID, 10); len(ds) != 0 {
@@ -44,10 +44,10 @@ func TestEnsureProjectScansNameAndPath(t *testing.T) {
 		"project name": {ID: "00000000000000bb", Name: "repo " + fakeKey},
 		"project path": {ID: "00000000000000cc", Name: "repo", Root: "/home/u/" + fakeKey + "/repo"},
 	} {
-		if _, err := db.EnsureProject(ctx, p); !errors.Is(err, ErrSecret) || !strings.Contains(err.Error(), name) {
+		if _, err := db.EnsureProject(ctx, p); !errors.Is(err, memory.ErrSecret) || !strings.Contains(err.Error(), name) {
 			t.Fatalf("a secret in the %s: %v", name, err)
 		}
-		if _, err := db.Project(ctx, p.ID); !errors.Is(err, ErrNotFound) {
+		if _, err := db.Project(ctx, p.ID); !errors.Is(err, memory.ErrNotFound) {
 			t.Fatalf("refused project %s was stored: %v", p.ID, err)
 		}
 	}
@@ -82,7 +82,7 @@ func TestOwnerFileDoesNotFollowSymlink(t *testing.T) {
 	if err != nil || !info.Mode().IsRegular() {
 		t.Fatalf("owner.json should be a regular file now: %v %v", info, err)
 	}
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrLocked) || !strings.Contains(err.Error(), "pid") {
+	if _, err := Open(dir, Options{}); !errors.Is(err, memory.ErrLocked) || !strings.Contains(err.Error(), "pid") {
 		t.Fatalf("the second open should name the holder from owner.json: %v", err)
 	}
 }
@@ -96,7 +96,7 @@ func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
 		"session": {Project: testPID, Text: "plain", Source: memory.Source{Session: "s\x1b]0;pwned\x07"}},
 		"file":    {Project: testPID, Text: "plain", Source: memory.Source{File: "a\u202etxt.md"}},
 	} {
-		if _, err := db.Capture(ctx, d); !errors.Is(err, ErrInvalid) || strings.ContainsRune(err.Error(), 0x1b) {
+		if _, err := db.Capture(ctx, d); !errors.Is(err, memory.ErrInvalid) || strings.ContainsRune(err.Error(), 0x1b) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -104,7 +104,7 @@ func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
 		t.Fatalf("refused captures stored %d drafts", len(ds))
 	}
 	_, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000ff", Name: "proj\x1b[2Jx"})
-	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "--project") {
+	if !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "--project") {
 		t.Fatalf("a project name with an escape: %v", err)
 	}
 }
@@ -114,7 +114,7 @@ func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
 func TestImportScansFingerprints(t *testing.T) {
 	db, _ := openTest(t)
 	rec := memory.Record{Layer: memory.LayerState, Body: "x", Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "a.txt", Fingerprint: fakeKey, State: memory.WatermarkIntact}}}
-	if _, err := db.Import(ctx, testPID, []memory.Record{rec}, memory.ActorUser); !errors.Is(err, ErrSecret) || strings.Contains(err.Error(), fakeKey) {
+	if _, err := db.Import(ctx, testPID, []memory.Record{rec}, memory.ActorUser); !errors.Is(err, memory.ErrSecret) || strings.Contains(err.Error(), fakeKey) {
 		t.Fatalf("a secret in a fingerprint: %v", err)
 	}
 }

@@ -12,7 +12,7 @@ import (
 func BenchmarkShortIDs100k(b *testing.B) {
 	db, _ := openTest(b)
 	seed(b, db, 100_000)
-	p, err := db.List(ctx, Query{Project: testPID, Layer: memory.LayerDecision})
+	p, err := db.List(ctx, memory.Query{Project: testPID, Layer: memory.LayerDecision})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -21,7 +21,7 @@ func BenchmarkShortIDs100k(b *testing.B) {
 		ids[i] = m.ID
 	}
 	for b.Loop() {
-		if s := ShortIDs(ctx, db, ids); len(s) != len(ids) {
+		if s := memory.ShortIDsIn(ctx, db, ids); len(s) != len(ids) {
 			b.Fatal(len(s))
 		}
 	}

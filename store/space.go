@@ -14,6 +14,8 @@ import (
 	"syscall"
 
 	badger "github.com/dgraph-io/badger/v4"
+
+	"cairn/memory"
 )
 
 // Badger writes its write-ahead log, value log and tables through memory
@@ -71,7 +73,7 @@ func (db *DB) roomToUndo() error {
 	free, ok := freeSpace(db.dir)
 	o := db.bdb.Opts()
 	if need := uint64(db.bdb.MaxBatchSize() + o.MemTableSize + reserveSlack); ok && free < need {
-		return &kindError{ErrDiskFull, fmt.Errorf("the disk holding %s is full (%s free, cairn needs %s to undo an interrupted import): free space and retry; nothing was lost",
+		return &kindError{memory.ErrDiskFull, fmt.Errorf("the disk holding %s is full (%s free, cairn needs %s to undo an interrupted import): free space and retry; nothing was lost",
 			db.dir, mib(free), mib(need))}
 	}
 	return nil
@@ -101,7 +103,7 @@ func (db *DB) roomFor(n uint64) error {
 		return nil // the write tries; an ENOSPC still becomes ErrDiskFull
 	}
 	if need := db.reserve() + n; free < need {
-		return &kindError{ErrDiskFull, fmt.Errorf("the disk holding %s is full (%s free, cairn needs %s to write safely): free space and retry; nothing was lost",
+		return &kindError{memory.ErrDiskFull, fmt.Errorf("the disk holding %s is full (%s free, cairn needs %s to write safely): free space and retry; nothing was lost",
 			db.dir, mib(free), mib(need))}
 	}
 	return nil
@@ -119,7 +121,7 @@ func roomToOpen(dir string) error {
 		return nil
 	}
 	if need := openNeed(dir); free < need {
-		return &kindError{ErrDiskFull, fmt.Errorf("the disk holding %s is full (%s free, cairn needs %s to open the store): free space and retry; nothing was lost",
+		return &kindError{memory.ErrDiskFull, fmt.Errorf("the disk holding %s is full (%s free, cairn needs %s to open the store): free space and retry; nothing was lost",
 			dir, mib(free), mib(need))}
 	}
 	return nil
@@ -149,12 +151,12 @@ func allocated(fi os.FileInfo) uint64 {
 
 // diskFull turns a write that failed for lack of space into ErrDiskFull.
 func diskFull(dir string, err error) error {
-	if err == nil || errors.Is(err, ErrDiskFull) {
+	if err == nil || errors.Is(err, memory.ErrDiskFull) {
 		return err
 	}
 	// Badger flattens some errors into text (%v), losing the errno.
 	if errors.Is(err, syscall.ENOSPC) || strings.Contains(err.Error(), syscall.ENOSPC.Error()) {
-		return &kindError{ErrDiskFull, fmt.Errorf("the disk holding %s is full: free space and retry; nothing was lost", dir)}
+		return &kindError{memory.ErrDiskFull, fmt.Errorf("the disk holding %s is full: free space and retry; nothing was lost", dir)}
 	}
 	return err
 }
@@ -165,16 +167,6 @@ func mib(n uint64) string {
 	}
 	return fmt.Sprintf("%d MiB", n>>20)
 }
-
-// ErrReadOnly comes with ErrDiskFull when a write reaches a store that Open
-// opened read-only for lack of space (see openReadOnly): even with room
-// again, the store writes only once it is opened again.
-var ErrReadOnly = errors.New("store opened read-only")
-
-// ErrRoomAgain comes with ErrReadOnly once the disk has room again: the
-// owner of a read-only store should close it so that the next open is
-// read-write (the server does: see remote.Server).
-var ErrRoomAgain = errors.New("room again: reopen the store")
 
 // readOnlyRefusal is the answer of a store opened read-only to a write of
 // about n bytes, given the free space: the disk-full line while there is
@@ -192,9 +184,9 @@ func (db *DB) readOnlyRefusal(free uint64, ok bool, n uint64) error {
 	default:
 		err = fmt.Errorf("cairn opened the store in %s read-only while its disk was full; there is room again, and it writes once reopened: retry in a moment; nothing was lost",
 			db.dir)
-		return &kindError{ErrReadOnly, &kindError{ErrDiskFull, &kindError{ErrRoomAgain, err}}}
+		return &kindError{memory.ErrReadOnly, &kindError{memory.ErrDiskFull, &kindError{memory.ErrRoomAgain, err}}}
 	}
-	return &kindError{ErrReadOnly, &kindError{ErrDiskFull, err}}
+	return &kindError{memory.ErrReadOnly, &kindError{memory.ErrDiskFull, err}}
 }
 
 // A disk too full for a read-write open (see roomToOpen) still lets the

@@ -81,15 +81,15 @@ func TestDiskFullChild(t *testing.T) {
 		fail("fill: %v", err)
 	}
 	_, err = db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "a fact on a full disk"}, memory.ActorUser)
-	if !errors.Is(err, ErrDiskFull) {
+	if !errors.Is(err, memory.ErrDiskFull) {
 		fail("remember on a full disk: %v", err)
 	}
 	say("REFUSED %s", err)
-	if _, err := db.Import(ctx, testPID, []memory.Record{{Layer: memory.LayerState, Body: "imported on a full disk"}}, memory.ActorUser); !errors.Is(err, ErrDiskFull) {
+	if _, err := db.Import(ctx, testPID, []memory.Record{{Layer: memory.LayerState, Body: "imported on a full disk"}}, memory.ActorUser); !errors.Is(err, memory.ErrDiskFull) {
 		fail("import on a full disk: %v", err)
 	}
 	body := "edited on a full disk"
-	if _, err := db.Edit(ctx, ids[0], Patch{Body: &body}, memory.ActorUser); !errors.Is(err, ErrDiskFull) {
+	if _, err := db.Edit(ctx, ids[0], memory.Patch{Body: &body}, memory.ActorUser); !errors.Is(err, memory.ErrDiskFull) {
 		fail("edit on a full disk: %v", err)
 	}
 	for _, id := range ids {
@@ -97,7 +97,7 @@ func TestDiskFullChild(t *testing.T) {
 			fail("get on a full disk: %v", err)
 		}
 	}
-	page, err := db.List(ctx, Query{Project: testPID})
+	page, err := db.List(ctx, memory.Query{Project: testPID})
 	if err != nil || len(page.Memories) != 3 {
 		fail("list on a full disk: %d memories, %v", len(page.Memories), err)
 	}
@@ -127,10 +127,10 @@ func TestDiskFullChild(t *testing.T) {
 	if db, err = Open(dir, Options{}); err != nil || !db.ReadOnly() {
 		fail("open on a full disk: %v", err)
 	}
-	if page, err := db.List(ctx, Query{Project: testPID}); err != nil || len(page.Memories) != 4 {
+	if page, err := db.List(ctx, memory.Query{Project: testPID}); err != nil || len(page.Memories) != 4 {
 		fail("list on a store opened on a full disk: %d memories, %v", len(page.Memories), err)
 	}
-	if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "a fact on a full disk"}, memory.ActorUser); !errors.Is(err, ErrDiskFull) {
+	if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "a fact on a full disk"}, memory.ActorUser); !errors.Is(err, memory.ErrDiskFull) {
 		fail("remember on a store opened on a full disk: %v", err)
 	} else {
 		say("OPEN REFUSED %s", err)
@@ -239,7 +239,7 @@ func TestDiskFullDuringImportUndoesIt(t *testing.T) {
 	}
 	t.Cleanup(func() { importStep = nil })
 	_, err = db.Import(ctx, testPID, recs, memory.ActorUser)
-	if !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "the disk holding "+dir+" is full") {
+	if !errors.Is(err, memory.ErrDiskFull) || !strings.Contains(err.Error(), "the disk holding "+dir+" is full") {
 		t.Fatalf("import on a disk that filled up: %v", err)
 	}
 	c, _ := db.Count(ctx, testPID)
@@ -430,14 +430,14 @@ func TestFullOpenChild(t *testing.T) {
 	checkReads(t, db, ids)
 	// The interrupted forget waits for room, and its memory stays unreadable.
 	gone := os.Getenv("CAIRN_FULL_GONE")
-	if _, err := db.Get(ctx, gone); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, gone); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("a memory whose forget was interrupted, on a store opened read-only: %v", err)
 	}
 
 	full := func(what string, err error) {
 		t.Helper()
 		msg := fmt.Sprint(err)
-		if !errors.Is(err, ErrDiskFull) || !errors.Is(err, ErrReadOnly) || strings.Contains(msg, "\n") ||
+		if !errors.Is(err, memory.ErrDiskFull) || !errors.Is(err, memory.ErrReadOnly) || strings.Contains(msg, "\n") ||
 			!strings.Contains(msg, "the disk holding "+dir+" is full") || !strings.Contains(msg, "free space and retry; nothing was lost") {
 			t.Errorf("%s on a full disk: %v; want one line: the disk holding %s is full … free space and retry; nothing was lost", what, err, dir)
 		}
@@ -445,7 +445,7 @@ func TestFullOpenChild(t *testing.T) {
 	_, err = db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "a fact on a full disk"}, memory.ActorUser)
 	full("remember", err)
 	body := "edited on a full disk"
-	_, err = db.Edit(ctx, ids[0], Patch{Body: &body}, memory.ActorUser)
+	_, err = db.Edit(ctx, ids[0], memory.Patch{Body: &body}, memory.ActorUser)
 	full("edit", err)
 	full("forget", db.Forget(ctx, ids[1], memory.ActorUser))
 	_, err = db.Import(ctx, testPID, []memory.Record{{Layer: memory.LayerState, Body: "imported on a full disk"}}, memory.ActorUser)
@@ -457,7 +457,7 @@ func TestFullOpenChild(t *testing.T) {
 	checkReads(t, db, ids) // nothing changed
 
 	// The store is held: another process is told so, as with a read-write open.
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrLocked) {
+	if _, err := Open(dir, Options{}); !errors.Is(err, memory.ErrLocked) {
 		t.Errorf("a second open of a store held read-only: %v, want ErrLocked", err)
 	}
 
@@ -467,7 +467,7 @@ func TestFullOpenChild(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "a fact once there is room"}, memory.ActorUser)
-	if !errors.Is(err, ErrReadOnly) || !strings.Contains(fmt.Sprint(err), "there is room again") {
+	if !errors.Is(err, memory.ErrReadOnly) || !strings.Contains(fmt.Sprint(err), "there is room again") {
 		t.Errorf("remember on a store opened read-only, once there is room: %v", err)
 	}
 	if err := db.Close(); err != nil {
@@ -499,7 +499,7 @@ func checkReads(t *testing.T, db *DB, ids []string) {
 			t.Fatalf("get %s: %v %+v", id, err, m)
 		}
 	}
-	page, err := db.List(ctx, Query{Project: testPID})
+	page, err := db.List(ctx, memory.Query{Project: testPID})
 	if err != nil || len(page.Memories) < 3 {
 		t.Fatalf("list: %d memories, %v", len(page.Memories), err)
 	}
@@ -551,7 +551,7 @@ func TestReadOnlyOpenReplaysALogLeftByAKill(t *testing.T) {
 	}
 	checkReads(t, db, ids)
 	_, err = db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: "x"}, memory.ActorUser)
-	if !errors.Is(err, ErrReadOnly) || !errors.Is(err, ErrDiskFull) || !strings.Contains(err.Error(), "there is room again") {
+	if !errors.Is(err, memory.ErrReadOnly) || !errors.Is(err, memory.ErrDiskFull) || !strings.Contains(err.Error(), "there is room again") {
 		t.Fatalf("remember on a store opened read-only: %v", err)
 	}
 	if err := db.Close(); err != nil {
@@ -645,7 +645,7 @@ func TestNearlyFullDiskOpensWithAForgetToFinish(t *testing.T) {
 		t.Fatalf("want a read-write store without room to write (read-only %t)", db.ReadOnly())
 	}
 	checkReads(t, db, ids)
-	if _, err := db.Get(ctx, gone); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Get(ctx, gone); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("the memory being forgotten: %v", err)
 	}
 	if purges(t, db) != 1 {

@@ -12,8 +12,8 @@ import (
 )
 
 // Stats counts what the whole store holds, from keys alone.
-func (db *DB) Stats(ctx context.Context) (Stats, error) {
-	s := Stats{ByStatus: map[memory.Status]int{}, ByLayer: map[string]int{}, Schema: schemaVersion, Dir: db.dir, OpenedAt: db.open}
+func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
+	s := memory.Stats{ByStatus: map[memory.Status]int{}, ByLayer: map[string]int{}, Schema: schemaVersion, Dir: db.dir, OpenedAt: db.open}
 	err := db.view(func(txn *badger.Txn) error {
 		// Only the ranges counted are read, keys only: the layer index
 		// (one key a memory) of each project, edges, events and drafts —

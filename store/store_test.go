@@ -113,19 +113,19 @@ func TestSecretRefusedOnEveryWritePath(t *testing.T) {
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "deploy", "deploys go through CI")
 	secret := "aws key AKIA" + "IOSFODNN7EXAMPLQ in use"
-	if _, err := db.Edit(ctx, m.ID, Patch{Body: &secret}, memory.ActorUser); !errors.Is(err, ErrSecret) {
+	if _, err := db.Edit(ctx, m.ID, memory.Patch{Body: &secret}, memory.ActorUser); !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("edit: %v", err)
 	}
-	if _, err := db.Supersede(ctx, m.ID, &memory.Memory{Body: secret}, memory.ActorUser); !errors.Is(err, ErrSecret) {
+	if _, err := db.Supersede(ctx, m.ID, &memory.Memory{Body: secret}, memory.ActorUser); !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("supersede: %v", err)
 	}
-	if _, err := db.Capture(ctx, memory.Draft{Project: testPID, Text: secret}); !errors.Is(err, ErrSecret) {
+	if _, err := db.Capture(ctx, memory.Draft{Project: testPID, Text: secret}); !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("capture: %v", err)
 	}
-	if _, err := db.Import(ctx, testPID, []memory.Record{{Layer: 'A', Body: "fine"}, {Layer: 'A', Body: secret}}, memory.ActorUser); !errors.Is(err, ErrSecret) {
+	if _, err := db.Import(ctx, testPID, []memory.Record{{Layer: 'A', Body: "fine"}, {Layer: 'A', Body: secret}}, memory.ActorUser); !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("import: %v", err)
 	}
-	if _, err := db.Archive(ctx, m.ID, secret, memory.ActorUser); !errors.Is(err, ErrSecret) {
+	if _, err := db.Archive(ctx, m.ID, secret, memory.ActorUser); !errors.Is(err, memory.ErrSecret) {
 		t.Fatalf("archive reason: %v", err)
 	}
 	got, _ := db.Get(ctx, m.ID)
@@ -143,14 +143,14 @@ func TestEditKeepsHistory(t *testing.T) {
 	m := remember(t, db, memory.LayerState, "release", "v0.6.0 is out", "release")
 	body := "v0.6.1 is out"
 	tags := []string{"release", "shipped"}
-	e, err := db.Edit(ctx, m.ID, Patch{Body: &body, Tags: &tags}, memory.ActorUser)
+	e, err := db.Edit(ctx, m.ID, memory.Patch{Body: &body, Tags: &tags}, memory.ActorUser)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if e.Version != 2 || e.Body != body || !e.CreatedAt.Equal(m.CreatedAt) {
 		t.Fatalf("edit: %+v", e)
 	}
-	same, err := db.Edit(ctx, m.ID, Patch{Body: &body}, memory.ActorUser)
+	same, err := db.Edit(ctx, m.ID, memory.Patch{Body: &body}, memory.ActorUser)
 	if err != nil || same.Version != 2 {
 		t.Fatalf("a no-op edit made a version: %v %+v", err, same)
 	}
@@ -161,7 +161,7 @@ func TestEditKeepsHistory(t *testing.T) {
 	if len(h) != 2 || h[0].Version != 1 || h[0].Body != "v0.6.0 is out" || h[1].Version != 2 {
 		t.Fatalf("history: %+v", h)
 	}
-	p, _ := db.List(ctx, Query{Project: testPID, Tag: "shipped"})
+	p, _ := db.List(ctx, memory.Query{Project: testPID, Tag: "shipped"})
 	if len(p.Memories) != 1 {
 		t.Fatalf("new tag not indexed: %d", len(p.Memories))
 	}
@@ -186,11 +186,11 @@ func TestSupersedeLinksBothWays(t *testing.T) {
 	if len(out) != 1 || out[0].Kind != memory.EdgeSupersedes || len(in) != 1 || in[0].From != n.ID {
 		t.Fatalf("edges: out %v in %v", out, in)
 	}
-	active, _ := db.List(ctx, Query{Project: testPID, Layer: memory.LayerState})
+	active, _ := db.List(ctx, memory.Query{Project: testPID, Layer: memory.LayerState})
 	if len(active.Memories) != 1 || active.Memories[0].ID != n.ID {
 		t.Fatalf("active list should hold only the successor: %v", ids(active.Memories))
 	}
-	sup, _ := db.List(ctx, Query{Project: testPID, Status: memory.StatusSuperseded})
+	sup, _ := db.List(ctx, memory.Query{Project: testPID, Status: memory.StatusSuperseded})
 	if len(sup.Memories) != 1 || sup.Memories[0].ID != old.ID {
 		t.Fatalf("superseded list: %v", ids(sup.Memories))
 	}
@@ -206,7 +206,7 @@ func TestArchiveUnarchiveRestoresExactly(t *testing.T) {
 	if err != nil || a.Status != memory.StatusArchived {
 		t.Fatalf("archive: %v %+v", err, a)
 	}
-	if p, _ := db.List(ctx, Query{Project: testPID, Layer: memory.LayerNegative}); len(p.Memories) != 0 {
+	if p, _ := db.List(ctx, memory.Query{Project: testPID, Layer: memory.LayerNegative}); len(p.Memories) != 0 {
 		t.Fatalf("archived memory still listed as active")
 	}
 	if _, err := db.Archive(ctx, m.ID, "", memory.ActorUser); err == nil {
@@ -236,7 +236,7 @@ func TestListPagesFiltersAndCounts(t *testing.T) {
 	}
 	remember(t, db, memory.LayerInvariant, "rule", "never commit .env files", "ops")
 	var got []string
-	q := Query{Project: testPID, Layer: memory.LayerEpisode, Limit: 3}
+	q := memory.Query{Project: testPID, Layer: memory.LayerEpisode, Limit: 3}
 	for {
 		p, err := db.List(ctx, q)
 		if err != nil {
@@ -251,7 +251,7 @@ func TestListPagesFiltersAndCounts(t *testing.T) {
 	if strings.Join(got, ",") != strings.Join(want, ",") {
 		t.Fatalf("pages newest first:\n got %v\nwant %v", got, want)
 	}
-	tagged, _ := db.List(ctx, Query{Project: testPID, Tag: "ops", Layer: memory.LayerInvariant})
+	tagged, _ := db.List(ctx, memory.Query{Project: testPID, Tag: "ops", Layer: memory.LayerInvariant})
 	if len(tagged.Memories) != 1 {
 		t.Fatalf("tag+layer: %d", len(tagged.Memories))
 	}
@@ -259,7 +259,7 @@ func TestListPagesFiltersAndCounts(t *testing.T) {
 	if err != nil || c.Active(memory.LayerEpisode) != 7 || c.Active(memory.LayerInvariant) != 1 || c.Total(memory.StatusActive) != 8 {
 		t.Fatalf("counts: %+v %v", c, err)
 	}
-	other, _ := db.List(ctx, Query{Project: "00000000000000bb"})
+	other, _ := db.List(ctx, memory.Query{Project: "00000000000000bb"})
 	if len(other.Memories) != 0 {
 		t.Fatalf("another project sees memories")
 	}
@@ -271,7 +271,7 @@ func TestRefIsUniquePerProject(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: 'B', Body: "b", Ref: "doc-1"}, memory.ActorUser); !errors.Is(err, ErrInvalid) {
+	if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: 'B', Body: "b", Ref: "doc-1"}, memory.ActorUser); !errors.Is(err, memory.ErrInvalid) {
 		t.Fatalf("duplicate ref: %v", err)
 	}
 	got, err := db.GetByRef(ctx, testPID, "doc-1")
@@ -326,7 +326,7 @@ func TestSecondOpenNamesTheHolder(t *testing.T) {
 	db, dir := openTest(t)
 	_ = db
 	_, err := Open(dir, Options{})
-	if !errors.Is(err, ErrLocked) {
+	if !errors.Is(err, memory.ErrLocked) {
 		t.Fatalf("second open: %v", err)
 	}
 	if !strings.Contains(err.Error(), "pid ") || strings.Contains(err.Error(), "\n") {
@@ -342,7 +342,7 @@ func TestClosedStoreSaysSo(t *testing.T) {
 	if err := db.Close(); err != nil {
 		t.Fatalf("second close: %v", err)
 	}
-	if _, err := db.Get(ctx, "01J00000000000000000000000"); !errors.Is(err, ErrClosed) {
+	if _, err := db.Get(ctx, "01J00000000000000000000000"); !errors.Is(err, memory.ErrClosed) {
 		t.Fatalf("get after close: %v", err)
 	}
 }
@@ -353,7 +353,7 @@ func TestSchemaMismatchRefused(t *testing.T) {
 		t.Fatal(err)
 	}
 	db.Close()
-	if _, err := Open(dir, Options{}); !errors.Is(err, ErrSchema) {
+	if _, err := Open(dir, Options{}); !errors.Is(err, memory.ErrSchema) {
 		t.Fatalf("open with schema 99: %v", err)
 	}
 }
@@ -385,7 +385,7 @@ func TestResolvePrefix(t *testing.T) {
 	if _, err := db.Resolve(ctx, "01"); err == nil {
 		t.Fatalf("too short accepted")
 	}
-	if _, err := db.Resolve(ctx, "7ZZZZZZZ"); !errors.Is(err, ErrNotFound) {
+	if _, err := db.Resolve(ctx, "7ZZZZZZZ"); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("missing: %v", err)
 	}
 }
@@ -514,17 +514,17 @@ func TestResolveAmbiguousAndShortIDs(t *testing.T) {
 		}
 	}
 	_, err := db.Resolve(ctx, "01j0000000aaaa")
-	if !errors.Is(err, ErrAmbiguous) || !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), "01J0000000AAAA000000000001, 01J0000000AAAA000000000002 —") {
+	if !errors.Is(err, memory.ErrAmbiguous) || !errors.Is(err, memory.ErrInvalid) || !strings.Contains(err.Error(), "01J0000000AAAA000000000001, 01J0000000AAAA000000000002 —") {
 		t.Fatalf("two candidates: %v", err)
 	}
 	_, err = db.Resolve(ctx, "01J0000")
-	if !errors.Is(err, ErrAmbiguous) || !strings.Contains(err.Error(), "01J0000000AAAA000000000001, 01J0000000AAAA000000000002, 01J0000000AAAB, 01J0000000B00000000000004A, 01J0000000B00000000000004B and more") {
+	if !errors.Is(err, memory.ErrAmbiguous) || !strings.Contains(err.Error(), "01J0000000AAAA000000000001, 01J0000000AAAA000000000002, 01J0000000AAAB, 01J0000000B00000000000004A, 01J0000000B00000000000004B and more") {
 		t.Fatalf("seven candidates: %v", err)
 	}
 	// Among the three shown, the first would be "01J0000000AAAA", but the
 	// store holds …2, which shares all but its last character; C needs no
 	// more than it needs among the shown.
-	short := ShortIDs(ctx, db, []string{ids[0], ids[2], ids[5]})
+	short := memory.ShortIDsIn(ctx, db, []string{ids[0], ids[2], ids[5]})
 	for id, want := range map[string]string{ids[0]: ids[0], ids[2]: "01J0000000AAAB", ids[5]: "01J0000000C"} {
 		if short[id] != want {
 			t.Errorf("short %s = %q, want %q", id, short[id], want)

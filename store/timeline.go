@@ -40,7 +40,7 @@ func (db *DB) appendEvent(txn *badger.Txn, pid string, by memory.Actor, kind mem
 // title of each memory they name.
 func (db *DB) Timeline(ctx context.Context, project string, limit int) ([]memory.Event, error) {
 	if limit <= 0 {
-		limit = DefaultLimit
+		limit = memory.DefaultLimit
 	}
 	var out []memory.Event
 	err := db.view(func(txn *badger.Txn) error {
@@ -60,7 +60,7 @@ func (db *DB) Timeline(ctx context.Context, project string, limit int) ([]memory
 			if e.MemoryID != "" {
 				if m, err := getMem(txn, e.MemoryID); err == nil {
 					e.Title = m.Title
-				} else if !errors.Is(err, ErrNotFound) {
+				} else if !errors.Is(err, memory.ErrNotFound) {
 					return err
 				}
 			}
@@ -134,7 +134,7 @@ func draftFields(d memory.Draft) []secrets.Field {
 // Drafts lists a project's inbox, oldest first.
 func (db *DB) Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error) {
 	if limit <= 0 {
-		limit = DefaultLimit
+		limit = memory.DefaultLimit
 	}
 	var out []memory.Draft
 	err := db.view(func(txn *badger.Txn) error {

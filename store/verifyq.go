@@ -29,11 +29,6 @@ import (
 // reads the entries up to now and computes the exact trust of those
 // memories only.
 
-// TrustThreshold is the serving threshold: below it a memory is not served
-// as current truth but listed to verify first. The verify-first index is
-// built for it (trust.Threshold is this value).
-const TrustThreshold = 0.5
-
 // verifyIndexVersion is written at keyVerifyIndexed once every memory has
 // its entry. Entries are computed by memory.TrustAt and TrustThreshold: a
 // change to either must raise the version, and the next Open rebuilds the
@@ -65,7 +60,7 @@ const lastSecond = 253402300799
 // time), so that a moment between the two is covered too; 0 when trust is
 // under the threshold from the start of Unix time.
 func fallsAt(m *memory.Memory) (int64, bool) {
-	under := func(sec int64) bool { return memory.TrustAt(m, time.Unix(sec, 0)) < TrustThreshold }
+	under := func(sec int64) bool { return memory.TrustAt(m, time.Unix(sec, 0)) < memory.TrustThreshold }
 	if !under(lastSecond) {
 		return 0, false
 	}
@@ -101,13 +96,13 @@ func (db *DB) VerifyFirst(ctx context.Context, project string, now time.Time) ([
 				return err
 			}
 			m, err := getMem(txn, id)
-			if errors.Is(err, ErrNotFound) {
+			if errors.Is(err, memory.ErrNotFound) {
 				continue // being forgotten
 			}
 			if err != nil {
 				return err
 			}
-			if m.Project == project && m.Status == memory.StatusActive && memory.TrustAt(m, now) < TrustThreshold {
+			if m.Project == project && m.Status == memory.StatusActive && memory.TrustAt(m, now) < memory.TrustThreshold {
 				out = append(out, m)
 			}
 		}

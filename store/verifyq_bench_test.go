@@ -28,7 +28,7 @@ func seedDirect(b *testing.B, db *DB, n, lowNow int) {
 				case j%10 == 1:
 					conf = 0.55
 				}
-				m := &memory.Memory{ID: NewID(), Project: testPID, Layer: memory.Layers[j%6], Kind: memory.DefaultKind(memory.Layers[j%6]),
+				m := &memory.Memory{ID: memory.NewID(), Project: testPID, Layer: memory.Layers[j%6], Kind: memory.DefaultKind(memory.Layers[j%6]),
 					Title: fmt.Sprintf("memory %d about src/pkg%d/file%d.go", j, j%97, j%13),
 					Body: fmt.Sprintf("Observed on run %d: the cache in pkg%d misses when the key has a trailing slash; "+
 						"fixed by normalising paths before lookup. See bench #%d.", j, j%97, j%500),
@@ -86,7 +86,7 @@ func BenchmarkVerifyFirst(b *testing.B) {
 		if n == 100_000 {
 			b.Run("scan-"+name, func(b *testing.B) {
 				for b.Loop() {
-					low, q := 0, Query{Project: testPID, Limit: 1000}
+					low, q := 0, memory.Query{Project: testPID, Limit: 1000}
 					now := time.Now()
 					for {
 						page, err := db.List(ctx, q)
@@ -94,7 +94,7 @@ func BenchmarkVerifyFirst(b *testing.B) {
 							b.Fatal(err)
 						}
 						for _, m := range page.Memories {
-							if memory.TrustAt(m, now) < TrustThreshold {
+							if memory.TrustAt(m, now) < memory.TrustThreshold {
 								low++
 							}
 						}

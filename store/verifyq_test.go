@@ -50,14 +50,14 @@ func openClocked(t *testing.T, dir string, c *clock) *DB {
 func scanQueue(t *testing.T, db *DB, now time.Time) []string {
 	t.Helper()
 	var out []string
-	q := Query{Project: testPID, Limit: 1000}
+	q := memory.Query{Project: testPID, Limit: 1000}
 	for {
 		page, err := db.List(ctx, q)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for _, m := range page.Memories {
-			if memory.TrustAt(m, now) < TrustThreshold {
+			if memory.TrustAt(m, now) < memory.TrustThreshold {
 				out = append(out, m.ID)
 			}
 		}
@@ -177,7 +177,7 @@ func TestVerifyFirstIsTheFullScan(t *testing.T) {
 	if _, err := db.Review(ctx, drifts.ID, memory.VerdictConfirm, confirmed, "confirmed", memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := db.Apply(ctx, memory.Run{Project: testPID, Summary: "test run"}, []Op{{Kind: OpReopen, Target: decision.ID, Reason: "its evidence changed"}}); err != nil {
+	if _, err := db.Apply(ctx, memory.Run{Project: testPID, Summary: "test run"}, []memory.Op{{Kind: memory.OpReopen, Target: decision.ID, Reason: "its evidence changed"}}); err != nil {
 		t.Fatal(err)
 	}
 	sameQueue(t, db, start, "after reviews and a reopen")
@@ -192,11 +192,11 @@ func TestVerifyFirstIsTheFullScan(t *testing.T) {
 		t.Fatal(err)
 	}
 	conf := 0.52
-	if _, err := db.Edit(ctx, toEdit.ID, Patch{Confidence: &conf}, memory.ActorUser); err != nil {
+	if _, err := db.Edit(ctx, toEdit.ID, memory.Patch{Confidence: &conf}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	conf = 0.95
-	if _, err := db.Edit(ctx, late.ID, Patch{Confidence: &conf}, memory.ActorUser); err != nil {
+	if _, err := db.Edit(ctx, late.ID, memory.Patch{Confidence: &conf}, memory.ActorUser); err != nil {
 		t.Fatal(err)
 	}
 	sameQueue(t, db, start, "after archive, supersede, forget and edits")
@@ -269,7 +269,7 @@ func TestFallsAtIsTheCrossing(t *testing.T) {
 			m.ReopenedAt = m.UpdatedAt
 		}
 		sec, ok := fallsAt(m)
-		under := func(t time.Time) bool { return memory.TrustAt(m, t) < TrustThreshold }
+		under := func(t time.Time) bool { return memory.TrustAt(m, t) < memory.TrustThreshold }
 		switch {
 		case !ok:
 			if under(time.Unix(lastSecond, 0)) {

@@ -43,7 +43,7 @@ func TestQueueAtTheCheckersTime(t *testing.T) {
 	if q[0].Memory.ID != ms[0].ID || q[1].Memory.ID != ms[2].ID || q[2].Memory.ID != ms[1].ID {
 		t.Fatalf("not most salient, then newest first: %s %s %s", q[0].Memory.Title, q[1].Memory.Title, q[2].Memory.Title)
 	}
-	if q[0].Trust >= store.TrustThreshold || !strings.HasPrefix(q[0].Reasons[0], "not confirmed since ") {
+	if q[0].Trust >= memory.TrustThreshold || !strings.HasPrefix(q[0].Reasons[0], "not confirmed since ") {
 		t.Fatalf("trust %.2f, reasons %q", q[0].Trust, q[0].Reasons)
 	}
 	if _, err := s.Confirm(ctx, q[1].Memory); err != nil {

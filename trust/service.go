@@ -9,7 +9,6 @@ import (
 	"time"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // Store is what the trust service needs of the store.
@@ -24,7 +23,7 @@ type Store interface {
 // Threshold is the serving threshold: below it a memory is not served as
 // current truth but listed to verify first. The store keeps an index of
 // the moments memories fall under it, so it is the store's value.
-const Threshold = store.TrustThreshold
+const Threshold = memory.TrustThreshold
 
 // Service runs wake checks and the verify-first queue for one project,
 // from the process where the referents are (its files and environment).
@@ -50,7 +49,7 @@ func (s *Service) Wake(ctx context.Context) error {
 			continue
 		}
 		_, err := s.St.SetWatermarks(ctx, c.Memory.ID, c.Watermarks, strings.Join(c.Reasons, "; "), memory.ActorSystem)
-		if errors.Is(err, store.ErrNotFound) {
+		if errors.Is(err, memory.ErrNotFound) {
 			continue // forgotten while we looked
 		}
 		if err != nil {

@@ -7,7 +7,7 @@ import (
 	"cairn/memory"
 )
 
-// summaryStore is a store that sums a project's bindings up (store.Store
+// summaryStore is a store that sums a project's bindings up (memory.Store
 // does; a store without it is read whole).
 type summaryStore interface {
 	BoundTargets(ctx context.Context, project string) ([]memory.BoundTarget, error)

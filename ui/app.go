@@ -9,7 +9,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -18,10 +20,10 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"cairn/derive"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
-	"cairn/store"
 	"cairn/themes"
 	"cairn/trust"
 )
@@ -44,6 +46,10 @@ type Options struct {
 	// HistoryFile keeps the command line's history between sessions (in the
 	// home, private; "" keeps it for this session only).
 	HistoryFile string
+	// Index brings a project's derived memory up to date with its
+	// repository (/index), from the process whose working directory names
+	// the repository; nil: /index says to run cairn index.
+	Index func(context.Context, memory.Project) (derive.Report, error)
 }
 
 type focus int
@@ -66,7 +72,8 @@ const (
 	modeCalibration
 	modeInbox
 	modeReport
-	modeWhy // /why: the tree of a memory's reasons in the list
+	modeWhy  // /why: the tree of a memory's reasons in the list
+	modeRepo // the Repository section: modules and their sections
 )
 
 // section is what the sidebar selects: a layer (0–5) or one of these.
@@ -78,6 +85,7 @@ const (
 	sectionArchived
 	sectionSuperseded
 	sectionTimeline
+	sectionRepo // derived memory: the repository's modules and sections
 	sectionCount
 )
 
@@ -116,7 +124,7 @@ type workbench struct {
 
 	proj     memory.Project
 	projects []memory.Project
-	counts   store.Counts
+	counts   memory.Counts
 	loaded   bool // counts have arrived once
 
 	section section
@@ -134,16 +142,19 @@ type workbench struct {
 	inbox  inboxPane
 	drop   *dropDialog
 	report reportPane
+	repo   repoPane
 
 	recallQuery string
 	whyRoot     string                    // the title /why was asked of, while its tree shows
 	recallWords string                    // the query's words alone: what + and - are said of
 	verifyCount int                       // memories in the verify-first queue
 	inboxCount  int                       // waiting drafts, open proposals and gaps
+	repoCount   int                       // the repository's modules (0: not indexed)
+	indexing    bool                      // an /index run is under way
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
-	helpScroll  int
+	help        pager // the help screen, laid out by fit
 	recOnce     sync.Once
 	rec         recall.Recaller
 	recErr      error
@@ -175,6 +186,11 @@ type workbench struct {
 	// after delivers a message later (the status expiry, the refresh after
 	// other writes); tests replace it to tell timers from slow store calls.
 	after func(time.Duration, tea.Msg) tea.Cmd
+	// exec hands the terminal to a program (the editor on a repository
+	// file) and getenv names the editor; tests replace both, to see the
+	// command built without running an editor.
+	exec   func(*exec.Cmd, tea.ExecCallback) tea.Cmd
+	getenv func(string) string
 
 	sub        <-chan memory.Event
 	refreshDue bool
@@ -186,6 +202,10 @@ type workbench struct {
 	filterReq int              // the list request a filter made (its departures are no news)
 	archived  []*memory.Memory // archived memories for /unarchive's completion (nil: not read yet)
 	lastRun   string           // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
+
+	// shorts is how memory ids are shown: the shortest prefix that names
+	// each in the store, learned from the results that showed them.
+	shorts map[string]string
 }
 
 // New builds the workbench over st.
@@ -196,7 +216,8 @@ func New(st Store, opt Options) Model {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	m := &workbench{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
-		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer}
+		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer,
+		exec: func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return tea.ExecProcess(c, fn) }, getenv: os.Getenv}
 	m.theme = themes.Auto(true, opt.NoColor)
 	if opt.Theme != "" {
 		m.theme, m.themeFixed = themes.Get(opt.Theme), true
@@ -267,7 +288,16 @@ func (m *workbench) reloadAll() tea.Cmd {
 	if m.section != sectionInbox {
 		cmds = append(cmds, m.countInbox())
 	}
+	if m.section != sectionRepo {
+		cmds = append(cmds, m.countRepo())
+	}
 	return tea.Batch(cmds...)
+}
+
+// countRepo reads how many modules the repository's index holds, for the sidebar.
+func (m *workbench) countRepo() tea.Cmd {
+	m.pending++
+	return loadRepoSummary(m.st, m.proj.ID, -1)
 }
 
 // countInbox reads how many drafts and proposals wait, for the sidebar.
@@ -287,8 +317,8 @@ func (m *workbench) loadVerify(req int) tea.Cmd {
 }
 
 // query is the store query of the current section.
-func (m *workbench) query() store.Query {
-	q := store.Query{Project: m.proj.ID}
+func (m *workbench) query() memory.Query {
+	q := memory.Query{Project: m.proj.ID}
 	switch {
 	case m.section < sectionVerify:
 		q.Layer, _ = m.section.layer()
@@ -308,6 +338,9 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	if m.section == sectionTimeline {
 		m.pending++
 		return loadTimeline(m.st, m.proj.ID)
+	}
+	if m.section == sectionRepo {
+		return m.loadRepo()
 	}
 	if !more {
 		m.reqSeq++
@@ -384,8 +417,33 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 	return m.result(msg)
 }
 
+// maxShorts bounds the short ids kept: a long day's browse starts afresh.
+const maxShorts = 4096
+
+// learn keeps the short ids a result carries.
+func (m *workbench) learn(msg tea.Msg) {
+	l, ok := msg.(interface{ learnedShorts() map[string]string })
+	if !ok || len(l.learnedShorts()) == 0 {
+		return
+	}
+	if m.shorts == nil || len(m.shorts) > maxShorts {
+		m.shorts = map[string]string{}
+	}
+	maps.Copy(m.shorts, l.learnedShorts())
+}
+
+// sid is a memory id as a person reads it and types it back: its short
+// form (see learned), or the whole id until one has been learned.
+func (m *workbench) sid(id string) string {
+	if s, ok := m.shorts[id]; ok {
+		return safetext.CleanLine(s)
+	}
+	return safetext.CleanLine(id)
+}
+
 // result handles the answers of commands.
 func (m *workbench) result(msg tea.Msg) tea.Cmd {
+	m.learn(msg)
 	if cmd, ok := m.consolidationResult(msg); ok {
 		return cmd
 	}
@@ -433,10 +491,10 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 			return nil
 		}
 		if msg.err != nil {
-			if errors.Is(msg.err, store.ErrNotFound) {
+			if errors.Is(msg.err, memory.ErrNotFound) {
 				return m.detailGone(msg.id)
 			}
-			return m.fail("open "+short(msg.id), msg.err)
+			return m.fail("open "+m.sid(msg.id), msg.err)
 		}
 		m.detail.set(msg.mem, msg.out, msg.in, msg.titles)
 		return m.renderDetail()
@@ -500,6 +558,16 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		return m.recallDone(msg)
 	case whyLoadedMsg:
 		return m.whyLoaded(msg)
+	case repoLoadedMsg:
+		return m.repoLoaded(msg)
+	case repoFilesLoadedMsg:
+		return m.repoFilesLoaded(msg)
+	case indexedMsg:
+		return m.indexed(msg)
+	case editorReadyMsg:
+		return m.editorReady(msg)
+	case fileEditedMsg:
+		return m.fileEdited(msg)
 	case archivedLoadedMsg:
 		m.done()
 		if msg.err != nil || msg.project != m.proj.ID {
@@ -563,6 +631,9 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		if m.section != sectionInbox || m.mode == modeRecall || m.mode == modeWhy {
 			cmds = append(cmds, m.countInbox()) // agents capture drafts while the workbench is open
 		}
+		if m.section != sectionRepo || m.mode != modeRepo {
+			cmds = append(cmds, m.countRepo()) // another process indexed
+		}
 		if m.mode == modeTimeline && m.section != sectionTimeline {
 			m.pending++
 			cmds = append(cmds, loadTimeline(m.st, m.proj.ID))
@@ -613,9 +684,9 @@ func oneLine(s string) string {
 }
 
 func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
-	if msg.act == actForget && errors.Is(msg.err, store.ErrNotFound) {
+	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
 		m.told = msg.id
-		return tea.Batch(m.say("forgotten elsewhere already: "+short(msg.id)+" — nothing was deleted", true), m.reloadAll())
+		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
 	}
 	if msg.err != nil {
 		text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
@@ -634,13 +705,13 @@ func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
 		m.undoID = ""
 		text = fmt.Sprintf("unarchived %q", msg.mem.Title)
 	case actForget:
-		text = "forgot " + short(msg.id) + " for good"
+		text = "forgot " + m.sid(msg.id) + " for good"
 		m.detail.clear()
 	case actSupersede:
 		m.editor, m.diff, m.mode = nil, nil, modeBrowse
 		m.detail.wantID = msg.mem.ID
 		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
-		text = fmt.Sprintf("superseded %s with %q", short(msg.id), msg.mem.Title)
+		text = fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
 		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
 	case actRemember:
 		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
@@ -683,11 +754,15 @@ func (m *workbench) openSelected() tea.Cmd {
 func (m *workbench) loadDetail(id string) tea.Cmd {
 	m.detail.wantID = id
 	m.pending++
-	return loadMemory(m.st, id)
+	_, known := m.shorts[id]
+	return loadMemory(m.st, id, known)
 }
 
 // renderDetail renders the shown memory's body for the current width, unless cached.
 func (m *workbench) renderDetail() tea.Cmd {
+	if m.mode == modeRepo {
+		return m.renderRepoDoc()
+	}
 	if m.detail.mem == nil || m.w == 0 {
 		return nil
 	}
@@ -709,12 +784,21 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 	switch m.section {
 	case sectionTimeline:
 		m.mode = modeTimeline
+	case sectionRepo:
+		// The detail pane shows the section or module: no memory stays in
+		// it for the memory keys and commands to act on.
+		m.mode = modeRepo
+		m.detail.clear()
+		m.repo.open, m.repo.files, m.repo.filter, m.repo.typing = false, nil, "", false
+		m.repo.cursor, m.repo.offset = 0, 0
+		m.repo.pg.top()
 	case sectionInbox:
 		// The detail pane shows the inbox's item: no memory stays in it
 		// for the memory keys and commands to act on.
 		m.mode = modeInbox
 		m.detail.clear()
-		m.inbox.cursor, m.inbox.offset, m.inbox.scroll = 0, 0, 0
+		m.inbox.cursor, m.inbox.offset = 0, 0
+		m.inbox.pg.top()
 	}
 	return m.loadSection(false)
 }
@@ -732,12 +816,13 @@ func (m *workbench) openCalibration() tea.Cmd {
 // switchProject moves the workbench to another project.
 func (m *workbench) switchProject(p memory.Project) tea.Cmd {
 	m.proj = p
-	m.counts, m.loaded = store.Counts{}, false
+	m.counts, m.loaded = memory.Counts{}, false
 	m.detail.clear()
 	m.tl.events = nil
 	m.inbox, m.inboxCount = inboxPane{}, 0
+	m.repo, m.repoCount = repoPane{}, 0
 	m.verifyCount, m.archived = 0, nil // the new project's, once read
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.loadVerify(-1), m.say("project "+p.Name, false))
+	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }
 
 func (m *workbench) scope() []string { return memory.Scope(m.proj.ID) }

@@ -68,7 +68,7 @@ func TestForgetAsksAndNoDeletesNothing(t *testing.T) {
 		}
 	}
 	press(t, m, "x", "y")
-	if _, err := db.Get(bg, sel.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.Get(bg, sel.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Fatalf("y did not forget: %v", err)
 	}
 	if !strings.Contains(screen(m), "forgot") {
@@ -128,7 +128,7 @@ func TestCommandLineRemembersAndReportsErrors(t *testing.T) {
 	db := openStore(t, false)
 	m := app(t, db, 80, 24, "dark")
 	press(t, m, "/", "type:remember -l D chose Badger over SQLite for the store", "enter")
-	page, _ := db.List(bg, store.Query{Project: demoProject.ID, Layer: memory.LayerDecision})
+	page, _ := db.List(bg, memory.Query{Project: demoProject.ID, Layer: memory.LayerDecision})
 	if len(page.Memories) != 1 || page.Memories[0].Body != "chose Badger over SQLite for the store" {
 		t.Fatalf("remembered: %+v", page.Memories)
 	}
@@ -202,7 +202,7 @@ func TestDiffStepsThroughEditsAndTheChain(t *testing.T) {
 	press(t, m, "1")
 	sel := selected(t, m)
 	for _, body := range []string{"Secrets live in the vault; `.env` is ignored.", "Secrets live in the vault; `.env` is ignored and CI refuses it."} {
-		if _, err := db.Edit(bg, sel.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil {
+		if _, err := db.Edit(bg, sel.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 			t.Fatal(err)
 		}
 	}

@@ -106,3 +106,56 @@ func TestShrunkListFillsThePane(t *testing.T) {
 		t.Fatalf("offset %d after the list shrank to 38 rows in a pane of 33", l.offset)
 	}
 }
+
+// TestVisibleFollowsItemsAndFilter: the filtered rows the list keeps are
+// always those a fresh filter of the items gives, through pages appended,
+// a filter typed longer and shorter, and the items replaced.
+func TestVisibleFollowsItemsAndFilter(t *testing.T) {
+	page := func(from, n int) []*memory.Memory {
+		var out []*memory.Memory
+		for i := from; i < from+n; i++ {
+			out = append(out, &memory.Memory{ID: fmt.Sprint(i), Title: fmt.Sprintf("note %d about pkg%d", i, i%7)})
+		}
+		return out
+	}
+	want := func(l *listPane) []string {
+		var ids []string
+		for _, m := range l.items {
+			if memory.Matches(m, l.filter) {
+				ids = append(ids, m.ID)
+			}
+		}
+		return ids
+	}
+	check := func(l *listPane, step string) {
+		t.Helper()
+		var got []string
+		for _, m := range l.visible() {
+			got = append(got, m.ID)
+		}
+		if w := want(l); strings.Join(got, ",") != strings.Join(w, ",") {
+			t.Fatalf("%s: visible %v, want %v", step, got, w)
+		}
+	}
+	var l listPane
+	l.set(page(0, 50), "next", false, "")
+	l.filter = "pkg"
+	check(&l, "filter set")
+	l.filter = "pkg3"
+	check(&l, "filter typed longer")
+	l.set(page(50, 50), "next", true, "")
+	check(&l, "a page appended")
+	l.filter = "pkg3 note 9"
+	check(&l, "a word added")
+	l.filter = "pkg"
+	check(&l, "filter shortened")
+	l.set(page(200, 30), "", false, "")
+	check(&l, "the items replaced")
+	l.filter = "pkg1"
+	l.set(page(230, 40), "", true, "")
+	check(&l, "filter changed and a page appended at once")
+	l.filter = ""
+	if len(l.visible()) != len(l.items) {
+		t.Fatal("no filter: not every item visible")
+	}
+}

@@ -21,32 +21,15 @@ type calibrationPane struct {
 	loaded bool
 	cal    trust.Calibration
 	titles map[string]string
-	scroll int
+	pg     pager // what shows of lines(), laid out by fit
 }
 
 func (p *calibrationPane) set(c trust.Calibration, titles map[string]string) {
 	p.cal, p.titles, p.loaded = c, titles, true
 }
 
-// scrollBy scrolls n lines, within what h lines show of the whole at width w.
-func (p *calibrationPane) scrollBy(n int, t themes.Theme, w, h int) {
-	top := max(len(p.lines(t, w))-h, 0)
-	p.scroll = clamp(clamp(p.scroll, 0, top)+n, 0, top)
-}
-
-// view is the part of the pane that fits h lines from the scroll on.
-func (p *calibrationPane) view(t themes.Theme, w, h int) []string {
-	lines := p.lines(t, w)
-	top := max(len(lines)-h, 0)
-	lines = lines[clamp(p.scroll, 0, top):]
-	if len(lines) > h {
-		lines = append(lines[:h-1], t.Styles.Muted.Render(fmt.Sprintf("… %d more lines: ↓ scrolls", len(lines)-h+1)))
-	}
-	return lines
-}
-
-// lines is the whole pane at width w.
-func (p *calibrationPane) lines(t themes.Theme, w int) []string {
+// lines is the whole pane at width w, naming memories by their short ids.
+func (p *calibrationPane) lines(t themes.Theme, w int, sid func(string) string) []string {
 	st := t.Styles
 	title := st.Title.Render("Calibration")
 	switch {
@@ -88,7 +71,7 @@ func (p *calibrationPane) lines(t themes.Theme, w int) []string {
 		line := safetext.CleanLine
 		out = append(out, st.Warn.Render("! "+line(f.Binding)+" ("+line(f.Problem)+")")+" — "+line(f.Advice))
 		for _, id := range f.Memories[:min(len(f.Memories), shownPerBinding)] {
-			out = append(out, "    "+st.Muted.Render(short(id))+" "+line(p.titles[id]))
+			out = append(out, "    "+st.Muted.Render(sid(id))+" "+line(p.titles[id]))
 		}
 		if n := len(f.Memories) - shownPerBinding; n > 0 {
 			out = append(out, st.Muted.Render(fmt.Sprintf("    and %d more", n)))

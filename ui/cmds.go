@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"cairn/ingest"
 	"context"
 	"fmt"
 	"os"
@@ -10,15 +9,17 @@ import (
 	"strings"
 	"time"
 
+	"cairn/ingest"
+
 	tea "charm.land/bubbletea/v2"
 	"charm.land/glamour/v2"
 
 	"cairn/consolidate"
+	"cairn/derive"
 	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
-	"cairn/store"
 	"cairn/themes"
 	"cairn/trust"
 )
@@ -42,8 +43,8 @@ var _ Trust = (*trust.Service)(nil)
 
 // Store is what the workbench needs of cairn's store.
 type Store interface {
-	List(ctx context.Context, q store.Query) (store.Page, error)
-	Count(ctx context.Context, project string) (store.Counts, error)
+	List(ctx context.Context, q memory.Query) (memory.Page, error)
+	Count(ctx context.Context, project string) (memory.Counts, error)
 	Get(ctx context.Context, id string) (*memory.Memory, error)
 	Resolve(ctx context.Context, idOrPrefix string) (string, error)
 	History(ctx context.Context, id string) ([]*memory.Memory, error)
@@ -59,7 +60,7 @@ type Store interface {
 	EnsureProject(ctx context.Context, p memory.Project) (memory.Project, error)
 	Subscribe(ctx context.Context) (<-chan memory.Event, error)
 	// The inbox: captured drafts and the proposals waiting for a person.
-	// Consolidating, accepting and undoing need the whole store.Store (the
+	// Consolidating, accepting and undoing need the whole memory.Store (the
 	// consolidate package's functions take one): see fullStore.
 	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
 	DropDraft(ctx context.Context, id string, by memory.Actor) error
@@ -71,6 +72,9 @@ type Store interface {
 	DropGap(ctx context.Context, project, id string, by memory.Actor) error
 	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
 	Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
+	// Derived memory, read-only here: the Repository section.
+	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
+	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
 }
 
 // openEpisode finds the episode `cairn ingest` keeps for an agent session.
@@ -96,7 +100,7 @@ func loadCounts(st Store, project string) tea.Cmd {
 	}
 }
 
-func loadPage(st Store, req int, q store.Query, more bool) tea.Cmd {
+func loadPage(st Store, req int, q memory.Query, more bool) tea.Cmd {
 	return func() tea.Msg {
 		q.Limit = pageSize
 		p, err := st.List(bg, q)
@@ -104,7 +108,22 @@ func loadPage(st Store, req int, q store.Query, more bool) tea.Cmd {
 	}
 }
 
-func loadMemory(st Store, id string) tea.Cmd {
+// shortsOf works out how the memory ids shown together are shown: each by
+// the shortest prefix that names it among them and in the whole store.
+func shortsOf(st Store, ids ...string) map[string]string {
+	ids = slices.DeleteFunc(ids, func(id string) bool { return id == "" })
+	if len(ids) == 0 {
+		return nil
+	}
+	return memory.ShortIDsIn(bg, st, ids)
+}
+
+// loadMemory reads a memory for the detail, with its links and the titles
+// of the memories they lead to. The short ids learned are those the detail
+// shows: the memory's own (unless known), and a linked memory's that has
+// no title to be named by. (Short ids made in one millisecond, an import's,
+// take a dozen lookups each: worth sparing on every move of the selection.)
+func loadMemory(st Store, id string, known bool) tea.Cmd {
 	return func() tea.Msg {
 		m, err := st.Get(bg, id)
 		if err != nil {
@@ -127,7 +146,13 @@ func loadMemory(st Store, id string) tea.Cmd {
 				titles[other] = o.Title
 			}
 		}
-		return memoryLoadedMsg{id: id, mem: m, out: out, in: in, titles: titles, err: err}
+		msg := memoryLoadedMsg{id: id, mem: m, out: out, in: in, titles: titles, err: err}
+		ids = slices.DeleteFunc(ids, func(id string) bool { return titles[id] != "" })
+		if !known {
+			ids = append(ids, m.ID)
+		}
+		msg.shorts = shortsOf(st, ids...)
+		return msg
 	}
 }
 
@@ -150,7 +175,15 @@ func render(key renderKey, body string, theme themes.Theme) tea.Cmd {
 func loadTimeline(st Store, project string) tea.Cmd {
 	return func() tea.Msg {
 		evs, err := st.Timeline(bg, project, 200)
-		return timelineLoadedMsg{project, evs, err}
+		msg := timelineLoadedMsg{project: project, events: evs, err: err}
+		var ids []string
+		for _, e := range evs {
+			if e.Title == "" { // the timeline names the others by their titles
+				ids = append(ids, e.MemoryID)
+			}
+		}
+		msg.shorts = shortsOf(st, ids...)
+		return msg
 	}
 }
 
@@ -194,7 +227,10 @@ func forget(st Store, id string) tea.Cmd {
 func readForForget(st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
-		return forgetTextMsg{m, err}
+		if err != nil {
+			return forgetTextMsg{err: err}
+		}
+		return forgetTextMsg{learned{shortsOf(st, m.ID)}, m, err}
 	}
 }
 
@@ -210,7 +246,10 @@ func reread(st Store, id string) tea.Cmd {
 func readForSupersede(st Store, ref, text string) tea.Cmd {
 	return func() tea.Msg {
 		m, err := getRef(st, ref)
-		return supersedeTargetMsg{m, text, err}
+		if err != nil {
+			return supersedeTargetMsg{err: err}
+		}
+		return supersedeTargetMsg{learned{shortsOf(st, m.ID)}, m, text, err}
 	}
 }
 
@@ -325,13 +364,19 @@ func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 		if len(vers) < 2 {
 			return historyLoadedMsg{id: m.ID, err: errNothingToCompare}
 		}
-		if at+1 < len(vers) && m.SupersededBy != "" {
-			return historyLoadedMsg{id: m.ID, vers: vers, old: at, new: at + 1}
+		msg := historyLoadedMsg{id: m.ID, vers: vers, old: at - 1, new: at}
+		switch {
+		case at+1 < len(vers) && m.SupersededBy != "":
+			msg.old, msg.new = at, at+1
+		case at == 0:
+			msg.old, msg.new = 0, 1
 		}
-		if at == 0 {
-			return historyLoadedMsg{id: m.ID, vers: vers, old: 0, new: 1}
+		var ids []string
+		for _, c := range chain {
+			ids = append(ids, c.ID)
 		}
-		return historyLoadedMsg{id: m.ID, vers: vers, old: at - 1, new: at}
+		msg.shorts = shortsOf(st, ids...)
+		return msg
 	}
 }
 
@@ -463,17 +508,19 @@ func loadCalibration(svc Trust, st Store, project string) tea.Cmd {
 			return calibrationLoadedMsg{project: project, err: err}
 		}
 		titles := map[string]string{}
+		var ids []string
 		for _, f := range c.Flagged {
 			for _, id := range f.Memories[:min(len(f.Memories), shownPerBinding)] {
 				if _, ok := titles[id]; ok {
 					continue
 				}
+				ids = append(ids, id)
 				if m, err := st.Get(bg, id); err == nil {
 					titles[id] = m.Title
 				}
 			}
 		}
-		return calibrationLoadedMsg{project: project, cal: c, titles: titles}
+		return calibrationLoadedMsg{learned: learned{shortsOf(st, ids...)}, project: project, cal: c, titles: titles}
 	}
 }
 
@@ -546,6 +593,13 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 			p := &ps[i]
 			msg.items = append(msg.items, inboxItem{prop: p, reason: consolidate.Explain(p.Reason, lookup), target: get(p.Target), other: get(p.Other)})
 		}
+		var ids []string
+		for _, m := range read {
+			if m != nil {
+				ids = append(ids, m.ID)
+			}
+		}
+		msg.shorts = shortsOf(st, ids...)
 		sort.SliceStable(msg.items, func(i, j int) bool {
 			a, b := msg.items[i], msg.items[j]
 			if !a.when().Equal(b.when()) {
@@ -594,7 +648,7 @@ func dropDraft(st Store, id string) tea.Cmd {
 
 // decide accepts (with the person's edit of the candidate, when edited is
 // not nil) or rejects a proposal, each as a run of its own.
-func decide(st store.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
+func decide(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		var run memory.Run
 		var err error
@@ -703,7 +757,7 @@ func (c *consolidation) report(p consolidate.Progress) {
 
 // startConsolidation runs a pass in the background and answers at once;
 // waitConsolidation then reads its progress and its end.
-func startConsolidation(ctx context.Context, st store.Store, p memory.Project, opt consolidate.Options) tea.Cmd {
+func startConsolidation(ctx context.Context, st memory.Store, p memory.Project, opt consolidate.Options) tea.Cmd {
 	return func() tea.Msg {
 		c := &consolidation{progress: make(chan consolidate.Progress, 1), done: make(chan consolidatedMsg, 1), finished: make(chan struct{})}
 		opt.Progress = c.report
@@ -738,7 +792,7 @@ func waitConsolidation(c *consolidation) tea.Cmd {
 }
 
 // undoRun takes back a run (an id or a unique prefix) exactly.
-func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
+func undoRun(st memory.Store, p memory.Project, id string) tea.Cmd {
 	return func() tea.Msg {
 		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)
 		return undoneMsg{run: run, err: err}
@@ -749,7 +803,62 @@ func undoRun(st store.Store, p memory.Project, id string) tea.Cmd {
 // page) for /unarchive's completion.
 func loadArchived(st Store, project string) tea.Cmd {
 	return func() tea.Msg {
-		p, err := st.List(bg, store.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
+		p, err := st.List(bg, memory.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
 		return archivedLoadedMsg{project: project, items: p.Memories, err: err}
+	}
+}
+
+// loadRepoSummary reads the project's repository summary.
+func loadRepoSummary(st Store, project string, req int) tea.Cmd {
+	return func() tea.Msg {
+		sum, err := st.RepoSummary(bg, project)
+		return repoLoadedMsg{project: project, req: req, sum: sum, err: err}
+	}
+}
+
+// loadRepoFiles reads the indexed files of a module. The root module
+// holds only the files directly in the root: they are read one by one
+// (from the outlines' paths), not every file of the project.
+func loadRepoFiles(st Store, project, module string, req int) tea.Cmd {
+	return func() tea.Msg {
+		msg := repoFilesLoadedMsg{project: project, module: module, req: req}
+		if module != "" {
+			msg.files, msg.err = st.DerivedFiles(bg, project, module)
+			return msg
+		}
+		d, ok := st.(memory.Deriver)
+		if !ok {
+			msg.files, msg.err = st.DerivedFiles(bg, project, "")
+			return msg
+		}
+		outlines, err := d.DerivedOutlines(bg, project)
+		if err != nil {
+			msg.err = err
+			return msg
+		}
+		var top []string
+		for p := range outlines {
+			if !strings.Contains(p, "/") {
+				top = append(top, p)
+			}
+		}
+		sort.Strings(top)
+		for _, p := range top {
+			fs, err := st.DerivedFiles(bg, project, p)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			msg.files = append(msg.files, fs...)
+		}
+		return msg
+	}
+}
+
+// runIndex brings the project's derived memory up to date (Options.Index).
+func runIndex(ctx context.Context, index func(context.Context, memory.Project) (derive.Report, error), p memory.Project) tea.Cmd {
+	return func() tea.Msg {
+		rep, err := index(ctx, p)
+		return indexedMsg{project: p, rep: rep, err: err}
 	}
 }

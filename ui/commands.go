@@ -37,6 +37,8 @@ var registry = []command{
 	{name: "inbox", args: "", help: "the drafts and proposals waiting for you", run: (*workbench).cmdInbox},
 	{name: "consolidate", args: "[dry | undo RUN]", help: "turn the waiting drafts into memories (dry: only report)", run: (*workbench).cmdConsolidate},
 	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)", run: (*workbench).cmdUndo},
+	{name: "repository", args: "", help: "the repository's modules and sections, as cairn index read them (read-only)", run: (*workbench).cmdRepository},
+	{name: "index", args: "", help: "read the repository again into derived memory (what changed since the last index), in the background", run: (*workbench).cmdIndex},
 	{name: "help", args: "", help: "keys and commands", run: (*workbench).cmdHelp},
 	{name: "quit", args: "", help: "leave cairn", run: (*workbench).cmdQuit},
 }

@@ -41,7 +41,7 @@ func TestParseLine(t *testing.T) {
 		{line: "/", err: "type a command"},
 		{line: "   ", err: "type a command"},
 		{line: "/frobnicate", err: "unknown command /frobnicate — /help lists them"},
-		{line: "/re", err: "did you mean /remember or /recall or /reject or /rebind?"},
+		{line: "/re", err: "did you mean /remember or /recall or /reject or /rebind or /repository?"},
 		{line: "/remember -l", err: "-l needs a layer"},
 		{line: "/remember --layer   ", err: "--layer needs a layer"},
 	}
@@ -82,7 +82,7 @@ func TestCompleteLine(t *testing.T) {
 	}{
 		{"rem", "remember ", []string{"remember"}},
 		{"/arc", "/archive ", []string{"archive"}},
-		{"re", "re", []string{"rebind", "recall", "reject", "remember"}},
+		{"re", "re", []string{"rebind", "recall", "reject", "remember", "repository"}},
 		{"rej", "reject ", []string{"reject"}},
 		{"/cal", "/calibration ", []string{"calibration"}},
 		{"un", "un", []string{"unarchive", "undo"}},
@@ -111,7 +111,7 @@ func TestCompleteLine(t *testing.T) {
 // TestRegistryFeedsHelp: every command the parser knows is in /help, and
 // completion offers exactly the registry's names.
 func TestRegistryFeedsHelpAndCompletion(t *testing.T) {
-	help := helpView(themes.Get("plain"), 200, 200, 0)
+	help := strings.Join(helpLines(themes.Get("plain"), 200), "\n")
 	var names []string
 	for _, c := range registry {
 		if _, err := parseLine("/" + c.name); err != nil {

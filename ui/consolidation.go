@@ -9,7 +9,6 @@ import (
 
 	"cairn/consolidate"
 	"cairn/memory"
-	"cairn/store"
 )
 
 // The workbench's side of consolidation (DESIGN §5): the Inbox's keys —
@@ -20,8 +19,8 @@ import (
 // workbench is given one (cairn's own store and the socket client both
 // are one); the small Store interface is what the rest of the workbench
 // uses, and it is kept small so that tests and views can wrap it.
-func (m *workbench) fullStore() (store.Store, error) {
-	if st, ok := m.st.(store.Store); ok {
+func (m *workbench) fullStore() (memory.Store, error) {
+	if st, ok := m.st.(memory.Store); ok {
 		return st, nil
 	}
 	return nil, fmt.Errorf("this workbench was opened on a partial store (%T): consolidate with the cairn command instead", m.st)
@@ -30,24 +29,12 @@ func (m *workbench) fullStore() (store.Store, error) {
 // inboxRows is how many items the inbox list shows at once.
 func (m *workbench) inboxRows() int { return max(m.layout().list.h-3, 1) }
 
-func (m *workbench) inboxScroll(n int) {
-	r := m.layout().detail
-	m.inbox.scrollBy(n, m.theme, r.w-4, r.h-2)
-}
-
 // inboxKey handles the keys of the Inbox's list and detail.
 func (m *workbench) inboxKey(s string) tea.Cmd {
 	rows := m.inboxRows()
 	detail := m.focus == focusDetail
 	switch {
-	case keys.Up.matches(s) && detail:
-		m.inboxScroll(-1)
-	case keys.Down.matches(s) && detail:
-		m.inboxScroll(1)
-	case keys.PageUp.matches(s) && detail:
-		m.inboxScroll(-10)
-	case keys.PageDown.matches(s) && detail:
-		m.inboxScroll(10)
+	case detail && m.inbox.pg.key(s):
 	case keys.Up.matches(s):
 		m.inbox.move(-1, rows)
 	case keys.Down.matches(s):
@@ -216,24 +203,16 @@ func (m *workbench) undo(ref string) (tea.Cmd, error) {
 func (m *workbench) reportKey(s string) tea.Cmd {
 	switch {
 	case s == "esc" || s == "q":
-		m.mode, m.report.scroll = m.modeAfterOverlay(), 0
+		m.mode = m.modeAfterOverlay()
+		m.report.pg.top()
 	case keys.Inbox.matches(s):
-		m.focus, m.report.scroll = focusList, 0
+		m.focus = focusList
+		m.report.pg.top()
 		return m.selectSection(sectionInbox)
-	case keys.Up.matches(s):
-		m.reportScroll(-1)
-	case keys.Down.matches(s):
-		m.reportScroll(1)
-	case keys.PageUp.matches(s):
-		m.reportScroll(-10)
-	case keys.PageDown.matches(s), s == "space":
-		m.reportScroll(10)
+	default:
+		m.report.pg.key(s)
 	}
 	return nil
-}
-
-func (m *workbench) reportScroll(n int) {
-	m.report.scrollBy(n, m.theme, m.w-4, m.layout().bodyH-2)
 }
 
 // progressText is a pass's progress in words: "extracting 120/400".
@@ -265,7 +244,7 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 		return nil, true
 	case episodeFoundMsg:
 		m.done()
-		if errors.Is(msg.err, store.ErrNotFound) {
+		if errors.Is(msg.err, memory.ErrNotFound) {
 			return m.say("session "+shortSession(msg.session)+" has no episode (forgotten, or its drafts were not read by cairn ingest)", true), true
 		}
 		if msg.err != nil {
@@ -295,7 +274,7 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 		if msg.helpful {
 			verdict = "helpful: similar queries will find it sooner"
 		}
-		return m.say("noted "+short(msg.id)+" as "+verdict+" (trust unchanged)", false), true
+		return m.say("noted "+m.sid(msg.id)+" as "+verdict+" (trust unchanged)", false), true
 	case draftDroppedMsg:
 		m.done()
 		if msg.err != nil {

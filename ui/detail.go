@@ -28,9 +28,13 @@ type detailPane struct {
 	out, in  []memory.Edge
 	titles   map[string]string // titles of the linked memories
 	link     int               // selected link, -1 for none
-	scroll   int
+	pg       pager             // what shows of lines(), laid out by fit
 	rendered map[renderKey]string
 }
+
+// nbsp holds two words together while a line is wrapped; it is shown as
+// a space.
+const nbsp = "\u00a0"
 
 // linkRef is one navigable link of the shown memory.
 type linkRef struct {
@@ -40,21 +44,24 @@ type linkRef struct {
 
 func (d *detailPane) set(m *memory.Memory, out, in []memory.Edge, titles map[string]string) {
 	if d.mem == nil || d.mem.ID != m.ID {
-		d.scroll, d.link = 0, -1
+		d.link = -1
+		d.pg.top()
 	}
 	d.mem, d.out, d.in, d.titles = m, out, in, titles
-	if d.link >= len(d.links()) {
+	if d.link >= len(d.links(short)) {
 		d.link = -1
 	}
 }
 
 func (d *detailPane) clear() {
-	d.mem, d.out, d.in, d.wantID, d.link, d.scroll = nil, nil, nil, "", -1, 0
+	d.mem, d.out, d.in, d.wantID, d.link = nil, nil, nil, "", -1
+	d.pg.top()
 }
 
 // links lists where one can go from the memory: supersession both ways,
-// then every other edge out and in.
-func (d *detailPane) links() []linkRef {
+// then every other edge out and in. A memory without a title is named by
+// its short id (sid).
+func (d *detailPane) links(sid func(string) string) []linkRef {
 	if d.mem == nil {
 		return nil
 	}
@@ -62,7 +69,7 @@ func (d *detailPane) links() []linkRef {
 		if t := d.titles[id]; t != "" {
 			return safetext.CleanLine(t)
 		}
-		return short(id)
+		return sid(id)
 	}
 	var ls []linkRef
 	if d.mem.SupersededBy != "" {
@@ -84,20 +91,9 @@ func (d *detailPane) links() []linkRef {
 	return ls
 }
 
-// view renders the detail in w×h cells, from the scroll position on.
-func (d *detailPane) view(t themes.Theme, w, h int, focused bool) []string {
-	lines := d.lines(t, w, focused)
-	return lines[clamp(d.scroll, 0, max(len(lines)-h, 0)):]
-}
-
-// scrollBy scrolls n lines, within what a w×h pane shows.
-func (d *detailPane) scrollBy(n int, t themes.Theme, w, h int) {
-	top := max(len(d.lines(t, w, false))-h, 0)
-	d.scroll = clamp(clamp(d.scroll, 0, top)+n, 0, top)
-}
-
 // lines is the whole detail at width w: the facts, the links, the body.
-func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
+// Ids show in their short form (sid).
+func (d *detailPane) lines(t themes.Theme, w int, focused bool, sid func(string) string) []string {
 	st := t.Styles
 	m := d.mem
 	if m == nil {
@@ -112,10 +108,15 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	// title or body may hold escape sequences that would act on the terminal.
 	line := safetext.CleanLine
 	head := wrapAll([]string{st.Title.Render(line(m.Title))}, w)
+	// "trust ● 0.90" is one fact: a narrow pane wraps before it, not inside.
+	trustFact := fmt.Sprintf("trust%s%s%s%.2f", nbsp, trustBadge(m, d.asOf), nbsp, memory.TrustAt(m, d.asOf))
 	head = append(head, wrapAll([]string{
 		layer + st.Muted.Render(" · ") + line(string(m.Kind)) + st.Muted.Render(" · ") + line(string(m.Status)) + st.Muted.Render(fmt.Sprintf(" · v%d", m.Version)),
-		fmt.Sprintf("%s · confidence %.2f · trust %s %.2f", m.Provenance, m.Confidence, trustBadge(m, d.asOf), memory.TrustAt(m, d.asOf)),
+		fmt.Sprintf("%s · confidence %.2f · %s", m.Provenance, m.Confidence, trustFact),
 	}, w)...)
+	for i := range head {
+		head[i] = strings.ReplaceAll(head[i], nbsp, " ")
+	}
 	var facts []string
 	if memory.TrustAt(m, d.asOf) < 0.5 {
 		facts = append(facts, st.Warn.Render("! low trust: verify before relying on it"))
@@ -138,14 +139,14 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool) []string {
 	if m.Source.Actor != "" {
 		by = " by " + line(string(m.Source.Actor))
 	}
-	id, created := "id "+line(m.ID), "created "+m.CreatedAt.Local().Format("2006-01-02")+by
+	id, created := "id "+sid(m.ID), "created "+m.CreatedAt.Local().Format("2006-01-02")+by
 	if len(id)+3+len(created) <= w {
 		facts = append(facts, st.Muted.Render(id+" · "+created))
 	} else {
 		facts = append(facts, st.Muted.Render(id), st.Muted.Render(created))
 	}
 	head = append(head, wrapAll(facts, w)...)
-	for i, l := range d.links() {
+	for i, l := range d.links(sid) {
 		mark := "  "
 		if i == d.link {
 			mark = "» "

@@ -115,8 +115,8 @@ type diffView struct {
 	vers     []*memory.Memory
 	old, new int
 	title    string
-	confirm  bool // the supersession is not stored yet: enter stores it
-	scroll   int
+	confirm  bool  // the supersession is not stored yet: enter stores it
+	pg       pager // what shows of lines() under the title, laid out by fit
 	// proposal is the inbox proposal the diff shows (a accepts, w rejects),
 	// or, with confirm, the one the person's edit of it would accept.
 	proposal string
@@ -143,15 +143,15 @@ func (d *diffView) step(by int, both bool) {
 	} else if o := d.old + by; o >= 0 && o < d.new {
 		d.old = o
 	}
-	d.scroll = 0
+	d.pg.top()
 }
 
-// versionLabel names a version for the diff's heading.
-func versionLabel(m *memory.Memory) string {
+// versionLabel names a version for the diff's heading, by its short id.
+func versionLabel(m *memory.Memory, sid func(string) string) string {
 	if m.ID == "" {
 		return "not stored yet"
 	}
-	return fmt.Sprintf("%s v%d · %s", short(m.ID), m.Version, safetext.CleanLine(string(m.Status)))
+	return fmt.Sprintf("%s v%d · %s", sid(m.ID), m.Version, safetext.CleanLine(string(m.Status)))
 }
 
 // pairTitle says how the two compared versions relate.
@@ -176,8 +176,8 @@ func docText(m *memory.Memory) string {
 	return safetext.CleanLine(m.Title) + "\n\n" + strings.TrimRight(safetext.Clean(m.Body), "\n")
 }
 
-// lines renders the diff for width w.
-func (d *diffView) lines(t themes.Theme, w int) []string {
+// lines renders the diff for width w, naming versions by their short ids.
+func (d *diffView) lines(t themes.Theme, w int, sid func(string) string) []string {
 	spans := wordDiff(docText(d.a()), docText(d.b()))
 	// Markers ([-removed-] {+added+}) carry the change wherever colour
 	// cannot: without colour, and in the unified view where old and new
@@ -222,7 +222,7 @@ func (d *diffView) lines(t themes.Theme, w int) []string {
 		col := (w - 3) / 2
 		left := wrapAll(build(func(op diffmatchpatch.Operation) bool { return op != diffmatchpatch.DiffInsert }), col)
 		right := wrapAll(build(func(op diffmatchpatch.Operation) bool { return op != diffmatchpatch.DiffDelete }), col)
-		head := pad(t.Styles.Bold.Render("old · "+versionLabel(d.a())), col) + " │ " + t.Styles.Bold.Render("new · "+versionLabel(d.b()))
+		head := pad(t.Styles.Bold.Render("old · "+versionLabel(d.a(), sid)), col) + " │ " + t.Styles.Bold.Render("new · "+versionLabel(d.b(), sid))
 		out := []string{head, strings.Repeat("─", col) + "─┼─" + strings.Repeat("─", col)}
 		for i := 0; i < max(len(left), len(right)); i++ {
 			var l, r string
@@ -236,26 +236,17 @@ func (d *diffView) lines(t themes.Theme, w int) []string {
 		}
 		return out
 	}
-	head := t.Styles.Bold.Render(pad("old "+versionLabel(d.a())+" → new "+versionLabel(d.b()), w))
+	head := t.Styles.Bold.Render(pad("old "+versionLabel(d.a(), sid)+" → new "+versionLabel(d.b(), sid), w))
 	return append([]string{head, strings.Repeat("─", w)}, wrapAll(build(func(diffmatchpatch.Operation) bool { return true }), w)...)
 }
 
-func (d *diffView) view(t themes.Theme, w, h int) string {
-	body := d.lines(t, w)
+// view is the title over what the pager shows of the diff.
+func (d *diffView) view(t themes.Theme, w int) []string {
 	title := t.Styles.Title.Render("Supersession diff") + t.Styles.Muted.Render(" · "+d.pairTitle())
 	if len(d.vers) > 2 {
 		title += t.Styles.Muted.Render(fmt.Sprintf(" · versions %d and %d of %d", d.old+1, d.new+1, len(d.vers)))
 	}
-	avail := max(h-1, 1)
-	from := clamp(d.scroll, 0, max(len(body)-avail, 0))
-	end := min(from+avail, len(body))
-	return strings.Join(append([]string{pad(title, w)}, body[from:end]...), "\n")
-}
-
-// scrollBy scrolls n lines, within what a w×h view shows.
-func (d *diffView) scrollBy(n int, t themes.Theme, w, h int) {
-	top := max(len(d.lines(t, w))-max(h-1, 1), 0)
-	d.scroll = clamp(clamp(d.scroll, 0, top)+n, 0, top)
+	return append([]string{pad(title, w)}, d.pg.lines()...)
 }
 
 // wrapAll wraps styled lines to width w.
@@ -275,7 +266,10 @@ const nbHyphen = "\u2011"
 var digitHyphen = regexp.MustCompile(`([0-9])-([0-9])`)
 
 // wrapLines wraps s to w cells at spaces (and hyphens between letters).
+// A tab becomes four spaces first: the terminal would move it to its own
+// tab stops, past the pane's border, and the wrapper counts it as nothing.
 func wrapLines(s string, w int) []string {
+	s = strings.ReplaceAll(s, "\t", "    ")
 	protect := !strings.Contains(s, nbHyphen) && strings.Contains(s, "-")
 	if protect {
 		// twice: "2026-02-14" has overlapping matches

@@ -80,7 +80,7 @@ func (e *editorPane) setSize(w, h int) {
 	e.ta.SetHeight(max(h-4, 3))
 }
 
-func (e *editorPane) view(t themes.Theme, w, h int) string {
+func (e *editorPane) view(t themes.Theme, w, h int, sid func(string) string) string {
 	st := t.Styles
 	if e.proposal != "" {
 		return strings.Join([]string{
@@ -91,7 +91,7 @@ func (e *editorPane) view(t themes.Theme, w, h int) string {
 		}, "\n")
 	}
 	return strings.Join([]string{
-		st.Title.Render("Supersede ") + st.Muted.Render(short(e.old.ID)+" · "+safetext.CleanLine(e.old.Title)),
+		st.Title.Render("Supersede ") + st.Muted.Render(sid(e.old.ID)+" · "+safetext.CleanLine(e.old.Title)),
 		st.Muted.Render("First line: the title; then the body. The old version stays as history."),
 		e.ta.View(),
 		st.Key.Render("ctrl+s") + " show the diff   " + st.Key.Render("ctrl+e") + " edit in $EDITOR   " + st.Key.Render("esc") + " cancel",

@@ -50,7 +50,7 @@ func (s legacyStore) taint(m *memory.Memory) *memory.Memory {
 	return &c
 }
 
-func (s legacyStore) List(ctx context.Context, q store.Query) (store.Page, error) {
+func (s legacyStore) List(ctx context.Context, q memory.Query) (memory.Page, error) {
 	p, err := s.DB.List(ctx, q)
 	for i, m := range p.Memories {
 		p.Memories[i] = s.taint(m)
@@ -111,7 +111,7 @@ func TestNoStoredTextReachesTheTerminalRaw(t *testing.T) {
 					t.Fatal(err)
 				}
 				body := "Deploys go through ArgoCD, synced by hand"
-				if _, err := db.Edit(bg, mem.ID, store.Patch{Body: &body}, memory.ActorUser); err != nil {
+				if _, err := db.Edit(bg, mem.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
 					t.Fatal(err)
 				}
 				st := legacyStore{db, mem.ID}
@@ -140,7 +140,7 @@ func TestNoStoredTextReachesTheTerminalRaw(t *testing.T) {
 				press(t, m, "enter")
 				frame("the detail")
 				// The whole detail, the body below the fold too, once rendered.
-				whole := strings.Join(m.detail.lines(m.theme, m.detailWidth(), true), "\n")
+				whole := strings.Join(m.detail.lines(m.theme, m.detailWidth(), true, m.sid), "\n")
 				inert(t, "the whole detail", whole)
 				if plain := ansi.Strip(whole); !strings.Contains(plain, "Sync first") || !strings.Contains(plain, "␛]0;pwned␇") {
 					t.Fatalf("the body is not shown neutralised:\n%s", ansi.Strip(whole))

@@ -7,7 +7,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
-	"cairn/store"
 )
 
 // The workbench follows memories by id, never by row: other processes
@@ -87,7 +86,7 @@ func (m *workbench) detailGone(id string) tea.Cmd {
 // its memory was forgotten by another process: it never acts on another.
 func (m *workbench) reread(msg rereadMsg) tea.Cmd {
 	m.done()
-	gone := errors.Is(msg.err, store.ErrNotFound)
+	gone := errors.Is(msg.err, memory.ErrNotFound)
 	var cmds []tea.Cmd
 	if d := m.forget; d != nil && d.mem.ID == msg.id {
 		switch {

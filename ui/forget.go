@@ -36,7 +36,7 @@ func (d *forgetDialog) key(k tea.KeyPressMsg) dialogAction {
 	return dialogNone
 }
 
-func (d *forgetDialog) view(t themes.Theme, w, h int) string {
+func (d *forgetDialog) view(t themes.Theme, w, h int, sid func(string) string) string {
 	st := t.Styles
 	inner := max(w-8, 20)
 	// The stored text as it is, neutralised: escapes in it must not act on
@@ -49,7 +49,7 @@ func (d *forgetDialog) view(t themes.Theme, w, h int) string {
 	}
 	body := []string{
 		st.Danger.Render("Forget this memory for good?"),
-		st.Muted.Render(short(d.mem.ID) + " · " + d.mem.Layer.Title() + " · " + safetext.CleanLine(string(d.mem.Status))),
+		st.Muted.Render(sid(d.mem.ID) + " · " + d.mem.Layer.Title() + " · " + safetext.CleanLine(string(d.mem.Status))),
 		"",
 	}
 	body = append(body, lines...)

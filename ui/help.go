@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -19,6 +18,7 @@ var contextKeys = []struct{ where, keys string }{
 	{"diff", "←/→ older/newer pair · [/] move the old side · enter store (when superseding) · esc close"},
 	{"inbox (i)", "a accept · w reject · e edit, then accept · d diff (merge, supersede) · x drop a draft · enter read"},
 	{"proposal diff", "a accept · w reject · e edit, then accept · esc close"},
+	{"repository", "enter a module's sections · enter or e opens a section's file at its line in $EDITOR · f filter · esc back to the modules · read-only: /index reads the repository again"},
 	{"run report", "after /consolidate: ↑/↓ scroll · i the inbox · esc close · /undo takes the run back"},
 }
 
@@ -101,15 +101,4 @@ func hang(key string, kw int, desc string, w int) []string {
 		out = append(out, strings.Repeat(" ", kw)+l)
 	}
 	return out
-}
-
-// helpView is the part of the help that fits h lines from scroll on.
-func helpView(t themes.Theme, w, h, scroll int) string {
-	lines := helpLines(t, w)
-	scroll = clamp(scroll, 0, max(len(lines)-h, 0))
-	lines = lines[scroll:]
-	if len(lines) > h {
-		lines = append(lines[:h-1], t.Styles.Muted.Render(fmt.Sprintf("… %d more lines: ↓ scrolls", len(lines)-h+1)))
-	}
-	return strings.Join(lines, "\n")
 }

@@ -68,7 +68,7 @@ type inboxPane struct {
 	items   []inboxItem
 	cursor  int
 	offset  int
-	scroll  int       // of the detail
+	pg      pager     // what shows of the detail, laid out by fit
 	asOf    time.Time // ages are counted to this moment (set in Update)
 }
 
@@ -83,14 +83,14 @@ func (p *inboxPane) set(items []inboxItem) {
 	for i, it := range items {
 		if it.id() == was {
 			if i != p.cursor {
-				p.scroll = 0
+				p.pg.top()
 			}
 			p.cursor = i
 			return
 		}
 	}
 	p.cursor = clamp(p.cursor, 0, max(len(items)-1, 0))
-	p.scroll = 0
+	p.pg.top()
 }
 
 func (p *inboxPane) selected() *inboxItem {
@@ -103,7 +103,7 @@ func (p *inboxPane) selected() *inboxItem {
 func (p *inboxPane) move(d, rows int) {
 	c := clamp(p.cursor+d, 0, max(len(p.items)-1, 0))
 	if c != p.cursor {
-		p.scroll = 0
+		p.pg.top()
 	}
 	p.cursor = c
 	if p.cursor < p.offset {
@@ -271,21 +271,10 @@ func plural(n int, what string) string {
 	return fmt.Sprintf("%d %ss", n, what)
 }
 
-// detail renders the selected item in w×h cells from its scroll position.
-func (p *inboxPane) detail(t themes.Theme, w, h int) []string {
-	lines := p.detailLines(t, w)
-	return lines[clamp(p.scroll, 0, max(len(lines)-h, 0)):]
-}
-
-func (p *inboxPane) scrollBy(n int, t themes.Theme, w, h int) {
-	top := max(len(p.detailLines(t, w))-h, 0)
-	p.scroll = clamp(clamp(p.scroll, 0, top)+n, 0, top)
-}
-
 // detailLines is the whole of the selected item: a draft's text as
 // captured, or a proposal with its reason, the candidate and the memory it
 // is about.
-func (p *inboxPane) detailLines(t themes.Theme, w int) []string {
+func (p *inboxPane) detailLines(t themes.Theme, w int, sid func(string) string) []string {
 	st := t.Styles
 	it := p.selected()
 	if it == nil {
@@ -343,12 +332,12 @@ func (p *inboxPane) detailLines(t themes.Theme, w int) []string {
 	candTitle, aboutTitle := sectionNames(pr)
 	if c := it.candidate(); c != nil || pr.Kind != memory.ProposeArchive {
 		out = append(out, wrapAll([]string{st.Bold.Render(candTitle)}, w)...)
-		out = append(out, memoryLines(t, c, pr.Memory == nil, w)...)
+		out = append(out, memoryLines(t, c, pr.Memory == nil, w, sid)...)
 		out = append(out, rule)
 	}
 	if pr.Target != "" {
 		out = append(out, wrapAll([]string{st.Bold.Render(aboutTitle)}, w)...)
-		out = append(out, memoryLines(t, it.target, true, w)...)
+		out = append(out, memoryLines(t, it.target, true, w, sid)...)
 	}
 	return out
 }
@@ -407,8 +396,8 @@ func diffHint(t themes.Theme, pr *memory.Proposal) string {
 
 // memoryLines shows a memory of a proposal (stored, or a candidate): its
 // layer, kind, provenance and status, its title and its body, neutralised
-// for the terminal.
-func memoryLines(t themes.Theme, m *memory.Memory, stored bool, w int) []string {
+// for the terminal; its id in its short form (sid).
+func memoryLines(t themes.Theme, m *memory.Memory, stored bool, w int, sid func(string) string) []string {
 	st := t.Styles
 	if m == nil {
 		return []string{st.Muted.Render("a forgotten memory: nothing of it is left")}
@@ -419,7 +408,7 @@ func memoryLines(t themes.Theme, m *memory.Memory, stored bool, w int) []string 
 	}
 	facts := layer + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Kind)) + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Provenance))
 	if stored {
-		facts += st.Muted.Render(" · " + safetext.CleanLine(string(m.Status)) + " · id " + short(m.ID))
+		facts += st.Muted.Render(" · " + safetext.CleanLine(string(m.Status)) + " · id " + sid(m.ID))
 	} else {
 		facts += st.Muted.Render(" · not stored yet")
 	}

@@ -55,13 +55,13 @@ func seedInbox(t testing.TB, db *store.DB) {
 			Confidence: memory.ProvExtracted.BaseConfidence(), Status: memory.StatusActive, ValidFrom: now,
 			Source: memory.Source{Actor: memory.ActorAgent, Session: "s-7f3a"}}
 	}
-	ops := []store.Op{
-		{Kind: store.OpDraftDone, Draft: doneDraft, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: doneDraft}},
-		{Kind: store.OpPropose, Proposal: &memory.Proposal{ID: supersedeID, Kind: memory.ProposeSupersede, Target: sessionsID, Draft: doneDraft,
+	ops := []memory.Op{
+		{Kind: memory.OpDraftDone, Draft: doneDraft, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: doneDraft}},
+		{Kind: memory.OpPropose, Proposal: &memory.Proposal{ID: supersedeID, Kind: memory.ProposeSupersede, Target: sessionsID, Draft: doneDraft,
 			Memory: cand(candidateID, memory.LayerDecision, memory.KindDecision, "Keep sessions in Redis, not Postgres"),
 			Reason: "contradicts " + sessionsID + " (swapped: Postgres → Redis) but ranks lower (extracted < user-stated)"},
 			Change: memory.Change{Kind: memory.ChangePropose, Proposal: supersedeID, Target: sessionsID, Reason: "supersede: contradicts " + sessionsID}},
-		{Kind: store.OpPropose, Proposal: &memory.Proposal{ID: mergeID, Kind: memory.ProposeMerge, Target: envID, Draft: doneDraft,
+		{Kind: memory.OpPropose, Proposal: &memory.Proposal{ID: mergeID, Kind: memory.ProposeMerge, Target: envID, Draft: doneDraft,
 			Memory: cand(mergeCandID, memory.LayerInvariant, memory.KindConstraint, "Never commit .env files to any repository"),
 			Reason: "says nearly the same as " + envID + " (similarity 0.80)"},
 			Change: memory.Change{Kind: memory.ChangePropose, Proposal: mergeID, Target: envID, Reason: "merge: says nearly the same as " + envID}},
@@ -164,7 +164,7 @@ func TestInboxListsDraftsAndProposalsOldestFirst(t *testing.T) {
 	for _, want := range []string{"Proposed supersession",
 		"contradicts 'Keep sessions in Postgres, not Redis' (swapped: Postgres → Redis) but ranks lower (extracted < user-stated)",
 		"New fact:\nD decisions · decision · extracted · not stored yet\nKeep sessions in Redis, not Postgres",
-		"Would supersede:\nD decisions · decision · user-stated · active · id " + short(sessionsID) + "\nKeep sessions in Postgres, not Redis\nOne datastore"} {
+		"Would supersede:\nD decisions · decision · user-stated · active · id " + storeShort(t, m, sessionsID) + "\nKeep sessions in Postgres, not Redis\nOne datastore"} {
 		if !strings.Contains(d, want) {
 			t.Errorf("the proposal's detail does not show %q:\n%s", want, d)
 		}
@@ -176,7 +176,7 @@ func TestInboxListsDraftsAndProposalsOldestFirst(t *testing.T) {
 
 // detailText is the inbox's detail as plain lines, too wide to wrap.
 func detailText(m Model) string {
-	return ansi.Strip(strings.Join(m.inbox.detailLines(m.theme, 1000), "\n"))
+	return ansi.Strip(strings.Join(m.inbox.detailLines(m.theme, 1000, m.sid), "\n"))
 }
 
 // TestAcceptSupersedeThroughKeysThenUndo: a on the supersede proposal
@@ -272,7 +272,7 @@ func TestEditThenAcceptWritesThePersonsVersion(t *testing.T) {
 		t.Fatalf("an unchanged candidate went on: %q", m.status)
 	}
 	press(t, m, "type: for the session store, since March.", "ctrl+s")
-	if m.mode != modeDiff || !strings.Contains(screen(m), "your version of the proposal") || !strings.Contains(screen(m), "old · "+short(sessionsID)) {
+	if m.mode != modeDiff || !strings.Contains(screen(m), "your version of the proposal") || !strings.Contains(screen(m), "old · "+storeShort(t, m, sessionsID)) {
 		t.Fatalf("ctrl+s does not show the diff against the memory it supersedes:\n%s", screen(m))
 	}
 	press(t, m, "enter")
@@ -308,7 +308,7 @@ func TestProposalDiffAcceptsAndRejects(t *testing.T) {
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down", "d")
 	scr := screen(m)
-	if m.mode != modeDiff || !strings.Contains(scr, "old · "+short(sessionsID)+" v1 · active") || !strings.Contains(scr, "new · not stored yet") ||
+	if m.mode != modeDiff || !strings.Contains(scr, "old · "+storeShort(t, m, sessionsID)+" v1 · active") || !strings.Contains(scr, "new · not stored yet") ||
 		!strings.Contains(scr, "proposed supersede: a accepts, w rejects") {
 		t.Fatalf("d does not show the proposal's diff:\n%s", scr)
 	}
@@ -673,7 +673,7 @@ func TestInboxTextReachesTheTerminalNeutralised(t *testing.T) {
 		}
 		press(t, m, "i")
 		frame("the inbox and a draft")
-		inert(t, "the whole draft", strings.Join(m.inbox.detailLines(m.theme, 60), "\n"))
+		inert(t, "the whole draft", strings.Join(m.inbox.detailLines(m.theme, 60, m.sid), "\n"))
 		if !strings.Contains(detailText(m), "␛]0;pwned␇") {
 			t.Fatalf("the draft is not shown neutralised:\n%s", detailText(m))
 		}
@@ -681,7 +681,7 @@ func TestInboxTextReachesTheTerminalNeutralised(t *testing.T) {
 		frame("the drop dialog")
 		press(t, m, "esc", "down", "enter")
 		frame("a proposal")
-		inert(t, "the whole proposal", strings.Join(m.inbox.detailLines(m.theme, 60), "\n"))
+		inert(t, "the whole proposal", strings.Join(m.inbox.detailLines(m.theme, 60, m.sid), "\n"))
 		press(t, m, "esc", "d")
 		frame("the proposal's diff")
 		press(t, m, "esc", "e")
@@ -774,8 +774,12 @@ func TestRecallWhileTheIndexIsBuilt(t *testing.T) {
 	if rec.calls != 3 {
 		t.Fatalf("asked %d times, want 3 (two builds, one answer)", rec.calls)
 	}
-	if rec.seen[1] != rec.notes[0] || rec.seen[2] != rec.notes[1] {
-		t.Fatalf("the build's progress was not on the status line: %q", rec.seen)
+	// The progress, without the engine's "ask again": the workbench asks.
+	for i, note := range rec.notes {
+		progress, _, _ := strings.Cut(note, ":")
+		if !strings.HasPrefix(rec.seen[i+1], progress) || strings.Contains(rec.seen[i+1], "ask again") {
+			t.Fatalf("the build's progress was not on the status line: %q", rec.seen)
+		}
 	}
 	if !strings.Contains(screen(m), "nothing known about this") {
 		t.Fatalf("the answer after the build:\n%s", screen(m))

@@ -53,22 +53,17 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.list.filtering {
 		return m.filterKey(k)
 	}
+	if m.mode == modeRepo && m.repo.typing && m.focus != focusSidebar {
+		return m.repoKey(k)
+	}
 	switch m.mode {
 	case modeHelp:
-		switch {
-		case s == "esc" || s == "?" || s == "q":
-			m.mode, m.helpScroll = m.modeAfterOverlay(), 0
-		case keys.Up.matches(s):
-			m.helpScroll--
-		case keys.Down.matches(s):
-			m.helpScroll++
-		case keys.PageUp.matches(s):
-			m.helpScroll -= 10
-		case keys.PageDown.matches(s), s == "space":
-			m.helpScroll += 10
+		if s == "esc" || s == "?" || s == "q" {
+			m.mode = m.modeAfterOverlay()
+			m.help.top()
+		} else {
+			m.help.key(s)
 		}
-		h := m.layout().bodyH - 2
-		m.helpScroll = clamp(m.helpScroll, 0, max(len(helpLines(m.theme, m.w-4))-h, 0))
 		return nil
 	case modeDiff:
 		return m.diffKey(k)
@@ -126,6 +121,9 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	if m.mode == modeInbox && m.focus != focusSidebar {
 		return m.inboxKey(s)
 	}
+	if m.mode == modeRepo && m.focus != focusSidebar {
+		return m.repoKey(k)
+	}
 	switch m.focus {
 	case focusSidebar:
 		return m.sidebarKey(s)
@@ -152,6 +150,8 @@ func (m *workbench) modeAfterOverlay() mode {
 		return modeWhy
 	case m.section == sectionInbox:
 		return modeInbox
+	case m.section == sectionRepo:
+		return modeRepo
 	}
 	return modeBrowse
 }
@@ -171,10 +171,7 @@ func (m *workbench) sidebarKey(s string) tea.Cmd {
 func (m *workbench) listKey(s string) (tea.Cmd, bool) {
 	if m.mode == modeTimeline {
 		switch {
-		case keys.Up.matches(s):
-			m.tl.scrollBy(-1, m.layout().bodyH-2)
-		case keys.Down.matches(s):
-			m.tl.scrollBy(1, m.layout().bodyH-2)
+		case m.tl.pg.key(s):
 		case keys.Prev.matches(s), keys.Back.matches(s):
 			m.focus = focusSidebar
 		default:
@@ -249,16 +246,9 @@ func (m *workbench) morePages() tea.Cmd {
 }
 
 func (m *workbench) detailKey(s string) (tea.Cmd, bool) {
-	links := m.detail.links()
+	links := m.detail.links(m.sid)
 	switch {
-	case keys.Up.matches(s):
-		m.detailScroll(-1)
-	case keys.Down.matches(s):
-		m.detailScroll(1)
-	case keys.PageUp.matches(s):
-		m.detailScroll(-10)
-	case keys.PageDown.matches(s):
-		m.detailScroll(10)
+	case m.detail.pg.key(s):
 	case keys.NextLink.matches(s) && len(links) > 0:
 		m.detail.link = (m.detail.link + 1) % len(links)
 	case keys.PrevLink.matches(s) && len(links) > 0:
@@ -304,7 +294,7 @@ func (m *workbench) memoryKey(s string) tea.Cmd {
 		return nil
 	case keys.Archive.matches(s):
 		if cur.Status != memory.StatusActive {
-			return m.say(fmt.Sprintf("%s is %s: only active memories can be archived", short(cur.ID), cur.Status), true)
+			return m.say(fmt.Sprintf("%s is %s: only active memories can be archived", m.sid(cur.ID), cur.Status), true)
 		}
 		m.pending++
 		return archive(m.st, cur.ID)
@@ -352,37 +342,16 @@ func (m *workbench) reject(ref string) tea.Cmd {
 func (m *workbench) calibrationKey(s string) tea.Cmd {
 	switch {
 	case s == "esc" || s == "q" || keys.Calibration.matches(s):
-		m.mode, m.cal.scroll = m.modeAfterOverlay(), 0
+		m.mode = m.modeAfterOverlay()
+		m.cal.pg.top()
 	case keys.Verify.matches(s):
-		m.focus, m.cal.scroll = focusList, 0
+		m.focus = focusList
+		m.cal.pg.top()
 		return m.selectSection(sectionVerify)
-	case keys.Up.matches(s):
-		m.calibrationScroll(-1)
-	case keys.Down.matches(s):
-		m.calibrationScroll(1)
-	case keys.PageUp.matches(s):
-		m.calibrationScroll(-10)
-	case keys.PageDown.matches(s), s == "space":
-		m.calibrationScroll(10)
-	case keys.Top.matches(s):
-		m.calibrationScroll(-len(m.cal.lines(m.theme, m.w-4)))
-	case keys.Bottom.matches(s):
-		m.calibrationScroll(len(m.cal.lines(m.theme, m.w-4)))
+	default:
+		m.cal.pg.key(s)
 	}
 	return nil
-}
-
-func (m *workbench) calibrationScroll(n int) {
-	m.cal.scrollBy(n, m.theme, m.w-4, m.layout().bodyH-2)
-}
-
-func (m *workbench) detailScroll(n int) {
-	r := m.layout().detail
-	m.detail.scrollBy(n, m.theme, r.w-4, r.h-2)
-}
-
-func (m *workbench) diffScroll(n int) {
-	m.diff.scrollBy(n, m.theme, m.w-4, m.layout().bodyH-2)
 }
 
 // current is the memory the keys act on: the one in the detail pane when
@@ -398,7 +367,7 @@ func (m *workbench) current() *memory.Memory {
 // the editor holds that text and the diff is shown at once.
 func (m *workbench) startSupersede(cur *memory.Memory, text string) tea.Cmd {
 	if cur.Status == memory.StatusSuperseded {
-		return m.say(fmt.Sprintf("%s is already superseded by %s — supersede that one", short(cur.ID), short(cur.SupersededBy)), true)
+		return m.say(fmt.Sprintf("%s is already superseded by %s — supersede that one", m.sid(cur.ID), m.sid(cur.SupersededBy)), true)
 	}
 	m.editor = newEditor(cur, m.theme.Dark)
 	m.mode = modeEditor
@@ -461,14 +430,7 @@ func (m *workbench) reviewEdit() tea.Cmd {
 func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
 	s := k.String()
 	switch {
-	case keys.Up.matches(s):
-		m.diffScroll(-1)
-	case keys.Down.matches(s):
-		m.diffScroll(1)
-	case keys.PageUp.matches(s):
-		m.diffScroll(-10)
-	case keys.PageDown.matches(s):
-		m.diffScroll(10)
+	case m.diff.pg.key(s):
 	case s == "left" || s == "h":
 		m.diff.step(-1, true)
 	case s == "right" || s == "l":
@@ -578,6 +540,9 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 	}
 	if p.cmd.run == nil {
 		return nil, fmt.Errorf("/%s is not available here", p.cmd.name)
+	}
+	if p.cmd.needsID && len(p.args) == 0 && m.mode == modeRepo && m.focus != focusSidebar {
+		return nil, errDerivedReadOnly // no memory is selected here: a section is
 	}
 	return p.cmd.run(m, p)
 }
@@ -881,7 +846,7 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	case l.sidebar.contains(ms.X, ms.Y):
 		m.focus = focusSidebar
 		row := ms.Y - l.sidebar.y - 2 // border and heading
-		sections := []section{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline}
+		sections := []section{0, 1, 2, 3, 4, 5, -1, sectionVerify, sectionInbox, sectionArchived, sectionSuperseded, sectionTimeline, sectionRepo}
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
 		}
@@ -889,6 +854,13 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 		m.focus = focusList
 		if i := m.inbox.offset + ms.Y - (l.list.y + 2); i >= 0 && i < len(m.inbox.items) {
 			m.inbox.move(i-m.inbox.cursor, m.inboxRows())
+		}
+	case m.mode == modeRepo && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.focus = focusList
+		top := l.list.y + 1 + (l.list.h - 2 - m.repoRows()) // border, heading and filter
+		if i := m.repo.offset + ms.Y - top; i >= 0 && i < len(m.repo.vis) {
+			m.repo.move(i-m.repo.cursor, m.repoRows())
+			return m.renderRepoDoc()
 		}
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail) && m.mode != modeTimeline:
 		m.focus = focusList
@@ -907,30 +879,44 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 	return nil
 }
 
+// wheel scrolls what is under the mouse: a list moves its selection a row
+// a notch, a text scrolls a few lines.
 func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
+	up := ms.Button == tea.MouseWheelUp
+	if ms.Button != tea.MouseWheelUp && ms.Button != tea.MouseWheelDown {
+		return nil // sideways: nothing here scrolls sideways
+	}
 	d := 1
-	if ms.Button == tea.MouseWheelUp {
+	if up {
 		d = -1
 	}
 	l := m.layout()
 	switch {
+	case m.forget != nil || m.drop != nil || m.repl.active || m.mode == modeEditor:
+	case m.mode == modeHelp:
+		m.help.wheel(up)
 	case m.mode == modeDiff && m.diff != nil:
-		m.diffScroll(d)
+		m.diff.pg.wheel(up)
 	case m.mode == modeCalibration:
-		m.calibrationScroll(d)
+		m.cal.pg.wheel(up)
 	case m.mode == modeReport:
-		m.reportScroll(d)
+		m.report.pg.wheel(up)
 	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
 		m.inbox.move(d, m.inboxRows())
 	case m.mode == modeInbox && l.detail.contains(ms.X, ms.Y):
-		m.inboxScroll(d)
+		m.inbox.pg.wheel(up)
+	case m.mode == modeRepo && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+		m.repo.move(d, m.repoRows())
+		return m.renderRepoDoc()
+	case m.mode == modeRepo && l.detail.contains(ms.X, ms.Y):
+		m.repo.pg.wheel(up)
 	case m.mode == modeTimeline:
-		m.tl.scrollBy(d, l.bodyH-2)
+		m.tl.pg.wheel(up)
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
 		m.list.move(d, m.listRows())
 		return tea.Batch(m.openSelected(), m.morePages())
 	case l.detail.contains(ms.X, ms.Y):
-		m.detailScroll(d)
+		m.detail.pg.wheel(up)
 	}
 	return nil
 }

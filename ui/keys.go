@@ -51,6 +51,7 @@ type keyMap struct {
 	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
 	Verify, Confirm, Reject, Rebind, Calibration                        binding
 	Inbox, Accept, EditCandidate, Session, Helpful, Unhelpful           binding
+	OpenFile                                                            binding
 }
 
 var keys = keyMap{
@@ -94,6 +95,10 @@ var keys = keyMap{
 	Session:       bind([]string{"o"}, "o", "episode", "a session's drafts ⇄ its episode"),
 	Helpful:       bind([]string{"+"}, "+", "helped", "a recalled memory helped (after /recall; trust unchanged)"),
 	Unhelpful:     bind([]string{"-"}, "-", "did not", "a recalled memory did not help (after /recall)"),
+	// In the Repository section, e (as enter) opens a section's file at its
+	// line: +LINE for vi, vim, nvim, nano, emacs, micro, kak and helix,
+	// -g FILE:LINE for code and subl, the file alone for other editors.
+	OpenFile: bind([]string{"e"}, "e", "$EDITOR", "Repository: open the section's file at its line in $VISUAL/$EDITOR (+LINE for vi, vim, nvim, nano, emacs, micro, kak, helix; -g FILE:LINE for code, subl; other editors get the file)"),
 }
 
 // allBindings is the order of the help screen.
@@ -101,5 +106,5 @@ func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
 		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.Helpful, k.Unhelpful, k.NextLink, k.PrevLink,
-		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Session, k.Timeline, k.Reload, k.Help, k.Quit}
+		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Session, k.OpenFile, k.Timeline, k.Reload, k.Help, k.Quit}
 }

@@ -2,6 +2,8 @@ package ui
 
 import (
 	"fmt"
+	"slices"
+	"strings"
 	"time"
 
 	"cairn/memory"
@@ -21,6 +23,17 @@ type listPane struct {
 	inStore   bool              // the section is bigger than what was loaded: the store filters it, page by page
 	prefix    map[string]string // per memory, before its title: /why's tree
 	asOf      time.Time         // ages are counted to this moment (set in Update: View never reads the clock)
+	vis       filtered          // what visible() answered last
+}
+
+// filtered is the rows a filter let through, and what they were made of:
+// the list asks for its visible rows on every key and every frame, and a
+// filter reads every loaded memory's whole text.
+type filtered struct {
+	ok     bool
+	filter string
+	items  []*memory.Memory // the items the rows were filtered from (the same array, this long)
+	rows   []*memory.Memory
 }
 
 // replace shows a new list (a recall's answer, /why's tree): no filter, no
@@ -87,13 +100,35 @@ func neighbours(i, n int) []int {
 }
 
 // visible is the items that pass the filter (words, any order, any case).
+// The rows are filtered again only when what they come from changed: the
+// items (a page loaded, the store's answer, another process's write all
+// bring a new slice or a longer one) or the filter. A page appended is
+// filtered alone; a filter typed longer narrows the rows it had (a memory
+// that holds every word of the longer filter holds the shorter one's).
 func (l *listPane) visible() []*memory.Memory {
 	if l.filter == "" {
 		return l.items
 	}
-	var out []*memory.Memory
-	for _, m := range l.items {
-		if memory.Matches(m, l.filter) {
+	c := &l.vis
+	grown := c.ok && len(c.items) <= len(l.items) && (len(c.items) == 0 || &c.items[0] == &l.items[0])
+	switch {
+	case grown && c.filter == l.filter && len(c.items) == len(l.items):
+		return c.rows
+	case grown && c.filter == l.filter:
+		c.rows = matching(slices.Clip(c.rows), l.items[len(c.items):], l.filter)
+	case grown && len(c.items) == len(l.items) && strings.HasPrefix(l.filter, c.filter):
+		c.rows = matching(nil, c.rows, l.filter)
+	default:
+		c.rows = matching(nil, l.items, l.filter)
+	}
+	c.ok, c.items, c.filter = true, l.items, l.filter
+	return c.rows
+}
+
+// matching appends to out the memories of ms that pass filter.
+func matching(out, ms []*memory.Memory, filter string) []*memory.Memory {
+	for _, m := range ms {
+		if memory.Matches(m, filter) {
 			out = append(out, m)
 		}
 	}

@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"os/exec"
+
 	"cairn/consolidate"
+	"cairn/derive"
 	"cairn/memory"
 	"cairn/recall"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -14,7 +16,7 @@ import (
 
 type countsLoadedMsg struct {
 	project string
-	counts  store.Counts
+	counts  memory.Counts
 	err     error
 }
 
@@ -26,7 +28,16 @@ type pageLoadedMsg struct {
 	err   error
 }
 
+// learned carries the short forms of the memory ids a result shows: the
+// shortest prefixes that name them in the whole store (memory.ShortIDsIn),
+// worked out by the command that read them, so that what a person reads
+// off the screen can be typed back anywhere an id is taken.
+type learned struct{ shorts map[string]string }
+
+func (l learned) learnedShorts() map[string]string { return l.shorts }
+
 type memoryLoadedMsg struct {
+	learned
 	id      string
 	mem     *memory.Memory
 	out, in []memory.Edge
@@ -40,6 +51,7 @@ type renderedMsg struct {
 }
 
 type timelineLoadedMsg struct {
+	learned
 	project string
 	events  []memory.Event
 	err     error
@@ -83,6 +95,7 @@ func (a action) review() bool { return a == actConfirm || a == actRebind || a ==
 
 // forgetTextMsg carries the stored text re-read for the forget dialog.
 type forgetTextMsg struct {
+	learned
 	mem *memory.Memory
 	err error
 }
@@ -97,6 +110,7 @@ type rereadMsg struct {
 
 // supersedeTargetMsg carries the memory /supersede named, for the editor.
 type supersedeTargetMsg struct {
+	learned
 	mem  *memory.Memory
 	text string // the new version /supersede ID TEXT gave, if any
 	err  error
@@ -111,6 +125,7 @@ type capturedMsg struct {
 // historyLoadedMsg opens the diff over the versions of a memory's
 // supersession chain, comparing vers[old] with vers[new].
 type historyLoadedMsg struct {
+	learned
 	id       string
 	vers     []*memory.Memory
 	old, new int
@@ -154,6 +169,7 @@ type refreshMsg struct{}
 // calibrationLoadedMsg carries what the project's reviews say about its
 // bindings, with the titles of the memories behind flagged bindings.
 type calibrationLoadedMsg struct {
+	learned
 	project string
 	cal     trust.Calibration
 	titles  map[string]string
@@ -163,6 +179,7 @@ type calibrationLoadedMsg struct {
 // inboxLoadedMsg carries the inbox: the waiting drafts and open proposals,
 // oldest first (req -1: only their count was asked for).
 type inboxLoadedMsg struct {
+	learned
 	project string
 	session string // the one session it shows, or "" for the whole inbox
 	req     int
@@ -249,4 +266,43 @@ type archivedLoadedMsg struct {
 	project string
 	items   []*memory.Memory
 	err     error
+}
+
+// repoLoadedMsg carries the project's repository summary (err
+// memory.ErrNotFound: never indexed); req -1 asked only for the count.
+type repoLoadedMsg struct {
+	project string
+	req     int
+	sum     memory.RepoSummary
+	err     error
+}
+
+// repoFilesLoadedMsg carries the indexed files under a module's path.
+type repoFilesLoadedMsg struct {
+	project, module string
+	req             int
+	files           []memory.DerivedFile
+	err             error
+}
+
+// indexedMsg is the end of an /index run.
+type indexedMsg struct {
+	project memory.Project
+	rep     derive.Report
+	err     error
+}
+
+// editorReadyMsg carries the editor command for a repository file that
+// is there.
+type editorReadyMsg struct {
+	path string
+	cmd  *exec.Cmd
+}
+
+// fileEditedMsg is the editor closing on a repository file, or the file
+// found gone before it was opened.
+type fileEditedMsg struct {
+	path string
+	gone bool
+	err  error
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -84,7 +85,10 @@ func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
 		return m.fail("recall", msg.err)
 	}
 	if msg.resp.Building { // never a frozen screen: say how far, ask again
-		m.say(msg.resp.Note, false)
+		// The engine tells a caller to ask again; the workbench does that
+		// itself, so the person is told the answer follows.
+		note, _, _ := strings.Cut(msg.resp.Note, ": ask again")
+		m.say(note+" — the answer follows when it is built", false)
 		m.pending++
 		return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
 	}
@@ -105,8 +109,12 @@ func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
 		m.say(fmt.Sprintf("recall %q: nothing known about this — noted in the inbox as a gap; /remember what you know", msg.query), false)
 	case msg.resp.Weak:
 		m.say(fmt.Sprintf("recall %q: only weak answers (%d; noted as a gap) — e explains · + helped · - did not", msg.query, len(items)), false)
+	case msg.resp.Cut > 0:
+		// The workbench asks for the best 50 with no budget to speak of:
+		// what else matched was cut by that count, not by a budget.
+		m.say(fmt.Sprintf("recall %q: the best %d of %d that matched — e explains · + helped · - did not", msg.query, len(items), len(items)+msg.resp.Cut), false)
 	default:
-		m.say(fmt.Sprintf("recall %q: %d found, %d cut by the budget — e explains · + helped · - did not", msg.query, len(items), msg.resp.Cut), false)
+		m.say(fmt.Sprintf("recall %q: %d found — e explains · + helped · - did not", msg.query, len(items)), false)
 	}
 	return m.openSelected()
 }

@@ -11,7 +11,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -153,7 +152,7 @@ func TestHistoryLastsAndKeepsNoSecret(t *testing.T) {
 func TestUnarchiveCompletesArchivedIDs(t *testing.T) {
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
-	arch, _ := db.List(bg, store.Query{Project: demoProject.ID, Status: memory.StatusArchived})
+	arch, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusArchived})
 	if len(arch.Memories) != 1 {
 		t.Fatalf("the demo has %d archived", len(arch.Memories))
 	}

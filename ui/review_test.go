@@ -13,7 +13,6 @@ import (
 
 	"cairn/memory"
 	"cairn/recall"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -245,7 +244,7 @@ func TestEveryKeyAroundReviews(t *testing.T) {
 			_ = screen(m)
 		}
 	}
-	if page, _ := db.List(bg, store.Query{Project: demoProject.ID}); len(page.Memories) == 0 {
+	if page, _ := db.List(bg, memory.Query{Project: demoProject.ID}); len(page.Memories) == 0 {
 		t.Fatal("the store is empty after the keys")
 	}
 }
@@ -261,7 +260,7 @@ func TestRememberInTheWorkbenchBinds(t *testing.T) {
 	}
 	m := appIn(t, db, root, 140, 40, "plain")
 	press(t, m, "/", "type:remember -l B decode is +229 %, see decode.txt and src/missing.go", "enter")
-	page, err := db.List(bg, store.Query{Project: demoProject.ID, Layer: memory.LayerState, Limit: 100})
+	page, err := db.List(bg, memory.Query{Project: demoProject.ID, Layer: memory.LayerState, Limit: 100})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -242,7 +242,7 @@ func TestForgetDialogClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
 	if m.forget == nil {
 		t.Fatal("x opened no dialog")
 	}
-	before, _ := db.List(bg, store.Query{Project: demoProject.ID, Status: store.StatusAny, Limit: 1000})
+	before, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusAny, Limit: 1000})
 	elsewhere(t, m, db, func() error { return db.Forget(bg, sel.ID, memory.ActorAgent) })
 	if m.forget != nil {
 		t.Fatalf("the dialog stays open on a memory that is gone:\n%s", screen(m))
@@ -251,7 +251,7 @@ func TestForgetDialogClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
 		t.Fatalf("no word of why the dialog closed:\n%s", scr)
 	}
 	press(t, m, "y")
-	after, _ := db.List(bg, store.Query{Project: demoProject.ID, Status: store.StatusAny, Limit: 1000})
+	after, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusAny, Limit: 1000})
 	if len(after.Memories) != len(before.Memories)-1 {
 		t.Fatalf("y after the dialog closed deleted something: %d memories, want %d", len(after.Memories), len(before.Memories)-1)
 	}
@@ -267,7 +267,7 @@ func TestForgetDialogShowsTheStoredTextAndKeepsItsMemory(t *testing.T) {
 	press(t, m, "1", "select:Deploys go through ArgoCD", "x")
 	body := "Deploys go through ArgoCD; the sync window is 10 minutes"
 	elsewhere(t, m, db, func() error {
-		_, err := db.Edit(bg, argo.ID, store.Patch{Body: &body}, memory.ActorAgent)
+		_, err := db.Edit(bg, argo.ID, memory.Patch{Body: &body}, memory.ActorAgent)
 		return err
 	})
 	if !strings.Contains(screen(m), "the sync window is 10 minutes") {
@@ -280,7 +280,7 @@ func TestForgetDialogShowsTheStoredTextAndKeepsItsMemory(t *testing.T) {
 		return err
 	})
 	press(t, m, "y")
-	if _, err := db.Get(bg, argo.ID); !errors.Is(err, store.ErrNotFound) {
+	if _, err := db.Get(bg, argo.ID); !errors.Is(err, memory.ErrNotFound) {
 		t.Errorf("the dialog's memory was not forgotten: %v", err)
 	}
 	if _, err := db.Get(bg, other.ID); err != nil {
@@ -364,9 +364,9 @@ func TestForgetConfirmedAfterAnotherForgetDeletesNothingElse(t *testing.T) {
 	if err := db.Forget(bg, sel.ID, memory.ActorAgent); err != nil {
 		t.Fatal(err)
 	}
-	before, _ := db.List(bg, store.Query{Project: demoProject.ID, Status: store.StatusAny, Limit: 1000})
+	before, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusAny, Limit: 1000})
 	press(t, m, "y")
-	after, _ := db.List(bg, store.Query{Project: demoProject.ID, Status: store.StatusAny, Limit: 1000})
+	after, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusAny, Limit: 1000})
 	if len(after.Memories) != len(before.Memories) {
 		t.Fatalf("y deleted another memory: %d left of %d", len(after.Memories), len(before.Memories))
 	}

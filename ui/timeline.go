@@ -8,28 +8,33 @@ import (
 	"cairn/themes"
 )
 
-// timelinePane is the project's events, newest first.
+// timelinePane is the project's events, newest first, one a line under a
+// heading that stays.
 type timelinePane struct {
 	events []memory.Event
-	scroll int
+	pg     pager // what shows of lines(), laid out by fit
 }
 
-// scrollBy scrolls n events, within what h lines show.
-func (p *timelinePane) scrollBy(n, h int) {
-	top := max(len(p.events)-(h-1), 0)
-	p.scroll = clamp(clamp(p.scroll, 0, top)+n, 0, top)
+// heading says what the timeline holds.
+func (p *timelinePane) heading(t themes.Theme) string {
+	return t.Styles.Title.Render("Timeline") + t.Styles.Muted.Render(fmt.Sprintf(" %d events, newest first", len(p.events)))
 }
 
-func (p *timelinePane) view(t themes.Theme, w, h int) []string {
-	st := t.Styles
-	out := []string{st.Title.Render("Timeline") + st.Muted.Render(fmt.Sprintf(" %d events, newest first", len(p.events)))}
+// view is the heading over what the pager shows.
+func (p *timelinePane) view(t themes.Theme) []string {
+	return append([]string{p.heading(t)}, p.pg.lines()...)
+}
+
+// lines is every event at width w, newest first.
+func (p *timelinePane) lines(t themes.Theme, w int, sid func(string) string) []string {
 	if len(p.events) == 0 {
-		return append(out, st.Muted.Render("nothing has happened in this project yet"))
+		return []string{t.Styles.Muted.Render("nothing has happened in this project yet")}
 	}
-	for _, e := range p.events[clamp(p.scroll, 0, max(len(p.events)-(h-1), 0)):] {
+	out := make([]string, 0, len(p.events))
+	for _, e := range p.events {
 		what := e.Title
 		if what == "" && e.MemoryID != "" {
-			what = short(e.MemoryID)
+			what = sid(e.MemoryID)
 		}
 		if e.Summary != "" {
 			if what != "" {
@@ -39,9 +44,6 @@ func (p *timelinePane) view(t themes.Theme, w, h int) []string {
 		}
 		line := safetext.CleanLine(fmt.Sprintf("%s  %-6s %-10s %s", e.Time.Local().Format("01-02 15:04"), e.Actor, e.Kind, what))
 		out = append(out, pad(line, w))
-		if len(out) >= h {
-			break
-		}
 	}
 	return out
 }

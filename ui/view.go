@@ -75,6 +75,43 @@ func (m *workbench) fit() {
 	if m.mode == modeInbox {
 		m.inbox.move(0, m.inboxRows())
 	}
+	if m.mode == modeRepo {
+		m.repo.move(0, m.repoRows())
+	}
+	m.layPager()
+}
+
+// layPager lays the reading pane that shows now into its pager, at the
+// size it shows at: the keys scroll what was laid out, View draws it.
+func (m *workbench) layPager() {
+	l := m.layout()
+	w, h := m.w-4, l.bodyH-2 // a full-screen pane inside its border
+	switch {
+	case m.forget != nil || m.drop != nil:
+	case m.mode == modeHelp:
+		m.help.set(helpLines(m.theme, w), w, h)
+	case m.mode == modeCalibration:
+		m.cal.pg.set(m.cal.lines(m.theme, w, m.sid), w, h)
+	case m.mode == modeReport:
+		m.report.pg.set(m.report.all(m.theme, w), w, h)
+	case m.mode == modeDiff && m.diff != nil:
+		m.diff.pg.set(m.diff.lines(m.theme, w, m.sid), w, h-1) // under its title
+	case m.mode == modeEditor:
+	case m.mode == modeTimeline:
+		w = m.w - l.sidebar.w - 4
+		m.tl.pg.set(m.tl.lines(m.theme, w, m.sid), w, h-1) // under its heading
+	case m.mode == modeInbox:
+		if m.w >= wide || m.focus == focusDetail {
+			m.inbox.pg.set(m.inbox.detailLines(m.theme, l.detail.w-4, m.sid), l.detail.w-4, l.detail.h-2)
+		}
+	case m.mode == modeRepo:
+		if m.w >= wide || m.focus == focusDetail {
+			m.repo.pg.set(m.repo.detailLines(m.theme, l.detail.w-4, m.detail.rendered), l.detail.w-4, l.detail.h-2)
+		}
+	case m.w >= wide || m.focus == focusDetail:
+		w := l.detail.w - 4
+		m.detail.pg.set(m.withReasons(m.withExplain(m.detail.lines(m.theme, w, m.focus == focusDetail, m.sid))), w, l.detail.h-2)
+	}
 }
 
 func (m *workbench) detailWidth() int { return max(m.layout().detail.w-4, 10) }
@@ -118,19 +155,19 @@ func (m *workbench) content() string {
 	var body string
 	switch {
 	case m.forget != nil:
-		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH))
+		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH, m.sid))
 	case m.drop != nil:
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.drop.view(m.theme, m.w, l.bodyH))
 	case m.mode == modeHelp:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(helpView(m.theme, m.w-4, l.bodyH-2, m.helpScroll), "\n"), true)
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.help.linesWithMore(m.theme), true)
 	case m.mode == modeCalibration:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.cal.view(m.theme, m.w-4, l.bodyH-2), true)
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.cal.pg.linesWithMore(m.theme), true)
 	case m.mode == modeReport:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.report.view(m.theme, m.w-4, l.bodyH-2), true)
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.report.pg.linesWithMore(m.theme), true)
 	case m.mode == modeDiff && m.diff != nil:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.diff.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.diff.view(m.theme, m.w-4), true)
 	case m.mode == modeEditor && m.editor != nil:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.editor.view(m.theme, m.w-4, l.bodyH-2), "\n"), true)
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.editor.view(m.theme, m.w-4, l.bodyH-2, m.sid), "\n"), true)
 	default:
 		body = m.browse(l)
 	}
@@ -145,18 +182,28 @@ func (m *workbench) browse(l layoutRects) string {
 	}
 	if m.mode == modeTimeline {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.tl.view(m.theme, r.w-4, r.h-2), m.focus != focusSidebar))
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.tl.view(m.theme), m.focus != focusSidebar))
 	}
 	if m.mode == modeInbox {
 		list := m.pane(l.list, m.inbox.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList), m.focus == focusList)
 		detail := func() string {
-			return m.pane(l.detail, m.inbox.detail(m.theme, l.detail.w-4, l.detail.h-2), m.focus == focusDetail)
+			return m.pane(l.detail, m.inbox.pg.lines(), m.focus == focusDetail)
 		}
 		switch {
 		case m.w >= wide:
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail())
 		case m.focus == focusDetail:
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, detail())
+		}
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
+	}
+	if m.mode == modeRepo {
+		list := m.pane(l.list, m.repo.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList), m.focus == focusList)
+		switch {
+		case m.w >= wide:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, m.pane(l.detail, m.repo.pg.lines(), m.focus == focusDetail))
+		case m.focus == focusDetail:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.repo.pg.lines(), true))
 		}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 	}
@@ -169,11 +216,11 @@ func (m *workbench) browse(l layoutRects) string {
 	}
 	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading, m.sectionTotal()), m.focus == focusList)
 	if m.w >= wide {
-		detail := m.pane(l.detail, m.withReasons(m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, m.focus == focusDetail))), m.focus == focusDetail)
+		detail := m.pane(l.detail, m.detail.pg.lines(), m.focus == focusDetail)
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
 	}
 	if m.focus == focusDetail {
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.withReasons(m.withExplain(m.detail.view(m.theme, l.detail.w-4, l.detail.h-2, true))), true))
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(l.detail, m.detail.pg.lines(), true))
 	}
 	return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 }
@@ -199,6 +246,8 @@ func (m *workbench) sectionTitle() string {
 		return "Archived"
 	case m.section == sectionSuperseded:
 		return "Superseded (history)"
+	case m.section == sectionRepo:
+		return "Repository"
 	}
 	return "Timeline"
 }
@@ -244,7 +293,7 @@ func countLabel(n int) string {
 // for four-character counts.
 func (m *workbench) sidebarWidth() int {
 	widest := len(countLabel(m.verifyCount))
-	for _, n := range []int{m.inboxCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
+	for _, n := range []int{m.inboxCount, m.repoCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
 		widest = max(widest, len(countLabel(n)))
 	}
 	for _, l := range memory.Layers {
@@ -278,6 +327,11 @@ func (m *workbench) sidebar(w int) []string {
 	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
 	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
 	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
+	repo := -1 // not indexed: no count, the section says how
+	if m.repoCount > 0 {
+		repo = m.repoCount
+	}
+	out = append(out, row(sectionRepo, "Repository", repo, lipgloss.NewStyle()))
 	return out
 }
 
@@ -326,6 +380,9 @@ func (m *workbench) header() string {
 	}
 	if p := m.consolidating(); p != "" {
 		right += st.Accent.Render(p) + "  "
+	}
+	if m.indexing {
+		right += st.Accent.Render("indexing…") + "  "
 	}
 	right += st.Muted.Render(m.theme.Name)
 	left = ansi.Truncate(left, max(m.w-lipgloss.Width(right)-1, 1), "…") // a long project name
@@ -438,6 +495,8 @@ func (m *workbench) keyHints() string {
 		return hints(keys.Up.as("scroll"), keys.Next.as("sidebar"), keys.Command, keys.Help, keys.Quit)
 	case m.focus == focusSidebar:
 		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
+	case m.mode == modeRepo:
+		return m.repoHints()
 	case m.mode == modeRecall:
 		return hints(keys.Up, keys.Open, keys.Explain, keys.Helpful, keys.Unhelpful, keys.Back, keys.Command, keys.Help)
 	case m.mode == modeWhy:

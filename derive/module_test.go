@@ -1,0 +1,116 @@
+package derive
+
+import (
+	"context"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// moduleTree is a small repository of Go packages, docs and a nested
+// JavaScript package.
+var moduleTree = map[string]string{
+	"README.md":             "# shop\n\nshop sells things over the network.\n",
+	"main.go":               "package main\n\nfunc main() {}\n",
+	"store/doc.go":          "// Package store keeps orders. It uses a file per order.\npackage store\n",
+	"store/order.go":        "package store\n\n// Order is one order.\ntype Order struct{}\n\n// Get reads an order.\nfunc Get() {}\n\n// Item is a line.\ntype Item struct{}\n\n// Total sums.\nfunc (i Item) Total() int { return 0 }\n",
+	"store/methods.go":      "package store\n\n// Save writes.\nfunc (o *Order) Save() {}\n\n// Load reads.\nfunc (o *Order) Load() {}\n",
+	"store/testdata/x.json": "{}\n",
+	"store/sql/sql.go":      "// Package sql stores orders in SQL.\npackage sql\n\n// Open opens.\nfunc Open() {}\n",
+	"web/README.md":         "# web\n\n[![b](x.svg)](y)\n\nThe web front end of the shop.\n",
+	"web/app/package.json":  "{}\n",
+	"web/app/src/index.js":  "x()\n",
+	"web/app/src/util.js":   "y()\n",
+	"web/static/logo.txt":   "logo\n",
+	"docs/guide.md":         "# Guide\n\n## Setup\n",
+}
+
+func TestModules(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, moduleTree)
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mods := Modules(d.Changed)
+	byPath := map[string]Module{}
+	var order []string
+	for _, m := range mods {
+		byPath[m.Path] = m
+		order = append(order, m.Path)
+	}
+	if wantSection := []string{"", "docs", "store", "store/sql", "web", "web/app"}; !reflect.DeepEqual(order, wantSection) {
+		t.Fatalf("modules %q, want %q", order, wantSection)
+	}
+	root0 := byPath[""]
+	if root0.Files != 2 || root0.Summary != "shop sells things over the network." || !reflect.DeepEqual(root0.Langs, []string{"go", "markdown"}) {
+		t.Errorf("root module %+v", root0)
+	}
+	st := byPath["store"]
+	if st.Files != 5 || st.Summary != "Package store keeps orders." {
+		t.Errorf("store: %d files, summary %q", st.Files, st.Summary)
+	}
+	// Types first, the one with more methods before the other, then functions.
+	if wantSection := []string{"Order", "Item", "Get", "Open"}; !reflect.DeepEqual(st.Exported, wantSection) {
+		t.Errorf("store exports %q, want %q", st.Exported, wantSection)
+	}
+	if sql := byPath["store/sql"]; sql.Files != 1 || sql.Summary != "Package sql stores orders in SQL." || !reflect.DeepEqual(sql.Exported, []string{"Open"}) {
+		t.Errorf("store/sql %+v", sql)
+	}
+	if web := byPath["web"]; web.Files != 5 || web.Summary != "The web front end of the shop." {
+		t.Errorf("web %+v", web)
+	}
+	if app := byPath["web/app"]; app.Files != 3 || app.Summary != "" || app.Langs[0] != "javascript" {
+		t.Errorf("web/app %+v", app)
+	}
+	if docs := byPath["docs"]; docs.Sections != 2 || docs.Summary != "" {
+		t.Errorf("docs %+v", docs)
+	}
+	if !reflect.DeepEqual(Modules(d.Changed), mods) {
+		t.Error("two calls differ")
+	}
+}
+
+func TestSummary(t *testing.T) {
+	root := t.TempDir()
+	writeTree(t, root, moduleTree)
+	writeTree(t, root, map[string]string{
+		"go.mod":   "module example.com/shop\n\ngo 1.22\n",
+		"Makefile": "test:\n\tgo test -race ./...\n",
+	})
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var ps []string
+	for _, f := range d.Changed {
+		ps = append(ps, f.Path)
+	}
+	f := ProjectFacts(root, ps)
+	mods := Modules(d.Changed)
+	got := Summary(f, mods, 0)
+	for _, wantSection := range []string{
+		"shop sells things over the network.",
+		"Go module example.com/shop (go 1.22)",
+		"build: go build ./...",
+		"test: make test (go test -race ./...)", // the Makefile's, not the convention
+		"Entry points: main.go",
+		"- store/ (go, 5 files): keeps orders. Names: Order, Item, Get, Open.",
+		"- web/ (javascript, 5 files): The web front end of the shop.",
+	} {
+		if !strings.Contains(got, wantSection) {
+			t.Errorf("summary lacks %q:\n%s", wantSection, got)
+		}
+	}
+	if strings.Contains(got, "testdata") {
+		t.Errorf("fixtures in the summary:\n%s", got)
+	}
+	// A small budget keeps the first lines and stays within it.
+	small := Summary(f, mods, 20)
+	if n := len(strings.Fields(small)); n > 20 || !strings.HasPrefix(small, "shop sells things") {
+		t.Errorf("20 words: %d words\n%s", n, small)
+	}
+	if strings.Contains(small, "Modules:") {
+		t.Errorf("modules in a summary too small for them:\n%s", small)
+	}
+}

@@ -1,0 +1,241 @@
+package derive
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// DefaultSummaryWords is Summary's budget when it is given none: about
+// 330 tokens.
+const DefaultSummaryWords = 250
+
+// Summary is the short account of a project that `cairn context` puts
+// first: what it is (the root README's first paragraph), its language
+// and module, the commands to build, test and run it, its entry points
+// and its main modules with a line each. It stays within maxWords words
+// (counted as strings.Fields does; 0 means DefaultSummaryWords), leaving
+// out the smallest modules first and cutting the description last of all
+// but its first sentence.
+func Summary(f Facts, mods []Module, maxWords int) string {
+	if maxWords <= 0 {
+		maxWords = DefaultSummaryWords
+	}
+	var lines []string
+	used := 0
+	add := func(line string) bool {
+		n := len(strings.Fields(line))
+		if used+n > maxWords {
+			return false
+		}
+		lines = append(lines, line)
+		used += n
+		return true
+	}
+
+	what := ""
+	for _, m := range mods {
+		if m.Path == "" {
+			what = m.Summary
+		}
+	}
+	head := f.Name
+	if what != "" {
+		// The description may have at most half the budget.
+		what = cutWords(what, maxWords/2)
+		if strings.HasPrefix(strings.ToLower(what), strings.ToLower(f.Name)+" ") || f.Name == "" {
+			head = what // "cairn is …" needs no "cairn: " before it
+		} else {
+			head += ": " + what
+		}
+	}
+	if head != "" && !add(head) {
+		add(cutWords(head, maxWords))
+	}
+	if l := languageLine(f); l != "" {
+		add(l)
+	}
+	if cmds := commandLine(f.Commands); cmds != "" {
+		if !add("Commands: " + cmds) {
+			add(cutWords("Commands: "+cmds, maxWords-used))
+		}
+	}
+	if len(f.EntryPoints) > 0 {
+		eps := f.EntryPoints
+		if len(eps) > 6 {
+			eps = append(eps[:6:6], fmt.Sprintf("and %d more", len(f.EntryPoints)-6))
+		}
+		add("Entry points: " + strings.Join(eps, ", "))
+	}
+
+	main := mainModules(mods)
+	if len(main) > 0 && add("Modules:") {
+		for _, m := range main {
+			if !add(moduleLine(m)) {
+				break
+			}
+		}
+		if lines[len(lines)-1] == "Modules:" {
+			lines = lines[:len(lines)-1]
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// languageLine says the language, module and file counts:
+// "Go module example.com/x (go 1.22); files: 120 go, 14 markdown".
+func languageLine(f Facts) string {
+	var b strings.Builder
+	if f.Language != "" {
+		b.WriteString(langTitle(f.Language))
+		if f.Module != "" {
+			b.WriteString(" module " + f.Module)
+		} else {
+			b.WriteString(" project")
+		}
+		for _, d := range f.Dependencies {
+			if d.Name == "go" && d.Source == "go.mod" {
+				b.WriteString(" (go " + d.Version + ")")
+			}
+		}
+	}
+	type lc struct {
+		lang string
+		n    int
+	}
+	var counts []lc
+	for l, n := range f.Languages {
+		counts = append(counts, lc{l, n})
+	}
+	sort.Slice(counts, func(i, j int) bool {
+		if counts[i].n != counts[j].n {
+			return counts[i].n > counts[j].n
+		}
+		return counts[i].lang < counts[j].lang
+	})
+	if len(counts) > 5 {
+		counts = counts[:5]
+	}
+	var parts []string
+	for _, c := range counts {
+		parts = append(parts, fmt.Sprintf("%d %s", c.n, c.lang))
+	}
+	if len(parts) > 0 {
+		if b.Len() > 0 {
+			b.WriteString("; ")
+		}
+		b.WriteString("files: " + strings.Join(parts, ", "))
+	}
+	return b.String()
+}
+
+// langTitle writes a language's name as people do ("Go", "TypeScript").
+func langTitle(s string) string {
+	switch s {
+	case "javascript":
+		return "JavaScript"
+	case "typescript":
+		return "TypeScript"
+	}
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+// commandOrder is the order the usual commands are told in.
+var commandOrder = []string{"build", "test", "run", "start", "dev", "lint", "check", "fmt", "format", "install", "bench", "ci"}
+
+// commandLine picks the commands a newcomer needs: build, test, run and
+// their kind, each from the project's own files before a convention.
+func commandLine(cmds []Command) string {
+	var parts []string
+	for _, name := range commandOrder {
+		var best *Command
+		for i := range cmds {
+			c := &cmds[i]
+			if c.Name != name {
+				continue
+			}
+			if best == nil || (strings.HasSuffix(best.Source, "(convention)") && !strings.HasSuffix(c.Source, "(convention)")) {
+				best = c
+			}
+		}
+		if best == nil {
+			continue
+		}
+		part := name + ": " + best.Run
+		if best.Recipe != "" && best.Recipe != best.Run && len(best.Recipe) <= 60 {
+			part += " (" + best.Recipe + ")"
+		}
+		parts = append(parts, part)
+	}
+	return strings.Join(parts, " · ")
+}
+
+// mainModules are the top-level directories, largest first (by sections,
+// then files), without test fixtures or dot-directories (CI settings).
+func mainModules(mods []Module) []Module {
+	var out []Module
+	for _, m := range mods {
+		if m.Path == "" || strings.Contains(m.Path, "/") || strings.HasPrefix(m.Path, ".") || m.Path == "testdata" || m.Path == "fixtures" {
+			continue
+		}
+		out = append(out, m)
+	}
+	sort.SliceStable(out, func(i, j int) bool {
+		if out[i].Sections != out[j].Sections {
+			return out[i].Sections > out[j].Sections
+		}
+		if out[i].Files != out[j].Files {
+			return out[i].Files > out[j].Files
+		}
+		return out[i].Path < out[j].Path
+	})
+	return out
+}
+
+// moduleLine is one module in a line: "- store/ (go, 12 files): The
+// store keeps … Names: Store, Open."
+func moduleLine(m Module) string {
+	var b strings.Builder
+	b.WriteString("- " + m.Path + "/ (")
+	if len(m.Langs) > 0 {
+		b.WriteString(m.Langs[0] + ", ")
+	}
+	if m.Files == 1 {
+		b.WriteString("1 file)")
+	} else {
+		fmt.Fprintf(&b, "%d files)", m.Files)
+	}
+	if m.Summary != "" {
+		b.WriteString(": " + cutWords(withoutPackage(docSynopsis(m.Summary), m.Path), 20))
+	}
+	if len(m.Exported) > 0 {
+		names := m.Exported
+		if len(names) > 4 {
+			names = names[:4]
+		}
+		b.WriteString(" Names: " + strings.Join(names, ", ") + ".")
+	}
+	return b.String()
+}
+
+// withoutPackage drops the "Package store " a Go package doc starts with:
+// the line already names the directory.
+func withoutPackage(s, dir string) string {
+	name := dir[strings.LastIndexByte(dir, '/')+1:]
+	return strings.TrimPrefix(s, "Package "+name+" ")
+}
+
+// cutWords keeps the first n words of s, marked with "…" when cut.
+func cutWords(s string, n int) string {
+	words := strings.Fields(s)
+	if len(words) <= n {
+		return strings.Join(words, " ")
+	}
+	if n <= 0 {
+		return ""
+	}
+	return strings.Join(words[:n], " ") + "…"
+}

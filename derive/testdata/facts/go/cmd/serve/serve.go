@@ -1,0 +1,4 @@
+// Command serve serves.
+package main
+
+func main() {}

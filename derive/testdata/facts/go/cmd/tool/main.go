@@ -1,0 +1,8 @@
+/*
+A block comment
+
+	before the clause.
+*/
+package main
+
+func main() {}

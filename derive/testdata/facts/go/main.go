@@ -1,0 +1,4 @@
+// Command shop serves the shop.
+package main
+
+func main() {}

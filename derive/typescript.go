@@ -1,0 +1,835 @@
+package derive
+
+import (
+	"path"
+	"strings"
+)
+
+// TypeScript and JavaScript are read by a reader of our own: no pure-Go
+// parser reads TypeScript (esbuild's and typescript-go's parsers are
+// internal packages), and goja's parser reads neither TypeScript nor ES
+// modules (it fails on the first export). The reader splits the file into
+// lexemes — strings, template literals with their nested ${ } expressions,
+// regular expressions told from division by the lexeme before them,
+// comments — matches brackets, and reads the top-level statements; where a
+// statement without a semicolon ends is decided by the line break rules of
+// automatic semicolon insertion, simplified.
+//
+// Declaration files (.d.ts) are read like any TypeScript: hand-written
+// ones are the only typed description of a JavaScript library's API, and
+// generated ones live in build directories that the walk skips.
+
+func init() {
+	register(language{name: "typescript", exts: []string{".ts", ".tsx", ".mts", ".cts"}, extract: extractTypeScript})
+	register(language{name: "javascript", exts: []string{".js", ".jsx", ".mjs", ".cjs"}, extract: extractJavaScript})
+}
+
+func extractTypeScript(p string, src []byte) ([]Section, error) {
+	return extractJS(p, "typescript", src), nil
+}
+
+func extractJavaScript(p string, src []byte) ([]Section, error) {
+	return extractJS(p, "javascript", src), nil
+}
+
+// extractJS reads a file's @file/@module doc, its top-level functions,
+// classes (with their methods), interfaces, type aliases, enums,
+// namespaces and const/let/var declarations, exported or not.
+func extractJS(p, lang string, src []byte) []Section {
+	f := newCodeFile(p, lang, src)
+	f.lexJS()
+	f.numberLines()
+	f.matchBrackets()
+	r := jsReader{f: f, fileDoc: -1}
+	var out []Section
+	if s, ok := r.fileDocSection(); ok {
+		out = append(out, s)
+	}
+	for i := 0; i < len(f.lex); {
+		if k := f.lex[i].kind; k == lexComment || k == lexDoc {
+			i++
+			continue
+		}
+		n := r.statement(i, len(f.lex), &out)
+		i = max(n, i+1) // every statement moves on, whatever the bytes
+	}
+	return mergeOverloads(out)
+}
+
+type jsReader struct {
+	f       *codeFile
+	fileDoc int // the comment taken as the file's doc, or -1
+}
+
+// fileDocSection is the file's own doc: a /** */ among the comments before
+// the first statement that says @file, @fileoverview, @module or
+// @packageDocumentation.
+func (r *jsReader) fileDocSection() (Section, bool) {
+	f := r.f
+	for i := 0; i < len(f.lex) && (f.lex[i].kind == lexComment || f.lex[i].kind == lexDoc); i++ {
+		if f.lex[i].kind != lexDoc {
+			continue
+		}
+		doc := cleanJSDoc(f.text(i))
+		name := strings.TrimSuffix(f.path, path.Ext(f.path))
+		found := false
+		var keep []string
+		for _, l := range strings.Split(doc, "\n") {
+			tag, rest, _ := strings.Cut(strings.TrimSpace(l), " ")
+			switch tag {
+			case "@module":
+				if rest = strings.TrimSpace(rest); rest != "" {
+					name = rest
+				}
+				found = true
+				continue
+			case "@file", "@fileoverview", "@fileOverview", "@overview", "@packageDocumentation":
+				found = true
+				l = rest
+			}
+			keep = append(keep, l)
+		}
+		if found {
+			r.fileDoc = i
+			return f.section(KindPackage, name, "", joinDocLines(keep), i, i), true
+		}
+	}
+	return Section{}, false
+}
+
+// statement reads the statement starting at lexeme i (before hi) and
+// returns the index after it.
+func (r *jsReader) statement(i, hi int, out *[]Section) int {
+	f := r.f
+	start := r.skipDecorators(i, hi)
+	k := start
+	for k < hi && jsModifier(f, k) {
+		k++
+	}
+	if k >= hi {
+		return hi
+	}
+	// sigEnd is where the signature stops (the body's brace, the
+	// semicolon); -1 takes the first line, for values.
+	kind, name, body, end, sigEnd := Kind(""), "default", -1, -1, -1
+	t := ""
+	if f.kind(k) == lexIdent {
+		t = f.text(k)
+	}
+	switch {
+	case t == "function":
+		n := k + 1
+		if f.is(n, "*") {
+			n++
+		}
+		if f.kind(n) == lexIdent {
+			name = f.text(n)
+		}
+		kind = KindFunc
+		body, end = r.declBody(n, hi)
+		sigEnd = bodyOrEnd(f, body, end)
+	case t == "class" && (f.kind(k+1) == lexIdent || f.is(k+1, "{")),
+		(t == "interface" || t == "enum") && f.kind(k+1) == lexIdent:
+		kind = KindType
+		if t == "class" {
+			kind = KindClass
+		}
+		if f.kind(k+1) == lexIdent && !f.is(k+1, "extends") && !f.is(k+1, "implements") {
+			name = f.text(k + 1)
+		}
+		body, end = r.declBody(k+1, hi)
+		sigEnd = bodyOrEnd(f, body, end)
+	case t == "const" && f.is(k+1, "enum") && f.kind(k+2) == lexIdent:
+		kind, name = KindType, f.text(k+2)
+		body, end = r.declBody(k+2, hi)
+		sigEnd = bodyOrEnd(f, body, end)
+	case t == "type" && f.kind(k+1) == lexIdent && (f.is(k+2, "=") || f.is(k+2, "<")):
+		kind, name = KindType, f.text(k+1)
+		end = r.stmtEnd(k, hi)
+	case (t == "namespace" || t == "module") && (f.kind(k+1) == lexIdent || f.kind(k+1) == lexString):
+		n := k + 1
+		for f.is(n+1, ".") && f.kind(n+2) == lexIdent {
+			n += 2
+		}
+		if !f.is(n+1, "{") {
+			return r.stmtEnd(i, hi) + 1
+		}
+		kind, name = KindType, strings.Trim(f.joined(k+1, n+1), `"'`)
+		body, end = n+1, f.partner[n+1]
+		sigEnd = body
+	case (t == "const" || t == "let" || t == "var") && f.kind(k+1) == lexIdent:
+		name = f.text(k + 1)
+		end = r.stmtEnd(k, hi)
+		kind, sigEnd = r.valueKind(k+2, end+1, t)
+		if kind == "" {
+			return end + 1
+		}
+	case (t == "exports" || t == "module" && f.is(k+1, ".") && f.is(k+2, "exports")) && f.is(k+1, "."):
+		// CommonJS: exports.name = function …, module.exports.name = …
+		n := k + 2
+		if t == "module" {
+			n = k + 4
+		}
+		if f.kind(n) != lexIdent || !f.is(n-1, ".") || !f.is(n+1, "=") {
+			return r.stmtEnd(i, hi) + 1
+		}
+		name = f.text(n)
+		end = r.stmtEnd(k, hi)
+		if kind, sigEnd = r.valueKind(n+1, end+1, ""); kind != KindFunc && kind != KindClass {
+			return end + 1
+		}
+	case f.kind(k) == lexIdent && f.is(k+1, ".") && f.is(k+2, "prototype") && f.is(k+3, ".") &&
+		f.kind(k+4) == lexIdent && f.is(k+5, "="):
+		// A method given to a constructor's prototype: Reply.prototype.send = function …
+		end = r.stmtEnd(k, hi)
+		if kind, sigEnd = r.valueKind(k+5, end+1, ""); kind != KindFunc {
+			return end + 1
+		}
+		kind, name = KindMethod, t+"."+f.text(k+4)
+	default:
+		return r.stmtEnd(i, hi) + 1
+	}
+	if end < k {
+		end = k
+	}
+	first, doc := r.docAbove(i)
+	sig := ""
+	if sigEnd < 0 {
+		sig = f.firstLineOf(start, end)
+	} else {
+		sig = f.joined(start, sigEnd)
+	}
+	*out = append(*out, f.section(kind, name, sig, doc, first, end))
+	if kind == KindClass && body >= 0 {
+		r.members(body, f.partner[body], name, out)
+	}
+	return end + 1
+}
+
+// bodyOrEnd is where a declaration's signature stops: before its body,
+// or before the semicolon of one without a body.
+func bodyOrEnd(f *codeFile, body, end int) int {
+	switch {
+	case body >= 0:
+		return body
+	case f.is(end, ";"):
+		return end
+	}
+	return end + 1
+}
+
+// valueKind is the kind of a const/let/var whose initializer (after its
+// name and type) lies in lexemes from..to-1, and where its signature
+// stops: a function when it is an arrow or function expression (the
+// signature runs to the arrow or the body), a class for a class
+// expression, nothing for a require() (an import by another name).
+func (r *jsReader) valueKind(from, to int, decl string) (Kind, int) {
+	f := r.f
+	eq := -1
+	for i := from; i < to; i = f.skip(i) {
+		if f.is(i, "=") {
+			eq = i
+			break
+		}
+	}
+	if eq >= 0 {
+		v := f.nextCode(eq+1, to)
+		if f.is(v, "require") && f.is(v+1, "(") {
+			return "", -1
+		}
+		if f.is(v, "function") || f.is(v, "async") && f.is(v+1, "function") {
+			body, end := r.declBody(v, to)
+			return KindFunc, bodyOrEnd(f, body, end)
+		}
+		if a := r.arrow(v, to); a >= 0 {
+			return KindFunc, a + 1
+		}
+		if f.is(v, "class") {
+			return KindClass, -1
+		}
+	}
+	if decl == "const" {
+		return KindConst, -1
+	}
+	return KindVar, -1
+}
+
+// arrow returns the index of the => when an arrow function starts at
+// lexeme i (x => …, (…) => …, (…): T => …, async …, <T>(…) => …), or -1.
+func (r *jsReader) arrow(i, hi int) int {
+	f := r.f
+	if f.is(i, "async") {
+		i++
+	}
+	if f.is(i, "<") {
+		for i < hi && !f.is(i, "(") && !f.is(i, ";") {
+			i = f.skip(i)
+		}
+	}
+	switch {
+	case f.kind(i) == lexIdent:
+		if f.is(i+1, "=>") {
+			return i + 1
+		}
+	case f.is(i, "("):
+		n := f.skip(i)
+		if f.is(n, "=>") {
+			return n
+		}
+		if f.is(n, ":") { // a return type, then the arrow
+			for ; n < hi; n = f.skip(n) {
+				if f.is(n, "=>") {
+					return n
+				}
+				if f.is(n, ";") || f.is(n, "=") {
+					break
+				}
+			}
+		}
+	}
+	return -1
+}
+
+// members reads the methods of the class whose body is the brackets
+// open..close.
+func (r *jsReader) members(open, close int, class string, out *[]Section) {
+	f := r.f
+	for i := open + 1; i < close; {
+		if k := f.lex[i].kind; k == lexComment || k == lexDoc || f.is(i, ";") || f.is(i, ",") {
+			i++
+			continue
+		}
+		k := r.skipDecorators(i, close)
+		for k < close && jsMemberModifier(f, k) {
+			k++
+		}
+		if f.is(k, "static") && f.is(k+1, "{") { // a static block
+			i = f.skip(k + 1)
+			continue
+		}
+		name := ""
+		n := k + 1
+		switch {
+		case f.kind(k) == lexIdent || f.kind(k) == lexNumber:
+			name = f.text(k)
+		case f.kind(k) == lexString:
+			name = strings.Trim(f.text(k), "\"'`")
+		case f.is(k, "["):
+			n = f.skip(k)
+			name = f.joined(k, n)
+		default:
+			i = f.skip(k)
+			continue
+		}
+		if f.is(n, "?") || f.is(n, "!") {
+			n++
+		}
+		var end, sigEnd int
+		method := false
+		switch {
+		case f.is(n, "(") || f.is(n, "<"):
+			method = true
+			var body int
+			body, end = r.declBody(n, close)
+			sigEnd = bodyOrEnd(f, body, end)
+		case f.is(n, "="):
+			end = r.stmtEnd(n, close)
+			v := f.nextCode(n+1, close)
+			if a := r.arrow(v, end+1); a >= 0 {
+				method, sigEnd = true, a+1
+			} else if f.is(v, "function") || f.is(v, "async") && f.is(v+1, "function") {
+				body, e := r.declBody(v, end+1)
+				method, sigEnd = true, bodyOrEnd(f, body, e)
+			}
+		default:
+			end = r.stmtEnd(n, close)
+		}
+		if end >= close {
+			end = close - 1
+		}
+		if end < k {
+			end = k
+		}
+		if method {
+			first, doc := r.docAbove(i)
+			start := r.skipDecorators(i, close)
+			sig := f.joined(start, sigEnd)
+			*out = append(*out, f.section(KindMethod, class+"."+name, sig, doc, first, end))
+		}
+		i = end + 1
+	}
+}
+
+// skipDecorators returns the index after the decorators (@name,
+// @a.b(args)) starting at i.
+func (r *jsReader) skipDecorators(i, hi int) int {
+	f := r.f
+	for i < hi && f.is(i, "@") && f.kind(i+1) == lexIdent {
+		i += 2
+		for f.is(i, ".") && f.kind(i+1) == lexIdent {
+			i += 2
+		}
+		if f.is(i, "(") {
+			i = f.skip(i)
+		}
+		i = f.nextCode(i, hi)
+	}
+	return i
+}
+
+// jsModifier says whether lexeme i modifies a top-level declaration.
+func jsModifier(f *codeFile, i int) bool {
+	switch string(f.raw(i)) {
+	case "export", "declare", "abstract":
+		return f.kind(i) == lexIdent
+	case "default":
+		return f.is(i-1, "export")
+	case "async":
+		return f.is(i+1, "function")
+	}
+	return false
+}
+
+// jsMemberModifier says whether lexeme i modifies a class member rather
+// than naming it (get() {} is a method called get).
+func jsMemberModifier(f *codeFile, i int) bool {
+	switch string(f.raw(i)) {
+	case "*":
+		return true
+	case "public", "private", "protected", "static", "readonly", "abstract", "override",
+		"declare", "async", "accessor", "get", "set":
+	default:
+		return false
+	}
+	if f.kind(i) != lexIdent || i+1 >= len(f.lex) || f.startLine(i+1) != f.startLine(i) {
+		return false
+	}
+	n := i + 1
+	return f.kind(n) == lexIdent || f.kind(n) == lexString || f.kind(n) == lexNumber ||
+		f.is(n, "[") || f.is(n, "*") || f.is(n, "{") && f.is(i, "static")
+}
+
+// declBody finds the body of the declaration whose name or parameters
+// start at i: the brace that opens it and the lexeme that ends the
+// declaration. Braces inside a type (a return type { a: T }, a generic
+// argument) are not the body. A declaration without a body (an overload,
+// an abstract method, a declare) ends at its semicolon or line break:
+// body is then -1.
+func (r *jsReader) declBody(i, hi int) (body, end int) {
+	f := r.f
+	angle := 0
+	prev := -1
+	for j := i; j < hi; {
+		switch {
+		case f.lex[j].kind == lexComment || f.lex[j].kind == lexDoc:
+			j++
+			continue
+		case f.is(j, "<"):
+			angle++
+		case f.is(j, ">") && angle > 0:
+			angle--
+		case f.is(j, "{"):
+			if angle == 0 && !jsTypeContext(f, prev) {
+				return j, f.partner[j]
+			}
+			prev = f.partner[j]
+			j = f.skip(j)
+			if angle == 0 && r.lineEnds(prev, hi) && !f.is(f.nextCode(j, hi), "{") {
+				return -1, prev
+			}
+			continue
+		case f.isOpen(j):
+			prev = f.partner[j]
+			j = f.skip(j)
+			if angle == 0 && r.lineEnds(prev, hi) && !f.is(f.nextCode(j, hi), "{") {
+				return -1, prev
+			}
+			continue
+		case f.isClose(j):
+			return -1, j - 1 // the container's end: the declaration is cut short
+		case angle == 0 && f.is(j, ";"):
+			return -1, j
+		}
+		if angle == 0 && r.lineEnds(j, hi) && !f.is(f.nextCode(j+1, hi), "{") {
+			return -1, j
+		}
+		prev = j
+		j++
+	}
+	return -1, hi - 1
+}
+
+// jsTypeContext says whether a { after lexeme prev starts an object type
+// rather than a body: after a colon, a type operator or an arrow.
+func jsTypeContext(f *codeFile, prev int) bool {
+	if prev < 0 {
+		return false
+	}
+	switch string(f.raw(prev)) {
+	case ":", "|", "&", ",", "=>", "<", "=", "?", "keyof", "typeof", "extends", "is", "as", "satisfies":
+		return true
+	}
+	return false
+}
+
+// stmtEnd is the last lexeme of the statement starting at i: its
+// semicolon, or the lexeme before a line break that ends it (the line
+// does not end in an operator and the next does not start with one).
+func (r *jsReader) stmtEnd(i, hi int) int {
+	f := r.f
+	for j := i; j < hi; {
+		if f.isClose(j) && f.partner[j] < i {
+			return j - 1 // a closer of an enclosing bracket
+		}
+		if f.is(j, ";") {
+			return j
+		}
+		last := j
+		if f.isOpen(j) {
+			last = f.partner[j]
+			if last >= hi {
+				return hi - 1
+			}
+		}
+		if r.lineEnds(last, hi) {
+			return last
+		}
+		j = f.nextCode(last+1, hi)
+	}
+	return hi - 1
+}
+
+// lineEnds says whether a statement may end after lexeme j: the next code
+// is on a later line, j does not ask for more, and the next does not go
+// on with an operator.
+func (r *jsReader) lineEnds(j, hi int) bool {
+	f := r.f
+	n := f.nextCode(j+1, hi)
+	if n >= hi {
+		return true
+	}
+	if f.startLine(n) <= f.endLine(j) {
+		return false
+	}
+	if f.kind(j) == lexPunct {
+		switch string(f.raw(j)) {
+		case ")", "]", "}", ";", "++", "--", "!":
+		default:
+			return false
+		}
+	}
+	switch string(f.raw(n)) {
+	case ".", "?.", "?", ":", "=", ",", "|", "&", "*", "%", "=>", ">", "^", "/", "+", "-",
+		"as", "satisfies", "instanceof", "in", "extends", "implements":
+		return false
+	}
+	return true
+}
+
+// docAbove finds the doc of the declaration starting at lexeme i: the
+// /** */ or the block of comments that ends on the line just above it (or
+// on its own line), each alone on its line. Linter and compiler
+// directives (eslint-disable, @ts-ignore…) are not doc.
+func (r *jsReader) docAbove(i int) (first int, doc string) {
+	f := r.f
+	first = i
+	k := i - 1
+	if k < 0 || k == r.fileDoc || (f.lex[k].kind != lexComment && f.lex[k].kind != lexDoc) {
+		return first, ""
+	}
+	if f.endLine(k) < f.startLine(i)-1 || !f.ownLine(k) {
+		return first, ""
+	}
+	if f.lex[k].kind == lexDoc || strings.HasPrefix(f.text(k), "/*") {
+		doc = cleanJSDoc(f.text(k))
+		if doc != "" {
+			first = k
+		}
+		return first, doc
+	}
+	top := k
+	for top-1 >= 0 && top-1 != r.fileDoc && f.lex[top-1].kind == lexComment &&
+		strings.HasPrefix(f.text(top-1), "//") && f.ownLine(top-1) && f.endLine(top-1) == f.startLine(top)-1 {
+		top--
+	}
+	var lines []string
+	for c := top; c <= k; c++ {
+		t := strings.TrimPrefix(f.text(c), "//")
+		if jsDirective(t) {
+			continue
+		}
+		lines = append(lines, strings.TrimPrefix(t, " "))
+	}
+	doc = joinDocLines(lines)
+	if doc != "" {
+		first = top
+	}
+	return first, doc
+}
+
+// jsDirective says whether a line comment speaks to a tool, not a reader.
+func jsDirective(t string) bool {
+	t = strings.TrimSpace(t)
+	for _, p := range []string{"eslint", "@ts-", "prettier-ignore", "istanbul ", "c8 ", "tslint:", "#region", "#endregion", "/ <reference", "biome-ignore", "deno-lint"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// cleanJSDoc strips a JSDoc's markers and turns {@link X} into X.
+func cleanJSDoc(t string) string {
+	s := cleanBlockComment(t)
+	for {
+		a := strings.Index(s, "{@link")
+		if a < 0 {
+			break
+		}
+		b := strings.IndexByte(s[a:], '}')
+		if b < 0 {
+			break
+		}
+		inner := strings.TrimSpace(s[a+1 : a+b])
+		_, target, _ := strings.Cut(inner, " ")
+		if _, label, ok := strings.Cut(target, "|"); ok {
+			target = label
+		}
+		s = s[:a] + strings.TrimSpace(target) + s[a+b+1:]
+	}
+	return s
+}
+
+// mergeOverloads joins consecutive sections of the same function or
+// method (TypeScript overloads, a getter and its setter) into one: the
+// first signature, the first doc.
+func mergeOverloads(secs []Section) []Section {
+	out := secs[:0]
+	for _, s := range secs {
+		if n := len(out); n > 0 && (s.Kind == KindFunc || s.Kind == KindMethod) &&
+			out[n-1].Kind == s.Kind && out[n-1].Name == s.Name && out[n-1].EndLine <= s.Line {
+			out[n-1].EndLine = s.EndLine
+			if out[n-1].Doc == "" {
+				out[n-1].Doc = s.Doc
+			}
+			continue
+		}
+		out = append(out, s)
+	}
+	return out
+}
+
+// lexJS splits JavaScript or TypeScript into lexemes. A template literal
+// is one lexeme, its ${ } expressions skipped with their own strings,
+// templates and braces. A quote that finds no partner on its line is a
+// lone punctuation mark, not a string, so an apostrophe in JSX text
+// (<p>Don't</p>) costs nothing.
+func (f *codeFile) lexJS() {
+	src := f.src
+	// tmpl holds, for each template literal open around the scanner, the
+	// depth of braces inside its current ${ } expression, or -1 while in
+	// its text.
+	var tmpl []int
+	tmplStart := 0
+	// The last lexeme that is not a comment tells a regular expression
+	// from a division.
+	prevKind, prevText := lexKind(0), []byte(nil)
+	emit := func(k lexKind, s, e int) {
+		if len(tmpl) == 0 {
+			f.add(k, s, e)
+		}
+		if k != lexComment && k != lexDoc {
+			prevKind, prevText = k, src[s:e]
+		}
+	}
+	i := f.begin
+	if i+1 < len(src) && src[i] == '#' && src[i+1] == '!' {
+		i = lineEnd(src, i) // a shebang
+	}
+	for i < len(src) {
+		if n := len(tmpl); n > 0 && tmpl[n-1] < 0 {
+			// In a template's text.
+			switch {
+			case src[i] == '\\':
+				i += 2
+			case src[i] == '`':
+				i++
+				tmpl = tmpl[:n-1]
+				if len(tmpl) == 0 {
+					f.add(lexString, tmplStart, i)
+				}
+				prevKind, prevText = lexString, src[i-1:i]
+			case src[i] == '$' && i+1 < len(src) && src[i+1] == '{':
+				tmpl[n-1] = 0
+				prevKind, prevText = lexPunct, src[i+1:i+2]
+				i += 2
+			default:
+				i++
+			}
+			continue
+		}
+		c := src[i]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+			i++
+		case c == '/' && i+1 < len(src) && src[i+1] == '/':
+			e := lineEnd(src, i)
+			emit(lexComment, i, e)
+			i = e
+		case c == '/' && i+1 < len(src) && src[i+1] == '*':
+			e := i + 2
+			for e < len(src) && !(src[e] == '*' && e+1 < len(src) && src[e+1] == '/') {
+				e++
+			}
+			e = min(e+2, len(src))
+			k := lexComment
+			if e-i > 4 && src[i+2] == '*' {
+				k = lexDoc
+			}
+			emit(k, i, e)
+			i = e
+		case c == '/' && jsRegexAllowed(prevKind, prevText):
+			e := scanJSRegex(src, i)
+			if e < 0 {
+				emit(lexPunct, i, i+1)
+				i++
+				continue
+			}
+			emit(lexString, i, e)
+			i = e
+		case c == '\'' || c == '"':
+			e := scanJSString(src, i)
+			if e < 0 {
+				emit(lexPunct, i, i+1)
+				i++
+				continue
+			}
+			emit(lexString, i, e)
+			i = e
+		case c == '`':
+			if len(tmpl) == 0 {
+				tmplStart = i
+			}
+			if len(tmpl) >= 64 { // absurd nesting: read the rest as text
+				i = len(src)
+				continue
+			}
+			tmpl = append(tmpl, -1)
+			i++
+		case identByte(c) || c == '$' || c == '#' && i+1 < len(src) && identByte(src[i+1]):
+			e := i + 1
+			for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '$') {
+				e++
+			}
+			emit(lexIdent, i, e)
+			i = e
+		case digitByte(c) || c == '.' && i+1 < len(src) && digitByte(src[i+1]):
+			e := i + 1
+			for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.') {
+				e++
+			}
+			emit(lexNumber, i, e)
+			i = e
+		default:
+			e := i + 1
+			if i+1 < len(src) {
+				switch string(src[i : i+2]) {
+				case "=>", "?.", "++", "--":
+					e = i + 2
+				case "..":
+					if i+2 < len(src) && src[i+2] == '.' {
+						e = i + 3
+					}
+				}
+			}
+			if n := len(tmpl); n > 0 {
+				switch c {
+				case '{':
+					tmpl[n-1]++
+				case '}':
+					if tmpl[n-1] == 0 {
+						tmpl[n-1] = -1 // back to the template's text
+						i++
+						continue
+					}
+					tmpl[n-1]--
+				}
+			}
+			emit(lexPunct, i, e)
+			i = e
+		}
+	}
+	if len(tmpl) > 0 {
+		f.add(lexString, tmplStart, len(src)) // an unterminated template
+	}
+}
+
+// jsRegexAllowed says whether a / after the given lexeme starts a regular
+// expression: after an operator or a keyword that expects an expression,
+// not after a value. After < it is a JSX closing tag (</div>).
+func jsRegexAllowed(k lexKind, t []byte) bool {
+	switch k {
+	case 0:
+		return true
+	case lexPunct:
+		switch string(t) {
+		case ")", "]", "}", "<", "++", "--":
+			return false
+		}
+		return true
+	case lexIdent:
+		switch string(t) {
+		case "return", "typeof", "instanceof", "in", "of", "new", "delete", "void", "throw",
+			"case", "do", "else", "yield", "await":
+			return true
+		}
+	}
+	return false
+}
+
+// scanJSRegex returns the end of the regular expression at i (flags
+// included), or -1 when it does not end on its line.
+func scanJSRegex(src []byte, i int) int {
+	class := false
+	for e := i + 1; e < len(src); e++ {
+		switch src[e] {
+		case '\\':
+			e++
+		case '\n':
+			return -1
+		case '[':
+			class = true
+		case ']':
+			class = false
+		case '/':
+			if !class {
+				e++
+				for e < len(src) && (identByte(src[e]) || digitByte(src[e])) {
+					e++
+				}
+				return e
+			}
+		}
+	}
+	return -1
+}
+
+// scanJSString returns the end of the string at i, or -1 when it does not
+// end on its line (a backslash before the line break continues it).
+func scanJSString(src []byte, i int) int {
+	q := src[i]
+	for e := i + 1; e < len(src); e++ {
+		switch src[e] {
+		case '\\':
+			e++
+			if e+1 < len(src) && src[e] == '\r' && src[e+1] == '\n' {
+				e++
+			}
+		case '\n':
+			return -1
+		case q:
+			return e + 1
+		}
+	}
+	return -1
+}

@@ -1,0 +1,409 @@
+package recall
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+
+	"cairn/memory"
+)
+
+// Derived memory in recall: the repository's sections answer "where is
+// X?" and "how do I run the tests?" beside what was learned. Each
+// project's sections have a lexical index of their own, built at the
+// first recall that needs it and dropped when the project is indexed again
+// (EventIndex): their words must not move the scores of memories, and a
+// repository of thousands of files must not weigh on a store of a few
+// hundred memories. Scores are absolute like memories' (BM25 over the
+// query's own weight), so the two kinds compare; a memory stands first
+// when both match equally.
+
+// DerivedSource is what recall reads of derived memory (the store does).
+type DerivedSource interface {
+	DerivedOutlines(ctx context.Context, project string) (map[string]memory.Outline, error)
+	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
+	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
+}
+
+// SectionHit is one recalled section of the repository.
+type SectionHit struct {
+	Source string `json:"source"` // always "derived": what the repository says
+	memory.Section
+	Project string  `json:"project"`
+	Score   float64 `json:"score"`
+	Part    Part    `json:"part"` // PartPath when it is in the files asked for, else PartRelevant
+	Explain Explain `json:"explain"`
+}
+
+// Where is the section as an editor takes it: path:line.
+func (h SectionHit) Where() string {
+	switch {
+	case h.Kind == memory.SectionModule:
+		return h.Path + "/"
+	case h.Line <= 0:
+		return h.Path
+	}
+	return h.Path + ":" + strconv.Itoa(h.Line)
+}
+
+// sectionDocLimit bounds a hit's Doc as recall returns it: where a section
+// is and what it is called answer most questions; the file has the rest.
+const sectionDocLimit = 320
+
+// Cost of a section hit in tokens, as Cost is of a memory.
+func (h SectionHit) Cost() int {
+	return (len(h.Path)+len(h.Name)+len(h.Signature)+len(h.Doc))/4 + 8
+}
+
+// derivedIndex is one project's sections and their lexical index. It is
+// brought up to date in place after an index run: the files whose stamp
+// moved are read again, those gone are taken out, so that the first
+// recall after a commit reads 50 files, not 5,000.
+type derivedIndex struct {
+	mu     sync.RWMutex
+	secs   []memory.Section // by document number; a removed one is zero
+	lex    *lexIndex
+	files  map[string]fileDocs // by path
+	summ   []int32             // the documents of the summary's commands and modules
+	stale  bool                // an index run happened since it was last brought up to date
+	hasAny bool
+}
+
+type fileDocs struct {
+	stamp memory.Stamp
+	docs  []int32
+}
+
+// derivedSet keeps the projects' indexes.
+type derivedSet struct {
+	mu    sync.Mutex
+	byPID map[string]*derivedIndex
+}
+
+// changed marks a project's index out of date: its repository was indexed
+// again. The next recall brings it up to date.
+func (d *derivedSet) changed(pid string) {
+	d.mu.Lock()
+	if x := d.byPID[pid]; x != nil {
+		x.mu.Lock()
+		x.stale = true
+		x.mu.Unlock()
+	}
+	d.mu.Unlock()
+}
+
+// sectionTokens are the words a section is found by: its name twice (what
+// it is called is what a question names), its path, signature and doc.
+func sectionTokens(s memory.Section) []string {
+	name := Tokens(s.Name)
+	toks := append(name, name...)
+	toks = append(toks, Tokens(strings.NewReplacer("/", " ", ".", " ", "_", " ", "-", " ").Replace(s.Path))...)
+	toks = append(toks, Tokens(s.Signature)...)
+	return append(toks, Tokens(s.Doc)...)
+}
+
+// fullRebuild is how many changed files make rebuilding the whole index
+// cheaper than reading them one by one.
+const fullRebuild = 1000
+
+// index returns pid's derived index, up to date, building it from src the
+// first time. A project never indexed has none (nil).
+func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derivedIndex, error) {
+	ds, ok := src.(DerivedSource)
+	if !ok {
+		return nil, nil
+	}
+	d.mu.Lock()
+	x := d.byPID[pid]
+	if x == nil {
+		x = &derivedIndex{lex: newLexIndex(), files: map[string]fileDocs{}, stale: true}
+		if d.byPID == nil {
+			d.byPID = map[string]*derivedIndex{}
+		}
+		d.byPID[pid] = x
+	}
+	d.mu.Unlock()
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	if x.stale {
+		if err := x.update(ctx, ds, pid); err != nil {
+			return nil, err
+		}
+		x.stale = false
+	}
+	if !x.hasAny {
+		return nil, nil
+	}
+	return x, nil
+}
+
+// update brings x up to date with the store: the outlines say which files
+// moved since x read them.
+func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string) error {
+	outlines, err := ds.DerivedOutlines(ctx, pid)
+	if err != nil {
+		return err
+	}
+	var moved []string
+	for p, o := range outlines {
+		if f, ok := x.files[p]; !ok || f.stamp != o.Stamp {
+			moved = append(moved, p)
+		}
+	}
+	for p := range x.files {
+		if _, ok := outlines[p]; !ok {
+			x.drop(p)
+		}
+	}
+	if len(moved) > fullRebuild || len(x.files) == 0 {
+		x.secs, x.lex, x.files, x.summ = nil, newLexIndex(), map[string]fileDocs{}, nil
+		files, err := ds.DerivedFiles(ctx, pid, "")
+		if err != nil {
+			return err
+		}
+		for _, f := range files {
+			x.add(f)
+		}
+	} else {
+		sort.Strings(moved)
+		for _, p := range moved {
+			files, err := ds.DerivedFiles(ctx, pid, p)
+			if err != nil {
+				return err
+			}
+			x.drop(p)
+			for _, f := range files {
+				if f.Path == p {
+					x.add(f)
+				}
+			}
+		}
+	}
+	sum, err := ds.RepoSummary(ctx, pid)
+	if err != nil && !errors.Is(err, memory.ErrNotFound) {
+		return err
+	}
+	for _, n := range x.summ {
+		x.lex.remove(n)
+		x.secs[n] = memory.Section{}
+	}
+	x.summ = x.summ[:0]
+	for _, s := range summarySections(sum) {
+		x.summ = append(x.summ, x.addSection(s))
+	}
+	x.hasAny = x.lex.live > 0
+	return nil
+}
+
+func (x *derivedIndex) add(f memory.DerivedFile) {
+	fd := fileDocs{stamp: f.Stamp}
+	for _, s := range f.Sections {
+		fd.docs = append(fd.docs, x.addSection(s))
+	}
+	if s, ok := fileSection(f); ok {
+		fd.docs = append(fd.docs, x.addSection(s))
+	}
+	x.files[f.Path] = fd
+}
+
+// maxFileNames bounds the names a file's own section lists.
+const maxFileNames = 40
+
+// fileSection is a file as a whole: found by the words of its name
+// (content-type-parser.js) and of what it defines, which no one section
+// of it holds together. A file with no sections has its name.
+func fileSection(f memory.DerivedFile) (memory.Section, bool) {
+	base := path.Base(f.Path)
+	name := strings.TrimSuffix(base, path.Ext(base))
+	var names []string
+	for _, s := range f.Sections {
+		if s.Kind == memory.SectionPackage || s.Kind == memory.SectionHeading || len(names) == maxFileNames {
+			continue
+		}
+		names = append(names, s.Name)
+	}
+	if name == "" {
+		return memory.Section{}, false
+	}
+	end := 1
+	if n := len(f.Sections); n > 0 {
+		end = max(end, f.Sections[n-1].EndLine)
+	}
+	return memory.Section{Path: f.Path, Line: 1, EndLine: end, Kind: memory.SectionFile, Lang: f.Lang,
+		Name: name, Doc: strings.Join(names, ", ")}, true
+}
+
+func (x *derivedIndex) addSection(s memory.Section) int32 {
+	n := int32(len(x.secs))
+	x.secs = append(x.secs, s)
+	x.lex.set(n, sectionTokens(s))
+	return n
+}
+
+func (x *derivedIndex) drop(path string) {
+	for _, n := range x.files[path].docs {
+		x.lex.remove(n)
+		x.secs[n] = memory.Section{}
+	}
+	delete(x.files, path)
+}
+
+// summarySections are the project's commands and modules as sections, so
+// that "how do I run the tests?" finds the test command where it is
+// written (the Makefile's line, the CI step) and "what is in store/?" the
+// module.
+func summarySections(sum memory.RepoSummary) []memory.Section {
+	var out []memory.Section
+	for _, c := range sum.Facts.Commands {
+		file, line := c.Source, 1
+		if i := strings.LastIndexByte(file, ':'); i > 0 {
+			if n, err := strconv.Atoi(file[i+1:]); err == nil {
+				file, line = file[:i], n
+			}
+		}
+		file, _, _ = strings.Cut(file, " (") // "go.mod (convention)"
+		doc := "the command to " + c.Name + " the project"
+		if c.Recipe != "" {
+			doc += ": " + c.Recipe
+		}
+		out = append(out, memory.Section{Path: file, Line: line, EndLine: line, Kind: memory.SectionCommand,
+			Name: c.Name, Signature: c.Run, Doc: doc})
+	}
+	for _, m := range sum.Modules {
+		if m.Path == "" {
+			continue // the root is the project, summed up by the briefing
+		}
+		doc := m.Summary
+		if len(m.Exported) > 0 {
+			doc = strings.TrimSpace(doc + " Holds " + strings.Join(m.Exported, ", ") + ".")
+		}
+		out = append(out, memory.Section{Path: m.Path, Line: 0, Kind: memory.SectionModule,
+			Name: m.Path, Signature: fmt.Sprintf("%d files, %d sections", m.Files, m.Sections), Doc: doc})
+	}
+	return out
+}
+
+// recallDerived scores the sections of the request's projects: the
+// query's words (BM25 over the query's weight, refined by the built-in
+// vector as memories are) and the path asked for.
+func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string, qvec []float32) []*SectionHit {
+	var out []*SectionHit
+	for _, pid := range req.Projects {
+		x, err := e.derived.index(ctx, e.src, pid)
+		if err != nil || x == nil {
+			continue
+		}
+		x.mu.RLock()
+		hits := map[int32]*SectionHit{}
+		if len(qtoks) > 0 {
+			mass := x.lex.mass(qtoks)
+			if mass > 0 {
+				var words []string
+				for i, s := range x.lex.search(qtoks, candidates, func(int32) bool { return true }) {
+					h := &SectionHit{Source: "derived", Section: x.secs[s.doc], Project: pid, Part: PartRelevant}
+					h.Explain.Lexical, h.Explain.LexicalRnk = s.score, i+1
+					h.Explain.Relevance = lexWeight * s.score / mass
+					h.Explain.answers = s.score / mass
+					if qvec != nil {
+						words = x.lex.appendWords(words[:0], s.doc)
+						h.Explain.Vector = cosine(qvec, NewHashed().fromTokens(words))
+						h.Explain.Relevance += vecWeight * max(h.Explain.Vector, 0)
+						h.Explain.answers += vecWeight * max(h.Explain.Vector, 0)
+					}
+					hits[s.doc] = h
+				}
+			}
+		}
+		if req.Path != "" {
+			for n, s := range x.secs {
+				if s.Path == "" || (s.Kind == memory.SectionFile && len(qtoks) == 0) || MatchPath(req.Path, []string{s.Path}) == "" {
+					continue
+				}
+				h, ok := hits[int32(n)]
+				if !ok {
+					if len(qtoks) > 0 {
+						continue // in the files asked for, but not about the question
+					}
+					h = &SectionHit{Source: "derived", Section: s, Project: pid, Explain: Explain{Relevance: 1}}
+					hits[int32(n)] = h
+				}
+				h.Part, h.Explain.Path = PartPath, s.Path
+			}
+		}
+		x.mu.RUnlock()
+		for _, h := range hits {
+			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
+			if h.Part != PartPath {
+				h.Explain.Relevance *= pathPrior(h.Path)
+			}
+			h.Explain.Final = h.Explain.Relevance
+			h.Score = h.Explain.Final
+			if len(h.Doc) > sectionDocLimit {
+				h.Doc = cutAtWord(h.Doc, sectionDocLimit)
+			}
+			out = append(out, h)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Score != out[j].Score {
+			return out[i].Score > out[j].Score
+		}
+		if out[i].Path != out[j].Path {
+			return out[i].Path < out[j].Path
+		}
+		return out[i].Line < out[j].Line
+	})
+	// A question about where something is wants files: a few sections
+	// of one file, then the next file (what a path asked for is kept).
+	perFile := map[string]int{}
+	return slices.DeleteFunc(out, func(h *SectionHit) bool {
+		if h.Part == PartPath {
+			return false
+		}
+		perFile[h.Path]++
+		return perFile[h.Path] > sectionsPerFile
+	})
+}
+
+// sectionsPerFile is how many sections of one file a recall returns.
+const sectionsPerFile = 2
+
+// pathPrior weighs where a section lives: a test, or the history of
+// changes (a changelog, release notes), says less of what the code is
+// now than the code and its docs do.
+func pathPrior(p string) float64 {
+	lower := strings.ToLower(p)
+	base := path.Base(lower)
+	switch {
+	case strings.HasPrefix(base, "changelog") || strings.HasPrefix(base, "changes") || strings.HasPrefix(base, "history") ||
+		strings.HasPrefix(base, "news") || strings.Contains(base, "release-notes") || strings.Contains(base, "release_notes"):
+		return 0.7
+	case strings.HasPrefix(lower, "test/") || strings.HasPrefix(lower, "tests/") || strings.Contains(lower, "/test/") ||
+		strings.Contains(lower, "/tests/") || strings.Contains(lower, "/testdata/") || strings.Contains(base, "_test.") ||
+		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasPrefix(base, "test_") ||
+		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests"):
+		return 0.8
+	}
+	return 1
+}
+
+// cutAtWord cuts s to at most n bytes at a word, marking the cut.
+func cutAtWord(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	cut := strings.LastIndexAny(s[:n], " \n\t")
+	if cut < n/2 {
+		cut = n
+		for cut > 0 && s[cut]&0xC0 == 0x80 {
+			cut-- // not inside a character
+		}
+	}
+	return strings.TrimSpace(s[:cut]) + "…"
+}
