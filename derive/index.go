@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/project"
 )
 
 // Report says what an index run did.
@@ -113,6 +114,9 @@ func Index(ctx context.Context, st memory.Deriver, project, root string, opt Opt
 // there is none: a project indexed at another commit is indexed again at
 // its next wake check.
 func Head(ctx context.Context, root string) string {
+	if h := project.Head(root); h != "" {
+		return h // read from .git: every command asks, and a git process costs more than the rest of the check
+	}
 	cmd := exec.CommandContext(ctx, "git", "--no-pager", "-C", root, "rev-parse", "--verify", "-q", "HEAD")
 	cmd.Env = append(os.Environ(), "GIT_TERMINAL_PROMPT=0", "GIT_OPTIONAL_LOCKS=0", "LC_ALL=C")
 	out, err := cmd.Output()

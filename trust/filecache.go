@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"cairn/internal/atomicfile"
+	"cairn/project"
 )
 
 // A file's fingerprint is kept with what a stat says of the file when it
@@ -165,7 +166,7 @@ func readFingerprints(path, root string) (kept, error) {
 // repository).
 func (k *kept) parseTree(line string) error {
 	f := strings.SplitN(line, " ", 3)
-	if len(f) != 3 || objectID(f[0]) == "" || (f[1] != "-" && objectID(f[1]) == "") || (k.head != "" && k.head != f[0]) {
+	if len(f) != 3 || project.ObjectID(f[0]) == "" || (f[1] != "-" && project.ObjectID(f[1]) == "") || (k.head != "" && k.head != f[0]) {
 		return fmt.Errorf("malformed line %q", "git "+line)
 	}
 	k.head = f[0]

@@ -1,0 +1,89 @@
+package project
+
+import (
+	"bufio"
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+)
+
+// Head is the commit HEAD names, read from the repository's files at root
+// (the top of a work tree), or "" when they do not say it plainly — no
+// .git at root, a reftable, a symbolic ref to another — and git must be
+// asked. Reading the files is what lets a command check HEAD without
+// starting a git process.
+func Head(root string) string {
+	if root == "" {
+		return ""
+	}
+	gitDir, common := filepath.Join(root, ".git"), ""
+	fi, err := os.Lstat(gitDir)
+	switch {
+	case err != nil:
+		return ""
+	case fi.Mode().IsRegular(): // a linked work tree or a submodule: "gitdir: PATH"
+		b, err := os.ReadFile(gitDir)
+		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+		if err != nil || !ok || d == "" {
+			return ""
+		}
+		if !filepath.IsAbs(d) {
+			d = filepath.Join(root, d)
+		}
+		gitDir = d
+		common = gitDir
+		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
+			if common = strings.TrimSpace(string(b)); !filepath.IsAbs(common) {
+				common = filepath.Join(gitDir, common)
+			}
+		}
+	case fi.IsDir():
+		common = gitDir
+	default:
+		return ""
+	}
+	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	if err != nil {
+		return ""
+	}
+	h := strings.TrimSpace(string(b))
+	ref, symbolic := strings.CutPrefix(h, "ref: ")
+	if !symbolic {
+		return ObjectID(h) // detached
+	}
+	if !strings.HasPrefix(ref, "refs/") || strings.Contains(ref, "..") || strings.ContainsAny(ref, "\\\x00") {
+		return ""
+	}
+	for _, d := range []string{gitDir, common} {
+		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+			return ObjectID(strings.TrimSpace(string(b)))
+		}
+	}
+	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(make([]byte, 64<<10), 1<<20)
+	for sc.Scan() {
+		if id, name, ok := bytes.Cut(sc.Bytes(), []byte{' '}); ok && string(name) == ref {
+			return ObjectID(string(id))
+		}
+	}
+	return ""
+}
+
+// ObjectID is s when it is a full object name (SHA-1 or SHA-256), else "".
+func ObjectID(s string) string {
+	if len(s) != 40 && len(s) != 64 {
+		return ""
+	}
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f') {
+			return ""
+		}
+	}
+	return s
+}
