@@ -52,7 +52,8 @@ func TestVerifyNoticesAChangeInTheNextProcess(t *testing.T) {
 // facts bound to the files and directories of a 2,000-file repository,
 // the store's server running. unchanged: nothing moved since the last
 // command, which kept the fingerprints; cold: no kept fingerprints (every
-// bound file is read); version: `cairn --version`, the process start alone.
+// bound file is read); version: `cairn --version`, the process start alone;
+// unchanged-indexed: unchanged, with the repository indexed (cairn index).
 func BenchmarkVerifyWholeProcess(b *testing.B) {
 	root := b.TempDir()
 	dir, work := filepath.Join(root, "home"), filepath.Join(root, "repo")
@@ -120,7 +121,12 @@ func BenchmarkVerifyWholeProcess(b *testing.B) {
 		name string
 		args []string
 		cold bool
-	}{{"unchanged", []string{"verify"}, false}, {"cold", []string{"verify"}, true}, {"version", []string{"--version"}, false}} {
+	}{{"unchanged", []string{"verify"}, false}, {"cold", []string{"verify"}, true}, {"version", []string{"--version"}, false},
+		{"unchanged-indexed", []string{"verify"}, false}} {
+		if c.name == "unchanged-indexed" { // what the repository says is kept too: each command checks its HEAD
+			run("index")
+			run("verify")
+		}
 		b.Run(c.name, func(b *testing.B) {
 			var ts []time.Duration
 			for range b.N {
