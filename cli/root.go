@@ -157,7 +157,7 @@ Run cairn with no command to open the workbench.`,
 // default pace, not at a short command's (see internal/gcpace).
 func longLived(cmd *cobra.Command) bool {
 	switch cmd.CommandPath() {
-	case "cairn", "cairn demo", "cairn serve", "cairn mcp", "cairn import", "cairn export", "cairn ingest", "cairn consolidate":
+	case "cairn", "cairn demo", "cairn serve", "cairn mcp", "cairn import", "cairn export", "cairn ingest", "cairn consolidate", "cairn index":
 		return true
 	}
 	return false
