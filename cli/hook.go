@@ -178,11 +178,15 @@ func (a *app) hookBriefing(ctx context.Context, p memory.Project, budget int) (s
 	if err := a.trustService().Wake(ctx); err != nil {
 		a.hookLog("SessionStart", "wake check: "+oneLine(err.Error()))
 	}
+	// The project's brief is the repository's as it is now.
+	if err := a.rederive(ctx); err != nil {
+		a.hookLog("SessionStart", "re-index: "+oneLine(err.Error()))
+	}
 	b, err := recall.Context(ctx, a.st, a.scope(), budget)
 	if err != nil {
 		return "", err
 	}
-	if len(b.Sections) == 0 {
+	if len(b.Sections) == 0 && b.Project == "" {
 		return "", nil
 	}
 	return fmt.Sprintf(briefingHeader, cleanLine(p.Name)) + b.Markdown(), nil

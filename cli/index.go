@@ -143,17 +143,17 @@ func printIndexReport(cmd *cobra.Command, r derive.Report) {
 // rederive indexes the project's repository again when it was indexed at
 // another commit (or from another root): after a commit, only what
 // changed is read. A project never indexed is left alone (cairn index
-// starts it), and a failure is reported, never stops the command.
-func (a *app) rederive(ctx context.Context) {
+// starts it). Its error is for the caller to report: it never stops a
+// command.
+func (a *app) rederive(ctx context.Context) error {
 	s, err := a.st.RepoSummary(ctx, a.proj.ID)
 	if err != nil {
-		return
+		return nil
 	}
 	root, err := a.repoRoot()
 	if err != nil || !derive.Stale(ctx, s, root) {
-		return
+		return nil
 	}
-	if _, err := derive.Index(ctx, a.st, a.proj.ID, root, derive.Options{}, memory.ActorSystem); err != nil {
-		fmt.Fprintln(a.env.Stderr, "cairn: re-index: "+cleanLine(oneLine(err.Error())))
-	}
+	_, err = derive.Index(ctx, a.st, a.proj.ID, root, derive.Options{}, memory.ActorSystem)
+	return err
 }

@@ -57,6 +57,13 @@ func TestIndexThenContextAndRecall(t *testing.T) {
 		}
 	}
 
+	// An agent's session starts with the project's brief, though nothing
+	// is remembered yet.
+	brief := e.hook(hookJSON(t, map[string]string{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": e.wd, "source": "startup"}))
+	if !strings.Contains(brief, "Shop sells hand-made kites online") || !strings.Contains(brief, "make test") {
+		t.Fatalf("session-start briefing of an indexed project:\n%s", brief)
+	}
+
 	var resp struct {
 		Repository []recall.SectionHit `json:"repository"`
 	}

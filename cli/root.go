@@ -237,8 +237,10 @@ func (a *app) open(ctx context.Context, write bool) error {
 		return a.unknownProject(ctx)
 	}
 	a.proj = p
-	a.wake(ctx)     // facts whose ground moved are marked before anything is served
-	a.rederive(ctx) // and what the repository says is read again after a commit
+	a.wake(ctx)                             // facts whose ground moved are marked before anything is served
+	if err := a.rederive(ctx); err != nil { // and what the repository says is read again after a commit
+		fmt.Fprintln(a.env.Stderr, "cairn: re-index: "+cleanLine(oneLine(err.Error())))
+	}
 	return nil
 }
 
