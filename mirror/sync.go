@@ -1,0 +1,777 @@
+package mirror
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/oklog/ulid/v2"
+
+	"cairn/memory"
+)
+
+// PersonalTag marks a memory that stays out of the mirror whatever its layer.
+const PersonalTag = "personal"
+
+// TombstoneFile lists, one id a line and no text, the memories a teammate
+// forgot, so that their files are not read back in and other stores can
+// forget them too.
+const TombstoneFile = ".tombstones"
+
+// Options configure a sync.
+type Options struct {
+	Dir     string         // the mirror's directory
+	Project string         // the project's id
+	Layers  []memory.Layer // the layers shared; nil: every layer
+	// Forget applies teammates' tombstones as forgets. Without it a
+	// tombstone archives the memory (which can be undone) and waits for a
+	// person: forgetting is a person's act, never an agent's by the way.
+	Forget bool
+	Actor  memory.Actor
+	Now    time.Time
+}
+
+// State is what the last sync of a project with a directory agreed on:
+// per memory the Hash of its content. It is the base that tells which
+// side changed a memory since.
+type State struct {
+	Hashes map[string]string `json:"hashes"`
+}
+
+// Report says what a sync did.
+type Report struct {
+	Written   int      `json:"written"`   // files written
+	Removed   int      `json:"removed"`   // files removed (archived or forgotten here)
+	Added     int      `json:"added"`     // memories new from the mirror
+	Edited    int      `json:"edited"`    // memories changed from the mirror
+	Archived  int      `json:"archived"`  // memories whose file was deleted, or a teammate forgot
+	Forgotten int      `json:"forgotten"` // teammates' forgets applied (Options.Forget)
+	Tombs     int      `json:"tombstones"`
+	Pending   []string `json:"pending_forgets,omitempty"` // teammates' forgets waiting for a person
+	Conflicts []string `json:"conflicts,omitempty"`       // copies of concurrent edits, to verify first
+	Kept      []string `json:"kept,omitempty"`            // edited here, deleted in the mirror: kept
+	Refused   []string `json:"refused,omitempty"`         // "file:line: why"; the rest went on
+}
+
+// Nothing reports whether the sync changed nothing on either side.
+func (r Report) Nothing() bool {
+	return r.Written == 0 && r.Removed == 0 && r.Added == 0 && r.Edited == 0 && r.Archived == 0 &&
+		r.Forgotten == 0 && r.Tombs == 0 && len(r.Conflicts) == 0
+}
+
+// file is one memory file of the mirror as read.
+type file struct {
+	path  string // relative, forward slashes
+	data  []byte
+	entry *Entry
+	hash  string
+}
+
+// side is the store's view of a shared memory.
+type side struct {
+	m     *memory.Memory
+	entry *Entry
+	hash  string
+}
+
+// syncer is one sync under way.
+type syncer struct {
+	st    memory.Store
+	o     Options
+	state *State
+	rep   Report
+
+	all    map[string]*memory.Memory // every memory of the project, any status
+	store  map[string]*side          // the shared ones the mirror holds
+	files  map[string]*file          // by id
+	held   map[string]bool           // ids of files refused this time: neither side touched
+	blind  bool                      // a refused file named no id: no deletion is read
+	tombs  map[string]bool
+	writes map[string]bool // ids whose file the store's version rewrites
+	gone   map[string]bool // ids whose file goes
+}
+
+// Sync brings the mirror in o.Dir and the store's project together, both
+// ways, and updates state to what they now agree on.
+func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report, error) {
+	if o.Now.IsZero() {
+		o.Now = time.Now()
+	}
+	if o.Actor == "" {
+		o.Actor = memory.ActorUser
+	}
+	if state.Hashes == nil {
+		state.Hashes = map[string]string{}
+	}
+	s := &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
+		writes: map[string]bool{}, gone: map[string]bool{}}
+	if err := s.readStore(ctx); err != nil {
+		return s.rep, err
+	}
+	if err := s.readDir(); err != nil {
+		return s.rep, err
+	}
+	if err := s.reconcile(ctx); err != nil {
+		return s.rep, err
+	}
+	if err := s.writeOut(ctx); err != nil {
+		return s.rep, err
+	}
+	return s.rep, nil
+}
+
+// shared reports whether m belongs in the mirror: a shared layer, not
+// marked personal, not archived (an archive removes the file, and a
+// deleted file archives the memory).
+func (s *syncer) shared(m *memory.Memory) bool {
+	if m.Status == memory.StatusArchived || slices.Contains(m.Tags, PersonalTag) {
+		return false
+	}
+	return s.o.Layers == nil || slices.Contains(s.o.Layers, m.Layer)
+}
+
+// readStore reads the project's memories and the team view of the shared ones.
+func (s *syncer) readStore(ctx context.Context) error {
+	s.all, s.store = map[string]*memory.Memory{}, map[string]*side{}
+	err := memory.EachPage(ctx, s.st, memory.Query{Project: s.o.Project, Status: memory.StatusAny, Limit: 1000},
+		func(ms []*memory.Memory) error {
+			for _, m := range ms {
+				s.all[m.ID] = m
+			}
+			return nil
+		})
+	if err != nil {
+		return err
+	}
+	for id, m := range s.all {
+		if s.shared(m) {
+			s.store[id] = &side{m: m}
+		}
+	}
+	for id, sd := range s.store {
+		if sd.entry, err = s.entryOf(ctx, sd.m); err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		sd.hash = Hash(sd.entry)
+	}
+	return nil
+}
+
+// entryOf is the team view of m, its links to other shared memories
+// included (history is read only when the file is written).
+func (s *syncer) entryOf(ctx context.Context, m *memory.Memory) (*Entry, error) {
+	e := &Entry{ID: m.ID, Layer: m.Layer, Kind: m.Kind, Title: m.Title, Body: m.Body,
+		Provenance: m.Provenance, Tags: slices.Clone(m.Tags), Status: m.Status, Triggers: slices.Clone(m.Triggers),
+		ValidFrom: m.ValidFrom, ValidUntil: m.ValidUntil, Supersedes: slices.Clone(m.Supersedes),
+		SupersededBy: m.SupersededBy, Version: m.Version, Created: m.CreatedAt, Updated: m.UpdatedAt}
+	for _, w := range m.Watermarks {
+		if w.Kind != memory.WatermarkNone {
+			e.Watermarks = append(e.Watermarks, Target{Kind: w.Kind, Target: w.Target})
+		}
+	}
+	out, _, err := s.st.Edges(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	for _, ed := range out {
+		if ed.Active && s.store[ed.To] != nil {
+			e.Links = append(e.Links, Link{Kind: ed.Kind, To: ed.To})
+		}
+	}
+	e.Links = sortLinks(e.Links)
+	return e, nil
+}
+
+// readDir reads the tombstones and every memory file under the layer
+// folders. Anything else (a README, .obsidian/, .trash/) is not the
+// mirror's and is left alone.
+func (s *syncer) readDir() error {
+	if fi, err := os.Lstat(s.o.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: name the directory it leads to", s.o.Dir)
+	}
+	tombs, err := readTombstones(filepath.Join(s.o.Dir, TombstoneFile))
+	if err != nil {
+		return err
+	}
+	s.tombs = tombs
+	var raw []*file
+	for _, l := range memory.Layers {
+		dir := filepath.Join(s.o.Dir, LayerDir(l))
+		ents, err := os.ReadDir(dir)
+		if errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			return err
+		}
+		for _, de := range ents {
+			if !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ".md") || strings.HasPrefix(de.Name(), ".") {
+				continue
+			}
+			rel := LayerDir(l) + "/" + de.Name()
+			f, err := s.readFile(rel, l)
+			if err != nil {
+				s.refuse(rel, err)
+				continue
+			}
+			raw = append(raw, f)
+		}
+	}
+	// Links name files; a file's name ends with its id's short form.
+	bySuffix := map[string]string{}
+	for id := range s.all {
+		bySuffix[ShortID(id)] = id
+	}
+	for _, f := range raw {
+		bySuffix[ShortID(f.entry.ID)] = f.entry.ID
+	}
+	for _, f := range raw {
+		e := f.entry
+		for i := range e.Links {
+			name := strings.TrimPrefix(string(e.Links[i].To), "\x00")
+			e.Links[i].To = bySuffix[name[strings.LastIndexByte(name, '-')+1:]]
+		}
+		e.Links = slices.DeleteFunc(e.Links, func(l Link) bool { return l.To == "" })
+		e.Links = sortLinks(e.Links)
+		if e.ID == "" { // a file a person wrote: a new memory
+			e.ID = derivedID(s.o.Now, f.path+"\x00"+string(f.data))
+		}
+		if other := s.files[e.ID]; other != nil {
+			s.refuse(f.path, fmt.Errorf("holds the id of %s too: give one of them another id (or none)", other.path))
+			s.held[e.ID] = true
+			continue
+		}
+		f.hash = Hash(e)
+		s.files[e.ID] = f
+	}
+	return nil
+}
+
+func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
+	path := filepath.Join(s.o.Dir, filepath.FromSlash(rel))
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if fi.Size() > MaxFile {
+		return nil, fmt.Errorf("over %d bytes: is this a memory file?", MaxFile)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	e, err := Parse(data, func(name string) string { return "\x00" + name })
+	if err != nil {
+		return nil, err
+	}
+	if e.ID != "" && ulidErr(e.ID) != nil {
+		return nil, fmt.Errorf("id %q is not a ULID", e.ID)
+	}
+	// A file moved to another layer's folder (in Obsidian, say) moves the memory.
+	if e.Layer != dirLayer {
+		e.Layer = dirLayer
+	}
+	return &file{path: rel, data: data, entry: e}, nil
+}
+
+func ulidErr(id string) error {
+	_, err := ulid.ParseStrict(id)
+	return err
+}
+
+// refuse notes a file the sync leaves alone, and holds what it names.
+func (s *syncer) refuse(rel string, err error) {
+	line := ""
+	var ce *ConflictError
+	if errors.As(err, &ce) {
+		line = fmt.Sprintf(":%d", ce.Line)
+		for _, id := range ce.IDs {
+			s.held[id] = true
+		}
+		if len(ce.IDs) == 0 {
+			s.blind = true
+		}
+	} else {
+		s.blind = true // whatever it held may look deleted: read no deletion this time
+	}
+	if errors.As(err, &ce) {
+		err = errors.New(strings.TrimPrefix(err.Error(), fmt.Sprintf("line %d: ", ce.Line)))
+	}
+	s.rep.Refused = append(s.rep.Refused, fmt.Sprintf("%s%s: %v", filepath.Join(s.o.Dir, filepath.FromSlash(rel)), line, err))
+}
+
+// derivedID is an id made from what it names: a retry of the same sync
+// makes the same one, and an import of it again changes nothing.
+func derivedID(t time.Time, what string) string {
+	h := sha256.Sum256([]byte(what))
+	return ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(h[:])).String()
+}
+
+// reconcile decides, memory by memory, which side changed since the last
+// sync, and carries the mirror's changes into the store.
+func (s *syncer) reconcile(ctx context.Context) error {
+	ids := map[string]bool{}
+	for id := range s.store {
+		ids[id] = true
+	}
+	for id := range s.files {
+		ids[id] = true
+	}
+	for id := range s.state.Hashes {
+		ids[id] = true
+	}
+	var imports []*Entry
+	var archives []string
+	order := make([]string, 0, len(ids))
+	for id := range ids {
+		order = append(order, id)
+	}
+	slices.Sort(order)
+	for _, id := range order {
+		if s.held[id] {
+			continue
+		}
+		sd, f, base := s.store[id], s.files[id], s.state.Hashes[id]
+		m := s.all[id]
+		switch {
+		case s.tombs[id]:
+			s.tombstoned(ctx, id, m, f)
+			continue
+		case m == nil && base != "" && f == nil:
+			delete(s.state.Hashes, id) // forgotten here and its file already gone
+			continue
+		case m == nil && base != "": // forgotten here: a tombstone travels
+			s.tombs[id], s.gone[id] = true, true
+			s.rep.Tombs++
+			delete(s.state.Hashes, id)
+			continue
+		case m != nil && sd == nil && f != nil && m.Status != memory.StatusArchived:
+			continue // not shared here (personal, or a layer not shared): left alone
+		}
+		sh, fh := "", ""
+		if sd != nil {
+			sh = sd.hash
+		}
+		if f != nil {
+			fh = f.hash
+		}
+		if f == nil && s.blind {
+			continue // a refused file may be this one: left for the next sync
+		}
+		storeMoved, fileMoved := sh != base, fh != base
+		switch {
+		case !storeMoved && !fileMoved:
+			if sd != nil && f != nil && f.path != FileName(sd.entry) {
+				s.writes[id] = true // renamed by hand: back to the name its title gives
+			}
+		case storeMoved && !fileMoved:
+			if sd != nil {
+				s.writes[id] = true
+			} else {
+				s.gone[id] = true // archived here (or no longer shared)
+			}
+		case !storeMoved && fileMoved:
+			if f != nil {
+				imports = append(imports, f.entry)
+			} else if m != nil && m.Status != memory.StatusArchived {
+				archives = append(archives, id)
+			}
+		case sh == fh: // both sides made the same change (or git merged it into one)
+			if sd != nil {
+				s.state.Hashes[id] = sh
+				s.writes[id] = f.path != FileName(sd.entry) || !bytes.Equal(f.data, s.mustRender(ctx, sd))
+			}
+		case f == nil: // edited here, deleted in the mirror: the edit is kept
+			s.writes[id] = true
+			s.rep.Kept = append(s.rep.Kept, id)
+		case sd == nil: // archived here, edited in the mirror: the edit is work, an archive undoes
+			imports = append(imports, f.entry)
+		default: // both changed it: never overwrite
+			imports = append(imports, s.conflictCopy(sd, f))
+			s.writes[id] = true
+		}
+	}
+	if err := s.importAll(ctx, imports); err != nil {
+		return err
+	}
+	for _, id := range archives {
+		if _, err := s.st.Archive(ctx, id, "its file was deleted from the team mirror", s.o.Actor); err != nil {
+			return fmt.Errorf("archive %s: %w", id, err)
+		}
+		s.rep.Archived++
+		delete(s.state.Hashes, id)
+	}
+	return nil
+}
+
+// tombstoned handles a memory a teammate (or this store) forgot.
+func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f *file) {
+	delete(s.state.Hashes, id)
+	if f != nil {
+		s.gone[id] = true // its text is not read back in
+	}
+	if m == nil {
+		return
+	}
+	if s.o.Forget {
+		if err := s.st.Forget(ctx, id, s.o.Actor); err == nil {
+			s.rep.Forgotten++
+			return
+		}
+	}
+	if m.Status != memory.StatusArchived {
+		if _, err := s.st.Archive(ctx, id, "a teammate forgot it (team mirror tombstone): cairn sync --forget forgets it here too", s.o.Actor); err == nil {
+			s.rep.Archived++
+		}
+	}
+	s.rep.Pending = append(s.rep.Pending, id)
+}
+
+// conflictCopy is the mirror's version of a memory both sides changed, as
+// a new memory that contradicts the store's and waits in the verify-first
+// queue for a person to keep one.
+func (s *syncer) conflictCopy(sd *side, f *file) *Entry {
+	c := *f.entry
+	c.ID = derivedID(s.o.Now, sd.m.ID+"\x00"+f.hash)
+	c.Status, c.Supersedes, c.SupersededBy, c.Version, c.History = memory.StatusActive, nil, "", 0, nil
+	c.Created, c.Updated = time.Time{}, time.Time{}
+	c.Links = sortLinks(append(slices.Clone(c.Links), Link{Kind: memory.EdgeContradicts, To: sd.m.ID}))
+	s.rep.Conflicts = append(s.rep.Conflicts, c.ID)
+	return &c
+}
+
+// importAll writes the mirror's memories to the store: each version the
+// store lacks, oldest first, one import per round, so that its history
+// has the versions the file's history lists. A record the store refuses
+// (a secret, a bad value) is left out and named; the rest go on.
+func (s *syncer) importAll(ctx context.Context, es []*Entry) error {
+	var rounds [][]memory.Record
+	whose := map[string]string{} // id → file, for refusals
+	for _, e := range es {
+		whose[e.ID] = e.ID
+		if f := s.files[e.ID]; f != nil {
+			whose[e.ID] = f.path
+		}
+		recs := s.records(e)
+		for i, r := range recs {
+			if i >= len(rounds) {
+				rounds = append(rounds, nil)
+			}
+			rounds[i] = append(rounds[i], r)
+		}
+	}
+	dropped := map[string]bool{}
+	for _, round := range rounds {
+		round = slices.DeleteFunc(round, func(r memory.Record) bool { return dropped[r.ID] })
+		for len(round) > 0 {
+			_, err := s.st.Import(ctx, s.o.Project, round, s.o.Actor)
+			var ie *memory.ImportError
+			if errors.As(err, &ie) && ie.Index < len(round) {
+				id := round[ie.Index].ID
+				dropped[id] = true
+				s.rep.Refused = append(s.rep.Refused, fmt.Sprintf("%s: %v", filepath.Join(s.o.Dir, filepath.FromSlash(whose[id])), ie.Err))
+				round = slices.Delete(round, ie.Index, ie.Index+1)
+				continue
+			}
+			if err != nil {
+				return err
+			}
+			break
+		}
+	}
+	for _, e := range es {
+		if dropped[e.ID] {
+			s.held[e.ID] = true
+			continue
+		}
+		if s.all[e.ID] == nil {
+			s.rep.Added++
+		} else {
+			s.rep.Edited++
+		}
+		s.writes[e.ID] = true
+	}
+	return nil
+}
+
+// records are the import records that bring e into the store: the
+// versions of its history the store has not got, then e itself.
+func (s *syncer) records(e *Entry) []memory.Record {
+	old := s.all[e.ID]
+	have := 0
+	if old != nil {
+		have = old.Version
+	}
+	cur := s.record(e, old)
+	var recs []memory.Record
+	if e.Version > have {
+		for _, p := range e.History {
+			if p.Version <= have || p.Version >= e.Version {
+				continue
+			}
+			r := cur
+			r.Title, r.Body, r.Version, r.Edges = p.Title, p.Body, p.Version, nil
+			r.Status, r.SupersededBy = memory.StatusActive, ""
+			if t, err := unstamp("updated", p.Updated); err == nil {
+				r.UpdatedAt = t
+			}
+			recs = append(recs, r)
+		}
+	}
+	return append(recs, cur)
+}
+
+// record is the import record of e's current version. A file edited by
+// hand keeps its old version number and time: the store counts it as the
+// next version, now.
+func (s *syncer) record(e *Entry, old *memory.Memory) memory.Record {
+	r := memory.Record{ID: e.ID, Layer: e.Layer, Kind: e.Kind, Title: e.Title, Body: strings.TrimSpace(e.Body),
+		Tags: e.Tags, Provenance: e.Provenance, Status: e.Status, CreatedAt: e.Created,
+		ValidFrom: e.ValidFrom, Supersedes: e.Supersedes, SupersededBy: e.SupersededBy,
+		Triggers: e.Triggers, Version: e.Version, UpdatedAt: e.Updated}
+	if r.Tags == nil {
+		r.Tags = []string{}
+	}
+	if !e.ValidUntil.IsZero() {
+		t := e.ValidUntil
+		r.ValidUntil = &t
+	}
+	if old != nil {
+		r.Confidence = old.Confidence
+		if e.Version <= old.Version || !e.Updated.After(old.UpdatedAt) {
+			r.Version, r.UpdatedAt = 0, s.o.Now.UTC()
+		}
+		if sameTargets(old.Watermarks, e.Watermarks) {
+			r.Watermarks = old.Watermarks // the stamps are this machine's: kept
+		}
+	}
+	if r.Watermarks == nil {
+		for _, t := range e.Watermarks {
+			r.Watermarks = append(r.Watermarks, memory.Watermark{Kind: t.Kind, Target: t.Target, State: memory.WatermarkUnchecked})
+		}
+	}
+	for _, l := range e.Links {
+		r.Edges = append(r.Edges, memory.RecordEdge{Kind: l.Kind, To: l.To, Weight: 1})
+	}
+	if e.Version == 0 && old == nil && e.Created.IsZero() { // a copy or a hand-written file: to verify first
+		if slices.ContainsFunc(e.Links, func(l Link) bool { return l.Kind == memory.EdgeContradicts }) {
+			t := s.o.Now.UTC()
+			r.ReopenedAt = &t
+			r.Reopened = "changed here and in the team mirror at once: keep one (supersede the other)"
+		}
+	}
+	return r
+}
+
+func sameTargets(ws []memory.Watermark, ts []Target) bool {
+	var have []Target
+	for _, w := range ws {
+		if w.Kind != memory.WatermarkNone {
+			have = append(have, Target{Kind: w.Kind, Target: w.Target})
+		}
+	}
+	return slices.Equal(have, ts)
+}
+
+// mustRender renders the store's side of a memory for comparison; an
+// error (which a later write reports) compares unequal.
+func (s *syncer) mustRender(ctx context.Context, sd *side) []byte {
+	b, _ := s.render(ctx, sd)
+	return b
+}
+
+// render is the file of a shared memory, with its history and links.
+func (s *syncer) render(ctx context.Context, sd *side) ([]byte, error) {
+	e := *sd.entry
+	hist, err := s.st.History(ctx, sd.m.ID)
+	if err != nil {
+		return nil, err
+	}
+	e.History = pastOf(hist, sd.m)
+	names, titles := map[string]string{}, map[string]string{}
+	for _, l := range e.Links {
+		if t := s.store[l.To]; t != nil {
+			names[l.To], titles[l.To] = FileName(t.entry), t.entry.Title
+		}
+	}
+	return Render(&e, names, titles)
+}
+
+// pastOf is the history a file lists: the earlier versions whose title
+// or body differ from the version before (a stamp or a status change is
+// not worth a reader's line).
+func pastOf(hist []*memory.Memory, cur *memory.Memory) []Past {
+	slices.SortFunc(hist, func(a, b *memory.Memory) int { return a.Version - b.Version })
+	var out []Past
+	prevT, prevB := "", ""
+	for _, h := range hist {
+		if h.Version >= cur.Version {
+			continue
+		}
+		body := strings.TrimSpace(h.Body)
+		if len(out) > 0 && h.Title == prevT && body == prevB {
+			continue
+		}
+		out = append(out, Past{Version: h.Version, Updated: stamp(h.UpdatedAt), Title: h.Title, Body: body})
+		prevT, prevB = h.Title, body
+	}
+	// A version that says what the current one says is no history.
+	for len(out) > 0 && out[len(out)-1].Title == cur.Title && out[len(out)-1].Body == strings.TrimSpace(cur.Body) {
+		out = out[:len(out)-1]
+	}
+	return out
+}
+
+// writeOut writes the files of what changed in the store (and what came
+// in, so that its version and history follow the store's), removes the
+// files of what left the mirror, and records the state both sides now
+// agree on. A file whose bytes are already right is not touched.
+func (s *syncer) writeOut(ctx context.Context) error {
+	if s.rep.Added+s.rep.Edited+s.rep.Archived+s.rep.Forgotten > 0 {
+		if err := s.readStore(ctx); err != nil { // what came in, as the store now has it
+			return err
+		}
+	}
+	ids := make([]string, 0, len(s.writes))
+	for id, w := range s.writes {
+		if w {
+			ids = append(ids, id)
+		}
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		sd := s.store[id]
+		if sd == nil || s.held[id] {
+			continue
+		}
+		b, err := s.render(ctx, sd)
+		if err != nil {
+			return fmt.Errorf("%s: %w", id, err)
+		}
+		name := FileName(sd.entry)
+		if f := s.files[id]; f != nil && f.path != name {
+			if err := s.remove(f.path); err != nil {
+				return err
+			}
+		}
+		wrote, err := s.writeFile(name, b)
+		if err != nil {
+			return err
+		}
+		if wrote {
+			s.rep.Written++
+		}
+	}
+	for id := range s.gone {
+		if f := s.files[id]; f != nil && !s.held[id] {
+			if err := s.remove(f.path); err != nil {
+				return err
+			}
+			s.rep.Removed++
+		}
+	}
+	if err := s.writeTombstones(); err != nil {
+		return err
+	}
+	for id, sd := range s.store {
+		if !s.held[id] && (s.files[id] != nil || s.writes[id]) {
+			s.state.Hashes[id] = sd.hash
+		}
+	}
+	for id := range s.state.Hashes {
+		if s.store[id] == nil && !s.held[id] {
+			delete(s.state.Hashes, id)
+		}
+	}
+	return nil
+}
+
+// writeFile writes b to the mirror's rel unless it already holds b, through
+// a temporary file and a rename (a reader never sees half a file). Mirror
+// files are the team's, committed to the repository: plain 0o644.
+func (s *syncer) writeFile(rel string, b []byte) (bool, error) {
+	path := filepath.Join(s.o.Dir, filepath.FromSlash(rel))
+	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+		return false, nil
+	}
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		return false, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), ".sync-*")
+	if err != nil {
+		return false, err
+	}
+	_, err = tmp.Write(b)
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Chmod(tmp.Name(), 0o644)
+	}
+	if err == nil {
+		err = os.Rename(tmp.Name(), path)
+	}
+	if err != nil {
+		os.Remove(tmp.Name())
+		return false, err
+	}
+	return true, nil
+}
+
+func (s *syncer) remove(rel string) error {
+	err := os.Remove(filepath.Join(s.o.Dir, filepath.FromSlash(rel)))
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	return err
+}
+
+// readTombstones reads the ids of a tombstone file; none is no file.
+func readTombstones(path string) (map[string]bool, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return map[string]bool{}, nil
+	} else if err != nil {
+		return nil, err
+	}
+	out := map[string]bool{}
+	for _, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		if strings.HasPrefix(line, "<<<<<<<") || strings.HasPrefix(line, "=======") || strings.HasPrefix(line, ">>>>>>>") {
+			continue // both sides of a merge of tombstones are tombstones
+		}
+		if ulidErr(line) == nil {
+			out[line] = true
+		}
+	}
+	return out, nil
+}
+
+// writeTombstones writes the tombstones, sorted, if they changed.
+func (s *syncer) writeTombstones() error {
+	if len(s.tombs) == 0 {
+		return nil
+	}
+	ids := make([]string, 0, len(s.tombs))
+	for id := range s.tombs {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	var b bytes.Buffer
+	b.WriteString("# memories forgotten: their ids, never their text (cairn sync)\n")
+	for _, id := range ids {
+		b.WriteString(id + "\n")
+	}
+	_, err := s.writeFile(TombstoneFile, b.Bytes())
+	return err
+}
