@@ -146,7 +146,7 @@ Run cairn with no command to open the workbench.`,
 		a.projectsCommand(), a.importCommand(), a.exportCommand(), a.statsCommand(), a.captureCommand(),
 		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.indexCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
-		a.gapsCommand(), a.feedbackCommand(), a.configCommand(),
+		a.gapsCommand(), a.feedbackCommand(), a.configCommand(), a.syncCommand(),
 	)
 	markUsage(root)
 	return root

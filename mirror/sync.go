@@ -327,6 +327,9 @@ func (s *syncer) reconcile(ctx context.Context) error {
 	for id := range s.state.Hashes {
 		ids[id] = true
 	}
+	for id := range s.tombs {
+		ids[id] = true
+	}
 	var imports []*Entry
 	var archives []string
 	order := make([]string, 0, len(ids))
@@ -342,7 +345,9 @@ func (s *syncer) reconcile(ctx context.Context) error {
 		m := s.all[id]
 		switch {
 		case s.tombs[id]:
-			s.tombstoned(ctx, id, m, f)
+			if err := s.tombstoned(ctx, id, m, f); err != nil {
+				return err
+			}
 			continue
 		case m == nil && base != "" && f == nil:
 			delete(s.state.Hashes, id) // forgotten here and its file already gone
@@ -412,26 +417,28 @@ func (s *syncer) reconcile(ctx context.Context) error {
 }
 
 // tombstoned handles a memory a teammate (or this store) forgot.
-func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f *file) {
+func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f *file) error {
 	delete(s.state.Hashes, id)
 	if f != nil {
 		s.gone[id] = true // its text is not read back in
 	}
-	if m == nil {
-		return
-	}
-	if s.o.Forget {
-		if err := s.st.Forget(ctx, id, s.o.Actor); err == nil {
-			s.rep.Forgotten++
-			return
+	switch {
+	case m == nil:
+		return nil
+	case s.o.Forget:
+		if err := s.st.Forget(ctx, id, s.o.Actor); err != nil {
+			return fmt.Errorf("forget %s: %w", id, err)
 		}
-	}
-	if m.Status != memory.StatusArchived {
-		if _, err := s.st.Archive(ctx, id, "a teammate forgot it (team mirror tombstone): cairn sync --forget forgets it here too", s.o.Actor); err == nil {
-			s.rep.Archived++
+		s.rep.Forgotten++
+		return nil
+	case m.Status != memory.StatusArchived:
+		if _, err := s.st.Archive(ctx, id, "a teammate forgot it (team mirror tombstone): cairn sync --forget forgets it here too", s.o.Actor); err != nil {
+			return fmt.Errorf("archive %s: %w", id, err)
 		}
+		s.rep.Archived++
 	}
 	s.rep.Pending = append(s.rep.Pending, id)
+	return nil
 }
 
 // conflictCopy is the mirror's version of a memory both sides changed, as
@@ -459,7 +466,10 @@ func (s *syncer) importAll(ctx context.Context, es []*Entry) error {
 		if f := s.files[e.ID]; f != nil {
 			whose[e.ID] = f.path
 		}
-		recs := s.records(e)
+		recs, err := s.records(ctx, e)
+		if err != nil {
+			return err
+		}
 		for i, r := range recs {
 			if i >= len(rounds) {
 				rounds = append(rounds, nil)
@@ -502,30 +512,46 @@ func (s *syncer) importAll(ctx context.Context, es []*Entry) error {
 }
 
 // records are the import records that bring e into the store: the
-// versions of its history the store has not got, then e itself.
-func (s *syncer) records(e *Entry) []memory.Record {
+// versions of its history the store has not got (by their text: two
+// people's versions may share a number), oldest first, then e itself.
+func (s *syncer) records(ctx context.Context, e *Entry) ([]memory.Record, error) {
 	old := s.all[e.ID]
-	have := 0
+	have := map[string]bool{}
 	if old != nil {
-		have = old.Version
+		hist, err := s.st.History(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range append(hist, old) {
+			have[h.Title+"\x00"+strings.TrimSpace(h.Body)] = true
+		}
 	}
 	cur := s.record(e, old)
 	var recs []memory.Record
-	if e.Version > have {
-		for _, p := range e.History {
-			if p.Version <= have || p.Version >= e.Version {
-				continue
-			}
-			r := cur
-			r.Title, r.Body, r.Version, r.Edges = p.Title, p.Body, p.Version, nil
-			r.Status, r.SupersededBy = memory.StatusActive, ""
-			if t, err := unstamp("updated", p.Updated); err == nil {
-				r.UpdatedAt = t
-			}
-			recs = append(recs, r)
-		}
+	last := 0
+	if old != nil {
+		last = old.Version
 	}
-	return append(recs, cur)
+	for _, p := range e.History {
+		if have[p.Title+"\x00"+strings.TrimSpace(p.Body)] || p.Version >= e.Version {
+			continue
+		}
+		r := cur
+		r.Title, r.Body, r.Version, r.Edges = p.Title, p.Body, p.Version, nil
+		r.Status, r.SupersededBy = memory.StatusActive, ""
+		if t, err := unstamp("updated", p.Updated); err == nil {
+			r.UpdatedAt = t
+		}
+		if p.Version <= last { // the number is taken here: the store gives the next
+			r.Version, r.UpdatedAt = 0, s.o.Now.UTC()
+		}
+		last = max(last+1, p.Version)
+		recs = append(recs, r)
+	}
+	if cur.Version != 0 && cur.Version <= last {
+		cur.Version, cur.UpdatedAt = 0, s.o.Now.UTC()
+	}
+	return append(recs, cur), nil
 }
 
 // record is the import record of e's current version. A file edited by

@@ -1,0 +1,371 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"cairn/memory"
+	"cairn/mirror"
+)
+
+// teammate is one person: a clone of the team's repository and a store.
+type teammate struct {
+	*env
+	name string
+	git  func(args ...string) (string, error)
+}
+
+// gitEnv isolates git from the user's configuration and names an author.
+func gitEnv(t *testing.T, name string) []string {
+	home := t.TempDir()
+	return []string{"PATH=" + os.Getenv("PATH"), "HOME=" + home, "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1",
+		"GIT_AUTHOR_NAME=" + name, "GIT_AUTHOR_EMAIL=" + name + "@example.com",
+		"GIT_COMMITTER_NAME=" + name, "GIT_COMMITTER_EMAIL=" + name + "@example.com", "GIT_TERMINAL_PROMPT=0"}
+}
+
+func runGit(t *testing.T, dir string, envv []string, args ...string) (string, error) {
+	t.Helper()
+	cmd := exec.Command("git", append([]string{"-c", "init.defaultBranch=main", "-c", "pull.rebase=false"}, args...)...)
+	cmd.Dir, cmd.Env = dir, envv
+	out, err := cmd.CombinedOutput()
+	return string(out), err
+}
+
+// team makes a bare repository with one commit and two clones of it,
+// each with its own person and store.
+func team(t *testing.T) (alice, bob *teammate) {
+	if _, err := exec.LookPath("git"); err != nil {
+		t.Skip("no git")
+	}
+	root := t.TempDir()
+	bare := filepath.Join(root, "origin.git")
+	must := func(out string, err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatalf("git: %v\n%s", err, out)
+		}
+	}
+	seedEnv := gitEnv(t, "seed")
+	must(runGit(t, root, seedEnv, "init", "-q", "--bare", bare))
+	seed := filepath.Join(root, "seed")
+	must(runGit(t, root, seedEnv, "clone", "-q", bare, seed))
+	must("", os.WriteFile(filepath.Join(seed, "README.md"), []byte("# proj\n"), 0o644))
+	must(runGit(t, seed, seedEnv, "add", "-A"))
+	must(runGit(t, seed, seedEnv, "commit", "-qm", "start"))
+	must(runGit(t, seed, seedEnv, "push", "-q", "origin", "HEAD:main"))
+	person := func(name string) *teammate {
+		e := newEnv(t)
+		wd := filepath.Join(root, name, "proj")
+		ge := gitEnv(t, name)
+		must(runGit(t, root, ge, "clone", "-q", bare, wd))
+		e.wd = wd
+		return &teammate{env: e, name: name, git: func(args ...string) (string, error) { return runGit(t, wd, ge, args...) }}
+	}
+	return person("alice"), person("bob")
+}
+
+// must runs a git command that has to succeed.
+func (p *teammate) must(args ...string) string {
+	p.t.Helper()
+	out, err := p.git(args...)
+	if err != nil {
+		p.t.Fatalf("%s: git %s: %v\n%s", p.name, strings.Join(args, " "), err, out)
+	}
+	return out
+}
+
+// share syncs, commits what the sync wrote and pushes it.
+func (p *teammate) share() string {
+	p.t.Helper()
+	out := p.ok("sync")
+	p.must("add", "-A")
+	if st := p.must("status", "--porcelain"); st != "" {
+		p.must("commit", "-qm", p.name+" syncs memories")
+	}
+	p.must("push", "-q", "origin", "HEAD:main")
+	return out
+}
+
+// pull pulls and syncs what came in.
+func (p *teammate) pull() string {
+	p.t.Helper()
+	p.must("pull", "-q", "origin", "main")
+	return p.ok("sync")
+}
+
+// memories are the project's memories, any status, by id, with each one's
+// history as "version:title:body" lines.
+func (p *teammate) memories() map[string]string {
+	p.t.Helper()
+	out := map[string]string{}
+	for _, r := range p.list("--status", "all", "--limit", "1000") {
+		var full struct {
+			memory.Record
+			History []memory.Record `json:"history"`
+		}
+		if err := json.Unmarshal([]byte(p.ok("show", r.ID, "--history", "--json")), &full); err != nil {
+			p.t.Fatal(err)
+		}
+		// The versions' texts, as a set: two people's concurrent versions
+		// reach each store in another order. Versions that differ only in
+		// machine-local stamps are not the team's history.
+		var lines []string
+		for _, h := range full.History {
+			lines = append(lines, h.Title+"\x00"+h.Body)
+		}
+		lines = append(lines, "now: "+full.Title+"\x00"+full.Body)
+		slices.Sort(lines)
+		lines = slices.Compact(lines)
+		out[r.ID] = string(r.Status) + "|" + string(r.Layer.Letter()) + "|" + strings.Join(lines, "\n") +
+			"|" + strings.Join(r.Supersedes, ",") + ">" + r.SupersededBy
+	}
+	return out
+}
+
+func sameMemories(t *testing.T, a, b *teammate) {
+	t.Helper()
+	ma, mb := a.memories(), b.memories()
+	for id, s := range ma {
+		if mb[id] != s {
+			t.Errorf("%s: %s has %q, %s has %q", id, a.name, s, b.name, mb[id])
+		}
+	}
+	for id := range mb {
+		if _, ok := ma[id]; !ok {
+			t.Errorf("%s: only %s has it", id, b.name)
+		}
+	}
+}
+
+// mtimes are the modification times of every file under dir.
+func mtimes(t *testing.T, dir string) map[string]time.Time {
+	out := map[string]time.Time{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				out[path] = fi.ModTime()
+			}
+		}
+		return nil
+	})
+	return out
+}
+
+func TestSyncTwoPeopleThroughGit(t *testing.T) {
+	alice, bob := team(t)
+	store := alice.rec("remember", "-l", "A", "-t", "The store is Badger", "Badger is the store; no in-memory stand-in.")
+	recall := alice.rec("remember", "-l", "D", "-t", "Recall is BM25 plus salience", "Ranking uses BM25 and salience, never trust.")
+	stale := alice.rec("remember", "-l", "B", "-t", "Port 7070 is taken", "The dev server cannot use 7070.")
+	alice.ok("remember", "-l", "B", "--tag", "personal", "-t", "My editor is helix", "Alice's own note.")
+	alice.ok("link", recall.ID, "depends_on", store.ID)
+	if out := alice.share(); !strings.Contains(out, "3 files written") {
+		t.Fatalf("alice's first sync: %s", out)
+	}
+	mirrorDir := filepath.Join(alice.wd, ".cairn", "memories")
+	b, err := os.ReadFile(filepath.Join(mirrorDir, "D-decision", "recall-is-bm25-plus-salience-"+mirror.ShortID(recall.ID)+".md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"id: " + recall.ID, "## Links", "- depends_on [[the-store-is-badger-" + mirror.ShortID(store.ID) + "|The store is Badger]]"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the file lacks %q:\n%s", want, b)
+		}
+	}
+	for _, never := range []string{"salience", "access", "trust", "fingerprint", "confidence"} {
+		if strings.Contains(strings.SplitN(string(b), "\n---\n", 2)[0], never+":") {
+			t.Errorf("the frontmatter holds the machine-local %s:\n%s", never, b)
+		}
+	}
+
+	// Bob pulls: he has the same three memories, not Alice's personal one.
+	if out := bob.pull(); !strings.Contains(out, "3 new") {
+		t.Fatalf("bob's first sync: %s", out)
+	}
+	sameMemoriesBut(t, alice, bob, "My editor is helix")
+
+	// Bob edits one and supersedes another; Alice forgets a third.
+	bob.ok("edit", store.ID, "Badger is the store; no in-memory stand-in, ever.")
+	bob.ok("supersede", recall.ID, "-t", "Recall is BM25, salience and vectors", "BM25, salience and a vector pass; never trust.")
+	bob.share()
+	alice.ok("forget", stale.ID, "--yes")
+	alice.must("pull", "-q", "origin", "main")
+	out := alice.ok("sync")
+	if !strings.Contains(out, "1 new") || !strings.Contains(out, "edited") {
+		t.Fatalf("alice's sync after bob's push: %s", out)
+	}
+	alice.must("add", "-A")
+	alice.must("commit", "-qm", "alice forgets")
+	alice.must("push", "-q", "origin", "HEAD:main")
+	tombs, _ := os.ReadFile(filepath.Join(mirrorDir, mirror.TombstoneFile))
+	if !strings.Contains(string(tombs), stale.ID) || strings.Contains(string(tombs), "7070") {
+		t.Fatalf("the tombstones should name the forgotten id and no text:\n%s", tombs)
+	}
+
+	// Bob pulls the tombstone: archived at once, forgotten when he says so.
+	out = bob.pull()
+	if !strings.Contains(out, "cairn sync --forget") {
+		t.Fatalf("bob should be asked to forget: %s", out)
+	}
+	if r := bob.rec("show", stale.ID); r.Status != memory.StatusArchived {
+		t.Fatalf("a teammate's forget archives until the person forgets: %s", r.Status)
+	}
+	bob.ok("sync", "--forget")
+	if r := bob.run("", "show", stale.ID); r.code == 0 {
+		t.Fatalf("bob still has the forgotten memory")
+	}
+	sameMemoriesBut(t, alice, bob, "My editor is helix")
+
+	// Nothing changed: nothing written, no file touched, git clean.
+	for _, p := range []*teammate{alice, bob} {
+		p.must("pull", "-q", "origin", "main")
+		dir := filepath.Join(p.wd, ".cairn", "memories")
+		before := mtimes(t, dir)
+		if out := p.ok("sync"); !strings.Contains(out, "nothing to sync") {
+			t.Errorf("%s: a sync with nothing changed: %s", p.name, out)
+		}
+		after := mtimes(t, dir)
+		if len(after) != len(before) {
+			t.Errorf("%s: files went or came: %d → %d", p.name, len(before), len(after))
+		}
+		for f, m := range before {
+			if !after[f].Equal(m) {
+				t.Errorf("%s: %s was written", p.name, f)
+			}
+		}
+		if st := p.must("status", "--porcelain"); st != "" {
+			t.Errorf("%s: git status after a sync with nothing changed:\n%s", p.name, st)
+		}
+	}
+}
+
+// sameMemoriesBut compares two stores, leaving out memories titled
+// personal (which stay with their owner).
+func sameMemoriesBut(t *testing.T, a, b *teammate, personal string) {
+	t.Helper()
+	ma, mb := a.memories(), b.memories()
+	for id, s := range ma {
+		if strings.Contains(s, personal) {
+			if _, ok := mb[id]; ok {
+				t.Errorf("%s's personal memory reached %s", a.name, b.name)
+			}
+			continue
+		}
+		if mb[id] != s {
+			t.Errorf("%s:\n  %s: %q\n  %s: %q", id, a.name, s, b.name, mb[id])
+		}
+	}
+	for id := range mb {
+		if _, ok := ma[id]; !ok {
+			t.Errorf("%s: only %s has it", id, b.name)
+		}
+	}
+}
+
+func TestSyncConcurrentEditsAndMergeConflicts(t *testing.T) {
+	alice, bob := team(t)
+	m := alice.rec("remember", "-l", "A", "-t", "Tests use t.TempDir", "Tests keep to t.TempDir().")
+	other := alice.rec("remember", "-l", "A", "-t", "Benchmarks go in the README", "With the machine.")
+	alice.share()
+	bob.pull()
+
+	// A concurrent edit git merges without a conflict (Bob had not synced
+	// his): two versions, linked contradicts, and a person's item.
+	alice.ok("edit", m.ID, "Tests keep to t.TempDir() and CAIRN_HOME.")
+	alice.share()
+	bob.ok("edit", m.ID, "Tests keep to t.TempDir() and a temporary HOME.")
+	out := bob.pull()
+	if !strings.Contains(out, "contradicts yours") {
+		t.Fatalf("a concurrent edit should be put to bob: %s", out)
+	}
+	if r := bob.rec("show", m.ID); !strings.Contains(r.Body, "temporary HOME") {
+		t.Fatalf("bob's own version was overwritten: %q", r.Body)
+	}
+	var copyID string
+	for _, r := range bob.list("--limit", "100") {
+		if strings.Contains(r.Body, "CAIRN_HOME") {
+			copyID = r.ID
+			if !slices.ContainsFunc(r.Edges, func(e memory.RecordEdge) bool { return e.Kind == memory.EdgeContradicts && e.To == m.ID }) {
+				t.Errorf("alice's version should contradict bob's: %+v", r.Edges)
+			}
+		}
+	}
+	if copyID == "" {
+		t.Fatal("alice's version was lost")
+	}
+	if !strings.Contains(bob.ok("verify", "--json"), copyID) {
+		t.Errorf("alice's version should wait in bob's verify-first queue")
+	}
+	bob.share()
+	alice.pull()
+	if r := alice.rec("show", copyID); !strings.Contains(r.Body, "CAIRN_HOME") {
+		t.Fatalf("alice should see both versions: %q", r.Body)
+	}
+
+	// A conflict git could not merge: refused with the file and line, the
+	// rest of the sync goes on.
+	alice.ok("edit", other.ID, "With the machine and its load.")
+	alice.share()
+	bob.ok("edit", other.ID, "With the machine and the Go version.")
+	bob.ok("remember", "-l", "A", "-t", "Nothing acknowledged is lost", "Every write is durable.")
+	bob.ok("sync")
+	bob.must("add", "-A")
+	bob.must("commit", "-qm", "bob's edit")
+	if out, err := bob.git("pull", "-q", "origin", "main"); err == nil {
+		t.Fatalf("the pull should conflict: %s", out)
+	}
+	r := bob.run("", "sync")
+	if r.code == 0 || !strings.Contains(r.out, "benchmarks-go-in-the-readme-"+mirror.ShortID(other.ID)+".md:") ||
+		!strings.Contains(r.out, "conflict marker") {
+		t.Fatalf("a conflicted file should be refused with its file and line: %d\n%s%s", r.code, r.out, r.err)
+	}
+	if got := bob.rec("show", other.ID); !strings.Contains(got.Body, "Go version") || got.Status != memory.StatusActive {
+		t.Fatalf("a refused file must leave its memory alone: %+v", got)
+	}
+	// Bob resolves the merge by taking Alice's text: a person's merge, so
+	// it is the memory's next version; his own stays in its history.
+	bob.must("checkout", "--theirs", ".")
+	bob.must("add", "-A")
+	bob.must("commit", "-qm", "merge")
+	if out := bob.ok("sync"); !strings.Contains(out, "1 edited") {
+		t.Fatalf("after the merge: %s", out)
+	}
+	if got := bob.rec("show", other.ID, "--history"); !strings.Contains(got.Body, "its load") {
+		t.Fatalf("the merge's text should be the current version: %q", got.Body)
+	}
+	if h := bob.ok("show", other.ID, "--history", "--json"); !strings.Contains(h, "Go version") {
+		t.Fatalf("bob's own version should stay in the history:\n%s", h)
+	}
+	bob.share()
+	alice.pull()
+	sameCurrent(t, alice, bob)
+	sameCurrent(t, bob, alice)
+}
+
+// sameCurrent checks that b has every memory of a's with the same status
+// and current text. (Histories may differ here: a version a person's merge
+// left behind stays in the history of the store that wrote it.)
+func sameCurrent(t *testing.T, a, b *teammate) {
+	t.Helper()
+	ma, mb := a.memories(), b.memories()
+	for id, s := range ma {
+		if current(s) != current(mb[id]) {
+			t.Errorf("%s: %s has %q, %s has %q", id, a.name, current(s), b.name, current(mb[id]))
+		}
+	}
+}
+
+// current is a memories() line without the history.
+func current(s string) string {
+	status, rest, _ := strings.Cut(s, "|")
+	_, rest, _ = strings.Cut(rest, "|")
+	_, now, _ := strings.Cut(rest, "now: ")
+	now, _, _ = strings.Cut(now, "|")
+	now, _, _ = strings.Cut(now, "\n")
+	return status + " " + now
+}
