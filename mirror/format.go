@@ -236,6 +236,9 @@ func Render(e *Entry, names map[string]string, titles map[string]string) ([]byte
 		Supersedes: e.Supersedes, SupersededBy: e.SupersededBy, Version: e.Version,
 		Created: stamp(e.Created), Updated: stamp(e.Updated), History: e.History,
 	}
+	if !e.Layer.Valid() {
+		f.Layer = "" // a file read from outside a layer's folder
+	}
 	head, err := yaml.MarshalWithOptions(f, yaml.UseLiteralStyleIfMultiline(true))
 	if err != nil {
 		return nil, err
@@ -327,8 +330,8 @@ func Parse(b []byte, resolve func(name string) string) (*Entry, error) {
 }
 
 // splitLinks takes the links section off the end of a body: a "## Links"
-// heading followed only by link lines. A body whose last such heading is
-// followed by anything else keeps it as text.
+// heading followed only by link lines, at least one. A body whose last
+// such heading is followed by anything else (or nothing) keeps it as text.
 func splitLinks(body string, resolve func(string) string) (string, []Link, error) {
 	i := strings.LastIndex(body, "\n"+linksHeading+"\n")
 	if i < 0 && strings.HasPrefix(body, linksHeading+"\n") {
@@ -337,6 +340,7 @@ func splitLinks(body string, resolve func(string) string) (string, []Link, error
 		return strings.TrimSpace(body), nil, nil
 	}
 	var links []Link
+	seen := 0
 	for _, line := range strings.Split(body[i+1+len(linksHeading):], "\n") {
 		line = strings.TrimSpace(line)
 		if line == "" {
@@ -346,9 +350,13 @@ func splitLinks(body string, resolve func(string) string) (string, []Link, error
 		if !ok {
 			return strings.TrimSpace(body), nil, nil
 		}
+		seen++
 		if l.To != "" {
 			links = append(links, l)
 		}
+	}
+	if seen == 0 { // a heading with no links under it is the body's own
+		return strings.TrimSpace(body), nil, nil
 	}
 	return strings.TrimSpace(body[:max(i, 0)]), links, nil
 }

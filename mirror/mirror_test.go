@@ -1,0 +1,236 @@
+package mirror
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"pgregory.net/rapid"
+
+	"cairn/memory"
+	"cairn/store"
+)
+
+func openStore(tb testing.TB) (*store.DB, memory.Project) {
+	tb.Helper()
+	db, err := store.Open(filepath.Join(tb.TempDir(), "s"), store.Options{NoSync: true})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { db.Close() })
+	p, err := db.EnsureProject(context.Background(), memory.Project{ID: "0123456789abcdef", Name: "proj"})
+	if err != nil {
+		tb.Fatal(err)
+	}
+	return db, p
+}
+
+func genEntry(t *rapid.T) *Entry {
+	text := rapid.StringMatching(`[A-Za-z0-9 .,:#'"|\[\]\-\n]{0,80}`)
+	e := &Entry{
+		ID:         memory.NewID(),
+		Layer:      rapid.SampledFrom(memory.Layers).Draw(t, "layer"),
+		Kind:       memory.KindFact,
+		Title:      strings.ReplaceAll(rapid.StringMatching(`[A-Za-z0-9 .:'"|\-]{1,40}`).Draw(t, "title"), "\n", " "),
+		Body:       strings.TrimSpace(text.Draw(t, "body")),
+		Provenance: memory.ProvUserStated,
+		Status:     memory.StatusActive,
+		Tags:       rapid.SliceOfDistinct(rapid.StringMatching(`[a-z]{1,8}`), func(s string) string { return s }).Draw(t, "tags"),
+		Version:    rapid.IntRange(1, 9).Draw(t, "version"),
+		Created:    time.Unix(rapid.Int64Range(0, 2e9).Draw(t, "created"), 0).UTC(),
+	}
+	e.Updated = e.Created.Add(time.Hour)
+	if rapid.Bool().Draw(t, "link") {
+		e.Links = []Link{{Kind: memory.EdgeDependsOn, To: memory.NewID()}}
+	}
+	if rapid.Bool().Draw(t, "history") {
+		e.History = []Past{{Version: 1, Updated: stamp(e.Created), Title: e.Title, Body: strings.TrimSpace(text.Draw(t, "old"))}}
+	}
+	return e
+}
+
+// A file reads back as what was written, and writing it again gives the
+// same bytes: what lets a sync with nothing changed write nothing.
+func TestRenderParseRoundTrip(t *testing.T) {
+	rapid.Check(t, func(t *rapid.T) {
+		e := genEntry(t)
+		names, titles := map[string]string{}, map[string]string{}
+		for _, l := range e.Links {
+			names[l.To], titles[l.To] = "A-invariant/target-"+ShortID(l.To)+".md", "Target [x]"
+		}
+		b, err := Render(e, names, titles)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := Parse(b, func(name string) string {
+			for id, n := range names {
+				if strings.TrimSuffix(filepath.Base(n), ".md") == name {
+					return id
+				}
+			}
+			return ""
+		})
+		if err != nil {
+			t.Fatalf("%v\n%s", err, b)
+		}
+		if Hash(got) != Hash(e) {
+			t.Fatalf("read back differs:\n%s\n%+v\n%+v", b, e, got)
+		}
+		if got.Version != e.Version || !got.Updated.Equal(e.Updated) || len(got.History) != len(e.History) {
+			t.Fatalf("version, time or history lost:\n%s", b)
+		}
+		again, _ := Render(got, names, titles)
+		if string(again) != string(b) {
+			t.Fatalf("not deterministic:\n%s\n---\n%s", b, again)
+		}
+	})
+}
+
+func TestParseRefusesConflictMarkers(t *testing.T) {
+	b := "---\nid: 01J0000000000000000000000A\n<<<<<<< HEAD\ntitle: ours\n=======\ntitle: theirs\n>>>>>>> origin/main\nlayer: A\n---\n\nbody\n"
+	_, err := Parse([]byte(b), func(string) string { return "" })
+	ce, ok := err.(*ConflictError)
+	if !ok || ce.Line != 3 || len(ce.IDs) != 1 {
+		t.Fatalf("want a conflict at line 3 naming the id, got %v", err)
+	}
+}
+
+func TestParseRefusesAliases(t *testing.T) {
+	b := "---\nid: &a 01J0000000000000000000000A\ntitle: *a\nlayer: A\n---\n"
+	if _, err := Parse([]byte(b), func(string) string { return "" }); err == nil || !strings.Contains(err.Error(), "anchors") {
+		t.Fatalf("want anchors refused, got %v", err)
+	}
+}
+
+func FuzzParse(f *testing.F) {
+	f.Add([]byte("---\nid: 01J0000000000000000000000A\ntitle: t\nlayer: A\n---\n\nbody\n\n## Links\n\n- depends_on [[x-abc|X]]\n"))
+	f.Add([]byte("---\n---\n"))
+	f.Fuzz(func(t *testing.T, b []byte) {
+		e, err := Parse(b, func(string) string { return "" })
+		if err != nil {
+			return
+		}
+		// Whatever reads renders, and reads back the same.
+		out, err := Render(e, nil, nil)
+		if err != nil {
+			return // a value YAML cannot write (the store would refuse it too)
+		}
+		e2, err := Parse(out, func(string) string { return "" })
+		if err != nil {
+			t.Fatalf("a rendered file does not read: %v\n%s", err, out)
+		}
+		if e2.Title != e.Title || strings.TrimSpace(e2.Body) != strings.TrimSpace(e.Body) {
+			t.Fatalf("changed on the way: %q/%q → %q/%q", e.Title, e.Body, e2.Title, e2.Body)
+		}
+	})
+}
+
+// Files a person adds, moves or deletes by hand become memories, moves
+// and archives; files that are not the mirror's are left alone.
+func TestHandEditsComeIn(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	dir := t.TempDir()
+	m, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Port 7070 is taken", Body: "Use 7071."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	gone, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Old fact", Body: "No longer."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	// A person writes a file without an id, moves one to the invariants,
+	// deletes another, and leaves a note that is not a memory.
+	write := func(rel, s string) {
+		path := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(path), 0o755)
+		if err := os.WriteFile(path, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	write("E-negative/no-sleeps.md", "---\ntitle: No sleeps in tests\nlayer: E\n---\n\nSynchronise on events.\n")
+	write("README.md", "# the team's memories\n")
+	write(".trash/x.md", "not a memory\n")
+	from := filepath.Join(dir, "B-state", "port-7070-is-taken-"+ShortID(m.ID)+".md")
+	if err := os.Rename(from, filepath.Join(dir, "A-invariant", "port-7070-is-taken-"+ShortID(m.ID)+".md")); err != nil {
+		os.MkdirAll(filepath.Join(dir, "A-invariant"), 0o755)
+		if err := os.Rename(from, filepath.Join(dir, "A-invariant", "port-7070-is-taken-"+ShortID(m.ID)+".md")); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, "B-state", "old-fact-"+ShortID(gone.ID)+".md")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Sync(ctx, db, &st, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Added != 1 || rep.Edited != 1 || rep.Archived != 1 || len(rep.Refused) != 0 {
+		t.Fatalf("report: %+v", rep)
+	}
+	if got, _ := db.Get(ctx, m.ID); got.Layer != memory.LayerInvariant {
+		t.Errorf("a file moved to A-invariant should move the memory: %s", got.Layer)
+	}
+	if got, _ := db.Get(ctx, gone.ID); got.Status != memory.StatusArchived {
+		t.Errorf("a deleted file should archive the memory: %s", got.Status)
+	}
+	page, _ := db.List(ctx, memory.Query{Project: p.ID, Layer: memory.LayerNegative})
+	if len(page.Memories) != 1 || page.Memories[0].Title != "No sleeps in tests" {
+		t.Fatalf("the hand-written file should be a memory: %+v", page.Memories)
+	}
+	// The hand-written file now has its id and its name.
+	if _, err := os.Stat(filepath.Join(dir, "E-negative", "no-sleeps-in-tests-"+ShortID(page.Memories[0].ID)+".md")); err != nil {
+		t.Errorf("the new memory's file: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "E-negative", "no-sleeps.md")); err == nil {
+		t.Errorf("the hand-written file should give way to the memory's own")
+	}
+	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
+		t.Errorf("a file that is not the mirror's was touched: %v", err)
+	}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || !rep.Nothing() {
+		t.Fatalf("and then nothing to sync: %+v %v", rep, err)
+	}
+}
+
+// BenchmarkSyncNothingChanged is a sync of 10,000 shared memories (with
+// links) whose mirror is up to date: what a sync costs on every pull.
+func BenchmarkSyncNothingChanged(b *testing.B) {
+	ctx := context.Background()
+	db, p := openStore(b)
+	const n = 10000
+	recs := make([]memory.Record, n)
+	for i := range recs {
+		recs[i] = memory.Record{ID: memory.NewID(), Layer: memory.Layers[i%6],
+			Title: fmt.Sprintf("Fact %d about module %d", i, i%97),
+			Body:  fmt.Sprintf("Module %d keeps its state in table %d; callers go through its API.", i%97, i), Tags: []string{"m"}}
+		if i > 0 && i%3 == 0 {
+			recs[i].Edges = []memory.RecordEdge{{Kind: memory.EdgeRelatesTo, To: recs[i-1].ID, Weight: 1}}
+		}
+	}
+	if _, err := db.Import(ctx, p.ID, recs, memory.ActorUser); err != nil {
+		b.Fatal(err)
+	}
+	dir := b.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Written != n {
+		b.Fatalf("first sync: %+v %v", rep, err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Sync(ctx, db, &st, o)
+		if err != nil || !rep.Nothing() {
+			b.Fatalf("%+v %v", rep, err)
+		}
+	}
+}
