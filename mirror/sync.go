@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
@@ -44,6 +45,21 @@ type Options struct {
 // side changed a memory since.
 type State struct {
 	Hashes map[string]string `json:"hashes"`
+	// Files are the mirror's files as the last sync left them, by path: a
+	// file whose bytes have not changed since is not read again.
+	Files map[string]FileState `json:"files,omitempty"`
+}
+
+// FileState is a mirror file as the last sync left it.
+type FileState struct {
+	ID   string `json:"id"`
+	Sum  string `json:"sum"`  // of its bytes
+	Hash string `json:"hash"` // of its content (see Hash)
+}
+
+func sum(b []byte) string {
+	h := sha256.Sum256(b)
+	return hex.EncodeToString(h[:12])
 }
 
 // Report says what a sync did.
@@ -70,8 +86,9 @@ func (r Report) Nothing() bool {
 // file is one memory file of the mirror as read.
 type file struct {
 	path  string // relative, forward slashes
+	id    string
 	data  []byte
-	entry *Entry
+	entry *Entry // nil: unchanged since the last sync, not read again
 	hash  string
 }
 
@@ -97,6 +114,7 @@ type syncer struct {
 	tombs  map[string]bool
 	writes map[string]bool // ids whose file the store's version rewrites
 	gone   map[string]bool // ids whose file goes
+	seen   map[string]FileState
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
@@ -112,7 +130,7 @@ func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report
 		state.Hashes = map[string]string{}
 	}
 	s := &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
-		writes: map[string]bool{}, gone: map[string]bool{}}
+		writes: map[string]bool{}, gone: map[string]bool{}, seen: map[string]FileState{}}
 	if err := s.readStore(ctx); err != nil {
 		return s.rep, err
 	}
@@ -230,9 +248,15 @@ func (s *syncer) readDir() error {
 		bySuffix[ShortID(id)] = id
 	}
 	for _, f := range raw {
-		bySuffix[ShortID(f.entry.ID)] = f.entry.ID
+		if f.entry != nil && f.entry.ID != "" {
+			bySuffix[ShortID(f.entry.ID)] = f.entry.ID
+		}
 	}
 	for _, f := range raw {
+		if f.entry == nil { // as the last sync left it
+			s.files[f.id] = f
+			continue
+		}
 		e := f.entry
 		for i := range e.Links {
 			name := strings.TrimPrefix(string(e.Links[i].To), "\x00")
@@ -248,8 +272,11 @@ func (s *syncer) readDir() error {
 			s.held[e.ID] = true
 			continue
 		}
-		f.hash = Hash(e)
+		f.id, f.hash = e.ID, Hash(e)
 		s.files[e.ID] = f
+	}
+	for _, f := range s.files {
+		s.seen[f.path] = FileState{ID: f.id, Sum: sum(f.data), Hash: f.hash}
 	}
 	return nil
 }
@@ -266,6 +293,10 @@ func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
+	}
+	// Unchanged since the last sync, which agreed on it: not read again.
+	if was, ok := s.state.Files[rel]; ok && was.Sum == sum(data) && was.Hash == s.state.Hashes[was.ID] {
+		return &file{path: rel, id: was.ID, data: data, hash: was.Hash}, nil
 	}
 	e, err := Parse(data, func(name string) string { return "\x00" + name })
 	if err != nil {
@@ -686,11 +717,13 @@ func (s *syncer) writeOut(ctx context.Context) error {
 			if err := s.remove(f.path); err != nil {
 				return err
 			}
+			delete(s.seen, f.path)
 		}
 		wrote, err := s.writeFile(name, b)
 		if err != nil {
 			return err
 		}
+		s.seen[name] = FileState{ID: id, Sum: sum(b), Hash: sd.hash}
 		if wrote {
 			s.rep.Written++
 		}
@@ -700,6 +733,7 @@ func (s *syncer) writeOut(ctx context.Context) error {
 			if err := s.remove(f.path); err != nil {
 				return err
 			}
+			delete(s.seen, f.path)
 			s.rep.Removed++
 		}
 	}
@@ -714,6 +748,12 @@ func (s *syncer) writeOut(ctx context.Context) error {
 	for id := range s.state.Hashes {
 		if s.store[id] == nil && !s.held[id] {
 			delete(s.state.Hashes, id)
+		}
+	}
+	s.state.Files = map[string]FileState{}
+	for path, fs := range s.seen {
+		if s.state.Hashes[fs.ID] != "" && !s.held[fs.ID] {
+			s.state.Files[path] = fs
 		}
 	}
 	return nil
