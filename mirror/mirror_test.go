@@ -234,3 +234,46 @@ func BenchmarkSyncNothingChanged(b *testing.B) {
 		}
 	}
 }
+
+// A change in the store alone (a link, which bumps no version) reaches the
+// mirror: the quick "nothing changed" path must not hide it.
+func TestStoreOnlyChangesAreWritten(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	a, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerDecision, Title: "Ship on Fridays", Body: "Never."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "CI must be green", Body: "Always."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	if rep, _ := Sync(ctx, db, &st, o); !rep.Nothing() {
+		t.Fatalf("nothing changed: %+v", rep)
+	}
+	if err := db.Link(ctx, memory.Edge{From: a.ID, Kind: memory.EdgeDependsOn, To: b.ID, Weight: 1}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Sync(ctx, db, &st, o)
+	if err != nil || rep.Written != 1 {
+		t.Fatalf("the link should rewrite one file: %+v %v", rep, err)
+	}
+	got, _ := os.ReadFile(filepath.Join(dir, "D-decision", "ship-on-fridays-"+ShortID(a.ID)+".md"))
+	if !strings.Contains(string(got), "- depends_on [[ci-must-be-green-"+ShortID(b.ID)+"|CI must be green]]") {
+		t.Fatalf("the link is not in the file:\n%s", got)
+	}
+	// Sharing fewer layers is a change too: the invariant leaves the mirror.
+	o.Layers = []memory.Layer{memory.LayerDecision}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Removed != 1 {
+		t.Fatalf("a layer no longer shared should leave the mirror: %+v %v", rep, err)
+	}
+	if got, _ := db.Get(ctx, b.ID); got.Status != memory.StatusActive {
+		t.Fatalf("a memory no longer shared must not be archived: %s", got.Status)
+	}
+}

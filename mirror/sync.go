@@ -48,6 +48,12 @@ type State struct {
 	// Files are the mirror's files as the last sync left them, by path: a
 	// file whose bytes have not changed since is not read again.
 	Files map[string]FileState `json:"files,omitempty"`
+	// Event is the store's newest event of the project when the last sync
+	// ended, Scope the layers it shared and Tombs the tombstones' sum: with
+	// the files' sums, what tells that nothing changed on either side.
+	Event string `json:"event,omitempty"`
+	Scope string `json:"scope,omitempty"`
+	Tombs string `json:"tombs,omitempty"`
 }
 
 // FileState is a mirror file as the last sync left it.
@@ -115,6 +121,8 @@ type syncer struct {
 	writes map[string]bool // ids whose file the store's version rewrites
 	gone   map[string]bool // ids whose file goes
 	seen   map[string]FileState
+	raw    []*file // as read, before resolve
+	tsum   string  // of the tombstone file as read
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
@@ -131,19 +139,70 @@ func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report
 	}
 	s := &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
 		writes: map[string]bool{}, gone: map[string]bool{}, seen: map[string]FileState{}}
-	if err := s.readStore(ctx); err != nil {
-		return s.rep, err
-	}
 	if err := s.readDir(); err != nil {
 		return s.rep, err
 	}
+	event, err := lastEvent(ctx, st, o.Project)
+	if err != nil {
+		return s.rep, err
+	}
+	if s.quiet(event) {
+		return s.rep, nil
+	}
+	if err := s.readStore(ctx); err != nil {
+		return s.rep, err
+	}
+	s.resolve()
 	if err := s.reconcile(ctx); err != nil {
 		return s.rep, err
 	}
 	if err := s.writeOut(ctx); err != nil {
 		return s.rep, err
 	}
+	// What this sync agreed on, stamped with the store's newest event
+	// (after its own writes) and the tombstones as they now are.
+	if state.Event, err = lastEvent(ctx, st, o.Project); err != nil {
+		return s.rep, err
+	}
+	state.Scope, state.Tombs = scope(o), s.tsum
 	return s.rep, nil
+}
+
+// lastEvent is the id of the project's newest timeline event: every change
+// of a memory or a link writes one, in the same transaction.
+func lastEvent(ctx context.Context, st memory.Store, project string) (string, error) {
+	evs, err := st.Timeline(ctx, project, 1)
+	if err != nil || len(evs) == 0 {
+		return "", err
+	}
+	return evs[0].ID, nil
+}
+
+// scope names what o shares, so that sharing other layers is a change.
+func scope(o Options) string {
+	var b strings.Builder
+	for _, l := range o.Layers {
+		b.WriteString(l.Letter())
+	}
+	return b.String()
+}
+
+// quiet reports whether neither side changed since the last sync: the
+// store has written no event since, the shared scope is the same, and
+// every file and the tombstones are byte for byte as it left them. Then
+// there is nothing to read from the store and nothing to write.
+func (s *syncer) quiet(event string) bool {
+	st := s.state
+	if s.o.Forget || event == "" || event != st.Event || scope(s.o) != st.Scope || s.tsum != st.Tombs ||
+		len(s.rep.Refused) > 0 || len(s.raw) != len(st.Files) {
+		return false
+	}
+	for _, f := range s.raw {
+		if f.entry != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // shared reports whether m belongs in the mirror: a shared layer, not
@@ -215,11 +274,11 @@ func (s *syncer) readDir() error {
 	if fi, err := os.Lstat(s.o.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
 		return fmt.Errorf("%s is a symbolic link: name the directory it leads to", s.o.Dir)
 	}
-	tombs, err := readTombstones(filepath.Join(s.o.Dir, TombstoneFile))
+	tombs, tsum, err := readTombstones(filepath.Join(s.o.Dir, TombstoneFile))
 	if err != nil {
 		return err
 	}
-	s.tombs = tombs
+	s.tombs, s.tsum = tombs, tsum
 	var raw []*file
 	for _, l := range memory.Layers {
 		dir := filepath.Join(s.o.Dir, LayerDir(l))
@@ -242,7 +301,14 @@ func (s *syncer) readDir() error {
 			raw = append(raw, f)
 		}
 	}
-	// Links name files; a file's name ends with its id's short form.
+	s.raw = raw
+	return nil
+}
+
+// resolve reads the links of the files read (a link names a file, whose
+// name ends with its id's short form) and files them by id.
+func (s *syncer) resolve() {
+	raw := s.raw
 	bySuffix := map[string]string{}
 	for id := range s.all {
 		bySuffix[ShortID(id)] = id
@@ -278,7 +344,6 @@ func (s *syncer) readDir() error {
 	for _, f := range s.files {
 		s.seen[f.path] = FileState{ID: f.id, Sum: sum(f.data), Hash: f.hash}
 	}
-	return nil
 }
 
 func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
@@ -388,8 +453,8 @@ func (s *syncer) reconcile(ctx context.Context) error {
 			s.rep.Tombs++
 			delete(s.state.Hashes, id)
 			continue
-		case m != nil && sd == nil && f != nil && m.Status != memory.StatusArchived:
-			continue // not shared here (personal, or a layer not shared): left alone
+		case m != nil && sd == nil && f != nil && base == "" && m.Status != memory.StatusArchived:
+			continue // a file of a memory this store keeps unshared (personal, or its layer): left alone
 		}
 		sh, fh := "", ""
 		if sd != nil {
@@ -800,12 +865,12 @@ func (s *syncer) remove(rel string) error {
 }
 
 // readTombstones reads the ids of a tombstone file; none is no file.
-func readTombstones(path string) (map[string]bool, error) {
+func readTombstones(path string) (map[string]bool, string, error) {
 	b, err := os.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return map[string]bool{}, nil
+		return map[string]bool{}, "", nil
 	} else if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	out := map[string]bool{}
 	for _, line := range strings.Split(string(b), "\n") {
@@ -820,7 +885,7 @@ func readTombstones(path string) (map[string]bool, error) {
 			out[line] = true
 		}
 	}
-	return out, nil
+	return out, sum(b), nil
 }
 
 // writeTombstones writes the tombstones, sorted, if they changed.
@@ -838,6 +903,7 @@ func (s *syncer) writeTombstones() error {
 	for _, id := range ids {
 		b.WriteString(id + "\n")
 	}
+	s.tsum = sum(b.Bytes())
 	_, err := s.writeFile(TombstoneFile, b.Bytes())
 	return err
 }
