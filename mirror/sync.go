@@ -233,14 +233,41 @@ func (s *syncer) readStore(ctx context.Context) error {
 			s.store[id] = &side{m: m}
 		}
 	}
-	for id, sd := range s.store {
-		if sd.entry, err = s.entryOf(ctx, sd.m); err != nil {
-			return fmt.Errorf("%s: %w", id, err)
-		}
-		sd.hash = Hash(sd.entry)
+	// A memory's links are a call each; through a server most of that is
+	// the round trip, so a few are in flight at once.
+	work := make(chan *side)
+	errs := make(chan error, readers)
+	for range readers {
+		go func() {
+			var first error
+			for sd := range work {
+				if first != nil {
+					continue
+				}
+				e, err := s.entryOf(ctx, sd.m)
+				if err != nil {
+					first = fmt.Errorf("%s: %w", sd.m.ID, err)
+					continue
+				}
+				sd.entry, sd.hash = e, Hash(e)
+			}
+			errs <- first
+		}()
 	}
-	return nil
+	for _, sd := range s.store {
+		work <- sd
+	}
+	close(work)
+	for range readers {
+		if e := <-errs; e != nil && err == nil {
+			err = e
+		}
+	}
+	return err
 }
+
+// readers is how many memories' links are read at once.
+const readers = 4
 
 // entryOf is the team view of m, its links to other shared memories
 // included (history is read only when the file is written).
