@@ -337,6 +337,9 @@ func pathSkip(p string, ex []excludePattern) string {
 		return SkipExcluded
 	}
 	elems := strings.Split(p, "/")
+	if len(elems) > 1 && elems[0] == ".cairn" {
+		return SkipGenerated // cairn's own team mirror (cairn sync): memories, not what the repository says
+	}
 	for _, e := range elems[:len(elems)-1] {
 		if vendorDirs[e] {
 			return SkipVendored
