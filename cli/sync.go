@@ -76,9 +76,12 @@ mirror's version becomes a new memory that contradicts it, to verify first.`,
 				return fmt.Errorf("sync state: %w", err)
 			}
 			if a.json {
-				return writeJSON(cmd.OutOrStdout(), rep)
+				if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
+					return err
+				}
+			} else {
+				printSync(cmd.OutOrStdout(), dir, rep)
 			}
-			printSync(cmd.OutOrStdout(), dir, rep)
 			if len(rep.Refused) > 0 {
 				return fmt.Errorf("%s refused: resolve and run cairn sync again", plural(len(rep.Refused), "file", "files"))
 			}
