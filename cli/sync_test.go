@@ -128,21 +128,6 @@ func (p *teammate) memories() map[string]string {
 	return out
 }
 
-func sameMemories(t *testing.T, a, b *teammate) {
-	t.Helper()
-	ma, mb := a.memories(), b.memories()
-	for id, s := range ma {
-		if mb[id] != s {
-			t.Errorf("%s: %s has %q, %s has %q", id, a.name, s, b.name, mb[id])
-		}
-	}
-	for id := range mb {
-		if _, ok := ma[id]; !ok {
-			t.Errorf("%s: only %s has it", id, b.name)
-		}
-	}
-}
-
 // mtimes are the modification times of every file under dir.
 func mtimes(t *testing.T, dir string) map[string]time.Time {
 	out := map[string]time.Time{}

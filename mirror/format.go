@@ -108,16 +108,6 @@ func ShortID(id string) string {
 // LayerDir is the folder of a layer's files ("A-invariant").
 func LayerDir(l memory.Layer) string { return l.Letter() + "-" + l.String() }
 
-// layerOfDir is the layer a folder name stands for, or 0.
-func layerOfDir(dir string) memory.Layer {
-	for _, l := range memory.Layers {
-		if dir == LayerDir(l) {
-			return l
-		}
-	}
-	return 0
-}
-
 // Slug is a readable file name part from a title: lower case letters and
 // digits joined by single dashes, at most 60 bytes.
 func Slug(title string) string {
