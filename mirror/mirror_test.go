@@ -297,3 +297,27 @@ func TestStoreOnlyChangesAreWritten(t *testing.T) {
 		t.Fatalf("a memory no longer shared must not be archived: %s", got.Status)
 	}
 }
+
+// A secret in a teammate's file is refused like any write of it: the file
+// is named (never the secret), the rest of the sync goes on.
+func TestSecretInAFileIsRefused(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	dir := t.TempDir()
+	os.MkdirAll(filepath.Join(dir, "A-invariant"), 0o755)
+	token := "ghp_" + strings.Repeat("aB3dE5fG7h", 4)[:36]
+	os.WriteFile(filepath.Join(dir, "A-invariant", "leak.md"), []byte("---\ntitle: Deploy token\nlayer: A\n---\n\nThe token is "+token+"\n"), 0o644)
+	os.WriteFile(filepath.Join(dir, "A-invariant", "fine.md"), []byte("---\ntitle: Deploys go through CI\nlayer: A\n---\n\nNever by hand.\n"), 0o644)
+	var st State
+	rep, err := Sync(ctx, db, &st, Options{Dir: dir, Project: p.ID})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Refused) != 1 || !strings.Contains(rep.Refused[0], "leak.md") || strings.Contains(rep.Refused[0], token) || rep.Added != 1 {
+		t.Fatalf("report: %+v", rep)
+	}
+	page, _ := db.List(ctx, memory.Query{Project: p.ID})
+	if len(page.Memories) != 1 || page.Memories[0].Title != "Deploys go through CI" {
+		t.Fatalf("stored: %+v", page.Memories)
+	}
+}

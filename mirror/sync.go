@@ -96,6 +96,7 @@ type file struct {
 	data  []byte
 	entry *Entry // nil: unchanged since the last sync, not read again
 	hash  string
+	mtime time.Time
 }
 
 // side is the store's view of a shared memory.
@@ -357,8 +358,8 @@ func (s *syncer) resolve() {
 		}
 		e.Links = slices.DeleteFunc(e.Links, func(l Link) bool { return l.To == "" })
 		e.Links = sortLinks(e.Links)
-		if e.ID == "" { // a file a person wrote: a new memory
-			e.ID = derivedID(s.o.Now, f.path+"\x00"+string(f.data))
+		if e.ID == "" { // a file a person wrote: a new memory, the same one if a sync is retried
+			e.ID = derivedID(f.mtime, f.path+"\x00"+string(f.data))
 		}
 		if other := s.files[e.ID]; other != nil {
 			s.refuse(f.path, fmt.Errorf("holds the id of %s too: give one of them another id (or none)", other.path))
@@ -401,7 +402,7 @@ func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
 	if e.Layer != dirLayer {
 		e.Layer = dirLayer
 	}
-	return &file{path: rel, data: data, entry: e}, nil
+	return &file{path: rel, data: data, entry: e, mtime: fi.ModTime()}, nil
 }
 
 func ulidErr(id string) error {
@@ -569,7 +570,7 @@ func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f 
 // queue for a person to keep one.
 func (s *syncer) conflictCopy(sd *side, f *file) *Entry {
 	c := *f.entry
-	c.ID = derivedID(s.o.Now, sd.m.ID+"\x00"+f.hash)
+	c.ID = derivedID(sd.m.UpdatedAt, sd.m.ID+"\x00"+f.hash) // a retried sync makes the same copy
 	c.Status, c.Supersedes, c.SupersededBy, c.Version, c.History = memory.StatusActive, nil, "", 0, nil
 	c.Created, c.Updated = time.Time{}, time.Time{}
 	c.Links = sortLinks(append(slices.Clone(c.Links), Link{Kind: memory.EdgeContradicts, To: sd.m.ID}))
