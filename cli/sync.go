@@ -1,26 +1,16 @@
 package cli
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
 
-	"cairn/internal/atomicfile"
 	"cairn/memory"
 	"cairn/mirror"
 )
-
-// DefaultMirror is where the team mirror lives in a repository.
-const DefaultMirror = ".cairn/memories"
 
 func (a *app) syncCommand() *cobra.Command {
 	var layers string
@@ -54,26 +44,19 @@ mirror's version becomes a new memory that contradicts it, to verify first.`,
 				if err != nil {
 					return err
 				}
-				dir = filepath.Join(root, filepath.FromSlash(DefaultMirror))
+				dir = filepath.Join(root, filepath.FromSlash(mirror.DefaultDir))
 			}
 			if dir, err = filepath.Abs(dir); err != nil {
 				return err
 			}
-			statePath, err := a.syncStatePath(dir)
+			home, err := a.homeDir()
 			if err != nil {
 				return err
 			}
-			state, err := readSyncState(statePath)
-			if err != nil {
-				return err
-			}
-			rep, err := mirror.Sync(cmd.Context(), a.st, &state, mirror.Options{Dir: dir, Project: a.proj.ID,
+			rep, err := mirror.Run(cmd.Context(), a.st, home, mirror.Options{Dir: dir, Project: a.proj.ID,
 				Layers: ls, Forget: forget, Actor: memory.ActorUser})
 			if err != nil {
 				return fmt.Errorf("sync %s: %w", dir, err)
-			}
-			if err := atomicfile.Write(statePath, 0o600, func(w io.Writer) error { return json.NewEncoder(w).Encode(state) }); err != nil {
-				return fmt.Errorf("sync state: %w", err)
 			}
 			if a.json {
 				if err := writeJSON(cmd.OutOrStdout(), rep); err != nil {
@@ -107,32 +90,6 @@ func parseLayers(s string) ([]memory.Layer, error) {
 		out = append(out, l)
 	}
 	return out, nil
-}
-
-// syncStatePath is where the last sync of this project with dir is kept:
-// in cairn's home, per project and directory, since it is this machine's
-// (what this store and that directory last agreed on).
-func (a *app) syncStatePath(dir string) (string, error) {
-	home, err := a.homeDir()
-	if err != nil {
-		return "", err
-	}
-	h := sha256.Sum256([]byte(dir))
-	return filepath.Join(home, "sync", a.proj.ID+"-"+hex.EncodeToString(h[:6])+".json"), nil
-}
-
-func readSyncState(path string) (mirror.State, error) {
-	var st mirror.State
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) {
-		return st, os.MkdirAll(filepath.Dir(path), 0o700)
-	} else if err != nil {
-		return st, err
-	}
-	if err := json.Unmarshal(b, &st); err != nil {
-		return st, fmt.Errorf("sync state %s: %v (remove it: the next sync compares everything again)", path, err)
-	}
-	return st, nil
 }
 
 func printSync(w io.Writer, dir string, r mirror.Report) {
