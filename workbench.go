@@ -8,6 +8,7 @@ import (
 
 	"cairn/derive"
 	"cairn/memory"
+	"cairn/mirror"
 	"cairn/project"
 	"cairn/recall"
 	"cairn/trust"
@@ -37,20 +38,39 @@ func workbench(ctx context.Context, st memory.Store, p memory.Project, projects 
 	// /index reads the project's repository: its root, else the git work
 	// tree (or the directory) the workbench was opened in, as cairn index.
 	opt.Index = func(ctx context.Context, p memory.Project) (derive.Report, error) {
-		root := p.Root
-		if root == "" {
-			wd, err := os.Getwd()
-			if err != nil {
-				return derive.Report{}, err
-			}
-			if root = project.GitRoot(wd); root == "" {
-				root = wd
-			}
+		root, err := repoRoot(p)
+		if err != nil {
+			return derive.Report{}, err
 		}
 		return derive.Index(ctx, st, p.ID, root, derive.Options{}, memory.ActorUser)
+	}
+	// /sync keeps the team mirror in that repository, as cairn sync does.
+	opt.Sync = func(ctx context.Context, p memory.Project) (mirror.Report, error) {
+		root, err := repoRoot(p)
+		if err != nil {
+			return mirror.Report{}, err
+		}
+		return mirror.Run(ctx, st, home, mirror.Options{Dir: filepath.Join(root, filepath.FromSlash(mirror.DefaultDir)),
+			Project: p.ID, Actor: memory.ActorUser})
 	}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}
 	return ui.Run(ctx, st, opt)
+}
+
+// repoRoot is a project's repository: its root, else the git work tree
+// (or the directory) the workbench was opened in.
+func repoRoot(p memory.Project) (string, error) {
+	if p.Root != "" {
+		return p.Root, nil
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return "", err
+	}
+	if root := project.GitRoot(wd); root != "" {
+		return root, nil
+	}
+	return wd, nil
 }

@@ -22,6 +22,7 @@ import (
 
 	"cairn/derive"
 	"cairn/memory"
+	"cairn/mirror"
 	"cairn/recall"
 	"cairn/safetext"
 	"cairn/themes"
@@ -50,6 +51,9 @@ type Options struct {
 	// repository (/index), from the process whose working directory names
 	// the repository; nil: /index says to run cairn index.
 	Index func(context.Context, memory.Project) (derive.Report, error)
+	// Sync brings a project's team mirror and its memories together
+	// (/sync, as cairn sync does); nil: /sync says to run cairn sync.
+	Sync func(context.Context, memory.Project) (mirror.Report, error)
 }
 
 type focus int
@@ -151,6 +155,7 @@ type workbench struct {
 	inboxCount  int                       // waiting drafts, open proposals and gaps
 	repoCount   int                       // the repository's modules (0: not indexed)
 	indexing    bool                      // an /index run is under way
+	syncing     bool                      // a /sync run is under way
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
@@ -564,6 +569,8 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		return m.repoFilesLoaded(msg)
 	case indexedMsg:
 		return m.indexed(msg)
+	case syncedMsg:
+		return m.synced(msg)
 	case editorReadyMsg:
 		return m.editorReady(msg)
 	case fileEditedMsg:

@@ -18,6 +18,7 @@ import (
 	"cairn/derive"
 	"cairn/internal/config"
 	"cairn/memory"
+	"cairn/mirror"
 	"cairn/recall"
 	"cairn/safetext"
 	"cairn/themes"
@@ -860,5 +861,13 @@ func runIndex(ctx context.Context, index func(context.Context, memory.Project) (
 	return func() tea.Msg {
 		rep, err := index(ctx, p)
 		return indexedMsg{project: p, rep: rep, err: err}
+	}
+}
+
+// runSync syncs the project with its team mirror (Options.Sync).
+func runSync(ctx context.Context, sync func(context.Context, memory.Project) (mirror.Report, error), p memory.Project) tea.Cmd {
+	return func() tea.Msg {
+		rep, err := sync(ctx, p)
+		return syncedMsg{project: p, rep: rep, err: err}
 	}
 }

@@ -39,6 +39,7 @@ var registry = []command{
 	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)", run: (*workbench).cmdUndo},
 	{name: "repository", args: "", help: "the repository's modules and sections, as cairn index read them (read-only)", run: (*workbench).cmdRepository},
 	{name: "index", args: "", help: "read the repository again into derived memory (what changed since the last index), in the background", run: (*workbench).cmdIndex},
+	{name: "sync", args: "", help: "bring the team mirror (.cairn/memories in the repository) and the store together, as cairn sync does", run: (*workbench).cmdSync},
 	{name: "help", args: "", help: "keys and commands", run: (*workbench).cmdHelp},
 	{name: "quit", args: "", help: "leave cairn", run: (*workbench).cmdQuit},
 }

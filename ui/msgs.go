@@ -6,6 +6,7 @@ import (
 	"cairn/consolidate"
 	"cairn/derive"
 	"cairn/memory"
+	"cairn/mirror"
 	"cairn/recall"
 	"cairn/trust"
 )
@@ -283,6 +284,13 @@ type repoFilesLoadedMsg struct {
 	req             int
 	files           []memory.DerivedFile
 	err             error
+}
+
+// syncedMsg is the end of a /sync run.
+type syncedMsg struct {
+	project memory.Project
+	rep     mirror.Report
+	err     error
 }
 
 // indexedMsg is the end of an /index run.
