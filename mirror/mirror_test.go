@@ -321,3 +321,61 @@ func TestSecretInAFileIsRefused(t *testing.T) {
 		t.Fatalf("stored: %+v", page.Memories)
 	}
 }
+
+// Status says, per shared memory, what the next sync would do, and writes
+// nothing.
+func TestStatus(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	here, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "Go 1.27", Body: "The toolchain."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	there, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "Badger", Body: "The store."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mine, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "My alias", Body: "gs = git status", Tags: []string{PersonalTag}}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	home, dir := t.TempDir(), t.TempDir()
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Run(ctx, db, home, o); err != nil {
+		t.Fatal(err)
+	}
+	body := "The toolchain, pinned."
+	if _, err := db.Edit(ctx, here.ID, memory.Patch{Body: &body}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "A-invariant", "badger-"+ShortID(there.ID)+".md")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(b), "The store.", "The store, on disk.", 1)), 0o644)
+	before := mtimes(t, dir)
+	got, err := Status(ctx, db, home, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got[here.ID] != ToPush || got[there.ID] != ToPull || len(got) != 2 {
+		t.Fatalf("status: %v (personal %s)", got, mine.ID)
+	}
+	if _, ok := got[mine.ID]; ok {
+		t.Fatal("a personal memory is not shared")
+	}
+	if after := mtimes(t, dir); len(after) != len(before) {
+		t.Fatal("Status wrote")
+	}
+}
+
+func mtimes(t *testing.T, dir string) map[string]time.Time {
+	out := map[string]time.Time{}
+	filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			if fi, err := d.Info(); err == nil {
+				out[path] = fi.ModTime()
+			}
+		}
+		return nil
+	})
+	return out
+}

@@ -67,3 +67,55 @@ func Run(ctx context.Context, st memory.Store, home string, o Options) (Report, 
 	}
 	return rep, nil
 }
+
+// Pending says where a shared memory stands against the mirror.
+type Pending string
+
+// Where a shared memory stands. A memory Status does not list is not
+// shared (personal, archived, or of a layer not shared).
+const (
+	InStep   Pending = "in step"               // the file says what the store says
+	ToPush   Pending = "changed here"          // the next sync writes its file
+	ToPull   Pending = "changed in the mirror" // the next sync reads its file
+	BothWays Pending = "changed on both sides" // the next sync keeps both, to verify
+)
+
+// Status is, per shared memory of the project, what the next sync would
+// do with it; nothing is written.
+func Status(ctx context.Context, st memory.Store, home string, o Options) (map[string]Pending, error) {
+	state, err := LoadState(StatePath(home, o.Project, o.Dir))
+	if err != nil {
+		return nil, err
+	}
+	if state.Hashes == nil {
+		state.Hashes = map[string]string{}
+	}
+	s := newSyncer(st, &state, o)
+	if err := s.readDir(); err != nil {
+		return nil, err
+	}
+	if err := s.readStore(ctx); err != nil {
+		return nil, err
+	}
+	s.resolve()
+	out := make(map[string]Pending, len(s.store))
+	for id, sd := range s.store {
+		base, fh := state.Hashes[id], ""
+		if f := s.files[id]; f != nil {
+			fh = f.hash
+		}
+		switch here, there := sd.hash != base, fh != base; {
+		case s.tombs[id]:
+			out[id] = ToPull
+		case here && there && sd.hash != fh:
+			out[id] = BothWays
+		case here && there, !here && !there:
+			out[id] = InStep
+		case here:
+			out[id] = ToPush
+		default:
+			out[id] = ToPull
+		}
+	}
+	return out, nil
+}

@@ -138,8 +138,7 @@ func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report
 	if state.Hashes == nil {
 		state.Hashes = map[string]string{}
 	}
-	s := &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
-		writes: map[string]bool{}, gone: map[string]bool{}, seen: map[string]FileState{}}
+	s := newSyncer(st, state, o)
 	if err := s.readDir(); err != nil {
 		return s.rep, err
 	}
@@ -204,6 +203,11 @@ func (s *syncer) quiet(event string) bool {
 		}
 	}
 	return true
+}
+
+func newSyncer(st memory.Store, state *State, o Options) *syncer {
+	return &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
+		writes: map[string]bool{}, gone: map[string]bool{}, seen: map[string]FileState{}}
 }
 
 // shared reports whether m belongs in the mirror: a shared layer, not
