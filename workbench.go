@@ -53,6 +53,18 @@ func workbench(ctx context.Context, st memory.Store, p memory.Project, projects 
 		return mirror.Run(ctx, st, home, mirror.Options{Dir: filepath.Join(root, filepath.FromSlash(mirror.DefaultDir)),
 			Project: p.ID, Actor: memory.ActorUser})
 	}
+	// Where each memory stands against the team mirror, when there is one.
+	opt.MirrorStatus = func(ctx context.Context, p memory.Project) (map[string]mirror.Pending, error) {
+		root, err := repoRoot(p)
+		if err != nil {
+			return nil, err
+		}
+		dir := filepath.Join(root, filepath.FromSlash(mirror.DefaultDir))
+		if _, err := os.Stat(dir); err != nil {
+			return nil, nil // no mirror: nothing to show
+		}
+		return mirror.Status(ctx, st, home, mirror.Options{Dir: dir, Project: p.ID})
+	}
 	if r, ok := st.(recall.Recaller); ok {
 		opt.Recall = r
 	}

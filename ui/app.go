@@ -54,6 +54,10 @@ type Options struct {
 	// Sync brings a project's team mirror and its memories together
 	// (/sync, as cairn sync does); nil: /sync says to run cairn sync.
 	Sync func(context.Context, memory.Project) (mirror.Report, error)
+	// MirrorStatus says where each shared memory of a project stands
+	// against its team mirror (nil map: the project has none); read when
+	// the workbench opens and after /sync. nil: nothing is shown.
+	MirrorStatus func(context.Context, memory.Project) (map[string]mirror.Pending, error)
 }
 
 type focus int
@@ -281,7 +285,18 @@ func (m Model) Init() tea.Cmd {
 
 // load fetches what the first frame shows: counts, the first page (and
 // through it the selected memory) and the project list.
-func (m *workbench) load() tea.Cmd { return tea.Batch(m.reloadAll(), loadProjects(m.st)) }
+func (m *workbench) load() tea.Cmd {
+	return tea.Batch(m.reloadAll(), loadProjects(m.st), m.loadMirror())
+}
+
+// loadMirror reads where the project's memories stand against its team
+// mirror (Options.MirrorStatus), in the background.
+func (m *workbench) loadMirror() tea.Cmd {
+	if m.opt.MirrorStatus == nil || m.proj.ID == memory.GlobalID {
+		return nil
+	}
+	return loadMirrorStatus(m.ctx, m.opt.MirrorStatus, m.proj)
+}
 
 // reloadAll refreshes counts and the current section.
 func (m *workbench) reloadAll() tea.Cmd {
@@ -571,6 +586,11 @@ func (m *workbench) result(msg tea.Msg) tea.Cmd {
 		return m.indexed(msg)
 	case syncedMsg:
 		return m.synced(msg)
+	case mirrorLoadedMsg:
+		if msg.project == m.proj.ID && msg.err == nil {
+			m.detail.mirror = msg.pending
+		}
+		return nil
 	case editorReadyMsg:
 		return m.editorReady(msg)
 	case fileEditedMsg:

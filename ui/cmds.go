@@ -871,3 +871,12 @@ func runSync(ctx context.Context, sync func(context.Context, memory.Project) (mi
 		return syncedMsg{project: p, rep: rep, err: err}
 	}
 }
+
+// loadMirrorStatus reads where a project's memories stand against its team
+// mirror (Options.MirrorStatus).
+func loadMirrorStatus(ctx context.Context, status func(context.Context, memory.Project) (map[string]mirror.Pending, error), p memory.Project) tea.Cmd {
+	return func() tea.Msg {
+		pending, err := status(ctx, p)
+		return mirrorLoadedMsg{project: p.ID, pending: pending, err: err}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"cairn/memory"
+	"cairn/mirror"
 	"cairn/safetext"
 	"cairn/themes"
 )
@@ -30,6 +31,9 @@ type detailPane struct {
 	link     int               // selected link, -1 for none
 	pg       pager             // what shows of lines(), laid out by fit
 	rendered map[renderKey]string
+	// mirror is where shared memories stand against the team mirror, as
+	// last read (nil: no mirror, nothing shown).
+	mirror map[string]mirror.Pending
 }
 
 // nbsp holds two words together while a line is wrapped; it is shown as
@@ -134,6 +138,13 @@ func (d *detailPane) lines(t themes.Theme, w int, focused bool, sid func(string)
 	}
 	if len(m.Triggers) > 0 {
 		facts = append(facts, st.Muted.Render("triggers ")+line(strings.Join(m.Triggers, "; ")))
+	}
+	if d.mirror != nil {
+		if p, ok := d.mirror[m.ID]; ok {
+			facts = append(facts, st.Muted.Render("team mirror ")+"shared · "+string(p))
+		} else {
+			facts = append(facts, st.Muted.Render("team mirror ")+"not shared")
+		}
 	}
 	by := ""
 	if m.Source.Actor != "" {

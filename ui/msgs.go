@@ -293,6 +293,14 @@ type syncedMsg struct {
 	err     error
 }
 
+// mirrorLoadedMsg carries where a project's memories stand against its
+// team mirror.
+type mirrorLoadedMsg struct {
+	project string
+	pending map[string]mirror.Pending
+	err     error
+}
+
 // indexedMsg is the end of an /index run.
 type indexedMsg struct {
 	project memory.Project

@@ -56,8 +56,11 @@ func (m *workbench) synced(msg syncedMsg) tea.Cmd {
 		text += fmt.Sprintf(" — teammates forgot %s: archived; cairn sync --forget forgets", memories(len(r.Pending)))
 	}
 	cmds := []tea.Cmd{m.say(safetext.CleanLine(text), bad)}
-	if msg.project.ID == m.proj.ID && !r.Nothing() {
-		cmds = append(cmds, m.reloadAll())
+	if msg.project.ID == m.proj.ID {
+		if !r.Nothing() {
+			cmds = append(cmds, m.reloadAll())
+		}
+		cmds = append(cmds, m.loadMirror())
 	}
 	return tea.Batch(cmds...)
 }
