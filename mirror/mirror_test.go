@@ -379,3 +379,35 @@ func mtimes(t *testing.T, dir string) map[string]time.Time {
 	})
 	return out
 }
+
+// A file a person marks archived archives the memory and leaves the
+// mirror, once: the next sync has nothing to do.
+func TestArchivedInAFile(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	m, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Freeze until Monday", Body: "No deploys."}, memory.ActorUser)
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "B-state", "freeze-until-monday-"+ShortID(m.ID)+".md")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(b), "status: active", "status: archived", 1)), 0o644)
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := db.Get(ctx, m.ID); got.Status != memory.StatusArchived {
+		t.Fatalf("status %s", got.Status)
+	}
+	if _, err := os.Stat(path); err == nil {
+		t.Fatal("the archived memory's file stayed")
+	}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || !rep.Nothing() {
+		t.Fatalf("then nothing to sync: %+v %v", rep, err)
+	}
+}

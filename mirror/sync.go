@@ -802,7 +802,17 @@ func (s *syncer) writeOut(ctx context.Context) error {
 	slices.Sort(ids)
 	for _, id := range ids {
 		sd := s.store[id]
-		if sd == nil || s.held[id] {
+		if s.held[id] {
+			continue
+		}
+		if sd == nil { // what came in left the mirror (a file that said archived): its file goes
+			if f := s.files[id]; f != nil {
+				if err := s.remove(f.path); err != nil {
+					return err
+				}
+				delete(s.seen, f.path)
+				s.rep.Removed++
+			}
 			continue
 		}
 		b, err := s.render(ctx, sd)
