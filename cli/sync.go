@@ -39,6 +39,8 @@ mirror's version becomes a new memory that contradicts it, to verify first.`,
 			dir := ""
 			if len(args) == 1 {
 				dir = args[0]
+			} else if a.proj.ID == memory.GlobalID {
+				return usagef("the global scope has no repository to mirror into: name a DIR, or run cairn sync in a project")
 			} else {
 				root, err := a.repoRoot()
 				if err != nil {
