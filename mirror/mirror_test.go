@@ -411,3 +411,39 @@ func TestArchivedInAFile(t *testing.T) {
 		t.Fatalf("then nothing to sync: %+v %v", rep, err)
 	}
 }
+
+// A link line a person deletes from a file unlinks the memories.
+func TestLinkRemovedInAFile(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	a, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerDecision, Title: "Use Badger", Body: "For the store."}, memory.ActorUser)
+	b, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "One writer", Body: "Badger allows one."}, memory.ActorUser)
+	if err := db.Link(ctx, memory.Edge{From: a.ID, Kind: memory.EdgeBecause, To: b.ID, Weight: 1}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "D-decision", "use-badger-"+ShortID(a.ID)+".md")
+	data, _ := os.ReadFile(path)
+	text, _, ok := strings.Cut(string(data), "\n## Links")
+	if !ok {
+		t.Fatalf("no links section:\n%s", data)
+	}
+	os.WriteFile(path, []byte(text+"\n"), 0o644)
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Edited != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	out, _, _ := db.Edges(ctx, a.ID)
+	for _, e := range out {
+		if e.To == b.ID && e.Active {
+			t.Fatalf("the link removed in the file is still active: %+v", e)
+		}
+	}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || !rep.Nothing() {
+		t.Fatalf("then nothing to sync: %+v %v", rep, err)
+	}
+}

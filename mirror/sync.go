@@ -655,6 +655,20 @@ func (s *syncer) records(ctx context.Context, e *Entry) ([]memory.Record, error)
 		}
 	}
 	cur := s.record(e, old)
+	if old != nil {
+		// A link to a shared memory the file no longer lists was removed
+		// there: it is kept as an inactive edge (as a removed link is).
+		out, _, err := s.st.Edges(ctx, e.ID)
+		if err != nil {
+			return nil, err
+		}
+		for _, ed := range out {
+			if ed.Active && s.store[ed.To] != nil && !slices.Contains(e.Links, Link{Kind: ed.Kind, To: ed.To}) {
+				off := false
+				cur.Edges = append(cur.Edges, memory.RecordEdge{Kind: ed.Kind, To: ed.To, Weight: ed.Weight, CreatedAt: ed.CreatedAt, Active: &off})
+			}
+		}
+	}
 	var recs []memory.Record
 	last := 0
 	if old != nil {
