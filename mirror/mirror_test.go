@@ -447,3 +447,34 @@ func TestLinkRemovedInAFile(t *testing.T) {
 		t.Fatalf("then nothing to sync: %+v %v", rep, err)
 	}
 }
+
+// A file copied under another name holds the same id: refused, and the
+// memory left alone, until one of them goes.
+func TestCopiedFileIsRefused(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	m, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Staging is down", Body: "Until noon."}, memory.ActorUser)
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "B-state", "staging-is-down-"+ShortID(m.ID)+".md")
+	data, _ := os.ReadFile(path)
+	for _, name := range []string{"a-copy.md", "z-copy.md"} { // before and after it in the folder
+		copyPath := filepath.Join(dir, "B-state", name)
+		os.WriteFile(copyPath, data, 0o644)
+		rep, err := Sync(ctx, db, &st, o)
+		if err != nil || len(rep.Refused) != 1 || !strings.Contains(rep.Refused[0], "holds the id of") {
+			t.Fatalf("%s: %+v %v", name, rep, err)
+		}
+		if got, _ := db.Get(ctx, m.ID); got.Status != memory.StatusActive || got.Version != m.Version {
+			t.Fatalf("%s: the memory was touched: %+v", name, got)
+		}
+		os.Remove(copyPath)
+	}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || !rep.Nothing() {
+		t.Fatalf("then nothing to sync: %+v %v", rep, err)
+	}
+}

@@ -351,27 +351,24 @@ func (s *syncer) resolve() {
 		}
 	}
 	for _, f := range raw {
-		if f.entry == nil { // as the last sync left it
-			s.files[f.id] = f
-			continue
+		if e := f.entry; e != nil { // read: not as the last sync left it
+			for i := range e.Links {
+				name := strings.TrimPrefix(string(e.Links[i].To), "\x00")
+				e.Links[i].To = bySuffix[name[strings.LastIndexByte(name, '-')+1:]]
+			}
+			e.Links = slices.DeleteFunc(e.Links, func(l Link) bool { return l.To == "" })
+			e.Links = sortLinks(e.Links)
+			if e.ID == "" { // a file a person wrote: a new memory, the same one if a sync is retried
+				e.ID = derivedID(f.mtime, f.path+"\x00"+string(f.data))
+			}
+			f.id, f.hash = e.ID, Hash(e)
 		}
-		e := f.entry
-		for i := range e.Links {
-			name := strings.TrimPrefix(string(e.Links[i].To), "\x00")
-			e.Links[i].To = bySuffix[name[strings.LastIndexByte(name, '-')+1:]]
-		}
-		e.Links = slices.DeleteFunc(e.Links, func(l Link) bool { return l.To == "" })
-		e.Links = sortLinks(e.Links)
-		if e.ID == "" { // a file a person wrote: a new memory, the same one if a sync is retried
-			e.ID = derivedID(f.mtime, f.path+"\x00"+string(f.data))
-		}
-		if other := s.files[e.ID]; other != nil {
+		if other := s.files[f.id]; other != nil { // a copied file, say
 			s.refuse(f.path, fmt.Errorf("holds the id of %s too: give one of them another id (or none)", other.path))
-			s.held[e.ID] = true
+			s.held[f.id] = true
 			continue
 		}
-		f.id, f.hash = e.ID, Hash(e)
-		s.files[e.ID] = f
+		s.files[f.id] = f
 	}
 	for _, f := range s.files {
 		s.seen[f.path] = FileState{ID: f.id, Sum: sum(f.data), Hash: f.hash}
