@@ -478,3 +478,24 @@ func TestCopiedFileIsRefused(t *testing.T) {
 		t.Fatalf("then nothing to sync: %+v %v", rep, err)
 	}
 }
+
+// A layer folder committed as a symbolic link (to somewhere outside the
+// mirror) is neither read nor written through.
+func TestLinkedLayerFolderIsRefused(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	if _, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "T", Body: "B."}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	dir, outside := t.TempDir(), t.TempDir()
+	if err := os.Symlink(outside, filepath.Join(dir, "A-invariant")); err != nil {
+		t.Fatal(err)
+	}
+	var st State
+	if _, err := Sync(ctx, db, &st, Options{Dir: dir, Project: p.ID}); err == nil || !strings.Contains(err.Error(), "symbolic link") {
+		t.Fatalf("want the link refused, got %v", err)
+	}
+	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
+		t.Fatalf("the sync wrote through the link: %v", ents)
+	}
+}

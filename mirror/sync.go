@@ -314,6 +314,9 @@ func (s *syncer) readDir() error {
 	var raw []*file
 	for _, l := range memory.Layers {
 		dir := filepath.Join(s.o.Dir, LayerDir(l))
+		if err := noLink(dir); err != nil {
+			return err
+		}
 		ents, err := os.ReadDir(dir)
 		if errors.Is(err, fs.ErrNotExist) {
 			continue
@@ -885,6 +888,9 @@ func (s *syncer) writeFile(rel string, b []byte) (bool, error) {
 	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
 		return false, nil
 	}
+	if err := noLink(filepath.Dir(path)); err != nil {
+		return false, err
+	}
 	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 		return false, err
 	}
@@ -907,6 +913,16 @@ func (s *syncer) writeFile(rel string, b []byte) (bool, error) {
 		return false, err
 	}
 	return true, nil
+}
+
+// noLink refuses a folder of the mirror that is a symbolic link: the
+// mirror comes from other people through git, and a link committed there
+// must not lead a sync to read or write outside it.
+func noLink(dir string) error {
+	if fi, err := os.Lstat(dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+		return fmt.Errorf("%s is a symbolic link: a sync neither reads nor writes through it — remove it", dir)
+	}
+	return nil
 }
 
 func (s *syncer) remove(rel string) error {
