@@ -110,6 +110,9 @@ func printSync(w io.Writer, dir string, r mirror.Report) {
 	if n := len(r.Pending); n > 0 {
 		fmt.Fprintf(w, "  %s forgot %s: archived here; cairn sync --forget forgets them here too\n", "teammates", plural(n, "memory", "memories"))
 	}
+	if r.Skipped > 0 {
+		fmt.Fprintf(w, "  %s without frontmatter left alone (not memories)\n", plural(r.Skipped, "file", "files"))
+	}
 	for _, s := range r.Refused {
 		fmt.Fprintf(w, "  refused %s\n", cleanLine(s))
 	}

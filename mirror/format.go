@@ -15,6 +15,7 @@ import (
 	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -269,6 +270,10 @@ func (e *ConflictError) Error() string {
 	return fmt.Sprintf("line %d: a git conflict marker: resolve the merge and sync again", e.Line)
 }
 
+// ErrNotMemory is a markdown file without frontmatter: a note a person
+// keeps beside the memories, not one of them.
+var ErrNotMemory = errors.New("no frontmatter: a mirror file starts with a \"---\" line")
+
 // Parse reads a mirror file. resolve maps a wiki link's file name to the
 // id it names ("" when it names none).
 func Parse(b []byte, resolve func(name string) string) (*Entry, error) {
@@ -280,7 +285,7 @@ func Parse(b []byte, resolve func(name string) string) (*Entry, error) {
 	}
 	s := string(b)
 	if !strings.HasPrefix(s, "---\n") {
-		return nil, fmt.Errorf("no frontmatter: a mirror file starts with a \"---\" line")
+		return nil, ErrNotMemory
 	}
 	end := strings.Index(s[4:], "\n---\n")
 	if end < 0 {

@@ -159,6 +159,7 @@ func TestHandEditsComeIn(t *testing.T) {
 	}
 	write("E-negative/no-sleeps.md", "---\ntitle: No sleeps in tests\nlayer: E\n---\n\nSynchronise on events.\n")
 	write("README.md", "# the team's memories\n")
+	write("A-invariant/NOTES.md", "# notes on the invariants, not a memory\n")
 	write(".trash/x.md", "not a memory\n")
 	from := filepath.Join(dir, "B-state", "port-7070-is-taken-"+ShortID(m.ID)+".md")
 	if err := os.Rename(from, filepath.Join(dir, "A-invariant", "port-7070-is-taken-"+ShortID(m.ID)+".md")); err != nil {
@@ -174,7 +175,7 @@ func TestHandEditsComeIn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Added != 1 || rep.Edited != 1 || rep.Archived != 1 || len(rep.Refused) != 0 {
+	if rep.Added != 1 || rep.Edited != 1 || rep.Archived != 1 || len(rep.Refused) != 0 || rep.Skipped != 1 {
 		t.Fatalf("report: %+v", rep)
 	}
 	if got, _ := db.Get(ctx, m.ID); got.Layer != memory.LayerInvariant {

@@ -81,6 +81,7 @@ type Report struct {
 	Conflicts []string `json:"conflicts,omitempty"`       // copies of concurrent edits, to verify first
 	Kept      []string `json:"kept,omitempty"`            // edited here, deleted in the mirror: kept
 	Refused   []string `json:"refused,omitempty"`         // "file:line: why"; the rest went on
+	Skipped   int      `json:"skipped,omitempty"`         // markdown files without frontmatter: notes, left alone
 }
 
 // Nothing reports whether the sync changed nothing on either side.
@@ -329,6 +330,10 @@ func (s *syncer) readDir() error {
 			}
 			rel := LayerDir(l) + "/" + de.Name()
 			f, err := s.readFile(rel, l)
+			if errors.Is(err, ErrNotMemory) {
+				s.rep.Skipped++ // a note beside the memories: left alone
+				continue
+			}
 			if err != nil {
 				s.refuse(rel, err)
 				continue
