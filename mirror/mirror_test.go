@@ -2,6 +2,7 @@ package mirror
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -499,4 +500,45 @@ func TestLinkedLayerFolderIsRefused(t *testing.T) {
 	if ents, _ := os.ReadDir(outside); len(ents) != 0 {
 		t.Fatalf("the sync wrote through the link: %v", ents)
 	}
+}
+
+// A crash after the store took a teammate's edit, before the sync state
+// was saved: the next sync, from the older state, finds both sides saying
+// the same and agrees — no copy, no conflict.
+func TestCrashBeforeTheStateIsSaved(t *testing.T) {
+	ctx := context.Background()
+	db, p := openStore(t)
+	m, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Release train", Body: "Every Tuesday."}, memory.ActorUser)
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	old := clone(t, st)
+	path := filepath.Join(dir, "B-state", "release-train-"+ShortID(m.ID)+".md")
+	b, _ := os.ReadFile(path)
+	os.WriteFile(path, []byte(strings.Replace(string(b), "Every Tuesday.", "Every other Tuesday.", 1)), 0o644)
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Edited != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	rep, err := Sync(ctx, db, &old, o) // the state the crash left
+	if err != nil || len(rep.Conflicts) != 0 || rep.Added != 0 || rep.Edited != 0 {
+		t.Fatalf("after the crash: %+v %v", rep, err)
+	}
+	if rep, err := Sync(ctx, db, &old, o); err != nil || !rep.Nothing() {
+		t.Fatalf("then nothing to sync: %+v %v", rep, err)
+	}
+}
+
+func clone(t *testing.T, st State) State {
+	b, err := json.Marshal(st)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out State
+	if err := json.Unmarshal(b, &out); err != nil {
+		t.Fatal(err)
+	}
+	return out
 }
