@@ -13,7 +13,7 @@ import (
 // that links Badger or the store has reached past the contract.
 func TestLayering(t *testing.T) {
 	above := []string{"cairn/ui", "cairn/trust", "cairn/recall", "cairn/mcpserver",
-		"cairn/consolidate", "cairn/ingest", "cairn/exchange", "cairn/derive", "cairn/memory"}
+		"cairn/consolidate", "cairn/ingest", "cairn/exchange", "cairn/derive", "cairn/mirror", "cairn/memory"}
 	out, err := exec.Command("go", append([]string{"list", "-deps", "-f",
 		`{{.ImportPath}}{{range .Deps}} {{.}}{{end}}`}, above...)...).CombinedOutput()
 	if err != nil {
