@@ -85,15 +85,34 @@ func (a *app) importCommand() *cobra.Command {
 			if err != nil {
 				fmt.Fprintln(a.env.Stderr, "cairn: imported, but binding the new memories failed: "+oneLine(err.Error()))
 			}
+			var vl vaultLinks
+			if src.vault != nil {
+				vl, err = a.linkVault(cmd.Context(), src.vault, res.New)
+				if err != nil {
+					fmt.Fprintln(a.env.Stderr, "cairn: imported, but linking what the bodies' [[links]] name failed: "+oneLine(err.Error()))
+				}
+			}
 			if a.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				out := importReport{ImportResult: res, BodyLinks: vl.Linked, Unresolved: vl.Unresolved}
+				if src.vault != nil {
+					out.Skipped = src.vault.Skipped
+				}
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			unchanged := fmt.Sprintf("%d unchanged", res.Unchanged)
 			if res.Reinforced > 0 { // known facts said again: reinforced, not copied
 				unchanged += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added (%d bound to files or flags), %d updated, %s, %d links\n",
-				path, a.proj.Name, res.Added, bound, res.Updated, unchanged, res.Edges)
+				path, a.proj.Name, res.Added, bound, res.Updated, unchanged, res.Edges+vl.Linked)
+			if src.vault != nil {
+				if sk := src.vault.Skipped.String(); sk != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "skipped %s\n", sk)
+				}
+			}
+			if vl.Unresolved > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d [[links]] name nothing in the import or the project\n", vl.Unresolved)
+			}
 			return nil
 		},
 	}
@@ -107,6 +126,7 @@ func (a *app) importCommand() *cobra.Command {
 // whole first (its files are a person's notes, not 100,000 records).
 type importSource struct {
 	jsonl    *exchange.JSONLFile // nil: markdown
+	vault    *exchange.Vault     // markdown: what the directory held
 	recs     []memory.Record     // markdown: every record
 	files    []string            // markdown: the file of each record
 	sent     int                 // records handed over
@@ -120,11 +140,11 @@ type importSource struct {
 func openImport(path, format string) (*importSource, error) {
 	src := &importSource{bind: map[int]*memory.Memory{}}
 	if format == "md" {
-		recs, files, err := exchange.ReadMarkdownFiles(path)
+		v, err := exchange.ReadVault(path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
 		}
-		src.recs, src.files = recs, files
+		src.recs, src.files, src.vault = v.Records, v.Files, v
 		return src, nil
 	}
 	f, err := exchange.OpenJSONL(path)

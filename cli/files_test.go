@@ -9,6 +9,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/exchange"
 	"cairn/memory"
 )
 
@@ -246,7 +247,7 @@ func TestExportIsPrivateAndFollowsNoLinks(t *testing.T) {
 
 	md := filepath.Join(base, "notes")
 	e.ok("export", md)
-	file := filepath.Join(md, "D-decision", m.ID+".md")
+	file := filepath.Join(md, exchange.FileName(memory.Record{ID: m.ID, Layer: memory.LayerDecision, Title: m.Title}))
 	for p, want := range map[string]os.FileMode{md: 0o700, filepath.Dir(file): 0o700, file: 0o600} {
 		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
 			t.Fatalf("%s: %v, want mode %v", p, err, want)
