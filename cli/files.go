@@ -9,7 +9,9 @@ import (
 	"io/fs"
 	"os"
 	"os/signal"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -290,7 +292,12 @@ func (a *app) exportCommand() *cobra.Command {
 			if f == "md" {
 				err = exchange.WriteMarkdown(path, recs)
 			} else {
-				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, recs) })
+				var events []memory.Record
+				if events, err = a.timelineRecords(cmd.Context(), a.proj.ID); err != nil {
+					progress.clear()
+					return err
+				}
+				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, append(recs, events...)) })
 			}
 			progress.clear() // before any report: stdout and stderr may share the terminal
 			if err != nil {
@@ -308,7 +315,8 @@ func (a *app) exportCommand() *cobra.Command {
 }
 
 // allRecords reads every memory of a project, oldest first, with its edges
-// (progress, if not nil, is told how far: the edges are a call each).
+// and its earlier versions (progress, if not nil, is told how far: the
+// edges are a call each, and the versions of an edited memory another).
 func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress) ([]memory.Record, error) {
 	var recs []memory.Record
 	total := int64(0)
@@ -327,6 +335,9 @@ func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress
 			if err != nil {
 				return err
 			}
+			if r.History, err = a.history(ctx, m); err != nil {
+				return err
+			}
 			recs = append(recs, r)
 			progress.show(int64(len(recs))*9/10, total) // the last tenth: writing
 		}
@@ -339,6 +350,39 @@ func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress
 		recs[i], recs[j] = recs[j], recs[i]
 	}
 	return recs, nil
+}
+
+// history is a memory's earlier versions as records, oldest first: what
+// they said, not how much they have been read since (no trust).
+func (a *app) history(ctx context.Context, m *memory.Memory) ([]memory.Record, error) {
+	if m.Version <= 1 {
+		return nil, nil // never edited: no versions to read
+	}
+	vs, err := a.st.History(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []memory.Record
+	for _, v := range vs[:max(0, len(vs)-1)] {
+		r := memory.ToRecord(v, "", nil)
+		r.ID, r.Trust = "", 0
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// timelineRecords is a project's timeline as export records, oldest first.
+func (a *app) timelineRecords(ctx context.Context, pid string) ([]memory.Record, error) {
+	events, err := a.st.Timeline(ctx, pid, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]memory.Record, 0, len(events))
+	for _, e := range slices.Backward(events) {
+		e.Project, e.Title = "", "" // the importing store's own, and the memory's own
+		out = append(out, memory.Record{Event: &e})
+	}
+	return out, nil
 }
 
 // writeFileAtomic writes path through a temporary file and a rename. The

@@ -1,9 +1,11 @@
 package cli
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"path/filepath"
+	"slices"
 	"strings"
 
 	"cairn/exchange"
@@ -111,6 +113,12 @@ func (a *app) linkVault(ctx context.Context, v *exchange.Vault, added []memory.A
 			}
 			return false
 		}
+		// A link the Links section gives a kind wins over the same link
+		// written plainly in the text.
+		links = slices.Clone(links)
+		slices.SortStableFunc(links, func(x, y exchange.BodyLink) int {
+			return cmp.Compare(boolInt(x.Kind == memory.EdgeRelatesTo), boolInt(y.Kind == memory.EdgeRelatesTo))
+		})
 		for _, l := range links {
 			to, err := resolve(l.Target)
 			if err != nil {
@@ -174,4 +182,11 @@ func looksLikeID(s string) bool {
 		}
 	}
 	return true
+}
+
+func boolInt(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

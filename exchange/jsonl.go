@@ -3,7 +3,9 @@
 // # JSON Lines
 //
 // One memory record per line: the same JSON object `cairn show --json`
-// prints (see memory.Record), with its outgoing links in "edges". On
+// prints (see memory.Record), with its outgoing links in "edges" and its
+// earlier versions, oldest first, in "history"; then the project's
+// timeline, one {"event": {…}} record per line, oldest first. On
 // import, "id" may be left out (cairn makes one), as may every field but
 // "layer" and "body" or "title"; an unknown field, a bad value or a
 // malformed line refuses the whole file, naming the line. Blank lines are
@@ -269,6 +271,41 @@ func jsonError(err error) error {
 // validate checks what a record alone can tell: values of the enumerations
 // and that it says something.
 func validate(r memory.Record) error {
+	if r.Event != nil {
+		return validateEvent(r)
+	}
+	if err := validateOne(r); err != nil {
+		return err
+	}
+	for i, h := range r.History {
+		if len(h.Edges) > 0 || len(h.History) > 0 || h.Event != nil {
+			return fmt.Errorf("history: version %d holds links, history or an event: a version holds only what the memory said then", i+1)
+		}
+		if err := validateOne(h); err != nil {
+			return fmt.Errorf("history: version %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// validateEvent checks a timeline record: nothing but the event, which
+// has an id, a kind and a time.
+func validateEvent(r memory.Record) error {
+	e := r.Event
+	if r.Layer != 0 || r.Body != "" || r.Title != "" || r.ID != "" || len(r.Edges) > 0 || len(r.History) > 0 {
+		return errors.New(`an event record holds only "event": {…}`)
+	}
+	if e.ID == "" || e.Kind == "" || e.Time.IsZero() {
+		return errors.New(`an event needs "id", "kind" and "time"`)
+	}
+	if e.Actor != "" && !e.Actor.Valid() {
+		return fmt.Errorf("event %s: unknown actor %q: use user, agent or system", e.ID, e.Actor)
+	}
+	return nil
+}
+
+// validateOne checks one record or version.
+func validateOne(r memory.Record) error {
 	if r.Layer == 0 {
 		return errors.New(`missing "layer": use A-F or ` + strings.Join(memory.LayerNames(), ", "))
 	}

@@ -220,6 +220,7 @@ type ImportResult struct {
 	Edges     int     `json:"edges"`
 
 	Reinforced int `json:"reinforced"` // unchanged records that said an active memory's fact again: each reinforced it
+	Events     int `json:"events,omitempty"`     // timeline entries written (an export's {"event": …} records)
 }
 
 // Added names a record of an import that became a new
