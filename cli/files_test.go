@@ -34,13 +34,8 @@ func seedStore(t *testing.T, e *env) {
 	e.ok("remember", "cited a number without checking provenance → check it", "-l", "F", "--title", "check provenance: on: cited numbers")
 }
 
-// exportAll is the project's JSON Lines export: its memories (with their
-// history) and its timeline.
-func exportAll(t *testing.T, e *env) []memory.Record {
-	recs, _ := exportParts(t, e)
-	return recs
-}
-
+// exportParts is the project's JSON Lines export: its memories (with
+// their history) and its timeline.
 func exportParts(t *testing.T, e *env) ([]memory.Record, []memory.Event) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "all.jsonl")
