@@ -602,9 +602,11 @@ type undo struct {
 	OldEdge *memory.Edge   `json:"old_edge,omitempty"` // its previous value; nil: the import created it
 	// Versions: the earlier versions of a memory the import created.
 	Versions []int `json:"versions,omitempty"`
-	// Event: a timeline entry the import wrote.
-	Event *memory.Event `json:"event,omitempty"`
-	Wrote string        `json:"wrote"`
+	// Event: a timeline entry the import wrote; Indexed: and its entry
+	// in the index of its memory's events.
+	Event   *memory.Event `json:"event,omitempty"`
+	Indexed bool          `json:"indexed,omitempty"`
+	Wrote   string        `json:"wrote"`
 }
 
 // importWrite is one planned write: a memory (op) or a link (edge).

@@ -107,8 +107,17 @@ func importEvent(txn *badger.Txn, e memory.Event) (undo, error) {
 		return u, err
 	}
 	if e.MemoryID != "" && e.Kind != memory.EventForget {
-		if err := txn.Set(keyEventOfMem(e.MemoryID, e.ID), nil); err != nil {
+		// The index is by memory and event alone: one another project's
+		// import wrote is not this import's to write, nor to take back.
+		ok, err := exists(txn, keyEventOfMem(e.MemoryID, e.ID))
+		if err != nil {
 			return u, err
+		}
+		if !ok {
+			if err := txn.Set(keyEventOfMem(e.MemoryID, e.ID), nil); err != nil {
+				return u, err
+			}
+			u.Indexed = true
 		}
 	}
 	var err error
@@ -126,7 +135,7 @@ func takeBackEvent(txn *badger.Txn, u undo) error {
 	if err := txn.Delete(keyEvent(e.Project, e.ID)); err != nil {
 		return err
 	}
-	if e.MemoryID != "" {
+	if u.Indexed {
 		return txn.Delete(keyEventOfMem(e.MemoryID, e.ID))
 	}
 	return nil
