@@ -405,6 +405,8 @@ func FuzzMarkdownFile(f *testing.F) {
 	f.Add("---\nlayer: A\ntitle: &a t\nref: *a\n---\n")
 	f.Add("---\nlayer: A\ntitle: t\ntags: [[[a]]]\nsource: {file: a.go, line: 3}\n---\n")
 	f.Add("---\nlayer: A\ntitle: t\n...\n---\n")
+	f.Add("---\nid: 01JD0000000000000000000AAA\nlayer: D\ntitle: t\nedges:\n  - kind: because\n    to: 01JD0000000000000000000BBB\n    weight: 0.5\n    historical: true\nhistory:\n  - layer: D\n    title: t0\n    body: \"old\"\n    version: 1\nversion: 2\n---\nbody\n\n## Links\n\n- because: [[C-episode/b-00000bbb|B]]\n")
+	f.Add("---\nlayer: D\ntitle: t\nedges:\n  - kind: relates_to\n    to: x\n---\n\n\n## Links\n\n- relates_to: [[x]]\n\n\n## Links\n\n- because: [[y]]\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		r, err := DecodeMarkdown([]byte(in))
 		if err != nil {

@@ -13,20 +13,33 @@
 //
 // # Markdown directory
 //
-// One file per memory at <letter>-<layer>/<id>.md (e.g.
-// D-decision/01JD….md): YAML frontmatter between "---" lines holding every
-// field of the record but the body, then the body exactly as stored.
-// Links are Obsidian-style wiki links grouped by kind:
+// One file per memory, named for a person: <letter>-<layer>/<slug of the
+// title>-<last 8 characters of the id>.md (e.g.
+// D-decision/park-mtp-net-negative-on-moe-k3x9q2ab.md); a layer of more
+// than about 1,000 memories is spread over subfolders named by the last
+// character (or two) of the id. YAML frontmatter between "---" lines holds
+// every field of the record but the body, its salience (which changes on
+// every recall) and its trust (computed); "edges" lists the outgoing links
+// exactly and "history" the earlier versions, each with its "body". The
+// body follows exactly as stored (it need not end with a newline, and may
+// itself contain "---" lines), then, when the memory has links, a Links
+// section that Obsidian's graph and backlinks read:
 //
-//	links:
-//	  because: ["[[01JD…]]"]
-//	  evidence: ["[[01JD…|0.5]]", "[[01JD…|0.8 historical]]"]
+//	## Links
 //
-// After the "|" come the weight when it is not 1, and "historical" for an
-// inactive link. The body starts on the line after the closing "---" and
-// runs to the end of the file, byte for byte (a body need not end with a
-// newline, and may itself contain "---" lines). Trust is computed, so it
-// is not written.
+//	- because: [[C-episode/bench-41-k3x9q2ab|bench 41]]
+//
+// Import strips that section again when the frontmatter lists edges. The
+// same memories always give the same bytes, and an export rewrites no file
+// whose bytes would not change. Old exports (links as "[[id|0.5
+// historical @time]]" by kind under "links", salience) are still read.
+//
+// Import reads any folder of notes: a file is a memory when its
+// frontmatter names a layer; everything else (notes without frontmatter or
+// with another program's, other files, hidden directories such as
+// .obsidian/, .trash/ and .git/) is counted and passed over. Wiki links in
+// a body ([[Title]], [[Title|label]], [[short-id]], [[file-name]]) are
+// listed for the importer to make edges of (see BodyLinks).
 package exchange
 
 import (
