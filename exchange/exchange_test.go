@@ -54,6 +54,28 @@ func TestReadJSONLRefusesBadLines(t *testing.T) {
 	}
 }
 
+func TestJSONLEventLines(t *testing.T) {
+	at := time.Date(2026, 3, 2, 10, 0, 0, 5, time.UTC)
+	e := memory.Event{ID: "01JD0000000000000000000EV1", Time: at, Actor: memory.ActorAgent, Kind: memory.EventEdit, MemoryID: "01JD0000000000000000000AAA", Summary: "version 2"}
+	var b bytes.Buffer
+	if err := WriteJSONL(&b, []memory.Record{{Layer: memory.LayerState, Body: "x"}, {Event: &e}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if want := `{"event":{"id":"01JD0000000000000000000EV1","time":"2026-03-02T10:00:00.000000005Z","actor":"agent","kind":"edit","memory_id":"01JD0000000000000000000AAA","summary":"version 2"}}`; lines[1] != want {
+		t.Fatalf("event line\n%s\nwant\n%s", lines[1], want)
+	}
+	back, err := ReadJSONL(&b)
+	if err != nil || len(back) != 2 || back[1].Event == nil || *back[1].Event != e {
+		t.Fatalf("%v %+v", err, back)
+	}
+	// An event line holds nothing else.
+	_, err = ReadJSONL(strings.NewReader(`{"layer":"A","body":"x","event":{"id":"x","kind":"edit","time":"2026-03-02T10:00:00Z"}}`))
+	if err == nil || !strings.Contains(err.Error(), "only") {
+		t.Fatalf("event with a memory: %v", err)
+	}
+}
+
 func TestLongLines(t *testing.T) {
 	body := strings.Repeat("é\"\\\n", 20000)
 	var b bytes.Buffer

@@ -51,6 +51,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"cairn/memory"
@@ -66,16 +67,39 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// WriteJSONL writes one record per line.
+// WriteJSONL writes one record per line; a timeline record as
+// {"event": {…}} alone.
 func WriteJSONL(w io.Writer, recs []memory.Record) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
+		var err error
+		if e := r.Event; e != nil {
+			err = enc.Encode(eventLine{eventOut{e.ID, e.Project, e.Time, e.Actor, e.Kind, e.MemoryID, e.Summary}})
+		} else {
+			err = enc.Encode(r)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eventLine is how a timeline record is written: the event, without the
+// empty fields of a memory record or the title a timeline read fills.
+type eventLine struct {
+	Event eventOut `json:"event"`
+}
+
+type eventOut struct {
+	ID       string           `json:"id"`
+	Project  string           `json:"project,omitempty"`
+	Time     time.Time        `json:"time"`
+	Actor    memory.Actor     `json:"actor"`
+	Kind     memory.EventKind `json:"kind"`
+	MemoryID string           `json:"memory_id,omitempty"`
+	Summary  string           `json:"summary"`
 }
 
 // ReadJSONL decodes every line strictly; the first bad line refuses all.
