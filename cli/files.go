@@ -107,6 +107,9 @@ func (a *app) importCommand() *cobra.Command {
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added (%d bound to files or flags), %d updated, %s, %d links\n",
 				path, a.proj.Name, res.Added, bound, res.Updated, unchanged, res.Edges+vl.Linked)
+			if res.Events > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "and %d timeline events as they were\n", res.Events)
+			}
 			if src.vault != nil {
 				if sk := src.vault.Skipped.String(); sk != "" {
 					fmt.Fprintf(cmd.OutOrStdout(), "skipped %s\n", sk)
