@@ -259,6 +259,16 @@ func TestMarkdownDirectory(t *testing.T) {
 	if canon(back[1]) != canon(recs[0]) {
 		t.Fatalf("read back:\n%s\n%s", canon(back[1]), canon(recs[0]))
 	}
+	// The Links section as written says what the edges say; a line a
+	// person adds to it is a link to make.
+	if _, links, err := decodeMarkdown(data); err != nil || len(links) != 0 {
+		t.Fatalf("links of an exported file: %v %+v", err, links)
+	}
+	added := string(data) + "- evidence: [[Bench 42]]\n"
+	r, links, err := decodeMarkdown([]byte(added))
+	if err != nil || r.Body != recs[0].Body || len(links) != 2 || links[1] != (BodyLink{memory.EdgeEvidence, "Bench 42"}) {
+		t.Fatalf("an edited Links section: %v %q %+v", err, r.Body, links)
+	}
 	os.WriteFile(filepath.Join(dir, "C-episode", "bad.md"), []byte("---\nlayer: A\nlayr: A\n---\nx"), 0o644)
 	_, err = ReadMarkdown(dir)
 	var fe *FileError

@@ -723,29 +723,50 @@ func DecodeMarkdown(b []byte) (memory.Record, error) {
 // decodeMarkdown parses one memory file and lists the wiki links its
 // body writes (the Links section's too).
 func decodeMarkdown(b []byte) (memory.Record, []BodyLink, error) {
-	r, err := decodeFile(b)
+	r, section, err := decodeFile(b)
 	if err != nil {
 		return r, nil, err
 	}
-	_, body, _ := bytes.Cut(b[3:], []byte("\n---"))
-	return r, BodyLinks(string(body)), nil
+	links := BodyLinks(r.Body)
+	// The Links section as cairn wrote it says what the edges say; one a
+	// person has added to or changed is read like the body.
+	if sl := BodyLinks(section); !sameKinds(sl, r.Edges) {
+		links = append(links, sl...)
+	}
+	return r, links, nil
 }
 
-func decodeFile(b []byte) (memory.Record, error) {
+// sameKinds reports whether links are one per edge, of the edges' kinds
+// in their order: a Links section as cairn wrote it.
+func sameKinds(links []BodyLink, edges []memory.RecordEdge) bool {
+	if len(links) != len(edges) {
+		return false
+	}
+	for i := range links {
+		if links[i].Kind != edges[i].Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeFile parses one memory file; section is the Links section cut
+// from the end of the body (only when the frontmatter lists edges).
+func decodeFile(b []byte) (memory.Record, string, error) {
 	var r memory.Record
 	if len(b) > MaxFile {
-		return r, fmt.Errorf("the file is over %s: is it a cairn export?", size(MaxFile))
+		return r, "", fmt.Errorf("the file is over %s: is it a cairn export?", size(MaxFile))
 	}
 	// goccy/go-yaml and the body alike would keep invalid UTF-8 as it is.
 	if !utf8.Valid(b) {
-		return r, safetext.Valid("the file", string(b))
+		return r, "", safetext.Valid("the file", string(b))
 	}
 	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
 	if !ok {
 		rest, ok = bytes.CutPrefix(b, []byte("---\r\n"))
 	}
 	if !ok {
-		return r, errors.New(`no frontmatter: the file must start with a "---" line`)
+		return r, "", errors.New(`no frontmatter: the file must start with a "---" line`)
 	}
 	var head, body []byte
 	if bytes.HasPrefix(rest, []byte("---\n")) {
@@ -755,36 +776,38 @@ func decodeFile(b []byte) (memory.Record, error) {
 	} else if bytes.HasSuffix(rest, []byte("\n---")) {
 		head, body = rest[:len(rest)-3], nil
 	} else {
-		return r, errors.New(`the frontmatter is not closed by a "---" line`)
+		return r, "", errors.New(`the frontmatter is not closed by a "---" line`)
 	}
 	f, err := parseFront(head)
 	if err != nil {
-		return r, err
+		return r, "", err
 	}
 	if f.Body != "" {
-		return r, errors.New(`frontmatter: "body" belongs in a history entry; the memory's own body follows the frontmatter`)
+		return r, "", errors.New(`frontmatter: "body" belongs in a history entry; the memory's own body follows the frontmatter`)
 	}
-	text := string(body)
+	text, section := string(body), ""
 	if len(f.Edges) > 0 {
 		// cairn wrote the Links section from the edges: it is not part of
 		// the body.
-		text, _ = cutLinks(text)
+		if cut, ok := cutLinks(text); ok {
+			text, section = cut, text[len(cut):]
+		}
 	}
 	r, err = f.record(text)
 	if err != nil {
-		return r, err
+		return r, "", err
 	}
 	for _, h := range f.History {
 		if len(h.Edges) > 0 || len(h.Links) > 0 || len(h.History) > 0 {
-			return r, errors.New("frontmatter: a history entry holds no links or history of its own")
+			return r, "", errors.New("frontmatter: a history entry holds no links or history of its own")
 		}
 		v, err := h.record(h.Body)
 		if err != nil {
-			return r, fmt.Errorf("history: %w", err)
+			return r, "", fmt.Errorf("history: %w", err)
 		}
 		r.History = append(r.History, v)
 	}
-	return r, nil
+	return r, section, nil
 }
 
 // parseFront decodes the frontmatter. go-yaml panics on some malformed
