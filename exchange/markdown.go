@@ -145,6 +145,14 @@ func WriteMarkdown(dir string, recs []memory.Record) error {
 		return filepath.ToSlash(strings.TrimSuffix(name, ".md")), titles[id]
 	}
 	made := map[string]bool{}
+	// Each folder is opened once: a path of three parts through os.Root
+	// opens every folder on it, for every call.
+	folders := map[string]*os.Root{}
+	defer func() {
+		for _, f := range folders {
+			f.Close()
+		}
+	}()
 	wrote := make(map[string]bool, len(recs))
 	for _, r := range recs {
 		if r.ID == "" {
@@ -156,13 +164,21 @@ func WriteMarkdown(dir string, recs []memory.Record) error {
 		}
 		name := names[r.ID]
 		wrote[name] = true
-		if err := mkdirAllNoLink(root, filepath.Dir(name), made); err != nil {
-			return err
+		dir, base := filepath.Split(name)
+		folder := folders[dir]
+		if folder == nil {
+			if err := mkdirAllNoLink(root, filepath.Clean(dir), made); err != nil {
+				return err
+			}
+			if folder, err = root.OpenRoot(filepath.Clean(dir)); err != nil {
+				return err
+			}
+			folders[dir] = folder
 		}
-		if same(root, name, b) {
+		if same(folder, base, b) {
 			continue
 		}
-		if err := writeNew(root, name, b); err != nil {
+		if err := writeNew(folder, base, b); err != nil {
 			return err
 		}
 	}
