@@ -277,6 +277,24 @@ func TestMarkdownDirectory(t *testing.T) {
 	}
 }
 
+// A file of an export made before edges, history and the Links section
+// (links by kind in the frontmatter, salience) still reads the same.
+func TestOldMarkdownExportsStillRead(t *testing.T) {
+	old := "---\nid: \"01JD0000000000000000000AAA\"\nlayer: \"decision\"\ntitle: \"park MTP\"\n" +
+		"salience:\n  access_count: 3\n  accesses: [\"2026-03-02T10:00:00Z\"]\nversion: 2\n" +
+		"links:\n  because: [\"[[01JD0000000000000000000BBB|0.5 historical @2026-03-01T09:00:00Z]]\"]\n---\nbecause MoE\n"
+	r, err := DecodeMarkdown([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	inactive := false
+	want := memory.RecordEdge{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB", Weight: 0.5, Active: &inactive, CreatedAt: at}
+	if r.Body != "because MoE\n" || r.Salience.AccessCount != 3 || r.Version != 2 || len(r.Edges) != 1 || !reflect.DeepEqual(r.Edges[0], want) {
+		t.Fatalf("%+v", r)
+	}
+}
+
 func TestMarkdownExportIsStable(t *testing.T) {
 	dir := t.TempDir()
 	recs := []memory.Record{
