@@ -33,6 +33,12 @@ import (
 // thing both become memories, as they would in an empty store. A bad
 // record refuses the whole import and leaves the store as it was.
 //
+// A record may carry the memory's earlier versions (Record.History), which
+// are written with it when it is new (a matched memory keeps its own
+// history), and a record may be one timeline event (Record.Event), written
+// as it came unless the project has an event of its id: an export read
+// into a fresh store keeps its history and timeline (see import_history.go).
+//
 // Badger bounds the size of a transaction, so a large import is written in
 // several, each holding whole memories with all their index entries and, in
 // the same transaction, an undo journal of what it changed. One last
