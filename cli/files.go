@@ -292,14 +292,14 @@ func (a *app) exportCommand() *cobra.Command {
 				return err
 			}
 			progress.show(1, 1) // read; writing the files is the quick part
+			events, err := a.timelineRecords(cmd.Context(), a.proj.ID)
+			if err != nil {
+				progress.clear()
+				return err
+			}
 			if f == "md" {
-				err = exchange.WriteMarkdown(path, recs)
+				err = exchange.WriteMarkdown(path, append(recs, events...))
 			} else {
-				var events []memory.Record
-				if events, err = a.timelineRecords(cmd.Context(), a.proj.ID); err != nil {
-					progress.clear()
-					return err
-				}
 				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, append(recs, events...)) })
 			}
 			progress.clear() // before any report: stdout and stderr may share the terminal

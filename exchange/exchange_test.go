@@ -277,6 +277,28 @@ func TestMarkdownDirectory(t *testing.T) {
 	}
 }
 
+// A markdown export keeps the timeline in timeline.jsonl, read back after
+// the memories; a memory record in it is refused, naming its line.
+func TestMarkdownTimeline(t *testing.T) {
+	dir := t.TempDir()
+	e := memory.Event{ID: "01JD0000000000000000000EV1", Time: time.Unix(7, 0).UTC(), Actor: memory.ActorUser, Kind: memory.EventRemember, MemoryID: "01JD0000000000000000000AAA"}
+	recs := []memory.Record{{Event: &e}, {ID: "01JD0000000000000000000AAA", Layer: memory.LayerState, Title: "t", Body: "b"}}
+	if err := WriteMarkdown(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ReadVault(dir)
+	if err != nil || len(v.Records) != 2 || v.Records[0].ID != recs[1].ID || v.Records[1].Event == nil || *v.Records[1].Event != e || v.Files[1] != "timeline.jsonl line 1" {
+		t.Fatalf("%v %+v %v", err, v, v.Files)
+	}
+	if v.Skipped.String() != "" {
+		t.Fatalf("skipped %s", v.Skipped)
+	}
+	os.WriteFile(filepath.Join(dir, TimelineFile), []byte(`{"event":{"id":"01JD0000000000000000000EV1","kind":"edit","time":"2026-03-02T10:00:00Z"}}`+"\n"+`{"layer":"A","body":"x"}`+"\n"), 0o600)
+	if _, err := ReadVault(dir); err == nil || !strings.Contains(err.Error(), "timeline.jsonl: line 2") {
+		t.Fatalf("a memory in the timeline: %v", err)
+	}
+}
+
 // A file of an export made before edges, history and the Links section
 // (links by kind in the frontmatter, salience) still reads the same.
 func TestOldMarkdownExportsStillRead(t *testing.T) {

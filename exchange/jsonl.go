@@ -30,6 +30,9 @@
 //	- because: [[C-episode/bench-41-k3x9q2ab|bench 41]]
 //
 // Import strips that section again when the frontmatter lists edges. The
+// timeline is kept beside the folders in timeline.jsonl (TimelineFile),
+// the JSON Lines event records, which an import reads after the memories.
+// The
 // same memories always give the same bytes, and an export rewrites no file
 // whose bytes would not change. Old exports (links as "[[id|0.5
 // historical @time]]" by kind under "links", salience) are still read.

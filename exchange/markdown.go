@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -132,6 +133,10 @@ func WriteMarkdown(dir string, recs []memory.Record) error {
 		return err
 	}
 	defer root.Close()
+	recs, events := splitEvents(recs)
+	if err := writeTimeline(root, events); err != nil {
+		return err
+	}
 	names := FileNames(recs)
 	titles := make(map[string]string, len(recs))
 	for _, r := range recs {
@@ -183,6 +188,72 @@ func WriteMarkdown(dir string, recs []memory.Record) error {
 		}
 	}
 	return removeStale(root, recs, wrote)
+}
+
+// TimelineFile is the file of a markdown export that holds the project's
+// timeline, as JSON Lines of {"event": …} records, oldest first.
+const TimelineFile = "timeline.jsonl"
+
+// splitEvents parts memory records from timeline records.
+func splitEvents(recs []memory.Record) (mems, events []memory.Record) {
+	for _, r := range recs {
+		if r.Event != nil {
+			events = append(events, r)
+		} else {
+			mems = append(mems, r)
+		}
+	}
+	return mems, events
+}
+
+// writeTimeline writes the timeline file, unless there is no timeline or
+// it holds these bytes already.
+func writeTimeline(root *os.Root, events []memory.Record) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := WriteJSONL(&b, events); err != nil {
+		return err
+	}
+	if same(root, TimelineFile, b.Bytes()) {
+		return nil
+	}
+	return writeNew(root, TimelineFile, b.Bytes())
+}
+
+// readTimeline reads the timeline file of an import directory: event
+// records only, each line at most MaxLine, the whole at most MaxImport.
+func readTimeline(root *os.Root, real string) ([]memory.Record, []int, error) {
+	if _, err := root.Lstat(TimelineFile); err != nil {
+		return nil, nil, nil // none: a vault, or an export without a timeline
+	}
+	f, err := openInside(root, real, TimelineFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	jr := NewJSONLReader(io.LimitReader(f, MaxImport))
+	var out []memory.Record
+	for {
+		recs, err := jr.Next(1 << 10)
+		for _, r := range recs {
+			if r.Event == nil {
+				return nil, nil, &LineError{Line: jr.Line(len(out)), Err: errors.New(`a memory record: this file holds only {"event": …} lines (memories are the .md files)`)}
+			}
+			out = append(out, r)
+		}
+		if errors.Is(err, io.EOF) {
+			lines := make([]int, len(out))
+			for i := range out {
+				lines[i] = jr.Line(i)
+			}
+			return out, lines, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
 }
 
 // same reports whether name under root is a regular file holding b.
@@ -586,6 +657,8 @@ func ReadVault(dir string) (*Vault, error) {
 		case d.IsDir():
 		case strings.EqualFold(filepath.Ext(p), ".md"):
 			rels = append(rels, rel)
+		case rel == TimelineFile:
+			// read after the memories: its events name them
 		default:
 			v.Skipped.NotMarkdown++
 		}
@@ -626,6 +699,15 @@ func ReadVault(dir string) (*Vault, error) {
 		v.Records = append(v.Records, r)
 		v.Files = append(v.Files, rel)
 		v.Links = append(v.Links, links)
+	}
+	events, lines, err := readTimeline(root, real)
+	if err != nil {
+		return nil, &FileError{TimelineFile, err}
+	}
+	for i, e := range events {
+		v.Records = append(v.Records, e)
+		v.Files = append(v.Files, fmt.Sprintf("%s line %d", TimelineFile, lines[i]))
+		v.Links = append(v.Links, nil)
 	}
 	return v, nil
 }
@@ -721,6 +803,33 @@ func readMarkdownFile(root *os.Root, real, rel string) ([]byte, error) {
 	}
 	defer f.Close()
 	return readBounded(f, sz, MaxFile, "memory file")
+}
+
+// openInside opens a regular file of an import directory for reading,
+// refusing what readMarkdownFile refuses (a link out, a device, a FIFO).
+func openInside(root *os.Root, real, rel string) (*os.File, error) {
+	li, err := root.Lstat(rel)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(filepath.Join(real, rel))
+		if err != nil || !inside(real, target) {
+			return nil, errors.New("is a symbolic link that leads nowhere or out of the import directory: copy the file in or remove the link")
+		}
+	}
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode(), hintDirEntry)
+	}
+	f, _, err := openRegular(func(flag int) (*os.File, error) { return root.OpenFile(rel, flag, 0) }, hintDirEntry)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	return f, nil
 }
 
 // inside reports whether path is dir or lies under it; both are clean,
