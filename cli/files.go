@@ -7,9 +7,11 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"math"
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -85,15 +87,37 @@ func (a *app) importCommand() *cobra.Command {
 			if err != nil {
 				fmt.Fprintln(a.env.Stderr, "cairn: imported, but binding the new memories failed: "+oneLine(err.Error()))
 			}
+			var vl vaultLinks
+			if src.vault != nil {
+				vl, err = a.linkVault(cmd.Context(), src.vault, res.New)
+				if err != nil {
+					fmt.Fprintln(a.env.Stderr, "cairn: imported, but linking what the bodies' [[links]] name failed: "+oneLine(err.Error()))
+				}
+			}
 			if a.json {
-				return writeJSON(cmd.OutOrStdout(), res)
+				out := importReport{ImportResult: res, BodyLinks: vl.Linked, Unresolved: vl.Unresolved}
+				if src.vault != nil {
+					out.Skipped = src.vault.Skipped
+				}
+				return writeJSON(cmd.OutOrStdout(), out)
 			}
 			unchanged := fmt.Sprintf("%d unchanged", res.Unchanged)
 			if res.Reinforced > 0 { // known facts said again: reinforced, not copied
 				unchanged += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
 			}
 			fmt.Fprintf(cmd.OutOrStdout(), "imported %s into %s: %d added (%d bound to files or flags), %d updated, %s, %d links\n",
-				path, a.proj.Name, res.Added, bound, res.Updated, unchanged, res.Edges)
+				path, a.proj.Name, res.Added, bound, res.Updated, unchanged, res.Edges+vl.Linked)
+			if res.Events > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "and %d timeline events as they were\n", res.Events)
+			}
+			if src.vault != nil {
+				if sk := src.vault.Skipped.String(); sk != "" {
+					fmt.Fprintf(cmd.OutOrStdout(), "skipped %s\n", sk)
+				}
+			}
+			if vl.Unresolved > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%d [[links]] name nothing in the import or the project\n", vl.Unresolved)
+			}
 			return nil
 		},
 	}
@@ -107,6 +131,7 @@ func (a *app) importCommand() *cobra.Command {
 // whole first (its files are a person's notes, not 100,000 records).
 type importSource struct {
 	jsonl    *exchange.JSONLFile // nil: markdown
+	vault    *exchange.Vault     // markdown: what the directory held
 	recs     []memory.Record     // markdown: every record
 	files    []string            // markdown: the file of each record
 	sent     int                 // records handed over
@@ -120,11 +145,11 @@ type importSource struct {
 func openImport(path, format string) (*importSource, error) {
 	src := &importSource{bind: map[int]*memory.Memory{}}
 	if format == "md" {
-		recs, files, err := exchange.ReadMarkdownFiles(path)
+		v, err := exchange.ReadVault(path)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
 		}
-		src.recs, src.files = recs, files
+		src.recs, src.files, src.vault = v.Records, v.Files, v
 		return src, nil
 	}
 	f, err := exchange.OpenJSONL(path)
@@ -267,10 +292,15 @@ func (a *app) exportCommand() *cobra.Command {
 				return err
 			}
 			progress.show(1, 1) // read; writing the files is the quick part
+			events, err := a.timelineRecords(cmd.Context(), a.proj.ID)
+			if err != nil {
+				progress.clear()
+				return err
+			}
 			if f == "md" {
-				err = exchange.WriteMarkdown(path, recs)
+				err = exchange.WriteMarkdown(path, append(recs, events...))
 			} else {
-				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, recs) })
+				err = writeFileAtomic(path, func(w io.Writer) error { return exchange.WriteJSONL(w, append(recs, events...)) })
 			}
 			progress.clear() // before any report: stdout and stderr may share the terminal
 			if err != nil {
@@ -288,7 +318,8 @@ func (a *app) exportCommand() *cobra.Command {
 }
 
 // allRecords reads every memory of a project, oldest first, with its edges
-// (progress, if not nil, is told how far: the edges are a call each).
+// and its earlier versions (progress, if not nil, is told how far: the
+// edges are a call each, and the versions of an edited memory another).
 func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress) ([]memory.Record, error) {
 	var recs []memory.Record
 	total := int64(0)
@@ -307,6 +338,9 @@ func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress
 			if err != nil {
 				return err
 			}
+			if r.History, err = a.history(ctx, m); err != nil {
+				return err
+			}
 			recs = append(recs, r)
 			progress.show(int64(len(recs))*9/10, total) // the last tenth: writing
 		}
@@ -319,6 +353,39 @@ func (a *app) allRecords(ctx context.Context, pid string, progress *fileProgress
 		recs[i], recs[j] = recs[j], recs[i]
 	}
 	return recs, nil
+}
+
+// history is a memory's earlier versions as records, oldest first: what
+// they said, not how much they have been read since (no trust).
+func (a *app) history(ctx context.Context, m *memory.Memory) ([]memory.Record, error) {
+	if m.Version <= 1 {
+		return nil, nil // never edited: no versions to read
+	}
+	vs, err := a.st.History(ctx, m.ID)
+	if err != nil {
+		return nil, err
+	}
+	var out []memory.Record
+	for _, v := range vs[:max(0, len(vs)-1)] {
+		r := memory.ToRecord(v, "", nil)
+		r.ID, r.Trust = "", 0
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// timelineRecords is a project's timeline as export records, oldest first.
+func (a *app) timelineRecords(ctx context.Context, pid string) ([]memory.Record, error) {
+	events, err := a.st.Timeline(ctx, pid, math.MaxInt32)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]memory.Record, 0, len(events))
+	for _, e := range slices.Backward(events) {
+		e.Project, e.Title = "", "" // the importing store's own, and the memory's own
+		out = append(out, memory.Record{Event: &e})
+	}
+	return out, nil
 }
 
 // writeFileAtomic writes path through a temporary file and a rename. The

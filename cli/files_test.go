@@ -3,12 +3,16 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io/fs"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
 
+	"cairn/exchange"
 	"cairn/memory"
 )
 
@@ -21,6 +25,8 @@ func seedStore(t *testing.T, e *env) {
 	a := e.rec("remember", "+229 % decode speed", "--tag", "bench", "--ref", "bench-1", "--bind", "file:bench/decode.txt")
 	e.rec("supersede", a.ID, "+31 % decode speed\n\n```\nmake bench\n```\n")
 	d := e.rec("remember", "Parked MTP: net-negative on MoE", "-l", "D", "--provenance", "measured")
+	e.ok("edit", d.ID, "Parked MTP: net-negative on MoE (bench #41)")
+	e.ok("edit", d.ID, "Parked MTP: net-negative on MoE (bench #41, twice)")
 	b := e.rec("remember", "bench #41 showed -4 %", "-l", "C")
 	e.ok("link", d.ID, "because", b.ID, "--weight", "0.8")
 	n := e.rec("remember", "VGPR-256 starved occupancy: don't", "-l", "E", "--trigger", "VGPR", "--trigger", "occupancy")
@@ -28,7 +34,9 @@ func seedStore(t *testing.T, e *env) {
 	e.ok("remember", "cited a number without checking provenance → check it", "-l", "F", "--title", "check provenance: on: cited numbers")
 }
 
-func exportAll(t *testing.T, e *env) []memory.Record {
+// exportParts is the project's JSON Lines export: its memories (with
+// their history) and its timeline.
+func exportParts(t *testing.T, e *env) ([]memory.Record, []memory.Event) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "all.jsonl")
 	e.ok("export", path)
@@ -37,15 +45,20 @@ func exportAll(t *testing.T, e *env) []memory.Record {
 		t.Fatal(err)
 	}
 	var recs []memory.Record
+	var events []memory.Event
 	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
 		var r memory.Record
 		if err := json.Unmarshal([]byte(line), &r); err != nil {
 			t.Fatal(err)
 		}
+		if r.Event != nil {
+			events = append(events, *r.Event)
+			continue
+		}
 		r.Project, r.Trust = "", 0
 		recs = append(recs, r)
 	}
-	return recs
+	return recs, events
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
@@ -67,11 +80,31 @@ func TestExportImportRoundTrip(t *testing.T) {
 			if r.code != 0 {
 				t.Fatalf("import: %s", r.err)
 			}
-			want, got := exportAll(t, src), exportAll(t, dst)
-			wb, _ := json.Marshal(want)
-			gb, _ := json.Marshal(got)
-			if string(wb) != string(gb) {
-				t.Fatalf("round trip differs:\nwant %s\n got %s", wb, gb)
+			want, wantEvents := exportParts(t, src)
+			got, gotEvents := exportParts(t, dst)
+			if len(got) != len(want) {
+				t.Fatalf("%d memories came back of %d", len(got), len(want))
+			}
+			// Field by field: every memory with its versions, statuses,
+			// supersessions, edges and bindings.
+			versions := 0
+			for i := range want {
+				versions += len(want[i].History)
+				wb, _ := json.Marshal(want[i])
+				gb, _ := json.Marshal(got[i])
+				if string(wb) != string(gb) {
+					t.Fatalf("memory %d differs:\nwant %s\n got %s", i, wb, gb)
+				}
+			}
+			if versions != 2 {
+				t.Fatalf("%d earlier versions exported, want the 2 edits made", versions)
+			}
+			// The timeline too (markdown keeps it in timeline.jsonl); the
+			// import adds its own event.
+			wb, _ := json.Marshal(wantEvents)
+			gb, _ := json.Marshal(gotEvents[:len(gotEvents)-1])
+			if len(wantEvents) < 8 || len(gotEvents) != len(wantEvents)+1 || string(wb) != string(gb) || gotEvents[len(gotEvents)-1].Kind != memory.EventImport {
+				t.Fatalf("timeline differs:\nwant %s\n got %s", wb, gb)
 			}
 			// Idempotent: the same file again changes nothing.
 			before := dst.ok("timeline", "--json")
@@ -246,7 +279,7 @@ func TestExportIsPrivateAndFollowsNoLinks(t *testing.T) {
 
 	md := filepath.Join(base, "notes")
 	e.ok("export", md)
-	file := filepath.Join(md, "D-decision", m.ID+".md")
+	file := filepath.Join(md, exchange.FileName(memory.Record{ID: m.ID, Layer: memory.LayerDecision, Title: m.Title}))
 	for p, want := range map[string]os.FileMode{md: 0o700, filepath.Dir(file): 0o700, file: 0o600} {
 		if fi, err := os.Stat(p); err != nil || fi.Mode().Perm() != want {
 			t.Fatalf("%s: %v, want mode %v", p, err, want)
@@ -330,3 +363,120 @@ func TestStreamedImportRefusesALateBadLineAndChangesNothing(t *testing.T) {
 		t.Fatalf("import: %+v", r)
 	}
 }
+
+// An Obsidian vault imports as far as it holds memories: its settings,
+// trash, plain notes and attachments are counted and passed over, and the
+// links its bodies write become edges when they name a memory.
+func TestImportObsidianVault(t *testing.T) {
+	e := newEnv(t)
+	known := e.rec("remember", "the staging port is 8443", "-l", "B", "--title", "Staging port")
+	vault := filepath.Join(t.TempDir(), "vault")
+	put := func(rel, text string) {
+		p := filepath.Join(vault, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(".obsidian/app.json", "{}")
+	put(".obsidian/workspace.json", "{}")
+	put(".trash/x.md", "---\nlayer: A\ntitle: thrown away\n---\nx\n")
+	put(".git/HEAD", "ref: refs/heads/main\n")
+	put("Plain note.md", "a note of my own about [[Park MTP]]\n")
+	put("attachments/plot.png", "png")
+	put("decisions/Park MTP.md", "---\nlayer: D\ntitle: Park MTP\n---\nBecause of [[Bench 41|the bench]], on [["+known.ID[:10]+"]];\nsee [[Nowhere]].\n\n## Links\n\n- evidence: [[bench-41]]\n")
+	put("episodes/bench-41.md", "---\nlayer: C\ntitle: Bench 41\n---\n-4 % with MTP; [[Staging port]]\n")
+
+	out := e.ok("import", vault, "--format", "md")
+	for _, want := range []string{"2 added", "3 links", "skipped 1 file without frontmatter, 1 file not .md, 1 under .git/, 2 under .obsidian/, 1 under .trash/", "1 [[links]] name nothing"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(e.ok("list", "--json"), "thrown away") {
+		t.Fatalf("a file in .trash/ was imported")
+	}
+	park := e.list("-l", "D")
+	if len(park) != 1 || park[0].Title != "Park MTP" {
+		t.Fatalf("decisions: %+v", park)
+	}
+	got := map[string]bool{}
+	for _, ed := range e.rec("show", park[0].ID).Edges {
+		got[string(ed.Kind)+" "+ed.To] = true
+	}
+	bench := e.list("-l", "C")
+	if len(bench) != 1 || !got["evidence "+bench[0].ID] || !got["relates_to "+known.ID] || len(got) != 2 {
+		t.Fatalf("edges of Park MTP: %v", got)
+	}
+	// Again: nothing new, no link made twice.
+	var res struct {
+		Added, Updated int
+		BodyLinks      int `json:"body_links"`
+	}
+	json.Unmarshal([]byte(e.ok("import", vault, "--json")), &res)
+	if res.Added != 0 || res.Updated != 0 || res.BodyLinks != 0 {
+		t.Fatalf("second import: %+v", res)
+	}
+	// A file that is a memory but malformed refuses the whole vault.
+	put("decisions/broken.md", "---\nlayer: D\ntitle: [unclosed\n---\nx\n")
+	r := e.run("", "import", vault)
+	if r.code == 0 || !strings.Contains(r.err, "broken.md") || !strings.Contains(r.err, "line") || !strings.Contains(r.err, "nothing was imported") {
+		t.Fatalf("malformed memory file: %+v", r)
+	}
+}
+
+// A recall between two markdown exports changes no exported byte, and a
+// markdown export round trips through a fresh store to the same files.
+func TestMarkdownExportIsDeterministic(t *testing.T) {
+	src := newEnv(t)
+	seedStore(t, src)
+	first := filepath.Join(t.TempDir(), "first")
+	src.ok("export", first)
+	src.ok("recall", "decode speed MTP bench")
+	src.ok("recall", "provenance numbers")
+	second := filepath.Join(t.TempDir(), "second")
+	src.ok("export", second)
+	a, b := readTree(t, first), readTree(t, second)
+	if len(a) == 0 || !maps.Equal(a, b) {
+		t.Fatalf("a recall changed the export:\n%v\n%v", keysOf(a), keysOf(b))
+	}
+	dst := newEnv(t) // the same project name, and the bound file as it was
+	os.MkdirAll(filepath.Join(dst.wd, "bench"), 0o755)
+	os.WriteFile(filepath.Join(dst.wd, "bench", "decode.txt"), []byte("+229 %\n"), 0o644)
+	if out := dst.ok("import", first); strings.Contains(out, "name nothing") || strings.Contains(out, "skipped") {
+		t.Fatalf("an export read back as a vault: %s", out)
+	}
+	third := filepath.Join(t.TempDir(), "third")
+	dst.ok("export", third)
+	c := readTree(t, third)
+	// The store that imported it has one more event: that import.
+	if tl := c["timeline.jsonl"]; !strings.HasPrefix(tl, a["timeline.jsonl"]) || strings.Count(tl[len(a["timeline.jsonl"]):], "\n") != 1 || !strings.Contains(tl[len(a["timeline.jsonl"]):], `"kind":"import"`) {
+		t.Fatalf("timeline after a round trip:\n%s\nwas\n%s", tl, a["timeline.jsonl"])
+	}
+	delete(a, "timeline.jsonl")
+	delete(c, "timeline.jsonl")
+	for name, text := range a {
+		if c[name] != text {
+			t.Fatalf("%s differs after a round trip:\n%s\n---\n%s", name, text, c[name])
+		}
+	}
+	if len(c) != len(a) {
+		t.Fatalf("%d files, want %d", len(c), len(a))
+	}
+}
+
+func readTree(t *testing.T, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			b, _ := os.ReadFile(p)
+			rel, _ := filepath.Rel(dir, p)
+			out[rel] = string(b)
+		}
+		return err
+	})
+	return out
+}
+
+func keysOf(m map[string]string) []string { return slices.Sorted(maps.Keys(m)) }

@@ -4,8 +4,12 @@ import (
 	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -47,6 +51,28 @@ func TestReadJSONLRefusesBadLines(t *testing.T) {
 	recs, err := ReadJSONL(strings.NewReader("\n" + good + "\n   \n" + `{"layer":"decision","body":"y"}` + "\n"))
 	if err != nil || len(recs) != 2 || recs[1].Layer != memory.LayerDecision {
 		t.Fatalf("good input: %v %+v", err, recs)
+	}
+}
+
+func TestJSONLEventLines(t *testing.T) {
+	at := time.Date(2026, 3, 2, 10, 0, 0, 5, time.UTC)
+	e := memory.Event{ID: "01JD0000000000000000000EV1", Time: at, Actor: memory.ActorAgent, Kind: memory.EventEdit, MemoryID: "01JD0000000000000000000AAA", Summary: "version 2"}
+	var b bytes.Buffer
+	if err := WriteJSONL(&b, []memory.Record{{Layer: memory.LayerState, Body: "x"}, {Event: &e}}); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	if want := `{"event":{"id":"01JD0000000000000000000EV1","time":"2026-03-02T10:00:00.000000005Z","actor":"agent","kind":"edit","memory_id":"01JD0000000000000000000AAA","summary":"version 2"}}`; lines[1] != want {
+		t.Fatalf("event line\n%s\nwant\n%s", lines[1], want)
+	}
+	back, err := ReadJSONL(&b)
+	if err != nil || len(back) != 2 || back[1].Event == nil || *back[1].Event != e {
+		t.Fatalf("%v %+v", err, back)
+	}
+	// An event line holds nothing else.
+	_, err = ReadJSONL(strings.NewReader(`{"layer":"A","body":"x","event":{"id":"x","kind":"edit","time":"2026-03-02T10:00:00Z"}}`))
+	if err == nil || !strings.Contains(err.Error(), "only") {
+		t.Fatalf("event with a memory: %v", err)
 	}
 }
 
@@ -116,6 +142,17 @@ func genRecord(t *rapid.T, i int) memory.Record {
 	}
 	// Markdown groups links by kind; keep them in that order so comparisons are exact.
 	sortEdges(r.Edges)
+	// Earlier versions: whole records of their own, without links.
+	for v := range rapid.IntRange(0, 2).Draw(t, "nversions") {
+		h := memory.Record{
+			Layer: rapid.SampledFrom(memory.Layers).Draw(t, "hlayer"), Kind: rapid.SampledFrom(memory.Kinds).Draw(t, "hkind"),
+			Title: strings.ReplaceAll(text.Draw(t, "htitle"), "\n", " "), Body: text.Draw(t, "hbody") + "v",
+			Provenance: rapid.SampledFrom(memory.Provenances).Draw(t, "hprov"), Confidence: 0.5,
+			Status: memory.StatusActive, CreatedAt: r.CreatedAt, UpdatedAt: tm("hu"), ValidFrom: r.ValidFrom, Version: v + 1,
+			Tags: rapid.SliceOfN(rapid.StringMatching(`[a-z0-9_-]{1,10}`), 0, 2).Draw(t, "htags"),
+		}
+		r.History = append(r.History, h)
+	}
 	return r
 }
 
@@ -142,8 +179,21 @@ func canon(r memory.Record) string {
 	if len(r.Triggers) == 0 {
 		r.Triggers = nil
 	}
+	hist := r.History
+	r.History = nil
 	b, _ := json.Marshal(r)
-	return string(b)
+	out := string(b)
+	for _, h := range hist {
+		out += "\nversion " + canon(h)
+	}
+	return out
+}
+
+// canonMD is canon of what markdown keeps: salience changes on every
+// recall, so a markdown export leaves it out.
+func canonMD(r memory.Record) string {
+	r.Salience = memory.Salience{}
+	return canon(r)
 }
 
 func TestRoundTrips(t *testing.T) {
@@ -173,8 +223,8 @@ func TestRoundTrips(t *testing.T) {
 			if err != nil {
 				t.Fatalf("decode markdown: %v\n%s", err, md)
 			}
-			if canon(recs[i]) != canon(got) {
-				t.Fatalf("markdown:\n%s\n%s\nfile:\n%s", canon(recs[i]), canon(got), md)
+			if canonMD(recs[i]) != canonMD(got) {
+				t.Fatalf("markdown:\n%s\n%s\nfile:\n%s", canonMD(recs[i]), canonMD(got), md)
 			}
 		}
 	})
@@ -182,27 +232,204 @@ func TestRoundTrips(t *testing.T) {
 
 func TestMarkdownDirectory(t *testing.T) {
 	dir := t.TempDir()
+	f := false
 	recs := []memory.Record{
-		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Kind: memory.KindDecision, Title: "park MTP", Body: "because MoE\n",
-			Edges: []memory.RecordEdge{{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB"}}},
+		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Kind: memory.KindDecision, Title: "Park MTP: net-negative [MoE]", Body: "because MoE\n",
+			Edges: []memory.RecordEdge{{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB", Weight: 0.8, Active: &f}}},
 		{ID: "01JD0000000000000000000BBB", Layer: memory.LayerEpisode, Title: "bench 41", Body: "-4 %"},
 	}
 	if err := WriteMarkdown(dir, recs); err != nil {
 		t.Fatal(err)
 	}
-	b, _ := os.ReadFile(filepath.Join(dir, "D-decision", "01JD0000000000000000000AAA.md"))
-	if !strings.Contains(string(b), `- "[[01JD0000000000000000000BBB]]"`) && !strings.Contains(string(b), `[[01JD0000000000000000000BBB]]`) {
-		t.Fatalf("no wiki link in:\n%s", b)
+	// Readable names: the title's slug and the id's tail.
+	a := filepath.Join("D-decision", "park-mtp-net-negative-moe-00000aaa.md")
+	b := filepath.Join("C-episode", "bench-41-00000bbb.md")
+	data, err := os.ReadFile(filepath.Join(dir, a))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The link as Obsidian reads it: to the file, labelled by the title.
+	if !strings.HasSuffix(string(data), "because MoE\n\n\n## Links\n\n- because: [[C-episode/bench-41-00000bbb|bench 41]]\n") {
+		t.Fatalf("no Links section in:\n%s", data)
 	}
 	back, files, err := ReadMarkdownFiles(dir)
-	if err != nil || len(back) != 2 || files[0] != filepath.Join("C-episode", "01JD0000000000000000000BBB.md") {
+	if err != nil || len(back) != 2 || files[0] != b || files[1] != a {
 		t.Fatalf("%v %v", err, files)
 	}
-	os.WriteFile(filepath.Join(dir, "C-episode", "bad.md"), []byte("---\nlayr: A\n---\nx"), 0o644)
+	if canon(back[1]) != canon(recs[0]) {
+		t.Fatalf("read back:\n%s\n%s", canon(back[1]), canon(recs[0]))
+	}
+	// The Links section as written says what the edges say; a line a
+	// person adds to it is a link to make.
+	if _, links, err := decodeMarkdown(data); err != nil || len(links) != 0 {
+		t.Fatalf("links of an exported file: %v %+v", err, links)
+	}
+	added := string(data) + "- evidence: [[Bench 42]]\n"
+	r, links, err := decodeMarkdown([]byte(added))
+	if err != nil || r.Body != recs[0].Body || len(links) != 2 || links[1] != (BodyLink{memory.EdgeEvidence, "Bench 42"}) {
+		t.Fatalf("an edited Links section: %v %q %+v", err, r.Body, links)
+	}
+	os.WriteFile(filepath.Join(dir, "C-episode", "bad.md"), []byte("---\nlayer: A\nlayr: A\n---\nx"), 0o644)
 	_, err = ReadMarkdown(dir)
 	var fe *FileError
-	if !errors.As(err, &fe) || fe.Path != filepath.Join("C-episode", "bad.md") || !strings.Contains(err.Error(), "layr") {
+	if !errors.As(err, &fe) || fe.Path != filepath.Join("C-episode", "bad.md") || !strings.Contains(err.Error(), "layr") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("bad file: %v", err)
+	}
+}
+
+// A markdown export keeps the timeline in timeline.jsonl, read back after
+// the memories; a memory record in it is refused, naming its line.
+func TestMarkdownTimeline(t *testing.T) {
+	dir := t.TempDir()
+	e := memory.Event{ID: "01JD0000000000000000000EV1", Time: time.Unix(7, 0).UTC(), Actor: memory.ActorUser, Kind: memory.EventRemember, MemoryID: "01JD0000000000000000000AAA"}
+	recs := []memory.Record{{Event: &e}, {ID: "01JD0000000000000000000AAA", Layer: memory.LayerState, Title: "t", Body: "b"}}
+	if err := WriteMarkdown(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	v, err := ReadVault(dir)
+	if err != nil || len(v.Records) != 2 || v.Records[0].ID != recs[1].ID || v.Records[1].Event == nil || *v.Records[1].Event != e || v.Files[1] != "timeline.jsonl line 1" {
+		t.Fatalf("%v %+v %v", err, v, v.Files)
+	}
+	if v.Skipped.String() != "" {
+		t.Fatalf("skipped %s", v.Skipped)
+	}
+	os.WriteFile(filepath.Join(dir, TimelineFile), []byte(`{"event":{"id":"01JD0000000000000000000EV1","kind":"edit","time":"2026-03-02T10:00:00Z"}}`+"\n"+`{"layer":"A","body":"x"}`+"\n"), 0o600)
+	if _, err := ReadVault(dir); err == nil || !strings.Contains(err.Error(), "timeline.jsonl: line 2") {
+		t.Fatalf("a memory in the timeline: %v", err)
+	}
+}
+
+// A file of an export made before edges, history and the Links section
+// (links by kind in the frontmatter, salience) still reads the same.
+func TestOldMarkdownExportsStillRead(t *testing.T) {
+	old := "---\nid: \"01JD0000000000000000000AAA\"\nlayer: \"decision\"\ntitle: \"park MTP\"\n" +
+		"salience:\n  access_count: 3\n  accesses: [\"2026-03-02T10:00:00Z\"]\nversion: 2\n" +
+		"links:\n  because: [\"[[01JD0000000000000000000BBB|0.5 historical @2026-03-01T09:00:00Z]]\"]\n---\nbecause MoE\n"
+	r, err := DecodeMarkdown([]byte(old))
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 3, 1, 9, 0, 0, 0, time.UTC)
+	inactive := false
+	want := memory.RecordEdge{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB", Weight: 0.5, Active: &inactive, CreatedAt: at}
+	if r.Body != "because MoE\n" || r.Salience.AccessCount != 3 || r.Version != 2 || len(r.Edges) != 1 || !reflect.DeepEqual(r.Edges[0], want) {
+		t.Fatalf("%+v", r)
+	}
+}
+
+func TestMarkdownExportIsStable(t *testing.T) {
+	dir := t.TempDir()
+	recs := []memory.Record{
+		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Title: "old title", Body: "x",
+			Salience: memory.Salience{AccessCount: 3, Accesses: []time.Time{time.Unix(5, 0)}}},
+	}
+	if err := WriteMarkdown(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	name := filepath.Join(dir, FileName(recs[0]))
+	first, _ := os.ReadFile(name)
+	if strings.Contains(string(first), "access") {
+		t.Fatalf("salience written:\n%s", first)
+	}
+	// Read more often: the same bytes, and the file is not even rewritten.
+	old := time.Unix(1, 0)
+	os.Chtimes(name, old, old)
+	recs[0].Salience = memory.Salience{AccessCount: 9, Accesses: []time.Time{time.Unix(9, 0)}}
+	if err := WriteMarkdown(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	if fi, _ := os.Stat(name); !fi.ModTime().Equal(old) {
+		t.Fatalf("an unchanged file was written again")
+	}
+	// Retitled: the file moves, and the old one goes.
+	recs[0].Title = "new title"
+	if err := WriteMarkdown(dir, recs); err != nil {
+		t.Fatal(err)
+	}
+	back, files, err := ReadMarkdownFiles(dir)
+	if err != nil || len(back) != 1 || files[0] != filepath.Join("D-decision", "new-title-00000aaa.md") {
+		t.Fatalf("%v %v", err, files)
+	}
+}
+
+func TestMarkdownSpreadsALargeLayer(t *testing.T) {
+	var recs []memory.Record
+	for i := range 2500 {
+		id := fmt.Sprintf("01JD%022d", i)
+		recs = append(recs, memory.Record{ID: id, Layer: memory.LayerEpisode, Title: "same title"})
+	}
+	recs = append(recs, memory.Record{ID: "01JD0000000000000000000AAA", Layer: memory.LayerState, Title: "alone"})
+	names := FileNames(recs)
+	perDir := map[string]int{}
+	seen := map[string]bool{}
+	for _, n := range names {
+		if seen[n] {
+			t.Fatalf("two records in %s", n)
+		}
+		seen[n] = true
+		perDir[filepath.Dir(n)]++
+	}
+	if names["01JD0000000000000000000AAA"] != filepath.Join("B-state", "alone-00000aaa.md") {
+		t.Fatalf("a small layer is one folder: %s", names["01JD0000000000000000000AAA"])
+	}
+	for d, n := range perDir {
+		if n > 1000 {
+			t.Fatalf("%s holds %d files", d, n)
+		}
+	}
+	if len(perDir) < 4 {
+		t.Fatalf("2,500 memories in %d folders", len(perDir))
+	}
+	// The same memories in another order: the same names.
+	rev := slices.Clone(recs)
+	slices.Reverse(rev)
+	if again := FileNames(rev); !maps.Equal(again, names) {
+		t.Fatalf("names depend on the order of the records")
+	}
+}
+
+func TestReadVaultSkipsWhatIsNotAMemory(t *testing.T) {
+	dir := t.TempDir()
+	put := func(rel, text string) {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	put(".obsidian/app.json", "{}")
+	put(".obsidian/workspace.json", "{}")
+	put(".obsidian/plugins/x/main.md", "---\nlayer: A\n---\nnot read")
+	put(".trash/x.md", "---\nlayer: A\ntitle: thrown away\n---\nx")
+	put(".DS_Store", "")
+	put("Plain note.md", "just text, see [[Park MTP]]\n")
+	put("Tagged note.md", "---\ntags: [x]\naliases: [y]\n---\nanother program's frontmatter\n")
+	put("attachments/diagram.png", "png")
+	put("decisions/Park MTP.md", "---\nlayer: D\ntitle: Park MTP\n---\nBecause [[Bench 41]] and [[bench-41|the bench]];\n"+
+		"see [[Nowhere#section]].\n```\n[[not a link]]\n```\n\n## Links\n\n- evidence: [[episodes/bench-41.md]]\n")
+	put("episodes/bench-41.md", "---\nlayer: C\ntitle: Bench 41\n---\n-4 %\n")
+	v, err := ReadVault(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(v.Records) != 2 || v.Files[0] != filepath.Join("decisions", "Park MTP.md") {
+		t.Fatalf("%d records: %v", len(v.Records), v.Files)
+	}
+	want := Skipped{NoFrontmatter: 1, NotMemory: 1, NotMarkdown: 1, Hidden: map[string]int{".obsidian": 3, ".trash": 1, ".": 1}}
+	if !reflect.DeepEqual(v.Skipped, want) {
+		t.Fatalf("skipped %+v, want %+v", v.Skipped, want)
+	}
+	if s := v.Skipped.String(); s != "1 file without frontmatter, 1 file whose frontmatter names no layer, 1 file not .md, 1 file hidden, 3 under .obsidian/, 1 under .trash/" {
+		t.Fatalf("report %q", s)
+	}
+	wantLinks := []BodyLink{{memory.EdgeRelatesTo, "Bench 41"}, {memory.EdgeRelatesTo, "bench-41"}, {memory.EdgeRelatesTo, "Nowhere"}, {memory.EdgeEvidence, "episodes/bench-41"}}
+	if !reflect.DeepEqual(v.Links[0], wantLinks) {
+		t.Fatalf("links %+v", v.Links[0])
+	}
+	// A memory file that is malformed still refuses the whole directory.
+	put("decisions/broken.md", "---\nlayer: D\ntitle: [unclosed\n---\nx")
+	if _, err := ReadVault(dir); err == nil || !strings.Contains(err.Error(), "broken.md") || !strings.Contains(err.Error(), "line") {
+		t.Fatalf("malformed memory file: %v", err)
 	}
 }
 
@@ -250,6 +477,8 @@ func FuzzMarkdownFile(f *testing.F) {
 	f.Add("---\nlayer: A\ntitle: &a t\nref: *a\n---\n")
 	f.Add("---\nlayer: A\ntitle: t\ntags: [[[a]]]\nsource: {file: a.go, line: 3}\n---\n")
 	f.Add("---\nlayer: A\ntitle: t\n...\n---\n")
+	f.Add("---\nid: 01JD0000000000000000000AAA\nlayer: D\ntitle: t\nedges:\n  - kind: because\n    to: 01JD0000000000000000000BBB\n    weight: 0.5\n    historical: true\nhistory:\n  - layer: D\n    title: t0\n    body: \"old\"\n    version: 1\nversion: 2\n---\nbody\n\n## Links\n\n- because: [[C-episode/b-00000bbb|B]]\n")
+	f.Add("---\nlayer: D\ntitle: t\nedges:\n  - kind: relates_to\n    to: x\n---\n\n\n## Links\n\n- relates_to: [[x]]\n\n\n## Links\n\n- because: [[y]]\n")
 	f.Fuzz(func(t *testing.T, in string) {
 		r, err := DecodeMarkdown([]byte(in))
 		if err != nil {

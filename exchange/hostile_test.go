@@ -338,14 +338,14 @@ func TestWriteMarkdownIsPrivateAndFollowsNoLinks(t *testing.T) {
 	os.MkdirAll(filepath.Join(dir, "D-decision"), 0o700)
 	// A link planted where a file will be written, and one where a layer
 	// directory will be.
-	os.Symlink(victim, filepath.Join(dir, "D-decision", "01JD0000000000000000000AAA.md"))
+	os.Symlink(victim, filepath.Join(dir, FileName(recs[0])))
 	if err := WriteMarkdown(dir, recs); err != nil {
 		t.Fatal(err)
 	}
 	if b, _ := os.ReadFile(victim); string(b) != "keep me" {
 		t.Fatalf("export wrote through a planted link: %q", b)
 	}
-	for _, p := range []string{filepath.Join("D-decision", "01JD0000000000000000000AAA.md"), filepath.Join("C-episode", "01JD0000000000000000000BBB.md")} {
+	for _, p := range []string{FileName(recs[0]), FileName(recs[1])} {
 		fi, err := os.Lstat(filepath.Join(dir, p))
 		if err != nil || !fi.Mode().IsRegular() || fi.Mode().Perm() != 0o600 {
 			t.Fatalf("%s: %v %v", p, err, fi.Mode())

@@ -3,7 +3,9 @@
 // # JSON Lines
 //
 // One memory record per line: the same JSON object `cairn show --json`
-// prints (see memory.Record), with its outgoing links in "edges". On
+// prints (see memory.Record), with its outgoing links in "edges" and its
+// earlier versions, oldest first, in "history"; then the project's
+// timeline, one {"event": {…}} record per line, oldest first. On
 // import, "id" may be left out (cairn makes one), as may every field but
 // "layer" and "body" or "title"; an unknown field, a bad value or a
 // malformed line refuses the whole file, naming the line. Blank lines are
@@ -11,20 +13,36 @@
 //
 // # Markdown directory
 //
-// One file per memory at <letter>-<layer>/<id>.md (e.g.
-// D-decision/01JD….md): YAML frontmatter between "---" lines holding every
-// field of the record but the body, then the body exactly as stored.
-// Links are Obsidian-style wiki links grouped by kind:
+// One file per memory, named for a person: <letter>-<layer>/<slug of the
+// title>-<last 8 characters of the id>.md (e.g.
+// D-decision/park-mtp-net-negative-on-moe-k3x9q2ab.md); a layer of more
+// than about 1,000 memories is spread over subfolders named by the last
+// character (or two) of the id. YAML frontmatter between "---" lines holds
+// every field of the record but the body, its salience (which changes on
+// every recall) and its trust (computed); "edges" lists the outgoing links
+// exactly and "history" the earlier versions, each with its "body". The
+// body follows exactly as stored (it need not end with a newline, and may
+// itself contain "---" lines), then, when the memory has links, a Links
+// section that Obsidian's graph and backlinks read:
 //
-//	links:
-//	  because: ["[[01JD…]]"]
-//	  evidence: ["[[01JD…|0.5]]", "[[01JD…|0.8 historical]]"]
+//	## Links
 //
-// After the "|" come the weight when it is not 1, and "historical" for an
-// inactive link. The body starts on the line after the closing "---" and
-// runs to the end of the file, byte for byte (a body need not end with a
-// newline, and may itself contain "---" lines). Trust is computed, so it
-// is not written.
+//	- because: [[C-episode/bench-41-k3x9q2ab|bench 41]]
+//
+// Import strips that section again when the frontmatter lists edges. The
+// timeline is kept beside the folders in timeline.jsonl (TimelineFile),
+// the JSON Lines event records, which an import reads after the memories.
+// The
+// same memories always give the same bytes, and an export rewrites no file
+// whose bytes would not change. Old exports (links as "[[id|0.5
+// historical @time]]" by kind under "links", salience) are still read.
+//
+// Import reads any folder of notes: a file is a memory when its
+// frontmatter names a layer; everything else (notes without frontmatter or
+// with another program's, other files, hidden directories such as
+// .obsidian/, .trash/ and .git/) is counted and passed over. Wiki links in
+// a body ([[Title]], [[Title|label]], [[short-id]], [[file-name]]) are
+// listed for the importer to make edges of (see BodyLinks).
 package exchange
 
 import (
@@ -36,6 +54,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"cairn/memory"
@@ -51,16 +70,39 @@ type LineError struct {
 func (e *LineError) Error() string { return fmt.Sprintf("line %d: %v", e.Line, e.Err) }
 func (e *LineError) Unwrap() error { return e.Err }
 
-// WriteJSONL writes one record per line.
+// WriteJSONL writes one record per line; a timeline record as
+// {"event": {…}} alone.
 func WriteJSONL(w io.Writer, recs []memory.Record) error {
 	enc := json.NewEncoder(w)
 	enc.SetEscapeHTML(false)
 	for _, r := range recs {
-		if err := enc.Encode(r); err != nil {
+		var err error
+		if e := r.Event; e != nil {
+			err = enc.Encode(eventLine{eventOut{e.ID, e.Project, e.Time, e.Actor, e.Kind, e.MemoryID, e.Summary}})
+		} else {
+			err = enc.Encode(r)
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// eventLine is how a timeline record is written: the event, without the
+// empty fields of a memory record or the title a timeline read fills.
+type eventLine struct {
+	Event eventOut `json:"event"`
+}
+
+type eventOut struct {
+	ID       string           `json:"id"`
+	Project  string           `json:"project,omitempty"`
+	Time     time.Time        `json:"time"`
+	Actor    memory.Actor     `json:"actor"`
+	Kind     memory.EventKind `json:"kind"`
+	MemoryID string           `json:"memory_id,omitempty"`
+	Summary  string           `json:"summary"`
 }
 
 // ReadJSONL decodes every line strictly; the first bad line refuses all.
@@ -269,6 +311,41 @@ func jsonError(err error) error {
 // validate checks what a record alone can tell: values of the enumerations
 // and that it says something.
 func validate(r memory.Record) error {
+	if r.Event != nil {
+		return validateEvent(r)
+	}
+	if err := validateOne(r); err != nil {
+		return err
+	}
+	for i, h := range r.History {
+		if len(h.Edges) > 0 || len(h.History) > 0 || h.Event != nil {
+			return fmt.Errorf("history: version %d holds links, history or an event: a version holds only what the memory said then", i+1)
+		}
+		if err := validateOne(h); err != nil {
+			return fmt.Errorf("history: version %d: %w", i+1, err)
+		}
+	}
+	return nil
+}
+
+// validateEvent checks a timeline record: nothing but the event, which
+// has an id, a kind and a time.
+func validateEvent(r memory.Record) error {
+	e := r.Event
+	if r.Layer != 0 || r.Body != "" || r.Title != "" || r.ID != "" || len(r.Edges) > 0 || len(r.History) > 0 {
+		return errors.New(`an event record holds only "event": {…}`)
+	}
+	if e.ID == "" || e.Kind == "" || e.Time.IsZero() {
+		return errors.New(`an event needs "id", "kind" and "time"`)
+	}
+	if e.Actor != "" && !e.Actor.Valid() {
+		return fmt.Errorf("event %s: unknown actor %q: use user, agent or system", e.ID, e.Actor)
+	}
+	return nil
+}
+
+// validateOne checks one record or version.
+func validateOne(r memory.Record) error {
 	if r.Layer == 0 {
 		return errors.New(`missing "layer": use A-F or ` + strings.Join(memory.LayerNames(), ", "))
 	}

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -35,31 +36,51 @@ func (e *FileError) Unwrap() error { return e.Err }
 // front is the YAML frontmatter of one memory file. Times are written as
 // RFC 3339 strings with nanoseconds so they come back exactly.
 type front struct {
-	ID           string              `yaml:"id"`
-	Ref          string              `yaml:"ref,omitempty"`
-	Project      string              `yaml:"project,omitempty"`
-	Layer        string              `yaml:"layer"`
-	Kind         string              `yaml:"kind,omitempty"`
-	Title        string              `yaml:"title"`
-	Tags         []string            `yaml:"tags,omitempty"`
-	Provenance   string              `yaml:"provenance,omitempty"`
-	Confidence   float64             `yaml:"confidence,omitempty"`
-	Status       string              `yaml:"status,omitempty"`
-	Source       *source             `yaml:"source,omitempty"`
-	CreatedAt    string              `yaml:"created_at,omitempty"`
-	UpdatedAt    string              `yaml:"updated_at,omitempty"`
-	ValidFrom    string              `yaml:"valid_from,omitempty"`
-	ValidUntil   string              `yaml:"valid_until,omitempty"`
-	Supersedes   []string            `yaml:"supersedes,omitempty"`
-	SupersededBy string              `yaml:"superseded_by,omitempty"`
-	Watermarks   []watermark         `yaml:"watermarks,omitempty"`
-	RejectedAt   string              `yaml:"rejected_at,omitempty"`
-	ReopenedAt   string              `yaml:"reopened_at,omitempty"`
-	Reopened     string              `yaml:"reopened,omitempty"`
-	Triggers     []string            `yaml:"triggers,omitempty"`
-	Salience     *salience           `yaml:"salience,omitempty"`
-	Version      int                 `yaml:"version,omitempty"`
-	Links        map[string][]string `yaml:"links,omitempty"`
+	ID           string      `yaml:"id"`
+	Ref          string      `yaml:"ref,omitempty"`
+	Project      string      `yaml:"project,omitempty"`
+	Layer        string      `yaml:"layer"`
+	Kind         string      `yaml:"kind,omitempty"`
+	Title        string      `yaml:"title"`
+	Tags         []string    `yaml:"tags,omitempty"`
+	Provenance   string      `yaml:"provenance,omitempty"`
+	Confidence   float64     `yaml:"confidence,omitempty"`
+	Status       string      `yaml:"status,omitempty"`
+	Source       *source     `yaml:"source,omitempty"`
+	CreatedAt    string      `yaml:"created_at,omitempty"`
+	UpdatedAt    string      `yaml:"updated_at,omitempty"`
+	ValidFrom    string      `yaml:"valid_from,omitempty"`
+	ValidUntil   string      `yaml:"valid_until,omitempty"`
+	Supersedes   []string    `yaml:"supersedes,omitempty"`
+	SupersededBy string      `yaml:"superseded_by,omitempty"`
+	Watermarks   []watermark `yaml:"watermarks,omitempty"`
+	RejectedAt   string      `yaml:"rejected_at,omitempty"`
+	ReopenedAt   string      `yaml:"reopened_at,omitempty"`
+	Reopened     string      `yaml:"reopened,omitempty"`
+	Triggers     []string    `yaml:"triggers,omitempty"`
+	// Salience is read from exports made before it was left out (it
+	// changes on every recall), never written.
+	Salience *salience `yaml:"salience,omitempty"`
+	Version  int       `yaml:"version,omitempty"`
+	// Links is the old form of edges ([[id|weight historical @time]] by
+	// kind), still read.
+	Links map[string][]string `yaml:"links,omitempty"`
+	Edges []edge              `yaml:"edges,omitempty"`
+	// History is the earlier versions, oldest first, each with its body.
+	History []front `yaml:"history,omitempty"`
+	// Body is set only in a History entry: a memory's own body follows
+	// the frontmatter.
+	Body string `yaml:"body,omitempty"`
+}
+
+// edge is one outgoing link, exactly; the body's Links section shows it
+// to a reader (and Obsidian) by the target's title.
+type edge struct {
+	Kind       string  `yaml:"kind"`
+	To         string  `yaml:"to"`
+	Weight     float64 `yaml:"weight,omitempty"`
+	Historical bool    `yaml:"historical,omitempty"`
+	CreatedAt  string  `yaml:"created_at,omitempty"`
 }
 
 type source struct {
@@ -83,17 +104,23 @@ type salience struct {
 	Reinforcements int      `yaml:"reinforcements,omitempty"`
 }
 
-// FileName is where a record lives inside an export directory.
+// FileName is where a record lives inside an export directory that holds
+// it alone: <letter>-<layer>/<slug of the title>-<tail of the id>.md. An
+// export of many records spreads a layer over subfolders (see FileNames).
 func FileName(r memory.Record) string {
-	return filepath.Join(r.Layer.Letter()+"-"+r.Layer.String(), r.ID+".md")
+	return filepath.Join(layerDir(r.Layer), baseName(r.Title, r.ID)+".md")
 }
 
-// WriteMarkdown writes each record to its own file under dir, creating
-// dir if need be. Memories may hold private text, so what it creates is
-// readable by the owner only (0o700 directories, 0o600 files). dir must
-// not be a symbolic link, and no link planted inside it is followed: each
-// file is written to a new temporary name and renamed into place, which
-// replaces a link rather than writing through it.
+// WriteMarkdown writes each record to its own file under dir (see
+// FileNames), creating dir if need be, and removes the files an earlier
+// export there wrote for these memories under other names (a renamed
+// title, a layer that filled up). Memories may hold private text, so what
+// it creates is readable by the owner only (0o700 directories, 0o600
+// files). dir must not be a symbolic link, and no link planted inside it
+// is followed: each file is written to a new temporary name and renamed
+// into place, which replaces a link rather than writing through it. A
+// file whose bytes would not change is not written at all, so a second
+// export of the same memories touches nothing.
 func WriteMarkdown(dir string, recs []memory.Record) error {
 	if err := refuseLink(dir); err != nil {
 		return err
@@ -106,24 +133,187 @@ func WriteMarkdown(dir string, recs []memory.Record) error {
 		return err
 	}
 	defer root.Close()
+	recs, events := splitEvents(recs)
+	if err := writeTimeline(root, events); err != nil {
+		return err
+	}
+	names := FileNames(recs)
+	titles := make(map[string]string, len(recs))
+	for _, r := range recs {
+		titles[r.ID] = r.Title
+	}
+	link := func(id string) (string, string) {
+		name, ok := names[id]
+		if !ok {
+			return id, id // not in the export: the id says which
+		}
+		return filepath.ToSlash(strings.TrimSuffix(name, ".md")), titles[id]
+	}
 	made := map[string]bool{}
+	// Each folder is opened once: a path of three parts through os.Root
+	// opens every folder on it, for every call.
+	folders := map[string]*os.Root{}
+	defer func() {
+		for _, f := range folders {
+			f.Close()
+		}
+	}()
+	wrote := make(map[string]bool, len(recs))
 	for _, r := range recs {
 		if r.ID == "" {
 			return fmt.Errorf("a record without an id cannot be written as markdown")
 		}
-		b, err := EncodeMarkdown(r)
+		b, err := encodeMarkdown(r, link)
 		if err != nil {
 			return fmt.Errorf("%s: %w", r.ID, err)
 		}
-		name := FileName(r)
-		sub := filepath.Dir(name)
-		if !made[sub] {
-			if err := mkdirNoLink(root, sub); err != nil {
+		name := names[r.ID]
+		wrote[name] = true
+		dir, base := filepath.Split(name)
+		folder := folders[dir]
+		if folder == nil {
+			if err := mkdirAllNoLink(root, filepath.Clean(dir), made); err != nil {
 				return err
 			}
-			made[sub] = true
+			if folder, err = root.OpenRoot(filepath.Clean(dir)); err != nil {
+				return err
+			}
+			folders[dir] = folder
 		}
-		if err := writeNew(root, name, b); err != nil {
+		if same(folder, base, b) {
+			continue
+		}
+		if err := writeNew(folder, base, b); err != nil {
+			return err
+		}
+	}
+	return removeStale(root, recs, wrote)
+}
+
+// TimelineFile is the file of a markdown export that holds the project's
+// timeline, as JSON Lines of {"event": …} records, oldest first.
+const TimelineFile = "timeline.jsonl"
+
+// splitEvents parts memory records from timeline records.
+func splitEvents(recs []memory.Record) (mems, events []memory.Record) {
+	for _, r := range recs {
+		if r.Event != nil {
+			events = append(events, r)
+		} else {
+			mems = append(mems, r)
+		}
+	}
+	return mems, events
+}
+
+// writeTimeline writes the timeline file, unless there is no timeline or
+// it holds these bytes already.
+func writeTimeline(root *os.Root, events []memory.Record) error {
+	if len(events) == 0 {
+		return nil
+	}
+	var b bytes.Buffer
+	if err := WriteJSONL(&b, events); err != nil {
+		return err
+	}
+	if same(root, TimelineFile, b.Bytes()) {
+		return nil
+	}
+	return writeNew(root, TimelineFile, b.Bytes())
+}
+
+// readTimeline reads the timeline file of an import directory: event
+// records only, each line at most MaxLine, the whole at most MaxImport.
+func readTimeline(root *os.Root, real string) ([]memory.Record, []int, error) {
+	if _, err := root.Lstat(TimelineFile); err != nil {
+		return nil, nil, nil // none: a vault, or an export without a timeline
+	}
+	f, err := openInside(root, real, TimelineFile)
+	if err != nil {
+		return nil, nil, err
+	}
+	defer f.Close()
+	jr := NewJSONLReader(io.LimitReader(f, MaxImport))
+	var out []memory.Record
+	for {
+		recs, err := jr.Next(1 << 10)
+		for _, r := range recs {
+			if r.Event == nil {
+				return nil, nil, &LineError{Line: jr.Line(len(out)), Err: errors.New(`a memory record: this file holds only {"event": …} lines (memories are the .md files)`)}
+			}
+			out = append(out, r)
+		}
+		if errors.Is(err, io.EOF) {
+			lines := make([]int, len(out))
+			for i := range out {
+				lines[i] = jr.Line(i)
+			}
+			return out, lines, nil
+		}
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+}
+
+// same reports whether name under root is a regular file holding b.
+func same(root *os.Root, name string, b []byte) bool {
+	fi, err := root.Lstat(name)
+	if err != nil || !fi.Mode().IsRegular() || fi.Size() != int64(len(b)) {
+		return false
+	}
+	old, err := root.ReadFile(name)
+	return err == nil && bytes.Equal(old, b)
+}
+
+// mkdirAllNoLink makes the directory sub and its parents under root,
+// refusing a link on the way.
+func mkdirAllNoLink(root *os.Root, sub string, made map[string]bool) error {
+	if sub == "." || made[sub] {
+		return nil
+	}
+	if err := mkdirAllNoLink(root, filepath.Dir(sub), made); err != nil {
+		return err
+	}
+	if err := mkdirNoLink(root, sub); err != nil {
+		return err
+	}
+	made[sub] = true
+	return nil
+}
+
+// removeStale removes the .md files of the layer directories that hold
+// one of recs under a name this export did not write: what an earlier
+// export wrote for the same memory before its title, layer or folder
+// changed. A file that is not one of these memories is left alone.
+func removeStale(root *os.Root, recs []memory.Record, wrote map[string]bool) error {
+	ids := make(map[string]bool, len(recs))
+	for _, r := range recs {
+		ids[r.ID] = true
+	}
+	for _, l := range memory.Layers {
+		top := layerDir(l)
+		if fi, err := root.Lstat(top); err != nil || !fi.IsDir() {
+			continue
+		}
+		err := fs.WalkDir(root.FS(), top, func(p string, d fs.DirEntry, err error) error {
+			if err != nil || d.IsDir() || !d.Type().IsRegular() || !strings.HasSuffix(p, ".md") {
+				return err
+			}
+			name := filepath.FromSlash(p)
+			if wrote[name] {
+				return nil
+			}
+			b, err := root.ReadFile(name)
+			if err != nil || len(b) > MaxFile {
+				return err
+			}
+			if r, err := DecodeMarkdown(b); err == nil && ids[r.ID] {
+				return root.Remove(name)
+			}
+			return nil
+		})
+		if err != nil {
 			return err
 		}
 	}
@@ -191,8 +381,55 @@ func writeNew(root *os.Root, name string, b []byte) error {
 	return err
 }
 
-// EncodeMarkdown renders one record as frontmatter and body.
+// EncodeMarkdown renders one record as frontmatter and body, its links
+// named by id (WriteMarkdown names them by file and title).
 func EncodeMarkdown(r memory.Record) ([]byte, error) {
+	return encodeMarkdown(r, func(id string) (string, string) { return id, id })
+}
+
+// encodeMarkdown renders r; link gives the wiki-link target and label of
+// a memory r links to. Nothing that changes when a memory is read
+// (salience, access times) or is computed (trust) is written, so the same
+// memory always gives the same bytes.
+func encodeMarkdown(r memory.Record, link func(id string) (target, label string)) ([]byte, error) {
+	f := toFront(r)
+	for _, e := range r.Edges {
+		f.Edges = append(f.Edges, edge{Kind: string(e.Kind), To: e.To, Weight: weightOf(e), Historical: e.Active != nil && !*e.Active, CreatedAt: stamp(e.CreatedAt)})
+	}
+	for _, h := range r.History {
+		hf := toFront(h)
+		hf.ID, hf.Project, hf.Body = "", "", h.Body
+		f.History = append(f.History, hf)
+	}
+	y, err := yaml.MarshalWithOptions(f, yaml.CustomMarshaler[string](quote))
+	if err != nil {
+		return nil, err
+	}
+	// Write nothing that import would refuse (a memory with thousands of
+	// links or a long history): say so now rather than when the file is
+	// read back.
+	if err := guardFront(y); err != nil {
+		return nil, fmt.Errorf("cannot be written as markdown (%v): export as JSON Lines instead", err)
+	}
+	var b bytes.Buffer
+	b.WriteString("---\n")
+	b.Write(y)
+	b.WriteString("---\n")
+	b.WriteString(r.Body)
+	writeLinks(&b, r.Edges, link)
+	return b.Bytes(), nil
+}
+
+// weightOf is an edge's weight as written: none when it is the default 1.
+func weightOf(e memory.RecordEdge) float64 {
+	if e.Weight == 1 {
+		return 0
+	}
+	return e.Weight
+}
+
+// toFront is the frontmatter of r but for its links and history.
+func toFront(r memory.Record) front {
 	f := front{
 		ID: r.ID, Ref: r.Ref, Project: r.Project, Layer: r.Layer.String(), Kind: string(r.Kind),
 		Title: r.Title, Tags: r.Tags, Provenance: string(r.Provenance), Confidence: r.Confidence,
@@ -215,33 +452,7 @@ func EncodeMarkdown(r memory.Record) ([]byte, error) {
 	for _, w := range r.Watermarks {
 		f.Watermarks = append(f.Watermarks, watermark{string(w.Kind), w.Target, w.Fingerprint, string(w.State), stamp(w.StampedAt)})
 	}
-	if s := r.Salience; s.AccessCount != 0 || s.Reinforcements != 0 || len(s.Accesses) > 0 {
-		f.Salience = &salience{AccessCount: s.AccessCount, Reinforcements: s.Reinforcements}
-		for _, t := range s.Accesses {
-			f.Salience.Accesses = append(f.Salience.Accesses, stamp(t))
-		}
-	}
-	for _, e := range r.Edges {
-		if f.Links == nil {
-			f.Links = map[string][]string{}
-		}
-		f.Links[string(e.Kind)] = append(f.Links[string(e.Kind)], wikiLink(e))
-	}
-	y, err := yaml.MarshalWithOptions(f, yaml.CustomMarshaler[string](quote))
-	if err != nil {
-		return nil, err
-	}
-	// Write nothing that import would refuse (a memory with thousands of
-	// links): say so now rather than when the file is read back.
-	if err := guardFront(y); err != nil {
-		return nil, fmt.Errorf("cannot be written as markdown (%v): export as JSON Lines instead", err)
-	}
-	var b bytes.Buffer
-	b.WriteString("---\n")
-	b.Write(y)
-	b.WriteString("---\n")
-	b.WriteString(r.Body)
-	return b.Bytes(), nil
+	return f
 }
 
 // quote writes every string as a double-quoted scalar (JSON's quoting is
@@ -257,25 +468,9 @@ func quote(s string) ([]byte, error) {
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
-// wikiLink writes an edge as [[id|attributes]]: the weight when it is not
-// 1, "historical" when inactive, and "@time" when the link was made.
-func wikiLink(e memory.RecordEdge) string {
-	var attrs []string
-	if e.Weight != 0 && e.Weight != 1 {
-		attrs = append(attrs, strconv.FormatFloat(e.Weight, 'g', -1, 64))
-	}
-	if e.Active != nil && !*e.Active {
-		attrs = append(attrs, "historical")
-	}
-	if !e.CreatedAt.IsZero() {
-		attrs = append(attrs, "@"+stamp(e.CreatedAt))
-	}
-	if len(attrs) == 0 {
-		return "[[" + e.To + "]]"
-	}
-	return "[[" + e.To + "|" + strings.Join(attrs, " ") + "]]"
-}
-
+// parseWikiLink reads a link of the old frontmatter form,
+// [[id|attributes]]: the weight when it is not 1, "historical" when
+// inactive, and "@time" when the link was made.
 func parseWikiLink(kind, s string) (memory.RecordEdge, error) {
 	e := memory.RecordEdge{Kind: memory.EdgeKind(kind)}
 	inner, open := strings.CutPrefix(strings.TrimSpace(s), "[[")
@@ -328,95 +523,255 @@ func unstamp(s string) (time.Time, error) {
 	return t.UTC(), nil
 }
 
-// ReadMarkdown reads every .md file under dir, in path order.
+// ReadMarkdown reads every memory file under dir, in path order.
 func ReadMarkdown(dir string) ([]memory.Record, error) {
 	recs, _, err := ReadMarkdownFiles(dir)
 	return recs, err
 }
 
 // ReadMarkdownFiles is ReadMarkdown that also returns each record's file,
-// relative to dir, for error messages. dir may also be one memory file.
+// relative to dir, for error messages; see ReadVault.
+func ReadMarkdownFiles(dir string) ([]memory.Record, []string, error) {
+	v, err := ReadVault(dir)
+	if err != nil {
+		return nil, nil, err
+	}
+	return v.Records, v.Files, nil
+}
+
+// Vault is what a markdown directory holds for an import: the memories,
+// the file of each, the wiki links each body writes, and what was passed
+// over.
+type Vault struct {
+	Records []memory.Record
+	Files   []string
+	Links   [][]BodyLink // by record
+	Skipped Skipped
+}
+
+// Skipped counts the files of a directory that are not memories: they are
+// passed over, not refused, so that any notes folder (an Obsidian vault
+// with its settings and trash) can be imported.
+type Skipped struct {
+	NoFrontmatter int `json:"no_frontmatter,omitempty"`
+	// NotMemory: frontmatter that is not cairn's (it names no layer).
+	NotMemory   int `json:"not_memory,omitempty"`
+	NotMarkdown int `json:"not_markdown,omitempty"`
+	// Hidden counts the files under each hidden directory (".obsidian/",
+	// ".trash/", ".git/") and hidden files (".").
+	Hidden map[string]int `json:"hidden,omitempty"`
+}
+
+// String says what was skipped ("3 files without frontmatter, 12 under
+// .obsidian/"), or "" when nothing was.
+func (s Skipped) String() string {
+	var parts []string
+	add := func(n int, what string) {
+		if n == 1 {
+			parts = append(parts, "1 file "+what)
+		} else if n > 1 {
+			parts = append(parts, fmt.Sprintf("%d files %s", n, what))
+		}
+	}
+	add(s.NoFrontmatter, "without frontmatter")
+	add(s.NotMemory, "whose frontmatter names no layer")
+	add(s.NotMarkdown, "not .md")
+	dirs := make([]string, 0, len(s.Hidden))
+	for d := range s.Hidden {
+		dirs = append(dirs, d)
+	}
+	sort.Strings(dirs)
+	for _, d := range dirs {
+		if d == "." {
+			add(s.Hidden[d], "hidden")
+		} else {
+			parts = append(parts, fmt.Sprintf("%d under %s/", s.Hidden[d], d))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// ReadVault reads every memory file under dir, in path order (dir may
+// also be one memory file). A file is a memory when its frontmatter names
+// a layer; files without frontmatter or with another program's, files
+// that are not .md and everything under a hidden directory (.obsidian/,
+// .trash/, .git/) are counted in Skipped and passed over. A memory file
+// that is malformed refuses the whole directory, naming the file.
 //
 // Only regular files are read, each at most MaxFile bytes and all together
 // at most MaxImport. A symbolic link is followed only when it leads to a
 // file inside dir: a link out of the directory is refused, so that an
 // import cannot be made to read (and store) a file the directory does not
 // hold.
-func ReadMarkdownFiles(dir string) ([]memory.Record, []string, error) {
+func ReadVault(dir string) (*Vault, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
-		return nil, nil, pathError(err)
+		return nil, pathError(err)
 	}
 	if fi.Mode().IsRegular() {
-		return readOneMarkdown(dir)
+		recs, files, links, err := readOneMarkdown(dir)
+		if err != nil {
+			return nil, err
+		}
+		return &Vault{Records: recs, Files: files, Links: links}, nil
 	}
 	if !fi.IsDir() {
-		return nil, nil, notRegular(fi.Mode(), hintImportPath)
+		return nil, notRegular(fi.Mode(), hintImportPath)
 	}
 	// Walk the real directory, so that containment is judged against the
 	// path links resolve to.
 	real, err := filepath.EvalSymlinks(dir)
 	if err != nil {
-		return nil, nil, pathError(err)
+		return nil, pathError(err)
 	}
+	v := &Vault{}
 	var rels []string
 	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(real, p)
 		if err != nil {
 			return &FileError{rel, pathError(err)}
 		}
-		if !d.IsDir() && strings.EqualFold(filepath.Ext(p), ".md") {
+		if rel == "." {
+			return nil
+		}
+		if hidden := strings.HasPrefix(d.Name(), "."); hidden && d.IsDir() {
+			n, err := countFiles(p)
+			if err != nil {
+				return &FileError{rel, pathError(err)}
+			}
+			if n > 0 {
+				if v.Skipped.Hidden == nil {
+					v.Skipped.Hidden = map[string]int{}
+				}
+				v.Skipped.Hidden[filepath.ToSlash(rel)] += n
+			}
+			return fs.SkipDir
+		} else if hidden {
+			if v.Skipped.Hidden == nil {
+				v.Skipped.Hidden = map[string]int{}
+			}
+			v.Skipped.Hidden["."]++
+			return nil
+		}
+		switch {
+		case d.IsDir():
+		case strings.EqualFold(filepath.Ext(p), ".md"):
 			rels = append(rels, rel)
+		case rel == TimelineFile:
+			// read after the memories: its events name them
+		default:
+			v.Skipped.NotMarkdown++
 		}
 		return nil
 	})
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	sort.Strings(rels)
 	// os.Root opens each file without leaving the directory, whatever is
 	// renamed or linked under it meanwhile.
 	root, err := os.OpenRoot(real)
 	if err != nil {
-		return nil, nil, pathError(err)
+		return nil, pathError(err)
 	}
 	defer root.Close()
-	recs := make([]memory.Record, 0, len(rels))
 	var total int64
 	for _, rel := range rels {
 		b, err := readMarkdownFile(root, real, rel)
 		if err != nil {
-			return nil, nil, &FileError{rel, err}
+			return nil, &FileError{rel, err}
 		}
 		if total += int64(len(b)); total > MaxImport {
-			return nil, nil, fmt.Errorf("its .md files hold over %s: import them in several parts", size(MaxImport))
+			return nil, fmt.Errorf("its .md files hold over %s: import them in several parts", size(MaxImport))
 		}
-		r, err := DecodeMarkdown(b)
+		switch memoryFile(b) {
+		case noFront:
+			v.Skipped.NoFrontmatter++
+			continue
+		case otherFront:
+			v.Skipped.NotMemory++
+			continue
+		}
+		r, links, err := decodeMarkdown(b)
 		if err != nil {
-			return nil, nil, &FileError{rel, err}
+			return nil, &FileError{rel, err}
 		}
-		recs = append(recs, r)
+		v.Records = append(v.Records, r)
+		v.Files = append(v.Files, rel)
+		v.Links = append(v.Links, links)
 	}
-	return recs, rels, nil
+	events, lines, err := readTimeline(root, real)
+	if err != nil {
+		return nil, &FileError{TimelineFile, err}
+	}
+	for i, e := range events {
+		v.Records = append(v.Records, e)
+		v.Files = append(v.Files, fmt.Sprintf("%s line %d", TimelineFile, lines[i]))
+		v.Links = append(v.Links, nil)
+	}
+	return v, nil
+}
+
+// countFiles counts the files under a directory that is passed over.
+func countFiles(dir string) (int, error) {
+	n := 0
+	err := filepath.WalkDir(dir, func(_ string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			n++
+		}
+		return err
+	})
+	return n, err
+}
+
+// What a .md file is, by its frontmatter.
+type fileKind int
+
+const (
+	isMemory   fileKind = iota
+	noFront             // no frontmatter: a plain note
+	otherFront          // frontmatter naming no layer: another program's note
+)
+
+// memoryFile tells a memory file from other notes: its frontmatter has a
+// top-level "layer" key (every memory has a layer). Only that is looked
+// at, so that a memory file that is malformed is still refused.
+func memoryFile(b []byte) fileKind {
+	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
+	if !ok {
+		rest, ok = bytes.CutPrefix(b, []byte("---\r\n"))
+	}
+	if !ok {
+		return noFront
+	}
+	if i := bytes.Index(rest, []byte("\n---")); i >= 0 {
+		rest = rest[:i+1]
+	}
+	for line := range bytes.Lines(rest) {
+		if k, _, ok := bytes.Cut(line, []byte(":")); ok && string(bytes.TrimRight(k, " \t")) == "layer" {
+			return isMemory
+		}
+	}
+	return otherFront
 }
 
 // readOneMarkdown reads a single memory file named on the command line.
-func readOneMarkdown(path string) ([]memory.Record, []string, error) {
+func readOneMarkdown(path string) ([]memory.Record, []string, [][]BodyLink, error) {
 	name := filepath.Base(path)
 	f, sz, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, hintImportPath)
 	if err != nil {
-		return nil, nil, &FileError{name, pathError(err)}
+		return nil, nil, nil, &FileError{name, pathError(err)}
 	}
 	defer f.Close()
 	b, err := readBounded(f, sz, MaxFile, "memory file")
 	if err != nil {
-		return nil, nil, &FileError{name, err}
+		return nil, nil, nil, &FileError{name, err}
 	}
-	r, err := DecodeMarkdown(b)
+	r, links, err := decodeMarkdown(b)
 	if err != nil {
-		return nil, nil, &FileError{name, err}
+		return nil, nil, nil, &FileError{name, err}
 	}
-	return []memory.Record{r}, []string{name}, nil
+	return []memory.Record{r}, []string{name}, [][]BodyLink{links}, nil
 }
 
 // readMarkdownFile reads one file of an import directory.
@@ -450,6 +805,33 @@ func readMarkdownFile(root *os.Root, real, rel string) ([]byte, error) {
 	return readBounded(f, sz, MaxFile, "memory file")
 }
 
+// openInside opens a regular file of an import directory for reading,
+// refusing what readMarkdownFile refuses (a link out, a device, a FIFO).
+func openInside(root *os.Root, real, rel string) (*os.File, error) {
+	li, err := root.Lstat(rel)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	if li.Mode()&fs.ModeSymlink != 0 {
+		target, err := filepath.EvalSymlinks(filepath.Join(real, rel))
+		if err != nil || !inside(real, target) {
+			return nil, errors.New("is a symbolic link that leads nowhere or out of the import directory: copy the file in or remove the link")
+		}
+	}
+	fi, err := root.Stat(rel)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(fi.Mode(), hintDirEntry)
+	}
+	f, _, err := openRegular(func(flag int) (*os.File, error) { return root.OpenFile(rel, flag, 0) }, hintDirEntry)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	return f, nil
+}
+
 // inside reports whether path is dir or lies under it; both are clean,
 // absolute or relative alike.
 func inside(dir, path string) bool {
@@ -459,20 +841,57 @@ func inside(dir, path string) bool {
 
 // DecodeMarkdown parses one memory file.
 func DecodeMarkdown(b []byte) (memory.Record, error) {
+	r, _, err := decodeMarkdown(b)
+	return r, err
+}
+
+// decodeMarkdown parses one memory file and lists the wiki links its
+// body writes (the Links section's too).
+func decodeMarkdown(b []byte) (memory.Record, []BodyLink, error) {
+	r, section, err := decodeFile(b)
+	if err != nil {
+		return r, nil, err
+	}
+	links := BodyLinks(r.Body)
+	// The Links section as cairn wrote it says what the edges say; one a
+	// person has added to or changed is read like the body.
+	if sl := BodyLinks(section); !sameKinds(sl, r.Edges) {
+		links = append(links, sl...)
+	}
+	return r, links, nil
+}
+
+// sameKinds reports whether links are one per edge, of the edges' kinds
+// in their order: a Links section as cairn wrote it.
+func sameKinds(links []BodyLink, edges []memory.RecordEdge) bool {
+	if len(links) != len(edges) {
+		return false
+	}
+	for i := range links {
+		if links[i].Kind != edges[i].Kind {
+			return false
+		}
+	}
+	return true
+}
+
+// decodeFile parses one memory file; section is the Links section cut
+// from the end of the body (only when the frontmatter lists edges).
+func decodeFile(b []byte) (memory.Record, string, error) {
 	var r memory.Record
 	if len(b) > MaxFile {
-		return r, fmt.Errorf("the file is over %s: is it a cairn export?", size(MaxFile))
+		return r, "", fmt.Errorf("the file is over %s: is it a cairn export?", size(MaxFile))
 	}
 	// goccy/go-yaml and the body alike would keep invalid UTF-8 as it is.
 	if !utf8.Valid(b) {
-		return r, safetext.Valid("the file", string(b))
+		return r, "", safetext.Valid("the file", string(b))
 	}
 	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
 	if !ok {
 		rest, ok = bytes.CutPrefix(b, []byte("---\r\n"))
 	}
 	if !ok {
-		return r, errors.New(`no frontmatter: the file must start with a "---" line`)
+		return r, "", errors.New(`no frontmatter: the file must start with a "---" line`)
 	}
 	var head, body []byte
 	if bytes.HasPrefix(rest, []byte("---\n")) {
@@ -482,13 +901,38 @@ func DecodeMarkdown(b []byte) (memory.Record, error) {
 	} else if bytes.HasSuffix(rest, []byte("\n---")) {
 		head, body = rest[:len(rest)-3], nil
 	} else {
-		return r, errors.New(`the frontmatter is not closed by a "---" line`)
+		return r, "", errors.New(`the frontmatter is not closed by a "---" line`)
 	}
 	f, err := parseFront(head)
 	if err != nil {
-		return r, err
+		return r, "", err
 	}
-	return f.record(string(body))
+	if f.Body != "" {
+		return r, "", errors.New(`frontmatter: "body" belongs in a history entry; the memory's own body follows the frontmatter`)
+	}
+	text, section := string(body), ""
+	if len(f.Edges) > 0 {
+		// cairn wrote the Links section from the edges: it is not part of
+		// the body.
+		if cut, ok := cutLinks(text); ok {
+			text, section = cut, text[len(cut):]
+		}
+	}
+	r, err = f.record(text)
+	if err != nil {
+		return r, "", err
+	}
+	for _, h := range f.History {
+		if len(h.Edges) > 0 || len(h.Links) > 0 || len(h.History) > 0 {
+			return r, "", errors.New("frontmatter: a history entry holds no links or history of its own")
+		}
+		v, err := h.record(h.Body)
+		if err != nil {
+			return r, "", fmt.Errorf("history: %w", err)
+		}
+		r.History = append(r.History, v)
+	}
+	return r, section, nil
 }
 
 // parseFront decodes the frontmatter. go-yaml panics on some malformed
@@ -639,6 +1083,18 @@ func (f front) record(body string) (memory.Record, error) {
 			}
 			r.Salience.Accesses = append(r.Salience.Accesses, t)
 		}
+	}
+	for _, e := range f.Edges {
+		at, err := unstamp(e.CreatedAt)
+		if err != nil {
+			return r, err
+		}
+		re := memory.RecordEdge{Kind: memory.EdgeKind(e.Kind), To: e.To, Weight: e.Weight, CreatedAt: at}
+		if e.Historical {
+			inactive := false
+			re.Active = &inactive
+		}
+		r.Edges = append(r.Edges, re)
 	}
 	kinds := make([]string, 0, len(f.Links))
 	for k := range f.Links {

@@ -36,6 +36,14 @@ type Record struct {
 	Salience     Salience     `json:"salience,omitzero"`
 	Version      int          `json:"version,omitempty"`
 	Edges        []RecordEdge `json:"edges,omitempty"`
+	// History is the memory's earlier versions, oldest first, each a
+	// record without edges or history of its own. An export writes it so
+	// that an import into a fresh store keeps the edit history.
+	History []Record `json:"history,omitempty"`
+	// Event, on a record of its own that holds nothing else, is one entry
+	// of the project's timeline (an export's {"event": …} lines). An
+	// import writes it as it was, once.
+	Event *Event `json:"event,omitempty"`
 }
 
 // RecordEdge is an outgoing edge as a Record lists it.

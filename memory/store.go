@@ -219,7 +219,8 @@ type ImportResult struct {
 	Unchanged int     `json:"unchanged"`
 	Edges     int     `json:"edges"`
 
-	Reinforced int `json:"reinforced"` // unchanged records that said an active memory's fact again: each reinforced it
+	Reinforced int `json:"reinforced"`       // unchanged records that said an active memory's fact again: each reinforced it
+	Events     int `json:"events,omitempty"` // timeline entries written (an export's {"event": …} records)
 }
 
 // Added names a record of an import that became a new

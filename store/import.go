@@ -33,6 +33,12 @@ import (
 // thing both become memories, as they would in an empty store. A bad
 // record refuses the whole import and leaves the store as it was.
 //
+// A record may carry the memory's earlier versions (Record.History), which
+// are written with it when it is new (a matched memory keeps its own
+// history), and a record may be one timeline event (Record.Event), written
+// as it came unless the project has an event of its id: an export read
+// into a fresh store keeps its history and timeline (see import_history.go).
+//
 // Badger bounds the size of a transaction, so a large import is written in
 // several, each holding whole memories with all their index entries and, in
 // the same transaction, an undo journal of what it changed. One last
@@ -124,6 +130,11 @@ type importOp struct {
 	wrote string
 	gen   bool
 	edges []memory.Edge // the record's links, from m
+	// hist: the record's earlier versions, written with it when it is
+	// new (see importHistory).
+	hist []*memory.Memory
+	// event: the record is one timeline entry, not a memory (m is nil).
+	event *memory.Event
 }
 
 // importer is one import under way.
@@ -243,7 +254,7 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		return nil, err
 	}
 	for i := range ops {
-		if op := &ops[i]; op.old == nil {
+		if op := &ops[i]; op.event == nil && op.old == nil {
 			if op.m.ID == "" {
 				op.m.ID, op.gen = newID(), true
 			}
@@ -256,7 +267,7 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 	}
 	_ = everyCore(len(ops), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
-			if op := &ops[i]; op.old == nil {
+			if op := &ops[i]; op.event == nil && op.old == nil {
 				op.val, _ = encode(op.m) // plain data: it cannot fail
 				op.index = indexKeysOf(op.m, op.d)
 				op.wrote = valueHash(op.val)
@@ -269,6 +280,13 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 	for i := range ops {
 		op := &ops[i]
 		switch {
+		case op.event != nil && op.same:
+			continue
+		case op.event != nil:
+			im.res.Events++
+			writes = append(writes, importWrite{rec: base + i, op: op, size: 512 + len(op.event.Summary), entries: 3})
+			need += 512 + len(op.event.Summary)
+			continue
 		case op.old == nil:
 			im.res.Added++
 			im.res.New = append(im.res.New, memory.Added{Record: base + i, ID: op.m.ID})
@@ -303,8 +321,16 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 // works out its normalised text and index parts. It runs on every core,
 // so it reads and writes nothing shared.
 func (im *importer) prepare(op *importOp, r memory.Record, i int) error {
-	m, edges := r.ToMemory(im.project)
 	fail := func(err error) error { return &memory.ImportError{Index: i, Err: err} }
+	if r.Event != nil {
+		e, err := im.prepareEvent(r)
+		if err != nil {
+			return fail(err)
+		}
+		op.event = e
+		return nil
+	}
+	m, edges := r.ToMemory(im.project)
 	if m.ID != "" && !validID(m.ID) {
 		return fail(invalidf("id %q is not a ULID", m.ID))
 	}
@@ -328,7 +354,11 @@ func (im *importer) prepare(op *importOp, r memory.Record, i int) error {
 			return fail(invalidf("link weight %v out of range 0..1", e.Weight))
 		}
 	}
-	op.m, op.edges = m, edges
+	hist, err := im.prepareHistory(m, r.History)
+	if err != nil {
+		return fail(err)
+	}
+	op.m, op.edges, op.hist = m, edges, hist
 	op.d = derived{content: contentHash(m)}
 	if m.Status == memory.StatusActive {
 		op.norm = memory.NormalText(m)
@@ -340,6 +370,9 @@ func (im *importer) prepare(op *importOp, r memory.Record, i int) error {
 // claim checks, in record order, that record i names no id or ref an
 // earlier record named, and keeps its links and supersessions for the end.
 func (im *importer) claim(op *importOp, i int) error {
+	if op.event != nil {
+		return nil
+	}
 	m := op.m
 	fail := func(err error) error { return &memory.ImportError{Index: i, Err: err} }
 	if m.ID != "" {
@@ -369,6 +402,11 @@ func (im *importer) claim(op *importOp, i int) error {
 
 // match finds the stored memory op's record stands for, if any.
 func (im *importer) match(txn *badger.Txn, op *importOp) error {
+	if op.event != nil {
+		ok, err := exists(txn, keyEvent(im.project, op.event.ID))
+		op.same = ok // written by an earlier import of the same export
+		return err
+	}
 	if im.empty && op.m.ID == "" && op.m.Ref == "" {
 		return nil
 	}
@@ -463,7 +501,7 @@ func (im *importer) finish(by memory.Actor) error {
 		return err
 	}
 	res := im.res
-	if res.Added+res.Updated+res.Reinforced+res.Edges == 0 {
+	if res.Added+res.Updated+res.Reinforced+res.Edges+res.Events == 0 {
 		return nil // nothing written, nothing to remember: a retry finds the same
 	}
 	step("commit", 0)
@@ -568,7 +606,13 @@ type undo struct {
 	Old     *memory.Memory `json:"old,omitempty"`      // its previous version; nil: the import created it
 	Edge    *memory.Edge   `json:"edge,omitempty"`     // a link the import wrote
 	OldEdge *memory.Edge   `json:"old_edge,omitempty"` // its previous value; nil: the import created it
-	Wrote   string         `json:"wrote"`
+	// Versions: the earlier versions of a memory the import created.
+	Versions []int `json:"versions,omitempty"`
+	// Event: a timeline entry the import wrote; Indexed: and its entry
+	// in the index of its memory's events.
+	Event   *memory.Event `json:"event,omitempty"`
+	Indexed bool          `json:"indexed,omitempty"`
+	Wrote   string        `json:"wrote"`
 }
 
 // importWrite is one planned write: a memory (op) or a link (edge).
@@ -597,6 +641,9 @@ func valueHash(b []byte) string {
 
 // importOne writes one planned record inside txn and says how to undo it.
 func importOne(txn *badger.Txn, op importOp) (undo, error) {
+	if op.event != nil {
+		return importEvent(txn, *op.event)
+	}
 	u := undo{Mem: op.m.ID}
 	m := op.m
 	if op.again {
@@ -624,6 +671,9 @@ func importOne(txn *badger.Txn, op importOp) (undo, error) {
 			}
 		}
 		if err := claimRef(txn, m); err != nil {
+			return u, err
+		}
+		if err := importHistory(txn, op.hist, &u); err != nil {
 			return u, err
 		}
 		// Encoded and indexed ahead (planChunk): the journal's hash is of
@@ -690,6 +740,9 @@ func rawHash(txn *badger.Txn, key []byte) (string, []byte, error) {
 // takeBack undoes one journal entry inside txn, unless a later writer
 // changed what the import wrote (a forget, an edit): that write stands.
 func takeBack(txn *badger.Txn, u undo) error {
+	if u.Event != nil {
+		return takeBackEvent(txn, u)
+	}
 	if u.Edge != nil {
 		h, _, err := rawHash(txn, keyEdgeOut(*u.Edge))
 		if err != nil || h != u.Wrote {
@@ -722,6 +775,11 @@ func takeBack(txn *badger.Txn, u undo) error {
 		}
 	}
 	if u.Old == nil {
+		for _, v := range u.Versions {
+			if err := txn.Delete(keyVersion(cur.ID, v)); err != nil {
+				return err
+			}
+		}
 		return txn.Delete(key)
 	}
 	old := u.Old
@@ -843,7 +901,7 @@ func (db *DB) commitImport(ctx context.Context, id, project string, records, bat
 	done := importDone{Time: db.now().UTC(), Project: project, Records: records, Batches: batches, Result: res}
 	done.Result.New = nil
 	return db.update(ctx, func(txn *badger.Txn) error {
-		if res.Added+res.Updated+res.Reinforced+res.Edges > 0 {
+		if res.Added+res.Updated+res.Reinforced+res.Edges+res.Events > 0 {
 			if err := db.event(txn, project, by, memory.EventImport, "", summary); err != nil {
 				return err
 			}
@@ -925,6 +983,9 @@ func exactSize(op *importOp) (size, entries int) {
 	}
 	if isBound(op.m) {
 		size, entries = size+estimate(&memory.Memory{Watermarks: op.m.Watermarks})+128*len(op.m.Watermarks), entries+1
+	}
+	for _, h := range op.hist {
+		size, entries = size+estimate(h), entries+1
 	}
 	return size, entries
 }
@@ -1012,7 +1073,7 @@ func (w *batchWriter) flush() error {
 				u, err = importEdge(txn, *iw.edge)
 			} else {
 				u, err = importOne(txn, *iw.op)
-				if iw.op.old == nil {
+				if iw.op.event == nil && iw.op.old == nil {
 					added = append(added, memory.Added{Record: iw.rec, ID: iw.op.m.ID})
 				}
 			}
