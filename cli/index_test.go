@@ -117,3 +117,21 @@ func TestIndexThenContextAndRecall(t *testing.T) {
 		t.Fatalf("a bad glob: exit %d, %q", res.code, res.err)
 	}
 }
+
+// A command of the same project run from another directory never
+// replaces the repository it was indexed from.
+func TestRederiveStaysWithItsRoot(t *testing.T) {
+	e := newEnv(t)
+	gitInit(t, e.wd)
+	write(t, e.wd, "README.md", "# Shop\n\nShop sells hand-made kites online.\n")
+	gitIn(t, e.wd, "add", "-A")
+	gitIn(t, e.wd, "commit", "-qm", "first")
+	e.ok("index", "--project", "shop")
+	other := filepath.Join(filepath.Dir(e.wd), "elsewhere")
+	write(t, other, "notes.md", "# Elsewhere\n\nNothing about kites.\n")
+	e.wd = other
+	e.ok("list", "--project", "shop")
+	if ctx := e.ok("context", "--project", "shop"); !strings.Contains(ctx, "Shop sells hand-made kites online") {
+		t.Fatalf("a command from another directory replaced the index:\n%s", ctx)
+	}
+}

@@ -126,10 +126,12 @@ func Head(ctx context.Context, root string) string {
 	return strings.TrimSpace(string(out))
 }
 
-// Stale reports whether the project indexed as s should be indexed again
-// from root: another root, or another commit checked out.
+// Stale reports whether the project indexed as s at root should be
+// indexed again: another commit is checked out there. A command run from
+// another directory (a project named with --project) never replaces the
+// repository it was indexed from; cairn index there does, on purpose.
 func Stale(ctx context.Context, s memory.RepoSummary, root string) bool {
-	return s.Root != root || s.Head != Head(ctx, root)
+	return s.Root == root && s.Head != Head(ctx, root)
 }
 
 // ValidExclude checks an exclude glob before it is kept.
