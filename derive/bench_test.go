@@ -153,20 +153,7 @@ func BenchmarkUpdateAfter50(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		for k := 0; k < 50; k++ {
-			p := editable[(i*50+k)%len(editable)]
-			full := filepath.Join(root, filepath.FromSlash(p))
-			f, err := os.OpenFile(full, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			fmt.Fprintf(f, "\n// edit %d\n", i)
-			f.Close()
-			when := base.Add(time.Duration(i) * time.Second)
-			if err := os.Chtimes(full, when, when); err != nil {
-				b.Fatal(err)
-			}
-		}
+		edit50(b, root, editable, i, base)
 		b.StartTimer()
 		before := cpuTime()
 		d, err := Update(ctx, root, Options{}, prev)
@@ -210,4 +197,23 @@ func BenchmarkUpdateThisRepository(b *testing.B) {
 			}
 		}
 	})
+}
+
+// edit50 appends a line to the i-th round's 50 editable files and dates
+// them a second apart from base, as a commit touching them would.
+func edit50(b *testing.B, root string, editable []string, i int, base time.Time) {
+	b.Helper()
+	for k := 0; k < 50; k++ {
+		full := filepath.Join(root, filepath.FromSlash(editable[(i*50+k)%len(editable)]))
+		f, err := os.OpenFile(full, os.O_APPEND|os.O_WRONLY, 0)
+		if err != nil {
+			b.Fatal(err)
+		}
+		fmt.Fprintf(f, "\n// edit %d\n", i)
+		f.Close()
+		when := base.Add(time.Duration(i) * time.Second)
+		if err := os.Chtimes(full, when, when); err != nil {
+			b.Fatal(err)
+		}
+	}
 }

@@ -2,8 +2,6 @@ package derive
 
 import (
 	"context"
-	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
@@ -61,20 +59,7 @@ func BenchmarkIndexAfter50(b *testing.B) {
 	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
 		b.StopTimer()
-		for k := 0; k < 50; k++ {
-			p := editable[(i*50+k)%len(editable)]
-			full := filepath.Join(root, filepath.FromSlash(p))
-			f, err := os.OpenFile(full, os.O_APPEND|os.O_WRONLY, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			fmt.Fprintf(f, "\n// edit %d\n", i)
-			f.Close()
-			when := base.Add(time.Duration(i) * time.Second)
-			if err := os.Chtimes(full, when, when); err != nil {
-				b.Fatal(err)
-			}
-		}
+		edit50(b, root, editable, i, base)
 		b.StartTimer()
 		rep, err := Index(ctx, db, "00000000000000aa", root, Options{}, memory.ActorUser)
 		if err != nil {

@@ -106,12 +106,19 @@ func (p *inboxPane) move(d, rows int) {
 		p.pg.top()
 	}
 	p.cursor = c
-	if p.cursor < p.offset {
-		p.offset = p.cursor
+	p.offset = follow(p.cursor, p.offset, rows)
+}
+
+// follow is the first row a pane of rows rows shows so that the cursor
+// stays in view, moving offset as little as it can (rows 0: not laid out).
+func follow(cursor, offset, rows int) int {
+	if cursor < offset {
+		return cursor
 	}
-	if rows > 0 && p.cursor >= p.offset+rows {
-		p.offset = p.cursor - rows + 1
+	if rows > 0 && cursor >= offset+rows {
+		return cursor - rows + 1
 	}
+	return offset
 }
 
 // counts says how many drafts and proposals the inbox holds.

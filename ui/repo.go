@@ -157,12 +157,7 @@ func (p *repoPane) move(d, rows int) {
 		p.pg.top()
 	}
 	p.cursor = c
-	if p.cursor < p.offset {
-		p.offset = p.cursor
-	}
-	if rows > 0 && p.cursor >= p.offset+rows {
-		p.offset = p.cursor - rows + 1
-	}
+	p.offset = follow(p.cursor, p.offset, rows)
 	if rows > 0 {
 		p.offset = max(min(p.offset, len(p.vis)-rows), 0)
 	}
