@@ -287,8 +287,12 @@ func evaluate(t *testing.T, name string, qs []evalQuestion, repo string) evalRep
 		rep.IndexOutput = json.RawMessage(out)
 	}
 	var times []float64
+	args := []string{"recall", "--json"}
+	if os.Getenv("CAIRN_EVAL_PEEK") != "" {
+		args = append(args, "--peek") // static: no query counts as an access
+	}
 	for _, q := range qs {
-		out, took := run("recall", "--json", q.Q)
+		out, took := run(append(args, q.Q)...)
 		var a evalAnswer
 		if err := json.Unmarshal(out, &a); err != nil {
 			t.Fatalf("recall %q: %v: %s", q.Q, err, out)
