@@ -209,7 +209,7 @@ func moduleLine(m Module) string {
 		fmt.Fprintf(&b, "%d files)", m.Files)
 	}
 	if m.Summary != "" {
-		b.WriteString(": " + cutWords(withoutPackage(docSynopsis(m.Summary), m.Path), 20))
+		b.WriteString(": " + cutWords(docSynopsis(Synopsis(m)), 20))
 	}
 	if len(m.Exported) > 0 {
 		names := m.Exported
@@ -221,11 +221,12 @@ func moduleLine(m Module) string {
 	return b.String()
 }
 
-// withoutPackage drops the "Package store " a Go package doc starts with:
-// the line already names the directory.
-func withoutPackage(s, dir string) string {
-	name := dir[strings.LastIndexByte(dir, '/')+1:]
-	return strings.TrimPrefix(s, "Package "+name+" ")
+// Synopsis is a module's summary as a line about it reads: without the
+// "Package store " a Go package doc starts with, which the module's path
+// already says.
+func Synopsis(m Module) string {
+	name := m.Path[strings.LastIndexByte(m.Path, '/')+1:]
+	return strings.TrimPrefix(m.Summary, "Package "+name+" ")
 }
 
 // cutWords keeps the first n words of s, marked with "…" when cut.

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"strings"
 
+	"cairn/derive"
+
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
@@ -318,7 +320,7 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 			if w < 40 {
 				muted = fmt.Sprintf(" %4d ", r.mod.Files)
 			}
-			rest = oneLinePreview(oneLine(r.mod.Summary))
+			rest = oneLinePreview(oneLine(derive.Synopsis(*r.mod)))
 		} else {
 			kind := "file"
 			if r.sec != nil {
