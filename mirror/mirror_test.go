@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,12 +190,13 @@ func TestHandEditsComeIn(t *testing.T) {
 	if len(page.Memories) != 1 || page.Memories[0].Title != "No sleeps in tests" {
 		t.Fatalf("the hand-written file should be a memory: %+v", page.Memories)
 	}
-	// The hand-written file now has its id and its name.
-	if _, err := os.Stat(filepath.Join(dir, "E-negative", "no-sleeps-in-tests-"+ShortID(page.Memories[0].ID)+".md")); err != nil {
-		t.Errorf("the new memory's file: %v", err)
+	// The hand-written file keeps the name its author gave it, now with
+	// the memory's id; the memory moved to A-invariant keeps its name.
+	if b, err := os.ReadFile(filepath.Join(dir, "E-negative", "no-sleeps.md")); err != nil || !strings.Contains(string(b), "id: "+page.Memories[0].ID) {
+		t.Errorf("the hand-written file should keep its name and gain the id: %v\n%s", err, b)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "E-negative", "no-sleeps.md")); err == nil {
-		t.Errorf("the hand-written file should give way to the memory's own")
+	if ents, _ := os.ReadDir(filepath.Join(dir, "E-negative")); len(ents) != 1 {
+		t.Errorf("one file for the new memory, not %d", len(ents))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 		t.Errorf("a file that is not the mirror's was touched: %v", err)
@@ -291,8 +293,18 @@ func TestStoreOnlyChangesAreWritten(t *testing.T) {
 		t.Fatalf("the link is not in the file:\n%s", got)
 	}
 	// Sharing fewer layers is a change too: the invariant leaves the mirror.
+	// It archives the memory for teammates: said, and asked first.
 	o.Layers = []memory.Layer{memory.LayerDecision}
-	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Removed != 1 {
+	var ce *ConfirmError
+	if _, err := Sync(ctx, db, &st, o); !errors.As(err, &ce) || len(ce.Ask.Unshare) != 1 || ce.Ask.Unshare[0].Title != "CI must be green" {
+		t.Fatalf("removing a file no longer shared should be asked: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "A-invariant", "ci-must-be-green-"+ShortID(b.ID)+".md")); err != nil {
+		t.Fatalf("a sync not confirmed removed the file: %v", err)
+	}
+	asked := 0
+	o.Confirm = func(Ask) bool { asked++; return true }
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Removed != 1 || asked != 1 || len(rep.Unshared) != 1 {
 		t.Fatalf("a layer no longer shared should leave the mirror: %+v %v", rep, err)
 	}
 	if got, _ := db.Get(ctx, b.ID); got.Status != memory.StatusActive {
