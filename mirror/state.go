@@ -185,8 +185,16 @@ func (s *syncer) stage() {
 	if err != nil {
 		return
 	}
+	// git runs at the work tree's top with paths from there: git rm
+	// --pathspec-from-file run in a subdirectory takes that directory
+	// as a pathspec too, and refuses.
+	where, err := exec.Command(git, "-C", s.o.Dir, "rev-parse", "--show-toplevel", "--show-prefix").Output()
+	if err != nil {
+		return // not in a git work tree: nothing to stage
+	}
+	top, prefix, _ := strings.Cut(strings.TrimSuffix(string(where), "\n"), "\n")
 	run := func(stdin []string, args ...string) error {
-		cmd := exec.Command(git, append([]string{"-C", s.o.Dir}, args...)...)
+		cmd := exec.Command(git, append([]string{"-C", top}, args...)...)
 		cmd.Env = gitEnv()
 		if stdin != nil {
 			cmd.Stdin = strings.NewReader(strings.Join(stdin, "\x00"))
@@ -198,15 +206,12 @@ func (s *syncer) stage() {
 		}
 		return nil
 	}
-	if cmd := exec.Command(git, "-C", s.o.Dir, "rev-parse", "--is-inside-work-tree"); cmd.Run() != nil {
-		return // not in a git work tree: nothing to stage
-	}
 	var here, gone []string
 	for _, rel := range slices.Compact(slices.Sorted(slices.Values(s.touched))) {
 		if _, err := os.Lstat(filepath.Join(s.o.Dir, filepath.FromSlash(rel))); err == nil {
-			here = append(here, rel)
+			here = append(here, prefix+rel)
 		} else {
-			gone = append(gone, rel)
+			gone = append(gone, prefix+rel)
 		}
 	}
 	if len(gone) > 0 {
