@@ -146,6 +146,7 @@ type syncer struct {
 	was      map[string]string // id → its file's path when the last sync ended
 	unshared []string          // ids whose file goes because they are no longer shared here
 	touched  []string          // paths written or removed, for git
+	stale    []string          // temporary files a killed sync left
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
@@ -166,6 +167,9 @@ func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report
 	}
 	if err := s.readDir(); err != nil {
 		return s.rep, err
+	}
+	for _, p := range s.stale { // half-written by a sync that was killed
+		os.Remove(p)
 	}
 	event, err := lastEvent(ctx, st, o.Project)
 	if err != nil {
@@ -270,7 +274,7 @@ func scope(o Options) string {
 // there is nothing to read from the store and nothing to write.
 func (s *syncer) quiet(event string) bool {
 	st := s.state
-	if s.o.Forget || s.o.MirrorRemoved || event == "" || event != st.Event || scope(s.o) != st.Scope || s.tsum != st.Tombs ||
+	if s.o.Forget || event == "" || event != st.Event || scope(s.o) != st.Scope || s.tsum != st.Tombs ||
 		len(s.rep.Refused) > 0 || len(s.raw) != len(st.Files) {
 		return false
 	}
@@ -405,6 +409,10 @@ func (s *syncer) readDir() error {
 			return err
 		}
 		for _, de := range ents {
+			if de.Type().IsRegular() && strings.HasPrefix(de.Name(), ".sync-") {
+				s.stale = append(s.stale, filepath.Join(dir, de.Name()))
+				continue
+			}
 			if !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ".md") || strings.HasPrefix(de.Name(), ".") {
 				continue
 			}
