@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -150,16 +151,27 @@ type syncer struct {
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
-// ways, and updates state to what they now agree on.
+// ways, and updates state to what they now agree on. A sync that fails, or
+// that a person did not confirm, leaves state as it was.
 func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report, error) {
+	work := *state
+	work.Hashes, work.Files = maps.Clone(state.Hashes), maps.Clone(state.Files)
+	if work.Hashes == nil {
+		work.Hashes = map[string]string{}
+	}
+	rep, err := syncWith(ctx, st, &work, o)
+	if err == nil {
+		*state = work
+	}
+	return rep, err
+}
+
+func syncWith(ctx context.Context, st memory.Store, state *State, o Options) (Report, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
 	if o.Actor == "" {
 		o.Actor = memory.ActorUser
-	}
-	if state.Hashes == nil {
-		state.Hashes = map[string]string{}
 	}
 	s := newSyncer(st, state, o)
 	if err := s.missing(); err != nil {
@@ -716,12 +728,16 @@ func (s *syncer) plan(ctx context.Context) *plan {
 		}
 	}
 	// A file a person renamed: the files that link to it follow its name.
+	renamed := map[string]bool{}
 	for id, f := range s.files {
 		if was := s.was[id]; was != "" && was != f.path {
-			for lid, sd := range s.store {
-				if slices.ContainsFunc(sd.entry.Links, func(l Link) bool { return l.To == id }) && s.files[lid] != nil {
-					s.writes[lid] = s.writes[lid] || !s.held[lid]
-				}
+			renamed[id] = true
+		}
+	}
+	if len(renamed) > 0 {
+		for id, sd := range s.store {
+			if s.files[id] != nil && !s.held[id] && slices.ContainsFunc(sd.entry.Links, func(l Link) bool { return renamed[l.To] }) {
+				s.writes[id] = true
 			}
 		}
 	}
@@ -815,9 +831,10 @@ func (s *syncer) confirm(p *plan) error {
 	return &ConfirmError{Ask: ask}
 }
 
-// apply writes the plan to the store: the mirror's memories (one import a
-// round, each whole or not at all), then the archives, then teammates'
-// forgets. When a step fails, what this sync archived is unarchived again.
+// apply writes the plan to the store: the archives, then the mirror's
+// memories (one import a round, each whole or not at all), then teammates'
+// forgets. When a step fails, what this sync archived is unarchived again:
+// up to the imports, a failure leaves the store as it was.
 func (s *syncer) apply(ctx context.Context, p *plan) (err error) {
 	var archived []string
 	defer func() {
@@ -830,9 +847,6 @@ func (s *syncer) apply(ctx context.Context, p *plan) (err error) {
 			}
 		}
 	}()
-	if err := s.importAll(ctx, p.imports); err != nil {
-		return err
-	}
 	for _, id := range p.archives {
 		if _, err := s.st.Archive(ctx, id, "its file was deleted from the team mirror", s.o.Actor); err != nil {
 			if m, gerr := s.st.Get(ctx, id); gerr == nil && m.Status != memory.StatusActive {
@@ -844,6 +858,9 @@ func (s *syncer) apply(ctx context.Context, p *plan) (err error) {
 		archived = append(archived, id)
 		s.rep.Archived++
 		delete(s.state.Hashes, id)
+	}
+	if err := s.importAll(ctx, p.imports); err != nil {
+		return err
 	}
 	for _, id := range p.tombs {
 		m := s.all[id]
