@@ -708,6 +708,9 @@ func TestDeletedFileOfASupersededMemory(t *testing.T) {
 	if got, _ := db.Get(ctx, old.ID); got.Status != memory.StatusSuperseded {
 		t.Fatalf("%s", got.Status)
 	}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || !rep.Nothing() {
+		t.Fatalf("then nothing to sync (the file is not written back): %+v %v", rep, err)
+	}
 }
 
 // A hand-written file's link finds its target by the target's title, as

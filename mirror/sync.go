@@ -707,11 +707,10 @@ func (s *syncer) plan(ctx context.Context) *plan {
 				p.imports = append(p.imports, f.entry)
 			} else if m != nil && m.Status == memory.StatusActive {
 				p.archives = append(p.archives, id)
-			} else {
-				// Superseded or archived here already: a deleted file of a
-				// memory no longer active is nothing to do.
-				delete(s.state.Hashes, id)
 			}
+			// Else a deleted file of a memory no longer active here
+			// (superseded) is nothing to do: its agreed hash stays, so the
+			// next sync does not write the file back either.
 		case sh == fh: // both sides made the same change (or git merged it into one)
 			if sd != nil {
 				s.state.Hashes[id] = sh
