@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"path/filepath"
@@ -14,7 +16,7 @@ import (
 
 func (a *app) syncCommand() *cobra.Command {
 	var layers string
-	var forget bool
+	var forget, yes, removed bool
 	c := &cobra.Command{
 		Use:   "sync [DIR]",
 		Short: "keep the project's shared memories as markdown in the repository, both ways (the team mirror)",
@@ -26,7 +28,17 @@ Shared: every layer (or those --layers names), except memories tagged "personal"
 archived ones. A deleted file archives its memory; a forget travels as a tombstone
 (DIR/.tombstones, ids only) that archives the memory in other stores until a person
 runs cairn sync --forget. A memory changed on both sides is kept as it is here; the
-mirror's version becomes a new memory that contradicts it, to verify first.`,
+mirror's version becomes a new memory that contradicts it, to verify first.
+
+A file keeps its name for life (an edit of the title does not rename it; a file a
+person renames keeps the new name). In a git work tree the sync stages what it wrote
+and removed (git add, git rm; never a commit), so git commit -am carries all of it.
+
+A mirror that is missing, or lost more than half of its files at once, is taken for a
+checkout of a branch without them: the sync says so and changes nothing (--mirror-removed
+if they were removed on purpose). A sync that would archive more than 3 memories, or
+remove files of memories no longer shared (--layers, a personal tag), names them and
+asks on a terminal; elsewhere it needs --yes.`,
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ls, err := parseLayers(layers)
@@ -55,9 +67,30 @@ mirror's version becomes a new memory that contradicts it, to verify first.`,
 			if err != nil {
 				return err
 			}
+			declined := false
+			confirm := func(ask mirror.Ask) bool {
+				if yes {
+					return true
+				}
+				if !a.env.IsTerminal() {
+					return false
+				}
+				declined = !askSync(cmd.InOrStdin(), cmd.OutOrStdout(), ask)
+				return !declined
+			}
 			rep, err := mirror.Run(cmd.Context(), a.st, home, mirror.Options{Dir: dir, Project: a.proj.ID,
-				Layers: ls, Forget: forget, Actor: memory.ActorUser})
-			if err != nil {
+				Layers: ls, Forget: forget, MirrorRemoved: removed, Confirm: confirm, Actor: memory.ActorUser})
+			var ce *mirror.ConfirmError
+			var ge *mirror.GoneError
+			var be *mirror.BusyError
+			switch {
+			case errors.As(err, &ce) && declined:
+				return nil // the person said no: nothing was changed, as said
+			case errors.As(err, &ce):
+				return usage(err)
+			case errors.As(err, &ge), errors.As(err, &be):
+				return err
+			case err != nil:
 				return fmt.Errorf("sync %s: %w", dir, err)
 			}
 			if a.json {
@@ -75,6 +108,8 @@ mirror's version becomes a new memory that contradicts it, to verify first.`,
 	}
 	c.Flags().StringVar(&layers, "layers", "", "the layers to share, as letters (ABDEF); default every layer")
 	c.Flags().BoolVar(&forget, "forget", false, "forget here what teammates forgot (their tombstones); without it those are archived")
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "do not ask before archiving more than 3 memories or unsharing any (needed when not on a terminal)")
+	c.Flags().BoolVar(&removed, "mirror-removed", false, "the mirror, or most of its files, was removed on purpose: archive the memories of the missing files")
 	return c
 }
 
@@ -92,6 +127,30 @@ func parseLayers(s string) ([]memory.Layer, error) {
 		out = append(out, l)
 	}
 	return out, nil
+}
+
+// askSync names what a sync would archive or unshare and asks a person.
+func askSync(in io.Reader, out io.Writer, ask mirror.Ask) bool {
+	if n := len(ask.Archive); n > 0 {
+		fmt.Fprintf(out, "This sync would archive %s (archive can be undone):\n", plural(n, "memory", "memories"))
+		for _, m := range ask.Archive {
+			fmt.Fprintf(out, "  %s  %s\n", m.ID, cleanLine(m.Title))
+		}
+	}
+	if n := len(ask.Unshare); n > 0 {
+		fmt.Fprintf(out, "This sync would remove from the mirror the files of %s no longer shared here; teammates' syncs archive them:\n",
+			plural(n, "memory", "memories"))
+		for _, m := range ask.Unshare {
+			fmt.Fprintf(out, "  %s  %s\n", m.ID, cleanLine(m.Title))
+		}
+	}
+	fmt.Fprint(out, "Type yes to go on: ")
+	line, _ := bufio.NewReader(in).ReadString('\n')
+	if strings.TrimSpace(strings.ToLower(line)) == "yes" {
+		return true
+	}
+	fmt.Fprintln(out, "nothing was changed")
+	return false
 }
 
 func printSync(w io.Writer, dir string, r mirror.Report) {
@@ -113,7 +172,16 @@ func printSync(w io.Writer, dir string, r mirror.Report) {
 	if r.Skipped > 0 {
 		fmt.Fprintf(w, "  %s without frontmatter left alone (not memories)\n", plural(r.Skipped, "file", "files"))
 	}
+	for _, m := range r.Unshared {
+		fmt.Fprintf(w, "  removed %s %s: no longer shared here\n", m.ID, cleanLine(m.Title))
+	}
 	for _, s := range r.Refused {
 		fmt.Fprintf(w, "  refused %s\n", cleanLine(s))
+	}
+	if r.Staged > 0 {
+		fmt.Fprintf(w, "  staged in git: %s (git commit -am carries them)\n", plural(r.Staged, "file", "files"))
+	}
+	if r.Unstaged != "" {
+		fmt.Fprintf(w, "  not staged: %s — git add the mirror before committing\n", cleanLine(r.Unstaged))
 	}
 }

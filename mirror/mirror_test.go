@@ -3,6 +3,7 @@ package mirror
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -189,12 +190,13 @@ func TestHandEditsComeIn(t *testing.T) {
 	if len(page.Memories) != 1 || page.Memories[0].Title != "No sleeps in tests" {
 		t.Fatalf("the hand-written file should be a memory: %+v", page.Memories)
 	}
-	// The hand-written file now has its id and its name.
-	if _, err := os.Stat(filepath.Join(dir, "E-negative", "no-sleeps-in-tests-"+ShortID(page.Memories[0].ID)+".md")); err != nil {
-		t.Errorf("the new memory's file: %v", err)
+	// The hand-written file keeps the name its author gave it, now with
+	// the memory's id; the memory moved to A-invariant keeps its name.
+	if b, err := os.ReadFile(filepath.Join(dir, "E-negative", "no-sleeps.md")); err != nil || !strings.Contains(string(b), "id: "+page.Memories[0].ID) {
+		t.Errorf("the hand-written file should keep its name and gain the id: %v\n%s", err, b)
 	}
-	if _, err := os.Stat(filepath.Join(dir, "E-negative", "no-sleeps.md")); err == nil {
-		t.Errorf("the hand-written file should give way to the memory's own")
+	if ents, _ := os.ReadDir(filepath.Join(dir, "E-negative")); len(ents) != 1 {
+		t.Errorf("one file for the new memory, not %d", len(ents))
 	}
 	if _, err := os.Stat(filepath.Join(dir, "README.md")); err != nil {
 		t.Errorf("a file that is not the mirror's was touched: %v", err)
@@ -291,8 +293,18 @@ func TestStoreOnlyChangesAreWritten(t *testing.T) {
 		t.Fatalf("the link is not in the file:\n%s", got)
 	}
 	// Sharing fewer layers is a change too: the invariant leaves the mirror.
+	// It archives the memory for teammates: said, and asked first.
 	o.Layers = []memory.Layer{memory.LayerDecision}
-	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Removed != 1 {
+	var ce *ConfirmError
+	if _, err := Sync(ctx, db, &st, o); !errors.As(err, &ce) || len(ce.Ask.Unshare) != 1 || ce.Ask.Unshare[0].Title != "CI must be green" {
+		t.Fatalf("removing a file no longer shared should be asked: %v", err)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "A-invariant", "ci-must-be-green-"+ShortID(b.ID)+".md")); err != nil {
+		t.Fatalf("a sync not confirmed removed the file: %v", err)
+	}
+	asked := 0
+	o.Confirm = func(Ask) bool { asked++; return true }
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Removed != 1 || asked != 1 || len(rep.Unshared) != 1 {
 		t.Fatalf("a layer no longer shared should leave the mirror: %+v %v", rep, err)
 	}
 	if got, _ := db.Get(ctx, b.ID); got.Status != memory.StatusActive {
@@ -541,4 +553,222 @@ func clone(t *testing.T, st State) State {
 		t.Fatal(err)
 	}
 	return out
+}
+
+// failingImport is a store whose imports fail: a sync that breaks after
+// it has archived.
+type failingImport struct{ *store.DB }
+
+func (failingImport) Import(context.Context, string, []memory.Record, memory.Actor) (memory.ImportResult, error) {
+	return memory.ImportResult{}, errors.New("disk full")
+}
+
+// A sync that would archive more than a few memories names them and
+// asks; one that fails part-way leaves the store and the state as they
+// were; then a sync that works does it all.
+func TestMassArchiveIsAskedAndAllOrNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, p := openStore(t)
+	var ms []*memory.Memory
+	for i := range 8 {
+		m, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerDecision, Title: fmt.Sprintf("Decision %d", i), Body: "Because."}, memory.ActorUser)
+		if err != nil {
+			t.Fatal(err)
+		}
+		ms = append(ms, m)
+	}
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	file := func(m *memory.Memory) string {
+		return filepath.Join(dir, "D-decision", fmt.Sprintf("decision-%s-%s.md", strings.TrimPrefix(m.Title, "Decision "), ShortID(m.ID)))
+	}
+	for _, m := range ms[:4] {
+		if err := os.Remove(file(m)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, _ := os.ReadFile(file(ms[7]))
+	os.WriteFile(file(ms[7]), []byte(strings.Replace(string(b), "Because.", "Because we measured.", 1)), 0o644)
+	before := clone(t, st)
+	active := func() int {
+		page, _ := db.List(ctx, memory.Query{Project: p.ID})
+		return len(page.Memories)
+	}
+
+	var ce *ConfirmError
+	if _, err := Sync(ctx, db, &st, o); !errors.As(err, &ce) || len(ce.Ask.Archive) != 4 || ce.Ask.Archive[0].Title != "Decision 0" ||
+		!strings.Contains(err.Error(), `"Decision 3"`) {
+		t.Fatalf("want the 4 archives asked, by title: %v", err)
+	}
+	if n := active(); n != 8 {
+		t.Fatalf("an unconfirmed sync archived: %d active", n)
+	}
+	o.Confirm = func(Ask) bool { return true }
+	if _, err := Sync(ctx, failingImport{db}, &st, o); err == nil || !strings.Contains(err.Error(), "disk full") {
+		t.Fatalf("want the import's failure: %v", err)
+	}
+	if n := active(); n != 8 {
+		t.Fatalf("a failed sync left %d of 8 active", n)
+	}
+	if got, _ := db.Get(ctx, ms[7].ID); got.Body != "Because." {
+		t.Fatalf("a failed sync edited: %q", got.Body)
+	}
+	if !equalState(st, before) {
+		t.Fatal("a failed sync changed the state")
+	}
+	rep, err := Sync(ctx, db, &st, o)
+	if err != nil || rep.Archived != 4 || rep.Edited != 1 {
+		t.Fatalf("then the sync: %+v %v", rep, err)
+	}
+	if n := active(); n != 4 {
+		t.Fatalf("%d active", n)
+	}
+}
+
+func equalState(a, b State) bool {
+	ja, _ := json.Marshal(a)
+	jb, _ := json.Marshal(b)
+	return string(ja) == string(jb)
+}
+
+// A mirror directory that is gone, or most of whose files are, is a
+// checkout: nothing changes until a person says it was removed.
+func TestGoneMirrorChangesNothing(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, p := openStore(t)
+	for i := range 5 {
+		if _, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: fmt.Sprintf("Rule %d", i), Body: "Holds."}, memory.ActorUser); err != nil {
+			t.Fatal(err)
+		}
+	}
+	dir := filepath.Join(t.TempDir(), "mirror")
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	before := clone(t, st)
+	// Four of the five files gone: most of them, and more than a few.
+	ents, _ := os.ReadDir(filepath.Join(dir, "A-invariant"))
+	for _, e := range ents[:4] {
+		os.Remove(filepath.Join(dir, "A-invariant", e.Name()))
+	}
+	var ge *GoneError
+	if _, err := Sync(ctx, db, &st, o); !errors.As(err, &ge) || ge.Missing != 4 || ge.Left != 5 {
+		t.Fatalf("want the loss refused: %v", err)
+	}
+	os.RemoveAll(dir)
+	if _, err := Sync(ctx, db, &st, o); !errors.As(err, &ge) || !strings.Contains(err.Error(), "is missing") {
+		t.Fatalf("want the missing mirror refused: %v", err)
+	}
+	if _, err := os.Stat(dir); err == nil {
+		t.Fatal("the sync wrote a mirror where there was none")
+	}
+	if page, _ := db.List(ctx, memory.Query{Project: p.ID}); len(page.Memories) != 5 || !equalState(st, before) {
+		t.Fatalf("a refused sync changed something: %d active", len(page.Memories))
+	}
+	o.MirrorRemoved, o.Confirm = true, func(a Ask) bool { return len(a.Archive) == 5 }
+	if rep, err := Sync(ctx, db, &st, o); err != nil || rep.Archived != 5 {
+		t.Fatalf("removed on purpose: %+v %v", rep, err)
+	}
+}
+
+// The file of a memory that is no longer active here (superseded) going
+// away is nothing to do: it never stops a sync.
+func TestDeletedFileOfASupersededMemory(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, p := openStore(t)
+	old, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Release on Tuesdays", Body: "Tuesday."}, memory.ActorUser)
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := db.Supersede(ctx, old.ID, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Title: "Release on Wednesdays", Body: "Wednesday."}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(filepath.Join(dir, "B-state", "release-on-tuesdays-"+ShortID(old.ID)+".md")); err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Sync(ctx, db, &st, o)
+	if err != nil || rep.Archived != 0 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	if got, _ := db.Get(ctx, old.ID); got.Status != memory.StatusSuperseded {
+		t.Fatalf("%s", got.Status)
+	}
+	if rep, err := Sync(ctx, db, &st, o); err != nil || !rep.Nothing() {
+		t.Fatalf("then nothing to sync (the file is not written back): %+v %v", rep, err)
+	}
+}
+
+// A hand-written file's link finds its target by the target's title, as
+// Obsidian writes it, or by the target's file name as it is now; a title
+// two memories have names neither.
+func TestLinksByTitleAndCurrentName(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, p := openStore(t)
+	a, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "One writer", Body: "Badger allows one."}, memory.ActorUser)
+	b, _ := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "Same title", Body: "First."}, memory.ActorUser)
+	db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerInvariant, Title: "Same title", Body: "Second."}, memory.ActorUser)
+	dir := t.TempDir()
+	var st State
+	o := Options{Dir: dir, Project: p.ID}
+	if _, err := Sync(ctx, db, &st, o); err != nil {
+		t.Fatal(err)
+	}
+	os.Rename(filepath.Join(dir, "A-invariant", "same-title-"+ShortID(b.ID)+".md"), filepath.Join(dir, "A-invariant", "The first one.md"))
+	os.MkdirAll(filepath.Join(dir, "D-decision"), 0o755)
+	os.WriteFile(filepath.Join(dir, "D-decision", "use-badger.md"), []byte("---\ntitle: Use Badger\nlayer: D\n---\n\nFor the store.\n\n"+
+		"## Links\n\n- because [[one writer]]\n- depends_on [[The first one]]\n- relates_to [[Same title]]\n"), 0o644)
+	rep, err := Sync(ctx, db, &st, o)
+	if err != nil || rep.Added != 1 {
+		t.Fatalf("%+v %v", rep, err)
+	}
+	page, _ := db.List(ctx, memory.Query{Project: p.ID, Layer: memory.LayerDecision})
+	out, _, _ := db.Edges(ctx, page.Memories[0].ID)
+	got := map[memory.EdgeKind]string{}
+	for _, e := range out {
+		got[e.Kind] = e.To
+	}
+	if len(out) != 2 || got[memory.EdgeBecause] != a.ID || got[memory.EdgeDependsOn] != b.ID {
+		t.Fatalf("links: %+v", out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "A-invariant", "The first one.md")); err != nil {
+		t.Fatalf("the renamed file should keep its name: %v", err)
+	}
+}
+
+// One sync at a time per mirror: a second says another is running; a
+// lock whose process ended is no lock.
+func TestOneSyncAtATime(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, p := openStore(t)
+	home := t.TempDir()
+	o := Options{Dir: t.TempDir(), Project: p.ID}
+	unlock, err := lock(StatePath(home, o.Project, o.Dir) + ".lock")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var be *BusyError
+	if _, err := Run(ctx, db, home, o); !errors.As(err, &be) || be.PID != fmt.Sprint(os.Getpid()) {
+		t.Fatalf("want busy, by this pid: %v", err)
+	}
+	unlock()
+	if _, err := Run(ctx, db, home, o); err != nil {
+		t.Fatal(err)
+	}
 }

@@ -10,7 +10,12 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"syscall"
 
 	"cairn/internal/atomicfile"
 	"cairn/memory"
@@ -54,6 +59,11 @@ func SaveState(path string, st State) error {
 // sync and the workbench's /sync do.
 func Run(ctx context.Context, st memory.Store, home string, o Options) (Report, error) {
 	path := StatePath(home, o.Project, o.Dir)
+	unlock, err := lock(path + ".lock")
+	if err != nil {
+		return Report{}, err
+	}
+	defer unlock()
 	state, err := LoadState(path)
 	if err != nil {
 		return Report{}, err
@@ -66,6 +76,47 @@ func Run(ctx context.Context, st memory.Store, home string, o Options) (Report, 
 		return rep, fmt.Errorf("sync state: %w", err)
 	}
 	return rep, nil
+}
+
+// BusyError is a sync of a mirror while another is under way.
+type BusyError struct{ PID string }
+
+func (e *BusyError) Error() string {
+	by := ""
+	if e.PID != "" {
+		by = " (pid " + e.PID + ")"
+	}
+	return "another cairn sync of this mirror is running" + by + ": wait for it to end and run cairn sync again"
+}
+
+// lock takes the lock of one mirror's syncs: one at a time per mirror and
+// home. It is an flock, which the kernel drops when its process ends, so a
+// sync killed mid-way leaves no lock behind. The file holds the pid of the
+// sync that has it, for the message of the one that waits.
+func lock(path string) (func(), error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, err
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|syscall.O_NOFOLLOW, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("sync lock: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		b := make([]byte, 20)
+		n, _ := f.ReadAt(b, 0)
+		f.Close()
+		if errors.Is(err, syscall.EWOULDBLOCK) {
+			return nil, &BusyError{PID: strings.TrimSpace(string(b[:n]))}
+		}
+		return nil, fmt.Errorf("sync lock %s: %w", path, err)
+	}
+	if err := f.Truncate(0); err == nil {
+		f.WriteAt([]byte(strconv.Itoa(os.Getpid())), 0)
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
 }
 
 // Pending says where a shared memory stands against the mirror.
@@ -118,4 +169,68 @@ func Status(ctx context.Context, st memory.Store, home string, o Options) (map[s
 		}
 	}
 	return out, nil
+}
+
+// stage stages in git what the sync wrote and removed, when the mirror is
+// in a git work tree, so that `git commit -am` carries the whole change (a
+// new file as well as a removed one, a moved one as a rename). Only the
+// sync's own files, only inside the mirror, never a commit. A failure
+// (no git, an index another git holds) is said in the report: the sync
+// itself is done.
+func (s *syncer) stage() {
+	if len(s.touched) == 0 {
+		return
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		return
+	}
+	// git runs at the work tree's top with paths from there: git rm
+	// --pathspec-from-file run in a subdirectory takes that directory
+	// as a pathspec too, and refuses.
+	where, err := exec.Command(git, "-C", s.o.Dir, "rev-parse", "--show-toplevel", "--show-prefix").Output()
+	if err != nil {
+		return // not in a git work tree: nothing to stage
+	}
+	top, prefix, _ := strings.Cut(strings.TrimSuffix(string(where), "\n"), "\n")
+	run := func(stdin []string, args ...string) error {
+		cmd := exec.Command(git, append([]string{"-C", top}, args...)...)
+		cmd.Env = gitEnv()
+		if stdin != nil {
+			cmd.Stdin = strings.NewReader(strings.Join(stdin, "\x00"))
+		}
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			line, _, _ := strings.Cut(strings.TrimSpace(string(out)), "\n")
+			return fmt.Errorf("git %s: %s", args[0], line)
+		}
+		return nil
+	}
+	var here, gone []string
+	for _, rel := range slices.Compact(slices.Sorted(slices.Values(s.touched))) {
+		if _, err := os.Lstat(filepath.Join(s.o.Dir, filepath.FromSlash(rel))); err == nil {
+			here = append(here, prefix+rel)
+		} else {
+			gone = append(gone, prefix+rel)
+		}
+	}
+	if len(gone) > 0 {
+		if err := run(gone, "rm", "-q", "-f", "--cached", "--ignore-unmatch", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			s.rep.Unstaged = err.Error()
+			return
+		}
+	}
+	if len(here) > 0 {
+		if err := run(here, "add", "--pathspec-from-file=-", "--pathspec-file-nul"); err != nil {
+			s.rep.Unstaged = err.Error()
+			return
+		}
+	}
+	s.rep.Staged = len(here) + len(gone)
+}
+
+// gitEnv is the environment git runs in for stage: this process's, with
+// pathspecs taken literally (a file name is a name, never a pattern).
+func gitEnv() []string {
+	return append(os.Environ(), "GIT_LITERAL_PATHSPECS=1")
 }

@@ -8,7 +8,9 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -36,8 +38,18 @@ type Options struct {
 	// tombstone archives the memory (which can be undone) and waits for a
 	// person: forgetting is a person's act, never an agent's by the way.
 	Forget bool
-	Actor  memory.Actor
-	Now    time.Time
+	// MirrorRemoved says that a mirror directory that is gone, or most of
+	// whose files are, was removed on purpose: its missing files are read
+	// as deletions. Without it such a mirror is a checkout of a branch or
+	// a commit without it, and the sync changes nothing (GoneError).
+	MirrorRemoved bool
+	// Confirm is asked before a sync archives more than a few memories at
+	// once or removes the files of memories no longer shared; it names
+	// them. nil, or false, refuses such a sync (ConfirmError), which then
+	// changes nothing.
+	Confirm func(Ask) bool
+	Actor   memory.Actor
+	Now     time.Time
 }
 
 // State is what the last sync of a project with a directory agreed on:
@@ -82,6 +94,9 @@ type Report struct {
 	Kept      []string `json:"kept,omitempty"`            // edited here, deleted in the mirror: kept
 	Refused   []string `json:"refused,omitempty"`         // "file:line: why"; the rest went on
 	Skipped   int      `json:"skipped,omitempty"`         // markdown files without frontmatter: notes, left alone
+	Unshared  []Named  `json:"unshared,omitempty"`        // files removed: memories no longer shared here (--layers, personal)
+	Staged    int      `json:"staged,omitempty"`          // files written or removed and staged in git (git add, git rm)
+	Unstaged  string   `json:"unstaged,omitempty"`        // why staging them failed; the sync itself is done
 }
 
 // Nothing reports whether the sync changed nothing on either side.
@@ -98,6 +113,9 @@ type file struct {
 	entry *Entry // nil: unchanged since the last sync, not read again
 	hash  string
 	mtime time.Time
+	// derived: a file a person wrote without an id, which resolve gave one
+	// from its path and bytes.
+	derived bool
 }
 
 // side is the store's view of a shared memory.
@@ -125,23 +143,45 @@ type syncer struct {
 	seen   map[string]FileState
 	raw    []*file // as read, before resolve
 	tsum   string  // of the tombstone file as read
+
+	was      map[string]string // id → its file's path when the last sync ended
+	unshared []string          // ids whose file goes because they are no longer shared here
+	touched  []string          // paths written or removed, for git
+	stale    []string          // temporary files a killed sync left
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
-// ways, and updates state to what they now agree on.
+// ways, and updates state to what they now agree on. A sync that fails, or
+// that a person did not confirm, leaves state as it was.
 func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report, error) {
+	work := *state
+	work.Hashes, work.Files = maps.Clone(state.Hashes), maps.Clone(state.Files)
+	if work.Hashes == nil {
+		work.Hashes = map[string]string{}
+	}
+	rep, err := syncWith(ctx, st, &work, o)
+	if err == nil {
+		*state = work
+	}
+	return rep, err
+}
+
+func syncWith(ctx context.Context, st memory.Store, state *State, o Options) (Report, error) {
 	if o.Now.IsZero() {
 		o.Now = time.Now()
 	}
 	if o.Actor == "" {
 		o.Actor = memory.ActorUser
 	}
-	if state.Hashes == nil {
-		state.Hashes = map[string]string{}
-	}
 	s := newSyncer(st, state, o)
+	if err := s.missing(); err != nil {
+		return s.rep, err
+	}
 	if err := s.readDir(); err != nil {
 		return s.rep, err
+	}
+	for _, p := range s.stale { // half-written by a sync that was killed
+		os.Remove(p)
 	}
 	event, err := lastEvent(ctx, st, o.Project)
 	if err != nil {
@@ -154,10 +194,15 @@ func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report
 		return s.rep, err
 	}
 	s.resolve()
+	if err := s.lost(); err != nil {
+		return s.rep, err
+	}
 	if err := s.reconcile(ctx); err != nil {
 		return s.rep, err
 	}
-	if err := s.writeOut(ctx); err != nil {
+	err = s.writeOut(ctx)
+	s.stage()
+	if err != nil {
 		return s.rep, err
 	}
 	// What this sync agreed on, stamped with the store's newest event
@@ -167,6 +212,53 @@ func Sync(ctx context.Context, st memory.Store, state *State, o Options) (Report
 	}
 	state.Scope, state.Tombs = scope(o), s.tsum
 	return s.rep, nil
+}
+
+// GoneError is a mirror directory that is missing, or most of whose files
+// are, since the last sync: what a checkout of a branch or a commit
+// without them looks like, not a deletion. The sync changed nothing.
+type GoneError struct {
+	Dir           string
+	Missing, Left int // files gone, of those the last sync left
+}
+
+func (e *GoneError) Error() string {
+	if e.Missing == e.Left {
+		return fmt.Sprintf("the mirror %s is missing (a checkout of a branch without it?): nothing was changed — "+
+			"check out a branch with it, or run cairn sync --mirror-removed if it was removed on purpose", e.Dir)
+	}
+	return fmt.Sprintf("%d of the %d files the last sync left in %s are gone (a checkout of an older commit?): nothing was changed — "+
+		"check out a branch with them, or run cairn sync --mirror-removed if they were deleted on purpose", e.Missing, e.Left, e.Dir)
+}
+
+// missing refuses a mirror directory that is gone while the last sync
+// left files in it.
+func (s *syncer) missing() error {
+	if s.o.MirrorRemoved || len(s.state.Files) == 0 {
+		return nil
+	}
+	if _, err := os.Lstat(s.o.Dir); errors.Is(err, fs.ErrNotExist) {
+		return &GoneError{Dir: s.o.Dir, Missing: len(s.was), Left: len(s.was)}
+	}
+	return nil
+}
+
+// lost refuses a mirror that lost more than half of the files the last
+// sync left, and more than a few, at once.
+func (s *syncer) lost() error {
+	if s.o.MirrorRemoved || s.blind {
+		return nil
+	}
+	gone := 0
+	for id := range s.was {
+		if s.files[id] == nil && !s.tombs[id] {
+			gone++
+		}
+	}
+	if gone > few && 2*gone > len(s.was) {
+		return &GoneError{Dir: s.o.Dir, Missing: gone, Left: len(s.was)}
+	}
+	return nil
 }
 
 // lastEvent is the id of the project's newest timeline event: every change
@@ -207,8 +299,12 @@ func (s *syncer) quiet(event string) bool {
 }
 
 func newSyncer(st memory.Store, state *State, o Options) *syncer {
-	return &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
-		writes: map[string]bool{}, gone: map[string]bool{}, seen: map[string]FileState{}}
+	s := &syncer{st: st, o: o, state: state, files: map[string]*file{}, held: map[string]bool{},
+		writes: map[string]bool{}, gone: map[string]bool{}, seen: map[string]FileState{}, was: map[string]string{}}
+	for p, f := range state.Files {
+		s.was[f.ID] = p
+	}
+	return s
 }
 
 // shared reports whether m belongs in the mirror: a shared layer, not
@@ -325,6 +421,10 @@ func (s *syncer) readDir() error {
 			return err
 		}
 		for _, de := range ents {
+			if de.Type().IsRegular() && strings.HasPrefix(de.Name(), ".sync-") {
+				s.stale = append(s.stale, filepath.Join(dir, de.Name()))
+				continue
+			}
 			if !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ".md") || strings.HasPrefix(de.Name(), ".") {
 				continue
 			}
@@ -345,31 +445,28 @@ func (s *syncer) readDir() error {
 	return nil
 }
 
-// resolve reads the links of the files read (a link names a file, whose
-// name ends with its id's short form) and files them by id.
+// resolve files the files read by id, and reads their links. A file a
+// person wrote without an id gets one derived from its path and bytes, so
+// that any sync reading the same file — a retry after a crash, another
+// sync at once, a teammate's clone — gives it the same id.
 func (s *syncer) resolve() {
-	raw := s.raw
-	bySuffix := map[string]string{}
-	for id := range s.all {
-		bySuffix[ShortID(id)] = id
-	}
-	for _, f := range raw {
-		if f.entry != nil && f.entry.ID != "" {
-			bySuffix[ShortID(f.entry.ID)] = f.entry.ID
+	for _, f := range s.raw {
+		if e := f.entry; e != nil && e.ID == "" {
+			e.ID, f.derived = derivedID(e.Created, f.path+"\x00"+string(f.data)), true
+		}
+		if f.entry != nil {
+			f.id = f.entry.ID
 		}
 	}
-	for _, f := range raw {
+	link := s.linker()
+	for _, f := range s.raw {
 		if e := f.entry; e != nil { // read: not as the last sync left it
 			for i := range e.Links {
-				name := strings.TrimPrefix(string(e.Links[i].To), "\x00")
-				e.Links[i].To = bySuffix[name[strings.LastIndexByte(name, '-')+1:]]
+				e.Links[i].To = link(strings.TrimPrefix(e.Links[i].To, "\x00"))
 			}
 			e.Links = slices.DeleteFunc(e.Links, func(l Link) bool { return l.To == "" })
 			e.Links = sortLinks(e.Links)
-			if e.ID == "" { // a file a person wrote: a new memory, the same one if a sync is retried
-				e.ID = derivedID(f.mtime, f.path+"\x00"+string(f.data))
-			}
-			f.id, f.hash = e.ID, Hash(e)
+			f.hash = Hash(e)
 		}
 		if other := s.files[f.id]; other != nil { // a copied file, say
 			s.refuse(f.path, fmt.Errorf("holds the id of %s too: give one of them another id (or none)", other.path))
@@ -380,6 +477,66 @@ func (s *syncer) resolve() {
 	}
 	for _, f := range s.files {
 		s.seen[f.path] = FileState{ID: f.id, Sum: sum(f.data), Hash: f.hash}
+	}
+}
+
+// linker is how a wiki link finds the memory it names: by id; by the
+// name a file has now in the mirror (its path, or its name alone, as
+// Obsidian writes it, in any case); by a memory's title (Obsidian's link
+// text after a rename); else by the short id a name cairn gave ends with.
+// Never by the name the last sync wrote alone: a person may rename a file,
+// and Obsidian rewrites the links to it. A name two memories answer to
+// names neither.
+func (s *syncer) linker() func(name string) string {
+	paths, names, titles, shorts := map[string]string{}, map[string]string{}, map[string]string{}, map[string]string{}
+	add := func(m map[string]string, key, id string) {
+		if key == "" {
+			return
+		}
+		key = strings.ToLower(key)
+		if was, ok := m[key]; ok && was != id {
+			m[key] = "" // two memories answer to it: it names neither
+			return
+		}
+		m[key] = id
+	}
+	for id, m := range s.all {
+		shorts[ShortID(id)] = id
+		if m.Status != memory.StatusArchived {
+			add(titles, m.Title, id)
+		}
+	}
+	for _, f := range s.raw {
+		if f.id == "" {
+			continue
+		}
+		add(paths, strings.TrimSuffix(f.path, ".md"), f.id)
+		add(names, linkName(f.path), f.id)
+		shorts[ShortID(f.id)] = f.id
+		if f.entry != nil {
+			add(titles, f.entry.Title, f.id)
+		}
+	}
+	return func(name string) string {
+		name = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(name), ".md"))
+		if ulidErr(name) == nil {
+			if s.all[name] != nil || shorts[ShortID(name)] == name {
+				return name
+			}
+		}
+		key := strings.ToLower(name)
+		for _, m := range []map[string]string{paths, names, titles} {
+			if id, ok := m[key]; ok {
+				return id
+			}
+		}
+		if strings.Contains(key, "/") { // a path to a file not there: its name may still tell
+			key = key[strings.LastIndexByte(key, '/')+1:]
+			if id, ok := names[key]; ok {
+				return id
+			}
+		}
+		return shorts[key[strings.LastIndexByte(key, '-')+1:]]
 	}
 }
 
@@ -441,15 +598,39 @@ func (s *syncer) refuse(rel string, err error) {
 }
 
 // derivedID is an id made from what it names: a retry of the same sync
-// makes the same one, and an import of it again changes nothing.
+// makes the same one, and an import of it again changes nothing. t (the
+// time the id carries) is the zero time when none is known.
 func derivedID(t time.Time, what string) string {
+	if t.Before(time.Unix(0, 0)) || t.After(ulid.Time(ulid.MaxTime())) {
+		t = time.Unix(0, 0)
+	}
 	h := sha256.Sum256([]byte(what))
 	return ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(h[:])).String()
 }
 
+// plan is what a sync will change in the store, worked out before any of
+// it is written: a sync that needs a person's word (Options.Confirm), or
+// that fails, leaves the store as it was.
+type plan struct {
+	imports  []*Entry
+	archives []string // active memories whose file was deleted
+	tombs    []string // memories a teammate forgot
+}
+
 // reconcile decides, memory by memory, which side changed since the last
-// sync, and carries the mirror's changes into the store.
+// sync, asks a person when the sync would archive or unshare much, and
+// carries the mirror's changes into the store.
 func (s *syncer) reconcile(ctx context.Context) error {
+	p := s.plan(ctx)
+	if err := s.confirm(p); err != nil {
+		return err
+	}
+	return s.apply(ctx, p)
+}
+
+// plan works out, memory by memory, which side changed since the last
+// sync; it writes nothing to the store.
+func (s *syncer) plan(ctx context.Context) *plan {
 	ids := map[string]bool{}
 	for id := range s.store {
 		ids[id] = true
@@ -463,8 +644,7 @@ func (s *syncer) reconcile(ctx context.Context) error {
 	for id := range s.tombs {
 		ids[id] = true
 	}
-	var imports []*Entry
-	var archives []string
+	p := &plan{}
 	order := make([]string, 0, len(ids))
 	for id := range ids {
 		order = append(order, id)
@@ -478,9 +658,7 @@ func (s *syncer) reconcile(ctx context.Context) error {
 		m := s.all[id]
 		switch {
 		case s.tombs[id]:
-			if err := s.tombstoned(ctx, id, m, f); err != nil {
-				return err
-			}
+			p.tombs = append(p.tombs, id)
 			continue
 		case m == nil && base != "" && f == nil:
 			delete(s.state.Hashes, id) // forgotten here and its file already gone
@@ -492,6 +670,14 @@ func (s *syncer) reconcile(ctx context.Context) error {
 			continue
 		case m != nil && sd == nil && f != nil && base == "" && m.Status != memory.StatusArchived:
 			continue // a file of a memory this store keeps unshared (personal, or its layer): left alone
+		case f != nil && f.derived && m != nil:
+			// A file a person wrote, which a sync already read in (its id
+			// comes from the file's path and bytes) and was stopped before
+			// it rewrote the file: the same memory, not a new one.
+			if sd != nil {
+				s.writes[id] = true
+			}
+			continue
 		}
 		sh, fh := "", ""
 		if sd != nil {
@@ -506,45 +692,180 @@ func (s *syncer) reconcile(ctx context.Context) error {
 		storeMoved, fileMoved := sh != base, fh != base
 		switch {
 		case !storeMoved && !fileMoved:
-			if sd != nil && f != nil && f.path != FileName(sd.entry) {
-				s.writes[id] = true // renamed by hand: back to the name its title gives
-			}
+			// In step. A file a person renamed keeps its new name.
 		case storeMoved && !fileMoved:
 			if sd != nil {
 				s.writes[id] = true
 			} else {
 				s.gone[id] = true // archived here (or no longer shared)
+				if f != nil && m != nil && m.Status != memory.StatusArchived {
+					s.unshared = append(s.unshared, id)
+				}
 			}
 		case !storeMoved && fileMoved:
 			if f != nil {
-				imports = append(imports, f.entry)
-			} else if m != nil && m.Status != memory.StatusArchived {
-				archives = append(archives, id)
+				p.imports = append(p.imports, f.entry)
+			} else if m != nil && m.Status == memory.StatusActive {
+				p.archives = append(p.archives, id)
 			}
+			// Else a deleted file of a memory no longer active here
+			// (superseded) is nothing to do: its agreed hash stays, so the
+			// next sync does not write the file back either.
 		case sh == fh: // both sides made the same change (or git merged it into one)
 			if sd != nil {
 				s.state.Hashes[id] = sh
-				s.writes[id] = f.path != FileName(sd.entry) || !bytes.Equal(f.data, s.mustRender(ctx, sd))
+				s.writes[id] = f.path != s.nameOf(id) || !bytes.Equal(f.data, s.mustRender(ctx, sd))
 			}
 		case f == nil: // edited here, deleted in the mirror: the edit is kept
 			s.writes[id] = true
 			s.rep.Kept = append(s.rep.Kept, id)
 		case sd == nil: // archived here, edited in the mirror: the edit is work, an archive undoes
-			imports = append(imports, f.entry)
+			p.imports = append(p.imports, f.entry)
 		default: // both changed it: never overwrite
-			imports = append(imports, s.conflictCopy(sd, f))
+			p.imports = append(p.imports, s.conflictCopy(sd, f))
 			s.writes[id] = true
 		}
 	}
-	if err := s.importAll(ctx, imports); err != nil {
-		return err
+	// A file a person renamed: the files that link to it follow its name.
+	renamed := map[string]bool{}
+	for id, f := range s.files {
+		if was := s.was[id]; was != "" && was != f.path {
+			renamed[id] = true
+		}
 	}
-	for _, id := range archives {
+	if len(renamed) > 0 {
+		for id, sd := range s.store {
+			if s.files[id] != nil && !s.held[id] && slices.ContainsFunc(sd.entry.Links, func(l Link) bool { return renamed[l.To] }) {
+				s.writes[id] = true
+			}
+		}
+	}
+	return p
+}
+
+// few is how many memories a sync archives, or how many of the files the
+// last sync left may be gone, before a person is asked.
+const few = 3
+
+// Ask is what a sync needs a person's word for before it changes anything.
+type Ask struct {
+	Archive []Named // memories it would archive: their files were deleted, or teammates forgot them
+	Unshare []Named // memories whose files it would remove from the mirror: no longer shared here
+}
+
+// Named is a memory as a person is asked about it.
+type Named struct {
+	ID    string `json:"id"`
+	Title string `json:"title"`
+}
+
+// ConfirmError is a sync that needed a person's word and did not get it:
+// nothing was changed.
+type ConfirmError struct{ Ask Ask }
+
+func (e *ConfirmError) Error() string {
+	var parts []string
+	if n := len(e.Ask.Archive); n > 0 {
+		parts = append(parts, fmt.Sprintf("archive %s (%s)", count(n, "memory", "memories"), titles(e.Ask.Archive)))
+	}
+	if n := len(e.Ask.Unshare); n > 0 {
+		parts = append(parts, fmt.Sprintf("remove from the mirror the files of %s no longer shared (%s), which archives them for teammates",
+			count(n, "memory", "memories"), titles(e.Ask.Unshare)))
+	}
+	return "the sync would " + strings.Join(parts, " and ") + ": nothing was changed — run cairn sync on a terminal to confirm, or add --yes"
+}
+
+func count(n int, one, more string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, more)
+}
+
+// titles names a few memories in one line.
+func titles(ns []Named) string {
+	var out []string
+	for i, n := range ns {
+		if i == 5 {
+			out = append(out, fmt.Sprintf("and %d more", len(ns)-i))
+			break
+		}
+		out = append(out, fmt.Sprintf("%q", n.Title))
+	}
+	return strings.Join(out, ", ")
+}
+
+// confirm asks Options.Confirm when the plan archives more than a few
+// memories at once, or removes the files of memories no longer shared
+// (--layers, a personal tag): both change every teammate's store.
+func (s *syncer) confirm(p *plan) error {
+	var ask Ask
+	named := func(id string) Named {
+		n := Named{ID: id}
+		if m := s.all[id]; m != nil {
+			n.Title = m.Title
+		}
+		return n
+	}
+	for _, id := range p.archives {
+		ask.Archive = append(ask.Archive, named(id))
+	}
+	if !s.o.Forget {
+		for _, id := range p.tombs {
+			if m := s.all[id]; m != nil && m.Status == memory.StatusActive {
+				ask.Archive = append(ask.Archive, named(id))
+			}
+		}
+	}
+	for _, id := range s.unshared {
+		ask.Unshare = append(ask.Unshare, named(id))
+	}
+	s.rep.Unshared = ask.Unshare
+	if len(ask.Archive) <= few && len(ask.Unshare) == 0 {
+		return nil
+	}
+	if s.o.Confirm != nil && s.o.Confirm(ask) {
+		return nil
+	}
+	return &ConfirmError{Ask: ask}
+}
+
+// apply writes the plan to the store: the archives, then the mirror's
+// memories (one import a round, each whole or not at all), then teammates'
+// forgets. When a step fails, what this sync archived is unarchived again:
+// up to the imports, a failure leaves the store as it was.
+func (s *syncer) apply(ctx context.Context, p *plan) (err error) {
+	var archived []string
+	defer func() {
+		if err == nil {
+			return
+		}
+		for _, id := range archived {
+			if _, uerr := s.st.Unarchive(ctx, id, s.o.Actor); uerr != nil {
+				err = fmt.Errorf("%w; unarchiving %s again failed too: cairn unarchive %s", err, id, id)
+			}
+		}
+	}()
+	for _, id := range p.archives {
 		if _, err := s.st.Archive(ctx, id, "its file was deleted from the team mirror", s.o.Actor); err != nil {
+			if m, gerr := s.st.Get(ctx, id); gerr == nil && m.Status != memory.StatusActive {
+				delete(s.state.Hashes, id) // no longer active (changed meanwhile): nothing to do
+				continue
+			}
 			return fmt.Errorf("archive %s: %w", id, err)
 		}
+		archived = append(archived, id)
 		s.rep.Archived++
 		delete(s.state.Hashes, id)
+	}
+	if err := s.importAll(ctx, p.imports); err != nil {
+		return err
+	}
+	for _, id := range p.tombs {
+		m := s.all[id]
+		if err := s.tombstoned(ctx, id, m, s.files[id]); err != nil {
+			return err
+		}
 	}
 	return nil
 }
@@ -564,7 +885,7 @@ func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f 
 		}
 		s.rep.Forgotten++
 		return nil
-	case m.Status != memory.StatusArchived:
+	case m.Status == memory.StatusActive:
 		if _, err := s.st.Archive(ctx, id, "a teammate forgot it (team mirror tombstone): cairn sync --forget forgets it here too", s.o.Actor); err != nil {
 			return fmt.Errorf("archive %s: %w", id, err)
 		}
@@ -771,7 +1092,7 @@ func (s *syncer) render(ctx context.Context, sd *side) ([]byte, error) {
 	names, titles := map[string]string{}, map[string]string{}
 	for _, l := range e.Links {
 		if t := s.store[l.To]; t != nil {
-			names[l.To], titles[l.To] = FileName(t.entry), t.entry.Title
+			names[l.To], titles[l.To] = s.nameOf(l.To), t.entry.Title
 		}
 	}
 	return Render(&e, names, titles)
@@ -838,8 +1159,8 @@ func (s *syncer) writeOut(ctx context.Context) error {
 		if err != nil {
 			return fmt.Errorf("%s: %w", id, err)
 		}
-		name := FileName(sd.entry)
-		if f := s.files[id]; f != nil && f.path != name {
+		name := s.nameOf(id)
+		if f := s.files[id]; f != nil && f.path != name { // moved to its layer's folder
 			if err := s.remove(f.path); err != nil {
 				return err
 			}
@@ -852,6 +1173,7 @@ func (s *syncer) writeOut(ctx context.Context) error {
 		s.seen[name] = FileState{ID: id, Sum: sum(b), Hash: sd.hash}
 		if wrote {
 			s.rep.Written++
+			s.touched = append(s.touched, name)
 		}
 	}
 	for id := range s.gone {
@@ -935,7 +1257,31 @@ func (s *syncer) remove(rel string) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		return nil
 	}
+	if err == nil {
+		s.touched = append(s.touched, rel)
+	}
 	return err
+}
+
+// nameOf is where the file of a shared memory is: its name is chosen once,
+// from its title and id, and kept for life — an edit of the title does not
+// rename it, a rename by a person is kept — in its layer's folder.
+func (s *syncer) nameOf(id string) string {
+	at := s.was[id]
+	if f := s.files[id]; f != nil {
+		at = f.path
+	}
+	sd := s.store[id]
+	switch {
+	case sd == nil:
+		return at
+	case at == "":
+		return FileName(sd.entry)
+	}
+	if dir, base := path.Split(at); strings.TrimSuffix(dir, "/") != LayerDir(sd.entry.Layer) {
+		return LayerDir(sd.entry.Layer) + "/" + base
+	}
+	return at
 }
 
 // readTombstones reads the ids of a tombstone file; none is no file.
@@ -978,6 +1324,9 @@ func (s *syncer) writeTombstones() error {
 		b.WriteString(id + "\n")
 	}
 	s.tsum = sum(b.Bytes())
-	_, err := s.writeFile(TombstoneFile, b.Bytes())
+	wrote, err := s.writeFile(TombstoneFile, b.Bytes())
+	if wrote {
+		s.touched = append(s.touched, TombstoneFile)
+	}
 	return err
 }
