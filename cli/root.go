@@ -147,6 +147,7 @@ Run cairn with no command to open the workbench.`,
 		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.indexCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 		a.gapsCommand(), a.feedbackCommand(), a.configCommand(), a.syncCommand(),
+		a.mergeFileCommand(),
 	)
 	markUsage(root)
 	return root

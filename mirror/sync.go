@@ -58,6 +58,11 @@ type State struct {
 	// Tombed are the memories a teammate's tombstone archived here, which
 	// wait for a person's cairn sync --forget: shared ones still.
 	Tombed map[string]bool `json:"tombed,omitempty"`
+	// Claims are the provenances the mirror's files claim for memories the
+	// store took at a lower one (see voice): the team's view keeps saying
+	// what the file said, so that the file is not rewritten, while this
+	// store briefs the memory as what it is here.
+	Claims map[string]memory.Provenance `json:"claims,omitempty"`
 }
 
 // FileState is a mirror file as the last sync left it.
@@ -132,6 +137,9 @@ type syncer struct {
 	// tombsRefused: the tombstone file was refused (a link, a FIFO, too
 	// big): it is neither read nor written this time.
 	tombsRefused bool
+	// fileClaims are the provenances above observed that the files read
+	// this time claim, by id (see claimed).
+	fileClaims map[string]memory.Provenance
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
@@ -289,6 +297,7 @@ func (s *syncer) entryOf(ctx context.Context, m *memory.Memory) (*Entry, error) 
 		Provenance: m.Provenance, Tags: slices.Clone(m.Tags), Status: m.Status, Triggers: slices.Clone(m.Triggers),
 		ValidFrom: m.ValidFrom, ValidUntil: m.ValidUntil, Supersedes: slices.Clone(m.Supersedes),
 		SupersededBy: m.SupersededBy, Version: m.Version, Created: m.CreatedAt, Updated: m.UpdatedAt}
+	e.Provenance = s.claimed(m)
 	for _, w := range m.Watermarks {
 		if w.Kind != memory.WatermarkNone {
 			e.Watermarks = append(e.Watermarks, Target{Kind: w.Kind, Target: w.Target})
@@ -411,6 +420,12 @@ func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
 	}
 	if e.ID != "" && ulidErr(e.ID) != nil {
 		return nil, fmt.Errorf("id %q is not a ULID", e.ID)
+	}
+	if e.ID != "" && e.Provenance.Rank() > memory.ProvObserved.Rank() {
+		if s.fileClaims == nil {
+			s.fileClaims = map[string]memory.Provenance{}
+		}
+		s.fileClaims[e.ID] = e.Provenance
 	}
 	// A file moved to another layer's folder (in Obsidian, say) moves the memory.
 	if e.Layer != dirLayer {
@@ -843,16 +858,26 @@ func (s *syncer) record(e *Entry, old *memory.Memory) memory.Record {
 //     after the store's own, and the current one after them: at most the
 //     store's version + 1 when the file brings no history.
 //   - supersession: only what the store's memory already superseded (its
-//     own history); a file cannot retire another memory, an invariant say.
-//     A supersedes link to anything else is dropped with it.
+//     own history), or a memory whose own file retires itself in its
+//     favour (a supersede writes both files); a file cannot retire another
+//     memory, an invariant say. A supersedes link to anything else is
+//     dropped with it.
 func (s *syncer) voice(e *Entry, old *memory.Memory) *Entry {
 	c := *e
 	now := s.o.Now.UTC()
 	ownText := old != nil && c.Title == old.Title && strings.TrimSpace(c.Body) == strings.TrimSpace(old.Body)
 	switch {
-	case ownText && c.Provenance == old.Provenance:
+	case ownText && c.Provenance == s.claimed(old):
+		c.Provenance = old.Provenance
 	case c.Provenance.Rank() > memory.ProvObserved.Rank() || !c.Provenance.Valid():
 		c.Provenance = memory.ProvObserved
+	}
+	if s.state.Claims == nil {
+		s.state.Claims = map[string]memory.Provenance{}
+	}
+	delete(s.state.Claims, e.ID)
+	if c.Provenance == memory.ProvObserved && e.Provenance != c.Provenance && e.Provenance.Valid() {
+		s.state.Claims[e.ID] = e.Provenance
 	}
 	for _, t := range []*time.Time{&c.Created, &c.Updated} {
 		if t.After(now) {
@@ -880,7 +905,7 @@ func (s *syncer) voice(e *Entry, old *memory.Memory) *Entry {
 		}
 	}
 	c.Version = min(c.Version, next+1)
-	c.Supersedes = slices.DeleteFunc(slices.Clone(c.Supersedes), func(id string) bool { return !slices.Contains(had, id) })
+	c.Supersedes = slices.DeleteFunc(slices.Clone(c.Supersedes), func(id string) bool { return !slices.Contains(had, id) && !s.retires(id, e.ID) })
 	if len(c.Supersedes) == 0 {
 		c.Supersedes = nil
 	}
@@ -888,6 +913,33 @@ func (s *syncer) voice(e *Entry, old *memory.Memory) *Entry {
 		return l.Kind == memory.EdgeSupersedes && !slices.Contains(c.Supersedes, l.To)
 	})
 	return &c
+}
+
+// retires reports whether the memory old agrees that by supersedes it:
+// its own file (read this time) says so, or the store already does.
+func (s *syncer) retires(old, by string) bool {
+	if f := s.files[old]; f != nil && f.entry != nil && f.entry.SupersededBy == by {
+		return true
+	}
+	m := s.all[old]
+	return m != nil && m.SupersededBy == by
+}
+
+// claimed is m's provenance as the team's view shows it: the one its file
+// claimed, when the store took m at observed because of it (see voice) —
+// as the last sync noted, or (a crash lost that note) as its file, read
+// again this time, says. The store's own provenance is never raised by it.
+func (s *syncer) claimed(m *memory.Memory) memory.Provenance {
+	if m.Provenance != memory.ProvObserved {
+		return m.Provenance
+	}
+	if p, ok := s.state.Claims[m.ID]; ok {
+		return p
+	}
+	if p, ok := s.fileClaims[m.ID]; ok {
+		return p
+	}
+	return m.Provenance
 }
 
 func sameTargets(ws []memory.Watermark, ts []Target) bool {
