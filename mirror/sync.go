@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
@@ -140,6 +141,7 @@ type syncer struct {
 	// fileClaims are the provenances above observed that the files read
 	// this time claim, by id (see claimed).
 	fileClaims map[string]memory.Provenance
+	claimsMu   sync.Mutex // state.Claims: entryOf runs on several goroutines
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
@@ -352,6 +354,9 @@ func (s *syncer) readDir() error {
 			// folder) is refused, not skipped: skipped, it would read as
 			// deleted. readFile looks again, on the file it opens.
 			f, err := s.readFile(rel, l)
+			if was, ok := s.state.Files[rel]; ok && errors.Is(err, ErrNotMemory) {
+				err = fmt.Errorf("was the file of memory %s and has no frontmatter now: restore it from git (to archive the memory, delete the file)", was.ID)
+			}
 			if errors.Is(err, ErrNotMemory) {
 				s.rep.Skipped++ // a note beside the memories: left alone
 				continue
@@ -872,6 +877,8 @@ func (s *syncer) voice(e *Entry, old *memory.Memory) *Entry {
 	case c.Provenance.Rank() > memory.ProvObserved.Rank() || !c.Provenance.Valid():
 		c.Provenance = memory.ProvObserved
 	}
+	s.claimsMu.Lock()
+	defer s.claimsMu.Unlock()
 	if s.state.Claims == nil {
 		s.state.Claims = map[string]memory.Provenance{}
 	}
@@ -933,10 +940,16 @@ func (s *syncer) claimed(m *memory.Memory) memory.Provenance {
 	if m.Provenance != memory.ProvObserved {
 		return m.Provenance
 	}
+	s.claimsMu.Lock()
+	defer s.claimsMu.Unlock()
 	if p, ok := s.state.Claims[m.ID]; ok {
 		return p
 	}
 	if p, ok := s.fileClaims[m.ID]; ok {
+		if s.state.Claims == nil {
+			s.state.Claims = map[string]memory.Provenance{}
+		}
+		s.state.Claims[m.ID] = p // noted again
 		return p
 	}
 	return m.Provenance
