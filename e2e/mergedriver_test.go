@@ -270,3 +270,30 @@ func TestSetupGitIsReversible(t *testing.T) {
 		t.Fatal("the .gitattributes setup created is still there")
 	}
 }
+
+// What the driver cannot read as memory files (a note without
+// frontmatter, edited on both sides) is git's own conflict, for a person.
+func TestMergeDriverLeavesOtherFilesToGit(t *testing.T) {
+	alice, bob := teamOfTwo(t)
+	alice.cairn("setup", "git", "--yes")
+	note := filepath.Join(".cairn", "memories", "A-invariant", "NOTES.md")
+	os.MkdirAll(filepath.Join(alice.wd, filepath.Dir(note)), 0o755)
+	os.WriteFile(filepath.Join(alice.wd, note), []byte("notes\n"), 0o644)
+	alice.commitPush()
+	bob.git("pull", "-q", "origin", "main")
+	bob.cairn("setup", "git", "--yes")
+	os.WriteFile(filepath.Join(bob.wd, note), []byte("bob's notes\n"), 0o644)
+	bob.commitPush()
+	os.WriteFile(filepath.Join(alice.wd, note), []byte("alice's notes\n"), 0o644)
+	alice.git("commit", "-qam", "alice's notes")
+	out, err := alice.cmd("git", "pull", "--no-edit", "origin", "main")
+	if err == nil || !strings.Contains(out, "CONFLICT") || !strings.Contains(out, "NOTES.md: not merged as memories") {
+		t.Fatalf("want git's conflict and the driver's reason: %v\n%s", err, out)
+	}
+	if b, _ := os.ReadFile(filepath.Join(alice.wd, note)); !strings.Contains(string(b), "<<<<<<< ours") || !strings.Contains(string(b), "bob's notes") {
+		t.Fatalf("git's conflict should be in the file:\n%s", b)
+	}
+	if help := alice.cairn("--help"); strings.Contains(help, "merge-file") {
+		t.Errorf("the driver's command is git's, not in the main help:\n%s", help)
+	}
+}
