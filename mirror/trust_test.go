@@ -139,19 +139,28 @@ func TestTeammatesEditOfTheTextIsObserved(t *testing.T) {
 	}
 }
 
-// A version far ahead in a file is the store's next one.
+// A version far ahead in a file, dated 2099, is the store's next one, now.
 func TestFarVersionIsTheNext(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _, st, o, inv := syncedPair(t)
 	path := filepath.Join(o.Dir, "A-invariant", "never-push-with-force-"+ShortID(inv.ID)+".md")
 	b, _ := os.ReadFile(path)
-	s := strings.Replace(string(b), "version: 1\n", "version: 99999\n", 1)
-	s = strings.Replace(s, "Rewrite history only on your own branch.", "Rewrite history only on your own branch, after asking.", 1)
-	must(t, os.WriteFile(path, []byte(s), 0o644))
+	var lines []string
+	for _, l := range strings.Split(string(b), "\n") {
+		switch {
+		case strings.HasPrefix(l, "updated:"): // dropped: set below
+		case l == "version: 1":
+			lines = append(lines, "version: 99999", `updated: "2099-01-01T00:00:00Z"`)
+		default:
+			lines = append(lines, strings.Replace(l, "on your own branch.", "on your own branch, after asking.", 1))
+		}
+	}
+	must(t, os.WriteFile(path, []byte(strings.Join(lines, "\n")), 0o644))
 	syncOK(t, db, st, o)
-	if m, _ := db.Get(ctx, inv.ID); m.Version != inv.Version+1 {
-		t.Fatalf("version %d, want %d", m.Version, inv.Version+1)
+	m, _ := db.Get(ctx, inv.ID)
+	if m.Version != inv.Version+1 || m.UpdatedAt.After(time.Now()) || !strings.Contains(m.Body, "after asking") {
+		t.Fatalf("version %d (want %d), updated %s: %q", m.Version, inv.Version+1, m.UpdatedAt, m.Body)
 	}
 }
 
