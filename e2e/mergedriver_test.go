@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -295,5 +296,44 @@ func TestMergeDriverLeavesOtherFilesToGit(t *testing.T) {
 	}
 	if help := alice.cairn("--help"); strings.Contains(help, "merge-file") {
 		t.Errorf("the driver's command is git's, not in the main help:\n%s", help)
+	}
+}
+
+// The real binary against a teammate's hostile commit: .tombstones as a
+// link to /dev/zero and a memory file as a FIFO. cairn sync says one line
+// for each, syncs the rest and exits non-zero — no out-of-memory, no hang,
+// no stack trace — and the memory whose file is the FIFO stays active.
+func TestSyncRefusesHostileFilesWholeProcess(t *testing.T) {
+	alice, _ := teamOfTwo(t)
+	id := alice.remember("Never commit .env files", "Secrets stay out of git.")
+	alice.cairn("sync")
+	dir := filepath.Join(alice.wd, ".cairn", "memories")
+	if err := os.Symlink("/dev/zero", filepath.Join(dir, ".tombstones")); err != nil {
+		t.Fatal(err)
+	}
+	files, _ := filepath.Glob(filepath.Join(dir, "A-invariant", "*.md"))
+	if len(files) != 1 {
+		t.Fatalf("files: %v", files)
+	}
+	os.Remove(files[0])
+	if err := syscall.Mkfifo(files[0], 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(filepath.Join(dir, "A-invariant", "new.md"), []byte("---\ntitle: No sleeps in tests\nlayer: A\n---\n\nSynchronise on events.\n"), 0o644)
+	cmd := exec.Command(bin, "sync")
+	cmd.Dir, cmd.Env = alice.wd, alice.env
+	var out, errb strings.Builder
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	if err == nil || strings.Contains(errb.String(), "goroutine") || strings.Contains(errb.String(), "fatal error") {
+		t.Fatalf("want a refusal, got %v\n%s%s", err, out.String(), errb.String())
+	}
+	for _, want := range []string{"refused " + filepath.Join(dir, ".tombstones") + ": is a symbolic link", "refused " + files[0] + ": is a FIFO", "1 new"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("want %q in:\n%s", want, out.String())
+		}
+	}
+	if show := alice.cairn("show", id, "--json"); !strings.Contains(show, `"status": "active"`) && !strings.Contains(show, `"status":"active"`) {
+		t.Fatalf("the memory whose file is a FIFO: %s", show)
 	}
 }
