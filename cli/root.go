@@ -147,6 +147,7 @@ Run cairn with no command to open the workbench.`,
 		a.demoCommand(), a.serveCommand(), a.mcpCommand(), a.contextCommand(), a.indexCommand(), a.recallCommand(), a.verifyCommand(), a.inboxCommand(),
 		a.consolidateCommand(), a.ingestCommand(), a.hookCommand(), a.setupCommand(), a.doctorCommand(),
 		a.gapsCommand(), a.feedbackCommand(), a.configCommand(), a.syncCommand(),
+		a.mergeFileCommand(),
 	)
 	markUsage(root)
 	return root
@@ -273,7 +274,7 @@ func (a *app) openStore(ctx context.Context) error {
 	if a.env.Connect != nil {
 		st, err = a.env.Connect(ctx, home)
 	} else {
-		st, err = store.Open(filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
+		st, err = remote.OpenStore(ctx, filepath.Join(home, "store"), store.Options{Log: debugLog(a.env.Getenv, home)})
 	}
 	if err != nil {
 		return err

@@ -27,7 +27,7 @@ type fileChange struct {
 func (a *app) setupCommand() *cobra.Command {
 	var user, proj, dry, remove, yes bool
 	cmd := &cobra.Command{
-		Use:   "setup claude-code|codex",
+		Use:   "setup claude-code|codex|git",
 		Short: "register cairn with a coding agent: MCP server and (Claude Code) hooks",
 		Long: `Register cairn in a coding agent's own settings: its MCP server ('cairn mcp')
 and, for Claude Code, the hooks that brief each new session, warn before a
@@ -38,6 +38,8 @@ Claude Code: --user (the default) writes ~/.claude/settings.json (hooks) and
 .claude/settings.json and .mcp.json, to share with the team.
 Codex: ~/.codex/config.toml ($CODEX_HOME) gets [mcp_servers.cairn]. Codex
 has no session hooks: read its sessions with 'cairn ingest ~/.codex/sessions'.
+git (in a repository): the team mirror's merge driver, in .gitattributes and
+the repository's git config (see cairn sync).
 
 Every change is shown as a diff first. On a terminal, setup asks before
 writing (--yes does not ask); otherwise (a script) it writes. Each file
@@ -78,7 +80,7 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 			}
 			now := time.Now()
 			for _, c := range changes {
-				backup, err := agentsetup.Write(c.path, c.before, c.after, c.mode, now)
+				backup, err := writeChange(c, now)
 				wrote := err == nil
 				for try := 0; errors.Is(err, agentsetup.ErrChanged) && try < 5; try++ {
 					// The agent rewrote the file meanwhile: edit what is there now.
@@ -88,7 +90,7 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 					}
 					for _, n := range again {
 						if n.path == c.path {
-							backup, err = agentsetup.Write(n.path, n.before, n.after, n.mode, now)
+							backup, err = writeChange(n, now)
 							wrote = err == nil
 						}
 					}
@@ -108,6 +110,8 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 			switch {
 			case remove:
 				fmt.Fprintf(w, "cairn is out of %s's settings\n", args[0])
+			case args[0] == "git":
+				fmt.Fprintln(w, gitSetupDone)
 			case args[0] == "claude-code":
 				fmt.Fprintln(w, "done: new Claude Code sessions get cairn's briefing, its warnings and its memory of the session; 'cairn doctor' shows hook failures")
 			default:
@@ -196,8 +200,10 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		}); err != nil {
 			return nil, err
 		}
+	case "git":
+		return a.gitSetupChanges(remove)
 	default:
-		return nil, usagef("unknown agent %q: use claude-code or codex", agent)
+		return nil, usagef("unknown agent %q: use claude-code or codex (or git: the team mirror's merge driver)", agent)
 	}
 	return out, nil
 }

@@ -14,10 +14,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/oklog/ulid/v2"
 
+	"cairn/internal/safefile"
 	"cairn/memory"
 )
 
@@ -66,6 +68,14 @@ type State struct {
 	Event string `json:"event,omitempty"`
 	Scope string `json:"scope,omitempty"`
 	Tombs string `json:"tombs,omitempty"`
+	// Tombed are the memories a teammate's tombstone archived here, which
+	// wait for a person's cairn sync --forget: shared ones still.
+	Tombed map[string]bool `json:"tombed,omitempty"`
+	// Claims are the provenances the mirror's files claim for memories the
+	// store took at a lower one (see voice): the team's view keeps saying
+	// what the file said, so that the file is not rewritten, while this
+	// store briefs the memory as what it is here.
+	Claims map[string]memory.Provenance `json:"claims,omitempty"`
 }
 
 // FileState is a mirror file as the last sync left it.
@@ -148,6 +158,13 @@ type syncer struct {
 	unshared []string          // ids whose file goes because they are no longer shared here
 	touched  []string          // paths written or removed, for git
 	stale    []string          // temporary files a killed sync left
+	// tombsRefused: the tombstone file was refused (a link, a FIFO, too
+	// big): it is neither read nor written this time.
+	tombsRefused bool
+	// fileClaims are the provenances above observed that the files read
+	// this time claim, by id (see claimed).
+	fileClaims map[string]memory.Provenance
+	claimsMu   sync.Mutex // state.Claims: entryOf runs on several goroutines
 }
 
 // Sync brings the mirror in o.Dir and the store's project together, both
@@ -378,6 +395,7 @@ func (s *syncer) entryOf(ctx context.Context, m *memory.Memory) (*Entry, error) 
 		Provenance: m.Provenance, Tags: slices.Clone(m.Tags), Status: m.Status, Triggers: slices.Clone(m.Triggers),
 		ValidFrom: m.ValidFrom, ValidUntil: m.ValidUntil, Supersedes: slices.Clone(m.Supersedes),
 		SupersededBy: m.SupersededBy, Version: m.Version, Created: m.CreatedAt, Updated: m.UpdatedAt}
+	e.Provenance = s.claimed(m)
 	for _, w := range m.Watermarks {
 		if w.Kind != memory.WatermarkNone {
 			e.Watermarks = append(e.Watermarks, Target{Kind: w.Kind, Target: w.Target})
@@ -400,12 +418,15 @@ func (s *syncer) entryOf(ctx context.Context, m *memory.Memory) (*Entry, error) 
 // folders. Anything else (a README, .obsidian/, .trash/) is not the
 // mirror's and is left alone.
 func (s *syncer) readDir() error {
-	if fi, err := os.Lstat(s.o.Dir); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-		return fmt.Errorf("%s is a symbolic link: name the directory it leads to", s.o.Dir)
+	if err := inRepository(s.o.Dir); err != nil {
+		return err
 	}
 	tombs, tsum, err := readTombstones(filepath.Join(s.o.Dir, TombstoneFile))
 	if err != nil {
-		return err
+		// Refused: no teammate's forget is read this time, no deletion
+		// either (refuse), and the file is not written over.
+		s.refuse(TombstoneFile, err)
+		s.tombsRefused, tombs, tsum = true, map[string]bool{}, ""
 	}
 	s.tombs, s.tsum = tombs, tsum
 	var raw []*file
@@ -425,11 +446,17 @@ func (s *syncer) readDir() error {
 				s.stale = append(s.stale, filepath.Join(dir, de.Name()))
 				continue
 			}
-			if !de.Type().IsRegular() || !strings.HasSuffix(de.Name(), ".md") || strings.HasPrefix(de.Name(), ".") {
+			if !strings.HasSuffix(de.Name(), ".md") || strings.HasPrefix(de.Name(), ".") {
 				continue
 			}
 			rel := LayerDir(l) + "/" + de.Name()
+			// A memory file that is not a plain file (a link, a FIFO, a
+			// folder) is refused, not skipped: skipped, it would read as
+			// deleted. readFile looks again, on the file it opens.
 			f, err := s.readFile(rel, l)
+			if was, ok := s.state.Files[rel]; ok && errors.Is(err, ErrNotMemory) {
+				err = fmt.Errorf("was the file of memory %s and has no frontmatter now: restore it from git (to archive the memory, delete the file)", was.ID)
+			}
 			if errors.Is(err, ErrNotMemory) {
 				s.rep.Skipped++ // a note beside the memories: left alone
 				continue
@@ -541,15 +568,7 @@ func (s *syncer) linker() func(name string) string {
 }
 
 func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
-	path := filepath.Join(s.o.Dir, filepath.FromSlash(rel))
-	fi, err := os.Stat(path)
-	if err != nil {
-		return nil, err
-	}
-	if fi.Size() > MaxFile {
-		return nil, fmt.Errorf("over %d bytes: is this a memory file?", MaxFile)
-	}
-	data, err := os.ReadFile(path)
+	data, fi, err := readMirrorFile(filepath.Join(s.o.Dir, filepath.FromSlash(rel)), MaxFile, "mirror file")
 	if err != nil {
 		return nil, err
 	}
@@ -564,11 +583,72 @@ func (s *syncer) readFile(rel string, dirLayer memory.Layer) (*file, error) {
 	if e.ID != "" && ulidErr(e.ID) != nil {
 		return nil, fmt.Errorf("id %q is not a ULID", e.ID)
 	}
+	if e.ID != "" && e.Provenance.Rank() > memory.ProvObserved.Rank() {
+		if s.fileClaims == nil {
+			s.fileClaims = map[string]memory.Provenance{}
+		}
+		s.fileClaims[e.ID] = e.Provenance
+	}
 	// A file moved to another layer's folder (in Obsidian, say) moves the memory.
 	if e.Layer != dirLayer {
 		e.Layer = dirLayer
 	}
 	return &file{path: rel, data: data, entry: e, mtime: fi.ModTime()}, nil
+}
+
+// MaxTombstones bounds the tombstone file: an id is 27 bytes a line, so
+// this holds some 150,000 forgets.
+const MaxTombstones = 4 << 20
+
+// hintMirrorFile is what to do about a mirror file that is refused.
+const hintMirrorFile = "a mirror file is a plain file in the repository: remove it (git rm), or restore it from git"
+
+// readMirrorFile reads a file of the mirror, which teammates commit: only
+// a regular file (never through a link, never a FIFO or a device) of at
+// most limit bytes.
+func readMirrorFile(path string, limit int64, what string) ([]byte, fs.FileInfo, error) {
+	return safefile.ReadFile(path, limit, what, hintMirrorFile)
+}
+
+// inRepository refuses a mirror directory reached through a symbolic link
+// inside its repository (a committed ".cairn" link to a folder elsewhere):
+// a sync would read and write wherever it leads. Each folder from dir up to
+// the repository's root (the first holding .git) must be a real folder; a
+// link above the root (or the root itself, reached by a link) is the
+// person's own layout. A directory outside any repository has only itself
+// checked.
+func inRepository(dir string) error {
+	dir = filepath.Clean(dir)
+	for p := dir; ; {
+		fi, err := os.Lstat(p)
+		if err != nil && !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+		if err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			if p == dir || repoAbove(p) {
+				return fmt.Errorf("%s is a symbolic link inside a repository: a sync neither reads nor writes through it — git rm the link (or sync from the real path)", p)
+			}
+			return nil
+		}
+		if _, err := os.Lstat(filepath.Join(p, ".git")); err == nil {
+			return nil
+		}
+		up := filepath.Dir(p)
+		if up == p {
+			return nil
+		}
+		p = up
+	}
+}
+
+// repoAbove reports whether a folder above p is a repository's root.
+func repoAbove(p string) bool {
+	for up := filepath.Dir(p); up != p; p, up = up, filepath.Dir(up) {
+		if _, err := os.Lstat(filepath.Join(up, ".git")); err == nil {
+			return true
+		}
+	}
+	return false
 }
 
 func ulidErr(id string) error {
@@ -870,20 +950,29 @@ func (s *syncer) apply(ctx context.Context, p *plan) (err error) {
 	return nil
 }
 
-// tombstoned handles a memory a teammate (or this store) forgot.
+// tombstoned handles a memory a teammate (or this store) forgot. A
+// tombstone acts only on a memory the mirror shared: one a sync of this
+// store agreed on with the mirror (see mirrored). It cannot name a
+// personal memory, or one never written to the mirror, into an archive
+// or a forget.
 func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f *file) error {
+	if m != nil && !s.mirrored(id, f) {
+		return nil
+	}
 	delete(s.state.Hashes, id)
 	if f != nil {
 		s.gone[id] = true // its text is not read back in
 	}
 	switch {
 	case m == nil:
+		delete(s.state.Tombed, id)
 		return nil
 	case s.o.Forget:
 		if err := s.st.Forget(ctx, id, s.o.Actor); err != nil {
 			return fmt.Errorf("forget %s: %w", id, err)
 		}
 		s.rep.Forgotten++
+		delete(s.state.Tombed, id)
 		return nil
 	case m.Status == memory.StatusActive:
 		if _, err := s.st.Archive(ctx, id, "a teammate forgot it (team mirror tombstone): cairn sync --forget forgets it here too", s.o.Actor); err != nil {
@@ -891,8 +980,21 @@ func (s *syncer) tombstoned(ctx context.Context, id string, m *memory.Memory, f 
 		}
 		s.rep.Archived++
 	}
+	if s.state.Tombed == nil {
+		s.state.Tombed = map[string]bool{}
+	}
+	s.state.Tombed[id] = true
 	s.rep.Pending = append(s.rep.Pending, id)
 	return nil
+}
+
+// mirrored reports whether the memory id is one the mirror shared: the
+// last sync agreed on it with the mirror (or a tombstone archived it
+// then, and it waits for a forget), or the mirror holds its file and
+// the store shares it (a first sync, before any agreement). A memory
+// tagged personal, of a layer not shared, or never written out is not.
+func (s *syncer) mirrored(id string, f *file) bool {
+	return s.state.Hashes[id] != "" || s.state.Tombed[id] || f != nil && s.store[id] != nil
 }
 
 // conflictCopy is the mirror's version of a memory both sides changed, as
@@ -970,6 +1072,7 @@ func (s *syncer) importAll(ctx context.Context, es []*Entry) error {
 // people's versions may share a number), oldest first, then e itself.
 func (s *syncer) records(ctx context.Context, e *Entry) ([]memory.Record, error) {
 	old := s.all[e.ID]
+	e = s.voice(e, old)
 	have := map[string]bool{}
 	if old != nil {
 		hist, err := s.st.History(ctx, e.ID)
@@ -1039,6 +1142,9 @@ func (s *syncer) record(e *Entry, old *memory.Memory) memory.Record {
 	}
 	if old != nil {
 		r.Confidence = old.Confidence
+		if e.Provenance != old.Provenance { // lowered (see voice): so is what it was worth
+			r.Confidence = min(r.Confidence, e.Provenance.BaseConfidence())
+		}
 		if e.Version <= old.Version || !e.Updated.After(old.UpdatedAt) {
 			r.Version, r.UpdatedAt = 0, s.o.Now.UTC()
 		}
@@ -1062,6 +1168,112 @@ func (s *syncer) record(e *Entry, old *memory.Memory) memory.Record {
 		}
 	}
 	return r
+}
+
+// voice is e as the store takes it from a file of the mirror, which speaks
+// with the voice of whoever committed it, not this store's person:
+//
+//   - provenance: at most observed (a teammate's word is what this person
+//     observed), a lower one kept as written. A memory the store holds
+//     keeps its own provenance when the file changed neither it nor the
+//     memory's title and body: an edit of the text is the teammate's words,
+//     whatever the file claims.
+//   - times: none after now (a 2099 date would rank first forever), none
+//     created after it was updated.
+//   - versions: each version of the history the store lacks counts one
+//     after the store's own, and the current one after them: at most the
+//     store's version + 1 when the file brings no history.
+//   - supersession: only what the store's memory already superseded (its
+//     own history), or a memory whose own file retires itself in its
+//     favour (a supersede writes both files); a file cannot retire another
+//     memory, an invariant say. A supersedes link to anything else is
+//     dropped with it.
+func (s *syncer) voice(e *Entry, old *memory.Memory) *Entry {
+	c := *e
+	now := s.o.Now.UTC()
+	ownText := old != nil && c.Title == old.Title && strings.TrimSpace(c.Body) == strings.TrimSpace(old.Body)
+	switch {
+	case ownText && c.Provenance == s.claimed(old):
+		c.Provenance = old.Provenance
+	case c.Provenance.Rank() > memory.ProvObserved.Rank() || !c.Provenance.Valid():
+		c.Provenance = memory.ProvObserved
+	}
+	s.claimsMu.Lock()
+	defer s.claimsMu.Unlock()
+	if s.state.Claims == nil {
+		s.state.Claims = map[string]memory.Provenance{}
+	}
+	delete(s.state.Claims, e.ID)
+	if c.Provenance == memory.ProvObserved && e.Provenance != c.Provenance && e.Provenance.Valid() {
+		s.state.Claims[e.ID] = e.Provenance
+	}
+	for _, t := range []*time.Time{&c.Created, &c.Updated} {
+		if t.After(now) {
+			*t = now
+		}
+	}
+	if !c.Created.IsZero() && !c.Updated.IsZero() && c.Created.After(c.Updated) {
+		c.Created = c.Updated
+	}
+	base := 0
+	var had []string
+	if old != nil {
+		base, had = old.Version, old.Supersedes
+	}
+	next := base
+	c.History = slices.Clone(c.History)
+	for i := range c.History {
+		p := &c.History[i]
+		if t, err := unstamp("updated", p.Updated); err == nil && t.After(now) {
+			p.Updated = stamp(now)
+		}
+		if p.Version > base {
+			next++
+			p.Version = min(p.Version, next)
+		}
+	}
+	c.Version = min(c.Version, next+1)
+	c.Supersedes = slices.DeleteFunc(slices.Clone(c.Supersedes), func(id string) bool { return !slices.Contains(had, id) && !s.retires(id, e.ID) })
+	if len(c.Supersedes) == 0 {
+		c.Supersedes = nil
+	}
+	c.Links = slices.DeleteFunc(slices.Clone(c.Links), func(l Link) bool {
+		return l.Kind == memory.EdgeSupersedes && !slices.Contains(c.Supersedes, l.To)
+	})
+	return &c
+}
+
+// retires reports whether the memory old agrees that by supersedes it:
+// its own file (read this time) says so, or the store already does.
+func (s *syncer) retires(old, by string) bool {
+	if f := s.files[old]; f != nil && f.entry != nil && f.entry.SupersededBy == by {
+		return true
+	}
+	m := s.all[old]
+	return m != nil && m.SupersededBy == by
+}
+
+// claimed is m's provenance as the team's view shows it: the one its file
+// claimed, when the store took m at observed because of it (see voice) —
+// as the last sync noted, or (a crash lost that note) as its file, read
+// again this time, says. The store's own provenance is never raised by it.
+func (s *syncer) claimed(m *memory.Memory) memory.Provenance {
+	if m.Provenance != memory.ProvObserved {
+		return m.Provenance
+	}
+	s.claimsMu.Lock()
+	defer s.claimsMu.Unlock()
+	if p, ok := s.state.Claims[m.ID]; ok {
+		return p
+	}
+	if p, ok := s.fileClaims[m.ID]; ok {
+		if s.state.Claims == nil {
+			s.state.Claims = map[string]memory.Provenance{}
+		}
+		s.state.Claims[m.ID] = p // noted again
+		return p
+	}
+	return m.Provenance
 }
 
 func sameTargets(ws []memory.Watermark, ts []Target) bool {
@@ -1212,7 +1424,7 @@ func (s *syncer) writeOut(ctx context.Context) error {
 // files are the team's, committed to the repository: plain 0o644.
 func (s *syncer) writeFile(rel string, b []byte) (bool, error) {
 	path := filepath.Join(s.o.Dir, filepath.FromSlash(rel))
-	if old, err := os.ReadFile(path); err == nil && bytes.Equal(old, b) {
+	if old, _, err := readMirrorFile(path, int64(len(b)), "mirror file"); err == nil && bytes.Equal(old, b) {
 		return false, nil
 	}
 	if err := noLink(filepath.Dir(path)); err != nil {
@@ -1286,7 +1498,7 @@ func (s *syncer) nameOf(id string) string {
 
 // readTombstones reads the ids of a tombstone file; none is no file.
 func readTombstones(path string) (map[string]bool, string, error) {
-	b, err := os.ReadFile(path)
+	b, _, err := readMirrorFile(path, MaxTombstones, "tombstone file")
 	if errors.Is(err, fs.ErrNotExist) {
 		return map[string]bool{}, "", nil
 	} else if err != nil {
@@ -1310,7 +1522,7 @@ func readTombstones(path string) (map[string]bool, string, error) {
 
 // writeTombstones writes the tombstones, sorted, if they changed.
 func (s *syncer) writeTombstones() error {
-	if len(s.tombs) == 0 {
+	if len(s.tombs) == 0 || s.tombsRefused {
 		return nil
 	}
 	ids := make([]string, 0, len(s.tombs))

@@ -587,6 +587,37 @@ func (c *Client) Subscribe(ctx context.Context) (<-chan memory.Event, error) {
 	return ch, nil
 }
 
+// maxEventLine bounds one line of the event stream: an event is a few
+// hundred bytes (ids, a kind, a one-line summary), so a longer line is not
+// one, and reading it whole could take the workbench's memory.
+const maxEventLine = 1 << 20
+
+var errLongEvent = errors.New("an event line over the bound")
+
+// eventLine reads one line of the event stream, at most maxEventLine
+// bytes; a longer one is read to its end, dropped, and is errLongEvent.
+func eventLine(r *bufio.Reader) ([]byte, error) {
+	var line []byte
+	long := false
+	for {
+		part, err := r.ReadSlice('\n')
+		if !long && len(line)+len(part) <= maxEventLine {
+			line = append(line, part...)
+		} else {
+			long, line = true, nil
+		}
+		switch {
+		case errors.Is(err, bufio.ErrBufferFull):
+			continue
+		case err != nil:
+			return nil, err
+		case long:
+			return nil, errLongEvent
+		}
+		return line, nil
+	}
+}
+
 // follow subscribes on a new connection and forwards events until it dies.
 // ready hears nil once the server has acknowledged, or the error that
 // prevented it; follow returns when the stream ends.
@@ -630,7 +661,10 @@ func (c *Client) follow(ctx context.Context, ch chan<- memory.Event, again bool,
 		}
 	}
 	for {
-		line, err := r.ReadBytes('\n')
+		line, err := eventLine(r)
+		if errors.Is(err, errLongEvent) {
+			continue // not an event: skipped, the stream goes on
+		}
 		if err != nil {
 			return nil
 		}

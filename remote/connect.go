@@ -321,7 +321,7 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	st, err := openStore(ctx, filepath.Join(home, "store"), opt)
+	st, err := OpenStore(ctx, filepath.Join(home, "store"), opt)
 	if err != nil {
 		return err
 	}
@@ -367,8 +367,11 @@ const serverGCPercent = 50
 // a client arrived), and is given this long to finish.
 const storeWait = 30 * time.Second
 
-// openStore opens the store, waiting while another process holds it.
-func openStore(ctx context.Context, dir string, opt store.Options) (*store.DB, error) {
+// OpenStore opens the store, waiting while another process holds it. A
+// lock can outlive its holder's Close for a moment: Badger releases its
+// directory lock by closing the file, and a child forked by any goroutine
+// of the holder keeps a copy of that file until it execs.
+func OpenStore(ctx context.Context, dir string, opt store.Options) (*store.DB, error) {
 	deadline := time.Now().Add(storeWait)
 	for told := false; ; told = true {
 		st, err := store.Open(dir, opt)
