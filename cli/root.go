@@ -11,7 +11,9 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"slices"
 	"strings"
+	"time"
 
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
@@ -217,24 +219,38 @@ func (a *app) homePath() (string, error) {
 // open opens the store and resolves the project. write registers the
 // project in the store if it is new (and says so on stderr: a typo in
 // --project must not go unnoticed); a read of a project the store does not
-// know, named with --project, is refused with the known names.
+// know, named with --project, is refused with the known names. A command
+// in a checkout of a known repository records, by the way, the
+// repository's keys and the checkout it was used from (cairn projects).
 func (a *app) open(ctx context.Context, write bool) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	p, known, err := a.resolveProject(ctx)
+	p, stored, known, err := a.resolveProject(ctx)
 	if err != nil {
 		return err
 	}
 	switch {
 	case write || p.ID == memory.GlobalID:
-		if p, err = a.st.EnsureProject(ctx, p); err != nil {
+		got, err := a.st.EnsureProject(ctx, p)
+		if err != nil {
 			return err
 		}
-		if !known && p.ID != memory.GlobalID {
-			fmt.Fprintf(a.env.Stderr, "cairn: new project %s\n", cleanLine(p.Name))
+		if !known && got.ID != memory.GlobalID {
+			fmt.Fprintf(a.env.Stderr, "cairn: new project %s\n", cleanLine(got.Name))
 		}
-	case !known && a.projFlag != "":
+		p = got
+	case known && project.Stale(stored, p, time.Now()):
+		// A read writes only this bookkeeping, and goes on without it
+		// when the store cannot take it.
+		if got, err := a.st.EnsureProject(ctx, p); err == nil {
+			p = got
+		} else {
+			p = stored
+		}
+	case known:
+		p = stored
+	case a.projFlag != "":
 		return a.unknownProject(ctx)
 	}
 	a.proj = p
@@ -288,33 +304,66 @@ func (a *app) openStore(ctx context.Context) error {
 	return nil
 }
 
-// resolveProject names the project the command acts in, and whether the
-// store already holds it.
-func (a *app) resolveProject(ctx context.Context) (p memory.Project, known bool, err error) {
+// resolveProject names the project the command acts in: p is what the
+// command line or the working directory says of it (its name, or the
+// repository's keys and checkout), stored the project the store holds for
+// it when known.
+func (a *app) resolveProject(ctx context.Context) (p, stored memory.Project, known bool, err error) {
 	if a.projFlag != "" {
 		if p, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
-			return p, true, nil
+			return p, p, true, nil
 		}
 		if p, err = project.Named(a.projFlag); err != nil {
-			return p, false, usage(err)
+			return p, p, false, usage(err)
 		}
-	} else {
-		wd, err := a.env.Getwd()
+		stored, err := a.st.Project(ctx, p.ID)
+		switch {
+		case err == nil:
+			return p, stored, true, nil
+		case errors.Is(err, memory.ErrNotFound):
+			return p, p, false, nil
+		}
+		return p, p, false, err
+	}
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return p, p, false, fmt.Errorf("working directory: %w", err)
+	}
+	if p, err = project.Detect(wd); err != nil {
+		return p, p, false, err
+	}
+	stored, known, err = findProject(ctx, a.st, p)
+	return p, stored, known, err
+}
+
+// findProject is the stored project of the checkout p (from
+// project.Detect) without writing: the one its id or one of its keys
+// names, in the keys' order, unless that one is another repository (see
+// store.EnsureProject, which finds the same one). Its Root is p's: the
+// checkout this command runs in.
+func findProject(ctx context.Context, st memory.Store, p memory.Project) (memory.Project, bool, error) {
+	ids := []string{p.ID}
+	for _, k := range p.Keys {
+		if id := project.KeyID(k); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		stored, err := st.Project(ctx, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
 		if err != nil {
-			return memory.Project{}, false, fmt.Errorf("working directory: %w", err)
-		}
-		if p, err = project.Detect(wd); err != nil {
 			return p, false, err
 		}
+		if !project.Conflicts(stored, p) {
+			if p.Root != "" {
+				stored.Root = p.Root
+			}
+			return stored, true, nil
+		}
 	}
-	stored, err := a.st.Project(ctx, p.ID)
-	switch {
-	case err == nil:
-		return stored, true, nil
-	case errors.Is(err, memory.ErrNotFound):
-		return p, false, nil
-	}
-	return p, false, err
+	return p, false, nil
 }
 
 func (a *app) close() {

@@ -3,6 +3,7 @@ package project
 import (
 	"bufio"
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -14,33 +15,8 @@ import (
 // asked. Reading the files is what lets a command check HEAD without
 // starting a git process.
 func Head(root string) string {
-	if root == "" {
-		return ""
-	}
-	gitDir, common := filepath.Join(root, ".git"), ""
-	fi, err := os.Lstat(gitDir)
-	switch {
-	case err != nil:
-		return ""
-	case fi.Mode().IsRegular(): // a linked work tree or a submodule: "gitdir: PATH"
-		b, err := os.ReadFile(gitDir)
-		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-		if err != nil || !ok || d == "" {
-			return ""
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(root, d)
-		}
-		gitDir = d
-		common = gitDir
-		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-			if common = strings.TrimSpace(string(b)); !filepath.IsAbs(common) {
-				common = filepath.Join(gitDir, common)
-			}
-		}
-	case fi.IsDir():
-		common = gitDir
-	default:
+	gitDir, common, ok := gitDirs(root)
+	if !ok {
 		return ""
 	}
 	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
@@ -86,4 +62,51 @@ func ObjectID(s string) string {
 		}
 	}
 	return s
+}
+
+// gitDirs reads where the work tree at root keeps its git directory and
+// the common one its linked work trees share, from root/.git (a directory,
+// or a file "gitdir: PATH" in a linked work tree or a submodule), without
+// starting git. ok is false when root has no .git it can read.
+func gitDirs(root string) (gitDir, common string, ok bool) {
+	if root == "" {
+		return "", "", false
+	}
+	gitDir = filepath.Join(root, ".git")
+	fi, err := os.Lstat(gitDir)
+	switch {
+	case err != nil:
+		return "", "", false
+	case fi.IsDir():
+		return gitDir, gitDir, true
+	case !fi.Mode().IsRegular():
+		return "", "", false
+	}
+	b, err := readSmall(gitDir)
+	d, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if err != nil || !found || d == "" {
+		return "", "", false
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(root, d)
+	}
+	gitDir, common = filepath.Clean(d), filepath.Clean(d)
+	if b, err := readSmall(filepath.Join(gitDir, "commondir")); err == nil {
+		if common = strings.TrimSpace(string(b)); !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		common = filepath.Clean(common)
+	}
+	return gitDir, common, true
+}
+
+// readSmall reads a file git writes a line into, bounded: a .git file or
+// a commondir is a path, never megabytes.
+func readSmall(name string) ([]byte, error) {
+	f, err := os.Open(name)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return io.ReadAll(io.LimitReader(f, 64<<10))
 }
