@@ -27,14 +27,62 @@ const (
 	maxFiles    = 40
 )
 
-// Read reads a transcript from opt.Offset (r starts there) and emits its
-// items turn by turn, adding to opt.Diary. See Options for what is read
-// and where the next read starts.
-func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
+// MaxLine bounds one line of a transcript. A line is one message or one
+// tool result; the largest real ones carry pasted screenshots in base64
+// (the model API takes images of up to 5 MB, 6.7 MB once encoded, and a
+// message may hold two), so 16 MiB keeps every line an agent writes while
+// a file of one endless line (a corrupt log, /dev/zero's bytes, a hostile
+// path) costs at most that much memory. A longer line is read past, not
+// kept: skipped and counted in Result.Long.
+const MaxLine = 16 << 20
+
+// lineReader reads a transcript line by line, holding at most max bytes of
+// a line.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte
+}
+
+// next reads the next line with its '\n'. line is nil for a line over the
+// bound (read to its end all the same); n counts every byte read; ended
+// says the line ended with '\n' (not at the end of the file).
+func (lr *lineReader) next() (line []byte, n int64, ended bool, err error) {
+	lr.buf = lr.buf[:0]
+	long := false
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		n += int64(len(frag))
+		if !long && len(lr.buf)+len(frag) > lr.max {
+			long, lr.buf = true, lr.buf[:0]
+		}
+		if !long {
+			lr.buf = append(lr.buf, frag...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		ended = len(frag) > 0 && frag[len(frag)-1] == '\n'
+		if long {
+			return nil, n, ended, err
+		}
+		return lr.buf, n, ended, err
+	}
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 1<<16)
 	}
+	return &lineReader{br: br, max: max}
+}
+
+// Read reads a transcript from opt.Offset (r starts there) and emits its
+// items turn by turn, adding to opt.Diary. See Options for what is read
+// and where the next read starts.
+func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
+	lr := newLineReader(r, MaxLine)
 	diary := opt.Diary
 	if diary == nil {
 		diary = &Diary{}
@@ -46,16 +94,18 @@ func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
 	}
 	rd.turn.start, rd.turn.startLine = rd.pos, rd.line
 	for {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) > 0 && raw[len(raw)-1] != '\n' && !opt.Final {
+		raw, n, ended, err := lr.next()
+		if n > 0 && !ended && !opt.Final {
 			break // half written, perhaps right now: the next read takes it
 		}
-		if len(raw) > 0 {
+		if n > 0 {
 			start := rd.pos
-			rd.pos += int64(len(raw))
+			rd.pos += n
 			rd.line++
 			rd.res.Lines++
-			if err := rd.take(bytes.TrimSpace(raw), start); err != nil {
+			if raw == nil {
+				rd.res.Long++ // over MaxLine: passed over, the rest is read
+			} else if err := rd.take(bytes.TrimSpace(raw), start); err != nil {
 				return rd.finish(), err
 			}
 		}
