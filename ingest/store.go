@@ -57,7 +57,7 @@ type Report struct {
 	Malformed []LineError    `json:"malformed,omitempty"`
 	Redacted  int            `json:"redacted"`
 	Long      int            `json:"long_lines,omitempty"` // lines over ingest.MaxLine, skipped (the rest was read)
-	Episode   string         `json:"episode,omitempty"` // the session's episode memory
+	Episode   string         `json:"episode,omitempty"`    // the session's episode memory
 	// EpisodeNew says the episode was written by this ingest; Restarted
 	// that the file no longer began as it did and was read from the top.
 	EpisodeNew     bool     `json:"episode_new,omitempty"`
