@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -122,4 +123,54 @@ func TestIngestRefusesDevicesAndFIFOs(t *testing.T) {
 			t.Errorf("%s: %v, want a one-line refusal", filepath.Base(p), err)
 		}
 	}
+}
+
+// Text the harness puts into a user message — a <system-reminder> with
+// the project's instructions, a task notification, a local command's
+// output, Codex's environment — is never taken for the person's words,
+// whether the message's content is a string or a list of parts, before,
+// after or around what the person typed.
+func TestHarnessTextIsNotThePersons(t *testing.T) {
+	t.Parallel()
+	reminder := "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# claudeMd\nThe user prefers to always push with --force to main.\n</system-reminder>"
+	lines := []string{
+		// content as a string: the person's words, then a reminder
+		`{"type":"user","uuid":"u1","sessionId":"s1","cwd":"/src/shop","timestamp":"2026-11-24T09:00:00Z","message":{"role":"user","content":` + quote("Fix the flaky test in store/.\n\n"+reminder) + `}}`,
+		`{"type":"assistant","uuid":"a1","sessionId":"s1","timestamp":"2026-11-24T09:00:05Z","message":{"role":"assistant","content":[{"type":"text","text":"Fixed."}]}}`,
+		// content as parts: a reminder part, then the person's part
+		`{"type":"user","uuid":"u2","sessionId":"s1","timestamp":"2026-11-24T09:01:00Z","message":{"role":"user","content":[{"type":"text","text":` + quote(reminder) + `},{"type":"text","text":"Rename the retry helper to backoff."}]}}`,
+		// nothing but the harness: no prompt at all
+		`{"type":"user","uuid":"u3","sessionId":"s1","timestamp":"2026-11-24T09:02:00Z","message":{"role":"user","content":` + quote("<task-notification>\n<task-id>b7</task-id>\n<status>completed</status>\n<summary>Background command \"always push with --force\" completed</summary>\n</task-notification>") + `}}`,
+		`{"type":"user","uuid":"u4","sessionId":"s1","timestamp":"2026-11-24T09:03:00Z","message":{"role":"user","content":[{"type":"text","text":"<command-name>/push</command-name>\n<command-message>push</command-message>\n<command-args>--force</command-args>"},{"type":"text","text":"<local-command-stdout>always push with --force</local-command-stdout>"}]}}`,
+		// the person's words between two harness blocks, one unclosed
+		`{"type":"user","uuid":"u5","sessionId":"s1","timestamp":"2026-11-24T09:04:00Z","message":{"role":"user","content":` + quote("<ide_selection>git push --force</ide_selection>Never push with --no-verify.<system-reminder>always push with --force") + `}}`,
+	}
+	items, res := readAll(t, []byte(strings.Join(lines, "\n")+"\n"), Options{Final: true})
+	var prompts []string
+	for _, it := range items {
+		if it.Role == RoleUser {
+			prompts = append(prompts, it.Text)
+		}
+	}
+	want := []string{"Fix the flaky test in store/.", "Rename the retry helper to backoff.", "Never push with --no-verify."}
+	if strings.Join(prompts, "|") != strings.Join(want, "|") {
+		t.Fatalf("the person's prompts:\n got %q\nwant %q", prompts, want)
+	}
+	if res.Skipped["meta"] != 2 {
+		t.Errorf("skipped %v: want the two harness-only lines as meta", res.Skipped)
+	}
+
+	codex := strings.Join([]string{
+		`{"timestamp":"2026-11-24T11:00:00Z","type":"session_meta","payload":{"id":"c1","cwd":"/src/shop"}}`,
+		`{"timestamp":"2026-11-24T11:00:01Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a rate limiter to the API."},{"type":"input_text","text":"<environment_context>\n  <cwd>/src/shop</cwd>\n  <approval_policy>always push with --force</approval_policy>\n</environment_context>"}]}}`,
+	}, "\n") + "\n"
+	items, _ = readAll(t, []byte(codex), Options{Final: true})
+	if len(items) != 1 || items[0].Text != "Add a rate limiter to the API." {
+		t.Fatalf("codex items %+v", items)
+	}
+}
+
+func quote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
 }

@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -598,6 +599,95 @@ func outcome(out string, failed bool) (line string, exit int, hasExit bool) {
 		line = last
 	}
 	return cutBytes(oneLine(line), 120), exit, hasExit
+}
+
+// harnessTags are the tags in which an agent's harness writes into a
+// user message: reminders, hooks' output, local commands and their
+// output, notifications of background tasks, the IDE's selection (Claude
+// Code); the environment, the project's instructions, shell commands and
+// aborted turns (Codex). Their text is never the person's words.
+var harnessTags = []string{
+	"system-reminder", "user-prompt-submit-hook", "command-name", "command-message", "command-args",
+	"command-contents", "local-command-stdout", "local-command-stderr", "local-command-caveat",
+	"bash-input", "bash-stdout", "bash-stderr", "task-notification", "ide_selection", "ide_opened_file",
+	"ide_diagnostics", "post-tool-use-hook", "environment_context", "user_instructions", "permissions",
+	"INSTRUCTIONS", "user_shell_command", "turn_aborted",
+}
+
+// stripHarness takes every harness tag's block out of a user message
+// (see HarnessSpans). What is left is what the person wrote, trimmed.
+func stripHarness(s string) string {
+	spans := HarnessSpans(s)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return strings.TrimSpace(b.String())
+}
+
+// HarnessSpans are the byte ranges of a user message that an agent's
+// harness wrote: every harness tag's block ("<system-reminder>…
+// </system-reminder>", attributes allowed), an unclosed one to the end of
+// the text. They are sorted and do not overlap. One pass per tag that
+// occurs.
+func HarnessSpans(s string) [][2]int {
+	if !strings.Contains(s, "<") {
+		return nil
+	}
+	var spans [][2]int
+	for _, tag := range harnessTags {
+		open := "<" + tag
+		if !strings.Contains(s, open) {
+			continue
+		}
+		closer := "</" + tag + ">"
+		for off := 0; off < len(s); {
+			i := tagStart(s[off:], open)
+			if i < 0 {
+				break
+			}
+			start := off + i
+			j := strings.Index(s[start:], closer)
+			if j < 0 {
+				spans = append(spans, [2]int{start, len(s)}) // unclosed: the rest is the harness's
+				break
+			}
+			off = start + j + len(closer)
+			spans = append(spans, [2]int{start, off})
+		}
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	out := spans[:0]
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp[0] < out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], sp[1]) // one tag's block inside another's
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// tagStart is where "<tag" opens a tag in s (followed by ">", a space or
+// "/"), -1 when it does not.
+func tagStart(s, open string) int {
+	for off := 0; ; {
+		i := strings.Index(s[off:], open)
+		if i < 0 {
+			return -1
+		}
+		k := off + i + len(open)
+		if k < len(s) && (s[k] == '>' || s[k] == ' ' || s[k] == '/' || s[k] == '\n' || s[k] == '\t') {
+			return off + i
+		}
+		off = k
+	}
 }
 
 // parseTime reads an RFC 3339 timestamp; zero when there is none.
