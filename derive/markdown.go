@@ -275,7 +275,7 @@ func mdWriteInline(n ast.Node, src []byte, b *strings.Builder) {
 // "*" or "_", or "~~", goes unless spaces stand on both sides of it
 // ("5 * 3") or, for "_", letters or digits do (snake_case). One pass.
 func mdPlain(t []byte) []byte {
-	if bytes.IndexAny(t, "*_~") < 0 {
+	if !bytes.ContainsAny(t, "*_~") {
 		return t
 	}
 	out := make([]byte, 0, len(t))
