@@ -6,6 +6,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -106,8 +107,15 @@ func Extract(d memory.Draft) []Candidate {
 		x.text, out = toolFacts(d.Text)
 	}
 	x.secretAt, x.keyLines = secretsOf(x.text)
+	var harness [][2]int
+	if d.Actor == memory.ActorUser {
+		// What the harness put into the person's message (a reminder, a
+		// hook's output) is never the person's: a draft ingested before
+		// ingest took it out still holds it.
+		harness = ingest.HarnessSpans(x.text)
+	}
 	for _, st := range x.statements(d.Actor) {
-		if x.tainted(st) {
+		if x.tainted(st) || overlaps(harness, st.start, st.end) {
 			continue
 		}
 		c, ok := classifyStatement(st)
@@ -121,6 +129,16 @@ func Extract(d memory.Draft) []Candidate {
 		out = append(out, c)
 	}
 	return out
+}
+
+// overlaps reports whether [start, end) meets one of spans.
+func overlaps(spans [][2]int, start, end int) bool {
+	for _, sp := range spans {
+		if start < sp[1] && sp[0] < end {
+			return true
+		}
+	}
+	return false
 }
 
 // extractor holds one draft while it is read.

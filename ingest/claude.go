@@ -114,7 +114,8 @@ func (rd *reader) claudeLine(raw []byte, start int64) error {
 	if text != "" {
 		said = append(said, text)
 	}
-	prompt := strings.TrimSpace(strings.Join(said, "\n"))
+	joined := strings.TrimSpace(strings.Join(said, "\n"))
+	prompt := stripHarness(joined)
 	switch {
 	case l.IsCompactSummary:
 		rd.turn.compacted++
@@ -123,7 +124,7 @@ func (rd *reader) claudeLine(raw []byte, start int64) error {
 		if prompt != "" {
 			rd.skip("sub-agent instructions") // the main agent's words, never the person's
 		}
-	case l.IsMeta || harnessText(prompt):
+	case l.IsMeta || harnessText(prompt) || prompt == "" && joined != "":
 		rd.skip("meta")
 	case prompt != "":
 		return rd.prompt(Item{Key: l.UUID, Text: prompt, Time: t, Line: rd.line, Messages: []string{l.UUID}}, start)
@@ -150,10 +151,11 @@ func claudeContent(raw json.RawMessage) (string, []claudeBlock) {
 	return "", blocks
 }
 
-// harnessText is text Claude Code itself put in a user line: local
-// commands and their output, reminders, interruptions.
+// harnessText is text Claude Code itself put in a user line that is not
+// in one of its tags (those stripHarness takes out): a caveat before
+// local commands' output, an interruption.
 func harnessText(s string) bool {
-	for _, p := range []string{"<command-name>", "<command-message>", "<command-args>", "<local-command-stdout>", "<local-command-stderr>", "<system-reminder>", "<user-prompt-submit-hook>", "Caveat: The messages below were generated", "[Request interrupted by user"} {
+	for _, p := range []string{"Caveat: The messages below were generated", "[Request interrupted by user"} {
 		if strings.HasPrefix(s, p) {
 			return true
 		}

@@ -102,7 +102,7 @@ func (rd *reader) codexLine(raw []byte, start int64) error {
 		text := strings.TrimSpace(strings.Join(parts, "\n"))
 		switch p.Role {
 		case "user":
-			if text == "" || codexContext(text) {
+			if text = stripHarness(text); text == "" || codexContext(text) {
 				rd.skip("context")
 				return nil
 			}

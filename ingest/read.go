@@ -9,6 +9,7 @@ import (
 	"io"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -27,14 +28,62 @@ const (
 	maxFiles    = 40
 )
 
-// Read reads a transcript from opt.Offset (r starts there) and emits its
-// items turn by turn, adding to opt.Diary. See Options for what is read
-// and where the next read starts.
-func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
+// MaxLine bounds one line of a transcript. A line is one message or one
+// tool result; the largest real ones carry pasted screenshots in base64
+// (the model API takes images of up to 5 MB, 6.7 MB once encoded, and a
+// message may hold two), so 16 MiB keeps every line an agent writes while
+// a file of one endless line (a corrupt log, /dev/zero's bytes, a hostile
+// path) costs at most that much memory. A longer line is read past, not
+// kept: skipped and counted in Result.Long.
+const MaxLine = 16 << 20
+
+// lineReader reads a transcript line by line, holding at most max bytes of
+// a line.
+type lineReader struct {
+	br  *bufio.Reader
+	max int
+	buf []byte
+}
+
+// next reads the next line with its '\n'. line is nil for a line over the
+// bound (read to its end all the same); n counts every byte read; ended
+// says the line ended with '\n' (not at the end of the file).
+func (lr *lineReader) next() (line []byte, n int64, ended bool, err error) {
+	lr.buf = lr.buf[:0]
+	long := false
+	for {
+		frag, err := lr.br.ReadSlice('\n')
+		n += int64(len(frag))
+		if !long && len(lr.buf)+len(frag) > lr.max {
+			long, lr.buf = true, lr.buf[:0]
+		}
+		if !long {
+			lr.buf = append(lr.buf, frag...)
+		}
+		if errors.Is(err, bufio.ErrBufferFull) {
+			continue
+		}
+		ended = len(frag) > 0 && frag[len(frag)-1] == '\n'
+		if long {
+			return nil, n, ended, err
+		}
+		return lr.buf, n, ended, err
+	}
+}
+
+func newLineReader(r io.Reader, max int) *lineReader {
 	br, ok := r.(*bufio.Reader)
 	if !ok {
 		br = bufio.NewReaderSize(r, 1<<16)
 	}
+	return &lineReader{br: br, max: max}
+}
+
+// Read reads a transcript from opt.Offset (r starts there) and emits its
+// items turn by turn, adding to opt.Diary. See Options for what is read
+// and where the next read starts.
+func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
+	lr := newLineReader(r, MaxLine)
 	diary := opt.Diary
 	if diary == nil {
 		diary = &Diary{}
@@ -46,16 +95,18 @@ func Read(r io.Reader, opt Options, emit func(Item) error) (Result, error) {
 	}
 	rd.turn.start, rd.turn.startLine = rd.pos, rd.line
 	for {
-		raw, err := br.ReadBytes('\n')
-		if len(raw) > 0 && raw[len(raw)-1] != '\n' && !opt.Final {
+		raw, n, ended, err := lr.next()
+		if n > 0 && !ended && !opt.Final {
 			break // half written, perhaps right now: the next read takes it
 		}
-		if len(raw) > 0 {
+		if n > 0 {
 			start := rd.pos
-			rd.pos += int64(len(raw))
+			rd.pos += n
 			rd.line++
 			rd.res.Lines++
-			if err := rd.take(bytes.TrimSpace(raw), start); err != nil {
+			if raw == nil {
+				rd.res.Long++ // over MaxLine: passed over, the rest is read
+			} else if err := rd.take(bytes.TrimSpace(raw), start); err != nil {
 				return rd.finish(), err
 			}
 		}
@@ -548,6 +599,95 @@ func outcome(out string, failed bool) (line string, exit int, hasExit bool) {
 		line = last
 	}
 	return cutBytes(oneLine(line), 120), exit, hasExit
+}
+
+// harnessTags are the tags in which an agent's harness writes into a
+// user message: reminders, hooks' output, local commands and their
+// output, notifications of background tasks, the IDE's selection (Claude
+// Code); the environment, the project's instructions, shell commands and
+// aborted turns (Codex). Their text is never the person's words.
+var harnessTags = []string{
+	"system-reminder", "user-prompt-submit-hook", "command-name", "command-message", "command-args",
+	"command-contents", "local-command-stdout", "local-command-stderr", "local-command-caveat",
+	"bash-input", "bash-stdout", "bash-stderr", "task-notification", "ide_selection", "ide_opened_file",
+	"ide_diagnostics", "post-tool-use-hook", "environment_context", "user_instructions", "permissions",
+	"INSTRUCTIONS", "user_shell_command", "turn_aborted",
+}
+
+// stripHarness takes every harness tag's block out of a user message
+// (see HarnessSpans). What is left is what the person wrote, trimmed.
+func stripHarness(s string) string {
+	spans := HarnessSpans(s)
+	if len(spans) == 0 {
+		return s
+	}
+	var b strings.Builder
+	last := 0
+	for _, sp := range spans {
+		b.WriteString(s[last:sp[0]])
+		last = sp[1]
+	}
+	b.WriteString(s[last:])
+	return strings.TrimSpace(b.String())
+}
+
+// HarnessSpans are the byte ranges of a user message that an agent's
+// harness wrote: every harness tag's block ("<system-reminder>…
+// </system-reminder>", attributes allowed), an unclosed one to the end of
+// the text. They are sorted and do not overlap. One pass per tag that
+// occurs.
+func HarnessSpans(s string) [][2]int {
+	if !strings.Contains(s, "<") {
+		return nil
+	}
+	var spans [][2]int
+	for _, tag := range harnessTags {
+		open := "<" + tag
+		if !strings.Contains(s, open) {
+			continue
+		}
+		closer := "</" + tag + ">"
+		for off := 0; off < len(s); {
+			i := tagStart(s[off:], open)
+			if i < 0 {
+				break
+			}
+			start := off + i
+			j := strings.Index(s[start:], closer)
+			if j < 0 {
+				spans = append(spans, [2]int{start, len(s)}) // unclosed: the rest is the harness's
+				break
+			}
+			off = start + j + len(closer)
+			spans = append(spans, [2]int{start, off})
+		}
+	}
+	slices.SortFunc(spans, func(a, b [2]int) int { return a[0] - b[0] })
+	out := spans[:0]
+	for _, sp := range spans {
+		if n := len(out); n > 0 && sp[0] < out[n-1][1] {
+			out[n-1][1] = max(out[n-1][1], sp[1]) // one tag's block inside another's
+			continue
+		}
+		out = append(out, sp)
+	}
+	return out
+}
+
+// tagStart is where "<tag" opens a tag in s (followed by ">", a space or
+// "/"), -1 when it does not.
+func tagStart(s, open string) int {
+	for off := 0; ; {
+		i := strings.Index(s[off:], open)
+		if i < 0 {
+			return -1
+		}
+		k := off + i + len(open)
+		if k < len(s) && (s[k] == '>' || s[k] == ' ' || s[k] == '/' || s[k] == '\n' || s[k] == '\t') {
+			return off + i
+		}
+		off = k
+	}
 }
 
 // parseTime reads an RFC 3339 timestamp; zero when there is none.

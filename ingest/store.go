@@ -56,7 +56,8 @@ type Report struct {
 	Skipped   map[string]int `json:"skipped,omitempty"`
 	Malformed []LineError    `json:"malformed,omitempty"`
 	Redacted  int            `json:"redacted"`
-	Episode   string         `json:"episode,omitempty"` // the session's episode memory
+	Long      int            `json:"long_lines,omitempty"` // lines over ingest.MaxLine, skipped (the rest was read)
+	Episode   string         `json:"episode,omitempty"`    // the session's episode memory
 	// EpisodeNew says the episode was written by this ingest; Restarted
 	// that the file no longer began as it did and was read from the top.
 	EpisodeNew     bool     `json:"episode_new,omitempty"`
@@ -200,7 +201,7 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 			}
 			return nil
 		})
-	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted
+	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted, rep.Long = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted, res.Long
 	if rep.Format == "" {
 		rep.Format = diary.Format // nothing new was read
 	}
@@ -356,9 +357,9 @@ func peekSession(f *os.File) (peeked, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return p, err
 	}
-	r := bufio.NewReaderSize(f, 1<<16)
+	r := newLineReader(f, MaxLine)
 	for n := 0; n < peekLines && (p.session == "" || p.cwd == ""); n++ {
-		line, err := r.ReadBytes('\n')
+		line, _, _, err := r.next()
 		if len(bytes.TrimSpace(line)) > 0 {
 			var l struct {
 				SessionID string `json:"sessionId"`

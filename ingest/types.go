@@ -78,6 +78,7 @@ type Result struct {
 	Skipped   map[string]int `json:"skipped,omitempty"`   // lines of unknown or ignored types, by type
 	Malformed []LineError    `json:"malformed,omitempty"` // lines that are not JSON (at most MaxLineErrors kept)
 	Redacted  int            `json:"redacted"`            // secret spans replaced
+	Long      int            `json:"long,omitempty"`      // lines over MaxLine, skipped
 	Next      int64          `json:"next"`                // byte offset to resume at
 	NextLine  int            `json:"next_line"`           // lines before Next
 }
