@@ -313,8 +313,9 @@ func toolResultText(c any) string {
 }
 
 // typedBy says whether a memory's text is what the person typed: its body
-// or title found whole in one of their messages, or nearly all its words in
-// one message (a memory may trim or reflow what was said).
+// or its title found in one of their messages, or else every line of its
+// body in one message (a memory may trim, reflow or drop markup; letters
+// and digits must stay as typed).
 func typedBy(said []string, title, body string) bool {
 	norms := make([]string, len(said))
 	for i, s := range said {
@@ -331,22 +332,21 @@ func typedBy(said []string, title, body string) bool {
 			}
 		}
 	}
-	words := strings.Fields(normText(body))
-	if len(words) == 0 {
+	var lines []string
+	for _, l := range strings.Split(body, "\n") {
+		if n := normText(l); n != "" {
+			lines = append(lines, n)
+		}
+	}
+	if len(lines) < 2 {
 		return false
 	}
 	for _, s := range norms {
-		in := map[string]bool{}
-		for _, w := range strings.Fields(s) {
-			in[w] = true
+		all := true
+		for _, l := range lines {
+			all = all && strings.Contains(s, l)
 		}
-		n := 0
-		for _, w := range words {
-			if in[w] {
-				n++
-			}
-		}
-		if float64(n) >= 0.8*float64(len(words)) {
+		if all {
 			return true
 		}
 	}
