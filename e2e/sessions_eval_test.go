@@ -660,6 +660,19 @@ func TestSessionsEval(t *testing.T) {
 			t.Logf("%s but not typed by the person: %s %s: %.100q", m.Provenance, m.Session, m.ID, m.Title)
 		}
 	}
+	formed := map[string]bool{}
+	for _, m := range mems {
+		formed[m.Key] = true
+	}
+	stale := 0
+	for _, l := range labelList {
+		if !formed[l.Key] {
+			stale++
+		}
+	}
+	if stale > 0 {
+		t.Logf("%d labels match no memory formed now (kept: an earlier or later build may form it again)", stale)
+	}
 	if len(todo) > 0 {
 		t.Logf("%d memories to label: fill label, why and expected in %s, then rerun with CAIRN_SESSIONS_MERGE=%s", len(todo), todoPath, todoPath)
 	}
@@ -782,6 +795,7 @@ func formFromSession(t *testing.T, s evalSession) (mems, props []formedMemory) {
 			t.Fatalf("list --json: %v", err)
 		}
 		for _, m := range ms {
+			m.Title, m.Body = untemp(m.Title), untemp(m.Body)
 			fm := formedMemory{Key: labelKey(s.Key, m.Title, m.Body), Session: s.Key, ID: m.ID, Project: p.Name, Layer: m.Layer, Kind: m.Kind,
 				Provenance: m.Provenance, Status: m.Status, Title: m.Title, Body: m.Body, CreatedAt: m.CreatedAt, ValidFrom: m.ValidFrom,
 				Source: m.Source, Episode: episodes[m.ID]}
@@ -808,6 +822,7 @@ func formFromSession(t *testing.T, s evalSession) (mems, props []formedMemory) {
 		for _, pr := range inbox.Proposals {
 			fp := formedMemory{Session: s.Key, Project: p.Name, Proposal: pr.ID, Kind: pr.Kind}
 			if m := pr.Memory; m != nil {
+				m.Title, m.Body = untemp(m.Title), untemp(m.Body)
 				fp.Layer, fp.Provenance, fp.Title, fp.Body, fp.ValidFrom, fp.Source = m.Layer, m.Provenance, m.Title, m.Body, m.ValidFrom, m.Source
 				fp.Key = labelKey(s.Key, m.Title, m.Body)
 			}
@@ -833,6 +848,14 @@ func formFromSession(t *testing.T, s evalSession) (mems, props []formedMemory) {
 	}
 	return mems, props
 }
+
+// tempPath matches the harness's own temporary directories, which a
+// memory may quote (a lesson names the log it came from); they differ on
+// every run and would change the memory's key. The whole path goes, as
+// far as a memory's own shortening of it.
+var tempPath = regexp.MustCompile(regexp.QuoteMeta(filepath.Join(os.TempDir(), "Test")) + `[^\s,;"'”)]*`)
+
+func untemp(s string) string { return tempPath.ReplaceAllString(s, "<tmp>") }
 
 // check runs the automatic checks: harness text in the memory, and a
 // memory attributed to the person that they did not type.
