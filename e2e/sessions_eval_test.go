@@ -561,9 +561,13 @@ func figuresTable(fs []splitFigures) string {
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(w, "split\tsessions\tformed\tunlabelled\tuseful\tnoise\tduplicate\twrong\tprecision\twrong %\tdup %\trecall\tmax/session\tharness text\tuser untyped\tepisodes\tproposals\t")
 	for _, f := range fs {
-		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.1f\t%.1f\t%.2f (%d/%d)\t%d\t%d\t%d\t%d\t%d\t\n",
+		recall := "n/a (no expected.jsonl)"
+		if f.Expected > 0 {
+			recall = fmt.Sprintf("%.2f (%d/%d)", f.Recall, f.Matched, f.Expected)
+		}
+		fmt.Fprintf(w, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%.2f\t%.1f\t%.1f\t%s\t%d\t%d\t%d\t%d\t%d\t\n",
 			f.Split, f.Sessions, f.Formed, f.Unlabelled, f.Count[labelUseful], f.Count[labelNoise], f.Count[labelDuplicate],
-			f.Count[labelWrong], f.Precision, f.WrongPct, f.DupPct, f.Recall, f.Matched, f.Expected, f.MaxPerSess,
+			f.Count[labelWrong], f.Precision, f.WrongPct, f.DupPct, recall, f.MaxPerSess,
 			f.Harness, f.Untyped, f.Episodes, f.Proposals)
 	}
 	w.Flush()
@@ -893,5 +897,128 @@ func copyTree(t *testing.T, from, to string) {
 	})
 	if err != nil {
 		t.Fatalf("copy %s: %v", from, err)
+	}
+}
+
+// TestSessionsEvalScoring: the figures count what a judge labelled, a
+// label stops counting when the memory's class changes, recall counts an
+// expected item once and only through a useful memory, and the session's
+// own episode is not judged.
+func TestSessionsEvalScoring(t *testing.T) {
+	t.Parallel()
+	ss := []evalSession{{Key: "a.jsonl", Split: "tuning"}, {Key: "b.jsonl", Split: "tuning"}, {Key: "c.jsonl", Split: "held-out"}}
+	mem := func(sess, title, layer string) formedMemory {
+		return formedMemory{Key: labelKey(sess, title, title), Session: sess, Title: title, Body: title, Layer: layer, Kind: "fact"}
+	}
+	mems := []formedMemory{
+		mem("a.jsonl", "uses uv", "state"), mem("a.jsonl", "uses uv too", "state"), mem("a.jsonl", "ran tests", "state"),
+		mem("a.jsonl", "still needed", "invariant"), mem("b.jsonl", "ruff lints", "state"), mem("b.jsonl", "new one", "state"),
+		mem("c.jsonl", "held out", "state"),
+	}
+	ep := mem("a.jsonl", "Session 1", "episode")
+	ep.Episode = true
+	mems = append(mems, ep)
+	mems[0].Harness = []string{"<task-notification>"}
+	mems[4].Untyped = true
+	lab := func(m formedMemory, label string, exp ...int) sessionLabel {
+		return sessionLabel{Key: m.Key, Session: m.Session, Layer: m.Layer, Kind: m.Kind, Label: label, Why: "x", Expected: exp}
+	}
+	labels := map[string]sessionLabel{}
+	for _, l := range []sessionLabel{
+		lab(mems[0], labelUseful, 1, 2), lab(mems[1], labelUseful, 1), lab(mems[2], labelNoise),
+		lab(mems[4], labelDuplicate), lab(mems[6], labelWrong),
+	} {
+		labels[l.Key] = l
+	}
+	// Judged as a state; formed now as an invariant: to be judged again.
+	l := lab(mems[3], labelUseful, 3)
+	l.Layer = "state"
+	labels[l.Key] = l
+	expected := map[string]int{"a.jsonl": 3, "b.jsonl": 1, "c.jsonl": 2}
+
+	f := figures("tuning", ss, mems, []formedMemory{{Session: "b.jsonl"}}, labels, expected)
+	if f.Sessions != 2 || f.Formed != 6 || f.Unlabelled != 2 || f.Episodes != 1 || f.Proposals != 1 {
+		t.Fatalf("counts %+v", f)
+	}
+	if f.Count[labelUseful] != 2 || f.Count[labelNoise] != 1 || f.Count[labelDuplicate] != 1 {
+		t.Errorf("labels %v", f.Count)
+	}
+	if f.Precision != 0.5 || f.DupPct != 25 || f.WrongPct != 0 {
+		t.Errorf("precision %v, dup %v %%, wrong %v %%: want 0.5, 25, 0", f.Precision, f.DupPct, f.WrongPct)
+	}
+	if f.Expected != 4 || f.Matched != 2 || f.Recall != 0.5 {
+		t.Errorf("recall %d/%d = %v, want 2/4 (item 1 once, item 2; item 3's label is stale)", f.Matched, f.Expected, f.Recall)
+	}
+	if f.MaxPerSess != 4 || f.MaxSession != "a.jsonl" || f.Harness != 1 || f.Untyped != 1 {
+		t.Errorf("max %d (%s), harness %d, untyped %d", f.MaxPerSess, f.MaxSession, f.Harness, f.Untyped)
+	}
+	if h := figures("held-out", ss, mems, nil, labels, expected); h.Formed != 1 || h.Count[labelWrong] != 1 || h.WrongPct != 100 {
+		t.Errorf("held-out %+v", h)
+	}
+}
+
+// TestSessionsEvalChecks: keys survive reflowing and case, not a change of
+// session; the label file refuses what a judge could mistype; the person's
+// words are what they typed, not what the harness wrote in their name.
+func TestSessionsEvalChecks(t *testing.T) {
+	t.Parallel()
+	if labelKey("s", "Use uv", "Use  uv\nfor Python") != labelKey("s", "use uv", "use uv for python") {
+		t.Error("a reflowed memory got a new key")
+	}
+	if labelKey("s", "a", "b") == labelKey("t", "a", "b") {
+		t.Error("two sessions share a key")
+	}
+	good := sessionLabel{Key: "0123456789abcdef", Session: "s", Label: labelUseful, Why: "durable fact", Expected: []int{2}}
+	for _, c := range []func(l *sessionLabel){
+		func(l *sessionLabel) { l.Label = "usefull" },
+		func(l *sessionLabel) { l.Why = " " },
+		func(l *sessionLabel) { l.Label, l.Expected = labelNoise, []int{1} },
+		func(l *sessionLabel) { l.Expected = []int{0} },
+		func(l *sessionLabel) { l.Key = "abc" },
+	} {
+		bad := good
+		c(&bad)
+		if checkLabels([]sessionLabel{bad}) == nil {
+			t.Errorf("accepted %+v", bad)
+		}
+	}
+	if checkLabels([]sessionLabel{good, good}) == nil || checkLabels([]sessionLabel{good}) != nil {
+		t.Error("a key labelled twice must be refused, a good label accepted")
+	}
+
+	claude := strings.Join([]string{
+		`{"type":"user","message":{"role":"user","content":"use uv for python packages"}}`,
+		`{"type":"user","message":{"role":"user","content":"<task-notification>\n<summary>Background command \"x\" completed (exit code 0)</summary>"}}`,
+		`{"type":"user","isMeta":true,"message":{"role":"user","content":"<local-command-caveat>Caveat: The messages below</local-command-caveat>"}}`,
+		`{"type":"user","message":{"role":"user","content":"<command-name>/compact</command-name><command-args>and keep going</command-args>"}}`,
+		`{"type":"queue-operation","operation":"enqueue","content":"new beads were added, tackle them"}`,
+		`{"type":"queue-operation","operation":"enqueue","content":"<task-notification>done</task-notification>"}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"User has answered your questions: \"How?\"=\"main was clean; fix the issues\". You can now continue"}]}}`,
+		`{"type":"user","isCompactSummary":true,"message":{"role":"user","content":"This session is being continued from a previous conversation"}}`,
+		`{"type":"user","message":{"role":"user","content":[{"type":"text","text":"fix it<system-reminder>todo list</system-reminder>"}]}}`,
+	}, "\n")
+	said := personWords("claude-code", []byte(claude))
+	want := []string{"use uv for python packages", "and keep going", "new beads were added, tackle them", "main was clean; fix the issues", "fix it"}
+	if !slices.Equal(said, want) {
+		t.Errorf("claude-code words %q, want %q", said, want)
+	}
+	codex := strings.Join([]string{
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"# AGENTS.md instructions for /x\n<INSTRUCTIONS>all paths must be absolute</INSTRUCTIONS>"}]}}`,
+		`{"type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context><cwd>/x</cwd></environment_context>"}]}}`,
+		"{\"type\":\"response_item\",\"payload\":{\"type\":\"message\",\"role\":\"user\",\"content\":[{\"type\":\"input_text\",\"text\":\"## User Input\\n\\n```text\\nbuild an STT API\\n```\\n\\nYou **MUST** consider the user input. Each requirement must be testable.\"}]}}",
+		`{"type":"event_msg","payload":{"type":"user_message","message":"build an STT API"}}`,
+	}, "\n")
+	said = personWords("codex", []byte(codex))
+	if !slices.Equal(said, []string{"build an STT API"}) {
+		t.Errorf("codex words %q", said)
+	}
+	if !typedBy(said, "Build an STT API", "build an STT API.") || typedBy(said, "Each requirement must be testable", "Each requirement must be testable") {
+		t.Error("typed text must be found, template text must not")
+	}
+	if got := harnessIn(`<summary>Background command "x" completed</summary>`); !slices.Equal(got, []string{`Background command "`}) {
+		t.Errorf("harness markers %q", got)
+	}
+	if harnessIn("The SQL sandbox must be shared") != nil {
+		t.Error("plain text flagged as harness text")
 	}
 }
