@@ -606,7 +606,13 @@ func TestSessionsEval(t *testing.T) {
 		labels[l.Key] = l
 	}
 	expected := map[string]int{}
-	for _, e := range readJSONL[expectedItem](t, filepath.Join(root, "expected.jsonl"), false) {
+	// The independent reader's list, without its quotes, is ours and kept
+	// beside the labels; a copy in the data directory (with quotes) wins.
+	expPath := filepath.Join(root, "expected.jsonl")
+	if _, err := os.Stat(expPath); err != nil {
+		expPath = filepath.Join("..", "testdata", "sessions-eval", "expected.jsonl")
+	}
+	for _, e := range readJSONL[expectedItem](t, expPath, false) {
 		if e.Text != "" {
 			expected[e.Session]++
 		}
