@@ -121,7 +121,7 @@ func TestCodexEditsTOMLStructurally(t *testing.T) {
 	t.Parallel()
 	const bin = "/usr/local/bin/cairn"
 	configs := map[string]string{
-		"multi-line string": "model = \"gpt-5\"\ninstructions = \"\"\"\nBe brief.\n[mcp_servers.cairn]\ncommand = \"evil\"\n\"\"\"\n",
+		"multi-line string":  "model = \"gpt-5\"\ninstructions = \"\"\"\nBe brief.\n[mcp_servers.cairn]\ncommand = \"evil\"\n\"\"\"\n",
 		"literal multi-line": "notes = '''\n[not.a.table]\n'''\n\n[mcp_servers.github]\ncommand = \"gh\"\n",
 		"array over lines":   "matrix = [\n  [1, 2],\n  [3, 4], # a comment [x]\n]\n",
 		"string at the end":  "[profiles.x]\nprompt = \"\"\"\n[mcp_servers.cairn]\n\"\"\"",

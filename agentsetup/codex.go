@@ -511,7 +511,7 @@ func (sc *scanner) value() error {
 	}
 }
 
-// multiline reads a """ or ''' string, which may span lines.
+// multiline reads a """ or ”' string, which may span lines.
 func (sc *scanner) multiline(q string) error {
 	sc.i += 3
 	for !sc.eof() {
