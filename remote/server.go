@@ -360,6 +360,9 @@ var handlers = map[string]handler{
 	"Drafts": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Drafts(ctx, p.Project, p.Limit)
 	}),
+	"ListDrafts": with(func(ctx context.Context, st memory.Store, q memory.DraftQuery) (any, error) {
+		return st.ListDrafts(ctx, q)
+	}),
 	"Apply": with(func(ctx context.Context, st memory.Store, p applyParams) (any, error) {
 		return st.Apply(ctx, p.Run, p.Ops)
 	}),
