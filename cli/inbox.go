@@ -19,7 +19,6 @@ import (
 	"cairn/safetext"
 )
 
-
 // proposalOut is a proposal as inbox --json lists it: with its preview in
 // words (memories named by title), the line the text listing shows.
 type proposalOut struct {
