@@ -329,14 +329,16 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	// socket, stop the recall engine, release the store. A server started
 	// meanwhile waits for the store (openStore), so it never finds our
 	// socket, and never loses its own to our clean-up. A store whose home
-	// was deleted cannot be closed (Badger retries its last flush
-	// forever): it is left to the exit.
+	// was deleted may never close (Badger retries its last flush forever):
+	// it is given a moment, then left to the exit.
 	home0 := stampHome(home)
 	var gone homeWatch
 	defer func() {
 		if !gone.homeGone {
 			st.Close()
+			return
 		}
+		closeWithin(st, goneCloseWait)
 	}()
 	// We hold the store, so any socket file here belongs to a dead server.
 	_ = os.Remove(sock)

@@ -428,6 +428,26 @@ var handlers = map[string]handler{
 	"Ping":    with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return "pong", nil }),
 }
 
+// goneCloseWait is how long a server whose home was removed waits for its
+// store to close before it exits without it.
+const goneCloseWait = 5 * time.Second
+
+// closeWithin closes st, giving up after wait.
+func closeWithin(st interface{ Close() error }, wait time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st.Close()
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		fmt.Fprintln(os.Stderr, "cairn: the store cannot be closed, its directory is gone: exiting without it")
+	}
+}
+
 // homeCheck is how often a server looks whether its home and socket are
 // still there: a stat each, not a spin.
 const homeCheck = time.Second
