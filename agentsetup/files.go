@@ -171,7 +171,9 @@ func ReadSettings(path string) ([]byte, error) {
 // user's dotfiles stays a link and its target is written; any other link,
 // a read-only file or another user's file is refused. When the file is no
 // longer before (nil: it did not exist), nothing is written and the error
-// is ErrChanged. It returns the backup's path ("" for a new file).
+// is ErrChanged. Content nil removes the file (after its backup): what
+// --remove does to a file setup created. It returns the backup's path (""
+// for a new file).
 func Write(path string, before, content []byte, mode os.FileMode, now time.Time) (string, error) {
 	path, _, err := Target(path, os.Getenv("HOME"))
 	if err != nil {
@@ -194,6 +196,12 @@ func Write(path string, before, content []byte, mode os.FileMode, now time.Time)
 		return "", err
 	} else if before != nil {
 		return "", ErrChanged
+	}
+	if content == nil {
+		if before == nil {
+			return "", nil
+		}
+		return backup, os.Remove(path)
 	}
 	dirMode := os.FileMode(0o755)
 	if mode&0o077 == 0 {
@@ -241,6 +249,14 @@ func Backup(path string, old []byte, mode os.FileMode, now time.Time) (string, e
 		return name, nil
 	}
 	return "", fmt.Errorf("keep a backup of %s: too many backups of this second: remove old %s* files", path, base)
+}
+
+// Created reports whether setup created path and a removal left it with
+// nothing (no backup of it was ever kept, and after is empty or {}): the
+// removal then deletes it, giving back the absence the person had.
+func Created(path string, after []byte) bool {
+	t := bytes.TrimSpace(after)
+	return (len(t) == 0 || string(t) == "{}") && len(Backups(path)) == 0
 }
 
 // Backups are the backups of path that Backup kept, newest first.

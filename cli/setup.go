@@ -45,7 +45,7 @@ writing (--yes does not ask); otherwise (a script) it writes. Each file
 changed keeps a backup next to it (NAME.cairn-backup-TIME, a new one each
 time) and is replaced atomically. A second run changes nothing; --remove
 takes cairn out again, giving back the file as it was before setup when
-nothing else changed in it since. A settings file that is a link is
+nothing else changed in it since (a file setup created is deleted). A settings file that is a link is
 followed only into your home (a dotfiles repository); a read-only file or
 another user's is left alone, with the command that would allow the edit.`,
 		Args: cobra.ExactArgs(1),
@@ -107,7 +107,9 @@ another user's is left alone, with the command that would allow the edit.`,
 				if !wrote {
 					continue // someone made the same change meanwhile
 				}
-				if backup != "" {
+				if c.after == nil {
+					fmt.Fprintf(w, "removed %s, which setup had created (backup: %s)\n", c.path, backup)
+				} else if backup != "" {
 					fmt.Fprintf(w, "wrote %s (backup: %s)\n", c.path, backup)
 				} else {
 					fmt.Fprintf(w, "wrote %s\n", c.path)
@@ -169,6 +171,8 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 			takeOut := func(b []byte) ([]byte, bool, error) { return edit(b, true) }
 			if orig, ok := agentsetup.Original(path, before, setup, takeOut); ok {
 				after = orig
+			} else if agentsetup.Created(path, after) {
+				after = nil
 			}
 		}
 		if changed {

@@ -231,6 +231,7 @@ func TestSetupCodexKeepsTheUsersTOML(t *testing.T) {
 // file. Each is refused in one line with what would allow it, and left as
 // it was; a link into the user's own dotfiles is followed, with a note.
 func TestSetupLeavesLockedAndForeignFilesAlone(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home, elsewhere := t.TempDir(), t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
@@ -296,6 +297,7 @@ func TestSetupLeavesLockedAndForeignFilesAlone(t *testing.T) {
 // backup, and a removal gives back the file byte for byte — here a
 // compact JSON that setup's edit re-indents.
 func TestSetupKeepsEveryBackupAndRemoveRestores(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home := t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
@@ -346,6 +348,7 @@ func TestSetupKeepsEveryBackupAndRemoveRestores(t *testing.T) {
 // one with a multi-line string holding a "[" line, and with cairn's env
 // table a person added meanwhile.
 func TestSetupCodexRemoveRestores(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home := t.TempDir()
 	cfg := filepath.Join(home, "codex-home", "config.toml")
@@ -373,5 +376,29 @@ func TestSetupCodexRemoveRestores(t *testing.T) {
 	}
 	if got := readFile(t, cfg); strings.Contains(got, "mcp_servers.cairn.env") || !strings.Contains(got, "[mcp_servers.gh]") {
 		t.Fatalf("after remove:\n%s", got)
+	}
+}
+
+// A settings file setup created is gone again after --remove: the person
+// had none.
+func TestSetupRemoveDeletesWhatItCreated(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "codex-home", "config.toml")
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 || !strings.Contains(r.out, "removed "+cfg+", which setup had created") {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(cfg); !os.IsNotExist(err) {
+		t.Fatalf("the file setup created is still there: %v", err)
+	}
+	if backups, _ := filepath.Glob(cfg + ".cairn-backup-*"); len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if r := e.setup(home, "codex", "--remove"); !strings.Contains(r.out, "nothing to remove") {
+		t.Fatalf("%+v", r)
 	}
 }
