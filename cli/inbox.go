@@ -19,9 +19,6 @@ import (
 	"cairn/safetext"
 )
 
-// inboxLimit bounds how many drafts the inbox reads at once.
-const inboxLimit = 10000
-
 // proposalOut is a proposal as inbox --json lists it: with its preview in
 // words (memories named by title), the line the text listing shows.
 type proposalOut struct {
@@ -52,13 +49,9 @@ be undone), so that a person can still erase them.`,
 				return err
 			}
 			ctx := cmd.Context()
-			ds, err := a.st.Drafts(ctx, a.proj.ID, inboxLimit)
+			ds, done, err := a.inboxDrafts(ctx, all)
 			if err != nil {
 				return err
-			}
-			done := len(ds) - len(memory.Waiting(ds))
-			if !all {
-				ds = memory.Waiting(ds)
 			}
 			ps, err := a.st.Proposals(ctx, a.proj.ID, memory.ProposalOpen)
 			if err != nil {
@@ -85,6 +78,33 @@ be undone), so that a person can still erase them.`,
 	c.Flags().BoolVar(&all, "all", false, "also list the drafts consolidation already took")
 	c.AddCommand(a.inboxShowCommand(), a.inboxAcceptCommand(), a.inboxRejectCommand(), a.inboxDropCommand())
 	return c
+}
+
+// inboxDrafts reads the project's drafts page by page: those waiting for
+// consolidation (every draft, with all) and how many consolidation took.
+func (a *app) inboxDrafts(ctx context.Context, all bool) ([]memory.Draft, int, error) {
+	var out []memory.Draft
+	done := 0
+	q := memory.DraftQuery{Project: a.proj.ID, Limit: memory.MaxDraftPage}
+	for {
+		page, err := a.st.ListDrafts(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, d := range page.Drafts {
+			if d.Done != "" {
+				done++
+				if !all {
+					continue
+				}
+			}
+			out = append(out, d)
+		}
+		if page.Next == "" {
+			return out, done, nil
+		}
+		q.After = page.Next
+	}
 }
 
 // writeInbox prints drafts and proposals as one list, oldest first.
@@ -553,16 +573,15 @@ func (a *app) inboxItem(ctx context.Context, idOrPrefix string) (*memory.Draft, 
 	if err := a.open(ctx, false); err != nil {
 		return nil, nil, err
 	}
-	ds, err := a.st.Drafts(ctx, a.proj.ID, inboxLimit)
-	if err != nil {
-		return nil, nil, err
-	}
 	want := strings.ToUpper(strings.TrimSpace(idOrPrefix))
 	var found []memory.Draft
-	for _, d := range ds {
-		if want != "" && strings.HasPrefix(d.ID, want) {
-			found = append(found, d)
+	if want != "" && !strings.Contains(want, "/") {
+		// Two are enough to tell a unique prefix from an ambiguous one.
+		page, err := a.st.ListDrafts(ctx, memory.DraftQuery{Project: a.proj.ID, Prefix: want, Limit: 2})
+		if err != nil {
+			return nil, nil, err
 		}
+		found = page.Drafts
 	}
 	var prop *memory.Proposal
 	// The store looks proposals up by at least 4 characters; a shorter

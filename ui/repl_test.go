@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -215,5 +216,33 @@ func TestEveryCommandIsDispatched(t *testing.T) {
 		if len(b.Keys()) == 0 || b.Help().Key == "" || b.Help().Desc == "" || b.long == "" {
 			t.Errorf("binding %q lacks its keys, footer label or help text", b.label())
 		}
+	}
+}
+
+// The history file in the home is never read or appended through a link
+// (to /dev/zero, to someone's file) and never waited on as a FIFO.
+func TestHistoryNeverFollowsALink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(victim, []byte("mine\n"), 0o600)
+	link := filepath.Join(dir, "history")
+	os.Symlink(victim, link)
+	if got := loadHistory(link); got != nil {
+		t.Fatalf("read through a link: %q", got)
+	}
+	appendHistory(link, "recall x")
+	if b, _ := os.ReadFile(victim); string(b) != "mine\n" {
+		t.Fatalf("appended through a link: %q", b)
+	}
+	zero := filepath.Join(dir, "zero")
+	os.Symlink("/dev/zero", zero)
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o600)
+	for _, f := range []string{zero, fifo} {
+		if got := loadHistory(f); got != nil {
+			t.Fatalf("%s: %d lines", f, len(got))
+		}
+		appendHistory(f, "recall x")
 	}
 }
