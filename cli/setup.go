@@ -88,7 +88,7 @@ another user's is left alone, with the command that would allow the edit.`,
 			}
 			now := time.Now()
 			for _, c := range changes {
-				backup, err := writeChange(c, now)
+				backup, err := agentsetup.Write(c.path, c.before, c.after, c.mode, now)
 				wrote := err == nil
 				for try := 0; errors.Is(err, agentsetup.ErrChanged) && try < 5; try++ {
 					// The agent rewrote the file meanwhile: edit what is there now.
@@ -98,7 +98,7 @@ another user's is left alone, with the command that would allow the edit.`,
 					}
 					for _, n := range again {
 						if n.path == c.path {
-							backup, err = writeChange(n, now)
+							backup, err = agentsetup.Write(n.path, n.before, n.after, n.mode, now)
 							wrote = err == nil
 						}
 					}
