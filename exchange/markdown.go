@@ -677,14 +677,22 @@ func noteRef(vault, rel string) string {
 	return ref
 }
 
+// displayFields are Obsidian's properties of how a note looks or is
+// published: nothing a memory says.
+var displayFields = map[string]bool{"cssclasses": true, "cssclass": true, "publish": true, "permalink": true}
+
 // keepFields keeps the unknown fields of a note that are one short word
 // (or a list of them) as tags "field/value", and counts the rest.
 func (v *Vault) keepFields(r *memory.Record, fields []Field) {
 	for _, f := range fields {
+		if displayFields[strings.ToLower(f.Name)] {
+			f.Value = nil
+		}
 		var vals []any
 		switch x := f.Value.(type) {
 		case []any:
 			vals = x
+		case nil:
 		default:
 			vals = []any{x}
 		}
