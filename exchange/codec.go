@@ -89,7 +89,7 @@ func Encode(r memory.Record, p Profile, links []SectionLink) ([]byte, error) {
 		// `edges: []` says this file's links are all in the frontmatter.
 		fields = append(fields, yaml.MapItem{Key: "edges", Value: []any{}})
 	}
-	opts := []yaml.EncodeOption{yaml.UseLiteralStyleIfMultiline(true)}
+	opts := []yaml.EncodeOption{yaml.UseLiteralStyleIfMultiline(true), yaml.CustomMarshaler[string](plain)}
 	if p == Full {
 		opts = []yaml.EncodeOption{yaml.CustomMarshaler[string](quote)}
 	}
@@ -116,6 +116,17 @@ func Encode(r memory.Record, p Profile, links []SectionLink) ([]byte, error) {
 	}
 	writeSection(&b, links, p)
 	return b.Bytes(), nil
+}
+
+// plain writes a string as YAML does, readable, but double-quoted (as
+// JSON quotes it) when spaces at its ends would be lost: YAML drops them
+// from a plain scalar.
+func plain(s string) ([]byte, error) {
+	if s != strings.TrimSpace(s) && !strings.Contains(s, "\n") {
+		return quote(s)
+	}
+	b, err := yaml.MarshalWithOptions(s, yaml.UseLiteralStyleIfMultiline(true))
+	return bytes.TrimSuffix(b, []byte("\n")), err
 }
 
 // frontFields is r's frontmatter in p, in the order it is written. A

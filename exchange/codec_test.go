@@ -37,7 +37,7 @@ func FuzzCodecRoundTrip(f *testing.F) {
 			ID: "01JD0000000000000000000AAA", Layer: memory.Layers[int(layer)%len(memory.Layers)], Kind: memory.KindDecision,
 			Title: title, Body: body, Tags: []string{tag}, Provenance: memory.ProvMeasured, Status: memory.StatusActive,
 			Version: version, CreatedAt: at, UpdatedAt: at.Add(time.Hour),
-			Edges: []memory.RecordEdge{{Kind: memory.EdgeKind(kinds[int(kind)%len(kinds)]), To: "01JD0000000000000000000BBB", Weight: 0.5, CreatedAt: at, Active: active}},
+			Edges:   []memory.RecordEdge{{Kind: memory.EdgeKind(kinds[int(kind)%len(kinds)]), To: "01JD0000000000000000000BBB", Weight: 0.5, CreatedAt: at, Active: active}},
 			History: []memory.Record{{Layer: memory.LayerState, Kind: memory.KindFact, Title: "old " + title, Body: "old body", Version: 1, UpdatedAt: at, CreatedAt: at, Tags: []string{tag}}},
 		}
 		profile := Full
