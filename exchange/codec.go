@@ -119,10 +119,10 @@ func Encode(r memory.Record, p Profile, links []SectionLink) ([]byte, error) {
 }
 
 // plain writes a string as YAML does, readable, but double-quoted (as
-// JSON quotes it) when spaces at its ends would be lost: YAML drops them
-// from a plain scalar.
+// JSON quotes it) when a line's spaces at its ends or a tab or control
+// character in it would be lost or changed in YAML's plain style.
 func plain(s string) ([]byte, error) {
-	if s != strings.TrimSpace(s) && !strings.Contains(s, "\n") {
+	if !strings.Contains(s, "\n") && (s != strings.TrimSpace(s) || strings.ContainsFunc(s, unicode.IsControl)) {
 		return quote(s)
 	}
 	b, err := yaml.MarshalWithOptions(s, yaml.UseLiteralStyleIfMultiline(true))
