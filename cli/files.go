@@ -95,9 +95,9 @@ func (a *app) importCommand() *cobra.Command {
 				}
 			}
 			if a.json {
-				out := importReport{ImportResult: res, BodyLinks: vl.Linked, Unresolved: vl.Unresolved}
+				out := importReport{ImportResult: res, BodyLinks: vl.Linked, Unresolved: vl.Unresolved, Ambiguous: vl.Ambiguous}
 				if src.vault != nil {
-					out.Skipped = src.vault.Skipped
+					out.Skipped, out.Fields = src.vault.Skipped, src.vault.Fields
 				}
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
@@ -114,6 +114,13 @@ func (a *app) importCommand() *cobra.Command {
 				if sk := src.vault.Skipped.String(); sk != "" {
 					fmt.Fprintf(cmd.OutOrStdout(), "skipped %s\n", sk)
 				}
+				if fc := src.vault.Fields.String(); fc != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), fc)
+				}
+			}
+			for _, amb := range vl.Ambiguous {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s names %s: not linked; write the folder in the link (e.g. [[%s]])\n",
+					cleanLine(amb.File), cleanLine(amb.Link), cleanLine(strings.Join(amb.Candidates, " and ")), cleanLine(strings.TrimSuffix(amb.Candidates[0], filepath.Ext(amb.Candidates[0]))))
 			}
 			if vl.Unresolved > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "%d [[links]] name nothing in the import or the project\n", vl.Unresolved)
