@@ -190,3 +190,52 @@ func mustTime(t *testing.T, s string) time.Time {
 	}
 	return at
 }
+
+// A vault that was never cairn's — notes without frontmatter, or with
+// Obsidian's but no layer — imports whole with --notes: each note a memory
+// of that layer, titled by its file name, dated by its created field, its
+// links made; without the flag they are counted and the import says how.
+// A second import changes nothing; a layer that is none is refused.
+func TestImportPlainNotesWithALayer(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	vault := filepath.Join(t.TempDir(), "notes")
+	for rel, text := range map[string]string{
+		"Budget.md":           "Budget is 10k a month.\n",
+		"Projects/Billing.md": "---\naliases: [Invoices]\ncreated: 2026-11-01\ntags: \"#money\"\n---\n\nWe pay invoices on the 1st. See [[Budget]].\n",
+		".obsidian/app.json":  "{}",
+	} {
+		p := filepath.Join(vault, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	out := e.ok("import", vault)
+	if !strings.Contains(out, "0 added") || !strings.Contains(out, "--notes LAYER") {
+		t.Fatalf("without --notes: %s", out)
+	}
+	out = e.ok("import", vault, "--notes", "episode")
+	if !strings.Contains(out, "2 added") || !strings.Contains(out, "1 links") {
+		t.Fatalf("with --notes: %s", out)
+	}
+	var mems []memory.Record
+	if err := json.Unmarshal([]byte(e.ok("list", "--json")), &mems); err != nil {
+		t.Fatal(err)
+	}
+	titles := map[string]memory.Record{}
+	for _, m := range mems {
+		titles[m.Title] = m
+	}
+	billing, budget := titles["Billing"], titles["Budget"]
+	if billing.Layer != memory.LayerEpisode || budget.Layer != memory.LayerEpisode ||
+		!billing.CreatedAt.Equal(time.Date(2026, 11, 1, 0, 0, 0, 0, time.UTC)) || !slices.Contains(billing.Tags, "money") {
+		t.Fatalf("the notes came in as %+v and %+v", billing, budget)
+	}
+	if out := e.ok("import", vault, "--notes", "C"); !strings.Contains(out, "0 added") || !strings.Contains(out, "2 unchanged") {
+		t.Fatalf("a second import: %s", out)
+	}
+	if r := e.run("", "import", vault, "--notes", "Q"); r.code == 0 || !strings.Contains(r.err, "unknown layer") {
+		t.Fatalf("a layer that is none: %+v", r)
+	}
+}

@@ -453,7 +453,14 @@ func (s Skipped) String() string {
 // file inside dir: a link out of the directory is refused, so that an
 // import cannot be made to read (and store) a file the directory does not
 // hold.
-func ReadVault(dir string) (*Vault, error) {
+func ReadVault(dir string) (*Vault, error) { return ReadVaultNotes(dir, 0) }
+
+// ReadVaultNotes is ReadVault that also takes a person's plain notes —
+// files without frontmatter, or whose frontmatter names no layer — as
+// memories of the layer notes (its letter or name), titled by their
+// file name: a vault that was never cairn's imports whole. A zero notes
+// passes them over, as ReadVault does.
+func ReadVaultNotes(dir string, notes memory.Layer) (*Vault, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, pathError(err)
@@ -532,11 +539,17 @@ func ReadVault(dir string) (*Vault, error) {
 		}
 		switch memoryFile(b) {
 		case noFront:
-			v.Skipped.NoFrontmatter++
-			continue
+			if notes == 0 {
+				v.Skipped.NoFrontmatter++
+				continue
+			}
+			b = append([]byte("---\nlayer: "+notes.Letter()+"\n---\n\n"), b...)
 		case otherFront:
-			v.Skipped.NotMemory++
-			continue
+			if notes == 0 {
+				v.Skipped.NotMemory++
+				continue
+			}
+			b = withLayer(b, notes)
 		}
 		if err := v.add(b, filepath.Base(real), rel); err != nil {
 			return nil, &FileError{rel, err}
@@ -596,6 +609,15 @@ func memoryFile(b []byte) fileKind {
 		}
 	}
 	return otherFront
+}
+
+// withLayer adds a layer line at the top of a note's frontmatter.
+func withLayer(b []byte, l memory.Layer) []byte {
+	nl := bytes.IndexByte(b, '\n') + 1 // the frontmatter's opening line
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:nl]...)
+	out = append(out, "layer: "+l.Letter()+"\n"...)
+	return append(out, b[nl:]...)
 }
 
 // readOneMarkdown reads a single memory file named on the command line.
