@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"cairn/internal/atomicfile"
+	"cairn/internal/safefile"
 )
 
 // MaxSettings bounds what is read of a settings file (Claude Code's
@@ -56,7 +57,7 @@ func Target(path, home string) (real, note string, err error) {
 		return "", "", err
 	}
 	if !fi.Mode().IsRegular() {
-		return "", "", fmt.Errorf("%s is %s, not a settings file: remove it (rm %s) and run setup again", real, kind(fi.Mode()), real)
+		return "", "", fmt.Errorf("%s is %s, not a settings file: remove it (rm %s) and run setup again", real, safefile.Kind(fi.Mode()), real)
 	}
 	if st, ok := fi.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Getuid() {
 		return "", "", fmt.Errorf("%s belongs to uid %d, not you: cairn does not take over another user's file — if it should be yours, run: sudo chown %s %s", real, st.Uid, me(), real)
@@ -108,20 +109,6 @@ func within(dir, path string) bool {
 	return err == nil && rel != "." && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
 }
 
-func kind(m fs.FileMode) string {
-	switch {
-	case m.IsDir():
-		return "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		return "a FIFO"
-	case m&fs.ModeSocket != 0:
-		return "a socket"
-	case m&fs.ModeDevice != 0:
-		return "a device"
-	}
-	return "not a regular file"
-}
-
 // me names the user for a chown command.
 func me() string {
 	if u, err := user.Current(); err == nil && u.Username != "" {
@@ -152,7 +139,7 @@ func ReadSettings(path string) ([]byte, error) {
 		return nil, err
 	}
 	if !fi.Mode().IsRegular() {
-		return nil, fmt.Errorf("%s is %s, not a settings file", path, kind(fi.Mode()))
+		return nil, fmt.Errorf("%s is %s, not a settings file", path, safefile.Kind(fi.Mode()))
 	}
 	b, err := io.ReadAll(io.LimitReader(f, MaxSettings+1))
 	if err != nil {

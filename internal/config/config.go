@@ -27,6 +27,7 @@ import (
 	"syscall"
 	"time"
 
+	"cairn/internal/safefile"
 	"github.com/BurntSushi/toml"
 )
 
@@ -280,18 +281,7 @@ func readSettings(path string) ([]byte, error) {
 }
 
 func notRegular(path string, m fs.FileMode) error {
-	what := "not a regular file"
-	switch {
-	case m.IsDir():
-		what = "a directory"
-	case m&fs.ModeNamedPipe != 0:
-		what = "a FIFO"
-	case m&fs.ModeSocket != 0:
-		what = "a socket"
-	case m&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return badFile(fmt.Sprintf("%s is %s, not a regular file: using the defaults — remove it (rm %s) and write one with cairn config edit", path, what, path))
+	return badFile(fmt.Sprintf("%s is %s, not a regular file: using the defaults — remove it (rm %s) and write one with cairn config edit", path, safefile.Kind(m), path))
 }
 
 // badFile is a settings file cairn will not read, said whole.
