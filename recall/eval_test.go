@@ -334,8 +334,10 @@ var offTopic = []string{
 // conversations as separate projects; each question is asked of its own
 // project, of the other corpus's project, and the off-topic ones of both.
 //
-// With CAIRN_EVAL_SHOW set it also asks each question with no floor at all
-// and logs the best relevances, for tuning Floor; that pass sets the
+// The questions asked of the other corpus and the best relevances with no
+// floor at all are figures for tuning Floor, logged, not asserted: they
+// are asked with CAIRN_EVAL_SHOW set (CAIRN_EVAL_SHOW=1 go test -run
+// EvalNothingKnown -v ./recall/). The pass with no floor sets the
 // package's Floor, so the test then runs alone.
 func TestEvalNothingKnown(t *testing.T) {
 	show := os.Getenv("CAIRN_EVAL_SHOW") != ""
@@ -401,13 +403,17 @@ func TestEvalNothingKnown(t *testing.T) {
 	for _, q := range readJSONL[evalQuery](t, filepath.Join(sdir, "queries.jsonl")) {
 		if len(q.Evidence) > 0 {
 			ask(&own, q.Question, "scifact")
-			ask(&foreign, q.Question, convs[len(q.Question)%len(convs)])
+			if show {
+				ask(&foreign, q.Question, convs[len(q.Question)%len(convs)])
+			}
 		}
 	}
 	for _, q := range readJSONL[evalQuery](t, filepath.Join(ldir, "queries.jsonl")) {
 		if len(q.Evidence) > 0 {
 			ask(&own, q.Question, q.Conv)
-			ask(&foreign, q.Question, "scifact")
+			if show {
+				ask(&foreign, q.Question, "scifact")
+			}
 		}
 	}
 	for _, q := range offTopic {
@@ -428,7 +434,9 @@ func TestEvalNothingKnown(t *testing.T) {
 		t.Logf("best relevance, off-topic:       %s", quantiles(off.best))
 	}
 	t.Logf("own questions: %d asked, %.1f %% nothing known, %.1f %% weak", own.asked, pct(own.nothing, own.asked), pct(own.weak, own.asked))
-	t.Logf("the other corpus's questions: %d asked, %.1f %% nothing known, %.1f %% weak", foreign.asked, pct(foreign.nothing, foreign.asked), pct(foreign.weak, foreign.asked))
+	if show {
+		t.Logf("the other corpus's questions: %d asked, %.1f %% nothing known, %.1f %% weak", foreign.asked, pct(foreign.nothing, foreign.asked), pct(foreign.weak, foreign.asked))
+	}
 	t.Logf("off-topic questions: %d asked, %.1f %% nothing known, %.1f %% weak", off.asked, pct(off.nothing, off.asked), pct(off.weak, off.asked))
 	if pct(own.nothing, own.asked) > 2 {
 		t.Errorf("%.1f %% of the benchmarks' own questions got \"nothing known\"", pct(own.nothing, own.asked))
