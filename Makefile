@@ -20,17 +20,14 @@ build:
 	go build -o cairn .
 
 # The whole suite: formatting, vet, a macOS cross-build, staticcheck, and
-# every test with the race detector. CI runs this. The slowest packages are
-# named first so that they start first, not last (go test runs two at a time
-# on two cores).
-SLOWEST := ./store/ ./recall/
+# every test with the race detector. CI runs this.
 test: deps lint
-	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m $(SLOWEST) ./...
+	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m ./...
 
 # The edit loop: the same checks and every test, without the race detector
 # (several times faster); run `make test` before you push.
 check: deps lint
-	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -timeout 20m $(SLOWEST) ./...
+	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -timeout 20m ./...
 
 lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
