@@ -20,6 +20,7 @@ import (
 // inbox, /why's tree and walking it, and a failed command leaves a clean
 // line with the error under it.
 func TestReplCommandsOfDailyUse(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 
@@ -88,6 +89,7 @@ func TestReplCommandsOfDailyUse(t *testing.T) {
 
 // TestConfirmCommand: /confirm ID confirms the named memory, as c does.
 func TestConfirmCommand(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "internal/ratelimit"), 0o755)
@@ -110,6 +112,7 @@ func TestConfirmCommand(t *testing.T) {
 // back by the next workbench, from a private file that never holds a line
 // with what looks like a secret.
 func TestHistoryLastsAndKeepsNoSecret(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	file := filepath.Join(t.TempDir(), "history")
 	open := func() Model {
@@ -151,6 +154,7 @@ func TestHistoryLastsAndKeepsNoSecret(t *testing.T) {
 // TestUnarchiveCompletesArchivedIDs: tab after /unarchive offers the
 // archived memories, though the list shows a layer.
 func TestUnarchiveCompletesArchivedIDs(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 	arch, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusArchived})
@@ -170,6 +174,7 @@ func TestUnarchiveCompletesArchivedIDs(t *testing.T) {
 // TestProjectSwitchCountsItsOwnQueue: after /project, the sidebar's
 // Verify-first count is the new project's, not the old one's.
 func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	other, err := db.EnsureProject(bg, memory.Project{ID: "00000000000000ff", Name: "other"})
 	if err != nil {
@@ -198,6 +203,7 @@ func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
 // out, and run does; and every footer hint names a key that does
 // what it says (the hints are made from the key table).
 func TestEveryCommandIsDispatched(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	for _, c := range registry {
 		if c.run == nil {
