@@ -805,7 +805,8 @@ var (
 // split tells the person's own words in a prompt from what they pasted
 // in. A prompt is pasted in part or whole when
 //   - most of its lines (three at least) are lines the agent said earlier
-//     in the read: its own output pasted back;
+//     in the read: its own output pasted back (those lines are the paste,
+//     the others the person's);
 //   - its first paragraph is short and points at what follows ("the note
 //     below", "here is the error output:"): the rest is pasted;
 //   - it is very long (pastedLong), or long and shaped like generated text
@@ -819,24 +820,30 @@ func (rd *reader) split(text string) (own, pasted string) {
 		intro, rest = strings.TrimSpace(text[:i]), strings.TrimSpace(text[i+2:])
 	}
 	hasIntro := rest != "" && len(intro) <= pastedIntro
-	nonblank, quoted := 0, 0
+	nonblank := 0
+	var mine, theirs []string
 	for _, l := range strings.Split(text, "\n") {
-		if l = strings.TrimSpace(l); l == "" {
+		if strings.TrimSpace(l) == "" {
 			continue
 		}
 		nonblank++
-		if len(l) >= agentLineMin && rd.agentLines[lineHash(l)] {
-			quoted++
+		if t := strings.TrimSpace(l); len(t) >= agentLineMin && rd.agentLines[lineHash(t)] {
+			theirs = append(theirs, l)
+		} else {
+			mine = append(mine, l)
 		}
 	}
-	isPasted := quoted >= quotedLinesMin && 2*quoted >= nonblank ||
-		hasIntro && len(rest) >= pastedMin && pointsAtPaste.MatchString(intro) ||
+	if len(theirs) >= quotedLinesMin && 2*len(theirs) >= nonblank {
+		// The agent's own lines pasted back: the rest is the person's.
+		return strings.Join(mine, "\n"), strings.Join(theirs, "\n")
+	}
+	isPasted := hasIntro && len(rest) >= pastedMin && pointsAtPaste.MatchString(intro) ||
 		len(text) >= pastedLong ||
 		len(text) >= pastedShaped && len(generatedShape.FindAllStringIndex(text, 3)) >= 2
 	switch {
 	case !isPasted:
 		return text, ""
-	case hasIntro && !rd.agentLines[lineHash(strings.TrimSpace(strings.SplitN(intro, "\n", 2)[0]))]:
+	case hasIntro:
 		return intro, rest
 	}
 	return "", text
