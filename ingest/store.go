@@ -183,7 +183,7 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 	if lastTime.IsZero() {
 		lastTime = info.ModTime()
 	}
-	res, err := Read(bufio.NewReaderSize(f, 1<<16), Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary},
+	res, err := Read(bufio.NewReaderSize(f, 1<<16), Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary, Subagent: peek.subagent},
 		func(it Item) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -255,7 +255,8 @@ func draftOf(pid, session, file string, it Item, fallback time.Time) memory.Draf
 	id := ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(entropy[:])).String()
 	actor := memory.ActorAgent
 	if it.Role == RoleUser {
-		// What the person typed, as the agent's harness recorded it.
+		// What the person typed, as the agent's harness recorded it. What
+		// they pasted (RolePasted) is not their words: the agent's.
 		actor = memory.ActorUser
 	}
 	msg := strings.Join(it.Messages, ",")
@@ -345,7 +346,10 @@ func projectOf(ctx context.Context, st memory.Store, state memory.IngestState, p
 }
 
 // peeked is what the first lines of a transcript say about its session.
-type peeked struct{ session, cwd string }
+type peeked struct {
+	session, cwd string
+	subagent     bool // a Codex sub-agent's rollout (its session_meta says so)
+}
 
 // peekLines bounds how far peekSession looks.
 const peekLines = 200
@@ -366,8 +370,9 @@ func peekSession(f *os.File) (peeked, error) {
 				Cwd       string `json:"cwd"`
 				Type      string `json:"type"`
 				Payload   struct {
-					ID  string `json:"id"`
-					Cwd string `json:"cwd"`
+					ID     string          `json:"id"`
+					Cwd    string          `json:"cwd"`
+					Source json.RawMessage `json:"source"`
 				} `json:"payload"`
 			}
 			if json.Unmarshal(line, &l) == nil {
@@ -375,6 +380,7 @@ func peekSession(f *os.File) (peeked, error) {
 					p.session = l.SessionID
 					if l.Type == "session_meta" {
 						p.session = l.Payload.ID
+						p.subagent = codexSubagent(l.Payload.Source)
 					}
 				}
 				if p.cwd == "" {
