@@ -522,4 +522,6 @@ func specificTrigger(t string) bool {
 
 // commandLike reports whether a word starts a command: a program a
 // trigger may name with its argument ("mix credo", "cargo clippy").
-func commandLike(w string) bool { return commandNames[w] || w == "mix" || w == "bundle" || w == "rake" || w == "rspec" }
+func commandLike(w string) bool {
+	return commandNames[w] || w == "mix" || w == "bundle" || w == "rake" || w == "rspec"
+}
