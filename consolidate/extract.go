@@ -1333,6 +1333,12 @@ func readPreference(st statement, core, low string) (Candidate, bool) {
 	if rule && !liked && hedgeWord.MatchString(low) {
 		return Candidate{}, false // "we should probably …": an idea, not a rule
 	}
+	if rule && !liked && prediction.MatchString(low) {
+		return Candidate{}, false // "those queues will never be consumed": what will happen, not a rule
+	}
+	if conditionalOpen.MatchString(low) {
+		firm = false // "Unless X, Y must …": a rule under a condition is for a person to judge
+	}
 	c := Candidate{Class: ClassPreference, Layer: memory.LayerInvariant, Kind: memory.KindConstraint, Title: st.body, Body: st.body}
 	if tasteCue.MatchString(low) || strings.HasPrefix(low, "prefer") {
 		c.Kind = memory.KindPreference
@@ -1654,12 +1660,20 @@ func workLog(st statement, low string) bool {
 	if trackerChatter.MatchString(low) || filler.MatchString(low) {
 		return true
 	}
-	return st.speaker != memory.ActorUser && testTally.MatchString(low)
+	return st.speaker != memory.ActorUser && (testTally.MatchString(low) || gitState.MatchString(low) || st.session && changeReport.MatchString(low))
 }
+
+// gitState is where the work stands in git and the tracker: what git and
+// the tracker already hold.
+var gitState = lazy(`\b(?:is|are|was|were)\s+(?:now\s+)?(?:pushed|committed|merged|clean)\b|\bon\s+(?:` + "`" + `)?origin/|\b(?:epic|bead|ticket|story)\s+(?:is|was)\s+(?:now\s+)?(?:closed|done|complete)|\bno\s+tests\s+(?:were\s+)?run\b|\btests?\s*:?\s*(?:were\s+)?not\s+run\b`)
+
+// changeReport is an agent's report of the change it made: "X now frames
+// …", "API contracts generated under …", "Plan refreshed and …".
+var changeReport = lazy("^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
 
 // pastAction is an agent's report of what it just did ("Designed …",
 // "Explored …", "Template: replaced …", "Ran `x` to see …").
-var pastAction = lazy("^(?:[\\w .`/()-]{1,40}:\\s+)?(?:(?:i|we)\\s+(?:also\\s+|then\\s+|just\\s+)?)?(?:[a-z]+ed|ran|found|wrote|made|built|took|got|kept|left|put|went|saw|did|began|brought|chose|split|set\\s+up)\\b")
+var pastAction = lazy("^(?:[\\w .`/()-]{1,40}:\\s+)?(?:(?:i|we)\\s+(?:also\\s+|then\\s+|just\\s+)?)?(?:[a-z]+ed|ran|found|wrote|rewrote|made|built|rebuilt|took|got|kept|left|put|went|saw|did|began|brought|chose|split|set\\s+up|re-?ran)\\b")
 
 // designProperty is how a design means to fail ("fails silently",
 // "degrades gracefully"): a property, not a failure.
@@ -1680,3 +1694,6 @@ func pastedDocument(text string) bool {
 	}
 	return strings.Contains(text, "$ARGUMENTS")
 }
+
+// prediction is what will (never) happen: a consequence, not a rule.
+var prediction = lazy(`\bwill\s+(?:never|always)\b`)

@@ -32,6 +32,12 @@ func (d *Diary) Episode() (title, body string) {
 	title = when
 	var asked []string
 	for _, a := range d.Asked {
+		if m := templateInput.FindStringSubmatch(a); m != nil {
+			// A command's prompt template: what the person typed is its input.
+			if a = strings.TrimSpace(m[1]); a == "" {
+				a = "(a command's prompt template, no input)"
+			}
+		}
 		if !harnessPrompt.MatchString(a) {
 			asked = append(asked, a)
 		}
@@ -213,3 +219,8 @@ func (k checkMatcher) MatchString(cmd string) bool { return CheckKind(cmd) == st
 // task notices, reminders, slash commands' output, compaction summaries.
 // An episode never lists it as asked.
 var harnessPrompt = regexp.MustCompile(`^\s*(?:<(?:task-notification|system-reminder|command-name|command-message|command-args|local-command-\w+|user-prompt-submit-hook|environment_context|user_instructions|turn_aborted)\b|\[Request interrupted by user|Caveat: The messages below were generated|This session is being continued from a previous conversation)`)
+
+// templateInput is the person's input in a custom command's prompt
+// template (Spec Kit's "## User Input ```text … ```"), as the diary keeps
+// it on one line.
+var templateInput = regexp.MustCompile("^#{1,3} User Input\\s*```(?:text)?\\s*(.*?)\\s*```")
