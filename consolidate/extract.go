@@ -1569,10 +1569,10 @@ func aboutClaim(cmd, claim string) bool {
 			return true // "Fixed.", "It works now." — the check says whether it does
 		}
 	}
-	for _, t := range codeToken.FindAllStringSubmatch(cmd, -1) {
-		name := strings.ToLower(t[1])
-		if strings.HasPrefix(name, "-") || len(name) < 4 {
-			continue
+	for _, w := range commandWords(cmd) {
+		name := strings.TrimPrefix(w, "./")
+		if strings.HasPrefix(name, "-") || len(name) < 4 || !strings.ContainsAny(name, "/._") {
+			continue // a file or an identifier, not a word any claim says
 		}
 		if strings.Contains(low, name) || strings.Contains(low, path.Base(name)) {
 			return true
@@ -1589,7 +1589,7 @@ func aboutClaim(cmd, claim string) bool {
 func commandWords(cmd string) []string {
 	var out []string
 	for _, w := range strings.Fields(cmd) {
-		if strings.ContainsAny(w, "|;&") || w == "&&" || w == "||" {
+		if strings.ContainsAny(w, "|;&") || w == "--" {
 			break
 		}
 		if strings.HasPrefix(w, "2>") || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "<") {
@@ -1642,7 +1642,7 @@ func taskRequest(low string) bool {
 
 // todoLead opens a list of what is still to do: working state of the
 // moment, which the session's end settles (its items are no memories).
-var todoLead = lazy(`(?i)^(?:still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b)[^.!?]{0,60}:?$`)
+var todoLead = lazy(`(?i)^(?:still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b).{0,60}:?$`)
 
 // trackerChatter is a task tracker's bookkeeping: claiming, closing and
 // listing tickets (beads' bd, gh issue, jira) is the session's diary.

@@ -507,8 +507,8 @@ func specificTrigger(t string) bool {
 	if everydayCommands[ws[0]] {
 		return len(ws) >= 3 // git push origin main, not git push
 	}
-	if commandLike(ws[0]) {
-		return true // go test, mix credo --strict
+	if commandLike(ws[0]) || strings.ContainsAny(ws[0], "/.") && len(ws[0]) > 3 {
+		return true // go test, mix credo --strict, ./scripts/seed.sh --demo
 	}
 	content := 0
 	for _, w := range ws {

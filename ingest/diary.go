@@ -177,7 +177,7 @@ func pluralWord(n int, one, more string) string {
 // build. Wrappers (env assignments, sudo, time, npx, uv/poetry run,
 // bundle exec, python -m) are looked through.
 var (
-	checkWrapper = regexp.MustCompile(`^(?:\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|time|nice|env|npx|bunx|pnpx|exec|command|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|bundle\s+exec|(?:pnpm|yarn|npm)\s+exec|python[0-9.]*\s+-m|dotenv\s+--)\s+)+`)
+	checkWrapper = regexp.MustCompile(`^(?:\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|time|nice|env|npx|bunx|pnpx|exec|command|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|bundle\s+exec|(?:pnpm|yarn|npm)\s+exec|(?:yarn|pnpm|bun)|python[0-9.]*\s+-m|dotenv\s+--)\s+)+`)
 	checkKinds   = []struct {
 		kind string
 		re   *regexp.Regexp
@@ -197,11 +197,12 @@ func CheckKind(cmd string) string {
 	rank := map[string]int{"test": 3, "lint": 2, "build": 1}
 	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == '&' || r == '|' || r == ';' || r == '\n' || r == '(' || r == ')' }) {
 		p := strings.TrimSpace(part)
+		bare := p // "yarn test" is yarn's; "yarn jest" is jest's
 		if loc := checkWrapper.FindStringIndex(p); loc != nil && loc[0] == 0 {
-			p = p[loc[1]:]
+			bare = p[loc[1]:]
 		}
 		for _, k := range checkKinds {
-			if k.re.MatchString(p) && rank[k.kind] > rank[best] {
+			if (k.re.MatchString(p) || k.re.MatchString(bare)) && rank[k.kind] > rank[best] {
 				best = k.kind
 			}
 		}
