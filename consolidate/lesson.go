@@ -510,14 +510,19 @@ func specificTrigger(t string) bool {
 	if commandLike(ws[0]) || strings.ContainsAny(ws[0], "/.") && len(ws[0]) > 3 {
 		return true // go test, mix credo --strict, ./scripts/seed.sh --demo
 	}
+	// A phrase is narrower than any of its words: it passes when two of
+	// them say something, or one would pass alone ("alpine build").
 	content := 0
 	for _, w := range ws {
 		w = strings.Trim(w, "`'\".,;:()")
 		if w != "" && !commonTriggerWords[w] && !funcWords[w] && !commonVerbs[w] && !strings.HasPrefix(w, "-") {
 			content++
+			if specificTrigger(w) {
+				return true
+			}
 		}
 	}
-	return content >= 2 || content >= 1 && len(ws) >= 2 && commandLike(ws[0])
+	return content >= 2
 }
 
 // commandLike reports whether a word starts a command: a program a
