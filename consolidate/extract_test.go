@@ -600,7 +600,7 @@ func TestExtractFields(t *testing.T) {
 			"npm ci failed: the lockfile was out of sync with package.json.":   {"npm ci"},
 			"Setting GOMAXPROCS=1 made the benchmark meaningless.":             {"gomaxprocs"},
 			"The flaky TestWatchReload fails because it sleeps.":               {"testwatchreload"},
-			"go test -race doesn't work with the cgo build of the driver.":     {"go test", "-race"},
+			"go test -race doesn't work with the cgo build of the driver.":     {"go test -race", "go test"},
 			"Tried upgrading to Node 22, it broke the sqlite3 native module.":  {"node 22"},
 			"The migration failed because the users table had duplicate rows.": {"migration"},
 		} {

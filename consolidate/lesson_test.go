@@ -34,7 +34,7 @@ func correction(text string) *memory.Memory {
 var vaguePhrases = []string{"be more careful", "double-check", "pay attention", "be careful"}
 
 // checkLessonShape asserts what every lesson is: a valid F-layer lesson
-// with one short title line, two to four triggers, nothing vague.
+// with one short title line, at most four specific triggers, nothing vague.
 func checkLessonShape(t *testing.T, l *memory.Memory, right *memory.Memory) {
 	t.Helper()
 	if l == nil {
@@ -49,8 +49,15 @@ func checkLessonShape(t *testing.T, l *memory.Memory, right *memory.Memory) {
 	if n := utf8.RuneCountInString(l.Title); n > 120 || strings.ContainsAny(l.Title, "\n\r") || n == 0 {
 		t.Errorf("title of %d runes, or not one line: %q", n, l.Title)
 	}
-	if n := len(l.Triggers); n < 2 || n > 4 {
-		t.Errorf("%d triggers %q, want 2 to 4", n, l.Triggers)
+	// A trigger brings the lesson into a prompt: none at all is better
+	// than a word every task says.
+	if n := len(l.Triggers); n > 4 {
+		t.Errorf("%d triggers %q, want at most 4", n, l.Triggers)
+	}
+	for _, tr := range l.Triggers {
+		if !specificTrigger(tr) {
+			t.Errorf("trigger %q is too common", tr)
+		}
 	}
 	if err := l.Validate(); err != nil {
 		t.Errorf("the lesson is not a valid memory: %v", err)

@@ -579,7 +579,7 @@ func cutBytes(s string, n int) string {
 func oneLine(s string) string { return strings.Join(strings.Fields(s), " ") }
 
 // testCommand tells a test run from other commands.
-var testCommand = regexp.MustCompile(`(?:^|[\s;&|(])(?:go\s+test|pytest|py\.test|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test|cargo\s+(?:test|nextest)|make\s+(?:test|check)|jest|vitest|mocha|rspec|phpunit|tox|nox|mvn\s+test|gradle\w*\s+test|dotnet\s+test|ctest|bats|\.ci/run)\b`)
+var testCommand = checkMatcher("test") // the ecosystems' test commands (diary.go)
 
 // outcomeLine is the line of a command's output that tells how it went:
 // the last that speaks of failure, else the last that speaks of passing.
