@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/secrets"
@@ -769,8 +770,8 @@ func workingNotes(d memory.Draft) string {
 	return ""
 }
 
-// MaxPerSession bounds the durable memories (every layer but the episodes
-// of C) one agent session leaves: a careful colleague writes down a
+// MaxPerSession bounds the memories (all but the session's own episode)
+// one agent session leaves: a careful colleague writes down a
 // handful of things after a long session, not a transcript.
 const MaxPerSession = 15
 
@@ -783,7 +784,7 @@ func (pl *planner) budget(fs []found) []found {
 	left := map[string]int{}
 	counted := func(f found) bool {
 		// An agent's unsure candidate is dropped later, and costs nothing.
-		return fromTranscript(f.d) && f.c.Layer != memory.LayerEpisode && (f.c.Sure || f.d.Actor == memory.ActorUser)
+		return fromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
 	}
 	for _, f := range fs {
 		if s := f.d.Source.Session; counted(f) {
@@ -795,7 +796,7 @@ func (pl *planner) budget(fs []found) []found {
 	}
 	for _, id := range pl.order {
 		m := pl.mems[id]
-		if _, ok := left[m.Source.Session]; ok && m.Layer != memory.LayerEpisode && m.Source.File != "" {
+		if _, ok := left[m.Source.Session]; ok && m.Ref != ingest.EpisodeRef(m.Source.Session) && m.Source.File != "" {
 			left[m.Source.Session]--
 		}
 	}

@@ -68,14 +68,15 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Format != FormatClaudeCode || rep.Project != "ratelimit" || rep.Added != 3 || !rep.EpisodeNew || len(rep.Malformed) != 1 {
+	if rep.Format != FormatClaudeCode || rep.Project != "ratelimit" || rep.Added != 4 || !rep.EpisodeNew || len(rep.Malformed) != 1 {
 		t.Fatalf("first ingest: %+v", rep)
 	}
 	pid := rep.ProjectID
 	drafts, _ := db.Drafts(ctx, pid, 100)
-	// (The sub-agent's side chain in the first turn is no draft.)
-	if len(drafts) != 3 {
-		t.Fatalf("%d drafts, want 3: the turn still open waits", len(drafts))
+	// (The sub-agent's side chain in the first turn is no draft; the
+	// agent's working note in it is one.)
+	if len(drafts) != 4 {
+		t.Fatalf("%d drafts, want 4: the turn still open waits", len(drafts))
 	}
 	users := 0
 	for _, d := range drafts {
@@ -109,8 +110,8 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 	if strings.Contains(ep.Body, "still running") || !strings.Contains(ep.Body, "ran `make lint` (1 failed)") {
 		t.Fatalf("episode after the end:\n%s", ep.Body)
 	}
-	if ds, _ := db.Drafts(ctx, pid, 100); len(ds) != 9 {
-		t.Fatalf("%d drafts after all, want 9", len(ds))
+	if ds, _ := db.Drafts(ctx, pid, 100); len(ds) != 10 {
+		t.Fatalf("%d drafts after all, want 10", len(ds))
 	}
 
 	// A person drops a draft; the file is then rewritten (a new first
@@ -123,7 +124,7 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err = Ingest(ctx, db, path, IngestOptions{Final: true})
-	if err != nil || !rep.Restarted || rep.Added != 0 || rep.Known != 9 {
+	if err != nil || !rep.Restarted || rep.Added != 0 || rep.Known != 10 {
 		t.Fatalf("re-read from the top: %+v, %v", rep, err)
 	}
 
