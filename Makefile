@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 STATICCHECK := v0.8.2
 GOTESTSUM := v1.13.0
 
-.PHONY: run test deps bench build
+.PHONY: run test check lint deps bench build
 
 # Open the workbench on the default store ($CAIRN_HOME, else $XDG_DATA_HOME/cairn).
 run:
@@ -20,14 +20,21 @@ build:
 	go build -o cairn .
 
 # The whole suite: formatting, vet, a macOS cross-build, staticcheck, and
-# every test with the race detector.
-test: deps
+# every test with the race detector. CI runs this.
+test: deps lint
+	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m ./...
+
+# The edit loop: the same checks and every test, without the race detector
+# (several times faster); run `make test` before you push.
+check: deps lint
+	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -timeout 20m ./...
+
+lint:
 	@unformatted=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	  if [ -n "$$unformatted" ]; then echo "gofmt needed: $$unformatted"; exit 1; fi
 	go vet ./...
 	GOOS=darwin GOARCH=arm64 go build -o /dev/null .
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
-	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m ./...
 
 # Tools the tests use that a fresh machine may lack (tmux for the terminal test).
 deps:

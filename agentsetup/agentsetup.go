@@ -11,17 +11,11 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
-	"regexp"
 	"slices"
 	"strings"
-	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/sergi/go-diff/diffmatchpatch"
-
-	"cairn/internal/atomicfile"
 )
 
 // HookEvents are the Claude Code events cairn hooks into, with the timeout
@@ -174,81 +168,6 @@ func ClaudeMCP(file []byte, command string, remove bool) ([]byte, bool, error) {
 	return root.indented(), true, nil
 }
 
-// codexTable is the header of cairn's table in Codex's config.toml.
-var codexTable = regexp.MustCompile(`^\s*\[\s*mcp_servers\s*\.\s*(?:cairn|"cairn")\s*\]\s*(?:#.*)?$`)
-
-// CodexMCP returns Codex's config.toml with cairn's MCP server in or out.
-// The text is edited, not re-encoded: the user's comments and layout stay.
-func CodexMCP(config []byte, command string, remove bool) ([]byte, bool, error) {
-	var parsed map[string]any
-	if _, err := toml.Decode(string(config), &parsed); err != nil {
-		var pe toml.ParseError
-		if errors.As(err, &pe) {
-			return nil, false, fmt.Errorf("line %d: %s", pe.Position.Line, oneLine(pe.Message))
-		}
-		return nil, false, errors.New(oneLine(err.Error()))
-	}
-	var cur map[string]any
-	if s, ok := parsed["mcp_servers"].(map[string]any); ok {
-		cur, _ = s["cairn"].(map[string]any)
-	}
-	want := fmt.Sprintf("[mcp_servers.cairn]\ncommand = %s\nargs = [\"mcp\"]\n", tomlString(command))
-	if cur != nil && !remove {
-		args, _ := cur["args"].([]any)
-		if c, _ := cur["command"].(string); c == command && len(args) == 1 && args[0] == "mcp" {
-			return config, false, nil
-		}
-	}
-	if cur == nil && remove {
-		return config, false, nil
-	}
-	lines := strings.SplitAfter(string(config), "\n")
-	start, end := -1, len(lines)
-	for i, l := range lines {
-		if start < 0 && codexTable.MatchString(strings.TrimRight(l, "\r\n")) {
-			start = i
-			continue
-		}
-		if start >= 0 && strings.HasPrefix(strings.TrimSpace(l), "[") {
-			end = i
-			break
-		}
-	}
-	if cur != nil && start < 0 {
-		return nil, false, errors.New("cairn's server is set in an inline table or dotted keys; edit [mcp_servers] by hand")
-	}
-	var out string
-	switch {
-	case start >= 0 && remove:
-		out = strings.Join(lines[:start], "") + strings.Join(lines[end:], "")
-		out = strings.TrimRight(out, "\n")
-		if out != "" {
-			out += "\n"
-		}
-	case start >= 0:
-		rest := strings.Join(lines[end:], "")
-		if rest != "" {
-			want += "\n"
-		}
-		out = strings.Join(lines[:start], "") + want + rest
-	default:
-		out = string(config)
-		if out != "" && !strings.HasSuffix(out, "\n") {
-			out += "\n"
-		}
-		if out != "" {
-			out += "\n"
-		}
-		out += want
-	}
-	return []byte(out), true, nil
-}
-
-func tomlString(s string) string {
-	b, _ := json.Marshal(s) // a JSON string is a TOML basic string
-	return string(b)
-}
-
 // Diff is a unified-style diff of a file's change, for a person to read
 // before it is written.
 func Diff(path string, before, after []byte) string {
@@ -278,49 +197,6 @@ func Diff(path string, before, after []byte) string {
 		}
 	}
 	return w.String()
-}
-
-// ErrChanged says a file changed between reading it and writing it (the
-// agent itself rewrites its settings): read it again and redo the edit.
-var ErrChanged = errors.New("the file changed while cairn was editing it")
-
-// Write replaces path with content atomically (a temporary file in the same
-// directory, synced, renamed), keeping the file's mode, or mode for a new
-// file, and a backup of what was there next to it. A symbolic link (a
-// dotfiles manager's) stays a link: its target is written. When the file is
-// no longer before (nil: it did not exist), nothing is written and the
-// error is ErrChanged. It returns the backup's path ("" for a new file).
-func Write(path string, before, content []byte, mode os.FileMode, now time.Time) (string, error) {
-	if real, err := filepath.EvalSymlinks(path); err == nil {
-		path = real
-	}
-	backup := ""
-	if info, err := os.Stat(path); err == nil {
-		mode = info.Mode().Perm()
-		old, err := os.ReadFile(path)
-		if err != nil {
-			return "", err
-		}
-		if !bytes.Equal(old, before) {
-			return "", ErrChanged
-		}
-		backup = fmt.Sprintf("%s.cairn-backup-%s", path, now.UTC().Format("20060102T150405Z"))
-		if err := os.WriteFile(backup, old, mode); err != nil {
-			return "", fmt.Errorf("keep a backup of %s: %w", path, err)
-		}
-	} else if !errors.Is(err, os.ErrNotExist) {
-		return "", err
-	} else if before != nil {
-		return "", ErrChanged
-	}
-	dirMode := os.FileMode(0o755)
-	if mode&0o077 == 0 {
-		dirMode = 0o700
-	}
-	if err := os.MkdirAll(filepath.Dir(path), dirMode); err != nil {
-		return backup, err
-	}
-	return backup, atomicfile.WriteBytes(path, mode, content)
 }
 
 // object is a JSON object that keeps its keys' order and its values' bytes.

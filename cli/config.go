@@ -142,6 +142,9 @@ type configReport struct {
 
 func (a *app) showConfig(cmd *cobra.Command) error {
 	r := configReport{Path: a.cfg.Path, Problems: a.cfg.Problems, Settings: a.cfg.All()}
+	for i, v := range r.Settings {
+		r.Settings[i].Value = config.Shown(v.Key, v.Value)
+	}
 	if r.Problems == nil {
 		r.Problems = []string{}
 	}
@@ -186,7 +189,7 @@ func shown(v config.Value) string {
 	if v.Value == "" {
 		return "(unset)"
 	}
-	return cleanLine(v.Value)
+	return cleanLine(config.Shown(v.Key, v.Value))
 }
 
 func orNone(s string) string {
@@ -201,6 +204,7 @@ func (a *app) configGet(cmd *cobra.Command, key string) error {
 	if !ok {
 		return usagef("unknown setting %q: the settings are %s", key, config.Keys())
 	}
+	v.Value = config.Shown(key, v.Value)
 	if a.json {
 		return writeJSON(cmd.OutOrStdout(), v)
 	}
@@ -235,7 +239,7 @@ func (a *app) configSet(cmd *cobra.Command, key, value string) error {
 	if err != nil {
 		return err
 	}
-	shownValue := cleanLine(strings.TrimSpace(value))
+	shownValue := cleanLine(config.Shown(key, strings.TrimSpace(value)))
 	if sp.Secret() {
 		shownValue = "(a key, not shown)"
 	}

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"cairn/internal/config"
@@ -268,5 +269,63 @@ func TestConfigHelpAndREADMEListEverySetting(t *testing.T) {
 		if !strings.Contains(string(readme), name) || (sp.Env != "" && !strings.Contains(string(readme), sp.Env)) {
 			t.Errorf("the README does not mention %s (%s)", sp.Key, sp.Env)
 		}
+	}
+}
+
+// A settings file that is a link to /dev/zero, a FIFO or a file of
+// gigabytes is not read: every command runs on with the defaults and one
+// warning that names the file and what to do; cairn config says the same.
+func TestConfigFileThatIsNotAFile(t *testing.T) {
+	t.Parallel()
+	for name, plant := range map[string]func(path string) error{
+		"a link to /dev/zero": func(path string) error { return os.Symlink("/dev/zero", path) },
+		"a FIFO":              func(path string) error { return syscall.Mkfifo(path, 0o600) },
+		"2 MiB": func(path string) error {
+			return os.WriteFile(path, bytes.Repeat([]byte("# a comment\n"), 2<<20/12), 0o600)
+		},
+	} {
+		e := newCfgEnv(t)
+		os.MkdirAll(filepath.Dir(e.path()), 0o700)
+		if err := plant(e.path()); err != nil {
+			t.Fatal(err)
+		}
+		r := e.run("remember", "Deploys freeze on Fridays")
+		if r.code != 0 || strings.Count(r.err, "warning") != 1 || !strings.Contains(r.err, e.path()) || !strings.Contains(r.err, "using the defaults") {
+			t.Fatalf("%s: remember: %+v", name, r)
+		}
+		if r := e.run("config"); r.code != 0 || !strings.Contains(r.out, "! "+e.path()) || !strings.Contains(r.out, "server.idle") {
+			t.Fatalf("%s: config: %+v", name, r)
+		}
+		if r := e.run("config", "set", "theme", "dark"); r.code == 0 || !strings.Contains(r.err, "nothing was written") {
+			t.Fatalf("%s: config set: %+v", name, r)
+		}
+	}
+}
+
+// A password in a URL (or a key in its query) is never printed by cairn
+// config, in text or JSON, nor by config get or set.
+func TestConfigRedactsCredentialsInURLs(t *testing.T) {
+	t.Parallel()
+	e := newCfgEnv(t)
+	e.write("[embed]\nurl = \"http://alice:hunter2@127.0.0.1:11434/v1?api_key=sk-abc123&model=x\"\n")
+	e.vars["CAIRN_LLM_URL"] = "https://bob:s3cret@llm.example/v1"
+	for _, args := range [][]string{{"config"}, {"config", "--json"}, {"config", "get", "embed.url"}, {"config", "get", "llm.url", "--json"}, {"doctor"}} {
+		r := e.run(args...)
+		all := r.out + r.err
+		for _, secret := range []string{"hunter2", "sk-abc123", "s3cret", "alice", "bob"} {
+			if strings.Contains(all, secret) {
+				t.Fatalf("%v printed %q:\n%s", args, secret, all)
+			}
+		}
+		if args[0] == "config" && !strings.Contains(all, "127.0.0.1:11434") && !strings.Contains(all, "llm.example") {
+			t.Fatalf("%v shows no URL at all:\n%s", args, all)
+		}
+	}
+	r := e.run("config", "set", "embed.url", "http://carol:pw123@10.0.0.1/v1")
+	if r.code != 0 || strings.Contains(r.out, "pw123") || !strings.Contains(r.out, "10.0.0.1") {
+		t.Fatalf("config set: %+v", r)
+	}
+	if !strings.Contains(readFile(t, e.path()), "carol:pw123@") {
+		t.Fatal("the file lost the URL's credentials: only the display hides them")
 	}
 }

@@ -3,8 +3,9 @@ package cli
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
-	"os"
+	"io/fs"
 	"path/filepath"
 	"strings"
 	"time"
@@ -12,8 +13,10 @@ import (
 	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
+	"cairn/agentsetup"
 	"cairn/memory"
 	"cairn/project"
+	"cairn/remote"
 )
 
 // doctorReport is what `cairn doctor` finds.
@@ -132,7 +135,7 @@ func (a *app) agentStates() (claude, codex agentState) {
 		mcpFiles = append(mcpFiles, filepath.Join(root, ".mcp.json"))
 	}
 	for _, f := range hookFiles {
-		if b, err := os.ReadFile(f); err == nil && bytes.Contains(b, []byte("hook claude-code")) {
+		if b, err := agentsetup.ReadSettings(f); err == nil && bytes.Contains(b, []byte("hook claude-code")) {
 			claude.Hooks = append(claude.Hooks, f)
 		}
 	}
@@ -140,7 +143,7 @@ func (a *app) agentStates() (claude, codex agentState) {
 		var v struct {
 			MCP map[string]json.RawMessage `json:"mcpServers"`
 		}
-		if b, err := os.ReadFile(f); err == nil && json.Unmarshal(b, &v) == nil && v.MCP["cairn"] != nil {
+		if b, err := agentsetup.ReadSettings(f); err == nil && json.Unmarshal(b, &v) == nil && v.MCP["cairn"] != nil {
 			claude.MCP = append(claude.MCP, f)
 		}
 	}
@@ -154,7 +157,7 @@ func (a *app) agentStates() (claude, codex agentState) {
 		MCP map[string]any `toml:"mcp_servers"`
 	}
 	cf := filepath.Join(dir, "config.toml")
-	if b, err := os.ReadFile(cf); err == nil {
+	if b, err := agentsetup.ReadSettings(cf); err == nil {
 		if _, err := toml.Decode(string(b), &cfg); err == nil && cfg.MCP["cairn"] != nil {
 			codex.MCP = []string{cf}
 		}
@@ -164,11 +167,15 @@ func (a *app) agentStates() (claude, codex agentState) {
 	return claude, codex
 }
 
-// lastLines are the last n lines of a log, with how long ago each was.
+// lastLines are the last n lines of a log, with how long ago each was. A
+// log cairn will not read (a link, a FIFO) is said as its one line.
 func lastLines(path string, n int) []string {
-	b, err := os.ReadFile(path)
-	if err != nil {
+	b, err := remote.ReadTail(path, 64<<10)
+	if errors.Is(err, fs.ErrNotExist) {
 		return []string{}
+	}
+	if err != nil {
+		return []string{oneLine(err.Error())}
 	}
 	lines := strings.Split(strings.TrimSpace(string(b)), "\n")
 	if len(lines) > n {

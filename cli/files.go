@@ -50,7 +50,7 @@ func formatOf(path, flag string) (string, error) {
 }
 
 func (a *app) importCommand() *cobra.Command {
-	var format string
+	var format, notes string
 	c := &cobra.Command{
 		Use:   "import PATH",
 		Short: "import memories from JSON Lines or a markdown directory (idempotent)",
@@ -61,7 +61,16 @@ func (a *app) importCommand() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			src, err := openImport(path, f)
+			var notesLayer memory.Layer
+			if notes != "" {
+				if f != "md" {
+					return usagef("--notes is for a markdown folder (an Obsidian vault), not %s", f)
+				}
+				if notesLayer, err = memory.ParseLayer(notes); err != nil {
+					return usage(err)
+				}
+			}
+			src, err := openImport(path, f, notesLayer)
 			if err != nil {
 				return err
 			}
@@ -95,9 +104,9 @@ func (a *app) importCommand() *cobra.Command {
 				}
 			}
 			if a.json {
-				out := importReport{ImportResult: res, BodyLinks: vl.Linked, Unresolved: vl.Unresolved}
+				out := importReport{ImportResult: res, BodyLinks: vl.Linked, Unresolved: vl.Unresolved, Ambiguous: vl.Ambiguous}
 				if src.vault != nil {
-					out.Skipped = src.vault.Skipped
+					out.Skipped, out.Fields = src.vault.Skipped, src.vault.Fields
 				}
 				return writeJSON(cmd.OutOrStdout(), out)
 			}
@@ -113,7 +122,17 @@ func (a *app) importCommand() *cobra.Command {
 			if src.vault != nil {
 				if sk := src.vault.Skipped.String(); sk != "" {
 					fmt.Fprintf(cmd.OutOrStdout(), "skipped %s\n", sk)
+					if k := src.vault.Skipped; k.NoFrontmatter+k.NotMemory > 0 {
+						fmt.Fprintln(cmd.OutOrStdout(), "plain notes come in with --notes LAYER (e.g. --notes C), titled by their file names")
+					}
 				}
+				if fc := src.vault.Fields.String(); fc != "" {
+					fmt.Fprintln(cmd.OutOrStdout(), fc)
+				}
+			}
+			for _, amb := range vl.Ambiguous {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s: %s names %s: not linked; write the folder in the link (e.g. [[%s]])\n",
+					cleanLine(amb.File), cleanLine(amb.Link), cleanLine(strings.Join(amb.Candidates, " and ")), cleanLine(strings.TrimSuffix(amb.Candidates[0], filepath.Ext(amb.Candidates[0]))))
 			}
 			if vl.Unresolved > 0 {
 				fmt.Fprintf(cmd.OutOrStdout(), "%d [[links]] name nothing in the import or the project\n", vl.Unresolved)
@@ -122,6 +141,7 @@ func (a *app) importCommand() *cobra.Command {
 		},
 	}
 	c.Flags().StringVar(&format, "format", "", "jsonl or md (default: from the path)")
+	c.Flags().StringVar(&notes, "notes", "", "md: import plain notes (no frontmatter, or none naming a layer) into this layer (A-F or its name), titled by file name")
 	return c
 }
 
@@ -142,10 +162,10 @@ type importSource struct {
 	bind map[int]*memory.Memory
 }
 
-func openImport(path, format string) (*importSource, error) {
+func openImport(path, format string, notes memory.Layer) (*importSource, error) {
 	src := &importSource{bind: map[int]*memory.Memory{}}
 	if format == "md" {
-		v, err := exchange.ReadVault(path)
+		v, err := exchange.ReadVaultNotes(path, notes)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w — nothing was imported", path, err)
 		}

@@ -18,6 +18,7 @@ import (
 	"cairn/memory"
 	"cairn/project"
 	"cairn/recall"
+	"cairn/remote"
 	"cairn/trust"
 )
 
@@ -395,25 +396,13 @@ func (a *app) hookLog(event, reason string) {
 	if err != nil {
 		return
 	}
-	path := filepath.Join(home, hookLogName)
-	if info, err := os.Stat(path); err == nil && info.Size() > hookLogMax {
-		if b, err := os.ReadFile(path); err == nil {
-			b = b[len(b)/2:]
-			if i := strings.IndexByte(string(b), '\n'); i >= 0 {
-				b = b[i+1:]
-			}
-			_ = os.WriteFile(path, b, 0o600)
-		}
-	}
-	f, err := os.OpenFile(path, os.O_APPEND|os.O_CREATE|os.O_WRONLY, 0o600)
-	if err != nil {
-		return
-	}
-	defer f.Close()
 	if event == "" {
 		event = "hook"
 	}
-	fmt.Fprintf(f, "%s %s: %s\n", time.Now().UTC().Format(time.RFC3339), cleanLine(event), cleanLine(oneLine(reason)))
+	line := fmt.Sprintf("%s %s: %s", time.Now().UTC().Format(time.RFC3339), cleanLine(event), cleanLine(oneLine(reason)))
+	// Never through a link planted at the name: what a failing hook trims
+	// is its own log, never what a link points at.
+	_ = remote.AppendLine(filepath.Join(home, hookLogName), hookLogMax, line)
 }
 
 // jsonWhy is a JSON error in a few words, without the text it quotes.

@@ -15,12 +15,10 @@ import (
 	"github.com/spf13/cobra"
 
 	"cairn/consolidate"
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/safetext"
 )
-
-// inboxLimit bounds how many drafts the inbox reads at once.
-const inboxLimit = 10000
 
 // proposalOut is a proposal as inbox --json lists it: with its preview in
 // words (memories named by title), the line the text listing shows.
@@ -52,13 +50,9 @@ be undone), so that a person can still erase them.`,
 				return err
 			}
 			ctx := cmd.Context()
-			ds, err := a.st.Drafts(ctx, a.proj.ID, inboxLimit)
+			ds, done, err := a.inboxDrafts(ctx, all)
 			if err != nil {
 				return err
-			}
-			done := len(ds) - len(memory.Waiting(ds))
-			if !all {
-				ds = memory.Waiting(ds)
 			}
 			ps, err := a.st.Proposals(ctx, a.proj.ID, memory.ProposalOpen)
 			if err != nil {
@@ -87,6 +81,33 @@ be undone), so that a person can still erase them.`,
 	return c
 }
 
+// inboxDrafts reads the project's drafts page by page: those waiting for
+// consolidation (every draft, with all) and how many consolidation took.
+func (a *app) inboxDrafts(ctx context.Context, all bool) ([]memory.Draft, int, error) {
+	var out []memory.Draft
+	done := 0
+	q := memory.DraftQuery{Project: a.proj.ID, Limit: memory.MaxDraftPage}
+	for {
+		page, err := a.st.ListDrafts(ctx, q)
+		if err != nil {
+			return nil, 0, err
+		}
+		for _, d := range page.Drafts {
+			if d.Done != "" {
+				done++
+				if !all {
+					continue
+				}
+			}
+			out = append(out, d)
+		}
+		if page.Next == "" {
+			return out, done, nil
+		}
+		q.After = page.Next
+	}
+}
+
 // writeInbox prints drafts and proposals as one list, oldest first.
 func writeInbox(w io.Writer, ds []memory.Draft, ps []proposalOut, all bool, done int) error {
 	if len(ds) == 0 && len(ps) == 0 {
@@ -105,7 +126,7 @@ func writeInbox(w io.Writer, ds []memory.Draft, ps []proposalOut, all bool, done
 	var rows []row
 	waiting := 0
 	for _, d := range ds {
-		line := fmt.Sprintf("%s  %s  %-28s  %s", d.ID, d.Time.Local().Format(timeFmt), "draft · "+draftSource(d), preview(d.Text, 60))
+		line := fmt.Sprintf("%s  %s  %-28s  %s", d.ID, d.Time.Local().Format(timeFmt), "draft · "+draftSource(d), preview(ingest.Unmarked(d.Text), 60))
 		if d.Done != "" {
 			line += "  [done by run " + cleanLine(d.Done) + "]"
 		} else {
@@ -553,16 +574,15 @@ func (a *app) inboxItem(ctx context.Context, idOrPrefix string) (*memory.Draft, 
 	if err := a.open(ctx, false); err != nil {
 		return nil, nil, err
 	}
-	ds, err := a.st.Drafts(ctx, a.proj.ID, inboxLimit)
-	if err != nil {
-		return nil, nil, err
-	}
 	want := strings.ToUpper(strings.TrimSpace(idOrPrefix))
 	var found []memory.Draft
-	for _, d := range ds {
-		if want != "" && strings.HasPrefix(d.ID, want) {
-			found = append(found, d)
+	if want != "" && !strings.Contains(want, "/") {
+		// Two are enough to tell a unique prefix from an ambiguous one.
+		page, err := a.st.ListDrafts(ctx, memory.DraftQuery{Project: a.proj.ID, Prefix: want, Limit: 2})
+		if err != nil {
+			return nil, nil, err
 		}
+		found = page.Drafts
 	}
 	var prop *memory.Proposal
 	// The store looks proposals up by at least 4 characters; a shorter

@@ -3,13 +3,16 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 
 	"cairn/memory"
+	"cairn/store"
 )
 
 // TestInboxListsShowsAndDrops: captured drafts can be read and erased by a
@@ -294,5 +297,79 @@ func TestRememberTwiceIsAlreadyKnown(t *testing.T) {
 	}
 	if p := proposalOf(e.proposals(), memory.ProposeMerge); p == nil || p.ID != m[1] || p.Target != near.ID {
 		t.Errorf("the merge proposal is not in the inbox: %+v", p)
+	}
+}
+
+// After 10,000 and more consolidated drafts (kept for undo), a new capture
+// is still listed by inbox and inbox --all, and inbox show finds it and
+// the oldest draft alike: the listing pages by cursor, it does not stop
+// at a first page.
+func TestInboxAfterTenThousandConsolidatedDrafts(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.ok("capture", "the first draft, consolidated long ago")
+	st, err := store.Open(filepath.Join(e.home, "store"), store.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	ps, err := st.Projects(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pid := ""
+	for _, p := range ps {
+		if p.Name == "myproj" {
+			pid = p.ID
+		}
+	}
+	const n = 10_200
+	var ops []memory.Op
+	for len(ops) < n {
+		batch := memory.IngestBatch{Project: pid}
+		for i := 0; i < memory.MaxIngestBatch && len(ops)+len(batch.Drafts) < n; i++ {
+			batch.Drafts = append(batch.Drafts, memory.Draft{ID: memory.NewID(), Project: pid, Time: time.Now(), Actor: memory.ActorAgent,
+				Text: fmt.Sprintf("session note %d: the build uses make", len(ops)+i)})
+		}
+		if res, err := st.Ingest(ctx, batch); err != nil || res.Added != len(batch.Drafts) {
+			t.Fatalf("ingest: %+v %v", res, err)
+		}
+		for _, d := range batch.Drafts {
+			ops = append(ops, memory.Op{Kind: memory.OpDraftDone, Draft: d.ID})
+		}
+	}
+	first, err := st.Drafts(ctx, pid, 1)
+	if err != nil || len(first) != 1 {
+		t.Fatalf("%v %v", first, err)
+	}
+	ops = append(ops, memory.Op{Kind: memory.OpDraftDone, Draft: first[0].ID})
+	for i := 0; i < len(ops); i += 1000 {
+		if _, err := st.Apply(ctx, memory.Run{Project: pid, Summary: "consolidated"}, ops[i:min(i+1000, len(ops))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := st.Close(); err != nil {
+		t.Fatal(err)
+	}
+
+	out := e.ok("capture", "a new thought: the API listens on 9090")
+	id := regexp.MustCompile(`[0-9A-HJKMNP-TV-Z]{26}`).FindString(out)
+	if id == "" {
+		t.Fatalf("capture said no id: %q", out)
+	}
+	if got := e.ok("inbox"); !strings.Contains(got, id) || !strings.Contains(got, "the API listens on 9090") || strings.Count(got, "\n") != 2 {
+		t.Fatalf("inbox does not list the new capture (alone):\n%.500s", got)
+	}
+	all := e.ok("inbox", "--all")
+	if !strings.Contains(all, id) || !strings.Contains(all, first[0].ID) || strings.Count(all, "[done by run") != n+1 {
+		t.Fatalf("inbox --all lists %d done drafts, want %d, and the new one: %v", strings.Count(all, "[done by run"), n+1, strings.Contains(all, id))
+	}
+	for _, want := range []string{id, first[0].ID, first[0].ID[:20]} {
+		if got := e.ok("inbox", "show", want); !strings.Contains(got, "draft ") {
+			t.Fatalf("inbox show %s:\n%s", want, got)
+		}
+	}
+	if r := e.run("", "inbox", "show", "01"); r.code == 0 || !strings.Contains(r.err, "give more of the id") {
+		t.Fatalf("an ambiguous prefix: %+v", r)
 	}
 }

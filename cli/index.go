@@ -137,6 +137,9 @@ func printIndexReport(cmd *cobra.Command, r derive.Report) {
 	if s := r.Skipped.String(); s != "" {
 		fmt.Fprintf(w, "  skipped %s\n", s)
 	}
+	for _, n := range r.Notes {
+		fmt.Fprintf(w, "  note: %s\n", cleanLine(n))
+	}
 	fmt.Fprintln(w, "  cairn context shows the project's summary; cairn recall answers \"where is …?\" from it")
 }
 
@@ -145,7 +148,13 @@ func printIndexReport(cmd *cobra.Command, r derive.Report) {
 // changed is read. A project never indexed is left alone (cairn index
 // starts it). Its error is for the caller to report: it never stops a
 // command.
-func (a *app) rederive(ctx context.Context) error {
+func (a *app) rederive(ctx context.Context) (err error) {
+	// Whatever the repository holds, the command that asked goes on.
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("internal error: %v", r)
+		}
+	}()
 	s, err := a.st.RepoSummary(ctx, a.proj.ID)
 	if err != nil {
 		return nil

@@ -121,6 +121,9 @@ func printIngest(w io.Writer, r ingest.Report) {
 		}
 		fmt.Fprintf(w, "  skipped lines: %s\n", strings.Join(parts, ", "))
 	}
+	if r.Long > 0 {
+		fmt.Fprintf(w, "  %s over %d MiB skipped (the rest was read)\n", plural(r.Long, "line", "lines"), ingest.MaxLine>>20)
+	}
 	for _, m := range r.Malformed {
 		fmt.Fprintf(w, "  line %d: %s (skipped)\n", m.Line, cleanLine(m.Err))
 	}

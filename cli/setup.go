@@ -20,6 +20,7 @@ import (
 // fileChange is one settings file setup would change.
 type fileChange struct {
 	path, what    string
+	note          string // the path is a link: where it leads
 	before, after []byte
 	mode          os.FileMode // for a new file
 }
@@ -43,8 +44,12 @@ the repository's git config (see cairn sync).
 
 Every change is shown as a diff first. On a terminal, setup asks before
 writing (--yes does not ask); otherwise (a script) it writes. Each file
-changed keeps a backup next to it (NAME.cairn-backup-TIME) and is replaced
-atomically. A second run changes nothing; --remove takes cairn out again.`,
+changed keeps a backup next to it (NAME.cairn-backup-TIME, a new one each
+time) and is replaced atomically. A second run changes nothing; --remove
+takes cairn out again, giving back the file as it was before setup when
+nothing else changed in it since (a file setup created is deleted). A settings file that is a link is
+followed only into your home (a dotfiles repository); a read-only file or
+another user's is left alone, with the command that would allow the edit.`,
 		Args: cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if user && proj {
@@ -64,6 +69,9 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 				return nil
 			}
 			for _, c := range changes {
+				if c.note != "" {
+					fmt.Fprintf(w, "note: %s\n", c.note)
+				}
 				fmt.Fprintf(w, "%s:\n%s\n", c.what, agentsetup.Diff(c.path, c.before, c.after))
 			}
 			if dry {
@@ -80,7 +88,7 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 			}
 			now := time.Now()
 			for _, c := range changes {
-				backup, err := writeChange(c, now)
+				backup, err := agentsetup.Write(c.path, c.before, c.after, c.mode, now)
 				wrote := err == nil
 				for try := 0; errors.Is(err, agentsetup.ErrChanged) && try < 5; try++ {
 					// The agent rewrote the file meanwhile: edit what is there now.
@@ -90,7 +98,7 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 					}
 					for _, n := range again {
 						if n.path == c.path {
-							backup, err = writeChange(n, now)
+							backup, err = agentsetup.Write(n.path, n.before, n.after, n.mode, now)
 							wrote = err == nil
 						}
 					}
@@ -101,7 +109,9 @@ atomically. A second run changes nothing; --remove takes cairn out again.`,
 				if !wrote {
 					continue // someone made the same change meanwhile
 				}
-				if backup != "" {
+				if c.after == nil {
+					fmt.Fprintf(w, "removed %s, which setup had created (backup: %s)\n", c.path, backup)
+				} else if backup != "" {
 					fmt.Fprintf(w, "wrote %s (backup: %s)\n", c.path, backup)
 				} else {
 					fmt.Fprintf(w, "wrote %s\n", c.path)
@@ -142,20 +152,35 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		return nil, errors.New("$HOME is not set: cairn cannot find the agent's settings")
 	}
 	var out []fileChange
-	add := func(path, what string, mode os.FileMode, edit func([]byte) ([]byte, bool, error)) error {
-		before, err := os.ReadFile(path)
+	add := func(path, what string, mode os.FileMode, edit func(b []byte, remove bool) ([]byte, bool, error)) error {
+		path, note, err := agentsetup.Target(path, home)
+		if err != nil {
+			return fmt.Errorf("%v — nothing was written", err)
+		}
+		before, err := agentsetup.ReadSettings(path)
 		if err != nil && !errors.Is(err, fs.ErrNotExist) {
-			return err
+			return fmt.Errorf("%v — nothing was written", err)
 		}
 		if errors.Is(err, fs.ErrNotExist) && remove {
 			return nil
 		}
-		after, changed, err := edit(before)
+		after, changed, err := edit(before, remove)
 		if err != nil {
 			return fmt.Errorf("%s: %v — nothing was written", path, err)
 		}
+		if changed && remove {
+			// Setup then --remove gives the person their file back byte
+			// for byte, when it has not changed since.
+			setup := func(b []byte) ([]byte, bool, error) { return edit(b, false) }
+			takeOut := func(b []byte) ([]byte, bool, error) { return edit(b, true) }
+			if orig, ok := agentsetup.Original(path, before, setup, takeOut); ok {
+				after = orig
+			} else if agentsetup.Created(path, after) {
+				after = nil
+			}
+		}
 		if changed {
-			out = append(out, fileChange{path: path, what: what, before: before, after: after, mode: mode})
+			out = append(out, fileChange{path: path, what: what, note: note, before: before, after: after, mode: mode})
 		}
 		return nil
 	}
@@ -177,12 +202,12 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 				command = "cairn" // the team's machines have it elsewhere
 			}
 		}
-		if err := add(hooksFile, "Claude Code hooks", mode, func(b []byte) ([]byte, bool, error) {
+		if err := add(hooksFile, "Claude Code hooks", mode, func(b []byte, remove bool) ([]byte, bool, error) {
 			return agentsetup.ClaudeHooks(b, command, remove)
 		}); err != nil {
 			return nil, err
 		}
-		if err := add(mcpFile, "Claude Code MCP server", mode, func(b []byte) ([]byte, bool, error) {
+		if err := add(mcpFile, "Claude Code MCP server", mode, func(b []byte, remove bool) ([]byte, bool, error) {
 			return agentsetup.ClaudeMCP(b, command, remove)
 		}); err != nil {
 			return nil, err
@@ -195,7 +220,7 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		if dir == "" {
 			dir = filepath.Join(home, ".codex")
 		}
-		if err := add(filepath.Join(dir, "config.toml"), "Codex MCP server", 0o600, func(b []byte) ([]byte, bool, error) {
+		if err := add(filepath.Join(dir, "config.toml"), "Codex MCP server", 0o600, func(b []byte, remove bool) ([]byte, bool, error) {
 			return agentsetup.CodexMCP(b, bin, remove)
 		}); err != nil {
 			return nil, err

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -222,5 +223,182 @@ func TestSetupCodexKeepsTheUsersTOML(t *testing.T) {
 	os.WriteFile(cfg, []byte("model = \n"), 0o600)
 	if r := e.setup(home, "codex"); r.code == 0 || !strings.Contains(r.err, "line 1") {
 		t.Fatalf("broken TOML: %+v", r)
+	}
+}
+
+// Settings files cairn must not take over: a link into another
+// application's file, a file its owner made read-only, another user's
+// file. Each is refused in one line with what would allow it, and left as
+// it was; a link into the user's own dotfiles is followed, with a note.
+func TestSetupLeavesLockedAndForeignFilesAlone(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home, elsewhere := t.TempDir(), t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	oneLine := func(r result) bool { return strings.Count(strings.TrimSpace(r.err), "\n") == 0 }
+
+	other := filepath.Join(elsewhere, "other-app.json")
+	os.WriteFile(other, []byte(`{"theirs": 1}`), 0o600)
+	os.Symlink(other, settings)
+	if r := e.setup(home, "claude-code"); r.code == 0 || !strings.Contains(r.err, "outside your home") || !oneLine(r) {
+		t.Fatalf("a link out of the home: %+v", r)
+	}
+	if b, _ := os.ReadFile(other); string(b) != `{"theirs": 1}` {
+		t.Fatalf("the other application's file was written: %s", b)
+	}
+	if _, err := os.Stat(filepath.Join(home, ".claude.json")); err == nil {
+		t.Fatal("another file was written although setup was refused")
+	}
+
+	// A dotfiles repository in the home: followed, said, the link kept.
+	os.Remove(settings)
+	dot := filepath.Join(home, "dotfiles", "claude-settings.json")
+	os.MkdirAll(filepath.Dir(dot), 0o700)
+	os.WriteFile(dot, []byte(`{"model": "opus"}`), 0o600)
+	os.Symlink(dot, settings)
+	r := e.setup(home, "claude-code")
+	if r.code != 0 || !strings.Contains(r.out, "note: "+settings+" is a link into your dotfiles") {
+		t.Fatalf("dotfiles: %+v", r)
+	}
+	if fi, _ := os.Lstat(settings); fi.Mode()&os.ModeSymlink == 0 || len(cairnHooks(t, dot)) != 4 {
+		t.Fatalf("the link was replaced, or its target not set up")
+	}
+	os.Remove(settings)
+
+	// Read-only: refused with the chmod that allows it, even as root.
+	mine := `{"model": "opus"}`
+	os.WriteFile(settings, []byte(mine), 0o444)
+	if r := e.setup(home, "claude-code"); r.code == 0 || !strings.Contains(r.err, "chmod u+w "+settings) || !oneLine(r) {
+		t.Fatalf("read-only: %+v", r)
+	}
+	if b, _ := os.ReadFile(settings); string(b) != mine {
+		t.Fatalf("a read-only file was written: %s", b)
+	}
+	os.Chmod(settings, 0o600)
+
+	// Another user's: refused with the chown that allows it.
+	if os.Getuid() != 0 {
+		return // only root can give a file away
+	}
+	if err := os.Chown(settings, 54321, 54321); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.setup(home, "claude-code"); r.code == 0 || !strings.Contains(r.err, "belongs to uid 54321") || !strings.Contains(r.err, "chown ") || !oneLine(r) {
+		t.Fatalf("another user's file: %+v", r)
+	}
+	fi, _ := os.Stat(settings)
+	if b, _ := os.ReadFile(settings); string(b) != mine || fi.Sys().(*syscall.Stat_t).Uid != 54321 {
+		t.Fatalf("another user's file was taken over: %s", b)
+	}
+}
+
+// Setups and removals in quick succession (within a second) keep every
+// backup, and a removal gives back the file byte for byte — here a
+// compact JSON that setup's edit re-indents.
+func TestSetupKeepsEveryBackupAndRemoveRestores(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	settings := filepath.Join(home, ".claude", "settings.json")
+	os.MkdirAll(filepath.Dir(settings), 0o700)
+	mine := `{"model":"opus","permissions":{"allow":["Bash(ls)"]}}`
+	os.WriteFile(settings, []byte(mine), 0o600)
+	for i := 0; i < 3; i++ {
+		if r := e.setup(home, "claude-code"); r.code != 0 {
+			t.Fatalf("setup %d: %+v", i, r)
+		}
+		if r := e.setup(home, "claude-code", "--remove"); r.code != 0 {
+			t.Fatalf("remove %d: %+v", i, r)
+		}
+		if b, _ := os.ReadFile(settings); string(b) != mine {
+			t.Fatalf("after remove %d:\n%s\nwant\n%s", i, b, mine)
+		}
+	}
+	backups, _ := filepath.Glob(settings + ".cairn-backup-*")
+	if len(backups) != 6 {
+		t.Fatalf("%d backups kept of 6 writes: %v", len(backups), backups)
+	}
+	originals := 0
+	for _, b := range backups {
+		if got, _ := os.ReadFile(b); string(got) == mine {
+			originals++
+		}
+	}
+	if originals != 3 {
+		t.Fatalf("%d backups hold the original, want 3", originals)
+	}
+
+	// Changed by hand since setup: remove edits cairn out, keeps the change.
+	e.setup(home, "claude-code")
+	var v map[string]any
+	json.Unmarshal([]byte(readFile(t, settings)), &v)
+	v["theme"] = "dark"
+	b, _ := json.Marshal(v)
+	os.WriteFile(settings, b, 0o600)
+	if r := e.setup(home, "claude-code", "--remove"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if got := readJSON(t, settings); got["theme"] != "dark" || got["hooks"] != nil {
+		t.Fatalf("after a hand edit and remove: %v", got)
+	}
+}
+
+// Codex: setup then remove gives the config back byte for byte, also
+// one with a multi-line string holding a "[" line, and with cairn's env
+// table a person added meanwhile.
+func TestSetupCodexRemoveRestores(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "codex-home", "config.toml")
+	os.MkdirAll(filepath.Dir(cfg), 0o700)
+	mine := "model = \"gpt-5\"\ninstructions = \"\"\"\n[mcp_servers.cairn]\nnot a table\n\"\"\"\n[mcp_servers.gh]\ncommand = \"gh\""
+	os.WriteFile(cfg, []byte(mine), 0o600)
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var parsed map[string]any
+	if _, err := toml.DecodeFile(cfg, &parsed); err != nil {
+		t.Fatalf("setup wrote invalid TOML: %v", err)
+	}
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if got := readFile(t, cfg); got != mine {
+		t.Fatalf("after remove:\n%q\nwant\n%q", got, mine)
+	}
+	// The person gave cairn's server an env table since: remove takes it.
+	e.setup(home, "codex")
+	os.WriteFile(cfg, []byte(readFile(t, cfg)+"\n[mcp_servers.cairn.env]\nCAIRN_HOME = \"/x\"\n"), 0o600)
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if got := readFile(t, cfg); strings.Contains(got, "mcp_servers.cairn.env") || !strings.Contains(got, "[mcp_servers.gh]") {
+		t.Fatalf("after remove:\n%s", got)
+	}
+}
+
+// A settings file setup created is gone again after --remove: the person
+// had none.
+func TestSetupRemoveDeletesWhatItCreated(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "codex-home", "config.toml")
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 || !strings.Contains(r.out, "removed "+cfg+", which setup had created") {
+		t.Fatalf("%+v", r)
+	}
+	if _, err := os.Stat(cfg); !os.IsNotExist(err) {
+		t.Fatalf("the file setup created is still there: %v", err)
+	}
+	if backups, _ := filepath.Glob(cfg + ".cairn-backup-*"); len(backups) != 1 {
+		t.Fatalf("backups: %v", backups)
+	}
+	if r := e.setup(home, "codex", "--remove"); !strings.Contains(r.out, "nothing to remove") {
+		t.Fatalf("%+v", r)
 	}
 }

@@ -9,9 +9,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"time"
 
-	"cairn/agentsetup"
 	"cairn/project"
 )
 
@@ -140,17 +138,4 @@ func editBlock(b, block []byte, remove bool) []byte {
 		out = append(out, '\n')
 	}
 	return append(out, block...)
-}
-
-// writeChange writes one change of setup (see agentsetup.Write); a file
-// the change empties (one setup created, taken out again) is removed.
-func writeChange(c fileChange, now time.Time) (string, error) {
-	if c.after != nil {
-		return agentsetup.Write(c.path, c.before, c.after, c.mode, now)
-	}
-	old, err := os.ReadFile(c.path)
-	if err != nil || !bytes.Equal(old, c.before) {
-		return "", agentsetup.ErrChanged
-	}
-	return "", os.Remove(c.path)
 }

@@ -154,8 +154,10 @@ func askSync(in io.Reader, out io.Writer, ask mirror.Ask) bool {
 }
 
 func printSync(w io.Writer, dir string, r mirror.Report) {
-	if r.Nothing() {
+	if r.Nothing() && len(r.Refused) == 0 {
 		fmt.Fprintf(w, "nothing to sync with %s\n", cleanLine(dir))
+	} else if r.Nothing() {
+		fmt.Fprintf(w, "nothing else to sync with %s\n", cleanLine(dir))
 	} else {
 		fmt.Fprintf(w, "synced %s: %s written, %d removed; %d new, %d edited, %d archived, %d forgotten from the mirror\n",
 			cleanLine(dir), plural(r.Written, "file", "files"), r.Removed, r.Added, r.Edited, r.Archived, r.Forgotten)

@@ -16,15 +16,27 @@ import (
 // a markdown directory what was skipped and what the bodies' links did.
 type importReport struct {
 	memory.ImportResult
-	Skipped    exchange.Skipped `json:"skipped,omitzero"`
-	BodyLinks  int              `json:"body_links,omitempty"`
-	Unresolved int              `json:"unresolved_links,omitempty"`
+	Skipped    exchange.Skipped    `json:"skipped,omitzero"`
+	Fields     exchange.FieldCount `json:"unknown_fields,omitzero"`
+	BodyLinks  int                 `json:"body_links,omitempty"`
+	Unresolved int                 `json:"unresolved_links,omitempty"`
+	Ambiguous  []ambiguousLink     `json:"ambiguous_links,omitempty"`
 }
 
 // vaultLinks counts what the wiki links of an imported directory's bodies
-// became: edges made, and links that name nothing known.
+// became: edges made, links that name nothing known, and links that name
+// two notes or more (not linked: which one was meant is the person's to
+// say).
 type vaultLinks struct {
 	Linked, Unresolved int
+	Ambiguous          []ambiguousLink
+}
+
+// ambiguousLink is a wiki link of a note that names more than one note.
+type ambiguousLink struct {
+	File       string   `json:"file"`
+	Link       string   `json:"link"`
+	Candidates []string `json:"candidates"`
 }
 
 // linkVault makes an edge of each wiki link a body of v writes ([[Title]],
@@ -45,20 +57,37 @@ func (a *app) linkVault(ctx context.Context, v *exchange.Vault, added []memory.A
 			ids[ad.Record] = ad.ID
 		}
 	}
-	byName := map[string]int{}  // file path or name without .md
-	byTitle := map[string]int{} // title
+	// A link names a note by its path or file name (without .md), else by
+	// its title, else by one of its aliases, as Obsidian resolves them; a
+	// name more than one note answers to is ambiguous.
+	byPath, byName, byTitle, byAlias := map[string][]int{}, map[string][]int{}, map[string][]int{}, map[string][]int{}
+	put := func(m map[string][]int, k string, i int) {
+		if k = strings.ToLower(strings.TrimSpace(k)); k != "" && !slices.Contains(m[k], i) {
+			m[k] = append(m[k], i)
+		}
+	}
 	for i, r := range v.Records {
-		f := strings.ToLower(filepath.ToSlash(strings.TrimSuffix(v.Files[i], filepath.Ext(v.Files[i]))))
-		for _, k := range []string{f, filepath.Base(f)} {
-			if _, dup := byName[k]; !dup {
-				byName[k] = i
+		if r.Event != nil {
+			continue
+		}
+		f := filepath.ToSlash(strings.TrimSuffix(v.Files[i], filepath.Ext(v.Files[i])))
+		put(byPath, f, i)
+		put(byName, filepath.Base(f), i)
+		put(byTitle, r.Title, i)
+		if i < len(v.Aliases) {
+			for _, al := range v.Aliases[i] {
+				put(byAlias, al, i)
 			}
 		}
-		if t := strings.ToLower(strings.TrimSpace(r.Title)); t != "" {
-			if _, dup := byTitle[t]; !dup {
-				byTitle[t] = i
+	}
+	find := func(target string) []int {
+		k := strings.ToLower(target)
+		for _, m := range []map[string][]int{byPath, byName, byTitle, byAlias} {
+			if found := m[k]; len(found) > 0 {
+				return found
 			}
 		}
+		return nil
 	}
 	// idOf is the memory record i became; a record without an id that the
 	// import matched to a memory is found by its title.
@@ -73,12 +102,8 @@ func (a *app) linkVault(ctx context.Context, v *exchange.Vault, added []memory.A
 		return ids[i], nil
 	}
 	resolve := func(target string) (string, error) {
-		k := strings.ToLower(target)
-		if i, ok := byName[k]; ok {
-			return idOf(i)
-		}
-		if i, ok := byTitle[k]; ok {
-			return idOf(i)
+		if found := find(target); len(found) == 1 {
+			return idOf(found[0])
 		}
 		if looksLikeID(target) {
 			if id, err := a.st.Resolve(ctx, target); err == nil {
@@ -120,6 +145,14 @@ func (a *app) linkVault(ctx context.Context, v *exchange.Vault, added []memory.A
 			return cmp.Compare(boolInt(x.Kind == memory.EdgeRelatesTo), boolInt(y.Kind == memory.EdgeRelatesTo))
 		})
 		for _, l := range links {
+			if found := find(l.Target); len(found) > 1 {
+				amb := ambiguousLink{File: filepath.ToSlash(v.Files[i]), Link: "[[" + l.Target + "]]"}
+				for _, j := range found {
+					amb.Candidates = append(amb.Candidates, filepath.ToSlash(v.Files[j]))
+				}
+				out.Ambiguous = append(out.Ambiguous, amb)
+				continue
+			}
 			to, err := resolve(l.Target)
 			if err != nil {
 				return out, err

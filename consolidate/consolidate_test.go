@@ -142,6 +142,7 @@ func morning(t *testing.T) (*store.DB, *memory.Memory, *memory.Memory, *memory.M
 }
 
 func TestMorningConsolidation(t *testing.T) {
+	t.Parallel()
 	st, argo, evidence, decision := morning(t)
 
 	before := snapshot(t, st)
@@ -289,6 +290,7 @@ func TestMorningConsolidation(t *testing.T) {
 // TestDuplicatesFold: the same fact from two drafts and from the store
 // becomes one memory, reinforced.
 func TestDuplicatesFold(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	known := remember(t, st, memory.Memory{Layer: memory.LayerInvariant, Kind: memory.KindPreference, Body: "The user prefers table-driven tests for parsers."}, memory.ActorUser)
 	capture(t, st, memory.ActorUser, "I prefer table-driven tests for parsers.")
@@ -312,6 +314,7 @@ func TestDuplicatesFold(t *testing.T) {
 // the user stated does not supersede it; a person decides, and accepting
 // is a run that can be undone.
 func TestLowerRankBecomesProposal(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	user := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The API listens on port 8080."}, memory.ActorUser)
 	capture(t, st, memory.ActorAgent, "The API listens on port 9090.")
@@ -363,6 +366,7 @@ func TestLowerRankBecomesProposal(t *testing.T) {
 
 // TestWeakAndStaleAreProposedForArchive: never deleted, only proposed.
 func TestWeakAndStaleAreProposedForArchive(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	m := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The staging cluster runs on three nodes.", Provenance: memory.ProvInferred}, memory.ActorAgent)
 	fresh := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The user wants small pull requests."}, memory.ActorUser)
@@ -387,6 +391,7 @@ func TestWeakAndStaleAreProposedForArchive(t *testing.T) {
 // TestSecretsNeverReachAMemory: a draft with a credential cannot even be
 // captured; a redacted one makes no memory of the redacted statement.
 func TestSecretsNeverReachAMemory(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	if _, err := st.Capture(ctx, memory.Draft{Project: testProject.ID, Actor: memory.ActorUser, Text: "The deploy token is ghp_" + strings.Repeat("a1B2", 9)}); err == nil {
 		t.Fatal("a draft holding a token was captured")
@@ -406,6 +411,7 @@ func TestSecretsNeverReachAMemory(t *testing.T) {
 // TestForgetTakesTheDraftAlong: a memory consolidation made from a draft
 // is forgotten; the draft, which holds the same text, goes with it.
 func TestForgetTakesTheDraftAlong(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	d := capture(t, st, memory.ActorUser, "I prefer squash merges for feature branches.")
 	other := capture(t, st, memory.ActorUser, "We deploy on Tuesdays.")
@@ -439,6 +445,7 @@ func TestForgetTakesTheDraftAlong(t *testing.T) {
 // TestMovedEvidenceReopensOnce: a decision whose evidence's binding moved
 // is reopened; once a person confirms it, the next pass leaves it alone.
 func TestMovedEvidenceReopensOnce(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	bound := []memory.Watermark{{Kind: memory.WatermarkFile, Target: "bench/limits.txt", Fingerprint: "sha256:aaaa", State: memory.WatermarkIntact, StampedAt: time.Now()}}
 	ev := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The limiter allows 500 requests per second (bench/limits.txt).", Provenance: memory.ProvMeasured, Watermarks: bound}, memory.ActorUser)
@@ -481,6 +488,7 @@ func TestMovedEvidenceReopensOnce(t *testing.T) {
 // TestAgentCaptureNeverSpeaksAsTheUser: an agent's draft that claims the
 // user's words cannot supersede what the user stated.
 func TestAgentCaptureNeverSpeaksAsTheUser(t *testing.T) {
+	t.Parallel()
 	st := openStore(t)
 	user := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "Deploys go through ArgoCD."}, memory.ActorUser)
 	capture(t, st, memory.ActorAgent, "user: No, actually deploys go through Spinnaker, not ArgoCD.\nThe user corrected: the API listens on port 9090.")

@@ -2,10 +2,12 @@ package consolidate
 
 import (
 	"fmt"
+	"path"
 	"strings"
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -100,17 +102,39 @@ func Extract(d memory.Draft) []Candidate {
 	if strings.TrimSpace(d.Text) == "" || !utf8.ValidString(d.Text) {
 		return nil
 	}
-	x := extractor{text: d.Text}
+	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
+		return nil // a slash command's prompt template, not what the person said
+	}
+	x := extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d), prompt: d.Actor == memory.ActorUser && fromTranscript(d)}
 	var out []Candidate
 	if d.Actor != memory.ActorUser {
 		x.text, out = toolFacts(d.Text)
 	}
+	notes := d.Actor != memory.ActorUser && strings.HasPrefix(x.text, ingest.NotesMark)
+	if notes {
+		// Blank the mark: every statement keeps its place.
+		x.text = strings.Repeat(" ", len(ingest.NotesMark)) + x.text[len(ingest.NotesMark):]
+	}
 	x.secretAt, x.keyLines = secretsOf(x.text)
-	for _, st := range x.statements(d.Actor) {
-		if x.tainted(st) {
+	var harness [][2]int
+	if d.Actor == memory.ActorUser {
+		// What the harness put into the person's message (a reminder, a
+		// hook's output) is never the person's: a draft ingested before
+		// ingest took it out still holds it.
+		harness = ingest.HarnessSpans(x.text)
+	}
+	sts := x.statements(d.Actor)
+	for i, st := range sts {
+		if x.tainted(st) || overlaps(harness, st.start, st.end) {
 			continue
 		}
-		c, ok := classifyStatement(st)
+		var c Candidate
+		var ok bool
+		if notes {
+			c, ok = noteFinding(sts, i)
+		} else {
+			c, ok = classifyStatement(st)
+		}
 		if !ok {
 			continue
 		}
@@ -123,9 +147,21 @@ func Extract(d memory.Draft) []Candidate {
 	return out
 }
 
+// overlaps reports whether [start, end) meets one of spans.
+func overlaps(spans [][2]int, start, end int) bool {
+	for _, sp := range spans {
+		if start < sp[1] && sp[0] < end {
+			return true
+		}
+	}
+	return false
+}
+
 // extractor holds one draft while it is read.
 type extractor struct {
 	text     string
+	session  bool         // an agent's words in its session log, read by ingest
+	prompt   bool         // a person's prompt in a session log, read by ingest
 	secretAt []int        // byte offsets where cairn/secrets finds a credential
 	keyLines map[int]bool // the lines of private key blocks
 }
@@ -147,6 +183,9 @@ type statement struct {
 	lead       string       // a procedure's lead ("To release")
 	steps      []string     // a procedure's steps
 	reproSteps bool         // the procedure reproduces a bug (its layer is B)
+	session    bool         // an agent said it in its session log (not a capture)
+	prompt     bool         // the person said it in a prompt of a session log
+	todo       bool         // an item of a to-do list ("Still needed:", "Next steps:")
 }
 
 // secretsOf finds where cairn/secrets sees a credential in text (as byte
@@ -341,13 +380,20 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 	}
 	lines := readLines(x.text, actor)
 	var out []statement
+	todo := false // under a to-do list's lead
 	for i := 0; i < len(lines); i++ {
 		l := lines[i]
 		if l.skip {
 			continue
 		}
 		if !l.item {
+			todo = todoLead.MatchString(emphasis.Replace(strings.TrimSpace(x.text[l.start:l.end])))
+			if todo {
+				continue // the lead of a to-do list says nothing itself
+			}
 			if st, next, ok := x.blockProcedure(lines, i); ok {
+				st.session = x.session && st.speaker == memory.ActorAgent
+				st.prompt = x.prompt && st.speaker == memory.ActorUser
 				out = append(out, st)
 				i = next - 1
 				continue
@@ -355,10 +401,12 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 		}
 		for _, r := range sentenceRanges(x.text, l.start, l.end) {
 			span := x.text[r[0]:r[1]]
-			st := statement{span: span, start: r[0], end: r[1], first: l.no, last: l.no, speaker: l.speaker, item: l.item}
+			st := statement{span: span, start: r[0], end: r[1], first: l.no, last: l.no, speaker: l.speaker, item: l.item, todo: todo && l.item}
 			if st.speaker == memory.ActorSystem {
 				st.speaker = memory.ActorAgent
 			}
+			st.session = x.session && st.speaker == memory.ActorAgent
+			st.prompt = x.prompt && st.speaker == memory.ActorUser
 			prepareStatement(&st)
 			out = append(out, st)
 		}
@@ -376,9 +424,14 @@ var abbreviations = setOfWords(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
 func sentenceRanges(text string, start, end int) [][2]int {
 	var out [][2]int
 	s := start
+	code := false // inside a `code span`, where "..." ends nothing
 	for i := start; i < end; i++ {
 		c := text[i]
-		if c != '.' && c != '!' && c != '?' {
+		if c == '`' {
+			code = !code && strings.IndexByte(text[i+1:end], '`') >= 0
+			continue
+		}
+		if code || c != '.' && c != '!' && c != '?' {
 			continue
 		}
 		j := i
@@ -472,8 +525,9 @@ func (x *extractor) blockProcedure(lines []textLine, i int) (statement, int, boo
 	for ; j < len(lines) && lines[j].item && !lines[j].skip; j++ {
 		items = append(items, lines[j])
 	}
+	lead = strings.TrimSpace(emphasis.Replace(lead))
 	low := strings.ToLower(lead)
-	if len(items) == 0 || len(strings.Fields(lead)) > 10 || notLead.MatchString(lead) || firstPerson.MatchString(low) {
+	if len(items) == 0 || len(strings.Fields(lead)) > 10 || notLead.MatchString(lead) || firstPerson.MatchString(low) || !namesSubject(lead) {
 		return statement{}, 0, false
 	}
 	colon := strings.HasSuffix(lead, ":")
@@ -502,6 +556,14 @@ func (x *extractor) blockProcedure(lines []textLine, i int) (statement, int, boo
 	st.core = st.span
 	st.body = st.span
 	return st, j, true
+}
+
+// namesSubject reports whether a procedure's lead says what it is for:
+// two words or more ("To release", "Deploy steps"), or a name ("Makefile:");
+// "Actions:" or "Steps:" alone says nothing.
+func namesSubject(lead string) bool {
+	lead = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(lead), ":"))
+	return len(strings.Fields(lead)) >= 2 || codeToken.MatchString(lead)
 }
 
 // inlineLead is a procedure's lead and its steps on one line: "To X: a,
@@ -727,7 +789,7 @@ func classifyStatement(st statement) (Candidate, bool) {
 	}
 	core := st.core
 	low := strings.ToLower(core)
-	if core == "" || isChatter(low) {
+	if core == "" || isChatter(low) || st.todo || workLog(st, low) {
 		return Candidate{}, false
 	}
 	if st.speaker == memory.ActorUser && taskRequest(low) {
@@ -753,6 +815,11 @@ func classifyStatement(st statement) (Candidate, bool) {
 	}
 	if c, ok := readDecision(st, core, low); ok {
 		return c, true
+	}
+	if st.session && (pastAction.MatchString(low) || eventStart.MatchString(low) || eventDone.MatchString(low)) {
+		// What the agent did is the session's diary (and git's log), not
+		// something to remember on its own.
+		return Candidate{}, false
 	}
 	if c, ok := readEvent(st, core, low); ok {
 		return c, true
@@ -995,7 +1062,7 @@ func readFailure(st statement, core, low string) (Candidate, bool) {
 	if m := adviceAfter.FindStringSubmatch(low); m != nil && advice == nil {
 		advice = m
 	}
-	cue := failureCue(head) || problemIs.MatchString(low) || problemNoun.MatchString(head) && head != low
+	cue := failureCue(head) && !designProperty.MatchString(head) || problemIs.MatchString(low) || problemNoun.MatchString(head) && head != low
 	dont := xDont.MatchString(low)
 	if !cue && advice == nil && !dont {
 		return Candidate{}, false
@@ -1058,7 +1125,7 @@ func failureTriggers(subject, core string) []string {
 		if i := strings.IndexByte(t, '='); i > 0 {
 			t = t[:i] // a setting's name, not its value
 		}
-		if t == "" || len([]rune(t)) > memory.MaxTag || len(out) >= maxTriggers || safetext.Check("trigger", t) != nil {
+		if t == "" || len([]rune(t)) > memory.MaxTag || len(out) >= maxTriggers || safetext.Check("trigger", t) != nil || !specificTrigger(t) {
 			return
 		}
 		for _, o := range out {
@@ -1093,6 +1160,9 @@ func failureTriggers(subject, core string) []string {
 	if len(phrase) > 0 {
 		p0 := strings.ToLower(phrase[0])
 		switch {
+		case commandNames[p0] && len(phrase) > 2 && !strings.HasPrefix(phrase[1], "-") && strings.HasPrefix(phrase[2], "-"):
+			addT(p0 + " " + strings.ToLower(phrase[1]) + " " + strings.ToLower(phrase[2])) // go test -race
+			addT(p0 + " " + strings.ToLower(phrase[1]))
 		case commandNames[p0] && len(phrase) > 1 && !strings.HasPrefix(phrase[1], "-"):
 			addT(p0 + " " + strings.ToLower(phrase[1]))
 		case len(phrase) > 1 && strings.HasPrefix(phrase[1], "-"):
@@ -1301,6 +1371,12 @@ func readPreference(st statement, core, low string) (Candidate, bool) {
 	if rule && !liked && hedgeWord.MatchString(low) {
 		return Candidate{}, false // "we should probably …": an idea, not a rule
 	}
+	if rule && !liked && prediction.MatchString(low) {
+		return Candidate{}, false // "those queues will never be consumed": what will happen, not a rule
+	}
+	if conditionalOpen.MatchString(low) {
+		firm = false // "Unless X, Y must …": a rule under a condition is for a person to judge
+	}
 	c := Candidate{Class: ClassPreference, Layer: memory.LayerInvariant, Kind: memory.KindConstraint, Title: st.body, Body: st.body}
 	if tasteCue.MatchString(low) || strings.HasPrefix(low, "prefer") {
 		c.Kind = memory.KindPreference
@@ -1361,6 +1437,10 @@ func readState(st statement, core, low string) (Candidate, bool) {
 		return Candidate{}, false
 	case !verb && !(value && (st.item || measured)):
 		return Candidate{}, false
+	case !verb && st.session:
+		return Candidate{}, false // "**Storage:** ETS table": a fragment of a report, no statement
+	case st.prompt && !measured && pastTense.MatchString(low):
+		return Candidate{}, false // "new beads were added", "main was clean": news for the task at hand
 	}
 	c := Candidate{Class: ClassState, Layer: memory.LayerState, Kind: memory.KindFact, Title: st.body, Body: st.body}
 	switch {
@@ -1462,12 +1542,15 @@ func toolFacts(text string) (string, []Candidate) {
 			continue
 		}
 		cmd, how, outcome, claim := m[1], m[2], m[3], m[4]
+		if refusal.MatchString(outcome) || !claimsSuccess(claim) || !aboutClaim(cmd, claim) {
+			continue // a person said no, the agent claimed nothing, or not this
+		}
 		c := Candidate{
 			Class: ClassLesson, Layer: memory.LayerMeta, Kind: memory.KindLesson, Provenance: memory.ProvObserved, Sure: true,
 			Title: oneLineTitle(fmt.Sprintf("Check with `%s` before saying it works", cmd)),
 			Body: fmt.Sprintf("The agent said \"%s\", and right after `%s` failed (%s%s). What to do next time: run `%s` and read its result before claiming success.",
 				claim, cmd, how, dashed(outcome), cmd),
-			Triggers: failureTriggers(cmd, cmd),
+			Triggers: commandTriggers(cmd),
 			Span:     t,
 		}
 		if finish(&c) {
@@ -1475,6 +1558,102 @@ func toolFacts(text string) (string, []Candidate) {
 		}
 	}
 	return strings.Join(lines, "\n"), out
+}
+
+// refusal is a tool call a person turned down or interrupted: not a
+// failure of the work.
+var refusal = lazy(`(?i)user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|tool\s+use\s+was\s+rejected|rejected\s+by\s+(?:the\s+)?user|user\s+(?:rejected|denied|declined|interrupted)|request\s+interrupted|permission\s+denied\s+by\s+(?:the\s+)?user|aborted\s+by\s+(?:the\s+)?user`)
+
+// successWord is what a claim of success says: it works, the tests pass,
+// it is fixed, done, green.
+var successWord = lazy(`\b(?:works?|working|passe[sd]|passing|green|fixed|done|complete[d]?|succeed(?:s|ed)?|successful(?:ly)?|resolved|clean|compiles?|builds?\s+(?:fine|cleanly|ok)|all\s+good|no\s+(?:errors|failures|issues|warnings)|0\s+(?:errors|failures))\b`)
+
+// claimsSuccess reports whether the words before a command claimed
+// success (not an intention to check: "Now let me run the tests.").
+func claimsSuccess(claim string) bool {
+	for _, r := range sentenceRanges(claim, 0, len(claim)) {
+		sent := strings.TrimSpace(claim[r[0]:r[1]])
+		low := strings.ToLower(strings.Trim(emphasis.Replace(sent), " -*"))
+		if m := fillerOpen.FindString(low); m != "" && len(m) < len(low) {
+			low = low[len(m):]
+		}
+		if low == "" || planAhead.MatchString(low) || strings.HasSuffix(low, ":") || strings.HasSuffix(low, "?") || hedgeWord.MatchString(low) {
+			continue
+		}
+		if successWord.MatchString(low) {
+			return true
+		}
+	}
+	return false
+}
+
+// checkWords name what a kind of check checks, as a claim says it.
+var checkWords = map[string]lazyRegexp{
+	"test":  lazy(`\b(?:tests?|specs?|suite|green|passe[sd]|passing)\b`),
+	"lint":  lazy(`\b(?:lint\w*|credo|dialyzer|clippy|ruff|eslint|rubocop|mypy|vet|staticcheck|warnings?|format\w*|types?|typecheck\w*|green)\b`),
+	"build": lazy(`\b(?:build\w*|compiles?|compiled|compil\w+|green)\b`),
+}
+
+// aboutClaim reports whether a command that failed checks what the claim
+// said: a test, lint or build command after a claim about those (or a
+// general "done", "works", "fixed"), or a command naming what the claim
+// names (a file, an identifier, the command itself). A push or a commit
+// after "All green" is not about the tests.
+func aboutClaim(cmd, claim string) bool {
+	low := strings.ToLower(claim)
+	if kind := ingest.CheckKind(cmd); kind != "" {
+		if checkWords[kind].MatchString(low) {
+			return true
+		}
+		if !checkWords["test"].MatchString(low) && !checkWords["lint"].MatchString(low) && !checkWords["build"].MatchString(low) {
+			return true // "Fixed.", "It works now." — the check says whether it does
+		}
+	}
+	for _, w := range commandWords(cmd) {
+		name := strings.TrimPrefix(w, "./")
+		if strings.HasPrefix(name, "-") || len(name) < 4 || !strings.ContainsAny(name, "/._") {
+			continue // a file or an identifier, not a word any claim says
+		}
+		if strings.Contains(low, name) || strings.Contains(low, path.Base(name)) {
+			return true
+		}
+	}
+	if f := commandWords(cmd); len(f) >= 2 && strings.Contains(low, strings.Join(f[:2], " ")) {
+		return true
+	}
+	return false
+}
+
+// commandWords are a command's program and arguments, up to its first
+// shell operator, without redirections.
+func commandWords(cmd string) []string {
+	var out []string
+	for _, w := range strings.Fields(cmd) {
+		if strings.ContainsAny(w, "|;&") || w == "--" {
+			break
+		}
+		if strings.HasPrefix(w, "2>") || strings.HasPrefix(w, ">") || strings.HasPrefix(w, "<") {
+			continue
+		}
+		out = append(out, strings.ToLower(strings.Trim(w, "\"'`")))
+	}
+	return out
+}
+
+// commandTriggers bring a command's lesson up when a task names the same
+// command: the program with its subcommand and first argument.
+func commandTriggers(cmd string) []string {
+	ws := commandWords(cmd)
+	if len(ws) > 3 {
+		ws = ws[:3]
+	}
+	var out []string
+	for n := len(ws); n >= 2 && len(out) == 0; n-- {
+		if t := strings.Join(ws[:n], " "); specificTrigger(t) {
+			out = append(out, t)
+		}
+	}
+	return out
 }
 
 func dashed(s string) string {
@@ -1500,3 +1679,61 @@ func taskRequest(low string) bool {
 	w := strings.Trim(firstField(low), "`,.:;!")
 	return taskVerbs[w] && !standingCue.MatchString(low)
 }
+
+// todoLead opens a list of what is still to do: working state of the
+// moment, which the session's end settles (its items are no memories).
+var todoLead = lazy(`(?i)^(?:still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b).{0,60}:?$`)
+
+// trackerChatter is a task tracker's bookkeeping: claiming, closing and
+// listing tickets (beads' bd, gh issue, jira) is the session's diary.
+var trackerChatter = lazy(`(?i)\b(?:bd|beads|gh\s+issue|jira|linear)\s+(?:update|close|create|show|ready|list|dep|claim|sync|reopen|comment)\b|--status[\s=]+\w|\bin_progress\b|^(?:claimed|closed|reopened|marked)\b.*\b(?:bead|task|ticket|issue|epic|spotter-\w+|as\s+(?:done|complete|in\s+progress))\b`)
+
+// testTally is a count of tests or checks: how a run went, at that moment.
+var testTally = lazy(`(?i)^total\b|\b\d+\s+(?:new\s+|existing\s+|unit\s+|integration\s+|e2e\s+)?(?:tests?|specs?|examples?|doctests?|assertions?|properties|failures?|warnings?|errors?|issues?|files?)\b|\ball\s+(?:\d+\s+)?(?:\w+\s+)?(?:tests?|checks?|specs?)\s+(?:pass\w*|green|preserved|still\s+pass\w*|unchanged)\b|\b(?:credo|dialyzer|eslint|ruff|mypy|clippy|rubocop|tsc|lint|linter|typecheck|type\s+check|build|compile|format(?:ter)?|checks?)\s+(?:is\s+|are\s+)?(?:clean|green|passe[sd]|passing|ok|succeeded)\b`)
+
+// filler is placeholder text (lorem ipsum) pasted to try something out.
+var filler = lazy(`(?i)\blorem\s+ipsum\b|\bdolor\s+sit\s+amet\b|\bconsectetur\s+adipiscing\b`)
+
+// workLog reports whether a statement is the bookkeeping of the work of
+// the moment: a tracker's chatter, a test tally, placeholder text.
+func workLog(st statement, low string) bool {
+	if trackerChatter.MatchString(low) || filler.MatchString(low) {
+		return true
+	}
+	return st.speaker != memory.ActorUser && (testTally.MatchString(low) || gitState.MatchString(low) || st.session && changeReport.MatchString(low))
+}
+
+// gitState is where the work stands in git and the tracker: what git and
+// the tracker already hold.
+var gitState = lazy(`\b(?:is|are|was|were)\s+(?:now\s+)?(?:pushed|committed|merged|clean)\b|\bon\s+(?:` + "`" + `)?origin/|\b(?:epic|bead|ticket|story)\s+(?:is|was)\s+(?:now\s+)?(?:closed|done|complete)|\bno\s+tests\s+(?:were\s+)?run\b|\btests?\s*:?\s*(?:were\s+)?not\s+run\b`)
+
+// changeReport is an agent's report of the change it made: "X now frames
+// …", "API contracts generated under …", "Plan refreshed and …".
+var changeReport = lazy("^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
+
+// pastAction is an agent's report of what it just did ("Designed …",
+// "Explored …", "Template: replaced …", "Ran `x` to see …").
+var pastAction = lazy("^(?:[\\w .`/()-]{1,40}:\\s+)?(?:(?:i|we)\\s+(?:also\\s+|then\\s+|just\\s+)?)?(?:[a-z]+ed|ran|found|wrote|rewrote|made|built|rebuilt|took|got|kept|left|put|went|saw|did|began|brought|chose|split|set\\s+up|re-?ran)\\b")
+
+// designProperty is how a design means to fail ("fails silently",
+// "degrades gracefully"): a property, not a failure.
+var designProperty = lazy(`\bfails?\s+(?:silently|gracefully|safe|safely|open|closed|fast|soft|softly)\b|\bdegrades?\s+gracefully\b|\bgraceful(?:ly)?\s+degrad`)
+
+// pastedDocument reports whether a prompt in a session log is a document
+// rather than what the person typed: a custom command's template (Spec
+// Kit's "## User Input … ## Outline …") arrives as the person's message,
+// with three headings or more.
+func pastedDocument(text string) bool {
+	n := 0
+	for _, l := range strings.Split(text, "\n") {
+		if l = strings.TrimSpace(l); strings.HasPrefix(l, "#") && strings.HasPrefix(strings.TrimLeft(l, "#"), " ") {
+			if n++; n >= 3 {
+				return true
+			}
+		}
+	}
+	return strings.Contains(text, "$ARGUMENTS")
+}
+
+// prediction is what will (never) happen: a consequence, not a rule.
+var prediction = lazy(`\bwill\s+(?:never|always)\b`)

@@ -259,6 +259,7 @@ func (s corpusScore) table(name string) string {
 // corpora and holds the tuning corpus to the floor; no chatter may yield a
 // candidate cairn is sure of.
 func TestExtractCorpus(t *testing.T) {
+	t.Parallel()
 	tuned := score(loadCorpus(t, corpusFile))
 	held := score(loadCorpus(t, holdoutFile))
 	fresh := score(loadCorpus(t, freshFile))
@@ -297,6 +298,7 @@ func TestExtractCorpus(t *testing.T) {
 
 // TestCorporaShape keeps the corpora what the README says they are.
 func TestCorporaShape(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{corpusFile, holdoutFile} {
 		cases := loadCorpus(t, name)
 		ids := map[string]bool{}
@@ -421,6 +423,7 @@ func checkInvariants(t testing.TB, d memory.Draft, cs []Candidate) {
 // every title one line of at most 120 runes without control characters,
 // and every candidate a memory the store would take.
 func TestExtractInvariants(t *testing.T) {
+	t.Parallel()
 	for _, d := range corpusTexts(t) {
 		checkInvariants(t, d, Extract(d))
 	}
@@ -430,6 +433,7 @@ func TestExtractInvariants(t *testing.T) {
 // the same order, however often and from however many goroutines it is
 // read.
 func TestExtractIsDeterministic(t *testing.T) {
+	t.Parallel()
 	ds := corpusTexts(t)
 	want := make([][]Candidate, len(ds))
 	for i, d := range ds {
@@ -458,6 +462,7 @@ func TestExtractIsDeterministic(t *testing.T) {
 
 // TestExtractOrder: candidates come in the order the draft says them.
 func TestExtractOrder(t *testing.T) {
+	t.Parallel()
 	d := memory.Draft{Actor: memory.ActorUser, Text: "We chose NATS over Kafka because it is simpler.\n" +
 		"The API listens on port 8080.\nDeployed v1.2.0 to staging; smoke tests passed.\nI prefer small PRs."}
 	var got []Class
@@ -474,6 +479,7 @@ func TestExtractOrder(t *testing.T) {
 // redaction marker makes nothing, while the statements around it still
 // count; nothing of the credential reaches any field of any candidate.
 func TestExtractSkipsSecrets(t *testing.T) {
+	t.Parallel()
 	fakes := fakeSecrets()
 	keyBlock := "-----BEGIN OPENSSH PRIVATE KEY-----\n" + strings.Repeat("b3BlbnNzaC1rZXktdjEAAAAABG5vbmUAAAAEbm9uZQAAAAAAAAABAAAAMwAAAAtzc2gtZW\n", 3) +
 		"-----END OPENSSH PRIVATE KEY-----"
@@ -515,6 +521,7 @@ func TestExtractSkipsSecrets(t *testing.T) {
 // TestExtractChatterMakesNothing: the brief's examples of chatter, and
 // chatter around a fact, make nothing but the fact.
 func TestExtractChatterMakesNothing(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"ok", "thanks", "let me look", "sounds good", "I'll check the logs", "what does this do?",
 		"hello!", "let me run the tests", "Thanks, will do.", "no", "No worries!", "nope, not yet", "Actually, let me check the other file.",
 		"No, let's not do that.", "I'm looking at the failing test now.", "Let me see why it crashed.", "Why did the deploy fail?"} {
@@ -535,6 +542,7 @@ func TestExtractChatterMakesNothing(t *testing.T) {
 // correction, the triggers of a failure, the steps of a procedure, and the
 // provenance each actor earns.
 func TestExtractFields(t *testing.T) {
+	t.Parallel()
 	one := func(t *testing.T, actor memory.Actor, text string) Candidate {
 		t.Helper()
 		got := Extract(memory.Draft{Actor: actor, Text: text})
@@ -592,7 +600,7 @@ func TestExtractFields(t *testing.T) {
 			"npm ci failed: the lockfile was out of sync with package.json.":   {"npm ci"},
 			"Setting GOMAXPROCS=1 made the benchmark meaningless.":             {"gomaxprocs"},
 			"The flaky TestWatchReload fails because it sleeps.":               {"testwatchreload"},
-			"go test -race doesn't work with the cgo build of the driver.":     {"go test", "-race"},
+			"go test -race doesn't work with the cgo build of the driver.":     {"go test -race", "go test"},
 			"Tried upgrading to Node 22, it broke the sqlite3 native module.":  {"node 22"},
 			"The migration failed because the users table had duplicate rows.": {"migration"},
 		} {
@@ -675,6 +683,7 @@ func TestExtractFields(t *testing.T) {
 // TestExtractLongTitle: a long statement keeps its whole text in the body
 // and a title cut at a word.
 func TestExtractLongTitle(t *testing.T) {
+	t.Parallel()
 	long := "The ingest service listens on port 9000 and " + strings.Repeat("forwards every batch to the archive writer ", 6) + "before it acknowledges."
 	got := Extract(memory.Draft{Actor: memory.ActorUser, Text: long})
 	if len(got) != 1 {
@@ -751,6 +760,7 @@ func BenchmarkExtract(b *testing.B) {
 // person's dated notes with a table and a TODO, an agent's change summary
 // with a code block — make only what they state.
 func TestExtractNotesAndTranscripts(t *testing.T) {
+	t.Parallel()
 	notes := "# 2026-03-10\n\nstandup: nothing blocking.\n\n" +
 		"- billing export job OOMed again last night because the batch size doubled\n" +
 		"- TODO: write the postmortem\n" +
@@ -790,6 +800,7 @@ func TestExtractNotesAndTranscripts(t *testing.T) {
 // diary, not memories; a request for work is not a memory; a command that
 // failed right after the agent claimed success is a lesson.
 func TestExtractFromASession(t *testing.T) {
+	t.Parallel()
 	tools := memory.Draft{Actor: memory.ActorAgent, Text: "edited store/bucket_test.go\n" +
 		"ran `go test ./store/...`: exit 1 — 3 failures; FAIL ratelimit/store 0.214s, right after the agent said: \"The test now uses the fake clock, so it passes reliably.\"\n" +
 		"tool Task: Find every use of the bucket clock\nran `go test ./store/...`: ok — ok ratelimit/store 0.180s"}

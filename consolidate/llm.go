@@ -518,6 +518,12 @@ func llmCheck(d memory.Draft, raw json.RawMessage) (Candidate, string) {
 	if m.Body == "" {
 		m.Body = m.Title
 	}
+	// A model may turn the rule it quotes around ("never push with
+	// --no-verify" became "Always push with --no-verify"): a title or
+	// body that says the opposite of its own span is not what was said.
+	if llmInverts(span, m.Title) || llmInverts(span, m.Body) {
+		return Candidate{}, label + ": it says the opposite of the span it quotes"
+	}
 	switch {
 	case m.Title == "":
 		return Candidate{}, label + " has neither title nor body"
@@ -595,6 +601,50 @@ func llmShort(s string, n int) string {
 	}
 	return s
 }
+
+// llmInverts reports whether text turns span's polarity around: the span
+// says what not to do (never, not, don't, no, avoid …; "must never" is a
+// negation) and the text only what to do (always, must, do …), or the
+// other way round. A text that states without either (a rephrasing:
+// "Integration tests use a real database" for "don't mock the database")
+// or a span that says both passes. It is conservative: a double negation
+// ("never skip" for "always run") is refused too, and a person can still
+// write it.
+func llmInverts(span, text string) bool {
+	sNeg, sPos := llmPolarity(span)
+	tNeg, tPos := llmPolarity(text)
+	return sNeg && !sPos && tPos && !tNeg || sPos && !sNeg && tNeg && !tPos
+}
+
+// llmPolarity says whether s holds a negation and whether it holds an
+// affirmation, by its words: flags and code ("--no-verify", "no-op",
+// "`do`") are not words.
+func llmPolarity(s string) (neg, pos bool) {
+	words := strings.Fields(strings.ToLower(strings.ReplaceAll(s, "’", "'")))
+	for i, w := range words {
+		w = strings.Trim(w, ".,;:!?\"'()[]{}*_")
+		if w == "" || strings.ContainsAny(w, "-/`=$<>") {
+			continue
+		}
+		switch {
+		case llmNegations[w] || strings.HasSuffix(w, "n't"):
+			neg = true
+		case llmAffirmations[w] || w == "make" && i+1 < len(words) && strings.HasPrefix(words[i+1], "sure"):
+			// "must never", "do not": the negation says it.
+			if i+1 == len(words) || !llmNegations[strings.Trim(words[i+1], ".,;:!?\"'")] {
+				pos = true
+			}
+		}
+	}
+	return neg, pos
+}
+
+var (
+	llmNegations = map[string]bool{"never": true, "not": true, "no": true, "avoid": true, "avoids": true,
+		"dont": true, "cannot": true, "nor": true, "neither": true, "stop": true, "forbidden": true, "prohibited": true}
+	llmAffirmations = map[string]bool{"always": true, "must": true, "do": true, "should": true, "ensure": true,
+		"required": true, "requires": true}
+)
 
 // llmFindSpan finds the model's quote in the draft: verbatim, or the same
 // text with whitespace laid out differently (models reflow lines). It
@@ -817,6 +867,7 @@ Classes (write the class name exactly):
 Rules:
 - Chatter makes nothing: acknowledgements, greetings, thanks, questions, plans for the next minute ("ok", "let me look", "I'll run the tests"). A note that is only chatter gets {"candidates": []}.
 - "span" is copied from the note character for character: the shortest passage that says the fact. Do not fix typos, change quotes or shorten it with "...".
+- Title and body keep the span's sense: a rule the note states with "never" or "do not" stays one.
 - Say only what the note says. Never add a value, name, number or date the note does not contain.
 - "title": one line of at most 120 characters. "body": the fact as a full sentence.
 - "sure": false when the note is ambiguous or you are guessing; a person will decide.

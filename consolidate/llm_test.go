@@ -140,6 +140,7 @@ let me look at the logs`
 // layer, kind and provenance of its class (whatever the model says of
 // them); one whose span the draft does not hold is dropped with a reason.
 func TestLLMExtractSuccess(t *testing.T) {
+	t.Parallel()
 	srv, seen := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
 		chat(w, candidatesJSON(
 			map[string]any{"class": "decision", "title": "Queue is NATS, not Kafka",
@@ -181,6 +182,7 @@ func TestLLMExtractSuccess(t *testing.T) {
 // else: not the draft's source, project or id; the bearer key is sent;
 // temperature 0 and a JSON answer are asked for.
 func TestLLMRequestHoldsOnlyTheDraft(t *testing.T) {
+	t.Parallel()
 	srv, seen := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
 		chat(w, candidatesJSON())
 	})
@@ -231,6 +233,7 @@ func TestLLMRequestHoldsOnlyTheDraft(t *testing.T) {
 // Answers in a ```json fence, after a reasoning block, or as an object
 // where the content should be are read.
 func TestLLMToleratesWrappedJSON(t *testing.T) {
+	t.Parallel()
 	cand := map[string]any{"class": "preference", "title": "Prefers pnpm over npm", "body": "The user prefers pnpm over npm.",
 		"span": "I prefer pnpm over npm", "sure": true}
 	for name, content := range map[string]any{
@@ -281,6 +284,7 @@ func llmOneLine(t *testing.T, err error, srv *httptest.Server, wants ...string) 
 // Output that is not the JSON asked for fails the draft with a message; it
 // never panics and never yields candidates.
 func TestLLMMalformedOutput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		write func(w http.ResponseWriter)
@@ -316,6 +320,7 @@ func TestLLMMalformedOutput(t *testing.T) {
 // A server that never answers: the draft fails after Timeout with the
 // message a person can act on, and the handler is released.
 func TestLLMTimeout(t *testing.T) {
+	t.Parallel()
 	srv, _ := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
 		<-r.Context().Done() // hold the request until the client gives up
 	})
@@ -334,6 +339,7 @@ func TestLLMTimeout(t *testing.T) {
 
 // A pass that is cancelled says so, not that the server was slow.
 func TestLLMCancelledIsNotATimeout(t *testing.T) {
+	t.Parallel()
 	srv, _ := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
 		<-r.Context().Done()
 	})
@@ -362,6 +368,7 @@ func (c *cancelOnSend) RoundTrip(r *http.Request) (*http.Response, error) {
 // what happened; an error body is cut to 200 bytes and cannot act on the
 // terminal.
 func TestLLMRefusalsAndHTTPErrors(t *testing.T) {
+	t.Parallel()
 	long := "\x1b]0;pwned\x07upstream model crashed: " + strings.Repeat("é", 300)
 	cases := []struct {
 		name  string
@@ -423,6 +430,7 @@ func TestLLMRefusalsAndHTTPErrors(t *testing.T) {
 // A server that refuses response_format with 400 is asked again without
 // it, and later drafts are sent without it at once.
 func TestLLMRetriesWithoutResponseFormat(t *testing.T) {
+	t.Parallel()
 	srv, seen := llmServer(t, func(w http.ResponseWriter, r *http.Request, body map[string]any) {
 		if _, ok := body["response_format"]; ok {
 			w.WriteHeader(http.StatusBadRequest)
@@ -464,6 +472,7 @@ func TestLLMRetriesWithoutResponseFormat(t *testing.T) {
 
 // A server down: one line, with what to do.
 func TestLLMUnreachable(t *testing.T) {
+	t.Parallel()
 	srv, _ := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {})
 	l := newLLM(srv)
 	srv.Close()
@@ -476,6 +485,7 @@ const llmGitHubToken = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
 // A candidate that holds a credential is dropped without repeating it; a
 // draft that holds one is never sent.
 func TestLLMSecrets(t *testing.T) {
+	t.Parallel()
 	srv, seen := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
 		chat(w, candidatesJSON(
 			map[string]any{"class": "state", "title": "CI token", "body": "The CI token is " + llmGitHubToken,
@@ -514,6 +524,7 @@ func TestLLMSecrets(t *testing.T) {
 // Each mechanical check on a candidate, and the layer, kind and provenance
 // that come from its class and the draft.
 func TestLLMCandidateChecks(t *testing.T) {
+	t.Parallel()
 	const text = "p99 latency is 41 ms after the change.\n" +
 		"We must never commit .env files.\n" +
 		"Deploys go through ArgoCD.\n" +
@@ -644,6 +655,7 @@ func TestLLMCandidateChecks(t *testing.T) {
 // At most 20 candidates of one draft are considered, and a repeat is
 // dropped.
 func TestLLMCandidateLimits(t *testing.T) {
+	t.Parallel()
 	var many []map[string]any
 	for i := range 25 {
 		many = append(many, map[string]any{"class": "state", "title": fmt.Sprintf("Service %d is up", i%21),
@@ -685,6 +697,7 @@ func TestLLMCandidateLimits(t *testing.T) {
 // redirect; chatter gets no candidates and no request goes out for an
 // empty draft.
 func TestLLMOwnClientAndEmptyDraft(t *testing.T) {
+	t.Parallel()
 	srv, seen := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) { chat(w, candidatesJSON()) })
 	l := &LLM{URL: srv.URL + "/v1/", Model: "m"}
 	cands, dropped, err := l.Extract(context.Background(), llmDraft(memory.ActorUser, "ok, thanks! let me look."))
@@ -707,6 +720,7 @@ func TestLLMOwnClientAndEmptyDraft(t *testing.T) {
 }
 
 func TestLLMFromEnv(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		env  map[string]string
@@ -761,6 +775,7 @@ func TestLLMFromEnv(t *testing.T) {
 // The span finder returns the draft's own text, whatever the whitespace of
 // the quote, and nothing for a quote that is not there.
 func TestLLMFindSpan(t *testing.T) {
+	t.Parallel()
 	text := "Line one.\n\tThe  build\r\n uses Go 1.27 — and é works.\nEnd"
 	for _, tc := range []struct{ quote, want string }{
 		{"Line one.", "Line one."},
@@ -809,6 +824,7 @@ func FuzzLLMCheck(f *testing.F) {
 // supersedes what it corrects, a fact said again reinforces), and a model
 // that fails leaves the draft to the patterns with the reason reported.
 func TestLLMThroughConsolidate(t *testing.T) {
+	t.Parallel()
 	st, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)

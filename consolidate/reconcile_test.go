@@ -139,6 +139,7 @@ var noContradictions = []struct{ why, older, newer string }{
 }
 
 func TestContradictsFindsChangedValues(t *testing.T) {
+	t.Parallel()
 	for _, c := range contradictions {
 		t.Run(c.newer, func(t *testing.T) {
 			older, newer := stated(c.older), stated(c.newer)
@@ -166,6 +167,7 @@ func TestContradictsFindsChangedValues(t *testing.T) {
 }
 
 func TestContradictsLeavesCompatibleFactsAlone(t *testing.T) {
+	t.Parallel()
 	for _, c := range noContradictions {
 		t.Run(c.why, func(t *testing.T) {
 			for _, pair := range [][2]string{{c.older, c.newer}, {c.newer, c.older}} {
@@ -178,6 +180,7 @@ func TestContradictsLeavesCompatibleFactsAlone(t *testing.T) {
 }
 
 func TestContradictsSubjects(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ older, newer, subject string }{
 		{"p99 latency is 41 ms.", "p99 latency is 38 ms.", "p99 latency"},
 		{"The API listens on port 8080.", "The API listens on port 9090.", "API listens on port"},
@@ -196,6 +199,7 @@ func TestContradictsSubjects(t *testing.T) {
 }
 
 func TestContradictsRespectsScopeAndKind(t *testing.T) {
+	t.Parallel()
 	older, newer := stated("The API listens on port 8080."), stated("The API listens on port 9090.")
 	if _, ok := Contradicts(older, newer); !ok {
 		t.Fatal("the base pair is not a contradiction")
@@ -239,6 +243,7 @@ func TestContradictsRespectsScopeAndKind(t *testing.T) {
 }
 
 func TestSubjectKey(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct{ text, want string }{
 		{"p99 latency is 41 ms", "latenc p99"},
 		{"The API listens on port 8080.", "api listen port"},
@@ -264,6 +269,7 @@ func TestSubjectKey(t *testing.T) {
 // the ways facts are written, land in buckets small enough that pairing
 // inside a bucket stays cheap.
 func TestSubjectKeyBuckets(t *testing.T) {
+	t.Parallel()
 	facts := generatedFacts(10000, 1)
 	buckets := map[string]int{}
 	empty := 0
@@ -536,6 +542,7 @@ var factUpdates = [][2]string{
 // false contradiction among facts that are true together (precision
 // first), and most real updates found (recall, logged with what is missed).
 func TestReconcilePrecisionAndRecall(t *testing.T) {
+	t.Parallel()
 	pairs, wrong := 0, 0
 	for i, a := range consistentFacts {
 		for j, b := range consistentFacts {
@@ -565,6 +572,7 @@ func TestReconcilePrecisionAndRecall(t *testing.T) {
 }
 
 func TestParseQuantity(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want Quantity
@@ -602,6 +610,7 @@ func absDiff(a, b float64) float64 {
 }
 
 func TestParseVersion(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in, want string
 		ok       bool
@@ -627,6 +636,7 @@ func TestParseVersion(t *testing.T) {
 }
 
 func TestParsePort(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want int
@@ -640,6 +650,7 @@ func TestParsePort(t *testing.T) {
 }
 
 func TestLooksLikePath(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in   string
 		want bool

@@ -5,11 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
+	"path"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
 	"time"
 
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/secrets"
@@ -165,15 +168,23 @@ func plan(ctx context.Context, st memory.Store, p memory.Project, opt Options) (
 		}
 	}
 
+	var found []found
 	for i, d := range drafts {
 		if err := ctx.Err(); err != nil {
 			return rep, nil, err
 		}
 		progress(opt, "extracting", i, len(drafts))
-		for _, c := range pl.extract(d) {
-			pl.candidate(d, c)
+		if why := workingNotes(d); why != "" {
+			pl.drop(d, "%s: working notes, never a source of memories", why)
+		} else {
+			for _, c := range pl.extract(d) {
+				found = append(found, candidateOf(d, c))
+			}
 		}
 		pl.add(memory.Op{Kind: memory.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
+	}
+	for _, f := range pl.budget(found) {
+		pl.candidate(f.d, f.c)
 	}
 	progress(opt, "extracting", len(drafts), len(drafts))
 
@@ -323,6 +334,12 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Memory: m, Draft: d.ID,
 			Reason: fmt.Sprintf("says nearly the same as %s (similarity %.2f)", a.ID, sim)}, a,
 			fmt.Sprintf("a draft says nearly the same as %s (similarity %.2f)", a.ID, sim))
+		return
+	}
+	if !c.Sure && fromTranscript(d) && d.Actor != memory.ActorUser {
+		// An agent's passing remark that cairn is unsure of: the episode
+		// keeps the session, a person's inbox is not its notebook.
+		pl.drop(d, "an agent's %s cairn is not sure of, left in the episode", c.Class)
 		return
 	}
 	if !c.Sure {
@@ -714,4 +731,122 @@ func differs(c Conflict) string {
 		return "a different value"
 	}
 	return "a different " + c.How
+}
+
+// found is a candidate with the draft it came from.
+type found struct {
+	d memory.Draft
+	c Candidate
+}
+
+func candidateOf(d memory.Draft, c Candidate) found { return found{d: d, c: c} }
+
+// fromTranscript reports whether ingest read the draft from an agent's
+// session log (a capture names no file).
+func fromTranscript(d memory.Draft) bool { return d.Source.File != "" && d.Source.Session != "" }
+
+// compactOpening is how Claude Code's compaction summary opens when it is
+// replayed to the model as a message.
+var compactOpening = lazy(`^\s*(?:This session is being continued from a previous conversation|<analysis>|Your task is to create a detailed summary of the conversation)`)
+
+// workingNotes says why a draft is never a source of memories, "" when it
+// is one: a compaction run (Claude Code writes the whole conversation again
+// to subagents/agent-acompact-*.jsonl, then the model's summary of it, with
+// its stale to-dos), and a sub-agent's transcript (subagents/agent-*.jsonl:
+// a research report for the main agent, whose own answer says what it
+// adopted).
+func workingNotes(d memory.Draft) string {
+	if !fromTranscript(d) {
+		return ""
+	}
+	file := filepath.ToSlash(d.Source.File)
+	base := path.Base(file)
+	switch {
+	case strings.HasPrefix(base, "agent-acompact-") || compactOpening.MatchString(d.Text):
+		return "a compaction summary"
+	case strings.HasPrefix(base, "agent-") && path.Base(path.Dir(file)) == "subagents":
+		return "a sub-agent's report"
+	}
+	return ""
+}
+
+// MaxPerSession bounds the memories (all but the session's own episode)
+// one agent session leaves: a careful colleague writes down a
+// handful of things after a long session, not a transcript.
+const MaxPerSession = 15
+
+// budget keeps, of the candidates read from transcripts, at most
+// MaxPerSession durable ones per session, counting those the session left
+// before (the hooks consolidate a session many times): the person's own
+// words first, then the classes that teach most, each in the order said.
+// Candidates from captures and episodes are not counted.
+func (pl *planner) budget(fs []found) []found {
+	left := map[string]int{}
+	counted := func(f found) bool {
+		// An agent's unsure candidate is dropped later, and costs nothing.
+		return fromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
+	}
+	for _, f := range fs {
+		if s := f.d.Source.Session; counted(f) {
+			left[s] = MaxPerSession
+		}
+	}
+	if len(left) == 0 {
+		return fs
+	}
+	for _, id := range pl.order {
+		m := pl.mems[id]
+		if _, ok := left[m.Source.Session]; ok && m.Ref != ingest.EpisodeRef(m.Source.Session) && m.Source.File != "" {
+			left[m.Source.Session]--
+		}
+	}
+	order := make([]int, len(fs))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return worth(fs[order[a]]) > worth(fs[order[b]]) })
+	keep := make([]bool, len(fs))
+	for _, i := range order {
+		f := fs[i]
+		if !counted(f) {
+			keep[i] = true
+			continue
+		}
+		if s := f.d.Source.Session; left[s] > 0 {
+			left[s]--
+			keep[i] = true
+		} else {
+			pl.drop(f.d, "session %s left %d durable memories already: the %s %q stays in its episode", s, MaxPerSession, f.c.Class, f.c.Title)
+		}
+	}
+	var out []found
+	for i, f := range fs {
+		if keep[i] {
+			out = append(out, f)
+		}
+	}
+	return out
+}
+
+// worth ranks a candidate for a session's budget.
+func worth(f found) int {
+	w := 0
+	if f.d.Actor == memory.ActorUser {
+		w += 100
+	}
+	switch f.c.Class {
+	case ClassCorrection, ClassPreference:
+		w += 50
+	case ClassLesson, ClassFailure, ClassDecision:
+		w += 40
+	case ClassProcedure:
+		w += 30
+	}
+	if f.c.Because != "" {
+		w += 10
+	}
+	if f.c.Sure {
+		w += 5
+	}
+	return w
 }

@@ -40,7 +40,25 @@ type (
 // languages and the entry points. A manifest that does not parse gives
 // what was read before the error; ProjectFacts never fails.
 func ProjectFacts(root string, paths []string) Facts {
+	f, _ := projectFacts(root, paths)
+	return f
+}
+
+// maxNotes bounds the notes an index run gives about files it refused.
+const maxNotes = 10
+
+// projectFacts is ProjectFacts with notes on the manifests and build
+// files it refused to read: a link out of the repository (a go.mod
+// pointing at /dev/zero), a FIFO or a device, a file over the limit. Only
+// regular files inside the root are read, and no more of each than the
+// limit.
+func projectFacts(root string, paths []string) (Facts, []string) {
 	f := Facts{Languages: map[string]int{}}
+	var notes []string
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		real = root
+	}
 	have := map[string]bool{}
 	for _, p := range paths {
 		have[p] = true
@@ -49,11 +67,16 @@ func ProjectFacts(root string, paths []string) Facts {
 		}
 	}
 	read := func(name string) ([]byte, bool) {
-		b, err := os.ReadFile(filepath.Join(root, filepath.FromSlash(name)))
-		if err != nil || int64(len(b)) > DefaultMaxFileSize*4 {
-			return nil, false
+		b, reason, err := readInRoot(real, name, factsLimit)
+		if reason != "" {
+			switch n := len(notes); {
+			case n < maxNotes:
+				notes = append(notes, refusedNote(name, reason))
+			case n == maxNotes:
+				notes = append(notes, "and more files refused for the same reasons")
+			}
 		}
-		return b, true
+		return b, reason == "" && err == nil
 	}
 
 	var lang string
@@ -105,7 +128,23 @@ func ProjectFacts(root string, paths []string) Facts {
 		}
 	}
 	f.EntryPoints = uniqueSorted(f.EntryPoints)
-	return f
+	return f.Redacted(), notes
+}
+
+// factsLimit bounds a manifest or build file the facts are read from.
+const factsLimit = 4 * DefaultMaxFileSize
+
+// refusedNote says in one line why a file the facts come from was not read.
+func refusedNote(name, reason string) string {
+	switch reason {
+	case SkipSymlink:
+		return name + " is a link out of the repository: not read"
+	case SkipSpecial:
+		return name + " is not a regular file (a FIFO, a device or a socket): not read"
+	case SkipLarge:
+		return fmt.Sprintf("%s is over %d MiB: not read", name, factsLimit>>20)
+	}
+	return name + ": not read"
 }
 
 // moduleName is the last element of a module path that is not a major

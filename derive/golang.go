@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"bytes"
 	"go/ast"
 	"go/parser"
 	"go/token"
@@ -103,7 +104,11 @@ func (g goReader) restOfLine(pos token.Pos) string {
 	if a < 0 || a > len(g.src) {
 		return ""
 	}
-	return goFirstLine(string(g.src[a:]))
+	rest := g.src[a:]
+	if i := bytes.IndexByte(rest, '\n'); i >= 0 {
+		rest = rest[:i] // not a copy of the rest of the file for each declaration
+	}
+	return string(rest)
 }
 
 // goSignature makes a declaration's head one line: spaces collapsed, at

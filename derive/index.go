@@ -26,6 +26,9 @@ type Report struct {
 	Skipped   Skipped       `json:"skipped,omitempty"`
 	Took      time.Duration `json:"took_ns"`
 	Brief     string        `json:"brief,omitempty"`
+	// Notes say what the facts could not be read from, one line each
+	// ("go.mod is a link out of the repository: not read").
+	Notes []string `json:"notes,omitempty"`
 }
 
 // partFiles is how many changed files one part of an update carries: a
@@ -89,7 +92,8 @@ func Index(ctx context.Context, st memory.Deriver, project, root string, opt Opt
 	sort.Strings(paths)
 	rep.Files = len(paths)
 
-	facts := ProjectFacts(root, paths)
+	facts, notes := projectFacts(root, paths)
+	rep.Notes = notes
 	mods := ModulesOf(outlines)
 	rep.Brief = Summary(facts, mods, 0)
 	sum := memory.RepoSummary{Root: root, Head: Head(ctx, root), IndexedAt: time.Now().UTC(), Files: rep.Files, Sections: rep.Sections,

@@ -13,6 +13,8 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+
+	"cairn/secrets"
 )
 
 // Options bound what is read.
@@ -54,6 +56,8 @@ const (
 	SkipLarge     = "large"     // over MaxFileSize
 	SkipSymlink   = "symlink"   // a link that leaves the root, or to a directory
 	SkipExcluded  = "excluded"  // matched one of Options.Exclude
+	SkipSecret    = "secret"    // a path with a secret in it: the path is part of every record
+	// SkipSpecial (open.go): a FIFO, a device or a socket.
 )
 
 // Skipped counts skipped files by reason. In a git repository every
@@ -73,6 +77,8 @@ func (s Skipped) String() string {
 		{SkipLarge, "over the size limit", "over the size limit"},
 		{SkipSymlink, "symlink", "symlinks"},
 		{SkipExcluded, "excluded", "excluded"},
+		{SkipSpecial, "not a regular file", "not regular files"},
+		{SkipSecret, "named with a secret", "named with a secret"},
 	}
 	var parts []string
 	for _, w := range words {
@@ -97,13 +103,21 @@ func List(ctx context.Context, root string, opt Options) ([]Entry, Skipped, erro
 	if err != nil {
 		return nil, nil, err
 	}
+	real, err := filepath.EvalSymlinks(root)
+	if err != nil {
+		return nil, nil, fmt.Errorf("derive: %w", err)
+	}
 	out := cands[:0]
 	head := make([]byte, headSize)
 	for _, e := range cands {
 		if err := ctx.Err(); err != nil {
 			return nil, nil, err
 		}
-		n, err := readHead(filepath.Join(root, filepath.FromSlash(e.Path)), head)
+		n, reason, err := readHead(real, e.Path, head)
+		if reason != "" {
+			skipped.add(reason) // replaced since it was listed
+			continue
+		}
 		if err != nil {
 			continue // gone since it was listed, or unreadable: nothing to read
 		}
@@ -119,17 +133,17 @@ func List(ctx context.Context, root string, opt Options) ([]Entry, Skipped, erro
 // headSize is how much of a file the content checks look at.
 const headSize = 8 << 10
 
-func readHead(name string, buf []byte) (int, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return 0, err
+func readHead(root, rel string, buf []byte) (int, string, error) {
+	f, _, reason, err := openInRoot(root, rel)
+	if reason != "" || err != nil {
+		return 0, reason, err
 	}
 	defer f.Close()
 	n, err := io.ReadFull(f, buf)
 	if err == io.ErrUnexpectedEOF || err == io.EOF {
 		err = nil
 	}
-	return n, err
+	return n, "", err
 }
 
 // candidates lists the files and keeps those their path and stat allow:
@@ -231,8 +245,11 @@ func statEntry(root, p string, opt Options) (e Entry, reason string, ok bool) {
 			return Entry{}, SkipSymlink, false
 		}
 	}
-	if !fi.Mode().IsRegular() {
+	if fi.IsDir() {
 		return Entry{}, "", false
+	}
+	if !fi.Mode().IsRegular() {
+		return Entry{}, SkipSpecial, false
 	}
 	if fi.Size() > opt.maxSize() {
 		return Entry{}, SkipLarge, false
@@ -335,6 +352,9 @@ var lockFiles = map[string]bool{
 func pathSkip(p string, ex []excludePattern) string {
 	if matchExcludes(ex, p) {
 		return SkipExcluded
+	}
+	if len(secrets.Scan(p)) > 0 {
+		return SkipSecret
 	}
 	elems := strings.Split(p, "/")
 	if len(elems) > 1 && elems[0] == ".cairn" {

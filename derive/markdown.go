@@ -3,27 +3,120 @@ package derive
 import (
 	"bytes"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"sync"
 
-	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 func init() {
 	register(language{name: "markdown", exts: []string{".md", ".markdown", ".mdx"}, extract: extractMarkdown})
 }
 
-// mdParsers are goldmark parsers (with GitHub's tables and strikethrough),
-// one per goroutine at a time.
+// mdParsers are goldmark parsers (with GitHub's tables), one per goroutine
+// at a time. They leave out what goldmark reads in quadratic time on
+// hostile input and a plain text does not need: its link parser (a line
+// of "[a](" … without a closing parenthesis took minutes), its emphasis
+// (a paragraph of mixed "*a_b*c_d**" … too) and its link reference
+// definitions (thousands of "[a]: b" lines). A link's label is taken from
+// the text by mdLinkText (RE2, linear), emphasis markers are dropped by
+// mdPlain, definitions are blanked by mdDefuse, which also bounds how
+// deep block quotes and lists nest on one line (a line of ">" … opened a
+// million).
 var mdParsers = sync.Pool{New: func() any {
-	return goldmark.New(goldmark.WithExtensions(extension.Table, extension.Strikethrough)).Parser()
+	return parser.NewParser(
+		parser.WithBlockParsers(parser.DefaultBlockParsers()...),
+		parser.WithInlineParsers(
+			util.Prioritized(parser.NewCodeSpanParser(), 100),
+			util.Prioritized(parser.NewAutoLinkParser(), 300),
+			util.Prioritized(parser.NewRawHTMLParser(), 400),
+		),
+		parser.WithParagraphTransformers(util.Prioritized(extension.NewTableParagraphTransformer(), 200)),
+		parser.WithASTTransformers(util.Prioritized(extension.NewTableASTTransformer(), 0)),
+	)
 }}
+
+// mdMaxNest bounds the block quotes and list items a line opens; deeper
+// markers are read as spaces.
+const mdMaxNest = 16
+
+// mdDefuse returns src with what goldmark would read slowly taken out,
+// byte for byte in place (lines and offsets kept): link reference
+// definitions become spaces (they are no text), and a line's block-quote
+// markers past mdMaxQuotes become spaces.
+func mdDefuse(src []byte) []byte {
+	var out []byte
+	for start := 0; start < len(src); {
+		end := bytes.IndexByte(src[start:], '\n')
+		if end < 0 {
+			end = len(src)
+		} else {
+			end += start
+		}
+		line := src[start:end]
+		blank := mdRefDef.Match(line)
+		nest := 0
+		for i := 0; i < len(line) && !blank; i++ {
+			c := line[i]
+			marker := c == '>' || (c == '-' || c == '*' || c == '+') && i+1 < len(line) && (line[i+1] == ' ' || line[i+1] == '\t')
+			if marker {
+				nest++
+				if nest > mdMaxNest {
+					if out == nil {
+						out = bytes.Clone(src)
+					}
+					out[start+i] = ' '
+				}
+				continue
+			}
+			if c != ' ' && c != '\t' {
+				break
+			}
+		}
+		if blank {
+			if out == nil {
+				out = bytes.Clone(src)
+			}
+			for i := start; i < end; i++ {
+				if out[i] != '\r' {
+					out[i] = ' '
+				}
+			}
+		}
+		start = end + 1
+	}
+	if out == nil {
+		return src
+	}
+	return out
+}
+
+// mdRefDef is a line that defines a link reference: "[label]: target".
+var mdRefDef = regexp.MustCompile(`^ {0,3}(?:> ?)*\[[^\]]{1,999}\]:`)
+
+// mdLinks are inline links and images in text as written (goldmark's own
+// link parser is left out): an image goes, a link becomes its label.
+var (
+	mdImage = regexp.MustCompile(`!\[[^\]\n]*\]\([^)\n]*\)`)
+	mdLink  = regexp.MustCompile(`\[([^\]\n]*)\](?:\([^)\n]*\)|\[[^\]\n]*\])`)
+)
+
+// mdLinkText turns the links of a text into their labels and drops its
+// images (a badge, a linked image, goes whole).
+func mdLinkText(s string) string {
+	if !strings.Contains(s, "](") && !strings.Contains(s, "][") {
+		return s
+	}
+	s = mdImage.ReplaceAllString(s, "")
+	return mdLink.ReplaceAllString(s, "$1")
+}
 
 // extractMarkdown reads a Markdown file with goldmark: each top-level
 // heading is a section whose text runs to the next heading of the same or
@@ -32,7 +125,7 @@ var mdParsers = sync.Pool{New: func() any {
 // a KindPackage section: what its directory's module summary says.
 // Front matter (a YAML block between "---" lines at the top) is not text.
 func extractMarkdown(p string, src []byte) ([]Section, error) {
-	src = mdBlankFrontMatter(src)
+	src = mdDefuse(mdBlankFrontMatter(src))
 	pr := mdParsers.Get().(parser.Parser)
 	doc := pr.Parse(text.NewReader(src))
 	mdParsers.Put(pr)
@@ -87,7 +180,7 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 		out = append(out, Section{
 			Kind: KindHeading, Lang: "markdown", Name: name,
 			Line: h.line, EndLine: end,
-			Doc: mdTidy(b.String()),
+			Doc: mdTidy(mdLinkText(b.String())),
 		})
 	}
 	return out, nil
@@ -153,14 +246,14 @@ func mdFirstOffset(n ast.Node) (int, bool) {
 func mdInlineText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	mdWriteInline(n, src, &b)
-	return b.String()
+	return mdLinkText(b.String())
 }
 
 func mdWriteInline(n ast.Node, src []byte, b *strings.Builder) {
 	for c := n.FirstChild(); c != nil; c = c.NextSibling() {
 		switch c := c.(type) {
 		case *ast.Text:
-			b.Write(c.Segment.Value(src))
+			b.Write(mdPlain(c.Segment.Value(src)))
 			switch {
 			case c.HardLineBreak():
 				b.WriteByte('\n')
@@ -176,6 +269,49 @@ func mdWriteInline(n ast.Node, src []byte, b *strings.Builder) {
 			mdWriteInline(c, src, b)
 		}
 	}
+}
+
+// mdPlain is a text without its emphasis markers: a run of up to three
+// "*" or "_", or "~~", goes unless spaces stand on both sides of it
+// ("5 * 3") or, for "_", letters or digits do (snake_case). One pass.
+func mdPlain(t []byte) []byte {
+	if !bytes.ContainsAny(t, "*_~") {
+		return t
+	}
+	out := make([]byte, 0, len(t))
+	for i := 0; i < len(t); {
+		c := t[i]
+		if c != '*' && c != '_' && c != '~' {
+			out = append(out, c)
+			i++
+			continue
+		}
+		j := i
+		for j < len(t) && t[j] == c {
+			j++
+		}
+		var before, after byte = ' ', ' '
+		if i > 0 {
+			before = t[i-1]
+		}
+		if j < len(t) {
+			after = t[j]
+		}
+		keep := j-i > 3 || c == '~' && j-i != 2 ||
+			mdSpace(before) && mdSpace(after) ||
+			c == '_' && mdWordByte(before) && mdWordByte(after)
+		if keep {
+			out = append(out, t[i:j]...)
+		}
+		i = j
+	}
+	return out
+}
+
+func mdSpace(c byte) bool { return c == ' ' || c == '\t' || c == '\n' || c == '\r' }
+
+func mdWordByte(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c >= 0x80
 }
 
 // mdBlockText writes a block as plain text: a line per paragraph, list

@@ -6,7 +6,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"io"
-	"os"
 	"path"
 	"path/filepath"
 	"runtime"
@@ -163,15 +162,14 @@ const racyWindow = 2 * time.Second
 // from the open file before it is read, so a write during the read
 // leaves a stamp that no longer matches and the next Update reads again.
 func readEntry(root, p string, opt Options) readResult {
-	f, err := os.Open(filepath.Join(root, filepath.FromSlash(p)))
+	f, fi, reason, err := openInRoot(root, p)
+	if reason != "" {
+		return readResult{skip: reason} // replaced since it was listed
+	}
 	if err != nil {
 		return readResult{gone: true}
 	}
 	defer f.Close()
-	fi, err := f.Stat()
-	if err != nil || !fi.Mode().IsRegular() {
-		return readResult{gone: true}
-	}
 	if fi.Size() > opt.maxSize() {
 		return readResult{skip: SkipLarge}
 	}
@@ -231,15 +229,25 @@ func extractFile(file *File, src []byte) {
 		if secs[i].Lang == "" {
 			secs[i].Lang = l.name
 		}
+		// Redacted whole, before the cut: a key the cut split would
+		// leave most of itself behind, unrecognised.
+		if len(secs[i].Doc) > redactSpan {
+			secs[i].Doc = secs[i].Doc[:redactSpan] // all the cut below keeps, and a key block's worth more
+		}
+		secs[i] = secs[i].Redacted()
 		secs[i].Doc = cutDoc(secs[i].Doc)
 	}
 	file.Sections = secs
 	file.Exported = exportedNames(secs)
 }
 
+// redactSpan is how much of a doc is redacted before it is cut to
+// DocLimit: all it keeps, and room for a private key block across the cut.
+const redactSpan = DocLimit + 64<<10
+
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 1
+const formatVersion = 2 // 2: sections redacted before the cut
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the

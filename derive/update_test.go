@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -294,7 +295,7 @@ func TestUpdateNewReaderRereadsItsFiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := changedPaths(d); !reflect.DeepEqual(got, []string{"a.zz"}) || d.Changed[0].Reader != "zz/2.1" {
+	if got := changedPaths(d); !reflect.DeepEqual(got, []string{"a.zz"}) || d.Changed[0].Reader != fmt.Sprintf("zz/2.%d", formatVersion) {
 		t.Fatalf("after a new version: changed %q", got)
 	}
 }

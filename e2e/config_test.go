@@ -46,6 +46,7 @@ func embedEndpoint(t *testing.T) (url string, texts *atomic.Int64) {
 // shell that asks for another is told so on stderr rather than silently
 // given the server's.
 func TestEmbedderMeansTheSameWhicheverProcessStartedTheServer(t *testing.T) {
+	t.Parallel()
 	a, aTexts := embedEndpoint(t)
 	b, bTexts := embedEndpoint(t)
 	h := newHome(t)

@@ -15,6 +15,7 @@ import (
 // (tmux) removes its temporary store when the terminal is closed (the
 // kernel sends SIGHUP), when sent SIGHUP, and when sent SIGTERM.
 func TestDemoCleansUpWhenTheTerminalGoes(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("tmux"); err != nil {
 		if os.Getenv("CI") == "true" {
 			t.Fatal("tmux is not installed, and CI needs the terminal test: apt-get install -y tmux")

@@ -363,6 +363,7 @@ func miss(r evalResult) string {
 // five distinct derived paths, ranks it by its first appearance, and counts
 // durable hits' bound files only in the any-hit figure.
 func TestEvalScoring(t *testing.T) {
+	t.Parallel()
 	d := func(path string) evalHit { return evalHit{Source: json.RawMessage(`"derived"`), Path: path} }
 	durable := evalHit{Source: json.RawMessage(`{"actor":"user"}`), Watermarks: []evalWatermark{{"file", "lib/route.js"}}}
 	a := evalAnswer{Results: []evalHit{durable, d("lib/reply.js"), d("lib/reply.js"), d("docs/Reply.md"),

@@ -20,6 +20,7 @@ import (
 // space is freed and that server has gone, writes work again. Before, the
 // server could not open the store, so reads failed as well.
 func TestFullDiskServerReads(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	testenv.Tmpfs(t, h.dir, 128)
 	// On a full disk the server cannot write owner.json, so it is known by

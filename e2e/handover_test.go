@@ -17,6 +17,7 @@ import (
 // "store is in use", and a closing server turns a connection away before
 // reading from it.
 func TestClientsArrivingAsTheServerExits(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	const shells, each = 4, 15
 	var wg sync.WaitGroup

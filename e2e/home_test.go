@@ -70,6 +70,7 @@ func needRoot(t *testing.T, why string) { t.Helper(); testenv.NeedRoot(t, why) }
 // first and listens in it; `cairn remember` must refuse, in one line, and
 // the impostor must receive nothing.
 func TestLongHomeSocketDirOfAnotherUser(t *testing.T) {
+	t.Parallel()
 	needRoot(t, "act as a second user")
 	const other = 54321
 	shared, err := os.MkdirTemp("", "cairn-e2e-two-users-")
@@ -133,6 +134,7 @@ func TestLongHomeSocketDirOfAnotherUser(t *testing.T) {
 // TestOpenHomeIsMadePrivate: a home created 0755 (by hand, or an older
 // cairn) is tightened to 0700 by the next command, store and all.
 func TestOpenHomeIsMadePrivate(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	if err := os.MkdirAll(h.dir, 0o755); err != nil {
 		t.Fatal(err)
@@ -148,6 +150,7 @@ func TestOpenHomeIsMadePrivate(t *testing.T) {
 // its home; a debug.log planted as a symlink to another file is not
 // written through (the command still works, without a debug log).
 func TestDebugLogSymlinkIsNotFollowed(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	os.MkdirAll(h.dir, 0o700)
 	outside := filepath.Join(t.TempDir(), "precious")
@@ -168,6 +171,7 @@ func TestDebugLogSymlinkIsNotFollowed(t *testing.T) {
 // TestFullDiskSaysSo: a home on a full disk; the server cannot open the
 // store, nor even log why. The command says the disk is full, in one line.
 func TestFullDiskSaysSo(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	testenv.Tmpfs(t, h.dir, 8)
 	testenv.Fill(t, filepath.Join(h.dir, "filler"))

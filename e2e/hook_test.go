@@ -22,6 +22,7 @@ func hookEvent(event, cwd, prompt string) string {
 // The hook as Claude Code runs it: the built binary, the event on stdin,
 // while another cairn process may hold the store.
 func TestHookAsTheBinary(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	h.ok("remember", "Do not call the v1 payments API: it charges twice on retry", "--layer", "negative", "--trigger", "payments api")
 	h.ok("remember", "Never commit .env files", "--layer", "invariant")

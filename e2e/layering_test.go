@@ -12,6 +12,7 @@ import (
 // services and interfaces above it see only the contract. A package here
 // that links Badger or the store has reached past the contract.
 func TestLayering(t *testing.T) {
+	t.Parallel()
 	above := []string{"cairn/ui", "cairn/trust", "cairn/recall", "cairn/mcpserver",
 		"cairn/consolidate", "cairn/ingest", "cairn/exchange", "cairn/derive", "cairn/mirror", "cairn/memory"}
 	out, err := exec.Command("go", append([]string{"list", "-deps", "-f",

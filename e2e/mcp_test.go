@@ -13,6 +13,7 @@ import (
 // not JSON with a parse error and goes on to answer the next request, and
 // ends cleanly when its input closes.
 func TestMCPSurvivesMalformedInput(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	h.ok("remember", "seed memory so the project exists")
 	cmd := h.cmd("mcp")

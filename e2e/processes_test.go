@@ -57,6 +57,7 @@ func (a *agent) call(ctx context.Context, tool string, args map[string]any, out 
 // eight agent processes, each remembering 200 times and recalling, plus CLI
 // commands in between — all on one home at once.
 func TestManyProcessesOneStore(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
@@ -177,6 +178,7 @@ func TestManyProcessesOneStore(t *testing.T) {
 // on with a new server (or fail with a clear error), the next command
 // works, and nothing acknowledged is lost.
 func TestOwnerKilledMidway(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Minute)
 	defer cancel()

@@ -18,6 +18,7 @@ import (
 // the last one kept in the home, and still notices a file that changed —
 // a rewrite of the same size included.
 func TestVerifyNoticesAChangeInTheNextProcess(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	file := filepath.Join(h.work, "decode.txt")
 	if err := os.WriteFile(file, []byte("decode +229 %\n"), 0o644); err != nil {

@@ -235,7 +235,7 @@ func TestMarkdownDirectory(t *testing.T) {
 	f := false
 	recs := []memory.Record{
 		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Kind: memory.KindDecision, Title: "Park MTP: net-negative [MoE]", Body: "because MoE\n",
-			Edges: []memory.RecordEdge{{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB", Weight: 0.8, Active: &f}}},
+			Edges: []memory.RecordEdge{{Kind: memory.EdgeBecause, To: "01JD0000000000000000000BBB", Weight: 0.8, Active: &f}, {Kind: memory.EdgeEvidence, To: "01JD0000000000000000000BBB"}}},
 		{ID: "01JD0000000000000000000BBB", Layer: memory.LayerEpisode, Title: "bench 41", Body: "-4 %"},
 	}
 	if err := WriteMarkdown(dir, recs); err != nil {
@@ -248,8 +248,11 @@ func TestMarkdownDirectory(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The link as Obsidian reads it: to the file, labelled by the title.
-	if !strings.HasSuffix(string(data), "because MoE\n\n\n## Links\n\n- because: [[C-episode/bench-41-00000bbb|bench 41]]\n") {
+	// The link as Obsidian reads it: to the file, labelled by the title,
+	// in the form the team mirror writes. The inactive (historical) link
+	// is only in the frontmatter's edges: the section shows live links.
+	if !strings.HasSuffix(string(data), "\nbecause MoE\n\n\n## Links\n\n- evidence [[C-episode/bench-41-00000bbb|bench 41]]\n") ||
+		!strings.Contains(string(data), "historical: true") || !strings.Contains(string(data), "\nlayer: \"D\"\n") {
 		t.Fatalf("no Links section in:\n%s", data)
 	}
 	back, files, err := ReadMarkdownFiles(dir)
@@ -266,13 +269,19 @@ func TestMarkdownDirectory(t *testing.T) {
 	}
 	added := string(data) + "- evidence: [[Bench 42]]\n"
 	r, links, err := decodeMarkdown([]byte(added))
-	if err != nil || r.Body != recs[0].Body || len(links) != 2 || links[1] != (BodyLink{memory.EdgeEvidence, "Bench 42"}) {
-		t.Fatalf("an edited Links section: %v %q %+v", err, r.Body, links)
+	if err != nil || r.Record.Body != recs[0].Body || len(links) != 2 || links[1] != (BodyLink{memory.EdgeEvidence, "Bench 42"}) {
+		t.Fatalf("an edited Links section: %v %q %+v", err, r.Record.Body, links)
 	}
-	os.WriteFile(filepath.Join(dir, "C-episode", "bad.md"), []byte("---\nlayer: A\nlayr: A\n---\nx"), 0o644)
+	// A field cairn does not know is counted, never a refusal; a value
+	// cairn cannot read refuses the directory, naming the file and line.
+	os.WriteFile(filepath.Join(dir, "C-episode", "odd.md"), []byte("---\nlayer: A\nlayr: A\n---\nx"), 0o644)
+	if v, err := ReadVault(dir); err != nil || v.Fields.String() != "1 frontmatter field cairn does not know (layr): 1 kept as tags, 0 ignored" {
+		t.Fatalf("an unknown field: %v %+v", err, v)
+	}
+	os.WriteFile(filepath.Join(dir, "C-episode", "bad.md"), []byte("---\nlayer: A\nversion: [1\n---\nx"), 0o644)
 	_, err = ReadMarkdown(dir)
 	var fe *FileError
-	if !errors.As(err, &fe) || fe.Path != filepath.Join("C-episode", "bad.md") || !strings.Contains(err.Error(), "layr") || !strings.Contains(err.Error(), "line 3") {
+	if !errors.As(err, &fe) || fe.Path != filepath.Join("C-episode", "bad.md") || !strings.Contains(err.Error(), "line 3") {
 		t.Fatalf("bad file: %v", err)
 	}
 }

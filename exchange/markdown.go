@@ -2,6 +2,8 @@ package exchange
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -9,10 +11,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
-	"strconv"
 	"strings"
-	"time"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/goccy/go-yaml"
@@ -32,77 +34,6 @@ type FileError struct {
 // Error neutralises the path: a file name may hold escape sequences.
 func (e *FileError) Error() string { return fmt.Sprintf("%s: %v", safetext.CleanLine(e.Path), e.Err) }
 func (e *FileError) Unwrap() error { return e.Err }
-
-// front is the YAML frontmatter of one memory file. Times are written as
-// RFC 3339 strings with nanoseconds so they come back exactly.
-type front struct {
-	ID           string      `yaml:"id"`
-	Ref          string      `yaml:"ref,omitempty"`
-	Project      string      `yaml:"project,omitempty"`
-	Layer        string      `yaml:"layer"`
-	Kind         string      `yaml:"kind,omitempty"`
-	Title        string      `yaml:"title"`
-	Tags         []string    `yaml:"tags,omitempty"`
-	Provenance   string      `yaml:"provenance,omitempty"`
-	Confidence   float64     `yaml:"confidence,omitempty"`
-	Status       string      `yaml:"status,omitempty"`
-	Source       *source     `yaml:"source,omitempty"`
-	CreatedAt    string      `yaml:"created_at,omitempty"`
-	UpdatedAt    string      `yaml:"updated_at,omitempty"`
-	ValidFrom    string      `yaml:"valid_from,omitempty"`
-	ValidUntil   string      `yaml:"valid_until,omitempty"`
-	Supersedes   []string    `yaml:"supersedes,omitempty"`
-	SupersededBy string      `yaml:"superseded_by,omitempty"`
-	Watermarks   []watermark `yaml:"watermarks,omitempty"`
-	RejectedAt   string      `yaml:"rejected_at,omitempty"`
-	ReopenedAt   string      `yaml:"reopened_at,omitempty"`
-	Reopened     string      `yaml:"reopened,omitempty"`
-	Triggers     []string    `yaml:"triggers,omitempty"`
-	// Salience is read from exports made before it was left out (it
-	// changes on every recall), never written.
-	Salience *salience `yaml:"salience,omitempty"`
-	Version  int       `yaml:"version,omitempty"`
-	// Links is the old form of edges ([[id|weight historical @time]] by
-	// kind), still read.
-	Links map[string][]string `yaml:"links,omitempty"`
-	Edges []edge              `yaml:"edges,omitempty"`
-	// History is the earlier versions, oldest first, each with its body.
-	History []front `yaml:"history,omitempty"`
-	// Body is set only in a History entry: a memory's own body follows
-	// the frontmatter.
-	Body string `yaml:"body,omitempty"`
-}
-
-// edge is one outgoing link, exactly; the body's Links section shows it
-// to a reader (and Obsidian) by the target's title.
-type edge struct {
-	Kind       string  `yaml:"kind"`
-	To         string  `yaml:"to"`
-	Weight     float64 `yaml:"weight,omitempty"`
-	Historical bool    `yaml:"historical,omitempty"`
-	CreatedAt  string  `yaml:"created_at,omitempty"`
-}
-
-type source struct {
-	Actor   string `yaml:"actor,omitempty"`
-	Session string `yaml:"session,omitempty"`
-	File    string `yaml:"file,omitempty"`
-	Line    int    `yaml:"line,omitempty"`
-}
-
-type watermark struct {
-	Kind        string `yaml:"kind"`
-	Target      string `yaml:"target,omitempty"`
-	Fingerprint string `yaml:"fingerprint,omitempty"`
-	State       string `yaml:"state"`
-	StampedAt   string `yaml:"stamped_at,omitempty"`
-}
-
-type salience struct {
-	AccessCount    int      `yaml:"access_count,omitempty"`
-	Accesses       []string `yaml:"accesses,omitempty"`
-	Reinforcements int      `yaml:"reinforcements,omitempty"`
-}
 
 // FileName is where a record lives inside an export directory that holds
 // it alone: <letter>-<layer>/<slug of the title>-<tail of the id>.md. An
@@ -387,72 +318,22 @@ func EncodeMarkdown(r memory.Record) ([]byte, error) {
 	return encodeMarkdown(r, func(id string) (string, string) { return id, id })
 }
 
-// encodeMarkdown renders r; link gives the wiki-link target and label of
-// a memory r links to. Nothing that changes when a memory is read
-// (salience, access times) or is computed (trust) is written, so the same
-// memory always gives the same bytes.
+// encodeMarkdown renders r in the Full profile; link gives the wiki-link
+// target and label of a memory r links to. Nothing that changes when a
+// memory is read (salience, access times) or is computed (trust) is
+// written, so the same memory always gives the same bytes. An inactive
+// (historical) link is kept exactly in the frontmatter's edges and left
+// out of the Links section, which shows only live links.
 func encodeMarkdown(r memory.Record, link func(id string) (target, label string)) ([]byte, error) {
-	f := toFront(r)
+	var links []SectionLink
 	for _, e := range r.Edges {
-		f.Edges = append(f.Edges, edge{Kind: string(e.Kind), To: e.To, Weight: weightOf(e), Historical: e.Active != nil && !*e.Active, CreatedAt: stamp(e.CreatedAt)})
+		if e.Active != nil && !*e.Active {
+			continue
+		}
+		target, label := link(e.To)
+		links = append(links, SectionLink{Kind: e.Kind, Target: target, Label: linkLabel(label)})
 	}
-	for _, h := range r.History {
-		hf := toFront(h)
-		hf.ID, hf.Project, hf.Body = "", "", h.Body
-		f.History = append(f.History, hf)
-	}
-	y, err := yaml.MarshalWithOptions(f, yaml.CustomMarshaler[string](quote))
-	if err != nil {
-		return nil, err
-	}
-	// Write nothing that import would refuse (a memory with thousands of
-	// links or a long history): say so now rather than when the file is
-	// read back.
-	if err := guardFront(y); err != nil {
-		return nil, fmt.Errorf("cannot be written as markdown (%v): export as JSON Lines instead", err)
-	}
-	var b bytes.Buffer
-	b.WriteString("---\n")
-	b.Write(y)
-	b.WriteString("---\n")
-	b.WriteString(r.Body)
-	writeLinks(&b, r.Edges, link)
-	return b.Bytes(), nil
-}
-
-// weightOf is an edge's weight as written: none when it is the default 1.
-func weightOf(e memory.RecordEdge) float64 {
-	if e.Weight == 1 {
-		return 0
-	}
-	return e.Weight
-}
-
-// toFront is the frontmatter of r but for its links and history.
-func toFront(r memory.Record) front {
-	f := front{
-		ID: r.ID, Ref: r.Ref, Project: r.Project, Layer: r.Layer.String(), Kind: string(r.Kind),
-		Title: r.Title, Tags: r.Tags, Provenance: string(r.Provenance), Confidence: r.Confidence,
-		Status: string(r.Status), CreatedAt: stamp(r.CreatedAt), UpdatedAt: stamp(r.UpdatedAt),
-		ValidFrom: stamp(r.ValidFrom), Supersedes: r.Supersedes, SupersededBy: r.SupersededBy,
-		Triggers: r.Triggers, Version: r.Version,
-	}
-	if r.ValidUntil != nil {
-		f.ValidUntil = stamp(*r.ValidUntil)
-	}
-	if r.RejectedAt != nil {
-		f.RejectedAt = stamp(*r.RejectedAt)
-	}
-	if r.ReopenedAt != nil {
-		f.ReopenedAt, f.Reopened = stamp(*r.ReopenedAt), r.Reopened
-	}
-	if r.Source != (memory.Source{}) {
-		f.Source = &source{string(r.Source.Actor), r.Source.Session, r.Source.File, r.Source.Line}
-	}
-	for _, w := range r.Watermarks {
-		f.Watermarks = append(f.Watermarks, watermark{string(w.Kind), w.Target, w.Fingerprint, string(w.State), stamp(w.StampedAt)})
-	}
-	return f
+	return Encode(r, Full, links)
 }
 
 // quote writes every string as a double-quoted scalar (JSON's quoting is
@@ -466,61 +347,6 @@ func quote(s string) ([]byte, error) {
 		return nil, err
 	}
 	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
-}
-
-// parseWikiLink reads a link of the old frontmatter form,
-// [[id|attributes]]: the weight when it is not 1, "historical" when
-// inactive, and "@time" when the link was made.
-func parseWikiLink(kind, s string) (memory.RecordEdge, error) {
-	e := memory.RecordEdge{Kind: memory.EdgeKind(kind)}
-	inner, open := strings.CutPrefix(strings.TrimSpace(s), "[[")
-	inner, closed := strings.CutSuffix(inner, "]]")
-	if !open || !closed {
-		return e, fmt.Errorf("link %q is not a [[wiki link]]", s)
-	}
-	to, attrs, _ := strings.Cut(inner, "|")
-	e.To = strings.TrimSpace(to)
-	if e.To == "" {
-		return e, fmt.Errorf("link %q names no memory", s)
-	}
-	for _, a := range strings.Fields(attrs) {
-		switch {
-		case a == "historical":
-			f := false
-			e.Active = &f
-		case strings.HasPrefix(a, "@"):
-			t, err := unstamp(a[1:])
-			if err != nil {
-				return e, fmt.Errorf("link %q: %w", s, err)
-			}
-			e.CreatedAt = t
-		default:
-			w, err := strconv.ParseFloat(a, 64)
-			if err != nil {
-				return e, fmt.Errorf("link %q: %q is neither a weight, \"historical\" nor @time", s, a)
-			}
-			e.Weight = w
-		}
-	}
-	return e, nil
-}
-
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}
-
-func unstamp(s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
-	if err != nil {
-		return t, fmt.Errorf("time %q: use RFC 3339, e.g. 2026-03-02T10:00:00Z", s)
-	}
-	return t.UTC(), nil
 }
 
 // ReadMarkdown reads every memory file under dir, in path order.
@@ -546,7 +372,31 @@ type Vault struct {
 	Records []memory.Record
 	Files   []string
 	Links   [][]BodyLink // by record
+	Aliases [][]string   // by record: the other names links may use
 	Skipped Skipped
+	Fields  FieldCount
+}
+
+// FieldCount counts the frontmatter fields of a directory's notes that are
+// not cairn's (Obsidian's cssclasses, a plugin's fields): never a reason
+// to refuse a note. A short one-word value is kept as a tag "field/value".
+type FieldCount struct {
+	AsTags  int      `json:"as_tags,omitempty"`
+	Ignored int      `json:"ignored,omitempty"`
+	Names   []string `json:"names,omitempty"` // each once, sorted
+}
+
+// String says what became of the unknown fields ("" when there were none).
+func (c FieldCount) String() string {
+	n := c.AsTags + c.Ignored
+	if n == 0 {
+		return ""
+	}
+	what := "fields"
+	if n == 1 {
+		what = "field"
+	}
+	return fmt.Sprintf("%d frontmatter %s cairn does not know (%s): %d kept as tags, %d ignored", n, what, strings.Join(c.Names, ", "), c.AsTags, c.Ignored)
 }
 
 // Skipped counts the files of a directory that are not memories: they are
@@ -603,17 +453,20 @@ func (s Skipped) String() string {
 // file inside dir: a link out of the directory is refused, so that an
 // import cannot be made to read (and store) a file the directory does not
 // hold.
-func ReadVault(dir string) (*Vault, error) {
+func ReadVault(dir string) (*Vault, error) { return ReadVaultNotes(dir, 0) }
+
+// ReadVaultNotes is ReadVault that also takes a person's plain notes —
+// files without frontmatter, or whose frontmatter names no layer — as
+// memories of the layer notes (its letter or name), titled by their
+// file name: a vault that was never cairn's imports whole. A zero notes
+// passes them over, as ReadVault does.
+func ReadVaultNotes(dir string, notes memory.Layer) (*Vault, error) {
 	fi, err := os.Stat(dir)
 	if err != nil {
 		return nil, pathError(err)
 	}
 	if fi.Mode().IsRegular() {
-		recs, files, links, err := readOneMarkdown(dir)
-		if err != nil {
-			return nil, err
-		}
-		return &Vault{Records: recs, Files: files, Links: links}, nil
+		return readOneMarkdown(dir)
 	}
 	if !fi.IsDir() {
 		return nil, notRegular(fi.Mode(), hintImportPath)
@@ -686,19 +539,21 @@ func ReadVault(dir string) (*Vault, error) {
 		}
 		switch memoryFile(b) {
 		case noFront:
-			v.Skipped.NoFrontmatter++
-			continue
+			if notes == 0 {
+				v.Skipped.NoFrontmatter++
+				continue
+			}
+			b = append([]byte("---\nlayer: "+notes.Letter()+"\n---\n\n"), b...)
 		case otherFront:
-			v.Skipped.NotMemory++
-			continue
+			if notes == 0 {
+				v.Skipped.NotMemory++
+				continue
+			}
+			b = withLayer(b, notes)
 		}
-		r, links, err := decodeMarkdown(b)
-		if err != nil {
+		if err := v.add(b, filepath.Base(real), rel); err != nil {
 			return nil, &FileError{rel, err}
 		}
-		v.Records = append(v.Records, r)
-		v.Files = append(v.Files, rel)
-		v.Links = append(v.Links, links)
 	}
 	events, lines, err := readTimeline(root, real)
 	if err != nil {
@@ -708,6 +563,7 @@ func ReadVault(dir string) (*Vault, error) {
 		v.Records = append(v.Records, e)
 		v.Files = append(v.Files, fmt.Sprintf("%s line %d", TimelineFile, lines[i]))
 		v.Links = append(v.Links, nil)
+		v.Aliases = append(v.Aliases, nil)
 	}
 	return v, nil
 }
@@ -755,23 +611,133 @@ func memoryFile(b []byte) fileKind {
 	return otherFront
 }
 
+// withLayer adds a layer line at the top of a note's frontmatter.
+func withLayer(b []byte, l memory.Layer) []byte {
+	nl := bytes.IndexByte(b, '\n') + 1 // the frontmatter's opening line
+	out := make([]byte, 0, len(b)+16)
+	out = append(out, b[:nl]...)
+	out = append(out, "layer: "+l.Letter()+"\n"...)
+	return append(out, b[nl:]...)
+}
+
 // readOneMarkdown reads a single memory file named on the command line.
-func readOneMarkdown(path string) ([]memory.Record, []string, [][]BodyLink, error) {
+func readOneMarkdown(path string) (*Vault, error) {
 	name := filepath.Base(path)
 	f, sz, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(path, flag, 0) }, hintImportPath)
 	if err != nil {
-		return nil, nil, nil, &FileError{name, pathError(err)}
+		return nil, &FileError{name, pathError(err)}
 	}
 	defer f.Close()
 	b, err := readBounded(f, sz, MaxFile, "memory file")
 	if err != nil {
-		return nil, nil, nil, &FileError{name, err}
+		return nil, &FileError{name, err}
 	}
-	r, links, err := decodeMarkdown(b)
+	v := &Vault{}
+	dir, _ := filepath.Abs(filepath.Dir(path))
+	if err := v.add(b, filepath.Base(dir), name); err != nil {
+		return nil, &FileError{name, err}
+	}
+	return v, nil
+}
+
+// add reads the memory file rel of the folder named vault. A note that
+// cairn did not write (it has no id) is a person's: its title is its file
+// name when its frontmatter gives none, its ref ("vault:<folder>/<path>")
+// finds its memory again when the folder is imported again after an
+// edit, and a field of it cairn does not know, or a kind, status or
+// provenance cairn does not use, is kept as a tag or ignored, and
+// counted.
+func (v *Vault) add(b []byte, vault, rel string) error {
+	d, err := ReadDoc(b, Full)
 	if err != nil {
-		return nil, nil, nil, &FileError{name, err}
+		return err
 	}
-	return []memory.Record{r}, []string{name}, [][]BodyLink{links}, nil
+	r := &d.Record
+	note := r.ID == ""
+	if note {
+		if strings.TrimSpace(r.Title) == "" {
+			r.Title = strings.TrimSuffix(filepath.Base(rel), filepath.Ext(rel))
+		}
+		if r.Ref == "" {
+			r.Ref = noteRef(vault, rel)
+		}
+		for _, odd := range []struct {
+			name string
+			val  *string
+			ok   bool
+		}{{"kind", (*string)(&r.Kind), r.Kind == "" || r.Kind.Valid()}, {"status", (*string)(&r.Status), r.Status == "" || r.Status.Valid()},
+			{"provenance", (*string)(&r.Provenance), r.Provenance == "" || r.Provenance.Valid()}} {
+			if !odd.ok {
+				d.Unknown = append(d.Unknown, Field{Name: odd.name, Value: *odd.val})
+				*odd.val = ""
+			}
+		}
+	}
+	v.keepFields(r, d.Unknown)
+	links, err := linksOf(d)
+	if err != nil {
+		return err
+	}
+	v.Records = append(v.Records, *r)
+	v.Files = append(v.Files, rel)
+	v.Links = append(v.Links, links)
+	v.Aliases = append(v.Aliases, d.Aliases)
+	return nil
+}
+
+// noteRef is the ref of a note cairn did not write: the folder's name and
+// the note's path in it, which stay when the folder moves.
+func noteRef(vault, rel string) string {
+	ref := "vault:" + vault + "/" + filepath.ToSlash(rel)
+	if len(ref) > memory.MaxRef {
+		sum := sha256.Sum256([]byte(ref))
+		ref = ref[:memory.MaxRef-17] + "~" + hex.EncodeToString(sum[:8])
+		for !utf8.ValidString(ref) {
+			ref = ref[:len(ref)-1]
+		}
+	}
+	return ref
+}
+
+// displayFields are Obsidian's properties of how a note looks or is
+// published: nothing a memory says.
+var displayFields = map[string]bool{"cssclasses": true, "cssclass": true, "publish": true, "permalink": true}
+
+// keepFields keeps the unknown fields of a note that are one short word
+// (or a list of them) as tags "field/value", and counts the rest.
+func (v *Vault) keepFields(r *memory.Record, fields []Field) {
+	for _, f := range fields {
+		if displayFields[strings.ToLower(f.Name)] {
+			f.Value = nil
+		}
+		var vals []any
+		switch x := f.Value.(type) {
+		case []any:
+			vals = x
+		case nil:
+		default:
+			vals = []any{x}
+		}
+		var tags []string
+		for _, val := range vals {
+			s, ok := val.(string)
+			tag := strings.ToLower(f.Name + "/" + strings.TrimPrefix(strings.TrimSpace(s), "#"))
+			if !ok || !strings.ContainsFunc(s, unicode.IsLetter) || strings.ContainsAny(s, ":/") || memory.ValidTag(tag) != nil {
+				tags = nil
+				break
+			}
+			tags = append(tags, tag)
+		}
+		if len(tags) > 0 && len(r.Tags)+len(tags) <= memory.MaxTags {
+			r.Tags = append(r.Tags, tags...)
+			v.Fields.AsTags++
+		} else {
+			v.Fields.Ignored++
+		}
+		if i, found := slices.BinarySearch(v.Fields.Names, f.Name); !found {
+			v.Fields.Names = slices.Insert(v.Fields.Names, i, safetext.CleanLine(f.Name))
+		}
+	}
 }
 
 // readMarkdownFile reads one file of an import directory.
@@ -841,29 +807,53 @@ func inside(dir, path string) bool {
 
 // DecodeMarkdown parses one memory file.
 func DecodeMarkdown(b []byte) (memory.Record, error) {
-	r, _, err := decodeMarkdown(b)
-	return r, err
+	d, _, err := decodeMarkdown(b)
+	if err != nil {
+		return memory.Record{}, err
+	}
+	return d.Record, nil
 }
 
 // decodeMarkdown parses one memory file and lists the wiki links its
-// body writes (the Links section's too).
-func decodeMarkdown(b []byte) (memory.Record, []BodyLink, error) {
-	r, section, err := decodeFile(b)
+// body writes (the Links section's too, unless it says only what the
+// frontmatter's edges say).
+func decodeMarkdown(b []byte) (*Doc, []BodyLink, error) {
+	d, err := ReadDoc(b, Full)
 	if err != nil {
-		return r, nil, err
+		return nil, nil, err
 	}
-	links := BodyLinks(r.Body)
-	// The Links section as cairn wrote it says what the edges say; one a
-	// person has added to or changed is read like the body.
-	if sl := BodyLinks(section); !sameKinds(sl, r.Edges) {
-		links = append(links, sl...)
+	links, err := linksOf(d)
+	return d, links, err
+}
+
+// linksOf checks what d holds and lists the wiki links its body writes.
+func linksOf(d *Doc) ([]BodyLink, error) {
+	if err := validate(d.Record); err != nil {
+		return nil, err
 	}
-	return r, links, nil
+	links := BodyLinks(d.Record.Body)
+	var active []memory.RecordEdge
+	for _, e := range d.Record.Edges {
+		if e.Active == nil || *e.Active {
+			active = append(active, e)
+		}
+	}
+	// The Links section as cairn wrote it says what the edges say (an old
+	// export listed the inactive ones too); one a person has added to or
+	// changed, or a team file's, is read like the body.
+	if !sameKinds(d.Section, active) && !sameKinds(d.Section, d.Record.Edges) {
+		for _, l := range d.Section {
+			if t := linkTarget(l.Target); t != "" {
+				links = append(links, BodyLink{Kind: l.Kind, Target: t})
+			}
+		}
+	}
+	return links, nil
 }
 
 // sameKinds reports whether links are one per edge, of the edges' kinds
 // in their order: a Links section as cairn wrote it.
-func sameKinds(links []BodyLink, edges []memory.RecordEdge) bool {
+func sameKinds(links []SectionLink, edges []memory.RecordEdge) bool {
 	if len(links) != len(edges) {
 		return false
 	}
@@ -873,83 +863,6 @@ func sameKinds(links []BodyLink, edges []memory.RecordEdge) bool {
 		}
 	}
 	return true
-}
-
-// decodeFile parses one memory file; section is the Links section cut
-// from the end of the body (only when the frontmatter lists edges).
-func decodeFile(b []byte) (memory.Record, string, error) {
-	var r memory.Record
-	if len(b) > MaxFile {
-		return r, "", fmt.Errorf("the file is over %s: is it a cairn export?", size(MaxFile))
-	}
-	// goccy/go-yaml and the body alike would keep invalid UTF-8 as it is.
-	if !utf8.Valid(b) {
-		return r, "", safetext.Valid("the file", string(b))
-	}
-	rest, ok := bytes.CutPrefix(b, []byte("---\n"))
-	if !ok {
-		rest, ok = bytes.CutPrefix(b, []byte("---\r\n"))
-	}
-	if !ok {
-		return r, "", errors.New(`no frontmatter: the file must start with a "---" line`)
-	}
-	var head, body []byte
-	if bytes.HasPrefix(rest, []byte("---\n")) {
-		head, body = nil, rest[4:]
-	} else if i := bytes.Index(rest, []byte("\n---\n")); i >= 0 {
-		head, body = rest[:i+1], rest[i+5:]
-	} else if bytes.HasSuffix(rest, []byte("\n---")) {
-		head, body = rest[:len(rest)-3], nil
-	} else {
-		return r, "", errors.New(`the frontmatter is not closed by a "---" line`)
-	}
-	f, err := parseFront(head)
-	if err != nil {
-		return r, "", err
-	}
-	if f.Body != "" {
-		return r, "", errors.New(`frontmatter: "body" belongs in a history entry; the memory's own body follows the frontmatter`)
-	}
-	text, section := string(body), ""
-	if len(f.Edges) > 0 {
-		// cairn wrote the Links section from the edges: it is not part of
-		// the body.
-		if cut, ok := cutLinks(text); ok {
-			text, section = cut, text[len(cut):]
-		}
-	}
-	r, err = f.record(text)
-	if err != nil {
-		return r, "", err
-	}
-	for _, h := range f.History {
-		if len(h.Edges) > 0 || len(h.Links) > 0 || len(h.History) > 0 {
-			return r, "", errors.New("frontmatter: a history entry holds no links or history of its own")
-		}
-		v, err := h.record(h.Body)
-		if err != nil {
-			return r, "", fmt.Errorf("history: %w", err)
-		}
-		r.History = append(r.History, v)
-	}
-	return r, section, nil
-}
-
-// parseFront decodes the frontmatter. go-yaml panics on some malformed
-// input (e.g. an odd tag); that is bad input, not a crash.
-func parseFront(head []byte) (f front, err error) {
-	defer func() {
-		if p := recover(); p != nil {
-			err = errors.New("frontmatter: malformed YAML")
-		}
-	}()
-	if err := guardFront(head); err != nil {
-		return f, err
-	}
-	if err := yaml.UnmarshalWithOptions(head, &f, yaml.DisallowUnknownField()); err != nil {
-		return f, yamlError(err)
-	}
-	return f, nil
 }
 
 // yamlError words a go-yaml error as one line with the file's line number.
@@ -1020,95 +933,4 @@ func guardFront(head []byte) error {
 func firstLine(s string) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
 	return s
-}
-
-func (f front) record(body string) (memory.Record, error) {
-	r := memory.Record{
-		ID: f.ID, Ref: f.Ref, Project: f.Project, Kind: memory.Kind(f.Kind), Title: f.Title, Body: body,
-		Tags: f.Tags, Provenance: memory.Provenance(f.Provenance), Confidence: f.Confidence,
-		Status: memory.Status(f.Status), Supersedes: f.Supersedes, SupersededBy: f.SupersededBy,
-		Triggers: f.Triggers, Version: f.Version,
-	}
-	var err error
-	if f.Layer != "" {
-		if r.Layer, err = memory.ParseLayer(f.Layer); err != nil {
-			return r, err
-		}
-	}
-	for _, t := range []struct {
-		dst *time.Time
-		src string
-	}{{&r.CreatedAt, f.CreatedAt}, {&r.UpdatedAt, f.UpdatedAt}, {&r.ValidFrom, f.ValidFrom}} {
-		if *t.dst, err = unstamp(t.src); err != nil {
-			return r, err
-		}
-	}
-	if f.ValidUntil != "" {
-		t, err := unstamp(f.ValidUntil)
-		if err != nil {
-			return r, err
-		}
-		r.ValidUntil = &t
-	}
-	if f.RejectedAt != "" {
-		t, err := unstamp(f.RejectedAt)
-		if err != nil {
-			return r, err
-		}
-		r.RejectedAt = &t
-	}
-	if f.ReopenedAt != "" {
-		t, err := unstamp(f.ReopenedAt)
-		if err != nil {
-			return r, err
-		}
-		r.ReopenedAt, r.Reopened = &t, f.Reopened
-	}
-	if f.Source != nil {
-		r.Source = memory.Source{Actor: memory.Actor(f.Source.Actor), Session: f.Source.Session, File: f.Source.File, Line: f.Source.Line}
-	}
-	for _, w := range f.Watermarks {
-		at, err := unstamp(w.StampedAt)
-		if err != nil {
-			return r, err
-		}
-		r.Watermarks = append(r.Watermarks, memory.Watermark{Kind: memory.WatermarkKind(w.Kind), Target: w.Target, Fingerprint: w.Fingerprint, State: memory.WatermarkState(w.State), StampedAt: at})
-	}
-	if s := f.Salience; s != nil {
-		r.Salience = memory.Salience{AccessCount: s.AccessCount, Reinforcements: s.Reinforcements}
-		for _, a := range s.Accesses {
-			t, err := unstamp(a)
-			if err != nil {
-				return r, err
-			}
-			r.Salience.Accesses = append(r.Salience.Accesses, t)
-		}
-	}
-	for _, e := range f.Edges {
-		at, err := unstamp(e.CreatedAt)
-		if err != nil {
-			return r, err
-		}
-		re := memory.RecordEdge{Kind: memory.EdgeKind(e.Kind), To: e.To, Weight: e.Weight, CreatedAt: at}
-		if e.Historical {
-			inactive := false
-			re.Active = &inactive
-		}
-		r.Edges = append(r.Edges, re)
-	}
-	kinds := make([]string, 0, len(f.Links))
-	for k := range f.Links {
-		kinds = append(kinds, k)
-	}
-	sort.Strings(kinds)
-	for _, k := range kinds {
-		for _, l := range f.Links[k] {
-			e, err := parseWikiLink(k, l)
-			if err != nil {
-				return r, err
-			}
-			r.Edges = append(r.Edges, e)
-		}
-	}
-	return r, validate(r)
 }

@@ -1,7 +1,6 @@
 package exchange
 
 import (
-	"bytes"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -104,29 +103,6 @@ func FileNames(recs []memory.Record) map[string]string {
 	return out
 }
 
-// The Links section cairn writes after a memory's body: a heading, a blank
-// line, then one "- kind: [[target|label]]" line per edge.
-const linksHead = "\n\n## Links\n\n"
-
-// writeLinks writes the Links section of edges, each a wiki link to the
-// target's file labelled by its title (Obsidian's graph and backlinks read
-// these); the frontmatter's edges say the same exactly.
-func writeLinks(b *bytes.Buffer, edges []memory.RecordEdge, link func(id string) (string, string)) {
-	if len(edges) == 0 {
-		return
-	}
-	b.WriteString(linksHead)
-	for _, e := range edges {
-		target, label := link(e.To)
-		label = linkLabel(label)
-		b.WriteString("- " + string(e.Kind) + ": [[" + target)
-		if label != "" && label != target {
-			b.WriteString("|" + label)
-		}
-		b.WriteString("]]\n")
-	}
-}
-
 // linkLabel makes a title fit inside [[…|label]]: no brackets, bars or
 // line breaks.
 func linkLabel(s string) string {
@@ -138,37 +114,6 @@ func linkLabel(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// cutLinks splits text at its last Links section when what follows the
-// heading is only link lines; ok is false (and text whole) otherwise.
-func cutLinks(text string) (body string, ok bool) {
-	i := strings.LastIndex(text, linksHead)
-	if i < 0 {
-		return text, false
-	}
-	for _, line := range strings.SplitAfter(text[i+len(linksHead):], "\n") {
-		if line == "" {
-			continue
-		}
-		if _, _, ok := linkLine(strings.TrimSuffix(line, "\n")); !ok {
-			return text, false
-		}
-	}
-	return text[:i], true
-}
-
-// linkLine reads "- kind: [[target…]]" as a Links section writes it.
-func linkLine(line string) (memory.EdgeKind, string, bool) {
-	rest, ok := strings.CutPrefix(line, "- ")
-	if !ok {
-		return "", "", false
-	}
-	kind, link, ok := strings.Cut(rest, ": ")
-	if !ok || !memory.EdgeKind(kind).Valid() || !strings.HasPrefix(link, "[[") || !strings.HasSuffix(link, "]]") {
-		return "", "", false
-	}
-	return memory.EdgeKind(kind), link, true
 }
 
 // BodyLink is a wiki link written in a memory's body: [[Title]],
@@ -195,8 +140,8 @@ func BodyLinks(text string) []BodyLink {
 			continue
 		}
 		kind := memory.EdgeRelatesTo
-		if k, _, ok := linkLine(strings.TrimRight(line, "\r")); ok {
-			kind = k
+		if l, ok := readLinkLine(strings.TrimSpace(line)); ok {
+			kind = l.Kind
 		}
 		for rest := line; ; {
 			i := strings.Index(rest, "[[")

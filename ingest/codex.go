@@ -10,9 +10,18 @@ import (
 // ~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl: lines of
 // {timestamp, type, payload}. session_meta opens it (id, cwd, git);
 // response_item lines hold the messages, function calls and their outputs;
-// event_msg lines repeat the messages for the terminal; compacted marks a
-// compaction. Its messages carry no ids: an item is named by its line,
-// which an append-only file keeps.
+// event_msg lines repeat the messages for the terminal (each user message
+// is there twice: read once); compacted marks a compaction. Its messages
+// carry no ids: an item is named by its line, which an append-only file
+// keeps.
+//
+// Codex sends text of its own as user messages: the project's AGENTS.md,
+// the environment, skills, an aborted turn, a /review's findings
+// (<user_action>). A custom prompt (/speckit.plan …) is stored expanded:
+// the person typed only what stands in its "## User Input" block; an IDE
+// puts the files the person points at above "## My request for Codex:".
+// A sub-agent's rollout (a review, a spawned thread) names its parent in
+// session_meta's source.
 
 type codexLine struct {
 	Timestamp string          `json:"timestamp"`
@@ -28,12 +37,10 @@ type codexPayload struct {
 	Git *struct {
 		Branch string `json:"branch"`
 	} `json:"git"`
+	Source json.RawMessage `json:"source"` // "cli", "vscode", or {"subagent": …}
 	// message
-	Role    string `json:"role"`
-	Content []struct {
-		Type string `json:"type"`
-		Text string `json:"text"`
-	} `json:"content"`
+	Role    string      `json:"role"`
+	Content []codexPart `json:"content"`
 	// function_call, custom_tool_call, local_shell_call, and their outputs
 	Name      string          `json:"name"`
 	Arguments string          `json:"arguments"`
@@ -44,6 +51,11 @@ type codexPayload struct {
 		Command []string `json:"command"`
 	} `json:"action"`
 	Status string `json:"status"`
+}
+
+type codexPart struct {
+	Type string `json:"type"`
+	Text string `json:"text"`
 }
 
 type codexState struct {
@@ -70,6 +82,9 @@ func (rd *reader) codexLine(raw []byte, start int64) error {
 			branch = p.Git.Branch
 		}
 		rd.setSession(p.ID, p.Cwd, branch)
+		if codexSubagent(p.Source) {
+			rd.opt.Subagent = true
+		}
 		rd.skip("session_meta")
 		return nil
 	case "turn_context":
@@ -91,24 +106,36 @@ func (rd *reader) codexLine(raw []byte, start int64) error {
 		rd.skip(safeType(l.Type))
 		return nil
 	}
+	if rd.opt.Subagent && p.Type != "reasoning" {
+		rd.seen(t)
+		rd.skip("sub-agent") // its findings reach the main agent, which says what it takes
+		return nil
+	}
 	switch p.Type {
 	case "message":
 		var parts []string
 		for _, c := range p.Content {
 			if c.Type == "input_text" || c.Type == "output_text" || c.Type == "text" {
+				if p.Role == "user" {
+					c.Text = codexUserText(c.Text)
+				}
 				parts = append(parts, c.Text)
 			}
 		}
 		text := strings.TrimSpace(strings.Join(parts, "\n"))
 		switch p.Role {
 		case "user":
-			if text == "" || codexContext(text) {
+			if text == "" {
 				rd.skip("context")
+				if codexCustomPrompt(p.Content) {
+					// A custom prompt run without words: a turn all the same.
+					return rd.boundary(start)
+				}
 				return nil
 			}
 			return rd.prompt(Item{Key: key, Text: text, Time: t, Line: rd.line, Messages: []string{key}}, start)
 		case "assistant":
-			rd.answer(Item{Key: key, Text: text, Time: t, Line: rd.line, Messages: []string{key}}, false)
+			rd.answer(Item{Key: key, Text: text, Time: t, Line: rd.line, Messages: []string{key}})
 		default:
 			rd.skip("message of " + safeType(p.Role))
 		}
@@ -127,14 +154,89 @@ func (rd *reader) codexLine(raw []byte, start int64) error {
 }
 
 // codexContext is what Codex sends as a user message of its own: the
-// environment, the project's instructions.
+// environment, the project's instructions, skills, review results.
 func codexContext(s string) bool {
-	for _, p := range []string{"<environment_context>", "<user_instructions>", "<permissions", "<INSTRUCTIONS>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>"} {
+	for _, p := range []string{"<environment_context>", "<user_instructions>", "<permissions", "<INSTRUCTIONS>", "# AGENTS.md instructions", "<user_shell_command>", "<turn_aborted>", "<user_action>", "<skill>", "<skills_instructions>"} {
 		if strings.HasPrefix(s, p) {
 			return true
 		}
 	}
 	return false
+}
+
+// codexUserText is what the person typed in one part of a Codex user
+// message: "" for Codex's own context, the "## User Input" of an expanded
+// custom prompt, the request below an IDE's context.
+func codexUserText(s string) string {
+	s = strings.TrimSpace(s)
+	if codexContext(s) {
+		return ""
+	}
+	if in, ok := customPromptInput(s); ok {
+		return in
+	}
+	if i := strings.Index(s, codexRequest); i >= 0 && (strings.HasPrefix(s, "# Context from my IDE setup") || strings.HasPrefix(s, "# Files mentioned by the user")) {
+		s = s[i+len(codexRequest):]
+	}
+	return stripHarness(s)
+}
+
+// codexRequest heads the person's words below an IDE's context.
+const codexRequest = "## My request for Codex:"
+
+// customPromptInput is the person's input in an expanded custom prompt
+// (Spec Kit's and others': "## User Input", a ```text block with what
+// followed the command, "You **MUST** consider the user input …"). ok
+// says the text is such a prompt.
+func customPromptInput(s string) (string, bool) {
+	if !strings.HasPrefix(s, "## User Input") || !strings.Contains(s, "consider the user input") {
+		return "", false
+	}
+	rest := strings.TrimPrefix(s, "## User Input")
+	rest = strings.TrimLeft(rest, " \t\r\n")
+	if !strings.HasPrefix(rest, "```") {
+		return "", true
+	}
+	rest = rest[3:]
+	if nl := strings.IndexByte(rest, '\n'); nl >= 0 {
+		rest = rest[nl+1:] // past the fence's language
+	} else {
+		return "", true
+	}
+	end := strings.Index(rest, "```")
+	if end < 0 {
+		return "", true
+	}
+	in := strings.TrimSpace(rest[:end])
+	if in == "$ARGUMENTS" {
+		in = ""
+	}
+	return in, true
+}
+
+// codexCustomPrompt reports whether a user message was an expanded custom
+// prompt (the person ran a command), though it holds no words of theirs.
+func codexCustomPrompt(content []codexPart) bool {
+	for _, c := range content {
+		if _, ok := customPromptInput(strings.TrimSpace(c.Text)); ok {
+			return true
+		}
+	}
+	return false
+}
+
+// codexSubagent reports whether session_meta's source names a sub-agent:
+// {"subagent": "review"} or {"subagent": {"thread_spawn": …}}.
+func codexSubagent(raw json.RawMessage) bool {
+	if len(raw) == 0 || raw[0] != '{' {
+		return false
+	}
+	var src map[string]json.RawMessage
+	if json.Unmarshal(raw, &src) != nil {
+		return false
+	}
+	_, sub := src["subagent"]
+	return sub
 }
 
 func (rd *reader) codexCall(p codexPayload, key string) {

@@ -2,6 +2,7 @@ package ingest
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"time"
 
@@ -29,8 +30,21 @@ func (d *Diary) Episode() (title, body string) {
 		when += " on " + d.Branch
 	}
 	title = when
-	if len(d.Asked) > 0 {
-		title += ": " + d.Asked[0]
+	var asked []string
+	for _, a := range d.Asked {
+		if m := templateInput.FindStringSubmatch(a); m != nil {
+			// A command's prompt template: what the person typed is its input.
+			if a = strings.TrimSpace(m[1]); a == "" {
+				a = "(a command's prompt template, no input)"
+			}
+		}
+		if !harnessPrompt.MatchString(a) {
+			asked = append(asked, a)
+		}
+	}
+	prompts := d.Prompts - (len(d.Asked) - len(asked)) // the harness's, among those quoted, are no prompts
+	if len(asked) > 0 {
+		title += ": " + asked[0]
 	}
 	title = cutBytes(safetext.CleanLine(title), 120)
 
@@ -53,12 +67,12 @@ func (d *Diary) Episode() (title, body string) {
 		fmt.Fprintf(&b, ", %s", span(d.Start, d.End))
 	}
 	b.WriteString(".\n")
-	if len(d.Asked) > 0 {
-		fmt.Fprintf(&b, "\nAsked (%d %s):\n", d.Prompts, pluralWord(d.Prompts, "prompt", "prompts"))
-		for _, a := range d.Asked {
+	if len(asked) > 0 {
+		fmt.Fprintf(&b, "\nAsked (%d %s):\n", prompts, pluralWord(prompts, "prompt", "prompts"))
+		for _, a := range asked {
 			fmt.Fprintf(&b, "- %s\n", a)
 		}
-		if n := d.Prompts - len(d.Asked); n > 0 {
+		if n := prompts - len(asked); n > 0 {
 			fmt.Fprintf(&b, "- … and %d more\n", n)
 		}
 	}
@@ -80,17 +94,48 @@ func (d *Diary) Episode() (title, body string) {
 	}
 	b.WriteString("\nEnded: ")
 	var ended []string
-	switch {
-	case d.Tests == nil:
-		ended = append(ended, "no tests run")
-	case d.Tests.Passed:
-		ended = append(ended, "tests green (`"+d.Tests.Command+"`)")
-	default:
-		s := "tests failing (`" + d.Tests.Command + "`"
-		if d.Tests.Summary != "" {
-			s += ": " + d.Tests.Summary
+	tests, runs := d.Tests, 0
+	for i := len(d.Commands) - 1; i >= 0; i-- {
+		c := d.Commands[i]
+		if CheckKind(c.Text) != "test" {
+			continue
 		}
-		ended = append(ended, s+")")
+		runs += c.Runs
+		if tests == nil {
+			// A diary of an older cairn knew fewer test commands.
+			tests = &TestResult{Command: c.Text, Passed: c.LastExit == 0}
+		}
+	}
+	times := ""
+	if runs > 1 {
+		times = fmt.Sprintf(" after %d test runs", runs)
+	}
+	switch {
+	case tests == nil:
+		ended = append(ended, "no tests run")
+	case tests.Passed:
+		ended = append(ended, "tests green (`"+tests.Command+"`)"+times)
+	default:
+		s := "tests failing (`" + tests.Command + "`"
+		if tests.Summary != "" {
+			s += ": " + tests.Summary
+		}
+		ended = append(ended, s+")"+times)
+	}
+	for _, kind := range []string{"lint", "build"} {
+		var said []string
+		for _, c := range d.Commands {
+			if CheckKind(c.Text) == kind && len(said) < 3 {
+				how := "ok"
+				if c.LastExit != 0 {
+					how = "failing"
+				}
+				said = append(said, "`"+c.Text+"` "+how)
+			}
+		}
+		if len(said) > 0 {
+			ended = append(ended, kind+" "+strings.Join(said, ", "))
+		}
 	}
 	if d.Failures > 0 {
 		ended = append(ended, fmt.Sprintf("%d failed tool %s", d.Failures, pluralWord(d.Failures, "call", "calls")))
@@ -126,3 +171,57 @@ func pluralWord(n int, one, more string) string {
 	}
 	return more
 }
+
+// The checks of the common ecosystems, by kind: a command (or one part of
+// a compound command) that runs tests, a linter or type checker, or a
+// build. Wrappers (env assignments, sudo, time, npx, uv/poetry run,
+// bundle exec, python -m) are looked through.
+var (
+	checkWrapper = regexp.MustCompile(`^(?:\s*(?:[A-Za-z_][A-Za-z0-9_]*=\S*|sudo|time|nice|env|npx|bunx|pnpx|exec|command|(?:uv|poetry|pdm|hatch|pipenv|rye)\s+run|bundle\s+exec|(?:pnpm|yarn|npm)\s+exec|(?:yarn|pnpm|bun)|python[0-9.]*\s+-m|dotenv\s+--)\s+)+`)
+	checkKinds   = []struct {
+		kind string
+		re   *regexp.Regexp
+	}{
+		{"test", regexp.MustCompile(`^(?:(?:\./)?\.ci/run|go\s+test|gotestsum|pytest|py\.test|unittest|tox|nox|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?test(?::\S*)?|jest|vitest|mocha|ava|playwright\s+test|cypress\s+run|cargo\s+(?:test|nextest)|mix\s+test|rspec|rake\s+(?:test|spec)|rails\s+test|(?:\./)?gradlew?\s+(?:\S+\s+)*?(?::?\w+:)?(?:test|check|connectedCheck)|mvnw?\s+(?:\S+\s+)*?(?:test|verify)|(?:\./)?mvnw\s+(?:\S+\s+)*?(?:test|verify)|dotnet\s+test|make\s+(?:test|check|tests)|ctest|bats|phpunit|deno\s+test|swift\s+test|flutter\s+test|dart\s+test|elixir\s+-S\s+mix\s+test)\b`)},
+		{"lint", regexp.MustCompile(`^(?:golangci-lint|go\s+vet|staticcheck|gofmt\s+-l|ruff|flake8|pylint|mypy|pyright|black\s+--check|isort\s+--check|eslint|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?(?:lint|typecheck|type-check|check-types|format:check)|tsc|prettier\s+--check|biome|cargo\s+(?:clippy|fmt)|mix\s+(?:credo|dialyzer|format\s+--check-formatted)|rubocop|standardrb|(?:\./)?gradlew?\s+(?:\S+\s+)*?(?:lint|ktlint\w*|detekt|spotlessCheck)|mvnw?\s+(?:\S+\s+)*?(?:checkstyle:\w+|spotless:check)|dotnet\s+format|make\s+(?:lint|vet|fmt-check|typecheck)|shellcheck|hadolint|clang-tidy)\b`)},
+		{"build", regexp.MustCompile(`^(?:go\s+build|go\s+install|cargo\s+(?:build|check)|mix\s+compile|(?:npm|pnpm|yarn|bun)\s+(?:run\s+)?build(?::\S*)?|vite\s+build|next\s+build|webpack|esbuild|(?:\./)?gradlew?\s+(?:\S+\s+)*?(?:build|assemble\w*)|mvnw?\s+(?:\S+\s+)*?(?:package|compile|install)|dotnet\s+build|make(?:\s+(?:build|all))?$|make\s+-j\d*$|cmake\s+--build|bazel\s+build|swift\s+build|zig\s+build)\b`)},
+	}
+)
+
+// CheckKind says what a command checks: "test", "lint" (linters, type
+// checkers, format checks) or "build"; "" when it runs none of them. Of a
+// compound command ("mix compile && mix test 2>&1 | tail"), the parts are
+// read in order and a test wins over a lint, a lint over a build.
+func CheckKind(cmd string) string {
+	best := ""
+	rank := map[string]int{"test": 3, "lint": 2, "build": 1}
+	for _, part := range strings.FieldsFunc(cmd, func(r rune) bool { return r == '&' || r == '|' || r == ';' || r == '\n' || r == '(' || r == ')' }) {
+		p := strings.TrimSpace(part)
+		bare := p // "yarn test" is yarn's; "yarn jest" is jest's
+		if loc := checkWrapper.FindStringIndex(p); loc != nil && loc[0] == 0 {
+			bare = p[loc[1]:]
+		}
+		for _, k := range checkKinds {
+			if (k.re.MatchString(p) || k.re.MatchString(bare)) && rank[k.kind] > rank[best] {
+				best = k.kind
+			}
+		}
+	}
+	return best
+}
+
+// checkMatcher matches the commands of one kind of check.
+type checkMatcher string
+
+// MatchString reports whether cmd runs this kind of check.
+func (k checkMatcher) MatchString(cmd string) bool { return CheckKind(cmd) == string(k) }
+
+// harnessPrompt is what Claude Code or Codex put in the person's place:
+// task notices, reminders, slash commands' output, compaction summaries.
+// An episode never lists it as asked.
+var harnessPrompt = regexp.MustCompile(`^\s*(?:<(?:task-notification|system-reminder|command-name|command-message|command-args|local-command-\w+|user-prompt-submit-hook|environment_context|user_instructions|turn_aborted)\b|\[Request interrupted by user|Caveat: The messages below were generated|This session is being continued from a previous conversation)`)
+
+// templateInput is the person's input in a custom command's prompt
+// template (Spec Kit's "## User Input ```text … ```"), as the diary keeps
+// it on one line.
+var templateInput = regexp.MustCompile("^#{1,3} User Input\\s*```(?:text)?\\s*(.*?)\\s*```")

@@ -60,7 +60,12 @@ func TestClaudeCodeSession(t *testing.T) {
 	d := &Diary{}
 	items, res := readAll(t, mustRead(t, claudeFile), Options{Final: true, Diary: d})
 	want := []string{
-		"user u2", "tools tools:toolu_02", "subagent s4", "assistant a9",
+		// The sub-agent's side chain (s1–s4) is no item: its report is the
+		// main agent's tool result, and the main agent's words say what it
+		// took from it. What the agent said before its last text is a
+		// working note (a2's "Let me look at the test first." is too short
+		// to state anything).
+		"user u2", "notes a5#note0", "tools tools:toolu_02", "assistant a9",
 		"user u9", "tools tools:toolu_07", "assistant a11",
 		"user u13", "tools tools:toolu_08", "assistant a13",
 	}
@@ -105,7 +110,7 @@ func TestClaudeCodeSession(t *testing.T) {
 	if len(res.Malformed) != 1 || res.Malformed[0].Line != 23 || strings.Contains(res.Malformed[0].Err, "half a line") {
 		t.Errorf("malformed: %+v", res.Malformed)
 	}
-	for k, n := range map[string]int{"queue-operation": 1, "summary": 1, "compact summary": 1, "meta": 2, "sub-agent instructions": 1, "before the format was known": 1} {
+	for k, n := range map[string]int{"queue-operation": 1, "summary": 1, "compact summary": 1, "meta": 2, "sub-agent": 4, "before the format was known": 1} {
 		if res.Skipped[k] != n {
 			t.Errorf("skipped %q: %d, want %d (all: %v)", k, res.Skipped[k], n, res.Skipped)
 		}

@@ -56,7 +56,8 @@ type Report struct {
 	Skipped   map[string]int `json:"skipped,omitempty"`
 	Malformed []LineError    `json:"malformed,omitempty"`
 	Redacted  int            `json:"redacted"`
-	Episode   string         `json:"episode,omitempty"` // the session's episode memory
+	Long      int            `json:"long_lines,omitempty"` // lines over ingest.MaxLine, skipped (the rest was read)
+	Episode   string         `json:"episode,omitempty"`    // the session's episode memory
 	// EpisodeNew says the episode was written by this ingest; Restarted
 	// that the file no longer began as it did and was read from the top.
 	EpisodeNew     bool     `json:"episode_new,omitempty"`
@@ -182,7 +183,7 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 	if lastTime.IsZero() {
 		lastTime = info.ModTime()
 	}
-	res, err := Read(bufio.NewReaderSize(f, 1<<16), Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary},
+	res, err := Read(bufio.NewReaderSize(f, 1<<16), Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary, Subagent: peek.subagent},
 		func(it Item) error {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -200,7 +201,7 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 			}
 			return nil
 		})
-	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted
+	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted, rep.Long = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted, res.Long
 	if rep.Format == "" {
 		rep.Format = diary.Format // nothing new was read
 	}
@@ -254,7 +255,8 @@ func draftOf(pid, session, file string, it Item, fallback time.Time) memory.Draf
 	id := ulid.MustNew(ulid.Timestamp(t), bytes.NewReader(entropy[:])).String()
 	actor := memory.ActorAgent
 	if it.Role == RoleUser {
-		// What the person typed, as the agent's harness recorded it.
+		// What the person typed, as the agent's harness recorded it. What
+		// they pasted (RolePasted) is not their words: the agent's.
 		actor = memory.ActorUser
 	}
 	msg := strings.Join(it.Messages, ",")
@@ -344,7 +346,10 @@ func projectOf(ctx context.Context, st memory.Store, state memory.IngestState, p
 }
 
 // peeked is what the first lines of a transcript say about its session.
-type peeked struct{ session, cwd string }
+type peeked struct {
+	session, cwd string
+	subagent     bool // a Codex sub-agent's rollout (its session_meta says so)
+}
 
 // peekLines bounds how far peekSession looks.
 const peekLines = 200
@@ -356,17 +361,18 @@ func peekSession(f *os.File) (peeked, error) {
 	if _, err := f.Seek(0, io.SeekStart); err != nil {
 		return p, err
 	}
-	r := bufio.NewReaderSize(f, 1<<16)
+	r := newLineReader(f, MaxLine)
 	for n := 0; n < peekLines && (p.session == "" || p.cwd == ""); n++ {
-		line, err := r.ReadBytes('\n')
+		line, _, _, err := r.next()
 		if len(bytes.TrimSpace(line)) > 0 {
 			var l struct {
 				SessionID string `json:"sessionId"`
 				Cwd       string `json:"cwd"`
 				Type      string `json:"type"`
 				Payload   struct {
-					ID  string `json:"id"`
-					Cwd string `json:"cwd"`
+					ID     string          `json:"id"`
+					Cwd    string          `json:"cwd"`
+					Source json.RawMessage `json:"source"`
 				} `json:"payload"`
 			}
 			if json.Unmarshal(line, &l) == nil {
@@ -374,6 +380,7 @@ func peekSession(f *os.File) (peeked, error) {
 					p.session = l.SessionID
 					if l.Type == "session_meta" {
 						p.session = l.Payload.ID
+						p.subagent = codexSubagent(l.Payload.Source)
 					}
 				}
 				if p.cwd == "" {

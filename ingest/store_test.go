@@ -73,6 +73,8 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 	}
 	pid := rep.ProjectID
 	drafts, _ := db.Drafts(ctx, pid, 100)
+	// (The sub-agent's side chain in the first turn is no draft; the
+	// agent's working note in it is one.)
 	if len(drafts) != 4 {
 		t.Fatalf("%d drafts, want 4: the turn still open waits", len(drafts))
 	}

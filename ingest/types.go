@@ -28,10 +28,17 @@ const (
 type Role string
 
 const (
-	RoleUser      Role = "user"      // a prompt the person typed
+	RoleUser      Role = "user"      // the person's words: a prompt they typed, their answer to the agent's question
 	RoleAssistant Role = "assistant" // the agent's final text of a turn
 	RoleTools     Role = "tools"     // what the agent ran in a turn, as short facts
-	RoleSubagent  Role = "subagent"  // a sub-agent's (side chain's) final text
+	// RolePasted is what the person pasted into a prompt (see PastedMark):
+	// theirs to show, not their words. Its draft is the agent's.
+	RolePasted Role = "pasted"
+	// RoleNotes is what the agent said in a turn before its final text:
+	// its working notes between tool calls, where it states what it found
+	// ("The CSS isn't built by esbuild — it lives in priv/static/assets/.
+	// Let me check …"). Its draft opens with NotesMark.
+	RoleNotes Role = "notes"
 )
 
 // Item is one draft to be: a user prompt, an assistant's final text, or the
@@ -62,6 +69,11 @@ type Options struct {
 	Final bool
 	// Diary is the session's diary so far; the reader adds to it.
 	Diary *Diary
+	// Subagent says the file is a sub-agent's own transcript (a Codex
+	// rollout whose session_meta names a parent; found by a peek at its
+	// start, since a later read does not see that line): none of it is a
+	// draft.
+	Subagent bool
 }
 
 // Result is what one read found.
@@ -78,6 +90,7 @@ type Result struct {
 	Skipped   map[string]int `json:"skipped,omitempty"`   // lines of unknown or ignored types, by type
 	Malformed []LineError    `json:"malformed,omitempty"` // lines that are not JSON (at most MaxLineErrors kept)
 	Redacted  int            `json:"redacted"`            // secret spans replaced
+	Long      int            `json:"long,omitempty"`      // lines over MaxLine, skipped
 	Next      int64          `json:"next"`                // byte offset to resume at
 	NextLine  int            `json:"next_line"`           // lines before Next
 }

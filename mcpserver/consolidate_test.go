@@ -102,6 +102,7 @@ func active(t *testing.T, st memory.Store, project, phrase string) []*memory.Mem
 // run is the system's (asked by the agent), and a second call has nothing
 // to do.
 func TestConsolidateTurnsDraftsIntoMemories(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	guess, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Body: "Deploys go through ArgoCD.",
 		Provenance: memory.ProvExtracted}, memory.ActorAgent)
@@ -195,6 +196,7 @@ func TestConsolidateTurnsDraftsIntoMemories(t *testing.T) {
 // dry_run reports the changes a pass would make and writes nothing; the
 // real pass then makes the same changes.
 func TestConsolidateDryRunWritesNothing(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	if _, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Body: "Deploys go through ArgoCD.",
 		Provenance: memory.ProvExtracted}, memory.ActorAgent); err != nil {
@@ -240,6 +242,7 @@ func TestConsolidateDryRunWritesNothing(t *testing.T) {
 // many proposals wait and where a person reviews them, the reason names
 // memories by title, and the memory it is about is left as it was.
 func TestConsolidateLeavesProposalsToAPerson(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	said, err := db.Remember(ctx, &memory.Memory{Project: p.ID, Layer: memory.LayerState, Body: "Deploys go through ArgoCD.",
 		Provenance: memory.ProvUserStated}, memory.ActorUser)
@@ -277,6 +280,7 @@ func TestConsolidateLeavesProposalsToAPerson(t *testing.T) {
 // not touched, nothing of Q's text reaches the report, and remember does
 // not fold a memory into Q's copy of it.
 func TestConsolidateStaysInItsProject(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	q, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000bb", Name: "other"})
 	if err != nil {
@@ -337,6 +341,7 @@ func TestConsolidateStaysInItsProject(t *testing.T) {
 // call says so. A near-duplicate is stored, and the merge waits for a
 // person.
 func TestRememberReportsDuplicates(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	var first, second Item
 	if failed, text := call(t, cs, "remember", map[string]any{"text": "The decode kernel runs at 128 VGPRs on gfx942."}, &first); failed || first.Dedup != nil {
@@ -379,6 +384,7 @@ func TestRememberReportsDuplicates(t *testing.T) {
 
 // A client that asks for progress hears the pass's stages in order.
 func TestConsolidateReportsProgress(t *testing.T) {
+	t.Parallel()
 	db, p := openProject(t)
 	got := make(chan *mcp.ProgressNotificationParams, 100)
 	cs := serveOn(t, db, p, nil, &mcp.ClientOptions{ProgressNotificationHandler: func(_ context.Context, r *mcp.ProgressNotificationClientRequest) {
@@ -414,6 +420,7 @@ func TestConsolidateReportsProgress(t *testing.T) {
 // A misconfigured language model does not stop the pass: the patterns
 // do the work and the report says why the model was not used.
 func TestConsolidateSaysWhyTheModelWasNotUsed(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"CAIRN_LLM_URL": "ftp://127.0.0.1/v1", "CAIRN_LLM_MODEL": "m"}
 	cs, db, p := connectIn(t, t.TempDir(), func(k string) string { return env[k] })
 	captureAll(t, cs, "The integration tests run with -race in CI.")
@@ -433,6 +440,7 @@ func TestConsolidateSaysWhyTheModelWasNotUsed(t *testing.T) {
 // The language model the server's environment names is asked for each
 // draft; when it fails, the patterns do the work and the report says so.
 func TestConsolidateAsksTheConfiguredModel(t *testing.T) {
+	t.Parallel()
 	var mu sync.Mutex
 	var asked []string
 	llm := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
@@ -484,6 +492,7 @@ func openProject(t *testing.T) (*store.DB, memory.Project) {
 // When another cairn owns the store, cairn mcp is its client: the pass,
 // its report and remember's dedup work the same through the store server.
 func TestConsolidateThroughTheStoreServer(t *testing.T) {
+	t.Parallel()
 	db, p := openProject(t)
 	sock := filepath.Join(t.TempDir(), "s.sock")
 	ln, err := net.Listen("unix", sock)
@@ -523,6 +532,7 @@ func TestConsolidateThroughTheStoreServer(t *testing.T) {
 // A pass over many drafts lists a bounded number of changes in words (the
 // agent's context is not a log) and every change in the structured result.
 func TestConsolidateReportStaysShort(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	const n = maxListed + 7
 	for i := range n {

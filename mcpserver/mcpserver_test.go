@@ -87,6 +87,7 @@ func call(t *testing.T, cs *mcp.ClientSession, name string, args map[string]any,
 }
 
 func TestToolsAreTheAgentSubset(t *testing.T) {
+	t.Parallel()
 	cs, _, _ := connect(t)
 	var names []string
 	for tool, err := range cs.Tools(ctx, nil) {
@@ -112,6 +113,7 @@ func TestToolsAreTheAgentSubset(t *testing.T) {
 }
 
 func TestRememberRecallArchive(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	var m Item
 	if failed, text := call(t, cs, "remember", map[string]any{"text": "VGPR-256 starved occupancy on the decode kernel: don't", "layer": "negative", "triggers": []string{"VGPR"}}, &m); failed {
@@ -150,6 +152,7 @@ func TestRememberRecallArchive(t *testing.T) {
 }
 
 func TestBadArgumentsAreToolErrors(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	cases := []struct {
 		tool string
@@ -182,6 +185,7 @@ func TestBadArgumentsAreToolErrors(t *testing.T) {
 // (and only those that exist); when one moves, recall stops serving it as
 // current.
 func TestRememberBindsAndRecallRoutesMovedFacts(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "decode.txt"), []byte("+229 %\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -209,6 +213,7 @@ func TestRememberBindsAndRecallRoutesMovedFacts(t *testing.T) {
 // gap log), scopes recall by path, and says which results helped — only
 // for memories of its own project.
 func TestRecallNothingKnownPathAndFeedback(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	var got Item
 	if failed, text := call(t, cs, "remember", map[string]any{"text": "The retry policy lives in store/import.go and backs off three times"}, &got); failed {
@@ -248,6 +253,7 @@ func TestRecallNothingKnownPathAndFeedback(t *testing.T) {
 // An agent asking where something is gets the repository's answer with
 // the file and line to open, and the briefing starts with the project.
 func TestRecallAndContextFromTheRepository(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	sec := memory.Section{Path: "net/retry.go", Line: 12, EndLine: 20, Kind: memory.SectionType, Lang: "go",
 		Name: "RetryPolicy", Signature: "type RetryPolicy struct", Doc: "RetryPolicy says how often a failed payment is tried again."}

@@ -33,6 +33,7 @@ func status(t *testing.T, db *store.DB, id string) memory.Status {
 // among the memories it can see, so another project's ids never show up
 // in an ambiguity error.
 func TestArchiveStaysInItsProject(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	other, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000bb", Name: "other"})
 	if err != nil {
@@ -118,6 +119,7 @@ func TestArchiveStaysInItsProject(t *testing.T) {
 // them is refused and nothing is stored; what it stores carries the agent
 // as its actor.
 func TestAgentsCannotClaimUserProvenance(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	for _, prov := range []string{"user-stated", "user", "stated", "user-corrected", "corrected", "USER-STATED"} {
 		failed, text := call(t, cs, "remember", map[string]any{"text": "the user wants tabs", "provenance": prov}, nil)
@@ -146,6 +148,7 @@ func TestAgentsCannotClaimUserProvenance(t *testing.T) {
 // through: short fields that would act on a terminal are refused, and
 // nothing is stored.
 func TestToolInputIsChecked(t *testing.T) {
+	t.Parallel()
 	cs, db, p := connect(t)
 	const kept = "01J0000000KEEP000000000001"
 	seed(t, db, p.ID, kept, "the decode kernel runs at 128 VGPRs")

@@ -105,6 +105,7 @@ func (w *wire) answered(id string) map[string]any {
 // goes on: each, on a server of its own, is followed by a valid request,
 // which must be answered.
 func TestMalformedInputIsAnsweredAndServingGoesOn(t *testing.T) {
+	t.Parallel()
 	deep := strings.Repeat(`{"a":`, 200) + "1" + strings.Repeat("}", 200)
 	huge := `{"jsonrpc":"2.0","id":"big","method":"tools/list","params":{"pad":"` + strings.Repeat("x", 50<<20) + `"}}`
 	cases := []struct {
@@ -183,6 +184,7 @@ func TestMalformedInputIsAnsweredAndServingGoesOn(t *testing.T) {
 // answer (JSON-RPC forbids answering a response) and does not end the
 // session.
 func TestUnmatchedResponsesAreDropped(t *testing.T) {
+	t.Parallel()
 	w := serveWire(t)
 	w.send(initialize)
 	w.answered("init")

@@ -6,6 +6,7 @@ import (
 )
 
 func TestFilesAndMatchPath(t *testing.T) {
+	t.Parallel()
 	m := &Memory{Title: "Never edit schema.sql by hand", Body: "See `store/import.go:41`, cmd/ and https://example.com/a.go; and/or not a path.",
 		Watermarks: []Watermark{{Kind: WatermarkFile, Target: "./internal/cache/lru.go"}, {Kind: WatermarkFlag, Target: "X.go"}}}
 	got := strings.Join(Files(m), ",")

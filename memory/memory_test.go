@@ -8,6 +8,7 @@ import (
 )
 
 func TestParseLayer(t *testing.T) {
+	t.Parallel()
 	cases := map[string]Layer{
 		"A": LayerInvariant, "a": LayerInvariant, "invariant": LayerInvariant, "invariants": LayerInvariant,
 		"B": LayerState, "state": LayerState, "working": LayerState, "working state": LayerState,
@@ -29,6 +30,7 @@ func TestParseLayer(t *testing.T) {
 }
 
 func TestLayerJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, l := range Layers {
 		b, err := l.MarshalText()
 		if err != nil {
@@ -46,6 +48,7 @@ func TestLayerJSONRoundTrip(t *testing.T) {
 }
 
 func TestParseEnums(t *testing.T) {
+	t.Parallel()
 	if k, err := ParseKind(" Decision"); err != nil || k != KindDecision {
 		t.Errorf("kind: %v %v", k, err)
 	}
@@ -66,6 +69,7 @@ func TestParseEnums(t *testing.T) {
 }
 
 func TestParseBinding(t *testing.T) {
+	t.Parallel()
 	good := map[string]Watermark{
 		"file:src/auth.go": {Kind: WatermarkFile, Target: "src/auth.go", State: WatermarkUnchecked},
 		"git:":             {Kind: WatermarkGit, Target: "", State: WatermarkUnchecked},
@@ -90,6 +94,7 @@ func TestParseBinding(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	ok := Memory{Layer: LayerState, Kind: KindFact, Provenance: ProvObserved, Status: StatusActive, Confidence: 0.8, Version: 1, Body: "x"}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
@@ -140,6 +145,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestDeriveTitle(t *testing.T) {
+	t.Parallel()
 	cases := map[string]string{
 		"\x1b]0;pwned\x07port 8080\nmore": "␛]0;pwned␇port 8080",
 		"\x1b[2K\x1b[1A\n":                "␛[2K␛[1A",
@@ -168,6 +174,7 @@ func FuzzParseLayer(f *testing.F) {
 }
 
 func TestTrustAt(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	base := Memory{Confidence: 0.9, UpdatedAt: t0}
 	at := func(m Memory, days float64) float64 { return TrustAt(&m, t0.Add(time.Duration(days*24)*time.Hour)) }
@@ -211,6 +218,7 @@ func TestTrustAt(t *testing.T) {
 // terminal output; it is stored as written and its derived title is one
 // that Validate accepts.
 func TestBodyMayHoldControlCharacters(t *testing.T) {
+	t.Parallel()
 	m := Memory{Layer: LayerState, Kind: KindFact, Provenance: ProvObserved, Status: StatusActive, Confidence: 0.8, Version: 1,
 		Body: "\x1b]0;pwned\x07build log:\n\x1b[31mFAIL\x1b[0m\r\n\u202eevil"}
 	m.Title = DeriveTitle(m.Body)
@@ -230,6 +238,7 @@ func TestBodyMayHoldControlCharacters(t *testing.T) {
 }
 
 func TestEdgeDraftAndReasonValidate(t *testing.T) {
+	t.Parallel()
 	ok := Edge{From: "01J0000000000000000000000A", Kind: EdgeBecause, To: "01J0000000000000000000000B", Weight: 0.7}
 	if err := ok.Validate(); err != nil {
 		t.Fatal(err)
@@ -266,6 +275,7 @@ func TestEdgeDraftAndReasonValidate(t *testing.T) {
 // A fingerprint is a short hash: one that holds an escape or is long
 // enough to carry anything else is refused, and so is an endless reason.
 func TestFingerprintAndReasonAreBounded(t *testing.T) {
+	t.Parallel()
 	ok := Watermark{Kind: WatermarkGit, Target: "src/", Fingerprint: "commit:0123abcd tree:4567ef", State: WatermarkIntact}
 	if err := ok.Validate(); err != nil {
 		t.Fatalf("a real fingerprint was refused: %v", err)

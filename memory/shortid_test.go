@@ -6,6 +6,7 @@ import (
 )
 
 func TestShortIDs(t *testing.T) {
+	t.Parallel()
 	for _, tc := range []struct {
 		ids  []string
 		want []string

@@ -52,6 +52,9 @@ type Store interface {
 	Timeline(ctx context.Context, project string, limit int) ([]Event, error)
 	Capture(ctx context.Context, d Draft) (Draft, error)
 	Drafts(ctx context.Context, project string, limit int) ([]Draft, error)
+	// ListDrafts pages through a project's drafts, oldest first, by cursor
+	// (see DraftQuery): every draft can be reached however many there are.
+	ListDrafts(ctx context.Context, q DraftQuery) (DraftPage, error)
 	// DropDraft deletes a draft for good, leaving only "a draft was deleted".
 	DropDraft(ctx context.Context, id string, by Actor) error
 
@@ -154,6 +157,25 @@ type Query struct {
 	Match   string `json:"match,omitempty"`  // "": all; else every word in the text (Matches)
 	Limit   int    `json:"limit,omitempty"`  // 0: DefaultLimit
 	After   string `json:"after,omitempty"`  // cursor from a previous Page.Next
+}
+
+// DraftQuery asks for one page of a project's drafts, oldest first.
+type DraftQuery struct {
+	Project string `json:"project"`           // project id; required
+	Waiting bool   `json:"waiting,omitempty"` // only those no consolidation took
+	Prefix  string `json:"prefix,omitempty"`  // only ids that start so
+	Limit   int    `json:"limit,omitempty"`   // 0: DefaultLimit; at most MaxDraftPage
+	After   string `json:"after,omitempty"`   // cursor from a previous DraftPage.Next
+}
+
+// MaxDraftPage bounds a page of drafts (a draft holds up to 4 × MaxBody).
+const MaxDraftPage = 1000
+
+// DraftPage is one page of ListDrafts, oldest first. Next is empty on the
+// last page.
+type DraftPage struct {
+	Drafts []Draft `json:"drafts"`
+	Next   string  `json:"next,omitempty"`
 }
 
 // StatusAny in a Query lists memories of every status.

@@ -8,6 +8,7 @@ import (
 // The examples of issue 13, and what a person relies on: words by their
 // stems and whole, globs on paths, regular expressions between slashes.
 func TestTriggersArePatterns(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		text, trigger string
 		fires         bool
@@ -43,6 +44,7 @@ func TestTriggersArePatterns(t *testing.T) {
 }
 
 func TestTriggersAreCheckedWhenWritten(t *testing.T) {
+	t.Parallel()
 	for _, bad := range []string{"/v[12/", "two\nlines", strings.Repeat("x", MaxTrigger+1)} {
 		if ValidTrigger(bad) == nil {
 			t.Errorf("%q was taken", bad)

@@ -22,11 +22,9 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/goccy/go-yaml"
-	"github.com/goccy/go-yaml/lexer"
-	"github.com/goccy/go-yaml/token"
-
+	"cairn/exchange"
 	"cairn/memory"
+	"cairn/safetext"
 )
 
 // Entry is the team's view of one memory: what its file says.
@@ -70,27 +68,6 @@ type Past struct {
 	Updated string `yaml:"updated"`
 	Title   string `yaml:"title"`
 	Body    string `yaml:"body,omitempty"`
-}
-
-// front is a file's frontmatter, in the order it is written.
-type front struct {
-	ID           string   `yaml:"id"`
-	Title        string   `yaml:"title"`
-	Layer        string   `yaml:"layer"`
-	Kind         string   `yaml:"kind,omitempty"`
-	Provenance   string   `yaml:"provenance,omitempty"`
-	Status       string   `yaml:"status,omitempty"`
-	Tags         []string `yaml:"tags,omitempty"`
-	Watermarks   []Target `yaml:"watermarks,omitempty"`
-	Triggers     []string `yaml:"triggers,omitempty"`
-	ValidFrom    string   `yaml:"valid_from,omitempty"`
-	ValidUntil   string   `yaml:"valid_until,omitempty"`
-	Supersedes   []string `yaml:"supersedes,omitempty"`
-	SupersededBy string   `yaml:"superseded_by,omitempty"`
-	Version      int      `yaml:"version,omitempty"`
-	Created      string   `yaml:"created,omitempty"`
-	Updated      string   `yaml:"updated,omitempty"`
-	History      []Past   `yaml:"history,omitempty"`
 }
 
 // ShortID is the part of an id a file name carries: its last 8
@@ -195,60 +172,69 @@ func sortLinks(ls []Link) []Link {
 	return slices.Compact(ls)
 }
 
-func stamp(t time.Time) string {
-	if t.IsZero() {
-		return ""
-	}
-	return t.UTC().Format(time.RFC3339Nano)
-}
+func stamp(t time.Time) string { return exchange.Stamp(t) }
 
+// unstamp reads a time as the codec does (RFC 3339, or a date).
 func unstamp(field, s string) (time.Time, error) {
-	if s == "" {
-		return time.Time{}, nil
-	}
-	t, err := time.Parse(time.RFC3339Nano, s)
+	t, err := exchange.Unstamp(s)
 	if err != nil {
-		return time.Time{}, fmt.Errorf("%s: %q is not an RFC 3339 time", field, s)
+		return time.Time{}, fmt.Errorf("%s: %w", field, err)
 	}
-	return t.UTC(), nil
+	return t, nil
 }
 
-// linksHeading opens the section of wiki links at the end of a body.
-const linksHeading = "## Links"
-
-// Render writes e as a markdown file. names maps the ids e links to to
-// their file names (for the link) and titles (for its label).
+// Render writes e as a markdown file, in the team profile of the one
+// markdown codec (exchange.Encode): the team's fields only, and no time of
+// the last edit (it would differ on every edit, so that two people's edits
+// of one memory would always conflict in git; the version orders them,
+// see Newer, and the history keeps each earlier version's time). names
+// maps the ids e links to to their file names (for the link) and titles
+// (for its label).
 func Render(e *Entry, names map[string]string, titles map[string]string) ([]byte, error) {
-	f := front{
-		ID: e.ID, Title: e.Title, Layer: e.Layer.Letter(), Kind: string(e.Kind),
-		Provenance: string(e.Provenance), Status: string(e.Status), Tags: sorted(e.Tags),
-		Watermarks: e.Watermarks, Triggers: e.Triggers,
-		ValidFrom: stamp(e.ValidFrom), ValidUntil: stamp(e.ValidUntil),
-		Supersedes: e.Supersedes, SupersededBy: e.SupersededBy, Version: e.Version,
-		Created: stamp(e.Created), Updated: stamp(e.Updated), History: e.History,
+	var links []exchange.SectionLink
+	for _, l := range sortLinks(e.Links) {
+		links = append(links, exchange.SectionLink{Kind: l.Kind, Target: linkName(names[l.To]), Label: linkLabel(titles[l.To])})
 	}
-	if !e.Layer.Valid() {
-		f.Layer = "" // a file read from outside a layer's folder
+	return exchange.Encode(e.record(), exchange.Team, links)
+}
+
+// record is e as the codec writes it.
+func (e *Entry) record() memory.Record {
+	r := memory.Record{ID: e.ID, Layer: e.Layer, Kind: e.Kind, Title: e.Title, Body: e.Body,
+		Provenance: e.Provenance, Tags: e.Tags, Status: e.Status, Triggers: e.Triggers,
+		ValidFrom: e.ValidFrom, Supersedes: e.Supersedes, SupersededBy: e.SupersededBy,
+		Version: e.Version, CreatedAt: e.Created, UpdatedAt: e.Updated}
+	if !e.ValidUntil.IsZero() {
+		t := e.ValidUntil
+		r.ValidUntil = &t
 	}
-	head, err := yaml.MarshalWithOptions(f, yaml.UseLiteralStyleIfMultiline(true))
-	if err != nil {
-		return nil, err
+	for _, t := range e.Watermarks {
+		r.Watermarks = append(r.Watermarks, memory.Watermark{Kind: t.Kind, Target: t.Target})
 	}
-	var b bytes.Buffer
-	b.WriteString("---\n")
-	b.Write(head)
-	b.WriteString("---\n\n")
-	if body := strings.TrimSpace(e.Body); body != "" {
-		b.WriteString(body)
-		b.WriteString("\n")
+	for _, p := range e.History {
+		at, _ := unstamp("updated", p.Updated)
+		r.History = append(r.History, memory.Record{Version: p.Version, UpdatedAt: at, Title: p.Title, Body: p.Body})
 	}
-	if len(e.Links) > 0 {
-		b.WriteString("\n" + linksHeading + "\n\n")
-		for _, l := range sortLinks(e.Links) {
-			fmt.Fprintf(&b, "- %s [[%s|%s]]\n", l.Kind, linkName(names[l.To]), linkLabel(titles[l.To]))
-		}
+	return r
+}
+
+// Newer reports whether a is a newer version of one memory than b, as
+// every clone decides it alike: the higher version; at equal versions
+// (two people edited the same version) the later time of the last edit
+// when both files say it (older files wrote one), then the one with more
+// history, then the greater Hash — arbitrary but the same everywhere, so
+// that every teammate's merge keeps the same side.
+func Newer(a, b *Entry) bool {
+	if a.Version != b.Version {
+		return a.Version > b.Version
 	}
-	return b.Bytes(), nil
+	if !a.Updated.IsZero() && !b.Updated.IsZero() && !a.Updated.Equal(b.Updated) {
+		return a.Updated.After(b.Updated)
+	}
+	if len(a.History) != len(b.History) {
+		return len(a.History) > len(b.History)
+	}
+	return Hash(a) > Hash(b)
 }
 
 // linkLabel keeps a title from breaking the wiki link it labels.
@@ -274,8 +260,12 @@ func (e *ConflictError) Error() string {
 // keeps beside the memories, not one of them.
 var ErrNotMemory = errors.New("no frontmatter: a mirror file starts with a \"---\" line")
 
-// Parse reads a mirror file. resolve maps a wiki link's file name to the
-// id it names ("" when it names none).
+// Parse reads a mirror file with the one markdown codec (exchange.ReadDoc,
+// with its limits: at most 1 MiB here, bounded frontmatter, YAML tokens
+// and nesting, no anchors, aliases or tags). resolve maps a wiki link's
+// file name to the id it names ("" when it names none). A file that
+// does not say when it was last edited (the team profile leaves that out)
+// has Updated zero, or its creation time when it was never edited.
 func Parse(b []byte, resolve func(name string) string) (*Entry, error) {
 	if len(b) > MaxFile {
 		return nil, fmt.Errorf("over %d bytes: is this a memory file?", MaxFile)
@@ -283,96 +273,39 @@ func Parse(b []byte, resolve func(name string) string) (*Entry, error) {
 	if err := conflictMarkers(b); err != nil {
 		return nil, err
 	}
-	s := string(b)
-	if !strings.HasPrefix(s, "---\n") {
+	if !bytes.HasPrefix(b, []byte("---\n")) {
 		return nil, ErrNotMemory
 	}
-	end := strings.Index(s[4:], "\n---\n")
-	if end < 0 {
-		return nil, fmt.Errorf("frontmatter not closed by a \"---\" line")
-	}
-	head, body := s[4:4+end+1], s[4+end+5:]
-	if err := guard(head); err != nil {
+	d, err := exchange.ReadDoc(b, exchange.Team)
+	if err != nil {
 		return nil, err
 	}
-	var f front
-	if err := yaml.UnmarshalWithOptions([]byte(head), &f, yaml.DisallowUnknownField()); err != nil {
-		return nil, fmt.Errorf("frontmatter: %s", firstLine(err.Error()))
+	if len(d.Unknown) > 0 {
+		return nil, fmt.Errorf("frontmatter: unknown field %q: a mirror file holds only cairn's fields", safetext.CleanLine(d.Unknown[0].Name))
 	}
-	e := &Entry{ID: f.ID, Title: f.Title, Kind: memory.Kind(f.Kind), Provenance: memory.Provenance(f.Provenance),
-		Status: memory.Status(f.Status), Tags: f.Tags, Watermarks: f.Watermarks, Triggers: f.Triggers,
-		Supersedes: f.Supersedes, SupersededBy: f.SupersededBy, Version: f.Version, History: f.History}
-	if f.Layer != "" {
-		l, err := memory.ParseLayer(f.Layer)
-		if err != nil {
-			return nil, fmt.Errorf("layer: %v", err)
-		}
-		e.Layer = l
+	r := d.Record
+	e := &Entry{ID: r.ID, Layer: r.Layer, Title: r.Title, Kind: r.Kind, Provenance: r.Provenance,
+		Status: r.Status, Tags: r.Tags, Triggers: r.Triggers, ValidFrom: r.ValidFrom,
+		Supersedes: r.Supersedes, SupersededBy: r.SupersededBy, Version: r.Version,
+		Created: r.CreatedAt, Updated: r.UpdatedAt, Body: strings.TrimSpace(r.Body)}
+	if e.Updated.IsZero() && e.Version <= 1 {
+		e.Updated = e.Created // never edited
 	}
-	var err error
-	for _, t := range []struct {
-		name string
-		s    string
-		to   *time.Time
-	}{{"valid_from", f.ValidFrom, &e.ValidFrom}, {"valid_until", f.ValidUntil, &e.ValidUntil},
-		{"created", f.Created, &e.Created}, {"updated", f.Updated, &e.Updated}} {
-		if *t.to, err = unstamp(t.name, t.s); err != nil {
-			return nil, err
-		}
+	if r.ValidUntil != nil {
+		e.ValidUntil = *r.ValidUntil
 	}
-	e.Body, e.Links, err = splitLinks(body, resolve)
-	return e, err
-}
-
-// splitLinks takes the links section off the end of a body: a "## Links"
-// heading followed only by link lines, at least one. A body whose last
-// such heading is followed by anything else (or nothing) keeps it as text.
-func splitLinks(body string, resolve func(string) string) (string, []Link, error) {
-	i := strings.LastIndex(body, "\n"+linksHeading+"\n")
-	if i < 0 && strings.HasPrefix(body, linksHeading+"\n") {
-		i = -1
-	} else if i < 0 {
-		return strings.TrimSpace(body), nil, nil
+	for _, w := range r.Watermarks {
+		e.Watermarks = append(e.Watermarks, Target{Kind: w.Kind, Target: w.Target})
 	}
-	var links []Link
-	seen := 0
-	for _, line := range strings.Split(body[i+1+len(linksHeading):], "\n") {
-		line = strings.TrimSpace(line)
-		if line == "" {
-			continue
-		}
-		l, ok := parseLink(line, resolve)
-		if !ok {
-			return strings.TrimSpace(body), nil, nil
-		}
-		seen++
-		if l.To != "" {
-			links = append(links, l)
+	for _, h := range r.History {
+		e.History = append(e.History, Past{Version: h.Version, Updated: stamp(h.UpdatedAt), Title: h.Title, Body: h.Body})
+	}
+	for _, l := range d.Section {
+		if to := resolve(l.Target); to != "" { // a link to a file the mirror does not hold is dropped
+			e.Links = append(e.Links, Link{Kind: l.Kind, To: to})
 		}
 	}
-	if seen == 0 { // a heading with no links under it is the body's own
-		return strings.TrimSpace(body), nil, nil
-	}
-	return strings.TrimSpace(body[:max(i, 0)]), links, nil
-}
-
-// parseLink reads "- kind [[name|label]]"; a link to a file the mirror
-// does not hold is kept as text nowhere (To is empty).
-func parseLink(line string, resolve func(string) string) (Link, bool) {
-	rest, ok := strings.CutPrefix(line, "- ")
-	if !ok {
-		return Link{}, false
-	}
-	kind, target, ok := strings.Cut(rest, " ")
-	if !ok || !memory.EdgeKind(kind).Valid() {
-		return Link{}, false
-	}
-	target, ok = strings.CutPrefix(target, "[[")
-	if !ok || !strings.HasSuffix(target, "]]") {
-		return Link{}, false
-	}
-	name, _, _ := strings.Cut(strings.TrimSuffix(target, "]]"), "|")
-	return Link{Kind: memory.EdgeKind(kind), To: resolve(name)}, true
+	return e, nil
 }
 
 // conflictMarkers refuses a file that holds a line git writes around an
@@ -393,29 +326,4 @@ func conflictMarkers(b []byte) error {
 		return nil
 	}
 	return &ConflictError{Line: at, IDs: ids}
-}
-
-// guard refuses YAML that a mirror file never holds and that costs a
-// reader dearly (anchors and aliases can multiply a small input) or
-// changes what a value means (tags).
-func guard(head string) error {
-	if len(head) > 64<<10 {
-		return fmt.Errorf("frontmatter over 64 KiB: is this a memory file?")
-	}
-	for _, t := range lexer.Tokenize(head) {
-		switch t.Type {
-		case token.AnchorType, token.AliasType, token.MergeKeyType, token.TagType, token.DirectiveType:
-			line := 0
-			if t.Position != nil {
-				line = t.Position.Line + 1
-			}
-			return fmt.Errorf("line %d: YAML anchors, aliases, tags and directives are not read: write each value out", line)
-		}
-	}
-	return nil
-}
-
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
 }

@@ -179,3 +179,27 @@ func TestMirrorLinkedOutOfTheRepositoryIsRefused(t *testing.T) {
 		t.Fatalf("a repository reached by a link above it: %v", err)
 	}
 }
+
+// A sync state planted as a link to /dev/zero or as a FIFO is refused in
+// one line, never read without end.
+func TestSyncStateThatIsNotAFileIsRefused(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	link := filepath.Join(dir, "zero.json")
+	if err := os.Symlink("/dev/zero", link); err != nil {
+		t.Fatal(err)
+	}
+	fifo := filepath.Join(dir, "fifo.json")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range []string{link, fifo} {
+		_, err := LoadState(p)
+		if err == nil || strings.Contains(err.Error(), "\n") || !strings.Contains(err.Error(), "remove it") {
+			t.Fatalf("%s: %v", p, err)
+		}
+	}
+	if st, err := LoadState(filepath.Join(dir, "none.json")); err != nil || st.Hashes != nil {
+		t.Fatalf("no state is the empty state: %v", err)
+	}
+}

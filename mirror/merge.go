@@ -67,7 +67,10 @@ func Merge(rel string, base, ours, theirs []byte) (Merged, error) {
 		return Merged{}, fmt.Errorf("%w: the two sides name different memories (ids %q and %q)", ErrNotMerged, a.ID, b.ID)
 	}
 	ha, hb := Hash(a), Hash(b)
-	newer := Newer(a, b, ours, theirs)
+	// Newer decides as every clone does; two files it cannot order (the
+	// same version, text and history) are ordered by their bytes, so that
+	// either side's merge keeps the same one.
+	newer := Newer(a, b) || (!Newer(b, a) && bytes.Compare(ours, theirs) >= 0)
 	switch {
 	case ha == hb: // the same text on both sides: the newer stamps
 		return pick(newer, ours, theirs), nil
@@ -137,21 +140,4 @@ func linkNames(e *Entry) (names, titles map[string]string) {
 		titles[l.To] = names[l.To]
 	}
 	return names, titles
-}
-
-// Newer reports whether a (whose file is ab) is the newer of two versions
-// of one memory rather than b (bb): the higher version, then the later
-// update time when both files carry one, then the longer history. Equal
-// on all three (two people each edited the same version once), the order
-// is the bytes' own, so that either side's merge keeps the same one.
-func Newer(a, b *Entry, ab, bb []byte) bool {
-	switch {
-	case a.Version != b.Version:
-		return a.Version > b.Version
-	case !a.Updated.IsZero() && !b.Updated.IsZero() && !a.Updated.Equal(b.Updated):
-		return a.Updated.After(b.Updated)
-	case len(a.History) != len(b.History):
-		return len(a.History) > len(b.History)
-	}
-	return bytes.Compare(ab, bb) >= 0
 }

@@ -18,6 +18,7 @@ import (
 	"syscall"
 
 	"cairn/internal/atomicfile"
+	"cairn/internal/safefile"
 	"cairn/memory"
 )
 
@@ -32,14 +33,21 @@ func StatePath(home, project, dir string) string {
 	return filepath.Join(home, "sync", project+"-"+hex.EncodeToString(h[:6])+".json")
 }
 
+// maxState bounds a sync state: a line of ids and sums per file, some
+// 200 bytes, so a million files' state is far below it.
+const maxState = 512 << 20
+
 // LoadState reads a sync state; none is the empty state (a first sync).
 func LoadState(path string) (State, error) {
 	var st State
-	b, err := os.ReadFile(path)
+	// Only a regular file, bounded: the home's sync/ is refused as a link,
+	// and a state file planted as a link, a FIFO or /dev/zero is refused
+	// here rather than followed.
+	b, _, err := safefile.ReadFile(path, maxState, "sync state", "remove it: the next sync compares everything again")
 	if errors.Is(err, fs.ErrNotExist) {
 		return st, nil
 	} else if err != nil {
-		return st, err
+		return st, fmt.Errorf("sync state %s: %w", path, err)
 	}
 	if err := json.Unmarshal(b, &st); err != nil {
 		return st, fmt.Errorf("sync state %s: %v (remove it: the next sync compares everything again)", path, err)

@@ -12,6 +12,7 @@ import (
 // in a loose ref, in packed refs, a detached HEAD, a linked work tree; and
 // nothing where the files do not say it plainly.
 func TestHeadAsGitSaysIt(t *testing.T) {
+	t.Parallel()
 	if _, err := exec.LookPath("git"); err != nil {
 		t.Skip("git is not installed")
 	}

@@ -9,6 +9,7 @@ import (
 )
 
 func TestDetectUsesGitRoot(t *testing.T) {
+	t.Parallel()
 	root := t.TempDir()
 	repo := filepath.Join(root, "myrepo")
 	sub := filepath.Join(repo, "src", "deep")
@@ -36,6 +37,7 @@ func TestDetectUsesGitRoot(t *testing.T) {
 }
 
 func TestDetectWithoutGitUsesDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p, err := Detect(dir)
 	if err != nil {
@@ -47,6 +49,7 @@ func TestDetectWithoutGitUsesDirectory(t *testing.T) {
 }
 
 func TestNamed(t *testing.T) {
+	t.Parallel()
 	g, err := Named("Global")
 	if err != nil || g.ID != memory.GlobalID {
 		t.Fatalf("global: %+v %v", g, err)

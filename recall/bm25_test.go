@@ -10,6 +10,7 @@ import (
 // The exhaustive top is the k best by score, ties broken by number, and
 // never what keep rejects.
 func TestTopIsTheBestK(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	x := newLexIndex()
 	for d := range 2000 {

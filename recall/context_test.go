@@ -14,6 +14,7 @@ import (
 // words: recall brings it along with the question, and only from the same
 // session and near it (contextReach).
 func TestSessionNeighboursComeAlong(t *testing.T) {
+	t.Parallel()
 	for _, sessions := range []bool{true, false} {
 		f := newFixture(t)
 		at := time.Date(2026, 2, 3, 10, 0, 0, 0, time.UTC)
@@ -47,6 +48,7 @@ func TestSessionNeighboursComeAlong(t *testing.T) {
 // time, not words in their text) before others that say the same; a query
 // that is only a time gets what holds from then.
 func TestRecallByTime(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	day := func(m time.Month, d int) time.Time { return time.Date(2025, m, d, 9, 0, 0, 0, time.UTC) }
 	// Imported, as remembering stamps a memory with the time it is written.
@@ -106,6 +108,7 @@ func BenchmarkRecall100kDated(b *testing.B) {
 // same neighbours and times when restored into an index numbered afresh,
 // as a saved index's load numbers its memories.
 func TestContextSavedAndRestored(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	at := time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 	var recs []memory.Record

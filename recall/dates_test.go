@@ -7,6 +7,7 @@ import (
 
 // The times a query names, and which memory times fall in them.
 func TestQuerySpans(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 3, 10, 15, 0, 0, 0, time.UTC)
 	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 12, 0, 0, 0, time.UTC) }
 	for _, c := range []struct {

@@ -39,6 +39,7 @@ func repoFiles() []memory.DerivedFile {
 // path where asked, and beside what was learned: a memory that matches as
 // well comes first.
 func TestRecallFindsDerivedSections(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.derive(t, repoFiles()...)
 	f.add(t, memory.Memory{Layer: memory.LayerDecision, Title: "Retry policy: three attempts", Body: "We settled the retry policy at three attempts with exponential backoff after the outage."})
@@ -75,6 +76,7 @@ func TestRecallFindsDerivedSections(t *testing.T) {
 
 // When a memory and a section answer equally, the memory stands first.
 func TestDurableBeforeDerivedOnATie(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.derive(t, memory.DerivedFile{Path: "x.go", Sections: []memory.Section{section("x.go", 1, memory.SectionFunc, "", "", "zebra crossing lights")}})
 	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "zebra crossing lights", Body: "zebra crossing lights"})
@@ -88,6 +90,7 @@ func TestDurableBeforeDerivedOnATie(t *testing.T) {
 // An index run reaches a running engine: the next recall reads the new
 // sections.
 func TestEngineFollowsAnIndexRun(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()

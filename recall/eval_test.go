@@ -196,6 +196,7 @@ func evaluate(t *testing.T, groups map[string][]memory.Record, queries []evalQue
 // BM25 nDCG@10 is 0.665; cairn's recall must reach it. The quality target
 // (issue 13) is 0.72 in use; dense models reach about 0.74.
 func TestEvalSciFact(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(evalDir, "scifact")
 	if _, err := os.Stat(dir); err != nil {
 		testenv.Missing(t, "no ../shared/eval/scifact beside the repository")
@@ -223,6 +224,7 @@ func TestEvalSciFact(t *testing.T) {
 // BM25 alone (bm25_check.py) gets R@10 0.585; the target (issue 13) is
 // 0.70 in use.
 func TestEvalLoCoMo(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(evalDir, "locomo-dev")
 	if _, err := os.Stat(dir); err != nil {
 		testenv.Missing(t, "no ../shared/eval/locomo-dev beside the repository")
@@ -331,7 +333,17 @@ var offTopic = []string{
 // own questions still get answers. One store holds SciFact and the LoCoMo
 // conversations as separate projects; each question is asked of its own
 // project, of the other corpus's project, and the off-topic ones of both.
+//
+// The questions asked of the other corpus and the best relevances with no
+// floor at all are figures for tuning Floor, logged, not asserted: they
+// are asked with CAIRN_EVAL_SHOW set (CAIRN_EVAL_SHOW=1 go test -run
+// EvalNothingKnown -v ./recall/). The pass with no floor sets the
+// package's Floor, so the test then runs alone.
 func TestEvalNothingKnown(t *testing.T) {
+	show := os.Getenv("CAIRN_EVAL_SHOW") != ""
+	if !show {
+		t.Parallel()
+	}
 	sdir, ldir := filepath.Join(evalDir, "scifact"), filepath.Join(evalDir, "locomo-dev")
 	for _, d := range []string{sdir, ldir} {
 		if _, err := os.Stat(d); err != nil {
@@ -352,25 +364,28 @@ func TestEvalNothingKnown(t *testing.T) {
 	var own, foreign, off tally
 	ask := func(tl *tally, q, group string) {
 		req := Request{Query: q, Projects: []string{pids[group]}, Limit: 10, Budget: 1 << 30, Peek: true}
-		floor := Floor
-		Floor = 0
+		if show {
+			floor := Floor
+			Floor = 0
+			resp, err := e.Recall(ctx, req)
+			Floor = floor
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := 0.0
+			for _, h := range resp.Results {
+				if h.Explain.Graph == "" {
+					b = max(b, h.Explain.answers)
+				}
+			}
+			tl.best = append(tl.best, b)
+		}
 		resp, err := e.Recall(ctx, req)
-		Floor = floor
 		if err != nil {
 			t.Fatal(err)
 		}
-		b := 0.0
-		for _, h := range resp.Results {
-			if h.Explain.Graph == "" {
-				b = max(b, h.Explain.answers)
-			}
-		}
-		tl.best = append(tl.best, b)
-		if resp, err = e.Recall(ctx, req); err != nil {
-			t.Fatal(err)
-		}
 		tl.asked++
-		if os.Getenv("CAIRN_EVAL_SHOW") != "" && tl == &off && !resp.Nothing && !resp.Weak {
+		if show && tl == &off && !resp.Nothing && !resp.Weak {
 			t.Logf("off-topic %q in %s: %q %.2f", q, group, resp.Results[0].Memory.Title, resp.Results[0].Explain.answers)
 		}
 		if resp.Nothing {
@@ -388,13 +403,17 @@ func TestEvalNothingKnown(t *testing.T) {
 	for _, q := range readJSONL[evalQuery](t, filepath.Join(sdir, "queries.jsonl")) {
 		if len(q.Evidence) > 0 {
 			ask(&own, q.Question, "scifact")
-			ask(&foreign, q.Question, convs[len(q.Question)%len(convs)])
+			if show {
+				ask(&foreign, q.Question, convs[len(q.Question)%len(convs)])
+			}
 		}
 	}
 	for _, q := range readJSONL[evalQuery](t, filepath.Join(ldir, "queries.jsonl")) {
 		if len(q.Evidence) > 0 {
 			ask(&own, q.Question, q.Conv)
-			ask(&foreign, q.Question, "scifact")
+			if show {
+				ask(&foreign, q.Question, "scifact")
+			}
 		}
 	}
 	for _, q := range offTopic {
@@ -409,11 +428,15 @@ func TestEvalNothingKnown(t *testing.T) {
 		q := func(p float64) float64 { return xs[int(p*float64(len(xs)-1))] }
 		return fmt.Sprintf("p5 %.2f  p25 %.2f  p50 %.2f  p75 %.2f  p95 %.2f", q(0.05), q(0.25), q(0.5), q(0.75), q(0.95))
 	}
-	t.Logf("best relevance, own questions:   %s", quantiles(own.best))
-	t.Logf("best relevance, other corpus's:  %s", quantiles(foreign.best))
-	t.Logf("best relevance, off-topic:       %s", quantiles(off.best))
+	if show {
+		t.Logf("best relevance, own questions:   %s", quantiles(own.best))
+		t.Logf("best relevance, other corpus's:  %s", quantiles(foreign.best))
+		t.Logf("best relevance, off-topic:       %s", quantiles(off.best))
+	}
 	t.Logf("own questions: %d asked, %.1f %% nothing known, %.1f %% weak", own.asked, pct(own.nothing, own.asked), pct(own.weak, own.asked))
-	t.Logf("the other corpus's questions: %d asked, %.1f %% nothing known, %.1f %% weak", foreign.asked, pct(foreign.nothing, foreign.asked), pct(foreign.weak, foreign.asked))
+	if show {
+		t.Logf("the other corpus's questions: %d asked, %.1f %% nothing known, %.1f %% weak", foreign.asked, pct(foreign.nothing, foreign.asked), pct(foreign.weak, foreign.asked))
+	}
 	t.Logf("off-topic questions: %d asked, %.1f %% nothing known, %.1f %% weak", off.asked, pct(off.nothing, off.asked), pct(off.weak, off.asked))
 	if pct(own.nothing, own.asked) > 2 {
 		t.Errorf("%.1f %% of the benchmarks' own questions got \"nothing known\"", pct(own.nothing, own.asked))

@@ -19,6 +19,7 @@ func peek(r *Request) { r.Peek = true }
 // A question the store knows nothing about comes back empty and lands in
 // the gap log; asked again it counts; a peek (an evaluation) leaves no gap.
 func TestNothingKnownGoesToTheGapLog(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Deploys go through ArgoCD", Body: "the deploy pipeline syncs the cluster from git"})
 	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "The retry policy", Body: "imports retry three times with backoff"})
@@ -54,6 +55,7 @@ func TestNothingKnownGoesToTheGapLog(t *testing.T) {
 // watermark or named in the text; a glob without a slash matches file
 // names anywhere; the query may be left out.
 func TestRecallByPath(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	bound := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Import batches of 2,000", Body: "batching keeps memory flat",
 		Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "store/import.go", State: memory.WatermarkUnchecked}}})
@@ -95,6 +97,7 @@ func TestRecallByPath(t *testing.T) {
 // Feedback moves a memory for similar queries, up or down, and never its
 // trust; a query about something else is unmoved.
 func TestFeedbackMovesSimilarQueriesNotTrust(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	a := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Cache keys use the content hash", Body: "the cache key is a hash of the content"})
 	b := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Cache entries expire after a day", Body: "the cache drops entries after 24 hours"})
@@ -141,6 +144,7 @@ func TestFeedbackMovesSimilarQueriesNotTrust(t *testing.T) {
 // recalled a hundred times for one subject stays under the memory that
 // answers another subject.
 func TestUseIsABoundedPrior(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	hot := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release notes live in CHANGES.md", Body: "every release adds a section to the notes"})
 	cold := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release builds are signed with cosign", Body: "the signing key is in the vault; cosign signs every release build"})
@@ -251,6 +255,7 @@ func countingEmbedder(t *testing.T, failAfter int64) (*HTTPEmbedder, *atomic.Int
 // start (a new engine) embeds nothing it embedded before, a new memory
 // costs one text, and forgetting a memory drops its vector.
 func TestVectorsAreCachedByContent(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, title := range []string{"Deploys go through ArgoCD", "The retry policy backs off", "Tokens expire after an hour"} {
 		f.add(t, memory.Memory{Layer: memory.LayerState, Title: title, Body: title + "."})
@@ -298,6 +303,7 @@ func TestVectorsAreCachedByContent(t *testing.T) {
 // indexed switches to the built-in embedder once, without a data race
 // (go test -race), and recall goes on answering.
 func TestFallbackSwitchesUnderConcurrentRecalls(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	for _, title := range []string{"Deploys go through ArgoCD", "The retry policy backs off", "Tokens expire after an hour"} {
 		f.add(t, memory.Memory{Layer: memory.LayerState, Title: title, Body: title + "."})

@@ -17,6 +17,7 @@ import (
 )
 
 func TestTokens(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		want []string
@@ -52,6 +53,7 @@ func FuzzTokens(f *testing.F) {
 }
 
 func TestLexIndexRemoveAndScore(t *testing.T) {
+	t.Parallel()
 	x := newLexIndex()
 	x.set(0, Tokens("badger store open is fast"))
 	x.set(1, Tokens("sqlite store is slower to open"))
@@ -136,6 +138,7 @@ func titles(hs []Hit) []string {
 }
 
 func TestRecallShapesTheAnswer(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	f.add(t, memory.Memory{Layer: memory.LayerEpisode, Title: "Tuned the decode kernel", Body: "Decode kernel tuning notes: tile sizes, unrolling."})
@@ -218,6 +221,7 @@ func TestRecallShapesTheAnswer(t *testing.T) {
 }
 
 func TestRecallIsAnAccessNotEvidence(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	m := f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release v0.7 is out", Body: "shipped"})
 	f.build(t)
@@ -236,6 +240,7 @@ func TestRecallIsAnAccessNotEvidence(t *testing.T) {
 }
 
 func TestEngineFollowsTheStore(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
@@ -264,6 +269,7 @@ func waitFor(t *testing.T, ok func() bool) {
 }
 
 func TestHTTPEmbedder(t *testing.T) {
+	t.Parallel()
 	var calls atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		calls.Add(1)
@@ -297,6 +303,7 @@ func TestHTTPEmbedder(t *testing.T) {
 }
 
 func TestHTTPEmbedderFailuresFallBack(t *testing.T) {
+	t.Parallel()
 	bodies := map[string]func(w http.ResponseWriter){
 		"5xx":       func(w http.ResponseWriter) { http.Error(w, "down", http.StatusServiceUnavailable) },
 		"4xx":       func(w http.ResponseWriter) { http.Error(w, "no key", http.StatusUnauthorized) },
@@ -328,6 +335,7 @@ func TestHTTPEmbedderFailuresFallBack(t *testing.T) {
 }
 
 func TestBriefing(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	f.add(t, memory.Memory{Layer: memory.LayerInvariant, Title: "Never commit .env files", Body: "CI checks"})
 	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Release v0.7 is out", Body: "shipped"})
@@ -358,6 +366,7 @@ func TestBriefing(t *testing.T) {
 }
 
 func TestTriggerAloneBringsANegative(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	neg := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Do not shard the queue", Body: "It cost us a week.", Triggers: []string{"partition"}})
 	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Partition plan for the jobs table", Body: "range partitions by month"})
@@ -372,6 +381,7 @@ func TestTriggerAloneBringsANegative(t *testing.T) {
 // paths, regular expressions; a triggered negative comes before a relevant
 // invariant.
 func TestTriggersArePatternsInRecall(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	mig := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Do not run migrations on Fridays", Body: "The replica lagged for hours.", Triggers: []string{"migration"}})
 	pool := f.add(t, memory.Memory{Layer: memory.LayerNegative, Title: "Never raise the pool size above 50", Body: "The database refuses connections.", Triggers: []string{"pool"}})

@@ -58,6 +58,7 @@ func ids(resp Response) []string {
 // and edited memories are found, forgotten ones are not, and a forget
 // deletes the file at once (it holds the memories' words).
 func TestSavedIndexStartsWithoutABuild(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	for _, r := range genRecords(300, 3) {
@@ -144,6 +145,7 @@ func TestSavedIndexStartsWithoutABuild(t *testing.T) {
 // A saved index that cannot be read, or an import since it was saved,
 // means a full build — never a wrong index.
 func TestUnreadableOrStaleSavedIndexIsRebuilt(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	f.add(t, memory.Memory{Layer: memory.LayerState, Title: "Deploys go through ArgoCD", Body: "argocd syncs the cluster"})
@@ -181,6 +183,7 @@ func TestUnreadableOrStaleSavedIndexIsRebuilt(t *testing.T) {
 // Whatever the file holds — a saved index cut short or with bytes
 // changed — a start never panics: it reads it or builds.
 func TestDamagedSavedIndexNeverPanics(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	ctx := context.Background()
 	for _, r := range genRecords(50, 9) {
@@ -228,6 +231,7 @@ func TestDamagedSavedIndexNeverPanics(t *testing.T) {
 // the one that saved it did: the index carries each memory's time and
 // place in its session, not only its words.
 func TestSavedIndexKeepsSessionsAndTimes(t *testing.T) {
+	t.Parallel()
 	f := newFixture(t)
 	at := time.Date(2025, 4, 9, 10, 0, 0, 0, time.UTC)
 	recs := []memory.Record{

@@ -152,7 +152,7 @@ var retrySafe = map[string]bool{
 	"EnsureProject": true, "Project": true, "ProjectByName": true, "Projects": true, "Remember": true,
 	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
 	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
-	"Drafts": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
+	"Drafts": true, "ListDrafts": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
 	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true, "VerifyFirst": true,
 	// A derived update writes whole records and stamps: sent twice, it
 	// writes the same again.
@@ -332,6 +332,11 @@ func (c *Client) Capture(ctx context.Context, d memory.Draft) (memory.Draft, err
 func (c *Client) Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error) {
 	var out []memory.Draft
 	return out, c.call(ctx, "Drafts", listParams{project, limit}, &out)
+}
+
+func (c *Client) ListDrafts(ctx context.Context, q memory.DraftQuery) (memory.DraftPage, error) {
+	var out memory.DraftPage
+	return out, c.call(ctx, "ListDrafts", q, &out)
 }
 
 // Apply names the run here (when the caller did not), so that a retry

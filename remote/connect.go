@@ -328,8 +328,18 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 	// Shutting down goes in this order: stop taking clients, remove the
 	// socket, stop the recall engine, release the store. A server started
 	// meanwhile waits for the store (openStore), so it never finds our
-	// socket, and never loses its own to our clean-up.
-	defer st.Close()
+	// socket, and never loses its own to our clean-up. A store whose home
+	// was deleted may never close (Badger retries its last flush forever):
+	// it is given a moment, then left to the exit.
+	home0 := stampHome(home)
+	var gone homeWatch
+	defer func() {
+		if !gone.homeGone {
+			st.Close()
+			return
+		}
+		closeWithin(st, goneCloseWait)
+	}()
 	// We hold the store, so any socket file here belongs to a dead server.
 	_ = os.Remove(sock)
 	old := syscall.Umask(0o077)
@@ -347,7 +357,9 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 		ln.Close()
 		return err
 	}
+	stopWatch := gone.start(ctx, cancel, home, home0, sock)
 	err = NewServer(st, idle).WithRecall(live).Serve(ctx, ln)
+	stopWatch()
 	os.Remove(sock)
 	cancel()
 	live.Close()

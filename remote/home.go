@@ -1,10 +1,12 @@
 package remote
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -39,7 +41,36 @@ func PrepareHome(home string) error {
 			return fmt.Errorf("cairn home %s is open to other users and cannot be made private (%v): run chmod 700 %s", home, err, home)
 		}
 	}
-	return privateStore(filepath.Join(home, "store"))
+	if err := privateStore(filepath.Join(home, "store")); err != nil {
+		return err
+	}
+	for _, d := range homeDirs {
+		if err := noLinkDir(filepath.Join(home, d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// homeDirs are the directories other parts of cairn keep in the home: the
+// team mirror's sync states and the file fingerprints.
+var homeDirs = []string{"sync", "fingerprints"}
+
+// noLinkDir refuses a directory of the home that is a symbolic link (or
+// not a directory): what cairn writes there would land wherever it points.
+func noLinkDir(dir string) error {
+	fi, err := os.Lstat(dir)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil
+	case err != nil:
+		return fmt.Errorf("cairn home: %w", err)
+	case fi.Mode()&fs.ModeSymlink != 0:
+		return fmt.Errorf("%s is a symbolic link: cairn does not write through links in its home — remove it (rm %s); cairn makes the directory again", dir, dir)
+	case !fi.IsDir():
+		return fmt.Errorf("%s is not a directory: remove it (rm %s); cairn makes the directory again", dir, dir)
+	}
+	return nil
 }
 
 // privateStore checks the store directory inside a home that was open to
@@ -150,6 +181,76 @@ func OpenLog(path string) (*os.File, int64, error) {
 		return nil, 0, err
 	}
 	return f, fi.Size(), nil
+}
+
+// AppendLine appends line (and a newline) to a log in the home, keeping
+// the log under limit bytes: past it, the older half is dropped first. The
+// log is opened as openPrivate does — never through a symbolic link, never
+// another user's file or one linked elsewhere — and the trim works on that
+// open file, so nothing outside the home is ever cut. Processes appending
+// at once take turns (flock).
+func AppendLine(path string, limit int64, line string) error {
+	f, err := openPrivate(path, os.O_RDWR|os.O_CREATE)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX); err != nil {
+		return err
+	}
+	fi, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	end := fi.Size()
+	if end > limit {
+		keep := make([]byte, min(end/2, limit/2))
+		n, err := f.ReadAt(keep, end-int64(len(keep)))
+		if err != nil && !errors.Is(err, io.EOF) {
+			return err
+		}
+		keep = keep[:n]
+		if i := bytes.IndexByte(keep, '\n'); i >= 0 {
+			keep = keep[i+1:] // from a line's start
+		}
+		if err := f.Truncate(0); err != nil {
+			return err
+		}
+		if _, err := f.WriteAt(keep, 0); err != nil {
+			return err
+		}
+		end = int64(len(keep))
+	}
+	_, err = f.WriteAt([]byte(line+"\n"), end)
+	return err
+}
+
+// ReadTail reads the last n bytes of a log in the home, never through a
+// symbolic link and never from anything but a regular file (a FIFO or a
+// device there is refused at once, in one line).
+func ReadTail(path string, n int64) ([]byte, error) {
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if errors.Is(err, syscall.ELOOP) {
+		return nil, fmt.Errorf("%s is a symbolic link: cairn does not read or write through links in its home — remove it (rm %s)", path, path)
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notPlain(path)
+	}
+	from := max(0, fi.Size()-n)
+	b := make([]byte, fi.Size()-from)
+	got, err := f.ReadAt(b, from)
+	if err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b[:got], nil
 }
 
 // SocketPath is where the server of a cairn home listens. Unix socket

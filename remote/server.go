@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"sync"
+	"syscall"
 	"time"
 
 	"cairn/memory"
@@ -359,6 +360,9 @@ var handlers = map[string]handler{
 	"Drafts": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Drafts(ctx, p.Project, p.Limit)
 	}),
+	"ListDrafts": with(func(ctx context.Context, st memory.Store, q memory.DraftQuery) (any, error) {
+		return st.ListDrafts(ctx, q)
+	}),
 	"Apply": with(func(ctx context.Context, st memory.Store, p applyParams) (any, error) {
 		return st.Apply(ctx, p.Run, p.Ops)
 	}),
@@ -422,4 +426,97 @@ var handlers = map[string]handler{
 	}),
 	"Reviews": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Reviews(ctx, p.ID) }),
 	"Ping":    with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return "pong", nil }),
+}
+
+// goneCloseWait is how long a server whose home was removed waits for its
+// store to close before it exits without it.
+const goneCloseWait = 5 * time.Second
+
+// closeWithin closes st, giving up after wait.
+func closeWithin(st interface{ Close() error }, wait time.Duration) {
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		st.Close()
+	}()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+		fmt.Fprintln(os.Stderr, "cairn: the store cannot be closed, its directory is gone: exiting without it")
+	}
+}
+
+// homeCheck is how often a server looks whether its home and socket are
+// still there: a stat each, not a spin.
+const homeCheck = time.Second
+
+// homeWatch ends a server whose home (or socket) was removed from under
+// it: nothing it keeps could be found again, no client could reach it, and
+// a store whose directory is gone never closes.
+type homeWatch struct {
+	homeGone bool // set once start's stop returns: the home was removed
+}
+
+// inode identifies a file by device and inode (zero: none).
+type inode struct{ dev, ino uint64 }
+
+func stampHome(path string) inode {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return inode{}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return inode{uint64(st.Dev), uint64(st.Ino)}
+	}
+	return inode{}
+}
+
+func stampSock(path string) inode {
+	fi, err := os.Lstat(path)
+	if err != nil {
+		return inode{}
+	}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		return inode{uint64(st.Dev), uint64(st.Ino)}
+	}
+	return inode{}
+}
+
+// start watches home (as it was when the server began: home0) and sock
+// until ctx ends or the returned stop is called; when either is removed or
+// replaced it says so on stderr and calls cancel. After stop returns,
+// w.homeGone is final.
+func (w *homeWatch) start(ctx context.Context, cancel func(), home string, home0 inode, sock string) (stop func()) {
+	sock0 := stampSock(sock)
+	wctx, wcancel := context.WithCancel(ctx)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		t := time.NewTicker(homeCheck)
+		defer t.Stop()
+		for {
+			select {
+			case <-wctx.Done():
+				return
+			case <-t.C:
+			}
+			switch {
+			case home0 != (inode{}) && stampHome(home) != home0:
+				w.homeGone = true
+				fmt.Fprintf(os.Stderr, "cairn: the home %s was removed: stopping (nothing more can be kept there)\n", home)
+			case sock0 != (inode{}) && stampSock(sock) != sock0:
+				fmt.Fprintf(os.Stderr, "cairn: the socket %s was removed: stopping (no client can reach this server; the next one starts another)\n", sock)
+			default:
+				continue
+			}
+			cancel()
+			return
+		}
+	}()
+	return func() {
+		wcancel()
+		<-done
+	}
 }

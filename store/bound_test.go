@@ -37,6 +37,7 @@ func summary(t *testing.T, db *DB) []string {
 // it, and it follows every write: a wake check's new state, a forget (whose
 // keys go without a new version), a new binding.
 func TestBoundTargetsFollowWrites(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	a := bindTo(t, db, "the parser lives in a.go", "a.go", "sha256:aa")
 	bindTo(t, db, "a.go also holds the lexer", "a.go", "sha256:aa")
@@ -77,6 +78,7 @@ func TestBoundTargetsFollowWrites(t *testing.T) {
 // BoundTo reads the memories bound to the targets asked for, and only them,
 // as Bound fills them.
 func TestBoundToReadsOnlyWhatWasAsked(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	a1 := bindTo(t, db, "the parser lives in a.go", "a.go", "sha256:aa")
 	a2 := bindTo(t, db, "a.go also holds the lexer", "a.go", "sha256:a2")

@@ -57,6 +57,7 @@ func genMemory() *rapid.Generator[*memory.Memory] {
 }
 
 func TestCodecRoundTrip(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		m := genMemory().Draw(t, "m")
 		b, err := EncodeMemory(m)

@@ -11,6 +11,7 @@ import (
 // TestConcurrentUse runs writers, readers and status changes at once; run
 // it with -race. Every acknowledged write must be there at the end.
 func TestConcurrentUse(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	const writers, each = 6, 40
 	var wg sync.WaitGroup
@@ -81,6 +82,7 @@ func TestConcurrentUse(t *testing.T) {
 // forgets run: Badger blocks writes during a forget's DropPrefix, and no
 // writer may see that ("Writes are blocked …").
 func TestForgetNeverFailsWriters(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	const writers, each = 8, 60
 	var wg sync.WaitGroup

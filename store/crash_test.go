@@ -39,6 +39,7 @@ func TestCrashChild(t *testing.T) {
 }
 
 func TestKilledWriterLosesNothing(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for round := range 3 {
 		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
@@ -131,6 +132,7 @@ func TestForgetCrashChild(t *testing.T) {
 // many moments; the first Open after each kill must work and every
 // acknowledged forget must stay forgotten.
 func TestReopenAfterKilledForget(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills 60 child processes")
 	}
@@ -203,6 +205,7 @@ func TestReopenAfterKilledForget(t *testing.T) {
 // TestOpenAfterTornLogFile: a kill between Badger creating a log file and
 // sizing it leaves an empty one, which the next Open must get past.
 func TestOpenAfterTornLogFile(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"00099.mem", "000099.vlog"} {
 		t.Run(name, func(t *testing.T) {
 			db, dir := openTest(t)
@@ -226,6 +229,7 @@ func TestOpenAfterTornLogFile(t *testing.T) {
 // The torn-log sweep never touches a store another process holds: an empty
 // log file there may be one that process is creating right now.
 func TestTornLogSweepLeavesAHeldStoreAlone(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	defer db.Close()
 	fresh := filepath.Join(dir, "009999.mem")

@@ -62,6 +62,7 @@ func activeCount(t testing.TB, db *DB, pid string) int {
 }
 
 func TestSameFactReinforcesInsteadOfCopying(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	first := rememberAs(t, db, &memory.Memory{Layer: memory.LayerInvariant, Body: "Never commit .env files; the build reads secrets from vault."}, memory.ActorUser)
 
@@ -115,6 +116,7 @@ func TestSameFactReinforcesInsteadOfCopying(t *testing.T) {
 }
 
 func TestDuplicatesOnlyWithinTheProjectAndAmongActiveMemories(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	if _, err := db.EnsureProject(ctx, memory.Project{ID: otherPID, Name: "other"}); err != nil {
 		t.Fatal(err)
@@ -172,6 +174,7 @@ const (
 )
 
 func TestNearDuplicateIsWrittenWithAMergeProposal(t *testing.T) {
+	t.Parallel()
 	na, nb := memory.Normalize(nearA), memory.Normalize(nearB)
 	if !slices.ContainsFunc(memory.Signature(na), func(b string) bool { return slices.Contains(memory.Signature(nb), b) }) {
 		t.Fatal("the test's texts must share a signature band")
@@ -226,6 +229,7 @@ func TestNearDuplicateIsWrittenWithAMergeProposal(t *testing.T) {
 }
 
 func TestRetryOfAReinforcingWriteReinforcesOnce(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	s := rememberAs(t, db, &memory.Memory{Body: "Run make lint before pushing"}, memory.ActorUser)
 	id := memory.NewID()
@@ -253,6 +257,7 @@ func TestRetryOfAReinforcingWriteReinforcesOnce(t *testing.T) {
 }
 
 func TestHigherRankedSayingRaisesTheStoredProvenance(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	inf := rememberAs(t, db, &memory.Memory{Body: "The nightly job runs at 02:00 UTC", Provenance: memory.ProvInferred}, memory.ActorAgent)
 	if inf.Confidence != memory.ProvInferred.BaseConfidence() {
@@ -287,6 +292,7 @@ func TestHigherRankedSayingRaisesTheStoredProvenance(t *testing.T) {
 }
 
 func TestSecretsAreRefusedBeforeDedup(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	s := rememberAs(t, db, &memory.Memory{Body: "The deploy reads its token from vault"}, memory.ActorUser)
 	secret := "aws key AKIA" + "IOSFODNN7EXAMPLQ in use"
@@ -463,6 +469,7 @@ func unindexDedup(t testing.TB, dir string) {
 }
 
 func TestBackfillIndexesAnOlderStore(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	var recs []memory.Record
 	for i := range 40 {
@@ -528,6 +535,7 @@ func TestBackfillChild(t *testing.T) {
 }
 
 func TestKilledBackfillFinishesAtOpen(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	n := backfillBatch*2 + 500
 	recs := make([]memory.Record, n)
@@ -612,6 +620,7 @@ func BenchmarkRememberDedup100k(b *testing.B) {
 }
 
 func TestNormalHashIsMemorysNormalHash(t *testing.T) {
+	t.Parallel()
 	for _, m := range []*memory.Memory{
 		{Body: "Never commit .env files"},
 		{Title: "A title of its own", Body: "and a body, v1.5 at 40%"},
@@ -625,6 +634,7 @@ func TestNormalHashIsMemorysNormalHash(t *testing.T) {
 }
 
 func TestConcurrentWritersOfOneFactMakeOneMemory(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	const writers = 8
 	got := make([]*memory.Memory, writers)
@@ -655,6 +665,7 @@ func TestConcurrentWritersOfOneFactMakeOneMemory(t *testing.T) {
 }
 
 func TestBreadcrumbIsBounded(t *testing.T) {
+	t.Parallel()
 	long := strings.Repeat("é", 500)
 	got := breadcrumb(memory.Source{Session: long, File: long, Line: 3}, memory.ActorAgent)
 	if n := len([]rune(got)); n > 300 || !strings.HasPrefix(got, "said again by agent (session éé") || !strings.HasSuffix(got, "…:3)") {

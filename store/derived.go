@@ -9,7 +9,6 @@ import (
 	badger "github.com/dgraph-io/badger/v4"
 
 	"cairn/memory"
-	"cairn/secrets"
 )
 
 // Derived memory: what the repository says, one record per file (see
@@ -158,38 +157,15 @@ func validDerivedPath(p string) error {
 	return nil
 }
 
-// redactFile takes any secret out of what a file's sections say: the file
+// redactFile takes any secret out of what a file's record says: the file
 // is what it is, and a key in a README is no reason to refuse the rest.
 func redactFile(f memory.DerivedFile) memory.DerivedFile {
-	secs := make([]memory.Section, len(f.Sections))
-	for i, s := range f.Sections {
-		s.Name, _ = secrets.Redact(s.Name)
-		s.Signature, _ = secrets.Redact(s.Signature)
-		s.Doc, _ = secrets.Redact(s.Doc)
-		secs[i] = s
-	}
-	f.Sections = secs
+	f = f.Redacted()
 	f.Outline.Stamp = f.Stamp
-	f.Outline.Lead, _ = secrets.Redact(f.Outline.Lead)
 	return f
 }
 
-func redactSummary(s memory.RepoSummary) memory.RepoSummary {
-	s.Brief, _ = secrets.Redact(s.Brief)
-	mods := make([]memory.Module, len(s.Modules))
-	for i, m := range s.Modules {
-		m.Summary, _ = secrets.Redact(m.Summary)
-		mods[i] = m
-	}
-	s.Modules = mods
-	cmds := make([]memory.Command, len(s.Facts.Commands))
-	for i, c := range s.Facts.Commands {
-		c.Run, _ = secrets.Redact(c.Run)
-		cmds[i] = c
-	}
-	s.Facts.Commands = cmds
-	return s
-}
+func redactSummary(s memory.RepoSummary) memory.RepoSummary { return s.Redacted() }
 
 // DerivedFiles are the indexed files under prefix ("" for all; a
 // directory or a file), in path order.

@@ -23,6 +23,7 @@ func derivedFile(path string, n int, doc string) memory.DerivedFile {
 // the summary and one timeline event after the last part; a re-index
 // reads the outlines, not the sections.
 func TestUpdateDerived(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	run := memory.DerivedUpdate{
 		Changed: []memory.DerivedFile{derivedFile("a/x.go", 2, "does x"), derivedFile("a/y.go", 1, "does y"), derivedFile("ab.go", 1, "ab")},
@@ -75,6 +76,7 @@ func TestUpdateDerived(t *testing.T) {
 
 // A run bigger than one transaction is written in several, all of it.
 func TestUpdateDerivedBig(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	var u memory.DerivedUpdate
 	doc := strings.Repeat("word ", 200)
@@ -97,6 +99,7 @@ func TestUpdateDerivedBig(t *testing.T) {
 // A secret in a file is redacted as it is stored; a path that leaves the
 // root is refused and nothing is written.
 func TestUpdateDerivedRedactsAndRefuses(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	secret := "aws key AKIA" + "IOSFODNN7EXAMPLQ in use"
 	f := derivedFile("README.md", 1, "set "+secret)

@@ -32,12 +32,16 @@ func openSmall(t *testing.T, dir string, log io.Writer) *DB {
 	return db
 }
 
-// filler writes mib MiB of memories (32 KiB each) for flushes and compactions.
+// filler writes mib MiB of memories (32 KiB each) for flushes and
+// compactions. Their words are their own (no two share one), so that each
+// write finds no near duplicate to read and compare: 32 KiB texts that did
+// made the filler most of this file's time.
 func filler(t *testing.T, db *DB, mib int) {
 	t.Helper()
-	pad := strings.Repeat("filler text for compaction ", 1200)
 	for i := range mib * 32 {
-		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerEpisode, Body: fmt.Sprintf("%d %s", i, pad)}, memory.ActorAgent); err != nil {
+		words := fmt.Sprintf("filler%[1]d text%[1]d for compaction%[1]d ", i)
+		body := strings.Repeat(words, 32<<10/len(words))
+		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerEpisode, Body: body}, memory.ActorAgent); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -62,6 +66,7 @@ func (s *syncBuffer) String() string {
 }
 
 func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	log := &syncBuffer{}
 	db := openSmall(t, dir, log)
@@ -262,6 +267,7 @@ func fileContains(path string, s []byte) (bool, error) {
 }
 
 func TestForgetSuccessorReinstatesPredecessor(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	old := remember(t, db, memory.LayerState, "v1", "release v1")
 	n, err := db.Supersede(ctx, old.ID, &memory.Memory{Body: "release v2"}, memory.ActorUser)
@@ -300,6 +306,7 @@ func TestForgetSuccessorReinstatesPredecessor(t *testing.T) {
 }
 
 func TestForgetMiddleOfChainHandsOnItsPredecessor(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	a := remember(t, db, memory.LayerState, "v1", "release v1")
 	b, err := db.Supersede(ctx, a.ID, &memory.Memory{Body: "release v2"}, memory.ActorUser)
@@ -324,6 +331,7 @@ func TestForgetMiddleOfChainHandsOnItsPredecessor(t *testing.T) {
 }
 
 func TestForgetLeavesAnotherMemorysRef(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: 'B', Body: "first", Ref: "shared-ref"}, memory.ActorUser)
 	if err != nil {
@@ -349,6 +357,7 @@ func TestForgetLeavesAnotherMemorysRef(t *testing.T) {
 }
 
 func TestInterruptedForgetFinishesAtOpen(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	const marker, tag, ref = "ocelot-5521", "ocelottag", "ocelot-ref"
 	m, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: 'B', Body: "text " + marker, Tags: []string{tag}, Ref: ref}, memory.ActorUser)
@@ -397,6 +406,7 @@ func TestInterruptedForgetFinishesAtOpen(t *testing.T) {
 // TestOlderPurgeRecordFinishesAtOpen: an intent written by an older cairn
 // (which listed the keys in the record itself) is carried out and goes.
 func TestOlderPurgeRecordFinishesAtOpen(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	m := remember(t, db, memory.LayerState, "t", "older-intent-7719", "oldertag")
 	err := db.update(ctx, func(txn *badger.Txn) error {
@@ -422,6 +432,7 @@ func TestOlderPurgeRecordFinishesAtOpen(t *testing.T) {
 }
 
 func TestDropDraftLeavesOnlyThatADraftWasDeleted(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := openSmall(t, dir, nil)
 	const text, session, file = "draft-text-kestrel-9031", "session-kestrel-4417", "notes/kestrel-2290.md"

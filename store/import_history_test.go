@@ -102,6 +102,7 @@ func TestImportKeepsHistoryAndTimeline(t *testing.T) {
 }
 
 func TestImportRefusesBadHistoryAndEvents(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	cases := []struct {
 		name string

@@ -39,6 +39,7 @@ func sampleRecords() []memory.Record {
 }
 
 func TestImportIsIdempotent(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	res, err := db.Import(ctx, testPID, sampleRecords(), memory.ActorUser)
 	if err != nil {
@@ -81,6 +82,7 @@ func TestImportIsIdempotent(t *testing.T) {
 }
 
 func TestImportRefusesWholeInput(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name  string
 		edit  func([]memory.Record) []memory.Record
@@ -119,6 +121,7 @@ func TestImportRefusesWholeInput(t *testing.T) {
 }
 
 func TestLargeImportSpansTransactions(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	recs := make([]memory.Record, 5000)
 	for i := range recs {
@@ -137,6 +140,7 @@ func TestLargeImportSpansTransactions(t *testing.T) {
 // An import repeated with the same id (a client retrying after a lost
 // connection) returns the result of the attempt that landed, not "unchanged".
 func TestImportRetryReturnsTheResultThatLanded(t *testing.T) {
+	t.Parallel()
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	dir := t.TempDir()
 	db, err := Open(dir, Options{Now: func() time.Time { return now }})
@@ -190,7 +194,7 @@ func TestImportRetryReturnsTheResultThatLanded(t *testing.T) {
 func TestImportRetryAfterACancelledAttempt(t *testing.T) {
 	dir := t.TempDir()
 	seedBase(t, dir)
-	db := reopen(t, dir)
+	db := reopenWith(t, dir, importOptions)
 	recs := bigImport(t, db)
 	ictx, cancel := context.WithCancel(memory.WithImportID(ctx, memory.NewID()))
 	importStep = func(stage string, n int) {
@@ -213,20 +217,23 @@ func TestImportRetryAfterACancelledAttempt(t *testing.T) {
 // source, or a record of a late chunk) finds batches already written:
 // they are undone, and the store is as it was.
 func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
-	recs := make([]memory.Record, 12000)
+	// Three chunks of the stream; the stores have small memtables, so each
+	// chunk is several batches (see importOptions).
+	recs := make([]memory.Record, 2*memory.ImportChunk+500)
 	for i := range recs {
 		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("streamed fact %d about src/pkg%d", i, i%7)}
 	}
-	badSource := errors.New("line 10001: malformed JSON")
+	badSource := errors.New("line 4001: malformed JSON")
+	late := 2*memory.ImportChunk + 300
 	secret := slices.Clone(recs)
-	secret[11500].Body = "token: ghp_" + strings.Repeat("aB3", 12)
+	secret[late].Body = "token: ghp_" + strings.Repeat("aB3", 12)
 	cases := []struct {
 		name string
 		next func() ([]memory.Record, error)
 		want func(error) bool
 	}{
 		{"the source fails", func() func() ([]memory.Record, error) {
-			chunks := memory.Chunks(recs[:10000], memory.ImportChunk)
+			chunks := memory.Chunks(recs[:2*memory.ImportChunk], memory.ImportChunk)
 			return func() ([]memory.Record, error) {
 				c, err := chunks()
 				if errors.Is(err, io.EOF) {
@@ -237,12 +244,12 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 		}(), func(err error) bool { return errors.Is(err, badSource) }},
 		{"a late record holds a secret", memory.Chunks(secret, memory.ImportChunk), func(err error) bool {
 			var ie *memory.ImportError
-			return errors.As(err, &ie) && ie.Index == 11500 && errors.Is(err, memory.ErrSecret)
+			return errors.As(err, &ie) && ie.Index == late && errors.Is(err, memory.ErrSecret)
 		}},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			db, _ := openTest(t)
+			db := reopenWith(t, t.TempDir(), importOptions)
 			var batches, undone atomic.Int32
 			importStep = func(stage string, n int) {
 				switch stage {
@@ -284,6 +291,7 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 // fill the import's transactions to their bound: each must still fit
 // under Badger's limit on a transaction (15 % of a memtable).
 func TestImportOfTheLargestMemoriesFitsTransactions(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	r := rand.New(rand.NewPCG(5, 6))
 	body := func(i, v int) string {

@@ -19,6 +19,7 @@ func ingestDraft(i int, text string) memory.Draft {
 }
 
 func TestIngestAddsOnlyWhatIsNew(t *testing.T) {
+	t.Parallel()
 	db := openSmall(t, t.TempDir(), nil)
 	b := memory.IngestBatch{Project: testPID, Drafts: []memory.Draft{ingestDraft(1, "the deploy runs on Fridays"), ingestDraft(2, "ran `go test ./...`: exit 1")}, Summary: "ingested drafts"}
 	res, err := db.Ingest(ctx, b)
@@ -49,6 +50,7 @@ func TestIngestAddsOnlyWhatIsNew(t *testing.T) {
 }
 
 func TestIngestRefusesBadDraftsAloneAndSecretsWhole(t *testing.T) {
+	t.Parallel()
 	db := openSmall(t, t.TempDir(), nil)
 	bad := ingestDraft(2, "token ghp_"+"aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bD1fH3jL5")
 	noTime := ingestDraft(3, "no time")
@@ -79,6 +81,7 @@ func TestIngestRefusesBadDraftsAloneAndSecretsWhole(t *testing.T) {
 // and all, when a person forgets the episode; the session gets no episode
 // again.
 func TestForgettingTheEpisodeTakesTheDiary(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := openSmall(t, dir, nil)
 	ep, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerEpisode, Title: "Session on main: fix the flaky test", Body: "asked: fix it"}, memory.ActorSystem)
@@ -121,6 +124,7 @@ func TestForgettingTheEpisodeTakesTheDiary(t *testing.T) {
 }
 
 func TestTriggeredReadsOnlyActiveNegativesAndLessons(t *testing.T) {
+	t.Parallel()
 	db := openSmall(t, t.TempDir(), nil)
 	neg := rememberAs(t, db, &memory.Memory{Project: testPID, Layer: memory.LayerNegative, Title: "Do not use the v1 payments API", Triggers: []string{"Payments API"}}, memory.ActorUser)
 	lesson := rememberAs(t, db, &memory.Memory{Project: testPID, Layer: memory.LayerMeta, Kind: memory.KindLesson, Title: "Check the retry budget first", Triggers: []string{"retry"}}, memory.ActorUser)

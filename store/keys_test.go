@@ -7,6 +7,7 @@ import (
 )
 
 func TestValidID(t *testing.T) {
+	t.Parallel()
 	for id, want := range map[string]bool{
 		memory.NewID():               true,
 		"01KJJ3P3X0MACX2QACHP7G8VND": true,

@@ -77,6 +77,11 @@ func (db *DB) Remember(ctx context.Context, in *memory.Memory, by memory.Actor) 
 		return nil, err
 	}
 	m.CreatedAt, m.UpdatedAt, m.ValidFrom = now, now, now
+	if by == memory.ActorSystem {
+		// cairn's own writes from a transcript (a session's episode) are
+		// dated when the session was.
+		m.CreatedAt, m.ValidFrom = saidAt(in.ValidFrom, now), saidAt(in.ValidFrom, now)
+	}
 	m.ValidUntil = time.Time{}
 	m.Status, m.Version = memory.StatusActive, 1
 	m.Supersedes, m.SupersededBy = nil, ""
@@ -700,4 +705,13 @@ func (db *DB) Bound(ctx context.Context, project string) ([]*memory.Memory, erro
 // memory bound to nothing yet. A person's verdict goes through Review.
 func (db *DB) SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error) {
 	return db.verify(ctx, id, "", ws, summary, by)
+}
+
+// saidAt is when a memory was said: the time its writer gives (a
+// transcript's message, read later), unless it gives none or one after now.
+func saidAt(given, now time.Time) time.Time {
+	if given.IsZero() || given.After(now) {
+		return now
+	}
+	return given.UTC()
 }

@@ -17,6 +17,7 @@ func decideOp(id string, state memory.ProposalState) memory.Op {
 // The same proposal is never made twice while it is open or after a
 // person rejected it; once accepted, the question may come up again.
 func TestProposeOnlyOnce(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	target := remember(t, db, memory.LayerInvariant, "stdlib", "prefers the standard library over dependencies")
 	merge := func() memory.Proposal {
@@ -88,6 +89,7 @@ func TestProposeOnlyOnce(t *testing.T) {
 }
 
 func TestProposalLookups(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerEpisode, "t", "an old event")
 	r := applyRun(t, db, proposeOp(memory.Proposal{Kind: memory.ProposeArchive, Target: m.ID, Reason: "stale"}))
@@ -119,6 +121,7 @@ func TestProposalLookups(t *testing.T) {
 // Dropping a draft drops the proposals made from it, which quote it: no
 // key names them and their text is gone from the store and the disk.
 func TestDropDraftDropsItsProposals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := openSmall(t, dir, nil)
 	const text = "wagtail-8842 prefers tabs"
@@ -180,6 +183,7 @@ func TestDropDraftDropsItsProposals(t *testing.T) {
 
 // Forgetting a memory drops the proposals about it.
 func TestForgetDropsProposalsNamingIt(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	a := remember(t, db, memory.LayerInvariant, "a", "tabs")
 	b := remember(t, db, memory.LayerInvariant, "b", "spaces")

@@ -27,6 +27,7 @@ func bound(t *testing.T, db *DB, state memory.WatermarkState) *memory.Memory {
 // A review is carried out and recorded in one step, and both survive a
 // reopen: reject takes trust away until a confirmation lifts it.
 func TestReviewRejectConfirmAndRebind(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	m := bound(t, db, memory.WatermarkMoved)
 
@@ -80,6 +81,7 @@ func TestReviewRejectConfirmAndRebind(t *testing.T) {
 // whose watermark was intact counts as a miss, an unbound one as kind none.
 // A supersession that carries out a rejection adds no second review.
 func TestSupersedeRecordsAReview(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := bound(t, db, memory.WatermarkIntact)
 	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); err != nil {
@@ -121,6 +123,7 @@ func TestSupersedeRecordsAReview(t *testing.T) {
 
 // Correcting the text in place lifts a rejection; a bad verdict changes nothing.
 func TestEditLiftsRejectionAndBadVerdictsAreRefused(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := bound(t, db, memory.WatermarkMoved)
 	db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser)
@@ -145,6 +148,7 @@ func TestEditLiftsRejectionAndBadVerdictsAreRefused(t *testing.T) {
 
 // Forgetting a memory takes its reviews with it.
 func TestForgetPurgesReviews(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := bound(t, db, memory.WatermarkMoved)
 	keep := bound(t, db, memory.WatermarkMoved)
@@ -162,6 +166,7 @@ func TestForgetPurgesReviews(t *testing.T) {
 // A wake check that read the watermarks before a person rebound or
 // confirmed the memory does not undo the review when it writes.
 func TestWakeWriteDoesNotUndoAReview(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := bound(t, db, memory.WatermarkIntact)
 	checked := []memory.Watermark{m.Watermarks[0]}
@@ -188,6 +193,7 @@ func TestWakeWriteDoesNotUndoAReview(t *testing.T) {
 // Rejecting twice counts once; correcting the text of a moved fact in
 // place is evidence like a supersession.
 func TestRejectOnceAndInPlaceCorrectionCounts(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := bound(t, db, memory.WatermarkMoved)
 	if _, err := db.Review(ctx, m.ID, memory.VerdictReject, nil, "rejected", memory.ActorUser); err != nil {

@@ -386,7 +386,8 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *memory.Op) ([]runSte
 		} else if ok {
 			return nil, invalidf("memory %s already exists", m.ID)
 		}
-		m.CreatedAt, m.UpdatedAt, m.ValidFrom = now, now, now
+		m.UpdatedAt = now
+		m.CreatedAt, m.ValidFrom = saidAt(in.ValidFrom, now), saidAt(in.ValidFrom, now)
 		m.Version, m.Dedup = 1, nil
 		if err := db.insert(txn, m); err != nil {
 			return nil, err

@@ -180,6 +180,7 @@ func newRunFixture(t *testing.T) *runFixture {
 }
 
 func TestApplyCarriesOutEveryKindOfStep(t *testing.T) {
+	t.Parallel()
 	f := newRunFixture(t)
 	db := f.db
 	run := applyRun(t, db, f.ops...)
@@ -326,6 +327,7 @@ func TestApplyCarriesOutEveryKindOfStep(t *testing.T) {
 // A client that retries a run it did not hear back from gets the run as
 // it was stored, and nothing is written twice.
 func TestApplyRetryWritesNothingMore(t *testing.T) {
+	t.Parallel()
 	f := newRunFixture(t)
 	id := memory.NewID()
 	first, err := f.db.Apply(ctx, memory.Run{ID: id, Project: testPID, Summary: "retried"}, f.ops)
@@ -469,6 +471,7 @@ func TestStaleStepFailsTheWholeRun(t *testing.T) {
 // Bad input is refused with one line that says what is wrong, and the
 // store is unchanged.
 func TestApplyRefusesBadInput(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, 'A', "t", "a fact")
 	m2 := remember(t, db, 'A', "t2", "another fact")
@@ -534,6 +537,7 @@ func TestApplyRefusesBadInput(t *testing.T) {
 }
 
 func TestUndoRunRestoresExactly(t *testing.T) {
+	t.Parallel()
 	f := newRunFixture(t)
 	db := f.db
 	before := stateDump(t, db)
@@ -615,6 +619,7 @@ func TestUndoRunRestoresExactly(t *testing.T) {
 // An undo that failed half way in this process (cairn finishes it at the
 // next Open) is finished by the next undo asked for, and not done twice.
 func TestUndoAfterAFailedUndo(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, 'A', "t", "prefers tabs")
 	run := applyRun(t, db, memory.Op{Kind: memory.OpReinforce, Target: m.ID}, memory.Op{Kind: memory.OpCreate, Memory: newMem('A', "prefers short functions")})
@@ -645,6 +650,7 @@ func TestUndoAfterAFailedUndo(t *testing.T) {
 // What a run wrote and someone changed since cannot be undone exactly:
 // the undo refuses, names it, and changes nothing.
 func TestUndoRefusesWhatChangedSince(t *testing.T) {
+	t.Parallel()
 	t.Run("edited by a person", func(t *testing.T) {
 		db, _ := openTest(t)
 		c := newMem('A', "run make lint before pushing")
@@ -742,6 +748,7 @@ func containsAnywhere(raw map[string]string, s string) []string {
 // A memory the run wrote and a person forgot since stays forgotten: the
 // undo goes on around it and leaves nothing of it behind.
 func TestUndoAfterForget(t *testing.T) {
+	t.Parallel()
 	type setup struct {
 		ops    func(db *DB) ([]memory.Op, string) // the run, and the memory to forget after it
 		remain func(t *testing.T, db *DB)         // what the undo leaves besides
@@ -839,6 +846,7 @@ func TestUndoAfterForget(t *testing.T) {
 // The bytes of a memory forgotten after a run are gone from disk, though
 // the run saved its state for an undo.
 func TestForgetAfterRunLeavesNoBytes(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db := openSmall(t, dir, nil)
 	const marker = "heron-title-5527"
@@ -874,6 +882,7 @@ func TestForgetAfterRunLeavesNoBytes(t *testing.T) {
 // waits in verify-first with a reason that names the id, until a person
 // confirms it.
 func TestForgettingEvidenceReopensTheDecision(t *testing.T) {
+	t.Parallel()
 	for _, kind := range []memory.EdgeKind{memory.EdgeEvidence, memory.EdgeBecause} {
 		t.Run(string(kind), func(t *testing.T) {
 			db, _ := openTest(t)
@@ -953,17 +962,24 @@ func TestRunCrashChild(t *testing.T) {
 // The store the big run works on: memories to change, drafts to take.
 const crashBase = 300
 
+// runBase is that store, built once (300 near-duplicate memories and
+// drafts cost half a minute under the race detector) and copied for each
+// test that starts from it.
+var runBase fixture
+
 func seedRunBase(t *testing.T, dir string) {
 	t.Helper()
-	db := reopen(t, dir)
-	for i := range crashBase {
-		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Ref: fmt.Sprintf("base-%d", i),
-			Body: fmt.Sprintf("base fact %d: module %d owns the cache", i, i)}, memory.ActorUser); err != nil {
-			t.Fatal(err)
+	runBase.copyTo(t, "run-base", dir, func(dir string) {
+		db := reopen(t, dir)
+		for i := range crashBase {
+			if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Ref: fmt.Sprintf("base-%d", i),
+				Body: fmt.Sprintf("base fact %d: module %d owns the cache", i, i)}, memory.ActorUser); err != nil {
+				t.Fatal(err)
+			}
+			capture(t, db, fmt.Sprintf("user said: module %d should own the cache, note %d", i, i))
 		}
-		capture(t, db, fmt.Sprintf("user said: module %d should own the cache, note %d", i, i))
-	}
-	db.Close()
+		db.Close()
+	})
 }
 
 // bigRun plans about 5,000 steps of every kind over the seeded store:
@@ -1079,11 +1095,13 @@ func peekKeys(t *testing.T, dir, prefix string) [][]byte {
 // Open takes back what was written. Killed in the middle of an undo, the
 // next Open finishes the undo.
 func TestKilledRunLeavesNoTrace(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("kills child processes during a 5,000-step run")
 	}
 	for _, kill := range []string{"STEP batch 1", "STEP batch 2"} {
 		t.Run("killed after "+strings.TrimPrefix(kill, "STEP "), func(t *testing.T) {
+			t.Parallel()
 			dir := t.TempDir()
 			seedRunBase(t, dir)
 			db := reopen(t, dir)
@@ -1103,6 +1121,7 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 		})
 	}
 	t.Run("killed after the commit", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		seedRunBase(t, dir)
 		runRunChild(t, dir, "STEP done 0")
@@ -1118,6 +1137,7 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 		}
 	})
 	t.Run("killed during the undo", func(t *testing.T) {
+		t.Parallel()
 		dir := t.TempDir()
 		seedRunBase(t, dir)
 		db := reopen(t, dir)
@@ -1158,6 +1178,7 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 // Each journal chunk is taken back in one transaction; a bounded number
 // of steps keeps that linear (see runJournalSteps).
 func TestRunJournalChunksAreBounded(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	var ops []memory.Op
 	for i := range 600 {

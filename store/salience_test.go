@@ -11,6 +11,7 @@ import (
 // Accesses are written in batches: none is lost by closing the store, and
 // counting one rewrites no version of the memory.
 func TestTouchBatchedSurvivesClose(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	m := remember(t, db, memory.LayerState, "x", "recalled twice")
 	for range 2 {
@@ -32,6 +33,7 @@ func TestTouchBatchedSurvivesClose(t *testing.T) {
 }
 
 func TestFeedbackKeptRefusesSecretsAndUnknownIDs(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "x", "the retry policy lives in store/import.go")
 	if err := db.Feedback(ctx, m.ID, "where is the retry policy", true, memory.ActorAgent); err != nil {
@@ -54,6 +56,7 @@ func TestFeedbackKeptRefusesSecretsAndUnknownIDs(t *testing.T) {
 }
 
 func TestGapsCountRedactAndDrop(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	for _, q := range []string{"kubernetes helm chart", "  Kubernetes   HELM chart ", "deploy with key ghp_aB3dE5gH7jK9mN1pQ3sT5vW7yZ9bC1dE3fG5"} {
 		if err := db.RecordGap(ctx, testPID, q, 0); err != nil {

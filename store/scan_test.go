@@ -13,6 +13,7 @@ import (
 const fakeKey = "AKIA" + "IOSFODNN7EXAMPLQ" // an AWS key id in its real format, not a real one
 
 func TestCaptureScansEveryField(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	for name, d := range map[string]memory.Draft{
 		"source session": {Project: testPID, Text: "plain text", Source: memory.Source{Session: "s " + fakeKey}},
@@ -39,6 +40,7 @@ func TestCaptureScansEveryField(t *testing.T) {
 }
 
 func TestEnsureProjectScansNameAndPath(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	for name, p := range map[string]memory.Project{
 		"project name": {ID: "00000000000000bb", Name: "repo " + fakeKey},
@@ -59,6 +61,7 @@ func TestEnsureProjectScansNameAndPath(t *testing.T) {
 // TestOwnerFileDoesNotFollowSymlink: a symlink planted at owner.json must
 // not make Open write through it.
 func TestOwnerFileDoesNotFollowSymlink(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "store")
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		t.Fatal(err)
@@ -90,6 +93,7 @@ func TestOwnerFileDoesNotFollowSymlink(t *testing.T) {
 // Control characters and invalid UTF-8 are refused by the store itself in
 // a draft's fields and a project's name, whichever client sent them.
 func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	for name, d := range map[string]memory.Draft{
 		"text":    {Project: testPID, Text: "bad \xff bytes"},
@@ -112,6 +116,7 @@ func TestCaptureAndProjectRefuseControlCharacters(t *testing.T) {
 // A secret in an imported binding's fingerprint is refused like one in any
 // other field.
 func TestImportScansFingerprints(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	rec := memory.Record{Layer: memory.LayerState, Body: "x", Watermarks: []memory.Watermark{{Kind: memory.WatermarkFile, Target: "a.txt", Fingerprint: fakeKey, State: memory.WatermarkIntact}}}
 	if _, err := db.Import(ctx, testPID, []memory.Record{rec}, memory.ActorUser); !errors.Is(err, memory.ErrSecret) || strings.Contains(err.Error(), fakeKey) {

@@ -146,6 +146,7 @@ func TestDiskFullChild(t *testing.T) {
 }
 
 func TestDiskFullRefusesWritesKeepsReads(t *testing.T) {
+	t.Parallel()
 	// The disk is large enough for a store and its write reserve (about
 	// 87 MiB with Badger's defaults), no more.
 	mnt := smallDisk(t, 128)
@@ -194,6 +195,7 @@ func TestDiskFullRefusesWritesKeepsReads(t *testing.T) {
 
 // The reserve follows the store's options: a larger memtable needs more room.
 func TestWriteReserveFollowsOptions(t *testing.T) {
+	t.Parallel()
 	o := badger.DefaultOptions("")
 	small := writeReserve(o, 15*o.MemTableSize/100, 0)
 	if small < uint64(o.MemTableSize) || small > 100<<20 {
@@ -218,7 +220,7 @@ func TestDiskFullDuringImportUndoesIt(t *testing.T) {
 	mnt := smallDisk(t, 160)
 	dir := filepath.Join(mnt, "store")
 	seedBase(t, dir)
-	db, err := Open(dir, Options{})
+	db, err := Open(dir, importOptions)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -382,6 +384,7 @@ func TestFullOpenSeedChild(t *testing.T) {
 // SIGBUS. Before the fix Open refused ("cairn needs … to open the store"),
 // so nothing could be read.
 func TestOpenOnFullDiskReadsKeepWorking(t *testing.T) {
+	t.Parallel()
 	for _, mode := range []string{"closed", "killed"} {
 		t.Run(mode, func(t *testing.T) {
 			mnt := smallDisk(t, 128)
@@ -531,6 +534,7 @@ func checkReads(t *testing.T, db *DB, ids []string) {
 // memory reads, and the store opens read-write afterwards with all of them.
 // (Read-only is forced here: this needs no full disk, and runs anywhere.)
 func TestReadOnlyOpenReplaysALogLeftByAKill(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "store")
 	ids, _ := seedStore(t, dir, true)
 	logs, _ := filepath.Glob(filepath.Join(dir, "*.mem"))
@@ -581,6 +585,7 @@ func TestReadOnlyOpenReplaysALogLeftByAKill(t *testing.T) {
 // touched: Open says the disk is full rather than risk a byte, and the
 // read-write open later replays it as Badger always does.
 func TestReadOnlyOpenLeavesATornLogAlone(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "store")
 	ids, _ := seedStore(t, dir, true)
 	logs, _ := filepath.Glob(filepath.Join(dir, "*.mem"))
@@ -629,6 +634,7 @@ func purges(t *testing.T, db *DB) int {
 // forget waits for room instead of keeping the store shut: before, Open
 // tried to finish it, the write was refused, and so was the Open.
 func TestNearlyFullDiskOpensWithAForgetToFinish(t *testing.T) {
+	t.Parallel()
 	mnt := smallDisk(t, 128)
 	dir := filepath.Join(mnt, "store")
 	ids, gone := seedStore(t, dir, false)
@@ -668,6 +674,7 @@ func TestNearlyFullDiskOpensWithAForgetToFinish(t *testing.T) {
 // The reserve of a real store grows with its LSM tree: Badger's Size says 0
 // when metrics are off, as they are here, so the store measures its tables.
 func TestReserveCountsTheStoresTables(t *testing.T) {
+	t.Parallel()
 	db, err := Open(t.TempDir(), Options{smallLSM: true, NoSync: true})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // the disk figure is what the store's files take (it said 0 MiB: Badger's
 // own size reads metrics, which the store turns off).
 func TestStatsCountsTheDisk(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	body := strings.Repeat("the deploy pipeline waits for the canary ", 40)
 	for i := range 300 {

@@ -27,7 +27,13 @@ func openTest(t testing.TB) (*DB, string) {
 
 func reopen(t testing.TB, dir string) *DB {
 	t.Helper()
-	db, err := Open(dir, Options{})
+	return reopenWith(t, dir, Options{})
+}
+
+// reopenWith is reopen with options.
+func reopenWith(t testing.TB, dir string, opt Options) *DB {
+	t.Helper()
+	db, err := Open(dir, opt)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -36,6 +42,14 @@ func reopen(t testing.TB, dir string) *DB {
 		t.Fatal(err)
 	}
 	return db
+}
+
+// distinctFact is the i-th of many facts that share no word but stop
+// words, so that a test writing thousands of memories, about something
+// else than deduplication, does not make each write search and compare
+// hundreds of near duplicates (see nearFact).
+func distinctFact(what string, i int) string {
+	return fmt.Sprintf("%s-%d of the number-%d in row-%d", what, i, i, i)
 }
 
 func remember(t testing.TB, db *DB, layer memory.Layer, title, body string, tags ...string) *memory.Memory {
@@ -48,6 +62,7 @@ func remember(t testing.TB, db *DB, layer memory.Layer, title, body string, tags
 }
 
 func TestRememberFillsDefaultsAndSurvivesReopen(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	m := remember(t, db, memory.LayerDecision, "", "Parked MTP because it was net-negative on MoE.\n\nSee bench #41.", "Perf", "mtp", "perf")
 	if m.ID == "" || m.Version != 1 || m.Status != memory.StatusActive || m.Kind != memory.KindDecision {
@@ -78,6 +93,7 @@ func TestRememberFillsDefaultsAndSurvivesReopen(t *testing.T) {
 }
 
 func TestRememberRefusesBadInputAndStoresNothing(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	cases := []struct {
 		name string
@@ -110,6 +126,7 @@ func TestRememberRefusesBadInputAndStoresNothing(t *testing.T) {
 }
 
 func TestSecretRefusedOnEveryWritePath(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "deploy", "deploys go through CI")
 	secret := "aws key AKIA" + "IOSFODNN7EXAMPLQ in use"
@@ -139,6 +156,7 @@ func TestSecretRefusedOnEveryWritePath(t *testing.T) {
 }
 
 func TestEditKeepsHistory(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "release", "v0.6.0 is out", "release")
 	body := "v0.6.1 is out"
@@ -168,6 +186,7 @@ func TestEditKeepsHistory(t *testing.T) {
 }
 
 func TestSupersedeLinksBothWays(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	old := remember(t, db, memory.LayerState, "decode speed", "+229 % decode speed", "bench")
 	n, err := db.Supersede(ctx, old.ID, &memory.Memory{Body: "+31 % decode speed after the fix"}, memory.ActorUser)
@@ -200,6 +219,7 @@ func TestSupersedeLinksBothWays(t *testing.T) {
 }
 
 func TestArchiveUnarchiveRestoresExactly(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerNegative, "VGPR-256", "VGPR-256 starved occupancy: don't", "gpu")
 	a, err := db.Archive(ctx, m.ID, "obsolete hardware", memory.ActorAgent)
@@ -228,6 +248,7 @@ func TestArchiveUnarchiveRestoresExactly(t *testing.T) {
 }
 
 func TestListPagesFiltersAndCounts(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	var want []string
 	for i := range 7 {
@@ -266,6 +287,7 @@ func TestListPagesFiltersAndCounts(t *testing.T) {
 }
 
 func TestRefIsUniquePerProject(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	a, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: 'B', Body: "a", Ref: "doc-1"}, memory.ActorUser)
 	if err != nil {
@@ -281,6 +303,7 @@ func TestRefIsUniquePerProject(t *testing.T) {
 }
 
 func TestLinkAndEdgesBothDirections(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	d := remember(t, db, memory.LayerDecision, "park MTP", "parked")
 	r := remember(t, db, memory.LayerEpisode, "bench 41", "MoE net-negative")
@@ -309,6 +332,7 @@ func TestLinkAndEdgesBothDirections(t *testing.T) {
 }
 
 func TestCaptureAppendsDrafts(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	d, err := db.Capture(ctx, memory.Draft{Project: testPID, Text: "user said: always run make lint before pushing"})
 	if err != nil {
@@ -323,6 +347,7 @@ func TestCaptureAppendsDrafts(t *testing.T) {
 }
 
 func TestSecondOpenNamesTheHolder(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	_ = db
 	_, err := Open(dir, Options{})
@@ -335,6 +360,7 @@ func TestSecondOpenNamesTheHolder(t *testing.T) {
 }
 
 func TestClosedStoreSaysSo(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	if err := db.Close(); err != nil {
 		t.Fatal(err)
@@ -348,6 +374,7 @@ func TestClosedStoreSaysSo(t *testing.T) {
 }
 
 func TestSchemaMismatchRefused(t *testing.T) {
+	t.Parallel()
 	db, dir := openTest(t)
 	if err := db.bdb.Update(func(txn *badger.Txn) error { return txn.Set(keySchema, []byte("99")) }); err != nil {
 		t.Fatal(err)
@@ -359,6 +386,7 @@ func TestSchemaMismatchRefused(t *testing.T) {
 }
 
 func TestProjectsNamesStayUnique(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	a, _ := db.EnsureProject(ctx, memory.Project{ID: "00000000000000b1", Name: "app", Root: "/x/app"})
 	b, _ := db.EnsureProject(ctx, memory.Project{ID: "00000000000000b2", Name: "app", Root: "/y/app"})
@@ -376,6 +404,7 @@ func TestProjectsNamesStayUnique(t *testing.T) {
 }
 
 func TestResolvePrefix(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "x", "y")
 	id, err := db.Resolve(ctx, strings.ToLower(m.ID[:20]))
@@ -401,6 +430,7 @@ func ids(ms []*memory.Memory) []string {
 var _ = time.Now
 
 func TestSubscribeSeesWrites(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	c, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -447,6 +477,7 @@ func TestSubscribeSeesWrites(t *testing.T) {
 // TestSubscribeSeesGaps: a question recall could not answer in one process
 // reaches a workbench subscribed in another (the inbox shows gaps).
 func TestSubscribeSeesGaps(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	c, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -475,6 +506,7 @@ func TestSubscribeSeesGaps(t *testing.T) {
 }
 
 func TestTouchRaisesSalienceOnly(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	m := remember(t, db, memory.LayerState, "x", "recalled often")
 	for range memory.MaxAccesses + 3 {
@@ -500,6 +532,7 @@ func TestTouchRaisesSalienceOnly(t *testing.T) {
 // An ambiguous prefix names its candidates by prefixes that tell them
 // apart in the store, and ShortIDs gives prefixes the store resolves back.
 func TestResolveAmbiguousAndShortIDs(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	ctx := context.Background()
 	ids := []string{

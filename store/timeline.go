@@ -1,11 +1,13 @@
 package store
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
 	"slices"
 	"sort"
+	"strings"
 
 	badger "github.com/dgraph-io/badger/v4"
 
@@ -131,36 +133,119 @@ func draftFields(d memory.Draft) []secrets.Field {
 	}
 }
 
-// Drafts lists a project's inbox, oldest first.
+// Drafts lists a project's inbox, oldest first: every draft waiting for
+// consolidation (up to limit), then as many of those consolidation took —
+// the newest — as limit leaves room for. A new capture is never lost
+// behind thousands of consolidated drafts kept for undo. ListDrafts pages
+// through all of them.
 func (db *DB) Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error) {
 	if limit <= 0 {
 		limit = memory.DefaultLimit
 	}
-	var out []memory.Draft
+	var waiting, done []memory.Draft
 	err := db.view(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.Prefix = prefixDrafts(project)
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Rewind(); it.Valid() && len(out) < limit; it.Next() {
-			var d memory.Draft
-			k := it.Item().KeyCopy(nil)
-			gone := false
-			if err := it.Item().Value(func(v []byte) error {
-				if gone = len(v) > 0 && v[0] == formatForgotten; gone {
-					return nil // being dropped
-				}
-				return decode(k, v, &d)
-			}); err != nil {
-				return err
+		if err := scanDrafts(txn, prefixDrafts(project), "", false, func(d memory.Draft) bool {
+			if d.Done == "" {
+				waiting = append(waiting, d)
 			}
-			if !gone {
-				out = append(out, d)
-			}
+			return len(waiting) < limit
+		}); err != nil {
+			return err
 		}
-		return nil
+		room := limit - len(waiting)
+		if room <= 0 {
+			return nil
+		}
+		return scanDrafts(txn, prefixDrafts(project), "", true, func(d memory.Draft) bool {
+			if d.Done != "" {
+				done = append(done, d)
+			}
+			return len(done) < room
+		})
 	})
-	return out, err
+	if err != nil {
+		return nil, err
+	}
+	slices.Reverse(done)
+	out := append(waiting, done...)
+	slices.SortFunc(out, func(a, b memory.Draft) int { return strings.Compare(a.ID, b.ID) })
+	return out, nil
+}
+
+// ListDrafts is one page of a project's drafts, oldest first, from the
+// cursor q.After on.
+func (db *DB) ListDrafts(ctx context.Context, q memory.DraftQuery) (memory.DraftPage, error) {
+	if q.Project == "" {
+		return memory.DraftPage{}, invalidf("the project is required")
+	}
+	if strings.Contains(q.Prefix, "/") || strings.Contains(q.After, "/") {
+		return memory.DraftPage{}, invalidf("a draft id holds no /")
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = memory.DefaultLimit
+	}
+	limit = min(limit, memory.MaxDraftPage)
+	page := memory.DraftPage{Drafts: []memory.Draft{}}
+	err := db.view(func(txn *badger.Txn) error {
+		more := false
+		err := scanDrafts(txn, append(prefixDrafts(q.Project), q.Prefix...), q.After, false, func(d memory.Draft) bool {
+			if q.Waiting && d.Done != "" {
+				return true
+			}
+			if len(page.Drafts) == limit {
+				more = true
+				return false
+			}
+			page.Drafts = append(page.Drafts, d)
+			return true
+		})
+		if more {
+			page.Next = page.Drafts[len(page.Drafts)-1].ID
+		}
+		return err
+	})
+	return page, err
+}
+
+// scanDrafts calls fn with the drafts whose keys start with prefix, after
+// the draft id after (""; from the first), oldest first or (reverse)
+// newest first, while fn returns true. Drafts being dropped are skipped.
+func scanDrafts(txn *badger.Txn, prefix []byte, after string, reverse bool, fn func(memory.Draft) bool) error {
+	o := badger.DefaultIteratorOptions
+	o.Prefix, o.Reverse = prefix, reverse
+	it := txn.NewIterator(o)
+	defer it.Close()
+	if reverse {
+		it.Seek(append(slices.Clone(prefix), 0xFF))
+	} else if after != "" {
+		// Draft ids are ULIDs: the key of after, then one past it.
+		proj := prefix[:bytes.LastIndexByte(prefix, '/')+1]
+		from := append(append(slices.Clone(proj), after...), 0)
+		if bytes.Compare(from, prefix) < 0 {
+			from = prefix
+		}
+		it.Seek(from)
+	} else {
+		it.Rewind()
+	}
+	for ; it.Valid(); it.Next() {
+		var d memory.Draft
+		k := it.Item().KeyCopy(nil)
+		gone := false
+		if err := it.Item().Value(func(v []byte) error {
+			if gone = len(v) > 0 && v[0] == formatForgotten; gone {
+				return nil // being dropped
+			}
+			return decode(k, v, &d)
+		}); err != nil {
+			return err
+		}
+		if !gone && !fn(d) {
+			return nil
+		}
+	}
+	return nil
 }
 
 // LastEvent is the id of the newest event of any project ("" when there

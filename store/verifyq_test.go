@@ -115,6 +115,7 @@ func sameQueue(t *testing.T, db *DB, start time.Time, what string) {
 // a binding that moved, a review, a reopen, an edit, supersession,
 // archive, forget — and after a reopen of the store.
 func TestVerifyFirstIsTheFullScan(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2024, 1, 1, 9, 0, 0, 0, time.UTC)
 	c := &clock{t: start}
 	dir := t.TempDir()
@@ -216,6 +217,7 @@ func TestVerifyFirstIsTheFullScan(t *testing.T) {
 // The index is read up to now only: the memories read are those in the
 // queue, not every memory whose trust falls some day.
 func TestVerifyFirstReadsOnlyWhatIsDue(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
 	c := &clock{t: start}
 	db := openClocked(t, t.TempDir(), c)
@@ -252,6 +254,7 @@ func TestVerifyFirstReadsOnlyWhatIsDue(t *testing.T) {
 // fallsAt is exact to the second: trust holds before it and is under the
 // threshold a second later, for memories of every kind of trust input.
 func TestFallsAtIsTheCrossing(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 13))
 	base := time.Date(2026, 2, 1, 0, 0, 0, 0, time.UTC)
 	states := []memory.WatermarkState{memory.WatermarkIntact, memory.WatermarkMoved, memory.WatermarkGone}
@@ -295,13 +298,14 @@ func TestFallsAtIsTheCrossing(t *testing.T) {
 // index is of another version gets it anew, its old entries gone; and
 // until it has one, the queue is found by reading every memory.
 func TestVerifyIndexBackfill(t *testing.T) {
+	t.Parallel()
 	start := time.Date(2024, 6, 1, 0, 0, 0, 0, time.UTC)
 	c := &clock{t: start}
 	dir := t.TempDir()
 	db := openClocked(t, dir, c)
 	for i := range 2500 { // more than one backfill batch
 		conf := []float64{0.9, 0.4, 0.55, 0.61}[i%4]
-		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact number %d of the backfill", i), Confidence: conf}, memory.ActorUser); err != nil {
+		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.Layers[i%6], Body: distinctFact("backfill", i), Confidence: conf}, memory.ActorUser); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -391,6 +395,7 @@ func goldenMemories(t0 time.Time) []*memory.Memory {
 // verifyIndexVersion (stores rebuild their index at the next Open) and
 // write the new seconds here.
 func TestVerifyIndexFollowsTheTrustFormula(t *testing.T) {
+	t.Parallel()
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	want := map[string]int64{ // -1: never under the threshold
 		"stated": -1, "drifts in the first year": 1796365963, "drifts in the second": 1819785600,

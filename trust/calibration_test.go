@@ -19,6 +19,7 @@ func binding(kind memory.WatermarkKind, target string, st memory.WatermarkState)
 }
 
 func TestCalibrateCountsEachCell(t *testing.T) {
+	t.Parallel()
 	moved := binding(memory.WatermarkFile, "go.sum", memory.WatermarkMoved)
 	gone := binding(memory.WatermarkFile, "old.go", memory.WatermarkGone)
 	intactGit := binding(memory.WatermarkGit, "bench/", memory.WatermarkIntact)
@@ -72,6 +73,7 @@ func TestCalibrateCountsEachCell(t *testing.T) {
 
 // One false alarm is not a pattern.
 func TestCalibrateNeedsTwoFalseAlarms(t *testing.T) {
+	t.Parallel()
 	cal := Calibrate([]memory.Review{review(memory.VerdictConfirm, "a", binding(memory.WatermarkFile, "go.sum", memory.WatermarkMoved))})
 	if len(cal.Flagged) != 0 {
 		t.Fatalf("%+v", cal.Flagged)
@@ -82,6 +84,7 @@ func TestCalibrateNeedsTwoFalseAlarms(t *testing.T) {
 // repository: a binding that fires on noise and one that stays silent are
 // flagged; a rejected fact stays in the queue until it is corrected.
 func TestServiceReviewsAndCalibration(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("go.sum", "v1\n")
 	r.write("bench/decode.txt", "+229 %\n")
@@ -181,6 +184,7 @@ func (g gone) BoundTo(ctx context.Context, project string, targets []string) ([]
 // A forgotten memory met by a wake check is skipped: the others are
 // still checked.
 func TestWakeSkipsForgottenMemories(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("decode.txt", "+229 %\n")
 	r.commit("bench")

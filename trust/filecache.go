@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
 	"cairn/internal/atomicfile"
@@ -123,11 +124,15 @@ type kept struct {
 
 // readFingerprints parses a fingerprint file of root.
 func readFingerprints(path, root string) (kept, error) {
-	f, err := os.Open(path)
+	// Never through a link, never waiting on a FIFO planted there.
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
 	if err != nil {
 		return kept{}, err
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return kept{}, fmt.Errorf("%s: not a regular file", path)
+	}
 	b, err := io.ReadAll(io.LimitReader(f, maxCacheFile+1))
 	if err != nil {
 		return kept{}, err

@@ -49,6 +49,7 @@ func state(t *testing.T, c *Checker, m *memory.Memory) memory.WatermarkState {
 // notices a changed file: a rewrite of the same size, and one that also
 // puts the old modification time back.
 func TestKeptFingerprintsNoticeChangesInTheNextProcess(t *testing.T) {
+	t.Parallel()
 	root, keep := t.TempDir(), t.TempDir()
 	p := filepath.Join(root, "a.go")
 	if err := os.WriteFile(p, []byte("package a // one\n"), 0o644); err != nil {
@@ -91,6 +92,7 @@ func TestKeptFingerprintsNoticeChangesInTheNextProcess(t *testing.T) {
 // is not read again); a file hashed just after it changed is read again,
 // since a rewrite in the same clock tick would leave its stat as it was.
 func TestKeptFingerprintsStatBeforeHash(t *testing.T) {
+	t.Parallel()
 	root, keep := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -130,6 +132,7 @@ func TestKeptFingerprintsStatBeforeHash(t *testing.T) {
 // is a cold cache: every file is read, the answer is right, nothing is
 // reported, and the file is written anew.
 func TestCorruptFingerprintFileIsAColdCache(t *testing.T) {
+	t.Parallel()
 	root, keep := t.TempDir(), t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "a.go"), []byte("package a\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -177,6 +180,7 @@ func TestCorruptFingerprintFileIsAColdCache(t *testing.T) {
 // Fingerprints kept for one root are never used for another, even when
 // the file is found under the other's name.
 func TestFingerprintsOfAnotherRootAreNotUsed(t *testing.T) {
+	t.Parallel()
 	a, b, keep := t.TempDir(), t.TempDir(), t.TempDir()
 	for _, root := range []string{a, b} {
 		if err := os.WriteFile(filepath.Join(root, "x.go"), []byte("package x // "+root+"\n"), 0o644); err != nil {

@@ -10,6 +10,7 @@ import (
 // names the same commit: a commit that changes a directory is noticed,
 // and so is a checkout back to the stamped commit.
 func TestKeptTreesFollowHead(t *testing.T) {
+	t.Parallel()
 	r, _ := benchRepo(t)
 	keep := t.TempDir()
 	m := &memory.Memory{Confidence: 0.9, Watermarks: keptChecker(r.root, keep).Bind(ctx, "everything under bench/ is generated")}

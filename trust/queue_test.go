@@ -13,6 +13,7 @@ import (
 // confidence joins it once it has gone unconfirmed long enough, most
 // salient first, and leaves it when confirmed.
 func TestQueueAtTheCheckersTime(t *testing.T) {
+	t.Parallel()
 	db, err := store.Open(t.TempDir(), store.Options{})
 	if err != nil {
 		t.Fatal(err)

@@ -14,6 +14,7 @@ import (
 // Naming a device, a FIFO or a socket binds nothing and reads nothing: a
 // FIFO with no writer would block an open forever, /dev/zero never ends.
 func TestBindSkipsSpecialFiles(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	fifo := filepath.Join(r.root, "pipe.fifo")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -45,6 +46,7 @@ func TestBindSkipsSpecialFiles(t *testing.T) {
 // A bound file that becomes a FIFO is reported, not opened for reading
 // (which would wait for a writer forever).
 func TestBoundFileBecomesFIFO(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("conf/app.toml", "port = 8080\n")
 	r.commit("conf")
@@ -68,6 +70,7 @@ func TestBoundFileBecomesFIFO(t *testing.T) {
 // size and time: a change past the prefix still shows through the size or
 // time, and a change inside it through the hash.
 func TestHugeFileFingerprintIsBounded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	p := filepath.Join(dir, "big.bin")
 	f, err := os.Create(p)

@@ -93,6 +93,7 @@ func wake(t *testing.T, c *Checker, m *memory.Memory) []string {
 
 // Scenario 1: a benchmark fact bound to bench/decode.txt.
 func TestScenarioBenchmarkFact(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("bench/decode.txt", "decode: +229 %\n")
 	r.write("docs/guide.md", "guide\n")
@@ -124,6 +125,7 @@ func TestScenarioBenchmarkFact(t *testing.T) {
 
 // Scenario 2: the bound file is deleted.
 func TestScenarioDeletedFileIsGone(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("src/auth.go", "package auth\n")
 	r.commit("auth")
@@ -140,6 +142,7 @@ func TestScenarioDeletedFileIsGone(t *testing.T) {
 // process that does not see it has no evidence and changes nothing; one that
 // sees another value records the move and says which process saw it.
 func TestScenarioFlag(t *testing.T) {
+	t.Parallel()
 	env := map[string]string{"CAIRN_TEST_MODE": "fast"}
 	c := NewChecker(t.TempDir(), func(k string) string { return env[k] })
 	m := fact(t, c, "tests run with CAIRN_TEST_MODE set; UNSET_THING is not bound")
@@ -171,6 +174,7 @@ func TestScenarioFlag(t *testing.T) {
 
 // Scenario 4: nothing is invented.
 func TestScenarioNothingInvented(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	c := NewChecker(r.root, func(string) string { return "" })
 	if ws := c.Bind(ctx, "the handler lives in src/does/not/exist.go, see https://example.com/a/b.go and NOT_SET_ANYWHERE"); len(ws) != 0 {
@@ -183,6 +187,7 @@ func TestScenarioNothingInvented(t *testing.T) {
 
 // Scenario 5: a long pause with nothing changed.
 func TestScenarioLongPause(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("bench/decode.txt", "x\n")
 	r.write("bench/other.txt", "y\n")
@@ -201,6 +206,7 @@ func TestScenarioLongPause(t *testing.T) {
 // Scenario 6 is the time factor of memory.TrustAt (see memory's tests);
 // here: an unbound fact two months old is nudged only after two months.
 func TestScenarioUnboundNudge(t *testing.T) {
+	t.Parallel()
 	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now().Add(-61 * 24 * time.Hour)}
 	if tr := memory.Trust(m); tr >= 0.9 || tr < 0.5 {
 		t.Fatalf("two months unconfirmed: trust %.3f", tr)
@@ -212,6 +218,7 @@ func TestScenarioUnboundNudge(t *testing.T) {
 }
 
 func TestDirectoryBindingAndNarrowest(t *testing.T) {
+	t.Parallel()
 	r, c := benchRepo(t)
 	ws := c.Bind(ctx, "everything under bench/ is generated")
 	if len(ws) != 1 || ws[0].Kind != memory.WatermarkGit || ws[0].Target != "bench/" {
@@ -236,6 +243,7 @@ func TestDirectoryBindingAndNarrowest(t *testing.T) {
 // commit merely passes through: a change and its revert leave it intact.
 // A stamp written before fingerprints named the tree is compared by commit.
 func TestGitScopeByContent(t *testing.T) {
+	t.Parallel()
 	r, c := benchRepo(t)
 	m := &memory.Memory{Confidence: 0.9, UpdatedAt: time.Now(), Watermarks: c.Bind(ctx, "everything under bench/ is generated")}
 	whole, err := c.Stamp(ctx, memory.Watermark{Kind: memory.WatermarkGit})
@@ -291,6 +299,7 @@ func TestNoGitIsNoEvidence(t *testing.T) {
 // does not spoil the others, and a root below the repository's top reads
 // its own paths.
 func TestGitScopesOutsideAndAbsolute(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("bench/a.txt", "1\n")
 	r.write("sub/pkg/b.go", "package pkg\n")
@@ -321,6 +330,7 @@ func TestGitScopesOutsideAndAbsolute(t *testing.T) {
 // Two memories on one scope, one stamped before a change and one after:
 // the older one's reason counts the commits whatever the order.
 func TestGitReasonDoesNotDependOnOrder(t *testing.T) {
+	t.Parallel()
 	r, c := benchRepo(t)
 	before := &memory.Memory{Confidence: 0.9, Watermarks: c.Bind(ctx, "bench/ is generated")}
 	r.write("bench/b.txt", "2\n")
@@ -339,6 +349,7 @@ func TestGitReasonDoesNotDependOnOrder(t *testing.T) {
 // The shortcut around the path expression never skips a text it would
 // match: wherever pathRe finds a path, mayNamePath says yes.
 func TestMayNamePathNeverSkipsAPath(t *testing.T) {
+	t.Parallel()
 	for _, s := range []string{"see store/import.go", "edit schema.sql", "cmd/", "v1.2", "./run", "a.b"} {
 		if !mayNamePath(s) {
 			t.Errorf("%q: skipped", s)

@@ -30,6 +30,7 @@ func (r *reads) BoundTo(ctx context.Context, project string, targets []string) (
 // memories of those that moved: none when nothing moved. What it records
 // is what a check of every bound memory records.
 func TestWakeReadsOnlyWhatMoved(t *testing.T) {
+	t.Parallel()
 	r := newRepo(t)
 	r.write("a.go", "package a\n")
 	r.write("b.go", "package b\n")

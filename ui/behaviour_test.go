@@ -23,6 +23,7 @@ func selected(t *testing.T, m Model) *memory.Memory {
 }
 
 func TestArchiveThenUnarchiveRestoresTheMemory(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "dark")
 	press(t, m, "5") // negatives
@@ -46,6 +47,7 @@ func TestArchiveThenUnarchiveRestoresTheMemory(t *testing.T) {
 }
 
 func TestForgetAsksAndNoDeletesNothing(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 80, 24, "plain")
 	press(t, m, "3") // episodic
@@ -125,6 +127,7 @@ func TestSupersedeThroughTheDiffLinksBothWays(t *testing.T) {
 }
 
 func TestCommandLineRemembersAndReportsErrors(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	m := app(t, db, 80, 24, "dark")
 	press(t, m, "/", "type:remember -l D chose Badger over SQLite for the store", "enter")
@@ -147,6 +150,7 @@ func TestCommandLineRemembersAndReportsErrors(t *testing.T) {
 }
 
 func TestFollowLinksBothWays(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 140, 40, "dark")
 	press(t, m, "2")
@@ -163,6 +167,7 @@ func TestFollowLinksBothWays(t *testing.T) {
 }
 
 func TestFilterAndRecall(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "dark")
 	press(t, m, "1", "f", "type:env", "enter")
@@ -176,6 +181,7 @@ func TestFilterAndRecall(t *testing.T) {
 }
 
 func TestMouseSelectsSectionAndRow(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "dark")
 	drain(t, m, func() tea.Msg { return tea.MouseClickMsg{X: 3, Y: 1 + 2 + 2, Button: tea.MouseLeft} }) // C episodic
@@ -197,6 +203,7 @@ func TestMouseSelectsSectionAndRow(t *testing.T) {
 // last two versions; [ and ] move the older side, ←/→ the pair, across the
 // versions of the whole supersession chain.
 func TestDiffStepsThroughEditsAndTheChain(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 140, 40, "dark")
 	press(t, m, "1")
@@ -233,6 +240,7 @@ func TestDiffStepsThroughEditsAndTheChain(t *testing.T) {
 // TestCommandsTakeIDPrefixes: ids typed on the command line may be unique
 // prefixes of memories outside the shown list; the store resolves them.
 func TestCommandsTakeIDPrefixes(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "dark")
 	press(t, m, "1", "/", "type:archive 01KK1BFVM", "enter") // a negative, not in layer A's list
@@ -259,6 +267,7 @@ func TestCommandsTakeIDPrefixes(t *testing.T) {
 }
 
 func TestVerifyFirstQueue(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 140, 40, "dark")
 	press(t, m, "v")

@@ -13,6 +13,7 @@ import (
 // (three pages loaded) f finds every one of the 38 matches, including
 // those on pages never loaded, and esc brings the layer's own pages back.
 func TestFilterAsksTheStoreInABigLayer(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	var recs []memory.Record
 	for i := range 1200 {
@@ -71,6 +72,7 @@ func TestFilterAsksTheStoreInABigLayer(t *testing.T) {
 }
 
 func TestCountLabel(t *testing.T) {
+	t.Parallel()
 	for n, want := range map[int]string{-1: "", 0: "0", 999: "999", 1000: "1k", 1234: "1.2k", 38_000: "38k",
 		100_000: "100k", 999_999: "999k", 1_250_000: "1.2M", 12_000_000: "12M"} {
 		if got := countLabel(n); got != want {
@@ -82,6 +84,7 @@ func TestCountLabel(t *testing.T) {
 // TestWrapKeepsDatesWhole: a date, a version or a range never breaks at its
 // hyphen; words with hyphens between letters still may.
 func TestWrapKeepsDatesWhole(t *testing.T) {
+	t.Parallel()
 	for _, w := range []int{12, 15, 18, 21, 24} {
 		for _, l := range wrapLines("valid from 2026-02-14 09:05 until 2026-12-31 (v1.2-3)", w) {
 			if strings.HasSuffix(l, "-") && len(l) > 1 && l[len(l)-2] >= '0' && l[len(l)-2] <= '9' {
@@ -97,6 +100,7 @@ func TestWrapKeepsDatesWhole(t *testing.T) {
 // TestShrunkListFillsThePane: a list that shrank under the cursor (a
 // filter's answer after G) shows its last rows filling the pane, not one row.
 func TestShrunkListFillsThePane(t *testing.T) {
+	t.Parallel()
 	l := listPane{offset: 290, cursor: 37}
 	for i := range 38 {
 		l.items = append(l.items, &memory.Memory{ID: fmt.Sprint(i), Title: fmt.Sprint("match ", i)})
@@ -111,6 +115,7 @@ func TestShrunkListFillsThePane(t *testing.T) {
 // always those a fresh filter of the items gives, through pages appended,
 // a filter typed longer and shorter, and the items replaced.
 func TestVisibleFollowsItemsAndFilter(t *testing.T) {
+	t.Parallel()
 	page := func(from, n int) []*memory.Memory {
 		var out []*memory.Memory
 		for i := from; i < from+n; i++ {

@@ -11,6 +11,7 @@ import (
 )
 
 func TestParseLine(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		line  string
 		name  string
@@ -72,6 +73,7 @@ func nilIfEmpty(s []string) []string {
 }
 
 func TestCompleteLine(t *testing.T) {
+	t.Parallel()
 	ids := []string{"01KH6751Q0G297AK2TZ3QRG5A2", "01KH94HAQ0N31JD7GJXJRHYK7G", "01KJT8YPZ07W9D6P364Z0878JB"}
 	projects := []string{"demo", "dotfiles", "cairn"}
 	kinds := []string{"because", "evidence", "supersedes"}
@@ -111,6 +113,7 @@ func TestCompleteLine(t *testing.T) {
 // TestRegistryFeedsHelp: every command the parser knows is in /help, and
 // completion offers exactly the registry's names.
 func TestRegistryFeedsHelpAndCompletion(t *testing.T) {
+	t.Parallel()
 	help := strings.Join(helpLines(themes.Get("plain"), 200), "\n")
 	var names []string
 	for _, c := range registry {

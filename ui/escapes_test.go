@@ -100,6 +100,7 @@ func (s legacyStore) Timeline(ctx context.Context, project string, limit int) ([
 // project whose name holds them too: each frame holds no escape but the
 // styling the theme itself emits, and no other control character.
 func TestNoStoredTextReachesTheTerminalRaw(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {140, 40}} {
 		for _, theme := range []string{"plain", "dark"} {
 			t.Run(fmt.Sprintf("%dx%d_%s", size[0], size[1], theme), func(t *testing.T) {

@@ -15,6 +15,7 @@ import (
 // /archive on the command line, the undo hint, undo with u; the store
 // follows each step.
 func TestArchiveAndUndoInTheRunningProgram(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	const id = "01KJD4AMA09SYH36A447KCB902" // "Fixed the session-timeout bug on 2026-03-07"
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: "plain", NoColor: true,

@@ -102,6 +102,7 @@ func sidebarCount(t *testing.T, m Model, label string) string {
 // draft and the proposals, a proposal's detail, a supersession in the diff
 // view, the drop dialog, and the editor on a proposal.
 func TestInboxScreens(t *testing.T) {
+	t.Parallel()
 	views := []struct {
 		name string
 		keys []string
@@ -131,6 +132,7 @@ func TestInboxScreens(t *testing.T) {
 // list shows the draft's source and text, and each proposal's kind and its
 // reason with titles for ids.
 func TestInboxListsDraftsAndProposalsOldestFirst(t *testing.T) {
+	t.Parallel()
 	m, _ := inboxApp(t, 120, 40, "plain")
 	if n := sidebarCount(t, m, "Inbox"); n != "3" {
 		t.Fatalf("the sidebar counts %s in the inbox, want 3 (1 draft, 2 proposals)", n)
@@ -184,6 +186,7 @@ func detailText(m Model) string {
 // status line says so with the run to undo; the list, the count and the
 // selection follow. /undo of that run puts everything back.
 func TestAcceptSupersedeThroughKeysThenUndo(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down")
 	if it := m.inbox.selected(); it == nil || it.id() != supersedeID {
@@ -240,6 +243,7 @@ func TestAcceptSupersedeThroughKeysThenUndo(t *testing.T) {
 // TestRejectLeavesTheMemoriesAlone: w rejects the merge proposal; no
 // memory changes, and it leaves the inbox.
 func TestRejectLeavesTheMemoriesAlone(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 80, 24, "plain")
 	before, _ := db.Get(bg, envID)
 	press(t, m, "i", "down", "down")
@@ -262,6 +266,7 @@ func TestRejectLeavesTheMemoriesAlone(t *testing.T) {
 // candidate; ctrl+s shows the diff against the memory it supersedes;
 // enter accepts the person's version, stated by the person.
 func TestEditThenAcceptWritesThePersonsVersion(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down", "e")
 	if m.mode != modeEditor || !strings.Contains(screen(m), "Edit the proposal") {
@@ -291,6 +296,7 @@ func TestEditThenAcceptWritesThePersonsVersion(t *testing.T) {
 
 // TestEditCancelledKeepsTheProposal: esc in the editor stores nothing.
 func TestEditCancelledKeepsTheProposal(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 80, 24, "plain")
 	press(t, m, "i", "down", "e", "type: changed", "esc")
 	if p := proposalState(t, db, supersedeID); p.State != memory.ProposalOpen {
@@ -305,6 +311,7 @@ func TestEditCancelledKeepsTheProposal(t *testing.T) {
 // side (the stored memory against the candidate, not stored yet); a in the
 // diff accepts; on the merge, w in the diff rejects.
 func TestProposalDiffAcceptsAndRejects(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down", "d")
 	scr := screen(m)
@@ -340,6 +347,7 @@ func TestProposalDiffAcceptsAndRejects(t *testing.T) {
 // and drops it only on y; n, enter and esc keep it. A proposal is not
 // dropped.
 func TestDropDraftShowsTheTextAndAsks(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 80, 24, "plain")
 	press(t, m, "i", "x")
 	scr := screen(m)
@@ -381,6 +389,7 @@ func TestDropDraftShowsTheTextAndAsks(t *testing.T) {
 // TestProposalDecidedElsewhere: a proposal another process accepted is
 // refused with one line, and the inbox catches up.
 func TestProposalDecidedElsewhere(t *testing.T) {
+	t.Parallel()
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down")
 	if _, err := consolidate.Reject(bg, db, demoProject, supersedeID, memory.ActorUser); err != nil {
@@ -521,6 +530,7 @@ func TestConsolidateReportScreens(t *testing.T) {
 // know, /undo without a run or with one that does not exist: one line
 // each, nothing written.
 func TestCommandLineRefusesBadConsolidateInput(t *testing.T) {
+	t.Parallel()
 	db, argo := morningStore(t)
 	m := app(t, db, 80, 24, "plain")
 	for line, want := range map[string]string{
@@ -552,6 +562,7 @@ func TestCommandLineRefusesBadConsolidateInput(t *testing.T) {
 // waiting for the screen (only the latest step is kept), and the header
 // shows it while the pass runs.
 func TestConsolidationProgress(t *testing.T) {
+	t.Parallel()
 	c := &consolidation{progress: make(chan consolidate.Progress, 1), done: make(chan consolidatedMsg, 1)}
 	finished := make(chan struct{})
 	go func() {
@@ -614,6 +625,7 @@ func TestConsolidateInTheRunningProgram(t *testing.T) {
 // TestWelcomePointsAtTheInbox: a project with nothing remembered yet but
 // drafts waiting says so on its welcome screen.
 func TestWelcomePointsAtTheInbox(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	if _, err := db.Capture(bg, memory.Draft{Project: demoProject.ID, Actor: memory.ActorAgent, Text: "The API listens on port 9090."}); err != nil {
 		t.Fatal(err)
@@ -658,6 +670,7 @@ func (s taintedInbox) Proposals(ctx context.Context, project string, state memor
 // hold is shown with its escapes as pictures, in the list, the details,
 // the diff, the editor and the drop dialog.
 func TestInboxTextReachesTheTerminalNeutralised(t *testing.T) {
+	t.Parallel()
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		db := openStore(t, true)
 		seedInbox(t, db)
@@ -692,6 +705,7 @@ func TestInboxTextReachesTheTerminalNeutralised(t *testing.T) {
 // A recall that finds nothing says so, and its question waits in the
 // Inbox as a gap that x closes; + on a recalled memory is feedback.
 func TestGapsAndFeedbackInTheWorkbench(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 100, 30, "plain")
 	press(t, m, "/", "type:recall capital of France", "enter")
@@ -728,6 +742,7 @@ func TestGapsAndFeedbackInTheWorkbench(t *testing.T) {
 // /recall --path puts what is known about the files first, as the CLI's
 // --path does; a malformed pattern is refused with one line.
 func TestRecallByPathInTheWorkbench(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 	press(t, m, "/", "type:remember The retry policy lives in store/import.go", "enter")
@@ -766,6 +781,7 @@ func (b *buildingRecaller) Recall(_ context.Context, req recall.Request) (recall
 // asks again until the answer comes: never a frozen screen, never a
 // half-built answer.
 func TestRecallWhileTheIndexIsBuilt(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 100, 30, "plain")
 	rec := &buildingRecaller{building: 2, status: func() string { return m.status }}

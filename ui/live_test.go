@@ -16,6 +16,7 @@ import (
 // and writes to the store from outside it, as an agent would: the open
 // workbench shows the new memory without a reload.
 func TestLiveUpdatesFromAnotherWriter(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: "dark", Live: true,
 		Now: func() time.Time { return now }})

@@ -43,6 +43,7 @@ func wheel(t *testing.T, m Model, x, y int, up bool) {
 // TestDetailScrollsToItsEnd: a memory longer than its pane is read to the
 // end with j, pgdown, G and the wheel, and back with k and g.
 func TestDetailScrollsToItsEnd(t *testing.T) {
+	t.Parallel()
 	m := longMemory(t, 40)
 	press(t, m, "4", "enter")
 	if m.focus != focusDetail || !strings.Contains(screen(m), "A long decision") || strings.Contains(screen(m), "line 40") {
@@ -86,6 +87,7 @@ func TestDetailScrollsToItsEnd(t *testing.T) {
 // TestHelpScrollsWithEveryReadingKey: the help overlay takes g/G, pgdown,
 // j/k and the wheel (it took no wheel before), and says how much follows.
 func TestHelpScrollsWithEveryReadingKey(t *testing.T) {
+	t.Parallel()
 	m := app(t, openStore(t, true), 80, 24, "plain")
 	press(t, m, "?")
 	last := "kinds: rule = constraint"
@@ -120,6 +122,7 @@ func TestHelpScrollsWithEveryReadingKey(t *testing.T) {
 // pane's border, and a line the wrapper measured short is wrapped again by
 // the viewport, pushing the end of the body out of the pane.
 func TestTabsStayInsideThePane(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	body := "```\n" + strings.Repeat("col\tcol\tcol\tcol\tcol\tcol\tcol\tcol\tcol\tcol\n", 3) + "```\n\nplain\ttab\ttext\tthat\tgoes\ton\tfor\ta\twhile\tand\tends\there"
 	rec := fmt.Sprintf(`{"id": "01KJAAAAB0000000000000000A", "layer": "decision", "kind": "decision", "title": "Tabs\tin the title", "body": %q, "provenance": "user-stated", "created_at": "2026-03-01T10:00:00Z", "updated_at": "2026-03-01T10:00:00Z", "valid_from": "2026-03-01T10:00:00Z"}`, body)

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"io"
 	"os"
 	"strings"
+	"syscall"
 
 	"charm.land/bubbles/v2/textinput"
 	tea "charm.land/bubbletea/v2"
@@ -92,10 +94,22 @@ func (r *replLine) remember(line string) tea.Cmd {
 // maxHistory is how many lines the history file keeps.
 const maxHistory = 500
 
+// maxHistoryBytes bounds what is read of the history file.
+const maxHistoryBytes = 1 << 20
+
 // loadHistory reads the history file (the last maxHistory lines), and
 // rewrites it when it has grown to twice that.
 func loadHistory(file string) []string {
-	b, err := os.ReadFile(file)
+	// The home's file only: never through a link, never a FIFO, bounded.
+	f, err := os.OpenFile(file, os.O_RDONLY|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return nil
+	}
+	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return nil
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxHistoryBytes))
 	if err != nil {
 		return nil
 	}
@@ -113,11 +127,14 @@ func loadHistory(file string) []string {
 }
 
 func appendHistory(file, line string) {
-	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+	f, err := os.OpenFile(file, os.O_WRONLY|os.O_APPEND|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
 	if err != nil {
 		return
 	}
 	defer f.Close()
+	if fi, err := f.Stat(); err != nil || !fi.Mode().IsRegular() {
+		return
+	}
 	f.WriteString(line + "\n")
 }
 

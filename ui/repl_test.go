@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -19,6 +20,7 @@ import (
 // inbox, /why's tree and walking it, and a failed command leaves a clean
 // line with the error under it.
 func TestReplCommandsOfDailyUse(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 
@@ -87,6 +89,7 @@ func TestReplCommandsOfDailyUse(t *testing.T) {
 
 // TestConfirmCommand: /confirm ID confirms the named memory, as c does.
 func TestConfirmCommand(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	root := t.TempDir()
 	os.MkdirAll(filepath.Join(root, "internal/ratelimit"), 0o755)
@@ -109,6 +112,7 @@ func TestConfirmCommand(t *testing.T) {
 // back by the next workbench, from a private file that never holds a line
 // with what looks like a secret.
 func TestHistoryLastsAndKeepsNoSecret(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	file := filepath.Join(t.TempDir(), "history")
 	open := func() Model {
@@ -150,6 +154,7 @@ func TestHistoryLastsAndKeepsNoSecret(t *testing.T) {
 // TestUnarchiveCompletesArchivedIDs: tab after /unarchive offers the
 // archived memories, though the list shows a layer.
 func TestUnarchiveCompletesArchivedIDs(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 	arch, _ := db.List(bg, memory.Query{Project: demoProject.ID, Status: memory.StatusArchived})
@@ -169,6 +174,7 @@ func TestUnarchiveCompletesArchivedIDs(t *testing.T) {
 // TestProjectSwitchCountsItsOwnQueue: after /project, the sidebar's
 // Verify-first count is the new project's, not the old one's.
 func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	other, err := db.EnsureProject(bg, memory.Project{ID: "00000000000000ff", Name: "other"})
 	if err != nil {
@@ -197,6 +203,7 @@ func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
 // out, and run does; and every footer hint names a key that does
 // what it says (the hints are made from the key table).
 func TestEveryCommandIsDispatched(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	for _, c := range registry {
 		if c.run == nil {
@@ -215,5 +222,33 @@ func TestEveryCommandIsDispatched(t *testing.T) {
 		if len(b.Keys()) == 0 || b.Help().Key == "" || b.Help().Desc == "" || b.long == "" {
 			t.Errorf("binding %q lacks its keys, footer label or help text", b.label())
 		}
+	}
+}
+
+// The history file in the home is never read or appended through a link
+// (to /dev/zero, to someone's file) and never waited on as a FIFO.
+func TestHistoryNeverFollowsALink(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	victim := filepath.Join(t.TempDir(), "notes.txt")
+	os.WriteFile(victim, []byte("mine\n"), 0o600)
+	link := filepath.Join(dir, "history")
+	os.Symlink(victim, link)
+	if got := loadHistory(link); got != nil {
+		t.Fatalf("read through a link: %q", got)
+	}
+	appendHistory(link, "recall x")
+	if b, _ := os.ReadFile(victim); string(b) != "mine\n" {
+		t.Fatalf("appended through a link: %q", b)
+	}
+	zero := filepath.Join(dir, "zero")
+	os.Symlink("/dev/zero", zero)
+	fifo := filepath.Join(dir, "fifo")
+	syscall.Mkfifo(fifo, 0o600)
+	for _, f := range []string{zero, fifo} {
+		if got := loadHistory(f); got != nil {
+			t.Fatalf("%s: %d lines", f, len(got))
+		}
+		appendHistory(f, "recall x")
 	}
 }

@@ -68,6 +68,7 @@ func indexRepo(t testing.TB, db *store.DB, root string) {
 // module's sections with one read in the detail, and a project never
 // indexed, at 80×24 and 120×40, dark and without colour.
 func TestRepositoryScreens(t *testing.T) {
+	t.Parallel()
 	open := []string{"/", "type:repository", "enter"}
 	views := []struct {
 		name    string
@@ -111,6 +112,7 @@ func (s *editorSpy) exec(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd {
 // esc goes back to the modules with the module selected again, and the
 // curating keys and commands say derived memory is read-only.
 func TestRepositoryModulesSectionsAndTheEditor(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	root := shopRepo(t)
 	indexRepo(t, db, root)
@@ -212,6 +214,7 @@ func wantCmd(t *testing.T, spy *editorSpy, line, file, at string) {
 // TestIndexCommand: before any index the section says how to start one;
 // /index runs the project's index in a command and the modules show.
 func TestIndexCommand(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	root := shopRepo(t)
 	m := app(t, db, 120, 40, "plain")
@@ -241,6 +244,7 @@ func TestIndexCommand(t *testing.T) {
 // process indexes the repository again after a new package appeared, and
 // the open Repository section shows it without a key pressed.
 func TestRepositoryFollowsAnIndex(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	root := shopRepo(t)
 	indexRepo(t, db, root)
@@ -272,6 +276,7 @@ func TestRepositoryFollowsAnIndex(t *testing.T) {
 // its summary counts, for the root, top-level directories and nested
 // packages with deeper packages of their own.
 func TestModuleFilesMatchTheirCounts(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	root := shopRepo(t)
 	for p, text := range map[string]string{

@@ -22,6 +22,7 @@ import (
 // elsewhere puts it in the queue too: its row turns to !, the sidebar
 // counts it, and recall no longer serves it as current.
 func TestRejectKeepsTheMemoryQueuedAndUnserved(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 140, 40, "plain")
 	press(t, m, "v")
@@ -93,6 +94,7 @@ func badge(t *testing.T, m Model, title string) string {
 // (noise); superseding the other, that it fired and the fact had changed
 // (caught). K shows both in the file row; esc goes back to the queue.
 func TestCalibrationCountsConfirmAndSupersede(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	root := t.TempDir()
 	svc := trust.For(db, demoProject, func() (string, error) { return root, nil }, func(string) string { return "" })
@@ -164,6 +166,7 @@ func TestCalibrationCountsConfirmAndSupersede(t *testing.T) {
 // TestReviewsNeedAProject: without a trust service (no project opened
 // from the command line) reject and calibration say what they need.
 func TestReviewsNeedAProject(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: "plain", NoColor: true,
 		Now: func() time.Time { return now }})
@@ -193,6 +196,7 @@ func TestReviewsNeedAProject(t *testing.T) {
 // pane while it loads, empty, and with reviews): nothing panics and every
 // screen draws.
 func TestEveryKeyAroundReviews(t *testing.T) {
+	t.Parallel()
 	var every []string
 	for _, b := range allBindings() {
 		for _, k := range b.Keys() {
@@ -253,6 +257,7 @@ func TestEveryKeyAroundReviews(t *testing.T) {
 // binds to a file its text names that exists in the project, and only to
 // that.
 func TestRememberInTheWorkbenchBinds(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	root := t.TempDir()
 	if err := os.WriteFile(filepath.Join(root, "decode.txt"), []byte("+229 %\n"), 0o644); err != nil {

@@ -9,6 +9,7 @@ import (
 // without colour (NO_COLOR), and at 100×30, 120×40 and 200×50 without colour
 // (the layout's other breakpoints: a cut word shows there first).
 func TestScreens(t *testing.T) {
+	t.Parallel()
 	views := []struct {
 		name string
 		seed bool

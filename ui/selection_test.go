@@ -60,6 +60,7 @@ func status(t *testing.T, db *store.DB, id string) memory.Status {
 // "Deploys go through ArgoCD" is selected, a remember from another shell
 // lands above it, and a archives ArgoCD, not the newcomer.
 func TestArchiveActsOnTheSelectedMemoryAfterAnotherWrite(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	argo := rememberIn(t, db, memory.LayerInvariant, "Deploys go through ArgoCD")
 	m := app(t, db, 120, 40, "plain")
@@ -94,6 +95,7 @@ func TestArchiveActsOnTheSelectedMemoryAfterAnotherWrite(t *testing.T) {
 // focused (the keys act on what it shows), a refresh does not swap it for
 // the list's row.
 func TestDetailFocusKeepsItsMemoryAfterAnotherWrite(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	argo := rememberIn(t, db, memory.LayerInvariant, "Deploys go through ArgoCD")
 	m := app(t, db, 80, 24, "plain")
@@ -116,6 +118,7 @@ func TestDetailFocusKeepsItsMemoryAfterAnotherWrite(t *testing.T) {
 // forgotten by another process; the keys go back to the list (whose
 // selection is on screen), with a word of why, and act on nothing unseen.
 func TestDetailOfAForgottenMemoryHandsBackToTheList(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 80, 24, "plain")
 	press(t, m, "1", "down")
@@ -137,6 +140,7 @@ func TestDetailOfAForgottenMemoryHandsBackToTheList(t *testing.T) {
 // the list because another process archived or forgot it, the one below it
 // is selected and the status line says what happened.
 func TestSelectionMovesToANeighbourAndSaysSo(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		verb  string
 		write func(db *store.DB, id string) error
@@ -171,6 +175,7 @@ func TestSelectionMovesToANeighbourAndSaysSo(t *testing.T) {
 // TestOwnArchiveMovesOnQuietly: archiving from the workbench itself moves to
 // the neighbour without claiming another process did it.
 func TestOwnArchiveMovesOnQuietly(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 	press(t, m, "1", "down")
@@ -187,6 +192,7 @@ func TestOwnArchiveMovesOnQuietly(t *testing.T) {
 // TestVerifyQueueFollowsTheSelection: the verify-first queue is reordered
 // by another process's low-trust memory; a acts on the selected one.
 func TestVerifyQueueFollowsTheSelection(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	low := func(text string) (*memory.Memory, error) {
 		return db.Remember(bg, &memory.Memory{Project: demoProject.ID, Layer: memory.LayerState, Body: text,
@@ -234,6 +240,7 @@ func TestVerifyQueueFollowsTheSelection(t *testing.T) {
 // TestForgetDialogClosesWhenItsMemoryIsForgottenElsewhere: the dialog
 // never forgets another memory in its place, and says why it closed.
 func TestForgetDialogClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 80, 24, "plain")
 	press(t, m, "1")
@@ -261,6 +268,7 @@ func TestForgetDialogClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
 // the memory while the dialog is open (it shows the new text) and remembers
 // one above it; y forgets the memory the dialog was opened on.
 func TestForgetDialogShowsTheStoredTextAndKeepsItsMemory(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	argo := rememberIn(t, db, memory.LayerInvariant, "Deploys go through ArgoCD")
 	m := app(t, db, 80, 24, "plain")
@@ -291,6 +299,7 @@ func TestForgetDialogShowsTheStoredTextAndKeepsItsMemory(t *testing.T) {
 // TestSupersedeEditorClosesWhenItsMemoryIsForgottenElsewhere: an editor
 // open on a memory that is gone says so rather than failing at ctrl+s.
 func TestSupersedeEditorClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 80, 24, "plain")
 	press(t, m, "1")
@@ -309,6 +318,7 @@ func TestSupersedeEditorClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
 // with its live subscription: the other write reaches it through the
 // store, as from another shell, and a archives the memory selected.
 func TestLiveArchiveActsOnTheSelectedMemory(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	argo := rememberIn(t, db, memory.LayerInvariant, "Deploys go through ArgoCD")
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: "plain", NoColor: true,
@@ -356,6 +366,7 @@ func firstWords(s string) string {
 // before the workbench heard of the other process's forget; nothing else
 // is deleted and the status line says what happened.
 func TestForgetConfirmedAfterAnotherForgetDeletesNothingElse(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 80, 24, "plain")
 	press(t, m, "1")
@@ -378,6 +389,7 @@ func TestForgetConfirmedAfterAnotherForgetDeletesNothingElse(t *testing.T) {
 // TestListSetFollowsTheID: the list's selection is an id, whatever the new
 // list does around it.
 func TestListSetFollowsTheID(t *testing.T) {
+	t.Parallel()
 	mk := func(ids ...string) []*memory.Memory {
 		var out []*memory.Memory
 		for _, id := range ids {

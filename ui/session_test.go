@@ -38,6 +38,7 @@ func selectMemory(t *testing.T, m Model, id string) {
 // A session's episode opens the session's drafts, a draft of it opens the
 // episode, and esc (or i) brings the whole inbox back.
 func TestEpisodeOpensItsSession(t *testing.T) {
+	t.Parallel()
 	m, rep := sessionApp(t, 120, 40)
 	press(t, m, "3") // layer C, where episodes are
 	selectMemory(t, m, rep.Episode)
@@ -81,6 +82,7 @@ func TestEpisodeOpensItsSession(t *testing.T) {
 // shows the transcript's absolute path, which differs from clone to clone,
 // so that screen is checked by what it must hold.
 func TestSessionScreens(t *testing.T) {
+	t.Parallel()
 	m, rep := sessionApp(t, 80, 24)
 	press(t, m, "3")
 	selectMemory(t, m, rep.Episode)

@@ -31,6 +31,7 @@ func storeShort(t *testing.T, m Model, id string) string {
 // prefix that names it in the whole store — not only among what is on the
 // screen — and a command line takes that prefix back, in any case.
 func TestShortIDsAreUniqueInTheStoreAndTypedBack(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, false)
 	recs, err := exchange.ReadJSONL(strings.NewReader(`{"id": "01KJAAAAB0000000000000000A", "layer": "decision", "kind": "decision", "title": "Twin one", "body": "The first of two made in one second.", "provenance": "user-stated", "created_at": "2026-03-01T10:00:00Z", "updated_at": "2026-03-01T10:00:00Z", "valid_from": "2026-03-01T10:00:00Z"}
 {"id": "01KJAAAAB1000000000000000B", "layer": "state", "kind": "fact", "title": "Twin two", "body": "The second, in another layer.", "provenance": "user-stated", "created_at": "2026-03-01T10:00:00Z", "updated_at": "2026-03-01T10:00:00Z", "valid_from": "2026-03-01T10:00:00Z"}

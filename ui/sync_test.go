@@ -14,6 +14,7 @@ import (
 // TestSyncCommand: /sync writes the team mirror in a command and says
 // what it did; a teammate's new file comes in and shows in the list.
 func TestSyncCommand(t *testing.T) {
+	t.Parallel()
 	db := openStore(t, true)
 	m := app(t, db, 120, 40, "plain")
 	press(t, m, "/", "type:sync", "enter")

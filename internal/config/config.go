@@ -15,6 +15,7 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
 	"net/url"
@@ -23,8 +24,10 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"syscall"
 	"time"
 
+	"cairn/internal/safefile"
 	"github.com/BurntSushi/toml"
 )
 
@@ -211,8 +214,13 @@ func (s *Settings) readFile() {
 	if s.Path == "" {
 		return
 	}
-	b, err := os.ReadFile(s.Path)
+	b, err := readSettings(s.Path)
 	if errors.Is(err, fs.ErrNotExist) {
+		return
+	}
+	var bad badFile
+	if errors.As(err, &bad) {
+		s.Problems = append(s.Problems, string(bad))
 		return
 	}
 	if err != nil {
@@ -235,6 +243,51 @@ func (s *Settings) readFile() {
 		s.raw[k] = v
 	}
 }
+
+// MaxFile bounds the settings file: a few dozen lines hold every setting.
+const MaxFile = 1 << 20
+
+// readSettings reads the settings file when it is a regular file (a link
+// to one is fine: dotfiles) of at most MaxFile bytes. A link to /dev/zero,
+// a FIFO or a device is refused without being read or waited on, so that a
+// broken file is a warning and never stops a command.
+func readSettings(path string) ([]byte, error) {
+	fi, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi.Mode())
+	}
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOCTTY, 0)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	if fi, err = f.Stat(); err != nil {
+		return nil, err
+	}
+	if !fi.Mode().IsRegular() {
+		return nil, notRegular(path, fi.Mode()) // swapped since the look
+	}
+	b, err := io.ReadAll(io.LimitReader(f, MaxFile+1))
+	if err != nil {
+		return nil, err
+	}
+	if len(b) > MaxFile {
+		return nil, badFile(fmt.Sprintf("%s is over %d MiB, not a settings file: using the defaults — move it away (mv %s %s.bak) and write a new one with cairn config edit", path, MaxFile>>20, path, path))
+	}
+	return b, nil
+}
+
+func notRegular(path string, m fs.FileMode) error {
+	return badFile(fmt.Sprintf("%s is %s, not a regular file: using the defaults — remove it (rm %s) and write one with cairn config edit", path, safefile.Kind(m), path))
+}
+
+// badFile is a settings file cairn will not read, said whole.
+type badFile string
+
+func (b badFile) Error() string { return string(b) }
 
 func unwrapPath(err error) error {
 	var pe *fs.PathError
@@ -545,4 +598,51 @@ func oneLine(s string) string {
 		s = strings.TrimSpace(s[:i])
 	}
 	return s
+}
+
+// Shown is a setting's value as it may be printed: a key is never shown
+// (see Spec.Secret; the caller says whether it is set), and a URL loses
+// what may hold a credential — its user information (http://user:pass@…)
+// and the value of any query parameter that names a key, token, secret or
+// password.
+func Shown(key, value string) string {
+	sp, _ := Lookup(key)
+	if sp.kind != kURL || value == "" {
+		return value
+	}
+	return RedactURL(value)
+}
+
+// RedactURL is rawURL without its user information or the values of
+// query parameters that look like credentials.
+func RedactURL(rawURL string) string {
+	u, err := url.Parse(strings.TrimSpace(rawURL))
+	if err != nil {
+		// Not a URL that parses: cut whatever stands before an @ after
+		// the scheme, and every query.
+		s, _, _ := strings.Cut(rawURL, "?")
+		if i := strings.Index(s, "//"); i >= 0 {
+			if j := strings.LastIndex(s[i+2:], "@"); j >= 0 {
+				s = s[:i+2] + "redacted@" + s[i+2+j+1:]
+			}
+		}
+		return s
+	}
+	if u.User != nil {
+		u.User = url.User("redacted")
+	}
+	if u.RawQuery != "" {
+		q := u.Query()
+		for k := range q {
+			l := strings.ToLower(k)
+			for _, w := range []string{"key", "token", "secret", "pass", "sig", "auth", "credential"} {
+				if strings.Contains(l, w) {
+					q[k] = []string{"redacted"}
+					break
+				}
+			}
+		}
+		u.RawQuery = q.Encode()
+	}
+	return u.String()
 }

@@ -35,7 +35,11 @@ func Set(path, key, value string) (rewrote bool, err error) {
 		return false, fmt.Errorf("%s is not valid UTF-8", key)
 	}
 	value = normalize(key, value)
-	old, err := os.ReadFile(path)
+	old, err := readSettings(path)
+	var bad badFile
+	if errors.As(err, &bad) {
+		return false, errors.New(strings.Replace(string(bad), "using the defaults", "nothing was written", 1))
+	}
 	if err != nil && !errors.Is(err, fs.ErrNotExist) {
 		return false, fmt.Errorf("read %s: %v", path, unwrapPath(err))
 	}

@@ -27,24 +27,29 @@ func Size(n int64) string {
 	return fmt.Sprintf("%d bytes", n)
 }
 
+// Kind says what a file that is not a regular one is ("a FIFO", "a
+// directory"), for a refusal that names it.
+func Kind(mode fs.FileMode) string {
+	switch {
+	case mode.IsDir():
+		return "a directory"
+	case mode&fs.ModeSymlink != 0:
+		return "a symbolic link"
+	case mode&fs.ModeNamedPipe != 0:
+		return "a FIFO"
+	case mode&fs.ModeSocket != 0:
+		return "a socket"
+	case mode&fs.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
+}
+
 // NotRegular says what a file is when it is not a regular file, so that
 // the refusal names it: reading a device never ends, opening a FIFO waits
 // for a writer, and some devices act when they are opened.
 func NotRegular(mode fs.FileMode, hint string) error {
-	what := "not a regular file"
-	switch {
-	case mode.IsDir():
-		what = "a directory"
-	case mode&fs.ModeSymlink != 0:
-		what = "a symbolic link"
-	case mode&fs.ModeNamedPipe != 0:
-		what = "a FIFO"
-	case mode&fs.ModeSocket != 0:
-		what = "a socket"
-	case mode&fs.ModeDevice != 0:
-		what = "a device"
-	}
-	return fmt.Errorf("is %s, not a regular file: %s", what, hint)
+	return fmt.Errorf("is %s, not a regular file: %s", Kind(mode), hint)
 }
 
 // OpenRegular opens a file for reading only if it is a regular file. The

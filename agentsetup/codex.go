@@ -1,0 +1,532 @@
+package agentsetup
+
+import (
+	"errors"
+	"fmt"
+	"reflect"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// CodexMCP returns Codex's config.toml with cairn's MCP server in or out.
+// The text is edited, not re-encoded: the user's comments and layout stay.
+// The edit goes by a scanner that knows TOML's strings (a multi-line
+// string may hold a line that looks like a table header) and arrays, and
+// what it makes is decoded before it is returned: unless it parses, says
+// what the user's file said apart from cairn's server, and has cairn's
+// server as asked, the edit is refused and nothing is written.
+func CodexMCP(config []byte, command string, remove bool) ([]byte, bool, error) {
+	before, err := decodeTOML(config)
+	if err != nil {
+		return nil, false, err
+	}
+	var cur map[string]any
+	if s, ok := before["mcp_servers"].(map[string]any); ok {
+		cur, _ = s["cairn"].(map[string]any)
+	}
+	if cur != nil && !remove {
+		args, _ := cur["args"].([]any)
+		if c, _ := cur["command"].(string); c == command && len(args) == 1 && args[0] == "mcp" {
+			return config, false, nil
+		}
+	}
+	if cur == nil && remove {
+		return config, false, nil
+	}
+	doc, err := scanTOML(string(config))
+	if err != nil {
+		return nil, false, err
+	}
+	byHand := fmt.Errorf("cairn's server is set in an inline table or dotted keys; edit [mcp_servers] by hand (command = %s, args = [\"mcp\"])", tomlBasic(command))
+	for _, e := range doc.entries {
+		if isCairn(e.path) && (e.table < 0 || !isCairn(doc.headers[e.table].path)) {
+			return nil, false, byHand
+		}
+	}
+	text := string(config)
+	var out string
+	main := -1
+	for i, h := range doc.headers {
+		if isCairn(h.path) && len(h.path) == 2 && !h.array {
+			main = i
+			break
+		}
+	}
+	switch {
+	case remove:
+		out = doc.without(text, isCairn)
+	case main >= 0:
+		out = doc.setKeys(text, main, command)
+	default:
+		out = doc.addTable(text, command)
+	}
+	after, err := decodeTOML([]byte(out))
+	if err == nil {
+		err = sameApartFromCairn(before, after, command, remove)
+	}
+	if err != nil {
+		return nil, false, fmt.Errorf("cairn could not edit the file without changing more than its own server (%v): edit [mcp_servers.cairn] by hand (command = %s, args = [\"mcp\"])", err, tomlBasic(command))
+	}
+	return []byte(out), true, nil
+}
+
+func decodeTOML(b []byte) (map[string]any, error) {
+	var parsed map[string]any
+	if _, err := toml.Decode(string(b), &parsed); err != nil {
+		var pe toml.ParseError
+		if errors.As(err, &pe) {
+			return nil, fmt.Errorf("line %d: %s", pe.Position.Line, oneLine(pe.Message))
+		}
+		return nil, errors.New(oneLine(err.Error()))
+	}
+	return parsed, nil
+}
+
+// sameApartFromCairn checks an edit: everything but cairn's server is as it
+// was, and cairn's server is gone (remove) or runs command mcp.
+func sameApartFromCairn(before, after map[string]any, command string, remove bool) error {
+	var got map[string]any
+	if s, ok := after["mcp_servers"].(map[string]any); ok {
+		got, _ = s["cairn"].(map[string]any)
+	}
+	if remove && got != nil {
+		return errors.New("cairn's server is still there")
+	}
+	if !remove {
+		args, _ := got["args"].([]any)
+		if c, _ := got["command"].(string); c != command || len(args) != 1 || args[0] != "mcp" {
+			return errors.New("cairn's server did not come out as written")
+		}
+		delete(got, "command")
+		delete(got, "args")
+		var had map[string]any
+		if s, ok := before["mcp_servers"].(map[string]any); ok {
+			had, _ = s["cairn"].(map[string]any)
+		}
+		if had != nil {
+			had = clone(had)
+			delete(had, "command")
+			delete(had, "args")
+		}
+		if len(had) != len(got) || len(got) > 0 && !reflect.DeepEqual(had, got) {
+			return errors.New("the rest of cairn's server changed")
+		}
+	}
+	if !reflect.DeepEqual(withoutCairn(before), withoutCairn(after)) {
+		return errors.New("other settings changed")
+	}
+	return nil
+}
+
+func clone(m map[string]any) map[string]any {
+	out := make(map[string]any, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+func withoutCairn(m map[string]any) map[string]any {
+	m = clone(m)
+	if s, ok := m["mcp_servers"].(map[string]any); ok {
+		s = clone(s)
+		delete(s, "cairn")
+		if len(s) == 0 {
+			delete(m, "mcp_servers")
+		} else {
+			m["mcp_servers"] = s
+		}
+	}
+	return m
+}
+
+func isCairn(path []string) bool {
+	return len(path) >= 2 && path[0] == "mcp_servers" && path[1] == "cairn"
+}
+
+// tomlDoc is where a TOML text's table headers and top-level key/value
+// lines are (byte offsets of whole lines).
+type tomlDoc struct {
+	headers []tomlHeader
+	entries []tomlEntry // every key = value, its path in full (table, then key)
+	size    int
+}
+
+type tomlHeader struct {
+	start, end int // the header's line
+	path       []string
+	array      bool // [[...]]
+}
+
+type tomlEntry struct {
+	start, end int // from its line's start to past the line its value ends on
+	table      int // index of its header, -1 before the first
+	key        []string
+	path       []string
+}
+
+// section is the span of header i's table: its line to the next header's
+// line, less the comments just above that next header (they belong to it).
+func (d *tomlDoc) section(text string, i int) (int, int) {
+	end := d.size
+	if i+1 < len(d.headers) {
+		end = d.headers[i+1].start
+		floor := d.headers[i].end
+		for _, e := range d.entries {
+			if e.table == i {
+				floor = max(floor, e.end)
+			}
+		}
+		for end > floor {
+			ls := strings.LastIndexByte(text[:end-1], '\n') + 1
+			if !strings.HasPrefix(strings.TrimSpace(text[ls:end]), "#") {
+				break
+			}
+			end = ls
+		}
+	}
+	return d.headers[i].start, end
+}
+
+// without removes the tables whose path match says.
+func (d *tomlDoc) without(text string, match func([]string) bool) string {
+	var b strings.Builder
+	at := 0
+	for i, h := range d.headers {
+		if !match(h.path) {
+			continue
+		}
+		s, e := d.section(text, i)
+		if s < at {
+			continue
+		}
+		b.WriteString(text[at:s])
+		at = e
+	}
+	b.WriteString(text[at:])
+	out := b.String()
+	if at == len(text) && at > 0 {
+		// A table taken from the end leaves the blank line that set it
+		// apart: the file ends as it did before setup added it.
+		out = strings.TrimRight(out, "\n")
+		if out != "" {
+			out += "\n"
+		}
+	}
+	return out
+}
+
+// setKeys rewrites command and args in cairn's table (header i), keeping
+// whatever else the person put there.
+func (d *tomlDoc) setKeys(text string, i int, command string) string {
+	want := map[string]string{"command": "command = " + tomlBasic(command) + "\n", "args": "args = [\"mcp\"]\n"}
+	var b strings.Builder
+	at := d.headers[i].end
+	b.WriteString(text[:at])
+	var rest strings.Builder
+	done := map[string]bool{}
+	for _, e := range d.entries {
+		if e.table != i || len(e.key) != 1 || want[e.key[0]] == "" {
+			continue
+		}
+		rest.WriteString(text[at:e.start])
+		rest.WriteString(want[e.key[0]])
+		done[e.key[0]] = true
+		at = e.end
+	}
+	for _, k := range []string{"command", "args"} {
+		if !done[k] {
+			b.WriteString(want[k])
+		}
+	}
+	b.WriteString(rest.String())
+	b.WriteString(text[at:])
+	return b.String()
+}
+
+// addTable adds cairn's table: before its first sub-table when the person
+// gave it one ([mcp_servers.cairn.env]), else at the end.
+func (d *tomlDoc) addTable(text, command string) string {
+	table := "[mcp_servers.cairn]\ncommand = " + tomlBasic(command) + "\nargs = [\"mcp\"]\n"
+	for _, h := range d.headers {
+		if isCairn(h.path) {
+			return text[:h.start] + table + "\n" + text[h.start:]
+		}
+	}
+	out := text
+	if out != "" && !strings.HasSuffix(out, "\n") {
+		out += "\n"
+	}
+	if out != "" {
+		out += "\n"
+	}
+	return out + table
+}
+
+// tomlBasic is s as a TOML basic string.
+func tomlBasic(s string) string {
+	var b strings.Builder
+	b.WriteByte('"')
+	for _, r := range s {
+		switch {
+		case r == '"' || r == '\\':
+			b.WriteByte('\\')
+			b.WriteRune(r)
+		case r == '\n':
+			b.WriteString(`\n`)
+		case r == '\t':
+			b.WriteString(`\t`)
+		case r < 0x20 || r == 0x7f:
+			fmt.Fprintf(&b, `\u%04X`, r)
+		default:
+			b.WriteRune(r)
+		}
+	}
+	b.WriteByte('"')
+	return b.String()
+}
+
+// scanTOML finds the table headers and the key/value lines of a TOML
+// text that toml.Decode accepted. It follows strings (basic, literal and
+// their multi-line forms), comments and arrays, so that a line inside a
+// multi-line string or array is never taken for a header.
+func scanTOML(text string) (*tomlDoc, error) {
+	d := &tomlDoc{size: len(text)}
+	sc := &scanner{s: text}
+	table, tpath := -1, []string(nil)
+	for {
+		sc.skipSpaceAndNewlines()
+		if sc.eof() {
+			return d, nil
+		}
+		lineStart := strings.LastIndexByte(text[:sc.i], '\n') + 1
+		switch c := sc.s[sc.i]; {
+		case c == '#':
+			sc.skipLine()
+		case c == '[':
+			h := tomlHeader{start: lineStart}
+			sc.i++
+			if sc.peek() == '[' {
+				h.array = true
+				sc.i++
+			}
+			p, err := sc.key()
+			if err != nil {
+				return nil, err
+			}
+			h.path = p
+			sc.skipInline()
+			if !sc.take(']') || h.array && !sc.take(']') {
+				return nil, sc.errf("a table header that does not close")
+			}
+			sc.skipLine()
+			h.end = sc.i
+			d.headers = append(d.headers, h)
+			table, tpath = len(d.headers)-1, p
+		default:
+			k, err := sc.key()
+			if err != nil {
+				return nil, err
+			}
+			sc.skipInline()
+			if !sc.take('=') {
+				return nil, sc.errf("a key without =")
+			}
+			if err := sc.value(); err != nil {
+				return nil, err
+			}
+			sc.skipLine()
+			d.entries = append(d.entries, tomlEntry{start: lineStart, end: sc.i, table: table, key: k, path: append(append([]string{}, tpath...), k...)})
+		}
+	}
+}
+
+type scanner struct {
+	s string
+	i int
+}
+
+func (sc *scanner) eof() bool { return sc.i >= len(sc.s) }
+
+func (sc *scanner) peek() byte {
+	if sc.eof() {
+		return 0
+	}
+	return sc.s[sc.i]
+}
+
+func (sc *scanner) take(c byte) bool {
+	if sc.peek() == c {
+		sc.i++
+		return true
+	}
+	return false
+}
+
+func (sc *scanner) errf(format string, a ...any) error {
+	line := 1 + strings.Count(sc.s[:min(sc.i, len(sc.s))], "\n")
+	return fmt.Errorf("line %d: "+format, append([]any{line}, a...)...)
+}
+
+func (sc *scanner) skipInline() {
+	for !sc.eof() && (sc.s[sc.i] == ' ' || sc.s[sc.i] == '\t') {
+		sc.i++
+	}
+}
+
+func (sc *scanner) skipSpaceAndNewlines() {
+	for !sc.eof() && strings.IndexByte(" \t\r\n", sc.s[sc.i]) >= 0 {
+		sc.i++
+	}
+}
+
+// skipLine goes past the end of the line (a comment on it included).
+func (sc *scanner) skipLine() {
+	if j := strings.IndexByte(sc.s[sc.i:], '\n'); j >= 0 {
+		sc.i += j + 1
+	} else {
+		sc.i = len(sc.s)
+	}
+}
+
+// key reads a dotted key: bare, "basic" or 'literal' parts.
+func (sc *scanner) key() ([]string, error) {
+	var parts []string
+	for {
+		sc.skipInline()
+		switch c := sc.peek(); {
+		case c == '"':
+			start := sc.i
+			if err := sc.basic(); err != nil {
+				return nil, err
+			}
+			p, err := strconv.Unquote(sc.s[start:sc.i])
+			if err != nil {
+				p = sc.s[start+1 : sc.i-1] // an escape Go does not know (\e, \U…): compare it raw
+			}
+			parts = append(parts, p)
+		case c == '\'':
+			j := strings.IndexAny(sc.s[sc.i+1:], "'\n")
+			if j < 0 || sc.s[sc.i+1+j] != '\'' {
+				return nil, sc.errf("a literal key that does not close")
+			}
+			parts = append(parts, sc.s[sc.i+1:sc.i+1+j])
+			sc.i += j + 2
+		default:
+			start := sc.i
+			for !sc.eof() && bareKey(sc.s[sc.i]) {
+				sc.i++
+			}
+			if sc.i == start {
+				return nil, sc.errf("a key was expected")
+			}
+			parts = append(parts, sc.s[start:sc.i])
+		}
+		sc.skipInline()
+		if !sc.take('.') {
+			return parts, nil
+		}
+	}
+}
+
+func bareKey(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '_' || c == '-'
+}
+
+// basic reads a "basic string" on one line.
+func (sc *scanner) basic() error {
+	sc.i++
+	for !sc.eof() {
+		switch sc.s[sc.i] {
+		case '\\':
+			sc.i += 2
+			continue
+		case '"':
+			sc.i++
+			return nil
+		case '\n':
+			return sc.errf("a string that does not close on its line")
+		}
+		sc.i++
+	}
+	return sc.errf("a string that does not close")
+}
+
+// value reads a value: a string of any kind, an array or inline table
+// (over lines, with comments), or anything else up to the end of the line
+// or a comment.
+func (sc *scanner) value() error {
+	depth := 0
+	for {
+		if depth == 0 {
+			sc.skipInline()
+		} else {
+			sc.skipSpaceAndNewlines()
+		}
+		if sc.eof() {
+			if depth > 0 {
+				return sc.errf("an array that does not close")
+			}
+			return nil
+		}
+		switch c := sc.s[sc.i]; {
+		case strings.HasPrefix(sc.s[sc.i:], `"""`), strings.HasPrefix(sc.s[sc.i:], `'''`):
+			if err := sc.multiline(sc.s[sc.i : sc.i+3]); err != nil {
+				return err
+			}
+		case c == '"':
+			if err := sc.basic(); err != nil {
+				return err
+			}
+		case c == '\'':
+			j := strings.IndexAny(sc.s[sc.i+1:], "'\n")
+			if j < 0 || sc.s[sc.i+1+j] != '\'' {
+				return sc.errf("a literal string that does not close")
+			}
+			sc.i += j + 2
+		case c == '[' || c == '{':
+			depth++
+			sc.i++
+		case c == ']' || c == '}':
+			depth--
+			sc.i++
+		case c == '#':
+			if depth == 0 {
+				return nil
+			}
+			sc.skipLine()
+		case c == '\n' || c == '\r':
+			if depth == 0 {
+				return nil
+			}
+			sc.i++
+		default:
+			sc.i++
+		}
+		if depth < 0 {
+			return sc.errf("a bracket that closes nothing")
+		}
+	}
+}
+
+// multiline reads a """ or ”' string, which may span lines.
+func (sc *scanner) multiline(q string) error {
+	sc.i += 3
+	for !sc.eof() {
+		if q == `"""` && sc.s[sc.i] == '\\' {
+			sc.i += 2
+			continue
+		}
+		if strings.HasPrefix(sc.s[sc.i:], q) {
+			sc.i += 3
+			for n := 0; n < 2 && sc.peek() == q[0]; n++ {
+				sc.i++ // up to two quotes may end the string's text
+			}
+			return nil
+		}
+		sc.i++
+	}
+	return sc.errf("a multi-line string that does not close")
+}
