@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
-	"slices"
 	"strings"
 	"time"
 
@@ -332,38 +331,9 @@ func (a *app) resolveProject(ctx context.Context) (p, stored memory.Project, kno
 	if p, err = project.Detect(wd); err != nil {
 		return p, p, false, err
 	}
-	stored, known, err = findProject(ctx, a.st, p)
+	stored, known, err = project.Find(ctx, a.st, p)
+	stored.Root = p.Root // the checkout this command runs in
 	return p, stored, known, err
-}
-
-// findProject is the stored project of the checkout p (from
-// project.Detect) without writing: the one its id or one of its keys
-// names, in the keys' order, unless that one is another repository (see
-// store.EnsureProject, which finds the same one). Its Root is p's: the
-// checkout this command runs in.
-func findProject(ctx context.Context, st memory.Store, p memory.Project) (memory.Project, bool, error) {
-	ids := []string{p.ID}
-	for _, k := range p.Keys {
-		if id := project.KeyID(k); !slices.Contains(ids, id) {
-			ids = append(ids, id)
-		}
-	}
-	for _, id := range ids {
-		stored, err := st.Project(ctx, id)
-		if errors.Is(err, memory.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return p, false, err
-		}
-		if !project.Conflicts(stored, p) {
-			if p.Root != "" {
-				stored.Root = p.Root
-			}
-			return stored, true, nil
-		}
-	}
-	return p, false, nil
 }
 
 func (a *app) close() {

@@ -3,10 +3,11 @@ package project
 import (
 	"bufio"
 	"bytes"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
+
+	"cairn/internal/safefile"
 )
 
 // Head is the commit HEAD names, read from the repository's files at root
@@ -19,7 +20,7 @@ func Head(root string) string {
 	if !ok {
 		return ""
 	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := readSmall(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -32,11 +33,15 @@ func Head(root string) string {
 		return ""
 	}
 	for _, d := range []string{gitDir, common} {
-		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+		if b, err := readSmall(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
 			return ObjectID(strings.TrimSpace(string(b)))
 		}
 	}
-	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	packed := filepath.Join(common, "packed-refs")
+	if fi, err := os.Lstat(packed); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, _, err := safefile.OpenRegular(func(flag int) (*os.File, error) { return os.OpenFile(packed, flag, 0) }, "")
 	if err != nil {
 		return ""
 	}
@@ -100,13 +105,11 @@ func gitDirs(root string) (gitDir, common string, ok bool) {
 	return gitDir, common, true
 }
 
-// readSmall reads a file git writes a line into, bounded: a .git file or
-// a commondir is a path, never megabytes.
+// readSmall reads a file git (or cairn) writes a line into: a .git file,
+// a commondir, HEAD, a loose ref, the cached first commit. Whatever sits
+// there instead — a FIFO, a device, a link to one, megabytes — is refused,
+// never waited on or read whole.
 func readSmall(name string) ([]byte, error) {
-	f, err := os.Open(name)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	return io.ReadAll(io.LimitReader(f, 64<<10))
+	b, _, err := safefile.ReadFile(name, 64<<10, "git file", "cairn reads it without git only when it is a plain file")
+	return b, err
 }

@@ -2,6 +2,7 @@ package project
 
 import (
 	"context"
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -165,4 +166,37 @@ func writeCache(common, first string) {
 	if werr != nil || cerr != nil || os.Rename(f.Name(), filepath.Join(common, firstCacheName)) != nil {
 		os.Remove(f.Name())
 	}
+}
+
+// Getter reads a stored project by its id or one of its keys' ids
+// (memory.Store's Project).
+type Getter interface {
+	Project(ctx context.Context, id string) (memory.Project, error)
+}
+
+// Find is the stored project of the checkout p (from Detect) without
+// writing: the one its id or one of its keys names, in the keys' order,
+// unless that one is another repository (Conflicts) — the one the store's
+// EnsureProject finds. A lookup of p.ID alone misses a project known by an older key (a
+// checkout's path before the repository's first commit was known).
+func Find(ctx context.Context, st Getter, p memory.Project) (memory.Project, bool, error) {
+	ids := []string{p.ID}
+	for _, k := range p.Keys {
+		if id := KeyID(k); !slices.Contains(ids, id) {
+			ids = append(ids, id)
+		}
+	}
+	for _, id := range ids {
+		stored, err := st.Project(ctx, id)
+		if errors.Is(err, memory.ErrNotFound) {
+			continue
+		}
+		if err != nil {
+			return p, false, err
+		}
+		if !Conflicts(stored, p) {
+			return stored, true, nil
+		}
+	}
+	return p, false, nil
 }

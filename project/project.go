@@ -20,7 +20,8 @@ import (
 // its first commit (shared by every clone, worktree and moved checkout of
 // it), its common git directory (shared by its worktrees, and all a
 // repository without a commit has) and the work tree's path (all a
-// directory outside git has, and what cairn knew projects by before). The
+// directory outside git has, and what cairn knew projects by before; a
+// linked worktree adds its main checkout's). The
 // id is the first key's; the store finds a project by any of its keys
 // (see memory.Project.Keys), so a project known by a weaker key keeps its
 // id when a stronger one appears. Root is the work tree; the name is its
@@ -47,11 +48,18 @@ func Detect(dir string) (memory.Project, error) {
 			keys = append(keys, Key(KindRepo, first))
 		}
 		keys = append(keys, Key(KindGitDir, common))
+		keys = append(keys, Key(KindPath, root))
 		if gitDir != common && filepath.Base(common) == ".git" {
-			name = filepath.Base(filepath.Dir(common)) // a linked worktree: the repository's name
+			// A linked worktree: the repository's name, and the main
+			// checkout's path last, which finds the project a store kept
+			// by that path before it learnt the repository's keys.
+			main := filepath.Dir(common)
+			name = filepath.Base(main)
+			keys = append(keys, Key(KindPath, main))
 		}
+	} else {
+		keys = append(keys, Key(KindPath, root))
 	}
-	keys = append(keys, Key(KindPath, root))
 	if name == string(filepath.Separator) || name == "." {
 		name = "root"
 	}

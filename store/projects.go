@@ -39,9 +39,13 @@ func (db *DB) EnsureProject(ctx context.Context, p memory.Project) (memory.Proje
 	if err := safetext.Check("project name", p.Name); err != nil {
 		return memory.Project{}, invalidf("%v (or name the project with --project)", err)
 	}
+	if len(p.Keys) > maxAskedKeys {
+		return memory.Project{}, invalidf("a checkout names %d project keys, more than the %d one can have", len(p.Keys), maxAskedKeys)
+	}
 	for _, k := range p.Keys {
-		if !validProjectID(project.KeyID(k)) {
-			return memory.Project{}, invalidf("project key %q is not a kind and 16 hex digits", k)
+		kind, _, _ := strings.Cut(k, ":")
+		if kind != project.KindRepo && kind != project.KindGitDir && kind != project.KindPath || !validProjectID(project.KeyID(k)) {
+			return memory.Project{}, invalidf("project key %q is not a kind (repo, gitdir, path) and 16 hex digits", k)
 		}
 	}
 	// A name and a path are written like any text: a credential in them is refused.
@@ -51,12 +55,12 @@ func (db *DB) EnsureProject(ctx context.Context, p memory.Project) (memory.Proje
 	var out memory.Project
 	err := db.update(ctx, func(txn *badger.Txn) error {
 		now := db.now()
-		found, err := findProject(txn, p)
+		found, known, err := project.Find(ctx, txnProjects{txn}, p)
 		if err != nil {
 			return err
 		}
-		if found != nil {
-			out = *found
+		if known {
+			out = found
 			// What is new is written when there is room for it; without,
 			// the project is served all the same.
 			if db.roomToWrite() == nil && noteProject(txn, &out, p, now) {
@@ -91,26 +95,21 @@ func (db *DB) EnsureProject(ctx context.Context, p memory.Project) (memory.Proje
 	return out, err
 }
 
-// findProject is the stored project p is (see EnsureProject), nil when
-// there is none.
-func findProject(txn *badger.Txn, p memory.Project) (*memory.Project, error) {
-	ids := []string{p.ID}
-	for _, k := range p.Keys {
-		ids = append(ids, project.KeyID(k))
-	}
-	for _, id := range ids {
-		stored, err := projectByKey(txn, id)
-		if errors.Is(err, memory.ErrNotFound) {
-			continue
-		}
-		if err != nil {
-			return nil, err
-		}
-		if !project.Conflicts(stored, p) {
-			return &stored, nil
-		}
-	}
-	return nil, nil
+// maxAskedKeys bounds the keys one checkout names (project.Detect gives
+// at most four); maxKeys those a project keeps: a repository used from a
+// new worktree per task would otherwise gain a path key per worktree for
+// ever. Past it, new checkouts are still found by the repository's first
+// commit and git directory, which come first.
+const (
+	maxAskedKeys = 8
+	maxKeys      = 64
+)
+
+// txnProjects reads projects inside one transaction (for project.Find).
+type txnProjects struct{ txn *badger.Txn }
+
+func (t txnProjects) Project(_ context.Context, id string) (memory.Project, error) {
+	return projectByKey(t.txn, id)
 }
 
 // projectByKey is the project with id, else the one that holds id as one
@@ -142,7 +141,7 @@ func projectByKey(txn *badger.Txn, id string) (memory.Project, error) {
 func noteProject(txn *badger.Txn, stored *memory.Project, p memory.Project, now time.Time) bool {
 	changed := false
 	for _, k := range p.Keys {
-		if slices.Contains(stored.Keys, k) {
+		if slices.Contains(stored.Keys, k) || len(stored.Keys) >= maxKeys {
 			continue
 		}
 		id := project.KeyID(k)
