@@ -309,8 +309,9 @@ func (a *app) openStore(ctx context.Context) error {
 // it when known.
 func (a *app) resolveProject(ctx context.Context) (p, stored memory.Project, known bool, err error) {
 	if a.projFlag != "" {
-		if p, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
-			return p, p, true, nil
+		if stored, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
+			// Named, not used from a checkout: nothing to note of where.
+			return memory.Project{ID: stored.ID, Name: stored.Name}, stored, true, nil
 		}
 		if p, err = project.Named(a.projFlag); err != nil {
 			return p, p, false, usage(err)

@@ -156,6 +156,9 @@ func TestTheRepositoryIsTheProject(t *testing.T) {
 		t.Fatalf("the shop recalls the blog's memory:\n%s", out)
 	}
 
+	// Named from elsewhere, the project is used but not seen there.
+	h.okIn(h.work, "remember", "The shop's invoices are PDF", "--project", "shop")
+
 	// cairn projects: one shop project, seen from each checkout.
 	rows := h.projects(wt)
 	var shop *projectRow
@@ -167,7 +170,7 @@ func TestTheRepositoryIsTheProject(t *testing.T) {
 			shop = &rows[i]
 		}
 	}
-	if shop == nil || shop.Total != 3 {
+	if shop == nil || shop.Total != 4 {
 		t.Fatalf("projects: %+v", rows)
 	}
 	var seen []string
@@ -181,6 +184,9 @@ func TestTheRepositoryIsTheProject(t *testing.T) {
 		if !slices.Contains(seen, want) {
 			t.Errorf("cairn projects does not say the shop was seen from %s: %v", want, seen)
 		}
+	}
+	if len(seen) != 4 {
+		t.Errorf("the shop was seen from %v, want only its four checkouts", seen)
 	}
 	if text := h.okIn(wt, "projects"); !strings.Contains(text, wt) || !strings.Contains(text, "(gone)") {
 		t.Errorf("cairn projects:\n%s", text)
