@@ -73,6 +73,25 @@ func (h *home) mcpIn(dir, requests, last string) string {
 	return got.String()
 }
 
+// wants runs cairn in dir, which must succeed and print want; what says
+// what the run is for.
+func (h *home) wants(dir, want, what string, args ...string) {
+	h.t.Helper()
+	if out := h.okIn(dir, args...); !strings.Contains(out, want) {
+		h.t.Fatalf("%s: cairn %s prints no %q:\n%s", what, strings.Join(args, " "), want, out)
+	}
+}
+
+// newRepoHome is a home and a repository named name with one commit, in
+// a directory root of its own.
+func newRepoHome(t *testing.T, name string) (h *home, root, repo string) {
+	t.Helper()
+	h, root = newHome(t), t.TempDir()
+	repo = filepath.Join(root, name)
+	testenv.GitRepo(t, repo, "main")
+	return h, root, repo
+}
+
 // projectRow is a line of cairn projects --json.
 type projectRow struct {
 	ID, Name string
@@ -98,10 +117,7 @@ func (h *home) projects(dir string) []projectRow {
 // alike — and an unrelated repository keeps its own.
 func TestTheRepositoryIsTheProject(t *testing.T) {
 	t.Parallel()
-	h := newHome(t)
-	root := t.TempDir()
-	repo := filepath.Join(root, "shop")
-	testenv.GitRepo(t, repo, "main")
+	h, root, repo := newRepoHome(t, "shop")
 	h.okIn(repo, "remember", "The shop API listens on port 8443")
 	h.okIn(repo, "remember", "Never deploy the shop on Fridays", "--layer", "invariant")
 
@@ -109,12 +125,8 @@ func TestTheRepositoryIsTheProject(t *testing.T) {
 	testenv.Git(t, repo, "worktree", "add", "-q", "-b", "task-7", wt)
 	sub := filepath.Join(wt, "src")
 	os.Mkdir(sub, 0o755)
-	if out := h.okIn(sub, "recall", "which port does the API listen on"); !strings.Contains(out, "8443") {
-		t.Fatalf("recall in a worktree:\n%s", out)
-	}
-	if out := h.okIn(wt, "context"); !strings.Contains(out, "Never deploy the shop on Fridays") {
-		t.Fatalf("context in a worktree:\n%s", out)
-	}
+	h.wants(sub, "8443", "recall in a worktree", "recall", "which port does the API listen on")
+	h.wants(wt, "Never deploy the shop on Fridays", "context in a worktree", "context")
 	out, errs, code := h.in(wt, hookEvent("SessionStart", wt, ""), "hook", "claude-code")
 	if code != 0 || errs != "" || !strings.Contains(out, "Never deploy the shop on Fridays") {
 		t.Fatalf("the SessionStart hook in a worktree: exit %d, %q, %q", code, out, errs)
@@ -128,23 +140,17 @@ func TestTheRepositoryIsTheProject(t *testing.T) {
 	}
 	// What an agent remembers in the worktree is the repository's.
 	h.okIn(wt, "remember", "The shop's checkout test needs STRIPE_MODE=test")
-	if out := h.okIn(repo, "recall", "checkout test stripe mode"); !strings.Contains(out, "STRIPE_MODE=test") {
-		t.Fatalf("recall in the main checkout of what the worktree remembered:\n%s", out)
-	}
+	h.wants(repo, "STRIPE_MODE=test", "recall in the main checkout of what the worktree remembered", "recall", "checkout test stripe mode")
 
 	clone := filepath.Join(root, "shop-clone")
 	testenv.Git(t, root, "clone", "-q", repo, clone)
-	if out := h.okIn(clone, "recall", "API port"); !strings.Contains(out, "8443") {
-		t.Fatalf("recall in a clone:\n%s", out)
-	}
+	h.wants(clone, "8443", "recall in a clone", "recall", "API port")
 	moved := filepath.Join(root, "moved", "shop")
 	os.MkdirAll(filepath.Dir(moved), 0o755)
 	if err := os.Rename(clone, moved); err != nil {
 		t.Fatal(err)
 	}
-	if out := h.okIn(moved, "recall", "API port"); !strings.Contains(out, "8443") {
-		t.Fatalf("recall in a moved checkout:\n%s", out)
-	}
+	h.wants(moved, "8443", "recall in a moved checkout", "recall", "API port")
 
 	other := filepath.Join(root, "blog")
 	testenv.GitRepo(t, other, "post")
@@ -199,10 +205,7 @@ func TestTheRepositoryIsTheProject(t *testing.T) {
 // their project.
 func TestAPathProjectFromBeforeIsFound(t *testing.T) {
 	t.Parallel()
-	h := newHome(t)
-	root := t.TempDir()
-	repo := filepath.Join(root, "ledger")
-	testenv.GitRepo(t, repo, "main")
+	h, root, repo := newRepoHome(t, "ledger")
 	// Built through the store API as the old code did: the id of the
 	// checkout's path, its name and root, no keys.
 	db, err := store.Open(filepath.Join(h.dir, "store"), store.Options{})
@@ -239,14 +242,10 @@ func TestAPathProjectFromBeforeIsFound(t *testing.T) {
 	if inbox := h.okIn(repo, "inbox", "--all"); !strings.Contains(inbox, "make lint") {
 		t.Fatalf("the session's drafts are not in the project's inbox:\n%s", inbox)
 	}
-	if out := h.okIn(wt, "recall", "rounding of ledger entries"); !strings.Contains(out, "rounded to the cent") {
-		t.Fatalf("recall in a worktree of a checkout known by its path:\n%s", out)
-	}
+	h.wants(wt, "rounded to the cent", "recall in a worktree of a checkout known by its path", "recall", "rounding of ledger entries")
 	clone := filepath.Join(root, "ledger-2")
 	testenv.Git(t, root, "clone", "-q", repo, clone)
-	if out := h.okIn(clone, "recall", "rounding of ledger entries"); !strings.Contains(out, "rounded to the cent") {
-		t.Fatalf("recall in a clone, once the project learnt its repository:\n%s", out)
-	}
+	h.wants(clone, "rounded to the cent", "recall in a clone, once the project learnt its repository", "recall", "rounding of ledger entries")
 	rows := h.projects(repo)
 	n := 0
 	for _, r := range rows {
@@ -292,10 +291,7 @@ func TestProjectFlagCreatesOnWrite(t *testing.T) {
 // in the repository's project.
 func TestIngestOfAWorktreeSession(t *testing.T) {
 	t.Parallel()
-	h := newHome(t)
-	root := t.TempDir()
-	repo := filepath.Join(root, "ratelimit")
-	testenv.GitRepo(t, repo, "main")
+	h, root, repo := newRepoHome(t, "ratelimit")
 	h.okIn(repo, "remember", "The limiter allows 100 requests a second")
 	wt := filepath.Join(root, "rl-flaky")
 	testenv.Git(t, repo, "worktree", "add", "-q", "-b", "flaky", wt)
