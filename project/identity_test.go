@@ -155,3 +155,21 @@ func TestFirstCommitCache(t *testing.T) {
 		t.Fatal("with no cache and no git, a first commit was still found")
 	}
 }
+
+// BenchmarkDetectWorktree is what every hook pays to know its project: a
+// worktree's keys with the first commit cached (no git process).
+func BenchmarkDetectWorktree(b *testing.B) {
+	root := b.TempDir()
+	repo := filepath.Join(root, "r")
+	testenv.GitRepo(b, repo, "a")
+	wt := filepath.Join(root, "wt")
+	testenv.Git(b, repo, "worktree", "add", "-q", "-b", "wt", wt)
+	if _, err := Detect(wt); err != nil {
+		b.Fatal(err)
+	}
+	for b.Loop() {
+		if p, err := Detect(wt); err != nil || p.Keys[0][:len(KindRepo)] != KindRepo {
+			b.Fatal(p, err)
+		}
+	}
+}
