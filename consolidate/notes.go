@@ -118,4 +118,3 @@ func limitation(st statement, low string) (Candidate, bool) {
 		Title: st.body, Body: st.body, Triggers: failureTriggers(subject, st.core), Provenance: memory.ProvObserved}
 	return c, len(c.Triggers) > 0
 }
-
