@@ -38,7 +38,7 @@ type LLM struct {
 	// passes, the patterns extract the drafts left (the smaller of the two
 	// bounds a request).
 	Deadline time.Duration
-	Client  *http.Client  // nil: a client of its own
+	Client   *http.Client // nil: a client of its own
 
 	// noFormat is set once the server refused response_format, so that
 	// later drafts do not pay for the refusal again.
@@ -50,11 +50,11 @@ const (
 	llmDefaultTimeout = 60 * time.Second
 	// LLMDefaultDeadline bounds one pass's requests to the model in all.
 	LLMDefaultDeadline = 60 * time.Second
-	llmMaxAnswer      = 1 << 20 // bytes of a response body read
-	llmMaxCandidates  = 20      // candidates considered per draft
-	llmMaxTitle       = 120     // runes of a title
-	llmMaxTriggers    = 4
-	llmSnippet        = 200 // bytes of an error body shown
+	llmMaxAnswer       = 1 << 20 // bytes of a response body read
+	llmMaxCandidates   = 20      // candidates considered per draft
+	llmMaxTitle        = 120     // runes of a title
+	llmMaxTriggers     = 4
+	llmSnippet         = 200 // bytes of an error body shown
 )
 
 // llmHint is what a person can do when the endpoint cannot be used.

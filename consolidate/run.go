@@ -112,10 +112,10 @@ type planner struct {
 	// late counts the drafts the patterns extracted once it passed.
 	late     int
 	lateSeen bool
-	st  memory.Store
-	p   memory.Project
-	opt Options
-	now time.Time
+	st       memory.Store
+	p        memory.Project
+	opt      Options
+	now      time.Time
 
 	ops     []memory.Op
 	dropped []string
