@@ -14,24 +14,14 @@ import (
 	"cairn/store"
 )
 
-// deadlineStore is a store holding one project with the same drafts.
+// deadlineStore is a store holding the test project with the same drafts.
 func deadlineStore(t *testing.T, texts []string) (*store.DB, memory.Project) {
 	t.Helper()
-	st, err := store.Open(t.TempDir(), store.Options{NoSync: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { st.Close() })
-	p := memory.Project{ID: "00000000000000d2", Name: "deadline-test"}
-	if _, err := st.EnsureProject(context.Background(), p); err != nil {
-		t.Fatal(err)
-	}
+	st := openStore(t)
 	for _, text := range texts {
-		if _, err := st.Capture(context.Background(), memory.Draft{Project: p.ID, Actor: memory.ActorUser, Text: text}); err != nil {
-			t.Fatal(err)
-		}
+		capture(t, st, memory.ActorUser, text)
 	}
-	return st, p
+	return st, testProject
 }
 
 // activeTitles are the project's active memories' titles, sorted.
