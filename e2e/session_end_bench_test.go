@@ -65,7 +65,7 @@ func BenchmarkHookSessionEnd20k(b *testing.B) {
 			syscall.Kill(pid, syscall.SIGKILL)
 		}
 	})
-	hook := func(idle string) {
+	hook := func(b *testing.B, idle string) {
 		cmd := exec.Command(bin, "hook", "claude-code")
 		cmd.Env, cmd.Dir, cmd.Stdin = append(env, idle), work, strings.NewReader(string(ev))
 		if out, err := cmd.CombinedOutput(); err != nil || len(out) > 0 {
@@ -80,7 +80,7 @@ func BenchmarkHookSessionEnd20k(b *testing.B) {
 	if out, err := imp.CombinedOutput(); err != nil {
 		b.Fatalf("import: %v: %s", err, out)
 	}
-	hook("CAIRN_IDLE=10s") // the session read and consolidated
+	hook(b, "CAIRN_IDLE=10s") // the session read and consolidated
 	next := 40
 	for _, c := range []struct {
 		name      string
@@ -111,7 +111,7 @@ func BenchmarkHookSessionEnd20k(b *testing.B) {
 					next += 2
 				}
 				b.StartTimer()
-				hook(idle)
+				hook(b, idle)
 			}
 			b.ReportMetric(float64(b.Elapsed().Microseconds())/1000/float64(b.N), "ms/hook")
 		})
