@@ -851,11 +851,21 @@ func (pl *planner) budget(fs []found) []found {
 	return out
 }
 
-// worth ranks a candidate for a session's budget.
+// worth ranks a candidate for a session's budget: the person's
+// corrections and rules, then lessons, failures and decisions, the person's
+// other statements, the agent's findings, then the rest.
 func worth(f found) int {
 	w := 0
 	if f.d.Actor == memory.ActorUser {
-		w += 100
+		// The person's corrections, rules, decisions and failures first; a
+		// plain statement in a prompt is often the task's context.
+		w += 30
+		if f.c.Class != ClassState && f.c.Class != ClassEvent {
+			w += 70
+		}
+	}
+	if f.c.Provenance == memory.ProvObserved && f.c.Class == ClassState {
+		w += 20 // a finding the agent concluded and acted on (its notes)
 	}
 	switch f.c.Class {
 	case ClassCorrection, ClassPreference:
