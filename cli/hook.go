@@ -364,14 +364,20 @@ func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) er
 	if err != nil {
 		return err
 	}
-	if rep.Added == 0 && !final {
+	if rep.Added == 0 && (!final || !rep.Pending) {
+		// Nothing new, and the pass after the last read took what it
+		// read: no pass, which would read the whole project to find
+		// nothing to do.
 		return nil
 	}
 	_, err = consolidate.Consolidate(ctx, a.st, p, consolidate.Options{
 		AskedBy: memory.ActorAgent, Quick: true, Session: rep.Session,
 		Bind: a.trustService().BindMany,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return ingest.Settle(ctx, a.st, rep)
 }
 
 // readHookInput reads the event, bounded in size and time: an agent that

@@ -39,7 +39,7 @@ func TestNotesKeepFindingsOnly(t *testing.T) {
 		{"I added the `session_cwd` option to `render/2` for relative paths. Let me run the tests.", nil, ""},
 		{"The fixture probably holds no `agent_id` field at all. Let me check.", nil, ""},
 		{"The `TranscriptRenderer` alias was removed with the old alias group. Let me run credo.", nil, ""},
-		{"The config in `config/test.exs` sets the pool size to 10 for the repository.", nil, ""},
+		{"The config in `config/test.exs` keeps the pool size at 10 for the repository.", nil, ""},
 	}
 	for _, c := range cases {
 		got := Extract(notesDraft(c.text))
@@ -69,7 +69,7 @@ func TestNotesKeepFindingsOnly(t *testing.T) {
 // the notes' gate is for an agent's working notes only.
 func TestNotesGateOnlyForNotes(t *testing.T) {
 	d := notesDraft("")
-	d.Text = "The config in `config/test.exs` sets the pool size to 10 for the repository."
+	d.Text = "The config in `config/test.exs` keeps the pool size at 10 for the repository."
 	if got := Extract(d); len(got) != 1 {
 		t.Fatalf("an agent's final answer keeps its state: %+v", got)
 	}

@@ -64,6 +64,11 @@ type Report struct {
 	EpisodeUpdated bool     `json:"episode_updated,omitempty"`
 	Restarted      bool     `json:"restarted,omitempty"`
 	Errors         []string `json:"errors,omitempty"`
+	// Pending says the file's drafts may wait for consolidation: some
+	// were read, now or before, and no hook's pass settled them since.
+	Pending bool `json:"pending,omitempty"`
+	// next is where the read stopped (for Settle).
+	next int64
 }
 
 // EpisodeRef is the ref of a session's episode memory.
@@ -234,6 +239,8 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 
 	state.Project, state.Session, state.Head = p.ID, session, head
 	state.Offset, state.Line, state.Time = res.Next, res.NextLine, now().UTC()
+	state.Pending = state.Pending || rep.Items > 0
+	rep.Pending, rep.next = state.Pending, state.Offset
 	state.Diary = nil
 	if state.Episode != "" {
 		state.Diary = after
@@ -506,4 +513,23 @@ func shortSession(s string) string {
 		return s[:8]
 	}
 	return s
+}
+
+// Settle notes that the drafts a read (rep) left pending were consolidated,
+// so that the next read with nothing new costs only the read. It leaves
+// the mark when another read moved on since (its own pass settles it).
+func Settle(ctx context.Context, st memory.Store, rep Report) error {
+	if !rep.Pending {
+		return nil
+	}
+	state, err := st.IngestState(ctx, rep.File)
+	if err != nil {
+		return err
+	}
+	if !state.Pending || state.Offset != rep.next || state.Project != rep.ProjectID {
+		return nil
+	}
+	state.Pending = false
+	_, err = st.Ingest(ctx, memory.IngestBatch{Project: state.Project, State: &state})
+	return err
 }

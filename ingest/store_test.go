@@ -236,3 +236,39 @@ func TestIngestTakesEscapesAsData(t *testing.T) {
 		t.Fatalf("episode: %q\n%q", ep.Title, ep.Body)
 	}
 }
+
+// A read leaves its file pending until a pass settles it; a read that
+// moved on since keeps the mark for its own pass.
+func TestPendingUntilSettled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := openStore(t)
+	path, rest := copyTranscript(t, claudeFile, 4)
+	first, err := Ingest(ctx, db, path, IngestOptions{})
+	if err != nil || !first.Pending {
+		t.Fatalf("first read: pending %v, %v", first.Pending, err)
+	}
+	// Another read takes the rest before the first one's pass settles.
+	appendTo(t, path, rest)
+	second, err := Ingest(ctx, db, path, IngestOptions{Final: true})
+	if err != nil || second.Added == 0 || !second.Pending {
+		t.Fatalf("second read: %+v, %v", second, err)
+	}
+	if err := Settle(ctx, db, first); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.IngestState(ctx, second.File); !st.Pending {
+		t.Fatal("an older read's pass settled drafts it never saw")
+	}
+	if err := Settle(ctx, db, second); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := db.IngestState(ctx, second.File)
+	if st.Pending || st.Episode != second.Episode || st.Offset == 0 {
+		t.Fatalf("after its pass: %+v", st)
+	}
+	again, err := Ingest(ctx, db, path, IngestOptions{Final: true})
+	if err != nil || again.Added != 0 || again.Items != 0 || again.Pending {
+		t.Fatalf("nothing new after the pass: %+v, %v", again, err)
+	}
+}
