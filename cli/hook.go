@@ -154,10 +154,24 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget int) (string, error
 	if err := a.openStore(ctx); err != nil {
 		return "", err
 	}
-	if stored, err := a.st.Project(ctx, p.ID); err == nil {
-		p = stored
-	} else if ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit" {
+	// The repository's project, whichever checkout or worktree of it the
+	// agent runs in.
+	stored, known, err := project.Find(ctx, a.st, p)
+	switch {
+	case err != nil:
+		return "", err
+	case !known && (ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit"):
 		return "", nil // nothing remembered for this project
+	case known && ev.Event == "SessionStart" && project.Stale(stored, p, time.Now()):
+		// A session's start notes the checkout it runs in (cairn
+		// projects), at most hourly; the briefing goes on without it.
+		if got, err := a.st.EnsureProject(ctx, p); err == nil {
+			stored = got
+		}
+	}
+	if known {
+		stored.Root = p.Root // the checkout the agent works in
+		p = stored
 	}
 	a.proj = p
 	switch ev.Event {

@@ -347,6 +347,15 @@ func projectOf(ctx context.Context, st memory.Store, state memory.IngestState, p
 		return p, errors.New("the session names no working directory, so its project is unknown: give --project")
 	}
 	if opt.Only != "" && p.ID != opt.Only {
+		// The session's checkout may know the project by another of its
+		// keys (a worktree, a project known by its path before).
+		got, ok, err := project.Find(ctx, st, p)
+		if err != nil {
+			return p, err
+		}
+		if ok && got.ID == opt.Only {
+			return st.EnsureProject(ctx, p)
+		}
 		return p, fmt.Errorf("the session belongs to project %s, not to this one: an agent's hook ingests only its own project's sessions", p.Name)
 	}
 	return st.EnsureProject(ctx, p)
