@@ -108,7 +108,9 @@ func TestLLMTimeoutWithinThePass(t *testing.T) {
 			timedOut++
 		}
 	}
-	if rep.ModelLate || rep.ByPatterns != 0 || timedOut != 2 || seen.count() != 2 {
+	// (A request can time out before the server has read it, on a loaded
+	// machine: at most one request a draft.)
+	if rep.ModelLate || rep.ByPatterns != 0 || timedOut != 2 || seen.count() > 2 {
 		t.Fatalf("late %v, %d by the patterns, %d timed out, %d requests: %q", rep.ModelLate, rep.ByPatterns, timedOut, seen.count(), rep.Dropped)
 	}
 	if len(activeTitles(t, st, p)) == 0 {

@@ -33,7 +33,7 @@ var findingLead = lazy(`(?i)^(?:(?:ok(?:ay)?|so|good|great|right|ah|aha|interest
 var noteNext = lazy(`^(?:let\s+me|let's|i\s+need\s+to|i'll|i\s+will|i\s+should|i\s+can|we\s+need\s+to|need\s+to|now\s+(?:let|i|fix|update|add|run|check)|so\s+(?:i|we|let)|fix(?:ing)?\s|the\s+fix\s+is|that\s+means|this\s+means|i\s+have\s+two\s+options)`)
 
 // noteMoment is how the work stands now, not how things are.
-var noteMoment = lazy(`\b(?:now|currently|still|yet|so\s+far|progress|this\s+time|again|just|remaining|anymore|any\s+more|passes|passing|pass|passed|fails\s+now|\d+\s+of\s+\d+|\d+/\d+|epics?|beads?|tasks?|subtasks?|tickets?|todos?|pushed|staged|diff|children|closed|[a-z]+-[a-z0-9]{2,5}\.\d+)\b|\b(?:was|were|has\s+been|have\s+been|got)\s+(?:\w+ly\s+)?(?:re-?)?[a-z]+(?:ed|en|wn)\b`)
+var noteMoment = lazy(`\b(?:now|currently|still|yet|so\s+far|progress|this\s+time|again|just|remaining|anymore|any\s+more|passes|passing|pass|passed|fails\s+now|\d+\s+of\s+\d+|\d+/\d+|epics?|beads?|tasks?|subtasks?|tickets?|todos?|pushed|staged|diff|children|closed|pre-existing|the\s+actual|the\s+only\s+(?:issue|problem|one|thing|difference|failure|error)|[a-z]+-[a-z0-9]{2,5}\.\d+)\b|\b(?:was|were|has\s+been|have\s+been|got)\s+(?:\w+ly\s+)?(?:re-?)?[a-z]+(?:ed|en|wn)\b`)
 
 // noteSpeaker is the speaker in a statement: what they did or will do.
 var noteSpeaker = lazy(`\b(?:i|i'm|i've|i'll|i'd|me|my|we|we're|we've|we'll|let's|us|our|you|you're|your)\b`)
