@@ -6,6 +6,7 @@ import (
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -81,11 +82,13 @@ func (s *modelServer) dump() string {
 	return b.String()
 }
 
+type toolName struct {
+	Name string `json:"name"`
+}
+
 // anthropicRequest is what the tests read of a Messages API request.
 type anthropicRequest struct {
-	Tools []struct {
-		Name string `json:"name"`
-	} `json:"tools"`
+	Tools    []toolName `json:"tools"`
 	Messages []struct {
 		Role    string          `json:"role"`
 		Content json.RawMessage `json:"content"`
@@ -93,12 +96,7 @@ type anthropicRequest struct {
 }
 
 func (r anthropicRequest) hasTool(name string) bool {
-	for _, t := range r.Tools {
-		if t.Name == name {
-			return true
-		}
-	}
-	return false
+	return slices.ContainsFunc(r.Tools, func(t toolName) bool { return t.Name == name })
 }
 
 // toolResults are the results of the tool calls the request carries
@@ -143,11 +141,9 @@ func contentText(raw json.RawMessage) string {
 // responsesRequest is what the tests read of a Responses API request.
 type responsesRequest struct {
 	Tools []struct {
-		Type  string `json:"type"`
-		Name  string `json:"name"`
-		Tools []struct {
-			Name string `json:"name"`
-		} `json:"tools"`
+		Type  string     `json:"type"`
+		Name  string     `json:"name"`
+		Tools []toolName `json:"tools"`
 	} `json:"tools"`
 	Input []struct {
 		Type   string          `json:"type"`
@@ -187,10 +183,7 @@ func (r responsesRequest) toolResults() map[string]string {
 
 func sse(w http.ResponseWriter, event string, data any) {
 	b, _ := json.Marshal(data)
-	if event != "" {
-		fmt.Fprintf(w, "event: %s\n", event)
-	}
-	fmt.Fprintf(w, "data: %s\n\n", b)
+	fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b)
 }
 
 // anthropic answers POST /v1/messages, streamed (SSE) or not, as the

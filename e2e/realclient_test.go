@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strings"
 	"sync"
 	"syscall"
@@ -206,9 +205,9 @@ func (h *home) checkSessionIn(log, prompt string) {
 }
 
 const (
-	briefed  = "Never deploy on Fridays: the on-call rota is thin"
-	negative = "Do not call the v1 payments API: it charges twice on retry"
-	prompt   = "retry the payments api call"
+	memBriefed  = "Never deploy on Fridays: the on-call rota is thin"
+	memNegative = "Do not call the v1 payments API: it charges twice on retry"
+	userPrompt  = "retry the payments api call"
 )
 
 // TestClaudeCodeRealClient: `cairn setup claude-code` in a new HOME, then
@@ -224,8 +223,8 @@ func TestClaudeCodeRealClient(t *testing.T) {
 	gitInit(t, h.work)
 	user := filepath.Join(t.TempDir(), "user")
 	os.MkdirAll(user, 0o700)
-	h.ok("remember", briefed, "--layer", "invariant")
-	h.ok("remember", negative, "--layer", "negative", "--trigger", "payments api")
+	h.ok("remember", memBriefed, "--layer", "invariant")
+	h.ok("remember", memNegative, "--layer", "negative", "--trigger", "payments api")
 
 	setup := h.cmd("setup", "claude-code")
 	setup.Env = append(h.env(), "HOME="+user)
@@ -251,33 +250,33 @@ func TestClaudeCodeRealClient(t *testing.T) {
 	})
 	proxy := newOutbound(t)
 	env := h.clientEnv(user, proxy, "ANTHROPIC_BASE_URL="+models.URL(), "ANTHROPIC_API_KEY=sk-ant-cairn-e2e-dummy")
-	out, errs, err := runClient(t, 45*time.Second, h.work, env, claude, "-p", prompt, "--allowedTools", "mcp__cairn__recall")
+	out, errs, err := runClient(t, 45*time.Second, h.work, env, claude, "-p", userPrompt, "--allowedTools", "mcp__cairn__recall")
 	if err != nil || !strings.Contains(out, answer) {
 		t.Fatalf("claude -p: %v\nstdout: %s\nstderr: %s\n%s", err, out, errs, models.dump())
 	}
 
 	// What the model was sent: the briefing, the warning, recall's answer.
-	var first, last anthropicRequest
+	var last anthropicRequest
 	var sent string
 	for _, r := range models.requests() {
 		var req anthropicRequest
 		if json.Unmarshal(r.Body, &req) == nil && req.hasTool("ToolSearch") {
 			if sent == "" {
-				first, sent = req, string(r.Body)
+				sent = string(r.Body)
 			}
 			last = req
 		}
 	}
-	if !strings.Contains(sent, briefed) {
-		t.Errorf("the SessionStart briefing (%q) did not reach the model:\n%s", briefed, models.dump())
+	if !strings.Contains(sent, memBriefed) {
+		t.Errorf("the SessionStart briefing (%q) did not reach the model:\n%s", memBriefed, models.dump())
 	}
-	if !strings.Contains(sent, "cairn: avoid — "+negative) {
+	if !strings.Contains(sent, "cairn: avoid — "+memNegative) {
 		t.Errorf("the UserPromptSubmit warning did not reach the model:\n%s", models.dump())
 	}
-	if !first.hasTool("ToolSearch") || !strings.Contains(sent, "mcp__cairn__recall") {
+	if !strings.Contains(sent, "mcp__cairn__recall") { // among the deferred tools
 		t.Errorf("cairn's MCP tools were not offered to the model:\n%s", models.dump())
 	}
-	if got := last.toolResults()["toolu_recall"]; !strings.Contains(got, negative) {
+	if got := last.toolResults()["toolu_recall"]; !strings.Contains(got, memNegative) {
 		t.Errorf("cairn's recall answered %q, without the remembered failure", got)
 	}
 
@@ -286,7 +285,7 @@ func TestClaudeCodeRealClient(t *testing.T) {
 	if len(logs) != 1 {
 		t.Fatalf("want the session's one transcript under ~/.claude/projects, got %v", logs)
 	}
-	h.checkSessionIn(logs[0], prompt)
+	h.checkSessionIn(logs[0], userPrompt)
 	if f := h.hookFailures(); f != "" {
 		t.Errorf("cairn's hooks failed in the session:\n%s", f)
 	}
@@ -338,11 +337,11 @@ stream_max_retries = 0
 }
 
 // codexRecall runs `cairn setup codex`, then a one-turn `codex exec` whose
-// model calls cairn's recall; it returns what recall answered and the
-// loopback server, after checking that cairn's tools were offered.
-func codexRecall(t *testing.T, h *home, user string, cairnEnv []string) (string, *modelServer) {
+// model calls cairn's recall, both with CAIRN_HOME set or not (the store
+// then is HOME's default one); it returns what recall answered, after
+// checking that cairn's tools were offered.
+func codexRecall(t *testing.T, codex string, h *home, user string, cairnHome bool) string {
 	t.Helper()
-	codex := agentClient(t, "codex")
 	codexHome := filepath.Join(user, ".codex")
 	const answer = "Understood: not the v1 payments API."
 	models := newModelServer(t, "responses", func(body []byte) turn {
@@ -355,16 +354,19 @@ func codexRecall(t *testing.T, h *home, user string, cairnEnv []string) (string,
 	})
 	codexConfig(t, codexHome, models.URL())
 	setup := h.cmd("setup", "codex")
-	setup.Env = append(cairnEnv, "HOME="+user, "CODEX_HOME="+codexHome)
+	setup.Env = append(h.env(), "HOME="+user, "CODEX_HOME="+codexHome)
+	if !cairnHome {
+		setup.Env = withoutVar(setup.Env, "CAIRN_HOME")
+	}
 	if out, err := setup.CombinedOutput(); err != nil {
 		t.Fatalf("cairn setup codex: %v\n%s", err, out)
 	}
 	proxy := newOutbound(t)
 	env := h.clientEnv(user, proxy, "CODEX_HOME="+codexHome, "CAIRN_E2E_OPENAI_KEY=sk-cairn-e2e-dummy")
-	if !slices.Contains(cairnEnv, "CAIRN_HOME="+h.dir) {
+	if !cairnHome {
 		env = withoutVar(env, "CAIRN_HOME")
 	}
-	out, errs, err := runClient(t, 45*time.Second, h.work, env, codex, "exec", prompt)
+	out, errs, err := runClient(t, 45*time.Second, h.work, env, codex, "exec", userPrompt)
 	if err != nil || !strings.Contains(out, answer) {
 		t.Fatalf("codex exec: %v\nstdout: %s\nstderr: %s\n%s", err, out, errs, models.dump())
 	}
@@ -382,7 +384,7 @@ func codexRecall(t *testing.T, h *home, user string, cairnEnv []string) (string,
 	if !called {
 		t.Fatalf("Codex did not send recall's answer back to the model:\nstderr: %s\n%s", errs, models.dump())
 	}
-	return got, models
+	return got
 }
 
 // TestCodexRealClient: a person who keeps cairn's store in its default
@@ -392,15 +394,16 @@ func codexRecall(t *testing.T, h *home, user string, cairnEnv []string) (string,
 // CODEX_HOME/sessions reads the session in.
 func TestCodexRealClient(t *testing.T) {
 	t.Parallel()
+	codex := agentClient(t, "codex")
 	h := newHome(t)
 	user := filepath.Join(t.TempDir(), "user")
 	h.dir = filepath.Join(user, ".local", "share", "cairn") // $HOME's default store
 	stopServer(t, h.dir)
 	gitInit(t, h.work)
-	h.ok("remember", negative, "--layer", "negative", "--trigger", "payments api")
+	h.ok("remember", memNegative, "--layer", "negative", "--trigger", "payments api")
 
-	got, _ := codexRecall(t, h, user, h.env())
-	if !strings.Contains(got, negative) {
+	got := codexRecall(t, codex, h, user, false)
+	if !strings.Contains(got, memNegative) {
 		t.Errorf("cairn's recall, called by Codex, answered %q, without the remembered failure", got)
 	}
 
@@ -409,7 +412,7 @@ func TestCodexRealClient(t *testing.T) {
 		t.Fatalf("want the session's one rollout under CODEX_HOME/sessions, got %v", rollouts)
 	}
 	h.ok("ingest", filepath.Join(user, ".codex", "sessions"))
-	h.checkSessionIn(rollouts[0], prompt)
+	h.checkSessionIn(rollouts[0], userPrompt)
 }
 
 // TestCodexMCPFollowsCairnHome: a person whose store is at $CAIRN_HOME
@@ -418,14 +421,15 @@ func TestCodexRealClient(t *testing.T) {
 // variables of its own environment.
 func TestCodexMCPFollowsCairnHome(t *testing.T) {
 	t.Parallel()
+	codex := agentClient(t, "codex")
 	h := newHome(t)
 	user := filepath.Join(t.TempDir(), "user")
 	stopServer(t, h.dir)
 	stopServer(t, filepath.Join(user, ".local", "share", "cairn"))
 	gitInit(t, h.work)
-	h.ok("remember", negative, "--layer", "negative", "--trigger", "payments api")
-	got, _ := codexRecall(t, h, user, h.env())
-	if !strings.Contains(got, negative) {
+	h.ok("remember", memNegative, "--layer", "negative", "--trigger", "payments api")
+	got := codexRecall(t, codex, h, user, true)
+	if !strings.Contains(got, memNegative) {
 		t.Errorf("with CAIRN_HOME=%s, cairn's recall called by Codex answered %q, without the memory remembered there", h.dir, got)
 	}
 }
