@@ -158,6 +158,18 @@ func withoutVar(env []string, name string) []string {
 	return out
 }
 
+// setupAs runs cairn setup in a user's HOME and returns its output.
+func (h *home) setupAs(user string, args ...string) string {
+	h.t.Helper()
+	c := h.cmd(append([]string{"setup"}, args...)...)
+	c.Env = append(h.env(), "HOME="+user)
+	out, err := c.CombinedOutput()
+	if err != nil {
+		h.t.Fatalf("cairn setup %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return string(out)
+}
+
 // hookFailures is what cairn's hooks logged: a hook that fails says why
 // there (and cairn doctor shows it), never to the agent.
 func (h *home) hookFailures() string {
@@ -226,11 +238,7 @@ func TestClaudeCodeRealClient(t *testing.T) {
 	h.ok("remember", memBriefed, "--layer", "invariant")
 	h.ok("remember", memNegative, "--layer", "negative", "--trigger", "payments api")
 
-	setup := h.cmd("setup", "claude-code")
-	setup.Env = append(h.env(), "HOME="+user)
-	if out, err := setup.CombinedOutput(); err != nil {
-		t.Fatalf("cairn setup claude-code: %v\n%s", err, out)
-	}
+	h.setupAs(user, "claude-code")
 
 	const answer = "Understood: not the v1 payments API."
 	models := newModelServer(t, "anthropic", func(body []byte) turn {
@@ -301,6 +309,26 @@ func TestClaudeCodeRealClient(t *testing.T) {
 	}
 	if a := proxy.attempts(); len(a) > 0 {
 		t.Errorf("Claude Code reached beyond loopback: %v", a)
+	}
+
+	// Claude Code rewrote ~/.claude.json meanwhile (its own keys beside
+	// cairn's server): setup again changes nothing, --remove takes out
+	// cairn's server and hooks and nothing of Claude Code's.
+	if out := h.setupAs(user, "claude-code"); !strings.Contains(out, "already set up: nothing to change") {
+		t.Errorf("cairn setup claude-code after a session: %s", out)
+	}
+	h.setupAs(user, "claude-code", "--remove")
+	var cfg map[string]any
+	b, _ := os.ReadFile(filepath.Join(user, ".claude.json"))
+	if err := json.Unmarshal(b, &cfg); err != nil || cfg["userID"] == nil || cfg["mcpServers"] != nil {
+		t.Errorf("~/.claude.json after setup --remove (%v): want Claude Code's keys and no cairn server:\n%s", err, b)
+	}
+	if b, _ := os.ReadFile(filepath.Join(user, ".claude", "settings.json")); strings.Contains(string(b), "cairn") {
+		t.Errorf("~/.claude/settings.json still names cairn after setup --remove:\n%s", b)
+	}
+	out, errs, err = runClient(t, 30*time.Second, h.work, env, claude, "mcp", "list")
+	if err != nil || strings.Contains(out, "cairn") {
+		t.Errorf("claude mcp list after setup --remove: %v\nstdout: %s\nstderr: %s", err, out, errs)
 	}
 }
 
