@@ -648,7 +648,7 @@ var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoi
 	debug decrease delete deploy disable document download drain drop edit enable ensure export fetch find fix
 	flush follow freeze generate get grep increase install issue keep kill label load lock log login lower make
 	mark merge migrate mkdir move mv notify open paste pick pin post promote publish pull push put raise rebase
-	read rebuild reboot regenerate register release reload remove rename request re-run rerun reset restart restore
+	read rebuild reboot regenerate register release reload remove rename request re-run rerun reset restart restore retry
 	resume review revert revoke rm roll rollback rotate run scale seed select set ship sign source ssh start stop
 	switch tag tail take test trigger uncordon uninstall unlock unset update upgrade upload use validate verify
 	visit wait warm watch write wipe`)
@@ -1671,7 +1671,7 @@ var (
 	taskVerbs = setOfWords(`fix add implement refactor migrate write create make build find investigate look check update
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
-		summarise list search grep install set go let's lets please can could would`)
+		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would`)
 	standingCue = lazy(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
 )
 

@@ -93,3 +93,13 @@ func TestPromptNewsIsNoState(t *testing.T) {
 		t.Errorf("a state in a prompt: %+v", got)
 	}
 }
+
+// A request for work in a prompt is no memory, whatever its verb (the real
+// Claude Code's SessionEnd stored "retry the payments api call" as a fact).
+func TestPromptRequestIsNoMemory(t *testing.T) {
+	d := notesDraft("")
+	d.Actor, d.Source.Actor, d.Text = memory.ActorUser, memory.ActorUser, "retry the payments api call"
+	if got := Extract(d); len(got) != 0 {
+		t.Errorf("a request became %+v", got)
+	}
+}
