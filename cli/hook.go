@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -361,6 +362,12 @@ func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) er
 	}
 	final := ev.Event == "SessionEnd"
 	rep, err := ingest.Ingest(ctx, a.st, ev.TranscriptPath, ingest.IngestOptions{Final: final, Only: p.ID})
+	if final && errors.Is(err, fs.ErrNotExist) {
+		// A session that wrote nothing: Claude Code runs SessionEnd for its
+		// own health checks (`claude mcp list`, `claude doctor`) with a
+		// transcript it never writes. Nothing to read is no failure.
+		return nil
+	}
 	if err != nil {
 		return err
 	}

@@ -495,11 +495,21 @@ func notFound(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return fmt.Errorf("%s does not exist", pe.Path)
+			return missing{pe.Path, err}
 		}
 	}
 	return err
 }
+
+// missing is a file that does not exist, said in one line; errors.Is still
+// sees fs.ErrNotExist in it.
+type missing struct {
+	path string
+	err  error
+}
+
+func (m missing) Error() string { return m.path + " does not exist" }
+func (m missing) Unwrap() error { return m.err }
 
 func formatName(f Format) string {
 	if f == "" {
