@@ -124,6 +124,7 @@ func Extract(d memory.Draft) []Candidate {
 		harness = ingest.HarnessSpans(x.text)
 	}
 	sts := x.statements(d.Actor)
+	through := 0 // notes: the statements up to here went with a finding
 	for i, st := range sts {
 		if x.tainted(st) || overlaps(harness, st.start, st.end) {
 			continue
@@ -131,7 +132,13 @@ func Extract(d memory.Draft) []Candidate {
 		var c Candidate
 		var ok bool
 		if notes {
+			if i < through {
+				continue // said with the finding before it
+			}
 			c, ok = noteFinding(sts, i)
+			if ok {
+				c.Body, through = explained(sts, i, c.Body)
+			}
 		} else {
 			c, ok = classifyStatement(st)
 		}
@@ -700,6 +707,9 @@ var standingOpeners = lazy(`(?i)^(?:going forward|from now on|in future|in the f
 var reporter = lazy(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
 
 // labelPrefix is a short label before a colon or dash: "Correction: …".
+// planLabel is a numbered step of a plan: "Fix 2:", "Step 3 —", "Option B:".
+var planLabel = lazy(`(?i)^(?:fix|step|option|phase|part|change|task|todo|approach|plan|stage)\s*#?(?:\d+|[a-e])\b[a-z]?\s*(?:[:.)—–]|\s-)\s*`)
+
 var labelPrefix = lazy(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
 
 // emphasis marks are dropped before a statement is read.
@@ -756,6 +766,9 @@ func prepareStatement(st *statement) {
 	s = emphasis.Replace(s)
 	if m := fileLabel.FindString(s); m != "" && len(m) < len(s) {
 		s = s[len(m):]
+	}
+	if planLabel.MatchString(s) {
+		s, body = "", "" // "**Fix 2**: remove …", "Step 3: …": a step of the plan at hand
 	}
 	if m := labelPrefix.FindStringSubmatch(s); m != nil {
 		name := strings.ToLower(strings.TrimSpace(m[1]))
@@ -1439,6 +1452,8 @@ func readState(st statement, core, low string) (Candidate, bool) {
 		return Candidate{}, false
 	case !verb && st.session:
 		return Candidate{}, false // "**Storage:** ETS table": a fragment of a report, no statement
+	case st.prompt && !verb:
+		return Candidate{}, false // "only 5 seconds": a reply to the agent's question, no statement
 	case st.prompt && !measured && pastTense.MatchString(low):
 		return Candidate{}, false // "new beads were added", "main was clean": news for the task at hand
 	}

@@ -67,7 +67,10 @@ func noteFinding(sts []statement, i int) (Candidate, bool) {
 	if !ok && cannot.MatchString(low) && !isChatter(low) {
 		c, ok = limitation(st, low)
 	}
-	if !ok && noteVerb.MatchString(low) && !isChatter(low) && !startsImperative(st.core) {
+	// A name in backticks opens a finding about it ("`load_messages`
+	// doesn't include `agent_id`"), not a command to run.
+	named := strings.HasPrefix(st.core, "`")
+	if !ok && noteVerb.MatchString(low) && !isChatter(low) && (named || !startsImperative(st.core)) {
 		c, ok = Candidate{Class: ClassState, Layer: memory.LayerState, Kind: memory.KindFact, Title: st.body, Body: st.body, Provenance: memory.ProvObserved}, true
 	}
 	if !ok {
@@ -117,4 +120,28 @@ func limitation(st statement, low string) (Candidate, bool) {
 	c := Candidate{Class: ClassFailure, Layer: memory.LayerNegative, Kind: memory.KindNegative,
 		Title: st.body, Body: st.body, Triggers: failureTriggers(subject, st.core), Provenance: memory.ProvObserved}
 	return c, len(c.Triggers) > 0
+}
+
+// maxExplained bounds what a finding takes of the statements after it.
+const maxExplained = 3
+
+// explained adds to a finding's body what the agent said right after it
+// that explains it — the cause, the consequence, the detail ("`load_session_messages`
+// doesn't include `agent_id`. The detection falls back to text matching.") —
+// up to its plan, a hedge, the speaker or the moment, so that one finding
+// is one memory with its reason. It returns the body and the index of the
+// first statement not taken.
+func explained(sts []statement, i int, body string) (string, int) {
+	j := i + 1
+	for ; j < len(sts) && j <= i+maxExplained; j++ {
+		n := sts[j]
+		low := strings.ToLower(n.core)
+		if n.item || n.procedure || n.todo || n.first > sts[j-1].last+1 || n.core == "" || noteNext.MatchString(low) ||
+			planAhead.MatchString(low) || progressive.MatchString(low) || hedgeWord.MatchString(low) || modalVerb.MatchString(low) ||
+			noteSpeaker.MatchString(low) || noteMoment.MatchString(low) || isChatter(low) || strings.HasSuffix(strings.TrimSpace(n.core), ":") {
+			break
+		}
+		body += " " + strings.TrimSpace(n.body)
+	}
+	return body, j
 }

@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -101,5 +102,33 @@ func TestPromptRequestIsNoMemory(t *testing.T) {
 	d.Actor, d.Source.Actor, d.Text = memory.ActorUser, memory.ActorUser, "retry the payments api call"
 	if got := Extract(d); len(got) != 0 {
 		t.Errorf("a request became %+v", got)
+	}
+}
+
+// A finding takes the sentences that explain it, up to the agent's plan:
+// one finding, one memory, with its cause.
+func TestNoteFindingKeepsItsExplanation(t *testing.T) {
+	got := Extract(notesDraft("`load_session_messages` doesn't include `agent_id` in the map. " +
+		"The sub-agent detection falls back to text pattern matching. The `agent_id` field is lost in the mapping. " +
+		"Let me adjust the tests to what works."))
+	if len(got) != 1 {
+		t.Fatalf("%d memories from one finding: %q", len(got), titles(got))
+	}
+	if !strings.HasPrefix(got[0].Body, "`load_session_messages` doesn't include") || !strings.Contains(got[0].Body, "falls back to text pattern matching") ||
+		!strings.HasSuffix(got[0].Body, "lost in the mapping.") || strings.Contains(got[0].Body, "Let me") {
+		t.Errorf("body: %q", got[0].Body)
+	}
+}
+
+// A step of the plan at hand, labelled, is no finding; a reply of a few
+// words in a prompt is no statement.
+func TestPlanStepsAndFragmentsAreNoMemories(t *testing.T) {
+	if got := Extract(notesDraft("**Fix 2**: Remove the broken dead code in `train.py` validate, which never runs. Let me do it.")); len(got) != 0 {
+		t.Errorf("a plan step became %q", titles(got))
+	}
+	d := notesDraft("")
+	d.Actor, d.Source.Actor, d.Text = memory.ActorUser, memory.ActorUser, "only 5 seconds"
+	if got := Extract(d); len(got) != 0 {
+		t.Errorf("a reply fragment became %q", titles(got))
 	}
 }
