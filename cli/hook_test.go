@@ -45,7 +45,7 @@ func (e *env) hookWith(stdin string, flags ...string) string {
 
 // shownIDs are the ids a hook's output names (after "id " or "cairn show
 // ", or in a verify-first line's parentheses).
-var shownIDs = regexp.MustCompile("(?:id |cairn show |\\()([0-9A-Z]{8,26})[,:\\])]")
+var shownIDs = regexp.MustCompile(`(?:id |cairn show |\()([0-9A-Z]{8,26})[,:\])]`)
 
 // showsID checks that the hook's output names the memory by an id that
 // `cairn show` takes back.

@@ -77,7 +77,7 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 		}
 	}
 	verify := Section{Title: "Verify first (may be stale)"}
-	todos := Section{Title: "Open to-dos of the last session (may be done already: check)"}
+	todos := Section{Title: "Open to-dos (may be done already: check)"}
 	var open []*memory.Memory
 	work := workSessions{}
 	now := time.Now()
