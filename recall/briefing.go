@@ -158,27 +158,40 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 	return b, nil
 }
 
-// A to-do reads as one by its lines: one that opens with "Still needed",
-// "Next steps", "Remaining tasks", "Left to do", "To do:", "TODO" (in
-// capitals: "todo app" is a name), or a checkbox item ("- [ ]", "- [x]"),
-// after any bullet, number or heading mark. A sentence that only says
-// something is still needed ("a lockfile is still needed for
-// reproducible builds") is no list and stays a rule.
+// A to-do reads as one by how it opens: a title or body that starts with
+// "Still needed", "Next steps", "Remaining tasks", "Left to do", "To do:",
+// "TODO" (in capitals: "todo app" is a name), after any bullet, number or
+// heading mark; or a body most of whose lines are checkbox items ("- [ ]",
+// "- [x]"). A sentence that only says something is still needed ("a
+// lockfile is still needed for reproducible builds"), or a rule whose
+// body ends with its next steps, is no list and stays what it was filed as.
 var (
-	toDoHead = regexp.MustCompile(`(?im)^[\s>*#+-]*(?:\d+[.)]\s*)?(?:still (?:needed|to do|to be done|missing|open)|next steps?\b|remaining (?:tasks?|work|items?|steps?|to-?dos?)\b|left to do\b|open (?:tasks|items|to-?dos)\b|action items\b|follow[- ]ups?\s*:|to[- ]?dos?\s*[:(])`)
-	toDoCaps = regexp.MustCompile(`(?m)^[\s>*#+-]*(?:\d+[.)]\s*)?TODO\b`)
-	checkbox = regexp.MustCompile(`(?m)^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]`)
+	toDoHead = regexp.MustCompile(`(?i)^[\s>*#+-]*(?:\d+[.)]\s*)?(?:still (?:needed|to do|to be done|missing|open)|next steps?\b|remaining (?:tasks?|work|items?|steps?|to-?dos?)\b|left to do\b|open (?:tasks|items|to-?dos)\b|action items\b|follow[- ]ups?\s*:|to[- ]?dos?\s*[:(])`)
+	toDoCaps = regexp.MustCompile(`^[\s>*#+-]*(?:\d+[.)]\s*)?TODO\b`)
+	checkbox = regexp.MustCompile(`^\s*(?:[-*+]|\d+[.)])\s+\[[ xX]\]`)
 )
 
 // ReadsAsToDo reports whether a memory's text is a to-do or progress list
 // rather than something that holds: see toDoHead.
 func ReadsAsToDo(m *memory.Memory) bool {
-	for _, text := range []string{m.Title, m.Body} {
-		if toDoHead.MatchString(text) || toDoCaps.MatchString(text) || checkbox.MatchString(text) {
-			return true
+	opens := func(text string) bool {
+		text = strings.TrimSpace(text)
+		return toDoHead.MatchString(text) || toDoCaps.MatchString(text) || checkbox.MatchString(text)
+	}
+	if opens(m.Title) || opens(m.Body) {
+		return true
+	}
+	lines, boxes := 0, 0
+	for _, l := range strings.Split(m.Body, "\n") {
+		if strings.TrimSpace(l) == "" {
+			continue
+		}
+		lines++
+		if checkbox.MatchString(l) {
+			boxes++
 		}
 	}
-	return false
+	return boxes > 0 && boxes*2 >= lines
 }
 
 // workSessions knows, per project, the sessions its episodes record: when

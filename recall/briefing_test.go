@@ -93,12 +93,14 @@ func TestBriefingToDosAreNoRules(t *testing.T) {
 func TestReadsAsToDo(t *testing.T) {
 	t.Parallel()
 	for text, want := range map[string]bool{
-		"Still needed for gqc.6":                                       true,
-		"gqc.6 status\n\nNext steps:\n1. wire the exporter":            true,
-		"## Remaining tasks\n- the docs":                               true,
-		"TODO: drop the v1 client":                                     true,
-		"Left to do: the migration":                                    true,
-		"Release checklist\n- [x] tag\n- [ ] publish":                  true,
+		"Still needed for gqc.6":                                    true,
+		"gqc.6 status\n\nNext steps:\n1. wire the exporter":         true,
+		"## Remaining tasks\n- the docs":                            true,
+		"TODO: drop the v1 client":                                  true,
+		"Left to do: the migration":                                 true,
+		"Release checklist\n- [x] tag\n- [ ] publish":               true,
+		"Release 0.7\nShipped on Monday.\n- [x] tag\n- [ ] publish": true,
+		"Use Postgres for the ledger\nIt needs transactions.\nNext steps: migrate the schema.\nThe ORM supports it.": false,
 		"To do: rotate the staging keys":                               true,
 		"A lockfile is still needed for reproducible builds":           false,
 		"Todo app state lives in Redux":                                false,
