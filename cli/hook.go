@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
@@ -166,10 +167,24 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (strin
 	if err := a.openStore(ctx); err != nil {
 		return "", err
 	}
-	if stored, err := a.st.Project(ctx, p.ID); err == nil {
-		p = stored
-	} else if ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit" {
+	// The repository's project, whichever checkout or worktree of it the
+	// agent runs in.
+	stored, known, err := project.Find(ctx, a.st, p)
+	switch {
+	case err != nil:
+		return "", err
+	case !known && (ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit"):
 		return "", nil // nothing remembered for this project
+	case known && ev.Event == "SessionStart" && project.Stale(stored, p, time.Now()):
+		// A session's start notes the checkout it runs in (cairn
+		// projects), at most hourly; the briefing goes on without it.
+		if got, err := a.st.EnsureProject(ctx, p); err == nil {
+			stored = got
+		}
+	}
+	if known {
+		stored.Root = p.Root // the checkout the agent works in
+		p = stored
 	}
 	a.proj = p
 	switch ev.Event {
@@ -489,17 +504,29 @@ func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) er
 	}
 	final := ev.Event == "SessionEnd"
 	rep, err := ingest.Ingest(ctx, a.st, ev.TranscriptPath, ingest.IngestOptions{Final: final, Only: p.ID})
+	if final && errors.Is(err, fs.ErrNotExist) {
+		// A session that wrote nothing: Claude Code runs SessionEnd for its
+		// own health checks (`claude mcp list`, `claude doctor`) with a
+		// transcript it never writes. Nothing to read is no failure.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if rep.Added == 0 && !final {
+	if rep.Added == 0 && (!final || !rep.Pending) {
+		// Nothing new, and the pass after the last read took what it
+		// read: no pass, which would read the whole project to find
+		// nothing to do.
 		return nil
 	}
 	_, err = consolidate.Consolidate(ctx, a.st, p, consolidate.Options{
 		AskedBy: memory.ActorAgent, Quick: true, Session: rep.Session,
 		Bind: a.trustService().BindMany,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return ingest.Settle(ctx, a.st, rep)
 }
 
 // readHookInput reads the event, bounded in size and time: an agent that
