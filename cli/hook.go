@@ -247,31 +247,38 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string,
 	}
 	out := hookOut{left: budget}
 	seen := map[string]bool{}
-	var more []string // ids of those left out for the budget
-	cut := false
-	for _, h := range hits {
+	sids := make([]string, len(hits))
+	for i, h := range hits {
+		seen[h.Memory.ID] = true
+		sids[i] = a.sid(ctx, h.Memory.ID)
+	}
+	for i, h := range hits {
 		m := h.Memory
-		seen[m.ID] = true
-		sid := a.sid(ctx, m.ID)
 		what := "avoid"
 		if m.Layer == memory.LayerMeta {
 			what = "lesson"
 		}
-		head := fmt.Sprintf("cairn: %s (id %s, trigger %q) — ", what, sid, cleanLine(h.Trigger))
+		head, trigger := "cairn: "+what+" — ", fmt.Sprintf("trigger %q", cleanLine(h.Trigger))
 		text := warningText(m)
-		if !cut && out.add(head+indentLines(text)+"\n") {
+		if out.add(head + indentLines(text) + " [" + trigger + ", id " + sids[i] + "]\n") {
 			continue
 		}
-		if !cut {
-			cut = true
-			if out.addCut(head, text, fmt.Sprintf(" [… cut: cairn show %s]\n", sid)) {
-				continue
-			}
+		// The first that does not fit whole is cut, leaving room to name
+		// the ones after it.
+		more := ""
+		if rest := sids[i+1:]; len(rest) > 0 {
+			more = fmt.Sprintf("cairn: also triggered, left out for the budget: %s (cairn show ID)\n", strings.Join(rest, ", "))
 		}
-		more = append(more, sid)
-	}
-	if len(more) > 0 {
-		out.add(fmt.Sprintf("cairn: also triggered, left out for the budget: %s (cairn show ID)\n", strings.Join(more, ", ")))
+		reserve := recall.TextCost(more)
+		out.left -= reserve
+		if !out.addCut(head, text, " [… cut: cairn show "+sids[i]+"; "+trigger+"]\n") {
+			more = fmt.Sprintf("cairn: also triggered, left out for the budget: %s (cairn show ID)\n", strings.Join(sids[i:], ", "))
+		}
+		out.left += reserve
+		if more != "" {
+			out.add(more)
+		}
+		break
 	}
 	// Verify first: the memories that can go stale (bound) or were sent
 	// back (reopened decisions), when the prompt names them.

@@ -45,7 +45,7 @@ func (e *env) hookWith(stdin string, flags ...string) string {
 
 // shownIDs are the ids a hook's output names (after "id " or "cairn show
 // ", or in a verify-first line's parentheses).
-var shownIDs = regexp.MustCompile(`(?:id |cairn show |\()([0-9A-Z]{8,26})[,:\])]`)
+var shownIDs = regexp.MustCompile(`(?:id |cairn show |\()([0-9A-Z]{8,26})[,:;\])]`)
 
 // showsID checks that the hook's output names the memory by an id that
 // `cairn show` takes back.
@@ -83,7 +83,7 @@ func TestHookSessionStartAndPrompts(t *testing.T) {
 	}
 
 	out = e.hook(hookJSON(t, map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": e.wd, "prompt": "wire the retry into the Payments API client"}))
-	if !strings.Contains(out, "cairn: avoid (id ") || !strings.Contains(out, `trigger "payments api") — Do not call the v1 payments API: it charges twice on retry`) || strings.Count(out, "\n") != 1 {
+	if !strings.HasPrefix(out, `cairn: avoid — Do not call the v1 payments API: it charges twice on retry [trigger "payments api", id `) || strings.Count(out, "\n") != 1 {
 		t.Fatalf("a prompt near a negative's trigger:\n%q", out)
 	}
 	e.showsID(out, neg.ID)
@@ -263,8 +263,9 @@ func TestHookPromptBudgetAndCrowding(t *testing.T) {
 	if n := strings.Count(out, "cairn: avoid"); n != 3 {
 		t.Fatalf("%d negatives for one prompt, want 3:\n%s", n, out)
 	}
+	firstLine, _, _ := strings.Cut(out, "\n")
 	first, second := strings.Index(out, "with the bulk flag"), strings.Index(out, "Do not reindex the orders index during")
-	if first < 0 || second < first || !strings.HasPrefix(out, `cairn: avoid (id `) || !strings.Contains(out[:first], `trigger "reindex orders bulk"`) {
+	if first < 0 || second < first || !strings.HasPrefix(out, "cairn: avoid — Do not reindex the orders index with the bulk flag") || !strings.Contains(firstLine, `[trigger "reindex orders bulk", id `) {
 		t.Fatalf("the most specific trigger first, then the next:\n%s", out)
 	}
 	e.showsID(out, specific.ID)
@@ -288,7 +289,7 @@ func TestHookPromptBudgetAndCrowding(t *testing.T) {
 	if !strings.HasPrefix(long("reindex the orders index"), said) || !strings.HasSuffix(said, ".") {
 		t.Fatalf("the cut is not at a sentence's end of the memory's text: %q", said)
 	}
-	sid := rest[:strings.IndexByte(rest, ']')]
+	sid := rest[:strings.IndexByte(rest, ';')]
 	if got := e.ok("show", sid); !strings.Contains(got, "tell the data team first") {
 		t.Fatalf("cairn show %s does not give the rest:\n%s", sid, got)
 	}
@@ -303,8 +304,8 @@ func TestHookPromptBudgetAndCrowding(t *testing.T) {
 	e.showsID("cairn show "+named+"]", general[i])
 
 	// A budget too small for a sentence cuts after a whole word.
-	out = e.hookWith(prompt, "--prompt-budget", "30")
-	if len(out) > 4*30 || !strings.Contains(out, "[… cut: cairn show") {
+	out = e.hookWith(prompt, "--prompt-budget", "50")
+	if len(out) > 4*50 || !strings.Contains(out, "[… cut: cairn show") || !strings.Contains(out, "\ncairn: also triggered") {
 		t.Fatalf("a tiny budget:\n%s", out)
 	}
 	if said := out[strings.Index(out, "— ")+len("— ") : strings.Index(out, " [… cut")]; said != "" && !strings.HasPrefix(long("reindex the orders index with the bulk flag")+" ", said+" ") {
