@@ -12,8 +12,6 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -324,7 +322,7 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string,
 
 // triggered are the negatives and lessons of the projects in scope whose
 // triggers the prompt names, at most maxTriggered: the most specific
-// trigger first (see moreSpecific), then negatives before lessons and the
+// trigger first (see recall.MoreSpecific), then negatives before lessons and the
 // project's before the global ones, newest first. Each hit carries the
 // most specific of its triggers that fired.
 func (a *app) triggered(ctx context.Context, prompt string) ([]memory.TriggerHit, error) {
@@ -342,33 +340,18 @@ func (a *app) triggered(ctx context.Context, prompt string) ([]memory.TriggerHit
 			}
 			seen[h.Memory.ID] = true
 			for _, tr := range h.Memory.Triggers {
-				if moreSpecific(tr, h.Trigger) && text.Match([]string{tr}) != "" {
+				if recall.MoreSpecific(tr, h.Trigger) && text.Match([]string{tr}) != "" {
 					h.Trigger = strings.TrimSpace(tr)
 				}
 			}
 			hits = append(hits, h)
 		}
 	}
-	sort.SliceStable(hits, func(i, j int) bool { return moreSpecific(hits[i].Trigger, hits[j].Trigger) })
+	sort.SliceStable(hits, func(i, j int) bool { return recall.MoreSpecific(hits[i].Trigger, hits[j].Trigger) })
 	if len(hits) > maxTriggered {
 		hits = hits[:maxTriggered]
 	}
 	return hits, nil
-}
-
-// moreSpecific reports whether trigger a names a narrower thing than b:
-// more words ("make migrate" over "migrate"; a pattern's literal parts
-// count as words), then more characters.
-func moreSpecific(a, b string) bool {
-	wa, wb := len(triggerWords(a)), len(triggerWords(b))
-	if wa != wb {
-		return wa > wb
-	}
-	return utf8.RuneCountInString(strings.TrimSpace(a)) > utf8.RuneCountInString(strings.TrimSpace(b))
-}
-
-func triggerWords(s string) []string {
-	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 }
 
 // warningText is a memory's whole text for an agent: the title, then the

@@ -29,6 +29,10 @@ type Briefing struct {
 	// Settled counts the to-dos left out because the work moved on since
 	// (see settled): they stay in the store and in their episodes.
 	Settled int `json:"settled,omitempty"`
+	// MoreNegatives counts the active negatives not briefed (past
+	// maxBriefNegatives, or the budget): cairn list --layer negative
+	// lists them. They are not counted in Cut.
+	MoreNegatives int `json:"more_negatives,omitempty"`
 }
 
 // briefingOrder is the order sections are filled in, most binding first.
@@ -39,13 +43,20 @@ var briefingOrder = []struct {
 }{
 	{memory.LayerInvariant, "Invariants", 20},
 	{memory.LayerState, "Working state", 10},
-	{memory.LayerNegative, "What failed (don't repeat)", 10},
+	{memory.LayerNegative, "What failed (don't repeat)", maxBriefNegatives},
 	{memory.LayerDecision, "Recent decisions", 8},
 	{memory.LayerMeta, "Lessons", 5},
 }
 
 // maxToDos bounds the open to-dos a briefing lists, after everything else.
 const maxToDos = 5
+
+// maxBriefNegatives bounds the negatives a briefing tells, the most
+// reinforced and recently used first, then the newest: a project gathers
+// many, and a wall of them would hide everything else. The prompt hook and
+// recall bring the ones a task names; the rest are counted (MoreNegatives)
+// with the command that lists them.
+const maxBriefNegatives = 5
 
 // Context builds the warm-up briefing of the projects within budget
 // tokens: invariants, then the most salient negatives, the working state,
@@ -81,13 +92,13 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 	var open []*memory.Memory
 	work := workSessions{}
 	now := time.Now()
-	fit := func(target *Section, m *memory.Memory) {
+	fit := func(target *Section, m *memory.Memory) bool {
 		if t := Cost(m); used+t <= budget {
 			target.Memories = append(target.Memories, m)
 			used += t
-		} else {
-			b.Cut++
+			return true
 		}
+		return false
 	}
 	for _, sec := range briefingOrder {
 		s := Section{Title: sec.title}
@@ -102,10 +113,21 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 				return b, err
 			}
 			ms = append(ms, page.Memories...)
+			if c, ok := st.(interface {
+				Count(context.Context, string) (memory.Counts, error)
+			}); ok && page.Next != "" && sec.layer == memory.LayerNegative {
+				if n, err := c.Count(ctx, pid); err == nil { // more than were read: count them
+					b.MoreNegatives += max(n.Active(memory.LayerNegative)-len(page.Memories), 0)
+				}
+			}
 		}
 		if sec.layer == memory.LayerNegative {
 			sort.SliceStable(ms, func(i, j int) bool {
-				return Activation(ms[i].Salience, now) > Activation(ms[j].Salience, now)
+				ai, aj := Activation(ms[i].Salience, now), Activation(ms[j].Salience, now)
+				if ai != aj {
+					return ai > aj
+				}
+				return memoryTime(ms[i]).After(memoryTime(ms[j]))
 			})
 		}
 		rules := ms[:0:0]
@@ -125,8 +147,13 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 			}
 		}
 		ms = rules
+		negatives := sec.layer == memory.LayerNegative
 		if len(ms) > sec.max {
-			b.Cut += len(ms) - sec.max
+			if negatives {
+				b.MoreNegatives += len(ms) - sec.max
+			} else {
+				b.Cut += len(ms) - sec.max
+			}
 			ms = ms[:sec.max]
 		}
 		for _, m := range ms {
@@ -134,7 +161,13 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 			if memory.Trust(m) < TrustThreshold {
 				target = &verify
 			}
-			fit(target, m)
+			switch {
+			case fit(target, m):
+			case negatives:
+				b.MoreNegatives++
+			default:
+				b.Cut++
+			}
 		}
 		if len(s.Memories) > 0 {
 			b.Sections = append(b.Sections, s)
@@ -150,7 +183,9 @@ func Context(ctx context.Context, st Lister, projects []string, budget int) (Bri
 		open = open[:maxToDos]
 	}
 	for _, m := range open {
-		fit(&todos, m)
+		if !fit(&todos, m) {
+			b.Cut++
+		}
 	}
 	if len(todos.Memories) > 0 {
 		b.Sections = append(b.Sections, todos)
@@ -279,6 +314,9 @@ func (b Briefing) Markdown() string {
 	}
 	if b.Cut > 0 {
 		fmt.Fprintf(&w, "_%d more memories left out for the token budget._\n", b.Cut)
+	}
+	if b.MoreNegatives > 0 {
+		fmt.Fprintf(&w, "_%d more negatives not shown: `cairn list --layer negative` lists them; recall and the prompt hook bring the ones a task names._\n", b.MoreNegatives)
 	}
 	if b.Settled > 0 {
 		fmt.Fprintf(&w, "_%d to-dos of earlier sessions left out: the work moved on since (they are in the sessions' episodes)._\n", b.Settled)

@@ -12,6 +12,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+	"unicode"
+	"unicode/utf8"
 	"unique"
 
 	"github.com/kelindar/search"
@@ -742,7 +744,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			if !keep(n) {
 				continue
 			}
-			if t := prepared.Match(e.docs[n].triggers); t != "" {
+			if t := mostSpecific(prepared, e.docs[n].triggers); t != "" {
 				get(n).Trigger = t
 			}
 		}
@@ -814,15 +816,21 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 			order = append(order, n)
 		}
 	}
-	sort.Slice(order, func(i, j int) bool {
-		a, b := cands[order[i]], cands[order[j]]
-		if ra, rb := a.Trigger != "" || a.Path != "", b.Trigger != "" || b.Path != ""; ra != rb {
-			return ra
-		}
-		return a.Relevance > b.Relevance
-	})
-	if len(order) > 3*req.Limit+20 {
-		order = order[:3*req.Limit+20]
+	// The best by relevance, and beside them as many of the pinned ones
+	// (about the path, or triggered: the most specific trigger first):
+	// however many negatives a word triggers, they never push the answer
+	// out before shape has ranked it.
+	sort.Slice(order, func(i, j int) bool { return cands[order[i]].Relevance > cands[order[j]].Relevance })
+	if n := 3*req.Limit + 20; len(order) > n {
+		rest := slices.DeleteFunc(order[n:], func(k int32) bool { return cands[k].Trigger == "" && cands[k].Path == "" })
+		sort.SliceStable(rest, func(i, j int) bool {
+			a, b := cands[rest[i]], cands[rest[j]]
+			if pa, pb := a.Path != "", b.Path != ""; pa != pb {
+				return pa
+			}
+			return MoreSpecific(a.Trigger, b.Trigger)
+		})
+		order = append(order[:n:n], rest[:min(len(rest), n)]...)
 	}
 	mems := map[string]*memory.Memory{}
 	hits := map[string]*Hit{}
@@ -1014,10 +1022,13 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 	}
 	// Triggered negatives first (the mistake about to be repeated), then
 	// what is about the path asked for, then invariants that are
-	// themselves relevant, then the rest.
+	// themselves relevant, then the rest. Only the few most telling of the
+	// triggered ones stand above the answer (see pinTriggered); the others
+	// rank by their own score.
+	pinned := pinTriggered(list)
 	for _, h := range list {
 		switch {
-		case h.Explain.Trigger != "":
+		case pinned[h] > 0:
 			h.Part = PartTriggered
 		case h.Explain.Path != "":
 			h.Part = PartPath
@@ -1030,6 +1041,9 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 	sort.SliceStable(list, func(i, j int) bool {
 		if ri, rj := slices.Index(Parts, list[i].Part), slices.Index(Parts, list[j].Part); ri != rj {
 			return ri < rj
+		}
+		if pi, pj := pinned[list[i]], pinned[list[j]]; pi != pj {
+			return pi < pj
 		}
 		if list[i].Score != list[j].Score {
 			return list[i].Score > list[j].Score
@@ -1095,6 +1109,80 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 		resp.Weak = !resp.Nothing && best < Weak
 	}
 	return resp
+}
+
+// MaxTriggered bounds the triggered negatives and lessons a recall puts
+// above everything else. A common word ("billing") can trigger a dozen:
+// all of them first would crowd the answer out; two leave the answer in
+// the top three.
+const MaxTriggered = 2
+
+// pinTriggered chooses the triggered hits that stand first, at most
+// MaxTriggered, and their order (1 is first; 0: not chosen): the best
+// answer of all when it is triggered itself, then the most specific
+// trigger ("make migrate" over "migrate"), then the higher score. Low
+// trust ones are not chosen (they are set apart to verify first). The
+// others keep their trigger in their explanation and rank by their own
+// score, below the answer when it scores higher.
+func pinTriggered(list []*Hit) map[*Hit]int {
+	var top *Hit
+	var trig []*Hit
+	for _, h := range list {
+		if h.Explain.Trust < TrustThreshold {
+			continue
+		}
+		if top == nil || h.Score > top.Score {
+			top = h
+		}
+		if h.Explain.Trigger != "" {
+			trig = append(trig, h)
+		}
+	}
+	sort.SliceStable(trig, func(i, j int) bool {
+		a, b := trig[i], trig[j]
+		if (a == top) != (b == top) {
+			return a == top
+		}
+		if MoreSpecific(a.Explain.Trigger, b.Explain.Trigger) || MoreSpecific(b.Explain.Trigger, a.Explain.Trigger) {
+			return MoreSpecific(a.Explain.Trigger, b.Explain.Trigger)
+		}
+		if a.Score != b.Score {
+			return a.Score > b.Score
+		}
+		return a.Memory.ID < b.Memory.ID
+	})
+	pinned := map[*Hit]int{}
+	for i, h := range trig[:min(len(trig), MaxTriggered)] {
+		pinned[h] = i + 1
+	}
+	return pinned
+}
+
+// MoreSpecific reports whether trigger a names a narrower thing than b:
+// more words ("make migrate" over "migrate"; a pattern's literal parts
+// count as words), then more characters.
+func MoreSpecific(a, b string) bool {
+	wa, wb := len(triggerWords(a)), len(triggerWords(b))
+	if wa != wb {
+		return wa > wb
+	}
+	return utf8.RuneCountInString(strings.TrimSpace(a)) > utf8.RuneCountInString(strings.TrimSpace(b))
+}
+
+func triggerWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// mostSpecific is the most specific (MoreSpecific) of triggers that fires
+// on text, or "".
+func mostSpecific(text *memory.TriggerText, triggers []string) string {
+	best := ""
+	for _, t := range triggers {
+		if (best == "" || MoreSpecific(t, best)) && text.Match([]string{t}) != "" {
+			best = strings.TrimSpace(t)
+		}
+	}
+	return best
 }
 
 // Activation is ACT-R base-level activation, B = ln Σ w·t^-0.5 over the
