@@ -10,66 +10,145 @@ import (
 	"github.com/BurntSushi/toml"
 )
 
-// CodexMCP returns Codex's config.toml with cairn's MCP server in or out.
+// CodexMCP returns Codex's config.toml with cairn's server in or out.
 // The text is edited, not re-encoded: the user's comments and layout stay.
 // The edit goes by a scanner that knows TOML's strings (a multi-line
 // string may hold a line that looks like a table header) and arrays, and
 // what it makes is decoded before it is returned: unless it parses, says
 // what the user's file said apart from cairn's server, and has cairn's
-// server as asked, the edit is refused and nothing is written.
-func CodexMCP(config []byte, command string, remove bool) ([]byte, bool, error) {
+// server as asked, the edit is refused and nothing is written. Cairn owns
+// the server's command and its "mcp" argument; what a person added (other
+// arguments, env, startup_timeout_sec…) stays, and when the server is
+// missing its tables come back from prior (an earlier version of the
+// file, nil for none).
+func CodexMCP(config []byte, command string, remove bool, prior []byte) ([]byte, bool, error) {
 	before, err := decodeTOML(config)
 	if err != nil {
 		return nil, false, err
 	}
-	var cur map[string]any
-	if s, ok := before["mcp_servers"].(map[string]any); ok {
-		cur, _ = s["cairn"].(map[string]any)
-	}
+	cur := codexServer(before)
 	if cur != nil && !remove {
-		args, _ := cur["args"].([]any)
-		if c, _ := cur["command"].(string); c == command && len(args) == 1 && args[0] == "mcp" {
+		args, ok := serverArgs(cur["args"])
+		if c, _ := cur["command"].(string); c == command && ok && reflect.DeepEqual(args, cur["args"]) {
 			return config, false, nil
 		}
 	}
 	if cur == nil && remove {
 		return config, false, nil
 	}
+	if cur == nil && !remove && prior != nil {
+		if out, err := codexFromPrior(config, before, prior, command); err == nil {
+			return out, true, nil
+		}
+		// An earlier server cairn cannot carry over: set up a plain one.
+	}
 	doc, err := scanTOML(string(config))
 	if err != nil {
 		return nil, false, err
 	}
 	byHand := fmt.Errorf("cairn's server is set in an inline table or dotted keys; edit [mcp_servers] by hand (command = %s, args = [\"mcp\"])", tomlBasic(command))
-	for _, e := range doc.entries {
-		if isCairn(e.path) && (e.table < 0 || !isCairn(doc.headers[e.table].path)) {
-			return nil, false, byHand
-		}
+	if doc.inlineCairn() {
+		return nil, false, byHand
 	}
 	text := string(config)
 	var out string
-	main := -1
-	for i, h := range doc.headers {
-		if isCairn(h.path) && len(h.path) == 2 && !h.array {
-			main = i
-			break
-		}
-	}
+	main := doc.cairnTable()
 	switch {
 	case remove:
 		out = doc.without(text, isCairn)
 	case main >= 0:
-		out = doc.setKeys(text, main, command)
+		out = doc.setKeys(text, main, command, cur["args"])
 	default:
 		out = doc.addTable(text, command)
 	}
+	return checkCodex(before, out, command, remove, cur)
+}
+
+// codexFromPrior adds cairn's tables as prior had them, running command.
+func codexFromPrior(config []byte, before map[string]any, prior []byte, command string) ([]byte, error) {
+	was, err := decodeTOML(prior)
+	if err != nil {
+		return nil, err
+	}
+	pdoc, err := scanTOML(string(prior))
+	if err != nil || pdoc.inlineCairn() || pdoc.cairnTable() < 0 {
+		return nil, errors.New("no table of cairn's in the earlier file")
+	}
+	var tables strings.Builder
+	for i, h := range pdoc.headers {
+		if isCairn(h.path) {
+			s, e := pdoc.section(string(prior), i)
+			tables.WriteString(strings.TrimRight(string(prior[s:e]), "\n") + "\n\n")
+		}
+	}
+	text := string(config)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if text != "" {
+		text += "\n"
+	}
+	text += strings.TrimSuffix(tables.String(), "\n")
+	doc, err := scanTOML(text)
+	if err != nil {
+		return nil, err
+	}
+	out := doc.setKeys(text, doc.cairnTable(), command, codexServer(was)["args"])
+	b, _, err := checkCodex(before, out, command, false, codexServer(was))
+	return b, err
+}
+
+// checkCodex decodes an edit's result: everything but cairn's server is as
+// it was, and cairn's server is gone (remove) or is base (what it was)
+// running command with its arguments.
+func checkCodex(before map[string]any, out, command string, remove bool, base map[string]any) ([]byte, bool, error) {
 	after, err := decodeTOML([]byte(out))
 	if err == nil {
-		err = sameApartFromCairn(before, after, command, remove)
+		err = sameApartFromCairn(before, after, command, remove, base)
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cairn could not edit the file without changing more than its own server (%v): edit [mcp_servers.cairn] by hand (command = %s, args = [\"mcp\"])", err, tomlBasic(command))
 	}
 	return []byte(out), true, nil
+}
+
+func codexServer(config map[string]any) map[string]any {
+	if s, ok := config["mcp_servers"].(map[string]any); ok {
+		cur, _ := s["cairn"].(map[string]any)
+		return cur
+	}
+	return nil
+}
+
+// CodexProgram is the command of cairn's server in a Codex config.toml.
+func CodexProgram(config []byte) (string, bool) {
+	parsed, err := decodeTOML(config)
+	if err != nil || codexServer(parsed) == nil {
+		return "", false
+	}
+	c, _ := codexServer(parsed)["command"].(string)
+	return c, true
+}
+
+// inlineCairn reports whether cairn's server is set, wholly or in part, by
+// an inline table or dotted keys: a form the edit does not touch.
+func (d *tomlDoc) inlineCairn() bool {
+	for _, e := range d.entries {
+		if isCairn(e.path) && (e.table < 0 || !isCairn(d.headers[e.table].path)) {
+			return true
+		}
+	}
+	return false
+}
+
+// cairnTable is the index of [mcp_servers.cairn]'s header, -1 for none.
+func (d *tomlDoc) cairnTable() int {
+	for i, h := range d.headers {
+		if isCairn(h.path) && len(h.path) == 2 && !h.array {
+			return i
+		}
+	}
+	return -1
 }
 
 func decodeTOML(b []byte) (map[string]any, error) {
@@ -85,32 +164,24 @@ func decodeTOML(b []byte) (map[string]any, error) {
 }
 
 // sameApartFromCairn checks an edit: everything but cairn's server is as it
-// was, and cairn's server is gone (remove) or runs command mcp.
-func sameApartFromCairn(before, after map[string]any, command string, remove bool) error {
-	var got map[string]any
-	if s, ok := after["mcp_servers"].(map[string]any); ok {
-		got, _ = s["cairn"].(map[string]any)
-	}
+// was, and cairn's server is gone (remove) or is base (what it was, nil
+// for none) running command with its arguments (see serverArgs).
+func sameApartFromCairn(before, after map[string]any, command string, remove bool, base map[string]any) error {
+	got := codexServer(after)
 	if remove && got != nil {
 		return errors.New("cairn's server is still there")
 	}
 	if !remove {
-		args, _ := got["args"].([]any)
-		if c, _ := got["command"].(string); c != command || len(args) != 1 || args[0] != "mcp" {
+		want := map[string]any{}
+		if base != nil {
+			want = clone(base)
+		}
+		want["command"] = command
+		want["args"], _ = serverArgs(want["args"])
+		if c, _ := got["command"].(string); c != command || !reflect.DeepEqual(got["args"], want["args"]) {
 			return errors.New("cairn's server did not come out as written")
 		}
-		delete(got, "command")
-		delete(got, "args")
-		var had map[string]any
-		if s, ok := before["mcp_servers"].(map[string]any); ok {
-			had, _ = s["cairn"].(map[string]any)
-		}
-		if had != nil {
-			had = clone(had)
-			delete(had, "command")
-			delete(had, "args")
-		}
-		if len(had) != len(got) || len(got) > 0 && !reflect.DeepEqual(had, got) {
+		if !reflect.DeepEqual(got, want) {
 			return errors.New("the rest of cairn's server changed")
 		}
 	}
@@ -218,10 +289,14 @@ func (d *tomlDoc) without(text string, match func([]string) bool) string {
 	return out
 }
 
-// setKeys rewrites command and args in cairn's table (header i), keeping
-// whatever else the person put there.
-func (d *tomlDoc) setKeys(text string, i int, command string) string {
-	want := map[string]string{"command": "command = " + tomlBasic(command) + "\n", "args": "args = [\"mcp\"]\n"}
+// setKeys rewrites command, and args when they lack "mcp" (see
+// serverArgs), in cairn's table (header i), keeping whatever else the
+// person put there.
+func (d *tomlDoc) setKeys(text string, i int, command string, args any) string {
+	want := map[string]string{"command": "command = " + tomlBasic(command) + "\n"}
+	if list, ok := serverArgs(args); !ok || !reflect.DeepEqual(list, args) {
+		want["args"] = "args = " + tomlArray(list) + "\n"
+	}
 	var b strings.Builder
 	at := d.headers[i].end
 	b.WriteString(text[:at])
@@ -237,13 +312,22 @@ func (d *tomlDoc) setKeys(text string, i int, command string) string {
 		at = e.end
 	}
 	for _, k := range []string{"command", "args"} {
-		if !done[k] {
+		if want[k] != "" && !done[k] {
 			b.WriteString(want[k])
 		}
 	}
 	b.WriteString(rest.String())
 	b.WriteString(text[at:])
 	return b.String()
+}
+
+// tomlArray is a list of strings as a TOML array.
+func tomlArray(list []any) string {
+	parts := make([]string, len(list))
+	for i, a := range list {
+		parts[i] = tomlBasic(a.(string))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // addTable adds cairn's table: before its first sub-table when the person
