@@ -402,3 +402,158 @@ func TestSetupRemoveDeletesWhatItCreated(t *testing.T) {
 		t.Fatalf("%+v", r)
 	}
 }
+
+// hookCommands are the commands of cairn's hooks per event, with each
+// hook's other keys.
+func hookCommands(t *testing.T, path string) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	hooks, _ := readJSON(t, path)["hooks"].(map[string]any)
+	for ev, gs := range hooks {
+		for _, g := range gs.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				if c := h.(map[string]any)["command"].(string); strings.Contains(c, "hook claude-code") {
+					out[ev] = h.(map[string]any)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// What a person added to cairn's entries — a --project on the hook and on
+// the MCP server, VAR=value before the program, a longer timeout, env —
+// survives setup run again after the binary moved, and setup --remove then
+// setup; setup changes only the program. --remove still gives back the
+// file as it was before setup, byte for byte.
+func TestSetupKeepsWhatThePersonAddedToCairnsEntries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	settings, claudeJSON := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json")
+	mine := "{\n  \"model\": \"opus\"\n}\n"
+	writeFile(t, settings, mine, 0o600)
+	writeFile(t, claudeJSON, `{"numStartups": 3}`, 0o600)
+	if r := e.setup(home, "claude-code"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	program := strings.TrimSuffix(hookCommands(t, settings)["SessionStart"]["command"].(string), " hook claude-code")
+
+	// The person's additions, and the binary at a place it no longer is.
+	sv := readJSON(t, settings)
+	for ev, gs := range sv["hooks"].(map[string]any) {
+		h := gs.([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)
+		h["command"] = "/old/place/cairn hook claude-code"
+		if ev == "SessionStart" {
+			h["command"], h["timeout"] = "CAIRN_DEBUG=1 /old/place/cairn hook claude-code --project payments", 30
+		}
+	}
+	b, _ := json.MarshalIndent(sv, "", "  ")
+	writeFile(t, settings, string(b), 0o600)
+	writeFile(t, claudeJSON, `{"numStartups": 3, "mcpServers": {"cairn": {"type": "stdio", "command": "/old/place/cairn",
+	  "args": ["mcp", "--project", "payments"], "env": {"CAIRN_LLM_URL": "http://127.0.0.1:8080"}, "timeout": 30000}}}`, 0o600)
+
+	check := func(when string) {
+		t.Helper()
+		hooks := hookCommands(t, settings)
+		first := hooks["SessionStart"]
+		if first["command"] != "CAIRN_DEBUG=1 "+program+" hook claude-code --project payments" || first["timeout"] != float64(30) {
+			t.Fatalf("%s: the person's hook: %v", when, first)
+		}
+		if len(hooks) != 4 || hooks["SessionEnd"]["command"] != program+" hook claude-code" || hooks["SessionEnd"]["timeout"] != float64(60) {
+			t.Fatalf("%s: cairn's hooks: %v", when, hooks)
+		}
+		s := readJSON(t, claudeJSON)["mcpServers"].(map[string]any)["cairn"].(map[string]any)
+		args, _ := json.Marshal(s["args"])
+		env, _ := s["env"].(map[string]any)
+		if s["command"] != program || string(args) != `["mcp","--project","payments"]` || env["CAIRN_LLM_URL"] != "http://127.0.0.1:8080" || s["timeout"] != float64(30000) {
+			t.Fatalf("%s: the MCP server: %v", when, s)
+		}
+	}
+	if r := e.setup(home, "claude-code"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	check("setup again after the binary moved")
+	if r := e.setup(home, "claude-code"); !strings.Contains(r.out, "nothing to change") {
+		t.Fatalf("a third run: %+v", r)
+	}
+	if r := e.setup(home, "claude-code", "--remove"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	if got := readFile(t, settings); got != mine {
+		t.Fatalf("after --remove:\n%s\nwant\n%s", got, mine)
+	}
+	if got := readFile(t, claudeJSON); got != `{"numStartups": 3}` {
+		t.Fatalf(".claude.json after --remove: %s", got)
+	}
+	if r := e.setup(home, "claude-code"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	check("setup after --remove")
+	if r := e.setup(home, "claude-code", "--remove"); r.code != 0 || readFile(t, settings) != mine {
+		t.Fatalf("the second --remove: %+v\n%s", r, readFile(t, settings))
+	}
+}
+
+// The same for Codex: a --project in args, startup_timeout_sec and an env
+// table on cairn's server stay through setup again and --remove then setup.
+func TestSetupCodexKeepsWhatThePersonAdded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "codex-home", "config.toml")
+	mine := "model = \"gpt-5\"\n\n[mcp_servers.gh]\ncommand = \"gh\"\n"
+	writeFile(t, cfg, mine, 0o600)
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var first struct {
+		MCP map[string]struct{ Command string } `toml:"mcp_servers"`
+	}
+	toml.DecodeFile(cfg, &first)
+	program := first.MCP["cairn"].Command
+	text := strings.Replace(readFile(t, cfg), `args = ["mcp"]`, "args = [\"mcp\", \"--project\", \"payments\"]  # this repo's memory\nstartup_timeout_sec = 30", 1)
+	text = strings.Replace(text, `command = "`+program+`"`, `command = "/old/place/cairn"`, 1)
+	text += "\n[mcp_servers.cairn.env]\nCAIRN_LLM_URL = \"http://127.0.0.1:8080\"\n"
+	writeFile(t, cfg, text, 0o600)
+
+	check := func(when string) {
+		t.Helper()
+		var got struct {
+			MCP map[string]struct {
+				Command string
+				Args    []string
+				Timeout int `toml:"startup_timeout_sec"`
+				Env     map[string]string
+			} `toml:"mcp_servers"`
+			Model string
+		}
+		if _, err := toml.DecodeFile(cfg, &got); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		c := got.MCP["cairn"]
+		if c.Command != program || strings.Join(c.Args, " ") != "mcp --project payments" || c.Timeout != 30 || c.Env["CAIRN_LLM_URL"] != "http://127.0.0.1:8080" || got.MCP["gh"].Command != "gh" || got.Model != "gpt-5" {
+			t.Fatalf("%s: %+v\n%s", when, got, readFile(t, cfg))
+		}
+	}
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	check("setup again after the binary moved")
+	if !strings.Contains(readFile(t, cfg), "# this repo's memory") {
+		t.Fatalf("the person's comment was lost:\n%s", readFile(t, cfg))
+	}
+	if r := e.setup(home, "codex"); !strings.Contains(r.out, "nothing to change") {
+		t.Fatalf("a third run: %+v", r)
+	}
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 || readFile(t, cfg) != mine {
+		t.Fatalf("--remove: %+v\n%q", r, readFile(t, cfg))
+	}
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	check("setup after --remove")
+	if r := e.setup(home, "codex", "--remove"); r.code != 0 || readFile(t, cfg) != mine {
+		t.Fatalf("the second --remove: %+v\n%q", r, readFile(t, cfg))
+	}
+}
