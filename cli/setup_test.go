@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -555,5 +556,127 @@ func TestSetupCodexKeepsWhatThePersonAdded(t *testing.T) {
 	check("setup after --remove")
 	if r := e.setup(home, "codex", "--remove"); r.code != 0 || readFile(t, cfg) != mine {
 		t.Fatalf("the second --remove: %+v\n%q", r, readFile(t, cfg))
+	}
+}
+
+// An upgrade like Homebrew's: /PREFIX/bin/cairn is a link into a versioned
+// folder, which the upgrade removes. Setup run by the real binary writes
+// the name cairn when that cairn on $PATH is itself, else the link it was
+// run by, never the versioned file: after the upgrade every hook still
+// runs (here the SessionEnd of Claude Code's health check, which is not
+// logged as a failure) and doctor finds nothing wrong. Settings that name
+// the removed versioned file (as setup wrote them before) are what doctor
+// reports, and setup again puts right.
+func TestSetupSurvivesAnUpgrade(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cellar := func(v string) string { return filepath.Join(root, "Cellar", "cairn", v, "bin", "cairn") }
+	build := exec.Command("go", "build", "-o", cellar("1.0"), "cairn")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build cairn: %v\n%s", err, out)
+	}
+	binDir, home, work := filepath.Join(root, "bin"), filepath.Join(root, "home"), filepath.Join(root, "work")
+	link := filepath.Join(binDir, "cairn")
+	for _, d := range []string{binDir, home, work} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.Symlink(cellar("1.0"), link)
+	withCairn, without := binDir+":/usr/bin:/bin", "/usr/bin:/bin"
+	vars := func(path string) map[string]string {
+		return map[string]string{"HOME": home, "PATH": path, "CAIRN_HOME": filepath.Join(root, "cairn-home"), "CODEX_HOME": filepath.Join(home, ".codex"), "NO_COLOR": "1"}
+	}
+	environ := func(path string) []string {
+		var out []string
+		for k, v := range vars(path) {
+			out = append(out, k+"="+v)
+		}
+		return out
+	}
+	run := func(path, stdin string, name string, args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = work, environ(path), strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	settings, claudeJSON, codex := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json"), filepath.Join(home, ".codex", "config.toml")
+	commands := func() []string {
+		var out []string
+		for _, h := range hookCommands(t, settings) {
+			out = append(out, h["command"].(string))
+		}
+		out = append(out, readJSON(t, claudeJSON)["mcpServers"].(map[string]any)["cairn"].(map[string]any)["command"].(string))
+		var c struct {
+			MCP map[string]struct{ Command string } `toml:"mcp_servers"`
+		}
+		toml.DecodeFile(codex, &c)
+		return append(out, c.MCP["cairn"].Command)
+	}
+
+	// cairn on $PATH is this binary: the name.
+	for _, agent := range []string{"claude-code", "codex"} {
+		if out, code := run(withCairn, "", link, "setup", agent); code != 0 {
+			t.Fatalf("setup %s: %s", agent, out)
+		}
+	}
+	for _, c := range commands() {
+		if c != "cairn" && c != "cairn hook claude-code" {
+			t.Fatalf("with cairn on $PATH setup wrote %q; all: %q", c, commands())
+		}
+	}
+	// Not on $PATH: the link it was run by, not the versioned file.
+	for _, agent := range []string{"claude-code", "codex"} {
+		if out, code := run(without, "", link, "setup", agent); code != 0 {
+			t.Fatalf("setup %s: %s", agent, out)
+		}
+	}
+	for _, c := range commands() {
+		if c != link && c != link+" hook claude-code" {
+			t.Fatalf("run as %s setup wrote %q; all: %q", link, c, commands())
+		}
+	}
+
+	// The upgrade: a new versioned folder, the link moved, the old gone.
+	os.MkdirAll(filepath.Dir(cellar("1.1")), 0o755)
+	if err := os.Rename(cellar("1.0"), cellar("1.1")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "Cellar", "cairn", "1.0"))
+	os.Remove(link)
+	os.Symlink(cellar("1.1"), link)
+
+	// Claude Code's health check runs the hooks as written: they run.
+	check := `{"hook_event_name":"SessionEnd","session_id":"check","cwd":"` + work + `","transcript_path":"` + filepath.Join(home, "never-written.jsonl") + `","reason":"other"}`
+	for ev, h := range hookCommands(t, settings) {
+		if out, code := run(without, check, "sh", "-c", h["command"].(string)); code != 0 || out != "" {
+			t.Fatalf("%s's hook after the upgrade: exit %d %q", ev, code, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "cairn-home", "hooks.log")); err == nil {
+		t.Fatalf("a health check was logged as a failure: %s", b)
+	}
+	e := &env{t: t, home: filepath.Join(root, "cairn-home"), wd: work}
+	if r := e.runWith(vars(without), "doctor"); r.code != 0 || strings.Contains(r.out, "again") {
+		t.Fatalf("doctor after the upgrade: %+v", r)
+	}
+
+	// Settings naming the versioned file the upgrade removed.
+	old := strings.ReplaceAll(readFile(t, settings), link, cellar("1.0"))
+	writeFile(t, settings, old, 0o600)
+	r := e.runWith(vars(withCairn), "doctor")
+	if r.code == 0 || !strings.Contains(r.out, "cairn's command "+cellar("1.0")+" (in "+settings+") no longer exists (an upgrade moved it?): run 'cairn setup claude-code' again") {
+		t.Fatalf("doctor with hooks naming a removed binary: %+v", r)
+	}
+	if out, code := run(withCairn, "", link, "setup", "claude-code"); code != 0 {
+		t.Fatalf("setup again: %s", out)
+	}
+	if r := e.runWith(vars(withCairn), "doctor"); r.code != 0 || strings.Contains(readFile(t, settings), "Cellar") {
+		t.Fatalf("doctor after setup again: %+v", r)
 	}
 }
