@@ -123,7 +123,7 @@ func ClaudeHooks(settings []byte, bin string, remove bool, prior []byte) ([]byte
 			hooks.del(ev.Name)
 			continue
 		}
-		raw, err := json.Marshal(groups)
+		raw, err := marshal(groups)
 		if err != nil {
 			return nil, false, err
 		}
@@ -251,13 +251,13 @@ func ClaudeMCP(file []byte, command string, remove bool, prior []byte) ([]byte, 
 func cairnServer(base json.RawMessage, command string) json.RawMessage {
 	s, err := parseObject(base)
 	if base == nil || err != nil {
-		want, _ := json.Marshal(map[string]any{"type": "stdio", "command": command, "args": []string{"mcp"}})
+		want, _ := marshal(map[string]any{"type": "stdio", "command": command, "args": []string{"mcp"}})
 		return want
 	}
-	c, _ := json.Marshal(command)
+	c, _ := marshal(command)
 	s.set("command", c)
 	args, _ := serverArgs(jsonArgs(s.vals["args"]))
-	a, _ := json.Marshal(args)
+	a, _ := marshal(args)
 	s.set("args", a)
 	return s.marshal()
 }
@@ -424,6 +424,18 @@ func (o *object) indented() []byte {
 	}
 	b.WriteByte('\n')
 	return b.Bytes()
+}
+
+// marshal is v as JSON, with <, > and & as they are: a person's hook
+// command (2>/dev/null, &&) stays as they wrote it.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func sameJSON(a, b []byte) bool {

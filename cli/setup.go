@@ -42,6 +42,12 @@ has no session hooks: read its sessions with 'cairn ingest ~/.codex/sessions'.
 git (in a repository): the team mirror's merge driver, in .gitattributes and
 the repository's git config (see cairn sync).
 
+The command written is cairn when the cairn on $PATH is this one, else the
+path it was run by, links kept (an upgrade does not break it). What you add
+to cairn's entries (--project NAME, env, timeouts) stays when setup runs
+again, and after --remove then setup. 'cairn doctor' says when a command
+in these files no longer runs.
+
 Every change is shown as a diff first. On a terminal, setup asks before
 writing (--yes does not ask); otherwise (a script) it writes. Each file
 changed keeps a backup next to it (NAME.cairn-backup-TIME, a new one each
