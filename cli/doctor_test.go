@@ -1,32 +1,12 @@
 package cli
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 )
-
-// runWith runs cairn in-process with these environment variables (and
-// CAIRN_HOME the env's home).
-func (e *env) runWith(vars map[string]string, args ...string) result {
-	e.t.Helper()
-	var out, errb bytes.Buffer
-	code := Main(Env{
-		Args: args, Stdin: strings.NewReader(""), Stdout: &out, Stderr: &errb,
-		Getenv: func(k string) string {
-			if k == "CAIRN_HOME" {
-				return e.home
-			}
-			return vars[k]
-		},
-		Getwd:      func() (string, error) { return e.wd, nil },
-		IsTerminal: func() bool { return false },
-	})
-	return result{out.String(), errb.String(), code}
-}
 
 func writeFile(t *testing.T, path, content string, mode os.FileMode) {
 	t.Helper()
@@ -67,7 +47,7 @@ func TestDoctorFindsCommandsThatNoLongerRun(t *testing.T) {
 	writeFile(t, settings, settingsRunning(link), 0o600)
 	writeFile(t, claudeJSON, `{"mcpServers": {"cairn": {"type": "stdio", "command": "cairn", "args": ["mcp"]}}}`, 0o600)
 	writeFile(t, codex, "[mcp_servers.cairn]\ncommand = \""+good+"\"\nargs = [\"mcp\"]\n", 0o600)
-	if r := e.runWith(vars, "doctor"); r.code != 0 || strings.Contains(r.out, "again") {
+	if r := e.runEnv(vars, "doctor"); r.code != 0 || strings.Contains(r.out, "again") {
 		t.Fatalf("doctor with commands that run: %+v", r)
 	}
 
@@ -93,7 +73,7 @@ func TestDoctorFindsCommandsThatNoLongerRun(t *testing.T) {
 			c.prepare()
 		}
 		writeFile(t, c.file, c.content, 0o600)
-		r := e.runWith(vars, "doctor")
+		r := e.runEnv(vars, "doctor")
 		line := ""
 		for _, l := range strings.Split(r.out, "\n") {
 			if strings.Contains(l, c.want) {
@@ -107,7 +87,7 @@ func TestDoctorFindsCommandsThatNoLongerRun(t *testing.T) {
 			t.Errorf("%s: stderr %q", c.name, r.err)
 		}
 		var rep doctorReport
-		if r := e.runWith(vars, "doctor", "--json"); r.code == 0 || json.Unmarshal([]byte(r.out), &rep) != nil || len(rep.ClaudeCode.Broken)+len(rep.Codex.Broken) != 1 {
+		if r := e.runEnv(vars, "doctor", "--json"); r.code == 0 || json.Unmarshal([]byte(r.out), &rep) != nil || len(rep.ClaudeCode.Broken)+len(rep.Codex.Broken) != 1 {
 			t.Errorf("%s: doctor --json: exit %d %+v", c.name, r.code, rep)
 		}
 		// Put right again for the next case.
@@ -119,7 +99,7 @@ func TestDoctorFindsCommandsThatNoLongerRun(t *testing.T) {
 		os.Remove(link)
 		os.Symlink(good, link)
 	}
-	if r := e.runWith(vars, "doctor"); r.code != 0 {
+	if r := e.runEnv(vars, "doctor"); r.code != 0 {
 		t.Fatalf("doctor once all runs again: %+v", r)
 	}
 }

@@ -478,21 +478,32 @@ func TestSetupKeepsWhatThePersonAddedToCairnsEntries(t *testing.T) {
 	if r := e.setup(home, "claude-code"); !strings.Contains(r.out, "nothing to change") {
 		t.Fatalf("a third run: %+v", r)
 	}
-	if r := e.setup(home, "claude-code", "--remove"); r.code != 0 {
-		t.Fatalf("%+v", r)
-	}
-	if got := readFile(t, settings); got != mine {
-		t.Fatalf("after --remove:\n%s\nwant\n%s", got, mine)
-	}
-	if got := readFile(t, claudeJSON); got != `{"numStartups": 3}` {
-		t.Fatalf(".claude.json after --remove: %s", got)
-	}
-	if r := e.setup(home, "claude-code"); r.code != 0 {
-		t.Fatalf("%+v", r)
-	}
-	check("setup after --remove")
-	if r := e.setup(home, "claude-code", "--remove"); r.code != 0 || readFile(t, settings) != mine {
-		t.Fatalf("the second --remove: %+v\n%s", r, readFile(t, settings))
+	e.removeThenSetup(home, "claude-code", map[string]string{settings: mine, claudeJSON: `{"numStartups": 3}`}, check)
+}
+
+// removeThenSetup runs setup --remove, which must give back each file as
+// it was before setup (was), then setup, after which check must pass,
+// then --remove again.
+func (e *env) removeThenSetup(home, agent string, was map[string]string, check func(string)) {
+	t := e.t
+	t.Helper()
+	for _, when := range []string{"--remove", "setup after --remove", "the second --remove"} {
+		args := []string{agent}
+		if when != "setup after --remove" {
+			args = append(args, "--remove")
+		}
+		if r := e.setup(home, args...); r.code != 0 {
+			t.Fatalf("%s: %+v", when, r)
+		}
+		if when == "setup after --remove" {
+			check(when)
+			continue
+		}
+		for f, want := range was {
+			if got := readFile(t, f); got != want {
+				t.Fatalf("%s: %s is\n%q\nwant\n%q", when, f, got, want)
+			}
+		}
 	}
 }
 
@@ -547,16 +558,7 @@ func TestSetupCodexKeepsWhatThePersonAdded(t *testing.T) {
 	if r := e.setup(home, "codex"); !strings.Contains(r.out, "nothing to change") {
 		t.Fatalf("a third run: %+v", r)
 	}
-	if r := e.setup(home, "codex", "--remove"); r.code != 0 || readFile(t, cfg) != mine {
-		t.Fatalf("--remove: %+v\n%q", r, readFile(t, cfg))
-	}
-	if r := e.setup(home, "codex"); r.code != 0 {
-		t.Fatalf("%+v", r)
-	}
-	check("setup after --remove")
-	if r := e.setup(home, "codex", "--remove"); r.code != 0 || readFile(t, cfg) != mine {
-		t.Fatalf("the second --remove: %+v\n%q", r, readFile(t, cfg))
-	}
+	e.removeThenSetup(home, "codex", map[string]string{cfg: mine}, check)
 }
 
 // An upgrade like Homebrew's: /PREFIX/bin/cairn is a link into a versioned
@@ -662,21 +664,21 @@ func TestSetupSurvivesAnUpgrade(t *testing.T) {
 		t.Fatalf("a health check was logged as a failure: %s", b)
 	}
 	e := &env{t: t, home: filepath.Join(root, "cairn-home"), wd: work}
-	if r := e.runWith(vars(without), "doctor"); r.code != 0 || strings.Contains(r.out, "again") {
+	if r := e.runEnv(vars(without), "doctor"); r.code != 0 || strings.Contains(r.out, "again") {
 		t.Fatalf("doctor after the upgrade: %+v", r)
 	}
 
 	// Settings naming the versioned file the upgrade removed.
 	old := strings.ReplaceAll(readFile(t, settings), link, cellar("1.0"))
 	writeFile(t, settings, old, 0o600)
-	r := e.runWith(vars(withCairn), "doctor")
+	r := e.runEnv(vars(withCairn), "doctor")
 	if r.code == 0 || !strings.Contains(r.out, "cairn's command "+cellar("1.0")+" (in "+settings+") no longer exists (an upgrade moved it?): run 'cairn setup claude-code' again") {
 		t.Fatalf("doctor with hooks naming a removed binary: %+v", r)
 	}
 	if out, code := run(withCairn, "", link, "setup", "claude-code"); code != 0 {
 		t.Fatalf("setup again: %s", out)
 	}
-	if r := e.runWith(vars(withCairn), "doctor"); r.code != 0 || strings.Contains(readFile(t, settings), "Cellar") {
+	if r := e.runEnv(vars(withCairn), "doctor"); r.code != 0 || strings.Contains(readFile(t, settings), "Cellar") {
 		t.Fatalf("doctor after setup again: %+v", r)
 	}
 }
