@@ -175,8 +175,8 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		}
 		takeOut := func(b []byte) ([]byte, bool, error) { return edit(b, true, nil) }
 		var prior []byte
-		if !remove {
-			prior = agentsetup.LastWithCairn(path, takeOut)
+		if _, has, _ := takeOut(before); !remove && !has {
+			prior = agentsetup.LastWithCairn(path, takeOut) // read only when cairn is not there
 		}
 		after, changed, err := edit(before, remove, prior)
 		if err != nil {
