@@ -36,13 +36,30 @@ lint:
 	GOOS=darwin GOARCH=arm64 go build -o /dev/null .
 	go run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK) ./...
 
-# Tools the tests use that a fresh machine may lack (tmux for the terminal test).
+# Tools the tests use that a fresh machine may lack: tmux for the terminal
+# test; the real Claude Code and Codex clients (pinned, from npm, once into
+# .cache/clients, which git ignores) for the tests that drive them against a
+# loopback model server. What cannot be installed is said, and its tests
+# skip (under CI=true they fail).
+CLAUDE_CODE := 2.1.332
+CODEX := 0.171.0
+CLIENTS := .cache/clients
+CLIENTS_STAMP := $(CLIENTS)/installed-claude-code-$(CLAUDE_CODE)-codex-$(CODEX)
+
 deps:
 	@command -v tmux >/dev/null 2>&1 || { \
 	  if command -v apt-get >/dev/null 2>&1 && [ "$$(id -u)" = 0 ]; then \
 	    echo "installing tmux for the terminal test"; \
 	    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq tmux) >/dev/null 2>&1 || echo "could not install tmux: the terminal test will be skipped"; \
 	  else echo "tmux missing and cannot be installed here: the terminal test will be skipped"; fi; }
+	@if [ -f $(CLIENTS_STAMP) ] && [ -x $(CLIENTS)/node_modules/.bin/claude ] && [ -x $(CLIENTS)/node_modules/.bin/codex ]; then :; \
+	elif ! command -v npm >/dev/null 2>&1; then echo "npm missing: the real Claude Code and Codex tests will be skipped"; \
+	else echo "installing Claude Code $(CLAUDE_CODE) and Codex $(CODEX) into $(CLIENTS) for the real-client tests"; \
+	  rm -f $(CLIENTS)/installed-*; mkdir -p $(CLIENTS); \
+	  if npm install --prefix $(CLIENTS) --save-exact --no-audit --no-fund --loglevel=error \
+	      @anthropic-ai/claude-code@$(CLAUDE_CODE) @openai/codex@$(CODEX) >$(CLIENTS)/npm.log 2>&1; \
+	  then touch $(CLIENTS_STAMP); \
+	  else echo "could not install them (see $(CLIENTS)/npm.log): the real-client tests will be skipped"; fi; fi
 
 # Benchmarks whose figures the README reports.
 bench:

@@ -31,6 +31,7 @@ set in the file, and is overridden by its environment variable:
   llm.model               CAIRN_LLM_MODEL        (none)
   llm.key                 CAIRN_LLM_KEY          (none)
   llm.key_env             -                      (none)
+  llm.deadline            CAIRN_LLM_DEADLINE     60s (a pass's wait for the model in all)
   recall.budget           CAIRN_RECALL_BUDGET    800 tokens
   recall.salience_weight  -                      0.1 (how much use lifts a memory, 0 to 1)
   server.idle             CAIRN_IDLE             10s

@@ -91,12 +91,12 @@ func TestConfigShowsEverySettingAndWhereItCameFrom(t *testing.T) {
 		}
 	}
 	lines := strings.Split(strings.TrimSpace(out), "\n")
-	if len(lines) != 15 { // the file's line and one per setting
-		t.Errorf("cairn config shows %d lines, want 15:\n%s", len(lines), out)
+	if len(lines) != 16 { // the file's line and one per setting
+		t.Errorf("cairn config shows %d lines, want 16:\n%s", len(lines), out)
 	}
 	var r configReport
 	js := e.ok("config", "--json")
-	if err := json.Unmarshal([]byte(js), &r); err != nil || r.Path != e.path() || len(r.Settings) != 14 {
+	if err := json.Unmarshal([]byte(js), &r); err != nil || r.Path != e.path() || len(r.Settings) != 15 {
 		t.Fatalf("config --json: %v\n%s", err, js)
 	}
 	if r.Settings[1].Key != "theme" || r.Settings[1].Source.String() != "file" || r.Settings[1].Value != "light" {

@@ -108,6 +108,7 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 	if !rep.Changed() {
 		fmt.Fprintf(w, "nothing to consolidate (%s read)\n", plural(rep.Drafts, "waiting draft", "waiting drafts"))
 		writeDropped(w, rep.Dropped)
+		writeLate(w, rep)
 		return nil
 	}
 	explain := a.explainer(ctx, rep.Run.Changes)
@@ -115,6 +116,7 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 		fmt.Fprintln(w, line)
 	}
 	writeDropped(w, rep.Dropped)
+	writeLate(w, rep)
 	counts := countChanges(rep.Run.Changes)
 	from := plural(rep.Drafts, "draft", "drafts")
 	if dry {
@@ -126,6 +128,13 @@ func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 		fmt.Fprintf(w, "%s for you: cairn inbox\n", plural(n, "proposal waits", "proposals wait"))
 	}
 	return nil
+}
+
+// writeLate says when the model's deadline for the pass passed.
+func writeLate(w io.Writer, rep consolidate.Report) {
+	if n := rep.LateNote(); n != "" {
+		fmt.Fprintln(w, n)
+	}
 }
 
 // writeAnswered lists the gaps the memories answer now (closed, or on a

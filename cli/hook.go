@@ -6,10 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/spf13/cobra"
 
@@ -19,6 +23,7 @@ import (
 	"cairn/project"
 	"cairn/recall"
 	"cairn/remote"
+	"cairn/safetext"
 	"cairn/trust"
 )
 
@@ -40,7 +45,9 @@ const (
 	hookReadLimit  = 5 * time.Second
 	hookLogMax     = 256 << 10
 	maxHookLines   = 5
+	maxTriggered   = 3 // negatives and lessons a prompt brings, at most
 	hookBudget     = 1200
+	promptBudget   = 600 // tokens of what a prompt brings (UserPromptSubmit)
 	hookLogName    = "hooks.log"
 	hookQuickLimit = 8 * time.Second  // SessionStart, UserPromptSubmit (Claude Code's timeout: 10 s as set up)
 	hookLongLimit  = 55 * time.Second // PreCompact, SessionEnd (60 s)
@@ -48,7 +55,7 @@ const (
 )
 
 func (a *app) hookCommand() *cobra.Command {
-	var budget int
+	var budget, prompt int
 	cmd := &cobra.Command{
 		Use:   "hook claude-code",
 		Short: "run as Claude Code's hook: briefing at start, warnings on prompts, sessions in",
@@ -56,9 +63,11 @@ func (a *app) hookCommand() *cobra.Command {
 standard input ('cairn setup claude-code' registers it):
 
   SessionStart      prints the warm-up briefing of the session's project
-  UserPromptSubmit  prints the few negatives whose triggers the prompt
-                    names and the verify-first memories it is about;
-                    nothing otherwise
+  UserPromptSubmit  prints the negatives and lessons whose triggers the
+                    prompt names (at most 3, the most specific trigger
+                    first, each whole: what failed, why, what to do)
+                    and the verify-first memories it is about, within
+                    --prompt-budget tokens; nothing otherwise
   PreCompact        reads the session's transcript into the drafts inbox
   SessionEnd        the same, then a quick consolidation pass
 
@@ -72,16 +81,20 @@ shows the last ones).`,
 			if args[0] != "claude-code" {
 				return usagef("unknown agent %q: cairn hooks into claude-code", args[0])
 			}
-			a.runHook(cmd, budget)
+			a.runHook(cmd, hookBudgets{briefing: budget, prompt: prompt})
 			return nil
 		},
 	}
 	cmd.Flags().IntVar(&budget, "budget", hookBudget, "token budget of the SessionStart briefing")
+	cmd.Flags().IntVar(&prompt, "prompt-budget", promptBudget, "token budget of what a prompt brings (UserPromptSubmit)")
 	return cmd
 }
 
+// hookBudgets are the token budgets of what a hook prints.
+type hookBudgets struct{ briefing, prompt int }
+
 // runHook does the event's work; any failure is logged, never shown.
-func (a *app) runHook(cmd *cobra.Command, budget int) {
+func (a *app) runHook(cmd *cobra.Command, budget hookBudgets) {
 	ev := hookEvent{}
 	defer func() {
 		if r := recover(); r != nil {
@@ -140,7 +153,7 @@ func (a *app) runHook(cmd *cobra.Command, budget int) {
 	}
 }
 
-func (a *app) hook(ctx context.Context, ev hookEvent, budget int) (string, error) {
+func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (string, error) {
 	if ev.Event == "SessionEnd" && !wroteTranscript(ev.TranscriptPath) {
 		return "", nil // a health check's session (see wroteTranscript): no failure
 	}
@@ -157,17 +170,31 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget int) (string, error
 	if err := a.openStore(ctx); err != nil {
 		return "", err
 	}
-	if stored, err := a.st.Project(ctx, p.ID); err == nil {
-		p = stored
-	} else if ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit" {
+	// The repository's project, whichever checkout or worktree of it the
+	// agent runs in.
+	stored, known, err := project.Find(ctx, a.st, p)
+	switch {
+	case err != nil:
+		return "", err
+	case !known && (ev.Event == "SessionStart" || ev.Event == "UserPromptSubmit"):
 		return "", nil // nothing remembered for this project
+	case known && ev.Event == "SessionStart" && project.Stale(stored, p, time.Now()):
+		// A session's start notes the checkout it runs in (cairn
+		// projects), at most hourly; the briefing goes on without it.
+		if got, err := a.st.EnsureProject(ctx, p); err == nil {
+			stored = got
+		}
+	}
+	if known {
+		stored.Root = p.Root // the checkout the agent works in
+		p = stored
 	}
 	a.proj = p
 	switch ev.Event {
 	case "SessionStart":
-		return a.hookBriefing(ctx, p, budget)
+		return a.hookBriefing(ctx, p, budget.briefing)
 	case "UserPromptSubmit":
-		return a.hookWarnings(ctx, p, ev.Prompt)
+		return a.hookWarnings(ctx, p, ev.Prompt, budget.prompt)
 	default:
 		return "", a.hookIngest(ctx, p, ev)
 	}
@@ -197,33 +224,64 @@ func (a *app) hookBriefing(ctx context.Context, p memory.Project, budget int) (s
 }
 
 // hookWarnings is what a prompt should not go ahead without: the
-// negatives whose triggers it names, and the memories it is about whose
-// trust fell. It reads only the negative and lesson layers and the bound
-// and reopened memories, not the whole store.
-func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string) (string, error) {
+// negatives and lessons whose triggers it names, and the memories it is
+// about whose trust fell, within budget tokens. It reads only the negative
+// and lesson layers and the bound and reopened memories, not the whole
+// store.
+//
+// A negative is told whole — its title and body, what failed, why and
+// what to do instead: the part a title leaves out ("… with STAGE=staging
+// first") is often the part that prevents the mistake. At most
+// maxTriggered come, the most specific trigger first, each whole while the
+// budget holds; the first that does not fit is cut at a sentence's end
+// and says where the rest is (cairn show ID), and those after it are
+// named by id only.
+func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string, budget int) (string, error) {
 	prompt = strings.TrimSpace(prompt)
 	if prompt == "" {
 		return "", nil
 	}
-	var lines []string
+	if budget <= 0 {
+		budget = promptBudget
+	}
+	hits, err := a.triggered(ctx, prompt)
+	if err != nil {
+		return "", err
+	}
+	out := hookOut{left: budget}
 	seen := map[string]bool{}
-	for _, pid := range a.scope() {
-		hits, err := a.st.Triggered(ctx, pid, prompt, maxHookLines)
-		if err != nil {
-			return "", err
+	sids := make([]string, len(hits))
+	for i, h := range hits {
+		seen[h.Memory.ID] = true
+		sids[i] = a.sid(ctx, h.Memory.ID)
+	}
+	for i, h := range hits {
+		m := h.Memory
+		what := "avoid"
+		if m.Layer == memory.LayerMeta {
+			what = "lesson"
 		}
-		for _, h := range hits {
-			m := h.Memory
-			if seen[m.ID] || len(lines) >= maxHookLines {
-				continue
-			}
-			seen[m.ID] = true
-			what := "avoid"
-			if m.Layer == memory.LayerMeta {
-				what = "lesson"
-			}
-			lines = append(lines, fmt.Sprintf("cairn: %s — %s (%s; trigger %q)", what, cleanLine(m.Title), m.ID, cleanLine(h.Trigger)))
+		head, trigger := "cairn: "+what+" — ", fmt.Sprintf("trigger %q", cleanLine(h.Trigger))
+		text := warningText(m)
+		if out.add(head + indentLines(text) + " [" + trigger + ", id " + sids[i] + "]\n") {
+			continue
 		}
+		// The first that does not fit whole is cut, leaving room to name
+		// the ones after it.
+		more := ""
+		if rest := sids[i+1:]; len(rest) > 0 {
+			more = fmt.Sprintf("cairn: also triggered, left out for the budget: %s (cairn show ID)\n", strings.Join(rest, ", "))
+		}
+		reserve := recall.TextCost(more)
+		out.left -= reserve
+		if !out.addCut(head, text, " [… cut: cairn show "+sids[i]+"; "+trigger+"]\n") {
+			more = fmt.Sprintf("cairn: also triggered, left out for the budget: %s (cairn show ID)\n", strings.Join(sids[i:], ", "))
+		}
+		out.left += reserve
+		if more != "" {
+			out.add(more)
+		}
+		break
 	}
 	// Verify first: the memories that can go stale (bound) or were sent
 	// back (reopened decisions), when the prompt names them.
@@ -250,7 +308,7 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string)
 	now := time.Now()
 	words := promptWords(prompt)
 	for _, m := range cands {
-		if seen[m.ID] || m.Status != memory.StatusActive || memory.TrustAt(m, now) >= trust.Threshold || len(lines) >= maxHookLines {
+		if seen[m.ID] || m.Status != memory.StatusActive || memory.TrustAt(m, now) >= trust.Threshold || out.lines >= maxHookLines {
 			continue
 		}
 		if about(m, prompt, words) {
@@ -261,13 +319,119 @@ func (a *app) hookWarnings(ctx context.Context, p memory.Project, prompt string)
 			} else if stale(m) {
 				why = "what it is about changed since"
 			}
-			lines = append(lines, fmt.Sprintf("cairn: verify first — %s (%s: %s)", cleanLine(m.Title), m.ID, why))
+			out.add(fmt.Sprintf("cairn: verify first — %s (%s: %s)\n", cleanLine(m.Title), a.sid(ctx, m.ID), why))
 		}
 	}
-	if len(lines) == 0 {
-		return "", nil
+	return out.b.String(), nil
+}
+
+// triggered are the negatives and lessons of the projects in scope whose
+// triggers the prompt names, at most maxTriggered: the most specific
+// trigger first (see moreSpecific), then negatives before lessons and the
+// project's before the global ones, newest first. Each hit carries the
+// most specific of its triggers that fired.
+func (a *app) triggered(ctx context.Context, prompt string) ([]memory.TriggerHit, error) {
+	var hits []memory.TriggerHit
+	seen := map[string]bool{}
+	text := memory.PrepareTriggerText(prompt)
+	for _, pid := range a.scope() {
+		got, err := a.st.Triggered(ctx, pid, prompt, 4*maxTriggered)
+		if err != nil {
+			return nil, err
+		}
+		for _, h := range got {
+			if seen[h.Memory.ID] {
+				continue
+			}
+			seen[h.Memory.ID] = true
+			for _, tr := range h.Memory.Triggers {
+				if moreSpecific(tr, h.Trigger) && text.Match([]string{tr}) != "" {
+					h.Trigger = strings.TrimSpace(tr)
+				}
+			}
+			hits = append(hits, h)
+		}
 	}
-	return strings.Join(lines, "\n") + "\n", nil
+	sort.SliceStable(hits, func(i, j int) bool { return moreSpecific(hits[i].Trigger, hits[j].Trigger) })
+	if len(hits) > maxTriggered {
+		hits = hits[:maxTriggered]
+	}
+	return hits, nil
+}
+
+// moreSpecific reports whether trigger a names a narrower thing than b:
+// more words ("make migrate" over "migrate"; a pattern's literal parts
+// count as words), then more characters.
+func moreSpecific(a, b string) bool {
+	wa, wb := len(triggerWords(a)), len(triggerWords(b))
+	if wa != wb {
+		return wa > wb
+	}
+	return utf8.RuneCountInString(strings.TrimSpace(a)) > utf8.RuneCountInString(strings.TrimSpace(b))
+}
+
+func triggerWords(s string) []string {
+	return strings.FieldsFunc(s, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
+}
+
+// warningText is a memory's whole text for an agent: the title, then the
+// body when it says more (a title cut from the body's start is not said
+// twice), on lines cleaned of escapes.
+func warningText(m *memory.Memory) string {
+	title := cleanLine(m.Title)
+	var lines []string
+	for _, l := range strings.Split(safetext.Clean(m.Body), "\n") {
+		if l = strings.TrimSpace(l); l != "" {
+			lines = append(lines, l)
+		}
+	}
+	body := strings.Join(lines, "\n")
+	switch {
+	case body == "":
+		return title
+	case m.TitleDerived() || strings.HasPrefix(body, strings.TrimSpace(strings.TrimSuffix(title, "…"))):
+		return body
+	}
+	return title + "\n" + body
+}
+
+func indentLines(s string) string { return strings.ReplaceAll(s, "\n", "\n  ") }
+
+// hookOut is a hook's output within a token budget (recall.TextCost).
+type hookOut struct {
+	b     strings.Builder
+	left  int // tokens
+	lines int // warnings written
+}
+
+// add writes block when it fits what is left of the budget.
+func (o *hookOut) add(block string) bool {
+	c := recall.TextCost(block)
+	if c > o.left {
+		return false
+	}
+	o.b.WriteString(block)
+	o.left -= c
+	o.lines++
+	return true
+}
+
+// addCut writes head, as much of text as fits cut at a sentence's end
+// (recall.CutText), and marker; or head and marker alone when not a word
+// fits; false when not even those do.
+func (o *hookOut) addCut(head, text, marker string) bool {
+	room := o.left - recall.TextCost(head) - recall.TextCost(marker)
+	for room > 0 {
+		part := recall.CutText(text, room)
+		if part == "" {
+			break
+		}
+		if o.add(head + indentLines(part) + marker) {
+			return true
+		}
+		room -= max(1, recall.TextCost(head+indentLines(part)+marker)-o.left)
+	}
+	return o.add(head + strings.TrimPrefix(marker, " "))
 }
 
 // fired is the bound memories of a project that carry a watermark that
@@ -350,17 +514,29 @@ func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) er
 	}
 	final := ev.Event == "SessionEnd"
 	rep, err := ingest.Ingest(ctx, a.st, ev.TranscriptPath, ingest.IngestOptions{Final: final, Only: p.ID})
+	if final && errors.Is(err, fs.ErrNotExist) {
+		// A session that wrote nothing: Claude Code runs SessionEnd for its
+		// own health checks (`claude mcp list`, `claude doctor`) with a
+		// transcript it never writes. Nothing to read is no failure.
+		return nil
+	}
 	if err != nil {
 		return err
 	}
-	if rep.Added == 0 && !final {
+	if rep.Added == 0 && (!final || !rep.Pending) {
+		// Nothing new, and the pass after the last read took what it
+		// read: no pass, which would read the whole project to find
+		// nothing to do.
 		return nil
 	}
 	_, err = consolidate.Consolidate(ctx, a.st, p, consolidate.Options{
 		AskedBy: memory.ActorAgent, Quick: true, Session: rep.Session,
 		Bind: a.trustService().BindMany,
 	})
-	return err
+	if err != nil {
+		return err
+	}
+	return ingest.Settle(ctx, a.st, rep)
 }
 
 // readHookInput reads the event, bounded in size and time: an agent that

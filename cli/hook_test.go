@@ -4,9 +4,13 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	"cairn/memory"
 )
 
 func hookJSON(t *testing.T, fields map[string]string) string {
@@ -29,6 +33,36 @@ func (e *env) hook(stdin string) string {
 	return r.out
 }
 
+// hookWith runs the hook with flags, as a settings file may set them.
+func (e *env) hookWith(stdin string, flags ...string) string {
+	e.t.Helper()
+	r := e.run(stdin, append([]string{"hook", "claude-code"}, flags...)...)
+	if r.code != 0 || r.err != "" {
+		e.t.Fatalf("hook: exit %d, stderr %q", r.code, r.err)
+	}
+	return r.out
+}
+
+// shownIDs are the ids a hook's output names (after "id " or "cairn show
+// ", or in a verify-first line's parentheses).
+var shownIDs = regexp.MustCompile(`(?:id |cairn show |\()([0-9A-Z]{8,26})[,:;\])]`)
+
+// showsID checks that the hook's output names the memory by an id that
+// `cairn show` takes back.
+func (e *env) showsID(out, id string) {
+	e.t.Helper()
+	for _, m := range shownIDs.FindAllStringSubmatch(out, -1) {
+		if strings.HasPrefix(id, m[1]) {
+			var r memory.Record
+			if err := json.Unmarshal([]byte(e.ok("show", m[1], "--json")), &r); err != nil || r.ID != id {
+				e.t.Fatalf("cairn show %s: %+v, %v", m[1], r, err)
+			}
+			return
+		}
+	}
+	e.t.Fatalf("the output names no id of %s:\n%s", id, out)
+}
+
 func (e *env) hookLog() string {
 	b, _ := os.ReadFile(filepath.Join(e.home, "hooks.log"))
 	return string(b)
@@ -49,9 +83,10 @@ func TestHookSessionStartAndPrompts(t *testing.T) {
 	}
 
 	out = e.hook(hookJSON(t, map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": e.wd, "prompt": "wire the retry into the Payments API client"}))
-	if !strings.Contains(out, "cairn: avoid — Do not call the v1 payments API") || !strings.Contains(out, neg.ID) || strings.Count(out, "\n") != 1 {
+	if !strings.HasPrefix(out, `cairn: avoid — Do not call the v1 payments API: it charges twice on retry [trigger "payments api", id `) || strings.Count(out, "\n") != 1 {
 		t.Fatalf("a prompt near a negative's trigger:\n%q", out)
 	}
+	e.showsID(out, neg.ID)
 	if out := e.hook(hookJSON(t, map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": e.wd, "prompt": "rename the logger package"})); out != "" {
 		t.Fatalf("an unrelated prompt printed %q", out)
 	}
@@ -76,9 +111,10 @@ func TestHookVerifyFirst(t *testing.T) {
 	os.WriteFile(cfg, []byte("tool: spinnaker\n"), 0o644)
 	e.ok("verify") // the wake check notices the file moved
 	out := e.hook(hookJSON(t, map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": e.wd, "prompt": "change the deploy timeout in deploy.yaml"}))
-	if !strings.Contains(out, "cairn: verify first — Deploys go through ArgoCD") || !strings.Contains(out, m.ID) {
+	if !strings.Contains(out, "cairn: verify first — Deploys go through ArgoCD") {
 		t.Fatalf("prompt about a stale memory:\n%q", out)
 	}
+	e.showsID(out, m.ID)
 }
 
 // PreCompact and SessionEnd read the session in; the second adds only
@@ -174,5 +210,105 @@ func TestDoctorShowsHookFailures(t *testing.T) {
 	var r doctorReport
 	if err := json.Unmarshal([]byte(e.ok("doctor", "--json")), &r); err != nil || len(r.HookFailures) != 1 || r.Store == nil {
 		t.Fatalf("doctor --json: %+v, %v", r, err)
+	}
+}
+
+// A triggered negative reaches the agent whole: the part past its title
+// (how to do it safely, and why) is what prevents the mistake.
+func TestHookPromptTellsTheWholeNegative(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	text := "Use make migrate to apply schema changes to the orders database, and always run it with STAGE=staging first. " +
+		"Run straight against production on 2026-10-02, it locked the orders table for 40 minutes: the migration rewrote the table. " +
+		"Check the staging output for table rewrites before the production run."
+	neg := e.rec("remember", text, "--layer", "negative", "--trigger", "make migrate")
+	if strings.Contains(neg.Title, "STAGE=staging") {
+		t.Fatalf("the test needs a title that leaves the safe way out: %q", neg.Title)
+	}
+	prompt := hookJSON(t, map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": e.wd, "prompt": "add the refunds column and run make migrate"})
+	out := e.hook(prompt)
+	for _, want := range []string{"with STAGE=staging first.", "it locked the orders table for 40 minutes", "Check the staging output for table rewrites before the production run."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the prompt hook lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Count(out, "Use make migrate") != 1 || strings.Contains(out, "[… cut: cairn show") {
+		t.Errorf("the negative is told once, whole:\n%s", out)
+	}
+	if len(out) > 4*600 {
+		t.Errorf("%d bytes is over the default budget of 600 tokens", len(out))
+	}
+	e.showsID(out, neg.ID)
+}
+
+// Within the budget, whole negatives first; the next is cut where a
+// sentence ends and says where the rest is; the ones after are named.
+// Never more than three, the most specific trigger first.
+func TestHookPromptBudgetAndCrowding(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	long := func(what string) string {
+		return "Do not " + what + " during business hours. The replica fell behind by an hour the last time it was done, and reports went stale. " +
+			"Schedule it for the night window and tell the data team first."
+	}
+	var general []string // ids of those with the least specific trigger
+	general = append(general, e.rec("remember", long("reindex the search cluster"), "--layer", "negative", "--trigger", "reindex").ID)
+	specific := e.rec("remember", long("reindex the orders index with the bulk flag"), "--layer", "negative", "--trigger", "reindex orders bulk")
+	middle := e.rec("remember", long("reindex the orders index"), "--layer", "negative", "--trigger", "reindex orders")
+	general = append(general, e.rec("remember", long("reindex from a laptop"), "--layer", "negative", "--trigger", "reindex").ID)
+	general = append(general, e.rec("remember", "Reindexing from cron needs the lock file.", "--layer", "negative", "--trigger", "reindex").ID)
+	prompt := hookJSON(t, map[string]string{"hook_event_name": "UserPromptSubmit", "session_id": "s1", "cwd": e.wd, "prompt": "reindex orders bulk now, we need the new mapping"})
+
+	out := e.hook(prompt)
+	if n := strings.Count(out, "cairn: avoid"); n != 3 {
+		t.Fatalf("%d negatives for one prompt, want 3:\n%s", n, out)
+	}
+	firstLine, _, _ := strings.Cut(out, "\n")
+	first, second := strings.Index(out, "with the bulk flag"), strings.Index(out, "Do not reindex the orders index during")
+	if first < 0 || second < first || !strings.HasPrefix(out, "cairn: avoid — Do not reindex the orders index with the bulk flag") || !strings.Contains(firstLine, `[trigger "reindex orders bulk", id `) {
+		t.Fatalf("the most specific trigger first, then the next:\n%s", out)
+	}
+	e.showsID(out, specific.ID)
+	e.showsID(out, middle.ID)
+
+	// A budget that holds one whole and part of the next.
+	budget := 130
+	out = e.hookWith(prompt, "--prompt-budget", "130")
+	if len(out) > 4*budget {
+		t.Fatalf("%d bytes is over a budget of %d tokens:\n%s", len(out), budget, out)
+	}
+	blocks := strings.Split(strings.TrimSuffix(out, "\n"), "\ncairn: ")
+	if len(blocks) != 3 || !strings.Contains(blocks[0], "tell the data team first.") {
+		t.Fatalf("want one whole negative, one cut, and a line naming the rest:\n%s", out)
+	}
+	cut, rest, ok := strings.Cut(blocks[1], " [… cut: cairn show ")
+	if !ok {
+		t.Fatalf("the second is not marked as cut:\n%s", out)
+	}
+	said := cut[strings.Index(cut, "— ")+len("— "):]
+	if !strings.HasPrefix(long("reindex the orders index"), said) || !strings.HasSuffix(said, ".") {
+		t.Fatalf("the cut is not at a sentence's end of the memory's text: %q", said)
+	}
+	sid := rest[:strings.IndexByte(rest, ';')]
+	if got := e.ok("show", sid); !strings.Contains(got, "tell the data team first") {
+		t.Fatalf("cairn show %s does not give the rest:\n%s", sid, got)
+	}
+	if !strings.HasPrefix(blocks[2], "also triggered, left out for the budget: ") {
+		t.Fatalf("the third is not named:\n%s", out)
+	}
+	named := strings.TrimSuffix(strings.TrimPrefix(blocks[2], "also triggered, left out for the budget: "), " (cairn show ID)")
+	i := slices.IndexFunc(general, func(id string) bool { return strings.HasPrefix(id, named) })
+	if i < 0 {
+		t.Fatalf("the third named is not one of the least specific: %q", blocks[2])
+	}
+	e.showsID("cairn show "+named+"]", general[i])
+
+	// A budget too small for a sentence cuts after a whole word.
+	out = e.hookWith(prompt, "--prompt-budget", "50")
+	if len(out) > 4*50 || !strings.Contains(out, "[… cut: cairn show") || !strings.Contains(out, "\ncairn: also triggered") {
+		t.Fatalf("a tiny budget:\n%s", out)
+	}
+	if said := out[strings.Index(out, "— ")+len("— ") : strings.Index(out, " [… cut")]; said != "" && !strings.HasPrefix(long("reindex the orders index with the bulk flag")+" ", said+" ") {
+		t.Fatalf("a word was cut: %q", said)
 	}
 }

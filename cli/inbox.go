@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"cairn/consolidate"
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/safetext"
 )
@@ -125,7 +126,7 @@ func writeInbox(w io.Writer, ds []memory.Draft, ps []proposalOut, all bool, done
 	var rows []row
 	waiting := 0
 	for _, d := range ds {
-		line := fmt.Sprintf("%s  %s  %-28s  %s", d.ID, d.Time.Local().Format(timeFmt), "draft · "+draftSource(d), preview(d.Text, 60))
+		line := fmt.Sprintf("%s  %s  %-28s  %s", d.ID, d.Time.Local().Format(timeFmt), "draft · "+draftSource(d), preview(ingest.Unmarked(d.Text), 60))
 		if d.Done != "" {
 			line += "  [done by run " + cleanLine(d.Done) + "]"
 		} else {

@@ -45,14 +45,13 @@ The drafts go to the project of the session's working directory, unless
 			if err != nil {
 				return err
 			}
-			if err := a.open(cmd.Context(), false); err != nil {
+			// Ingest is a write: a project named with --project is made
+			// when new. Without, each session goes to its own directory's.
+			if err := a.open(cmd.Context(), a.projFlag != ""); err != nil {
 				return err
 			}
 			opt := ingest.IngestOptions{Format: f, Final: final}
 			if a.projFlag != "" {
-				if err := a.open(cmd.Context(), true); err != nil {
-					return err
-				}
 				p := a.proj
 				opt.Project = &p
 			}

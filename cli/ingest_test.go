@@ -24,7 +24,7 @@ func TestIngestCommand(t *testing.T) {
 		os.WriteFile(filepath.Join(dir, filepath.Base(src)), b, 0o600)
 	}
 	out := e.ok("ingest", dir)
-	for _, want := range []string{"claude-code session 7f3c9a10-2b4e-4d61-9a7e-5c1f0e2d8b34 → project ratelimit: 9 new drafts", "3 secrets redacted", "line 23: not JSON", "codex session 019a2d7a", "project payments: 6 new drafts", "episode ", "next: cairn consolidate"} {
+	for _, want := range []string{"claude-code session 7f3c9a10-2b4e-4d61-9a7e-5c1f0e2d8b34 → project ratelimit: 10 new drafts", "3 secrets redacted", "line 23: not JSON", "codex session 019a2d7a", "project payments: 6 new drafts", "episode ", "next: cairn consolidate"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("ingest output lacks %q:\n%s", want, out)
 		}

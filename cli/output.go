@@ -3,8 +3,11 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
+	"os"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -371,11 +374,16 @@ func (a *app) printTimeline(cmd *cobra.Command, evs []memory.Event) error {
 }
 
 func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
+	type place struct {
+		memory.Sighting
+		Gone bool `json:"gone,omitempty"` // the directory is no longer there
+	}
 	type row struct {
 		memory.Project
-		Active int  `json:"active"`
-		Total  int  `json:"total"`
-		Here   bool `json:"current"`
+		Active int     `json:"active"`
+		Total  int     `json:"total"`
+		Here   bool    `json:"current"`
+		Seen   []place `json:"seen,omitempty"` // where it was used from, the most recent first
 	}
 	rows := make([]row, 0, len(ps))
 	for _, p := range ps {
@@ -389,6 +397,14 @@ func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
 		}
 		for _, s := range memory.Statuses {
 			r.Total += c.Total(s)
+		}
+		seen := p.Seen
+		if len(seen) == 0 && p.Root != "" {
+			seen = []memory.Sighting{{Path: p.Root}} // known from before projects kept where they were seen
+		}
+		for _, s := range seen {
+			_, err := os.Stat(s.Path)
+			r.Seen = append(r.Seen, place{Sighting: s, Gone: errors.Is(err, fs.ErrNotExist)})
 		}
 		rows = append(rows, r)
 	}
@@ -406,7 +422,24 @@ func (a *app) printProjects(cmd *cobra.Command, ps []memory.Project) error {
 		if r.Here {
 			mark = "*"
 		}
-		fmt.Fprintf(tw, "%s %s\t%s\t%d active\t%d in all\t%s\n", mark, cleanLine(r.Name), r.ID, r.Active, r.Total, cleanLine(r.Root))
+		// The places it was seen from are a last column, one a line.
+		lead := fmt.Sprintf("%s %s\t%s\t%d active\t%d in all", mark, cleanLine(r.Name), r.ID, r.Active, r.Total)
+		if len(r.Seen) == 0 {
+			fmt.Fprintln(tw, lead+"\t")
+		}
+		for i, s := range r.Seen {
+			when := ""
+			if !s.LastSeen.IsZero() {
+				when = "last seen " + s.LastSeen.Local().Format(timeFmt)
+			}
+			if s.Gone {
+				when = strings.TrimSpace(when + " (gone)")
+			}
+			if i > 0 {
+				lead = "\t\t\t"
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\n", lead, cleanLine(s.Path), when)
+		}
 	}
 	return tw.Flush()
 }

@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"strings"
+	"time"
 
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
@@ -217,24 +218,38 @@ func (a *app) homePath() (string, error) {
 // open opens the store and resolves the project. write registers the
 // project in the store if it is new (and says so on stderr: a typo in
 // --project must not go unnoticed); a read of a project the store does not
-// know, named with --project, is refused with the known names.
+// know, named with --project, is refused with the known names. A command
+// in a checkout of a known repository records, by the way, the
+// repository's keys and the checkout it was used from (cairn projects).
 func (a *app) open(ctx context.Context, write bool) error {
 	if err := a.openStore(ctx); err != nil {
 		return err
 	}
-	p, known, err := a.resolveProject(ctx)
+	p, stored, known, err := a.resolveProject(ctx)
 	if err != nil {
 		return err
 	}
 	switch {
 	case write || p.ID == memory.GlobalID:
-		if p, err = a.st.EnsureProject(ctx, p); err != nil {
+		got, err := a.st.EnsureProject(ctx, p)
+		if err != nil {
 			return err
 		}
-		if !known && p.ID != memory.GlobalID {
-			fmt.Fprintf(a.env.Stderr, "cairn: new project %s\n", cleanLine(p.Name))
+		if !known && got.ID != memory.GlobalID {
+			fmt.Fprintf(a.env.Stderr, "cairn: new project %s\n", cleanLine(got.Name))
 		}
-	case !known && a.projFlag != "":
+		p = got
+	case known && project.Stale(stored, p, time.Now()):
+		// A read writes only this bookkeeping, and goes on without it
+		// when the store cannot take it.
+		if got, err := a.st.EnsureProject(ctx, p); err == nil {
+			p = got
+		} else {
+			p = stored
+		}
+	case known:
+		p = stored
+	case a.projFlag != "":
 		return a.unknownProject(ctx)
 	}
 	a.proj = p
@@ -288,33 +303,38 @@ func (a *app) openStore(ctx context.Context) error {
 	return nil
 }
 
-// resolveProject names the project the command acts in, and whether the
-// store already holds it.
-func (a *app) resolveProject(ctx context.Context) (p memory.Project, known bool, err error) {
+// resolveProject names the project the command acts in: p is what the
+// command line or the working directory says of it (its name, or the
+// repository's keys and checkout), stored the project the store holds for
+// it when known.
+func (a *app) resolveProject(ctx context.Context) (p, stored memory.Project, known bool, err error) {
 	if a.projFlag != "" {
-		if p, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
-			return p, true, nil
+		if stored, err := a.st.ProjectByName(ctx, a.projFlag); err == nil {
+			// Named, not used from a checkout: nothing to note of where.
+			return memory.Project{ID: stored.ID, Name: stored.Name}, stored, true, nil
 		}
 		if p, err = project.Named(a.projFlag); err != nil {
-			return p, false, usage(err)
+			return p, p, false, usage(err)
 		}
-	} else {
-		wd, err := a.env.Getwd()
-		if err != nil {
-			return memory.Project{}, false, fmt.Errorf("working directory: %w", err)
+		stored, err := a.st.Project(ctx, p.ID)
+		switch {
+		case err == nil:
+			return p, stored, true, nil
+		case errors.Is(err, memory.ErrNotFound):
+			return p, p, false, nil
 		}
-		if p, err = project.Detect(wd); err != nil {
-			return p, false, err
-		}
+		return p, p, false, err
 	}
-	stored, err := a.st.Project(ctx, p.ID)
-	switch {
-	case err == nil:
-		return stored, true, nil
-	case errors.Is(err, memory.ErrNotFound):
-		return p, false, nil
+	wd, err := a.env.Getwd()
+	if err != nil {
+		return p, p, false, fmt.Errorf("working directory: %w", err)
 	}
-	return p, false, err
+	if p, err = project.Detect(wd); err != nil {
+		return p, p, false, err
+	}
+	stored, known, err = project.Find(ctx, a.st, p)
+	stored.Root = p.Root // the checkout this command runs in
+	return p, stored, known, err
 }
 
 func (a *app) close() {

@@ -61,6 +61,11 @@ type Report struct {
 	Drafts  int                       `json:"drafts"` // drafts read
 	Counts  map[memory.ChangeKind]int `json:"counts"`
 	Dropped []string                  `json:"dropped,omitempty"` // candidates refused, with the reason
+	// ModelLate says the language model's deadline for the pass passed
+	// (Options.LLM's Deadline); ByPatterns is how many drafts the
+	// patterns extracted after it, as without a model.
+	ModelLate  bool `json:"model_deadline_passed,omitempty"`
+	ByPatterns int  `json:"drafts_by_patterns,omitempty"`
 	// Answered are the gaps (questions recall could not answer) that the
 	// project's memories answer now: closed by the pass (listed only, on a
 	// dry run).
@@ -101,10 +106,27 @@ func (r Report) Summary() string {
 	if r.Drafts == 1 {
 		drafts = "1 draft"
 	}
-	if len(parts) == 0 {
-		return drafts + ": nothing to change"
+	late := ""
+	if r.ModelLate {
+		late = "; " + r.LateNote()
 	}
-	return drafts + ": " + strings.Join(parts, ", ")
+	if len(parts) == 0 {
+		return drafts + ": nothing to change" + late
+	}
+	return drafts + ": " + strings.Join(parts, ", ") + late
+}
+
+// LateNote says that the model's deadline passed and what the patterns
+// took ("" when it did not pass).
+func (r Report) LateNote() string {
+	if !r.ModelLate {
+		return ""
+	}
+	n := fmt.Sprintf("%d drafts", r.ByPatterns)
+	if r.ByPatterns == 1 {
+		n = "1 draft"
+	}
+	return "the language model's deadline for the pass passed: the patterns extracted " + n + " without it"
 }
 
 // Undo reverts a whole run exactly; id may be a unique prefix.

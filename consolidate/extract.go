@@ -105,10 +105,15 @@ func Extract(d memory.Draft) []Candidate {
 	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
 		return nil // a slash command's prompt template, not what the person said
 	}
-	x := extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d)}
+	x := extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d), prompt: d.Actor == memory.ActorUser && fromTranscript(d)}
 	var out []Candidate
 	if d.Actor != memory.ActorUser {
 		x.text, out = toolFacts(d.Text)
+	}
+	notes := d.Actor != memory.ActorUser && strings.HasPrefix(x.text, ingest.NotesMark)
+	if notes {
+		// Blank the mark: every statement keeps its place.
+		x.text = strings.Repeat(" ", len(ingest.NotesMark)) + x.text[len(ingest.NotesMark):]
 	}
 	x.secretAt, x.keyLines = secretsOf(x.text)
 	var harness [][2]int
@@ -118,11 +123,25 @@ func Extract(d memory.Draft) []Candidate {
 		// ingest took it out still holds it.
 		harness = ingest.HarnessSpans(x.text)
 	}
-	for _, st := range x.statements(d.Actor) {
+	sts := x.statements(d.Actor)
+	through := 0 // notes: the statements up to here went with a finding
+	for i, st := range sts {
 		if x.tainted(st) || overlaps(harness, st.start, st.end) {
 			continue
 		}
-		c, ok := classifyStatement(st)
+		var c Candidate
+		var ok bool
+		if notes {
+			if i < through {
+				continue // said with the finding before it
+			}
+			c, ok = noteFinding(sts, i)
+			if ok {
+				c.Body, through = explained(sts, i, c.Body)
+			}
+		} else {
+			c, ok = classifyStatement(st)
+		}
 		if !ok {
 			continue
 		}
@@ -149,6 +168,7 @@ func overlaps(spans [][2]int, start, end int) bool {
 type extractor struct {
 	text     string
 	session  bool         // an agent's words in its session log, read by ingest
+	prompt   bool         // a person's prompt in a session log, read by ingest
 	secretAt []int        // byte offsets where cairn/secrets finds a credential
 	keyLines map[int]bool // the lines of private key blocks
 }
@@ -171,6 +191,7 @@ type statement struct {
 	steps      []string     // a procedure's steps
 	reproSteps bool         // the procedure reproduces a bug (its layer is B)
 	session    bool         // an agent said it in its session log (not a capture)
+	prompt     bool         // the person said it in a prompt of a session log
 	todo       bool         // an item of a to-do list ("Still needed:", "Next steps:")
 }
 
@@ -379,6 +400,7 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 			}
 			if st, next, ok := x.blockProcedure(lines, i); ok {
 				st.session = x.session && st.speaker == memory.ActorAgent
+				st.prompt = x.prompt && st.speaker == memory.ActorUser
 				out = append(out, st)
 				i = next - 1
 				continue
@@ -391,6 +413,7 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 				st.speaker = memory.ActorAgent
 			}
 			st.session = x.session && st.speaker == memory.ActorAgent
+			st.prompt = x.prompt && st.speaker == memory.ActorUser
 			prepareStatement(&st)
 			out = append(out, st)
 		}
@@ -408,9 +431,14 @@ var abbreviations = setOfWords(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
 func sentenceRanges(text string, start, end int) [][2]int {
 	var out [][2]int
 	s := start
+	code := false // inside a `code span`, where "..." ends nothing
 	for i := start; i < end; i++ {
 		c := text[i]
-		if c != '.' && c != '!' && c != '?' {
+		if c == '`' {
+			code = !code && strings.IndexByte(text[i+1:end], '`') >= 0
+			continue
+		}
+		if code || c != '.' && c != '!' && c != '?' {
 			continue
 		}
 		j := i
@@ -627,7 +655,7 @@ var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoi
 	debug decrease delete deploy disable document download drain drop edit enable ensure export fetch find fix
 	flush follow freeze generate get grep increase install issue keep kill label load lock log login lower make
 	mark merge migrate mkdir move mv notify open paste pick pin post promote publish pull push put raise rebase
-	read rebuild reboot regenerate register release reload remove rename request re-run rerun reset restart restore
+	read rebuild reboot regenerate register release reload remove rename request re-run rerun reset restart restore retry
 	resume review revert revoke rm roll rollback rotate run scale seed select set ship sign source ssh start stop
 	switch tag tail take test trigger uncordon uninstall unlock unset update upgrade upload use validate verify
 	visit wait warm watch write wipe`)
@@ -679,6 +707,9 @@ var standingOpeners = lazy(`(?i)^(?:going forward|from now on|in future|in the f
 var reporter = lazy(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
 
 // labelPrefix is a short label before a colon or dash: "Correction: …".
+// planLabel is a numbered step of a plan: "Fix 2:", "Step 3 —", "Option B:".
+var planLabel = lazy(`(?i)^(?:fix|step|option|phase|part|change|task|todo|approach|plan|stage)\s*#?(?:\d+|[a-e])\b[a-z]?\s*(?:[:.)—–]|\s-)\s*`)
+
 var labelPrefix = lazy(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
 
 // emphasis marks are dropped before a statement is read.
@@ -735,6 +766,9 @@ func prepareStatement(st *statement) {
 	s = emphasis.Replace(s)
 	if m := fileLabel.FindString(s); m != "" && len(m) < len(s) {
 		s = s[len(m):]
+	}
+	if planLabel.MatchString(s) {
+		s, body = "", "" // "**Fix 2**: remove …", "Step 3: …": a step of the plan at hand
 	}
 	if m := labelPrefix.FindStringSubmatch(s); m != nil {
 		name := strings.ToLower(strings.TrimSpace(m[1]))
@@ -1418,6 +1452,10 @@ func readState(st statement, core, low string) (Candidate, bool) {
 		return Candidate{}, false
 	case !verb && st.session:
 		return Candidate{}, false // "**Storage:** ETS table": a fragment of a report, no statement
+	case st.prompt && !verb:
+		return Candidate{}, false // "only 5 seconds": a reply to the agent's question, no statement
+	case st.prompt && !measured && pastTense.MatchString(low):
+		return Candidate{}, false // "new beads were added", "main was clean": news for the task at hand
 	}
 	c := Candidate{Class: ClassState, Layer: memory.LayerState, Kind: memory.KindFact, Title: st.body, Body: st.body}
 	switch {
@@ -1648,7 +1686,7 @@ var (
 	taskVerbs = setOfWords(`fix add implement refactor migrate write create make build find investigate look check update
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
-		summarise list search grep install set go let's lets please can could would`)
+		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would`)
 	standingCue = lazy(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
 )
 

@@ -34,7 +34,11 @@ type LLM struct {
 	Model   string        // the model to ask
 	Key     string        // bearer token; may be empty (local servers)
 	Timeout time.Duration // per draft; 0 means 60 s
-	Client  *http.Client  // nil: a client of its own
+	// Deadline bounds all of one pass's requests; 0 means 60 s. When it
+	// passes, the patterns extract the drafts left (the smaller of the two
+	// bounds a request).
+	Deadline time.Duration
+	Client   *http.Client // nil: a client of its own
 
 	// noFormat is set once the server refused response_format, so that
 	// later drafts do not pay for the refusal again.
@@ -44,11 +48,13 @@ type LLM struct {
 // Limits of one exchange with the model.
 const (
 	llmDefaultTimeout = 60 * time.Second
-	llmMaxAnswer      = 1 << 20 // bytes of a response body read
-	llmMaxCandidates  = 20      // candidates considered per draft
-	llmMaxTitle       = 120     // runes of a title
-	llmMaxTriggers    = 4
-	llmSnippet        = 200 // bytes of an error body shown
+	// LLMDefaultDeadline bounds one pass's requests to the model in all.
+	LLMDefaultDeadline = 60 * time.Second
+	llmMaxAnswer       = 1 << 20 // bytes of a response body read
+	llmMaxCandidates   = 20      // candidates considered per draft
+	llmMaxTitle        = 120     // runes of a title
+	llmMaxTriggers     = 4
+	llmSnippet         = 200 // bytes of an error body shown
 )
 
 // llmHint is what a person can do when the endpoint cannot be used.
@@ -71,8 +77,11 @@ var llmClient = &http.Client{
 // stands in for CAIRN_LLM_KEY only when the URL's host is api.openai.com,
 // so that an OpenAI key is never sent to another server.
 //
-// The settings file (llm.url, llm.model, llm.key or llm.key_env) stands
-// behind the variables: each one unset takes the file's value.
+// CAIRN_LLM_DEADLINE (llm.deadline) bounds a pass's requests in all.
+//
+// The settings file (llm.url, llm.model, llm.key or llm.key_env,
+// llm.deadline) stands behind the variables: each one unset takes the
+// file's value.
 func LLMFromEnv(getenv func(string) string) (*LLM, error) {
 	getenv = config.Load(getenv).Getenv(getenv)
 	raw := strings.TrimSpace(getenv("CAIRN_LLM_URL"))
@@ -99,7 +108,15 @@ func LLMFromEnv(getenv func(string) string) (*LLM, error) {
 	if i := strings.IndexFunc(key, func(r rune) bool { return r <= ' ' || r == 0x7f || safetext.Unsafe(r) }); i >= 0 {
 		return nil, fmt.Errorf("%s holds a space or control character at byte %d: set it to the key alone", from, i)
 	}
-	return &LLM{URL: raw, Model: model, Key: key}, nil
+	var deadline time.Duration
+	if v := strings.TrimSpace(getenv("CAIRN_LLM_DEADLINE")); v != "" {
+		d, err := time.ParseDuration(v)
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("CAIRN_LLM_DEADLINE %q is not a positive duration: set it to one such as 60s or 2m (llm.deadline in the settings), or unset it", safetext.CleanLine(v))
+		}
+		deadline = d
+	}
+	return &LLM{URL: raw, Model: model, Key: key, Deadline: deadline}, nil
 }
 
 // llmParseURL reads a base URL and refuses one that is not http(s). The
@@ -131,6 +148,14 @@ func (l *LLM) timeout() time.Duration {
 		return llmDefaultTimeout
 	}
 	return l.Timeout
+}
+
+// deadline is what bounds one pass's requests in all.
+func (l *LLM) deadline() time.Duration {
+	if l.Deadline <= 0 {
+		return LLMDefaultDeadline
+	}
+	return l.Deadline
 }
 
 func (l *LLM) errorf(format string, a ...any) error {

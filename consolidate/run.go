@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/secrets"
@@ -22,8 +23,16 @@ import (
 // planned against a store that changed before it was written is planned
 // again.
 func Consolidate(ctx context.Context, st memory.Store, p memory.Project, opt Options) (Report, error) {
+	// One deadline for all the model's requests of the pass (planned
+	// again or not); the patterns take the drafts after it.
+	llmCtx := ctx
+	if opt.LLM != nil {
+		var cancel context.CancelFunc
+		llmCtx, cancel = context.WithTimeout(ctx, opt.LLM.deadline())
+		defer cancel()
+	}
 	for attempt := 0; ; attempt++ {
-		rep, ops, err := plan(ctx, st, p, opt)
+		rep, ops, err := plan(ctx, llmCtx, st, p, opt)
 		if err != nil {
 			return rep, err
 		}
@@ -99,10 +108,15 @@ func progress(opt Options, stage string, done, total int) {
 // planner holds one pass's view of the project while it plans.
 type planner struct {
 	ctx context.Context
-	st  memory.Store
-	p   memory.Project
-	opt Options
-	now time.Time
+	// llmCtx bounds the model's requests: ctx with the pass's deadline.
+	llmCtx context.Context
+	// late counts the drafts the patterns extracted once it passed.
+	late     int
+	lateSeen bool
+	st       memory.Store
+	p        memory.Project
+	opt      Options
+	now      time.Time
 
 	ops     []memory.Op
 	dropped []string
@@ -134,12 +148,12 @@ const maxNear = 256
 const maxPosting = 2000
 
 // plan reads the project and decides the run.
-func plan(ctx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, error) {
+func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, error) {
 	now := time.Now
 	if opt.Now != nil {
 		now = opt.Now
 	}
-	pl := &planner{ctx: ctx, st: st, p: p, opt: opt, now: now().UTC(),
+	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
 		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}}
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
@@ -201,6 +215,7 @@ func plan(ctx context.Context, st memory.Store, p memory.Project, opt Options) (
 	pl.bind()
 
 	rep.Dropped = pl.dropped
+	rep.ModelLate, rep.ByPatterns = pl.lateSeen, pl.late
 	rep.Run = memory.Run{Project: p.ID, Time: pl.now, Actor: memory.ActorSystem}
 	for _, op := range pl.ops {
 		rep.Run.Changes = append(rep.Run.Changes, op.Change)
@@ -270,16 +285,25 @@ func (pl *planner) drop(d memory.Draft, format string, a ...any) {
 
 // extract asks the language model when there is one (falling back to the
 // patterns when it fails), else the patterns.
+// Once the pass's deadline for the model passed, the patterns take the
+// drafts left, the one whose request it cut short too.
 func (pl *planner) extract(d memory.Draft) []Candidate {
-	if pl.opt.LLM != nil {
-		cands, dropped, err := pl.opt.LLM.Extract(pl.ctx, d)
+	if pl.opt.LLM != nil && pl.llmCtx.Err() == nil {
+		cands, dropped, err := pl.opt.LLM.Extract(pl.llmCtx, d)
 		for _, why := range dropped {
 			pl.drop(d, "%s", why)
 		}
 		if err == nil {
 			return cands
 		}
-		pl.drop(d, "%v; the patterns were used instead", err)
+		if pl.llmCtx.Err() == nil || pl.ctx.Err() != nil {
+			pl.drop(d, "%v; the patterns were used instead", err)
+			return Extract(d)
+		}
+	}
+	if pl.opt.LLM != nil && pl.ctx.Err() == nil {
+		pl.lateSeen = true
+		pl.late++
 	}
 	return Extract(d)
 }
@@ -769,8 +793,8 @@ func workingNotes(d memory.Draft) string {
 	return ""
 }
 
-// MaxPerSession bounds the durable memories (every layer but the episodes
-// of C) one agent session leaves: a careful colleague writes down a
+// MaxPerSession bounds the memories (all but the session's own episode)
+// one agent session leaves: a careful colleague writes down a
 // handful of things after a long session, not a transcript.
 const MaxPerSession = 15
 
@@ -783,7 +807,7 @@ func (pl *planner) budget(fs []found) []found {
 	left := map[string]int{}
 	counted := func(f found) bool {
 		// An agent's unsure candidate is dropped later, and costs nothing.
-		return fromTranscript(f.d) && f.c.Layer != memory.LayerEpisode && (f.c.Sure || f.d.Actor == memory.ActorUser)
+		return fromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
 	}
 	for _, f := range fs {
 		if s := f.d.Source.Session; counted(f) {
@@ -795,7 +819,7 @@ func (pl *planner) budget(fs []found) []found {
 	}
 	for _, id := range pl.order {
 		m := pl.mems[id]
-		if _, ok := left[m.Source.Session]; ok && m.Layer != memory.LayerEpisode && m.Source.File != "" {
+		if _, ok := left[m.Source.Session]; ok && m.Ref != ingest.EpisodeRef(m.Source.Session) && m.Source.File != "" {
 			left[m.Source.Session]--
 		}
 	}
@@ -827,11 +851,21 @@ func (pl *planner) budget(fs []found) []found {
 	return out
 }
 
-// worth ranks a candidate for a session's budget.
+// worth ranks a candidate for a session's budget: the person's
+// corrections and rules, then lessons, failures and decisions, the person's
+// other statements, the agent's findings, then the rest.
 func worth(f found) int {
 	w := 0
 	if f.d.Actor == memory.ActorUser {
-		w += 100
+		// The person's corrections, rules, decisions and failures first; a
+		// plain statement in a prompt is often the task's context.
+		w += 30
+		if f.c.Class != ClassState && f.c.Class != ClassEvent {
+			w += 70
+		}
+	}
+	if f.c.Provenance == memory.ProvObserved && f.c.Class == ClassState {
+		w += 20 // a finding the agent concluded and acted on (its notes)
 	}
 	switch f.c.Class {
 	case ClassCorrection, ClassPreference:

@@ -25,6 +25,9 @@ const (
 	maxFactLen  = 200      // one fact
 	maxAsked    = 3        // prompts the diary quotes
 	maxAskedLen = 160
+	maxNotes    = 1024    // working notes kept of one turn (a long task is one turn)
+	maxNoteText = 1 << 20 // their text in all
+	minNote     = 40      // a shorter note ("Let me look at the test first.") states nothing found
 	maxCommands = 30
 	maxFiles    = 40
 )
@@ -163,6 +166,8 @@ type turn struct {
 	facts     []*fact
 	said      *Item // the last text of the turn so far
 	answer    *Item
+	notes     []*Item // what the agent said before its last text
+	noteBytes int
 	first     time.Time
 	last      time.Time
 	compacted int
@@ -353,6 +358,11 @@ func (rd *reader) answer(it Item) {
 	rd.seen(it.Time)
 	rd.noteAgentLines(it.Text)
 	it.Role = RoleAssistant
+	if prev := rd.turn.answer; prev != nil && len(prev.Text) >= minNote && len(rd.turn.notes) < maxNotes && rd.turn.noteBytes+len(prev.Text) <= maxNoteText {
+		// Not the turn's last text after all: a working note.
+		rd.turn.noteBytes += len(prev.Text)
+		rd.turn.notes = append(rd.turn.notes, prev)
+	}
 	rd.turn.answer = &it
 	rd.turn.said = &it
 }
@@ -407,6 +417,18 @@ func (rd *reader) close() error {
 			if err := rd.send(*it); err != nil {
 				return err
 			}
+		}
+	}
+	for i, it := range t.notes {
+		n := *it
+		n.Key = fmt.Sprintf("%s#note%d", it.Key, i)
+		n.Role = RoleNotes
+		if n.Text = rd.clean(n.Text, maxText); n.Text == "" {
+			continue
+		}
+		n.Text = NotesMark + "\n" + n.Text
+		if err := rd.send(n); err != nil {
+			return err
 		}
 	}
 	if len(t.facts) > 0 {
@@ -781,6 +803,24 @@ func tagStart(s, open string) int {
 // words pasted back): theirs to show, not their words nor a rule they set.
 // Such a draft is attributed to the agent, never to the person.
 const PastedMark = "[pasted by the person into their prompt]"
+
+// NotesMark opens a draft of the agent's working notes (RoleNotes): what it
+// said between its tool calls. Most of it is narration of the moment; what
+// it concluded there ("X does not support Y") is where a session's durable
+// findings are said, and consolidation reads it for those only.
+const NotesMark = "[the agent's working notes, said during a turn]"
+
+// Unmarked is a draft's text as a list shows it: what its mark says it is
+// ("notes: …", "pasted: …"), then what it says; a draft without a mark is
+// its text.
+func Unmarked(text string) string {
+	for _, m := range []struct{ mark, kind string }{{NotesMark, "notes"}, {PastedMark, "pasted"}} {
+		if r, ok := strings.CutPrefix(text, m.mark); ok {
+			return m.kind + ": " + strings.TrimLeft(r, "\n")
+		}
+	}
+	return text
+}
 
 // Bounds of what reads as pasted.
 const (

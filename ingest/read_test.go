@@ -62,8 +62,10 @@ func TestClaudeCodeSession(t *testing.T) {
 	want := []string{
 		// The sub-agent's side chain (s1–s4) is no item: its report is the
 		// main agent's tool result, and the main agent's words say what it
-		// took from it.
-		"user u2", "tools tools:toolu_02", "assistant a9",
+		// took from it. What the agent said before its last text is a
+		// working note (a2's "Let me look at the test first." is too short
+		// to state anything).
+		"user u2", "notes a5#note0", "tools tools:toolu_02", "assistant a9",
 		"user u9", "tools tools:toolu_07", "assistant a11",
 		"user u13", "tools tools:toolu_08", "assistant a13",
 	}

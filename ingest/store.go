@@ -64,6 +64,11 @@ type Report struct {
 	EpisodeUpdated bool     `json:"episode_updated,omitempty"`
 	Restarted      bool     `json:"restarted,omitempty"`
 	Errors         []string `json:"errors,omitempty"`
+	// Pending says the file's drafts may wait for consolidation: some
+	// were read, now or before, and no hook's pass settled them since.
+	Pending bool `json:"pending,omitempty"`
+	// next is where the read stopped (for Settle).
+	next int64
 }
 
 // EpisodeRef is the ref of a session's episode memory.
@@ -234,6 +239,8 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 
 	state.Project, state.Session, state.Head = p.ID, session, head
 	state.Offset, state.Line, state.Time = res.Next, res.NextLine, now().UTC()
+	state.Pending = state.Pending || rep.Items > 0
+	rep.Pending, rep.next = state.Pending, state.Offset
 	state.Diary = nil
 	if state.Episode != "" {
 		state.Diary = after
@@ -340,6 +347,15 @@ func projectOf(ctx context.Context, st memory.Store, state memory.IngestState, p
 		return p, errors.New("the session names no working directory, so its project is unknown: give --project")
 	}
 	if opt.Only != "" && p.ID != opt.Only {
+		// The session's checkout may know the project by another of its
+		// keys (a worktree, a project known by its path before).
+		got, ok, err := project.Find(ctx, st, p)
+		if err != nil {
+			return p, err
+		}
+		if ok && got.ID == opt.Only {
+			return st.EnsureProject(ctx, p)
+		}
 		return p, fmt.Errorf("the session belongs to project %s, not to this one: an agent's hook ingests only its own project's sessions", p.Name)
 	}
 	return st.EnsureProject(ctx, p)
@@ -479,11 +495,21 @@ func notFound(err error) error {
 	if errors.Is(err, fs.ErrNotExist) {
 		var pe *fs.PathError
 		if errors.As(err, &pe) {
-			return fmt.Errorf("%s does not exist", pe.Path)
+			return missing{pe.Path, err}
 		}
 	}
 	return err
 }
+
+// missing is a file that does not exist, said in one line; errors.Is still
+// sees fs.ErrNotExist in it.
+type missing struct {
+	path string
+	err  error
+}
+
+func (m missing) Error() string { return m.path + " does not exist" }
+func (m missing) Unwrap() error { return m.err }
 
 func formatName(f Format) string {
 	if f == "" {
@@ -497,4 +523,23 @@ func shortSession(s string) string {
 		return s[:8]
 	}
 	return s
+}
+
+// Settle notes that the drafts a read (rep) left pending were consolidated,
+// so that the next read with nothing new costs only the read. It leaves
+// the mark when another read moved on since (its own pass settles it).
+func Settle(ctx context.Context, st memory.Store, rep Report) error {
+	if !rep.Pending {
+		return nil
+	}
+	state, err := st.IngestState(ctx, rep.File)
+	if err != nil {
+		return err
+	}
+	if !state.Pending || state.Offset != rep.next || state.Project != rep.ProjectID {
+		return nil
+	}
+	state.Pending = false
+	_, err = st.Ingest(ctx, memory.IngestBatch{Project: state.Project, State: &state})
+	return err
 }

@@ -68,14 +68,15 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rep.Format != FormatClaudeCode || rep.Project != "ratelimit" || rep.Added != 3 || !rep.EpisodeNew || len(rep.Malformed) != 1 {
+	if rep.Format != FormatClaudeCode || rep.Project != "ratelimit" || rep.Added != 4 || !rep.EpisodeNew || len(rep.Malformed) != 1 {
 		t.Fatalf("first ingest: %+v", rep)
 	}
 	pid := rep.ProjectID
 	drafts, _ := db.Drafts(ctx, pid, 100)
-	// (The sub-agent's side chain in the first turn is no draft.)
-	if len(drafts) != 3 {
-		t.Fatalf("%d drafts, want 3: the turn still open waits", len(drafts))
+	// (The sub-agent's side chain in the first turn is no draft; the
+	// agent's working note in it is one.)
+	if len(drafts) != 4 {
+		t.Fatalf("%d drafts, want 4: the turn still open waits", len(drafts))
 	}
 	users := 0
 	for _, d := range drafts {
@@ -109,8 +110,8 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 	if strings.Contains(ep.Body, "still running") || !strings.Contains(ep.Body, "ran `make lint` (1 failed)") {
 		t.Fatalf("episode after the end:\n%s", ep.Body)
 	}
-	if ds, _ := db.Drafts(ctx, pid, 100); len(ds) != 9 {
-		t.Fatalf("%d drafts after all, want 9", len(ds))
+	if ds, _ := db.Drafts(ctx, pid, 100); len(ds) != 10 {
+		t.Fatalf("%d drafts after all, want 10", len(ds))
 	}
 
 	// A person drops a draft; the file is then rewritten (a new first
@@ -123,7 +124,7 @@ func TestIngestAgainAddsOnlyWhatIsNew(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, err = Ingest(ctx, db, path, IngestOptions{Final: true})
-	if err != nil || !rep.Restarted || rep.Added != 0 || rep.Known != 9 {
+	if err != nil || !rep.Restarted || rep.Added != 0 || rep.Known != 10 {
 		t.Fatalf("re-read from the top: %+v, %v", rep, err)
 	}
 
@@ -233,5 +234,41 @@ func TestIngestTakesEscapesAsData(t *testing.T) {
 	ep, _ := db.Get(ctx, rep.Episode)
 	if strings.ContainsRune(ep.Title, 0x1b) || strings.ContainsRune(ep.Body, 0x1b) || !strings.Contains(ep.Title, "port 9090") {
 		t.Fatalf("episode: %q\n%q", ep.Title, ep.Body)
+	}
+}
+
+// A read leaves its file pending until a pass settles it; a read that
+// moved on since keeps the mark for its own pass.
+func TestPendingUntilSettled(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := openStore(t)
+	path, rest := copyTranscript(t, claudeFile, 4)
+	first, err := Ingest(ctx, db, path, IngestOptions{})
+	if err != nil || !first.Pending {
+		t.Fatalf("first read: pending %v, %v", first.Pending, err)
+	}
+	// Another read takes the rest before the first one's pass settles.
+	appendTo(t, path, rest)
+	second, err := Ingest(ctx, db, path, IngestOptions{Final: true})
+	if err != nil || second.Added == 0 || !second.Pending {
+		t.Fatalf("second read: %+v, %v", second, err)
+	}
+	if err := Settle(ctx, db, first); err != nil {
+		t.Fatal(err)
+	}
+	if st, _ := db.IngestState(ctx, second.File); !st.Pending {
+		t.Fatal("an older read's pass settled drafts it never saw")
+	}
+	if err := Settle(ctx, db, second); err != nil {
+		t.Fatal(err)
+	}
+	st, _ := db.IngestState(ctx, second.File)
+	if st.Pending || st.Episode != second.Episode || st.Offset == 0 {
+		t.Fatalf("after its pass: %+v", st)
+	}
+	again, err := Ingest(ctx, db, path, IngestOptions{Final: true})
+	if err != nil || again.Added != 0 || again.Items != 0 || again.Pending {
+		t.Fatalf("nothing new after the pass: %+v, %v", again, err)
 	}
 }

@@ -34,6 +34,11 @@ const (
 	// RolePasted is what the person pasted into a prompt (see PastedMark):
 	// theirs to show, not their words. Its draft is the agent's.
 	RolePasted Role = "pasted"
+	// RoleNotes is what the agent said in a turn before its final text:
+	// its working notes between tool calls, where it states what it found
+	// ("The CSS isn't built by esbuild — it lives in priv/static/assets/.
+	// Let me check …"). Its draft opens with NotesMark.
+	RoleNotes Role = "notes"
 )
 
 // Item is one draft to be: a user prompt, an assistant's final text, or the

@@ -57,32 +57,52 @@ func (s *Server) server() *mcp.Server {
 			"`recall` before you decide or change something, `remember` for facts, decisions (with their because), " +
 			"failures and user preferences worth keeping, `capture` for raw notes, and `consolidate` to turn captured notes into memories.",
 	})
-	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Description: "Find the memories relevant to a task or question. " +
+	mcp.AddTool(srv, &mcp.Tool{Name: "recall", Annotations: reads(), Description: "Find the memories relevant to a task or question. " +
 		"Use before changing code or deciding something, to learn what was decided, what failed and what the user prefers. " +
 		"Returns current memories and, separately, verify_first: memories that may be stale and must be checked before you rely on them. " +
 		"Scores are absolute: when nothing stored comes near the question, nothing_known is true and no results are padded in — " +
 		"find out and `remember` the answer. With path (a file, directory or glob such as store/*.go) what is known about " +
 		"those files comes first; the query may then be empty. Tell `feedback` which results helped."}, s.recall)
-	mcp.AddTool(srv, &mcp.Tool{Name: "feedback", Description: "Say whether a memory that recall returned helped with the query " +
+	mcp.AddTool(srv, &mcp.Tool{Name: "feedback", Annotations: adds(), Description: "Say whether a memory that recall returned helped with the query " +
 		"(helpful true) or not (false). Similar queries later find it higher or lower; its trust does not change. A recalled " +
 		"memory you used counts more than one you only saw."}, s.feedback)
-	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Description: "Store one durable memory: a fact, a decision with its reason, " +
+	mcp.AddTool(srv, &mcp.Tool{Name: "remember", Annotations: adds(), Description: "Store one durable memory: a fact, a decision with its reason, " +
 		"something that failed and why (layer negative), a user preference or a lesson. One idea per call, stated so that it " +
 		"makes sense without this conversation. Credentials are refused. A memory that says the same as one already stored " +
 		"(after case, punctuation and spacing are normalised) is not copied: the existing memory is reinforced and returned " +
 		"(\"already known\", dedup.reinforced). One that says nearly the same is stored, and a proposal to merge the two " +
 		"waits for a person (dedup.near, dedup.proposal)."}, s.remember)
-	mcp.AddTool(srv, &mcp.Tool{Name: "capture", Description: "Append raw text (a transcript excerpt, notes, an observation) to " +
+	mcp.AddTool(srv, &mcp.Tool{Name: "capture", Annotations: adds(), Description: "Append raw text (a transcript excerpt, notes, an observation) to " +
 		"the project's inbox of drafts; nothing is recalled from it yet. `consolidate` (or a person's /consolidate) turns drafts " +
 		"into memories: it extracts facts, decisions, failures and preferences, folds them into what is already known and " +
 		"leaves what is uncertain for a person. Cheap and safe: use it when unsure whether something is worth remembering."}, s.capture)
-	mcp.AddTool(srv, &mcp.Tool{Name: "context", Description: "The warm-up briefing for the start of a session: invariants, " +
+	mcp.AddTool(srv, &mcp.Tool{Name: "context", Annotations: reads(), Description: "The warm-up briefing for the start of a session: invariants, " +
 		"working state, recent decisions, negatives and lessons of this project, within a token budget, as markdown."}, s.context)
-	mcp.AddTool(srv, &mcp.Tool{Name: "archive", Description: "Take a memory that is no longer relevant out of recall. " +
+	mcp.AddTool(srv, &mcp.Tool{Name: "archive", Annotations: changes(), Description: "Take a memory that is no longer relevant out of recall. " +
 		"Reversible by the person (unarchive). Requires a reason, recorded in the timeline. Use supersession through remember " +
 		"for facts that changed; archive is for what no longer matters."}, s.archive)
-	mcp.AddTool(srv, &mcp.Tool{Name: "consolidate", Description: consolidateDescription}, s.consolidate)
+	mcp.AddTool(srv, &mcp.Tool{Name: "consolidate", Annotations: changes(), Description: consolidateDescription}, s.consolidate)
 	return srv
+}
+
+// The tools' annotations tell a client what a call does, so that it can
+// run the ones that only read without asking (Codex's exec refuses a tool
+// without them when it may not ask), and ask before the others. Every tool
+// works on the project's memory alone: none reaches an open world.
+func reads() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: new(false)}
+}
+
+// adds is a tool that only adds: a memory (or a reinforcement of the same
+// one), a draft, a judgement of a recalled memory.
+func adds() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{DestructiveHint: new(false), OpenWorldHint: new(false)}
+}
+
+// changes is a tool that may take a memory out of recall or supersede it
+// (reversibly: archive and consolidation can be undone by a person).
+func changes() *mcp.ToolAnnotations {
+	return &mcp.ToolAnnotations{DestructiveHint: new(true), OpenWorldHint: new(false)}
 }
 
 // Run serves MCP on in and out (the process's standard input and output)

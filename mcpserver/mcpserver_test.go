@@ -95,6 +95,20 @@ func TestToolsAreTheAgentSubset(t *testing.T) {
 			t.Fatal(err)
 		}
 		names = append(names, tool.Name)
+		// A client runs a tool that only reads without asking (Codex's exec
+		// refuses one it cannot ask about); it asks before one that changes
+		// what is recalled.
+		a := tool.Annotations
+		switch {
+		case a == nil:
+			t.Errorf("%s: no annotations", tool.Name)
+		case a.ReadOnlyHint != (tool.Name == "recall" || tool.Name == "context"):
+			t.Errorf("%s: read-only %v", tool.Name, a.ReadOnlyHint)
+		case !a.ReadOnlyHint && (a.DestructiveHint == nil || *a.DestructiveHint != (tool.Name == "archive" || tool.Name == "consolidate")):
+			t.Errorf("%s: destructive %v", tool.Name, a.DestructiveHint)
+		case a.OpenWorldHint == nil || *a.OpenWorldHint:
+			t.Errorf("%s: an open world", tool.Name)
+		}
 		if len(tool.Description) < 60 {
 			t.Errorf("%s: description too thin to tell an agent when to use it", tool.Name)
 		}

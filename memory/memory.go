@@ -174,10 +174,25 @@ func Waiting(ds []Draft) []Draft {
 
 // Project is a scope of memories: a git repository, a named scope, or global.
 type Project struct {
-	ID        string    `json:"id"`
-	Name      string    `json:"name"`
+	ID   string `json:"id"`
+	Name string `json:"name"`
+	// Root is the work tree the project is used from: the checkout the
+	// caller is in, or the first one seen.
 	Root      string    `json:"root,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+	// Keys are what a repository is known by, "kind:id" (the first
+	// commit, the common git directory, a checkout's path; see package
+	// project): every checkout, worktree or clone that has one of them
+	// is this project.
+	Keys []string `json:"keys,omitempty"`
+	// Seen is where the project was used from, the most recent first.
+	Seen []Sighting `json:"seen,omitempty"`
+}
+
+// Sighting is a checkout a project was used from, and when last.
+type Sighting struct {
+	Path     string    `json:"path"`
+	LastSeen time.Time `json:"last_seen"`
 }
 
 // GlobalID is the id of the user-wide scope; GlobalName its name.

@@ -354,6 +354,10 @@ type IngestState struct {
 	// forgot it: the session gets none again.
 	Episode   string `json:"episode,omitempty"`
 	NoEpisode bool   `json:"no_episode,omitempty"`
+	// Pending says drafts were read from the file that an agent's hook
+	// has not consolidated since: a hook with nothing new to read and
+	// nothing pending has nothing to do, whatever the store holds.
+	Pending bool `json:"pending,omitempty"`
 	// Diary is the reader's running summary of the session. It quotes the
 	// session, so it is stored with the episode (under its id) and goes
 	// when the episode is forgotten; it is never kept without one.

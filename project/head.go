@@ -6,6 +6,8 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+
+	"cairn/internal/safefile"
 )
 
 // Head is the commit HEAD names, read from the repository's files at root
@@ -14,36 +16,11 @@ import (
 // asked. Reading the files is what lets a command check HEAD without
 // starting a git process.
 func Head(root string) string {
-	if root == "" {
+	gitDir, common, ok := gitDirs(root)
+	if !ok {
 		return ""
 	}
-	gitDir, common := filepath.Join(root, ".git"), ""
-	fi, err := os.Lstat(gitDir)
-	switch {
-	case err != nil:
-		return ""
-	case fi.Mode().IsRegular(): // a linked work tree or a submodule: "gitdir: PATH"
-		b, err := os.ReadFile(gitDir)
-		d, ok := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
-		if err != nil || !ok || d == "" {
-			return ""
-		}
-		if !filepath.IsAbs(d) {
-			d = filepath.Join(root, d)
-		}
-		gitDir = d
-		common = gitDir
-		if b, err := os.ReadFile(filepath.Join(gitDir, "commondir")); err == nil {
-			if common = strings.TrimSpace(string(b)); !filepath.IsAbs(common) {
-				common = filepath.Join(gitDir, common)
-			}
-		}
-	case fi.IsDir():
-		common = gitDir
-	default:
-		return ""
-	}
-	b, err := os.ReadFile(filepath.Join(gitDir, "HEAD"))
+	b, err := readSmall(filepath.Join(gitDir, "HEAD"))
 	if err != nil {
 		return ""
 	}
@@ -56,11 +33,15 @@ func Head(root string) string {
 		return ""
 	}
 	for _, d := range []string{gitDir, common} {
-		if b, err := os.ReadFile(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
+		if b, err := readSmall(filepath.Join(d, filepath.FromSlash(ref))); err == nil {
 			return ObjectID(strings.TrimSpace(string(b)))
 		}
 	}
-	f, err := os.Open(filepath.Join(common, "packed-refs"))
+	packed := filepath.Join(common, "packed-refs")
+	if fi, err := os.Lstat(packed); err != nil || !fi.Mode().IsRegular() {
+		return ""
+	}
+	f, _, err := safefile.OpenRegular(func(flag int) (*os.File, error) { return os.OpenFile(packed, flag, 0) }, "")
 	if err != nil {
 		return ""
 	}
@@ -86,4 +67,49 @@ func ObjectID(s string) string {
 		}
 	}
 	return s
+}
+
+// gitDirs reads where the work tree at root keeps its git directory and
+// the common one its linked work trees share, from root/.git (a directory,
+// or a file "gitdir: PATH" in a linked work tree or a submodule), without
+// starting git. ok is false when root has no .git it can read.
+func gitDirs(root string) (gitDir, common string, ok bool) {
+	if root == "" {
+		return "", "", false
+	}
+	gitDir = filepath.Join(root, ".git")
+	fi, err := os.Lstat(gitDir)
+	switch {
+	case err != nil:
+		return "", "", false
+	case fi.IsDir():
+		return gitDir, gitDir, true
+	case !fi.Mode().IsRegular():
+		return "", "", false
+	}
+	b, err := readSmall(gitDir)
+	d, found := strings.CutPrefix(strings.TrimSpace(string(b)), "gitdir: ")
+	if err != nil || !found || d == "" {
+		return "", "", false
+	}
+	if !filepath.IsAbs(d) {
+		d = filepath.Join(root, d)
+	}
+	gitDir, common = filepath.Clean(d), filepath.Clean(d)
+	if b, err := readSmall(filepath.Join(gitDir, "commondir")); err == nil {
+		if common = strings.TrimSpace(string(b)); !filepath.IsAbs(common) {
+			common = filepath.Join(gitDir, common)
+		}
+		common = filepath.Clean(common)
+	}
+	return gitDir, common, true
+}
+
+// readSmall reads a file git (or cairn) writes a line into: a .git file,
+// a commondir, HEAD, a loose ref, the cached first commit. Whatever sits
+// there instead — a FIFO, a device, a link to one, megabytes — is refused,
+// never waited on or read whole.
+func readSmall(name string) ([]byte, error) {
+	b, _, err := safefile.ReadFile(name, 64<<10, "git file", "cairn reads it without git only when it is a plain file")
+	return b, err
 }

@@ -14,10 +14,18 @@ import (
 	"cairn/memory"
 )
 
-// Detect returns the project for dir: the root of the git repository that
-// holds it (a .git directory or file), else dir itself. The id is a hash of
-// the cleaned absolute root path, so it is stable for as long as the
-// repository stays where it is; the name is the root's base name.
+// Detect returns the project for dir: the repository whose work tree
+// holds it (the nearest directory with a .git, a directory or a file),
+// else dir itself. A repository is known by its keys, most lasting first:
+// its first commit (shared by every clone, worktree and moved checkout of
+// it), its common git directory (shared by its worktrees, and all a
+// repository without a commit has) and the work tree's path (all a
+// directory outside git has, and what cairn knew projects by before; a
+// linked worktree adds its main checkout's). The
+// id is the first key's; the store finds a project by any of its keys
+// (see memory.Project.Keys), so a project known by a weaker key keeps its
+// id when a stronger one appears. Root is the work tree; the name is its
+// base name, or the main work tree's for a linked worktree.
 func Detect(dir string) (memory.Project, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -31,10 +39,31 @@ func Detect(dir string) (memory.Project, error) {
 		root = abs
 	}
 	name := filepath.Base(root)
+	var keys []string
+	if gitDir, common, ok := gitDirs(root); ok {
+		if real, err := filepath.EvalSymlinks(common); err == nil {
+			common = real
+		}
+		if first := firstCommit(root, common); first != "" {
+			keys = append(keys, Key(KindRepo, first))
+		}
+		keys = append(keys, Key(KindGitDir, common))
+		keys = append(keys, Key(KindPath, root))
+		if gitDir != common && filepath.Base(common) == ".git" {
+			// A linked worktree: the repository's name, and the main
+			// checkout's path last, which finds the project a store kept
+			// by that path before it learnt the repository's keys.
+			main := filepath.Dir(common)
+			name = filepath.Base(main)
+			keys = append(keys, Key(KindPath, main))
+		}
+	} else {
+		keys = append(keys, Key(KindPath, root))
+	}
 	if name == string(filepath.Separator) || name == "." {
 		name = "root"
 	}
-	return memory.Project{ID: id("path:" + root), Name: name, Root: root}, nil
+	return memory.Project{ID: KeyID(keys[0]), Name: name, Root: root, Keys: keys}, nil
 }
 
 // GitRoot returns the nearest directory at or above dir that holds .git, or "".

@@ -200,6 +200,10 @@ func (db *DB) openReadWrite(bo badger.Options) error {
 			bdb.Close()
 			return fmt.Errorf("open store %s: index memories for the verify-first queue: %w", db.dir, err)
 		}
+		if err := db.backfillProjectKeys(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: give projects known by path their repository's keys: %w", db.dir, err)
+		}
 	}
 	return nil
 }

@@ -14,6 +14,8 @@
 //	meta/dedup-index                     the deduplication indexes were built for older records
 //	proj/<pid>                           memory.Project
 //	pname/<name>                         pid (project names are unique)
+//	pkey/<key id>                        pid: the project a repository key names (memory.Project.Keys)
+//	meta/project-keys                    the projects known by path before keys were given theirs
 //	mem/<id>                             memory.Memory, current version
 //	ver/<id>/<version %010d>             memory.Memory as it was before an in-place edit
 //	idx/<pid>/all/<id>                   every memory of a project (export, stats)

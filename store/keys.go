@@ -33,6 +33,7 @@ func keySubProbe(id string) []byte { return []byte("subprobe/" + id) }
 
 func keyProject(pid string) []byte      { return []byte("proj/" + pid) }
 func keyProjectName(name string) []byte { return []byte("pname/" + name) }
+func keyProjectKey(id string) []byte    { return []byte("pkey/" + id) }
 func keyMem(id string) []byte           { return []byte("mem/" + id) }
 func keyVersion(id string, v int) []byte {
 	return fmt.Appendf(nil, "ver/%s/%010d", id, v)

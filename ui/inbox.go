@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"cairn/ingest"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/themes"
@@ -250,7 +251,7 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 		kind, text := "draft", ""
 		switch {
 		case it.draft != nil:
-			text = draftOrigin(it.draft) + " · " + oneLinePreview(it.draft.Text)
+			text = draftOrigin(it.draft) + " · " + oneLinePreview(ingest.Unmarked(it.draft.Text))
 		case it.gap != nil:
 			kind, text = "gap", fmt.Sprintf("asked %d× · %s", it.gap.Count, oneLinePreview(it.gap.Query))
 		default:

@@ -52,7 +52,7 @@ func TestEpisodeOpensItsSession(t *testing.T) {
 		}
 	}
 	scr := screen(m)
-	for _, want := range []string{"Session 7f3c9a10 9 drafts · esc: all", "> draft     you · 7f3c9a10 · Fix the f", "agent · 7f3c9a10 · edited"} {
+	for _, want := range []string{"Session 7f3c9a10 10 drafts · esc: all", "> draft     you · 7f3c9a10 · Fix the f", "agent · 7f3c9a10 · edited"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the session's view lacks %q:\n%s", want, scr)
 		}
@@ -64,7 +64,7 @@ func TestEpisodeOpensItsSession(t *testing.T) {
 	}
 	// esc leaves the session's view for the whole inbox.
 	press(t, m, "o", "esc")
-	if m.section != sectionInbox || m.inbox.session != "" || !strings.Contains(screen(m), "Inbox 9 drafts") {
+	if m.section != sectionInbox || m.inbox.session != "" || !strings.Contains(screen(m), "Inbox 10 drafts") {
 		t.Fatalf("esc in the session's view:\n%s", screen(m))
 	}
 	// On a memory that is no episode, o says what it is for and moves nowhere.
@@ -94,7 +94,7 @@ func TestSessionScreens(t *testing.T) {
 	selectMemory(t, m, rep.Episode)
 	press(t, m, "o")
 	scr := screen(m)
-	for _, want := range []string{"Session 7f3c9a10 9 drafts · esc: all", "> draft     you · 7f3c9a10 · Fix the fl", "from session 7f3c9a10-2b4e-4d61-9a7e-", "code/session.jsonl:3", "Fix the flaky TestBucketRefill in"} {
+	for _, want := range []string{"Session 7f3c9a10 10 drafts · esc: all", "> draft     you · 7f3c9a10 · Fix the fl", "from session 7f3c9a10-2b4e-4d61-9a7e-", "code/session.jsonl:3", "Fix the flaky TestBucketRefill in"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the session's view at 120×40 lacks %q:\n%s", want, scr)
 		}

@@ -107,6 +107,7 @@ var Specs = []Spec{
 	{Key: "llm.model", Env: "CAIRN_LLM_MODEL", kind: kString, Help: "chat model for consolidation"},
 	{Key: "llm.key", Env: "CAIRN_LLM_KEY", kind: kSecret, Help: "chat API key (prefer llm.key_env; the file must be 0600)"},
 	{Key: "llm.key_env", kind: kEnvName, Help: "name of the environment variable holding the chat key"},
+	{Key: "llm.deadline", Env: "CAIRN_LLM_DEADLINE", Def: "60s", kind: kDuration, Help: "how long one consolidation pass may wait for the chat model in all; then the patterns take the drafts left"},
 	{Key: "recall.budget", Env: "CAIRN_RECALL_BUDGET", Def: "800", kind: kInt, Help: "default token budget of a recall"},
 	{Key: "recall.salience_weight", Def: "0.1", kind: kWeight, Help: "how much use (salience) lifts a recalled memory, 0 to 1 (applied by the shared server)"},
 	{Key: "server.idle", Env: "CAIRN_IDLE", Def: "10s", kind: kDuration, Help: "how long the shared store server waits without clients before it exits"},
