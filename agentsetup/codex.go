@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -20,8 +21,10 @@ import (
 // the server's command and its "mcp" argument; what a person added (other
 // arguments, env, startup_timeout_sec…) stays, and when the server is
 // missing its tables come back from prior (an earlier version of the
-// file, nil for none).
-func CodexMCP(config []byte, command string, remove bool, prior []byte) ([]byte, bool, error) {
+// file, nil for none). env are variables cairn sets in the server's env
+// (Codex hands a server only a few of its own): CAIRN_HOME, when the
+// store is not in its default place.
+func CodexMCP(config []byte, command string, remove bool, prior []byte, env map[string]string) ([]byte, bool, error) {
 	before, err := decodeTOML(config)
 	if err != nil {
 		return nil, false, err
@@ -29,7 +32,7 @@ func CodexMCP(config []byte, command string, remove bool, prior []byte) ([]byte,
 	cur := codexServer(before)
 	if cur != nil && !remove {
 		args, ok := serverArgs(cur["args"])
-		if c, _ := cur["command"].(string); c == command && ok && reflect.DeepEqual(args, cur["args"]) {
+		if c, _ := cur["command"].(string); c == command && ok && reflect.DeepEqual(args, cur["args"]) && reflect.DeepEqual(withEnv(cur, env), cur) {
 			return config, false, nil
 		}
 	}
@@ -37,7 +40,7 @@ func CodexMCP(config []byte, command string, remove bool, prior []byte) ([]byte,
 		return config, false, nil
 	}
 	if cur == nil && !remove && prior != nil {
-		if out, err := codexFromPrior(config, before, prior, command); err == nil {
+		if out, err := codexFromPrior(config, before, prior, command, env); err == nil {
 			return out, true, nil
 		}
 		// An earlier server cairn cannot carry over: set up a plain one.
@@ -61,11 +64,16 @@ func CodexMCP(config []byte, command string, remove bool, prior []byte) ([]byte,
 	default:
 		out = doc.addTable(text, command)
 	}
-	return checkCodex(before, out, command, remove, cur)
+	if !remove {
+		if out, err = setEnv(out, env, cur); err != nil {
+			return nil, false, err
+		}
+	}
+	return checkCodex(before, out, command, env, remove, cur)
 }
 
 // codexFromPrior adds cairn's tables as prior had them, running command.
-func codexFromPrior(config []byte, before map[string]any, prior []byte, command string) ([]byte, error) {
+func codexFromPrior(config []byte, before map[string]any, prior []byte, command string, env map[string]string) ([]byte, error) {
 	was, err := decodeTOML(prior)
 	if err != nil {
 		return nil, err
@@ -93,23 +101,134 @@ func codexFromPrior(config []byte, before map[string]any, prior []byte, command 
 	if err != nil {
 		return nil, err
 	}
-	out := doc.setKeys(text, doc.cairnTable(), command, codexServer(was)["args"])
-	b, _, err := checkCodex(before, out, command, false, codexServer(was))
+	out, err := setEnv(doc.setKeys(text, doc.cairnTable(), command, codexServer(was)["args"]), env, codexServer(was))
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := checkCodex(before, out, command, env, false, codexServer(was))
 	return b, err
 }
 
 // checkCodex decodes an edit's result: everything but cairn's server is as
 // it was, and cairn's server is gone (remove) or is base (what it was)
 // running command with its arguments.
-func checkCodex(before map[string]any, out, command string, remove bool, base map[string]any) ([]byte, bool, error) {
+func checkCodex(before map[string]any, out, command string, env map[string]string, remove bool, base map[string]any) ([]byte, bool, error) {
 	after, err := decodeTOML([]byte(out))
 	if err == nil {
-		err = sameApartFromCairn(before, after, command, remove, base)
+		err = sameApartFromCairn(before, after, command, remove, withEnv(base, env))
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cairn could not edit the file without changing more than its own server (%v): edit [mcp_servers.cairn] by hand (command = %s, args = [\"mcp\"])", err, tomlBasic(command))
 	}
 	return []byte(out), true, nil
+}
+
+// withEnv is a server (nil for none) with env's variables set in its env.
+func withEnv(server map[string]any, env map[string]string) map[string]any {
+	if len(env) == 0 {
+		return server
+	}
+	out := map[string]any{}
+	if server != nil {
+		out = clone(server)
+	}
+	e := map[string]any{}
+	if had, ok := out["env"].(map[string]any); ok {
+		e = clone(had)
+	}
+	for k, v := range env {
+		e[k] = v
+	}
+	out["env"] = e
+	return out
+}
+
+// setEnv sets env's variables in the env of cairn's table in text (cur:
+// the server as it was), where the person keeps it: an [mcp_servers.cairn.env]
+// table, an inline env = {…}, dotted env.NAME keys, or else a new
+// env = {…} line.
+func setEnv(text string, env map[string]string, cur map[string]any) (string, error) {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	had, _ := cur["env"].(map[string]any)
+	for _, name := range names {
+		value := env[name]
+		if v, ok := had[name].(string); ok && v == value {
+			continue
+		}
+		doc, err := scanTOML(text)
+		if err != nil {
+			return "", err
+		}
+		main := doc.cairnTable()
+		if main < 0 {
+			return "", errors.New("no table of cairn's to set its env in")
+		}
+		line := func(key string) string { return key + " = " + tomlBasic(value) + "\n" }
+		replaced := false
+		for _, e := range doc.entries {
+			switch {
+			case e.table == main && slices.Equal(e.key, []string{"env", name}):
+				text = text[:e.start] + line("env."+name) + text[e.end:]
+			case e.table == main && slices.Equal(e.key, []string{"env"}):
+				inline := withEnv(map[string]any{"env": had}, map[string]string{name: value})["env"].(map[string]any)
+				text = text[:e.start] + "env = " + tomlInline(inline) + "\n" + text[e.end:]
+			case e.table >= 0 && slices.Equal(doc.headers[e.table].path, []string{"mcp_servers", "cairn", "env"}) && slices.Equal(e.key, []string{name}):
+				text = text[:e.start] + line(name) + text[e.end:]
+			default:
+				continue
+			}
+			replaced = true
+			break
+		}
+		if replaced {
+			continue
+		}
+		// None yet: an env table of its own after cairn's, where a
+		// person adds theirs.
+		_, at := doc.section(text, main)
+		add := "[mcp_servers.cairn.env]\n" + line(name) + "\n"
+		if at == len(text) {
+			add = "\n" + strings.TrimSuffix(add, "\n")
+			if !strings.HasSuffix(text, "\n") {
+				add = "\n" + add
+			}
+		}
+		for _, h := range doc.headers {
+			if slices.Equal(h.path, []string{"mcp_servers", "cairn", "env"}) && !h.array {
+				at, add = h.end, line(name)
+			}
+		}
+		for _, e := range doc.entries {
+			if e.table == main && len(e.key) > 1 && e.key[0] == "env" {
+				at, add = e.end, line("env."+name)
+			}
+		}
+		text = text[:at] + add + text[at:]
+	}
+	return text, nil
+}
+
+// tomlInline is a table of strings as a TOML inline table.
+func tomlInline(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		s, _ := m[k].(string)
+		key := k
+		if strings.IndexFunc(k, func(r rune) bool { return !bareKey(byte(r)) || r > 127 }) >= 0 || k == "" {
+			key = tomlBasic(k)
+		}
+		parts[i] = key + " = " + tomlBasic(s)
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
 }
 
 func codexServer(config map[string]any) map[string]any {

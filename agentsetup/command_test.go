@@ -41,3 +41,30 @@ func quoteJSON(s string) string {
 	r := strings.NewReplacer(`\`, `\\`, `"`, `\"`)
 	return `"` + r.Replace(s) + `"`
 }
+
+// A variable cairn sets in its Codex server's env (CAIRN_HOME) goes where
+// the person keeps that env — an env table, an inline table, dotted keys —
+// or into an env table of its own; the rest of the file stays, and a
+// second run changes nothing.
+func TestCodexEnvGoesWhereThePersonKeepsIt(t *testing.T) {
+	t.Parallel()
+	env := map[string]string{"CAIRN_HOME": "/data/cairn"}
+	cases := map[string]struct{ in, want string }{
+		"none yet": {"[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\n\n# github\n[mcp_servers.gh]\ncommand = \"gh\"\n",
+			"[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\n\n[mcp_servers.cairn.env]\nCAIRN_HOME = \"/data/cairn\"\n\n# github\n[mcp_servers.gh]\ncommand = \"gh\"\n"},
+		"a table":   {"[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\n[mcp_servers.cairn.env]\nA = \"b\"\nCAIRN_HOME = \"/old\"\n", "[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\n[mcp_servers.cairn.env]\nA = \"b\"\nCAIRN_HOME = \"/data/cairn\"\n"},
+		"inline":    {"[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\nenv = { A = \"b\" }\n", "[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\nenv = { A = \"b\", CAIRN_HOME = \"/data/cairn\" }\n"},
+		"dotted":    {"[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\nenv.A = \"b\"\n", "[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\nenv.A = \"b\"\nenv.CAIRN_HOME = \"/data/cairn\"\n"},
+		"new table": {"model = \"o3\"", "model = \"o3\"\n\n[mcp_servers.cairn]\ncommand = \"/x/cairn\"\nargs = [\"mcp\"]\n\n[mcp_servers.cairn.env]\nCAIRN_HOME = \"/data/cairn\"\n"},
+	}
+	for name, c := range cases {
+		out, changed, err := CodexMCP([]byte(c.in), "/x/cairn", false, nil, env)
+		if err != nil || !changed || string(out) != c.want {
+			t.Errorf("%s: %v %v\n%s\nwant\n%s", name, changed, err, out, c.want)
+			continue
+		}
+		if _, changed, err := CodexMCP(out, "/x/cairn", false, nil, env); changed || err != nil {
+			t.Errorf("%s: a second run changed it (%v)", name, err)
+		}
+	}
+}

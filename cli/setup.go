@@ -39,6 +39,8 @@ Claude Code: --user (the default) writes ~/.claude/settings.json (hooks) and
 .claude/settings.json and .mcp.json, to share with the team.
 Codex: ~/.codex/config.toml ($CODEX_HOME) gets [mcp_servers.cairn]. Codex
 has no session hooks: read its sessions with 'cairn ingest ~/.codex/sessions'.
+A store not in its default place ($CAIRN_HOME, --home) is named in the
+server's env, as Codex passes its servers few variables.
 git (in a repository): the team mirror's merge driver, in .gitattributes and
 the repository's git config (see cairn sync).
 
@@ -229,8 +231,14 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		if dir == "" {
 			dir = filepath.Join(home, ".codex")
 		}
+		// Codex hands its MCP servers only a few of its own variables: a
+		// store not in its default place is named in the server's env.
+		var env map[string]string
+		if h, err := a.homePath(); err == nil && h != filepath.Join(home, ".local", "share", "cairn") {
+			env = map[string]string{"CAIRN_HOME": h}
+		}
 		if err := add(filepath.Join(dir, "config.toml"), "Codex MCP server", 0o600, func(b []byte, remove bool, prior []byte) ([]byte, bool, error) {
-			return agentsetup.CodexMCP(b, command, remove, prior)
+			return agentsetup.CodexMCP(b, command, remove, prior, env)
 		}); err != nil {
 			return nil, err
 		}

@@ -369,13 +369,13 @@ func TestSetupCodexRemoveRestores(t *testing.T) {
 	if got := readFile(t, cfg); got != mine {
 		t.Fatalf("after remove:\n%q\nwant\n%q", got, mine)
 	}
-	// The person gave cairn's server an env table since: remove takes it.
+	// The person gave cairn's server a table since: remove takes it.
 	e.setup(home, "codex")
-	os.WriteFile(cfg, []byte(readFile(t, cfg)+"\n[mcp_servers.cairn.env]\nCAIRN_HOME = \"/x\"\n"), 0o600)
+	os.WriteFile(cfg, []byte(readFile(t, cfg)+"\n[mcp_servers.cairn.tools.recall]\napproval = \"never\"\n"), 0o600)
 	if r := e.setup(home, "codex", "--remove"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if got := readFile(t, cfg); strings.Contains(got, "mcp_servers.cairn.env") || !strings.Contains(got, "[mcp_servers.gh]") {
+	if got := readFile(t, cfg); strings.Contains(got, "mcp_servers.cairn.tools") || strings.Contains(got, "CAIRN_HOME") || !strings.Contains(got, "[mcp_servers.gh]") {
 		t.Fatalf("after remove:\n%s", got)
 	}
 }
@@ -526,7 +526,12 @@ func TestSetupCodexKeepsWhatThePersonAdded(t *testing.T) {
 	program := first.MCP["cairn"].Command
 	text := strings.Replace(readFile(t, cfg), `args = ["mcp"]`, "args = [\"mcp\", \"--project\", \"payments\"]  # this repo's memory\nstartup_timeout_sec = 30", 1)
 	text = strings.Replace(text, `command = "`+program+`"`, `command = "/old/place/cairn"`, 1)
-	text += "\n[mcp_servers.cairn.env]\nCAIRN_LLM_URL = \"http://127.0.0.1:8080\"\n"
+	// cairn named its store (CAIRN_HOME is set here) in an env table of
+	// its own: the person adds a variable of theirs to it.
+	if !strings.Contains(text, "[mcp_servers.cairn.env]\nCAIRN_HOME = ") {
+		t.Fatalf("setup with $CAIRN_HOME set did not name the store in the server's env:\n%s", text)
+	}
+	text = strings.Replace(text, "[mcp_servers.cairn.env]\n", "[mcp_servers.cairn.env]\nCAIRN_LLM_URL = \"http://127.0.0.1:8080\"\n", 1)
 	writeFile(t, cfg, text, 0o600)
 
 	check := func(when string) {
@@ -544,7 +549,7 @@ func TestSetupCodexKeepsWhatThePersonAdded(t *testing.T) {
 			t.Fatalf("%s: %v", when, err)
 		}
 		c := got.MCP["cairn"]
-		if c.Command != program || strings.Join(c.Args, " ") != "mcp --project payments" || c.Timeout != 30 || c.Env["CAIRN_LLM_URL"] != "http://127.0.0.1:8080" || got.MCP["gh"].Command != "gh" || got.Model != "gpt-5" {
+		if c.Command != program || strings.Join(c.Args, " ") != "mcp --project payments" || c.Timeout != 30 || c.Env["CAIRN_LLM_URL"] != "http://127.0.0.1:8080" || c.Env["CAIRN_HOME"] != e.home || got.MCP["gh"].Command != "gh" || got.Model != "gpt-5" {
 			t.Fatalf("%s: %+v\n%s", when, got, readFile(t, cfg))
 		}
 	}
