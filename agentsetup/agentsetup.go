@@ -11,7 +11,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 
@@ -30,16 +29,6 @@ var HookEvents = []struct {
 	{"SessionEnd", 60},
 }
 
-// ours reports whether a hook or server command is cairn's: a program
-// named cairn run with the given arguments, wherever it lives.
-func ours(command string, args ...string) bool {
-	f := strings.Fields(command)
-	if len(f) == 0 || filepath.Base(strings.Trim(f[0], `"'`)) != "cairn" {
-		return false
-	}
-	return slices.Equal(f[1:], args)
-}
-
 // HookCommand is the command line of cairn's Claude Code hook.
 func HookCommand(bin string) string { return quote(bin) + " hook claude-code" }
 
@@ -52,26 +41,35 @@ func quote(s string) string {
 
 // ClaudeHooks returns settings (the contents of a Claude Code
 // settings.json; empty for none) with cairn's hooks in — or, with remove,
-// out — and whether anything changed.
-func ClaudeHooks(settings []byte, bin string, remove bool) ([]byte, bool, error) {
+// out — and whether anything changed. Cairn owns the program its hooks run
+// and their "hook claude-code": what a person added to a hook of cairn's
+// (arguments after those, VAR=value before the program, a timeout, other
+// keys) stays. A hook missing from settings is taken from prior (an
+// earlier version of the file, nil for none) when prior has it, so that
+// what the person added comes back after a --remove.
+func ClaudeHooks(settings []byte, bin string, remove bool, prior []byte) ([]byte, bool, error) {
 	root, err := parseObject(settings)
 	if err != nil {
 		return nil, false, err
 	}
-	hooks := &object{}
-	if raw, ok := root.get("hooks"); ok {
-		if hooks, err = parseObject(raw); err != nil {
-			return nil, false, errors.New(`"hooks" is not an object of events: expected {"SessionStart": [...], ...}`)
+	hooks, err := hooksOf(root)
+	if err != nil {
+		return nil, false, err
+	}
+	earlier := map[string]map[string]any{}
+	if !remove && prior != nil {
+		if pr, err := parseObject(prior); err == nil {
+			if ph, err := hooksOf(pr); err == nil {
+				earlier = cairnHookEntries(ph)
+			}
 		}
 	}
 	cmd := HookCommand(bin)
 	changed := false
 	for _, ev := range HookEvents {
-		var groups []map[string]any
-		if raw, ok := hooks.get(ev.Name); ok {
-			if err := json.Unmarshal(raw, &groups); err != nil {
-				return nil, false, fmt.Errorf(`"hooks.%s" is not a list of matchers: expected [{"matcher": …, "hooks": [{"type": "command", …}]}]`, ev.Name)
-			}
+		groups, err := hookGroups(hooks, ev.Name)
+		if err != nil {
+			return nil, false, err
 		}
 		found, evChanged := false, false
 		for gi := 0; gi < len(groups); gi++ {
@@ -79,7 +77,8 @@ func ClaudeHooks(settings []byte, bin string, remove bool) ([]byte, bool, error)
 			for hi := 0; hi < len(hs); hi++ {
 				h, _ := hs[hi].(map[string]any)
 				c, _ := h["command"].(string)
-				if !ours(c, "hook", "claude-code") {
+				line, ours := cairnHook(c)
+				if !ours {
 					continue
 				}
 				switch {
@@ -93,8 +92,8 @@ func ClaudeHooks(settings []byte, bin string, remove bool) ([]byte, bool, error)
 					evChanged = true
 				default:
 					found = true
-					if c != cmd {
-						h["command"] = cmd // the binary moved
+					if now := line.withProgram(bin); c != now {
+						h["command"] = now // the binary moved
 						evChanged = true
 					}
 				}
@@ -107,7 +106,13 @@ func ClaudeHooks(settings []byte, bin string, remove bool) ([]byte, bool, error)
 			groups[gi]["hooks"] = hs
 		}
 		if !found && !remove {
-			groups = append(groups, map[string]any{"hooks": []any{map[string]any{"type": "command", "command": cmd, "timeout": ev.Timeout}}})
+			entry := map[string]any{"type": "command", "command": cmd, "timeout": ev.Timeout}
+			if e := earlier[ev.Name]; e != nil {
+				entry = e
+				line, _ := cairnHook(e["command"].(string))
+				entry["command"] = line.withProgram(bin)
+			}
+			groups = append(groups, map[string]any{"hooks": []any{entry}})
 			evChanged = true
 		}
 		if !evChanged {
@@ -118,7 +123,7 @@ func ClaudeHooks(settings []byte, bin string, remove bool) ([]byte, bool, error)
 			hooks.del(ev.Name)
 			continue
 		}
-		raw, err := json.Marshal(groups)
+		raw, err := marshal(groups)
 		if err != nil {
 			return nil, false, err
 		}
@@ -135,9 +140,77 @@ func ClaudeHooks(settings []byte, bin string, remove bool) ([]byte, bool, error)
 	return root.indented(), true, nil
 }
 
+func hooksOf(root *object) (*object, error) {
+	raw, ok := root.get("hooks")
+	if !ok {
+		return &object{}, nil
+	}
+	hooks, err := parseObject(raw)
+	if err != nil {
+		return nil, errors.New(`"hooks" is not an object of events: expected {"SessionStart": [...], ...}`)
+	}
+	return hooks, nil
+}
+
+func hookGroups(hooks *object, event string) ([]map[string]any, error) {
+	var groups []map[string]any
+	if raw, ok := hooks.get(event); ok {
+		if err := json.Unmarshal(raw, &groups); err != nil {
+			return nil, fmt.Errorf(`"hooks.%s" is not a list of matchers: expected [{"matcher": …, "hooks": [{"type": "command", …}]}]`, event)
+		}
+	}
+	return groups, nil
+}
+
+// cairnHookEntries are cairn's hooks (the first of each event) in a
+// settings file's "hooks".
+func cairnHookEntries(hooks *object) map[string]map[string]any {
+	out := map[string]map[string]any{}
+	for _, ev := range HookEvents {
+		groups, _ := hookGroups(hooks, ev.Name)
+		for _, g := range groups {
+			hs, _ := g["hooks"].([]any)
+			for _, h := range hs {
+				e, _ := h.(map[string]any)
+				c, _ := e["command"].(string)
+				if _, ours := cairnHook(c); ours && out[ev.Name] == nil {
+					out[ev.Name] = e
+				}
+			}
+		}
+	}
+	return out
+}
+
+// HookPrograms are the programs cairn's hooks in a Claude Code
+// settings.json run (as the shell reads them), each once.
+func HookPrograms(settings []byte) []string {
+	root, err := parseObject(settings)
+	if err != nil {
+		return nil
+	}
+	hooks, err := hooksOf(root)
+	if err != nil {
+		return nil
+	}
+	var out []string
+	for _, ev := range HookEvents {
+		if e := cairnHookEntries(hooks)[ev.Name]; e != nil {
+			line, _ := cairnHook(e["command"].(string))
+			if !slices.Contains(out, line.program) {
+				out = append(out, line.program)
+			}
+		}
+	}
+	return out
+}
+
 // ClaudeMCP returns a Claude Code file holding "mcpServers" (~/.claude.json
-// or a project's .mcp.json) with cairn's server in or out.
-func ClaudeMCP(file []byte, command string, remove bool) ([]byte, bool, error) {
+// or a project's .mcp.json) with cairn's server in or out. Cairn owns the
+// server's command and its "mcp" argument; what a person added (other
+// arguments, "env", a timeout) stays, and comes back from prior (an
+// earlier version of the file, nil for none) when the server is missing.
+func ClaudeMCP(file []byte, command string, remove bool, prior []byte) ([]byte, bool, error) {
 	root, err := parseObject(file)
 	if err != nil {
 		return nil, false, err
@@ -148,16 +221,21 @@ func ClaudeMCP(file []byte, command string, remove bool) ([]byte, bool, error) {
 			return nil, false, errors.New(`"mcpServers" is not an object of servers`)
 		}
 	}
-	want, _ := json.Marshal(map[string]any{"type": "stdio", "command": command, "args": []string{"mcp"}})
 	raw, had := servers.get("cairn")
 	switch {
 	case remove && !had:
 		return file, false, nil
 	case remove:
 		servers.del("cairn")
-	case had && sameJSON(raw, want):
-		return file, false, nil
 	default:
+		base := raw
+		if !had && prior != nil {
+			base, _ = serverEntry(prior)
+		}
+		want := cairnServer(base, command)
+		if had && sameJSON(raw, want) {
+			return file, false, nil
+		}
 		servers.set("cairn", want)
 	}
 	if len(servers.keys) == 0 {
@@ -166,6 +244,55 @@ func ClaudeMCP(file []byte, command string, remove bool) ([]byte, bool, error) {
 		root.set("mcpServers", servers.marshal())
 	}
 	return root.indented(), true, nil
+}
+
+// cairnServer is cairn's MCP server entry: base (the entry as it was, nil
+// for none) running command, with "mcp" among its arguments.
+func cairnServer(base json.RawMessage, command string) json.RawMessage {
+	s, err := parseObject(base)
+	if base == nil || err != nil {
+		want, _ := marshal(map[string]any{"type": "stdio", "command": command, "args": []string{"mcp"}})
+		return want
+	}
+	c, _ := marshal(command)
+	s.set("command", c)
+	args, _ := serverArgs(jsonArgs(s.vals["args"]))
+	a, _ := marshal(args)
+	s.set("args", a)
+	return s.marshal()
+}
+
+// serverEntry is cairn's entry in a file holding "mcpServers".
+func serverEntry(file []byte) (json.RawMessage, bool) {
+	root, err := parseObject(file)
+	if err != nil {
+		return nil, false
+	}
+	raw, ok := root.get("mcpServers")
+	if !ok {
+		return nil, false
+	}
+	servers, err := parseObject(raw)
+	if err != nil {
+		return nil, false
+	}
+	return servers.get("cairn")
+}
+
+// ServerProgram is the command of cairn's MCP server in a file holding
+// "mcpServers".
+func ServerProgram(file []byte) (string, bool) {
+	raw, ok := serverEntry(file)
+	if !ok {
+		return "", false
+	}
+	var v struct {
+		Command string `json:"command"`
+	}
+	if json.Unmarshal(raw, &v) != nil {
+		return "", false
+	}
+	return v.Command, true
 }
 
 // Diff is a unified-style diff of a file's change, for a person to read
@@ -297,6 +424,18 @@ func (o *object) indented() []byte {
 	}
 	b.WriteByte('\n')
 	return b.Bytes()
+}
+
+// marshal is v as JSON, with <, > and & as they are: a person's hook
+// command (2>/dev/null, &&) stays as they wrote it.
+func marshal(v any) (json.RawMessage, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(b.Bytes(), []byte("\n")), nil
 }
 
 func sameJSON(a, b []byte) bool {

@@ -128,7 +128,7 @@ func TestCodexEditsTOMLStructurally(t *testing.T) {
 		"empty":              "",
 	}
 	for name, mine := range configs {
-		out, changed, err := CodexMCP([]byte(mine), bin, false)
+		out, changed, err := CodexMCP([]byte(mine), bin, false, nil, nil)
 		if err != nil || !changed {
 			t.Fatalf("%s: setup: %v %v", name, changed, err)
 		}
@@ -143,7 +143,7 @@ func TestCodexEditsTOMLStructurally(t *testing.T) {
 		if !strings.HasPrefix(string(out), strings.TrimSuffix(mine, "\n")) {
 			t.Fatalf("%s: the user's text changed:\n%s", name, out)
 		}
-		back, changed, err := CodexMCP(out, bin, true)
+		back, changed, err := CodexMCP(out, bin, true, nil, nil)
 		if err != nil || !changed {
 			t.Fatalf("%s: remove: %v %v", name, changed, err)
 		}
@@ -156,7 +156,7 @@ func TestCodexEditsTOMLStructurally(t *testing.T) {
 	// binary is updated in place (env and the person's keys kept), and
 	// remove takes the sub-table too.
 	mine := "# codex\n[mcp_servers.cairn]\ncommand = \"/old/cairn\" # moved since\nargs = [\"mcp\"]\nstartup_timeout_sec = 20\n\n[mcp_servers.cairn.env]\nCAIRN_HOME = \"/data/cairn\"\n\n# the github server\n[mcp_servers.github]\ncommand = \"gh\"\n"
-	out, changed, err := CodexMCP([]byte(mine), bin, false)
+	out, changed, err := CodexMCP([]byte(mine), bin, false, nil, nil)
 	if err != nil || !changed {
 		t.Fatalf("update: %v %v", changed, err)
 	}
@@ -170,13 +170,13 @@ func TestCodexEditsTOMLStructurally(t *testing.T) {
 	if _, err := toml.Decode(string(out), &parsed); err != nil || parsed.MCP["cairn"].Command != bin || parsed.MCP["cairn"].Timeout != 20 || parsed.MCP["cairn"].Env["CAIRN_HOME"] != "/data/cairn" {
 		t.Fatalf("update: %v %+v\n%s", err, parsed, out)
 	}
-	back, _, err := CodexMCP(out, bin, true)
+	back, _, err := CodexMCP(out, bin, true, nil, nil)
 	if err != nil || strings.Contains(string(back), "cairn") || !strings.Contains(string(back), "# the github server\n[mcp_servers.github]") {
 		t.Fatalf("remove left some of cairn's or took the person's:\n%s (%v)", back, err)
 	}
 
 	// Set in an inline table: refused, with the lines to write by hand.
-	if _, _, err := CodexMCP([]byte("[mcp_servers]\ncairn = { command = \"x\", args = [\"mcp\"] }\n"), bin, false); err == nil || !strings.Contains(err.Error(), "by hand") {
+	if _, _, err := CodexMCP([]byte("[mcp_servers]\ncairn = { command = \"x\", args = [\"mcp\"] }\n"), bin, false, nil, nil); err == nil || !strings.Contains(err.Error(), "by hand") {
 		t.Fatalf("inline table: %v", err)
 	}
 }

@@ -4,72 +4,270 @@ import (
 	"errors"
 	"fmt"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 
 	"github.com/BurntSushi/toml"
 )
 
-// CodexMCP returns Codex's config.toml with cairn's MCP server in or out.
+// CodexMCP returns Codex's config.toml with cairn's server in or out.
 // The text is edited, not re-encoded: the user's comments and layout stay.
 // The edit goes by a scanner that knows TOML's strings (a multi-line
 // string may hold a line that looks like a table header) and arrays, and
 // what it makes is decoded before it is returned: unless it parses, says
 // what the user's file said apart from cairn's server, and has cairn's
-// server as asked, the edit is refused and nothing is written.
-func CodexMCP(config []byte, command string, remove bool) ([]byte, bool, error) {
+// server as asked, the edit is refused and nothing is written. Cairn owns
+// the server's command and its "mcp" argument; what a person added (other
+// arguments, env, startup_timeout_sec…) stays, and when the server is
+// missing its tables come back from prior (an earlier version of the
+// file, nil for none). env are variables cairn sets in the server's env
+// (Codex hands a server only a few of its own): CAIRN_HOME, when the
+// store is not in its default place.
+func CodexMCP(config []byte, command string, remove bool, prior []byte, env map[string]string) ([]byte, bool, error) {
 	before, err := decodeTOML(config)
 	if err != nil {
 		return nil, false, err
 	}
-	var cur map[string]any
-	if s, ok := before["mcp_servers"].(map[string]any); ok {
-		cur, _ = s["cairn"].(map[string]any)
-	}
+	cur := codexServer(before)
 	if cur != nil && !remove {
-		args, _ := cur["args"].([]any)
-		if c, _ := cur["command"].(string); c == command && len(args) == 1 && args[0] == "mcp" {
+		args, ok := serverArgs(cur["args"])
+		if c, _ := cur["command"].(string); c == command && ok && reflect.DeepEqual(args, cur["args"]) && reflect.DeepEqual(withEnv(cur, env), cur) {
 			return config, false, nil
 		}
 	}
 	if cur == nil && remove {
 		return config, false, nil
 	}
+	if cur == nil && !remove && prior != nil {
+		if out, err := codexFromPrior(config, before, prior, command, env); err == nil {
+			return out, true, nil
+		}
+		// An earlier server cairn cannot carry over: set up a plain one.
+	}
 	doc, err := scanTOML(string(config))
 	if err != nil {
 		return nil, false, err
 	}
 	byHand := fmt.Errorf("cairn's server is set in an inline table or dotted keys; edit [mcp_servers] by hand (command = %s, args = [\"mcp\"])", tomlBasic(command))
-	for _, e := range doc.entries {
-		if isCairn(e.path) && (e.table < 0 || !isCairn(doc.headers[e.table].path)) {
-			return nil, false, byHand
-		}
+	if doc.inlineCairn() {
+		return nil, false, byHand
 	}
 	text := string(config)
 	var out string
-	main := -1
-	for i, h := range doc.headers {
-		if isCairn(h.path) && len(h.path) == 2 && !h.array {
-			main = i
-			break
-		}
-	}
+	main := doc.cairnTable()
 	switch {
 	case remove:
 		out = doc.without(text, isCairn)
 	case main >= 0:
-		out = doc.setKeys(text, main, command)
+		out = doc.setKeys(text, main, command, cur["args"])
 	default:
 		out = doc.addTable(text, command)
 	}
+	if !remove {
+		if out, err = setEnv(out, env, cur); err != nil {
+			return nil, false, err
+		}
+	}
+	return checkCodex(before, out, command, env, remove, cur)
+}
+
+// codexFromPrior adds cairn's tables as prior had them, running command.
+func codexFromPrior(config []byte, before map[string]any, prior []byte, command string, env map[string]string) ([]byte, error) {
+	was, err := decodeTOML(prior)
+	if err != nil {
+		return nil, err
+	}
+	pdoc, err := scanTOML(string(prior))
+	if err != nil || pdoc.inlineCairn() || pdoc.cairnTable() < 0 {
+		return nil, errors.New("no table of cairn's in the earlier file")
+	}
+	var tables strings.Builder
+	for i, h := range pdoc.headers {
+		if isCairn(h.path) {
+			s, e := pdoc.section(string(prior), i)
+			tables.WriteString(strings.TrimRight(string(prior[s:e]), "\n") + "\n\n")
+		}
+	}
+	text := string(config)
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	if text != "" {
+		text += "\n"
+	}
+	text += strings.TrimSuffix(tables.String(), "\n")
+	doc, err := scanTOML(text)
+	if err != nil {
+		return nil, err
+	}
+	out, err := setEnv(doc.setKeys(text, doc.cairnTable(), command, codexServer(was)["args"]), env, codexServer(was))
+	if err != nil {
+		return nil, err
+	}
+	b, _, err := checkCodex(before, out, command, env, false, codexServer(was))
+	return b, err
+}
+
+// checkCodex decodes an edit's result: everything but cairn's server is as
+// it was, and cairn's server is gone (remove) or is base (what it was)
+// running command with its arguments.
+func checkCodex(before map[string]any, out, command string, env map[string]string, remove bool, base map[string]any) ([]byte, bool, error) {
 	after, err := decodeTOML([]byte(out))
 	if err == nil {
-		err = sameApartFromCairn(before, after, command, remove)
+		err = sameApartFromCairn(before, after, command, remove, withEnv(base, env))
 	}
 	if err != nil {
 		return nil, false, fmt.Errorf("cairn could not edit the file without changing more than its own server (%v): edit [mcp_servers.cairn] by hand (command = %s, args = [\"mcp\"])", err, tomlBasic(command))
 	}
 	return []byte(out), true, nil
+}
+
+// withEnv is a server (nil for none) with env's variables set in its env.
+func withEnv(server map[string]any, env map[string]string) map[string]any {
+	if len(env) == 0 {
+		return server
+	}
+	out := map[string]any{}
+	if server != nil {
+		out = clone(server)
+	}
+	e := map[string]any{}
+	if had, ok := out["env"].(map[string]any); ok {
+		e = clone(had)
+	}
+	for k, v := range env {
+		e[k] = v
+	}
+	out["env"] = e
+	return out
+}
+
+// setEnv sets env's variables in the env of cairn's table in text (cur:
+// the server as it was), where the person keeps it: an [mcp_servers.cairn.env]
+// table, an inline env = {…}, dotted env.NAME keys, or else a new
+// env = {…} line.
+func setEnv(text string, env map[string]string, cur map[string]any) (string, error) {
+	names := make([]string, 0, len(env))
+	for k := range env {
+		names = append(names, k)
+	}
+	slices.Sort(names)
+	had, _ := cur["env"].(map[string]any)
+	for _, name := range names {
+		value := env[name]
+		if v, ok := had[name].(string); ok && v == value {
+			continue
+		}
+		doc, err := scanTOML(text)
+		if err != nil {
+			return "", err
+		}
+		main := doc.cairnTable()
+		if main < 0 {
+			return "", errors.New("no table of cairn's to set its env in")
+		}
+		line := func(key string) string { return key + " = " + tomlBasic(value) + "\n" }
+		replaced := false
+		for _, e := range doc.entries {
+			switch {
+			case e.table == main && slices.Equal(e.key, []string{"env", name}):
+				text = text[:e.start] + line("env."+name) + text[e.end:]
+			case e.table == main && slices.Equal(e.key, []string{"env"}):
+				inline := withEnv(map[string]any{"env": had}, map[string]string{name: value})["env"].(map[string]any)
+				text = text[:e.start] + "env = " + tomlInline(inline) + "\n" + text[e.end:]
+			case e.table >= 0 && slices.Equal(doc.headers[e.table].path, []string{"mcp_servers", "cairn", "env"}) && slices.Equal(e.key, []string{name}):
+				text = text[:e.start] + line(name) + text[e.end:]
+			default:
+				continue
+			}
+			replaced = true
+			break
+		}
+		if replaced {
+			continue
+		}
+		// None yet: an env table of its own after cairn's, where a
+		// person adds theirs.
+		_, at := doc.section(text, main)
+		add := "[mcp_servers.cairn.env]\n" + line(name) + "\n"
+		if at == len(text) {
+			add = "\n" + strings.TrimSuffix(add, "\n")
+			if !strings.HasSuffix(text, "\n") {
+				add = "\n" + add
+			}
+		}
+		for _, h := range doc.headers {
+			if slices.Equal(h.path, []string{"mcp_servers", "cairn", "env"}) && !h.array {
+				at, add = h.end, line(name)
+			}
+		}
+		for _, e := range doc.entries {
+			if e.table == main && len(e.key) > 1 && e.key[0] == "env" {
+				at, add = e.end, line("env."+name)
+			}
+		}
+		text = text[:at] + add + text[at:]
+	}
+	return text, nil
+}
+
+// tomlInline is a table of strings as a TOML inline table.
+func tomlInline(m map[string]any) string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	parts := make([]string, len(keys))
+	for i, k := range keys {
+		s, _ := m[k].(string)
+		key := k
+		if strings.IndexFunc(k, func(r rune) bool { return !bareKey(byte(r)) || r > 127 }) >= 0 || k == "" {
+			key = tomlBasic(k)
+		}
+		parts[i] = key + " = " + tomlBasic(s)
+	}
+	return "{ " + strings.Join(parts, ", ") + " }"
+}
+
+func codexServer(config map[string]any) map[string]any {
+	if s, ok := config["mcp_servers"].(map[string]any); ok {
+		cur, _ := s["cairn"].(map[string]any)
+		return cur
+	}
+	return nil
+}
+
+// CodexProgram is the command of cairn's server in a Codex config.toml.
+func CodexProgram(config []byte) (string, bool) {
+	parsed, err := decodeTOML(config)
+	if err != nil || codexServer(parsed) == nil {
+		return "", false
+	}
+	c, _ := codexServer(parsed)["command"].(string)
+	return c, true
+}
+
+// inlineCairn reports whether cairn's server is set, wholly or in part, by
+// an inline table or dotted keys: a form the edit does not touch.
+func (d *tomlDoc) inlineCairn() bool {
+	for _, e := range d.entries {
+		if isCairn(e.path) && (e.table < 0 || !isCairn(d.headers[e.table].path)) {
+			return true
+		}
+	}
+	return false
+}
+
+// cairnTable is the index of [mcp_servers.cairn]'s header, -1 for none.
+func (d *tomlDoc) cairnTable() int {
+	for i, h := range d.headers {
+		if isCairn(h.path) && len(h.path) == 2 && !h.array {
+			return i
+		}
+	}
+	return -1
 }
 
 func decodeTOML(b []byte) (map[string]any, error) {
@@ -85,32 +283,24 @@ func decodeTOML(b []byte) (map[string]any, error) {
 }
 
 // sameApartFromCairn checks an edit: everything but cairn's server is as it
-// was, and cairn's server is gone (remove) or runs command mcp.
-func sameApartFromCairn(before, after map[string]any, command string, remove bool) error {
-	var got map[string]any
-	if s, ok := after["mcp_servers"].(map[string]any); ok {
-		got, _ = s["cairn"].(map[string]any)
-	}
+// was, and cairn's server is gone (remove) or is base (what it was, nil
+// for none) running command with its arguments (see serverArgs).
+func sameApartFromCairn(before, after map[string]any, command string, remove bool, base map[string]any) error {
+	got := codexServer(after)
 	if remove && got != nil {
 		return errors.New("cairn's server is still there")
 	}
 	if !remove {
-		args, _ := got["args"].([]any)
-		if c, _ := got["command"].(string); c != command || len(args) != 1 || args[0] != "mcp" {
+		want := map[string]any{}
+		if base != nil {
+			want = clone(base)
+		}
+		want["command"] = command
+		want["args"], _ = serverArgs(want["args"])
+		if c, _ := got["command"].(string); c != command || !reflect.DeepEqual(got["args"], want["args"]) {
 			return errors.New("cairn's server did not come out as written")
 		}
-		delete(got, "command")
-		delete(got, "args")
-		var had map[string]any
-		if s, ok := before["mcp_servers"].(map[string]any); ok {
-			had, _ = s["cairn"].(map[string]any)
-		}
-		if had != nil {
-			had = clone(had)
-			delete(had, "command")
-			delete(had, "args")
-		}
-		if len(had) != len(got) || len(got) > 0 && !reflect.DeepEqual(had, got) {
+		if !reflect.DeepEqual(got, want) {
 			return errors.New("the rest of cairn's server changed")
 		}
 	}
@@ -218,10 +408,14 @@ func (d *tomlDoc) without(text string, match func([]string) bool) string {
 	return out
 }
 
-// setKeys rewrites command and args in cairn's table (header i), keeping
-// whatever else the person put there.
-func (d *tomlDoc) setKeys(text string, i int, command string) string {
-	want := map[string]string{"command": "command = " + tomlBasic(command) + "\n", "args": "args = [\"mcp\"]\n"}
+// setKeys rewrites command, and args when they lack "mcp" (see
+// serverArgs), in cairn's table (header i), keeping whatever else the
+// person put there.
+func (d *tomlDoc) setKeys(text string, i int, command string, args any) string {
+	want := map[string]string{"command": "command = " + tomlBasic(command) + "\n"}
+	if list, ok := serverArgs(args); !ok || !reflect.DeepEqual(list, args) {
+		want["args"] = "args = " + tomlArray(list) + "\n"
+	}
 	var b strings.Builder
 	at := d.headers[i].end
 	b.WriteString(text[:at])
@@ -237,13 +431,22 @@ func (d *tomlDoc) setKeys(text string, i int, command string) string {
 		at = e.end
 	}
 	for _, k := range []string{"command", "args"} {
-		if !done[k] {
+		if want[k] != "" && !done[k] {
 			b.WriteString(want[k])
 		}
 	}
 	b.WriteString(rest.String())
 	b.WriteString(text[at:])
 	return b.String()
+}
+
+// tomlArray is a list of strings as a TOML array.
+func tomlArray(list []any) string {
+	parts := make([]string, len(list))
+	for i, a := range list {
+		parts[i] = tomlBasic(a.(string))
+	}
+	return "[" + strings.Join(parts, ", ") + "]"
 }
 
 // addTable adds cairn's table: before its first sub-table when the person

@@ -313,3 +313,23 @@ func Original(path string, current []byte, setup, remove func([]byte) ([]byte, b
 	}
 	return nil, false
 }
+
+// LastWithCairn is the newest backup of path that holds cairn's entries
+// (remove, the edit that takes cairn out, changes it), among the last few;
+// nil for none. What a person added to cairn's entries comes back from it
+// when setup writes them again after a --remove.
+func LastWithCairn(path string, remove func([]byte) ([]byte, bool, error)) []byte {
+	for i, b := range Backups(path) {
+		if i == 10 {
+			break
+		}
+		old, err := ReadSettings(b)
+		if err != nil {
+			continue
+		}
+		if _, had, err := remove(old); err == nil && had {
+			return old
+		}
+	}
+	return nil
+}

@@ -2,15 +2,15 @@ package cli
 
 import (
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io/fs"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
-	"github.com/BurntSushi/toml"
 	"github.com/spf13/cobra"
 
 	"cairn/agentsetup"
@@ -36,6 +36,9 @@ type agentState struct {
 	MCP       []string `json:"mcp,omitempty"`        // files registering cairn's MCP server
 	NotSetUp  bool     `json:"not_set_up,omitempty"` // neither
 	SetupHint string   `json:"setup_hint,omitempty"` // what to run
+	// Broken says, a line each, which of cairn's commands in these files
+	// no longer run (a binary an upgrade moved), with the fix.
+	Broken []string `json:"broken,omitempty"`
 }
 
 func (a *app) doctorCommand() *cobra.Command {
@@ -71,6 +74,9 @@ func (a *app) doctorCommand() *cobra.Command {
 			if r.StoreError != "" {
 				return fmt.Errorf("the store cannot be opened: %s", r.StoreError)
 			}
+			if broken := append(r.ClaudeCode.Broken, r.Codex.Broken...); len(broken) > 0 {
+				return errors.New(broken[0])
+			}
 			return nil
 		},
 	}
@@ -102,6 +108,9 @@ func printDoctor(cmd *cobra.Command, r doctorReport) {
 			}
 			fmt.Fprintf(w, "%s%s\n", ag.name, cleanLine(strings.Join(parts, "; ")))
 		}
+		for _, b := range ag.s.Broken {
+			fmt.Fprintf(w, "%s%s\n", ag.name, cleanLine(b))
+		}
 	}
 	if len(r.HookFailures) == 0 {
 		fmt.Fprintln(w, "hooks     no failures logged")
@@ -121,12 +130,20 @@ func printDoctor(cmd *cobra.Command, r doctorReport) {
 		yesNo(r.LLM, "chat model (CAIRN_LLM_URL)"), yesNo(r.Embedder, "embedder (CAIRN_EMBED_URL)"))
 }
 
-// agentStates looks for cairn in the agents' settings files.
+// agentStates looks for cairn in the agents' settings files, and checks
+// that the commands it finds there still run.
 func (a *app) agentStates() (claude, codex agentState) {
 	home := a.env.Getenv("HOME")
 	var root string
 	if wd, err := a.env.Getwd(); err == nil {
 		root = project.GitRoot(wd)
+	}
+	// The files of --project setups are fixed by setup --project.
+	fix := func(f, agent string) string {
+		if root != "" && strings.HasPrefix(f, root+string(filepath.Separator)) {
+			return "cairn setup " + agent + " --project"
+		}
+		return "cairn setup " + agent
 	}
 	hookFiles := []string{filepath.Join(home, ".claude", "settings.json")}
 	mcpFiles := []string{filepath.Join(home, ".claude.json")}
@@ -134,17 +151,21 @@ func (a *app) agentStates() (claude, codex agentState) {
 		hookFiles = append(hookFiles, filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".claude", "settings.local.json"))
 		mcpFiles = append(mcpFiles, filepath.Join(root, ".mcp.json"))
 	}
+	var cc, cx commandUses
 	for _, f := range hookFiles {
 		if b, err := agentsetup.ReadSettings(f); err == nil && bytes.Contains(b, []byte("hook claude-code")) {
 			claude.Hooks = append(claude.Hooks, f)
+			for _, p := range agentsetup.HookPrograms(b) {
+				cc.add(expandHome(p, home), f, fix(f, "claude-code"))
+			}
 		}
 	}
 	for _, f := range mcpFiles {
-		var v struct {
-			MCP map[string]json.RawMessage `json:"mcpServers"`
-		}
-		if b, err := agentsetup.ReadSettings(f); err == nil && json.Unmarshal(b, &v) == nil && v.MCP["cairn"] != nil {
-			claude.MCP = append(claude.MCP, f)
+		if b, err := agentsetup.ReadSettings(f); err == nil {
+			if p, ok := agentsetup.ServerProgram(b); ok {
+				claude.MCP = append(claude.MCP, f)
+				cc.add(p, f, fix(f, "claude-code"))
+			}
 		}
 	}
 	claude.NotSetUp = len(claude.Hooks) == 0 && len(claude.MCP) == 0
@@ -153,18 +174,98 @@ func (a *app) agentStates() (claude, codex agentState) {
 	if dir == "" {
 		dir = filepath.Join(home, ".codex")
 	}
-	var cfg struct {
-		MCP map[string]any `toml:"mcp_servers"`
-	}
 	cf := filepath.Join(dir, "config.toml")
 	if b, err := agentsetup.ReadSettings(cf); err == nil {
-		if _, err := toml.Decode(string(b), &cfg); err == nil && cfg.MCP["cairn"] != nil {
+		if p, ok := agentsetup.CodexProgram(b); ok {
 			codex.MCP = []string{cf}
+			cx.add(p, cf, "cairn setup codex")
 		}
 	}
 	codex.NotSetUp = len(codex.MCP) == 0
 	codex.SetupHint = "cairn setup codex"
+	pathList := a.env.Getenv("PATH")
+	claude.Broken, codex.Broken = cc.broken(pathList), cx.broken(pathList)
 	return claude, codex
+}
+
+// commandUses are the commands cairn's entries run, with the files that
+// name each and the setup that writes them again.
+type commandUses struct {
+	cmds  []string
+	files map[string][]string
+	fixes map[string]string
+}
+
+func (u *commandUses) add(cmd, file, fix string) {
+	if u.files == nil {
+		u.files, u.fixes = map[string][]string{}, map[string]string{}
+	}
+	if _, ok := u.files[cmd]; !ok {
+		u.cmds = append(u.cmds, cmd)
+	}
+	if !slices.Contains(u.files[cmd], file) {
+		u.files[cmd] = append(u.files[cmd], file)
+	}
+	if u.fixes[cmd] == "" || strings.HasSuffix(u.fixes[cmd], "--project") {
+		u.fixes[cmd] = fix // the user's setup first: the one most have
+	}
+}
+
+// broken says, a line each, which commands no longer run and what to do.
+func (u *commandUses) broken(pathList string) []string {
+	var out []string
+	for _, c := range u.cmds {
+		if why := cannotRun(c, pathList); why != "" {
+			out = append(out, fmt.Sprintf("cairn's command %s (in %s) %s: run '%s' again", c, strings.Join(u.files[c], ", "), why, u.fixes[c]))
+		}
+	}
+	return out
+}
+
+// cannotRun says why an agent could not start cmd ("" when it can): a
+// path that is gone or not executable, a name not on the $PATH given.
+func cannotRun(cmd, pathList string) string {
+	if cmd == "" {
+		return "is empty"
+	}
+	if !strings.Contains(cmd, "/") {
+		for _, dir := range filepath.SplitList(pathList) {
+			if dir != "" && executable(filepath.Join(dir, cmd)) == "" {
+				return ""
+			}
+		}
+		return "is not on your $PATH"
+	}
+	if !filepath.IsAbs(cmd) {
+		return "" // relative to where the agent runs: nothing to check here
+	}
+	return executable(cmd)
+}
+
+func executable(path string) string {
+	fi, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		if _, lerr := os.Lstat(path); lerr == nil {
+			return "is a link to a file that no longer exists (an upgrade moved it?)"
+		}
+		return "no longer exists (an upgrade moved it?)"
+	case err != nil:
+		return "cannot be read: " + oneLine(err.Error())
+	case fi.IsDir():
+		return "is a directory"
+	case fi.Mode().Perm()&0o111 == 0:
+		return "is not executable"
+	}
+	return ""
+}
+
+// expandHome is a hook's program as the shell runs it: ~/ is the home.
+func expandHome(p, home string) string {
+	if rest, ok := strings.CutPrefix(p, "~/"); ok && home != "" {
+		return filepath.Join(home, rest)
+	}
+	return p
 }
 
 // lastLines are the last n lines of a log, with how long ago each was. A
@@ -196,4 +297,16 @@ func lastLines(path string, n int) []string {
 		out = append(out, l)
 	}
 	return out
+}
+
+// wroteTranscript reports whether a session left a transcript to read.
+// `claude mcp list` and `claude doctor` start Claude Code's hooks to check
+// them, and end a session that never wrote one (no path, no file, or an
+// empty file): there is nothing to read, and no failure to show in doctor.
+func wroteTranscript(path string) bool {
+	if path == "" {
+		return false
+	}
+	fi, err := os.Lstat(path)
+	return !errors.Is(err, fs.ErrNotExist) && (err != nil || !fi.Mode().IsRegular() || fi.Size() > 0)
 }

@@ -152,6 +152,9 @@ func (a *app) runHook(cmd *cobra.Command, budget hookBudgets) {
 }
 
 func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (string, error) {
+	if ev.Event == "SessionEnd" && !wroteTranscript(ev.TranscriptPath) {
+		return "", nil // a health check's session (see wroteTranscript): no failure
+	}
 	if ev.Cwd == "" || !filepath.IsAbs(ev.Cwd) {
 		return "", errors.New("the event names no absolute working directory")
 	}

@@ -39,8 +39,16 @@ Claude Code: --user (the default) writes ~/.claude/settings.json (hooks) and
 .claude/settings.json and .mcp.json, to share with the team.
 Codex: ~/.codex/config.toml ($CODEX_HOME) gets [mcp_servers.cairn]. Codex
 has no session hooks: read its sessions with 'cairn ingest ~/.codex/sessions'.
+A store not in its default place ($CAIRN_HOME, --home) is named in the
+server's env, as Codex passes its servers few variables.
 git (in a repository): the team mirror's merge driver, in .gitattributes and
 the repository's git config (see cairn sync).
+
+The command written is cairn when the cairn on $PATH is this one, else the
+path it was run by, links kept (an upgrade does not break it). What you add
+to cairn's entries (--project NAME, env, timeouts) stays when setup runs
+again, and after --remove then setup. 'cairn doctor' says when a command
+in these files no longer runs.
 
 Every change is shown as a diff first. On a terminal, setup asks before
 writing (--yes does not ask); otherwise (a script) it writes. Each file
@@ -143,7 +151,7 @@ another user's is left alone, with the command that would allow the edit.`,
 
 // setupChanges works out what each settings file would become.
 func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error) {
-	bin, err := cairnBinary()
+	command, err := setupCommand()
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +160,10 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		return nil, errors.New("$HOME is not set: cairn cannot find the agent's settings")
 	}
 	var out []fileChange
-	add := func(path, what string, mode os.FileMode, edit func(b []byte, remove bool) ([]byte, bool, error)) error {
+	// edit puts cairn in (or takes it out of) a file's content; prior is an
+	// earlier version of the file, from which what the person added to
+	// cairn's entries comes back when they are missing.
+	add := func(path, what string, mode os.FileMode, edit func(b []byte, remove bool, prior []byte) ([]byte, bool, error)) error {
 		path, note, err := agentsetup.Target(path, home)
 		if err != nil {
 			return fmt.Errorf("%v — nothing was written", err)
@@ -164,15 +175,19 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		if errors.Is(err, fs.ErrNotExist) && remove {
 			return nil
 		}
-		after, changed, err := edit(before, remove)
+		takeOut := func(b []byte) ([]byte, bool, error) { return edit(b, true, nil) }
+		var prior []byte
+		if _, has, _ := takeOut(before); !remove && !has {
+			prior = agentsetup.LastWithCairn(path, takeOut) // read only when cairn is not there
+		}
+		after, changed, err := edit(before, remove, prior)
 		if err != nil {
 			return fmt.Errorf("%s: %v — nothing was written", path, err)
 		}
 		if changed && remove {
 			// Setup then --remove gives the person their file back byte
-			// for byte, when it has not changed since.
-			setup := func(b []byte) ([]byte, bool, error) { return edit(b, false) }
-			takeOut := func(b []byte) ([]byte, bool, error) { return edit(b, true) }
+			// for byte, when nothing but cairn's entries changed since.
+			setup := func(b []byte) ([]byte, bool, error) { return edit(b, false, before) }
 			if orig, ok := agentsetup.Original(path, before, setup, takeOut); ok {
 				after = orig
 			} else if agentsetup.Created(path, after) {
@@ -187,7 +202,6 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 	switch agent {
 	case "claude-code":
 		hooksFile, mcpFile, mode := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json"), os.FileMode(0o600)
-		command := bin
 		if proj {
 			wd, err := a.env.Getwd()
 			if err != nil {
@@ -198,17 +212,14 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 				return nil, usagef("--project: %s is not inside a git repository; use --user, or run setup in the repository", cleanLine(wd))
 			}
 			hooksFile, mcpFile, mode = filepath.Join(root, ".claude", "settings.json"), filepath.Join(root, ".mcp.json"), 0o644
-			if onPath, err := exec.LookPath("cairn"); err == nil && sameFile(onPath, bin) {
-				command = "cairn" // the team's machines have it elsewhere
-			}
 		}
-		if err := add(hooksFile, "Claude Code hooks", mode, func(b []byte, remove bool) ([]byte, bool, error) {
-			return agentsetup.ClaudeHooks(b, command, remove)
+		if err := add(hooksFile, "Claude Code hooks", mode, func(b []byte, remove bool, prior []byte) ([]byte, bool, error) {
+			return agentsetup.ClaudeHooks(b, command, remove, prior)
 		}); err != nil {
 			return nil, err
 		}
-		if err := add(mcpFile, "Claude Code MCP server", mode, func(b []byte, remove bool) ([]byte, bool, error) {
-			return agentsetup.ClaudeMCP(b, command, remove)
+		if err := add(mcpFile, "Claude Code MCP server", mode, func(b []byte, remove bool, prior []byte) ([]byte, bool, error) {
+			return agentsetup.ClaudeMCP(b, command, remove, prior)
 		}); err != nil {
 			return nil, err
 		}
@@ -220,8 +231,14 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 		if dir == "" {
 			dir = filepath.Join(home, ".codex")
 		}
-		if err := add(filepath.Join(dir, "config.toml"), "Codex MCP server", 0o600, func(b []byte, remove bool) ([]byte, bool, error) {
-			return agentsetup.CodexMCP(b, bin, remove)
+		// Codex hands its MCP servers only a few of its own variables: a
+		// store not in its default place is named in the server's env.
+		var env map[string]string
+		if h, err := a.homePath(); err == nil && h != filepath.Join(home, ".local", "share", "cairn") {
+			env = map[string]string{"CAIRN_HOME": h}
+		}
+		if err := add(filepath.Join(dir, "config.toml"), "Codex MCP server", 0o600, func(b []byte, remove bool, prior []byte) ([]byte, bool, error) {
+			return agentsetup.CodexMCP(b, command, remove, prior, env)
 		}); err != nil {
 			return nil, err
 		}
@@ -233,14 +250,28 @@ func (a *app) setupChanges(agent string, proj, remove bool) ([]fileChange, error
 	return out, nil
 }
 
-// cairnBinary is the absolute path of this cairn, symlinks resolved.
+// setupCommand is the command setup writes into the agents' settings:
+// the name cairn when the cairn found on $PATH is this binary, so that an
+// upgrade that moves the binary (a Homebrew Cellar's versioned folder)
+// breaks nothing; else the path this cairn was run by (see cairnBinary).
+func setupCommand() (string, error) {
+	bin, err := cairnBinary()
+	if err != nil {
+		return "", err
+	}
+	if onPath, err := exec.LookPath("cairn"); err == nil && sameFile(onPath, bin) {
+		return "cairn", nil
+	}
+	return bin, nil
+}
+
+// cairnBinary is the absolute path this cairn was run by, its links left
+// as they are: /opt/homebrew/bin/cairn, which survives an upgrade, not the
+// versioned file it leads to.
 func cairnBinary() (string, error) {
 	exe, err := os.Executable()
 	if err != nil {
 		return "", fmt.Errorf("find the cairn binary: %w", err)
-	}
-	if real, err := filepath.EvalSymlinks(exe); err == nil {
-		exe = real
 	}
 	if filepath.Base(exe) != "cairn" {
 		// A test binary or a renamed copy: name what people run.
@@ -248,6 +279,19 @@ func cairnBinary() (string, error) {
 			return filepath.Abs(p)
 		}
 		return filepath.Join(filepath.Dir(exe), "cairn"), nil
+	}
+	// The kernel gives the file itself (Linux resolves the links): the
+	// name the person ran, when it leads to this binary, is the one to keep.
+	if len(os.Args) > 0 {
+		invoked := os.Args[0]
+		if !strings.Contains(invoked, "/") {
+			invoked, err = exec.LookPath(invoked)
+		}
+		if err == nil {
+			if abs, err := filepath.Abs(invoked); err == nil && filepath.Base(abs) == "cairn" && sameFile(abs, exe) {
+				return abs, nil
+			}
+		}
 	}
 	return exe, nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"syscall"
@@ -368,13 +369,13 @@ func TestSetupCodexRemoveRestores(t *testing.T) {
 	if got := readFile(t, cfg); got != mine {
 		t.Fatalf("after remove:\n%q\nwant\n%q", got, mine)
 	}
-	// The person gave cairn's server an env table since: remove takes it.
+	// The person gave cairn's server a table since: remove takes it.
 	e.setup(home, "codex")
-	os.WriteFile(cfg, []byte(readFile(t, cfg)+"\n[mcp_servers.cairn.env]\nCAIRN_HOME = \"/x\"\n"), 0o600)
+	os.WriteFile(cfg, []byte(readFile(t, cfg)+"\n[mcp_servers.cairn.tools.recall]\napproval = \"never\"\n"), 0o600)
 	if r := e.setup(home, "codex", "--remove"); r.code != 0 {
 		t.Fatalf("%+v", r)
 	}
-	if got := readFile(t, cfg); strings.Contains(got, "mcp_servers.cairn.env") || !strings.Contains(got, "[mcp_servers.gh]") {
+	if got := readFile(t, cfg); strings.Contains(got, "mcp_servers.cairn.tools") || strings.Contains(got, "CAIRN_HOME") || !strings.Contains(got, "[mcp_servers.gh]") {
 		t.Fatalf("after remove:\n%s", got)
 	}
 }
@@ -400,5 +401,289 @@ func TestSetupRemoveDeletesWhatItCreated(t *testing.T) {
 	}
 	if r := e.setup(home, "codex", "--remove"); !strings.Contains(r.out, "nothing to remove") {
 		t.Fatalf("%+v", r)
+	}
+}
+
+// hookCommands are the commands of cairn's hooks per event, with each
+// hook's other keys.
+func hookCommands(t *testing.T, path string) map[string]map[string]any {
+	t.Helper()
+	out := map[string]map[string]any{}
+	hooks, _ := readJSON(t, path)["hooks"].(map[string]any)
+	for ev, gs := range hooks {
+		for _, g := range gs.([]any) {
+			for _, h := range g.(map[string]any)["hooks"].([]any) {
+				if c := h.(map[string]any)["command"].(string); strings.Contains(c, "hook claude-code") {
+					out[ev] = h.(map[string]any)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// What a person added to cairn's entries — a --project on the hook and on
+// the MCP server, VAR=value before the program, a longer timeout, env —
+// survives setup run again after the binary moved, and setup --remove then
+// setup; setup changes only the program. --remove still gives back the
+// file as it was before setup, byte for byte.
+func TestSetupKeepsWhatThePersonAddedToCairnsEntries(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	settings, claudeJSON := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json")
+	mine := "{\n  \"model\": \"opus\"\n}\n"
+	writeFile(t, settings, mine, 0o600)
+	writeFile(t, claudeJSON, `{"numStartups": 3}`, 0o600)
+	if r := e.setup(home, "claude-code"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	program := strings.TrimSuffix(hookCommands(t, settings)["SessionStart"]["command"].(string), " hook claude-code")
+
+	// The person's additions, and the binary at a place it no longer is.
+	sv := readJSON(t, settings)
+	for ev, gs := range sv["hooks"].(map[string]any) {
+		h := gs.([]any)[0].(map[string]any)["hooks"].([]any)[0].(map[string]any)
+		h["command"] = "/old/place/cairn hook claude-code"
+		if ev == "SessionStart" {
+			h["command"], h["timeout"] = "CAIRN_DEBUG=1 /old/place/cairn hook claude-code --project payments", 30
+		}
+	}
+	b, _ := json.MarshalIndent(sv, "", "  ")
+	writeFile(t, settings, string(b), 0o600)
+	writeFile(t, claudeJSON, `{"numStartups": 3, "mcpServers": {"cairn": {"type": "stdio", "command": "/old/place/cairn",
+	  "args": ["mcp", "--project", "payments"], "env": {"CAIRN_LLM_URL": "http://127.0.0.1:8080"}, "timeout": 30000}}}`, 0o600)
+
+	check := func(when string) {
+		t.Helper()
+		hooks := hookCommands(t, settings)
+		first := hooks["SessionStart"]
+		if first["command"] != "CAIRN_DEBUG=1 "+program+" hook claude-code --project payments" || first["timeout"] != float64(30) {
+			t.Fatalf("%s: the person's hook: %v", when, first)
+		}
+		if len(hooks) != 4 || hooks["SessionEnd"]["command"] != program+" hook claude-code" || hooks["SessionEnd"]["timeout"] != float64(60) {
+			t.Fatalf("%s: cairn's hooks: %v", when, hooks)
+		}
+		s := readJSON(t, claudeJSON)["mcpServers"].(map[string]any)["cairn"].(map[string]any)
+		args, _ := json.Marshal(s["args"])
+		env, _ := s["env"].(map[string]any)
+		if s["command"] != program || string(args) != `["mcp","--project","payments"]` || env["CAIRN_LLM_URL"] != "http://127.0.0.1:8080" || s["timeout"] != float64(30000) {
+			t.Fatalf("%s: the MCP server: %v", when, s)
+		}
+	}
+	if r := e.setup(home, "claude-code"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	check("setup again after the binary moved")
+	if r := e.setup(home, "claude-code"); !strings.Contains(r.out, "nothing to change") {
+		t.Fatalf("a third run: %+v", r)
+	}
+	e.removeThenSetup(home, "claude-code", map[string]string{settings: mine, claudeJSON: `{"numStartups": 3}`}, check)
+}
+
+// removeThenSetup runs setup --remove, which must give back each file as
+// it was before setup (was), then setup, after which check must pass,
+// then --remove again.
+func (e *env) removeThenSetup(home, agent string, was map[string]string, check func(string)) {
+	t := e.t
+	t.Helper()
+	for _, when := range []string{"--remove", "setup after --remove", "the second --remove"} {
+		args := []string{agent}
+		if when != "setup after --remove" {
+			args = append(args, "--remove")
+		}
+		if r := e.setup(home, args...); r.code != 0 {
+			t.Fatalf("%s: %+v", when, r)
+		}
+		if when == "setup after --remove" {
+			check(when)
+			continue
+		}
+		for f, want := range was {
+			if got := readFile(t, f); got != want {
+				t.Fatalf("%s: %s is\n%q\nwant\n%q", when, f, got, want)
+			}
+		}
+	}
+}
+
+// The same for Codex: a --project in args, startup_timeout_sec and an env
+// table on cairn's server stay through setup again and --remove then setup.
+func TestSetupCodexKeepsWhatThePersonAdded(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	home := t.TempDir()
+	cfg := filepath.Join(home, "codex-home", "config.toml")
+	mine := "model = \"gpt-5\"\n\n[mcp_servers.gh]\ncommand = \"gh\"\n"
+	writeFile(t, cfg, mine, 0o600)
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	var first struct {
+		MCP map[string]struct{ Command string } `toml:"mcp_servers"`
+	}
+	toml.DecodeFile(cfg, &first)
+	program := first.MCP["cairn"].Command
+	text := strings.Replace(readFile(t, cfg), `args = ["mcp"]`, "args = [\"mcp\", \"--project\", \"payments\"]  # this repo's memory\nstartup_timeout_sec = 30", 1)
+	text = strings.Replace(text, `command = "`+program+`"`, `command = "/old/place/cairn"`, 1)
+	// cairn named its store (CAIRN_HOME is set here) in an env table of
+	// its own: the person adds a variable of theirs to it.
+	if !strings.Contains(text, "[mcp_servers.cairn.env]\nCAIRN_HOME = ") {
+		t.Fatalf("setup with $CAIRN_HOME set did not name the store in the server's env:\n%s", text)
+	}
+	text = strings.Replace(text, "[mcp_servers.cairn.env]\n", "[mcp_servers.cairn.env]\nCAIRN_LLM_URL = \"http://127.0.0.1:8080\"\n", 1)
+	writeFile(t, cfg, text, 0o600)
+
+	check := func(when string) {
+		t.Helper()
+		var got struct {
+			MCP map[string]struct {
+				Command string
+				Args    []string
+				Timeout int `toml:"startup_timeout_sec"`
+				Env     map[string]string
+			} `toml:"mcp_servers"`
+			Model string
+		}
+		if _, err := toml.DecodeFile(cfg, &got); err != nil {
+			t.Fatalf("%s: %v", when, err)
+		}
+		c := got.MCP["cairn"]
+		if c.Command != program || strings.Join(c.Args, " ") != "mcp --project payments" || c.Timeout != 30 || c.Env["CAIRN_LLM_URL"] != "http://127.0.0.1:8080" || c.Env["CAIRN_HOME"] != e.home || got.MCP["gh"].Command != "gh" || got.Model != "gpt-5" {
+			t.Fatalf("%s: %+v\n%s", when, got, readFile(t, cfg))
+		}
+	}
+	if r := e.setup(home, "codex"); r.code != 0 {
+		t.Fatalf("%+v", r)
+	}
+	check("setup again after the binary moved")
+	if !strings.Contains(readFile(t, cfg), "# this repo's memory") {
+		t.Fatalf("the person's comment was lost:\n%s", readFile(t, cfg))
+	}
+	if r := e.setup(home, "codex"); !strings.Contains(r.out, "nothing to change") {
+		t.Fatalf("a third run: %+v", r)
+	}
+	e.removeThenSetup(home, "codex", map[string]string{cfg: mine}, check)
+}
+
+// An upgrade like Homebrew's: /PREFIX/bin/cairn is a link into a versioned
+// folder, which the upgrade removes. Setup run by the real binary writes
+// the name cairn when that cairn on $PATH is itself, else the link it was
+// run by, never the versioned file: after the upgrade every hook still
+// runs (here the SessionEnd of Claude Code's health check, which is not
+// logged as a failure) and doctor finds nothing wrong. Settings that name
+// the removed versioned file (as setup wrote them before) are what doctor
+// reports, and setup again puts right.
+func TestSetupSurvivesAnUpgrade(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	cellar := func(v string) string { return filepath.Join(root, "Cellar", "cairn", v, "bin", "cairn") }
+	build := exec.Command("go", "build", "-o", cellar("1.0"), "cairn")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build cairn: %v\n%s", err, out)
+	}
+	binDir, home, work := filepath.Join(root, "bin"), filepath.Join(root, "home"), filepath.Join(root, "work")
+	link := filepath.Join(binDir, "cairn")
+	for _, d := range []string{binDir, home, work} {
+		os.MkdirAll(d, 0o755)
+	}
+	os.Symlink(cellar("1.0"), link)
+	withCairn, without := binDir+":/usr/bin:/bin", "/usr/bin:/bin"
+	vars := func(path string) map[string]string {
+		return map[string]string{"HOME": home, "PATH": path, "CAIRN_HOME": filepath.Join(root, "cairn-home"), "CODEX_HOME": filepath.Join(home, ".codex"), "NO_COLOR": "1"}
+	}
+	environ := func(path string) []string {
+		var out []string
+		for k, v := range vars(path) {
+			out = append(out, k+"="+v)
+		}
+		return out
+	}
+	run := func(path, stdin string, name string, args ...string) (string, int) {
+		t.Helper()
+		cmd := exec.Command(name, args...)
+		cmd.Dir, cmd.Env, cmd.Stdin = work, environ(path), strings.NewReader(stdin)
+		out, err := cmd.CombinedOutput()
+		code := 0
+		if ee, ok := err.(*exec.ExitError); ok {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(out), code
+	}
+	settings, claudeJSON, codex := filepath.Join(home, ".claude", "settings.json"), filepath.Join(home, ".claude.json"), filepath.Join(home, ".codex", "config.toml")
+	commands := func() []string {
+		var out []string
+		for _, h := range hookCommands(t, settings) {
+			out = append(out, h["command"].(string))
+		}
+		out = append(out, readJSON(t, claudeJSON)["mcpServers"].(map[string]any)["cairn"].(map[string]any)["command"].(string))
+		var c struct {
+			MCP map[string]struct{ Command string } `toml:"mcp_servers"`
+		}
+		toml.DecodeFile(codex, &c)
+		return append(out, c.MCP["cairn"].Command)
+	}
+
+	// cairn on $PATH is this binary: the name.
+	for _, agent := range []string{"claude-code", "codex"} {
+		if out, code := run(withCairn, "", link, "setup", agent); code != 0 {
+			t.Fatalf("setup %s: %s", agent, out)
+		}
+	}
+	for _, c := range commands() {
+		if c != "cairn" && c != "cairn hook claude-code" {
+			t.Fatalf("with cairn on $PATH setup wrote %q; all: %q", c, commands())
+		}
+	}
+	// Not on $PATH: the link it was run by, not the versioned file.
+	for _, agent := range []string{"claude-code", "codex"} {
+		if out, code := run(without, "", link, "setup", agent); code != 0 {
+			t.Fatalf("setup %s: %s", agent, out)
+		}
+	}
+	for _, c := range commands() {
+		if c != link && c != link+" hook claude-code" {
+			t.Fatalf("run as %s setup wrote %q; all: %q", link, c, commands())
+		}
+	}
+
+	// The upgrade: a new versioned folder, the link moved, the old gone.
+	os.MkdirAll(filepath.Dir(cellar("1.1")), 0o755)
+	if err := os.Rename(cellar("1.0"), cellar("1.1")); err != nil {
+		t.Fatal(err)
+	}
+	os.RemoveAll(filepath.Join(root, "Cellar", "cairn", "1.0"))
+	os.Remove(link)
+	os.Symlink(cellar("1.1"), link)
+
+	// Claude Code's health check runs the hooks as written: they run.
+	check := `{"hook_event_name":"SessionEnd","session_id":"check","cwd":"` + work + `","transcript_path":"` + filepath.Join(home, "never-written.jsonl") + `","reason":"other"}`
+	for ev, h := range hookCommands(t, settings) {
+		if out, code := run(without, check, "sh", "-c", h["command"].(string)); code != 0 || out != "" {
+			t.Fatalf("%s's hook after the upgrade: exit %d %q", ev, code, out)
+		}
+	}
+	if b, err := os.ReadFile(filepath.Join(root, "cairn-home", "hooks.log")); err == nil {
+		t.Fatalf("a health check was logged as a failure: %s", b)
+	}
+	e := &env{t: t, home: filepath.Join(root, "cairn-home"), wd: work}
+	if r := e.runEnv(vars(without), "doctor"); r.code != 0 || strings.Contains(r.out, "again") {
+		t.Fatalf("doctor after the upgrade: %+v", r)
+	}
+
+	// Settings naming the versioned file the upgrade removed.
+	old := strings.ReplaceAll(readFile(t, settings), link, cellar("1.0"))
+	writeFile(t, settings, old, 0o600)
+	r := e.runEnv(vars(withCairn), "doctor")
+	if r.code == 0 || !strings.Contains(r.out, "cairn's command "+cellar("1.0")+" (in "+settings+") no longer exists (an upgrade moved it?): run 'cairn setup claude-code' again") {
+		t.Fatalf("doctor with hooks naming a removed binary: %+v", r)
+	}
+	if out, code := run(withCairn, "", link, "setup", "claude-code"); code != 0 {
+		t.Fatalf("setup again: %s", out)
+	}
+	if r := e.runEnv(vars(withCairn), "doctor"); r.code != 0 || strings.Contains(readFile(t, settings), "Cellar") {
+		t.Fatalf("doctor after setup again: %+v", r)
 	}
 }
