@@ -9,13 +9,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/spf13/cobra"
 
 	"cairn/consolidate"
 	"cairn/ingest"
+	"cairn/internal/inboxline"
 	"cairn/memory"
 	"cairn/safetext"
 )
@@ -281,7 +280,7 @@ func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
 	if now != nil && next != nil && (p.Kind == memory.ProposeMerge || p.Kind == memory.ProposeSupersede) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "word diff ([-now-] {+proposed+}):")
-		fmt.Fprintln(w, cleanText(wordDiff(shownText(now), shownText(next))))
+		fmt.Fprintln(w, cleanText(inboxline.Marked(shownText(now), shownText(next))))
 	}
 	if p.State == memory.ProposalOpen {
 		fmt.Fprintln(w)
@@ -318,73 +317,6 @@ func shownText(m *memory.Memory) string {
 		return body
 	}
 	return m.Title + "\n" + body
-}
-
-// wordDiff marks what differs between two texts word by word, as git's
-// --word-diff=plain does: [-removed-] and {+added+}.
-func wordDiff(a, b string) string {
-	index := map[string]rune{}
-	var table []string
-	encode := func(s string) []rune {
-		var out []rune
-		for _, tok := range wordTokens(s) {
-			r, ok := index[tok]
-			if !ok {
-				// Any rune that survives a Go string stands for a token, so
-				// surrogates are skipped.
-				r = rune(len(table) + 1)
-				if r >= 0xD800 {
-					r += 0x800
-				}
-				index[tok] = r
-				table = append(table, tok)
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	ra, rb := encode(a), encode(b)
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 0
-	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
-	decode := func(s string) string {
-		var sb strings.Builder
-		for _, r := range s {
-			n := int(r)
-			if n >= 0xE000 {
-				n -= 0x800
-			}
-			sb.WriteString(table[n-1])
-		}
-		return sb.String()
-	}
-	var sb strings.Builder
-	for _, d := range diffs {
-		text := decode(d.Text)
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
-			sb.WriteString(text)
-		case diffmatchpatch.DiffDelete:
-			sb.WriteString("[-" + text + "-]")
-		case diffmatchpatch.DiffInsert:
-			sb.WriteString("{+" + text + "+}")
-		}
-	}
-	return sb.String()
-}
-
-// wordTokens splits a text into words and runs of white space.
-func wordTokens(s string) []string {
-	var out []string
-	start := 0
-	rs := []rune(s)
-	for i := 1; i <= len(rs); i++ {
-		if i == len(rs) || unicode.IsSpace(rs[i]) != unicode.IsSpace(rs[i-1]) {
-			out = append(out, string(rs[start:i]))
-			start = i
-		}
-	}
-	return out
 }
 
 func (a *app) inboxAcceptCommand() *cobra.Command {

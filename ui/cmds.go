@@ -674,6 +674,33 @@ func decide(st memory.Store, p memory.Project, id string, accept bool, edited *m
 	}
 }
 
+// decideMany accepts or rejects several proposals, one run each, and
+// stops at the first that fails: what was decided stays decided (and
+// /undo takes it back), the rest stay open.
+func decideMany(st memory.Store, p memory.Project, ids []string, accept bool) tea.Cmd {
+	return func() tea.Msg {
+		msg := decidedManyMsg{accepted: accept}
+		for _, id := range ids {
+			var run memory.Run
+			var err error
+			if accept {
+				run, err = consolidate.Accept(bg, st, p, id, nil, memory.ActorUser)
+			} else {
+				run, err = consolidate.Reject(bg, st, p, id, memory.ActorUser)
+			}
+			if err != nil {
+				msg.err = fmt.Errorf("proposal %s: %w", short(id), err)
+				return msg
+			}
+			msg.ids = append(msg.ids, id)
+			if run.ID != "" {
+				msg.runs = append(msg.runs, run.ID)
+			}
+		}
+		return msg
+	}
+}
+
 // describe is a change of run in words, the memory ids of its reason
 // expanded into titles: those the run itself names first (on a dry run its
 // new memories are not stored), then the store's.
@@ -793,6 +820,24 @@ func waitConsolidation(c *consolidation) tea.Cmd {
 }
 
 // undoRun takes back a run (an id or a unique prefix) exactly.
+// undoRuns takes back a decision on several proposals: its runs, newest
+// first, stopping at the first that fails.
+func undoRuns(st memory.Store, p memory.Project, ids []string) tea.Cmd {
+	return func() tea.Msg {
+		msg := undoneMsg{}
+		for i := len(ids) - 1; i >= 0; i-- {
+			run, err := consolidate.Undo(bg, st, p, ids[i], memory.ActorUser)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			msg.run = run
+			msg.runs++
+		}
+		return msg
+	}
+}
+
 func undoRun(st memory.Store, p memory.Project, id string) tea.Cmd {
 	return func() tea.Msg {
 		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)
