@@ -150,7 +150,7 @@ func TestInboxListsDraftsAndProposalsOldestFirst(t *testing.T) {
 	for _, want := range []string{
 		"Inbox 1 draft · 2 proposals",
 		"> draft     agent · s-7f3a · We agreed",
-		"  supersede …in Postgres, not Redis → …in Redis, not Postgres",
+		"  supersede Keep sessions in Postgres, not Redis → Redis … Postgres",
 		"  merge     Never commit .env files + Never commit .env files to any repository",
 	} {
 		if !strings.Contains(scr, want) {

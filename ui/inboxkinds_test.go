@@ -95,11 +95,11 @@ func TestInboxRowsSayWhatChanges(t *testing.T) {
 	press(t, m, "i")
 	scr := screen(m)
 	for _, want := range []string{
-		"supersede …in Postgres, not Redis → …in Redis, not Postgres",
+		"supersede Keep sessions in Postgres, not Redis → Redis … Postgres",
 		"merge     Never commit .env files + Never commit .env files to any",
 		"remember  Prefer table-driven tests for parsers · A preference",
 		"archive   Do not assume the CI runner has a GPU",
-		"supersede Decode is +31 % faster… → Decode is +40 % faster…",
+		"supersede Decode is +31 % faster after the cache change → 40",
 	} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the inbox at 80×24 lacks %q:\n%s", want, scr)
@@ -119,7 +119,7 @@ func TestInboxDetailBelowListAt80(t *testing.T) {
 	m, _ := kindsApp(t, 80, 24, "plain")
 	press(t, m, "i", "down")
 	scr := screen(m)
-	for _, want := range []string{"> supersede …in Postgres", "Proposed supersession", "a accept · w reject", "why: contradicts 'Keep sessions in Postgres"} {
+	for _, want := range []string{"> supersede Keep sessions in Postgres", "Proposed supersession", "a accept · w reject", "why: contradicts 'Keep sessions in Postgres"} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the 80×24 inbox lacks %q:\n%s", want, scr)
 		}

@@ -10,79 +10,43 @@ import (
 	"cairn/safetext"
 )
 
-// around is how many words of what two texts share a changed pair keeps
-// on each side of a change; the rest is cut to "…".
-const around = 1
-
-// Change is two one-line texts cut to where they differ: the changed
-// words with a few shared words around them, so that a row shows old →
-// new and not two long sentences that read alike.
+// Change is what replaces what between two one-line texts, for a row
+// that says old → new: the old text whole, and of the new only the words
+// that take the place of old ones (several changes joined by " … "), so
+// that the row reads "port 8080. → 9090." and two rows about the same
+// memory differ where their changes do. When the texts share little, or
+// the new one only drops words, after is the new text whole.
 func Change(a, b string) (before, after string) {
 	a, b = fold(a), fold(b)
-	spans := Diff(a, b)
-	var ob, nb strings.Builder
-	for i, sp := range spans {
+	shared, total := 0, 0
+	var added []string
+	for _, sp := range Diff(a, b) {
+		n := words(sp.Text)
 		switch sp.Op {
-		case diffmatchpatch.DiffDelete:
-			ob.WriteString(sp.Text)
+		case diffmatchpatch.DiffEqual:
+			shared += n
 		case diffmatchpatch.DiffInsert:
-			nb.WriteString(sp.Text)
-		default:
-			s := elide(sp.Text, i == 0, i == len(spans)-1)
-			ob.WriteString(s)
-			nb.WriteString(s)
-		}
-	}
-	return strings.TrimSpace(ob.String()), strings.TrimSpace(nb.String())
-}
-
-// elide shortens a shared run to the words next to the changes: its last
-// words when it leads, its first when it trails, both ends in between.
-func elide(s string, first, last bool) string {
-	toks := tokens(s)
-	words := 0
-	for _, t := range toks {
-		if isWord(t) {
-			words++
-		}
-	}
-	keep := 2 * around
-	if first || last {
-		keep = around
-	}
-	if words <= keep+1 || first && last {
-		return s
-	}
-	head := take(toks, around)
-	tail := reverse(take(reverse(toks), around))
-	switch {
-	case first:
-		return "…" + strings.TrimLeft(strings.Join(tail, ""), " ")
-	case last:
-		return strings.TrimRight(strings.Join(head, ""), " ") + "…"
-	}
-	return strings.Join(head, "") + "… " + strings.TrimLeft(strings.Join(tail, ""), " ")
-}
-
-// take is the tokens up to and with the n-th word.
-func take(toks []string, n int) []string {
-	for i, t := range toks {
-		if isWord(t) {
-			n--
-			if n == 0 {
-				return toks[:i+1]
+			if t := strings.TrimSpace(sp.Text); t != "" {
+				added = append(added, t)
 			}
 		}
+		total += n
 	}
-	return toks
+	if len(added) == 0 || 2*shared < total-shared {
+		return a, b
+	}
+	return a, strings.Join(added, " … ")
 }
 
-func reverse(s []string) []string {
-	out := make([]string, len(s))
-	for i, t := range s {
-		out[len(s)-1-i] = t
+// words counts the words of a text.
+func words(s string) int {
+	n := 0
+	for _, t := range tokens(s) {
+		if isWord(t) {
+			n++
+		}
 	}
-	return out
+	return n
 }
 
 func isWord(t string) bool {

@@ -13,11 +13,11 @@ import (
 func TestChange(t *testing.T) {
 	t.Parallel()
 	for _, c := range []struct{ a, b, before, after string }{
-		{"The API listens on port 8080.", "The API listens on port 9090.", "…port 8080.", "…port 9090."},
-		{"Keep sessions in Postgres, not Redis", "Keep sessions in Redis, not Postgres", "…in Postgres, not Redis", "…in Redis, not Postgres"},
+		{"The API listens on port 8080.", "The API listens on port 9090.", "The API listens on port 8080.", "9090"},
+		{"Keep sessions in Postgres, not Redis", "Keep sessions in Redis, not Postgres", "Keep sessions in Postgres, not Redis", "Redis … Postgres"},
 		{"Deploys go through ArgoCD.", "Ship with a hand-written script", "Deploys go through ArgoCD.", "Ship with a hand-written script"},
-		{"We deploy on Fridays after the weekly review of all open tickets in the tracker", "We deploy on Mondays after the weekly review of all open tickets in the tracker",
-			"…on Fridays after…", "…on Mondays after…"},
+		{"We deploy on Fridays after the weekly review", "We deploy on Mondays after the weekly review, twice", "We deploy on Fridays after the weekly review", "Mondays … , twice"},
+		{"Never commit secrets, ever", "Never commit secrets", "Never commit secrets, ever", "Never commit secrets"},
 	} {
 		before, after := Change(c.a, c.b)
 		if before != c.before || after != c.after {
@@ -51,7 +51,7 @@ func TestProposal(t *testing.T) {
 		"forgotten": Proposal(memory.Proposal{Kind: memory.ProposeSupersede, Memory: cand("x", memory.KindFact)}, nil, nil),
 	}
 	want := map[string]string{
-		"supersede": "…port 8080. → …port 9090.",
+		"supersede": "The API listens on port 8080. → 9090",
 		"merge":     "Staging runs three nodes + Staging runs 3 nodes",
 		"merge2":    "The API listens on port 8080. + Staging runs three nodes",
 		"remember":  "Prefer table-driven tests · D preference",
