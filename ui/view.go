@@ -48,7 +48,7 @@ func (m *workbench) footerHeight() int {
 func (m *workbench) layout() layoutRects {
 	bodyH := max(m.h-1-m.footerHeight(), 3)
 	side := m.sidebarWidth()
-	if m.mode == modeInbox && m.w < wide && m.focus != focusSidebar {
+	if m.mode == modeInbox && m.w < wide && m.focus != focusSidebar && len(m.inbox.items) > 0 {
 		side = 0 // deciding proposals needs the width: esc brings the sidebar back
 	}
 	var l layoutRects
@@ -61,7 +61,7 @@ func (m *workbench) layout() layoutRects {
 		lw := min(rest/2, 80) // a proposal is read whole: its detail needs the room as much
 		l.list = rect{side, 1, lw, bodyH}
 		l.detail = rect{side + lw, 1, rest - lw, bodyH}
-	case inbox && m.focus != focusDetail:
+	case inbox && m.focus != focusDetail && len(m.inbox.items) > 0:
 		// A proposal's row needs the width to say old → new: the detail
 		// goes below the list, which keeps what rows it has room for;
 		// enter gives the detail the whole height.
@@ -217,6 +217,8 @@ func (m *workbench) browse(l layoutRects) string {
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail())
 		case m.focus == focusDetail:
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, detail())
+		case len(m.inbox.items) == 0:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, list) // nothing to read: the list says so
 		}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, lipgloss.JoinVertical(lipgloss.Left, list, detail()))
 	}
