@@ -651,13 +651,7 @@ func dropDraft(st Store, id string) tea.Cmd {
 // not nil) or rejects a proposal, each as a run of its own.
 func decide(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		var run memory.Run
-		var err error
-		if accept {
-			run, err = consolidate.Accept(bg, st, p, id, edited, memory.ActorUser)
-		} else {
-			run, err = consolidate.Reject(bg, st, p, id, memory.ActorUser)
-		}
+		run, err := decideOne(st, p, id, accept, edited)
 		msg := decidedMsg{accepted: accept, id: id, run: run, err: err}
 		if err == nil {
 			var parts []string
@@ -674,6 +668,14 @@ func decide(st memory.Store, p memory.Project, id string, accept bool, edited *m
 	}
 }
 
+// decideOne accepts or rejects proposal id as the person.
+func decideOne(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) (memory.Run, error) {
+	if accept {
+		return consolidate.Accept(bg, st, p, id, edited, memory.ActorUser)
+	}
+	return consolidate.Reject(bg, st, p, id, memory.ActorUser)
+}
+
 // decideMany accepts or rejects several proposals, one run each, and
 // stops at the first that fails: what was decided stays decided (and
 // /undo takes it back), the rest stay open.
@@ -681,13 +683,7 @@ func decideMany(st memory.Store, p memory.Project, ids []string, accept bool) te
 	return func() tea.Msg {
 		msg := decidedManyMsg{accepted: accept}
 		for _, id := range ids {
-			var run memory.Run
-			var err error
-			if accept {
-				run, err = consolidate.Accept(bg, st, p, id, nil, memory.ActorUser)
-			} else {
-				run, err = consolidate.Reject(bg, st, p, id, memory.ActorUser)
-			}
+			run, err := decideOne(st, p, id, accept, nil)
 			if err != nil {
 				msg.err = fmt.Errorf("proposal %s: %w", short(id), err)
 				return msg
