@@ -9,13 +9,12 @@ import (
 	"sort"
 	"strings"
 	"time"
-	"unicode"
 
-	"github.com/sergi/go-diff/diffmatchpatch"
 	"github.com/spf13/cobra"
 
 	"cairn/consolidate"
 	"cairn/ingest"
+	"cairn/internal/inboxline"
 	"cairn/memory"
 	"cairn/safetext"
 )
@@ -25,6 +24,9 @@ import (
 type proposalOut struct {
 	memory.Proposal
 	Preview string `json:"preview"`
+	// Change is what accepting it would change, in one line: the line
+	// the text listing shows.
+	Change string `json:"change"`
 }
 
 func (a *app) inboxCommand() *cobra.Command {
@@ -35,11 +37,12 @@ func (a *app) inboxCommand() *cobra.Command {
 		Long: `inbox lists what waits in this project, oldest first: the drafts captured
 (by capture, agents and transcripts) that no consolidation has taken yet, and
 the proposals consolidation left for a person (merge, supersede, archive,
-remember), each with its time and a short preview.
+remember), each with its time and what it would change: a supersession's old
+→ new words, a merge's two titles, a new memory's title and kind.
 
   cairn inbox show ID      a draft whole, or a proposal with both texts and a word diff
-  cairn inbox accept ID    carry out a proposal (--title, --body, --layer edit it first)
-  cairn inbox reject ID    close a proposal; it is not made again
+  cairn inbox accept ID... carry out proposals (--title, --body, --layer edit one first)
+  cairn inbox reject ID... close proposals; they are not made again
   cairn inbox drop ID      delete a draft for good (drafts hold raw text)
 
 --all also lists the drafts consolidation already took (kept so a run can
@@ -61,7 +64,7 @@ be undone), so that a person can still erase them.`,
 			explain := a.explainer(ctx, nil)
 			outs := make([]proposalOut, 0, len(ps))
 			for _, p := range ps {
-				outs = append(outs, proposalOut{p, proposalPreview(p, explain)})
+				outs = append(outs, proposalOut{p, proposalPreview(p, explain), a.proposalChange(ctx, p)})
 			}
 			if a.json {
 				if ds == nil {
@@ -135,7 +138,7 @@ func writeInbox(w io.Writer, ds []memory.Draft, ps []proposalOut, all bool, done
 		rows = append(rows, row{d.Time, d.ID, line})
 	}
 	for _, p := range ps {
-		line := fmt.Sprintf("%s  %s  %-28s  %s", p.ID, p.Time.Local().Format(timeFmt), cleanLine(string(p.Kind))+" proposal", preview(p.Preview, 80))
+		line := fmt.Sprintf("%s  %s  %-28s  %s", p.ID, p.Time.Local().Format(timeFmt), cleanLine(string(p.Kind))+" proposal", preview(p.Change, 100))
 		rows = append(rows, row{p.Time, p.ID, line})
 	}
 	sort.SliceStable(rows, func(i, j int) bool {
@@ -152,12 +155,31 @@ func writeInbox(w io.Writer, ds []memory.Draft, ps []proposalOut, all bool, done
 		hints = append(hints, "consolidate the drafts: cairn consolidate")
 	}
 	if len(ps) > 0 {
-		hints = append(hints, "decide a proposal: cairn inbox show|accept|reject ID")
+		hints = append(hints, "decide: cairn inbox show|accept|reject ID...")
 	}
 	if len(hints) > 0 {
 		fmt.Fprintln(w, strings.Join(hints, " · "))
 	}
 	return nil
+}
+
+// proposalChange is what accepting p would change, in one line, the
+// memories it names read from the store (nil when forgotten since).
+func (a *app) proposalChange(ctx context.Context, p memory.Proposal) string {
+	return inboxline.Proposal(p, a.named(ctx, p.Target), a.named(ctx, p.Other))
+}
+
+// named is the stored memory a proposal names, nil when it names none or
+// the memory was forgotten since (the proposal goes with it).
+func (a *app) named(ctx context.Context, id string) *memory.Memory {
+	if id == "" {
+		return nil
+	}
+	m, err := a.st.Get(ctx, id)
+	if err != nil {
+		return nil
+	}
+	return m
 }
 
 // proposalPreview is a proposal in one line of words: what it is about
@@ -217,21 +239,11 @@ type proposalShown struct {
 // is about, and for a merge or supersession a word diff of the two.
 func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
 	ctx := cmd.Context()
-	get := func(id string) *memory.Memory {
-		if id == "" {
-			return nil
-		}
-		m, err := a.st.Get(ctx, id)
-		if err != nil {
-			return nil // forgotten since: the proposal goes with it
-		}
-		return m
-	}
-	target, other := get(p.Target), get(p.Other)
+	target, other := a.named(ctx, p.Target), a.named(ctx, p.Other)
 	explain := a.explainer(ctx, nil)
 	w := cmd.OutOrStdout()
 	if a.json {
-		out := proposalShown{proposalOut: proposalOut{p, proposalPreview(p, explain)}}
+		out := proposalShown{proposalOut: proposalOut{p, proposalPreview(p, explain), inboxline.Proposal(p, target, other)}}
 		a.nameProposal(ctx, &out.Proposal)
 		for _, x := range []struct {
 			m  *memory.Memory
@@ -259,7 +271,8 @@ func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
 		made += fmt.Sprintf("; %s %s by %s", p.State, p.DecidedAt.Local().Format(timeFmt), p.DecidedBy)
 	}
 	fmt.Fprintln(w, made)
-	fmt.Fprintln(w, cleanLine(proposalPreview(p, explain)))
+	fmt.Fprintln(w, "change: "+inboxline.Proposal(p, target, other))
+	fmt.Fprintln(w, "why: "+cleanLine(proposalPreview(p, explain)))
 
 	now := target
 	var next *memory.Memory
@@ -281,7 +294,7 @@ func (a *app) showProposal(cmd *cobra.Command, p memory.Proposal) error {
 	if now != nil && next != nil && (p.Kind == memory.ProposeMerge || p.Kind == memory.ProposeSupersede) {
 		fmt.Fprintln(w)
 		fmt.Fprintln(w, "word diff ([-now-] {+proposed+}):")
-		fmt.Fprintln(w, cleanText(wordDiff(shownText(now), shownText(next))))
+		fmt.Fprintln(w, cleanText(inboxline.Marked(shownText(now), shownText(next))))
 	}
 	if p.State == memory.ProposalOpen {
 		fmt.Fprintln(w)
@@ -320,83 +333,17 @@ func shownText(m *memory.Memory) string {
 	return m.Title + "\n" + body
 }
 
-// wordDiff marks what differs between two texts word by word, as git's
-// --word-diff=plain does: [-removed-] and {+added+}.
-func wordDiff(a, b string) string {
-	index := map[string]rune{}
-	var table []string
-	encode := func(s string) []rune {
-		var out []rune
-		for _, tok := range wordTokens(s) {
-			r, ok := index[tok]
-			if !ok {
-				// Any rune that survives a Go string stands for a token, so
-				// surrogates are skipped.
-				r = rune(len(table) + 1)
-				if r >= 0xD800 {
-					r += 0x800
-				}
-				index[tok] = r
-				table = append(table, tok)
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	ra, rb := encode(a), encode(b)
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 0
-	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
-	decode := func(s string) string {
-		var sb strings.Builder
-		for _, r := range s {
-			n := int(r)
-			if n >= 0xE000 {
-				n -= 0x800
-			}
-			sb.WriteString(table[n-1])
-		}
-		return sb.String()
-	}
-	var sb strings.Builder
-	for _, d := range diffs {
-		text := decode(d.Text)
-		switch d.Type {
-		case diffmatchpatch.DiffEqual:
-			sb.WriteString(text)
-		case diffmatchpatch.DiffDelete:
-			sb.WriteString("[-" + text + "-]")
-		case diffmatchpatch.DiffInsert:
-			sb.WriteString("{+" + text + "+}")
-		}
-	}
-	return sb.String()
-}
-
-// wordTokens splits a text into words and runs of white space.
-func wordTokens(s string) []string {
-	var out []string
-	start := 0
-	rs := []rune(s)
-	for i := 1; i <= len(rs); i++ {
-		if i == len(rs) || unicode.IsSpace(rs[i]) != unicode.IsSpace(rs[i-1]) {
-			out = append(out, string(rs[start:i]))
-			start = i
-		}
-	}
-	return out
-}
-
 func (a *app) inboxAcceptCommand() *cobra.Command {
 	var title, body, layer, kind string
 	var tags []string
 	c := &cobra.Command{
-		Use:   "accept ID",
-		Short: "carry out a proposal (--title, --body, --layer, --kind, --tag edit its text first)",
-		Long: `accept carries out an open proposal as a run of its own, which
-cairn consolidate --undo RUN takes back. The flags edit the proposed memory
-before it is written; an edited memory counts as stated by you.`,
-		Args: cobra.ExactArgs(1),
+		Use:   "accept ID...",
+		Short: "carry out proposals (--title, --body, --layer, --kind, --tag edit one's text first)",
+		Long: `accept carries out open proposals, each as a run of its own, which
+cairn consolidate --undo RUN takes back. Every id is checked before any is
+decided. The flags edit the proposed memory before it is written (one id
+only); an edited memory counts as stated by you.`,
+		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
 			var edited *memory.Memory
@@ -435,18 +382,19 @@ before it is written; an edited memory counts as stated by you.`,
 					edited.Tags = memory.NormalizeTags(tags)
 				}
 			}
-			p, err := a.proposalArg(cmd.Context(), args[0])
+			if edited != nil && len(args) > 1 {
+				return usagef("--title, --body, --layer, --kind and --tag edit one proposal: give one id, not %d", len(args))
+			}
+			ps, err := a.proposalArgs(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
-			if edited != nil && p.Kind == memory.ProposeArchive {
-				return hint(usagef("proposal %s archives a memory and writes none: there is no text to edit", p.ID), "accept it without flags")
+			if edited != nil && ps[0].Kind == memory.ProposeArchive {
+				return hint(usagef("proposal %s archives a memory and writes none: there is no text to edit", ps[0].ID), "accept it without flags")
 			}
-			run, err := consolidate.Accept(cmd.Context(), a.st, a.proj, p.ID, edited, memory.ActorUser)
-			if err != nil {
-				return decideError(err)
-			}
-			return a.printDecision(cmd, "accepted", p, run)
+			return a.decideAll(cmd, "accepted", ps, func(p memory.Proposal) (memory.Run, error) {
+				return consolidate.Accept(cmd.Context(), a.st, a.proj, p.ID, edited, memory.ActorUser)
+			})
 		},
 	}
 	fs := c.Flags()
@@ -460,21 +408,71 @@ before it is written; an edited memory counts as stated by you.`,
 
 func (a *app) inboxRejectCommand() *cobra.Command {
 	return &cobra.Command{
-		Use:   "reject ID",
-		Short: "close a proposal without changing any memory; it is not made again",
-		Args:  cobra.ExactArgs(1),
+		Use:   "reject ID...",
+		Short: "close proposals without changing any memory; they are not made again",
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			p, err := a.proposalArg(cmd.Context(), args[0])
+			ps, err := a.proposalArgs(cmd.Context(), args)
 			if err != nil {
 				return err
 			}
-			run, err := consolidate.Reject(cmd.Context(), a.st, a.proj, p.ID, memory.ActorUser)
-			if err != nil {
-				return decideError(err)
-			}
-			return a.printDecision(cmd, "rejected", p, run)
+			return a.decideAll(cmd, "rejected", ps, func(p memory.Proposal) (memory.Run, error) {
+				return consolidate.Reject(cmd.Context(), a.st, a.proj, p.ID, memory.ActorUser)
+			})
 		},
 	}
+}
+
+// proposalArgs finds every proposal ids name before any is decided, so
+// that a mistyped id leaves all of them open; an id named twice counts once.
+func (a *app) proposalArgs(ctx context.Context, ids []string) ([]memory.Proposal, error) {
+	var ps []memory.Proposal
+	seen := map[string]bool{}
+	for _, id := range ids {
+		p, err := a.proposalArg(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		if !seen[p.ID] {
+			seen[p.ID] = true
+			ps = append(ps, p)
+		}
+	}
+	return ps, nil
+}
+
+// decideAll decides ps in order, one run each, and reports each decision;
+// it stops at the first that fails, saying which were decided already.
+func (a *app) decideAll(cmd *cobra.Command, verb string, ps []memory.Proposal, decide func(memory.Proposal) (memory.Run, error)) error {
+	var runs []memory.Run
+	for i, p := range ps {
+		run, err := decide(p)
+		if err != nil {
+			if i > 0 && !a.json {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s %s before proposal %s failed\n", verb, plural(i, "proposal", "proposals"), p.ID)
+			}
+			return decideError(err)
+		}
+		runs = append(runs, run)
+		if !a.json {
+			if err := a.printDecision(cmd, verb, p, run); err != nil {
+				return err
+			}
+		}
+	}
+	if !a.json {
+		return nil
+	}
+	if len(runs) == 1 {
+		return a.printDecision(cmd, verb, ps[0], runs[0])
+	}
+	for i := range runs {
+		if runs[i].Changes == nil {
+			runs[i].Changes = []memory.Change{}
+		}
+		runs[i].Project = a.projectName(cmd.Context(), runs[i].Project)
+	}
+	return writeJSON(cmd.OutOrStdout(), runs)
 }
 
 // decideError is a decision's failure as the store says it: a proposal

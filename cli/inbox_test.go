@@ -373,3 +373,83 @@ func TestInboxAfterTenThousandConsolidatedDrafts(t *testing.T) {
 		t.Fatalf("an ambiguous prefix: %+v", r)
 	}
 }
+
+// TestInboxDecidesSeveral (issue 26): each proposal's line says what it
+// would change and no two read alike; accept and reject take several ids,
+// check them all before deciding any, and each decision is a run that undo
+// takes back.
+func TestInboxDecidesSeveral(t *testing.T) {
+	e := newEnv(t)
+	port := e.rec("remember", "The API listens on port 8080.")
+	sessions := e.rec("remember", "Keep sessions in Postgres, not Redis.")
+	nodes := e.rec("remember", "The staging cluster runs on three nodes in eu-west-1.")
+	withStore(t, e, func(st memory.Store, p memory.Project) {
+		for _, text := range []string{"The API listens on port 9090.", "Keep sessions in Redis, not Postgres.", "The staging cluster runs on three nodes in eu-west-1 region."} {
+			if _, err := st.Capture(context.Background(), memory.Draft{Project: p.ID, Actor: memory.ActorAgent, Text: text, Source: memory.Source{Session: "s1"}}); err != nil {
+				t.Fatal(err)
+			}
+		}
+	})
+	e.ok("consolidate")
+	listed := e.ok("inbox")
+	t.Logf("inbox:\n%s", listed)
+	for _, want := range []string{
+		"supersede proposal            The API listens on port 8080. → 9090",
+		"supersede proposal            Keep sessions in Postgres, not Redis. → Redis … Postgres",
+		"merge proposal                The staging cluster runs on three nodes in eu-west-1. + The staging cluster",
+	} {
+		if !strings.Contains(listed, want) {
+			t.Errorf("inbox lacks %q:\n%s", want, listed)
+		}
+	}
+	if strings.Contains(listed, "forgotten") || strings.Contains(listed, "from draft") {
+		t.Errorf("the inbox speaks of forgotten memories or drafts:\n%s", listed)
+	}
+	var ids []string
+	for _, p := range e.proposals() {
+		if p.Change == "" {
+			t.Errorf("proposal %s has no change line in --json", p.ID)
+		}
+		ids = append(ids, p.ID)
+	}
+	if len(ids) != 3 {
+		t.Fatalf("want 3 proposals, have %d", len(ids))
+	}
+	// A wrong id among them: nothing is decided.
+	if r := e.run("", "inbox", "accept", ids[0], "ZZZZZZZZZZ"); r.code == 0 || !strings.Contains(r.err, "no draft or proposal ZZZZZZZZZZ") {
+		t.Errorf("accept with a wrong id: %+v", r)
+	}
+	if r := e.run("", "inbox", "accept", ids[0], ids[1], "--title", "x"); r.code != 2 || !strings.Contains(r.err, "give one id") {
+		t.Errorf("an edit of two proposals: %+v", r)
+	}
+	if len(e.proposals()) != 3 {
+		t.Fatal("a refused accept decided proposals")
+	}
+	before := e.state()
+	acc := e.ok("inbox", "accept", ids[0], ids[1])
+	runs := regexp.MustCompile(`(?m)^undo with: cairn consolidate --undo ([0-9A-Z]{26})$`).FindAllStringSubmatch(acc, -1)
+	if len(runs) != 2 || strings.Count(acc, "accepted supersede proposal") != 2 {
+		t.Fatalf("accept of two:\n%s", acc)
+	}
+	for _, m := range []memory.Record{port, sessions} {
+		if got := e.rec("show", m.ID); got.Status != memory.StatusSuperseded {
+			t.Errorf("%q is %s after the accept", m.Title, got.Status)
+		}
+	}
+	for i := len(runs) - 1; i >= 0; i-- {
+		e.ok("consolidate", "--undo", runs[i][1])
+	}
+	if e.state() != before {
+		t.Error("undoing both accepts did not restore the memories, drafts and proposals")
+	}
+	rej := e.ok("inbox", "reject", ids[2], ids[0], ids[2])
+	if strings.Count(rej, "rejected ") != 2 {
+		t.Errorf("reject of two (one named twice):\n%s", rej)
+	}
+	if got := e.rec("show", nodes.ID); got.Status != memory.StatusActive {
+		t.Errorf("a rejected merge changed its target: %s", got.Status)
+	}
+	if ps := e.proposals(); len(ps) != 1 || ps[0].ID != ids[1] {
+		t.Errorf("after rejecting two, open: %+v", ps)
+	}
+}

@@ -211,6 +211,7 @@ type workbench struct {
 	filterReq int              // the list request a filter made (its departures are no news)
 	archived  []*memory.Memory // archived memories for /unarchive's completion (nil: not read yet)
 	lastRun   string           // the last run this workbench made (consolidated, accepted, rejected): /undo takes it back
+	lastBatch []string         // the runs of the last decision on several proposals at once: /undo takes them all back
 
 	// shorts is how memory ids are shown: the shortest prefix that names
 	// each in the store, learned from the results that showed them.

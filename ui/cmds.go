@@ -651,13 +651,7 @@ func dropDraft(st Store, id string) tea.Cmd {
 // not nil) or rejects a proposal, each as a run of its own.
 func decide(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		var run memory.Run
-		var err error
-		if accept {
-			run, err = consolidate.Accept(bg, st, p, id, edited, memory.ActorUser)
-		} else {
-			run, err = consolidate.Reject(bg, st, p, id, memory.ActorUser)
-		}
+		run, err := decideOne(st, p, id, accept, edited)
 		msg := decidedMsg{accepted: accept, id: id, run: run, err: err}
 		if err == nil {
 			var parts []string
@@ -669,6 +663,35 @@ func decide(st memory.Store, p memory.Project, id string, accept bool, edited *m
 				parts = append(parts, describe(st, run, c))
 			}
 			msg.text = strings.Join(parts, "; ")
+		}
+		return msg
+	}
+}
+
+// decideOne accepts or rejects proposal id as the person.
+func decideOne(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) (memory.Run, error) {
+	if accept {
+		return consolidate.Accept(bg, st, p, id, edited, memory.ActorUser)
+	}
+	return consolidate.Reject(bg, st, p, id, memory.ActorUser)
+}
+
+// decideMany accepts or rejects several proposals, one run each, and
+// stops at the first that fails: what was decided stays decided (and
+// /undo takes it back), the rest stay open.
+func decideMany(st memory.Store, p memory.Project, ids []string, accept bool) tea.Cmd {
+	return func() tea.Msg {
+		msg := decidedManyMsg{accepted: accept}
+		for _, id := range ids {
+			run, err := decideOne(st, p, id, accept, nil)
+			if err != nil {
+				msg.err = fmt.Errorf("proposal %s: %w", short(id), err)
+				return msg
+			}
+			msg.ids = append(msg.ids, id)
+			if run.ID != "" {
+				msg.runs = append(msg.runs, run.ID)
+			}
 		}
 		return msg
 	}
@@ -793,6 +816,24 @@ func waitConsolidation(c *consolidation) tea.Cmd {
 }
 
 // undoRun takes back a run (an id or a unique prefix) exactly.
+// undoRuns takes back a decision on several proposals: its runs, newest
+// first, stopping at the first that fails.
+func undoRuns(st memory.Store, p memory.Project, ids []string) tea.Cmd {
+	return func() tea.Msg {
+		msg := undoneMsg{}
+		for i := len(ids) - 1; i >= 0; i-- {
+			run, err := consolidate.Undo(bg, st, p, ids[i], memory.ActorUser)
+			if err != nil {
+				msg.err = err
+				return msg
+			}
+			msg.run = run
+			msg.runs++
+		}
+		return msg
+	}
+}
+
 func undoRun(st memory.Store, p memory.Project, id string) tea.Cmd {
 	return func() tea.Msg {
 		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)

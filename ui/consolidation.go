@@ -51,6 +51,20 @@ func (m *workbench) inboxKey(s string) tea.Cmd {
 		if m.inbox.selected() != nil {
 			m.focus = focusDetail
 		}
+	case keys.Mark.matches(s) && !detail:
+		if !m.inbox.toggleMark() {
+			return m.say("space marks a proposal: drafts and gaps are not decided with a and w", true)
+		}
+		m.inbox.move(1, rows)
+	case keys.MarkKind.matches(s):
+		kind, n, ok := m.inbox.markKind()
+		if !ok {
+			return m.say("* marks every proposal of the selected one's kind: select a proposal", true)
+		}
+		return m.say(fmt.Sprintf("%d marked (all %s) — a accepts, w rejects, esc unmarks", n, kind), false)
+	case keys.Back.matches(s) && len(m.inbox.marked) > 0:
+		m.inbox.marked = nil
+		return m.say("unmarked every proposal", false)
 	case keys.Back.matches(s) && !detail && m.inbox.session != "":
 		m.inbox.session = "" // back to the whole inbox
 		return m.selectSection(sectionInbox)
@@ -67,6 +81,8 @@ func (m *workbench) inboxKey(s string) tea.Cmd {
 		} else {
 			m.focus = focusSidebar
 		}
+	case (keys.Accept.matches(s) || keys.Reject.matches(s)) && len(m.inbox.markedIDs()) > 0:
+		return m.decideMany(m.inbox.markedIDs(), keys.Accept.matches(s))
 	case keys.Accept.matches(s):
 		return m.inboxAct(func(it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, true, nil) })
 	case keys.Reject.matches(s):
@@ -116,6 +132,16 @@ func (m *workbench) decide(id string, accept bool, edited *memory.Memory) tea.Cm
 	}
 	m.pending++
 	return decide(st, m.proj, id, accept, edited)
+}
+
+// decideMany accepts or rejects the proposals ids, one run each.
+func (m *workbench) decideMany(ids []string, accept bool) tea.Cmd {
+	st, err := m.fullStore()
+	if err != nil {
+		return m.say(err.Error(), true)
+	}
+	m.pending++
+	return decideMany(st, m.proj, ids, accept)
 }
 
 // editProposal opens the editor on the selected proposal's candidate.
@@ -186,6 +212,15 @@ func (m *workbench) consolidate(dry bool) (tea.Cmd, error) {
 // undo takes back run ref (an id or a unique prefix; "" is the last run
 // this workbench made).
 func (m *workbench) undo(ref string) (tea.Cmd, error) {
+	if ref == "" && len(m.lastBatch) > 0 {
+		st, err := m.fullStore()
+		if err != nil {
+			return nil, err
+		}
+		batch := m.lastBatch
+		m.pending++
+		return undoRuns(st, m.proj, batch), nil
+	}
 	if ref == "" {
 		if m.lastRun == "" {
 			return nil, fmt.Errorf("/undo RUN: give the id of the run to take back (cairn consolidate --runs lists them)")
@@ -301,8 +336,25 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 				text += ": " + msg.text
 			}
 		}
-		m.lastRun = msg.run.ID
+		m.lastRun, m.lastBatch = msg.run.ID, nil
 		return tea.Batch(m.say(text+" — /undo takes it back", false), m.reloadAll()), true
+	case decidedManyMsg:
+		m.done()
+		verb := "rejected"
+		if msg.accepted {
+			verb = "accepted"
+		}
+		for _, id := range msg.ids {
+			delete(m.inbox.marked, id)
+		}
+		if len(msg.runs) > 0 {
+			m.lastRun, m.lastBatch = msg.runs[len(msg.runs)-1], msg.runs
+		}
+		text := fmt.Sprintf("%s %s — /undo takes them back", verb, plural(len(msg.ids), "proposal"))
+		if msg.err != nil {
+			text = fmt.Sprintf("%s %s; then failed: %s (still marked)", verb, plural(len(msg.ids), "proposal"), oneLine(msg.err.Error()))
+		}
+		return tea.Batch(m.say(text, msg.err != nil), m.reloadAll()), true
 	case consolidationStartedMsg:
 		m.sleeping = msg.c
 		return waitConsolidation(msg.c), true
@@ -328,7 +380,7 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 			text = "consolidated " + rep.Summary()
 		default:
 			m.report.title = "Consolidation run " + rep.Run.ID
-			m.lastRun = rep.Run.ID
+			m.lastRun, m.lastBatch = rep.Run.ID, nil
 			text = "consolidated " + rep.Summary() + " — /undo takes it back"
 		}
 		if rep.Changed() || len(rep.Dropped) > 0 {
@@ -337,11 +389,18 @@ func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
 		return tea.Batch(m.say(text, false), m.reloadAll()), true
 	case undoneMsg:
 		m.done()
+		if msg.err != nil && msg.runs > 0 {
+			m.lastRun, m.lastBatch = "", nil
+			return tea.Batch(m.say(fmt.Sprintf("undid %d runs, then failed: %s", msg.runs, oneLine(msg.err.Error())), true), m.reloadAll()), true
+		}
 		if msg.err != nil {
 			return m.say("undo failed: "+oneLine(msg.err.Error()), true), true
 		}
-		if msg.run.ID == m.lastRun {
-			m.lastRun = "" // a run is undone once
+		if msg.run.ID == m.lastRun || msg.runs > 1 {
+			m.lastRun, m.lastBatch = "", nil // a run is undone once
+		}
+		if msg.runs > 1 {
+			return tea.Batch(m.say(fmt.Sprintf("undid %d runs: the decisions on %s taken back", msg.runs, plural(msg.runs, "proposal")), msg.err != nil), m.reloadAll()), true
 		}
 		n := 0
 		for _, c := range msg.run.Changes {

@@ -5,108 +5,15 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
-	"unicode"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
+	"cairn/internal/inboxline"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/themes"
 )
-
-// span is a run of text that is the same in both versions, or only in one.
-type span struct {
-	op   diffmatchpatch.Operation
-	text string
-}
-
-// wordDiff compares two texts word by word: each word and each run of
-// spaces is one symbol, so highlights fall on whole words.
-func wordDiff(a, b string) []span {
-	index := map[string]rune{}
-	var table []string
-	encode := func(s string) []rune {
-		var out []rune
-		for _, tok := range tokens(s) {
-			r, ok := index[tok]
-			if !ok {
-				r = symbol(len(table))
-				index[tok] = r
-				table = append(table, tok)
-			}
-			out = append(out, r)
-		}
-		return out
-	}
-	ra, rb := encode(a), encode(b)
-	dmp := diffmatchpatch.New()
-	dmp.DiffTimeout = 0
-	// Semantic cleanup folds tiny common words between changes into the
-	// change, so a rewritten sentence reads as old → new, not as confetti.
-	diffs := dmp.DiffCleanupSemantic(dmp.DiffMainRunes(ra, rb, false))
-	var out []span
-	for _, d := range diffs {
-		var sb strings.Builder
-		for _, r := range d.Text {
-			sb.WriteString(table[index2(r)])
-		}
-		if n := len(out); n > 0 && out[n-1].op == d.Type {
-			out[n-1].text += sb.String()
-		} else {
-			out = append(out, span{d.Type, sb.String()})
-		}
-	}
-	return out
-}
-
-// symbol is the rune standing for token i: any valid rune works, as long
-// as it survives a trip through a Go string (so never a surrogate).
-func symbol(i int) rune {
-	r := rune(i + 1)
-	if r >= 0xD800 {
-		r += 0x800
-	}
-	return r
-}
-
-func index2(r rune) int {
-	n := int(r)
-	if n >= 0xE000 {
-		n -= 0x800
-	}
-	return n - 1
-}
-
-// tokens splits text into words, runs of spaces, newlines and punctuation.
-func tokens(s string) []string {
-	var out []string
-	start := 0
-	kind := func(r rune) int {
-		switch {
-		case r == '\n':
-			return 0
-		case unicode.IsSpace(r):
-			return 1
-		case unicode.IsLetter(r) || unicode.IsDigit(r) || r == '_':
-			return 2
-		}
-		return 3
-	}
-	prev := -1
-	for i, r := range s {
-		k := kind(r)
-		if i > start && (k != prev || k == 0 || k == 3) {
-			out = append(out, s[start:i])
-			start = i
-		}
-		prev = k
-	}
-	if start < len(s) {
-		out = append(out, s[start:])
-	}
-	return out
-}
 
 // diffView shows two versions of a memory, side by side when there is room.
 // It holds every version it can step through, oldest first: the versions
@@ -178,7 +85,7 @@ func docText(m *memory.Memory) string {
 
 // lines renders the diff for width w, naming versions by their short ids.
 func (d *diffView) lines(t themes.Theme, w int, sid func(string) string) []string {
-	spans := wordDiff(docText(d.a()), docText(d.b()))
+	spans := inboxline.Diff(docText(d.a()), docText(d.b()))
 	// Markers ([-removed-] {+added+}) carry the change wherever colour
 	// cannot: without colour, and in the unified view where old and new
 	// words stand side by side in one line.
@@ -202,17 +109,17 @@ func (d *diffView) lines(t themes.Theme, w int, sid func(string) string) []strin
 	build := func(keep func(diffmatchpatch.Operation) bool) []string {
 		var b strings.Builder
 		for _, sp := range spans {
-			if !keep(sp.op) {
+			if !keep(sp.Op) {
 				continue
 			}
 			// Mark each line of a multi-line change separately so styles do not span newlines.
-			parts := strings.Split(sp.text, "\n")
+			parts := strings.Split(sp.Text, "\n")
 			for i, p := range parts {
 				if i > 0 {
 					b.WriteString("\n")
 				}
 				if p != "" {
-					b.WriteString(mark(sp.op, p))
+					b.WriteString(mark(sp.Op, p))
 				}
 			}
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"cairn/ingest"
+	"cairn/internal/inboxline"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/themes"
@@ -71,6 +72,66 @@ type inboxPane struct {
 	offset  int
 	pg      pager     // what shows of the detail, laid out by fit
 	asOf    time.Time // ages are counted to this moment (set in Update)
+	// marked holds the proposals marked (space, *) for a decision on
+	// several at once: a and w then decide every marked one.
+	marked map[string]bool
+}
+
+// toggleMark marks the selected proposal, or unmarks it.
+func (p *inboxPane) toggleMark() bool {
+	it := p.selected()
+	if it == nil || it.prop == nil {
+		return false
+	}
+	if p.marked == nil {
+		p.marked = map[string]bool{}
+	}
+	if p.marked[it.prop.ID] {
+		delete(p.marked, it.prop.ID)
+	} else {
+		p.marked[it.prop.ID] = true
+	}
+	return true
+}
+
+// markKind marks every proposal of the selected one's kind, or unmarks
+// them all when they all are marked already; it says how many are marked.
+func (p *inboxPane) markKind() (memory.ProposalKind, int, bool) {
+	sel := p.selected()
+	if sel == nil || sel.prop == nil {
+		return "", 0, false
+	}
+	kind := sel.prop.Kind
+	all := true
+	for _, it := range p.items {
+		if it.prop != nil && it.prop.Kind == kind && !p.marked[it.prop.ID] {
+			all = false
+		}
+	}
+	if p.marked == nil {
+		p.marked = map[string]bool{}
+	}
+	for _, it := range p.items {
+		if it.prop != nil && it.prop.Kind == kind {
+			if all {
+				delete(p.marked, it.prop.ID)
+			} else {
+				p.marked[it.prop.ID] = true
+			}
+		}
+	}
+	return kind, len(p.marked), true
+}
+
+// markedIDs is the marked proposals still in the inbox, in the list's order.
+func (p *inboxPane) markedIDs() []string {
+	var ids []string
+	for _, it := range p.items {
+		if it.prop != nil && p.marked[it.prop.ID] {
+			ids = append(ids, it.prop.ID)
+		}
+	}
+	return ids
 }
 
 // set replaces the items, keeping the selection on the same item; when it
@@ -81,6 +142,15 @@ func (p *inboxPane) set(items []inboxItem) {
 		was = sel.id()
 	}
 	p.items = items
+	if len(p.marked) > 0 {
+		still := map[string]bool{}
+		for _, it := range items {
+			if it.prop != nil && p.marked[it.prop.ID] {
+				still[it.prop.ID] = true
+			}
+		}
+		p.marked = still
+	}
 	for i, it := range items {
 		if it.id() == was {
 			if i != p.cursor {
@@ -224,6 +294,9 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 			}
 		}
 	}
+	if n := len(p.marked); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d marked", n))
+	}
 	head := " " + strings.Join(parts, " · ")
 	out := []string{st.Title.Render("Inbox") + st.Muted.Render(head)}
 	if p.session != "" {
@@ -244,9 +317,14 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 	const label = 10
 	for i := offset; i < len(p.items) && i < offset+rows; i++ {
 		it := p.items[i]
-		mark := "  "
+		mark := " "
 		if i == p.cursor {
-			mark = "> "
+			mark = ">"
+		}
+		if it.prop != nil && p.marked[it.prop.ID] {
+			mark += "*"
+		} else {
+			mark += " "
 		}
 		kind, text := "draft", ""
 		switch {
@@ -255,7 +333,7 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 		case it.gap != nil:
 			kind, text = "gap", fmt.Sprintf("asked %d× · %s", it.gap.Count, oneLinePreview(it.gap.Query))
 		default:
-			kind, text = string(it.prop.Kind), oneLinePreview(it.reason)
+			kind, text = string(it.prop.Kind), inboxline.Proposal(*it.prop, it.target, it.other)
 		}
 		when := fmt.Sprintf(" %3s", age(p.asOf, it.when()))
 		line := mark + pad(safetext.CleanLine(kind), label) + pad(text, max(w-2-label-len(when), 1))
@@ -327,27 +405,27 @@ func (p *inboxPane) detailLines(t themes.Theme, w int, sid func(string) string) 
 		return append(out, wrapAll([]string{safetext.CleanLine(g.Query)}, w)...)
 	}
 	pr := it.prop
+	decide := st.Key.Render("a") + " accept · " + st.Key.Render("w") + " reject" + editHint(t, pr) + diffHint(t, pr) + " · " + st.Key.Render("space") + " mark"
+	if n := len(p.marked); n > 0 {
+		decide = st.Key.Render("a") + fmt.Sprintf(" accepts the %d marked · ", n) + st.Key.Render("w") + " rejects them"
+	}
 	head := []string{
-		st.Title.Render(proposalHeading[pr.Kind]),
-		st.Muted.Render("proposal " + safetext.CleanLine(pr.ID)),
-		st.Muted.Render(pr.Time.Local().Format("2006-01-02 15:04") + proposalOrigin(pr)),
-		"",
-		safetext.CleanLine(it.reason),
-		"",
-		st.Key.Render("a") + " accept · " + st.Key.Render("w") + " reject" + editHint(t, pr) + diffHint(t, pr),
+		st.Title.Render(proposalHeading[pr.Kind]) + st.Muted.Render(": ") + decide,
+		st.Muted.Render("why: ") + safetext.CleanLine(it.reason),
 	}
 	out := append(wrapAll(head, w), rule)
-	candTitle, aboutTitle := sectionNames(pr)
-	if c := it.candidate(); c != nil || pr.Kind != memory.ProposeArchive {
-		out = append(out, wrapAll([]string{st.Bold.Render(candTitle)}, w)...)
-		out = append(out, memoryLines(t, c, pr.Memory == nil, w, sid)...)
-		out = append(out, rule)
-	}
+	first, second := sectionNames(pr)
 	if pr.Target != "" {
-		out = append(out, wrapAll([]string{st.Bold.Render(aboutTitle)}, w)...)
-		out = append(out, memoryLines(t, it.target, true, w, sid)...)
+		out = append(out, memoryLines(t, first, it.target, true, w, sid)...)
 	}
-	return out
+	if c := it.candidate(); c != nil || pr.Kind != memory.ProposeArchive {
+		out = append(out, memoryLines(t, second, c, pr.Memory == nil, w, sid)...)
+	}
+	out = append(out, rule)
+	return append(out, wrapAll([]string{
+		st.Muted.Render("proposal " + safetext.CleanLine(pr.ID) + " · " + pr.Time.Local().Format("2006-01-02 15:04") + proposalOrigin(pr)),
+		st.Key.Render("*") + st.Muted.Render(" marks every "+safetext.CleanLine(string(pr.Kind))+" proposal · ") + st.Key.Render("esc") + st.Muted.Render(" unmarks all"),
+	}, w)...)
 }
 
 var proposalHeading = map[memory.ProposalKind]string{
@@ -357,24 +435,25 @@ var proposalHeading = map[memory.ProposalKind]string{
 	memory.ProposeRemember:  "Proposed memory",
 }
 
-// sectionNames names the detail's two memories for a proposal's kind.
-func sectionNames(pr *memory.Proposal) (cand, about string) {
+// sectionNames names the detail's two memories for a proposal's kind:
+// the stored one it is about first, then what would take its place.
+func sectionNames(pr *memory.Proposal) (about, cand string) {
 	stored := pr.Memory == nil
 	switch pr.Kind {
 	case memory.ProposeMerge:
 		if stored {
-			return "Would keep:", "And fold into it:"
+			return "Would be folded:", "Into (kept):"
 		}
-		return "New wording:", "Says nearly the same as:"
+		return "Stored:", "Says nearly the same (new wording):"
 	case memory.ProposeSupersede:
 		if stored {
-			return "Stored fact that would supersede:", "Would supersede:"
+			return "Now:", "Superseded by (stored already):"
 		}
-		return "New fact:", "Would supersede:"
+		return "Now:", "Would become:"
 	case memory.ProposeArchive:
-		return "", "Would archive:"
+		return "Would archive:", ""
 	}
-	return "Would remember:", ""
+	return "", "Would remember:"
 }
 
 func proposalOrigin(pr *memory.Proposal) string {
@@ -402,19 +481,19 @@ func diffHint(t themes.Theme, pr *memory.Proposal) string {
 	return ""
 }
 
-// memoryLines shows a memory of a proposal (stored, or a candidate): its
-// layer, kind, provenance and status, its title and its body, neutralised
-// for the terminal; its id in its short form (sid).
-func memoryLines(t themes.Theme, m *memory.Memory, stored bool, w int, sid func(string) string) []string {
+// memoryLines shows a memory of a proposal (stored, or a candidate) under
+// label: its layer, kind, provenance and status, its title and its body,
+// neutralised for the terminal; its id in its short form (sid).
+func memoryLines(t themes.Theme, label string, m *memory.Memory, stored bool, w int, sid func(string) string) []string {
 	st := t.Styles
 	if m == nil {
-		return []string{st.Muted.Render("a forgotten memory: nothing of it is left")}
+		return wrapAll([]string{st.Bold.Render(label) + " " + st.Muted.Render("a forgotten memory: nothing of it is left")}, w)
 	}
 	layer := m.Layer.Letter() + " " + m.Layer.Title()
 	if li := strings.IndexByte("ABCDEF", byte(m.Layer)); li >= 0 {
 		layer = st.Layer[li].Render(layer)
 	}
-	facts := layer + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Kind)) + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Provenance))
+	facts := st.Bold.Render(label) + " " + layer + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Kind)) + st.Muted.Render(" · ") + safetext.CleanLine(string(m.Provenance))
 	if stored {
 		facts += st.Muted.Render(" · " + safetext.CleanLine(string(m.Status)) + " · id " + sid(m.ID))
 	} else {

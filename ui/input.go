@@ -850,7 +850,7 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
 		}
-	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.inboxBeside() || m.focus != focusDetail):
 		m.focus = focusList
 		if i := m.inbox.offset + ms.Y - (l.list.y + 2); i >= 0 && i < len(m.inbox.items) {
 			m.inbox.move(i-m.inbox.cursor, m.inboxRows())
@@ -901,7 +901,7 @@ func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 		m.cal.pg.wheel(up)
 	case m.mode == modeReport:
 		m.report.pg.wheel(up)
-	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
+	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.inboxBeside() || m.focus != focusDetail):
 		m.inbox.move(d, m.inboxRows())
 	case m.mode == modeInbox && l.detail.contains(ms.X, ms.Y):
 		m.inbox.pg.wheel(up)

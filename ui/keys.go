@@ -51,7 +51,7 @@ type keyMap struct {
 	Timeline, Help, Reload, Quit, NextLink, PrevLink, Edit, Explain     binding
 	Verify, Confirm, Reject, Rebind, Calibration                        binding
 	Inbox, Accept, EditCandidate, Session, Helpful, Unhelpful           binding
-	OpenFile                                                            binding
+	OpenFile, Mark, MarkKind                                            binding
 }
 
 var keys = keyMap{
@@ -92,6 +92,8 @@ var keys = keyMap{
 	// reload" must never reject a proposal).
 	Accept:        bind([]string{"a"}, "a", "accept", "accept the proposal"),
 	EditCandidate: bind([]string{"e"}, "e", "edit", "edit the proposal, then accept it"),
+	Mark:          bind([]string{"space"}, "space", "mark", "Inbox: mark a proposal, to accept (a) or reject (w) the marked together"),
+	MarkKind:      bind([]string{"*"}, "*", "mark all", "Inbox: mark every proposal of the selected one's kind (again: unmark)"),
 	Session:       bind([]string{"o"}, "o", "episode", "a session's drafts ⇄ its episode"),
 	Helpful:       bind([]string{"+"}, "+", "helped", "a recalled memory helped (after /recall; trust unchanged)"),
 	Unhelpful:     bind([]string{"-"}, "-", "did not", "a recalled memory did not help (after /recall)"),
@@ -106,5 +108,5 @@ func allBindings() []binding {
 	k := keys
 	return []binding{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom, k.Next, k.Prev, k.Open, k.Back, k.Layer,
 		k.Filter, k.Command, k.Archive, k.Unarchive, k.Forget, k.Supersede, k.Diff, k.Explain, k.Helpful, k.Unhelpful, k.NextLink, k.PrevLink,
-		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Session, k.OpenFile, k.Timeline, k.Reload, k.Help, k.Quit}
+		k.Verify, k.Confirm, k.Reject, k.Rebind, k.Calibration, k.Inbox, k.Mark, k.MarkKind, k.Session, k.OpenFile, k.Timeline, k.Reload, k.Help, k.Quit}
 }

@@ -243,8 +243,18 @@ type consolidatedMsg struct {
 
 // undoneMsg reports a run taken back.
 type undoneMsg struct {
-	run memory.Run
-	err error
+	run  memory.Run
+	runs int // how many runs a batch undid (0 or 1: run alone)
+	err  error
+}
+
+// decidedManyMsg answers decideMany: the proposals decided, one run each,
+// in order, up to the first that failed (err).
+type decidedManyMsg struct {
+	accepted bool
+	ids      []string
+	runs     []string
+	err      error
 }
 
 // episodeFoundMsg answers openEpisode: the session's episode, or why not.

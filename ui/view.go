@@ -15,6 +15,14 @@ import (
 // wide is the width from which list and detail stand side by side.
 const wide = 100
 
+// inboxWide is the width from which the Inbox's list and detail stand side
+// by side: its rows say old → new, and need the room more than a title.
+const inboxWide = 160
+
+// inboxBeside says whether the Inbox's detail stands beside its list
+// (else below it, or in its place once opened).
+func (m *workbench) inboxBeside() bool { return m.w >= inboxWide }
+
 // rect is a pane's place on the screen.
 type rect struct{ x, y, w, h int }
 
@@ -40,18 +48,31 @@ func (m *workbench) footerHeight() int {
 func (m *workbench) layout() layoutRects {
 	bodyH := max(m.h-1-m.footerHeight(), 3)
 	side := m.sidebarWidth()
+	if m.mode == modeInbox && m.w < wide && m.focus != focusSidebar && len(m.inbox.items) > 0 {
+		side = 0 // deciding proposals needs the width: esc brings the sidebar back
+	}
 	var l layoutRects
 	l.bodyH = bodyH
 	l.sidebar = rect{0, 1, side, bodyH}
 	rest := max(m.w-side, 10)
-	if m.w >= wide {
-		lw := min(rest*55/100, 96) // the list a little wider (titles need it more than prose), up to a point
-		if m.mode == modeInbox {
-			lw = min(rest/2, 80) // a proposal is read whole: its detail needs the room as much
-		}
+	inbox := m.mode == modeInbox
+	switch {
+	case inbox && m.inboxBeside():
+		lw := min(rest/2, 80) // a proposal is read whole: its detail needs the room as much
 		l.list = rect{side, 1, lw, bodyH}
 		l.detail = rect{side + lw, 1, rest - lw, bodyH}
-	} else {
+	case inbox && m.focus != focusDetail && len(m.inbox.items) > 0:
+		// A proposal's row needs the width to say old → new: the detail
+		// goes below the list, which keeps what rows it has room for;
+		// enter gives the detail the whole height.
+		lh := clamp(len(m.inbox.items)+3, 5, max(bodyH/2, 5))
+		l.list = rect{side, 1, rest, lh}
+		l.detail = rect{side, 1 + lh, rest, bodyH - lh}
+	case !inbox && m.w >= wide:
+		lw := min(rest*55/100, 96) // the list a little wider (titles need it more than prose), up to a point
+		l.list = rect{side, 1, lw, bodyH}
+		l.detail = rect{side + lw, 1, rest - lw, bodyH}
+	default:
 		l.list = rect{side, 1, rest, bodyH}
 		l.detail = l.list // the detail takes the list's place when open
 	}
@@ -101,9 +122,8 @@ func (m *workbench) layPager() {
 		w = m.w - l.sidebar.w - 4
 		m.tl.pg.set(m.tl.lines(m.theme, w, m.sid), w, h-1) // under its heading
 	case m.mode == modeInbox:
-		if m.w >= wide || m.focus == focusDetail {
-			m.inbox.pg.set(m.inbox.detailLines(m.theme, l.detail.w-4, m.sid), l.detail.w-4, l.detail.h-2)
-		}
+		// the detail shows beside the list, below it, or in its place
+		m.inbox.pg.set(m.inbox.detailLines(m.theme, l.detail.w-4, m.sid), l.detail.w-4, l.detail.h-2)
 	case m.mode == modeRepo:
 		if m.w >= wide || m.focus == focusDetail {
 			m.repo.pg.set(m.repo.detailLines(m.theme, l.detail.w-4, m.detail.rendered), l.detail.w-4, l.detail.h-2)
@@ -175,7 +195,10 @@ func (m *workbench) content() string {
 }
 
 func (m *workbench) browse(l layoutRects) string {
-	side := m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
+	side := ""
+	if l.sidebar.w > 0 {
+		side = m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
+	}
 	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < sectionVerify {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.welcome(r.w-4), m.focus != focusSidebar))
@@ -190,12 +213,14 @@ func (m *workbench) browse(l layoutRects) string {
 			return m.pane(l.detail, m.inbox.pg.lines(), m.focus == focusDetail)
 		}
 		switch {
-		case m.w >= wide:
+		case m.inboxBeside():
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail())
 		case m.focus == focusDetail:
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, detail())
+		case len(m.inbox.items) == 0:
+			return lipgloss.JoinHorizontal(lipgloss.Top, side, list) // nothing to read: the list says so
 		}
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, lipgloss.JoinVertical(lipgloss.Left, list, detail()))
 	}
 	if m.mode == modeRepo {
 		list := m.pane(l.list, m.repo.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList), m.focus == focusList)
@@ -507,6 +532,8 @@ func (m *workbench) keyHints() string {
 			move, back = "↑/↓ scroll", " · esc back"
 		}
 		switch it := m.inbox.selected(); {
+		case len(m.inbox.marked) > 0:
+			return move + fmt.Sprintf(" · a accept the %d marked · w reject them · space mark · esc unmark all · ? help", len(m.inbox.marked))
 		case it == nil:
 			return move + " · / command (/consolidate)" + back + " · ? help"
 		case it.draft != nil && m.inbox.session != "":
@@ -518,9 +545,9 @@ func (m *workbench) keyHints() string {
 		case it.gap != nil:
 			return move + " · /remember the answer · x close the gap" + back + " · ? help"
 		case it.prop.Kind == memory.ProposeArchive:
-			return move + " · " + hints(keys.Accept, keys.Reject) + back + " · " + hints(keys.Command, keys.Help)
+			return move + " · " + hints(keys.Accept, keys.Reject, keys.Mark) + back + " · " + hints(keys.Command, keys.Help)
 		}
-		return move + " · " + hints(keys.Accept, keys.Reject, keys.EditCandidate, keys.Diff) + back + " · " + hints(keys.Command, keys.Help)
+		return move + " · " + hints(keys.Accept, keys.Reject, keys.Mark, keys.EditCandidate, keys.Diff) + back + " · " + hints(keys.Command, keys.Help)
 	case m.section == sectionVerify && m.mode == modeBrowse && m.focus == focusList:
 		return hints(keys.Up, keys.Open, keys.Confirm, keys.Reject, keys.Supersede, keys.Rebind, keys.Archive, keys.Calibration, keys.Help)
 	case m.focus == focusDetail:
