@@ -134,6 +134,7 @@ type planner struct {
 	gone     map[string]bool           // superseded by the plan
 	touched  map[string]bool           // reinforced, reopened or otherwise changed by the plan
 	proposed map[string]bool           // keys of proposals open, rejected or planned
+	upd      map[string]uread          // id → its text read for updates
 }
 
 // maxBand bounds how many memories one signature band may hold to be
@@ -351,6 +352,17 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 			pl.reconcile(a, m, conflict, d)
 			return
 		}
+	}
+	// An update in other words: supersede when certain, else propose.
+	if a, c, s := pl.update(m, d); s != noUpdate {
+		if s == certainUpdate {
+			pl.reconcile(a, m, c, d)
+		} else {
+			pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
+				Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, c.Subject, c.Old, c.New)}, a,
+				fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(c)))
+		}
+		return
 	}
 	// Nearly the same: a merge for a person.
 	if a, sim := pl.nearest(m, norm); a != nil {
