@@ -85,6 +85,11 @@ func Contradicts(older, newer *memory.Memory) (Conflict, bool) {
 	if !wordsMeet(op.words, np.words) {
 		return Conflict{}, false
 	}
+	// Another package, task or environment is another subject, whatever the
+	// shape of the two sentences.
+	if otherThings(ot, nt) {
+		return Conflict{}, false
+	}
 	// Two dated events are both true; only a measurement taken again (a
 	// number with its unit) replaces an earlier one.
 	event := eventLike(older) || eventLike(newer)

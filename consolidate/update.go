@@ -4,6 +4,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 	"unicode"
 
 	"cairn/memory"
@@ -81,7 +82,7 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 	listen listens live lives lived push pushed pushes hold holds set work works
 	move moved migrat migrated switch switched renam renamed retir retired replac replaced bump bumped
 	drop dropped upgrad upgraded downgrad downgraded rais raised lower lowered increas increased
-	decreas decreased reduc reduced chang changed took take taken over cut port now since last off
+	decreas decreased reduc reduced chang changed took take taken over cut now since last off not
 	week month year today yesterday sprint march april may june july august september october november
 	december january february monday tuesday wednesday thursday friday upgrade wrong actual actually
 	heads head up fyi no longer gone anymore instead rather new old current currently also too still
@@ -442,19 +443,36 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 			}
 		}
 	}
-	if !same {
-		// A word of the old text the newer one says is gone ("golint is
-		// gone"): someone should look.
-		for _, w := range strings.Fields(o.low) {
-			w = strings.Trim(w, ".,;:!()`\"'")
-			if len(w) >= 4 && !funcWords[w] && !uWeakWords[w] && retiredIn(n.low, w, false) && shared > 0 {
-				return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
-			}
+	// A word of the old text the newer one says is gone or changed from
+	// ("golint is gone", "from master to main"): certain when the subjects
+	// agree, else someone should look.
+	for _, w := range strings.Fields(o.low) {
+		w = strings.Trim(w, ".,;:!()`\"'")
+		if len(w) < 4 || funcWords[w] || uWeakWords[w] || shared == 0 {
+			continue
 		}
+		if to := regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(w) + `\s+to\s+([\w./:-]+)`).FindStringSubmatch(n.low); to != nil {
+			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
+			if same {
+				return certainUpdate, c
+			}
+			return probableUpdate, c
+		}
+		if retiredIn(n.low, w, false) {
+			return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
+		}
+	}
+	if !same {
 		return noUpdate, Conflict{}
 	}
 	// A value of the same type that differs, the old one not said again.
+	// Names on both sides that the other lacks qualify the subject ("the
+	// API port", "the gRPC port"): those are two things.
+	qualified := onlyNames(o, n) && onlyNames(n, o)
 	for _, ov := range o.vals {
+		if qualified && ov.typ != "name" {
+			continue
+		}
 		if saysValue(n.low, ov.raw) {
 			continue
 		}
@@ -610,4 +628,55 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 		m.Layer, m.Kind = best.Layer, best.Kind
 	}
 	return best, bestC, bestS
+}
+
+// onlyNames reports whether a names something b does not mention.
+func onlyNames(a, b uread) bool {
+	for _, v := range a.vals {
+		if v.typ == "name" && !saysValue(b.low, v.raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherThings reports whether two texts name different packages, task ids
+// or environments, each one the other lacks ("`rails` ~> 7.1" and "`sidekiq` ~> 6.5", spotter-fum.1
+// and spotter-fum.2, staging and production): never one subject.
+func otherThings(a, b string) bool {
+	ra, rb := updateCache.get(a), updateCache.get(b)
+	differs := func(x, y uread) bool {
+		for _, w := range x.subject {
+			if (strings.Contains(w, ":") || uEnvWords[w]) && !y.has(w) {
+				return true
+			}
+		}
+		return false
+	}
+	return differs(ra, rb) && differs(rb, ra)
+}
+
+// updateReadings caches texts read for updates, as claimCache does claims.
+type updateReadings struct {
+	mu sync.Mutex
+	m  map[string]uread
+}
+
+var updateCache = &updateReadings{}
+
+func (rs *updateReadings) get(text string) uread {
+	rs.mu.Lock()
+	r, ok := rs.m[text]
+	rs.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = readUpdate(text)
+	rs.mu.Lock()
+	if rs.m == nil || len(rs.m) >= maxClaimReadings {
+		rs.m = make(map[string]uread, 1024)
+	}
+	rs.m[strings.Clone(text)] = r
+	rs.mu.Unlock()
+	return r
 }

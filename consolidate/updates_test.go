@@ -116,3 +116,29 @@ func TestUpdatesSet(t *testing.T) {
 	t.Logf("%s: updates caught %d/%d (superseded %d, proposed %d); consistent pairs: false automatic supersessions %d/%d, false proposals %d/%d",
 		file, superseded+proposed, updates, superseded, proposed, falseSup, consistent, falseProp, consistent)
 }
+
+// Different packages, tasks and environments never chain, whatever the
+// shape of their sentences (found on real sessions: six packages' version
+// constraints folded into one chain, one task superseded by another).
+func TestOtherThingsNeverContradict(t *testing.T) {
+	t.Parallel()
+	for _, p := range [][2]string{
+		{"The `rails` gem is pinned to `~> 0.3`.", "The `sidekiq` gem is pinned to `~> 1.10`."},
+		{"Run `bd update spotter-fum.1` to claim the task.", "Run `bd update spotter-fum.2` to claim the task."},
+		{"Task spotter-fum.1 is blocked on the schema.", "Task spotter-fum.2 is blocked on the API."},
+		{"The staging database lives in us-east-1.", "The production database lives in eu-west-1."},
+	} {
+		o := &memory.Memory{Layer: memory.LayerState, Body: p[0], Provenance: memory.ProvExtracted}
+		n := &memory.Memory{Layer: memory.LayerState, Body: p[1], Provenance: memory.ProvUserStated}
+		if c, ok := Contradicts(o, n); ok {
+			t.Errorf("%q → %q read as a contradiction: %+v", p[0], p[1], c)
+		}
+		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s != noUpdate {
+			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
+		}
+	}
+	// The same package with another constraint is an update.
+	if s, c := updateOf(readUpdate("The `rails` gem is pinned to `~> 7.0`."), readUpdate("Bumped the `rails` gem pin to `~> 7.1`.")); s == noUpdate {
+		t.Errorf("rails 7.0 → 7.1 not read as an update: %+v", c)
+	}
+}
