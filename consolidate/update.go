@@ -56,7 +56,6 @@ var (
 	uVersionHintRe = regexp.MustCompile("(?i)\\b(?:pinned|pin|constrain\\w*|version|v\\d+\\.\\d+)|`[~^<>=]+ ?\\d")
 	uBareVersionRe = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\b`)
 	uIDRe          = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\.\d+\b`)
-	uNameRe        = regexp.MustCompile(`\b([A-Z][\w.]*[A-Za-z0-9](?:\s+[A-Z][\w.]*[A-Za-z0-9])*|[a-z]+[A-Z][\w]*)\b`)
 )
 
 var uNumberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12"}
