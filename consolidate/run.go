@@ -391,6 +391,11 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 			Body: c.Corrects, Provenance: memory.ProvInferred, ValidFrom: d.Time, Source: m.Source}
 		if conflict, ok := Contradicts(wrong, m); ok {
 			pl.lesson(wrong, m, conflict)
+		} else if conflict, claimed, ok := correctedClaim(m, c.Corrects); ok {
+			// "the port is 8081, not 8080": the wrong claim is the
+			// sentence with the value it denies.
+			wrong.Title, wrong.Body = claimed, claimed
+			pl.lesson(wrong, m, conflict)
 		} else {
 			pl.lesson(wrong, m, Conflict{Subject: m.Title, Old: c.Corrects, New: m.Title, How: "not"})
 		}

@@ -679,3 +679,24 @@ func (rs *updateReadings) get(text string) uread {
 	rs.mu.Unlock()
 	return r
 }
+
+// correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
+// is corrects: what changed, and the wrong claim as a sentence ("port is
+// 8080"), so that a lesson about it names the subject and both values.
+func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) {
+	for _, cl := range claimCache.get(ClaimText(m)).claims {
+		if !cl.fromNot || cl.pos || cl.slotHi <= cl.slotLo {
+			continue
+		}
+		old := rawOf(cl.toks[cl.slotLo:cl.slotHi])
+		if !strings.EqualFold(strings.Trim(old, "`\"'"), strings.Trim(corrects, "`\"'")) && !strings.Contains(strings.ToLower(corrects), strings.ToLower(old)) {
+			continue
+		}
+		subject := subjectOf(&cl, cl.slotLo, cl.slotHi)
+		if subject == "" || cl.alt == "" {
+			continue
+		}
+		return Conflict{Subject: subject, Old: old, New: cl.alt, How: "not"}, rawOf(cl.toks), true
+	}
+	return Conflict{}, "", false
+}

@@ -142,3 +142,40 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 		t.Errorf("rails 7.0 → 7.1 not read as an update: %+v", c)
 	}
 }
+
+// A correction of a claim never stored ("no, the port is 8081, not 8080")
+// teaches a lesson that names the subject and both values, and fires on
+// the subject, not on "not".
+func TestCorrectionLessonReadsSensibly(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	capture(t, st, memory.ActorUser, "no, the port is 8081, not 8080")
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page, err := st.List(ctx, memory.Query{Project: testProject.ID, Limit: 100})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lessons := 0
+	for _, m := range page.Memories {
+		if m.Kind != memory.KindLesson {
+			continue
+		}
+		lessons++
+		if !strings.Contains(m.Title, "8080 was wrong, 8081 is right") || strings.Contains(m.Title, "not 8080") {
+			t.Errorf("lesson title %q", m.Title)
+		}
+		if len(m.Triggers) == 0 {
+			t.Errorf("lesson %q has no trigger", m.Title)
+		}
+		for _, tr := range m.Triggers {
+			if tr == "not" || !strings.Contains(tr, "port") {
+				t.Errorf("lesson %q fires on %q", m.Title, tr)
+			}
+		}
+	}
+	if lessons != 1 {
+		t.Fatalf("%d lessons, want 1", lessons)
+	}
+}
