@@ -43,6 +43,9 @@ type uread struct {
 	subject []string // content words, stemmed, sorted, deduplicated
 	vals    []uval
 	change  bool // says something changed
+	// ownerless: a version constraint with no package named ("~> 0.3"):
+	// which package it constrains is unknown.
+	ownerless bool
 }
 
 var (
@@ -55,6 +58,9 @@ var (
 	uPathRe        = regexp.MustCompile(`(?:^|\s)((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?)`)
 	uVersionHintRe = regexp.MustCompile("(?i)\\b(?:pinned|pin|constrain\\w*|version|v\\d+\\.\\d+)|`[~^<>=]+ ?\\d")
 	uBareVersionRe = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\b`)
+	uPkgRe         = regexp.MustCompile(`[:'"]([A-Za-z][\w./-]*)['"]?\s*,\s*['"]?(?:[~^<>=]+\s*)?v?\d`)
+	uConstraintRe  = regexp.MustCompile(`(?:~>|>=|<=|\^|~)\s*v?\d`)
+	uCodePkgRe     = regexp.MustCompile("`[\\w./@-]+`[^`]{0,40}`\\s*(?:~>|>=|<=|\\^|~)")
 	uIDRe          = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\.\d+\b`)
 )
 
@@ -107,9 +113,25 @@ func readUpdate(text string) uread {
 		r.vals = append(r.vals, uval{raw: raw, key: key, typ: typ})
 	}
 	blank := func(s string, lo, hi int) string { return s[:lo] + strings.Repeat(" ", hi-lo) + s[hi:] }
-	// Task and issue ids name the subject, wherever they stand.
+	// Task and issue ids name the subject, wherever they stand; so does a
+	// package with its version constraint ({:req, "~> 0.3"}, 'rails',
+	// '~> 7.1') and a file by its name (scripts/seed.sh and
+	// scripts/reset.sh, side by side, are two scripts; config/app.yaml
+	// then etc/app.toml is the config moved).
 	for _, id := range uIDRe.FindAllString(text, -1) {
 		r.subject = append(r.subject, "id:"+strings.ToLower(id))
+	}
+	for _, m := range uPkgRe.FindAllStringSubmatch(text, -1) {
+		r.subject = append(r.subject, "pkg:"+strings.ToLower(m[1]))
+	}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
+		f = strings.TrimRight(f, ".:!")
+		if LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
+			r.subject = append(r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
+		}
+	}
+	if uConstraintRe.MatchString(text) && !slices.ContainsFunc(r.subject, func(w string) bool { return strings.HasPrefix(w, "pkg:") }) && !uCodePkgRe.MatchString(text) {
+		r.ownerless = true
 	}
 	// Commands and code: the whole span is one value. A version constraint
 	// belongs to the package named before it, and that package is the
@@ -347,6 +369,9 @@ func (pl *planner) readUpd(id, text string) uread {
 // same stem, one a prefix of the other ("bundl"/"bundler"), or a word of a
 // name ("secret" in "AWS Secrets Manager", "ci" for "CI").
 func (r uread) has(w string) bool {
+	if strings.HasPrefix(w, "file:") {
+		return !r.sibling(w)
+	}
 	if strings.Contains(w, ":") {
 		_, ok := slices.BinarySearch(r.subject, w)
 		return ok
@@ -376,6 +401,26 @@ func (r uread) has(w string) bool {
 	return false
 }
 
+// sibling reports whether r names another file in the directory of the
+// file w names ("file:scripts/seed.sh" against scripts/reset.sh).
+func (r uread) sibling(w string) bool {
+	dir, base := splitFile(w)
+	for _, o := range r.subject {
+		if strings.HasPrefix(o, "file:") {
+			if d, b := splitFile(o); d == dir && b != base {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func splitFile(w string) (dir, base string) {
+	w = strings.TrimPrefix(w, "file:")
+	i := strings.LastIndexByte(w, '/')
+	return w[:i+1], w[i+1:]
+}
+
 // saysValue reports whether low (a lower-case text) holds the value raw
 // as a whole word ("5 minutes" is not in "15 minutes").
 func saysValue(low, raw string) bool {
@@ -401,9 +446,15 @@ func saysValue(low, raw string) bool {
 // updateOf reads whether newer updates older, how sure that is, and what
 // changed.
 func updateOf(o, n uread) (updateStrength, Conflict) {
+	if o.ownerless || n.ownerless {
+		return noUpdate, Conflict{}
+	}
 	shared, oOnly, nOnly := 0, 0, 0
 	conflictingIDs := false
 	for _, w := range o.subject {
+		if strings.HasPrefix(w, "file:") && n.has(w) {
+			continue // a file in another place: not a subject word, not another thing
+		}
 		if n.has(w) {
 			shared++
 		} else {
@@ -413,6 +464,9 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	}
 	envN := false
 	for _, w := range n.subject {
+		if strings.HasPrefix(w, "file:") && o.has(w) {
+			continue
+		}
 		if !o.has(w) {
 			nOnly++
 			envN = envN || uEnvWords[w] || strings.Contains(w, ":")
@@ -652,7 +706,7 @@ func otherThings(a, b string) bool {
 		}
 		return false
 	}
-	return differs(ra, rb) && differs(rb, ra)
+	return ra.ownerless || rb.ownerless || differs(ra, rb) && differs(rb, ra)
 }
 
 // updateReadings caches texts read for updates, as claimCache does claims.

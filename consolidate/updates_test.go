@@ -124,8 +124,14 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 	t.Parallel()
 	for _, p := range [][2]string{
 		{"The `rails` gem is pinned to `~> 0.3`.", "The `sidekiq` gem is pinned to `~> 1.10`."},
+		{"Added `{:req, \"~> 0.3\"}` to mix.exs.", "Added `{:finch, \"~> 1.10\"}` to mix.exs."},
+		{"The dependency is `{:req, \"~> 0.3\"}`.", "The dependency is `{:finch, \"~> 1.10\"}`."},
+		{"The version constraint is \"~> 0.3\".", "The version constraint is \"~> 1.10\"."},
 		{"Run `bd update spotter-fum.1` to claim the task.", "Run `bd update spotter-fum.2` to claim the task."},
 		{"Task spotter-fum.1 is blocked on the schema.", "Task spotter-fum.2 is blocked on the API."},
+		{"Created `scripts/seed.sh` to fill the database.", "Created `scripts/reset.sh` to fill the database."},
+		{"The helper script is scripts/seed.sh.", "The helper script is scripts/reset.sh."},
+		{"Wrote the migration in priv/repo/migrations/001_users.exs.", "Wrote the migration in priv/repo/migrations/002_posts.exs."},
 		{"The staging database lives in us-east-1.", "The production database lives in eu-west-1."},
 	} {
 		o := &memory.Memory{Layer: memory.LayerState, Body: p[0], Provenance: memory.ProvExtracted}
@@ -137,9 +143,19 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
 		}
 	}
-	// The same package with another constraint is an update.
-	if s, c := updateOf(readUpdate("The `rails` gem is pinned to `~> 7.0`."), readUpdate("Bumped the `rails` gem pin to `~> 7.1`.")); s == noUpdate {
-		t.Errorf("rails 7.0 → 7.1 not read as an update: %+v", c)
+	// The same package, task or file with another value is one subject.
+	for _, p := range [][2]string{
+		{"The `rails` gem is pinned to `~> 7.0`.", "Bumped the `rails` gem pin to `~> 7.1`."},
+		{"The config file is at config/app.yaml.", "The config file moved to etc/cairn/app.yaml."},
+	} {
+		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s == noUpdate {
+			t.Errorf("%q → %q not read as an update: %+v", p[0], p[1], c)
+		}
+	}
+	o := &memory.Memory{Layer: memory.LayerState, Body: "The dependency is `{:req, \"~> 0.3\"}`.", Provenance: memory.ProvExtracted}
+	n := &memory.Memory{Layer: memory.LayerState, Body: "The dependency is `{:req, \"~> 0.4\"}`.", Provenance: memory.ProvExtracted}
+	if _, ok := Contradicts(o, n); !ok {
+		t.Errorf("req ~> 0.3 → ~> 0.4 is no contradiction")
 	}
 }
 
