@@ -49,8 +49,11 @@ type uread struct {
 }
 
 var (
-	uChangeRe      = regexp.MustCompile(`(?i)\b(moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
+	uChangeRe      = regexp.MustCompile(`(?i)\b(got\s+\w+ed|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
 	uCodeRe        = regexp.MustCompile("`([^`]+)`")
+	uURLRe         = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
+	uImageRe       = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
+	uVersionIsRe   = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
 	uRegionRe      = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d)\b`)
 	uPortRe        = regexp.MustCompile(`(?i)\bports?\s+(?:is\s+|=\s*|:\s*)?(?:now\s+)?(\d{2,5})\b`)
 	uNumRe         = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
@@ -92,7 +95,8 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 	december january february monday tuesday wednesday thursday friday upgrade wrong actual actually
 	heads head up fyi no longer gone anymore instead rather new old current currently also too still
 	the a an we our us i you it its they them thing things done get got has have had let lets lint
-	deprecat deprecated report reported go through via on in at to from with for of by is be`)
+	deprecat deprecated report reported go through via on in at to from with for of by is be version
+	re ve ll got tighten loosen relax extend shorten halv doubl tripl stop stopped swap swapped`)
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
@@ -169,6 +173,21 @@ func readUpdate(text string) uread {
 			add(p, pathKey(p), "path")
 			rest = blank(rest, m[2], m[3])
 		}
+	}
+	for _, m := range uURLRe.FindAllStringIndex(rest, -1) {
+		u := strings.TrimRight(rest[m[0]:m[1]], ".,;:")
+		add(u, strings.ToLower(u), "url")
+		rest = blank(rest, m[0], m[0]+len(u))
+	}
+	for _, m := range uImageRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "image:"+strings.ToLower(rest[m[2]:m[3]]))
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(rest, -1) {
+		pkg := strings.ToLower(rest[m[2]:m[3]])
+		add(rest[m[4]:m[5]], versionKey(rest[m[4]:m[5]]), "version:"+pkg)
+		r.subject = append(r.subject, pkg)
+		rest = blank(rest, m[4], m[5])
 	}
 	for _, m := range uRegionRe.FindAllStringIndex(rest, -1) {
 		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "region")
@@ -522,6 +541,11 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// Names on both sides that the other lacks qualify the subject ("the
 	// API port", "the gRPC port"): those are two things.
 	qualified := onlyNames(o, n) && onlyNames(n, o)
+	// Words only the newer text has narrow its subject ("the request
+	// timeout for uploads"): without words of change, another thing.
+	if nOnly > 0 && !n.change {
+		return noUpdate, Conflict{}
+	}
 	for _, ov := range o.vals {
 		if qualified && ov.typ != "name" {
 			continue
@@ -592,11 +616,11 @@ func retiredIn(text, v string, loose bool) bool {
 		return false
 	}
 	q := regexp.QuoteMeta(v)
-	lead := `off|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|dropped|removed|ditched|instead of|rather than|away from`
+	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from`
 	if loose {
 		lead += `|from|not`
 	}
-	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|no longer)|(?:has\s+)?left\b|moved to))`)
+	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer)|(?:has\s+)?left\b|moved to))`)
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return false
