@@ -767,6 +767,8 @@ func differs(c Conflict) string {
 		return "corrected: X, not Y"
 	case "negation":
 		return "the opposite"
+	case "replaced":
+		return "replaced by a newer one"
 	case "":
 		return "a different value"
 	}

@@ -39,6 +39,7 @@ type uval struct {
 
 // uread is a text read for updates.
 type uread struct {
+	text    string
 	low     string
 	subject []string // content words, stemmed, sorted, deduplicated
 	vals    []uval
@@ -86,7 +87,7 @@ var uUnits = map[string]struct {
 // words. Stemmed forms are compared.
 var uWeakWords = wordSet(`be is are was were been run runs ran running use uses used using need needs needed
 	requir require required requires go goes went gone sent send sends kept keep keeps store stored stores
-	manag managed manage own owned owns built build written write rewritten rewrite start starts started
+	manag managed manage own owned owns written write rewritten rewrite start starts started
 	listen listens live lives lived push pushed pushes hold holds set work works
 	move moved migrat migrated switch switched renam renamed retir retired replac replaced bump bumped
 	drop dropped upgrad upgraded downgrad downgraded rais raised lower lowered increas increased
@@ -105,7 +106,7 @@ var uEnvWords = wordSet(`staging stage prod production dev development test test
 
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
-	r := uread{low: strings.ToLower(text)}
+	r := uread{text: text, low: strings.ToLower(text)}
 	r.change = uChangeRe.MatchString(text)
 	rest := text
 	add := func(raw, key, typ string) {
@@ -168,10 +169,10 @@ func readUpdate(text string) uread {
 		rest = blank(rest, m[0], m[1])
 	}
 	for _, m := range uPathRe.FindAllStringSubmatchIndex(rest, -1) {
-		p := rest[m[2]:m[3]]
+		p := strings.TrimRight(rest[m[2]:m[3]], ".")
 		if LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
 			add(p, pathKey(p), "path")
-			rest = blank(rest, m[2], m[3])
+			rest = blank(rest, m[2], m[2]+len(p))
 		}
 	}
 	for _, m := range uURLRe.FindAllStringIndex(rest, -1) {
@@ -496,14 +497,14 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	if envN || conflictingIDs && nOnly > 0 {
 		return noUpdate, Conflict{}
 	}
-	subject := strings.Join(slices.DeleteFunc(slices.Clone(o.subject), func(w string) bool { return strings.Contains(w, ":") }), " ")
+	subject := subjectPhrase(o, n)
 	same := shared > 0 && !(oOnly > 0 && nOnly > 0)
 
 	// The old value named as the one replaced: certain when the subjects
 	// agree, a proposal when they only touch.
 	for _, v := range o.vals {
 		if retiredIn(n.low, strings.ToLower(v.raw), true) {
-			c := Conflict{Subject: subject, Old: v.raw, New: replacementOf(n, v), How: "replaced"}
+			c := Conflict{Subject: subject, Old: v.raw, New: replacementOf(o, n, v), How: "replaced"}
 			if c.New == "" {
 				c.New = "no longer"
 			}
@@ -514,6 +515,9 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 				return probableUpdate, c
 			}
 		}
+	}
+	if typed, c := typedChange(o, n, oOnly, nOnly, same); typed != noUpdate {
+		return typed, c
 	}
 	// A word of the old text the newer one says is gone or changed from
 	// ("golint is gone", "from master to main"): certain when the subjects
@@ -534,10 +538,16 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 			return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
 		}
 	}
+	return noUpdate, Conflict{}
+}
+
+// typedChange: a value of the same type that differs, the old one not
+// said again, on the same subject.
+func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Conflict) {
 	if !same {
 		return noUpdate, Conflict{}
 	}
-	// A value of the same type that differs, the old one not said again.
+	subject := subjectPhrase(o, n)
 	// Names on both sides that the other lacks qualify the subject ("the
 	// API port", "the gRPC port"): those are two things.
 	qualified := onlyNames(o, n) && onlyNames(n, o)
@@ -558,8 +568,9 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 				continue // stillSaid: the new value was in the old text too, a list
 			}
 			c := Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
-			exact := oOnly == 0 && nOnly == 0
-			if n.change && (oOnly == 0 && ov.typ != "name" && ov.typ != "code" || exact) {
+			// Certain only when the newer text adds no word to the subject
+			// ("the max upload size for avatars" is maybe another thing).
+			if n.change && nOnly == 0 && (oOnly == 0 || ov.typ != "name" && ov.typ != "code") {
 				return certainUpdate, c
 			}
 			if n.change || ov.typ != "name" && ov.typ != "code" {
@@ -568,6 +579,29 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 		}
 	}
 	return noUpdate, Conflict{}
+}
+
+// subjectPhrase says what two texts share in the older one's own words, in
+// its order: "staging database", "max upload size".
+func subjectPhrase(o, n uread) string {
+	var out []string
+	for _, w := range strings.FieldsFunc(o.text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(".,;:!?()`\"", r) }) {
+		lw := strings.ToLower(w)
+		if len(lw) < 2 || funcWords[lw] || fillerWords[lw] || uWeakWords[lw] || canonWords[lw] != "" {
+			continue
+		}
+		s := stemOf(lw)
+		if !slices.Contains(o.subject, s) && slices.Contains(o.subject, lw) {
+			s = lw // a package's name, kept as written
+		}
+		if slices.Contains(o.subject, s) && n.has(s) && !slices.Contains(out, lw) {
+			out = append(out, lw)
+		}
+	}
+	if len(out) > 6 {
+		out = out[:6]
+	}
+	return strings.Join(out, " ")
 }
 
 func firstValue(n uread, not string) string {
@@ -612,15 +646,20 @@ func howOf(typ string) string {
 // "from v to", "no longer … v", "replaced v", "v is gone", "not v",
 // "instead of v", "retired v".
 func retiredIn(text, v string, loose bool) bool {
+	// loose: v is a value of the old text, not any word of it.
 	if v == "" {
 		return false
 	}
 	q := regexp.QuoteMeta(v)
 	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from`
+	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
 	if loose {
+		// A value, not a subject word, that moved or left ("Carol moved
+		// to platform"); "the gateway moved to port 9443" is the subject.
 		lead += `|from|not`
+		gone += `|(?:has\s+)?left\b|moved to`
 	}
-	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer)|(?:has\s+)?left\b|moved to))`)
+	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return false
@@ -634,14 +673,17 @@ func retiredIn(text, v string, loose bool) bool {
 
 // replacementOf is the new value that stands where v stood: one of the
 // same type, else the first name or value the newer text holds that is not v.
-func replacementOf(n uread, v uval) string {
+func replacementOf(o, n uread, v uval) string {
+	fresh := func(nv uval) bool {
+		return nv.key != v.key && !strings.Contains(strings.ToLower(nv.raw), strings.ToLower(v.raw)) && !saysValue(o.low, nv.raw)
+	}
 	for _, nv := range n.vals {
-		if sameUType(nv.typ, v.typ) && nv.key != v.key && !strings.Contains(strings.ToLower(nv.raw), strings.ToLower(v.raw)) {
+		if sameUType(nv.typ, v.typ) && fresh(nv) {
 			return nv.raw
 		}
 	}
 	for _, nv := range n.vals {
-		if nv.key != v.key && !strings.Contains(strings.ToLower(nv.raw), strings.ToLower(v.raw)) {
+		if fresh(nv) {
 			return nv.raw
 		}
 	}
