@@ -1,6 +1,8 @@
 package consolidate
 
 import (
+	"cmp"
+	"math"
 	"regexp"
 	"slices"
 	"strings"
@@ -690,14 +692,15 @@ func replacementOf(o, n uread, v uval) string {
 	return ""
 }
 
-// updateCandidates are the current memories that share a rare subject word
-// or a value with m, at most 12, most shared first.
-func (pl *planner) updateCandidates(m *memory.Memory, r uread) []*memory.Memory {
-	score := map[string]int{}
+// updateCandidates are the current memories that share a subject word of
+// m's title, the rarer words counting more (as recall weighs them), at most
+// 12, most shared first.
+func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
+	score := map[string]float64{}
 	for _, w := range subjectWords(m.Title) {
 		if ids := pl.words[w]; len(ids) <= maxPosting/4 {
 			for _, id := range ids {
-				score[id]++
+				score[id] += 1 / math.Log2(2+float64(len(ids)))
 			}
 		}
 	}
@@ -708,8 +711,8 @@ func (pl *planner) updateCandidates(m *memory.Memory, r uread) []*memory.Memory 
 		}
 	}
 	slices.SortFunc(out, func(a, b *memory.Memory) int {
-		if score[a.ID] != score[b.ID] {
-			return score[b.ID] - score[a.ID]
+		if sa, sb := score[a.ID], score[b.ID]; sa != sb {
+			return cmp.Compare(sb, sa)
 		}
 		return b.ValidFrom.Compare(a.ValidFrom)
 	})
@@ -734,7 +737,7 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 	var best *memory.Memory
 	var bestC Conflict
 	bestS := noUpdate
-	for _, a := range pl.updateCandidates(m, nr) {
+	for _, a := range pl.updateCandidates(m) {
 		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent || !a.ValidFrom.Before(m.ValidFrom) && !a.ValidFrom.Equal(m.ValidFrom) {
 			continue
 		}

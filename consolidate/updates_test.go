@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 
@@ -193,5 +194,58 @@ func TestCorrectionLessonReadsSensibly(t *testing.T) {
 	}
 	if lessons != 1 {
 		t.Fatalf("%d lessons, want 1", lessons)
+	}
+}
+
+// An update in other words supersedes with its history (the new memory
+// names what it supersedes, the old one its successor) and the run's undo
+// puts the old one back; one only likely is a proposal that names old →
+// new and changes no memory.
+func TestUpdateInOtherWordsSupersedesWithUndo(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	old := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The web app deploys to Heroku.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	capture(t, st, memory.ActorUser, "We migrated the web app off Heroku; it now deploys to Fly.io.")
+	rep, err := Consolidate(ctx, st, testProject, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := st.Get(ctx, old.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got.Status != memory.StatusSuperseded || got.SupersededBy == "" {
+		t.Fatalf("old: status %s, superseded by %q", got.Status, got.SupersededBy)
+	}
+	succ, err := st.Get(ctx, got.SupersededBy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(succ.Supersedes, old.ID) || !strings.Contains(succ.Body, "Fly.io") || succ.Kind == memory.KindEvent {
+		t.Fatalf("successor %+v", succ)
+	}
+	if _, err := st.UndoRun(ctx, testProject.ID, rep.Run.ID, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Get(ctx, old.ID); got.Status != memory.StatusActive {
+		t.Fatalf("after undo the old memory is %s", got.Status)
+	}
+
+	// A narrower subject: proposed, nothing superseded.
+	st = openStore(t)
+	old = remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "Max upload size is 50 MB.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	capture(t, st, memory.ActorUser, "Bumped the max upload size for avatars to 5 MB.")
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Get(ctx, old.ID); got.Status != memory.StatusActive {
+		t.Fatalf("a narrower subject superseded the old memory: %s", got.Status)
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Kind != memory.ProposeSupersede || ps[0].Target != old.ID || !strings.Contains(ps[0].Reason, "50 MB → 5 MB") {
+		t.Fatalf("proposals %+v", ps)
 	}
 }
