@@ -46,6 +46,9 @@ type uread struct {
 	subject []string // content words, stemmed, sorted, deduplicated
 	vals    []uval
 	change  bool // says something changed
+	// additive: "also", "too", "as well": adds to what was true, replaces
+	// nothing.
+	additive bool
 	// ownerless: a version constraint with no package named ("~> 0.3"):
 	// which package it constrains is unknown.
 	ownerless bool
@@ -54,6 +57,7 @@ type uread struct {
 var (
 	uChangeRe      = regexp.MustCompile(`(?i)\b(got\s+\w+ed|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
 	uCodeRe        = regexp.MustCompile("`([^`]+)`")
+	uAdditiveRe    = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
 	uURLRe         = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
 	uImageRe       = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
 	uVersionIsRe   = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
@@ -110,6 +114,7 @@ var uEnvWords = wordSet(`staging stage prod production dev development test test
 func readUpdate(text string) uread {
 	r := uread{text: text, low: strings.ToLower(text)}
 	r.change = uChangeRe.MatchString(text)
+	r.additive = uAdditiveRe.MatchString(text)
 	rest := text
 	add := func(raw, key, typ string) {
 		for _, v := range r.vals {
@@ -468,7 +473,7 @@ func saysValue(low, raw string) bool {
 // updateOf reads whether newer updates older, how sure that is, and what
 // changed.
 func updateOf(o, n uread) (updateStrength, Conflict) {
-	if o.ownerless || n.ownerless {
+	if o.ownerless || n.ownerless || n.additive {
 		return noUpdate, Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
