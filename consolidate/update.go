@@ -55,12 +55,13 @@ type uread struct {
 }
 
 var (
-	uChangeRe      = regexp.MustCompile(`(?i)\b(got\s+\w+ed|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
+	uChangeRe      = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
 	uCodeRe        = regexp.MustCompile("`([^`]+)`")
 	uAdditiveRe    = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
 	uURLRe         = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
 	uImageRe       = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
 	uVersionIsRe   = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
+	uChannelRe     = regexp.MustCompile(`(?:^|\s)(#[a-z][\w-]*)`)
 	uRegionRe      = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d)\b`)
 	uPortRe        = regexp.MustCompile(`(?i)\bports?\s+(?:is\s+|=\s*|:\s*)?(?:now\s+)?(\d{2,5})\b`)
 	uNumRe         = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
@@ -103,7 +104,7 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 	heads head up fyi no longer gone anymore instead rather new old current currently also too still
 	the a an we our us i you it its they them thing things done get got has have had let lets lint
 	deprecat deprecated report reported go through via on in at to from with for of by is be version
-	re ve ll got tighten loosen relax extend shorten halv doubl tripl stop stopped swap swapped`)
+	re ve ll went up down got tighten loosen relax extend shorten halv doubl tripl stop stopped swap swapped`)
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
@@ -196,6 +197,10 @@ func readUpdate(text string) uread {
 		add(rest[m[4]:m[5]], versionKey(rest[m[4]:m[5]]), "version:"+pkg)
 		r.subject = append(r.subject, pkg)
 		rest = blank(rest, m[4], m[5])
+	}
+	for _, m := range uChannelRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[2]:m[3]], strings.ToLower(rest[m[2]:m[3]]), "channel")
+		rest = blank(rest, m[2], m[3])
 	}
 	for _, m := range uRegionRe.FindAllStringIndex(rest, -1) {
 		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "region")
