@@ -354,13 +354,15 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		}
 	}
 	// An update in other words: supersede when certain, else propose.
-	if a, c, s := pl.update(m, d); s != noUpdate {
-		if s == certainUpdate {
-			pl.reconcile(a, m, c, d)
+	if a, cf, s := pl.update(m, d); s != noUpdate {
+		// What an agent said in passing in its session, or what cairn is
+		// unsure of, is never read as certain: a person looks first.
+		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {
+			pl.reconcile(a, m, cf, d)
 		} else {
 			pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
-				Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, c.Subject, c.Old, c.New)}, a,
-				fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(c)))
+				Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, cf.Subject, cf.Old, cf.New)}, a,
+				fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(cf)))
 		}
 		return
 	}

@@ -249,3 +249,28 @@ func TestUpdateInOtherWordsSupersedesWithUndo(t *testing.T) {
 		t.Fatalf("proposals %+v", ps)
 	}
 }
+
+// What an agent said in its session is never read as a certain update:
+// it is proposed, and the stored fact stays until a person accepts.
+func TestAgentTranscriptNeverSupersedesByRewording(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	old := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "The web app deploys to Heroku.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	if _, err := st.Capture(ctx, memory.Draft{Project: testProject.ID, Actor: memory.ActorAgent, Text: "Deploys of the web app go to Fly.io now, not Heroku.",
+		Source: memory.Source{Session: "s-1", File: "transcript.jsonl", Line: 3}}); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Get(ctx, old.ID); got.Status != memory.StatusActive {
+		t.Fatalf("an agent's session superseded a stored fact: %s", got.Status)
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ps) != 1 || ps[0].Kind != memory.ProposeSupersede || ps[0].Target != old.ID {
+		t.Fatalf("proposals %+v, want one to supersede the stored fact", ps)
+	}
+}
