@@ -96,7 +96,7 @@ func Contradicts(older, newer *memory.Memory) (Conflict, bool) {
 				continue
 			}
 			if c.How == "not" {
-				return c, true // what the text says outright beats what the values say
+				return otherSubjects(ot, nt, c) // what the text says outright beats what the values say
 			}
 			if found == nil {
 				found = &c
@@ -106,7 +106,16 @@ func Contradicts(older, newer *memory.Memory) (Conflict, bool) {
 	if found == nil {
 		return Conflict{}, false
 	}
-	return *found, true
+	return otherSubjects(ot, nt, *found)
+}
+
+// otherSubjects: another package, task, file or environment on each side
+// is another subject, whatever the shape of the two sentences.
+func otherSubjects(ot, nt string, c Conflict) (Conflict, bool) {
+	if otherThings(ot, nt) {
+		return Conflict{}, false
+	}
+	return c, true
 }
 
 func eventLike(m *memory.Memory) bool {

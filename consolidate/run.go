@@ -134,6 +134,7 @@ type planner struct {
 	gone     map[string]bool           // superseded by the plan
 	touched  map[string]bool           // reinforced, reopened or otherwise changed by the plan
 	proposed map[string]bool           // keys of proposals open, rejected or planned
+	upd      map[string]uread          // id → its text read for updates
 }
 
 // maxBand bounds how many memories one signature band may hold to be
@@ -352,6 +353,19 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 			return
 		}
 	}
+	// An update in other words: supersede when certain, else propose.
+	if a, cf, s := pl.update(m, d); s != noUpdate {
+		// What an agent said in passing in its session, or what cairn is
+		// unsure of, is never read as certain: a person looks first.
+		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {
+			pl.reconcile(a, m, cf, d)
+		} else {
+			pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
+				Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, cf.Subject, cf.Old, cf.New)}, a,
+				fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(cf)))
+		}
+		return
+	}
 	// Nearly the same: a merge for a person.
 	if a, sim := pl.nearest(m, norm); a != nil {
 		pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Memory: m, Draft: d.ID,
@@ -378,6 +392,11 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		wrong := &memory.Memory{ID: "", Project: pl.p.ID, Layer: m.Layer, Kind: m.Kind, Title: c.Corrects,
 			Body: c.Corrects, Provenance: memory.ProvInferred, ValidFrom: d.Time, Source: m.Source}
 		if conflict, ok := Contradicts(wrong, m); ok {
+			pl.lesson(wrong, m, conflict)
+		} else if conflict, claimed, ok := correctedClaim(m, c.Corrects); ok {
+			// "the port is 8081, not 8080": the wrong claim is the
+			// sentence with the value it denies.
+			wrong.Title, wrong.Body = claimed, claimed
 			pl.lesson(wrong, m, conflict)
 		} else {
 			pl.lesson(wrong, m, Conflict{Subject: m.Title, Old: c.Corrects, New: m.Title, How: "not"})
@@ -750,6 +769,8 @@ func differs(c Conflict) string {
 		return "corrected: X, not Y"
 	case "negation":
 		return "the opposite"
+	case "replaced":
+		return "replaced by a newer one"
 	case "":
 		return "a different value"
 	}

@@ -1,0 +1,835 @@
+package consolidate
+
+import (
+	"cmp"
+	"math"
+	"regexp"
+	"slices"
+	"strings"
+	"sync"
+	"unicode"
+
+	"cairn/memory"
+)
+
+// Updates in other words. Contradicts catches a new fact that keeps the old
+// one's frame with one value changed; people say an update otherwise: "we
+// migrated the web app off Heroku; it now deploys to Fly.io", "backups are
+// hourly now", "`make itest` is gone". An update is read here from three
+// things: the two texts are about the same subject (the same content words,
+// neither side naming a thing the other does not: "staging" against
+// "production", another package, another task id), a value of the same type
+// differs (a number with its unit, a version of the same package, a port, a
+// path, a command, a name), and the newer text says it changed ("moved to",
+// "no longer", "from X to Y", "X is gone", "now", "bumped" …). The newer
+// text naming the old value as the one replaced makes it certain.
+
+// updateStrength is how sure an update reading is.
+type updateStrength int
+
+const (
+	noUpdate updateStrength = iota
+	probableUpdate
+	certainUpdate
+)
+
+// uval is one value of a text: what it is compared by, and its type.
+type uval struct {
+	raw, key string
+	typ      string // "size", "time", "port", "version:postgres", "path", "code", "name", "region", "freq", "count:approval"
+}
+
+// uread is a text read for updates.
+type uread struct {
+	text    string
+	low     string
+	subject []string // content words, stemmed, sorted, deduplicated
+	vals    []uval
+	change  bool // says something changed
+	// additive: "also", "too", "as well": adds to what was true, replaces
+	// nothing.
+	additive bool
+	// ownerless: a version constraint with no package named ("~> 0.3"):
+	// which package it constrains is unknown.
+	ownerless bool
+}
+
+var (
+	uChangeRe      = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
+	uCodeRe        = regexp.MustCompile("`([^`]+)`")
+	uAdditiveRe    = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
+	uURLRe         = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
+	uImageRe       = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
+	uVersionIsRe   = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
+	uChannelRe     = regexp.MustCompile(`(?:^|\s)(#[a-z][\w-]*)`)
+	uRegionRe      = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d)\b`)
+	uPortRe        = regexp.MustCompile(`(?i)\bports?\s+(?:is\s+|=\s*|:\s*)?(?:now\s+)?(\d{2,5})\b`)
+	uNumRe         = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
+	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|daily|weekly|fortnightly|monthly|yearly|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
+	uPathRe        = regexp.MustCompile(`(?:^|\s)((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?)`)
+	uVersionHintRe = regexp.MustCompile("(?i)\\b(?:pinned|pin|constrain\\w*|version|v\\d+\\.\\d+)|`[~^<>=]+ ?\\d")
+	uBareVersionRe = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\b`)
+	uPkgRe         = regexp.MustCompile(`[:'"]([A-Za-z][\w./-]*)['"]?\s*,\s*['"]?(?:[~^<>=]+\s*)?v?\d`)
+	uConstraintRe  = regexp.MustCompile(`(?:~>|>=|<=|\^|~)\s*v?\d`)
+	uCodePkgRe     = regexp.MustCompile("`[\\w./@-]+`[^`]{0,40}`\\s*(?:~>|>=|<=|\\^|~)")
+	uIDRe          = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\.\d+\b`)
+)
+
+var uNumberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12"}
+
+// uUnits maps a unit as written to its dimension and factor to a base unit.
+var uUnits = map[string]struct {
+	dim string
+	f   float64
+}{
+	"kb": {"size", 1e3}, "mb": {"size", 1e6}, "gb": {"size", 1e9}, "tb": {"size", 1e12},
+	"ms": {"time", 1e-3}, "s": {"time", 1}, "sec": {"time", 1}, "secs": {"time", 1}, "second": {"time", 1}, "seconds": {"time", 1},
+	"min": {"time", 60}, "mins": {"time", 60}, "minute": {"time", 60}, "minutes": {"time", 60},
+	"h": {"time", 3600}, "hr": {"time", 3600}, "hrs": {"time", 3600}, "hour": {"time", 3600}, "hours": {"time", 3600},
+	"d": {"time", 86400}, "day": {"time", 86400}, "days": {"time", 86400}, "week": {"time", 604800}, "weeks": {"time", 604800},
+	"month": {"time", 2592000}, "months": {"time", 2592000},
+}
+
+// uWeakWords carry no subject: verbs any fact uses, time words, change
+// words. Stemmed forms are compared.
+var uWeakWords = wordSet(`be is are was were been run runs ran running use uses used using need needs needed
+	requir require required requires go goes went gone sent send sends kept keep keeps store stored stores
+	manag managed manage own owned owns written write rewritten rewrite start starts started
+	listen listens live lives lived push pushed pushes hold holds set work works
+	move moved migrat migrated switch switched renam renamed retir retired replac replaced bump bumped
+	drop dropped upgrad upgraded downgrad downgraded rais raised lower lowered increas increased
+	decreas decreased reduc reduced chang changed took take taken over cut now since last off not
+	week month year today yesterday sprint march april may june july august september october november
+	december january february monday tuesday wednesday thursday friday upgrade wrong actual actually
+	heads head up fyi no longer gone anymore instead rather new old current currently also too still
+	the a an we our us i you it its they them thing things done get got has have had let lets lint
+	deprecat deprecated report reported go through via on in at to from with for of by is be version
+	re ve ll went up down got tighten loosen relax extend shorten halv doubl tripl stop stopped swap swapped`)
+
+// uEnvWords name an environment or role: two texts naming different ones
+// are about different things.
+var uEnvWords = wordSet(`staging stage prod production dev development test testing qa local preview sandbox
+	canary beta alpha legacy internal external public private admin primary replica`)
+
+// readUpdate reads a text's subject words, values and change language.
+func readUpdate(text string) uread {
+	r := uread{text: text, low: strings.ToLower(text)}
+	r.change = uChangeRe.MatchString(text)
+	r.additive = uAdditiveRe.MatchString(text)
+	rest := text
+	add := func(raw, key, typ string) {
+		for _, v := range r.vals {
+			if v.typ == typ && v.key == key {
+				return
+			}
+		}
+		r.vals = append(r.vals, uval{raw: raw, key: key, typ: typ})
+	}
+	blank := func(s string, lo, hi int) string { return s[:lo] + strings.Repeat(" ", hi-lo) + s[hi:] }
+	// Task and issue ids name the subject, wherever they stand; so does a
+	// package with its version constraint ({:req, "~> 0.3"}, 'rails',
+	// '~> 7.1') and a file by its name (scripts/seed.sh and
+	// scripts/reset.sh, side by side, are two scripts; config/app.yaml
+	// then etc/app.toml is the config moved).
+	for _, id := range uIDRe.FindAllString(text, -1) {
+		r.subject = append(r.subject, "id:"+strings.ToLower(id))
+	}
+	for _, m := range uPkgRe.FindAllStringSubmatch(text, -1) {
+		r.subject = append(r.subject, "pkg:"+strings.ToLower(m[1]))
+	}
+	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
+		f = strings.TrimRight(f, ".:!")
+		if LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
+			r.subject = append(r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
+		}
+	}
+	if uConstraintRe.MatchString(text) && !slices.ContainsFunc(r.subject, func(w string) bool { return strings.HasPrefix(w, "pkg:") }) && !uCodePkgRe.MatchString(text) {
+		r.ownerless = true
+	}
+	// Commands and code: the whole span is one value. A version constraint
+	// belongs to the package named before it, and that package is the
+	// subject ("the `sidekiq` gem is pinned to `~> 6.5`").
+	pkg := ""
+	versioned := uVersionHintRe.MatchString(text)
+	for _, m := range uCodeRe.FindAllStringSubmatch(text, -1) {
+		code := m[1]
+		if v, _, ok := versionConstraint(code); ok {
+			add(code, v, "version:"+pkg)
+			continue
+		}
+		if versioned && !strings.Contains(code, " ") {
+			pkg = strings.ToLower(code)
+			r.subject = append(r.subject, "pkg:"+pkg)
+			continue
+		}
+		add(code, strings.Join(strings.Fields(strings.ToLower(code)), " "), "code")
+	}
+	for _, m := range uCodeRe.FindAllStringIndex(rest, -1) {
+		rest = blank(rest, m[0], m[1])
+	}
+	if pkg != "" {
+		for _, m := range uBareVersionRe.FindAllStringSubmatchIndex(rest, -1) {
+			add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:"+pkg)
+			rest = blank(rest, m[2], m[3])
+		}
+	}
+	for _, m := range uIDRe.FindAllStringIndex(rest, -1) {
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uPathRe.FindAllStringSubmatchIndex(rest, -1) {
+		p := strings.TrimRight(rest[m[2]:m[3]], ".")
+		if LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
+			add(p, pathKey(p), "path")
+			rest = blank(rest, m[2], m[2]+len(p))
+		}
+	}
+	for _, m := range uURLRe.FindAllStringIndex(rest, -1) {
+		u := strings.TrimRight(rest[m[0]:m[1]], ".,;:")
+		add(u, strings.ToLower(u), "url")
+		rest = blank(rest, m[0], m[0]+len(u))
+	}
+	for _, m := range uImageRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "image:"+strings.ToLower(rest[m[2]:m[3]]))
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(rest, -1) {
+		pkg := strings.ToLower(rest[m[2]:m[3]])
+		add(rest[m[4]:m[5]], versionKey(rest[m[4]:m[5]]), "version:"+pkg)
+		r.subject = append(r.subject, pkg)
+		rest = blank(rest, m[4], m[5])
+	}
+	for _, m := range uChannelRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[2]:m[3]], strings.ToLower(rest[m[2]:m[3]]), "channel")
+		rest = blank(rest, m[2], m[3])
+	}
+	for _, m := range uRegionRe.FindAllStringIndex(rest, -1) {
+		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "region")
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uPortRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
+		rest = blank(rest, m[2], m[3])
+	}
+	for _, m := range uFreqRe.FindAllStringIndex(rest, -1) {
+		f := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
+		add(rest[m[0]:m[1]], freqKey(f), "freq")
+		rest = blank(rest, m[0], m[1])
+	}
+	// Versions after a name: "Postgres 16", "Go 1.23", "MySQL 8.0".
+	words := strings.Fields(rest)
+	used := map[int]bool{}
+	for i := 1; i < len(words); i++ {
+		w := strings.TrimRight(words[i], ".,;:!)")
+		prev := strings.Trim(words[i-1], ".,;:!(")
+		lp := strings.ToLower(prev)
+		v, ok := ParseVersion(w)
+		if !ok && digitsOnly(w) && versionWords[lp] {
+			v, ok = w, true
+		}
+		if ok && w != "" && (unicode.IsDigit(rune(w[0])) || w[0] == 'v') &&
+			(versionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !idNounWords[lp] && !funcWords[lp] {
+			add(prev+" "+w, v, "version:"+lp)
+			used[i], used[i-1] = true, true
+			r.subject = append(r.subject, lp)
+		} else if lp == "to" && i >= 2 && versionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
+			// "Bumped Go to 1.23"
+			if v, ok := ParseVersion(w); ok {
+				pkg := strings.ToLower(strings.Trim(words[i-2], ".,"))
+				add(words[i-2]+" "+w, v, "version:"+pkg)
+				used[i] = true
+				r.subject = append(r.subject, pkg)
+			}
+		}
+	}
+	if len(used) > 0 {
+		lines := strings.Split(rest, "\n")
+		k := 0
+		for li, ln := range lines {
+			fs := strings.Fields(ln)
+			for fi := range fs {
+				if used[k] {
+					fs[fi] = strings.Repeat(" ", len(strings.TrimRight(fs[fi], ".,;:!)"))) + fs[fi][len(strings.TrimRight(fs[fi], ".,;:!)")):]
+				}
+				k++
+			}
+			lines[li] = strings.Join(fs, " ")
+		}
+		rest = strings.Join(lines, "\n")
+	}
+	// Numbers with their units; a bare count names what it counts.
+	for _, m := range uNumRe.FindAllStringSubmatch(rest, -1) {
+		n, unit := strings.ToLower(m[1]), strings.ToLower(m[2])
+		if w, ok := uNumberWords[n]; ok {
+			n = w
+		}
+		noun := unit != "" && !funcWords[unit] && !fillerWords[unit] && canonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[stemOf(unit)]
+		if u, ok := uUnits[unit]; ok {
+			q, _ := ParseQuantity(n)
+			add(m[0], numberKey(q.Value*u.f, u.dim), u.dim)
+		} else if noun {
+			add(m[0], n, "count:"+stemOf(unit))
+		} else if unicode.IsDigit(rune(m[1][0])) {
+			add(m[1], n, "number")
+		}
+	}
+	rest = uNumRe.ReplaceAllStringFunc(rest, func(s string) string {
+		if strings.IndexFunc(s, unicode.IsDigit) >= 0 || uNumberWords[strings.ToLower(strings.Fields(s)[0])] != "" {
+			return " "
+		}
+		return s
+	})
+	// Names: capitalised words not opening a sentence, CamelCase.
+	for _, sent := range splitSentencesLoose(rest) {
+		fs := strings.Fields(sent)
+		for i := 0; i < len(fs); i++ {
+			w := strings.Trim(fs[i], ".,;:!()—\"'")
+			if w == "" {
+				continue
+			}
+			if i == 0 && !mixedCase(w) || funcWords[strings.ToLower(w)] || fillerWords[strings.ToLower(w)] || openerWords[strings.ToLower(w)] {
+				continue
+			}
+			if !isCapitalised(w) && !mixedCase(w) {
+				continue
+			}
+			j := i + 1
+			name := []string{w}
+			for j < len(fs) && !strings.ContainsAny(fs[j-1], ",;:") {
+				nw := strings.Trim(fs[j], ".,;:!()—\"'")
+				if nw == "" || !isCapitalised(nw) && !mixedCase(nw) {
+					break
+				}
+				name = append(name, nw)
+				j++
+			}
+			full := strings.Join(name, " ")
+			if versionWords[strings.ToLower(full)] && len(name) == 1 && j < len(fs) && !(i > 0 && funcWords[strings.ToLower(fs[i-1])]) {
+				// "Go" before a word: a subject word, not a name value.
+				i = j - 1
+				continue
+			}
+			add(full, strings.ToLower(full), "name")
+			i = j - 1
+		}
+	}
+	// Subject words: what is left, less weak words and names.
+	names := map[string]bool{}
+	for _, v := range r.vals {
+		if v.typ == "name" {
+			for _, w := range strings.Fields(v.key) {
+				names[w] = true
+			}
+		}
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+		w = strings.Trim(w, "-")
+		if len(w) < 2 || names[w] || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" {
+			continue
+		}
+		s := stemOf(w)
+		if uWeakWords[s] {
+			continue
+		}
+		r.subject = append(r.subject, s)
+	}
+	slices.Sort(r.subject)
+	r.subject = slices.Compact(r.subject)
+	return r
+}
+
+func isCapitalised(w string) bool {
+	rs := []rune(w)
+	return len(rs) > 1 && unicode.IsUpper(rs[0])
+}
+
+// mixedCase: GitHub, golangCI, iOS — a name whatever its place.
+func mixedCase(w string) bool {
+	rs := []rune(w)
+	for i := 1; i < len(rs); i++ {
+		if unicode.IsUpper(rs[i]) && unicode.IsLower(rs[i-1]) {
+			return true
+		}
+	}
+	return false
+}
+
+var uSentenceRe = regexp.MustCompile(`[.;!?:—]\s+|\n+`)
+
+func splitSentencesLoose(s string) []string { return uSentenceRe.Split(s, -1) }
+
+// versionConstraint reads "~> 0.3", ">= 1.2": a constraint with no package.
+func versionConstraint(code string) (v, pkg string, ok bool) {
+	fs := strings.Fields(code)
+	if len(fs) == 2 && strings.Trim(fs[0], "~>=<^") == "" {
+		if v, ok := ParseVersion(fs[1]); ok {
+			return v, "", true
+		}
+	}
+	return "", "", false
+}
+
+func freqKey(f string) string {
+	switch {
+	case strings.HasPrefix(f, "hourly"), f == "every hour":
+		return "3600"
+	case f == "daily", f == "every day":
+		return "86400"
+	case f == "weekly", f == "every week":
+		return "604800"
+	case f == "fortnightly", f == "every two weeks", f == "every 2 weeks":
+		return "1209600"
+	case f == "monthly", f == "every month":
+		return "2592000"
+	}
+	return f
+}
+
+// readUpdateCache: the same memory is read against many drafts.
+func (pl *planner) readUpd(id, text string) uread {
+	if pl.upd == nil {
+		pl.upd = map[string]uread{}
+	}
+	if r, ok := pl.upd[id]; ok {
+		return r
+	}
+	r := readUpdate(text)
+	pl.upd[id] = r
+	return r
+}
+
+// has reports whether a text's subject words or names hold w (a stem): the
+// same stem, one a prefix of the other ("bundl"/"bundler"), or a word of a
+// name ("secret" in "AWS Secrets Manager", "ci" for "CI").
+func (r uread) has(w string) bool {
+	if strings.HasPrefix(w, "file:") {
+		return !r.sibling(w)
+	}
+	if strings.Contains(w, ":") {
+		_, ok := slices.BinarySearch(r.subject, w)
+		return ok
+	}
+	near := func(a string) bool {
+		if a == w {
+			return true
+		}
+		short, long := a, w
+		if len(short) > len(long) {
+			short, long = long, short
+		}
+		return len(short) >= 4 && strings.HasPrefix(long, short) && !strings.Contains(a, ":")
+	}
+	if slices.ContainsFunc(r.subject, near) {
+		return true
+	}
+	for _, v := range r.vals {
+		if v.typ == "name" {
+			for _, nw := range strings.Fields(v.key) {
+				if near(stemOf(nw)) {
+					return true
+				}
+			}
+		}
+	}
+	return false
+}
+
+// sibling reports whether r names another file in the directory of the
+// file w names ("file:scripts/seed.sh" against scripts/reset.sh).
+func (r uread) sibling(w string) bool {
+	dir, base := splitFile(w)
+	for _, o := range r.subject {
+		if strings.HasPrefix(o, "file:") {
+			if d, b := splitFile(o); d == dir && b != base {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func splitFile(w string) (dir, base string) {
+	w = strings.TrimPrefix(w, "file:")
+	i := strings.LastIndexByte(w, '/')
+	return w[:i+1], w[i+1:]
+}
+
+// saysValue reports whether low (a lower-case text) holds the value raw
+// as a whole word ("5 minutes" is not in "15 minutes").
+func saysValue(low, raw string) bool {
+	raw = strings.TrimRight(strings.ToLower(raw), ".")
+	if raw == "" {
+		return false
+	}
+	for i := 0; ; {
+		j := strings.Index(low[i:], raw)
+		if j < 0 {
+			return false
+		}
+		j += i
+		before := j == 0 || !alnumRune(rune(low[j-1]))
+		after := j+len(raw) >= len(low) || !alnumRune(rune(low[j+len(raw)]))
+		if before && after {
+			return true
+		}
+		i = j + 1
+	}
+}
+
+// updateOf reads whether newer updates older, how sure that is, and what
+// changed.
+func updateOf(o, n uread) (updateStrength, Conflict) {
+	if o.ownerless || n.ownerless || n.additive {
+		return noUpdate, Conflict{}
+	}
+	shared, oOnly, nOnly := 0, 0, 0
+	conflictingIDs := false
+	for _, w := range o.subject {
+		if strings.HasPrefix(w, "file:") && n.has(w) {
+			continue // a file in another place: not a subject word, not another thing
+		}
+		if n.has(w) {
+			shared++
+		} else {
+			oOnly++
+			conflictingIDs = conflictingIDs || uEnvWords[w] || strings.Contains(w, ":")
+		}
+	}
+	envN := false
+	for _, w := range n.subject {
+		if strings.HasPrefix(w, "file:") && o.has(w) {
+			continue
+		}
+		if !o.has(w) {
+			nOnly++
+			envN = envN || uEnvWords[w] || strings.Contains(w, ":")
+		}
+	}
+	// Another environment, package or task on the newer side is another
+	// subject, whatever else the texts share.
+	if envN || conflictingIDs && nOnly > 0 {
+		return noUpdate, Conflict{}
+	}
+	subject := subjectPhrase(o, n)
+	same := shared > 0 && !(oOnly > 0 && nOnly > 0)
+
+	// The old value named as the one replaced: certain when the subjects
+	// agree, a proposal when they only touch.
+	for _, v := range o.vals {
+		if retiredIn(n.low, strings.ToLower(v.raw), true) {
+			c := Conflict{Subject: subject, Old: v.raw, New: replacementOf(o, n, v), How: "replaced"}
+			if c.New == "" {
+				c.New = "no longer"
+			}
+			if same {
+				return certainUpdate, c
+			}
+			if shared > 0 {
+				return probableUpdate, c
+			}
+		}
+	}
+	if typed, c := typedChange(o, n, oOnly, nOnly, same); typed != noUpdate {
+		return typed, c
+	}
+	// A word of the old text the newer one says is gone or changed from
+	// ("golint is gone", "from master to main"): certain when the subjects
+	// agree, else someone should look.
+	for _, w := range strings.Fields(o.low) {
+		w = strings.Trim(w, ".,;:!()`\"'")
+		if len(w) < 4 || funcWords[w] || uWeakWords[w] || shared == 0 {
+			continue
+		}
+		if to := regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(w) + `\s+to\s+([\w./:-]+)`).FindStringSubmatch(n.low); to != nil {
+			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
+			if same {
+				return certainUpdate, c
+			}
+			return probableUpdate, c
+		}
+		if retiredIn(n.low, w, false) {
+			return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
+		}
+	}
+	return noUpdate, Conflict{}
+}
+
+// typedChange: a value of the same type that differs, the old one not
+// said again, on the same subject.
+func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Conflict) {
+	if !same {
+		return noUpdate, Conflict{}
+	}
+	subject := subjectPhrase(o, n)
+	// Names on both sides that the other lacks qualify the subject ("the
+	// API port", "the gRPC port"): those are two things.
+	qualified := onlyNames(o, n) && onlyNames(n, o)
+	// Words only the newer text has narrow its subject ("the request
+	// timeout for uploads"): without words of change, another thing.
+	if nOnly > 0 && !n.change {
+		return noUpdate, Conflict{}
+	}
+	for _, ov := range o.vals {
+		if qualified && ov.typ != "name" {
+			continue
+		}
+		if saysValue(n.low, ov.raw) {
+			continue
+		}
+		for _, nv := range n.vals {
+			if !sameUType(ov.typ, nv.typ) || ov.key == nv.key || stillSaid(o, nv) {
+				continue // stillSaid: the new value was in the old text too, a list
+			}
+			c := Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+			// Certain only when the newer text adds no word to the subject
+			// ("the max upload size for avatars" is maybe another thing).
+			if n.change && nOnly == 0 && (oOnly == 0 || ov.typ != "name" && ov.typ != "code") {
+				return certainUpdate, c
+			}
+			if n.change || ov.typ != "name" && ov.typ != "code" {
+				return probableUpdate, c
+			}
+		}
+	}
+	return noUpdate, Conflict{}
+}
+
+// subjectPhrase says what two texts share in the older one's own words, in
+// its order: "staging database", "max upload size".
+func subjectPhrase(o, n uread) string {
+	var out []string
+	for _, w := range strings.FieldsFunc(o.text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(".,;:!?()`\"", r) }) {
+		lw := strings.ToLower(w)
+		if len(lw) < 2 || funcWords[lw] || fillerWords[lw] || uWeakWords[lw] || canonWords[lw] != "" {
+			continue
+		}
+		s := stemOf(lw)
+		if !slices.Contains(o.subject, s) && slices.Contains(o.subject, lw) {
+			s = lw // a package's name, kept as written
+		}
+		if slices.Contains(o.subject, s) && n.has(s) && !slices.Contains(out, lw) {
+			out = append(out, lw)
+		}
+	}
+	if len(out) > 6 {
+		out = out[:6]
+	}
+	return strings.Join(out, " ")
+}
+
+func firstValue(n uread, not string) string {
+	for _, v := range n.vals {
+		if !strings.EqualFold(v.raw, not) {
+			return v.raw
+		}
+	}
+	return "no longer"
+}
+
+func stillSaid(o uread, nv uval) bool {
+	for _, v := range o.vals {
+		if v.typ == nv.typ && v.key == nv.key {
+			return true
+		}
+	}
+	return false
+}
+
+func sameUType(a, b string) bool {
+	if a == b {
+		return true
+	}
+	// A constraint with no package against one with a package: same kind.
+	return strings.HasPrefix(a, "version:") && strings.HasPrefix(b, "version:") && (a == "version:" || b == "version:")
+}
+
+func howOf(typ string) string {
+	switch {
+	case strings.HasPrefix(typ, "version"):
+		return "version"
+	case typ == "port", typ == "path":
+		return typ
+	case typ == "size", typ == "time", typ == "freq", strings.HasPrefix(typ, "count:"), typ == "number":
+		return "number"
+	}
+	return "value"
+}
+
+// retiredIn reports whether text names v as the thing replaced: "off v",
+// "from v to", "no longer … v", "replaced v", "v is gone", "not v",
+// "instead of v", "retired v".
+func retiredIn(text, v string, loose bool) bool {
+	// loose: v is a value of the old text, not any word of it.
+	if v == "" {
+		return false
+	}
+	q := regexp.QuoteMeta(v)
+	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from`
+	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
+	if loose {
+		// A value, not a subject word, that moved or left ("Carol moved
+		// to platform"); "the gateway moved to port 9443" is the subject.
+		lead += `|from|not`
+		gone += `|(?:has\s+)?left\b|moved to`
+	}
+	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
+	loc := re.FindStringIndex(text)
+	if loc == nil {
+		return false
+	}
+	m := text[loc[0]:loc[1]]
+	if strings.HasPrefix(m, "from") && !strings.Contains(text[loc[1]-1:], " to ") && !uChangeRe.MatchString(text) {
+		return false // "reads from v": not a change
+	}
+	return true
+}
+
+// replacementOf is the new value that stands where v stood: one of the
+// same type, else the first name or value the newer text holds that is not v.
+func replacementOf(o, n uread, v uval) string {
+	fresh := func(nv uval) bool {
+		return nv.key != v.key && !strings.Contains(strings.ToLower(nv.raw), strings.ToLower(v.raw)) && !saysValue(o.low, nv.raw)
+	}
+	for _, nv := range n.vals {
+		if sameUType(nv.typ, v.typ) && fresh(nv) {
+			return nv.raw
+		}
+	}
+	for _, nv := range n.vals {
+		if fresh(nv) {
+			return nv.raw
+		}
+	}
+	return ""
+}
+
+// updateCandidates are the current memories that share a subject word of
+// m's title, the rarer words counting more (as recall weighs them), at most
+// 12, most shared first.
+func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
+	score := map[string]float64{}
+	for _, w := range subjectWords(m.Title) {
+		if ids := pl.words[w]; len(ids) <= maxPosting/4 {
+			for _, id := range ids {
+				score[id] += 1 / math.Log2(2+float64(len(ids)))
+			}
+		}
+	}
+	var out []*memory.Memory
+	for id := range score {
+		if id != m.ID && pl.current(id) && !pl.created(id) {
+			out = append(out, pl.mems[id])
+		}
+	}
+	slices.SortFunc(out, func(a, b *memory.Memory) int {
+		if sa, sb := score[a.ID], score[b.ID]; sa != sb {
+			return cmp.Compare(sb, sa)
+		}
+		return b.ValidFrom.Compare(a.ValidFrom)
+	})
+	return out[:min(len(out), 12)]
+}
+
+// update finds the stored memory m updates, if one: the surest reading
+// among its candidates. Lessons, episodes and events are left out.
+// An event that says something changed ("Bumped the max upload size to
+// 50 MB") is the new state: it takes the layer and kind of what it updates.
+func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Conflict, updateStrength) {
+	if m.Layer == memory.LayerMeta || m.Kind == memory.KindLesson || m.Layer == memory.LayerEpisode && m.Kind != memory.KindEvent {
+		return nil, Conflict{}, noUpdate
+	}
+	nr := readUpdate(ClaimText(m))
+	// The draft's opening ("Actually, …", "Wrong, …") is cut from the
+	// candidate; a short draft is one statement, and says it changed.
+	nr.change = nr.change || len(d.Text) <= 400 && uChangeRe.MatchString(d.Text)
+	if m.Kind == memory.KindEvent && !nr.change {
+		return nil, Conflict{}, noUpdate
+	}
+	var best *memory.Memory
+	var bestC Conflict
+	bestS := noUpdate
+	for _, a := range pl.updateCandidates(m) {
+		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent || !a.ValidFrom.Before(m.ValidFrom) && !a.ValidFrom.Equal(m.ValidFrom) {
+			continue
+		}
+		s, c := updateOf(pl.readUpd(a.ID, ClaimText(a)), nr)
+		if s > bestS {
+			best, bestC, bestS = a, c, s
+		}
+	}
+	if best != nil && m.Kind == memory.KindEvent {
+		m.Layer, m.Kind = best.Layer, best.Kind
+	}
+	return best, bestC, bestS
+}
+
+// onlyNames reports whether a names something b does not mention.
+func onlyNames(a, b uread) bool {
+	for _, v := range a.vals {
+		if v.typ == "name" && !saysValue(b.low, v.raw) {
+			return true
+		}
+	}
+	return false
+}
+
+// otherThings reports whether two texts name different packages, task ids
+// or environments, each one the other lacks ("`rails` ~> 7.1" and "`sidekiq` ~> 6.5", spotter-fum.1
+// and spotter-fum.2, staging and production): never one subject.
+func otherThings(a, b string) bool {
+	ra, rb := updateCache.get(a), updateCache.get(b)
+	differs := func(x, y uread) bool {
+		for _, w := range x.subject {
+			if (strings.Contains(w, ":") || uEnvWords[w]) && !y.has(w) {
+				return true
+			}
+		}
+		return false
+	}
+	return ra.ownerless || rb.ownerless || differs(ra, rb) && differs(rb, ra)
+}
+
+// updateReadings caches texts read for updates, as claimCache does claims.
+type updateReadings struct {
+	mu sync.Mutex
+	m  map[string]uread
+}
+
+var updateCache = &updateReadings{}
+
+func (rs *updateReadings) get(text string) uread {
+	rs.mu.Lock()
+	r, ok := rs.m[text]
+	rs.mu.Unlock()
+	if ok {
+		return r
+	}
+	r = readUpdate(text)
+	rs.mu.Lock()
+	if rs.m == nil || len(rs.m) >= maxClaimReadings {
+		rs.m = make(map[string]uread, 1024)
+	}
+	rs.m[strings.Clone(text)] = r
+	rs.mu.Unlock()
+	return r
+}
+
+// correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
+// is corrects: what changed, and the wrong claim as a sentence ("port is
+// 8080"), so that a lesson about it names the subject and both values.
+func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) {
+	for _, cl := range claimCache.get(ClaimText(m)).claims {
+		if !cl.fromNot || cl.pos || cl.slotHi <= cl.slotLo {
+			continue
+		}
+		old := rawOf(cl.toks[cl.slotLo:cl.slotHi])
+		if !strings.EqualFold(strings.Trim(old, "`\"'"), strings.Trim(corrects, "`\"'")) && !strings.Contains(strings.ToLower(corrects), strings.ToLower(old)) {
+			continue
+		}
+		subject := subjectOf(&cl, cl.slotLo, cl.slotHi)
+		if subject == "" || cl.alt == "" {
+			continue
+		}
+		return Conflict{Subject: subject, Old: old, New: cl.alt, How: "not"}, rawOf(cl.toks), true
+	}
+	return Conflict{}, "", false
+}
