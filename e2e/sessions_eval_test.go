@@ -812,6 +812,18 @@ func formFromSession(t *testing.T, s evalSession) (mems, props []formedMemory) {
 			fm.check(said)
 			mems = append(mems, fm)
 		}
+		// What the pass superseded on its own: each must be an update of
+		// the same subject (issue 26), so each is shown for a reader.
+		var gone []struct {
+			Title        string `json:"title"`
+			SupersededBy string `json:"superseded_by"`
+		}
+		if err := json.Unmarshal(run("list", "--project", p.Name, "--json", "-n", "1000000", "--status", "superseded"), &gone); err != nil {
+			t.Fatalf("list --status superseded --json: %v", err)
+		}
+		for _, g := range gone {
+			t.Logf("%s: superseded automatically: %q (by %s)", s.Key, untemp(g.Title), g.SupersededBy)
+		}
 		var inbox struct {
 			Proposals []struct {
 				ID     string `json:"id"`
