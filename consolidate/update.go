@@ -59,7 +59,7 @@ type uread struct {
 }
 
 var (
-	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
+	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|scaled|grew|grown|rolled\s+out|set\s+to|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
 	uCodeRe      = regexp.MustCompile("`([^`]+)`")
 	uAdditiveRe  = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
 	uURLRe       = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
@@ -236,8 +236,14 @@ func readUpdate(text string) uread {
 		}
 		if ok && w != "" && (unicode.IsDigit(rune(w[0])) || w[0] == 'v') &&
 			(versionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !idNounWords[lp] && !funcWords[lp] {
-			add(prev+" "+w, v, "version:"+lp)
 			used[i], used[i-1] = true, true
+			if lp == "version" {
+				// "is at version 2.3.1": a version of what the subject
+				// names, "version" no subject word of its own.
+				add(w, v, "version:")
+				continue
+			}
+			add(prev+" "+w, v, "version:"+lp)
 			r.subject = append(r.subject, lp)
 		} else if lp == "to" && i >= 2 && versionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
 			// "Bumped Go to 1.23"
