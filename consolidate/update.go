@@ -11,7 +11,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"cairn/ingest"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -879,17 +878,9 @@ func skippedStatements(d memory.Draft, cands []Candidate) []string {
 	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
 		return nil
 	}
-	x := extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d), prompt: d.Actor == memory.ActorUser && fromTranscript(d)}
-	if d.Actor != memory.ActorUser {
-		x.text, _ = toolFacts(d.Text)
-	}
-	if d.Actor != memory.ActorUser && strings.HasPrefix(x.text, ingest.NotesMark) {
+	x, _, notes, harness := newExtractor(d)
+	if notes {
 		return nil // working notes: their findings are extraction's
-	}
-	x.secretAt, x.keyLines = secretsOf(x.text)
-	var harness [][2]int
-	if d.Actor == memory.ActorUser {
-		harness = ingest.HarnessSpans(x.text)
 	}
 	var out []string
 	for _, st := range x.statements(d.Actor) {
