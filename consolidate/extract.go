@@ -105,24 +105,7 @@ func Extract(d memory.Draft) []Candidate {
 	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
 		return nil // a slash command's prompt template, not what the person said
 	}
-	x := extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d), prompt: d.Actor == memory.ActorUser && fromTranscript(d)}
-	var out []Candidate
-	if d.Actor != memory.ActorUser {
-		x.text, out = toolFacts(d.Text)
-	}
-	notes := d.Actor != memory.ActorUser && strings.HasPrefix(x.text, ingest.NotesMark)
-	if notes {
-		// Blank the mark: every statement keeps its place.
-		x.text = strings.Repeat(" ", len(ingest.NotesMark)) + x.text[len(ingest.NotesMark):]
-	}
-	x.secretAt, x.keyLines = secretsOf(x.text)
-	var harness [][2]int
-	if d.Actor == memory.ActorUser {
-		// What the harness put into the person's message (a reminder, a
-		// hook's output) is never the person's: a draft ingested before
-		// ingest took it out still holds it.
-		harness = ingest.HarnessSpans(x.text)
-	}
+	x, out, notes, harness := newExtractor(d)
 	sts := x.statements(d.Actor)
 	through := 0 // notes: the statements up to here went with a finding
 	for i, st := range sts {
@@ -155,6 +138,29 @@ func Extract(d memory.Draft) []Candidate {
 }
 
 // overlaps reports whether [start, end) meets one of spans.
+// newExtractor readies d for reading: the tool facts of an agent's draft
+// taken out (and returned), a notes draft's mark blanked, where the
+// credentials are, and the spans the harness put into a person's message.
+func newExtractor(d memory.Draft) (x extractor, tools []Candidate, notes bool, harness [][2]int) {
+	x = extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d), prompt: d.Actor == memory.ActorUser && fromTranscript(d)}
+	if d.Actor != memory.ActorUser {
+		x.text, tools = toolFacts(d.Text)
+	}
+	notes = d.Actor != memory.ActorUser && strings.HasPrefix(x.text, ingest.NotesMark)
+	if notes {
+		// Blank the mark: every statement keeps its place.
+		x.text = strings.Repeat(" ", len(ingest.NotesMark)) + x.text[len(ingest.NotesMark):]
+	}
+	x.secretAt, x.keyLines = secretsOf(x.text)
+	if d.Actor == memory.ActorUser {
+		// What the harness put into the person's message (a reminder, a
+		// hook's output) is never the person's: a draft ingested before
+		// ingest took it out still holds it.
+		harness = ingest.HarnessSpans(x.text)
+	}
+	return x, tools, notes, harness
+}
+
 func overlaps(spans [][2]int, start, end int) bool {
 	for _, sp := range spans {
 		if start < sp[1] && sp[0] < end {

@@ -183,6 +183,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	}
 
 	var found []found
+	var skipped []skippedOf
 	for i, d := range drafts {
 		if err := ctx.Err(); err != nil {
 			return rep, nil, err
@@ -191,14 +192,24 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 		if why := workingNotes(d); why != "" {
 			pl.drop(d, "%s: working notes, never a source of memories", why)
 		} else {
-			for _, c := range pl.extract(d) {
+			cands := pl.extract(d)
+			for _, c := range cands {
 				found = append(found, candidateOf(d, c))
+			}
+			if sk := skippedStatements(d, cands); len(sk) > 0 {
+				skipped = append(skipped, skippedOf{d, sk})
 			}
 		}
 		pl.add(memory.Op{Kind: memory.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
 	}
 	for _, f := range pl.budget(found) {
 		pl.candidate(f.d, f.c)
+	}
+	// What extraction skipped may still say a stored fact changed.
+	for _, s := range skipped {
+		for _, text := range s.texts {
+			pl.skippedUpdate(s.d, text)
+		}
 	}
 	progress(opt, "extracting", len(drafts), len(drafts))
 
@@ -778,6 +789,12 @@ func differs(c Conflict) string {
 }
 
 // found is a candidate with the draft it came from.
+// skippedOf is a draft's statements extraction made nothing of.
+type skippedOf struct {
+	d     memory.Draft
+	texts []string
+}
+
 type found struct {
 	d memory.Draft
 	c Candidate

@@ -2,14 +2,17 @@ package consolidate
 
 import (
 	"cmp"
+	"fmt"
 	"math"
 	"regexp"
 	"slices"
 	"strings"
 	"sync"
 	"unicode"
+	"unicode/utf8"
 
 	"cairn/memory"
+	"cairn/secrets"
 )
 
 // Updates in other words. Contradicts catches a new fact that keeps the old
@@ -55,15 +58,19 @@ type uread struct {
 }
 
 var (
-	uChangeRe      = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
-	uCodeRe        = regexp.MustCompile("`([^`]+)`")
-	uAdditiveRe    = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
-	uURLRe         = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
-	uImageRe       = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
-	uVersionIsRe   = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
-	uChannelRe     = regexp.MustCompile(`(?:^|\s)(#[a-z][\w-]*)`)
-	uRegionRe      = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d)\b`)
-	uPortRe        = regexp.MustCompile(`(?i)\bports?\s+(?:is\s+|=\s*|:\s*)?(?:now\s+)?(\d{2,5})\b`)
+	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|scaled|grew|grown|rolled\s+out|set\s+to|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
+	uCodeRe      = regexp.MustCompile("`([^`]+)`")
+	uAdditiveRe  = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
+	uURLRe       = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
+	uImageRe     = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
+	uVersionIsRe = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
+	uChannelRe   = regexp.MustCompile(`(?:^|\s)(#[a-z][\w-]*)`)
+	uRegionRe    = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d)\b`)
+	uPortRe      = regexp.MustCompile(`(?i)\bports?(?:\s+is\s+|\s*[=:]\s*|\s+)(?:now\s+)?(\d{2,5})\b`)
+	// uTerseRe is a note of a current value: "key: value", "key = value",
+	// "X set to Y", "set X to Y".
+	uTerseRe       = regexp.MustCompile(`(?i)^\s*(?:[a-z][\w.'/-]*(?:\s+[a-z][\w.'/-]*){0,5}\s*(?::|=)\s*\S+(?:\s+\S+){0,7}|(?:[a-z][\w.'/-]*\s+){1,6}(?:is\s+now\s+|now\s+)?set\s+to\s+\S+(?:\s+\S+){0,7}|set\s+(?:[\w.'/-]+\s+){1,6}to\s+\S+(?:\s+\S+){0,5})\s*\.?\s*$`)
+	uTripleRe      = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+\.\d+(?:-[\w.]+)?)\b`)
 	uNumRe         = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
 	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|daily|weekly|fortnightly|monthly|yearly|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
 	uPathRe        = regexp.MustCompile(`(?:^|\s)((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?)`)
@@ -104,7 +111,7 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 	heads head up fyi no longer gone anymore instead rather new old current currently also too still
 	the a an we our us i you it its they them thing things done get got has have had let lets lint
 	deprecat deprecated report reported go through via on in at to from with for of by is be version
-	re ve ll went up down got tighten loosen relax extend shorten halv doubl tripl stop stopped swap swapped`)
+	re ve ll went up down got scale scaled scaling grew grow grown night weekend morning evening rolled roll out over all last tighten loosen relax extend shorten halv doubl tripl stop stopped swap swapped`)
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
@@ -114,7 +121,7 @@ var uEnvWords = wordSet(`staging stage prod production dev development test test
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
 	r := uread{text: text, low: strings.ToLower(text)}
-	r.change = uChangeRe.MatchString(text)
+	r.change = uChangeRe.MatchString(text) || uTerseRe.MatchString(text)
 	r.additive = uAdditiveRe.MatchString(text)
 	rest := text
 	add := func(raw, key, typ string) {
@@ -228,8 +235,14 @@ func readUpdate(text string) uread {
 		}
 		if ok && w != "" && (unicode.IsDigit(rune(w[0])) || w[0] == 'v') &&
 			(versionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !idNounWords[lp] && !funcWords[lp] {
-			add(prev+" "+w, v, "version:"+lp)
 			used[i], used[i-1] = true, true
+			if lp == "version" {
+				// "is at version 2.3.1": a version of what the subject
+				// names, "version" no subject word of its own.
+				add(w, v, "version:")
+				continue
+			}
+			add(prev+" "+w, v, "version:"+lp)
 			r.subject = append(r.subject, lp)
 		} else if lp == "to" && i >= 2 && versionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
 			// "Bumped Go to 1.23"
@@ -255,6 +268,12 @@ func readUpdate(text string) uread {
 			lines[li] = strings.Join(fs, " ")
 		}
 		rest = strings.Join(lines, "\n")
+	}
+	// A three-part version with no package before it ("bumped the chart
+	// to 2.4.0"): a version of what the subject names.
+	for _, m := range uTripleRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:")
+		rest = blank(rest, m[2], m[3])
 	}
 	// Numbers with their units; a bare count names what it counts.
 	for _, m := range uNumRe.FindAllStringSubmatch(rest, -1) {
@@ -332,10 +351,19 @@ func readUpdate(text string) uread {
 		}
 		r.subject = append(r.subject, s)
 	}
+	if slices.ContainsFunc(r.vals, func(v uval) bool { return v.typ == "time" }) {
+		// How long something lasts is said many ways ("expires after",
+		// "valid for", "lifetime:", "kept for", "retention"): with a
+		// duration beside them these words name no subject of their own.
+		r.subject = slices.DeleteFunc(r.subject, func(w string) bool { return uDurationWords[w] })
+	}
 	slices.Sort(r.subject)
 	r.subject = slices.Compact(r.subject)
 	return r
 }
+
+// uDurationWords say how long something lasts, stemmed.
+var uDurationWords = wordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
 
 func isCapitalised(w string) bool {
 	rs := []rune(w)
@@ -576,7 +604,7 @@ func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Confl
 			continue
 		}
 		for _, nv := range n.vals {
-			if !sameUType(ov.typ, nv.typ) || ov.key == nv.key || stillSaid(o, nv) {
+			if !sameUType(ov.typ, nv.typ) && !countOf(ov, nv, o, n) || ov.key == nv.key || stillSaid(o, nv) {
 				continue // stillSaid: the new value was in the old text too, a list
 			}
 			c := Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
@@ -832,4 +860,92 @@ func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) 
 		return Conflict{Subject: subject, Old: old, New: cl.alt, How: "not"}, rawOf(cl.toks), true
 	}
 	return Conflict{}, "", false
+}
+
+// maxSkippedLen bounds a statement read for updates when extraction made
+// nothing of it: a terse note or a sentence, not a paragraph.
+const maxSkippedLen = 300
+
+// skippedStatements are the statements of d that extraction made no
+// candidate of and that still state something: not chatter, not a
+// question, not a request for work or a plan, no credential, no to-do
+// item, no bookkeeping of the work of the moment. Each is read for what
+// it updates; it never becomes a memory on its own.
+func skippedStatements(d memory.Draft, cands []Candidate) []string {
+	if strings.TrimSpace(d.Text) == "" || !utf8.ValidString(d.Text) || len(d.Text) > 64<<10 {
+		return nil
+	}
+	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
+		return nil
+	}
+	x, _, notes, harness := newExtractor(d)
+	if notes {
+		return nil // working notes: their findings are extraction's
+	}
+	var out []string
+	for _, st := range x.statements(d.Actor) {
+		if st.procedure || st.todo || len(st.core) > maxSkippedLen || x.tainted(st) || overlaps(harness, st.start, st.end) {
+			continue
+		}
+		core := st.core
+		low := strings.ToLower(core)
+		if core == "" || isChatter(low) || workLog(st, low) || taskRequest(low) && !uTerseRe.MatchString(core) || planAhead.MatchString(low) || progressive.MatchString(low) {
+			continue
+		}
+		if slices.ContainsFunc(cands, func(c Candidate) bool {
+			return c.Span != "" && (strings.Contains(c.Span, core) || strings.Contains(core, strings.TrimSpace(c.Span)))
+		}) {
+			continue
+		}
+		text := st.body
+		if text == "" {
+			text = core
+		}
+		out = append(out, text)
+	}
+	return out
+}
+
+// skippedUpdate reads one statement extraction skipped for what it
+// updates: at most a proposal, with the statement as the proposed
+// memory's text (it was never a memory itself, so it never supersedes on
+// its own).
+func (pl *planner) skippedUpdate(d memory.Draft, text string) {
+	prov := memory.ProvExtracted
+	if d.Actor == memory.ActorUser {
+		prov = memory.ProvUserStated
+	}
+	m := &memory.Memory{
+		ID: memory.NewID(), Project: pl.p.ID, Layer: memory.LayerState, Kind: memory.KindFact,
+		Title: oneLineTitle(text), Body: strings.TrimSpace(text), Provenance: prov, Confidence: prov.BaseConfidence(),
+		Status: memory.StatusActive, Version: 1, ValidFrom: d.Time,
+		Source: memory.Source{Actor: d.Actor, Session: d.Source.Session, File: d.Source.File, Line: d.Source.Line},
+	}
+	if m.Validate() != nil || secrets.Check(secrets.Field{Name: "title", Text: m.Title}, secrets.Field{Name: "body", Text: m.Body}) != nil {
+		return
+	}
+	if id, ok := pl.byNorm[memory.NormalText(m)]; ok && pl.current(id) {
+		return // said before: nothing updated
+	}
+	a, cf, s := pl.update(m, d)
+	if s == noUpdate {
+		return
+	}
+	pl.from[m.ID] = d.ID
+	pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
+		Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, cf.Subject, cf.Old, cf.New)}, a,
+		fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(cf)))
+}
+
+// countOf reports whether a count and a bare number are the same kind of
+// value: "5 threads" and "threads to 8", the counted noun named on both
+// sides.
+func countOf(ov, nv uval, o, n uread) bool {
+	if c, ok := strings.CutPrefix(ov.typ, "count:"); ok && nv.typ == "number" {
+		return n.has(c)
+	}
+	if c, ok := strings.CutPrefix(nv.typ, "count:"); ok && ov.typ == "number" {
+		return o.has(c)
+	}
+	return false
 }

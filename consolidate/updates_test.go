@@ -274,3 +274,91 @@ func TestAgentTranscriptNeverSupersedesByRewording(t *testing.T) {
 		t.Fatalf("proposals %+v, want one to supersede the stored fact", ps)
 	}
 }
+
+// A statement extraction makes nothing of ("metrics exporter port: 9200")
+// is still read for what it updates: a proposal old → new with the
+// statement as the proposed memory's text, the stored fact untouched. A
+// question, a request for work or a statement holding a credential is
+// never read so.
+func TestSkippedStatementProposesNeverSupersedes(t *testing.T) {
+	t.Parallel()
+	const note = "metrics exporter port: 9200"
+	if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: note}); len(cs) != 0 {
+		t.Fatalf("extraction made %d candidates of %q; this test wants one it skips", len(cs), note)
+	}
+	for _, tc := range []struct {
+		text    string
+		propose bool
+	}{
+		{note, true},
+		{"We scaled the metrics exporter to port 9200? not sure", false},
+		{"is the metrics exporter port 9200", false},
+		{"Please move the metrics exporter to port 9200.", false},
+	} {
+		st := openStore(t)
+		old := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: "The metrics exporter listens on port 9100.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+		capture(t, st, memory.ActorUser, tc.text)
+		if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+			t.Fatal(err)
+		}
+		if got, _ := st.Get(ctx, old.ID); got.Status != memory.StatusActive {
+			t.Fatalf("%q: the stored fact is %s, want active", tc.text, got.Status)
+		}
+		ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var sup []memory.Proposal
+		for _, p := range ps {
+			if p.Kind == memory.ProposeSupersede && p.Target == old.ID {
+				sup = append(sup, p)
+			}
+		}
+		if !tc.propose {
+			if len(sup) != 0 {
+				t.Errorf("%q: proposed %+v", tc.text, sup)
+			}
+			continue
+		}
+		if len(sup) != 1 || sup[0].Memory == nil || sup[0].Memory.Body != note || !strings.Contains(sup[0].Reason, "9100 → 9200") {
+			t.Fatalf("%q: proposals %+v, want one to supersede with the note, 9100 → 9200", tc.text, ps)
+		}
+	}
+	// A line holding a credential is never read, whatever it updates.
+	d := memory.Draft{Actor: memory.ActorUser, Text: "metrics exporter port: 9200 with token ghp_" + strings.Repeat("a1B2", 9) + "\nredis maxmemory = 4gb"}
+	if got := skippedStatements(d, nil); !slices.Equal(got, []string{"redis maxmemory = 4gb"}) {
+		t.Errorf("skipped statements %q, want only the line without the credential", got)
+	}
+}
+
+// Terse notes, "set to" and past actions naming the new value give it a
+// type and a subject; the same subject said otherwise (how long a token
+// lasts: "valid for", "lifetime:") is one subject, but another token,
+// environment, package or setting never is.
+func TestUpdateReadsTerseNotesAndOtherWords(t *testing.T) {
+	t.Parallel()
+	for _, p := range [][2]string{
+		{"The metrics exporter listens on port 9100.", "metrics exporter port: 9200"},
+		{"Staging runs with log level DEBUG.", "staging log level set to INFO"},
+		{"Refresh tokens are valid for 30 days before they expire.", "refresh token lifetime: 14d"},
+		{"The payments chart is at version 2.3.1.", "I've bumped the payments chart to 2.4.0 and deployed it."},
+		{"The database connection pool holds 20 connections.", "database connection pool size: 40"},
+		{"The search service runs 3 replicas.", "We scaled the search service to 5 replicas last night."},
+	} {
+		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s == noUpdate {
+			t.Errorf("%q → %q not read as an update: %+v", p[0], p[1], c)
+		}
+	}
+	for _, p := range [][2]string{
+		{"Refresh tokens are valid for 30 days before they expire.", "access token lifetime: 15m"},
+		{"Staging runs with log level DEBUG.", "prod log level set to WARN"},
+		{"The payments chart is at version 2.3.1.", "I've bumped the billing chart to 1.4.0 and deployed it."},
+		{"Access logs are kept for 14 days.", "audit log retention: 365 days"},
+		{"The metrics exporter listens on port 9100.", "metrics exporter scrape interval: 15s"},
+		{"The kafka cluster has 3 brokers.", "We scaled kafka connect to 4 workers yesterday."},
+	} {
+		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s != noUpdate {
+			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
+		}
+	}
+}
