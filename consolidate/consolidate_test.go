@@ -511,3 +511,37 @@ func TestAgentCaptureNeverSpeaksAsTheUser(t *testing.T) {
 		}
 	}
 }
+
+// TestContradictedEvidenceReopens: a draft that contradicts a decision's
+// evidence, without the rank to supersede it (a proposal waits for a
+// person), sends the decision back to verify-first all the same: the
+// decision rests on something now in doubt.
+func TestContradictedEvidenceReopens(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	ev := remember(t, st, memory.Memory{Layer: memory.LayerState, Body: "Redis streams sustain 9k appends per second once persistence is on.", Provenance: memory.ProvMeasured}, memory.ActorUser)
+	dec := remember(t, st, memory.Memory{Layer: memory.LayerDecision, Kind: memory.KindDecision, Body: "We chose Kafka over Redis streams for the event log."}, memory.ActorUser)
+	if err := st.Link(ctx, memory.Edge{From: dec.ID, Kind: memory.EdgeEvidence, To: ev.ID, Weight: 1, Active: true}, memory.ActorUser); err != nil {
+		t.Fatal(err)
+	}
+	capture(t, st, memory.ActorAgent, "Redis streams sustain 80k appends per second once persistence is on.")
+	rep, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorAgent})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e, _ := st.Get(ctx, ev.ID); e.Status != memory.StatusActive {
+		t.Fatalf("an agent's draft superseded a measurement (%s)", e.Status)
+	}
+	d, _ := st.Get(ctx, dec.ID)
+	if rep.Counts[memory.ChangeReopen] != 1 || d.ReopenedAt.IsZero() || !strings.Contains(d.Reopened, "contradicted by a later draft") {
+		t.Fatalf("the decision was not reopened: %v %q", rep.Counts, d.Reopened)
+	}
+	// Without the link, the same draft reopens nothing.
+	st2 := openStore(t)
+	remember(t, st2, memory.Memory{Layer: memory.LayerState, Body: "Redis streams sustain 9k appends per second once persistence is on.", Provenance: memory.ProvMeasured}, memory.ActorUser)
+	remember(t, st2, memory.Memory{Layer: memory.LayerDecision, Kind: memory.KindDecision, Body: "We chose Kafka over Redis streams for the event log."}, memory.ActorUser)
+	capture(t, st2, memory.ActorAgent, "Redis streams sustain 80k appends per second once persistence is on.")
+	if rep, err := Consolidate(ctx, st2, testProject, Options{AskedBy: memory.ActorAgent}); err != nil || rep.Counts[memory.ChangeReopen] != 0 {
+		t.Fatalf("reopened without a link: %v %v", rep.Counts, err)
+	}
+}

@@ -15,7 +15,8 @@ import (
 
 // reopen sends back to verify-first every decision whose reason or
 // evidence changed since it was last confirmed: superseded (before or by
-// this plan), rejected, or bound to something that moved. It starts from
+// this plan), contradicted by a draft of this plan (a supersession
+// proposal waits), rejected, or bound to something that moved. It starts from
 // what changed — this plan's supersessions, memories superseded or
 // rejected since the last pass, bindings that moved — and follows their
 // incoming because and evidence links, so its cost is the change, not the
@@ -24,6 +25,9 @@ func (pl *planner) reopen() error {
 	since := pl.lastPass()
 	var changed []string
 	for id := range pl.gone {
+		changed = append(changed, id)
+	}
+	for id := range pl.contested {
 		changed = append(changed, id)
 	}
 	for _, id := range pl.order {
@@ -105,6 +109,9 @@ func (pl *planner) changed(e memory.Edge, since time.Time) (string, error) {
 	day := func(t time.Time) string { return t.Local().Format("2006-01-02") }
 	if pl.gone[e.To] {
 		return fmt.Sprintf("%s %s was superseded on %s", what, e.To, day(pl.now)), nil
+	}
+	if p := pl.contested[e.To]; p != "" {
+		return fmt.Sprintf("%s %s is contradicted by a later draft on %s (proposal %s waits)", what, e.To, day(pl.now), p), nil
 	}
 	t := pl.mems[e.To]
 	if t == nil {

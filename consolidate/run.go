@@ -124,17 +124,21 @@ type planner struct {
 	from    map[string]string // new memory → the draft it came from
 	isNew   map[string]bool
 
-	mems     map[string]*memory.Memory // the active memories, and those the plan creates
-	order    []string                  // mems' ids, oldest first
-	byNorm   map[string]string         // normalised text → id
-	norms    map[string]string         // id → normalised text
-	sets     map[string][]uint64       // id → its words, hashed, sorted: for similarity
-	bands    map[string][]string       // near-duplicate signature band → ids
-	words    map[string][]string       // subject word → ids
-	gone     map[string]bool           // superseded by the plan
-	touched  map[string]bool           // reinforced, reopened or otherwise changed by the plan
-	proposed map[string]bool           // keys of proposals open, rejected or planned
-	upd      map[string]uread          // id → its text read for updates
+	mems    map[string]*memory.Memory // the active memories, and those the plan creates
+	order   []string                  // mems' ids, oldest first
+	byNorm  map[string]string         // normalised text → id
+	norms   map[string]string         // id → normalised text
+	sets    map[string][]uint64       // id → its words, hashed, sorted: for similarity
+	bands   map[string][]string       // near-duplicate signature band → ids
+	words   map[string][]string       // subject word → ids
+	gone    map[string]bool           // superseded by the plan
+	touched map[string]bool           // reinforced, reopened or otherwise changed by the plan
+	// contested are the memories a draft of this plan contradicts without
+	// superseding them (a supersession proposal waits): a decision resting
+	// on one is reopened all the same.
+	contested map[string]string
+	proposed  map[string]bool  // keys of proposals open, rejected or planned
+	upd       map[string]uread // id → its text read for updates
 }
 
 // maxBand bounds how many memories one signature band may hold to be
@@ -156,7 +160,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	}
 	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}}
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
@@ -546,6 +550,9 @@ func (pl *planner) propose(p memory.Proposal, about *memory.Memory, why string) 
 	}
 	pl.proposed[key] = true
 	p.ID = memory.NewID()
+	if p.Kind == memory.ProposeSupersede && p.Target != "" && p.Draft != "" {
+		pl.contested[p.Target] = p.ID
+	}
 	ch := memory.Change{Kind: memory.ChangePropose, Proposal: p.ID, Target: p.Target, Reason: string(p.Kind) + ": " + why}
 	if about != nil {
 		ch.TargetTitle, ch.Layer = about.Title, about.Layer
