@@ -48,19 +48,17 @@ func noteFinding(sts []statement, i int) (Candidate, bool) {
 	if st.item || st.procedure || st.todo {
 		return Candidate{}, false // a plan's steps, a change list: the moment's
 	}
+	// The opener goes; what follows it is the finding, kept as said.
 	opened := false
 	if m := findingOpen.FindString(st.core); m != "" && len(m) < len(st.core) {
-		st.core, st.body, opened = capitalizeSentence(st.core[len(m):]), capitalizeSentence(strings.TrimSpace(st.body[min(len(m), len(st.body)):])), true
-		if !strings.EqualFold(st.body, st.core) {
-			st.body = st.core
-		}
+		st.core, opened = capitalizeSentence(st.core[len(m):]), true
+		st.body = st.core
 	} else if m := findingLead.FindString(st.core); m != "" && len(m) < len(st.core) {
-		st.core, st.body = capitalizeSentence(st.core[len(m):]), capitalizeSentence(st.core[len(m):])
+		st.core = capitalizeSentence(st.core[len(m):])
+		st.body = st.core
 	}
 	low := strings.ToLower(st.core)
-	if len(strings.Fields(low)) < 5 || planAhead.MatchString(low) || progressive.MatchString(low) || testStatus.MatchString(low) || workLog(st, low) || hedgeWord.MatchString(low) || modalVerb.MatchString(low) || noteSpeaker.MatchString(low) ||
-		noteMoment.MatchString(low) || pronounSubject.MatchString(low) || !concreteValue.MatchString(st.core) && !negated.MatchString(low) ||
-		strings.HasSuffix(strings.TrimSpace(st.core), ":") {
+	if !findingShaped(st, low) {
 		return Candidate{}, false
 	}
 	c, ok := classifyStatement(st)
@@ -110,6 +108,23 @@ var negated = lazy(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|is\s+not|aren't
 // statement the patterns for states do not read ("Credo reports nesting
 // too deep in `classify_text_lines`").
 var noteVerb = lazy(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|aren't|won't|lacks?|missing|has\s+no|have\s+no|reports?|expects?|needs|requires|includes?|ignores?|drops?|loses|overrides?|wraps?|accepts?|rejects?|treats?|relies\s+on|comes\s+from|refers\s+to|belongs\s+to|generates?|renders?|triggers?|matches|skips?|checks?|enforces?|blocks?)\b`)
+
+// findingShaped reports whether a statement of the notes can be a finding
+// at all: long enough, no plan, narration, check's status, work log, hedge,
+// modal, speaker, moment, or pronoun for a subject, something named (or
+// what something does not do), and not a lead ending in a colon.
+func findingShaped(st statement, low string) bool {
+	switch {
+	case len(strings.Fields(low)) < 5, strings.HasSuffix(strings.TrimSpace(st.core), ":"):
+		return false
+	case planAhead.MatchString(low), progressive.MatchString(low), testStatus.MatchString(low), workLog(st, low):
+		return false
+	case hedgeWord.MatchString(low), modalVerb.MatchString(low), noteSpeaker.MatchString(low), noteMoment.MatchString(low),
+		pronounSubject.MatchString(low):
+		return false
+	}
+	return concreteValue.MatchString(st.core) || negated.MatchString(low)
+}
 
 // limitation makes a failure of what something cannot do.
 func limitation(st statement, low string) (Candidate, bool) {
