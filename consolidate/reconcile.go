@@ -139,31 +139,35 @@ type claimReading struct {
 	words  []string // its subject key's words, sorted
 }
 
-// claimReadings caches what texts say: the pass compares each memory with a
-// dozen peers, and reading a text costs more than comparing two.
-type claimReadings struct {
-	mu sync.Mutex
-	m  map[string]*claimReading
+// readings caches what texts say, read one way (claims, updates): the
+// pass compares each memory with a dozen peers, and reading a text costs
+// more than comparing two. A reading is shared and never changed.
+type readings[T any] struct {
+	read func(string) T
+	mu   sync.Mutex
+	m    map[string]T
 }
 
-// maxClaimReadings bounds the cache; when full it starts again (a pass walks
-// the store once, so the recent texts are the ones that come back).
-const maxClaimReadings = 16384
+// maxReadings bounds a cache; when full it starts again (a pass walks the
+// store once, so the recent texts are the ones that come back).
+const maxReadings = 16384
 
-var claimCache = &claimReadings{}
+var claimCache = &readings[*claimReading]{read: func(text string) *claimReading {
+	cs := readClaims(text)
+	return &claimReading{claims: cs, words: strings.Fields(claimsKey(cs))}
+}}
 
-func (rs *claimReadings) get(text string) *claimReading {
+func (rs *readings[T]) get(text string) T {
 	rs.mu.Lock()
 	r, ok := rs.m[text]
 	rs.mu.Unlock()
 	if ok {
 		return r
 	}
-	cs := readClaims(text)
-	r = &claimReading{claims: cs, words: strings.Fields(claimsKey(cs))}
+	r = rs.read(text)
 	rs.mu.Lock()
-	if rs.m == nil || len(rs.m) >= maxClaimReadings {
-		rs.m = make(map[string]*claimReading, 1024)
+	if rs.m == nil || len(rs.m) >= maxReadings {
+		rs.m = make(map[string]T, 1024)
 	}
 	rs.m[strings.Clone(text)] = r
 	rs.mu.Unlock()

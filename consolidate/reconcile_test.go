@@ -722,7 +722,7 @@ func BenchmarkContradicts(b *testing.B) {
 
 // BenchmarkContradictsCold: pairs never seen before (both texts read).
 func BenchmarkContradictsCold(b *testing.B) {
-	facts := generatedFacts(3*maxClaimReadings, 3)
+	facts := generatedFacts(3*maxReadings, 3)
 	ms := make([]*memory.Memory, len(facts))
 	for i, f := range facts {
 		ms[i] = stated(f)

@@ -137,8 +137,7 @@ type planner struct {
 	// superseding them (a supersession proposal waits): a decision resting
 	// on one is reopened all the same.
 	contested map[string]string
-	proposed  map[string]bool  // keys of proposals open, rejected or planned
-	upd       map[string]uread // id → its text read for updates
+	proposed  map[string]bool // keys of proposals open, rejected or planned
 }
 
 // maxBand bounds how many memories one signature band may hold to be

@@ -7,7 +7,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -412,19 +411,6 @@ func freqKey(f string) string {
 	return f
 }
 
-// readUpdateCache: the same memory is read against many drafts.
-func (pl *planner) readUpd(id, text string) uread {
-	if pl.upd == nil {
-		pl.upd = map[string]uread{}
-	}
-	if r, ok := pl.upd[id]; ok {
-		return r
-	}
-	r := readUpdate(text)
-	pl.upd[id] = r
-	return r
-}
-
 // has reports whether a text's subject words or names hold w (a stem): the
 // same stem, one a prefix of the other ("bundl"/"bundler"), or a word of a
 // name ("secret" in "AWS Secrets Manager", "ci" for "CI").
@@ -779,7 +765,7 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent || !a.ValidFrom.Before(m.ValidFrom) && !a.ValidFrom.Equal(m.ValidFrom) {
 			continue
 		}
-		s, c := updateOf(pl.readUpd(a.ID, ClaimText(a)), nr)
+		s, c := updateOf(updateCache.get(ClaimText(a)), nr)
 		if s > bestS {
 			best, bestC, bestS = a, c, s
 		}
@@ -816,30 +802,8 @@ func otherThings(a, b string) bool {
 	return ra.ownerless || rb.ownerless || differs(ra, rb) && differs(rb, ra)
 }
 
-// updateReadings caches texts read for updates, as claimCache does claims.
-type updateReadings struct {
-	mu sync.Mutex
-	m  map[string]uread
-}
-
-var updateCache = &updateReadings{}
-
-func (rs *updateReadings) get(text string) uread {
-	rs.mu.Lock()
-	r, ok := rs.m[text]
-	rs.mu.Unlock()
-	if ok {
-		return r
-	}
-	r = readUpdate(text)
-	rs.mu.Lock()
-	if rs.m == nil || len(rs.m) >= maxClaimReadings {
-		rs.m = make(map[string]uread, 1024)
-	}
-	rs.m[strings.Clone(text)] = r
-	rs.mu.Unlock()
-	return r
-}
+// updateCache caches texts read for updates, as claimCache does claims.
+var updateCache = &readings[uread]{read: readUpdate}
 
 // correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
 // is corrects: what changed, and the wrong claim as a sentence ("port is
