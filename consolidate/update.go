@@ -6,6 +6,7 @@ import (
 	"math"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -57,7 +58,7 @@ type uread struct {
 }
 
 var (
-	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|scaled|grew|grown|rolled\s+out|set\s+to|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated)\b|^\s*(?:no|nope|correction|update)\b`)
+	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|scaled|grew|grown|rolled\s+out|set\s+to|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated|removed|deleted|decommissioned|uninstalled|cancelled|canceled|converted|reversing|reversed|going forward|became|unblocked|ripped out|is out|'s out)\b|^\s*(?:no|nope|correction|update)\b`)
 	uCodeRe      = regexp.MustCompile("`([^`]+)`")
 	uAdditiveRe  = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
 	uURLRe       = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
@@ -71,15 +72,47 @@ var (
 	uTerseRe       = regexp.MustCompile(`(?i)^\s*(?:[a-z][\w.'/-]*(?:\s+[a-z][\w.'/-]*){0,5}\s*(?::|=)\s*\S+(?:\s+\S+){0,7}|(?:[a-z][\w.'/-]*\s+){1,6}(?:is\s+now\s+|now\s+)?set\s+to\s+\S+(?:\s+\S+){0,7}|set\s+(?:[\w.'/-]+\s+){1,6}to\s+\S+(?:\s+\S+){0,5})\s*\.?\s*$`)
 	uTripleRe      = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+\.\d+(?:-[\w.]+)?)\b`)
 	uNumRe         = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
-	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|daily|weekly|fortnightly|monthly|yearly|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
+	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|nightly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
 	uPathRe        = regexp.MustCompile(`(?:^|\s)((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?)`)
 	uVersionHintRe = regexp.MustCompile("(?i)\\b(?:pinned|pin|constrain\\w*|version|v\\d+\\.\\d+)|`[~^<>=]+ ?\\d")
 	uBareVersionRe = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+(?:\.\d+)?(?:-[\w.]+)?)\b`)
 	uPkgRe         = regexp.MustCompile(`[:'"]([A-Za-z][\w./-]*)['"]?\s*,\s*['"]?(?:[~^<>=]+\s*)?v?\d`)
 	uConstraintRe  = regexp.MustCompile(`(?:~>|>=|<=|\^|~)\s*v?\d`)
 	uCodePkgRe     = regexp.MustCompile("`[\\w./@-]+`[^`]{0,40}`\\s*(?:~>|>=|<=|\\^|~)")
-	uIDRe          = regexp.MustCompile(`\b[a-z][a-z0-9]*(?:-[a-z0-9]+)+\.\d+\b`)
+	uIDRe          = regexp.MustCompile(`\b(?:[a-z]{2,}|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)\.\d+\b`)
+	// A host has three labels or more ("db1.prod.internal"); "Fly.io" is a
+	// name.
+	uHostRe    = regexp.MustCompile(`(?i)\b[a-z0-9][a-z0-9-]*(?:\.[a-z0-9-]+)+\.(?:com|net|org|io|dev|app|internal|local|cloud|co|ai|sh|corp|lan|svc|site)\b`)
+	uClockRe   = regexp.MustCompile(`(?i)\b(\d{1,2}(?::\d{2})?\s*(?:am|pm)|\d{1,2}:\d{2})(?:\s*(?:utc|gmt|[a-z]st|[a-z]dt|cet|cest))?\b`)
+	uDateRe    = regexp.MustCompile(`(?i)\b(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?\b`)
+	uISODateRe = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
+	uDayRe     = regexp.MustCompile(`(?i)\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mon|tue|tues|wed|thu|thur|thurs|fri)\b`)
+	uLocaleRe  = regexp.MustCompile(`\b[a-z]{2}[-_][A-Z]{2}\b`)
+	uSwitchRe  = regexp.MustCompile(`(?i)\b(?:is|are|was|be|been|now|turned|switched|flipped|stays?|kept|left)\s+(?:now\s+|still\s+)?(on|off|enabled|disabled|active|inactive)\b|\b(enabled|disabled)\b`)
+	uSwitchOn  = map[string]bool{"on": true, "enabled": true, "active": true}
 )
+
+// clockKey is a time of day as minutes after midnight: "9am", "9:30",
+// "10:15 pm".
+func clockKey(s string) (string, bool) {
+	low := strings.ToLower(strings.ReplaceAll(s, " ", ""))
+	pm := strings.HasSuffix(low, "pm")
+	low = strings.TrimSuffix(strings.TrimSuffix(low, "pm"), "am")
+	h, m, _ := strings.Cut(low, ":")
+	hh, err1 := strconv.Atoi(h)
+	mm := 0
+	var err2 error
+	if m != "" {
+		mm, err2 = strconv.Atoi(m)
+	}
+	if err1 != nil || err2 != nil || hh > 24 || mm > 59 {
+		return "", false
+	}
+	if pm && hh < 12 {
+		hh += 12
+	}
+	return strconv.Itoa(hh*60 + mm), true
+}
 
 var uNumberWords = map[string]string{"one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7", "eight": "8", "nine": "9", "ten": "10", "twelve": "12"}
 
@@ -114,8 +147,16 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
-var uEnvWords = wordSet(`staging stage prod production dev development test testing qa local preview sandbox
+var uEnvWords = wordSet(`staging stage prod product production dev development test testing qa local preview sandbox
 	canary beta alpha legacy internal external public private admin primary replica`)
+
+// uShortWords are short forms people write for a subject word, mapped to
+// the long form's stem: "prod" is production, "db" a database, "k8s"
+// Kubernetes. Only forms that mean one thing in a project's talk.
+var uShortWords = map[string]string{"prod": "product", "db": "databas", "dbs": "databas", "pg": "postgr",
+	"k8s": "kubernet", "repo": "repositori", "repos": "repositori", "env": "environ", "envs": "environ",
+	"dep": "depend", "deps": "depend", "stg": "stage", "cfg": "config", "msg": "messag", "msgs": "messag",
+	"perm": "permiss", "perms": "permiss", "req": "request", "reqs": "request", "svc": "servic"}
 
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
@@ -215,6 +256,48 @@ func readUpdate(text string) uread {
 	for _, m := range uPortRe.FindAllStringSubmatchIndex(rest, -1) {
 		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
 		rest = blank(rest, m[2], m[3])
+	}
+	// Hosts, clock times, dates, weekdays, locales and switches: values
+	// people change without saying which kind they are ("stg.acme.dev",
+	// "10:15", "May 24", "Wednesdays", "en-GB", "is on").
+	for _, m := range uHostRe.FindAllStringIndex(rest, -1) {
+		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "host")
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uClockRe.FindAllStringSubmatchIndex(rest, -1) {
+		if k, ok := clockKey(rest[m[2]:m[3]]); ok {
+			add(rest[m[2]:m[3]], k, "clock")
+			rest = blank(rest, m[0], m[1])
+		}
+	}
+	for _, m := range uDateRe.FindAllStringIndex(rest, -1) {
+		d := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
+		add(rest[m[0]:m[1]], d[:3]+" "+strings.TrimLeft(strings.Fields(d)[len(strings.Fields(d))-1], "0"), "date")
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uISODateRe.FindAllStringIndex(rest, -1) {
+		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "date")
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uDayRe.FindAllStringIndex(rest, -1) {
+		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[0]+3]), "day")
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uLocaleRe.FindAllStringIndex(rest, -1) {
+		add(rest[m[0]:m[1]], strings.ToLower(strings.ReplaceAll(rest[m[0]:m[1]], "_", "-")), "locale")
+		rest = blank(rest, m[0], m[1])
+	}
+	for _, m := range uSwitchRe.FindAllStringSubmatchIndex(rest, -1) {
+		lo, hi := m[2], m[3]
+		if lo < 0 {
+			lo, hi = m[4], m[5]
+		}
+		k := "off"
+		if uSwitchOn[strings.ToLower(rest[lo:hi])] {
+			k = "on"
+		}
+		add(rest[lo:hi], k, "switch")
+		rest = blank(rest, lo, hi)
 	}
 	for _, m := range uFreqRe.FindAllStringIndex(rest, -1) {
 		f := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
@@ -345,6 +428,9 @@ func readUpdate(text string) uread {
 			continue
 		}
 		s := stemOf(w)
+		if c, ok := uShortWords[s]; ok {
+			s = c
+		}
 		if uWeakWords[s] {
 			continue
 		}
@@ -399,14 +485,18 @@ func freqKey(f string) string {
 	switch {
 	case strings.HasPrefix(f, "hourly"), f == "every hour":
 		return "3600"
-	case f == "daily", f == "every day":
+	case f == "daily", f == "nightly", f == "every day", f == "every night":
 		return "86400"
 	case f == "weekly", f == "every week":
 		return "604800"
-	case f == "fortnightly", f == "every two weeks", f == "every 2 weeks":
+	case f == "fortnightly", f == "biweekly", f == "every two weeks", f == "every 2 weeks":
 		return "1209600"
 	case f == "monthly", f == "every month":
 		return "2592000"
+	case f == "quarterly":
+		return "7776000"
+	case f == "yearly", f == "annually", f == "every year":
+		return "31536000"
 	}
 	return f
 }
@@ -490,9 +580,10 @@ func saysValue(low, raw string) bool {
 }
 
 // updateOf reads whether newer updates older, how sure that is, and what
-// changed.
+// changed. A newer text that narrows the subject to a part the older one
+// does not name ("the max upload size for avatars") updates nothing.
 func updateOf(o, n uread) (updateStrength, Conflict) {
-	if o.ownerless || n.ownerless || n.additive {
+	if o.ownerless || n.ownerless || n.additive || qualified(o, n) {
 		return noUpdate, Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
@@ -564,7 +655,406 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 			return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
 		}
 	}
+	return looseUpdate(o, n)
+}
+
+// uHypotheticalRe: a question, a plan or a maybe, not a change made.
+var uHypotheticalRe = regexp.MustCompile(`(?i)\?|\b(?:should we|shall we|could we|would|might|maybe|perhaps|planning|plan to|plans to|going to|will probably|will likely|next (?:sprint|week|month|quarter|release|year)|consider|considering|thinking about|if we|once we|todo|proposal|propose|proposed|whether)\b`)
+
+// uLocalRe: an exception for one place or one time, not a change of what
+// holds.
+var uLocalRe = regexp.MustCompile(`(?i)\b(?:for this (?:one )?(?:test|run|job|branch|pr|ticket|demo|experiment)|locally|on my machine|temporarily|temporary|just for|only for|except|in this branch|for the demo|for debugging|while debugging)\b`)
+
+// terms are what a text is about: its subject words (files aside) and the
+// words of the names and values it holds.
+func (r uread) terms() []string {
+	var out []string
+	for _, w := range r.subject {
+		if !strings.HasPrefix(w, "file:") {
+			out = append(out, w)
+		}
+	}
+	for _, v := range r.vals {
+		if v.typ == "name" {
+			for _, w := range strings.Fields(v.key) {
+				if w = stemOf(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
+					out = append(out, w)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// looseUpdate is the last reading, for what people write with no frame in
+// common: the newer text is about the older one's subject (a good share
+// of its words and names) and says one of its values otherwise, names it
+// as replaced, or says it changed where the old value is no longer said.
+// Never certain: a person decides.
+func looseUpdate(o, n uread) (updateStrength, Conflict) {
+	if uHypotheticalRe.MatchString(n.text) || uLocalRe.MatchString(n.text) {
+		return noUpdate, Conflict{}
+	}
+	if uStillRe.MatchString(n.text) || uTerseRe.MatchString(n.text) && !keyOf(o, n) {
+		return noUpdate, Conflict{}
+	}
+	// How far the two share a subject: any shared word or name is enough
+	// for a value of the same kind said otherwise ("Uploads cap at 25 MB"
+	// against "Max upload size is 10 MB"); a name replaced or a word of
+	// change needs the older text's subject itself (half its words, or two).
+	var subj, matched []string
+	for _, w := range o.subject {
+		if !strings.HasPrefix(w, "file:") {
+			subj = append(subj, w)
+		}
+	}
+	sharedSubj := 0
+	for _, t := range o.terms() {
+		if n.has(t) {
+			matched = append(matched, t)
+			if slices.Contains(subj, t) {
+				sharedSubj++
+			}
+		}
+	}
+	if len(matched) == 0 {
+		return noUpdate, Conflict{}
+	}
+	strong := sharedSubj >= 2 || sharedSubj >= 1 && 2*sharedSubj >= len(subj) || len(subj) == 0
+	if !strong && !o.knows(firstContent(n.low)) && !n.knows(firstContent(o.low)) {
+		// One word in common, and each opens on a subject the other does
+		// not name ("API keys are rotated every 30 days" against
+		// "Password rotation happens every 90 days").
+		return noUpdate, Conflict{}
+	}
+	subject := subjectPhrase(o, n)
+	if subject == "" {
+		subject = strings.Join(matched, " ")
+	}
+	// The old value named as replaced.
+	for _, ov := range o.vals {
+		for _, w := range append([]string{strings.ToLower(ov.raw)}, strings.Fields(ov.key)...) {
+			if len(w) >= 3 && retiredIn(n.low, w, true) {
+				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
+			}
+		}
+	}
+	// Something else named as replaced ("switched its video calls from
+	// Zoom to Google Meet" against "uses Slack for chat"), or another
+	// subject sharing only the package ("The docs site needs Node 18"
+	// against "The frontend needs Node 20"): not this one.
+	if m := uFromToRe.FindStringSubmatch(n.low); m != nil && !strings.Contains(o.low, m[1]) {
+		return noUpdate, Conflict{}
+	}
+	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
+		return noUpdate, Conflict{}
+	}
+	terse := uTerseRe.MatchString(n.text)
+	for _, ov := range o.vals {
+		if n.says(ov) {
+			continue
+		}
+		for _, nv := range n.vals {
+			if nv.key == ov.key || stillSaid(o, nv) || !looseType(ov, nv, o, n) || !ownedBy(o, n, nv) {
+				continue
+			}
+			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !terse || !strong) {
+				continue // another name beside it, no word of change: maybe an addition
+			}
+			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+		}
+	}
+	// Says it changed, and the old value is no longer said; a value of
+	// another kind in its place is about something else ("scaled kafka
+	// connect to 4 workers" against "3 brokers").
+	if !strong {
+		return noUpdate, Conflict{}
+	}
+	if n.change {
+		for _, ov := range o.vals {
+			if n.says(ov) {
+				continue
+			}
+			if slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
+				break
+			}
+			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: firstValue(n, ov.raw), How: "changed"}
+		}
+	}
 	return noUpdate, Conflict{}
+}
+
+// uFromToRe: "from X to Y", X the value replaced.
+var uFromToRe = regexp.MustCompile(`\bfrom\s+([\w.@/-]+(?:\s+[\w.@/-]+)?)\s+to\s+\S`)
+
+// valueWord reports whether t (a term) is a word of one of r's values: a
+// name, or the package a version belongs to.
+func (r uread) valueWord(t string) bool {
+	for _, v := range r.vals {
+		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && stemOf(pkg) == t {
+			return true
+		}
+		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return stemOf(w) == t || w == t }) {
+			return true
+		}
+	}
+	return false
+}
+
+// apart reports whether each text has a subject word the other lacks,
+// values, files and the manifests versions are kept in aside ("The docs
+// site needs Node 18" and "The frontend needs Node 20"; not "Bumped react
+// to 18.3.1 in package.json and regenerated the lockfile" against "The
+// frontend uses React 17.0.2").
+func apart(o, n uread) bool {
+	own := func(a, b uread) bool {
+		for _, w := range a.subject {
+			if !strings.Contains(w, ":") && !a.valueWord(w) && !uManifestWords[w] && !b.has(w) && !strings.Contains(b.low, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return own(o, n) && own(n, o)
+}
+
+// uManifestWords (stemmed) name where versions and settings are written
+// down, not what they are about.
+var uManifestWords = wordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
+
+// firstContent is the first word of a text that can name its subject,
+// verbs of change aside.
+func firstContent(low string) string {
+	for _, w := range strings.FieldsFunc(low, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' }) {
+		if contentWord(w) && !uChangeRe.MatchString(w) {
+			return w
+		}
+	}
+	return ""
+}
+
+// ownedBy reports whether a version or number of the newer text belongs to
+// what the older one speaks of: the words just before it ("bumped
+// react-router to 6.22", "the pgvector extension to 0.7") name something
+// the older text says, whole ("react-router" is not "React").
+func ownedBy(o, n uread, nv uval) bool {
+	if nv.typ != "number" && !strings.HasPrefix(nv.typ, "version:") {
+		return true
+	}
+	i := strings.Index(n.low, strings.ToLower(nv.raw))
+	if i < 0 {
+		return true
+	}
+	words := strings.FieldsFunc(n.low[:i], func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' })
+	var owners []string
+	for k := len(words) - 1; k >= 0 && k >= len(words)-4; k-- {
+		w := words[k]
+		if w == "to" || w == "at" || w == "version" || w == "v" || w == "on" || w == "is" || w == "now" || w == "and" || uChangeRe.MatchString(w) {
+			continue
+		}
+		if !contentWord(w) {
+			break
+		}
+		owners = append(owners, w)
+		if k == 0 || words[k-1] != "and" {
+			break
+		}
+	}
+	if len(owners) == 0 {
+		return true
+	}
+	for _, w := range owners {
+		if saysValue(o.low, w) || !strings.ContainsAny(w, "-_") && o.knows(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// uStillRe: the newer text says the old value still holds somewhere.
+var uStillRe = regexp.MustCompile(`(?i)\b(?:still|remains?|unchanged|untouched|as before|same as)\b`)
+
+// says reports whether r says v again: its words, or a value of its kind
+// and key ("one minute" for "60 seconds"), or every word of a name
+// ("mkdocs-material" for "MkDocs Material").
+func (r uread) says(v uval) bool {
+	if saysValue(r.low, strings.ToLower(v.raw)) || stillSaid(r, v) {
+		return true
+	}
+	if v.typ != "name" {
+		return false
+	}
+	words := strings.FieldsFunc(v.key, func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) })
+	if len(words) == 0 {
+		return false
+	}
+	if len(words) > 1 && len(words[0]) >= 3 && saysValue(r.low, words[0]) && len(words[len(words)-1]) <= 3 {
+		return true // "Fly" for "Fly.io", "Travis" for "Travis CI"
+	}
+	for _, w := range words {
+		if !strings.Contains(r.low, w) {
+			return false
+		}
+	}
+	return true
+}
+
+// keyOf reports whether a terse note's key ("billing-svc port: 9090")
+// names only what the older text is about: a word it lacks ("redis
+// maxclients = 10000" against "Redis maxmemory is 2 GB") makes it a
+// note about another setting.
+func keyOf(o, n uread) bool {
+	key := n.text
+	if i := strings.IndexAny(key, ":="); i >= 0 {
+		key = key[:i]
+	} else if i := strings.Index(strings.ToLower(key), " set to "); i >= 0 {
+		key = key[:i]
+	}
+	for _, w := range strings.FieldsFunc(strings.ToLower(key), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
+		if !contentWord(w) {
+			continue
+		}
+		if !o.knows(w) {
+			return false
+		}
+	}
+	return true
+}
+
+// contentWord: a word that can name a subject.
+func contentWord(w string) bool {
+	if len(w) < 2 || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" || digitsOnly(w) {
+		return false
+	}
+	s := stemOf(w)
+	return !uWeakWords[s] && !uDurationWords[s] && !uChangeRe.MatchString(w)
+}
+
+// knows reports whether r speaks of w: a subject word or name, a short
+// form of one, or a word its text holds ("approving" for "approval").
+func (r uread) knows(w string) bool {
+	s := stemOf(w)
+	if c, ok := uShortWords[s]; ok {
+		s = c
+	}
+	return r.has(s) || len(s) >= 4 && strings.Contains(r.low, s)
+}
+
+// qualified reports whether the newer text narrows what the older one is
+// about to a part it does not name: a word before a word of the older
+// text's subject ("the docs deploys", "Refresh tokens", "Data team's
+// on-call"), "for X" or "of the X" after it ("the cache TTL for the search
+// results"), or a possessive ("the gateway's health check"). Only the
+// older text's subject counts (the words before its verb), and only within
+// one clause of the newer text: "Per the security review, sessions
+// expire…" narrows nothing.
+func qualified(o, n uread) bool {
+	head := subjectHead(o.text)
+	other := func(w string) bool {
+		w = strings.TrimSuffix(w, "'s")
+		if !contentWord(w) || o.knows(w) || uBroadWords[w] || len(w) > 4 && strings.HasSuffix(w, "ed") {
+			return false
+		}
+		// A value of the newer text is no qualifier, nor a name where it
+		// says it changed: the name is the new value ("now hosted in the
+		// Dublin region", "secrets are kept in AWS Secrets Manager").
+		return !slices.ContainsFunc(n.vals, func(v uval) bool {
+			return (v.typ != "name" || n.change) && strings.Contains(strings.ToLower(v.raw), w)
+		})
+	}
+	for _, clause := range uClauseRe.Split(n.low, -1) {
+		words := strings.FieldsFunc(clause, func(c rune) bool {
+			return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' && c != '\''
+		})
+		after := func(k int) bool { // the first word from k on, past articles, is another thing
+			for k < len(words) && uArticles[words[k]] {
+				k++
+			}
+			return k < len(words) && other(words[k])
+		}
+		for i, w := range words {
+			base := strings.TrimSuffix(w, "'s")
+			if !contentWord(base) || !slices.ContainsFunc(head, func(h string) bool { return sameWord(h, base) }) {
+				continue
+			}
+			switch {
+			case i > 0 && other(words[i-1]):
+				return true
+			case base != w && after(i+1):
+				return true
+			case i+1 < len(words) && (words[i+1] == "for" || words[i+1] == "of") && after(i+2):
+				return true
+			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[stemOf(words[i+1])] && !uAttrWords[stemOf(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
+				// "the default language" where the older says "the default
+				// currency": another thing of the same kind. An attribute
+				// word is no other thing ("staging url" for "staging
+				// environment", "uploads cap" for "upload size").
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// subjectHead is what a stored fact is about: its content words before its
+// verb ("The session timeout is 30 minutes" → session, timeout), at most
+// four.
+func subjectHead(text string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(c rune) bool {
+		return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' && c != '\''
+	}) {
+		base := strings.TrimSuffix(w, "'s")
+		if uArticles[base] {
+			continue
+		}
+		if uTimeWords[base] {
+			continue // "the monthly AWS budget", "nightly backups"
+		}
+		if funcWords[base] || uWeakWords[base] || uWeakWords[stemOf(base)] || canonWords[base] != "" || digitsOnly(base) || len(out) == 4 {
+			break
+		}
+		out = append(out, base)
+	}
+	return out
+}
+
+// sameWord: one stem, or one a short form of the other.
+func sameWord(a, b string) bool {
+	sa, sb := stemOf(a), stemOf(b)
+	if c, ok := uShortWords[sa]; ok {
+		sa = c
+	}
+	if c, ok := uShortWords[sb]; ok {
+		sb = c
+	}
+	return sa == sb
+}
+
+var (
+	uClauseRe   = regexp.MustCompile(`[,;:.!?()—]+\s|[;()—]|\n`)
+	uArticles   = wordSet(`the a an all our their its this that these those`)
+	uAttrWords  = wordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota`)
+	uTimeWords  = wordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
+	uBroadWords = wordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
+)
+
+// looseType reports whether two values can stand for one another: the same
+// kind, a bare number against a count or a version, days against a
+// frequency.
+func looseType(ov, nv uval, o, n uread) bool {
+	if sameUType(ov.typ, nv.typ) || countOf(ov, nv, o, n) {
+		return true
+	}
+	numeric := func(t string) bool {
+		return t == "number" || strings.HasPrefix(t, "version:") || strings.HasPrefix(t, "count:")
+	}
+	if numeric(ov.typ) && numeric(nv.typ) {
+		a, b := strings.TrimPrefix(strings.TrimPrefix(ov.typ, "version:"), "count:"), strings.TrimPrefix(strings.TrimPrefix(nv.typ, "version:"), "count:")
+		return a == "number" || b == "number" || a == "" || b == "" || a == b
+	}
+	pair := ov.typ + ">" + nv.typ
+	return pair == "day>freq" || pair == "freq>day"
 }
 
 // typedChange: a value of the same type that differs, the old one not
@@ -677,13 +1167,13 @@ func retiredIn(text, v string, loose bool) bool {
 		return false
 	}
 	q := regexp.QuoteMeta(v)
-	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from`
+	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|renamed|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted`
 	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
 	if loose {
 		// A value, not a subject word, that moved or left ("Carol moved
 		// to platform"); "the gateway moved to port 9443" is the subject.
 		lead += `|from|not`
-		gone += `|(?:has\s+)?left\b|moved to`
+		gone += `|(?:has\s+)?left\b|moved to|went to|switched to|became|joined|(?:is|are|was|got|gets)\s+(?:being\s+)?(?:decommissioned|deleted|uninstalled|shut down|ripped out|turned off|cancelled|canceled|sunset|rebuilt)|'s out`
 	}
 	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
 	loc := re.FindStringIndex(text)
@@ -721,8 +1211,8 @@ func replacementOf(o, n uread, v uval) string {
 // 12, most shared first.
 func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 	score := map[string]float64{}
-	for _, w := range subjectWords(m.Title) {
-		if ids := pl.words[w]; len(ids) <= maxPosting/4 {
+	for _, w := range updateKeys(m.Title) {
+		if ids := pl.ukeys[w]; len(ids) <= maxPosting/4 {
 			for _, id := range ids {
 				score[id] += 1 / math.Log2(2+float64(len(ids)))
 			}
@@ -742,6 +1232,46 @@ func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 	})
 	return out[:min(len(out), 12)]
 }
+
+// updateKeys are the words a memory is found by when a newer text may
+// update it: its title's words split at case and punctuation
+// ("compileSdkVersion" is compile, sdk and version; "react-dom" holds
+// react), stemmed, short forms as their long ones ("prod" finds
+// production), and the first five letters of a long word ("postgres"
+// finds "PostgreSQL", "Dockerfile" finds "docker").
+func updateKeys(title string) []string {
+	split := uCaseRe.ReplaceAllString(title, "$1 $2")
+	var out []string
+	seen := map[string]bool{}
+	keep := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			out = append(out, k)
+		}
+	}
+	for _, text := range []string{title, split} {
+		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
+			if len(w) < 2 || stopWords[w] || funcWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
+				continue
+			}
+			s := stemOf(w)
+			if c, ok := uShortWords[s]; ok {
+				s = c
+			}
+			if uWeakWords[s] || uWeakWords[w] {
+				continue
+			}
+			keep(s)
+			if len(s) >= 5 {
+				keep("p:" + s[:5])
+			}
+		}
+	}
+	return out
+}
+
+// uCaseRe finds where a word changes case: compileSdkVersion.
+var uCaseRe = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
 // update finds the stored memory m updates, if one: the surest reading
 // among its candidates. Lessons, episodes and events are left out.
