@@ -79,6 +79,7 @@ var (
 	uPkgRe         = regexp.MustCompile(`[:'"]([A-Za-z][\w./-]*)['"]?\s*,\s*['"]?(?:[~^<>=]+\s*)?v?\d`)
 	uConstraintRe  = regexp.MustCompile(`(?:~>|>=|<=|\^|~)\s*v?\d`)
 	uCodePkgRe     = regexp.MustCompile("`[\\w./@-]+`[^`]{0,40}`\\s*(?:~>|>=|<=|\\^|~)")
+	uTicketRe      = regexp.MustCompile(`(?i)(?:\b(?:issue|issues|pr|prs|ticket|bug|task|story|epic|mr|pull request)\s*#?|(?:^|\s)#)(\d+)\b`)
 	uIDRe          = regexp.MustCompile(`\b(?:[a-z]{2,}|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)\.\d+\b`)
 	// A host has three labels or more ("db1.prod.internal"); "Fly.io" is a
 	// name.
@@ -123,7 +124,7 @@ var uUnits = map[string]struct {
 }{
 	"kb": {"size", 1e3}, "mb": {"size", 1e6}, "gb": {"size", 1e9}, "tb": {"size", 1e12},
 	"ms": {"time", 1e-3}, "s": {"time", 1}, "sec": {"time", 1}, "secs": {"time", 1}, "second": {"time", 1}, "seconds": {"time", 1},
-	"min": {"time", 60}, "mins": {"time", 60}, "minute": {"time", 60}, "minutes": {"time", 60},
+	"m": {"time", 60}, "min": {"time", 60}, "mins": {"time", 60}, "minute": {"time", 60}, "minutes": {"time", 60},
 	"h": {"time", 3600}, "hr": {"time", 3600}, "hrs": {"time", 3600}, "hour": {"time", 3600}, "hours": {"time", 3600},
 	"d": {"time", 86400}, "day": {"time", 86400}, "days": {"time", 86400}, "week": {"time", 604800}, "weeks": {"time", 604800},
 	"month": {"time", 2592000}, "months": {"time", 2592000},
@@ -180,6 +181,10 @@ func readUpdate(text string) uread {
 	// then etc/app.toml is the config moved).
 	for _, id := range uIDRe.FindAllString(text, -1) {
 		r.subject = append(r.subject, "id:"+strings.ToLower(id))
+	}
+	for _, m := range uTicketRe.FindAllStringSubmatchIndex(rest, -1) {
+		r.subject = append(r.subject, "id:#"+rest[m[2]:m[3]])
+		rest = blank(rest, m[0], m[1])
 	}
 	for _, m := range uPkgRe.FindAllStringSubmatch(text, -1) {
 		r.subject = append(r.subject, "pkg:"+strings.ToLower(m[1]))
@@ -387,7 +392,7 @@ func readUpdate(text string) uread {
 			if w == "" {
 				continue
 			}
-			if i == 0 && !mixedCase(w) || funcWords[strings.ToLower(w)] || fillerWords[strings.ToLower(w)] || openerWords[strings.ToLower(w)] {
+			if i == 0 && !mixedCase(w) && !(len(fs) > 1 && uPersonVerbRe.MatchString(strings.Join(fs[1:min(len(fs), 6)], " "))) || funcWords[strings.ToLower(w)] || fillerWords[strings.ToLower(w)] || openerWords[strings.ToLower(w)] {
 				continue
 			}
 			if !isCapitalised(w) && !mixedCase(w) {
@@ -446,6 +451,10 @@ func readUpdate(text string) uread {
 	r.subject = slices.Compact(r.subject)
 	return r
 }
+
+// uPersonVerbRe: what follows a person's name opening a sentence ("Alice
+// owns the billing service", "Carlos is the tech lead for …").
+var uPersonVerbRe = regexp.MustCompile(`^(?:owns|leads|manages|maintains|handles|approves|reviews|runs point|is (?:the|our)\s+(?:[\w-]+\s+){0,3}(?:lead|owner|manager|maintainer|contact|reviewer|admin|dri|champion|on-call))\b`)
 
 // uDurationWords say how long something lasts, stemmed.
 var uDurationWords = wordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
@@ -513,7 +522,7 @@ func (r uread) has(w string) bool {
 		return ok
 	}
 	near := func(a string) bool {
-		if a == w {
+		if a == w || stemOf(a) == stemOf(w) {
 			return true
 		}
 		short, long := a, w
@@ -587,7 +596,7 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 		return noUpdate, Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
-	conflictingIDs := false
+	conflictingIDs, envMissing := false, false
 	for _, w := range o.subject {
 		if strings.HasPrefix(w, "file:") && n.has(w) {
 			continue // a file in another place: not a subject word, not another thing
@@ -596,7 +605,8 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 			shared++
 		} else {
 			oOnly++
-			conflictingIDs = conflictingIDs || uEnvWords[w] || strings.Contains(w, ":")
+			conflictingIDs = conflictingIDs || strings.Contains(w, ":")
+			envMissing = envMissing || uEnvWords[w]
 		}
 	}
 	envN := false
@@ -613,6 +623,12 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// subject, whatever else the texts share.
 	if envN || conflictingIDs && nOnly > 0 {
 		return noUpdate, Conflict{}
+	}
+	if envMissing && nOnly > 0 {
+		// The older names an environment the newer does not ("The public
+		// API rate limit …" against "rate limit per key is 300/min"):
+		// maybe the same thing, never certain.
+		return looseUpdate(o, n)
 	}
 	subject := subjectPhrase(o, n)
 	same := shared > 0 && !(oOnly > 0 && nOnly > 0)
@@ -698,6 +714,9 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	if uStillRe.MatchString(n.text) || uTerseRe.MatchString(n.text) && !keyOf(o, n) {
 		return noUpdate, Conflict{}
 	}
+	if s, c := replacedValue(o, n); s != noUpdate {
+		return s, c
+	}
 	// How far the two share a subject: any shared word or name is enough
 	// for a value of the same kind said otherwise ("Uploads cap at 25 MB"
 	// against "Max upload size is 10 MB"); a name replaced or a word of
@@ -731,19 +750,11 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	if subject == "" {
 		subject = strings.Join(matched, " ")
 	}
-	// The old value named as replaced.
-	for _, ov := range o.vals {
-		for _, w := range append([]string{strings.ToLower(ov.raw)}, strings.Fields(ov.key)...) {
-			if len(w) >= 3 && retiredIn(n.low, w, true) {
-				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
-			}
-		}
-	}
 	// Something else named as replaced ("switched its video calls from
 	// Zoom to Google Meet" against "uses Slack for chat"), or another
 	// subject sharing only the package ("The docs site needs Node 18"
 	// against "The frontend needs Node 20"): not this one.
-	if m := uFromToRe.FindStringSubmatch(n.low); m != nil && !strings.Contains(o.low, m[1]) {
+	if m := uFromToRe.FindStringSubmatch(n.low); m != nil && !slices.ContainsFunc(strings.Fields(m[1]), o.knows) {
 		return noUpdate, Conflict{}
 	}
 	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
@@ -785,7 +796,50 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 }
 
 // uFromToRe: "from X to Y", X the value replaced.
-var uFromToRe = regexp.MustCompile(`\bfrom\s+([\w.@/-]+(?:\s+[\w.@/-]+)?)\s+to\s+\S`)
+var uFromToRe = regexp.MustCompile(`\bfrom\s+([\w.@/-]+(?:\s+[\w.@/-]+)?)\s+to\s+([\w.@/:-]+(?:\s+[\w.@/-]+)?)`)
+
+// replacedValue reads a newer text that names the older one's value as
+// the thing replaced, whatever else the two share: "run.sh was deleted",
+// "replacing webpack with Vite", "from node 16 to node 20", "Alice went
+// to the platform team", "Mongo gets retired", a file moved to another
+// folder. A number is named so only in "from … to …".
+func replacedValue(o, n uread) (updateStrength, Conflict) {
+	subject := subjectPhrase(o, n)
+	for _, ov := range o.vals {
+		words := []string{strings.ToLower(ov.raw)}
+		if ov.typ == "name" || ov.typ == "path" {
+			words = append(words, strings.Fields(ov.key)...)
+		}
+		if ov.typ == "path" {
+			_, base := splitFile(ov.key)
+			words = append(words, base)
+			for _, nv := range n.vals {
+				if _, nb := splitFile(nv.key); nv.typ == "path" && nb == base && nv.key != ov.key && n.change {
+					return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: "path"}
+				}
+			}
+		}
+		for _, w := range words {
+			if len(w) >= 3 && !digitsOnly(w) && retiredIn(n.low, w, true) {
+				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
+			}
+		}
+		if m := uFromToRe.FindStringSubmatch(n.low); m != nil && saysValue(m[1], strings.ToLower(ov.raw)) && !saysValue(m[2], strings.ToLower(ov.raw)) {
+			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: m[2], How: howOf(ov.typ)}
+		}
+	}
+	// A name of the newer text that the older one says in its own words
+	// ("Mongo" for "MongoDB"), named as retired.
+	for _, nv := range n.vals {
+		if nv.typ != "name" || len(nv.key) < 4 || !o.knows(nv.key) {
+			continue
+		}
+		if retiredIn(n.low, nv.key, true) {
+			return probableUpdate, Conflict{Subject: subject, Old: nv.raw, New: replacementOf(o, n, nv), How: "replaced"}
+		}
+	}
+	return noUpdate, Conflict{}
+}
 
 // valueWord reports whether t (a term) is a word of one of r's values: a
 // name, or the package a version belongs to.
@@ -847,18 +901,15 @@ func ownedBy(o, n uread, nv uval) bool {
 	}
 	words := strings.FieldsFunc(n.low[:i], func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' })
 	var owners []string
-	for k := len(words) - 1; k >= 0 && k >= len(words)-4; k-- {
+	for k := len(words) - 1; k >= 0 && k >= len(words)-5; k-- {
 		w := words[k]
-		if w == "to" || w == "at" || w == "version" || w == "v" || w == "on" || w == "is" || w == "now" || w == "and" || uChangeRe.MatchString(w) {
+		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) {
 			continue
 		}
 		if !contentWord(w) {
 			break
 		}
 		owners = append(owners, w)
-		if k == 0 || words[k-1] != "and" {
-			break
-		}
 	}
 	if len(owners) == 0 {
 		return true
@@ -937,7 +988,7 @@ func (r uread) knows(w string) bool {
 	if c, ok := uShortWords[s]; ok {
 		s = c
 	}
-	return r.has(s) || len(s) >= 4 && strings.Contains(r.low, s)
+	return r.has(s) || len(s) >= 4 && strings.Contains(r.low, s) || saysValue(r.low, w)
 }
 
 // qualified reports whether the newer text narrows what the older one is
@@ -1167,7 +1218,7 @@ func retiredIn(text, v string, loose bool) bool {
 		return false
 	}
 	q := regexp.QuoteMeta(v)
-	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|renamed|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted`
+	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|renamed|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted|don't (?:use|call|run)|do not (?:use|call|run)|never (?:use|call|run)`
 	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
 	if loose {
 		// A value, not a subject word, that moved or left ("Carol moved
