@@ -1697,9 +1697,29 @@ var (
 )
 
 func taskRequest(low string) bool {
-	w := strings.Trim(firstField(low), "`,.:;!")
-	return taskVerbs[w] && !standingCue.MatchString(low)
+	fs := strings.Fields(low)
+	if len(fs) == 0 || strings.HasPrefix(fs[0], "`") {
+		return false // a command named first is what the sentence is about
+	}
+	w := strings.Trim(fs[0], ",.:;!")
+	if !taskVerbs[w] || standingCue.MatchString(low) {
+		return false
+	}
+	// The verb's word used as a noun: "search runs on OpenSearch now",
+	// "go 1.22", "build is green".
+	if len(fs) > 1 {
+		next := strings.Trim(fs[1], ",.:;!")
+		if nounAfter[next] || next != "" && (next[0] >= '0' && next[0] <= '9') {
+			return false
+		}
+	}
+	return true
 }
+
+// nounAfter are words that, second in a sentence, make its first word a
+// noun rather than an order: "search runs on …", "build is green".
+var nounAfter = setOfWords(`is are was were runs ran uses used lives lives needs requires has have goes points listens deploys
+	now moved moves switched takes took stays fails failed works worked`)
 
 // todoLead opens a list of what is still to do: working state of the
 // moment, which the session's end settles (its items are no memories).

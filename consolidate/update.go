@@ -58,7 +58,7 @@ type uread struct {
 }
 
 var (
-	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|scaled|grew|grown|rolled\s+out|set\s+to|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated|removed|deleted|decommissioned|uninstalled|cancelled|canceled|converted|reversing|reversed|going forward|became|unblocked|ripped out|is out|'s out)\b|^\s*(?:no|nope|correction|update)\b`)
+	uChangeRe    = regexp.MustCompile(`(?i)\b(got\s+\w+ed|went\s+(?:up|down)|tightened|loosened|relaxed|extended|shortened|halved|doubled|tripled|stopped|swapped|scaled|grew|grown|rolled\s+out|set\s+to|moved|moving|migrated|migrating|switched|switching|renamed|retired|replaced|replacing|bumped|dropped|upgraded|downgraded|raised|lowered|increased|decreased|reduced|changed|rewritten|rewrote|ported|took over|taken over|no longer|not anymore|any more|anymore|is gone|are gone|was retired|instead of|rather than|now|since|from now on|starting|as of|wrong|actually|cut to|went to|goes to now|deprecated|removed|deleted|decommissioned|uninstalled|cancelled|canceled|converted|reversing|reversed|going forward|became|unblocked|ripped out|is out|'s out|cut|transferred|handed over|handed off|reassigned|revoked|dropping|removing|retiring|replacing|switching)\b|^\s*(?:no|nope|correction|update)\b`)
 	uCodeRe      = regexp.MustCompile("`([^`]+)`")
 	uAdditiveRe  = regexp.MustCompile(`(?i)\b(?:also|too|as well|additionally|in addition|alongside|besides)\b`)
 	uURLRe       = regexp.MustCompile(`\bhttps?://[^\s<>"'` + "`" + `]+`)
@@ -79,6 +79,7 @@ var (
 	uPkgRe         = regexp.MustCompile(`[:'"]([A-Za-z][\w./-]*)['"]?\s*,\s*['"]?(?:[~^<>=]+\s*)?v?\d`)
 	uConstraintRe  = regexp.MustCompile(`(?:~>|>=|<=|\^|~)\s*v?\d`)
 	uCodePkgRe     = regexp.MustCompile("`[\\w./@-]+`[^`]{0,40}`\\s*(?:~>|>=|<=|\\^|~)")
+	uJiraRe        = regexp.MustCompile(`\b[A-Z][A-Z0-9]{1,9}-\d+\b`)
 	uTicketRe      = regexp.MustCompile(`(?i)(?:\b(?:issue|issues|pr|prs|ticket|bug|task|story|epic|mr|pull request)\s*#?|(?:^|\s)#)(\d+)\b`)
 	uIDRe          = regexp.MustCompile(`\b(?:[a-z]{2,}|[a-z][a-z0-9]*(?:-[a-z0-9]+)+)\.\d+\b`)
 	// A host has three labels or more ("db1.prod.internal"); "Fly.io" is a
@@ -89,8 +90,8 @@ var (
 	uISODateRe = regexp.MustCompile(`\b\d{4}-\d{2}-\d{2}\b`)
 	uDayRe     = regexp.MustCompile(`(?i)\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days?|mon|tue|tues|wed|thu|thur|thurs|fri)\b`)
 	uLocaleRe  = regexp.MustCompile(`\b[a-z]{2}[-_][A-Z]{2}\b`)
-	uSwitchRe  = regexp.MustCompile(`(?i)\b(?:is|are|was|be|been|now|turned|switched|flipped|stays?|kept|left)\s+(?:now\s+|still\s+)?(on|off|enabled|disabled|active|inactive)\b|\b(enabled|disabled)\b`)
-	uSwitchOn  = map[string]bool{"on": true, "enabled": true, "active": true}
+	uSwitchRe  = regexp.MustCompile(`(?i)\b(?:is|are|was|be|been|now|turned|switched|flipped|stays?|kept|left|defaults?\s+to|to|=)\s+(?:now\s+|still\s+)?(on|off|enabled|disabled|active|inactive|true|false)\b|\b(enabled|disabled)\b`)
+	uSwitchOn  = map[string]bool{"on": true, "enabled": true, "active": true, "true": true}
 )
 
 // clockKey is a time of day as minutes after midnight: "9am", "9:30",
@@ -157,7 +158,7 @@ var uEnvWords = wordSet(`staging stage prod product production dev development t
 var uShortWords = map[string]string{"prod": "product", "db": "databas", "dbs": "databas", "pg": "postgr",
 	"k8s": "kubernet", "repo": "repositori", "repos": "repositori", "env": "environ", "envs": "environ",
 	"dep": "depend", "deps": "depend", "stg": "stage", "cfg": "config", "msg": "messag", "msgs": "messag",
-	"perm": "permiss", "perms": "permiss", "req": "request", "reqs": "request", "svc": "servic"}
+	"perm": "permiss", "perms": "permiss", "req": "request", "reqs": "request", "svc": "servic", "app": "applic", "apps": "applic", "mod": "modul"}
 
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
@@ -181,6 +182,10 @@ func readUpdate(text string) uread {
 	// then etc/app.toml is the config moved).
 	for _, id := range uIDRe.FindAllString(text, -1) {
 		r.subject = append(r.subject, "id:"+strings.ToLower(id))
+	}
+	for _, m := range uJiraRe.FindAllStringIndex(rest, -1) {
+		r.subject = append(r.subject, "id:"+strings.ToLower(rest[m[0]:m[1]]))
+		rest = blank(rest, m[0], m[1])
 	}
 	for _, m := range uTicketRe.FindAllStringSubmatchIndex(rest, -1) {
 		r.subject = append(r.subject, "id:#"+rest[m[2]:m[3]])
@@ -368,7 +373,7 @@ func readUpdate(text string) uread {
 		if w, ok := uNumberWords[n]; ok {
 			n = w
 		}
-		noun := unit != "" && !funcWords[unit] && !fillerWords[unit] && canonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[stemOf(unit)]
+		noun := unit != "" && !uVersionSuffix[unit] && !funcWords[unit] && !fillerWords[unit] && canonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[stemOf(unit)]
 		if u, ok := uUnits[unit]; ok {
 			q, _ := ParseQuantity(n)
 			add(m[0], numberKey(q.Value*u.f, u.dim), u.dim)
@@ -451,6 +456,13 @@ func readUpdate(text string) uread {
 	r.subject = slices.Compact(r.subject)
 	return r
 }
+
+// uGenericCounts count nothing in particular ("3 times").
+var uGenericCounts = wordSet(`time item thing step way piece unit one`)
+
+// uVersionSuffix: words after a version that name no thing counted
+// ("4.2 LTS", "2.0 beta").
+var uVersionSuffix = wordSet(`lts rc beta alpha stable final ga preview nightly`)
 
 // uPersonVerbRe: what follows a person's name opening a sentence ("Alice
 // owns the billing service", "Carlos is the tech lead for …").
@@ -592,7 +604,7 @@ func saysValue(low, raw string) bool {
 // changed. A newer text that narrows the subject to a part the older one
 // does not name ("the max upload size for avatars") updates nothing.
 func updateOf(o, n uread) (updateStrength, Conflict) {
-	if o.ownerless || n.ownerless || n.additive || qualified(o, n) {
+	if o.ownerless || n.ownerless || n.additive || qualified(o, n) || uStillRe.MatchString(n.text) && slices.ContainsFunc(o.vals, n.says) {
 		return noUpdate, Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
@@ -675,11 +687,11 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 }
 
 // uHypotheticalRe: a question, a plan or a maybe, not a change made.
-var uHypotheticalRe = regexp.MustCompile(`(?i)\?|\b(?:should we|shall we|could we|would|might|maybe|perhaps|planning|plan to|plans to|going to|will probably|will likely|next (?:sprint|week|month|quarter|release|year)|consider|considering|thinking about|if we|once we|todo|proposal|propose|proposed|whether)\b`)
+var uHypotheticalRe = regexp.MustCompile(`(?i)\?|\b(?:should we|shall we|could we|would|might|maybe|perhaps|planning to|plan to|plans to|going to|will probably|will likely|next (?:sprint|week|month|quarter|release|year)|consider|considering|thinking about|if we|once we|todo|proposal|propose|proposed|whether)\b`)
 
 // uLocalRe: an exception for one place or one time, not a change of what
 // holds.
-var uLocalRe = regexp.MustCompile(`(?i)\b(?:for this (?:one )?(?:test|run|job|branch|pr|ticket|demo|experiment)|locally|on my machine|temporarily|temporary|just for|only for|except|in this branch|for the demo|for debugging|while debugging)\b`)
+var uLocalRe = regexp.MustCompile(`(?i)\b(?:for this (?:one )?(?:test|run|job|branch|pr|ticket|demo|experiment)|only locally|locally only|on my machine|temporarily|temporary|just for|only for|except|in this branch|for the demo|for debugging|while debugging)\b`)
 
 // terms are what a text is about: its subject words (files aside) and the
 // words of the names and values it holds.
@@ -736,6 +748,15 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 			}
 		}
 	}
+	// What a count counts is a subject word ("one approval" and "2
+	// approvals", "4 concurrent Celery workers" and "celery concurrency").
+	for _, ov := range o.vals {
+		if c, ok := strings.CutPrefix(ov.typ, "count:"); ok && !uGenericCounts[c] && (n.has(c) || slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ == ov.typ })) {
+			matched = append(matched, c)
+			subj = append(subj, c)
+			sharedSubj++
+		}
+	}
 	if len(matched) == 0 {
 		return noUpdate, Conflict{}
 	}
@@ -754,7 +775,7 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	// Zoom to Google Meet" against "uses Slack for chat"), or another
 	// subject sharing only the package ("The docs site needs Node 18"
 	// against "The frontend needs Node 20"): not this one.
-	if m := uFromToRe.FindStringSubmatch(n.low); m != nil && !slices.ContainsFunc(strings.Fields(m[1]), o.knows) {
+	if was, _, ok := fromTo(n.low); ok && !slices.ContainsFunc(strings.Fields(was), o.knows) {
 		return noUpdate, Conflict{}
 	}
 	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
@@ -762,7 +783,7 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	}
 	terse := uTerseRe.MatchString(n.text)
 	for _, ov := range o.vals {
-		if n.says(ov) {
+		if n.says(ov) && !(strong && n.change && otherClause(n, ov)) {
 			continue
 		}
 		for _, nv := range n.vals {
@@ -781,11 +802,11 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	if !strong {
 		return noUpdate, Conflict{}
 	}
-	if n.change {
+	if n.change && !slices.ContainsFunc(o.vals, n.says) {
+		// Nothing of the old said again: had one of its values been, the
+		// one left out is not what changed ("Fastly cache purge now runs
+		// after each deploy" against "The CDN is Fastly").
 		for _, ov := range o.vals {
-			if n.says(ov) {
-				continue
-			}
 			if slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
 				break
 			}
@@ -796,7 +817,16 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 }
 
 // uFromToRe: "from X to Y", X the value replaced.
-var uFromToRe = regexp.MustCompile(`\bfrom\s+([\w.@/-]+(?:\s+[\w.@/-]+)?)\s+to\s+([\w.@/:-]+(?:\s+[\w.@/-]+)?)`)
+var uFromToRe = regexp.MustCompile(`(?:\bfrom\s+([\w.@/-]+(?:\s+[\w.@/-]+)?)\s+to|([\w.@/-]+(?:\s+[\w.@/-]+)?)\s*(?:->|→|=>))\s+([\w.@/:-]+(?:\s+[\w.@/-]+)?)`)
+
+// fromTo reads "from X to Y" or "X -> Y": what was, what is.
+func fromTo(low string) (was, is string, ok bool) {
+	m := uFromToRe.FindStringSubmatch(low)
+	if m == nil {
+		return "", "", false
+	}
+	return m[1] + m[2], m[3], true
+}
 
 // replacedValue reads a newer text that names the older one's value as
 // the thing replaced, whatever else the two share: "run.sh was deleted",
@@ -824,8 +854,8 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
 			}
 		}
-		if m := uFromToRe.FindStringSubmatch(n.low); m != nil && saysValue(m[1], strings.ToLower(ov.raw)) && !saysValue(m[2], strings.ToLower(ov.raw)) {
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: m[2], How: howOf(ov.typ)}
+		if was, is, ok := fromTo(n.low); ok && saysValue(was, strings.ToLower(ov.raw)) && !saysValue(is, strings.ToLower(ov.raw)) {
+			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: is, How: howOf(ov.typ)}
 		}
 	}
 	// A name of the newer text that the older one says in its own words
@@ -861,16 +891,31 @@ func (r uread) valueWord(t string) bool {
 // to 18.3.1 in package.json and regenerated the lockfile" against "The
 // frontend uses React 17.0.2").
 func apart(o, n uread) bool {
-	own := func(a, b uread) bool {
+	own := func(a, b uread, where string) bool {
 		for _, w := range a.subject {
-			if !strings.Contains(w, ":") && !a.valueWord(w) && !uManifestWords[w] && !b.has(w) && !strings.Contains(b.low, w) {
+			if !strings.Contains(w, ":") && !a.valueWord(w) && !uManifestWords[w] && !b.has(w) && !strings.Contains(b.low, w) && strings.Contains(where, w) {
 				return true
 			}
 		}
 		return false
 	}
-	return own(o, n) && own(n, o)
+	// The newer text's subject is what opens it, before its first value,
+	// or the place it names after it ("in the backend Dockerfile"); what
+	// else it did ("ran the migration check") is not.
+	where := n.low
+	if len(n.vals) > 0 {
+		if i := strings.Index(n.low, strings.ToLower(n.vals[0].raw)); i > 0 {
+			where = n.low[:i]
+			if m := uInTheRe.FindString(n.low[i:]); m != "" {
+				where += " " + m
+			}
+		}
+	}
+	return own(o, n, o.low) && own(n, o, where)
 }
+
+// uInTheRe: the place a change was made, right after its value.
+var uInTheRe = regexp.MustCompile(`^\S+\s+(?:in|for|on)\s+(?:the\s+)?[\w-]+(?:\s+[\w-]+)?`)
 
 // uManifestWords (stemmed) name where versions and settings are written
 // down, not what they are about.
@@ -903,7 +948,7 @@ func ownedBy(o, n uread, nv uval) bool {
 	var owners []string
 	for k := len(words) - 1; k >= 0 && k >= len(words)-5; k-- {
 		w := words[k]
-		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) {
+		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[stemOf(w)] {
 			continue
 		}
 		if !contentWord(w) {
@@ -915,15 +960,33 @@ func ownedBy(o, n uread, nv uval) bool {
 		return true
 	}
 	for _, w := range owners {
-		if saysValue(o.low, w) || !strings.ContainsAny(w, "-_") && o.knows(w) {
+		// Whole words only: "djangorestframework" is not "Django".
+		if saysValue(o.low, w) || slices.Contains(o.subject, stemOf(w)) || uShortWords[stemOf(w)] != "" && slices.Contains(o.subject, uShortWords[stemOf(w)]) {
 			return true
 		}
 	}
 	return false
 }
 
+// otherClause reports whether the newer text says the old value only in a
+// clause apart from the one that says what changed: "we moved on-call
+// scheduling to PagerDuty, the opsgenie contract ended".
+func otherClause(n uread, ov uval) bool {
+	clauses := uClauseRe.Split(n.low, -1)
+	changed := false
+	for _, c := range clauses {
+		if uChangeRe.MatchString(c) {
+			if saysValue(c, strings.ToLower(ov.raw)) {
+				return false
+			}
+			changed = true
+		}
+	}
+	return len(clauses) > 1 && changed
+}
+
 // uStillRe: the newer text says the old value still holds somewhere.
-var uStillRe = regexp.MustCompile(`(?i)\b(?:still|remains?|unchanged|untouched|as before|same as)\b`)
+var uStillRe = regexp.MustCompile(`(?i)\b(?:still|remains?|stays?|unchanged|untouched|as before|same as)\b`)
 
 // says reports whether r says v again: its words, or a value of its kind
 // and key ("one minute" for "60 seconds"), or every word of a name
@@ -931,6 +994,9 @@ var uStillRe = regexp.MustCompile(`(?i)\b(?:still|remains?|unchanged|untouched|a
 func (r uread) says(v uval) bool {
 	if saysValue(r.low, strings.ToLower(v.raw)) || stillSaid(r, v) {
 		return true
+	}
+	if strings.HasPrefix(v.typ, "version:") && strings.ContainsAny(v.key, ".") && saysValue(r.low, v.key) {
+		return true // "stays on 2.11" says "OpenSearch 2.11"
 	}
 	if v.typ != "name" {
 		return false
@@ -1015,8 +1081,11 @@ func qualified(o, n uread) bool {
 	}
 	for _, clause := range uClauseRe.Split(n.low, -1) {
 		words := strings.FieldsFunc(clause, func(c rune) bool {
-			return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' && c != '\''
+			return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' && c != '\'' && c != '/' && c != '.'
 		})
+		for k, w := range words {
+			words[k] = strings.Trim(w, ".")
+		}
 		after := func(k int) bool { // the first word from k on, past articles, is another thing
 			for k < len(words) && uArticles[words[k]] {
 				k++
@@ -1062,12 +1131,30 @@ func subjectHead(text string) []string {
 		if uTimeWords[base] {
 			continue // "the monthly AWS budget", "nightly backups"
 		}
-		if funcWords[base] || uWeakWords[base] || uWeakWords[stemOf(base)] || canonWords[base] != "" || digitsOnly(base) || len(out) == 4 {
+		if funcWords[base] || canonWords[base] != "" || digitsOnly(base) || len(out) == 4 {
+			break
+		}
+		if (uWeakWords[base] || uWeakWords[stemOf(base)]) && !nounBefore(text, base) {
 			break
 		}
 		out = append(out, base)
 	}
 	return out
+}
+
+// nounBefore reports whether a weak word stands as a noun before another
+// lower-case word of the subject ("the daily report cron job"), not as a
+// verb before its object ("owns the billing service", "requires Go").
+func nounBefore(text, w string) bool {
+	fs := strings.Fields(text)
+	for i := 0; i+1 < len(fs); i++ {
+		if strings.ToLower(strings.Trim(fs[i], ".,;:!?()`\"'")) != w {
+			continue
+		}
+		nx := strings.Trim(fs[i+1], ".,;:!?()`\"'")
+		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[stemOf(nx)] && !uArticles[nx]
+	}
+	return false
 }
 
 // sameWord: one stem, or one a short form of the other.
@@ -1085,7 +1172,7 @@ func sameWord(a, b string) bool {
 var (
 	uClauseRe   = regexp.MustCompile(`[,;:.!?()—]+\s|[;()—]|\n`)
 	uArticles   = wordSet(`the a an all our their its this that these those`)
-	uAttrWords  = wordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota`)
+	uAttrWords  = wordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
 	uTimeWords  = wordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
 	uBroadWords = wordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
 )
@@ -1218,13 +1305,13 @@ func retiredIn(text, v string, loose bool) bool {
 		return false
 	}
 	q := regexp.QuoteMeta(v)
-	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|renamed|dropped|removed|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted|don't (?:use|call|run)|do not (?:use|call|run)|never (?:use|call|run)`
+	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|retiring|renamed|dropped|dropping|removed|removing|deprecating|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted|don't (?:use|call|run)|do not (?:use|call|run)|never (?:use|call|run)`
 	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
 	if loose {
 		// A value, not a subject word, that moved or left ("Carol moved
 		// to platform"); "the gateway moved to port 9443" is the subject.
 		lead += `|from|not`
-		gone += `|(?:has\s+)?left\b|moved to|went to|switched to|became|joined|(?:is|are|was|got|gets)\s+(?:being\s+)?(?:decommissioned|deleted|uninstalled|shut down|ripped out|turned off|cancelled|canceled|sunset|rebuilt)|'s out`
+		gone += `|(?:has\s+)?left\b|moved to|went to|switched to|became|joined|(?:is|are|was|got|gets)\s+(?:being\s+)?(?:decommissioned|deleted|uninstalled|shut down|ripped out|turned off|cancelled|canceled|sunset|rebuilt|revoked|dead)|'s out|(?:is|are)\s+dead\s+code`
 	}
 	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
 	loc := re.FindStringIndex(text)
