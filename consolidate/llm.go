@@ -187,28 +187,11 @@ func (l *LLM) Extract(ctx context.Context, d memory.Draft) (cands []Candidate, d
 	if len(secrets.Scan(d.Text)) > 0 {
 		return nil, nil, fmt.Errorf("the draft holds what looks like a secret: it was not sent to the language model at %s", l.where())
 	}
-	endpoint, err := l.endpoint()
+	content, finish, err := l.exchange(ctx, llmPrompt, d.Text)
 	if err != nil {
 		return nil, nil, err
 	}
-	tctx, cancel := context.WithTimeout(ctx, l.timeout())
-	defer cancel()
-
-	withFormat := !l.noFormat.Load()
-	answer, err := l.ask(tctx, endpoint, d.Text, withFormat)
-	var se *llmStatusError
-	if withFormat && errors.As(err, &se) && se.code == http.StatusBadRequest {
-		// Servers that do not know response_format refuse the request;
-		// the prompt alone asks for JSON. Once that works, later drafts
-		// go without it at once.
-		if answer, err = l.ask(tctx, endpoint, d.Text, false); err == nil {
-			l.noFormat.Store(true)
-		}
-	}
-	if err != nil {
-		return nil, nil, l.explain(ctx, tctx, err)
-	}
-	raws, err := l.parse(answer)
+	raws, err := l.candidates(content, finish)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -232,6 +215,34 @@ func (l *LLM) Extract(ctx context.Context, d memory.Draft) (cands []Candidate, d
 		cands = append(cands, c)
 	}
 	return cands, dropped, nil
+}
+
+// exchange sends one text under the system prompt and returns the
+// answer's content (unwrapped of fences and a reasoning preamble) and why
+// the model stopped. An error is one line a person can act on.
+func (l *LLM) exchange(ctx context.Context, system, text string) (content, finish string, err error) {
+	endpoint, err := l.endpoint()
+	if err != nil {
+		return "", "", err
+	}
+	tctx, cancel := context.WithTimeout(ctx, l.timeout())
+	defer cancel()
+
+	withFormat := !l.noFormat.Load()
+	answer, err := l.ask(tctx, endpoint, system, text, withFormat)
+	var se *llmStatusError
+	if withFormat && errors.As(err, &se) && se.code == http.StatusBadRequest {
+		// Servers that do not know response_format refuse the request;
+		// the prompt alone asks for JSON. Once that works, later drafts
+		// go without it at once.
+		if answer, err = l.ask(tctx, endpoint, system, text, false); err == nil {
+			l.noFormat.Store(true)
+		}
+	}
+	if err != nil {
+		return "", "", l.explain(ctx, tctx, err)
+	}
+	return l.content(answer)
 }
 
 // endpoint is the chat completions URL of l.URL.
@@ -295,7 +306,8 @@ func llmDuration(d time.Duration) string {
 }
 
 // llmRequest is the body of a chat completions request. Nothing but the
-// instructions and the draft's text goes in: no store contents, no
+// instructions and the text asked about goes in — a draft's text, or for a
+// judgement two memories' texts — no other store contents, no
 // environment, not even the draft's source.
 type llmRequest struct {
 	Model          string       `json:"model"`
@@ -312,11 +324,11 @@ type llmMessage struct {
 	Content string `json:"content"`
 }
 
-// ask posts the draft and returns the answer's raw body.
-func (l *LLM) ask(ctx context.Context, endpoint, text string, withFormat bool) ([]byte, error) {
+// ask posts the text and returns the answer's raw body.
+func (l *LLM) ask(ctx context.Context, endpoint, system, text string, withFormat bool) ([]byte, error) {
 	r := llmRequest{
 		Model:    l.Model,
-		Messages: []llmMessage{{Role: "system", Content: llmPrompt}, {Role: "user", Content: text}},
+		Messages: []llmMessage{{Role: "system", Content: system}, {Role: "user", Content: text}},
 	}
 	if withFormat {
 		r.ResponseFormat = &struct {
@@ -392,49 +404,59 @@ type llmResponse struct {
 	} `json:"choices"`
 }
 
-// parse reads the candidates list out of an answer: the message content is
-// JSON, perhaps in a ```json fence or after a reasoning model's <think>
-// block. A candidate that is not an object is the caller's to drop.
-func (l *LLM) parse(raw []byte) ([]json.RawMessage, error) {
+// content reads the message content out of an answer: JSON, perhaps in a
+// ```json fence or after a reasoning model's <think> block.
+func (l *LLM) content(raw []byte) (content, finish string, err error) {
 	var r llmResponse
 	if err := json.Unmarshal(raw, &r); err != nil {
-		return nil, l.errorf("the answer is not a chat completion (%s): is CAIRN_LLM_URL an OpenAI-compatible /v1 base?", llmJSONError(err))
+		return "", "", l.errorf("the answer is not a chat completion (%s): is CAIRN_LLM_URL an OpenAI-compatible /v1 base?", llmJSONError(err))
 	}
 	if len(r.Choices) == 0 {
-		return nil, l.errorf("the answer holds no choices: check CAIRN_LLM_MODEL")
+		return "", "", l.errorf("the answer holds no choices: check CAIRN_LLM_MODEL")
 	}
 	ch := r.Choices[0]
 	if s := strings.TrimSpace(ch.Message.Refusal); s != "" {
-		return nil, l.errorf("the model refused: %s", l.snippet([]byte(s)))
+		return "", "", l.errorf("the model refused: %s", l.snippet([]byte(s)))
 	}
 	if ch.FinishReason == "content_filter" {
-		return nil, l.errorf("the answer was withheld by the server's content filter")
+		return "", "", l.errorf("the answer was withheld by the server's content filter")
 	}
-	var content string
 	switch c := bytes.TrimSpace(ch.Message.Content); {
 	case len(c) == 0 || string(c) == "null":
 	case c[0] == '"':
 		if err := json.Unmarshal(c, &content); err != nil {
-			return nil, l.errorf("the answer's content is malformed (%s)", llmJSONError(err))
+			return "", "", l.errorf("the answer's content is malformed (%s)", llmJSONError(err))
 		}
 	case c[0] == '{':
 		content = string(c) // a server that hands the JSON object over as it is
 	default:
-		return nil, l.errorf("the answer's content is neither text nor a JSON object")
+		return "", "", l.errorf("the answer's content is neither text nor a JSON object")
 	}
 	content = llmUnwrap(content)
 	if content == "" {
-		return nil, l.errorf("the answer is empty: the model was asked for JSON")
+		return "", "", l.errorf("the answer is empty: the model was asked for JSON")
 	}
+	return content, ch.FinishReason, nil
+}
+
+// notJSON says an answer is not the JSON asked for, and whether the
+// server cut it short.
+func (l *LLM) notJSON(err error, finish string) error {
+	cut := ""
+	if finish == "length" {
+		cut = ", and it was cut off at the server's length limit"
+	}
+	return l.errorf("the answer is not the JSON asked for (%s%s)", llmJSONError(err), cut)
+}
+
+// candidates reads the candidates list out of an answer's content. A
+// candidate that is not an object is the caller's to drop.
+func (l *LLM) candidates(content, finish string) ([]json.RawMessage, error) {
 	var shape struct {
 		Candidates *json.RawMessage `json:"candidates"`
 	}
 	if err := json.Unmarshal([]byte(content), &shape); err != nil {
-		cut := ""
-		if ch.FinishReason == "length" {
-			cut = ", and it was cut off at the server's length limit"
-		}
-		return nil, l.errorf("the answer is not the JSON asked for (%s%s)", llmJSONError(err), cut)
+		return nil, l.notJSON(err, finish)
 	}
 	if shape.Candidates == nil {
 		return nil, l.errorf(`the answer is JSON of the wrong shape: it has no "candidates" list`)

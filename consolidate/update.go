@@ -1429,15 +1429,18 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 	var best *memory.Memory
 	var bestC Conflict
 	bestS := noUpdate
+	var eligible []*memory.Memory
 	for _, a := range pl.updateCandidates(m) {
 		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent || !a.ValidFrom.Before(m.ValidFrom) && !a.ValidFrom.Equal(m.ValidFrom) {
 			continue
 		}
+		eligible = append(eligible, a)
 		s, c := updateOf(updateCache.get(ClaimText(a)), nr)
 		if s > bestS {
 			best, bestC, bestS = a, c, s
 		}
 	}
+	best, bestC, bestS = pl.judge(m, d, best, bestC, bestS, eligible)
 	if best != nil && m.Kind == memory.KindEvent {
 		m.Layer, m.Kind = best.Layer, best.Kind
 	}

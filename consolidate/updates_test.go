@@ -58,7 +58,13 @@ func updateOutcome(t *testing.T, p updatePair) (superseded, proposed bool, reaso
 	st := openStore(t)
 	old := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: p.Old, Provenance: memory.ProvExtracted}, memory.ActorAgent)
 	capture(t, st, memory.ActorUser, p.New)
-	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+	// With CAIRN_LLM_URL (and CAIRN_LLM_MODEL) set, the pass asks that
+	// model too, as a user's configured one would be asked.
+	l, err := LLMFromEnv(os.Getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := Consolidate(ctx, st, testProject, Options{LLM: l}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := st.Get(ctx, old.ID)
