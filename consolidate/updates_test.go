@@ -53,17 +53,11 @@ func readUpdatePairs(t *testing.T, file string) []updatePair {
 // an agent's active memory, the new one captured by the person, then
 // Consolidate. It reports whether the old one was superseded, or a
 // supersession of it proposed (with the proposal's reason).
-func updateOutcome(t *testing.T, p updatePair) (superseded, proposed bool, reason string) {
+func updateOutcome(t *testing.T, p updatePair, l *LLM) (superseded, proposed bool, reason string) {
 	t.Helper()
 	st := openStore(t)
 	old := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: p.Old, Provenance: memory.ProvExtracted}, memory.ActorAgent)
 	capture(t, st, memory.ActorUser, p.New)
-	// With CAIRN_LLM_URL (and CAIRN_LLM_MODEL) set, the pass asks that
-	// model too, as a user's configured one would be asked.
-	l, err := LLMFromEnv(os.Getenv)
-	if err != nil {
-		t.Fatal(err)
-	}
 	if _, err := Consolidate(ctx, st, testProject, Options{LLM: l}); err != nil {
 		t.Fatal(err)
 	}
@@ -95,9 +89,28 @@ func TestUpdatesSet(t *testing.T) {
 		file = "testdata/updates-dev.jsonl"
 	}
 	pairs := readUpdatePairs(t, file)
+	// With CAIRN_LLM_URL and CAIRN_LLM_MODEL set, each pass asks that
+	// model too, as a user's configured one is asked (the settings file
+	// is a temporary one: a developer's own is never read).
+	home := t.TempDir()
+	l, err := LLMFromEnv(func(k string) string {
+		if k == "CAIRN_HOME" {
+			return home
+		}
+		if strings.HasPrefix(k, "CAIRN_LLM_") {
+			return os.Getenv(k)
+		}
+		return ""
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if l != nil {
+		t.Logf("asking %s at %s", l.Model, l.URL)
+	}
 	var updates, consistent, superseded, proposed, falseSup, falseProp int
 	for _, p := range pairs {
-		sup, prop, why := updateOutcome(t, p)
+		sup, prop, why := updateOutcome(t, p, l)
 		switch p.Kind {
 		case "update":
 			updates++
