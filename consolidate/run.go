@@ -378,9 +378,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {
 			pl.reconcile(a, m, cf, d)
 		} else {
-			pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
-				Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, cf.Subject, cf.Old, cf.New)}, a,
-				fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(cf)))
+			pl.proposeUpdate(a, m, cf, d)
 		}
 		return
 	}

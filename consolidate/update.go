@@ -1431,11 +1431,17 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 	bestS := noUpdate
 	var eligible []*memory.Memory
 	for _, a := range pl.updateCandidates(m) {
-		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent || !a.ValidFrom.Before(m.ValidFrom) && !a.ValidFrom.Equal(m.ValidFrom) {
+		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent {
 			continue
 		}
 		eligible = append(eligible, a)
 		s, c := updateOf(updateCache.get(ClaimText(a)), nr)
+		if s == certainUpdate && a.ValidFrom.After(m.ValidFrom) {
+			// Stored after this was said ("has 4 machines" remembered
+			// after "now 6, not 4" was captured): which holds is a
+			// person's to say.
+			s = probableUpdate
+		}
 		if s > bestS {
 			best, bestC, bestS = a, c, s
 		}
@@ -1567,9 +1573,19 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 		return
 	}
 	pl.from[m.ID] = d.ID
+	pl.proposeUpdate(a, m, cf, d)
+}
+
+// proposeUpdate asks a person whether m updates a: the proposal names what
+// changes, and says so when a was stored after m was said.
+func (pl *planner) proposeUpdate(a, m *memory.Memory, cf Conflict, d memory.Draft) {
+	later := ""
+	if a.ValidFrom.After(m.ValidFrom) {
+		later = ", though it was stored after this was said"
+	}
 	pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
-		Reason: fmt.Sprintf("may update %s (%s: %s → %s)", a.ID, cf.Subject, cf.Old, cf.New)}, a,
-		fmt.Sprintf("a draft may update %s (%s)", a.ID, differs(cf)))
+		Reason: fmt.Sprintf("may update %s (%s: %s → %s)%s", a.ID, cf.Subject, cf.Old, cf.New, later)}, a,
+		fmt.Sprintf("a draft may update %s (%s)%s", a.ID, differs(cf), later))
 }
 
 // countOf reports whether a count and a bare number are the same kind of

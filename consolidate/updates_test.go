@@ -389,3 +389,29 @@ func TestUpdateReadsTerseNotesAndOtherWords(t *testing.T) {
 		}
 	}
 }
+
+// A correction captured before the fact it corrects was stored ("now 6
+// machines, not 4" said, then "has 4 machines" remembered) supersedes
+// nothing — the stored one is the newer — but waits in the inbox, saying
+// so, for a person to decide which holds.
+func TestCorrectionSaidBeforeTheStoredFact(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	capture(t, st, memory.ActorUser, "the CI runner pool is now 6 machines, not 4")
+	old := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: "The CI runner pool has 4 machines.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := st.Get(ctx, old.ID); got.Status != memory.StatusActive {
+		t.Fatalf("the stored fact, newer than the draft, is %s", got.Status)
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ps, func(p memory.Proposal) bool {
+		return p.Kind == memory.ProposeSupersede && p.Target == old.ID && strings.Contains(p.Reason, "4 machines → 6 machines") && strings.Contains(p.Reason, "stored after this was said")
+	}) {
+		t.Fatalf("no proposal says the draft may update the later fact: %+v", ps)
+	}
+}
