@@ -1,6 +1,7 @@
 package consolidate
 
 import (
+	"maps"
 	"math"
 	"regexp"
 	"slices"
@@ -279,9 +280,9 @@ func readParaphrase(text string) *paraReading {
 		}
 		flush()
 	}
-	r.words = sortedKeys(words)
-	r.names = sortedKeys(names)
-	r.envs = sortedKeys(envs)
+	r.words = slices.Sorted(maps.Keys(words))
+	r.names = slices.Sorted(maps.Keys(names))
+	r.envs = slices.Sorted(maps.Keys(envs))
 	slices.Sort(r.negOn)
 	r.expanded = strings.Join(expanded, " ")
 	return r
@@ -290,15 +291,6 @@ func readParaphrase(text string) *paraReading {
 // paraMarkup strips markdown and reads dashes and arrows as clause breaks.
 var paraMarkup = strings.NewReplacer("`", " ", "**", " ", "__", " ", "*", " ", "—", " ; ", "–", " ; ", "→", " ; ",
 	"’", "'", "(", " ", ")", " ", "[", " ", "]", " ", "\"", " ", "|", " ; ")
-
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	slices.Sort(out)
-	return out
-}
 
 // paraNumber reads a number, a range ("2-3", "2+") or a number with its
 // unit ("10mb", "45s").

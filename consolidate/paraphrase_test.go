@@ -22,24 +22,36 @@ type paraPair struct {
 
 func readParaPairs(t *testing.T, file string) []paraPair {
 	t.Helper()
+	return readPairs(t, file, func(p paraPair) string {
+		if p.Kind != "same" && p.Kind != "different" || p.A == "" || p.B == "" {
+			return "want kind same|different and a and b"
+		}
+		return ""
+	})
+}
+
+// readPairs reads a JSON Lines set of pairs, each line checked by bad
+// (which says what is wrong with it, or "").
+func readPairs[T any](t *testing.T, file string, bad func(T) string) []T {
+	t.Helper()
 	f, err := os.Open(file)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	var out []paraPair
+	var out []T
 	sc := bufio.NewScanner(f)
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for n := 1; sc.Scan(); n++ {
 		if strings.TrimSpace(sc.Text()) == "" {
 			continue
 		}
-		var p paraPair
+		var p T
 		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
 			t.Fatalf("%s:%d: %v", file, n, err)
 		}
-		if p.Kind != "same" && p.Kind != "different" || p.A == "" || p.B == "" {
-			t.Fatalf("%s:%d: want kind same|different and a and b", file, n)
+		if why := bad(p); why != "" {
+			t.Fatalf("%s:%d: %s", file, n, why)
 		}
 		out = append(out, p)
 	}
