@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"cairn/memory"
 )
@@ -48,6 +49,7 @@ type paraReading struct {
 	neg      bool      // a negation
 	negOn    []string  // the first content word after each negation, sorted
 	rule     bool      // says what to do (always, never, must, an imperative)
+	poles    []int     // the sides of paraPoles it takes, sorted, unique
 	envs     []string  // the environments it names (staging, production, …), sorted
 	expanded string    // the text with abbreviations written out (for otherThings)
 }
@@ -128,9 +130,54 @@ var paraNumberWords = map[string]float64{
 // paraNegations are the words that negate what follows.
 var paraNegations = wordSet(`not no never without cannot nor none nothing neither`)
 
-// paraModals mark a rule (or a requirement) rather than a fact; they are
-// read by the rule test, not counted as words.
+// paraModals mark a rule (or a requirement: "has to", "needs") rather
+// than a fact; they are read by the rule test, not counted as words. A
+// "need" followed by a quantity states a cost ("needs about 8 min"), not
+// a rule.
 var paraModals = wordSet(`always never must should shall ought avoid prefer ensure need`)
+
+// paraPhrases are word groups read as one word before the text is split:
+// spellings of one thing ("time out", "timeout"), and comparisons in
+// words ("more than 500k", "over 500k").
+var paraPhrases = []struct {
+	re  *regexp.Regexp
+	out string
+}{
+	{regexp.MustCompile(`(?i)\btime[- ]out`), "timeout"},
+	{regexp.MustCompile(`(?i)\bset[- ]up\b`), "setup"},
+	{regexp.MustCompile(`(?i)\blog[- ]in\b`), "login"},
+	{regexp.MustCompile(`(?i)\bsign[- ]in\b`), "signin"},
+	{regexp.MustCompile(`(?i)\broll[- ]back\b`), "rollback"},
+	{regexp.MustCompile(`(?i)\bclean[- ]up\b`), "cleanup"},
+	{regexp.MustCompile(`(?i)\bshut[- ]down\b`), "shutdown"},
+	{regexp.MustCompile(`(?i)\b(brings?|spins?|starts?) up\b`), "start"},
+	{regexp.MustCompile(`(?i)\bmake sure\b`), "ensure"},
+	{regexp.MustCompile(`(?i)\b(has|have|had) to\b`), "must"},
+	{regexp.MustCompile(`(?i)\b(more|greater|larger|bigger|higher) than\b|\bat least\b|\bexceeds?\b`), "over"},
+	{regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower) than\b|\bat most\b|\bup to\b`), "under"},
+}
+
+// paraPoles are words of opposite meaning, by pairs: a text with one and
+// another with its opposite (and not the first) say different things,
+// whatever else they share ("run the migrations before deploying" / "…
+// after deploying"; enabled / disabled). Some are stop words elsewhere:
+// they are read here before stop words are left out.
+var paraPoles = func() map[string]int {
+	out := map[string]int{}
+	for i, pair := range strings.Fields(`enable/disable enabled/disabled pass/fail passes/fails passed/failed passing/failing
+		success/failure succeed/fail sync/async synchronous/asynchronous synchronously/asynchronously before/after
+		over/under above/below first/last accept/reject accepts/rejects allow/deny allow/block add/remove
+		include/exclude start/stop public/private read/write input/output true/false on/off increase/decrease
+		open/close lock/unlock valid/invalid primary/replica faster/slower upload/download import/export push/pull
+		client/server local/remote internal/external inbound/outbound optional/required optional/mandatory up/down
+		old/new older/newer low/high lower/higher minimum/maximum min/max always/never with/without`) {
+		a, b, _ := strings.Cut(pair, "/")
+		// Sides are 2i+1 and -(2i+1): each pair its own number, its two
+		// sides of opposite sign.
+		out[stemOf(a)], out[stemOf(b)] = 2*i+1, -(2*i + 1)
+	}
+	return out
+}()
 
 // paraImperatives are verbs that open an instruction ("Use Node 20",
 // "Before deploying, run the migrations").
@@ -177,11 +224,14 @@ var paraCache = &readings[*paraReading]{read: readParaphrase}
 func readParaphrase(text string) *paraReading {
 	r := &paraReading{}
 	clean := paraLinkRe.ReplaceAllString(text, "$1")
+	for _, ph := range paraPhrases {
+		clean = ph.re.ReplaceAllString(clean, ph.out)
+	}
 	clean = paraMarkup.Replace(clean)
 	var expanded []string
-	words, names, envs := map[string]bool{}, map[string]bool{}, map[string]bool{}
+	words, names, envs, poles := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
 	var pending *paraVal // a number waiting for its unit in the next word
-	negNext := false
+	negNext, needAt := false, false
 	flush := func() {
 		if pending != nil {
 			r.vals = append(r.vals, *pending)
@@ -231,8 +281,15 @@ func readParaphrase(text string) *paraReading {
 				at++
 				comma = false
 			}
-			if paraModals[low] {
+			if needAt && !(paraFillers[low] || paraNumberWords[low] > 0 || strings.IndexFunc(low, unicode.IsDigit) == 0) {
 				r.rule = true
+			}
+			needAt = low == "need"
+			if paraModals[low] && !needAt {
+				r.rule = true
+			}
+			if pole := paraPoles[stemOf(low)]; pole != 0 {
+				poles[pole] = true
 			}
 			if paraEnvs[low] {
 				envs[low] = true
@@ -261,7 +318,11 @@ func readParaphrase(text string) *paraReading {
 				}
 				if name, ok := paraName(tok, low); ok {
 					names[name] = true
-					addWord(name)
+					if w := strings.TrimLeft(name, "-"); w != name {
+						addWord(stemOf(w)) // a flag's word: "--release", "a release build"
+					} else {
+						addWord(name)
+					}
 					break
 				}
 				for _, part := range strings.FieldsFunc(low, func(c rune) bool { return c == '-' || c == '/' || c == '\'' || c == '+' || c == '~' }) {
@@ -283,6 +344,7 @@ func readParaphrase(text string) *paraReading {
 	r.words = slices.Sorted(maps.Keys(words))
 	r.names = slices.Sorted(maps.Keys(names))
 	r.envs = slices.Sorted(maps.Keys(envs))
+	r.poles = slices.Sorted(maps.Keys(poles))
 	slices.Sort(r.negOn)
 	r.expanded = strings.Join(expanded, " ")
 	return r
@@ -367,7 +429,10 @@ func paraphraseOf(a, b *paraReading) float64 {
 			j++
 		}
 	}
-	if shared < paraMinShared {
+	if shared < paraMinShared && !(shared == paraMinShared-1 && (len(a.vals) > 0 || len(a.names) > 0)) {
+		// Two words shared are enough when a value or a name is shared
+		// too ("The Python version is 3.11" / "runs on Python 3.11"):
+		// guardsPass has matched them all.
 		return 0
 	}
 	if swapped(a, b) {
@@ -403,9 +468,30 @@ func swapped(a, b *paraReading) bool {
 }
 
 // lacksName reports whether a names something b does not mention.
+// A flag counts as mentioned by its word ("`cargo build --release`", "a
+// release build with cargo").
 func lacksName(a, b *paraReading) bool {
 	for _, n := range a.names {
-		if _, ok := slices.BinarySearch(b.words, n); !ok {
+		if _, ok := slices.BinarySearch(b.words, n); ok {
+			continue
+		}
+		if w := strings.TrimLeft(n, "-"); w != n {
+			if _, ok := slices.BinarySearch(b.words, stemOf(w)); ok {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// opposed reports whether a takes one side of a pair of opposites that b
+// takes the other side of, and not the first.
+func opposed(a, b *paraReading) bool {
+	for _, p := range a.poles {
+		_, other := slices.BinarySearch(b.poles, -p)
+		_, same := slices.BinarySearch(b.poles, p)
+		if other && !same {
 			return true
 		}
 	}
@@ -424,13 +510,16 @@ func sameValues(a, b []paraVal) bool {
 		}
 		return false
 	}
+	// A lone 1 with no unit is mostly an article ("one database", "1 in
+	// 10 runs" / "one run in ten"): it is not held against the other.
+	one := func(x paraVal) bool { return x.unit == "" && x.lo == 1 && x.hi == 1 }
 	for _, x := range a {
-		if !match(x, b) {
+		if !one(x) && !match(x, b) {
 			return false
 		}
 	}
 	for _, y := range b {
-		if !match(y, a) {
+		if !one(y) && !match(y, a) {
 			return false
 		}
 	}
@@ -450,7 +539,7 @@ func paraDistinct(a, b *memory.Memory) bool {
 
 // guardsPass reports whether nothing but wording sets two readings apart.
 func guardsPass(a, b *paraReading) bool {
-	return a.neg == b.neg && a.rule == b.rule && slices.Equal(a.negOn, b.negOn) && slices.Equal(a.envs, b.envs) &&
+	return a.neg == b.neg && a.rule == b.rule && slices.Equal(a.negOn, b.negOn) && slices.Equal(a.envs, b.envs) && !opposed(a, b) && !opposed(b, a) &&
 		sameValues(a.vals, b.vals) && !lacksName(a, b) && !lacksName(b, a)
 }
 

@@ -3,6 +3,7 @@ package consolidate
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -146,5 +147,68 @@ func TestParaphraseSet(t *testing.T) {
 		file, caught, same, byStoreSame, falseMerges, different, byPass, byStoreDiff)
 	if dev && (caught*100 < 80*same || byPass*100 > 5*different) {
 		t.Errorf("below target on the dev set: %d/%d same proposed (want ≥ 80 %%), %d/%d different proposed by the pass (want ≤ 5 %%)", caught, same, byPass, different)
+	}
+}
+
+// Numbers are read as quantities with their units, however written; one
+// that differs, or that one text has and the other lacks, sets them apart.
+func TestParaphraseReadsQuantities(t *testing.T) {
+	t.Parallel()
+	same := [][2]string{
+		{"PLT build takes 2+ minutes", "PLT build takes 2-3 min"},
+		{"PLT build takes two minutes", "PLT build takes 2 min"},
+		{"uploads limited to 10MB", "uploads limited to 10 MB"},
+		{"cold build takes 45s", "cold build takes 45 seconds"},
+	}
+	for _, p := range same {
+		if a, b := readParaphrase(p[0]), readParaphrase(p[1]); !sameValues(a.vals, b.vals) {
+			t.Errorf("%q and %q read as other values: %+v / %+v", p[0], p[1], a.vals, b.vals)
+		}
+	}
+	different := [][2]string{
+		{"PLT build takes 2 minutes", "PLT build takes 20 minutes"},
+		{"PLT build takes 2 minutes", "PLT build takes 2 hours"},
+		{"uploads limited to 10MB", "uploads limited to 100MB"},
+		{"the worker retries 3 times", "the worker retries"},
+	}
+	for _, p := range different {
+		if a, b := readParaphrase(p[0]), readParaphrase(p[1]); sameValues(a.vals, b.vals) {
+			t.Errorf("%q and %q read as the same values: %+v / %+v", p[0], p[1], a.vals, b.vals)
+		}
+	}
+}
+
+// A draft that says a stored fact in other words becomes a merge proposal
+// against that fact, found among many memories sharing its common words,
+// and nothing is written without a person's accept.
+func TestParaphraseOfADraftIsProposedAmongMany(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	for i := range 150 {
+		remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Provenance: memory.ProvExtracted,
+			Body: fmt.Sprintf("The first run of job%03d builds its cache in stage %d of the pipeline.", i, i)}, memory.ActorAgent)
+	}
+	a := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Provenance: memory.ProvExtracted,
+		Body: "Dialyzer PLT building is slow on first run (2+ minutes)"}, memory.ActorAgent)
+	capture(t, st, memory.ActorUser, "First `mix dialyzer` run takes 2-3 min building PLT — expected")
+	rep, err := Consolidate(ctx, st, testProject, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var merges []memory.Proposal
+	for _, p := range ps {
+		if p.Kind == memory.ProposeMerge {
+			merges = append(merges, p)
+		}
+	}
+	if len(merges) != 1 || merges[0].Target != a.ID || merges[0].Memory == nil || !strings.Contains(merges[0].Memory.Body, "mix dialyzer") {
+		t.Fatalf("want one merge of the draft into %s, have %+v (run: %s)", a.ID, merges, rep.Summary())
+	}
+	if n := rep.Counts[memory.ChangeCreate]; n != 0 {
+		t.Errorf("the paraphrase was written as a new memory too (%d created)", n)
 	}
 }
