@@ -140,22 +140,24 @@ var paraModals = wordSet(`always never must should shall ought avoid prefer ensu
 // spellings of one thing ("time out", "timeout"), and comparisons in
 // words ("more than 500k", "over 500k").
 var paraPhrases = []struct {
-	re  *regexp.Regexp
-	out string
+	hints []string // what the text must hold for re to be tried (regexps are slow)
+	re    *regexp.Regexp
+	out   string
 }{
-	{regexp.MustCompile(`(?i)\btime[- ]out`), "timeout"},
-	{regexp.MustCompile(`(?i)\bset[- ]up\b`), "setup"},
-	{regexp.MustCompile(`(?i)\blog[- ]in\b`), "login"},
-	{regexp.MustCompile(`(?i)\bsign[- ]in\b`), "signin"},
-	{regexp.MustCompile(`(?i)\broll[- ]back\b`), "rollback"},
-	{regexp.MustCompile(`(?i)\bclean[- ]up\b`), "cleanup"},
-	{regexp.MustCompile(`(?i)\bshut[- ]down\b`), "shutdown"},
-	{regexp.MustCompile(`(?i)\b(brings?|spins?|starts?) up\b`), "start"},
-	{regexp.MustCompile(`(?i)\bmake sure\b`), "ensure"},
-	{regexp.MustCompile(`(?i)\b(has|have|had) to\b`), "must"},
-	{regexp.MustCompile(`(?i)\b(more|greater|larger|bigger|higher) than\b|\bat least\b|\bexceeds?\b`), "over"},
-	{regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower) than\b|\bat most\b|\bup to\b`), "under"},
+	{[]string{"time"}, regexp.MustCompile(`(?i)\btime[- ]out`), "timeout"},
+	{[]string{"set"}, regexp.MustCompile(`(?i)\bset[- ]up\b`), "setup"},
+	{[]string{"log"}, regexp.MustCompile(`(?i)\blog[- ]in\b`), "login"},
+	{[]string{"sign"}, regexp.MustCompile(`(?i)\bsign[- ]in\b`), "signin"},
+	{[]string{"roll"}, regexp.MustCompile(`(?i)\broll[- ]back\b`), "rollback"},
+	{[]string{"clean"}, regexp.MustCompile(`(?i)\bclean[- ]up\b`), "cleanup"},
+	{[]string{"shut"}, regexp.MustCompile(`(?i)\bshut[- ]down\b`), "shutdown"},
+	{[]string{" up"}, regexp.MustCompile(`(?i)\b(brings?|spins?|starts?) up\b`), "start"},
+	{[]string{"make sure"}, regexp.MustCompile(`(?i)\bmake sure\b`), "ensure"},
+	{[]string{"has to", "have to", "had to"}, regexp.MustCompile(`(?i)\b(has|have|had) to\b`), "must"},
+	{[]string{" than", "at least", "exceed"}, regexp.MustCompile(`(?i)\b(more|greater|larger|bigger|higher) than\b|\bat least\b|\bexceeds?\b`), "over"},
+	{[]string{" than", "at most", "up to"}, regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower) than\b|\bat most\b|\bup to\b`), "under"},
 }
+
 
 // paraPoles are words of opposite meaning, by pairs: a text with one and
 // another with its opposite (and not the first) say different things,
@@ -223,9 +225,19 @@ var paraCache = &readings[*paraReading]{read: readParaphrase}
 // readParaphrase reads a text into its canonical form.
 func readParaphrase(text string) *paraReading {
 	r := &paraReading{}
-	clean := paraLinkRe.ReplaceAllString(text, "$1")
+	clean := text
+	if strings.Contains(clean, "](") {
+		clean = paraLinkRe.ReplaceAllString(clean, "$1")
+	}
+	lowText := strings.ToLower(clean)
 	for _, ph := range paraPhrases {
-		clean = ph.re.ReplaceAllString(clean, ph.out)
+		for _, h := range ph.hints {
+			if strings.Contains(lowText, h) {
+				clean = ph.re.ReplaceAllString(clean, ph.out)
+				lowText = strings.ToLower(clean)
+				break
+			}
+		}
 	}
 	clean = paraMarkup.Replace(clean)
 	var expanded []string
