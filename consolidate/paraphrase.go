@@ -158,7 +158,6 @@ var paraPhrases = []struct {
 	{[]string{" than", "at most", "up to"}, regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower) than\b|\bat most\b|\bup to\b`), "under"},
 }
 
-
 // paraPoles are words of opposite meaning, by pairs: a text with one and
 // another with its opposite (and not the first) say different things,
 // whatever else they share ("run the migrations before deploying" / "…
