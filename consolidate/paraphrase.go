@@ -26,7 +26,8 @@ import (
 // A person accepts the merge; nothing is folded without one.
 
 // paraMinShared and paraMinJaccard are how much two canonical word sets
-// must share: at least three words, and half of all their words.
+// must share: at least three words (two when a value or a name matches
+// too), and half of all their words.
 const (
 	paraMinShared  = 3
 	paraMinJaccard = 0.5
@@ -182,7 +183,7 @@ var paraPoles = func() map[string]int {
 
 // paraImperatives are verbs that open an instruction ("Use Node 20",
 // "Before deploying, run the migrations").
-var paraImperatives = wordSet(`use run never always avoid prefer don't do make ensure keep set add put call check
+var paraImperatives = wordSet(`use run never always avoid prefer do make ensure keep set add put call check
 	commit push pin install restart remember rerun start stop try pass write read install upgrade downgrade
 	prefix wrap skip disable enable delete remove configure build deploy`)
 
