@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -43,6 +44,7 @@ remember), each with its time and what it would change: a supersession's old
   cairn inbox show ID      a draft whole, or a proposal with both texts and a word diff
   cairn inbox accept ID... carry out proposals (--title, --body, --layer edit one first)
   cairn inbox reject ID... close proposals; they are not made again
+  cairn inbox accept --every merge   all open proposals of one kind, after a list and a yes
   cairn inbox drop ID      delete a draft for good (drafts hold raw text)
 
 --all also lists the drafts consolidation already took (kept so a run can
@@ -334,18 +336,34 @@ func shownText(m *memory.Memory) string {
 }
 
 func (a *app) inboxAcceptCommand() *cobra.Command {
-	var title, body, layer, kind string
+	var title, body, layer, kind, every string
 	var tags []string
+	var yes bool
 	c := &cobra.Command{
 		Use:   "accept ID...",
 		Short: "carry out proposals (--title, --body, --layer, --kind, --tag edit one's text first)",
 		Long: `accept carries out open proposals, each as a run of its own, which
 cairn consolidate --undo RUN takes back. Every id is checked before any is
 decided. The flags edit the proposed memory before it is written (one id
-only); an edited memory counts as stated by you.`,
-		Args: cobra.MinimumNArgs(1),
+only); an edited memory counts as stated by you.
+
+--every KIND accepts every open proposal of one kind (merge, supersede,
+archive, remember) instead of ids: it lists them and asks first on a
+terminal; without a terminal it needs --yes.`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			fs := cmd.Flags()
+			if every != "" || len(args) == 0 {
+				if fs.Changed("title") || fs.Changed("body") || fs.Changed("layer") || fs.Changed("kind") || fs.Changed("tag") {
+					return usagef("--title, --body, --layer, --kind and --tag edit one proposal: give its id, not --every")
+				}
+				ps, err := a.proposalsOfKind(cmd, every, args, "accept", yes)
+				if err != nil || len(ps) == 0 {
+					return err
+				}
+				return a.decideAll(cmd, "accepted", ps, func(p memory.Proposal) (memory.Run, error) {
+					return consolidate.Accept(cmd.Context(), a.st, a.proj, p.ID, nil, memory.ActorUser)
+				})
+			}
 			var edited *memory.Memory
 			if fs.Changed("title") || fs.Changed("body") || fs.Changed("layer") || fs.Changed("kind") || fs.Changed("tag") {
 				edited = &memory.Memory{}
@@ -403,17 +421,29 @@ only); an edited memory counts as stated by you.`,
 	fs.StringVarP(&layer, "layer", "l", "", "the layer to write it in: A-F or "+strings.Join(memory.LayerNames(), ", "))
 	fs.StringVarP(&kind, "kind", "k", "", "the kind: "+strings.Join(memory.KindNames(), ", "))
 	fs.StringSliceVar(&tags, "tag", nil, "tags instead of the proposed ones (repeat or separate with commas)")
+	fs.StringVar(&every, "every", "", "accept every open proposal of this kind: "+proposalKindNames())
+	fs.BoolVarP(&yes, "yes", "y", false, "with --every: do not ask (needed when not on a terminal)")
 	return c
 }
 
 func (a *app) inboxRejectCommand() *cobra.Command {
-	return &cobra.Command{
+	var every string
+	var yes bool
+	c := &cobra.Command{
 		Use:   "reject ID...",
 		Short: "close proposals without changing any memory; they are not made again",
-		Args:  cobra.MinimumNArgs(1),
+		Long: `reject closes open proposals without changing any memory; the same
+proposal is not made again. --every KIND rejects every open proposal of one
+kind instead of ids, after listing them (a yes on a terminal, --yes elsewhere).`,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			ps, err := a.proposalArgs(cmd.Context(), args)
-			if err != nil {
+			var ps []memory.Proposal
+			var err error
+			if every != "" || len(args) == 0 {
+				ps, err = a.proposalsOfKind(cmd, every, args, "reject", yes)
+			} else {
+				ps, err = a.proposalArgs(cmd.Context(), args)
+			}
+			if err != nil || len(ps) == 0 {
 				return err
 			}
 			return a.decideAll(cmd, "rejected", ps, func(p memory.Proposal) (memory.Run, error) {
@@ -421,6 +451,69 @@ func (a *app) inboxRejectCommand() *cobra.Command {
 			})
 		},
 	}
+	c.Flags().StringVar(&every, "every", "", "reject every open proposal of this kind: "+proposalKindNames())
+	c.Flags().BoolVarP(&yes, "yes", "y", false, "with --every: do not ask (needed when not on a terminal)")
+	return c
+}
+
+func proposalKindNames() string {
+	var ns []string
+	for _, k := range memory.ProposalKinds {
+		ns = append(ns, string(k))
+	}
+	return strings.Join(ns, ", ")
+}
+
+// proposalsOfKind are the open proposals of the kind --every names, once
+// the person has seen them listed and said yes (or gave --yes); none when
+// there are none or the person said no. verb is "accept" or "reject".
+func (a *app) proposalsOfKind(cmd *cobra.Command, every string, args []string, verb string, yes bool) ([]memory.Proposal, error) {
+	switch {
+	case every == "":
+		return nil, hint(usagef("give the ids of the proposals to %s, or --every KIND", verb), "cairn inbox "+verb+" ID... or cairn inbox "+verb+" --every merge")
+	case len(args) > 0:
+		return nil, usagef("give ids or --every %s, not both", every)
+	case !slices.Contains(memory.ProposalKinds, memory.ProposalKind(every)):
+		return nil, usagef("--every %q is no kind of proposal: use one of %s", every, proposalKindNames())
+	}
+	if err := a.open(cmd.Context(), false); err != nil {
+		return nil, err
+	}
+	all, err := a.st.Proposals(cmd.Context(), a.proj.ID, memory.ProposalOpen)
+	if err != nil {
+		return nil, err
+	}
+	var ps []memory.Proposal
+	for _, p := range all {
+		if string(p.Kind) == every {
+			ps = append(ps, p)
+		}
+	}
+	out := cmd.OutOrStdout()
+	if len(ps) == 0 {
+		if !a.json {
+			fmt.Fprintf(out, "no open %s proposals: nothing to %s\n", every, verb)
+		} else {
+			return nil, writeJSON(out, []memory.Run{})
+		}
+		return nil, nil
+	}
+	if yes {
+		return ps, nil
+	}
+	if !a.env.IsTerminal() {
+		return nil, usagef("refusing to %s %s without confirmation: run it on a terminal to see them and confirm, or add --yes", verb, plural(len(ps), "open "+every+" proposal", "open "+every+" proposals"))
+	}
+	for _, p := range ps {
+		fmt.Fprintf(out, "  %s  %s\n", p.ID, a.proposalChange(cmd.Context(), p))
+	}
+	fmt.Fprintf(out, "\n%s %s? Each is a run of its own that cairn consolidate --undo takes back. Type yes to %s: ", strings.ToUpper(verb[:1])+verb[1:], plural(len(ps), every+" proposal", every+" proposals"), verb)
+	line, _ := bufio.NewReader(cmd.InOrStdin()).ReadString('\n')
+	if strings.TrimSpace(strings.ToLower(line)) != "yes" {
+		fmt.Fprintln(out, "nothing was decided")
+		return nil, nil
+	}
+	return ps, nil
 }
 
 // proposalArgs finds every proposal ids name before any is decided, so

@@ -453,3 +453,77 @@ func TestInboxDecidesSeveral(t *testing.T) {
 		t.Errorf("after rejecting two, open: %+v", ps)
 	}
 }
+
+// TestInboxDecidesEveryOfAKind: after a pass leaves many merge proposals, a
+// person accepts them all at once, after seeing them listed and saying
+// yes; other kinds stay open, and nothing is decided without a yes.
+func TestInboxDecidesEveryOfAKind(t *testing.T) {
+	t.Parallel()
+	e := newEnv(t)
+	e.ok("remember", "The staging cluster runs on three nodes in eu-west-1.")
+	e.ok("remember", "The staging cluster runs on three nodes in eu-west-1 region.")
+	e.ok("remember", "Nightly backups of the orders database are kept for thirty days.")
+	e.ok("remember", "Nightly backups of the orders database are kept for thirty days in total.")
+	port := e.rec("remember", "The API listens on port 8080.")
+	withStore(t, e, func(st memory.Store, p memory.Project) {
+		if _, err := st.Capture(context.Background(), memory.Draft{Project: p.ID, Actor: memory.ActorAgent, Text: "The API listens on port 9090.", Source: memory.Source{Session: "s1"}}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	e.ok("consolidate")
+	var merges []string
+	for _, p := range e.proposals() {
+		if p.Kind == memory.ProposeMerge {
+			merges = append(merges, p.ID)
+		}
+	}
+	if len(merges) != 2 || len(e.proposals()) != 3 {
+		t.Fatalf("want 2 merge proposals of 3, have %+v", e.proposals())
+	}
+	for _, args := range [][]string{
+		{"inbox", "accept", "--every", "merge"},            // no terminal, no --yes
+		{"inbox", "accept", "--every", "merges", "--yes"},  // no such kind
+		{"inbox", "accept", merges[0], "--every", "merge"}, // both
+		{"inbox", "accept"},                                // neither
+		{"inbox", "accept", "--every", "merge", "--title", "x", "--yes"},
+		{"inbox", "reject", "--every", "merge"},
+	} {
+		if r := e.run("", args...); r.code != 2 || strings.Count(strings.TrimSpace(r.err), "\n") > 1 {
+			t.Errorf("cairn %s: want a usage error, have %+v", strings.Join(args, " "), r)
+		}
+	}
+	if r := e.run("", "inbox", "accept", "--every", "merge"); !strings.Contains(r.err, "refusing to accept 2 open merge proposals without confirmation") {
+		t.Errorf("without a terminal: %q", r.err)
+	}
+	if len(e.proposals()) != 3 {
+		t.Fatal("a refused --every decided proposals")
+	}
+	e.tty = true
+	no := e.run("no\n", "inbox", "accept", "--every", "merge")
+	for _, id := range merges {
+		if !strings.Contains(no.out, id) {
+			t.Errorf("the confirmation does not list %s:\n%s", id, no.out)
+		}
+	}
+	if !strings.Contains(no.out, "Accept 2 merge proposals?") || !strings.Contains(no.out, "nothing was decided") || len(e.proposals()) != 3 {
+		t.Errorf("answering no:\n%s", no.out)
+	}
+	yes := e.run("yes\n", "inbox", "accept", "--every", "merge")
+	if yes.code != 0 || strings.Count(yes.out, "accepted merge proposal") != 2 {
+		t.Fatalf("answering yes: %+v", yes)
+	}
+	e.tty = false
+	left := e.proposals()
+	if len(left) != 1 || left[0].Kind != memory.ProposeSupersede {
+		t.Errorf("after accepting every merge, open: %+v", left)
+	}
+	if got := e.rec("show", port.ID); got.Status != memory.StatusActive {
+		t.Errorf("accepting every merge changed the supersede proposal's target: %s", got.Status)
+	}
+	if out := e.ok("inbox", "accept", "--every", "merge"); !strings.Contains(out, "no open merge proposals") {
+		t.Errorf("with none left: %q", out)
+	}
+	if out := e.ok("inbox", "reject", "--every", "supersede", "--yes"); !strings.Contains(out, "rejected supersede proposal") || len(e.proposals()) != 0 {
+		t.Errorf("reject --every supersede --yes: %q", out)
+	}
+}

@@ -598,8 +598,19 @@ func (pl *planner) peers(m *memory.Memory) []*memory.Memory {
 }
 
 // nearest is the most similar current memory sharing a signature band
-// with norm, when it is a near duplicate.
+// with norm, when it is a near duplicate, else the one m says in other
+// words (paraphrase); never one that a value, a name, a negation or
+// another subject sets apart (paraDistinct).
 func (pl *planner) nearest(m *memory.Memory, norm string) (*memory.Memory, float64) {
+	if a, sim := pl.nearestWords(m, norm); a != nil {
+		return a, sim
+	}
+	return pl.paraphrase(m)
+}
+
+// nearestWords is the most similar current memory sharing a signature band
+// with norm, when it is a near duplicate by its word set.
+func (pl *planner) nearestWords(m *memory.Memory, norm string) (*memory.Memory, float64) {
 	var best *memory.Memory
 	bestSim := 0.0
 	seen := map[string]bool{}
@@ -621,7 +632,7 @@ func (pl *planner) nearest(m *memory.Memory, norm string) (*memory.Memory, float
 				return best, bestSim
 			}
 			a := pl.mems[id]
-			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim {
+			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim && !paraDistinct(m, a) {
 				best, bestSim = a, sim
 			}
 		}

@@ -1,8 +1,6 @@
 package consolidate
 
 import (
-	"bufio"
-	"encoding/json"
 	"os"
 	"slices"
 	"strings"
@@ -22,31 +20,12 @@ type updatePair struct {
 
 func readUpdatePairs(t *testing.T, file string) []updatePair {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var out []updatePair
-	sc := bufio.NewScanner(f)
-	sc.Buffer(make([]byte, 1<<20), 1<<20)
-	for n := 1; sc.Scan(); n++ {
-		if strings.TrimSpace(sc.Text()) == "" {
-			continue
-		}
-		var p updatePair
-		if err := json.Unmarshal(sc.Bytes(), &p); err != nil {
-			t.Fatalf("%s:%d: %v", file, n, err)
-		}
+	return readPairs(t, file, func(p updatePair) string {
 		if p.Kind != "update" && p.Kind != "consistent" || p.Old == "" || p.New == "" {
-			t.Fatalf("%s:%d: want kind update|consistent and old and new", file, n)
+			return "want kind update|consistent and old and new"
 		}
-		out = append(out, p)
-	}
-	if err := sc.Err(); err != nil {
-		t.Fatal(err)
-	}
-	return out
+		return ""
+	})
 }
 
 // updateOutcome runs one pair through the real pass: the old fact stored as

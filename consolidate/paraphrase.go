@@ -1,0 +1,641 @@
+package consolidate
+
+import (
+	"maps"
+	"math"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"cairn/memory"
+)
+
+// Paraphrases (issue 26). The near-duplicate search by signature bands
+// (nearest) sees two texts as one only when they share three words in
+// four. Agents say one fact many ways: "Dialyzer PLT building is slow on
+// first run (2+ minutes)" and "First `mix dialyzer` run takes 2-3 min
+// building PLT — expected". Here each text is read into a canonical form —
+// markdown and backticks stripped, words stemmed (stemOf), abbreviations
+// written out, numbers read as quantities with their units — and two texts
+// whose canonical words overlap enough are proposed for a merge, unless
+// something tells them apart: a value, a name or a path one has and the
+// other lacks, a negation, another environment, package or task
+// (otherThings), a rule against a fact, or one word swapped for another.
+// A person accepts the merge; nothing is folded without one.
+
+// paraMinShared and paraMinJaccard are how much two canonical word sets
+// must share: at least three words (two when a value or a name matches
+// too), and half of all their words.
+const (
+	paraMinShared  = 3
+	paraMinJaccard = 0.5
+)
+
+// paraRare and paraTop bound one search: the candidates come through the
+// rarest words of the text (at most paraRare postings, each at most
+// maxPosting/8 long), and at most paraTop of them are read whole.
+const (
+	paraRare = 6
+	paraTop  = 16
+)
+
+// paraReading is a text read for paraphrase.
+type paraReading struct {
+	words    []string  // canonical content words (stems, names), sorted, unique
+	seq      []string  // the same words in the order they come
+	names    []string  // identifiers, paths, versions, flags, sorted, unique
+	vals     []paraVal // quantities
+	neg      bool      // a negation
+	negOn    []string  // the first content word after each negation, sorted
+	rule     bool      // says what to do (always, never, must, an imperative)
+	poles    []int     // the sides of paraPoles it takes, sorted, unique
+	envs     []string  // the environments it names (staging, production, …), sorted
+	expanded string    // the text with abbreviations written out (for otherThings)
+}
+
+// paraVal is a quantity: lo..hi (hi is +Inf for "2+"), with its unit.
+type paraVal struct {
+	lo, hi float64
+	unit   string
+}
+
+// paraSynonyms write abbreviations and spellings out, so that both forms
+// read as one word. Each is a short form or a variant that, in a project's
+// notes, means its long form and nothing else: "db" is always a database,
+// "k8s" Kubernetes, "repo" a repository. Ambiguous ones are left out
+// ("auth" is authentication or authorisation; "ci" is no abbreviation of
+// anything a note would spell out).
+var paraSynonyms = map[string]string{
+	"db": "database", "dbs": "databases",
+	"prod": "production", "prd": "production",
+	"dev":  "development",
+	"repo": "repository", "repos": "repositories",
+	"config": "configuration", "configs": "configurations", "cfg": "configuration", "conf": "configuration",
+	"env": "environment", "envs": "environments",
+	"dep": "dependency", "deps": "dependencies",
+	"k8s": "kubernetes", "kube": "kubernetes",
+	"pkg": "package", "pkgs": "packages",
+	"dir": "directory", "dirs": "directories",
+	"docs": "documentation", "doc": "documentation",
+	"msg": "message", "msgs": "messages",
+	"req": "request", "reqs": "requests",
+	"resp": "response",
+	"arg":  "argument", "args": "arguments",
+	"param": "parameter", "params": "parameters",
+	"var": "variable", "vars": "variables",
+	"impl":       "implementation",
+	"perf":       "performance",
+	"postgresql": "postgres", "pg": "postgres",
+	"js": "javascript", "ts": "typescript",
+	"initial": "first",
+	// Verbs of change and size, which say how a thing behaves, never which
+	// thing: "memory grows to 2 GB" and "memory climbs to 2 GB" are one fact.
+	"climb": "grow", "climbs": "grows", "climbed": "grew", "increase": "grow", "increases": "grows", "increased": "grew",
+	"rise": "grow", "rises": "grows", "rose": "grew",
+	"sluggish": "slow", "quick": "fast", "large": "big", "huge": "big",
+	"launch": "start", "launches": "starts", "boot": "start", "boots": "starts",
+	"needs": "need", "required": "need", "requires": "need", "require": "need",
+	// Verbs of duration: "takes 2 min" and "runs in 2 min" say one thing.
+	"take": "run", "takes": "runs", "took": "ran", "taking": "running",
+	// Irregular forms the stemmer leaves apart.
+	"built": "build", "ran": "run", "kept": "keep", "found": "find", "made": "make", "held": "hold",
+}
+
+// paraUnits are the units a number may carry, by their canonical name.
+var paraUnits = map[string]string{
+	"ms": "ms", "millisecond": "ms", "milliseconds": "ms", "msec": "ms",
+	"s": "sec", "sec": "sec", "secs": "sec", "second": "sec", "seconds": "sec",
+	"m": "min", "min": "min", "mins": "min", "minute": "min", "minutes": "min",
+	"h": "hour", "hr": "hour", "hrs": "hour", "hour": "hour", "hours": "hour",
+	"d": "day", "day": "day", "days": "day",
+	"week": "week", "weeks": "week", "wk": "week", "wks": "week",
+	"b": "byte", "byte": "byte", "bytes": "byte",
+	"kb": "kb", "kib": "kb", "kilobyte": "kb", "kilobytes": "kb",
+	"mb": "mb", "mib": "mb", "megabyte": "mb", "megabytes": "mb",
+	"gb": "gb", "gib": "gb", "gigabyte": "gb", "gigabytes": "gb",
+	"tb": "tb", "tib": "tb", "terabyte": "tb", "terabytes": "tb",
+	"%": "percent", "percent": "percent", "pct": "percent",
+	"x": "times", "times": "times",
+}
+
+// paraNumberWords are numbers written as words.
+var paraNumberWords = map[string]float64{
+	"zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
+	"nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "fifteen": 15, "twenty": 20, "thirty": 30,
+	"forty": 40, "fifty": 50, "sixty": 60, "ninety": 90, "hundred": 100, "thousand": 1000,
+	"twice": 2, "dozen": 12,
+}
+
+// paraNegations are the words that negate what follows.
+var paraNegations = wordSet(`not no never without cannot nor none nothing neither`)
+
+// paraModals mark a rule (or a requirement: "has to", "needs") rather
+// than a fact; they are read by the rule test, not counted as words. A
+// "need" followed by a quantity states a cost ("needs about 8 min"), not
+// a rule.
+var paraModals = wordSet(`always never must should shall ought avoid prefer ensure need`)
+
+// paraPhrases are word groups read as one word before the text is split:
+// spellings of one thing ("time out", "timeout"), and comparisons in
+// words ("more than 500k", "over 500k").
+var paraPhrases = []struct {
+	hints []string // what the text must hold for re to be tried (regexps are slow)
+	re    *regexp.Regexp
+	out   string
+}{
+	{[]string{"time"}, regexp.MustCompile(`(?i)\btime[- ]out`), "timeout"},
+	{[]string{"set"}, regexp.MustCompile(`(?i)\bset[- ]up\b`), "setup"},
+	{[]string{"log"}, regexp.MustCompile(`(?i)\blog[- ]in\b`), "login"},
+	{[]string{"sign"}, regexp.MustCompile(`(?i)\bsign[- ]in\b`), "signin"},
+	{[]string{"roll"}, regexp.MustCompile(`(?i)\broll[- ]back\b`), "rollback"},
+	{[]string{"clean"}, regexp.MustCompile(`(?i)\bclean[- ]up\b`), "cleanup"},
+	{[]string{"shut"}, regexp.MustCompile(`(?i)\bshut[- ]down\b`), "shutdown"},
+	{[]string{" up"}, regexp.MustCompile(`(?i)\b(brings?|spins?|starts?) up\b`), "start"},
+	{[]string{"make sure"}, regexp.MustCompile(`(?i)\bmake sure\b`), "ensure"},
+	{[]string{"has to", "have to", "had to"}, regexp.MustCompile(`(?i)\b(has|have|had) to\b`), "must"},
+	{[]string{" than", "at least", "exceed"}, regexp.MustCompile(`(?i)\b(more|greater|larger|bigger|higher) than\b|\bat least\b|\bexceeds?\b`), "over"},
+	{[]string{" than", "at most", "up to"}, regexp.MustCompile(`(?i)\b(less|fewer|smaller|lower) than\b|\bat most\b|\bup to\b`), "under"},
+}
+
+// paraPoles are words of opposite meaning, by pairs: a text with one and
+// another with its opposite (and not the first) say different things,
+// whatever else they share ("run the migrations before deploying" / "…
+// after deploying"; enabled / disabled). Some are stop words elsewhere:
+// they are read here before stop words are left out.
+var paraPoles = func() map[string]int {
+	out := map[string]int{}
+	for i, pair := range strings.Fields(`enable/disable enabled/disabled pass/fail passes/fails passed/failed passing/failing
+		success/failure succeed/fail sync/async synchronous/asynchronous synchronously/asynchronously before/after
+		over/under above/below first/last accept/reject accepts/rejects allow/deny allow/block add/remove
+		include/exclude start/stop public/private read/write input/output true/false on/off increase/decrease
+		open/close lock/unlock valid/invalid primary/replica faster/slower upload/download import/export push/pull
+		client/server local/remote internal/external inbound/outbound optional/required optional/mandatory up/down
+		old/new older/newer low/high lower/higher minimum/maximum min/max always/never with/without`) {
+		a, b, _ := strings.Cut(pair, "/")
+		// Sides are 2i+1 and -(2i+1): each pair its own number, its two
+		// sides of opposite sign.
+		out[stemOf(a)], out[stemOf(b)] = 2*i+1, -(2*i + 1)
+	}
+	return out
+}()
+
+// paraImperatives are verbs that open an instruction ("Use Node 20",
+// "Before deploying, run the migrations").
+var paraImperatives = wordSet(`use run never always avoid prefer do make ensure keep set add put call check
+	commit push pin install restart remember rerun start stop try pass write read install upgrade downgrade
+	prefix wrap skip disable enable delete remove configure build deploy`)
+
+// paraLeads open a clause that an instruction may follow after a comma
+// ("In CI, use npm ci").
+var paraLeads = wordSet(`in on for before after when whenever if once to during while with from`)
+
+// paraFillers carry no fact of their own: hedges and fillers that a
+// rewording adds or drops.
+var paraFillers = wordSet(`about roughly approximately around approx nearly almost usually typically generally
+	really actually basically just always never must should shall ought avoid prefer ensure need instead rather
+	expected expect note important currently also even`)
+
+// paraEnvs are the environments a fact may hold in (written out: "prod"
+// reads as production): a fact of one is never a fact of another, nor of
+// none named. otherThings reads them too, but only where each side names
+// one the other lacks.
+var paraEnvs = wordSet(`staging production development qa preview sandbox canary`)
+
+// paraLightVerbs say where a thing is or that it runs, not which thing it
+// is: one swapped for another ("listens on port 4000", "runs on port
+// 4000"; "manifests live in", "are kept under") is a rewording, where a
+// noun swapped ("users table", "orders table") is another subject. Stems.
+var paraLightVerbs = wordSet(`live kept keep sit resid store locat listen run serv bind host build made make
+	put place found contain hold stay lie`)
+
+var (
+	paraTokenRe = regexp.MustCompile(`[\p{L}\p{N}_$~\-.+][\p{L}\p{N}_$~\-./:+@#'%]*`)
+	paraLinkRe  = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	paraNumRe   = regexp.MustCompile(`^~?(\d+(?:\.\d+)?)(\+)?([a-z%]*)$`)
+	paraRangeRe = regexp.MustCompile(`^~?(\d+(?:\.\d+)?)[-–](\d+(?:\.\d+)?)(\+)?([a-z%]*)$`)
+	paraVerRe   = regexp.MustCompile(`^v\d+(\.\d+)+$`)
+	paraFlagRe  = regexp.MustCompile(`^(--?|\$)[a-z]`)
+)
+
+// paraCache caches texts read for paraphrase, as claimCache does claims.
+var paraCache = &readings[*paraReading]{read: readParaphrase}
+
+// readParaphrase reads a text into its canonical form.
+func readParaphrase(text string) *paraReading {
+	r := &paraReading{}
+	clean := text
+	if strings.Contains(clean, "](") {
+		clean = paraLinkRe.ReplaceAllString(clean, "$1")
+	}
+	lowText := strings.ToLower(clean)
+	for _, ph := range paraPhrases {
+		for _, h := range ph.hints {
+			if strings.Contains(lowText, h) {
+				clean = ph.re.ReplaceAllString(clean, ph.out)
+				lowText = strings.ToLower(clean)
+				break
+			}
+		}
+	}
+	clean = paraMarkup.Replace(clean)
+	var expanded []string
+	words, names, envs, poles := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
+	var pending *paraVal // a number waiting for its unit in the next word
+	negNext, needAt := false, false
+	flush := func() {
+		if pending != nil {
+			r.vals = append(r.vals, *pending)
+			pending = nil
+		}
+	}
+	addWord := func(w string) {
+		words[w] = true
+		r.seq = append(r.seq, w)
+		if negNext {
+			r.negOn = append(r.negOn, w)
+			negNext = false
+		}
+	}
+	for _, line := range strings.Split(clean, "\n") {
+		line = strings.TrimLeft(strings.TrimSpace(line), "#>-+ ")
+		// At is the token's place in its clause; lead says the clause
+		// opened with "in", "before", … and comma that a comma came just
+		// before: "In CI, use npm ci" is an instruction.
+		at, lead, comma, prevEnd := 0, false, false, 0
+		for _, span := range paraTokenRe.FindAllStringIndex(line, -1) {
+			raw := line[span[0]:span[1]]
+			// What stands between two words ends a clause (". ; : ! ?",
+			// a dash) or is a comma.
+			if gap := line[prevEnd:span[0]]; strings.ContainsAny(gap, ".;:!?") || prevEnd > 0 && strings.ContainsAny(line[prevEnd-1:prevEnd], ".:") {
+				flush()
+				at, lead, comma = 0, false, false
+			} else if strings.Contains(gap, ",") {
+				flush()
+				comma = true
+			}
+			prevEnd = span[1]
+			tok := strings.TrimRight(raw, ".:'")
+			low := strings.ToLower(tok)
+			low = strings.TrimSuffix(strings.TrimSuffix(low, "'s"), "'")
+			if full, ok := paraSynonyms[low]; ok {
+				low = full
+			}
+			if low != "" {
+				expanded = append(expanded, strings.TrimLeft(low, "~"))
+				if (at == 0 || lead && comma) && (paraImperatives[low] || strings.HasSuffix(low, "n't") && strings.HasPrefix(low, "do")) {
+					r.rule = true
+				}
+				if at == 0 {
+					lead = paraLeads[low]
+				}
+				at++
+				comma = false
+			}
+			if needAt && !(paraFillers[low] || paraNumberWords[low] > 0 || strings.IndexFunc(low, unicode.IsDigit) == 0) {
+				r.rule = true
+			}
+			needAt = low == "need"
+			if paraModals[low] && !needAt {
+				r.rule = true
+			}
+			if pole := paraPoles[stemOf(low)]; pole != 0 {
+				poles[pole] = true
+			}
+			if paraEnvs[low] {
+				envs[low] = true
+			}
+			switch {
+			case low == "":
+			case paraNegations[low] || strings.HasSuffix(low, "n't"):
+				flush()
+				r.neg, negNext = true, true
+			case pending != nil && paraUnits[low] != "":
+				pending.unit = paraUnits[low]
+				flush()
+			case paraNumberWords[low] > 0 || low == "zero":
+				flush()
+				n := paraNumberWords[low]
+				pending = &paraVal{lo: n, hi: n}
+			default:
+				flush()
+				if v, ok := paraNumber(low); ok {
+					if v.unit == "" {
+						pending = &v
+					} else {
+						r.vals = append(r.vals, v)
+					}
+					break
+				}
+				if name, ok := paraName(tok, low); ok {
+					names[name] = true
+					if w := strings.TrimLeft(name, "-"); w != name {
+						addWord(stemOf(w)) // a flag's word: "--release", "a release build"
+					} else {
+						addWord(name)
+					}
+					break
+				}
+				for _, part := range strings.FieldsFunc(low, func(c rune) bool { return c == '-' || c == '/' || c == '\'' || c == '+' || c == '~' }) {
+					if u := paraUnits[part]; u != "" && len(part) > 2 {
+						part = u // "per minute" and "/min" are one
+					}
+					if full, ok := paraSynonyms[part]; ok {
+						part = full
+					}
+					if stopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
+						continue
+					}
+					addWord(stemOf(part))
+				}
+			}
+		}
+		flush()
+	}
+	r.words = slices.Sorted(maps.Keys(words))
+	r.names = slices.Sorted(maps.Keys(names))
+	r.envs = slices.Sorted(maps.Keys(envs))
+	r.poles = slices.Sorted(maps.Keys(poles))
+	slices.Sort(r.negOn)
+	r.expanded = strings.Join(expanded, " ")
+	return r
+}
+
+// paraMarkup strips markdown and reads dashes and arrows as clause breaks.
+var paraMarkup = strings.NewReplacer("`", " ", "**", " ", "__", " ", "*", " ", "—", " ; ", "–", " ; ", "→", " ; ",
+	"’", "'", "(", " ", ")", " ", "[", " ", "]", " ", "\"", " ", "|", " ; ")
+
+// paraNumber reads a number, a range ("2-3", "2+") or a number with its
+// unit ("10mb", "45s").
+func paraNumber(low string) (paraVal, bool) {
+	var v paraVal
+	var unit string
+	if m := paraRangeRe.FindStringSubmatch(low); m != nil {
+		v.lo, _ = strconv.ParseFloat(m[1], 64)
+		v.hi, _ = strconv.ParseFloat(m[2], 64)
+		if m[3] != "" {
+			v.hi = math.Inf(1)
+		}
+		unit = m[4]
+	} else if m := paraNumRe.FindStringSubmatch(low); m != nil {
+		v.lo, _ = strconv.ParseFloat(m[1], 64)
+		v.hi = v.lo
+		if m[2] != "" {
+			v.hi = math.Inf(1)
+		}
+		unit = m[3]
+	} else {
+		return v, false
+	}
+	if unit != "" {
+		if v.unit = paraUnits[unit]; v.unit == "" {
+			return v, false // "3rd", "2fa": a name
+		}
+	}
+	return v, true
+}
+
+// paraName reads an identifier, a path, a version or a flag: a token with
+// inner punctuation, letters and digits together, or a capital inside.
+func paraName(tok, low string) (string, bool) {
+	if paraVerRe.MatchString(low) {
+		return strings.TrimPrefix(low, "v"), true
+	}
+	if paraFlagRe.MatchString(low) {
+		return low, true // a flag, a variable
+	}
+	hasDigit := strings.ContainsAny(low, "0123456789")
+	hasLetter := strings.IndexFunc(low, func(c rune) bool { return c >= 'a' && c <= 'z' }) >= 0
+	if hasDigit && hasLetter {
+		return strings.TrimSuffix(low, "/"), true
+	}
+	if strings.ContainsAny(low, "_.:@#") {
+		return strings.TrimSuffix(low, "/"), true
+	}
+	if strings.Contains(low, "/") && (strings.HasPrefix(low, "/") || strings.HasPrefix(low, "~") || strings.HasSuffix(low, "/") || strings.Count(low, "/") >= 2) {
+		return strings.TrimSuffix(low, "/"), true
+	}
+	return "", false
+}
+
+// paraphraseOf compares two readings: the similarity of their canonical
+// words, and whether anything tells them apart (then 0).
+func paraphraseOf(a, b *paraReading) float64 {
+	if !guardsPass(a, b) {
+		return 0
+	}
+	shared, aOnly, bOnly := 0, 0, 0
+	i, j := 0, 0
+	for i < len(a.words) || j < len(b.words) {
+		switch {
+		case j == len(b.words) || i < len(a.words) && a.words[i] < b.words[j]:
+			aOnly++
+			i++
+		case i == len(a.words) || a.words[i] > b.words[j]:
+			bOnly++
+			j++
+		default:
+			shared++
+			i++
+			j++
+		}
+	}
+	if shared < paraMinShared && !(shared == paraMinShared-1 && (len(a.vals) > 0 || len(a.names) > 0)) {
+		// Two words shared are enough when a value or a name is shared
+		// too ("The Python version is 3.11" / "runs on Python 3.11"):
+		// guardsPass has matched them all.
+		return 0
+	}
+	if swapped(a, b) {
+		return 0
+	}
+	return float64(shared) / float64(shared+aOnly+bOnly)
+}
+
+// swapped reports whether one word of a stands where b has another, the
+// words on both sides of it the same ("the users table has" / "the orders
+// table has"): another thing, not other words; unless both are light verbs.
+func swapped(a, b *paraReading) bool {
+	at := func(seq []string, i int) string {
+		if i < 0 || i >= len(seq) {
+			return ""
+		}
+		return seq[i]
+	}
+	for i, x := range a.seq {
+		if _, ok := slices.BinarySearch(b.words, x); ok {
+			continue
+		}
+		for j, y := range b.seq {
+			if _, ok := slices.BinarySearch(a.words, y); ok {
+				continue
+			}
+			if at(a.seq, i-1) == at(b.seq, j-1) && at(a.seq, i+1) == at(b.seq, j+1) && !(paraLightVerbs[x] && paraLightVerbs[y]) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// lacksName reports whether a names something b does not mention.
+// A flag counts as mentioned by its word ("`cargo build --release`", "a
+// release build with cargo").
+func lacksName(a, b *paraReading) bool {
+	for _, n := range a.names {
+		if _, ok := slices.BinarySearch(b.words, n); ok {
+			continue
+		}
+		if w := strings.TrimLeft(n, "-"); w != n {
+			if _, ok := slices.BinarySearch(b.words, stemOf(w)); ok {
+				continue
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// opposed reports whether a takes one side of a pair of opposites that b
+// takes the other side of, and not the first.
+func opposed(a, b *paraReading) bool {
+	for _, p := range a.poles {
+		_, other := slices.BinarySearch(b.poles, -p)
+		_, same := slices.BinarySearch(b.poles, p)
+		if other && !same {
+			return true
+		}
+	}
+	return false
+}
+
+// sameValues reports whether every quantity of each side matches one of
+// the other: overlapping ranges ("2+ minutes", "2-3 min", "two minutes"),
+// the same unit where both give one.
+func sameValues(a, b []paraVal) bool {
+	match := func(x paraVal, ys []paraVal) bool {
+		for _, y := range ys {
+			if (x.unit == "" || y.unit == "" || x.unit == y.unit) && x.lo <= y.hi && y.lo <= x.hi {
+				return true
+			}
+		}
+		return false
+	}
+	// A lone 1 with no unit is mostly an article ("one database", "1 in
+	// 10 runs" / "one run in ten"): it is not held against the other.
+	one := func(x paraVal) bool { return x.unit == "" && x.lo == 1 && x.hi == 1 }
+	for _, x := range a {
+		if !one(x) && !match(x, b) {
+			return false
+		}
+	}
+	for _, y := range b {
+		if !one(y) && !match(y, a) {
+			return false
+		}
+	}
+	return true
+}
+
+// paraDistinct reports whether two memories must never be merged,
+// whatever their words share: a session's diary, a value, a name, a
+// negation, another environment, package or task, or a rule against a fact.
+func paraDistinct(a, b *memory.Memory) bool {
+	if a.Layer == memory.LayerEpisode || b.Layer == memory.LayerEpisode {
+		return true // a session's diary is its own
+	}
+	ra, rb := paraCache.get(ClaimText(a)), paraCache.get(ClaimText(b))
+	return !guardsPass(ra, rb) || otherThings(ra.expanded, rb.expanded)
+}
+
+// guardsPass reports whether nothing but wording sets two readings apart.
+func guardsPass(a, b *paraReading) bool {
+	return a.neg == b.neg && a.rule == b.rule && slices.Equal(a.negOn, b.negOn) && slices.Equal(a.envs, b.envs) && !opposed(a, b) && !opposed(b, a) &&
+		sameValues(a.vals, b.vals) && !lacksName(a, b) && !lacksName(b, a)
+}
+
+// paraphrase finds the current memory that says what m says in other
+// words, if one: among those sharing m's rarest words (the title postings
+// the planner keeps, pl.words, written out through paraSynonyms), the one
+// whose canonical words are most alike, when nothing tells them apart.
+func (pl *planner) paraphrase(m *memory.Memory) (*memory.Memory, float64) {
+	if m.Layer == memory.LayerEpisode {
+		return nil, 0
+	}
+	rm := paraCache.get(ClaimText(m))
+	type posting struct {
+		key string
+		n   int
+	}
+	var ps []posting
+	seen := map[string]bool{}
+	for _, w := range rm.words {
+		for _, k := range paraKeys(w) {
+			if n := len(pl.words[k]); n > 0 && n <= maxPosting/8 && !seen[k] {
+				seen[k] = true
+				ps = append(ps, posting{k, n})
+			}
+		}
+	}
+	slices.SortFunc(ps, func(a, b posting) int { return a.n - b.n })
+	score := map[string]float64{}
+	for _, p := range ps[:min(len(ps), paraRare)] {
+		for _, id := range pl.words[p.key] {
+			score[id] += 1 / math.Log2(2+float64(p.n))
+		}
+	}
+	var cands []string
+	for id := range score {
+		if id != m.ID && pl.current(id) {
+			cands = append(cands, id)
+		}
+	}
+	slices.SortFunc(cands, func(a, b string) int {
+		if sa, sb := score[a], score[b]; sa != sb {
+			if sa > sb {
+				return -1
+			}
+			return 1
+		}
+		return strings.Compare(a, b)
+	})
+	var best *memory.Memory
+	bestSim := 0.0
+	for _, id := range cands[:min(len(cands), paraTop)] {
+		a := pl.mems[id]
+		if a.Layer == memory.LayerEpisode {
+			continue
+		}
+		ra := paraCache.get(ClaimText(a))
+		if sim := paraphraseOf(rm, ra); sim >= paraMinJaccard && sim > bestSim && !otherThings(rm.expanded, ra.expanded) {
+			best, bestSim = a, sim
+		}
+	}
+	return best, bestSim
+}
+
+// paraKeys are the posting keys (pl.words: snowball stems of title words)
+// under which a canonical word may be filed: itself, and the stems of the
+// abbreviations written out to it.
+func paraKeys(w string) []string {
+	out := []string{w}
+	if strings.IndexFunc(w, func(c rune) bool { return c < 'a' || c > 'z' }) >= 0 {
+		return nil // a name or a value: pl.words holds neither
+	}
+	return append(out, paraAbbrevs[w]...)
+}
+
+// paraAbbrevs maps a canonical stem to the stems of its short forms.
+var paraAbbrevs = func() map[string][]string {
+	out := map[string][]string{}
+	for short, full := range paraSynonyms {
+		k := stemOf(full)
+		out[k] = append(out[k], stemOf(short))
+	}
+	for k := range out {
+		slices.Sort(out[k])
+		out[k] = slices.Compact(out[k])
+	}
+	return out
+}()
