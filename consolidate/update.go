@@ -790,6 +790,9 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 			if nv.key == ov.key || stillSaid(o, nv) || !looseType(ov, nv, o, n) || !ownedBy(o, n, nv) {
 				continue
 			}
+			if ov.typ == "number" && nv.typ == "number" && (!strong || !ownerNamed(o, n, nv)) {
+				continue // two bare numbers say little of what they count
+			}
 			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !terse || !strong) {
 				continue // another name beside it, no word of change: maybe an addition
 			}
@@ -937,12 +940,35 @@ func firstContent(low string) string {
 // react-router to 6.22", "the pgvector extension to 0.7") name something
 // the older text says, whole ("react-router" is not "React").
 func ownedBy(o, n uread, nv uval) bool {
-	if nv.typ != "number" && !strings.HasPrefix(nv.typ, "version:") {
+	owners, ok := ownersOf(n, nv)
+	if !ok || len(owners) == 0 {
 		return true
+	}
+	return slices.ContainsFunc(owners, func(w string) bool { return ownerKnown(o, w) })
+}
+
+// ownerNamed reports whether the words before a bare number name something
+// the older text names ("pool size to 50" for "pool size is 20").
+func ownerNamed(o, n uread, nv uval) bool {
+	owners, ok := ownersOf(n, nv)
+	return ok && slices.ContainsFunc(owners, func(w string) bool { return ownerKnown(o, w) })
+}
+
+// ownerKnown: whole words only ("djangorestframework" is not "Django").
+func ownerKnown(o uread, w string) bool {
+	return saysValue(o.low, w) || slices.Contains(o.subject, stemOf(w)) || uShortWords[stemOf(w)] != "" && slices.Contains(o.subject, uShortWords[stemOf(w)])
+}
+
+// ownersOf are the content words just before a value of n, back to the
+// first word that is none (articles, "to", "version" and words of change
+// skipped); ok is false when the value is not found in the text.
+func ownersOf(n uread, nv uval) ([]string, bool) {
+	if nv.typ != "number" && !strings.HasPrefix(nv.typ, "version:") {
+		return nil, false
 	}
 	i := strings.Index(n.low, strings.ToLower(nv.raw))
 	if i < 0 {
-		return true
+		return nil, false
 	}
 	words := strings.FieldsFunc(n.low[:i], func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) && c != '-' && c != '_' })
 	var owners []string
@@ -956,16 +982,7 @@ func ownedBy(o, n uread, nv uval) bool {
 		}
 		owners = append(owners, w)
 	}
-	if len(owners) == 0 {
-		return true
-	}
-	for _, w := range owners {
-		// Whole words only: "djangorestframework" is not "Django".
-		if saysValue(o.low, w) || slices.Contains(o.subject, stemOf(w)) || uShortWords[stemOf(w)] != "" && slices.Contains(o.subject, uShortWords[stemOf(w)]) {
-			return true
-		}
-	}
-	return false
+	return owners, true
 }
 
 // otherClause reports whether the newer text says the old value only in a
@@ -1569,11 +1586,19 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 		return // said before: nothing updated
 	}
 	a, cf, s := pl.update(m, d)
-	if s == noUpdate {
+	if s == noUpdate || sameQuantity(cf) {
 		return
 	}
 	pl.from[m.ID] = d.ID
 	pl.proposeUpdate(a, m, cf, d)
+}
+
+// sameQuantity reports whether an update's old and new values are one
+// quantity said two ways ("2+ minutes" and "2-3 min"): a paraphrase, not a
+// change.
+func sameQuantity(c Conflict) bool {
+	o, n := readParaphrase(c.Old), readParaphrase(c.New)
+	return len(o.vals) > 0 && len(n.vals) > 0 && sameValues(o.vals, n.vals)
 }
 
 // proposeUpdate asks a person whether m updates a: the proposal names what
