@@ -1121,9 +1121,13 @@ func readFailure(st statement, core, low string) (Candidate, bool) {
 	// failed" is for a person to judge.
 	caused := reasonMarker.MatchString(low) || advice != nil || dont || strings.ContainsAny(core, ":;—–") ||
 		condition.MatchString(low[len(head)/2:]) || strings.Contains(low, ", it ")
-	c.Sure = caused && !hedgeWord.MatchString(low)
+	c.Sure = caused && !hedgeWord.MatchString(low) && !forecast.MatchString(low)
 	return c, true
 }
+
+// forecast is a failure foreseen, not seen: "may cause graph breaks",
+// "it'll fire around epoch 14", "high risk".
+var forecast = lazy(`\b(?:may|might|could)\b|'ll\b|\b(?:high|low|some)\s+risk\b|\brisks?\s+(?:of|that)\b`)
 
 // condition is what a failure happens with or under.
 var condition = lazy(`\b(?:with|on|when|under|after|if)\b`)
@@ -1723,7 +1727,7 @@ var nounAfter = setOfWords(`is are was were runs ran uses used lives lives needs
 
 // todoLead opens a list of what is still to do: working state of the
 // moment, which the session's end settles (its items are no memories).
-var todoLead = lazy(`(?i)^(?:still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b).{0,60}:?$`)
+var todoLead = lazy(`(?i)^(?:(?:manual|suggested|possible|recommended|remaining)\s+(?:follow[\s-]?ups?|next\s+steps?)\b|still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b).{0,60}:?$`)
 
 // trackerChatter is a task tracker's bookkeeping: claiming, closing and
 // listing tickets (beads' bd, gh issue, jira) is the session's diary.
@@ -1741,8 +1745,13 @@ func workLog(st statement, low string) bool {
 	if trackerChatter.MatchString(low) || filler.MatchString(low) {
 		return true
 	}
-	return st.speaker != memory.ActorUser && (testTally.MatchString(low) || gitState.MatchString(low) || st.session && changeReport.MatchString(low))
+	return st.speaker != memory.ActorUser && (testTally.MatchString(low) || gitState.MatchString(low) || statusReport.MatchString(low) || st.session && changeReport.MatchString(low))
 }
+
+// statusReport is an agent's account of where the work stands: what is
+// complete, where the changes are, a review's graded finding, the id of a
+// run it started. True when said; git, the tracker and the episode keep it.
+var statusReport = lazy(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
 
 // gitState is where the work stands in git and the tracker: what git and
 // the tracker already hold.
@@ -1773,7 +1782,9 @@ func pastedDocument(text string) bool {
 			}
 		}
 	}
-	return strings.Contains(text, "$ARGUMENTS")
+	// Long text with emphasis all over it is written for reading, not
+	// typed at a prompt: a chatbot's answer or a document pasted in.
+	return strings.Contains(text, "$ARGUMENTS") || len(text) >= 600 && strings.Count(text, "**") >= 6
 }
 
 // prediction is what will (never) happen: a consequence, not a rule.
