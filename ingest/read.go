@@ -828,6 +828,8 @@ const (
 	pastedMin      = 120  // a paste the intro points at is at least this long
 	pastedLong     = 6000 // a prompt this long is pasted whatever it looks like
 	pastedShaped   = 1500 // a prompt this long shaped like generated text (headings, tables) is pasted
+	pastedEmphasis = 6    // … or emphasised all over: this many "**" (three bold spans)
+	pastedOwnIntro = 120  // a paste found by its shape keeps a first paragraph this short as the person's
 	agentLineMin   = 20   // the agent's lines this long are remembered, to tell them pasted back
 	maxAgentLines  = 1 << 14
 	quotedLinesMin = 3
@@ -877,15 +879,18 @@ func (rd *reader) split(text string) (own, pasted string) {
 		// The agent's own lines pasted back: the rest is the person's.
 		return strings.Join(mine, "\n"), strings.Join(theirs, "\n")
 	}
-	isPasted := hasIntro && len(rest) >= pastedMin && pointsAtPaste.MatchString(intro) ||
-		len(text) >= pastedLong ||
-		len(text) >= pastedShaped && len(generatedShape.FindAllStringIndex(text, 3)) >= 2
+	pointed := hasIntro && len(rest) >= pastedMin && pointsAtPaste.MatchString(intro)
+	isPasted := pointed || len(text) >= pastedLong ||
+		len(text) >= pastedShaped && (len(generatedShape.FindAllStringIndex(text, 3)) >= 2 || strings.Count(text, "**") >= pastedEmphasis)
 	switch {
 	case !isPasted:
 		return text, ""
-	case hasIntro:
+	case pointed || hasIntro && len(intro) <= pastedOwnIntro && !strings.Contains(intro, "**"):
+		// "here is the error output:", "ok so gemini says this, thoughts?"
 		return intro, rest
 	}
+	// A paste found by its shape opens as it goes on: its first paragraph
+	// is the chatbot's too ("We are entering the **Scale-Up** phase …").
 	return "", text
 }
 

@@ -325,6 +325,24 @@ func TestPastedTextIsNotThePersonsWords(t *testing.T) {
 	if d.Prompts != 4 {
 		t.Errorf("%d prompts, want 4", d.Prompts)
 	}
+
+	// Another chatbot's answer pasted whole, emphasised all over: its first
+	// paragraph is the chatbot's too. A short plain line before it stays
+	// the person's.
+	chatbot := "We are entering the **Scale-Up** phase. Moving to a cloud GPU is like switching from a go-kart to a jet.\n\n" +
+		strings.Repeat("Here is your **Mentor Checklist**: keep the **batch size** modest and watch the **VRAM** closely. ", 16)
+	items, _, _ = readLines(t,
+		ccUser("u1", "10:00:00.000", chatbot, nil),
+		ccSay("a1", "10:01:00.000", "Noted.", nil),
+		ccUser("u2", "10:02:00.000", "gemini says this, thoughts?\n\n"+chatbot, nil),
+	)
+	users = texts(items, RoleUser)
+	if strings.Join(users, "|") != "gemini says this, thoughts?" {
+		t.Fatalf("the person's words of two chatbot pastes: %q", users)
+	}
+	if pasted := texts(items, RolePasted); len(pasted) != 2 || !strings.Contains(pasted[0], "Scale-Up") {
+		t.Fatalf("pasted items: %q", pasted)
+	}
 }
 
 func cx(at, typ string, payload any) string {
