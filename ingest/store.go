@@ -337,6 +337,9 @@ func projectOf(ctx context.Context, st memory.Store, state memory.IngestState, p
 			return p, err
 		}
 		p = got
+	case peek.cwd != "" && !filepath.IsAbs(peek.cwd):
+		// A session recorded on Windows, read here.
+		p = project.Foreign(peek.cwd)
 	case peek.cwd != "":
 		got, err := project.Detect(peek.cwd)
 		if err != nil {
@@ -417,7 +420,7 @@ func peekSession(f *os.File) (peeked, error) {
 	if !validName(p.session) {
 		p.session = ""
 	}
-	if p.cwd != "" && !filepath.IsAbs(p.cwd) {
+	if p.cwd != "" && !filepath.IsAbs(p.cwd) && !project.WindowsPath(p.cwd) {
 		p.cwd = ""
 	}
 	_, err := f.Seek(0, io.SeekStart)

@@ -272,3 +272,37 @@ func TestPendingUntilSettled(t *testing.T) {
 		t.Fatalf("nothing new after the pass: %+v, %v", again, err)
 	}
 }
+
+// A session recorded on Windows and read here (a teammate's log, Codex
+// under WSL) names its working directory as C:\…: it goes to a project
+// named by that directory, the same one each time, and another checkout
+// path is another project.
+func TestIngestSessionFromWindows(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db, _ := openStore(t)
+	line := func(v map[string]any) string { b, _ := json.Marshal(v); return string(b) + "\n" }
+	write := func(name, id, cwd string) string {
+		p := filepath.Join(t.TempDir(), name)
+		os.WriteFile(p, []byte(
+			line(map[string]any{"timestamp": "2026-04-26T19:20:18Z", "type": "session_meta", "payload": map[string]any{"id": id, "cwd": cwd, "originator": "codex-tui", "cli_version": "0.125.0", "source": "cli"}})+
+				line(map[string]any{"timestamp": "2026-04-26T19:21:00Z", "type": "response_item", "payload": map[string]any{"type": "message", "role": "user", "content": []any{map[string]any{"type": "input_text", "text": "The event pages are served by Next.js 15."}}}})+
+				line(map[string]any{"timestamp": "2026-04-26T19:22:00Z", "type": "response_item", "payload": map[string]any{"type": "message", "role": "assistant", "content": []any{map[string]any{"type": "output_text", "text": "Noted."}}}})), 0o600)
+		return p
+	}
+	a, err := Ingest(ctx, db, write("a.jsonl", "019dcb3b-0001", `C:\Users\YAROSLAV\RAVE-ERA`), IngestOptions{Final: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Ingest(ctx, db, write("b.jsonl", "019dcb3b-0002", `c:/Users/YAROSLAV/RAVE-ERA/`), IngestOptions{Final: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c, err := Ingest(ctx, db, write("c.jsonl", "019dcb3b-0003", `D:\work\RAVE-ERA`), IngestOptions{Final: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a.Project != "RAVE-ERA" || a.Added == 0 || b.ProjectID != a.ProjectID || c.ProjectID == a.ProjectID {
+		t.Fatalf("projects: %s %s (%d drafts), %s, %s", a.Project, a.ProjectID, a.Added, b.ProjectID, c.ProjectID)
+	}
+}

@@ -66,6 +66,31 @@ func Detect(dir string) (memory.Project, error) {
 	return memory.Project{ID: KeyID(keys[0]), Name: name, Root: root, Keys: keys}, nil
 }
 
+// WindowsPath reports whether p is an absolute Windows path ("C:\\Users\\x",
+// "D:/work", "\\\\server\\share"), as a session recorded on Windows names
+// its working directory.
+func WindowsPath(p string) bool {
+	return len(p) >= 3 && (p[0] >= 'A' && p[0] <= 'Z' || p[0] >= 'a' && p[0] <= 'z') && p[1] == ':' && (p[2] == '\\' || p[2] == '/') ||
+		strings.HasPrefix(p, `\\`) && len(p) > 2
+}
+
+// Foreign is the project of a working directory written on another system
+// than this one (a Windows path read on Linux or macOS): nothing of it can
+// be looked at here, so it is known by its path, spelt one way (forward
+// slashes, the drive letter in upper case), and named by its last element.
+func Foreign(path string) memory.Project {
+	p := strings.ReplaceAll(strings.TrimRight(path, `\/`), `\`, "/")
+	if len(p) >= 2 && p[1] == ':' {
+		p = strings.ToUpper(p[:1]) + p[1:]
+	}
+	name := p[strings.LastIndexByte(p, '/')+1:]
+	if name == "" || strings.HasSuffix(name, ":") {
+		name = "root"
+	}
+	key := Key(KindPath, p)
+	return memory.Project{ID: KeyID(key), Name: name, Root: path, Keys: []string{key}}
+}
+
 // GitRoot returns the nearest directory at or above dir that holds .git, or "".
 func GitRoot(dir string) string {
 	for d := dir; ; {
