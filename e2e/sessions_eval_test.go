@@ -40,9 +40,15 @@ var sessionSources = []struct{ dir, repo, commit, split string }{
 	{"MoonLadderStudios__MoonMind", "MoonLadderStudios/MoonMind", "786ef1a51cec", "tuning"},
 	{"ahmedarafa994__eq-prediction", "ahmedarafa994/eq-prediction", "f221ddce8086", "held-out"},
 	{"0h-n0__local-voice-assistant-codex", "0h-n0/local-voice-assistant-codex", "c40b09dfb388", "held-out"},
+	// Found and listed by a reader who had not seen the rules, at the end of
+	// the third round, after "held-out" had been looked at.
+	{"ingjramirez__span-league-table", "ingjramirez/span-league-table", "3b5d5791bc67", "held-out 2"},
+	{"leolin84200704__posthog-impact-dashboard", "leolin84200704/posthog-impact-dashboard", "3adbaa8f38f7", "held-out 2"},
+	{"Krosss0001__rave-era-project", "Krosss0001/rave-era-project", "0ffdd2ac55fa", "held-out 2"},
+	{"AkashJana18__edgerunner", "AkashJana18/edgerunner", "e38ba72621da", "held-out 2"},
 }
 
-var sessionSplits = []string{"tuning", "held-out"}
+var sessionSplits = []string{"tuning", "held-out", "held-out 2"}
 
 // The labels a judge gives a formed memory.
 const (
