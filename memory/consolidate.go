@@ -229,6 +229,32 @@ func Similarity(a, b string) float64 {
 	return float64(both) / float64(len(set))
 }
 
+// SameValues reports whether two normalised texts (Normalize) hold the same
+// values: the same words with a digit in them ("port 4000" and "port 4001"
+// differ; "v2 ships" and "ships v2" agree). Texts that differ in a value
+// are an update or two facts, never a near duplicate to merge.
+func SameValues(a, b string) bool {
+	values := func(s string) map[string]bool {
+		out := map[string]bool{}
+		for _, w := range strings.Fields(s) {
+			if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+				out[w] = true
+			}
+		}
+		return out
+	}
+	va, vb := values(a), values(b)
+	if len(va) != len(vb) {
+		return false
+	}
+	for w := range va {
+		if !vb[w] {
+			return false
+		}
+	}
+	return true
+}
+
 // NearDuplicate is the similarity from which two texts that are not the
 // same after normalisation are proposed for merging.
 const NearDuplicate = 0.75

@@ -147,7 +147,8 @@ func nearFact(txn *badger.Txn, m *memory.Memory, norm string) (*memory.Memory, f
 			continue
 		}
 		budget -= len(c.Title) + len(c.Body)
-		if sim := memory.Similarity(norm, memory.NormalText(c)); sim >= memory.NearDuplicate && sim > bestSim {
+		other := memory.NormalText(c)
+		if sim := memory.Similarity(norm, other); sim >= memory.NearDuplicate && sim > bestSim && memory.SameValues(norm, other) {
 			best, bestSim = c, sim
 		}
 	}

@@ -167,10 +167,11 @@ func TestDuplicatesOnlyWithinTheProjectAndAmongActiveMemories(t *testing.T) {
 	}
 }
 
-// Two texts of similarity 10/12 whose signatures share a band (checked).
+// Two texts of similarity 11/12 whose signatures share a band (checked),
+// with the same values: texts that differ in one ("wave32") are no merge.
 const (
 	nearA = "The decode kernel runs at 128 VGPRs on gfx942 with wave64 occupancy"
-	nearB = "The decode kernel runs at 128 VGPRs on gfx942 with wave32 occupancy"
+	nearB = "The decode kernel runs at 128 VGPRs on gfx942 with wave64 occupancy limits"
 )
 
 func TestNearDuplicateIsWrittenWithAMergeProposal(t *testing.T) {
@@ -670,5 +671,24 @@ func TestBreadcrumbIsBounded(t *testing.T) {
 	got := breadcrumb(memory.Source{Session: long, File: long, Line: 3}, memory.ActorAgent)
 	if n := len([]rune(got)); n > 300 || !strings.HasPrefix(got, "said again by agent (session éé") || !strings.HasSuffix(got, "…:3)") {
 		t.Fatalf("breadcrumb of %d runes: %q", n, got)
+	}
+}
+
+// Texts alike but for a value ("port 4000" and "port 4001", "wave64" and
+// "wave32") are two facts or an update — consolidation's to read — never a
+// merge proposal on the write path.
+func TestNearTextsWithAnotherValueAreNoMerge(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	rememberAs(t, db, &memory.Memory{Body: nearA}, memory.ActorUser)
+	b := rememberAs(t, db, &memory.Memory{Body: "The decode kernel runs at 128 VGPRs on gfx942 with wave32 occupancy"}, memory.ActorAgent)
+	if b.Dedup != nil {
+		t.Fatalf("a text with another value was taken for a near duplicate: %+v", b.Dedup)
+	}
+	if ps, err := db.Proposals(ctx, testPID, memory.ProposalOpen); err != nil || len(ps) != 0 {
+		t.Fatalf("proposals %+v, %v", ps, err)
+	}
+	if n := activeCount(t, db, testPID); n != 2 {
+		t.Fatalf("%d active memories, want both", n)
 	}
 }
