@@ -61,13 +61,14 @@ type paraVal struct {
 	unit   string
 }
 
-// paraSynonyms write abbreviations and spellings out, so that both forms
-// read as one word. Each is a short form or a variant that, in a project's
-// notes, means its long form and nothing else: "db" is always a database,
-// "k8s" Kubernetes, "repo" a repository. Ambiguous ones are left out
-// ("auth" is authentication or authorisation; "ci" is no abbreviation of
-// anything a note would spell out).
-var paraSynonyms = map[string]string{
+// shortForms are abbreviations and spellings written out, so that both
+// forms read as one word. Each is a short form or a variant that, in a
+// project's notes, means its long form and nothing else: "db" is always a
+// database, "k8s" Kubernetes, "repo" a repository. Ambiguous ones are left
+// out ("auth" is authentication or authorisation; "ci" is no abbreviation
+// of anything a note would spell out). Paraphrases and updates read them
+// alike (uShortWords is this table stemmed).
+var shortForms = map[string]string{
 	"db": "database", "dbs": "databases",
 	"prod": "production", "prd": "production",
 	"dev":  "development",
@@ -89,19 +90,33 @@ var paraSynonyms = map[string]string{
 	"perf":       "performance",
 	"postgresql": "postgres", "pg": "postgres",
 	"js": "javascript", "ts": "typescript",
-	"initial": "first",
-	// Verbs of change and size, which say how a thing behaves, never which
-	// thing: "memory grows to 2 GB" and "memory climbs to 2 GB" are one fact.
-	"climb": "grow", "climbs": "grows", "climbed": "grew", "increase": "grow", "increases": "grows", "increased": "grew",
-	"rise": "grow", "rises": "grows", "rose": "grew",
-	"sluggish": "slow", "quick": "fast", "large": "big", "huge": "big",
-	"launch": "start", "launches": "starts", "boot": "start", "boots": "starts",
-	"needs": "need", "required": "need", "requires": "need", "require": "need",
-	// Verbs of duration: "takes 2 min" and "runs in 2 min" say one thing.
-	"take": "run", "takes": "runs", "took": "ran", "taking": "running",
-	// Irregular forms the stemmer leaves apart.
-	"built": "build", "ran": "run", "kept": "keep", "found": "find", "made": "make", "held": "hold",
+	"stg": "staging", "svc": "service", "svcs": "services",
+	"app": "application", "apps": "applications", "mod": "module",
+	"perm": "permission", "perms": "permissions",
 }
+
+// paraSynonyms are the short forms, and words that say how a thing behaves
+// or how long it takes in other words: for paraphrases only.
+var paraSynonyms = func() map[string]string {
+	m := map[string]string{
+		"initial": "first",
+		// Verbs of change and size, which say how a thing behaves, never which
+		// thing: "memory grows to 2 GB" and "memory climbs to 2 GB" are one fact.
+		"climb": "grow", "climbs": "grows", "climbed": "grew", "increase": "grow", "increases": "grows", "increased": "grew",
+		"rise": "grow", "rises": "grows", "rose": "grew",
+		"sluggish": "slow", "quick": "fast", "large": "big", "huge": "big",
+		"launch": "start", "launches": "starts", "boot": "start", "boots": "starts",
+		"needs": "need", "required": "need", "requires": "need", "require": "need",
+		// Verbs of duration: "takes 2 min" and "runs in 2 min" say one thing.
+		"take": "run", "takes": "runs", "took": "ran", "taking": "running",
+		// Irregular forms the stemmer leaves apart.
+		"built": "build", "ran": "run", "kept": "keep", "found": "find", "made": "make", "held": "hold",
+	}
+	for short, full := range shortForms {
+		m[short] = full
+	}
+	return m
+}()
 
 // paraUnits are the units a number may carry, by their canonical name.
 var paraUnits = map[string]string{

@@ -149,16 +149,21 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
-var uEnvWords = wordSet(`staging stage prod product production dev development test testing qa local preview sandbox
+var uEnvWords = wordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
 	canary beta alpha legacy internal external public private admin primary replica`)
 
-// uShortWords are short forms people write for a subject word, mapped to
-// the long form's stem: "prod" is production, "db" a database, "k8s"
-// Kubernetes. Only forms that mean one thing in a project's talk.
-var uShortWords = map[string]string{"prod": "product", "db": "databas", "dbs": "databas", "pg": "postgr",
-	"k8s": "kubernet", "repo": "repositori", "repos": "repositori", "env": "environ", "envs": "environ",
-	"dep": "depend", "deps": "depend", "stg": "stage", "cfg": "config", "msg": "messag", "msgs": "messag",
-	"perm": "permiss", "perms": "permiss", "req": "request", "reqs": "request", "svc": "servic", "app": "applic", "apps": "applic", "mod": "modul"}
+// uShortWords are the short forms (shortForms) stemmed: "prod" is
+// production, "db" a database, "k8s" Kubernetes. An environment's short
+// name ("dev", "stg", "prod") keeps its own entry in uEnvWords.
+var uShortWords = func() map[string]string {
+	m := map[string]string{}
+	for short, full := range shortForms {
+		if s, f := stemOf(short), stemOf(full); s != f {
+			m[s] = f
+		}
+	}
+	return m
+}()
 
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
