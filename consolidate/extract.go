@@ -400,7 +400,8 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 			continue
 		}
 		if !l.item {
-			todo = todoLead.MatchString(emphasis.Replace(strings.TrimSpace(x.text[l.start:l.end])))
+			lead := emphasis.Replace(strings.TrimSpace(x.text[l.start:l.end]))
+			todo = todoLead.MatchString(lead) || planLead.MatchString(lead)
 			if todo {
 				continue // the lead of a to-do list says nothing itself
 			}
@@ -714,7 +715,13 @@ var reporter = lazy(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|
 
 // labelPrefix is a short label before a colon or dash: "Correction: …".
 // planLabel is a numbered step of a plan: "Fix 2:", "Step 3 —", "Option B:".
-var planLabel = lazy(`(?i)^(?:fix|step|option|phase|part|change|task|todo|approach|plan|stage)\s*#?(?:\d+|[a-e])\b[a-z]?\s*(?:[:.)—–]|\s-)\s*`)
+// A day of a schedule opens one too: "July 12:", "Day 2 —", "Week 1:",
+// "Mon:".
+var planLabel = lazy(`(?i)^(?:(?:fix|step|option|phase|part|change|task|todo|approach|plan|stage|day|week|sprint|milestone|iteration)\s*#?(?:\d+|[a-e])\b[a-z]?|(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?|(?:mon|tues?|wed|thu|thurs|fri|sat|sun)(?:day)?)\s*(?:[:.)—–]|\s-)\s*`)
+
+// planLead heads a plan, a schedule or a roadmap: the items under it are
+// what is to be done, not what is so ("## Build plan", "Timeline:").
+var planLead = lazy(`(?i)^(?:#{1,6}\s*)?(?:[\w'/-]+\s+){0,3}(?:plan|roadmap|schedule|timeline|milestones|next\s+steps|phases)\s*(?:\([^)]*\))?\s*:?\s*$`)
 
 var labelPrefix = lazy(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
 

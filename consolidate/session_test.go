@@ -278,3 +278,23 @@ func TestTuningSplitWhereThere(t *testing.T) {
 	}
 	t.Log("real sessions found; the figures are measured with the cairn binary, see README")
 }
+
+// An agent's plan, schedule or roadmap says what is to be done, not what
+// is so: its items, and a schedule's dated steps, are no memories; a fact
+// the same answer states outside the plan still is one.
+func TestAPlanIsNoFacts(t *testing.T) {
+	answer := "The order book engine uses a lock-free ring buffer for incoming ticks.\n\n" +
+		"## Build plan\n\n" +
+		"- **July 11:** Implement the order book and the matching engine in `src/book.rs`.\n" +
+		"- **July 12:** Add Pascal read-only L2 integration behind the `pascal` feature.\n" +
+		"- `edgerunner live`: connect feeds and run paper execution.\n\n" +
+		"Day 3: benchmark the hot path with `cargo bench`.\n"
+	got := Extract(sessionDraft(memory.ActorAgent, mainLog, answer))
+	var kept []string
+	for _, c := range got {
+		kept = append(kept, c.Title)
+	}
+	if len(got) != 1 || !strings.Contains(got[0].Title, "lock-free ring buffer") {
+		t.Fatalf("from an answer with a plan: %q", kept)
+	}
+}
