@@ -131,7 +131,7 @@ type planner struct {
 	sets    map[string][]uint64       // id → its words, hashed, sorted: for similarity
 	bands   map[string][]string       // near-duplicate signature band → ids
 	words   map[string][]string       // subject word → ids
-	ukeys   map[string][]string       // update key (updateKeys) → ids
+	ukeys   map[string][]string       // update key (updateKeys) → ids; nil until a draft is read for updates
 	gone    map[string]bool           // superseded by the plan
 	touched map[string]bool           // reinforced, reopened or otherwise changed by the plan
 	// contested are the memories a draft of this plan contradicts without
@@ -160,7 +160,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	}
 	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, ukeys: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
@@ -286,6 +286,13 @@ func (pl *planner) remember(m *memory.Memory) {
 	for _, w := range subjectWords(m.Title) {
 		pl.words[w] = append(pl.words[w], m.ID)
 	}
+	if pl.ukeys != nil {
+		pl.indexUpdateKeys(m)
+	}
+}
+
+// indexUpdateKeys files m under its update keys.
+func (pl *planner) indexUpdateKeys(m *memory.Memory) {
 	for _, k := range updateKeys(m.Title) {
 		pl.ukeys[k] = append(pl.ukeys[k], m.ID)
 	}

@@ -1370,6 +1370,13 @@ func replacementOf(o, n uread, v uval) string {
 // m's title, the rarer words counting more (as recall weighs them), at most
 // 12, most shared first.
 func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
+	if pl.ukeys == nil {
+		// Built on first use: a pass with no draft to read pays nothing.
+		pl.ukeys = map[string][]string{}
+		for _, id := range pl.order {
+			pl.indexUpdateKeys(pl.mems[id])
+		}
+	}
 	score := map[string]float64{}
 	for _, w := range updateKeys(m.Title) {
 		if ids := pl.ukeys[w]; len(ids) <= maxPosting/4 {
