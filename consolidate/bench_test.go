@@ -124,3 +124,41 @@ func BenchmarkConsolidate10kDrafts100k(b *testing.B) {
 	b.ReportMetric(float64(len(rep.Run.Changes)), "changes")
 	b.Logf("%s", rep.Summary())
 }
+
+// BenchmarkConsolidateNothingToDo100k is a pass with no draft waiting over a
+// store of 100,000 memories that no pass has changed (issue 27: ≤ 1 s as a
+// whole process). It measures the planner in-process: loading the
+// memories and reading the stored pairs.
+func BenchmarkConsolidateNothingToDo100k(b *testing.B) {
+	dir := b.TempDir()
+	db, err := store.Open(dir, store.Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.EnsureProject(ctx, testProject); err != nil {
+		b.Fatal(err)
+	}
+	r := rand.New(rand.NewPCG(1, 2))
+	for start := 0; start < 100_000; start += 10_000 {
+		recs := make([]memory.Record, 0, 10_000)
+		for i := start; i < start+10_000; i++ {
+			recs = append(recs, benchFact(r, i))
+		}
+		if _, err := db.Import(ctx, testProject.ID, recs, memory.ActorSystem); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := Consolidate(ctx, db, testProject, Options{AskedBy: memory.ActorUser}); err != nil {
+		b.Fatal(err)
+	}
+	b.ResetTimer()
+	for b.Loop() {
+		rep, err := Consolidate(ctx, db, testProject, Options{AskedBy: memory.ActorUser})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if rep.Changed() {
+			b.Fatalf("changed: %s", rep.Summary())
+		}
+	}
+}

@@ -614,6 +614,10 @@ func (pl *planner) peers(m *memory.Memory) []*memory.Memory {
 // with norm, when it is a near duplicate, else the one m says in other
 // words (paraphrase); never one that a value, a name, a negation or
 // another subject sets apart (paraDistinct).
+// maxStoredParaphrase bounds the stored memories one pass reads for
+// paraphrases of older ones (drafts' candidates are all read).
+const maxStoredParaphrase = 2000
+
 func (pl *planner) nearest(m *memory.Memory, norm string) (*memory.Memory, float64) {
 	if a, sim := pl.nearestWords(m, norm); a != nil {
 		return a, sim
@@ -703,6 +707,7 @@ func (pl *planner) existingPairs() {
 		}
 	}
 	budget := 500 // proposals per run: a flood helps no one
+	paraphrased := 0
 	for i := len(stored) - 1; i >= 0; i-- {
 		m := pl.mems[stored[i]]
 		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
@@ -739,7 +744,15 @@ func (pl *planner) existingPairs() {
 		if pl.gone[m.ID] || budget == 0 {
 			continue
 		}
-		if a, sim := pl.nearest(m, pl.norms[m.ID]); a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
+		a, sim := pl.nearestWords(m, pl.norms[m.ID])
+		if a == nil && paraphrased < maxStoredParaphrase {
+			// Paraphrases among stored memories, newest first and bounded:
+			// reading one is dear, and a store never consolidated would
+			// read every memory at every pass.
+			paraphrased++
+			a, sim = pl.paraphrase(m)
+		}
+		if a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
 			budget--
 			why := fmt.Sprintf("%s says nearly the same as %s (similarity %.2f)", m.ID, a.ID, sim)
 			pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID, Reason: why}, a, why)
