@@ -810,14 +810,12 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	if !strong {
 		return noUpdate, Conflict{}
 	}
-	if n.change && !slices.ContainsFunc(o.vals, n.says) {
+	if n.change && len(o.vals) > 0 && !slices.ContainsFunc(o.vals, n.says) {
 		// Nothing of the old said again: had one of its values been, the
 		// one left out is not what changed ("Fastly cache purge now runs
 		// after each deploy" against "The CDN is Fastly").
-		for _, ov := range o.vals {
-			if slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
-				break
-			}
+		ov := o.vals[0]
+		if !slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
 			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: firstValue(n, ov.raw), How: "changed"}
 		}
 	}
