@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -1036,7 +1035,7 @@ func bigRun(t testing.TB, db *DB) []memory.Op {
 // run when the child got to the end.
 func runRunChild(t *testing.T, dir, kill string, env ...string) (killed bool, done string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunCrashChild$", "-test.count=1")
+	cmd := childCmd(t, "TestRunCrashChild")
 	cmd.Env = append(append(os.Environ(), "CAIRN_RUN_DIR="+dir), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()

@@ -286,7 +286,7 @@ func fillTo(path string, n uint64) error {
 // and the forgotten one.
 func seedStore(t *testing.T, dir string, kill bool) (ids []string, gone string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFullOpenSeedChild$", "-test.count=1")
+	cmd := childCmd(t, "TestFullOpenSeedChild")
 	cmd.Env = append(os.Environ(), "CAIRN_SEED_DIR="+dir, fmt.Sprintf("CAIRN_SEED_KILL=%t", kill))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
