@@ -684,9 +684,11 @@ func TestReserveCountsTheStoresTables(t *testing.T) {
 	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	body := strings.Repeat("tables on disk ", 200)
+	// Bodies of 3 KB that share no word but stop words (near duplicates
+	// made each write compare hundreds of others).
 	for i := 0; i < 2000 && db.lsmBytes() == 0; i++ {
-		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: fmt.Sprintf("%d %s", i, body)}, memory.ActorUser); err != nil {
+		body := strings.Repeat(distinctFact("table", i)+" ", 3000/len(distinctFact("table", i)))
+		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: body}, memory.ActorUser); err != nil {
 			t.Fatal(err)
 		}
 	}
