@@ -112,6 +112,7 @@ func after(out, prefix string) string {
 }
 
 func TestRememberShowListJSON(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.wd, ".gitignore"), []byte(".env\n"), 0o644)
 	r := e.rec("remember", "Never commit .env files; CI checks for them.", "--layer", "invariant", "--tag", "git,ci", "--provenance", "user-stated", "--ref", "rule-1", "--bind", "file:.gitignore")
@@ -155,6 +156,7 @@ func TestRememberShowListJSON(t *testing.T) {
 }
 
 func TestStdinText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.run("# Build\n\nRun `make` first.\n", "remember", "-", "--json", "--layer", "procedure")
 	if r.code != 2 || !strings.Contains(r.err, "unknown layer") {
@@ -172,6 +174,7 @@ func TestStdinText(t *testing.T) {
 }
 
 func TestEditSupersedeArchiveFlow(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.rec("remember", "+229 % decode speed", "--tag", "bench")
 	ed := e.rec("edit", a.ID, "+229 % decode speed (bench #41)")
@@ -225,6 +228,7 @@ func TestEditSupersedeArchiveFlow(t *testing.T) {
 }
 
 func TestForgetNeedsAPerson(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.rec("remember", "a throwaway note about the staging host")
 	r := e.run("", "forget", a.ID)
@@ -257,6 +261,7 @@ func TestForgetNeedsAPerson(t *testing.T) {
 }
 
 func TestLink(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	d := e.rec("remember", "parked MTP", "-l", "D")
 	b := e.rec("remember", "MoE was net-negative", "-l", "C")
@@ -274,6 +279,7 @@ func TestLink(t *testing.T) {
 }
 
 func TestBadInputExitCodes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.rec("remember", "something true")
 	cases := []struct {
@@ -314,6 +320,7 @@ func TestBadInputExitCodes(t *testing.T) {
 }
 
 func TestProjectsAndGlobal(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "in myproj")
 	e.ok("remember", "user-wide preference", "--project", "global", "-l", "A")
@@ -354,6 +361,7 @@ func TestProjectsAndGlobal(t *testing.T) {
 }
 
 func TestCapture(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var d memory.Draft
 	json.Unmarshal([]byte(e.ok("capture", "user: always run make lint first", "--json")), &d)
@@ -363,6 +371,7 @@ func TestCapture(t *testing.T) {
 }
 
 func TestWorkbenchTheme(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if r := e.run("", "--theme", "neon"); r.code != 2 || !strings.Contains(r.err, "unknown theme") {
 		t.Fatalf("bad theme: %+v", r)
@@ -424,6 +433,7 @@ func refused(t *testing.T, r result, args []string, want string) {
 // escape sequence is refused with one line naming the field, and the store
 // is left as it was.
 func TestShortFieldsRefuseControlCharacters(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	keep := e.rec("remember", "the staging host is stage-2")
 	for _, h := range hostile {
@@ -496,6 +506,7 @@ func poison(t *testing.T, e *env, id string, edit func(*memory.Memory)) {
 // projects, and the forget confirmation, which shows the stored text and
 // keeps its id line.
 func TestStoredEscapesAreNeutralisedOnOutput(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	var body strings.Builder
 	body.WriteString("port 8080 on staging")
@@ -570,6 +581,7 @@ func TestStoredEscapesAreNeutralisedOnOutput(t *testing.T) {
 // input, flags, edit, supersede, capture, archive reason), never silently
 // replaced, and the store is left as it was.
 func TestInvalidUTF8IsRefused(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	keep := e.rec("remember", "the cache lives in /var/cache/app")
 	bad := "caf\xe9 au lait"
@@ -607,6 +619,7 @@ func TestInvalidUTF8IsRefused(t *testing.T) {
 // with a clear line, by the CLI and by the store itself, instead of
 // failing inside the encoder.
 func TestLinkWeightAndConfidenceMustBeNumbers(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	d := e.rec("remember", "parked MTP", "-l", "D")
 	b := e.rec("remember", "MoE was net-negative", "-l", "C")
@@ -661,6 +674,7 @@ func TestLinkWeightAndConfidenceMustBeNumbers(t *testing.T) {
 // list, show, recall and context serve the new fact; a title the user set
 // stays.
 func TestEditTitleFollowsDerivedText(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	a := e.rec("remember", "The staging API listens on port 8080")
 	if a.Title != "The staging API listens on port 8080" {

@@ -75,6 +75,7 @@ func (e *cfgEnv) ok(args ...string) string {
 }
 
 func TestConfigShowsEverySettingAndWhereItCameFrom(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.write("theme = \"light\"\n\n[llm]\nurl = \"http://127.0.0.1:11434/v1\"\nmodel = \"llama3.1\"\nkey = \"sk-secret-in-file-1234\"\n")
 	e.vars["CAIRN_IDLE"] = "1m"
@@ -117,6 +118,7 @@ func TestConfigShowsEverySettingAndWhereItCameFrom(t *testing.T) {
 }
 
 func TestConfigSetValidatesAndLeavesTheFileOnError(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.write("# mine\ntheme = \"dark\"\n")
 	for _, c := range []struct{ key, value, says string }{
@@ -168,6 +170,7 @@ func readFile(t *testing.T, path string) string {
 // A broken file: every command says which line is wrong and works on with
 // the defaults; cairn config edit opens it all the same, so it can be fixed.
 func TestBrokenConfigFileWarnsAndEditFixesIt(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	e.write("theme = \"light\"\n[recall]\nbudget = many\n")
 	r := e.run("remember", "the decode kernel uses tile size 64", "--json")
@@ -206,6 +209,7 @@ func TestBrokenConfigFileWarnsAndEditFixesIt(t *testing.T) {
 
 // recall.budget in the file is the default budget of cairn recall.
 func TestRecallBudgetFromTheFile(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	for _, body := range []string{"the decode kernel uses tile size 64", "the decode kernel was tuned on MI300", "the decode kernel spills at tile size 128"} {
 		e.ok("remember", body)
@@ -234,6 +238,7 @@ func TestRecallBudgetFromTheFile(t *testing.T) {
 
 // The chat endpoint set in the file is the one consolidation would use.
 func TestLLMFromTheFile(t *testing.T) {
+	t.Parallel()
 	e := newCfgEnv(t)
 	var d doctorReport
 	if err := json.Unmarshal([]byte(e.ok("doctor", "--json")), &d); err != nil || d.LLM {
@@ -253,6 +258,7 @@ func TestLLMFromTheFile(t *testing.T) {
 // The help and the README list every setting with its variable, so that
 // neither drifts from the code.
 func TestConfigHelpAndREADMEListEverySetting(t *testing.T) {
+	t.Parallel()
 	readme, err := os.ReadFile("../README.md")
 	if err != nil {
 		t.Fatal(err)

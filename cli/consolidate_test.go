@@ -97,6 +97,7 @@ func lineWith(lines []string, parts ...string) int {
 // whose report lists every change grouped by kind, a second run with
 // nothing to do, and an undo that brings back the memories and the drafts.
 func TestConsolidateMorning(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	os.MkdirAll(filepath.Join(e.wd, "deploy"), 0o755)
 	os.WriteFile(filepath.Join(e.wd, "deploy", "pipeline.yml"), []byte("stages: [build, ship]\n"), 0o644)
@@ -292,6 +293,7 @@ func TestConsolidateMorning(t *testing.T) {
 // TestConsolidateMisuse: bad flags and ids are one line each, with what
 // to do, and leave the store as it was.
 func TestConsolidateMisuse(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("capture", "I prefer table-driven tests for parsers.")
 	before := e.state()
@@ -325,6 +327,7 @@ func TestConsolidateMisuse(t *testing.T) {
 // be used stops the pass with one line that names the variable, before
 // anything is written.
 func TestConsolidateLanguageModelMisconfigured(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("capture", "I prefer table-driven tests for parsers.")
 	before := e.state()
@@ -343,6 +346,7 @@ func TestConsolidateLanguageModelMisconfigured(t *testing.T) {
 // TestConsolidateProgressStaysOffPipes: with stderr a file (a pipe, a log)
 // the pass writes no progress line there.
 func TestConsolidateProgressStaysOffPipes(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("capture", "I prefer table-driven tests for parsers.")
 	f, err := os.Create(filepath.Join(t.TempDir(), "stderr"))
@@ -378,6 +382,7 @@ func TestConsolidateProgressStaysOffPipes(t *testing.T) {
 // tick within a stage, always on a new stage and at the end of one, and
 // erased before the report.
 func TestProgressLine(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	now := time.Date(2026, 5, 1, 9, 0, 0, 0, time.UTC)
 	p := newProgressLine(&b)
@@ -412,6 +417,7 @@ func TestProgressLine(t *testing.T) {
 // stderr is a terminal (a pseudo-terminal from script(1)): the progress is
 // one line rewritten in place and erased before the report.
 func TestConsolidateProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	if os.Getenv("CAIRN_TEST_CHILD") == "consolidate" {
 		os.Exit(Main(Env{Args: []string{"consolidate"}, Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 			Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: func() bool { return false }}))
@@ -461,6 +467,7 @@ func TestConsolidateProgressOnATerminal(t *testing.T) {
 // fact again in other words reinforces the memory instead of copying it,
 // and the import says so.
 func TestImportReinforcesKnownFacts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	known := e.rec("remember", "We deploy on Tuesdays.")
 	path := filepath.Join(t.TempDir(), "notes.jsonl")
@@ -485,6 +492,7 @@ func TestImportReinforcesKnownFacts(t *testing.T) {
 // A consolidation that turns drafts into a memory answering a gap closes
 // the gap and says so; a dry run closes nothing.
 func TestConsolidateClosesAnsweredGaps(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "Deploys go through ArgoCD", "-l", "B")
 	if out := e.ok("recall", "where does the staging database live"); !strings.Contains(out, "nothing known") {

@@ -10,6 +10,7 @@ import (
 
 // An error that quotes what was typed never carries an escape to stderr.
 func TestErrorsAreNeutralised(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, args := range [][]string{
 		{"show", "01J\x1b]0;pwned\x07"},
@@ -26,6 +27,7 @@ func TestErrorsAreNeutralised(t *testing.T) {
 // checks or cobra's (an unknown command, a wrong number of arguments, a
 // bad flag). Every error is one line with at most one hint.
 func TestExitCodesAndOneHint(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "the cache is warmed at start")
 	for _, c := range []struct {
@@ -59,6 +61,7 @@ func TestExitCodesAndOneHint(t *testing.T) {
 // that names it; confirm of a superseded memory points at its successor,
 // not at rebinding the old one.
 func TestConfirmSaysWhatToDo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	f := filepath.Join(e.wd, "limits.txt")
 	if err := os.WriteFile(f, []byte("512\n"), 0o644); err != nil {

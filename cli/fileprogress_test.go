@@ -18,6 +18,7 @@ import (
 // report, when stderr is a terminal (a pseudo-terminal from script(1)); on a
 // pipe it says nothing (the other tests read stderr as a pipe).
 func TestImportAndExportProgressOnATerminal(t *testing.T) {
+	t.Parallel()
 	if args := os.Getenv("CAIRN_TEST_ARGS"); args != "" {
 		os.Exit(Main(Env{Args: strings.Split(args, "\x1f"), Stdin: os.Stdin, Stdout: os.Stdout, Stderr: os.Stderr,
 			Getenv: os.Getenv, Getwd: os.Getwd, IsTerminal: func() bool { return false }}))

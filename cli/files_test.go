@@ -62,6 +62,7 @@ func exportParts(t *testing.T, e *env) ([]memory.Record, []memory.Event) {
 }
 
 func TestExportImportRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, format := range []string{"jsonl", "md"} {
 		t.Run(format, func(t *testing.T) {
 			src := newEnv(t)
@@ -121,6 +122,7 @@ func TestExportImportRoundTrip(t *testing.T) {
 }
 
 func TestImportRefusesBadLinesAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name, content, want string
 	}{
@@ -173,6 +175,7 @@ func memoryFile(t *testing.T, path, title string) {
 // a file from outside the directory being imported. Each is now refused in
 // one line naming the file, and the store is left as it was.
 func TestImportRefusesHostileSources(t *testing.T) {
+	t.Parallel()
 	zero := devZero(t)
 	outside := filepath.Join(t.TempDir(), "private.md")
 	memoryFile(t, outside, "read from outside")
@@ -259,6 +262,7 @@ func TestImportRefusesHostileSources(t *testing.T) {
 }
 
 func TestImportFollowsLinksInsideTheDirectory(t *testing.T) {
+	t.Parallel()
 	dir := filepath.Join(t.TempDir(), "notes")
 	memoryFile(t, filepath.Join(dir, "drafts", "a.txt"), "kept beside")
 	os.MkdirAll(filepath.Join(dir, "A-state"), 0o700)
@@ -273,6 +277,7 @@ func TestImportFollowsLinksInsideTheDirectory(t *testing.T) {
 }
 
 func TestExportIsPrivateAndFollowsNoLinks(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	m := e.rec("remember", "the rotation plan for the database password", "-l", "D")
 	base := t.TempDir()
@@ -330,6 +335,7 @@ func TestExportIsPrivateAndFollowsNoLinks(t *testing.T) {
 // file in one line naming it, and the store is as it was. The import that
 // succeeds prints no progress where stderr is not a terminal.
 func TestStreamedImportRefusesALateBadLineAndChangesNothing(t *testing.T) {
+	t.Parallel()
 	const n, bad = 9000, 7001 // five chunks; the bad line is in the fourth
 	var b strings.Builder
 	for i := 1; i <= n; i++ {
@@ -368,6 +374,7 @@ func TestStreamedImportRefusesALateBadLineAndChangesNothing(t *testing.T) {
 // trash, plain notes and attachments are counted and passed over, and the
 // links its bodies write become edges when they name a memory.
 func TestImportObsidianVault(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	known := e.rec("remember", "the staging port is 8443", "-l", "B", "--title", "Staging port")
 	vault := filepath.Join(t.TempDir(), "vault")
@@ -428,6 +435,7 @@ func TestImportObsidianVault(t *testing.T) {
 // A recall between two markdown exports changes no exported byte, and a
 // markdown export round trips through a fresh store to the same files.
 func TestMarkdownExportIsDeterministic(t *testing.T) {
+	t.Parallel()
 	src := newEnv(t)
 	seedStore(t, src)
 	first := filepath.Join(t.TempDir(), "first")

@@ -14,6 +14,7 @@ import (
 // that says the disk is full, until space is freed. Before, the store did
 // not open at all on a full disk, so `cairn list` failed too.
 func TestFullDiskKeepsReadsWorking(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	mnt := filepath.Join(filepath.Dir(e.home), "disk")
 	testenv.Tmpfs(t, mnt, 128)

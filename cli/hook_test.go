@@ -69,6 +69,7 @@ func (e *env) hookLog() string {
 }
 
 func TestHookSessionStartAndPrompts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// Nothing remembered yet: the briefing is silent.
 	if out := e.hook(hookJSON(t, map[string]string{"hook_event_name": "SessionStart", "session_id": "s1", "cwd": e.wd, "source": "startup"})); out != "" {
@@ -104,6 +105,7 @@ func TestHookSessionStartAndPrompts(t *testing.T) {
 
 // A stale memory the prompt is about comes with the prompt.
 func TestHookVerifyFirst(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	cfg := filepath.Join(e.wd, "deploy.yaml")
 	os.WriteFile(cfg, []byte("tool: argocd\n"), 0o644)
@@ -120,6 +122,7 @@ func TestHookVerifyFirst(t *testing.T) {
 // PreCompact and SessionEnd read the session in; the second adds only
 // what is new and consolidates the session's drafts.
 func TestHookIngestsTheSession(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	tr := filepath.Join(t.TempDir(), "s1.jsonl")
 	lines := []string{
@@ -162,6 +165,7 @@ func TestHookIngestsTheSession(t *testing.T) {
 // Whatever the agent sends, the hook exits 0, prints nothing and says why
 // in hooks.log.
 func TestHookNeverBreaksTheAgent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	fifo := filepath.Join(t.TempDir(), "fifo.jsonl")
 	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
@@ -197,6 +201,7 @@ func TestHookNeverBreaksTheAgent(t *testing.T) {
 
 // doctor shows what went wrong in the hooks and whether the agents are set up.
 func TestDoctorShowsHookFailures(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	out := e.ok("doctor")
 	if !strings.Contains(out, "store     ok") || !strings.Contains(out, "no failures logged") {

@@ -38,6 +38,7 @@ func hugeTranscript(t *testing.T, e *env, ended bool) string {
 // to /dev/zero, exits 0 and prints nothing: never a crash or a stack trace
 // in the agent's context.
 func TestHookSurvivesHostileTranscripts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "The staging database is reset every Monday.")
 	huge := hugeTranscript(t, e, false)
@@ -69,6 +70,7 @@ func TestHookSurvivesHostileTranscripts(t *testing.T) {
 
 // cairn ingest says how many lines were over the bound, and reads the rest.
 func TestIngestReportsLinesOverTheBound(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	out := e.ok("ingest", hugeTranscript(t, e, true))
 	if !strings.Contains(out, "2 new drafts") || !strings.Contains(out, "1 line over 16 MiB skipped (the rest was read)") {
@@ -82,6 +84,7 @@ func TestIngestReportsLinesOverTheBound(t *testing.T) {
 // neither crashes nor hangs the commands that trigger it, and their output
 // is what it would be.
 func TestIndexReadsOnlyRegularFilesInsideTheRoot(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	write(t, e.wd, "README.md", "# Shop\n\nShop sells hand-made kites online.\n")
@@ -132,6 +135,7 @@ func TestIndexReadsOnlyRegularFilesInsideTheRoot(t *testing.T) {
 // Realistic secrets of the kinds cairn detects, in every kind of file the
 // index reads: none reaches the store's files, recall or context.
 func TestIndexKeepsSecretsOutOfTheStore(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	var (

@@ -19,6 +19,7 @@ import (
 // person; after a drop neither the text nor the capture event remains, on
 // the timeline or in the store's files.
 func TestInboxListsShowsAndDrops(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if out := e.ok("inbox"); !strings.Contains(out, "the inbox is empty") {
 		t.Fatalf("empty inbox: %q", out)
@@ -108,6 +109,7 @@ func proposalOf(ps []proposalOut, k memory.ProposalKind) *proposalOut {
 // accept is a run that undo takes back, a rejected proposal is not made
 // again, and drafts and proposals are not confused for each other.
 func TestInboxProposals(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := e.rec("remember", "The API listens on port 8080.")
 	nodes := e.rec("remember", "The staging cluster runs on three nodes in eu-west-1.")
@@ -235,6 +237,7 @@ func TestInboxProposals(t *testing.T) {
 // the inbox but stays listed with --all, marked with its run, and a person
 // can still read and erase it.
 func TestInboxKeepsConsolidatedDraftsErasable(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	d := e.rec("capture", "I prefer table-driven tests for parsers.")
 	out := e.ok("consolidate")
@@ -267,6 +270,7 @@ func TestInboxKeepsConsolidatedDraftsErasable(t *testing.T) {
 // reinforces the memory instead of copying it, and says so; nearly the
 // same fact is remembered with a merge proposal in the inbox.
 func TestRememberTwiceIsAlreadyKnown(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	first := e.rec("remember", "We deploy on Tuesdays.")
 	again := e.ok("remember", "we deploy on tuesdays")
@@ -379,6 +383,7 @@ func TestInboxAfterTenThousandConsolidatedDrafts(t *testing.T) {
 // check them all before deciding any, and each decision is a run that undo
 // takes back.
 func TestInboxDecidesSeveral(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	port := e.rec("remember", "The API listens on port 8080.")
 	sessions := e.rec("remember", "Keep sessions in Postgres, not Redis.")

@@ -36,6 +36,7 @@ func (e *env) index(args ...string) derive.Report {
 // shape and commands, and recall answers "where is X?"; after a commit
 // only what changed is read again, by the next command itself.
 func TestIndexThenContextAndRecall(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	write(t, e.wd, "go.mod", "module example.com/shop\n\ngo 1.22\n")
@@ -121,6 +122,7 @@ func TestIndexThenContextAndRecall(t *testing.T) {
 // A command of the same project run from another directory never
 // replaces the repository it was indexed from.
 func TestRederiveStaysWithItsRoot(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	write(t, e.wd, "README.md", "# Shop\n\nShop sells hand-made kites online.\n")

@@ -13,6 +13,7 @@ import (
 // cairn ingest as a person runs it: a directory of session logs, again,
 // and with a file that is not one among them.
 func TestIngestCommand(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	dir := filepath.Join(t.TempDir(), "sessions")
 	for _, src := range []string{"../ingest/testdata/claude-code/session.jsonl", "../ingest/testdata/codex/2026/11/24/rollout-2026-11-24T11-00-00-019a2d7a-41c4-78b1-b7cc-a45d62a89cd5.jsonl"} {

@@ -12,6 +12,7 @@ import (
 
 // remember says what it bound the memory to.
 func TestRememberSaysItsBinding(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	if err := os.WriteFile(filepath.Join(e.wd, "go.mod"), []byte("module x\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -31,6 +32,7 @@ func TestRememberSaysItsBinding(t *testing.T) {
 
 // show names the memories it links to by title, not only by id.
 func TestShowNamesLinkedMemories(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	d := e.rec("remember", "We parked MTP", "-l", "D")
 	b := e.rec("remember", "MoE was net-negative with MTP", "-l", "C")
@@ -53,6 +55,7 @@ func TestShowNamesLinkedMemories(t *testing.T) {
 // edit --tag replaces the tags; --add-tag and --remove-tag change only
 // the ones they name.
 func TestEditTags(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	m := e.rec("remember", "the cache is warmed at start", "--tag", "cache,startup")
 	for _, c := range []struct {
@@ -80,6 +83,7 @@ func TestEditTags(t *testing.T) {
 
 // Every --json output names a project by its name, as memory records do.
 func TestJSONNamesProjects(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "Never commit .env files", "-l", "A")
 	e.ok("remember", "Prefer the standard library", "--project", "global", "-l", "A")
@@ -133,6 +137,7 @@ func walk(v any, f func(key string, val any)) {
 // recall's text heads the parts of its answer, so a lower score above a
 // higher one is explained.
 func TestRecallHeadsItsParts(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "Never deploy the payments service on a Friday afternoon", "-l", "A")
 	e.ok("remember", "The payments service deploy takes twelve minutes; deploy the payments service with make deploy-payments", "-l", "B")
@@ -176,6 +181,7 @@ func TestRecallHeadsItsParts(t *testing.T) {
 
 // cairn --version names the build and the Go that made it.
 func TestVersion(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	for _, flag := range []string{"--version", "-v"} {
 		r := e.run("", flag)

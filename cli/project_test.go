@@ -8,6 +8,7 @@ import (
 // A mistyped --project is said, not silently read as an empty project, and
 // a write that creates a project says so once.
 func TestProjectTypo(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	r := e.run("", "remember", "the cache is warmed at start", "--project", "alpha")
 	if r.code != 0 || r.err != "cairn: new project alpha\n" {

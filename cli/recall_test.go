@@ -9,6 +9,7 @@ import (
 )
 
 func TestRecallCommand(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	e.ok("remember", "VGPR-256 starved occupancy on the decode kernel", "-l", "E", "--trigger", "register budget")
 	e.ok("remember", "Release v0.7 is out", "-l", "B")
@@ -78,6 +79,7 @@ func TestRecallCommand(t *testing.T) {
 
 // The gap log and feedback as a person meets them on the command line.
 func TestGapsAndFeedbackCommands(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	m := e.rec("remember", "The retry policy lives in store/import.go and backs off three times", "-l", "B")
 	if out := e.ok("recall", "kubernetes helm chart"); !strings.Contains(out, "nothing known about this") {

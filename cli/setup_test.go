@@ -66,6 +66,7 @@ func cairnHooks(t *testing.T, path string) map[string]int {
 }
 
 func TestSetupClaudeCodeMergesAndIsIdempotent(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home := t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
@@ -147,6 +148,7 @@ func TestSetupClaudeCodeMergesAndIsIdempotent(t *testing.T) {
 }
 
 func TestSetupRefusesWhatItCannotRead(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home := t.TempDir()
 	settings := filepath.Join(home, ".claude", "settings.json")
@@ -172,6 +174,7 @@ func TestSetupRefusesWhatItCannotRead(t *testing.T) {
 }
 
 func TestSetupProjectScope(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	os.Mkdir(filepath.Join(e.wd, ".git"), 0o755)
 	home := t.TempDir()
@@ -190,6 +193,7 @@ func TestSetupProjectScope(t *testing.T) {
 }
 
 func TestSetupCodexKeepsTheUsersTOML(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	home := t.TempDir()
 	cfg := filepath.Join(home, "codex-home", "config.toml")

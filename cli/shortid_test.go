@@ -13,6 +13,7 @@ import (
 // are taken back anywhere an id is; an ambiguous prefix is one line naming
 // the candidates.
 func TestShortIDs(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	// Made in the same millisecond (as an import or a consolidation run
 	// makes them), a and b share all but their last character; c and d

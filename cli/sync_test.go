@@ -144,6 +144,7 @@ func mtimes(t *testing.T, dir string) map[string]time.Time {
 }
 
 func TestSyncTwoPeopleThroughGit(t *testing.T) {
+	t.Parallel()
 	alice, bob := team(t)
 	store := alice.rec("remember", "-l", "A", "-t", "The store is Badger", "Badger is the store; no in-memory stand-in.")
 	recall := alice.rec("remember", "-l", "D", "-t", "Recall is BM25 plus salience", "Ranking uses BM25 and salience, never trust.")
@@ -254,6 +255,7 @@ func sameMemoriesBut(t *testing.T, a, b *teammate, personal string) {
 }
 
 func TestSyncConcurrentEditsAndMergeConflicts(t *testing.T) {
+	t.Parallel()
 	alice, bob := team(t)
 	m := alice.rec("remember", "-l", "A", "-t", "Tests use t.TempDir", "Tests keep to t.TempDir().")
 	other := alice.rec("remember", "-l", "A", "-t", "Benchmarks go in the README", "With the machine.")

@@ -18,6 +18,7 @@ import (
 // links, their layer letters, created times and history, and without the
 // Links section in the bodies.
 func TestImportMirrorFiles(t *testing.T) {
+	t.Parallel()
 	alice, _ := team(t)
 	reason := alice.rec("remember", "bench 41 showed -4 % with MTP", "-l", "C", "--title", "Bench 41")
 	dec := alice.rec("remember", "Park MTP: net-negative on MoE", "-l", "D", "--title", "Park MTP")

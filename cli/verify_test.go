@@ -36,6 +36,7 @@ func gitIn(t *testing.T, dir string, args ...string) {
 // queue when the file changes, recall stops serving it as current, and a
 // confirmation brings it back.
 func TestVerifyFirstThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	os.MkdirAll(filepath.Join(e.wd, "bench"), 0o755)
@@ -99,6 +100,7 @@ func TestVerifyFirstThroughTheCLI(t *testing.T) {
 // until it is corrected; the calibration shows the binding that fired on
 // noise and the one that stayed silent.
 func TestRejectAndCalibrationThroughTheCLI(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	os.WriteFile(filepath.Join(e.wd, "go.sum"), []byte("v1\n"), 0o644)
@@ -178,6 +180,7 @@ func TestRejectAndCalibrationThroughTheCLI(t *testing.T) {
 // ones that bring their own, and a second import of the same file changes
 // nothing.
 func TestImportBindsNewMemories(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	os.WriteFile(filepath.Join(e.wd, "decode.txt"), []byte("+229 %\n"), 0o644)
 	in := filepath.Join(t.TempDir(), "in.jsonl")
@@ -211,6 +214,7 @@ func TestImportBindsNewMemories(t *testing.T) {
 // has no evidence), and the timeline gains nothing from that process; a
 // process that sees another value moves it and is named in the reason.
 func TestFlagDoesNotFlapWithTheEnvironment(t *testing.T) {
+	t.Parallel()
 	e := newEnv(t)
 	gitInit(t, e.wd)
 	with := func(value string, args ...string) string {

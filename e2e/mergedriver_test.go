@@ -133,6 +133,7 @@ func teamOfTwo(t *testing.T) (alice, bob *clone) {
 // verify-first queue as a memory that contradicts it; Bob gets the pair
 // after his pull. Nothing either wrote is lost.
 func TestMergeDriverWithRealGit(t *testing.T) {
+	t.Parallel()
 	alice, bob := teamOfTwo(t)
 	if out := alice.cairn("setup", "git", "--yes"); !strings.Contains(out, ".gitattributes") {
 		t.Fatalf("setup: %s", out)
@@ -238,6 +239,7 @@ func TestMergeDriverWithRealGit(t *testing.T) {
 // repository's git config; again, it changes nothing; --remove restores
 // both exactly.
 func TestSetupGitIsReversible(t *testing.T) {
+	t.Parallel()
 	alice, _ := teamOfTwo(t)
 	attrs, config := filepath.Join(alice.wd, ".gitattributes"), filepath.Join(alice.wd, ".git", "config")
 	os.WriteFile(attrs, []byte("*.png binary\n"), 0o644)
@@ -275,6 +277,7 @@ func TestSetupGitIsReversible(t *testing.T) {
 // What the driver cannot read as memory files (a note without
 // frontmatter, edited on both sides) is git's own conflict, for a person.
 func TestMergeDriverLeavesOtherFilesToGit(t *testing.T) {
+	t.Parallel()
 	alice, bob := teamOfTwo(t)
 	alice.cairn("setup", "git", "--yes")
 	note := filepath.Join(".cairn", "memories", "A-invariant", "NOTES.md")
@@ -304,6 +307,7 @@ func TestMergeDriverLeavesOtherFilesToGit(t *testing.T) {
 // for each, syncs the rest and exits non-zero — no out-of-memory, no hang,
 // no stack trace — and the memory whose file is the FIFO stays active.
 func TestSyncRefusesHostileFilesWholeProcess(t *testing.T) {
+	t.Parallel()
 	alice, _ := teamOfTwo(t)
 	id := alice.remember("Never commit .env files", "Secrets stay out of git.")
 	alice.cairn("sync")

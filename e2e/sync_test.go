@@ -80,6 +80,7 @@ func BenchmarkSyncWholeProcess(b *testing.B) {
 // SIGKILL while it writes them back, two syncs at once, then syncs again:
 // each file is one memory, whatever sync read it — never a duplicate.
 func TestSyncKilledMidwayDuplicatesNothing(t *testing.T) {
+	t.Parallel()
 	h := newHome(t)
 	git := exec.Command("git", "-C", h.work, "init", "-q", "-b", "main")
 	git.Env = append(h.env(), "GIT_CONFIG_GLOBAL=/dev/null", "GIT_CONFIG_NOSYSTEM=1")

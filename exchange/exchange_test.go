@@ -21,6 +21,7 @@ import (
 )
 
 func TestReadJSONLRefusesBadLines(t *testing.T) {
+	t.Parallel()
 	good := `{"layer":"A","body":"ok"}`
 	cases := []struct {
 		name, in string
@@ -55,6 +56,7 @@ func TestReadJSONLRefusesBadLines(t *testing.T) {
 }
 
 func TestJSONLEventLines(t *testing.T) {
+	t.Parallel()
 	at := time.Date(2026, 3, 2, 10, 0, 0, 5, time.UTC)
 	e := memory.Event{ID: "01JD0000000000000000000EV1", Time: at, Actor: memory.ActorAgent, Kind: memory.EventEdit, MemoryID: "01JD0000000000000000000AAA", Summary: "version 2"}
 	var b bytes.Buffer
@@ -77,6 +79,7 @@ func TestJSONLEventLines(t *testing.T) {
 }
 
 func TestLongLines(t *testing.T) {
+	t.Parallel()
 	body := strings.Repeat("é\"\\\n", 20000)
 	var b bytes.Buffer
 	if err := WriteJSONL(&b, []memory.Record{{Layer: 'C', Body: body}}); err != nil {
@@ -197,6 +200,7 @@ func canonMD(r memory.Record) string {
 }
 
 func TestRoundTrips(t *testing.T) {
+	t.Parallel()
 	rapid.Check(t, func(t *rapid.T) {
 		n := rapid.IntRange(1, 4).Draw(t, "n")
 		recs := make([]memory.Record, n)
@@ -231,6 +235,7 @@ func TestRoundTrips(t *testing.T) {
 }
 
 func TestMarkdownDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	f := false
 	recs := []memory.Record{
@@ -289,6 +294,7 @@ func TestMarkdownDirectory(t *testing.T) {
 // A markdown export keeps the timeline in timeline.jsonl, read back after
 // the memories; a memory record in it is refused, naming its line.
 func TestMarkdownTimeline(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	e := memory.Event{ID: "01JD0000000000000000000EV1", Time: time.Unix(7, 0).UTC(), Actor: memory.ActorUser, Kind: memory.EventRemember, MemoryID: "01JD0000000000000000000AAA"}
 	recs := []memory.Record{{Event: &e}, {ID: "01JD0000000000000000000AAA", Layer: memory.LayerState, Title: "t", Body: "b"}}
@@ -311,6 +317,7 @@ func TestMarkdownTimeline(t *testing.T) {
 // A file of an export made before edges, history and the Links section
 // (links by kind in the frontmatter, salience) still reads the same.
 func TestOldMarkdownExportsStillRead(t *testing.T) {
+	t.Parallel()
 	old := "---\nid: \"01JD0000000000000000000AAA\"\nlayer: \"decision\"\ntitle: \"park MTP\"\n" +
 		"salience:\n  access_count: 3\n  accesses: [\"2026-03-02T10:00:00Z\"]\nversion: 2\n" +
 		"links:\n  because: [\"[[01JD0000000000000000000BBB|0.5 historical @2026-03-01T09:00:00Z]]\"]\n---\nbecause MoE\n"
@@ -327,6 +334,7 @@ func TestOldMarkdownExportsStillRead(t *testing.T) {
 }
 
 func TestMarkdownExportIsStable(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	recs := []memory.Record{
 		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Title: "old title", Body: "x",
@@ -362,6 +370,7 @@ func TestMarkdownExportIsStable(t *testing.T) {
 }
 
 func TestMarkdownSpreadsALargeLayer(t *testing.T) {
+	t.Parallel()
 	var recs []memory.Record
 	for i := range 2500 {
 		id := fmt.Sprintf("01JD%022d", i)
@@ -398,6 +407,7 @@ func TestMarkdownSpreadsALargeLayer(t *testing.T) {
 }
 
 func TestReadVaultSkipsWhatIsNotAMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	put := func(rel, text string) {
 		p := filepath.Join(dir, rel)

@@ -44,6 +44,7 @@ func aliasBomb(levels int) string {
 // parsing; the others are plain syntax or type errors, whose go-yaml
 // message (which quotes the source) used to cost the square of the input.
 func TestHostileFrontmatterIsRefusedCheaply(t *testing.T) {
+	t.Parallel()
 	const budget = 64 << 20
 	cases := []struct{ name, in, want string }{
 		{"alias bomb", aliasBomb(9), "anchors and aliases"},
@@ -79,6 +80,7 @@ func TestHostileFrontmatterIsRefusedCheaply(t *testing.T) {
 // What cairn itself writes, and ordinary hand-written frontmatter, still
 // pass the guard.
 func TestOrdinaryFrontmatterPasses(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{
 		"---\nlayer: A\ntitle: a[b] {c} & *d !e\ntags: [x, y]\nsource: {file: a.go, line: 3}\n---\nbody",
 		"---\nlayer: B\ntitle: t # a comment\nwatermarks: [{kind: file, target: a.go, state: intact}]\nlinks: {because: [\"[[01JD0000000000000000000AAA]]\"]}\n---\n",
@@ -110,6 +112,7 @@ func TestOrdinaryFrontmatterPasses(t *testing.T) {
 }
 
 func TestDecodeMarkdownRefusesInvalidUTF8(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"---\nlayer: A\ntitle: \"\xff\"\n---\n", "---\nlayer: A\ntitle: t\n---\nbo\xc3dy"} {
 		_, err := DecodeMarkdown([]byte(in))
 		if err == nil || !strings.Contains(err.Error(), "UTF-8") {
@@ -138,6 +141,7 @@ func (e *endless) Read(p []byte) (int, error) {
 }
 
 func TestReadJSONLRefusesHostileLines(t *testing.T) {
+	t.Parallel()
 	good := `{"layer":"A","body":"ok"}` + "\n"
 	t.Run("endless line", func(t *testing.T) {
 		r := &endless{prefix: good + `{"layer":"A","body":"`}
@@ -194,6 +198,7 @@ func mkfifo(t *testing.T, path string) {
 }
 
 func TestReadJSONLFileRefusesSpecialAndHugeFiles(t *testing.T) {
+	t.Parallel()
 	zero := needDevZero(t)
 	dir := t.TempDir()
 	link := filepath.Join(dir, "zero.jsonl")
@@ -221,6 +226,7 @@ func TestReadJSONLFileRefusesSpecialAndHugeFiles(t *testing.T) {
 // A FIFO swapped in after the check is opened without waiting for a
 // writer, and refused.
 func TestOpenRegularDoesNotBlockOnAFIFO(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "swapped.md")
 	mkfifo(t, fifo)
 	f, _, err := openRegular(func(flag int) (*os.File, error) { return os.OpenFile(fifo, flag, 0) }, hintDirEntry)
@@ -241,6 +247,7 @@ func writeMemoryFile(t *testing.T, path, title string) {
 }
 
 func TestReadMarkdownRefusesHostileEntries(t *testing.T) {
+	t.Parallel()
 	zero := needDevZero(t)
 	outside := filepath.Join(t.TempDir(), "secret.md")
 	writeMemoryFile(t, outside, "from outside")
@@ -288,6 +295,7 @@ func TestReadMarkdownRefusesHostileEntries(t *testing.T) {
 }
 
 func TestReadMarkdownFollowsLinksInside(t *testing.T) {
+	t.Parallel()
 	base := t.TempDir()
 	dir := filepath.Join(base, "real")
 	writeMemoryFile(t, filepath.Join(dir, "notes", "a.txt"), "linked")
@@ -307,6 +315,7 @@ func TestReadMarkdownFollowsLinksInside(t *testing.T) {
 }
 
 func TestReadMarkdownPathMustBeAFileOrDirectory(t *testing.T) {
+	t.Parallel()
 	zero := needDevZero(t)
 	fifo := filepath.Join(t.TempDir(), "in")
 	mkfifo(t, fifo)
@@ -324,6 +333,7 @@ func TestReadMarkdownPathMustBeAFileOrDirectory(t *testing.T) {
 }
 
 func TestWriteMarkdownIsPrivateAndFollowsNoLinks(t *testing.T) {
+	t.Parallel()
 	recs := []memory.Record{
 		{ID: "01JD0000000000000000000AAA", Layer: memory.LayerDecision, Title: "private", Body: "the password rotation plan\n"},
 		{ID: "01JD0000000000000000000BBB", Layer: memory.LayerEpisode, Title: "bench", Body: "-4 %"},

@@ -11,6 +11,7 @@ import (
 // The wake check's reads through the socket give what the store gives: the
 // summary of bound stamps, and the memories bound to the targets asked for.
 func TestRemoteBoundTargetsAndBoundTo(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	bind := func(body, file, fp string) *memory.Memory {
 		m, err := c.Remember(ctx, &memory.Memory{Project: pid, Layer: memory.LayerState, Body: body,

@@ -9,6 +9,7 @@ import (
 
 // TestDropDraftOverTheSocket: a client erases a draft like a local store does.
 func TestDropDraftOverTheSocket(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	d, err := c.Capture(ctx, memory.Draft{Project: pid, Text: "a draft to erase"})
 	if err != nil {

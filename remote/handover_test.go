@@ -27,6 +27,7 @@ type connected struct {
 // go only once the new server has said it is waiting; before the fix the
 // new server gave up at once and the client failed.
 func TestClientArrivingDuringShutdownGetsTheNextServer(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.MkdirAll(home, 0o700); err != nil {
 		t.Fatal(err)
@@ -84,6 +85,7 @@ func TestClientArrivingDuringShutdownGetsTheNextServer(t *testing.T) {
 // closed before the server greets it, so the client knows nothing it sent
 // was read and goes to the next server, instead of losing a call halfway.
 func TestConnectionRefusedWhileClosingIsNotAFailedCall(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {
@@ -123,6 +125,7 @@ func TestConnectionRefusedWhileClosingIsNotAFailedCall(t *testing.T) {
 // step: a client that arrives just as the last one leaves is either served
 // to the end or turned away before anything is read, never cut off.
 func TestIdleExitNeverDropsAnAdmittedClient(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {

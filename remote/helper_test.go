@@ -220,6 +220,11 @@ func asOther(t *testing.T, mode string, args ...string) *exec.Cmd {
 		t.Fatal(err)
 	}
 	dst.Close()
+	// Whatever the umask is now: a client connecting in a parallel test
+	// narrows the process's umask for a moment.
+	if err := os.Chmod(exe, 0o755); err != nil {
+		t.Fatal(err)
+	}
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherUID}}

@@ -36,6 +36,7 @@ func (d *dropFirst) Read(p []byte) (int, error) {
 // An import whose answer was lost is sent again by the client; the answer
 // to the retry is what the import that landed did, not "all unchanged".
 func TestRemoteImportRetryReportsWhatLanded(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {
@@ -102,6 +103,7 @@ func (e diskFullErr) Unwrap() error { return memory.ErrDiskFull }
 // A full disk crosses the wire as itself, so the client says the same line
 // and exits the same way as against a local store.
 func TestRemoteCarriesDiskFull(t *testing.T) {
+	t.Parallel()
 	err := diskFullErr{"the disk holding /x is full: free space and retry; nothing was lost"}
 	got := toWire(err).err()
 	if !errors.Is(got, memory.ErrDiskFull) || got.Error() != err.Error() {

@@ -41,6 +41,7 @@ func settled(t *testing.T, db *store.DB) int {
 // An import streams to the server in chunks; what fails on either side,
 // early or late, leaves the store as it was, and the connection serves on.
 func TestRemoteImportStreams(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	recs := streamRecords(5000)
 
@@ -93,6 +94,7 @@ func (d *dropAt) Read(p []byte) (int, error) {
 // it wrote; a stream says nothing was imported, and Import, which holds
 // its records, sends them all again, once.
 func TestRemoteImportLostHalfWay(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {

@@ -40,6 +40,7 @@ func serve(t *testing.T) (c *Client, db *store.DB, stop func()) {
 }
 
 func TestRemoteBehavesLikeLocal(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	m, err := c.Remember(ctx, &memory.Memory{Project: pid, Layer: memory.LayerDecision, Body: "parked MTP", Tags: []string{"perf"}}, memory.ActorAgent)
 	if err != nil {
@@ -90,6 +91,7 @@ func TestRemoteBehavesLikeLocal(t *testing.T) {
 }
 
 func TestRemoteCarriesErrorKinds(t *testing.T) {
+	t.Parallel()
 	c, _, _ := serve(t)
 	_, err := c.Get(ctx, "01JD0000000000000000000ZZZ")
 	if !errors.Is(err, memory.ErrNotFound) || !strings.Contains(err.Error(), "not found") {
@@ -121,6 +123,7 @@ func TestRemoteCarriesErrorKinds(t *testing.T) {
 }
 
 func TestRemoteRememberRetryIsIdempotent(t *testing.T) {
+	t.Parallel()
 	c, _, _ := serve(t)
 	m := &memory.Memory{ID: memory.NewID(), Project: pid, Layer: 'B', Body: "release v1 is out"}
 	a, err := c.Remember(ctx, m, memory.ActorAgent)
@@ -142,6 +145,7 @@ func TestRemoteRememberRetryIsIdempotent(t *testing.T) {
 }
 
 func TestRemoteSubscribeSeesOtherWriters(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	sub, err := c.Subscribe(ctx)
 	if err != nil {
@@ -180,6 +184,7 @@ func TestRemoteSubscribeSeesOtherWriters(t *testing.T) {
 }
 
 func TestConcurrentClients(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	var wg sync.WaitGroup
 	var mu sync.Mutex
@@ -212,6 +217,7 @@ func TestConcurrentClients(t *testing.T) {
 }
 
 func TestServerExitsWhenIdle(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	db, err := store.Open(filepath.Join(dir, "store"), store.Options{})
 	if err != nil {

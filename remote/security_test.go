@@ -140,6 +140,7 @@ func sha(home string) string {
 // it. The client makes the home private, then finds the planted socket
 // served by someone else: it refuses and sends nothing.
 func TestClientRefusesAServerOfAnotherUser(t *testing.T) {
+	t.Parallel()
 	needRoot(t, "act as a second user")
 	base := sharedDir(t, 0o755)
 	home := filepath.Join(base, "home")
@@ -172,6 +173,7 @@ func TestClientRefusesAServerOfAnotherUser(t *testing.T) {
 // A server whose socket another user can reach (permissions are the first
 // guard) still serves nobody but its owner.
 func TestServerServesOnlyItsOwner(t *testing.T) {
+	t.Parallel()
 	needRoot(t, "act as a second user")
 	dir := sharedDir(t, 0o755)
 	db, err := store.Open(filepath.Join(t.TempDir(), "store"), store.Options{})
@@ -210,6 +212,7 @@ func TestServerServesOnlyItsOwner(t *testing.T) {
 }
 
 func TestHomeIsMadePrivate(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.Mkdir(home, 0o755); err != nil {
 		t.Fatal(err)
@@ -234,6 +237,7 @@ func TestHomeIsMadePrivate(t *testing.T) {
 }
 
 func TestHomeOfAnotherUserIsRefused(t *testing.T) {
+	t.Parallel()
 	needRoot(t, "act as a second user")
 	home := filepath.Join(t.TempDir(), "home")
 	if err := os.Mkdir(home, 0o755); err != nil {
@@ -255,6 +259,7 @@ func TestHomeOfAnotherUserIsRefused(t *testing.T) {
 // Files cairn writes in its home are never written through a symlink, a
 // FIFO or a hard link planted there.
 func TestHomeFilesAreNotFollowed(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{"server.log", "serve.lock"} {
 		for _, kind := range []string{"symlink", "fifo", "hardlink"} {
 			t.Run(name+"/"+kind, func(t *testing.T) {
@@ -294,6 +299,7 @@ func TestHomeFilesAreNotFollowed(t *testing.T) {
 }
 
 func TestOpenLogRefusesAnotherUsersFile(t *testing.T) {
+	t.Parallel()
 	needRoot(t, "act as a second user")
 	p := filepath.Join(t.TempDir(), "server.log")
 	if err := os.WriteFile(p, nil, 0o666); err != nil {
@@ -309,6 +315,7 @@ func TestOpenLogRefusesAnotherUsersFile(t *testing.T) {
 // planted — a symlink to a place they read, or a directory of their own.
 // Neither is used; the server's files are its user's alone.
 func TestPlantedStoreIsRefused(t *testing.T) {
+	t.Parallel()
 	elsewhere := t.TempDir()
 	home := filepath.Join(t.TempDir(), "home")
 	os.Mkdir(home, 0o777)

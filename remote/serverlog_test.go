@@ -13,6 +13,7 @@ import (
 // server.log keeps earlier runs: a crash's last words survive the restart
 // that follows it.
 func TestServerLogKeepsEarlierRuns(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	os.MkdirAll(home, 0o700)
 	log := filepath.Join(home, "server.log")
@@ -34,6 +35,7 @@ func TestServerLogKeepsEarlierRuns(t *testing.T) {
 
 // A log past the cap moves to server.log.1 when the next server starts.
 func TestServerLogRotates(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	os.MkdirAll(home, 0o700)
 	log := filepath.Join(home, "server.log")
@@ -61,6 +63,7 @@ func TestServerLogRotates(t *testing.T) {
 // maps) is reported in the runtime's words, not as "exit status 2" or the
 // last line of a goroutine dump.
 func TestServerCrashIsReportedInWords(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	_, err := Connect(ctx, launcher(t, home, "sigbus"))
 	if err == nil {
@@ -76,6 +79,7 @@ func TestServerCrashIsReportedInWords(t *testing.T) {
 // On a full disk the server cannot even log why it stopped; the client
 // says the disk is full instead of "exit status 1".
 func TestServerOnFullDiskIsReportedAsFull(t *testing.T) {
+	t.Parallel()
 	home := filepath.Join(t.TempDir(), "home")
 	testenv.Tmpfs(t, home, 8)
 	testenv.Fill(t, filepath.Join(home, "filler"))

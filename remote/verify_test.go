@@ -10,6 +10,7 @@ import (
 // The verify-first queue through the server is the store's, at the
 // client's time.
 func TestRemoteVerifyFirst(t *testing.T) {
+	t.Parallel()
 	c, db, _ := serve(t)
 	var ids []string
 	facts := map[string]float64{"the cache holds a day of results": 0.4, "the planner takes the cheapest plan": 0.55, "builds run on two cores": 0.9}

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"strings"
 	"syscall"
 	"testing"
@@ -122,7 +121,7 @@ func TestImportChild(t *testing.T) {
 // the line kill; it returns whether the child got that far.
 func runImportChild(t *testing.T, dir string, wait, openOnly bool, kill string, sig syscall.Signal) bool {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestImportChild$", "-test.count=1")
+	cmd := childCmd(t, "TestImportChild")
 	cmd.Env = append(os.Environ(), "CAIRN_IMPORT_DIR="+dir)
 	if wait {
 		cmd.Env = append(cmd.Env, "CAIRN_IMPORT_WAIT=1")

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -42,7 +41,7 @@ func TestKilledWriterLosesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for round := range 3 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCrashChild$", "-test.count=1")
+		cmd := childCmd(t, "TestCrashChild")
 		cmd.Env = append(os.Environ(), "CAIRN_CRASH_DIR="+dir)
 		out, err := cmd.StdoutPipe()
 		if err != nil {
@@ -139,7 +138,7 @@ func TestReopenAfterKilledForget(t *testing.T) {
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(uint64(time.Now().UnixNano()), 13))
 	for round := range 60 {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestForgetCrashChild$", "-test.count=1")
+		cmd := childCmd(t, "TestForgetCrashChild")
 		cmd.Env = append(os.Environ(), "CAIRN_FORGET_CRASH_DIR="+dir)
 		out, err := cmd.StdoutPipe()
 		if err != nil {

@@ -550,7 +550,7 @@ func TestKilledBackfillFinishesAtOpen(t *testing.T) {
 	db.Close()
 	unindexDedup(t, dir)
 
-	cmd := exec.Command(os.Args[0], "-test.run=^TestBackfillChild$", "-test.count=1")
+	cmd := childCmd(t, "TestBackfillChild")
 	cmd.Env = append(os.Environ(), "CAIRN_BACKFILL_DIR="+dir)
 	out, err := cmd.CombinedOutput()
 	var ee *exec.ExitError

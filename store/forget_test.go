@@ -92,7 +92,10 @@ func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	filler(t, db, 24) // the first version goes down the LSM tree, past L0
+	filler(t, db, 8) // the first version goes down the LSM tree, past L0
+	if !belowL0(t, db, dir, body) {
+		t.Fatalf("the first version is not in a table below level 0 after the filler: the test would not test what it says")
+	}
 	// The edit moves the tag, the ref and the binding: the old keys are deleted, their bytes stay.
 	b2, tags, ref, ws := "an edited body, "+body2, []string{newTag}, newRef, []memory.Watermark{}
 	if _, err := db.Edit(ctx, m.ID, memory.Patch{Body: &b2, Tags: &tags, Ref: &ref, Watermarks: &ws}, memory.ActorUser); err != nil {
@@ -197,6 +200,21 @@ func TestForgetRemovesEverythingAndTheBytes(t *testing.T) {
 			t.Errorf("Badger's log names %q", s)
 		}
 	}
+}
+
+// belowL0 reports whether s is in one of the store's tables below level 0.
+func belowL0(t *testing.T, db *DB, dir, s string) bool {
+	t.Helper()
+	level := map[string]int{}
+	for _, ti := range db.bdb.Tables() {
+		level[fmt.Sprintf("%06d.sst", ti.ID)] = ti.Level
+	}
+	for _, f := range filesContaining(t, dir, s) {
+		if l, ok := level[f]; ok && l > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func filesContaining(t *testing.T, dir, s string) []string {

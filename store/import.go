@@ -1033,7 +1033,11 @@ func journalChunks(j []undo) [][]byte {
 }
 
 const batchBytes = 4 << 20
-const batchOps = 2000
+
+// batchOps bounds the entries of a batch. It is a variable only so that a
+// test's child process can cut a run into batches with fewer steps (see
+// TestRunCrashChild); nothing else sets it.
+var batchOps = 2000
 
 // An import's batches are bounded by their entries and bytes, which are
 // exact for a new memory (its value and keys are made ahead) and generous

@@ -1,8 +1,10 @@
 package store
 
 import (
+	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"sync"
 	"testing"
@@ -71,4 +73,42 @@ func copyDir(src, dst string) error {
 		}
 		return os.WriteFile(target, b, info.Mode().Perm())
 	})
+}
+
+// raceBuild is set when these tests run under the race detector (see
+// race_test.go).
+var raceBuild bool
+
+// crashChild is the binary of the child processes that tests kill:
+// these tests again, built once. Under the race detector they are built
+// without it: a child there stands for a real process that dies at some
+// moment, and what the parent checks is the store it leaves (crash
+// consistency), not data races, which the in-process tests look for. A
+// race-built child starts, opens Badger and writes several times slower,
+// and the kill tests start about a hundred of them.
+var crashChild struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// childCmd is a command that runs the test named test of this package
+// in a child process meant to be killed (see crashChild).
+func childCmd(t testing.TB, test string) *exec.Cmd {
+	t.Helper()
+	crashChild.once.Do(func() {
+		if !raceBuild {
+			crashChild.path = os.Args[0]
+			return
+		}
+		crashChild.path = filepath.Join(fixtures, "store-child.test")
+		out, err := exec.Command("go", "test", "-c", "-o", crashChild.path, ".").CombinedOutput()
+		if err != nil {
+			crashChild.err = fmt.Errorf("build the child test binary: %v\n%s", err, out)
+		}
+	})
+	if crashChild.err != nil {
+		t.Fatal(crashChild.err)
+	}
+	return exec.Command(crashChild.path, "-test.run=^"+test+"$", "-test.count=1")
 }

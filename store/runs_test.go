@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"slices"
 	"strings"
 	"syscall"
@@ -942,6 +941,7 @@ func TestRunCrashChild(t *testing.T) {
 			os.Exit(4)
 		}
 	}
+	batchOps = crashBatch
 	db := openChild(dir)
 	fmt.Println("OPEN")
 	var run memory.Run
@@ -961,6 +961,22 @@ func TestRunCrashChild(t *testing.T) {
 
 // The store the big run works on: memories to change, drafts to take.
 const crashBase = 300
+
+// The big run's batches in the child have crashBatch steps (batchOps is
+// 2,000): its 1,500 steps make three batches, as 5,000 steps made with
+// the batches a store writes, and each killed run takes back a quarter of
+// the steps (under the race detector, taking back 4,000 steps was most of
+// the test's time). The first batch only creates, the second creates and
+// takes the drafts, the third changes the seeded memories, links and
+// proposes; the undo goes back over 24 journal chunks.
+const crashBatch = 500
+
+// runCreates is how many memories the big run creates: they fill the
+// first batch and, with the drafts it takes, the second.
+const runCreates = 2*crashBatch - crashBase
+
+// bigRunSteps is how many steps bigRun plans.
+const bigRunSteps = 3 * crashBatch
 
 // runBase is that store, built once (300 near-duplicate memories and
 // drafts cost half a minute under the race detector) and copied for each
@@ -982,8 +998,8 @@ func seedRunBase(t *testing.T, dir string) {
 	})
 }
 
-// bigRun plans about 5,000 steps of every kind over the seeded store:
-// several batches.
+// bigRun plans bigRunSteps steps of every kind over the seeded store:
+// three batches in the child (see crashBatch).
 func bigRun(t testing.TB, db *DB) []memory.Op {
 	base := make([]*memory.Memory, crashBase)
 	for i := range base {
@@ -999,7 +1015,7 @@ func bigRun(t testing.TB, db *DB) []memory.Op {
 	}
 	var ops []memory.Op
 	var created []string
-	for i := range 3700 {
+	for i := range runCreates {
 		m := newMem(memory.Layers[i%6], fmt.Sprintf("consolidated fact %d: module %d talks to module %d", i, i%97, i%89))
 		created = append(created, m.ID)
 		ops = append(ops, memory.Op{Kind: memory.OpCreate, Memory: m})
@@ -1021,12 +1037,15 @@ func bigRun(t testing.TB, db *DB) []memory.Op {
 			ops = append(ops, memory.Op{Kind: memory.OpSupersede, Target: b.ID, With: base[i-250].ID})
 		}
 	}
-	for i := range 500 {
+	for i := range crashBatch / 5 {
 		ops = append(ops, memory.Op{Kind: memory.OpLink, Edge: &memory.Edge{From: created[i], Kind: memory.EdgeRelatesTo, To: base[i%100].ID}})
 	}
-	for i := range 200 {
+	for i := range crashBatch / 5 {
 		ops = append(ops, memory.Op{Kind: memory.OpPropose, Proposal: &memory.Proposal{Kind: memory.ProposeRemember, Draft: drafts[i].ID, Reason: "not sure",
 			Memory: &memory.Memory{Layer: memory.LayerInvariant, Body: fmt.Sprintf("module %d should own the cache", i)}}})
+	}
+	if len(ops) != bigRunSteps {
+		t.Fatalf("the big run has %d steps, want %d", len(ops), bigRunSteps)
 	}
 	return ops
 }
@@ -1036,7 +1055,7 @@ func bigRun(t testing.TB, db *DB) []memory.Op {
 // run when the child got to the end.
 func runRunChild(t *testing.T, dir, kill string, env ...string) (killed bool, done string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestRunCrashChild$", "-test.count=1")
+	cmd := childCmd(t, "TestRunCrashChild")
 	cmd.Env = append(append(os.Environ(), "CAIRN_RUN_DIR="+dir), env...)
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -1097,9 +1116,9 @@ func peekKeys(t *testing.T, dir, prefix string) [][]byte {
 func TestKilledRunLeavesNoTrace(t *testing.T) {
 	t.Parallel()
 	if testing.Short() {
-		t.Skip("kills child processes during a 5,000-step run")
+		t.Skip("kills child processes during a 1,500-step run")
 	}
-	for _, kill := range []string{"STEP batch 1", "STEP batch 2"} {
+	for i, kill := range []string{"STEP batch 1", "STEP batch 2"} {
 		t.Run("killed after "+strings.TrimPrefix(kill, "STEP "), func(t *testing.T) {
 			t.Parallel()
 			dir := t.TempDir()
@@ -1108,8 +1127,14 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 			before := rawDump(t, db)
 			db.Close()
 			runRunChild(t, dir, kill)
-			if n := len(peekKeys(t, dir, "run/j/")); n == 0 {
-				t.Fatal("the killed run left no journal: the kill came too late to test anything")
+			// The kill came between batches of the run: the journal holds
+			// the batches written so far, of the run's three.
+			batches := map[string]bool{}
+			for _, k := range peekKeys(t, dir, "run/j/") {
+				batches[strings.Split(string(k), "/")[3]] = true
+			}
+			if len(batches) != i+1 {
+				t.Fatalf("the killed run left the journals of %d batches, want %d", len(batches), i+1)
 			}
 			db = reopen(t, dir)
 			after := rawDump(t, db)
@@ -1128,12 +1153,12 @@ func TestKilledRunLeavesNoTrace(t *testing.T) {
 		db := reopen(t, dir)
 		defer db.Close()
 		runs, _ := db.Runs(ctx, testPID, 0)
-		if len(runs) != 1 || len(runs[0].Changes) != 5000 || !runs[0].UndoneAt.IsZero() {
+		if len(runs) != 1 || len(runs[0].Changes) != bigRunSteps || !runs[0].UndoneAt.IsZero() {
 			t.Fatalf("a committed run after the kill: %d runs", len(runs))
 		}
 		c, _ := db.Count(ctx, testPID)
-		if n := c.Total(memory.StatusActive); n != crashBase-100+3700 {
-			t.Fatalf("%d active memories after the run, want %d", n, crashBase-100+3700)
+		if n := c.Total(memory.StatusActive); n != crashBase-100+runCreates {
+			t.Fatalf("%d active memories after the run, want %d", n, crashBase-100+runCreates)
 		}
 	})
 	t.Run("killed during the undo", func(t *testing.T) {

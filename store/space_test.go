@@ -286,7 +286,7 @@ func fillTo(path string, n uint64) error {
 // and the forgotten one.
 func seedStore(t *testing.T, dir string, kill bool) (ids []string, gone string) {
 	t.Helper()
-	cmd := exec.Command(os.Args[0], "-test.run=^TestFullOpenSeedChild$", "-test.count=1")
+	cmd := childCmd(t, "TestFullOpenSeedChild")
 	cmd.Env = append(os.Environ(), "CAIRN_SEED_DIR="+dir, fmt.Sprintf("CAIRN_SEED_KILL=%t", kill))
 	cmd.Stderr = os.Stderr
 	stdin, err := cmd.StdinPipe()
@@ -684,9 +684,11 @@ func TestReserveCountsTheStoresTables(t *testing.T) {
 	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
 		t.Fatal(err)
 	}
-	body := strings.Repeat("tables on disk ", 200)
+	// Bodies of 3 KB that share no word but stop words (near duplicates
+	// made each write compare hundreds of others).
 	for i := 0; i < 2000 && db.lsmBytes() == 0; i++ {
-		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: fmt.Sprintf("%d %s", i, body)}, memory.ActorUser); err != nil {
+		body := strings.Repeat(distinctFact("table", i)+" ", 3000/len(distinctFact("table", i)))
+		if _, err := db.Remember(ctx, &memory.Memory{Project: testPID, Layer: memory.LayerState, Body: body}, memory.ActorUser); err != nil {
 			t.Fatal(err)
 		}
 	}
