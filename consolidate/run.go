@@ -381,11 +381,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	// An update in other words: supersede when certain, else propose —
 	// unless what it only may update it says again in other words ("2+
 	// minutes" and "2-3 min"): then it is a merge.
-	a, cf, s := pl.update(m, d)
-	if s == probableUpdate && sameQuantity(cf) {
-		s = noUpdate
-	}
-	if s != noUpdate {
+	if a, cf, s := pl.update(m, d); s != noUpdate {
 		// What an agent said in passing in its session, or what cairn is
 		// unsure of, is never read as certain: a person looks first.
 		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {

@@ -55,6 +55,9 @@ type uread struct {
 	// ownerless: a version constraint with no package named ("~> 0.3"):
 	// which package it constrains is unknown.
 	ownerless bool
+	terse     bool // a note of a current value: "key: value", "X set to Y"
+	aside     bool // a question, a plan, a maybe, or a local exception
+	still     bool // says something still holds ("stays", "unchanged")
 }
 
 var (
@@ -168,7 +171,10 @@ var uShortWords = func() map[string]string {
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
 	r := uread{text: text, low: strings.ToLower(text)}
-	r.change = uChangeRe.MatchString(text) || uTerseRe.MatchString(text)
+	r.terse = uTerseRe.MatchString(text)
+	r.change = uChangeRe.MatchString(text) || r.terse
+	r.aside = uHypotheticalRe.MatchString(text) || uLocalRe.MatchString(text)
+	r.still = uStillRe.MatchString(text)
 	r.additive = uAdditiveRe.MatchString(text)
 	rest := text
 	add := func(raw, key, typ string) {
@@ -442,10 +448,7 @@ func readUpdate(text string) uread {
 		if len(w) < 2 || names[w] || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" {
 			continue
 		}
-		s := stemOf(w)
-		if c, ok := uShortWords[s]; ok {
-			s = c
-		}
+		s := canonStem(w)
 		if uWeakWords[s] {
 			continue
 		}
@@ -609,7 +612,7 @@ func saysValue(low, raw string) bool {
 // changed. A newer text that narrows the subject to a part the older one
 // does not name ("the max upload size for avatars") updates nothing.
 func updateOf(o, n uread) (updateStrength, Conflict) {
-	if o.ownerless || n.ownerless || n.additive || qualified(o, n) || uStillRe.MatchString(n.text) && slices.ContainsFunc(o.vals, n.says) {
+	if o.ownerless || n.ownerless || n.additive || qualified(o, n) || n.still && slices.ContainsFunc(o.vals, n.says) {
 		return noUpdate, Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
@@ -725,10 +728,7 @@ func (r uread) terms() []string {
 // as replaced, or says it changed where the old value is no longer said.
 // Never certain: a person decides.
 func looseUpdate(o, n uread) (updateStrength, Conflict) {
-	if uHypotheticalRe.MatchString(n.text) || uLocalRe.MatchString(n.text) {
-		return noUpdate, Conflict{}
-	}
-	if uStillRe.MatchString(n.text) || uTerseRe.MatchString(n.text) && !keyOf(o, n) {
+	if n.aside || n.still || n.terse && !keyOf(o, n) {
 		return noUpdate, Conflict{}
 	}
 	if s, c := replacedValue(o, n); s != noUpdate {
@@ -786,7 +786,6 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
 		return noUpdate, Conflict{}
 	}
-	terse := uTerseRe.MatchString(n.text)
 	for _, ov := range o.vals {
 		if n.says(ov) && !(strong && n.change && otherClause(n, ov)) {
 			continue
@@ -798,7 +797,7 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 			if ov.typ == "number" && nv.typ == "number" && (!strong || !ownerNamed(o, n, nv)) {
 				continue // two bare numbers say little of what they count
 			}
-			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !terse || !strong) {
+			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !n.terse || !strong) {
 				continue // another name beside it, no word of change: maybe an addition
 			}
 			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
@@ -944,22 +943,22 @@ func firstContent(low string) string {
 // the older text says, whole ("react-router" is not "React").
 func ownedBy(o, n uread, nv uval) bool {
 	owners, ok := ownersOf(n, nv)
-	if !ok || len(owners) == 0 {
-		return true
-	}
-	return slices.ContainsFunc(owners, func(w string) bool { return ownerKnown(o, w) })
+	return !ok || len(owners) == 0 || anyOwnerKnown(o, owners)
 }
 
 // ownerNamed reports whether the words before a bare number name something
 // the older text names ("pool size to 50" for "pool size is 20").
 func ownerNamed(o, n uread, nv uval) bool {
 	owners, ok := ownersOf(n, nv)
-	return ok && slices.ContainsFunc(owners, func(w string) bool { return ownerKnown(o, w) })
+	return ok && anyOwnerKnown(o, owners)
 }
 
-// ownerKnown: whole words only ("djangorestframework" is not "Django").
-func ownerKnown(o uread, w string) bool {
-	return saysValue(o.low, w) || slices.Contains(o.subject, stemOf(w)) || uShortWords[stemOf(w)] != "" && slices.Contains(o.subject, uShortWords[stemOf(w)])
+// anyOwnerKnown reports whether the older text names one of the owners,
+// whole words only ("djangorestframework" is not "Django").
+func anyOwnerKnown(o uread, owners []string) bool {
+	return slices.ContainsFunc(owners, func(w string) bool {
+		return saysValue(o.low, w) || slices.Contains(o.subject, canonStem(w))
+	})
 }
 
 // ownersOf are the content words just before a value of n, back to the
@@ -1070,10 +1069,7 @@ func contentWord(w string) bool {
 // knows reports whether r speaks of w: a subject word or name, a short
 // form of one, or a word its text holds ("approving" for "approval").
 func (r uread) knows(w string) bool {
-	s := stemOf(w)
-	if c, ok := uShortWords[s]; ok {
-		s = c
-	}
+	s := canonStem(w)
 	return r.has(s) || len(s) >= 4 && strings.Contains(r.low, s) || saysValue(r.low, w)
 }
 
@@ -1178,15 +1174,16 @@ func nounBefore(text, w string) bool {
 }
 
 // sameWord: one stem, or one a short form of the other.
-func sameWord(a, b string) bool {
-	sa, sb := stemOf(a), stemOf(b)
-	if c, ok := uShortWords[sa]; ok {
-		sa = c
+func sameWord(a, b string) bool { return canonStem(a) == canonStem(b) }
+
+// canonStem is a word's stem, a short form's as its long form's ("prod"
+// is production's, "db" database's): how update readings compare words.
+func canonStem(w string) string {
+	s := stemOf(w)
+	if c, ok := uShortWords[s]; ok {
+		return c
 	}
-	if c, ok := uShortWords[sb]; ok {
-		sb = c
-	}
-	return sa == sb
+	return s
 }
 
 var (
@@ -1419,10 +1416,7 @@ func updateKeys(title string) []string {
 			if len(w) < 2 || stopWords[w] || funcWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
 				continue
 			}
-			s := stemOf(w)
-			if c, ok := uShortWords[s]; ok {
-				s = c
-			}
+			s := canonStem(w)
 			if uWeakWords[s] || uWeakWords[w] {
 				continue
 			}
@@ -1472,6 +1466,9 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 		if s > bestS {
 			best, bestC, bestS = a, c, s
 		}
+	}
+	if bestS == probableUpdate && sameQuantity(bestC) {
+		best, bestC, bestS = nil, Conflict{}, noUpdate // a paraphrase: a merge's, not an update's
 	}
 	best, bestC, bestS = pl.judge(m, d, best, bestC, bestS, eligible)
 	if best != nil && m.Kind == memory.KindEvent {
@@ -1596,7 +1593,7 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 		return // said before: nothing updated
 	}
 	a, cf, s := pl.update(m, d)
-	if s == noUpdate || sameQuantity(cf) {
+	if s == noUpdate {
 		return
 	}
 	pl.from[m.ID] = d.ID
