@@ -50,10 +50,10 @@ type llmVerdict struct {
 	New     string `json:"new"`
 }
 
-// Judge asks whether newer updates older. An update comes back with what
+// judgePair asks whether newer updates older. An update comes back with what
 // changed; an answer that does not quote the two texts is an error (the
 // caller keeps the rules' reading).
-func (l *LLM) Judge(ctx context.Context, older, newer string) (verdict, Conflict, error) {
+func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conflict, error) {
 	if len(secrets.Scan(older)) > 0 || len(secrets.Scan(newer)) > 0 {
 		return verdictNone, Conflict{}, errors.New("a text holds what looks like a secret: it was not sent to the language model at " + l.where())
 	}
@@ -109,7 +109,7 @@ func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, 
 	}
 	newer := ClaimText(m)
 	for _, a := range ask {
-		v, cf, err := pl.opt.LLM.Judge(pl.llmCtx, ClaimText(a), newer)
+		v, cf, err := pl.opt.LLM.judgePair(pl.llmCtx, ClaimText(a), newer)
 		switch {
 		case err != nil:
 			pl.drop(d, "judging whether it updates %s: %v; the rules decided", a.ID, err)

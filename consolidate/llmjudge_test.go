@@ -151,12 +151,12 @@ func TestLLMJudgeAnswers(t *testing.T) {
 		chat(w, "<think>the port moved</think>\n```json\n"+verdictJSON("update", "port 8080", "8081")+"\n```")
 	})
 	l := newLLM(srv)
-	v, c, err := l.Judge(context.Background(), "The API listens on port 8080.", "api now on 8081")
+	v, c, err := l.judgePair(context.Background(), "The API listens on port 8080.", "api now on 8081")
 	if err != nil || v != verdictUpdate || c.Old != "port 8080" || c.New != "8081" {
 		t.Fatalf("verdict %v %+v %v", v, c, err)
 	}
 	n := seen.count()
-	if _, _, err := l.Judge(context.Background(), "The CI token is "+llmGitHubToken+".", "deploy key rotated"); err == nil || !strings.Contains(err.Error(), "secret") {
+	if _, _, err := l.judgePair(context.Background(), "The CI token is "+llmGitHubToken+".", "deploy key rotated"); err == nil || !strings.Contains(err.Error(), "secret") {
 		t.Errorf("a text with a credential: %v", err)
 	}
 	if seen.count() != n {
