@@ -61,25 +61,25 @@ func judgedOutcome(t *testing.T, l *LLM, old, newer string) (*memory.Memory, []m
 	return got, slices.DeleteFunc(ps, func(p memory.Proposal) bool { return p.Kind != memory.ProposeSupersede || p.Target != o.ID }), rep
 }
 
-// An update the rules cannot read ("GCS" for Google Cloud Storage) is
-// proposed when the model judges it one and quotes both texts; the stored
+// An update neither the rules nor the update model read (a bill from
+// Cloudflare says the storage moved) is proposed when the model judges it one and quotes both texts; the stored
 // fact stays active until a person accepts. The request holds the two
 // texts and nothing else of the store.
 func TestLLMJudgeProposesWhatTheRulesMiss(t *testing.T) {
 	t.Parallel()
 	const old = "Object storage is on Google Cloud Storage."
-	const newer = "Assets bucket is on Cloudflare R2 now; the GCS bucket was deleted to save egress."
+	const newer = "Our object storage bill comes from Cloudflare these days."
 	l, seen := judgeServer(t, func(user string) string {
 		if !strings.Contains(user, "OLDER: "+old) || !strings.Contains(user, "NEWER: "+newer) {
 			return ""
 		}
-		return verdictJSON("update", "Google Cloud Storage", "Cloudflare R2")
+		return verdictJSON("update", "Google Cloud Storage", "Cloudflare")
 	})
 	got, ps, rep := judgedOutcome(t, l, old, newer)
 	if got.Status != memory.StatusActive {
 		t.Fatalf("a model's verdict superseded the stored fact on its own: %s", got.Status)
 	}
-	if len(ps) != 1 || !strings.Contains(ps[0].Reason, "Google Cloud Storage → Cloudflare R2") {
+	if len(ps) != 1 || !strings.Contains(ps[0].Reason, "Google Cloud Storage → Cloudflare") {
 		t.Fatalf("proposals %+v; dropped %q", ps, rep.Dropped)
 	}
 	judged := 0

@@ -68,7 +68,7 @@ var (
 	uImageRe     = regexp.MustCompile(`\b([a-z][\w.-]*(?:/[\w.-]+)*):([\w][\w.-]*)\b`)
 	uVersionIsRe = regexp.MustCompile(`(?i)\b([a-z][\w.-]*)\s+version\s+(?:is\s+(?:now\s+)?|=\s*|:\s*)(v?\d+(?:\.\d+)*)\b`)
 	uChannelRe   = regexp.MustCompile(`(?:^|\s)(#[a-z][\w-]*)`)
-	uRegionRe    = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d)\b`)
+	uRegionRe    = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-[a-z]+\d)\b`)
 	uPortRe      = regexp.MustCompile(`(?i)\bports?(?:\s+is\s+|\s*[=:]\s*|\s+)(?:now\s+)?(\d{2,5})\b`)
 	// uTerseRe is a note of a current value: "key: value", "key = value",
 	// "X set to Y", "set X to Y".
@@ -1081,7 +1081,19 @@ func (r uread) knows(w string) bool {
 // older text's subject counts (the words before its verb), and only within
 // one clause of the newer text: "Per the security review, sessions
 // expire…" narrows nothing.
-func qualified(o, n uread) bool {
+func qualified(o, n uread) bool { return qualifiedHow(o, n) != notNarrowed }
+
+// How a newer text narrows the older's subject (qualifiedHow).
+const (
+	notNarrowed    = iota
+	narrowedBefore // a word before it: "the docs deploys"
+	narrowedOwner  // a possessive: "the gateway's health check"
+	narrowedFor    // "for X", "of the X" after it
+	narrowedKind   // another thing of its kind: "the default language"
+)
+
+// qualifiedHow is qualified, saying how.
+func qualifiedHow(o, n uread) int {
 	head := subjectHead(o.text)
 	other := func(w string) bool {
 		w = strings.TrimSuffix(w, "'s")
@@ -1115,21 +1127,21 @@ func qualified(o, n uread) bool {
 			}
 			switch {
 			case i > 0 && other(words[i-1]):
-				return true
+				return narrowedBefore
 			case base != w && after(i+1):
-				return true
+				return narrowedOwner
 			case i+1 < len(words) && (words[i+1] == "for" || words[i+1] == "of") && after(i+2):
-				return true
+				return narrowedFor
 			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[stemOf(words[i+1])] && !uAttrWords[stemOf(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
 				// "the default language" where the older says "the default
 				// currency": another thing of the same kind. An attribute
 				// word is no other thing ("staging url" for "staging
 				// environment", "uploads cap" for "upload size").
-				return true
+				return narrowedKind
 			}
 		}
 	}
-	return false
+	return notNarrowed
 }
 
 // subjectHead is what a stored fact is about: its content words before its
@@ -1451,6 +1463,7 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 	var bestC Conflict
 	bestS := noUpdate
 	var eligible []*memory.Memory
+	var read []ruleReading
 	for _, a := range pl.updateCandidates(m) {
 		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent {
 			continue
@@ -1463,9 +1476,18 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 			// person's to say.
 			s = probableUpdate
 		}
-		if s > bestS {
+		if s == certainUpdate && bestS != certainUpdate {
 			best, bestC, bestS = a, c, s
 		}
+		if len(eligible) <= modelCandidates || s == probableUpdate {
+			read = append(read, ruleReading{a, s, c})
+		}
+	}
+	if bestS != certainUpdate {
+		// Short of certainty the model weighs the readings: which of the
+		// few most alike, or of those the rules found probable, this
+		// likeliest updates, if any.
+		best, bestC, bestS = modelUpdate(read, nr)
 	}
 	if bestS == probableUpdate && sameQuantity(bestC) {
 		best, bestC, bestS = nil, Conflict{}, noUpdate // a paraphrase: a merge's, not an update's

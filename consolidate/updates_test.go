@@ -394,3 +394,89 @@ func TestCorrectionSaidBeforeTheStoredFact(t *testing.T) {
 		t.Fatalf("no proposal says the draft may update the later fact: %+v", ps)
 	}
 }
+
+// TestUpdatesSetTogether is the set as a store meets it: every old fact
+// stored in one project, every newer text captured after them, one pass.
+// A proposal counts as caught only when it names the pair's own old fact;
+// one that names another pair's is a false proposal, as is any for a
+// consistent pair's text. The figures are printed.
+func TestUpdatesSetTogether(t *testing.T) {
+	t.Parallel()
+	file := os.Getenv("CAIRN_UPDATES_FILE")
+	if file == "" {
+		file = "testdata/updates-dev.jsonl"
+	}
+	pairs := readUpdatePairs(t, file)
+	st := openStore(t)
+	oldOf := map[string]string{}  // pair id → its old memory
+	pairOf := map[string]string{} // draft id → pair id
+	for _, p := range pairs {
+		m := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: p.Old, Provenance: memory.ProvExtracted}, memory.ActorAgent)
+		oldOf[p.ID] = m.ID
+	}
+	for _, p := range pairs {
+		pairOf[capture(t, st, memory.ActorUser, p.New).ID] = p.ID
+	}
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	kind := map[string]string{}
+	for _, p := range pairs {
+		kind[p.ID] = p.Kind
+	}
+	caught := map[string]bool{}
+	wrongTarget, forConsistent := 0, 0
+	ps, err := st.Proposals(ctx, testProject.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, pr := range ps {
+		if pr.Kind != memory.ProposeSupersede {
+			continue
+		}
+		id, ok := pairOf[pr.Draft]
+		if !ok {
+			continue // between stored facts, not from a draft
+		}
+		switch {
+		case kind[id] == "consistent":
+			forConsistent++
+		case pr.Target == oldOf[id]:
+			caught[id] = true
+		default:
+			wrongTarget++
+			t.Logf("wrong target for %s: %s", id, pr.Reason)
+		}
+	}
+	superseded := 0
+	for _, p := range pairs {
+		if p.Kind != "update" || caught[p.ID] {
+			continue
+		}
+		got, err := st.Get(ctx, oldOf[p.ID])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got.Status == memory.StatusSuperseded {
+			superseded++
+			caught[p.ID] = true
+		}
+	}
+	if os.Getenv("CAIRN_UPDATES_MISSES") != "" {
+		for _, p := range pairs {
+			if p.Kind == "update" && !caught[p.ID] {
+				t.Logf("missed %s: %q → %q", p.ID, p.Old, p.New)
+			}
+		}
+	}
+	updates, consistent := 0, 0
+	for _, p := range pairs {
+		if p.Kind == "update" {
+			updates++
+		} else {
+			consistent++
+		}
+	}
+	t.Logf("%s, together: updates caught %d/%d (superseded %d); proposals naming another pair's fact %d; proposals from consistent texts %d/%d",
+		file, len(caught), updates, superseded, wrongTarget, forConsistent, consistent)
+}

@@ -1,0 +1,191 @@
+package consolidate
+
+import (
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// example is one pair read for the model: its signals and whether it is an
+// update.
+type example struct {
+	set    string
+	id     string
+	text   string
+	f      []float64
+	update bool
+}
+
+func examplesOf(t *testing.T, file string) []example {
+	t.Helper()
+	var out []example
+	for _, p := range readUpdatePairs(t, file) {
+		out = append(out, example{set: filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file), id: p.ID, text: p.Old + " ⇒ " + p.New,
+			f: updateFeatures(updateCache.get(p.Old), updateCache.get(p.New)), update: p.Kind == "update"})
+	}
+	return out
+}
+
+// fitLogistic fits weights by gradient descent on the mean log loss with
+// an L2 penalty (the bias is not penalised); each class weighs the same.
+func fitLogistic(xs []example, l2 float64, steps int) []float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	d := len(xs[0].f)
+	w := make([]float64, d)
+	pos := 0
+	for _, x := range xs {
+		if x.update {
+			pos++
+		}
+	}
+	wPos, wNeg := float64(len(xs))/(2*float64(max(pos, 1))), float64(len(xs))/(2*float64(max(len(xs)-pos, 1)))
+	g := make([]float64, d)
+	rate := 0.5
+	for s := 0; s < steps; s++ {
+		clear(g)
+		for _, x := range xs {
+			m := updateModel{weights: w}
+			p := m.score(x.f)
+			y, cw := 0.0, wNeg
+			if x.update {
+				y, cw = 1, wPos
+			}
+			for i, v := range x.f {
+				g[i] += cw * (p - y) * v
+			}
+		}
+		for i := range w {
+			g[i] /= float64(len(xs))
+			if i > 0 {
+				g[i] += l2 * w[i]
+			}
+			w[i] -= rate * g[i]
+		}
+	}
+	return w
+}
+
+// thresholdFor is the lowest probability at which at most maxFalse of the
+// consistent pairs would be proposed by a pass: those the rules propose
+// count first, the model's share is what is left.
+func thresholdFor(xs []example, w []float64, maxFalse float64) float64 {
+	m := updateModel{weights: w, threshold: 2} // the rules alone
+	var neg []float64
+	ruled, consistent := 0, 0
+	for _, x := range xs {
+		if x.update {
+			continue
+		}
+		consistent++
+		if decides(m, x.f) {
+			ruled++
+			continue
+		}
+		if vetoed(x.f) {
+			continue
+		}
+		neg = append(neg, m.score(x.f))
+	}
+	slices.Sort(neg)
+	slices.Reverse(neg)
+	k := int(math.Floor(maxFalse*float64(consistent))) - ruled
+	if k < 0 {
+		return 1
+	}
+	if k >= len(neg) {
+		return 0.5
+	}
+	return neg[k] + 1e-9
+}
+
+func vetoed(f []float64) bool {
+	return !(updateModel{weights: make([]float64, len(f)), threshold: 0}).proposes(f)
+}
+
+// decides is what a pass decides of a pair alone: the rules' reading
+// (certain or probable) or the model's proposal.
+func decides(m updateModel, f []float64) bool {
+	return f[sRulesCertain] > 0.5 || f[sRulesProbable] > 0.5 || m.proposes(f)
+}
+
+func rates(xs []example, m updateModel) (caught, updates, falseProp, consistent int) {
+	for _, x := range xs {
+		p := decides(m, x.f)
+		if x.update {
+			updates++
+			if p {
+				caught++
+			}
+		} else {
+			consistent++
+			if p {
+				falseProp++
+			}
+		}
+	}
+	return
+}
+
+// TestFitUpdateModel fits the update model on the sets CAIRN_UPDATES_TRAIN
+// names (comma-separated JSON Lines files of update and consistent pairs),
+// reports each set's figures when it is left out of the fit, and prints
+// the weights to put in updatemodel.go. It runs only where the sets are.
+func TestFitUpdateModel(t *testing.T) {
+	files := os.Getenv("CAIRN_UPDATES_TRAIN")
+	if files == "" {
+		t.Skip("CAIRN_UPDATES_TRAIN names the sets to fit on")
+	}
+	l2, steps, maxFalse := 0.002, 3000, 0.06
+	if v := os.Getenv("CAIRN_FIT"); v != "" {
+		fmt.Sscanf(v, "%g,%d,%g", &l2, &steps, &maxFalse)
+	}
+	var all []example
+	for _, f := range strings.Split(files, ",") {
+		all = append(all, examplesOf(t, f)...)
+	}
+	sets := map[string]bool{}
+	for _, x := range all {
+		sets[x.set] = true
+	}
+	var sumC, sumU, sumF, sumN int
+	for set := range sets {
+		var train, test []example
+		for _, x := range all {
+			if x.set == set {
+				test = append(test, x)
+			} else {
+				train = append(train, x)
+			}
+		}
+		w := fitLogistic(train, l2, steps)
+		m := updateModel{weights: w, threshold: thresholdFor(train, w, maxFalse)}
+		c, u, fp, n := rates(test, m)
+		if os.Getenv("CAIRN_FIT_SHOW") != "" {
+			for _, x := range test {
+				if p := decides(m, x.f); p != x.update {
+					t.Logf("  %s %s %v: %s", set, x.id, x.update, x.text)
+				}
+			}
+		}
+		sumC, sumU, sumF, sumN = sumC+c, sumU+u, sumF+fp, sumN+n
+		t.Logf("left out %s: updates caught %d/%d (%.0f %%), false proposals %d/%d (%.0f %%)", set, c, u, 100*float64(c)/float64(u), fp, n, 100*float64(fp)/float64(n))
+	}
+	t.Logf("left out, all sets: caught %d/%d (%.1f %%), false proposals %d/%d (%.1f %%)", sumC, sumU, 100*float64(sumC)/float64(sumU), sumF, sumN, 100*float64(sumF)/float64(sumN))
+	w := fitLogistic(all, l2, steps)
+	m := updateModel{weights: w, threshold: thresholdFor(all, w, maxFalse)}
+	c, u, fp, n := rates(all, m)
+	t.Logf("fitted on all: caught %d/%d, false proposals %d/%d", c, u, fp, n)
+	var b strings.Builder
+	fmt.Fprintf(&b, "var fittedUpdateModel = updateModel{threshold: %.4f, weights: []float64{\n", m.threshold)
+	for i, v := range w {
+		fmt.Fprintf(&b, "\t%.4f, // %s\n", v, updateFeatureNames[i])
+	}
+	b.WriteString("}}\n")
+	t.Log("\n" + b.String())
+}
