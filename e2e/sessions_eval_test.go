@@ -46,9 +46,15 @@ var sessionSources = []struct{ dir, repo, commit, split string }{
 	{"leolin84200704__posthog-impact-dashboard", "leolin84200704/posthog-impact-dashboard", "3adbaa8f38f7", "held-out 2"},
 	{"Krosss0001__rave-era-project", "Krosss0001/rave-era-project", "0ffdd2ac55fa", "held-out 2"},
 	{"AkashJana18__edgerunner", "AkashJana18/edgerunner", "e38ba72621da", "held-out 2"},
+	// Found and listed by another reader who had not seen the rules, in the
+	// fourth round; judged at first contact.
+	{"ArnaudDeploiement__lms-go-spec-driven-dev", "ArnaudDeploiement/lms-go-spec-driven-dev", "f40f95ded571", "held-out 3"},
+	{"Hiroya20040928__unitree-A1", "Hiroya20040928/unitree-A1", "edcf58397f01", "held-out 3"},
+	{"LaEsperantisto__fihter", "LaEsperantisto/fihter", "16f2f8bbcae0", "held-out 3"},
+	{"Monotoba__OpenPrintKit", "Monotoba/OpenPrintKit", "548dd4963d74", "held-out 3"},
 }
 
-var sessionSplits = []string{"tuning", "held-out", "held-out 2"}
+var sessionSplits = []string{"tuning", "held-out", "held-out 2", "held-out 3"}
 
 // The labels a judge gives a formed memory.
 const (
