@@ -122,7 +122,12 @@ type planner struct {
 	dropped []string
 	news    []*memory.Memory  // new memories, to bind before writing
 	from    map[string]string // new memory → the draft it came from
-	isNew   map[string]bool
+	// updated: drafts something of which was read as an update; asked:
+	// drafts the chat model was asked about; readingWhole: a draft is
+	// being read whole (wholeUpdate).
+	updated, asked map[string]bool
+	readingWhole   bool
+	isNew          map[string]bool
 
 	mems    map[string]*memory.Memory // the active memories, and those the plan creates
 	order   []string                  // mems' ids, oldest first
@@ -160,7 +165,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	}
 	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, asked: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
@@ -213,6 +218,16 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	for _, s := range skipped {
 		for _, text := range s.texts {
 			pl.skippedUpdate(s.d, text)
+		}
+	}
+	// A short draft none of whose parts read as an update is read whole,
+	// as a person wrote it: what changed may be said across its sentences
+	// ("crash reports: Bugsnag. we pulled the firebase SDK entirely").
+	for _, d := range drafts {
+		if !pl.updated[d.ID] && wholeStatement(d) {
+			pl.readingWhole = true
+			pl.skippedUpdate(d, d.Text)
+			pl.readingWhole = false
 		}
 	}
 	progress(opt, "extracting", len(drafts), len(drafts))
@@ -382,6 +397,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	// unless what it only may update it says again in other words ("2+
 	// minutes" and "2-3 min"): then it is a merge.
 	if a, cf, s := pl.update(m, d); s != noUpdate {
+		pl.updated[d.ID] = true
 		// What an agent said in passing in its session, or what cairn is
 		// unsure of, is never read as certain: a person looks first.
 		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {

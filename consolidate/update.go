@@ -1385,7 +1385,7 @@ func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 		}
 	}
 	score := map[string]float64{}
-	for _, w := range updateKeys(m.Title) {
+	for _, w := range updateKeys(queryText(m)) {
 		if ids := pl.ukeys[w]; len(ids) <= maxPosting/4 {
 			for _, id := range ids {
 				score[id] += 1 / math.Log2(2+float64(len(ids)))
@@ -1549,6 +1549,25 @@ func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) 
 	return Conflict{}, "", false
 }
 
+// maxWholeUpdate bounds a draft read whole for what it updates.
+const maxWholeUpdate = 600
+
+// wholeStatement reports whether a draft may be read whole for what it
+// updates: a person's short note, not from a transcript, not working
+// notes, and no sentence of it a question, a request, a plan or chatter.
+func wholeStatement(d memory.Draft) bool {
+	if len(d.Text) > maxWholeUpdate || strings.Contains(d.Text, "?") || fromTranscript(d) || workingNotes(d) != "" || pastedDocument(d.Text) {
+		return false
+	}
+	for _, s := range splitSentencesLoose(d.Text) {
+		low := strings.ToLower(strings.TrimSpace(s))
+		if low != "" && (isChatter(low) || taskRequest(low) && !uTerseRe.MatchString(s) || planAhead.MatchString(low) || progressive.MatchString(low)) {
+			return false
+		}
+	}
+	return true
+}
+
 // maxSkippedLen bounds a statement read for updates when extraction made
 // nothing of it: a terse note or a sentence, not a paragraph.
 const maxSkippedLen = 300
@@ -1618,6 +1637,7 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 	if s == noUpdate {
 		return
 	}
+	pl.updated[d.ID] = true
 	pl.from[m.ID] = d.ID
 	pl.proposeUpdate(a, m, cf, d)
 }
@@ -1653,4 +1673,15 @@ func countOf(ov, nv uval, o, n uread) bool {
 		return o.has(c)
 	}
 	return false
+}
+
+// queryText is what a newer memory's update candidates are found by: its
+// title and the start of its body (an agent's long message says what
+// changed anywhere in its first lines, not only in its title).
+func queryText(m *memory.Memory) string {
+	t := ClaimText(m)
+	if len(t) > 600 {
+		t = t[:600]
+	}
+	return t
 }

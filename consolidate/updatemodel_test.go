@@ -17,6 +17,7 @@ type example struct {
 	id     string
 	text   string
 	f      []float64
+	words  []string
 	update bool
 }
 
@@ -25,19 +26,38 @@ func examplesOf(t *testing.T, file string) []example {
 	var out []example
 	for _, p := range readUpdatePairs(t, file) {
 		out = append(out, example{set: filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file), id: p.ID, text: p.Old + " ⇒ " + p.New,
-			f: updateFeatures(updateCache.get(p.Old), updateCache.get(p.New)), update: p.Kind == "update"})
+			f: updateFeatures(updateCache.get(p.Old), updateCache.get(p.New)), words: newerWords(updateCache.get(p.New)), update: p.Kind == "update"})
 	}
 	return out
 }
 
+// minWords and wordL2 shape the words' part of the fit (fitLogistic).
+var (
+	minWords = 8
+	wordL2   = 5.0
+)
+
 // fitLogistic fits weights by gradient descent on the mean log loss with
-// an L2 penalty (the bias is not penalised); each class weighs the same.
-func fitLogistic(xs []example, l2 float64, steps int) []float64 {
+// an L2 penalty (the bias is not penalised, the words' weights are
+// penalised wordL2 times as much); each class weighs the same. Words are
+// weighed when at least minWords examples hold them.
+func fitLogistic(xs []example, l2 float64, steps int) updateModel {
 	if len(xs) == 0 {
-		return nil
+		return updateModel{}
 	}
 	d := len(xs[0].f)
-	w := make([]float64, d)
+	m := updateModel{weights: make([]float64, d), words: map[string]float64{}}
+	count := map[string]int{}
+	for _, x := range xs {
+		for _, w := range x.words {
+			count[w]++
+		}
+	}
+	for w, c := range count {
+		if c >= minWords {
+			m.words[w] = 0
+		}
+	}
 	pos := 0
 	for _, x := range xs {
 		if x.update {
@@ -46,12 +66,13 @@ func fitLogistic(xs []example, l2 float64, steps int) []float64 {
 	}
 	wPos, wNeg := float64(len(xs))/(2*float64(max(pos, 1))), float64(len(xs))/(2*float64(max(len(xs)-pos, 1)))
 	g := make([]float64, d)
+	gw := map[string]float64{}
 	rate := 0.5
 	for s := 0; s < steps; s++ {
 		clear(g)
+		clear(gw)
 		for _, x := range xs {
-			m := updateModel{weights: w}
-			p := m.score(x.f)
+			p := m.score(x.f, x.words)
 			y, cw := 0.0, wNeg
 			if x.update {
 				y, cw = 1, wPos
@@ -59,23 +80,32 @@ func fitLogistic(xs []example, l2 float64, steps int) []float64 {
 			for i, v := range x.f {
 				g[i] += cw * (p - y) * v
 			}
+			for _, w := range x.words {
+				if _, ok := m.words[w]; ok {
+					gw[w] += cw * (p - y)
+				}
+			}
 		}
-		for i := range w {
+		for i := range m.weights {
 			g[i] /= float64(len(xs))
 			if i > 0 {
-				g[i] += l2 * w[i]
+				g[i] += l2 * m.weights[i]
 			}
-			w[i] -= rate * g[i]
+			m.weights[i] -= rate * g[i]
+		}
+		for w, v := range m.words {
+			m.words[w] = v - rate*(gw[w]/float64(len(xs))+wordL2*l2*v)
 		}
 	}
-	return w
+	return m
 }
 
 // thresholdFor is the lowest probability at which at most maxFalse of the
 // consistent pairs would be proposed by a pass: those the rules propose
 // count first, the model's share is what is left.
-func thresholdFor(xs []example, w []float64, maxFalse float64) float64 {
-	m := updateModel{weights: w, threshold: 2} // the rules alone
+func thresholdFor(xs []example, fitted updateModel, maxFalse float64) float64 {
+	m := fitted
+	m.threshold = 2 // the rules alone
 	var neg []float64
 	ruled, consistent := 0, 0
 	for _, x := range xs {
@@ -83,14 +113,14 @@ func thresholdFor(xs []example, w []float64, maxFalse float64) float64 {
 			continue
 		}
 		consistent++
-		if decides(m, x.f) {
+		if decides(m, x) {
 			ruled++
 			continue
 		}
 		if vetoed(x.f) {
 			continue
 		}
-		neg = append(neg, m.score(x.f))
+		neg = append(neg, m.score(x.f, x.words))
 	}
 	slices.Sort(neg)
 	slices.Reverse(neg)
@@ -105,18 +135,18 @@ func thresholdFor(xs []example, w []float64, maxFalse float64) float64 {
 }
 
 func vetoed(f []float64) bool {
-	return !(updateModel{weights: make([]float64, len(f)), threshold: 0}).proposes(f)
+	return !(updateModel{weights: make([]float64, len(f)), threshold: 0}).proposes(f, nil)
 }
 
 // decides is what a pass decides of a pair alone: the rules' reading
 // (certain or probable) or the model's proposal.
-func decides(m updateModel, f []float64) bool {
-	return f[sRulesCertain] > 0.5 || f[sRulesProbable] > 0.5 || m.proposes(f)
+func decides(m updateModel, x example) bool {
+	return x.f[sRulesCertain] > 0.5 || x.f[sRulesProbable] > 0.5 || m.proposes(x.f, x.words)
 }
 
 func rates(xs []example, m updateModel) (caught, updates, falseProp, consistent int) {
 	for _, x := range xs {
-		p := decides(m, x.f)
+		p := decides(m, x)
 		if x.update {
 			updates++
 			if p {
@@ -142,8 +172,9 @@ func TestFitUpdateModel(t *testing.T) {
 		t.Skip("CAIRN_UPDATES_TRAIN names the sets to fit on")
 	}
 	l2, steps, maxFalse := 0.002, 3000, 0.06
+	minWords, wordL2 = 8, 5
 	if v := os.Getenv("CAIRN_FIT"); v != "" {
-		fmt.Sscanf(v, "%g,%d,%g", &l2, &steps, &maxFalse)
+		fmt.Sscanf(v, "%g,%d,%g,%d,%g", &l2, &steps, &maxFalse, &minWords, &wordL2)
 	}
 	var all []example
 	for _, f := range strings.Split(files, ",") {
@@ -163,12 +194,12 @@ func TestFitUpdateModel(t *testing.T) {
 				train = append(train, x)
 			}
 		}
-		w := fitLogistic(train, l2, steps)
-		m := updateModel{weights: w, threshold: thresholdFor(train, w, maxFalse)}
+		m := fitLogistic(train, l2, steps)
+		m.threshold = thresholdFor(train, m, maxFalse)
 		c, u, fp, n := rates(test, m)
 		if os.Getenv("CAIRN_FIT_SHOW") != "" {
 			for _, x := range test {
-				if p := decides(m, x.f); p != x.update {
+				if p := decides(m, x); p != x.update {
 					t.Logf("  %s %s %v: %s", set, x.id, x.update, x.text)
 				}
 			}
@@ -177,14 +208,26 @@ func TestFitUpdateModel(t *testing.T) {
 		t.Logf("left out %s: updates caught %d/%d (%.0f %%), false proposals %d/%d (%.0f %%)", set, c, u, 100*float64(c)/float64(u), fp, n, 100*float64(fp)/float64(n))
 	}
 	t.Logf("left out, all sets: caught %d/%d (%.1f %%), false proposals %d/%d (%.1f %%)", sumC, sumU, 100*float64(sumC)/float64(sumU), sumF, sumN, 100*float64(sumF)/float64(sumN))
-	w := fitLogistic(all, l2, steps)
-	m := updateModel{weights: w, threshold: thresholdFor(all, w, maxFalse)}
+	m := fitLogistic(all, l2, steps)
+	m.threshold = thresholdFor(all, m, maxFalse)
+	w := m.weights
 	c, u, fp, n := rates(all, m)
 	t.Logf("fitted on all: caught %d/%d, false proposals %d/%d", c, u, fp, n)
 	var b strings.Builder
 	fmt.Fprintf(&b, "var fittedUpdateModel = updateModel{threshold: %.4f, weights: []float64{\n", m.threshold)
 	for i, v := range w {
 		fmt.Fprintf(&b, "\t%.4f, // %s\n", v, updateFeatureNames[i])
+	}
+	b.WriteString("}, words: map[string]float64{\n")
+	var ws []string
+	for k := range m.words {
+		ws = append(ws, k)
+	}
+	slices.Sort(ws)
+	for _, k := range ws {
+		if math.Abs(m.words[k]) >= 0.05 {
+			fmt.Fprintf(&b, "\t%q: %.3f,\n", k, m.words[k])
+		}
 	}
 	b.WriteString("}}\n")
 	t.Log("\n" + b.String())

@@ -441,6 +441,7 @@ func TestUpdatesSetTogether(t *testing.T) {
 		switch {
 		case kind[id] == "consistent":
 			forConsistent++
+			t.Logf("proposal for consistent %s: %s", id, pr.Reason)
 		case pr.Target == oldOf[id]:
 			caught[id] = true
 		default:
