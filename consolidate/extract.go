@@ -811,11 +811,14 @@ func prepareStatement(st *statement) {
 // classifyStatement reads one statement.
 func classifyStatement(st statement) (Candidate, bool) {
 	if st.procedure {
+		if l := strings.ToLower(strings.TrimSpace(st.lead)); agentOffer.MatchString(l) || questionStart.MatchString(l) {
+			return Candidate{}, false // "Should I proceed to: 1. … 2. …": a question, not a procedure
+		}
 		return procedureCandidate(st, st.lead, st.steps)
 	}
 	core := st.core
 	low := strings.ToLower(core)
-	if core == "" || isChatter(low) || st.todo || workLog(st, low) {
+	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) {
 		return Candidate{}, false
 	}
 	if st.speaker == memory.ActorUser && taskRequest(low) {
@@ -869,8 +872,24 @@ var chatterWords = setOfWords(`ok okay k kk thanks thank you thx ty cheers cool 
 	true correct and a the now again too lgtm! please checking looking later soon tomorrow anything else yet
 	idea sorry my bad nvm nevermind not quite`)
 
-// questionStart opens a question without its question mark.
-var questionStart = lazy(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody)\b|any\s+(?:idea|ideas|thoughts)|wdyt)\b`)
+// questionStart opens a question without its question mark (a few
+// openers of other languages people write to agents in too).
+var questionStart = lazy(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody|our|your|my|its|their|a|an|any|all)\b|any\s+(?:idea|ideas|thoughts)|wdyt|est-ce\s+qu(?:e|')|qu'est-ce|pourquoi|comment\s+(?:je|on|faire|est-ce)|peux-tu|pouvez-vous|por\s+qu[eé]|c[oó]mo\s+(?:puedo|se|hago)|puedes|warum|wie\s+kann|kannst\s+du)\b`)
+
+// agentOffer is an agent asking leave or offering more ("Should I proceed
+// to …", "Would you like me to …", "If helpful, I can add …"): the
+// moment's question, never a memory.
+var agentOffer = lazy(`^(?:should\s+i|shall\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|if\s+(?:helpful|useful|needed|you\s+(?:want|like|prefer)|you(?:'|’)d\s+like|you\s+would\s+like),?\s+i\s+(?:can|could)|let\s+me\s+know\s+if|i\s+can\s+also|happy\s+to)\b`)
+
+// programOutput is a line a program printed, pasted or echoed as it came:
+// a log line with its time or level, a build step, a traceback frame, a
+// command line with its environment, a tool's usage error. What it says
+// is the moment's; what it meant, a finding says.
+var programOutput = lazy(`(?i)^\s*(?:\d{4}[/-]\d{2}[/-]\d{2}[ t]\d{2}:\d{2}|\[(?:error|warn|warning|info|debug|fatal|trace|loop start)[^\]]*\]|\[\d+(?:\.\d+)?\]|=>\s|#\d+\s+\[|\d+\.\d+\s+[\w.-]+:|file\s+"[^"]+",\s+line\s+\d+|traceback\b|(?-i:(?:[A-Z][A-Z0-9_]*=\S+\s+)+)\S|[\w.-]+:\s+error:|error\[e\d+\]|panic:|refused\s+to\s|uncaught\s|npm\s+err!|\w*(?:error|fatal|exception):\s|[^\t\n]+\t[^\t\n]+\t|\w[\w .-]{0,30}:\s+failed\s+to\s|dependency\s+failed\s+to\s+start)`)
+
+// backlogItem is a ticket of a plan being drafted ("#0.7 Frontend shell —
+// …"): the plan's, and the tracker's.
+var backlogItem = lazy(`^#[A-Za-z0-9]+(?:\.\d+)+\s|^\d+\)\s`)
 
 // hereIs introduces what follows ("here is the diff:"): nothing of its own.
 var hereIs = lazy(`^(?:here\s+is|here's|here\s+are|below\s+is|see\s+(?:below|above)|as\s+follows|the\s+following)\b`)
@@ -1703,12 +1722,24 @@ var (
 	taskVerbs = setOfWords(`fix add implement refactor migrate write create make build find investigate look check update
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
-		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would`)
+		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would
+		extend enable disable integrate verify validate test handle expose wire
+		fais faites relance relancer lance ajoute corrige mets supprime vérifie essaie teste refais télécharge installe exécute ouvre configure crée
+		haz añade ejecuta prueba elimina bitte mach`)
 	standingCue = lazy(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
 )
 
 func taskRequest(low string) bool {
+	if bugReport.MatchString(low) || frenchPlan.MatchString(low) {
+		return true
+	}
 	fs := strings.Fields(low)
+	for len(fs) > 1 && requestLead[strings.Trim(fs[0], ",.:;!")] {
+		fs = fs[1:] // "then try and run the gui", "now I'd like to see …"
+	}
+	if len(fs) > 0 && planAhead.MatchString(strings.Join(fs, " ")) {
+		return true
+	}
 	if len(fs) == 0 || strings.HasPrefix(fs[0], "`") {
 		return false // a command named first is what the sentence is about
 	}
@@ -1726,6 +1757,18 @@ func taskRequest(low string) bool {
 	}
 	return true
 }
+
+// requestLead are words that open a request before its verb.
+var requestLead = setOfWords(`then and so also now next please ok okay alright great cool`)
+
+// bugReport is a person telling the agent of a bug to fix now ("there is a
+// bug where …", "when I try to …, it fails"): work of the moment.
+var bugReport = lazy(`^(?:currently,?\s+|right\s+now,?\s+)?there(?:'s|\s+is)\s+(?:still\s+)?(?:a|an|another)\s+(?:\w+\s+)?(?:bug|issue|problem)\b|^when\s+i\s+(?:try|run|call|open|click)\b|^we\s+need\s+to\s+(?:add|fix|implement|create|build|make|write|update|change|support|extend)\b`)
+
+// frenchPlan opens a plan or an instruction in French, as people write to
+// agents in their language: "je vais …", "il faut …", an infinitive
+// ("Installer X puis relancer Y").
+var frenchPlan = lazy(`^(?:je\s+vais|on\s+va|il\s+faut|prochaine\s+étape|ensuite|installer|relancer|lancer|vérifier|télécharger|configurer|ajouter|créer|dimensionner|assigner|démarrer|vérifie|télécharge|installe|lance|relance|ouvre|exécute|ajoute|configure|crée|mets|si\s+\S+.{0,60}\séchoue)\b`)
 
 // nounAfter are words that, second in a sentence, make its first word a
 // noun rather than an order: "search runs on …", "build is green".
@@ -1752,13 +1795,17 @@ func workLog(st statement, low string) bool {
 	if trackerChatter.MatchString(low) || filler.MatchString(low) {
 		return true
 	}
-	return st.speaker != memory.ActorUser && (testTally.MatchString(low) || gitState.MatchString(low) || statusReport.MatchString(low) || st.session && changeReport.MatchString(low))
+	return st.speaker != memory.ActorUser && (testTally.MatchString(low) || gitState.MatchString(low) || statusReport.MatchString(low) || frenchStatus.MatchString(low) || st.session && changeReport.MatchString(low))
 }
 
 // statusReport is an agent's account of where the work stands: what is
 // complete, where the changes are, a review's graded finding, the id of a
 // run it started. True when said; git, the tracker and the episode keep it.
 var statusReport = lazy(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
+
+// frenchStatus is an agent's account of the moment in French: tests run,
+// what was changed ("… ont été enrichis"), what could not be done here.
+var frenchStatus = lazy(`^tests?\s+(?:exécutés|lancés|passés)|\b(?:ont|a)\s+été\s+\w+(?:é|ée|és|ées)\b|^(?:vérification\s+\S+\s+)?impossible\b|\bimpossible\s+ici\b|\bdispo\s*:`)
 
 // gitState is where the work stands in git and the tracker: what git and
 // the tracker already hold.

@@ -113,6 +113,24 @@ var noteVerb = lazy(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|aren't|won't|l
 // at all: long enough, no plan, narration, check's status, work log, hedge,
 // modal, speaker, moment, or pronoun for a subject, something named (or
 // what something does not do), and not a lead ending in a colon.
+// lineRef places what is said at a line of the code being worked on ("at
+// line 622", "lines 745-781"): the moment's debugging, which the next edit
+// moves.
+var lineRef = lazy(`\blines?\s+\d+(?:\s*[-–]\s*\d+)?\b`)
+
+// fixIdea is a fix the agent is about to try ("The simplest fix: …", "The
+// right approach is …"): a plan, not what is so.
+var fixIdea = lazy(`^(?:the\s+)?(?:simplest|easiest|best|right|cleanest|quickest|proper|correct|better)\s+(?:fix|approach|solution|way|option)\b|^(?:the\s+)?fix\s+(?:is|would\s+be)\s+to\b`)
+
+// wontWork is a prediction of the moment ("won't work reliably"), or
+// thinking aloud ("Wait — …").
+var wontWork = lazy(`\bwon't\b|\bwill\s+not\b|\bwouldn't\b|^(?:wait|hmm+|hm)\b`)
+
+// bareIssue names where a problem is and no more ("The issue is the
+// `printf` call.", "The problem is in `returned_type()`"): the moment's
+// pointer, not a finding with its cause.
+var bareIssue = lazy(`^(?:the\s+)?(?:real\s+|actual\s+|root\s+)?(?:issue|problem|bug|error|culprit)\s+(?:is|was)\s+(?:in|with|the|that\s+the|from)\b[^.;:]{0,60}[.]?$`)
+
 func findingShaped(st statement, low string) bool {
 	switch {
 	case len(strings.Fields(low)) < 5, strings.HasSuffix(strings.TrimSpace(st.core), ":"):
@@ -120,7 +138,7 @@ func findingShaped(st statement, low string) bool {
 	case planAhead.MatchString(low), progressive.MatchString(low), testStatus.MatchString(low), workLog(st, low):
 		return false
 	case hedgeWord.MatchString(low), modalVerb.MatchString(low), noteSpeaker.MatchString(low), noteMoment.MatchString(low),
-		pronounSubject.MatchString(low):
+		pronounSubject.MatchString(low), lineRef.MatchString(low), fixIdea.MatchString(low), wontWork.MatchString(low), bareIssue.MatchString(low):
 		return false
 	}
 	return concreteValue.MatchString(st.core) || negated.MatchString(low)
