@@ -97,12 +97,11 @@ func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conf
 // stored memory they found probable, else the first candidates that share
 // its subject. A certain reading is the rules' alone.
 func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, c Conflict, s updateStrength, cands []*memory.Memory) (*memory.Memory, Conflict, updateStrength) {
-	if pl.opt.LLM == nil || s == certainUpdate || pl.llmCtx.Err() != nil || pl.readingWhole && pl.asked[d.ID] {
-		// A draft read whole after its parts were judged is not asked
-		// about again: the model has read it.
+	if pl.opt.LLM == nil || s == certainUpdate || pl.llmCtx.Err() != nil || pl.readingWhole {
+		// A draft read whole after its parts were read is not sent again:
+		// the model has had it (one request a draft).
 		return best, c, s
 	}
-	pl.asked[d.ID] = true
 	ask := cands
 	if best != nil {
 		ask = []*memory.Memory{best}

@@ -122,12 +122,11 @@ type planner struct {
 	dropped []string
 	news    []*memory.Memory  // new memories, to bind before writing
 	from    map[string]string // new memory → the draft it came from
-	// updated: drafts something of which was read as an update; asked:
-	// drafts the chat model was asked about; readingWhole: a draft is
-	// being read whole (wholeUpdate).
-	updated, asked map[string]bool
-	readingWhole   bool
-	isNew          map[string]bool
+	// updated: drafts something of which was read as an update;
+	// readingWhole: a draft is being read whole (wholeStatement).
+	updated      map[string]bool
+	readingWhole bool
+	isNew        map[string]bool
 
 	mems    map[string]*memory.Memory // the active memories, and those the plan creates
 	order   []string                  // mems' ids, oldest first
@@ -165,7 +164,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	}
 	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, asked: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)

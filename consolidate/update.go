@@ -1554,18 +1554,21 @@ const maxWholeUpdate = 600
 
 // wholeStatement reports whether a draft may be read whole for what it
 // updates: a person's short note, not from a transcript, not working
-// notes, and no sentence of it a question, a request, a plan or chatter.
+// notes, that opens on a statement (not a question, a request, a plan or
+// chatter; what follows may be: "moved to X, we'll delete Y next sprint").
 func wholeStatement(d memory.Draft) bool {
-	if len(d.Text) > maxWholeUpdate || strings.Contains(d.Text, "?") || fromTranscript(d) || workingNotes(d) != "" || pastedDocument(d.Text) {
+	if len(d.Text) > maxWholeUpdate || fromTranscript(d) || workingNotes(d) != "" || pastedDocument(d.Text) {
 		return false
 	}
-	for _, s := range splitSentencesLoose(d.Text) {
-		low := strings.ToLower(strings.TrimSpace(s))
-		if low != "" && (isChatter(low) || taskRequest(low) && !uTerseRe.MatchString(s) || planAhead.MatchString(low) || progressive.MatchString(low)) {
-			return false
+	first := strings.TrimSpace(d.Text)
+	if i := strings.IndexAny(first, ".!?\n"); i >= 0 {
+		if first[i] == '?' {
+			return false // it opens on a question
 		}
+		first = first[:i]
 	}
-	return true
+	low := strings.ToLower(first)
+	return low != "" && !isChatter(low) && !(taskRequest(low) && !uTerseRe.MatchString(first)) && !planAhead.MatchString(low) && !progressive.MatchString(low) && !hedgeWord.MatchString(strings.ToLower(d.Text))
 }
 
 // maxSkippedLen bounds a statement read for updates when extraction made
