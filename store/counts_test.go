@@ -322,3 +322,49 @@ func TestKilledWriterKeepsCounts(t *testing.T) {
 		db.Close()
 	}
 }
+
+// BenchmarkCountsBuild100k is the first open of a 100,000-memory store
+// written before the counts: the open that counts it key by key, once.
+func BenchmarkCountsBuild100k(b *testing.B) {
+	dir := b.TempDir()
+	db, err := Open(dir, Options{NoSync: true})
+	if err != nil {
+		b.Fatal(err)
+	}
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
+		b.Fatal(err)
+	}
+	seedDirect(b, db, 100_000, 500)
+	db.Close()
+	for b.Loop() {
+		b.StopTimer()
+		db, err := Open(dir, Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		err = db.update(ctx, func(txn *badger.Txn) error {
+			for _, k := range append(keys(txn, prefixCountDeltas), keyCounts) {
+				if err := txn.Delete(k); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			b.Fatal(err)
+		}
+		db.Close()
+		b.StartTimer()
+		start := time.Now()
+		if db, err = Open(dir, Options{}); err != nil {
+			b.Fatal(err)
+		}
+		b.ReportMetric(float64(time.Since(start).Milliseconds()), "open-ms")
+		b.StopTimer()
+		if st, _ := db.Stats(ctx); st.Memories != 100_000 {
+			b.Fatalf("%d memories counted", st.Memories)
+		}
+		db.Close()
+		b.StartTimer()
+	}
+}
