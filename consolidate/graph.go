@@ -148,25 +148,16 @@ const maxArchiveProposals = 100
 // stale proposes archiving memories that are weak (never reinforced,
 // hardly recalled, and low in trust or secondhand) and long unused.
 func (pl *planner) stale() {
-	after := pl.opt.StaleAfter
-	if after <= 0 {
-		after = DefaultStaleAfter
-	}
+	after := pl.staleAfter()
 	n := 0
 	for _, id := range pl.order {
 		m := pl.mems[id]
 		if m == nil || pl.created(id) || pl.gone[id] || pl.touched[id] || n >= maxArchiveProposals {
 			continue
 		}
-		last := m.UpdatedAt
-		if m.ValidFrom.After(last) {
-			last = m.ValidFrom
-		}
-		if k := len(m.Salience.Accesses); k > 0 && m.Salience.Accesses[k-1].After(last) {
-			last = m.Salience.Accesses[k-1]
-		}
+		last := lastUse(m)
 		trust := memory.TrustAt(m, pl.now)
-		weak := m.Salience.Reinforcements == 0 && m.Salience.AccessCount <= 1 && (trust < 0.5 || m.Provenance.Secondhand())
+		weak := rarelyUsed(m) && (trust < 0.5 || m.Provenance.Secondhand())
 		if !weak || pl.now.Sub(last) < after {
 			continue
 		}

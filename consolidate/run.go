@@ -32,11 +32,16 @@ func Consolidate(ctx context.Context, st memory.Store, p memory.Project, opt Opt
 		defer cancel()
 	}
 	for attempt := 0; ; attempt++ {
-		rep, ops, err := plan(ctx, llmCtx, st, p, opt)
+		rep, ops, mark, err := plan(ctx, llmCtx, st, p, opt)
 		if err != nil {
 			return rep, err
 		}
 		if opt.DryRun || len(ops) == 0 {
+			if mark != nil && !opt.DryRun {
+				// Only what the next pass saves: a store that cannot take
+				// it (a full disk) costs that pass a full read, no more.
+				_ = st.SetPassMark(ctx, p.ID, *mark)
+			}
 			rep.Answered, err = closeAnswered(ctx, st, p, opt)
 			return rep, err
 		}
@@ -143,6 +148,10 @@ type planner struct {
 	// on one is reopened all the same.
 	contested map[string]string
 	proposed  map[string]bool // keys of proposals open, rejected or planned
+
+	// mark is what the last full pass that changed nothing left (see
+	// memory.PassMark); the zero mark on a quick pass.
+	mark memory.PassMark
 }
 
 // maxBand bounds how many memories one signature band may hold to be
@@ -156,8 +165,9 @@ const maxNear = 256
 // used for pairing: a word that common says nothing about a subject.
 const maxPosting = 2000
 
-// plan reads the project and decides the run.
-func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, error) {
+// plan reads the project and decides the run. A full pass that changes
+// nothing returns the mark it leaves for the next (see quiet).
+func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, *memory.PassMark, error) {
 	now := time.Now
 	if opt.Now != nil {
 		now = opt.Now
@@ -168,21 +178,37 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
+	// The project's newest event is read first: a write during the pass
+	// adds one, and the next pass sees it.
+	full := !opt.Quick && opt.Session == ""
+	var event string
+	if !opt.Quick {
+		var err error
+		if event, err = newestEvent(ctx, st, p.ID); err != nil {
+			return rep, nil, nil, err
+		}
+		if pl.mark, err = st.PassMark(ctx, p.ID); err != nil {
+			return rep, nil, nil, err
+		}
+	}
 	all, err := st.Drafts(ctx, p.ID, 1<<30)
 	if err != nil {
-		return rep, nil, err
+		return rep, nil, nil, err
 	}
 	drafts := memory.Waiting(all)
 	if opt.Session != "" {
 		drafts = slices.DeleteFunc(drafts, func(d memory.Draft) bool { return d.Source.Session != opt.Session })
 	}
 	rep.Drafts = len(drafts)
-	if err := pl.load(); err != nil {
-		return rep, nil, err
+	quiet := full && len(drafts) == 0 && pl.quiet(event)
+	if !quiet {
+		if err := pl.load(); err != nil {
+			return rep, nil, nil, err
+		}
 	}
 	props, err := st.Proposals(ctx, p.ID, "")
 	if err != nil {
-		return rep, nil, err
+		return rep, nil, nil, err
 	}
 	for i := range props {
 		if props[i].State != memory.ProposalAccepted {
@@ -194,7 +220,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	var skipped []skippedOf
 	for i, d := range drafts {
 		if err := ctx.Err(); err != nil {
-			return rep, nil, err
+			return rep, nil, nil, err
 		}
 		progress(opt, "extracting", i, len(drafts))
 		if why := workingNotes(d); why != "" {
@@ -231,12 +257,18 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	}
 	progress(opt, "extracting", len(drafts), len(drafts))
 
-	if !opt.Quick {
+	if quiet {
+		progress(opt, "reconciling", 0, 1)
+		if err := pl.staleQuiet(); err != nil {
+			return rep, nil, nil, err
+		}
+		progress(opt, "reconciling", 1, 1)
+	} else if !opt.Quick {
 		progress(opt, "reconciling", 0, 3)
 		pl.existingPairs()
 		progress(opt, "reconciling", 1, 3)
 		if err := pl.reopen(); err != nil {
-			return rep, nil, err
+			return rep, nil, nil, err
 		}
 		progress(opt, "reconciling", 2, 3)
 		pl.stale()
@@ -265,7 +297,14 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	if !opt.DryRun && len(pl.ops) > 0 {
 		rep.Run.ID = memory.NewID()
 	}
-	return rep, pl.ops, nil
+	var mark *memory.PassMark
+	if full && len(pl.ops) == 0 {
+		mark = &memory.PassMark{Time: pl.now, Event: event, SecondhandLast: pl.mark.SecondhandLast}
+		if !quiet {
+			mark.SecondhandLast = pl.secondhandLast()
+		}
+	}
+	return rep, pl.ops, mark, nil
 }
 
 // load reads the project's active memories into the working set.
@@ -771,19 +810,127 @@ func (pl *planner) existingPairs() {
 	}
 }
 
-// lastPass is when the last consolidation pass (not an accept or a reject)
-// that still stands ran; zero when none did.
+// lastPass is when the last full consolidation pass ran that still
+// stands: the last run of one (not an accept or a reject) not undone, or
+// the mark of a later one that changed nothing (see memory.PassMark),
+// unless a run was undone since it (what the undo restored is dated before
+// it, and must be looked at again); zero when none did.
 func (pl *planner) lastPass() time.Time {
 	runs, err := pl.st.Runs(pl.ctx, pl.p.ID, 50)
 	if err != nil {
 		return time.Time{}
 	}
+	mark := pl.mark.Time
+	var last time.Time
 	for _, r := range runs {
-		if r.UndoneAt.IsZero() && strings.HasPrefix(r.Summary, "asked by ") {
-			return r.Time
+		if !r.UndoneAt.IsZero() && r.UndoneAt.After(mark) {
+			mark = time.Time{}
+		}
+		if last.IsZero() && r.UndoneAt.IsZero() && strings.HasPrefix(r.Summary, "asked by ") {
+			last = r.Time
 		}
 	}
-	return time.Time{}
+	if mark.After(last) {
+		return mark
+	}
+	return last
+}
+
+// newestEvent is the id of the project's newest event, "" for none.
+func newestEvent(ctx context.Context, st memory.Store, pid string) (string, error) {
+	evs, err := st.Timeline(ctx, pid, 1)
+	if err != nil || len(evs) == 0 {
+		return "", err
+	}
+	return evs[0].ID, nil
+}
+
+// A quiet pass. A full pass that changed nothing leaves a mark (see
+// memory.PassMark). When the next finds no draft waiting and the project's
+// newest event still the mark's, nothing was written since: the memories,
+// their links, the proposals and the runs are those the marked pass read,
+// and planning from them found nothing then — the pairs among stored
+// memories and the decisions to reopen depend on them alone, not on the
+// time, so they would find nothing again. What time alone can change is
+// the stale check: a weak memory goes stale as it ages, and trust falls.
+// So a quiet pass reads no memory but those that check may take: the
+// memories under the trust threshold now (the store's verify-first index,
+// whose threshold is the check's), and, when one may have aged past
+// StaleAfter since, every secondhand one, which is weak at any trust — then
+// the pass reads everything, as before.
+
+// quiet reports whether the pass may be quiet (see above); event is the
+// project's newest event.
+func (pl *planner) quiet(event string) bool {
+	m := pl.mark
+	return !m.Time.IsZero() && m.Event == event &&
+		(m.SecondhandLast.IsZero() || pl.now.Sub(m.SecondhandLast) < pl.staleAfter())
+}
+
+// staleQuiet is the stale check of a quiet pass: over the memories under
+// the trust threshold now, in the order of load (oldest first; for the same
+// time, the newest id first, as the store lists them).
+func (pl *planner) staleQuiet() error {
+	ms, err := pl.st.VerifyFirst(pl.ctx, pl.p.ID, pl.now)
+	if err != nil {
+		return err
+	}
+	slices.SortFunc(ms, func(a, b *memory.Memory) int { return strings.Compare(b.ID, a.ID) })
+	sort.SliceStable(ms, func(i, j int) bool { return ms[i].ValidFrom.Before(ms[j].ValidFrom) })
+	for _, m := range ms {
+		pl.mems[m.ID] = m
+		pl.order = append(pl.order, m.ID)
+	}
+	pl.stale()
+	return nil
+}
+
+// secondhandLast is the earliest last use of a memory that time alone can
+// make stale whatever its trust: secondhand, never reinforced, recalled at
+// most once, and not proposed for archiving already (open or rejected:
+// the proposal stands until a person decides, which is a write); zero when
+// there is none.
+func (pl *planner) secondhandLast() time.Time {
+	var first time.Time
+	for _, id := range pl.order {
+		m := pl.mems[id]
+		if m == nil || !m.Provenance.Secondhand() || !rarelyUsed(m) {
+			continue
+		}
+		if pl.proposed[(&memory.Proposal{Project: pl.p.ID, Kind: memory.ProposeArchive, Target: id}).Key()] {
+			continue
+		}
+		if last := lastUse(m); first.IsZero() || last.Before(first) {
+			first = last
+		}
+	}
+	return first
+}
+
+// rarelyUsed: never reinforced and recalled at most once (half of weak).
+func rarelyUsed(m *memory.Memory) bool {
+	return m.Salience.Reinforcements == 0 && m.Salience.AccessCount <= 1
+}
+
+// lastUse is when m was last written, said or recalled.
+func lastUse(m *memory.Memory) time.Time {
+	last := m.UpdatedAt
+	if m.ValidFrom.After(last) {
+		last = m.ValidFrom
+	}
+	if k := len(m.Salience.Accesses); k > 0 && m.Salience.Accesses[k-1].After(last) {
+		last = m.Salience.Accesses[k-1]
+	}
+	return last
+}
+
+// staleAfter is how long a weak memory may go unused before the pass
+// proposes archiving it.
+func (pl *planner) staleAfter() time.Duration {
+	if pl.opt.StaleAfter > 0 {
+		return pl.opt.StaleAfter
+	}
+	return DefaultStaleAfter
 }
 
 // created reports whether id is a memory this plan creates.

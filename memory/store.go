@@ -103,6 +103,11 @@ type Store interface {
 	Apply(ctx context.Context, run Run, ops []Op) (Run, error)
 	UndoRun(ctx context.Context, project, id string, by Actor) (Run, error)
 	Runs(ctx context.Context, project string, limit int) ([]Run, error)
+	// PassMark is what the project's last full consolidation pass that
+	// changed nothing left for the next (zero when none did); SetPassMark
+	// records it.
+	PassMark(ctx context.Context, project string) (PassMark, error)
+	SetPassMark(ctx context.Context, project string, m PassMark) error
 	Proposals(ctx context.Context, project string, state ProposalState) ([]Proposal, error)
 	Proposal(ctx context.Context, id string) (Proposal, error)
 
@@ -435,3 +440,15 @@ var ErrRoomAgain = errors.New("room again: reopen the store")
 // as current truth but listed to verify first. The verify-first index is
 // built for it (trust.Threshold is this value).
 const TrustThreshold = 0.5
+
+// PassMark is what a full consolidation pass that changed nothing leaves
+// for the next: when it ran, the project's newest event when it began (every
+// write adds one, so the same newest event means nothing was written
+// since), and the earliest last use of a memory that time alone could make
+// stale (secondhand, never reinforced, recalled at most once, not already
+// proposed for archiving).
+type PassMark struct {
+	Time           time.Time `json:"time"`
+	Event          string    `json:"event,omitempty"`
+	SecondhandLast time.Time `json:"secondhand_last,omitzero"`
+}

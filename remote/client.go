@@ -360,6 +360,15 @@ func (c *Client) Runs(ctx context.Context, project string, limit int) ([]memory.
 	return out, c.call(ctx, "Runs", listParams{project, limit}, &out)
 }
 
+func (c *Client) PassMark(ctx context.Context, project string) (memory.PassMark, error) {
+	var out memory.PassMark
+	return out, c.call(ctx, "PassMark", idParams{project}, &out)
+}
+
+func (c *Client) SetPassMark(ctx context.Context, project string, m memory.PassMark) error {
+	return c.call(ctx, "SetPassMark", passMarkParams{project, m}, nil)
+}
+
 func (c *Client) Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error) {
 	var out []memory.Proposal
 	return out, c.call(ctx, "Proposals", proposalsParams{project, state}, &out)

@@ -171,6 +171,10 @@ type (
 		Project string `json:"project"`
 		Limit   int    `json:"limit"`
 	}
+	passMarkParams struct {
+		Project string          `json:"project"`
+		Mark    memory.PassMark `json:"mark"`
+	}
 	// An import streams over one connection: ImportBegin, an ImportChunk
 	// per chunk of records, ImportEnd (see streams).
 	importBeginParams struct {

@@ -372,6 +372,10 @@ var handlers = map[string]handler{
 	"Runs": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Runs(ctx, p.Project, p.Limit)
 	}),
+	"PassMark": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.PassMark(ctx, p.ID) }),
+	"SetPassMark": with(func(ctx context.Context, st memory.Store, p passMarkParams) (any, error) {
+		return true, st.SetPassMark(ctx, p.Project, p.Mark)
+	}),
 	"Proposals": with(func(ctx context.Context, st memory.Store, p proposalsParams) (any, error) {
 		return st.Proposals(ctx, p.Project, p.State)
 	}),

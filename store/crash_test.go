@@ -41,43 +41,8 @@ func TestKilledWriterLosesNothing(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
 	for round := range 3 {
-		cmd := childCmd(t, "TestCrashChild")
-		cmd.Env = append(os.Environ(), "CAIRN_CRASH_DIR="+dir)
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
 		var acked []string
-		var wg sync.WaitGroup
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			sc := bufio.NewScanner(out)
-			for sc.Scan() {
-				line := sc.Text()
-				if id, ok := strings.CutPrefix(line, "ACK "); ok {
-					acked = append(acked, id)
-					if len(acked) == 150 {
-						cmd.Process.Signal(syscall.SIGKILL)
-					}
-				} else if strings.HasPrefix(line, "ERR") {
-					t.Errorf("child: %s", line)
-					cmd.Process.Kill()
-				}
-			}
-		}()
-		done := make(chan struct{})
-		go func() { wg.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(2 * time.Minute):
-			cmd.Process.Kill()
-			t.Fatal("child did not reach 150 acknowledged writes in 2 minutes")
-		}
-		cmd.Wait()
+		killChildAfter(t, "TestCrashChild", "CAIRN_CRASH_DIR="+dir, 150, func(id string) { acked = append(acked, id) })
 		if len(acked) < 150 {
 			t.Fatalf("round %d: only %d acks", round, len(acked))
 		}
@@ -256,4 +221,48 @@ func openChild(dir string) *DB {
 		os.Exit(3)
 	}
 	return db
+}
+
+// killChildAfter runs the child test with env set, hands each line it
+// prints after "ACK " to acked, and kills it (SIGKILL) at the n-th; a line
+// "ERR …" fails the test. It returns once the child is gone.
+func killChildAfter(t *testing.T, test, env string, n int, acked func(string)) {
+	t.Helper()
+	cmd := childCmd(t, test)
+	cmd.Env = append(os.Environ(), env)
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		sc := bufio.NewScanner(out)
+		k := 0
+		for sc.Scan() {
+			line := sc.Text()
+			if a, ok := strings.CutPrefix(line, "ACK "); ok {
+				acked(a)
+				if k++; k == n {
+					cmd.Process.Signal(syscall.SIGKILL)
+				}
+			} else if strings.HasPrefix(line, "ERR") {
+				t.Errorf("child: %s", line)
+				cmd.Process.Kill()
+			}
+		}
+	}()
+	done := make(chan struct{})
+	go func() { wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Minute):
+		cmd.Process.Kill()
+		t.Fatalf("child did not reach %d acknowledged writes in 2 minutes", n)
+	}
+	cmd.Wait()
 }

@@ -12,6 +12,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	badger "github.com/dgraph-io/badger/v4"
@@ -71,6 +72,11 @@ type DB struct {
 	dropping sync.RWMutex
 
 	importing sync.Mutex // held by the running import (see Import)
+
+	// The counts kept by the writes (see counts.go): deltas written since
+	// the last fold, and the fold under way.
+	deltas  atomic.Int64
+	folding sync.Mutex
 
 	bound boundCache // each project's bound stamps, while nothing is written (see bound.go)
 
@@ -203,6 +209,10 @@ func (db *DB) openReadWrite(bo badger.Options) error {
 		if err := db.backfillProjectKeys(); err != nil {
 			bdb.Close()
 			return fmt.Errorf("open store %s: give projects known by path their repository's keys: %w", db.dir, err)
+		}
+		if err := db.buildCounts(); err != nil {
+			bdb.Close()
+			return fmt.Errorf("open store %s: count memories, edges, events and drafts: %w", db.dir, err)
 		}
 	}
 	return nil
@@ -370,14 +380,20 @@ func (db *DB) readsOnly(ctx context.Context, fn func(txn *badger.Txn) error, ref
 }
 
 // commit runs fn in one read-write transaction, waiting while a forget
-// drops keys (see dropping).
+// drops keys (see dropping), with what it changes in the counts (see
+// counts.go).
 func (db *DB) commit(fn func(txn *badger.Txn) error) error {
 	if db.ro {
 		return db.readsOnly(context.Background(), fn, db.roomToWrite())
 	}
 	db.dropping.RLock()
 	defer db.dropping.RUnlock()
-	return db.bdb.Update(fn)
+	counted := false
+	err := db.bdb.Update(countedFn(fn, &counted))
+	if err == nil && counted {
+		db.maybeFold()
+	}
+	return err
 }
 
 // view runs fn in a read-only transaction.

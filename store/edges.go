@@ -50,14 +50,14 @@ func (db *DB) Link(ctx context.Context, e memory.Edge, by memory.Actor) error {
 }
 
 func putEdge(txn *badger.Txn, e memory.Edge) error {
-	if err := put(txn, keyEdgeOut(e), e); err != nil {
+	if err := putCounted(txn, keyEdgeOut(e), e); err != nil {
 		return err
 	}
 	return txn.Set(keyEdgeIn(e), nil)
 }
 
 func deleteEdge(txn *badger.Txn, e memory.Edge) error {
-	if err := txn.Delete(keyEdgeOut(e)); err != nil {
+	if err := deleteCounted(txn, keyEdgeOut(e)); err != nil {
 		return err
 	}
 	return txn.Delete(keyEdgeIn(e))

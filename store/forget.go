@@ -156,7 +156,7 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 			return p, err
 		}
 		if live {
-			if err := txn.Set(ek, []byte{formatForgotten}); err != nil {
+			if err := setCounted(txn, ek, []byte{formatForgotten}); err != nil {
 				return p, err
 			}
 			drop = append(drop, ek)
@@ -178,6 +178,10 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 	if err := db.unlink(txn, m, by); err != nil {
 		return p, err
 	}
+	// It leaves the counts now; its keys, its links out among them, are
+	// dropped after.
+	tallyMem(txn, m, -1)
+	tallyKey(txn, prefixEdgesOut(id), -len(keys(txn, prefixEdgesOut(id))))
 	slices.SortFunc(drop, bytes.Compare)
 	drop = slices.CompactFunc(drop, bytes.Equal)
 	if err := txn.Set(keyMem(id), encodeMarker(drop)); err != nil {
@@ -290,7 +294,7 @@ func (db *DB) unlink(txn *badger.Txn, m *memory.Memory, by memory.Actor) error {
 	}
 	now := db.now().UTC()
 	for _, e := range in {
-		if err := txn.Delete(keyEdgeOut(e)); err != nil {
+		if err := deleteCounted(txn, keyEdgeOut(e)); err != nil {
 			return err
 		}
 		if e.Active && (e.Kind == memory.EdgeBecause || e.Kind == memory.EdgeEvidence) {
@@ -419,6 +423,12 @@ func draftProject(txn *badger.Txn, id string) (string, error) {
 // Each step can be repeated, so a crash anywhere is finished at Open.
 func (db *DB) runPurge(id string, p purge) error {
 	if len(p.Prefixes) > 0 { // an older cairn's intent
+		// An older cairn kept no counts: those of this store are counted
+		// again at the next Open (see buildCounts), which carries these
+		// intents out first.
+		if err := db.writeUnchecked(func(txn *badger.Txn) error { return txn.Delete(keyCounts) }); err != nil {
+			return err
+		}
 		return db.drop(append(slices.Clone(p.Prefixes), keyPurge(id))...)
 	}
 	if !p.Dropped {
@@ -606,7 +616,7 @@ func (db *DB) markDraftDropped(txn *badger.Txn, pid, id string) (purge, error) {
 	for _, k := range props {
 		p.Keys = append(p.Keys, string(k))
 	}
-	if err := txn.Set(keyDraft(pid, id), []byte{formatForgotten}); err != nil {
+	if err := setCounted(txn, keyDraft(pid, id), []byte{formatForgotten}); err != nil {
 		return p, err
 	}
 	// An ingest of the same transcript must not bring it back.
@@ -620,7 +630,7 @@ func (db *DB) markDraftDropped(txn *badger.Txn, pid, id string) (purge, error) {
 			return p, err
 		}
 		if live {
-			if err := txn.Set(ek, []byte{formatForgotten}); err != nil {
+			if err := setCounted(txn, ek, []byte{formatForgotten}); err != nil {
 				return p, err
 			}
 			p.Keys = append(p.Keys, string(ek))

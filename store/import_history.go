@@ -103,7 +103,7 @@ func importEvent(txn *badger.Txn, e memory.Event) (undo, error) {
 	if ok, err := exists(txn, keyEvent(e.Project, e.ID)); err != nil || ok {
 		return u, err // Wrote stays empty: nothing to take back
 	}
-	if err := put(txn, keyEvent(e.Project, e.ID), e); err != nil {
+	if err := putCounted(txn, keyEvent(e.Project, e.ID), e); err != nil {
 		return u, err
 	}
 	if e.MemoryID != "" && e.Kind != memory.EventForget {
@@ -132,7 +132,7 @@ func takeBackEvent(txn *badger.Txn, u undo) error {
 	if err != nil || h == "" || h != u.Wrote {
 		return err
 	}
-	if err := txn.Delete(keyEvent(e.Project, e.ID)); err != nil {
+	if err := deleteCounted(txn, keyEvent(e.Project, e.ID)); err != nil {
 		return err
 	}
 	if u.Indexed {

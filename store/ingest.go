@@ -105,7 +105,7 @@ func (db *DB) Ingest(ctx context.Context, b memory.IngestBatch) (memory.IngestRe
 				res.Known++
 				continue
 			}
-			if err := put(txn, keyDraft(b.Project, d.ID), d); err != nil {
+			if err := putCounted(txn, keyDraft(b.Project, d.ID), d); err != nil {
 				return err
 			}
 			res.Added++

@@ -201,6 +201,7 @@ func writeMemAs(txn *badger.Txn, m *memory.Memory, val []byte, index [][]byte) e
 	if err := txn.Set(keyMem(m.ID), val); err != nil {
 		return err
 	}
+	tallyMem(txn, m, 1)
 	for _, k := range index {
 		if err := txn.Set(k, nil); err != nil {
 			return err
@@ -214,6 +215,7 @@ func writeMemAs(txn *badger.Txn, m *memory.Memory, val []byte, index [][]byte) e
 
 // unindex deletes m's index entries (not the ref).
 func unindex(txn *badger.Txn, m *memory.Memory) error {
+	tallyMem(txn, m, -1)
 	for _, k := range indexKeys(m) {
 		if err := txn.Delete(k); err != nil {
 			return err
@@ -650,21 +652,21 @@ func (db *DB) List(ctx context.Context, q memory.Query) (memory.Page, error) {
 	return page, err
 }
 
-// Count counts a project's memories by layer and status, from keys alone.
+// Count counts a project's memories by layer and status, from the counts
+// kept by the writes (see counts.go).
 func (db *DB) Count(ctx context.Context, project string) (memory.Counts, error) {
 	c := memory.Counts{ByLayer: map[memory.Layer]map[memory.Status]int{}}
 	for _, l := range memory.Layers {
 		c.ByLayer[l] = map[memory.Status]int{}
 	}
-	prefix := prefixLayerAny(project)
 	err := db.view(func(txn *badger.Txn) error {
-		o := badger.DefaultIteratorOptions
-		o.Prefix, o.PrefetchValues = prefix, false
-		it := txn.NewIterator(o)
-		defer it.Close()
-		for it.Rewind(); it.Valid(); it.Next() {
-			if l, st, ok := layerStatusOf(it.Item().Key(), prefix); ok {
-				c.ByLayer[l][st]++
+		t, err := counts(txn)
+		if err != nil {
+			return err
+		}
+		for k, n := range t.Mem {
+			if pid, l, st, ok := splitMemCountKey(k); ok && pid == project && n != 0 && c.ByLayer[l] != nil {
+				c.ByLayer[l][st] += n
 			}
 		}
 		return nil

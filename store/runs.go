@@ -575,7 +575,7 @@ func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *memory.Op) ([]runSte
 			return nil, ch, stale("draft %s was taken by run %s", op.Draft, d.Done)
 		}
 		d.Done, d.DoneAt = run.ID, now
-		if err := put(txn, keyDraft(run.Project, d.ID), d); err != nil {
+		if err := putCounted(txn, keyDraft(run.Project, d.ID), d); err != nil {
 			return nil, ch, err
 		}
 		steps = append(steps, runStep{Draft: d.ID})
@@ -968,7 +968,7 @@ func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed boo
 				return "", err
 			}
 		}
-		return s.Event.Project, txn.Delete(k)
+		return s.Event.Project, deleteCounted(txn, k)
 	case s.Edge != nil:
 		var cur memory.Edge
 		err := get(txn, keyEdgeOut(*s.Edge), &cur)
@@ -998,7 +998,7 @@ func (db *DB) takeBackStep(txn *badger.Txn, run string, s runStep, committed boo
 			return pid, nil
 		}
 		d.Done, d.DoneAt = "", time.Time{}
-		return pid, put(txn, keyDraft(pid, d.ID), d)
+		return pid, putCounted(txn, keyDraft(pid, d.ID), d)
 	case s.Prop != "":
 		p, err := getProposal(txn, s.Prop)
 		if errors.Is(err, memory.ErrNotFound) {

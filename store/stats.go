@@ -11,37 +11,24 @@ import (
 	"cairn/memory"
 )
 
-// Stats counts what the whole store holds, from keys alone.
+// Stats counts what the whole store holds, from the counts kept by the
+// writes (see counts.go); the projects are few and counted by key.
 func (db *DB) Stats(ctx context.Context) (memory.Stats, error) {
 	s := memory.Stats{ByStatus: map[memory.Status]int{}, ByLayer: map[string]int{}, Schema: schemaVersion, Dir: db.dir, OpenedAt: db.open}
 	err := db.view(func(txn *badger.Txn) error {
-		// Only the ranges counted are read, keys only: the layer index
-		// (one key a memory) of each project, edges, events and drafts —
-		// not the dozen other keys every memory has.
-		count := func(prefix []byte, each func(k []byte)) {
-			o := badger.DefaultIteratorOptions
-			o.PrefetchValues, o.Prefix = false, prefix
-			it := txn.NewIterator(o)
-			defer it.Close()
-			for it.Rewind(); it.Valid(); it.Next() {
-				each(it.Item().Key())
+		t, err := counts(txn)
+		if err != nil {
+			return err
+		}
+		s.Projects = len(projectIDs(txn))
+		for k, n := range t.Mem {
+			if _, l, st, ok := splitMemCountKey(k); ok && n != 0 {
+				s.ByStatus[st] += n
+				s.Memories += n
+				s.ByLayer[l.String()] += n
 			}
 		}
-		pids := projectIDs(txn)
-		s.Projects = len(pids)
-		for _, pid := range pids {
-			prefix := prefixLayerAny(pid)
-			count(prefix, func(k []byte) {
-				if l, st, ok := layerStatusOf(k, prefix); ok {
-					s.ByStatus[st]++
-					s.Memories++
-					s.ByLayer[l.String()]++
-				}
-			})
-		}
-		count(prefixAllEdges, func([]byte) { s.Edges++ })
-		count(prefixAllEvents, func([]byte) { s.Events++ })
-		count(prefixAllDrafts, func([]byte) { s.Drafts++ })
+		s.Edges, s.Events, s.Drafts = t.Edges, t.Events, t.Drafts
 		return nil
 	})
 	s.LSMBytes = db.lsmBytes()

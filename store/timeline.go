@@ -32,6 +32,7 @@ func (db *DB) appendEvent(txn *badger.Txn, pid string, by memory.Actor, kind mem
 	if err := put(txn, keyEvent(pid, e.ID), e); err != nil {
 		return "", err
 	}
+	tallyKey(txn, prefixAllEvents, 1) // a new id: a new key
 	if memID != "" && kind != memory.EventForget {
 		return e.ID, txn.Set(keyEventOfMem(memID, e.ID), nil)
 	}
@@ -110,7 +111,7 @@ func (db *DB) Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
 			d = stored // a retry of a capture that already landed
 			return nil
 		}
-		if err := put(txn, keyDraft(d.Project, d.ID), d); err != nil {
+		if err := putCounted(txn, keyDraft(d.Project, d.ID), d); err != nil {
 			return err
 		}
 		eid, err := db.appendEvent(txn, d.Project, d.Actor, memory.EventCapture, "", fmt.Sprintf("captured %d bytes", len(d.Text)))
