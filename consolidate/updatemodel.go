@@ -554,13 +554,15 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 		}
 	}
 	if c.Subject == "" {
-		c.Subject = "what it says"
+		// No phrase of its own: the older memory's opening words say
+		// what it is about.
+		c.Subject = strings.Join(strings.Fields(best.m.Title)[:min(5, len(strings.Fields(best.m.Title)))], " ")
 	}
 	if c.Old == "" {
-		c.Old = "what it said"
+		c.Old = "as stored"
 	}
 	if c.New == "" {
-		c.New = "see the newer text"
+		c.New = "as said now"
 	}
 	return best.m, c, probableUpdate
 }
