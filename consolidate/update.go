@@ -1641,6 +1641,18 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 		return
 	}
 	pl.updated[d.ID] = true
+	if whole := strings.TrimSpace(d.Text); text != whole && wholeStatement(d) {
+		// The proposed memory is the person's whole note ("logging:
+		// fluent-bit → Loki. Filebeat daemonset removed"), not the one
+		// sentence that was read as the update.
+		m.Title, m.Body = oneLineTitle(whole), whole
+		if cf.New == saidNow {
+			o, n := updateCache.get(ClaimText(a)), updateCache.get(whole)
+			if i := slices.IndexFunc(n.vals, func(v uval) bool { return !o.says(v) }); i >= 0 {
+				cf.New = n.vals[i].raw
+			}
+		}
+	}
 	pl.from[m.ID] = d.ID
 	pl.proposeUpdate(a, m, cf, d)
 }

@@ -498,6 +498,9 @@ func (m updateModel) score(f []float64, words []string) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
+// saidNow stands for a new value the newer text does not name as one.
+const saidNow = "as said now"
+
 // modelCandidates is how many of a text's candidates, most alike first,
 // the model reads: each one read is one more chance of a false proposal.
 const modelCandidates = 1
@@ -562,7 +565,7 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 		c.Old = "as stored"
 	}
 	if c.New == "" {
-		c.New = "as said now"
+		c.New = saidNow
 	}
 	return best.m, c, probableUpdate
 }
