@@ -481,3 +481,28 @@ func TestUpdatesSetTogether(t *testing.T) {
 	t.Logf("%s, together: updates caught %d/%d (superseded %d); proposals naming another pair's fact %d; proposals from consistent texts %d/%d",
 		file, len(caught), updates, superseded, wrongTarget, forConsistent, consistent)
 }
+
+// An update read in one sentence of a person's short note proposes the
+// whole note: accepting it keeps what the note says of the new value, and
+// the proposal names that value.
+func TestShortNoteProposedWhole(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	old := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: "Structured logs are shipped to Elasticsearch via Filebeat.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	const note = "logging: fluent-bit → Loki. Filebeat daemonset removed in #2291"
+	capture(t, st, memory.ActorUser, note)
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := slices.IndexFunc(ps, func(p memory.Proposal) bool { return p.Kind == memory.ProposeSupersede && p.Target == old.ID })
+	if i < 0 {
+		t.Fatalf("no supersession proposed: %+v", ps)
+	}
+	if p := ps[i]; p.Memory == nil || p.Memory.Body != note || !strings.Contains(p.Reason, "Elasticsearch → Loki") {
+		t.Fatalf("proposal %q with memory %+v", p.Reason, p.Memory)
+	}
+}
