@@ -296,17 +296,7 @@ func TestCountsBuiltForAnOlderStore(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	err = db.update(ctx, func(txn *badger.Txn) error {
-		for _, k := range append(keys(txn, prefixCountDeltas), keyCounts) {
-			if err := txn.Delete(k); err != nil {
-				return err
-			}
-		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dropCounts(t, db)
 	// Without counts, reads count the keys.
 	if got, err := db.Stats(ctx); err != nil || got.Memories != want.Memories || got.Drafts != want.Drafts || got.Events != want.Events || got.Edges != want.Edges {
 		t.Fatalf("without counts: %+v %v, want %+v", got, err, want)
@@ -345,6 +335,23 @@ func TestKilledWriterKeepsCounts(t *testing.T) {
 	}
 }
 
+// dropCounts deletes the kept counts, as a store written before them had
+// none.
+func dropCounts(t testing.TB, db *DB) {
+	t.Helper()
+	err := db.update(ctx, func(txn *badger.Txn) error {
+		for _, k := range append(keys(txn, prefixCountDeltas), keyCounts) {
+			if err := txn.Delete(k); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // BenchmarkCountsBuild100k is the first open of a 100,000-memory store
 // written before the counts: the open that counts it key by key, once.
 func BenchmarkCountsBuild100k(b *testing.B) {
@@ -364,17 +371,7 @@ func BenchmarkCountsBuild100k(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		err = db.update(ctx, func(txn *badger.Txn) error {
-			for _, k := range append(keys(txn, prefixCountDeltas), keyCounts) {
-				if err := txn.Delete(k); err != nil {
-					return err
-				}
-			}
-			return nil
-		})
-		if err != nil {
-			b.Fatal(err)
-		}
+		dropCounts(b, db)
 		db.Close()
 		b.StartTimer()
 		start := time.Now()
