@@ -355,16 +355,7 @@ func dropCounts(t testing.TB, db *DB) {
 // BenchmarkCountsBuild100k is the first open of a 100,000-memory store
 // written before the counts: the open that counts it key by key, once.
 func BenchmarkCountsBuild100k(b *testing.B) {
-	dir := b.TempDir()
-	db, err := Open(dir, Options{NoSync: true})
-	if err != nil {
-		b.Fatal(err)
-	}
-	if _, err := db.EnsureProject(ctx, memory.Project{ID: testPID, Name: "test"}); err != nil {
-		b.Fatal(err)
-	}
-	seedDirect(b, db, 100_000, 500)
-	db.Close()
+	dir := seededStore100k(b)
 	for b.Loop() {
 		b.StopTimer()
 		db, err := Open(dir, Options{})
