@@ -131,7 +131,8 @@ func Open(dir string, opt Options) (*DB, error) {
 		// compaction of level 0 rewrites most of the level under it: twice
 		// the input a compaction is half the rewriting. An import of 100,000
 		// memories into a store of 300,000 took 10–12 CPU-seconds instead
-		// of 15–17 (BenchmarkImport100kInto300k); reads look at up to ten
+		// of 15–17 (profiled, the import of BenchmarkImport100kInto300k into
+		// another project); reads look at up to ten
 		// more tables' bloom filters.
 		WithNumLevelZeroTables(10).
 		WithNumLevelZeroTablesStall(20)
