@@ -132,8 +132,8 @@ func Open(dir string, opt Options) (*DB, error) {
 		// the input a compaction is half the rewriting. An import of 100,000
 		// memories into a store of 300,000 took 10–12 CPU-seconds instead
 		// of 15–17 (profiled, the import of BenchmarkImport100kInto300k into
-		// another project); reads look at up to ten
-		// more tables' bloom filters.
+		// another project); reads look at up to ten more tables' bloom
+		// filters.
 		WithNumLevelZeroTables(10).
 		WithNumLevelZeroTablesStall(20)
 	if opt.smallLSM {
