@@ -2,6 +2,7 @@ package store
 
 import (
 	"fmt"
+	"os"
 	"slices"
 	"testing"
 	"time"
@@ -105,5 +106,52 @@ func BenchmarkCount100k(b *testing.B) {
 		if _, err := db.Count(ctx, testPID); err != nil {
 			b.Fatal(err)
 		}
+	}
+}
+
+// BenchmarkImport100kInto300k imports 100,000 new memories into a store
+// that already holds 300,000, each iteration into a copy of the same
+// seeded store: into the project that holds them (every record is looked
+// up: the project is not empty) and into another project (nothing to look
+// up: what the store's size costs the writes alone). Their memories/s
+// against Import100k's say whether the rate falls with the store's size.
+func BenchmarkImport100kInto300k(b *testing.B) {
+	seeded := b.TempDir()
+	db := reopen(b, seeded)
+	recs := benchRecords(400_000)
+	for i := 0; i < 300_000; i += 100_000 {
+		if _, err := db.Import(ctx, testPID, recs[i:i+100_000], memory.ActorSystem); err != nil {
+			b.Fatal(err)
+		}
+	}
+	if _, err := db.EnsureProject(ctx, memory.Project{ID: "00000000000000bb", Name: "other"}); err != nil {
+		b.Fatal(err)
+	}
+	db.Close()
+	recs = recs[300_000:]
+	for _, project := range []string{testPID, "00000000000000bb"} {
+		name := "project=same"
+		if project != testPID {
+			name = "project=other"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				b.StopTimer()
+				dir := b.TempDir()
+				if err := os.CopyFS(dir, os.DirFS(seeded)); err != nil {
+					b.Fatal(err)
+				}
+				db := reopen(b, dir)
+				b.StartTimer()
+				res, err := db.Import(ctx, project, recs, memory.ActorSystem)
+				if err != nil || res.Added != len(recs) {
+					b.Fatal(err, res.Added)
+				}
+				b.StopTimer()
+				db.Close()
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(len(recs))*float64(b.N)/b.Elapsed().Seconds(), "memories/s")
+		})
 	}
 }

@@ -90,7 +90,9 @@ func (db *DB) importFrom(ctx context.Context, project string, next func() ([]mem
 	}
 	im := &importer{db: db, project: project, now: db.now().UTC(),
 		ids: map[string]int{}, refs: map[string]int{}, ours: map[string]bool{},
-		w: &batchWriter{db: db, ctx: ctx, id: id}}
+		w:      &batchWriter{db: db, ctx: ctx, id: id},
+		hashes: indexScan{prefix: prefixHash(project, "")[:len(prefixHash(project, ""))-1]},
+		norms:  indexScan{prefix: prefixNorm(project, "")[:len(prefixNorm(project, ""))-1]}}
 	if err := db.view(func(txn *badger.Txn) error {
 		im.empty = len(keysLimit(txn, prefixAll(project), 1)) == 0
 		return nil
@@ -154,6 +156,10 @@ type importer struct {
 	// record without id or ref has nothing to match (the first import of
 	// a project looks up nothing).
 	empty bool
+	// hashes and norms read the project's content and normalised-text
+	// indexes as the import goes; once whole they spare the lookups of
+	// the records no stored memory can match (see indexScan).
+	hashes, norms indexScan
 
 	edges   []memory.Edge
 	edgeRec []int   // the record of each edge
@@ -236,6 +242,16 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 	}
 	for i := range ops {
 		if err := im.claim(&ops[i], base+i); err != nil {
+			return nil, err
+		}
+	}
+	if !im.empty {
+		if err := im.db.view(func(txn *badger.Txn) error {
+			if err := im.hashes.more(txn, scanPerRecord*len(recs)); err != nil {
+				return err
+			}
+			return im.norms.more(txn, scanPerRecord*len(recs))
+		}); err != nil {
 			return nil, err
 		}
 	}
@@ -410,9 +426,9 @@ func (im *importer) match(txn *badger.Txn, op *importOp) error {
 	if im.empty && op.m.ID == "" && op.m.Ref == "" {
 		return nil
 	}
-	old, err := im.db.match(txn, im.project, op.m, op.d.content, im.ours)
+	old, err := im.db.match(txn, im.project, op.m, op.d.content, im.ours, im.hashes.mayHold(op.d.content))
 	again := false
-	if err == nil && old == nil && op.m.ID == "" && op.m.Ref == "" {
+	if err == nil && old == nil && op.m.ID == "" && op.m.Ref == "" && im.norms.mayHold(op.d.normal) {
 		// Not this content, but the same fact in other words.
 		old, err = importMatch(txn, im.project, op.m, op.norm, im.ours)
 		again = old != nil
@@ -543,8 +559,9 @@ func everyCore(n int, fn func(lo, hi int) error) error {
 }
 
 // match finds the stored memory a record stands for: by id, by ref, or by
-// content (chash, m's contentHash), leaving out the memories in skip.
-func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash string, skip map[string]bool) (*memory.Memory, error) {
+// content (chash, m's contentHash; looked up only when byContent: a memory
+// may hold it), leaving out the memories in skip.
+func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash string, skip map[string]bool, byContent bool) (*memory.Memory, error) {
 	if m.ID != "" {
 		old, err := getMem(txn, m.ID)
 		if err == nil {
@@ -575,7 +592,7 @@ func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash str
 		}
 		return nil, nil
 	}
-	if m.ID == "" {
+	if m.ID == "" && byContent {
 		for _, k := range keys(txn, prefixHash(project, chash)) {
 			if id := idFromKey(k); !skip[id] {
 				return getMem(txn, id)
@@ -583,6 +600,87 @@ func (db *DB) match(txn *badger.Txn, project string, m *memory.Memory, chash str
 		}
 	}
 	return nil, nil
+}
+
+// indexScan reads one of a project's hash indexes (idx/<pid>/hash/ or
+// idx/<pid>/norm/, keys <prefix>/<hex hash>/<id>) a piece at a time as an
+// import goes, keeping each hash's first eight bytes in key order. Once it
+// has read the whole index it tells a hash no memory holds, and the import
+// looks up only the records some memory may match. A lookup seeks into
+// every table of the store, which costs more as the store grows; the scan
+// reads on in key order, scanPerRecord keys for each record imported, so
+// its cost follows the import's size, and an import much smaller than the
+// project never finishes it and looks every record up as before. The scan
+// is a filter of the negative answers only: a hash it holds is looked up.
+type indexScan struct {
+	prefix []byte // up to and with the "/" before the hash
+	after  []byte // the last key read; nil before the first
+	whole  bool   // read to its end
+	broken bool   // a key not of the expected form: never trusted
+	heads  []uint64
+}
+
+// scanPerRecord is how many index keys an import reads ahead for each
+// record (a key read in order costs far less than a lookup's seeks).
+// It is a variable only so that a test can make the scan take several
+// chunks; nothing else sets it.
+var scanPerRecord = 32
+
+// more reads up to budget more keys of the index.
+func (s *indexScan) more(txn *badger.Txn, budget int) error {
+	if s.whole || s.broken {
+		return nil
+	}
+	o := badger.DefaultIteratorOptions
+	o.Prefix, o.PrefetchValues = s.prefix, false
+	it := txn.NewIterator(o)
+	defer it.Close()
+	seek := s.prefix
+	if s.after != nil {
+		seek = append(slices.Clone(s.after), 0)
+	}
+	n := 0
+	for it.Seek(seek); ; it.Next() {
+		if !it.Valid() {
+			s.whole = true
+			return nil
+		}
+		if n == budget {
+			return nil
+		}
+		k := it.Item().Key()
+		h, ok := hashHead(string(k[len(s.prefix):]))
+		if !ok || (len(s.heads) > 0 && h < s.heads[len(s.heads)-1]) {
+			s.broken, s.heads = true, nil
+			return nil
+		}
+		s.heads = append(s.heads, h)
+		s.after = append(s.after[:0], k...)
+		n++
+	}
+}
+
+// mayHold reports whether some memory may have hash h: false only when
+// the whole index was read and no key begins as h does.
+func (s *indexScan) mayHold(h string) bool {
+	if !s.whole || s.broken || h == "" {
+		return true
+	}
+	head, ok := hashHead(h)
+	if !ok {
+		return true
+	}
+	_, found := slices.BinarySearch(s.heads, head)
+	return found
+}
+
+// hashHead is the number the first 16 hex digits of h spell.
+func hashHead(h string) (uint64, bool) {
+	if len(h) < 16 {
+		return 0, false
+	}
+	n, err := strconv.ParseUint(h[:16], 16, 64)
+	return n, err == nil && strings.ToLower(h[:16]) == h[:16]
 }
 
 // importKeep is how long the result of an import is kept for a retry of it
