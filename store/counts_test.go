@@ -244,8 +244,10 @@ func (w *countsWorld) step() string {
 // forgets among them), the counts kept equal a count key by key, and so
 // after a reopen. Not parallel: it sets importStep.
 func TestCountsKeptEqualAScan(t *testing.T) {
-	for seed := range uint64(4) {
+	t.Parallel()
+	for seed := range uint64(3) {
 		t.Run(fmt.Sprint("seed ", seed), func(t *testing.T) {
+			t.Parallel()
 			db, dir := openTest(t)
 			w := &countsWorld{t: t, db: db, r: rand.New(rand.NewPCG(seed, 27))}
 			for i := range 60 {
@@ -326,6 +328,7 @@ func TestCountsCrashChild(t *testing.T) {
 // TestKilledWriterKeepsCounts: a writer killed at any point leaves counts
 // that equal a count key by key once the store is opened again.
 func TestKilledWriterKeepsCounts(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for round := range 2 {
 		killChildAfter(t, "TestCountsCrashChild", "CAIRN_COUNTS_CRASH_DIR="+dir, 40+20*round, func(string) {})
