@@ -83,7 +83,7 @@ func (db *DB) backfill(marker []byte, version, stage string, entries func(*memor
 		if err != nil {
 			return err
 		}
-		step(stage, batch)
+		db.step(stage, batch)
 		if !more {
 			break
 		}

@@ -196,13 +196,13 @@ func (w *countsWorld) step() string {
 			recs = append(recs, memory.Record{Layer: layer, Body: w.body()})
 		}
 		cctx, cancel := context.WithCancel(ctx)
-		importStep = func(stage string, n int) {
+		db.testStep = func(stage string, n int) {
 			if stage == "batch" && n == 1 {
 				cancel()
 			}
 		}
 		_, err := db.Import(cctx, testPID, recs, memory.ActorUser)
-		importStep = nil
+		db.testStep = nil
 		cancel()
 		if !errors.Is(err, context.Canceled) {
 			w.t.Fatalf("an import cancelled half way: %v", err)
@@ -242,7 +242,7 @@ func (w *countsWorld) step() string {
 // TestCountsKeptEqualAScan: after random sequences of every kind of write
 // (an import cancelled half way and taken back, runs and their undo,
 // forgets among them), the counts kept equal a count key by key, and so
-// after a reopen. Not parallel: it sets importStep.
+// after a reopen.
 func TestCountsKeptEqualAScan(t *testing.T) {
 	t.Parallel()
 	for seed := range uint64(3) {

@@ -50,6 +50,9 @@ const memTableSize = 32 << 20
 
 // DB is the Badger-backed Store.
 type DB struct {
+	// testStep is importStep for this store alone (tests only).
+	testStep func(stage string, n int)
+
 	bdb  *badger.DB
 	dir  string
 	opt  Options

@@ -109,7 +109,7 @@ func (db *DB) importFrom(ctx context.Context, project string, next func() ([]mem
 		}
 		return memory.ImportResult{}, err
 	}
-	step("done", 0)
+	db.step("done", 0)
 	return im.res, nil
 }
 
@@ -520,7 +520,7 @@ func (im *importer) finish(by memory.Actor) error {
 	if res.Added+res.Updated+res.Reinforced+res.Edges+res.Events == 0 {
 		return nil // nothing written, nothing to remember: a retry finds the same
 	}
-	step("commit", 0)
+	im.db.step("commit", 0)
 	summary := fmt.Sprintf("imported %d records: %d added, %d updated, %d unchanged", im.n, res.Added, res.Updated, res.Unchanged)
 	if res.Reinforced > 0 {
 		summary += fmt.Sprintf(" (%d said again: reinforced)", res.Reinforced)
@@ -723,10 +723,14 @@ type importWrite struct {
 }
 
 // importStep, when set (by tests), is called at each step of an import
-// and of its undoing, so a test can stop or kill the process there.
+// and of its undoing, so a test can stop or kill the process there. A test
+// that sets it runs alone; a parallel test sets its store's testStep.
 var importStep func(stage string, n int)
 
-func step(stage string, n int) {
+func (db *DB) step(stage string, n int) {
+	if db.testStep != nil {
+		db.testStep(stage, n)
+	}
 	if importStep != nil {
 		importStep(stage, n)
 	}
@@ -933,7 +937,7 @@ func (db *DB) undoImport(id string) error {
 		if err != nil {
 			return err
 		}
-		step("rollback", len(batches)-i)
+		db.step("rollback", len(batches)-i)
 	}
 	return nil
 }
@@ -1203,6 +1207,6 @@ func (w *batchWriter) flush() error {
 		return err
 	}
 	w.n = n
-	step("batch", n)
+	w.db.step("batch", n)
 	return nil
 }
