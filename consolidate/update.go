@@ -1464,6 +1464,7 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 	bestS := noUpdate
 	var eligible []*memory.Memory
 	var read []ruleReading
+	certain := 0
 	for _, a := range pl.updateCandidates(m) {
 		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent {
 			continue
@@ -1476,12 +1477,21 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 			// person's to say.
 			s = probableUpdate
 		}
-		if s == certainUpdate && bestS != certainUpdate {
-			best, bestC, bestS = a, c, s
+		if s == certainUpdate {
+			certain++
+			if bestS != certainUpdate {
+				best, bestC, bestS = a, c, s
+			}
 		}
-		if len(eligible) <= modelCandidates || s == probableUpdate {
-			read = append(read, ruleReading{a, s, c})
+		if len(eligible) <= modelCandidates || s != noUpdate {
+			read = append(read, ruleReading{a, min(s, probableUpdate), c})
 		}
+	}
+	if certain > 1 {
+		// Two stored facts each read as surely updated ("Uploads can be up
+		// to 25MB now" against "The maximum upload size is 10 MB" and "The
+		// general file upload limit is 50 MB"): which one is not sure.
+		bestS = probableUpdate
 	}
 	if bestS != certainUpdate {
 		// Short of certainty the model weighs the readings: which of the

@@ -399,7 +399,9 @@ func TestCorrectionSaidBeforeTheStoredFact(t *testing.T) {
 // stored in one project, every newer text captured after them, one pass.
 // A proposal counts as caught only when it names the pair's own old fact;
 // one that names another pair's is a false proposal, as is any for a
-// consistent pair's text. The figures are printed.
+// consistent pair's text. What must always hold is asserted: no
+// consistent pair's fact is superseded on its own. The figures are
+// printed.
 func TestUpdatesSetTogether(t *testing.T) {
 	t.Parallel()
 	file := os.Getenv("CAIRN_UPDATES_FILE")
@@ -449,16 +451,40 @@ func TestUpdatesSetTogether(t *testing.T) {
 			t.Logf("wrong target for %s: %s", id, pr.Reason)
 		}
 	}
+	// A set may give an update pair and a consistent pair the same old
+	// fact: stored once, the update's supersession of it is right.
+	updatedToo := map[string]bool{}
+	for _, p := range pairs {
+		if p.Kind == "update" {
+			updatedToo[oldOf[p.ID]] = true
+		}
+	}
 	superseded := 0
 	for _, p := range pairs {
-		if p.Kind != "update" || caught[p.ID] {
-			continue
-		}
 		got, err := st.Get(ctx, oldOf[p.ID])
 		if err != nil {
 			t.Fatal(err)
 		}
-		if got.Status == memory.StatusSuperseded {
+		if got.Status != memory.StatusSuperseded {
+			continue
+		}
+		// Among many, as alone: a consistent pair's fact is never
+		// superseded on its own.
+		if p.Kind == "consistent" {
+			by, err := st.Get(ctx, got.SupersededBy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			switch {
+			case updatedToo[oldOf[p.ID]]:
+			case strings.Contains(p.New, strings.TrimSuffix(strings.TrimSpace(by.Body), ".")):
+				t.Errorf("%s: a consistent pair's fact was superseded by its own newer text among the others: %q by %q", p.ID, p.Old, by.Body)
+			default:
+				// Another pair's newer text about the same thing: the
+				// set's pairs are not written to be apart from each other.
+				t.Logf("%s: %q superseded by another pair's text %q", p.ID, p.Old, by.Body)
+			}
+		} else if !caught[p.ID] {
 			superseded++
 			caught[p.ID] = true
 		}
@@ -504,5 +530,32 @@ func TestShortNoteProposedWhole(t *testing.T) {
 	}
 	if p := ps[i]; p.Memory == nil || p.Memory.Body != note || !strings.Contains(p.Reason, "Elasticsearch → Loki") {
 		t.Fatalf("proposal %q with memory %+v", p.Reason, p.Memory)
+	}
+}
+
+// When a newer text surely updates two stored facts, which one it updates
+// is not sure: nothing is superseded on its own, a proposal waits.
+func TestTwoSureReadingsOnlyPropose(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	a := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: "The maximum upload size is 10 MB.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	b := remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: "The general file upload limit is 50 MB.", Provenance: memory.ProvExtracted}, memory.ActorAgent)
+	capture(t, st, memory.ActorUser, "Uploads can be up to 25MB now.")
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range []*memory.Memory{a, b} {
+		if got, _ := st.Get(ctx, m.ID); got.Status != memory.StatusActive {
+			t.Errorf("%q is %s", m.Body, got.Status)
+		}
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.ContainsFunc(ps, func(p memory.Proposal) bool {
+		return p.Kind == memory.ProposeSupersede && (p.Target == a.ID || p.Target == b.ID)
+	}) {
+		t.Errorf("no supersession proposed: %+v", ps)
 	}
 }

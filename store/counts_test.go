@@ -250,7 +250,7 @@ func TestCountsKeptEqualAScan(t *testing.T) {
 			t.Parallel()
 			db, dir := openTest(t)
 			w := &countsWorld{t: t, db: db, r: rand.New(rand.NewPCG(seed, 27))}
-			for i := range 60 {
+			for i := range 40 {
 				what := w.step()
 				keptEqualsScan(t, db, fmt.Sprintf("step %d (%s)", i, what))
 			}
@@ -291,7 +291,7 @@ func TestCountsBuiltForAnOlderStore(t *testing.T) {
 	t.Parallel()
 	db, dir := openTest(t)
 	w := &countsWorld{t: t, db: db, r: rand.New(rand.NewPCG(9, 9))}
-	for range 30 {
+	for range 20 {
 		w.step()
 	}
 	want, err := db.Stats(ctx)
