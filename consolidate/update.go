@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -680,7 +681,10 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 		if len(w) < 4 || funcWords[w] || uWeakWords[w] || shared == 0 {
 			continue
 		}
-		if to := regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(w) + `\s+to\s+([\w./:-]+)`).FindStringSubmatch(n.low); to != nil {
+		fromW := retiredRes.get("f"+w, func() *regexp.Regexp {
+			return regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(w) + `\s+to\s+([\w./:-]+)`)
+		})
+		if to := fromW.FindStringSubmatch(n.low); to != nil {
 			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
 			if same {
 				return certainUpdate, c
@@ -1328,6 +1332,35 @@ func howOf(typ string) string {
 // retiredIn reports whether text names v as the thing replaced: "off v",
 // "from v to", "no longer … v", "replaced v", "v is gone", "not v",
 // "instead of v", "retired v".
+// retiredRes are retiredIn's expressions, one a value and way of reading:
+// a pass reads the same stored values against many texts.
+var retiredRes compiled
+
+// compiled caches regular expressions built from values, bounded as the
+// readings caches are.
+type compiled struct {
+	mu sync.Mutex
+	m  map[string]*regexp.Regexp
+}
+
+// get is the expression for key, built by build the first time.
+func (c *compiled) get(key string, build func() *regexp.Regexp) *regexp.Regexp {
+	c.mu.Lock()
+	re, ok := c.m[key]
+	c.mu.Unlock()
+	if ok {
+		return re
+	}
+	re = build()
+	c.mu.Lock()
+	if c.m == nil || len(c.m) >= maxReadings {
+		c.m = make(map[string]*regexp.Regexp, 1024)
+	}
+	c.m[key] = re
+	c.mu.Unlock()
+	return re
+}
+
 func retiredIn(text, v string, loose bool) bool {
 	// loose: v is a value of the old text, not any word of it.
 	if v == "" {
@@ -1342,7 +1375,13 @@ func retiredIn(text, v string, loose bool) bool {
 		lead += `|from|not`
 		gone += `|(?:has\s+)?left\b|moved to|went to|switched to|became|joined|(?:is|are|was|got|gets)\s+(?:being\s+)?(?:decommissioned|deleted|uninstalled|shut down|ripped out|turned off|cancelled|canceled|sunset|rebuilt|revoked|dead)|'s out|(?:is|are)\s+dead\s+code`
 	}
-	re := regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
+	key := "0" + q
+	if loose {
+		key = "1" + q
+	}
+	re := retiredRes.get(key, func() *regexp.Regexp {
+		return regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
+	})
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return false

@@ -391,8 +391,10 @@ func pastValue(low, v string) bool {
 		return false
 	}
 	q := regexp.QuoteMeta(v)
-	re, err := regexp.Compile(`\b(?:was|were|previously|formerly|old|older|former|used to be)\s+(?:\S+\s+)?` + q + `|` + q + `\S*\s+(?:\S+\s+)?(?:was|were|is obsolete|are obsolete|numbers are obsolete|retired|target retired)\b`)
-	return err == nil && re.MatchString(low)
+	re := retiredRes.get("p"+q, func() *regexp.Regexp {
+		return regexp.MustCompile(`\b(?:was|were|previously|formerly|old|older|former|used to be)\s+(?:\S+\s+)?` + q + `|` + q + `\S*\s+(?:\S+\s+)?(?:was|were|is obsolete|are obsolete|numbers are obsolete|retired|target retired)\b`)
+	})
+	return re.MatchString(low)
 }
 
 func notWordRune(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }
