@@ -1723,7 +1723,7 @@ var (
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
 		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would
-		extend enable disable integrate verify validate test handle expose wire
+		extend enable disable integrate verify validate
 		fais faites relance relancer lance ajoute corrige mets supprime vérifie essaie teste refais télécharge installe exécute ouvre configure crée
 		haz añade ejecuta prueba elimina bitte mach`)
 	standingCue = lazy(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
@@ -1768,7 +1768,7 @@ var bugReport = lazy(`^(?:currently,?\s+|right\s+now,?\s+)?there(?:'s|\s+is)\s+(
 // frenchPlan opens a plan or an instruction in French, as people write to
 // agents in their language: "je vais …", "il faut …", an infinitive
 // ("Installer X puis relancer Y").
-var frenchPlan = lazy(`^(?:je\s+vais|on\s+va|il\s+faut|prochaine\s+étape|ensuite|installer|relancer|lancer|vérifier|télécharger|configurer|ajouter|créer|dimensionner|assigner|démarrer|vérifie|télécharge|installe|lance|relance|ouvre|exécute|ajoute|configure|crée|mets|si\s+\S+.{0,60}\séchoue)\b`)
+var frenchPlan = lazy(`^(?:je\s+vais|on\s+va|il\s+faut|prochaine\s+étape|ensuite|installer|relancer|lancer|vérifier|télécharger|configurer|ajouter|créer|dimensionner|assigner|démarrer|vérifie|télécharge|installe|lance|relance|ouvre|exécute|ajoute|configure|crée|mets|si\s+\S+.{0,60}\séchoue)(?:\s|[.,;:!]|$)`)
 
 // nounAfter are words that, second in a sentence, make its first word a
 // noun rather than an order: "search runs on …", "build is green".
@@ -1805,7 +1805,7 @@ var statusReport = lazy(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s
 
 // frenchStatus is an agent's account of the moment in French: tests run,
 // what was changed ("… ont été enrichis"), what could not be done here.
-var frenchStatus = lazy(`^tests?\s+(?:exécutés|lancés|passés)|\b(?:ont|a)\s+été\s+\w+(?:é|ée|és|ées)\b|^(?:vérification\s+\S+\s+)?impossible\b|\bimpossible\s+ici\b|\bdispo\s*:`)
+var frenchStatus = lazy(`^tests?\s+(?:exécutés|lancés|passés)|\b(?:ont|a)\s+été\s+\pL+(?:é|ée|és|ées|is|ies|it|its)(?:\s|[.,;:]|$)|^(?:vérification\s+\S+\s+)?impossible\b|\bimpossible\s+ici\b|\bdispo\s*:`)
 
 // gitState is where the work stands in git and the tracker: what git and
 // the tracker already hold.
