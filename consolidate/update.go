@@ -8,7 +8,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -681,10 +680,7 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 		if len(w) < 4 || funcWords[w] || uWeakWords[w] || shared == 0 {
 			continue
 		}
-		fromW := retiredRes.get("f"+w, func() *regexp.Regexp {
-			return regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(w) + `\s+to\s+([\w./:-]+)`)
-		})
-		if to := fromW.FindStringSubmatch(n.low); to != nil {
+		if to := fromValue.get(w).FindStringSubmatch(n.low); to != nil {
 			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
 			if same {
 				return certainUpdate, c
@@ -708,12 +704,7 @@ var uLocalRe = regexp.MustCompile(`(?i)\b(?:for this (?:one )?(?:test|run|job|br
 // terms are what a text is about: its subject words (files aside) and the
 // words of the names and values it holds.
 func (r uread) terms() []string {
-	var out []string
-	for _, w := range r.subject {
-		if !strings.HasPrefix(w, "file:") {
-			out = append(out, w)
-		}
-	}
+	out := r.plainSubject()
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, w := range strings.Fields(v.key) {
@@ -721,6 +712,17 @@ func (r uread) terms() []string {
 					out = append(out, w)
 				}
 			}
+		}
+	}
+	return out
+}
+
+// plainSubject is r's subject words, files aside.
+func (r uread) plainSubject() []string {
+	var out []string
+	for _, w := range r.subject {
+		if !strings.HasPrefix(w, "file:") {
+			out = append(out, w)
 		}
 	}
 	return out
@@ -742,12 +744,7 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	// for a value of the same kind said otherwise ("Uploads cap at 25 MB"
 	// against "Max upload size is 10 MB"); a name replaced or a word of
 	// change needs the older text's subject itself (half its words, or two).
-	var subj, matched []string
-	for _, w := range o.subject {
-		if !strings.HasPrefix(w, "file:") {
-			subj = append(subj, w)
-		}
-	}
+	subj, matched := o.plainSubject(), []string(nil)
 	sharedSubj := 0
 	for _, t := range o.terms() {
 		if n.has(t) {
@@ -1332,56 +1329,16 @@ func howOf(typ string) string {
 // retiredIn reports whether text names v as the thing replaced: "off v",
 // "from v to", "no longer … v", "replaced v", "v is gone", "not v",
 // "instead of v", "retired v".
-// retiredRes are retiredIn's expressions, one a value and way of reading:
-// a pass reads the same stored values against many texts.
-var retiredRes compiled
-
-// compiled caches regular expressions built from values, bounded as the
-// readings caches are.
-type compiled struct {
-	mu sync.Mutex
-	m  map[string]*regexp.Regexp
-}
-
-// get is the expression for key, built by build the first time.
-func (c *compiled) get(key string, build func() *regexp.Regexp) *regexp.Regexp {
-	c.mu.Lock()
-	re, ok := c.m[key]
-	c.mu.Unlock()
-	if ok {
-		return re
-	}
-	re = build()
-	c.mu.Lock()
-	if c.m == nil || len(c.m) >= maxReadings {
-		c.m = make(map[string]*regexp.Regexp, 1024)
-	}
-	c.m[key] = re
-	c.mu.Unlock()
-	return re
-}
-
 func retiredIn(text, v string, loose bool) bool {
 	// loose: v is a value of the old text, not any word of it.
 	if v == "" {
 		return false
 	}
-	q := regexp.QuoteMeta(v)
-	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|retiring|renamed|dropped|dropping|removed|removing|deprecating|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted|don't (?:use|call|run)|do not (?:use|call|run)|never (?:use|call|run)`
-	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
+	res := retiredStrict
 	if loose {
-		// A value, not a subject word, that moved or left ("Carol moved
-		// to platform"); "the gateway moved to port 9443" is the subject.
-		lead += `|from|not`
-		gone += `|(?:has\s+)?left\b|moved to|went to|switched to|became|joined|(?:is|are|was|got|gets)\s+(?:being\s+)?(?:decommissioned|deleted|uninstalled|shut down|ripped out|turned off|cancelled|canceled|sunset|rebuilt|revoked|dead)|'s out|(?:is|are)\s+dead\s+code`
+		res = retiredLoose
 	}
-	key := "0" + q
-	if loose {
-		key = "1" + q
-	}
-	re := retiredRes.get(key, func() *regexp.Regexp {
-		return regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
-	})
+	re := res.get(v)
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return false
@@ -1391,6 +1348,32 @@ func retiredIn(text, v string, loose bool) bool {
 		return false // "reads from v": not a change
 	}
 	return true
+}
+
+// retiredStrict and retiredLoose are retiredIn's expressions, one a
+// value, kept as readings are: a pass reads the same stored values against
+// many texts, and building one was most of the update model's time.
+var (
+	retiredStrict = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp { return retiredExpr(v, false) }}
+	retiredLoose  = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp { return retiredExpr(v, true) }}
+	// fromValue is "from v to X", X the new value.
+	fromValue = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp {
+		return regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(v) + `\s+to\s+([\w./:-]+)`)
+	}}
+)
+
+// retiredExpr is the expression retiredIn reads v with.
+func retiredExpr(v string, loose bool) *regexp.Regexp {
+	q := regexp.QuoteMeta(v)
+	lead := `off|out of|longer(?:\s+\w+){0,2}|replaced|replace|replacing|retired|retiring|renamed|dropped|dropping|removed|removing|deprecating|ditched|swapped(?:\s+out)?|stopped(?:\s+using)?|instead of|rather than|away from|no more|cancelled|canceled|decommissioned|shut down|uninstalled|got rid of|ripped out|deleted|don't (?:use|call|run)|do not (?:use|call|run)|never (?:use|call|run)`
+	gone := `(?:is|are|was|were|has been|have been)\s+(?:now\s+)?(?:gone|retired|replaced|dropped|deprecated|removed|swapped|no longer|not used|unused)`
+	if loose {
+		// A value, not a subject word, that moved or left ("Carol moved
+		// to platform"); "the gateway moved to port 9443" is the subject.
+		lead += `|from|not`
+		gone += `|(?:has\s+)?left\b|moved to|went to|switched to|became|joined|(?:is|are|was|got|gets)\s+(?:being\s+)?(?:decommissioned|deleted|uninstalled|shut down|ripped out|turned off|cancelled|canceled|sunset|rebuilt|revoked|dead)|'s out|(?:is|are)\s+dead\s+code`
+	}
+	return regexp.MustCompile(`(?:\b(?:` + lead + `)\s+(?:the\s+|using\s+)?` + "`?" + q + "`?" + `(?:\W|$))|(?:(?:^|\W)` + "`?" + q + "`?" + `\s+(?:` + gone + `))`)
 }
 
 // replacementOf is the new value that stands where v stood: one of the
@@ -1509,7 +1492,8 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 			continue
 		}
 		eligible = append(eligible, a)
-		s, c := updateOf(updateCache.get(ClaimText(a)), nr)
+		rules, c := updateOf(updateCache.get(ClaimText(a)), nr)
+		s := rules
 		if s == certainUpdate && a.ValidFrom.After(m.ValidFrom) {
 			// Stored after this was said ("has 4 machines" remembered
 			// after "now 6, not 4" was captured): which holds is a
@@ -1523,7 +1507,7 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 			}
 		}
 		if len(eligible) <= modelCandidates || s != noUpdate {
-			read = append(read, ruleReading{a, min(s, probableUpdate), c})
+			read = append(read, ruleReading{a, min(s, probableUpdate), c, rules})
 		}
 	}
 	if certain > 1 {

@@ -158,15 +158,15 @@ var updateFeatureNames = [signalCount]string{
 }
 
 var (
-	uArrowRe    = regexp.MustCompile(`→|->|=>`)
-	uNegRe      = regexp.MustCompile(`(?i)\b(?:not|no|never|none|nobody|nothing|nope)\b|n't\b`)
-	uHistoryRe  = regexp.MustCompile(`(?i)\b(?:last year|back in|came from|originally|used to|early prototypes|before (?:that|we)|years ago|in 20\d\d|history|historically|landed (?:there|here)|we went|evaluated|looked at)\b`)
-	uConfirmRe  = regexp.MustCompile(`(?i)\b(?:confirmed|confirm|checked|verified|double-checked|as per|per the|matches|reminder|fyi the|make sure)\b`)
-	uQuestionRe = regexp.MustCompile(`\?`)
+	uArrowRe   = regexp.MustCompile(`→|->|=>`)
+	uNegRe     = regexp.MustCompile(`(?i)\b(?:not|no|never|none|nobody|nothing|nope)\b|n't\b`)
+	uHistoryRe = regexp.MustCompile(`(?i)\b(?:last year|back in|came from|originally|used to|early prototypes|before (?:that|we)|years ago|in 20\d\d|history|historically|landed (?:there|here)|we went|evaluated|looked at)\b`)
+	uConfirmRe = regexp.MustCompile(`(?i)\b(?:confirmed|confirm|checked|verified|double-checked|as per|per the|matches|reminder|fyi the|make sure)\b`)
 )
 
-// updateFeatures reads the signals of o updated by n.
-func updateFeatures(o, n uread) []float64 {
+// updateFeatures reads the signals of o updated by n; rules is
+// updateOf(o, n), which its caller has read already.
+func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	f := make([]float64, signalCount)
 	b := func(v bool) float64 {
 		if v {
@@ -183,13 +183,7 @@ func updateFeatures(o, n uread) []float64 {
 		}
 	}
 	f[sSharedTerms] = float64(min(shared, 4)) / 4
-	var subj []string
-	for _, w := range o.subject {
-		if !strings.HasPrefix(w, "file:") {
-			subj = append(subj, w)
-		}
-	}
-	if len(subj) > 0 {
+	if subj := o.plainSubject(); len(subj) > 0 {
 		c := 0
 		for _, w := range subj {
 			if n.has(w) {
@@ -298,16 +292,15 @@ func updateFeatures(o, n uread) []float64 {
 	}
 	op, np := readParaphrase(o.text), readParaphrase(n.text)
 	f[sSameQuantity] = b(len(op.vals) > 0 && len(np.vals) > 0 && sameValues(op.vals, np.vals))
-	s, _ := updateOf(o, n)
-	f[sRulesProbable] = b(s == probableUpdate)
-	f[sRulesCertain] = b(s == certainUpdate)
+	f[sRulesProbable] = b(rules == probableUpdate)
+	f[sRulesCertain] = b(rules == certainUpdate)
 	ls, _ := looseUpdate(o, n)
 	f[sRulesLoose] = b(ls != noUpdate)
 	f[sNegation] = b(uNegRe.MatchString(n.text))
 	f[sHistory] = b(uHistoryRe.MatchString(n.text))
 	f[sConfirmed] = b(uConfirmRe.MatchString(n.text))
 	f[sLongNewer] = math.Log1p(float64(len(strings.Fields(n.text)))) / 4
-	f[sQuestionMark] = b(uQuestionRe.MatchString(n.text))
+	f[sQuestionMark] = b(strings.Contains(n.text, "?"))
 	for _, c := range uClauseRe.Split(n.low, -1) {
 		if uChangeRe.MatchString(c) && slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(c, t) }) {
 			f[sOwnClauseChanges] = 1
@@ -384,17 +377,19 @@ func quantityDiffers(a, b []paraVal) bool {
 	return false
 }
 
+// pastValues are pastValue's expressions, one a value.
+var pastValues = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp {
+	q := regexp.QuoteMeta(v)
+	return regexp.MustCompile(`\b(?:was|were|previously|formerly|old|older|former|used to be)\s+(?:\S+\s+)?` + q + `|` + q + `\S*\s+(?:\S+\s+)?(?:was|were|is obsolete|are obsolete|numbers are obsolete|retired|target retired)\b`)
+}}
+
 // pastValue reports whether low says v as what was: "(was v)", "v was",
 // "the old v", "v is obsolete", "previously v".
 func pastValue(low, v string) bool {
 	if len(v) < 2 {
 		return false
 	}
-	q := regexp.QuoteMeta(v)
-	re := retiredRes.get("p"+q, func() *regexp.Regexp {
-		return regexp.MustCompile(`\b(?:was|were|previously|formerly|old|older|former|used to be)\s+(?:\S+\s+)?` + q + `|` + q + `\S*\s+(?:\S+\s+)?(?:was|were|is obsolete|are obsolete|numbers are obsolete|retired|target retired)\b`)
-	})
-	return re.MatchString(low)
+	return pastValues.get(v).MatchString(low)
 }
 
 func notWordRune(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }
@@ -510,8 +505,10 @@ const modelCandidates = 1
 // ruleReading is what the rules read of one candidate.
 type ruleReading struct {
 	m *memory.Memory
-	s updateStrength
+	s updateStrength // what the pass makes of it: certain only when alone
 	c Conflict
+	// rules is updateOf's own reading, a signal of the model.
+	rules updateStrength
 }
 
 // modelUpdate weighs with the model which of the candidates n may update:
@@ -531,7 +528,7 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 		if o.ownerless {
 			continue
 		}
-		f := updateFeatures(o, n)
+		f := updateFeatures(o, n, r.rules)
 		p := fittedUpdateModel.score(f, words)
 		if (fittedUpdateModel.proposes(f, words) || r.s == probableUpdate) && p > bestP {
 			best, bestP = &cands[i], p

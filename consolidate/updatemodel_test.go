@@ -25,8 +25,10 @@ func examplesOf(t *testing.T, file string) []example {
 	t.Helper()
 	var out []example
 	for _, p := range readUpdatePairs(t, file) {
+		o, n := updateCache.get(p.Old), updateCache.get(p.New)
+		rules, _ := updateOf(o, n)
 		out = append(out, example{set: filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file), id: p.ID, text: p.Old + " ⇒ " + p.New,
-			f: updateFeatures(updateCache.get(p.Old), updateCache.get(p.New)), words: newerWords(updateCache.get(p.New)), update: p.Kind == "update"})
+			f: updateFeatures(o, n, rules), words: newerWords(n), update: p.Kind == "update"})
 	}
 	return out
 }
