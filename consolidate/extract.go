@@ -1754,9 +1754,24 @@ func taskRequest(low string) bool {
 		if nounAfter[next] || next != "" && (next[0] >= '0' && next[0] <= '9') {
 			return false
 		}
+		// A two-word subject before its verb: "search TL is Rin now",
+		// "build cache was wiped" (an order says what: "find what is
+		// wrong", "check the config is right").
+		if len(fs) > 2 && copulas[strings.Trim(fs[2], ",.:;!")] && !objectLead[next] {
+			return false
+		}
 	}
 	return true
 }
+
+// copulas link a subject to what it is: third in a sentence, after a verb's
+// word and a noun, they make the verb's word a noun ("search TL is Rin").
+var copulas = setOfWords(`is are was were`)
+
+// objectLead are words that open what an order is about ("find what is
+// wrong", "check the config is right", "make sure it is"): after them a
+// copula belongs to the object.
+var objectLead = setOfWords(`the a an this that these those what why how where when who which if whether it its all everything something out sure our my your their every each`)
 
 // requestLead are words that open a request before its verb.
 var requestLead = setOfWords(`then and so also now next please ok okay alright great cool`)

@@ -70,11 +70,16 @@ var (
 	uChannelRe   = regexp.MustCompile(`(?:^|\s)(#[a-z][\w-]*)`)
 	uRegionRe    = regexp.MustCompile(`\b([a-z]{2}-[a-z]+-\d|(?:us|europe|asia|australia|northamerica|southamerica|me|africa)-[a-z]+\d)\b`)
 	uPortRe      = regexp.MustCompile(`(?i)\bports?(?:\s+is\s+|\s*[=:]\s*|\s+)(?:now\s+)?(\d{2,5})\b`)
+	// uBarePortRe is a port said as a listener says it: ":9443".
+	uBarePortRe = regexp.MustCompile(`(?:^|[\s(])(?::)(\d{2,5})\b`)
+	// uArrowUnitRe is a change of amount whose unit follows the new one:
+	// "15→5 min", "12 -> 24 h".
+	uArrowUnitRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s*(?:→|->|=>)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\b`)
 	// uTerseRe is a note of a current value: "key: value", "key = value",
 	// "X set to Y", "set X to Y".
 	uTerseRe       = regexp.MustCompile(`(?i)^\s*(?:[a-z][\w.'/-]*(?:\s+[a-z][\w.'/-]*){0,5}\s*(?::|=)\s*\S+(?:\s+\S+){0,7}|(?:[a-z][\w.'/-]*\s+){1,6}(?:is\s+now\s+|now\s+)?set\s+to\s+\S+(?:\s+\S+){0,7}|set\s+(?:[\w.'/-]+\s+){1,6}to\s+\S+(?:\s+\S+){0,5})\s*\.?\s*$`)
 	uTripleRe      = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+\.\d+(?:-[\w.]+)?)\b`)
-	uNumRe         = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
+	uNumRe         = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
 	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|nightly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
 	uPathRe        = regexp.MustCompile(`(?:^|\s)((?:\.{0,2}/)?[\w.-]+(?:/[\w.-]+)+/?)`)
 	uVersionHintRe = regexp.MustCompile("(?i)\\b(?:pinned|pin|constrain\\w*|version|v\\d+\\.\\d+)|`[~^<>=]+ ?\\d")
@@ -199,7 +204,9 @@ func readUpdate(text string) uread {
 		rest = blank(rest, m[0], m[1])
 	}
 	for _, m := range uTicketRe.FindAllStringSubmatchIndex(rest, -1) {
-		r.subject = append(r.subject, "id:#"+rest[m[2]:m[3]])
+		if !reference(rest, m[0], m[1]) {
+			r.subject = append(r.subject, "id:#"+rest[m[2]:m[3]])
+		}
 		rest = blank(rest, m[0], m[1])
 	}
 	for _, m := range uPkgRe.FindAllStringSubmatch(text, -1) {
@@ -277,6 +284,10 @@ func readUpdate(text string) uread {
 	for _, m := range uPortRe.FindAllStringSubmatchIndex(rest, -1) {
 		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
 		rest = blank(rest, m[2], m[3])
+	}
+	for _, m := range uBarePortRe.FindAllStringSubmatchIndex(rest, -1) {
+		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
+		rest = blank(rest, m[2]-1, m[3])
 	}
 	// Hosts, clock times, dates, weekdays, locales and switches: values
 	// people change without saying which kind they are ("stg.acme.dev",
@@ -378,11 +389,25 @@ func readUpdate(text string) uread {
 		add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:")
 		rest = blank(rest, m[2], m[3])
 	}
+	// A change of amount with its unit said once, after the new one
+	// ("15→5 min"): both amounts are in it.
+	rest = uArrowUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
+		m := uArrowUnitRe.FindStringSubmatch(s)
+		if _, ok := uUnits[strings.ToLower(m[3])]; !ok {
+			return s
+		}
+		return m[1] + " " + m[3] + " → " + m[2] + " " + m[3]
+	})
 	// Numbers with their units; a bare count names what it counts.
 	for _, m := range uNumRe.FindAllStringSubmatch(rest, -1) {
 		n, unit := strings.ToLower(m[1]), strings.ToLower(m[2])
 		if w, ok := uNumberWords[n]; ok {
 			n = w
+		}
+		n = plainNumber(n)
+		if unit == "k" && unicode.IsDigit(rune(n[0])) {
+			// "10k": ten thousand.
+			n, unit = thousands(n), ""
 		}
 		noun := unit != "" && !uVersionSuffix[unit] && !funcWords[unit] && !fillerWords[unit] && canonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[stemOf(unit)]
 		if u, ok := uUnits[unit]; ok {
@@ -1222,7 +1247,41 @@ func looseType(ov, nv uval, o, n uread) bool {
 		return a == "number" || b == "number" || a == "" || b == "" || a == b
 	}
 	pair := ov.typ + ">" + nv.typ
-	return pair == "day>freq" || pair == "freq>day"
+	return pair == "day>freq" || pair == "freq>day" || pair == "time>freq" || pair == "freq>time"
+}
+
+// reference reports whether the ticket at text[lo:hi] is named as where a
+// change came from, not what it is about: "(PR #4412)", "per #881", "see
+// JIRA-12", "in #12".
+func reference(text string, lo, hi int) bool {
+	before := strings.ToLower(strings.TrimSpace(text[:lo]))
+	if strings.HasSuffix(before, "(") {
+		return true
+	}
+	if i := strings.LastIndexAny(before, " \t\n"); i >= 0 {
+		before = before[i+1:]
+	}
+	return uRefWords[strings.Trim(before, "(,")]
+}
+
+var uRefWords = wordSet(`per see via from closes fixes refs re`)
+
+// plainNumber writes a number without its thousands' commas: "5,000" is
+// 5000.
+func plainNumber(n string) string {
+	if strings.Contains(n, ",") && unicode.IsDigit(rune(n[0])) {
+		return strings.ReplaceAll(n, ",", "")
+	}
+	return n
+}
+
+// thousands is n thousand, written out: "10" is 10000, "2.5" 2500.
+func thousands(n string) string {
+	v, err := strconv.ParseFloat(n, 64)
+	if err != nil {
+		return n
+	}
+	return strconv.FormatFloat(v*1000, 'f', -1, 64)
 }
 
 // typedChange: a value of the same type that differs, the old one not
@@ -1437,6 +1496,7 @@ func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 // finds "PostgreSQL", "Dockerfile" finds "docker").
 func updateKeys(title string) []string {
 	split := uCaseRe.ReplaceAllString(title, "$1 $2")
+	named := namedWords(title)
 	var out []string
 	seen := map[string]bool{}
 	keep := func(k string) {
@@ -1451,12 +1511,30 @@ func updateKeys(title string) []string {
 				continue
 			}
 			s := canonStem(w)
-			if uWeakWords[s] || uWeakWords[w] {
+			if (uWeakWords[s] || uWeakWords[w]) && !named[w] {
 				continue
 			}
 			keep(s)
 			if len(s) >= 5 {
 				keep("p:" + s[:5])
+				// A compound's tail: "services" finds "microservices".
+				keep("t:" + s[len(s)-5:])
+			}
+		}
+	}
+	return out
+}
+
+// namedWords are the words a text writes capitalised past a sentence's
+// start, lower-cased: "Switch" in "Locked Switch to 60" is a name, not the
+// verb.
+func namedWords(text string) map[string]bool {
+	out := map[string]bool{}
+	for _, sent := range splitSentencesLoose(text) {
+		fs := strings.Fields(sent)
+		for i := 1; i < len(fs); i++ {
+			if w := strings.Trim(fs[i], ".,;:!()\"'`"); isCapitalised(w) {
+				out[strings.ToLower(w)] = true
 			}
 		}
 	}
