@@ -10,7 +10,7 @@ export GOFLAGS := -buildvcs=false
 STATICCHECK := v0.8.2
 GOTESTSUM := v1.13.0
 
-.PHONY: run test check lint deps bench build
+.PHONY: run test check lint deps bench bench-cli build
 
 # Open the workbench on the default store ($CAIRN_HOME, else $XDG_DATA_HOME/cairn).
 run:
@@ -83,5 +83,11 @@ deps:
 	  else echo "could not install them (see $(CLIENTS)/npm.log): the real-client tests will be skipped"; fi; fi
 
 # Benchmarks whose figures the README reports.
+# cairn as a person meets it, whole processes, beside SQLite FTS5 on the
+# same rows and queries: prints the README's Speed table. 100,000 memories;
+# `make bench-cli ARGS="-n 1000000"` for a million.
+bench-cli:
+	go run ./bench/cli $(ARGS)
+
 bench:
 	go test -run '^$$' -bench . -benchtime 3x ./store/
