@@ -102,7 +102,7 @@ func run(n, nq int, dir string, passes bool) error {
 	if err != nil {
 		return err
 	}
-	rss, hwm := c.serverMemory()
+	mem := c.serverMemory()
 
 	step("sqlite FTS5 on the same rows and queries")
 	fts, err := ftsRun(dir, corpus, queries)
@@ -114,7 +114,7 @@ func run(n, nq int, dir string, passes bool) error {
 		row{"recall p50 / p99 a query, `recall --batch` (socket and JSON included), each an access", ms(inUse.p50) + " / " + ms(inUse.p99),
 			fmt.Sprintf("FTS5 %s / %s (ratio of p50s %.2f)", ms(fts.p50), ms(fts.p99), inUse.p50/fts.p50)},
 		row{"the same with --peek (no access recorded)", ms(peek.p50) + " / " + ms(peek.p99), ""},
-		row{"server resident memory after import, build and recalls: now / peak", gib(rss) + " / " + gib(hwm), ""},
+		row{"server resident memory after import, build and recalls: now / peak (now: heap / mapped files)", gib(mem["VmRSS"]) + " / " + gib(mem["VmHWM"]) + " (" + gib(mem["RssAnon"]) + " / " + gib(mem["RssFile"]) + ")", ""},
 	)
 	for _, cmd := range [][]string{{"stats"}, {"verify"}, {"list", "-n", "50"}} {
 		step("cairn " + cmd[0])
@@ -258,28 +258,26 @@ func (c cairn) serverPID() int {
 	return 0
 }
 
-// serverMemory is the server's resident memory now and at its peak, bytes.
-func (c cairn) serverMemory() (rss, hwm float64) {
+// serverMemory is the server's resident memory, bytes, by the names
+// /proc/PID/status gives them: VmRSS (now), VmHWM (peak), RssAnon (the
+// heap and stacks), RssFile (pages of mapped files: Badger's tables).
+func (c cairn) serverMemory() map[string]float64 {
+	out := map[string]float64{}
 	pid := c.serverPID()
 	if pid == 0 {
-		return 0, 0
+		return out
 	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
 	if err != nil {
-		return 0, 0
+		return out
 	}
 	for _, l := range strings.Split(string(b), "\n") {
-		f := strings.Fields(l)
-		if len(f) >= 2 && (f[0] == "VmRSS:" || f[0] == "VmHWM:") {
+		if f := strings.Fields(l); len(f) >= 2 {
 			kb, _ := strconv.ParseFloat(f[1], 64)
-			if f[0] == "VmRSS:" {
-				rss = kb * 1024
-			} else {
-				hwm = kb * 1024
-			}
+			out[strings.TrimSuffix(f[0], ":")] = kb * 1024
 		}
 	}
-	return rss, hwm
+	return out
 }
 
 // stopServer ends the bench's server and waits until it has gone.
