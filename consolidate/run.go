@@ -7,9 +7,12 @@ import (
 	"hash/fnv"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"cairn/ingest"
@@ -317,31 +320,71 @@ func (pl *planner) load() error {
 		return err
 	}
 	sort.SliceStable(ms, func(i, j int) bool { return ms[i].ValidFrom.Before(ms[j].ValidFrom) })
-	for _, m := range ms {
-		pl.remember(m)
+	// Each memory is read on every core; the indexes are filled in order.
+	rs := inParallel(len(ms), func(i int) memoryReading { return readMemory(ms[i]) })
+	for i, m := range ms {
+		pl.file(m, rs[i])
 	}
 	return nil
 }
 
+// memoryReading is what the planner's indexes hold of one memory.
+type memoryReading struct {
+	norm  string
+	set   []uint64
+	bands []string
+	words []string
+}
+
+func readMemory(m *memory.Memory) memoryReading {
+	norm := memory.NormalText(m)
+	return memoryReading{norm: norm, set: hashedWords(norm), bands: memory.Signature(norm), words: subjectWords(m.Title)}
+}
+
 // remember puts m in the working set and its indexes.
-func (pl *planner) remember(m *memory.Memory) {
+func (pl *planner) remember(m *memory.Memory) { pl.file(m, readMemory(m)) }
+
+// file puts m, read as r, in the working set and its indexes.
+func (pl *planner) file(m *memory.Memory, r memoryReading) {
 	pl.mems[m.ID] = m
 	pl.order = append(pl.order, m.ID)
-	norm := memory.NormalText(m)
-	pl.norms[m.ID] = norm
-	pl.sets[m.ID] = hashedWords(norm)
-	if _, ok := pl.byNorm[norm]; !ok {
-		pl.byNorm[norm] = m.ID
+	pl.norms[m.ID] = r.norm
+	pl.sets[m.ID] = r.set
+	if _, ok := pl.byNorm[r.norm]; !ok {
+		pl.byNorm[r.norm] = m.ID
 	}
-	for _, b := range memory.Signature(norm) {
+	for _, b := range r.bands {
 		pl.bands[b] = append(pl.bands[b], m.ID)
 	}
-	for _, w := range subjectWords(m.Title) {
+	for _, w := range r.words {
 		pl.words[w] = append(pl.words[w], m.ID)
 	}
 	if pl.ukeys != nil {
 		pl.indexUpdateKeys(m)
 	}
+}
+
+// inParallel is f of 0 … n-1, computed on every core, in order.
+func inParallel[T any](n int, f func(int) T) []T {
+	const chunk = 256
+	out := make([]T, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(runtime.GOMAXPROCS(0), (n+chunk-1)/chunk) {
+		wg.Go(func() {
+			for {
+				lo := int(next.Add(chunk)) - chunk
+				if lo >= n {
+					return
+				}
+				for i := lo; i < min(lo+chunk, n); i++ {
+					out[i] = f(i)
+				}
+			}
+		})
+	}
+	wg.Wait()
+	return out
 }
 
 // indexUpdateKeys files m under its update keys.
@@ -749,11 +792,15 @@ func (pl *planner) existingPairs() {
 		return // nothing written since the last pass: its pairs were looked at then
 	}
 	buckets := map[string][]string{}
-	for _, id := range stored {
-		if m := pl.mems[id]; m != nil && pl.current(id) && !pl.created(id) {
-			if k := SubjectKey(ClaimText(m)); k != "" {
-				buckets[k] = append(buckets[k], id)
-			}
+	keys := inParallel(len(stored), func(i int) string {
+		if m := pl.mems[stored[i]]; m != nil && pl.current(stored[i]) && !pl.created(stored[i]) {
+			return SubjectKey(ClaimText(m))
+		}
+		return ""
+	})
+	for i, id := range stored {
+		if keys[i] != "" {
+			buckets[keys[i]] = append(buckets[keys[i]], id)
 		}
 	}
 	budget := 500 // proposals per run: a flood helps no one
