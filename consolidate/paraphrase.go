@@ -93,6 +93,8 @@ var shortForms = map[string]string{
 	"stg": "staging", "svc": "service", "svcs": "services",
 	"app": "application", "apps": "applications", "mod": "module",
 	"perm": "permission", "perms": "permissions",
+	"conn": "connection", "conns": "connections",
+	"ws": "websocket", "thumb": "thumbnail", "thumbs": "thumbnails",
 }
 
 // paraSynonyms are the short forms, and words that say how a thing behaves

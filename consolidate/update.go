@@ -72,6 +72,12 @@ var (
 	uPortRe      = regexp.MustCompile(`(?i)\bports?(?:\s+is\s+|\s*[=:]\s*|\s+)(?:now\s+)?(\d{2,5})\b`)
 	// uBarePortRe is a port said as a listener says it: ":9443".
 	uBarePortRe = regexp.MustCompile(`(?:^|[\s(])(?::)(\d{2,5})\b`)
+	// uHyphenUnitRe is a number joined to its unit: "30-minute".
+	uHyphenUnitRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)-([a-zA-Z]+)\b`)
+	// uSquareRe is a size side by side: "256x256".
+	uSquareRe = regexp.MustCompile(`\b(\d+)\s*[x×]\s*(\d+)\b`)
+	// uRateRe is a rate of requests written out: "1000 requests per minute".
+	uRateRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s+(?:requests|reqs|calls|queries)\s*(?:per|/|a|an)\s*(second|sec|s|minute|min|hour|hr|h)\b`)
 	// uArrowUnitRe is a change of amount whose unit follows the new one:
 	// "15→5 min", "12 -> 24 h".
 	uArrowUnitRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s*(?:→|->|=>)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\b`)
@@ -137,6 +143,10 @@ var uUnits = map[string]struct {
 	"h": {"time", 3600}, "hr": {"time", 3600}, "hrs": {"time", 3600}, "hour": {"time", 3600}, "hours": {"time", 3600},
 	"d": {"time", 86400}, "day": {"time", 86400}, "days": {"time", 86400}, "week": {"time", 604800}, "weeks": {"time", 604800},
 	"month": {"time", 2592000}, "months": {"time", 2592000},
+	"px": {"px", 1}, "pixel": {"px", 1}, "pixels": {"px", 1},
+	// A rate of requests, per second: "600 rpm", "1000 requests per
+	// minute" (uRateRe writes the long form short).
+	"rps": {"rate", 1}, "qps": {"rate", 1}, "rpm": {"rate", 1.0 / 60}, "rph": {"rate", 1.0 / 3600},
 }
 
 // uWeakWords carry no subject: verbs any fact uses, time words, change
@@ -389,6 +399,25 @@ func readUpdate(text string) uread {
 		add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:")
 		rest = blank(rest, m[2], m[3])
 	}
+	// Units as people join them to their number: "a 30-minute timeout",
+	// "256x256 pixels" (a square: its side), "1000 requests per minute".
+	rest = uHyphenUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
+		m := uHyphenUnitRe.FindStringSubmatch(s)
+		if _, ok := uUnits[strings.ToLower(m[2])]; !ok {
+			return s
+		}
+		return m[1] + " " + m[2]
+	})
+	rest = uSquareRe.ReplaceAllStringFunc(rest, func(s string) string {
+		if m := uSquareRe.FindStringSubmatch(s); m[1] == m[2] {
+			return m[1]
+		}
+		return s
+	})
+	rest = uRateRe.ReplaceAllStringFunc(rest, func(s string) string {
+		m := uRateRe.FindStringSubmatch(s)
+		return m[1] + " rp" + strings.ToLower(m[2][:1])
+	})
 	// A change of amount with its unit said once, after the new one
 	// ("15→5 min"): both amounts are in it.
 	rest = uArrowUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
