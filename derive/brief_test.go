@@ -7,13 +7,15 @@ import (
 	"testing"
 )
 
-// briefOf indexes a tree written into a temporary directory as cairn
-// index does (List, the readers, the facts, the modules) and returns its
-// facts and brief.
-func briefOf(t *testing.T, tree map[string]string) (Facts, string) {
+// indexTree reads trees written into a temporary directory as cairn
+// index does (List, the readers, the facts, the modules) and returns the
+// facts and modules.
+func indexTree(t *testing.T, trees ...map[string]string) (Facts, []Module) {
 	t.Helper()
 	root := t.TempDir()
-	writeTree(t, root, tree)
+	for _, tree := range trees {
+		writeTree(t, root, tree)
+	}
 	d, err := Update(context.Background(), root, Options{}, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -22,8 +24,14 @@ func briefOf(t *testing.T, tree map[string]string) (Facts, string) {
 	for _, f := range d.Changed {
 		ps = append(ps, f.Path)
 	}
-	f := ProjectFacts(root, ps)
-	return f, Summary(f, Modules(d.Changed), 0)
+	return ProjectFacts(root, ps), Modules(d.Changed)
+}
+
+// briefOf is a tree's facts and brief.
+func briefOf(t *testing.T, tree map[string]string) (Facts, string) {
+	t.Helper()
+	f, mods := indexTree(t, tree)
+	return f, Summary(f, mods, 0)
 }
 
 // commandRuns are the commands of a brief's "Commands:" line.
