@@ -172,6 +172,7 @@ func TestOnlySets(t *testing.T) {
 		`echo "[tool]" > setup.cfg`:                                          false,
 		`echo y | sdkmanager --install x`:                                    false,
 		`exporter --run`:                                                     false,
+		`echo "::group::tests"; go test ./...`:                               false,
 	} {
 		if got := onlySets(line); got != want {
 			t.Errorf("onlySets(%q) = %v, want %v", line, got, want)
@@ -219,4 +220,21 @@ func TestReadmePurpose(t *testing.T) {
 	if got := rootReadme([]string{"docs/README.md", "README.rst", "README.md", "README"}); got != "README.md" {
 		t.Errorf("root README %q", got)
 	}
+}
+
+// FuzzReadmePurpose: no README makes the facts panic, and the purpose
+// stays within its words.
+func FuzzReadmePurpose(f *testing.F) {
+	f.Add("# T\n\n<p>x</p>\n\n> [!NOTE]\n> n\n\nA purpose of some words. And more.\n", false)
+	f.Add("=====\nT\n=====\n\n.. image:: x\n   :alt: y\n\n|a| |b|\n\nText `x <y>`_ here.\n", true)
+	f.Fuzz(func(t *testing.T, src string, rst bool) {
+		name := "README.md"
+		if rst {
+			name = "README.rst"
+		}
+		_, purpose := readmePurpose(name, []byte(src))
+		if n := len(strings.Fields(purpose)); n > purposeMax {
+			t.Fatalf("a purpose of %d words", n)
+		}
+	})
 }

@@ -720,14 +720,17 @@ func onlySets(l string) bool {
 		return true
 	}
 	fields := strings.Fields(l)
+	if len(fields) == 0 {
+		return true
+	}
 	if fields[0] != "echo" && fields[0] != "printf" {
 		return false
 	}
 	// What the echo says runs no command unless it writes a file of the
-	// project's ("echo x > conf.ini") or pipes into one.
+	// project's ("echo x > conf.ini"), pipes into one or is followed by one.
 	i := strings.LastIndex(l, ">")
 	if i < 0 {
-		return !strings.Contains(l, "|") && !strings.Contains(l, "&&")
+		return !strings.ContainsAny(l, "|;&")
 	}
 	target := strings.Trim(strings.TrimSpace(l[i+1:]), `"'{}$`)
 	return strings.HasPrefix(target, "GITHUB_") || strings.HasPrefix(target, "{GITHUB_")
