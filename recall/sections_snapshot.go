@@ -99,11 +99,12 @@ func (d *derivedSet) save(path string) error {
 }
 
 // write writes the index's files and their sections, renumbered without
-// the removed ones; the summary's sections are left out (a load takes
-// them afresh from the store); x.mu is held.
+// the removed ones, and the summary's sections (which the first recall
+// after a load replaces by the store's, reusing their words); x.mu is
+// held.
 func (x *derivedIndex) write(s *snapWriter) {
 	paths := make([]string, 0, len(x.files))
-	var live []int32
+	live := slices.Clone(x.summ)
 	for p, f := range x.files {
 		paths = append(paths, p)
 		live = append(live, f.docs...)
@@ -141,6 +142,10 @@ func (x *derivedIndex) write(s *snapWriter) {
 		for _, n := range f.docs {
 			s.uvarint(uint64(renum[n]))
 		}
+	}
+	s.uvarint(uint64(len(x.summ)))
+	for _, n := range x.summ {
+		s.uvarint(uint64(renum[n]))
 	}
 	writeLex(s, x.lex, renum, live)
 }
@@ -195,23 +200,28 @@ func readDerivedIndex(s *snapReader, many uint64) *derivedIndex {
 			Kind: memory.SectionKind(s.str()), Lang: s.str(), Name: s.str(), Signature: s.str(), Doc: s.str()}
 		secs[i] = sec
 	}
+	docs := func() []int32 {
+		out := make([]int32, s.count(uint64(nd)))
+		for i := range out {
+			out[i] = int32(s.count(uint64(nd - 1)))
+		}
+		return out
+	}
 	nf := s.count(many)
 	files := make(map[string]fileDocs, nf)
 	for range nf {
 		p := s.str()
 		st := memory.Stamp{Size: s.varint(), ModTime: s.varint(), Hash: s.str(), Reader: s.str()}
-		docs := make([]int32, s.count(uint64(nd)))
-		for i := range docs {
-			docs[i] = int32(s.count(uint64(nd - 1)))
-		}
+		ds := docs()
 		if s.err != nil {
 			return nil
 		}
-		files[p] = fileDocs{stamp: st, docs: docs}
+		files[p] = fileDocs{stamp: st, docs: ds}
 	}
+	summ := docs()
 	lex := readLex(s, nd, many)
 	if s.err != nil {
 		return nil
 	}
-	return &derivedIndex{secs: secs, lex: lex, files: files, stale: true, hasAny: lex.live > 0}
+	return &derivedIndex{secs: secs, lex: lex, files: files, summ: summ, stale: true, hasAny: lex.live > 0}
 }

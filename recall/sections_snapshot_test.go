@@ -62,6 +62,13 @@ func TestSectionIndexSavedAcrossStarts(t *testing.T) {
 	f := newFixture(t)
 	ctx := context.Background()
 	f.derive(t, repoFiles()...)
+	// The summary's commands and modules are sections too, taken afresh
+	// from the store at each start, never twice.
+	sum := memory.RepoSummary{Files: 3, Facts: memory.Facts{Commands: []memory.Command{{Name: "test", Run: "make test", Recipe: "go test -race ./...", Source: "Makefile:4"}}},
+		Modules: []memory.Module{{Path: "net", Files: 1, Sections: 2, Summary: "Retries and backoff for outgoing requests.", Exported: []string{"RetryPolicy"}}}}
+	if err := f.db.UpdateDerived(ctx, f.pid, memory.DerivedUpdate{Summary: sum}, memory.ActorSystem); err != nil {
+		t.Fatal(err)
+	}
 	path := filepath.Join(t.TempDir(), "recall.index")
 
 	c := f.start(t, path)

@@ -251,7 +251,7 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 // writeLex writes a lexical index's live documents, renumbered (renum:
 // old number → new, -1 for one left out; live: the old numbers kept, in
 // order): its words (a word no live document holds written empty), their
-// postings as gaps, each document's length and packed words, the total.
+// postings as gaps, each document's length and packed words, their total.
 func writeLex(s *snapWriter, x *lexIndex, renum []int32, live []int32) {
 	used := make([]bool, len(x.words))
 	for id := range x.post {
@@ -299,7 +299,16 @@ func writeLex(s *snapWriter, x *lexIndex, renum []int32, live []int32) {
 		s.uvarint(uint64(len(x.terms[n])))
 		s.write(x.terms[n]) // packed as the index holds it
 	}
-	s.varint(x.total)
+	// The total of the documents written, not of the index: a document
+	// left out (a section of the summary, taken afresh at a load) is not
+	// counted twice.
+	var total int64
+	for _, n := range live {
+		if int(n) < len(x.length) {
+			total += int64(x.length[n])
+		}
+	}
+	s.varint(total)
 }
 
 type snapReader struct {
