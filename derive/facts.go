@@ -8,6 +8,8 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"sort"
 	"strings"
 
@@ -60,6 +62,13 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 		real = root
 	}
 	have := map[string]bool{}
+	// A lock file is often left out of the paths as generated: it is
+	// looked for in the root.
+	for _, lock := range []string{"uv.lock"} {
+		if fi, err := os.Lstat(filepath.Join(real, lock)); err == nil && fi.Mode().IsRegular() {
+			have[lock] = true
+		}
+	}
 	for _, p := range paths {
 		have[p] = true
 		if l := langOf(p); l != "" {
@@ -90,7 +99,7 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 	}
 	if b, ok := read("pyproject.toml"); ok {
 		lang = orElse(lang, "python")
-		pyprojectFacts(&f, b)
+		pyprojectFacts(&f, b, have)
 	}
 	if b, ok := read("package.json"); ok {
 		if lang == "" {
@@ -113,6 +122,14 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 		base := path.Base(p)
 		if base == "__main__.py" || p == "src/main.rs" || (strings.HasPrefix(p, "src/bin/") && strings.HasSuffix(p, ".rs")) {
 			f.EntryPoints = append(f.EntryPoints, p)
+		}
+	}
+	// Examples and tests have mains of their own; they are not where the
+	// project starts.
+	f.EntryPoints = slices.DeleteFunc(f.EntryPoints, notShipped)
+	if readme := rootReadme(paths); readme != "" {
+		if b, ok := read(readme); ok {
+			f.Title, f.Purpose = readmePurpose(readme, b)
 		}
 	}
 
@@ -354,9 +371,16 @@ func cargoVersion(v any) string {
 
 // pyprojectFacts reads pyproject.toml: PEP 621's [project] (name,
 // dependencies, optional ones, scripts) or Poetry's [tool.poetry].
-func pyprojectFacts(f *Facts, b []byte) {
+func pyprojectFacts(f *Facts, b []byte, have map[string]bool) {
 	var p struct {
-		Project struct {
+		BuildSystem struct {
+			Requires []string `toml:"requires"`
+			Backend  string   `toml:"build-backend"`
+		} `toml:"build-system"`
+		// DependencyGroups are PEP 735's; a group may include another
+		// ({include-group = "x"}), hence any.
+		DependencyGroups map[string][]any `toml:"dependency-groups"`
+		Project          struct {
 			Name                 string              `toml:"name"`
 			Dependencies         []string            `toml:"dependencies"`
 			OptionalDependencies map[string][]string `toml:"optional-dependencies"`
@@ -369,6 +393,7 @@ func pyprojectFacts(f *Facts, b []byte) {
 				DevDependencies map[string]any    `toml:"dev-dependencies"`
 				Scripts         map[string]string `toml:"scripts"`
 			} `toml:"poetry"`
+			Pytest any `toml:"pytest"`
 		} `toml:"tool"`
 	}
 	if _, err := toml.Decode(string(b), &p); err != nil {
@@ -396,6 +421,8 @@ func pyprojectFacts(f *Facts, b []byte) {
 	for _, name := range sortedMapKeys(p.Tool.Poetry.DevDependencies) {
 		f.Dependencies = append(f.Dependencies, Dependency{Name: name, Version: cargoVersion(p.Tool.Poetry.DevDependencies[name]), Source: "pyproject.toml (dev)"})
 	}
+	pythonConventions(f, p.BuildSystem.Backend != "" || len(p.BuildSystem.Requires) > 0,
+		p.Tool.Pytest != nil || hasPytest(p.Project.OptionalDependencies) || hasPytest(p.DependencyGroups), have)
 	scripts := p.Project.Scripts
 	if len(scripts) == 0 {
 		scripts = p.Tool.Poetry.Scripts
@@ -404,6 +431,44 @@ func pyprojectFacts(f *Facts, b []byte) {
 		// A console script: the command is its name once installed.
 		f.Commands = append(f.Commands, Command{Name: name, Run: name, Recipe: scripts[name], Source: "pyproject.toml"})
 	}
+}
+
+// pythonConventions are the commands a pyproject.toml implies: a build
+// system builds with "python -m build", pytest's settings or a pytest
+// requirement test with "pytest"; run through uv when the project locks
+// with uv (uv.lock), through tox's own "tox" when only tox.ini is there.
+func pythonConventions(f *Facts, build, pytest bool, have map[string]bool) {
+	const src = "pyproject.toml (convention)"
+	uv := have["uv.lock"]
+	if build {
+		run := "python -m build"
+		if uv {
+			run = "uv build"
+		}
+		f.Commands = append(f.Commands, Command{Name: "build", Run: run, Source: src})
+	}
+	switch {
+	case pytest && uv:
+		f.Commands = append(f.Commands, Command{Name: "test", Run: "uv run pytest", Source: src})
+	case pytest:
+		f.Commands = append(f.Commands, Command{Name: "test", Run: "pytest", Source: src})
+	case have["tox.ini"]:
+		f.Commands = append(f.Commands, Command{Name: "test", Run: "tox", Source: "tox.ini (convention)"})
+	}
+}
+
+// hasPytest reports a requirement on pytest among groups of requirements.
+func hasPytest[V any](groups map[string][]V) bool {
+	for _, reqs := range groups {
+		for _, r := range reqs {
+			if s, ok := any(r).(string); ok {
+				if name, _ := splitRequirement(s); strings.EqualFold(name, "pytest") {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // splitRequirement splits a PEP 508 requirement ("requests[socks]>=2.31;
@@ -482,6 +547,11 @@ func makefileFacts(f *Facts, name string, b []byte) {
 	}
 }
 
+// ciScripts are the names of a ci/ directory's scripts that run the
+// checks (ci/run, .ci/test.sh); others there are its helpers
+// (ci/ubuntu-install-packages, ci/utils.sh).
+var ciScripts = map[string]bool{"run": true, "ci": true, "test": true, "tests": true, "check": true, "build": true, "all": true}
+
 // ciFacts reads GitHub workflows' run steps and names the CI scripts of
 // a .ci/ or ci/ directory (they are the command CI runs, not read).
 func ciFacts(f *Facts, root string, paths []string, read func(string) ([]byte, bool)) {
@@ -491,7 +561,7 @@ func ciFacts(f *Facts, root string, paths []string, read func(string) ([]byte, b
 			workflows = append(workflows, p)
 		}
 		dir := path.Dir(p)
-		if dir == ".ci" || dir == "ci" {
+		if (dir == ".ci" || dir == "ci") && ciScripts[strings.TrimSuffix(path.Base(p), path.Ext(p))] {
 			f.Commands = append(f.Commands, Command{Name: "ci", Run: "./" + p, Source: p})
 		}
 	}
@@ -625,15 +695,64 @@ func yamlScalar(n ast.Node) string {
 	return ""
 }
 
-// shellLine joins a multi-line shell step into one line.
+// shellLine joins a multi-line shell step into one line, without the
+// lines that only set variables or say something: "" when nothing is left.
 func shellLine(s string) string {
 	var parts []string
 	for _, l := range strings.Split(s, "\n") {
-		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") {
+		if l = strings.TrimSpace(l); l != "" && !strings.HasPrefix(l, "#") && !onlySets(l) {
 			parts = append(parts, l)
 		}
 	}
 	return strings.Join(parts, "; ")
+}
+
+// shellAssign is a line that only assigns shell variables: "X=1",
+// "export X=1 Y=2", "export X", "set -euo pipefail".
+var shellAssign = regexp.MustCompile(`^(?:(?:export|declare|readonly|local)\s+[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?(?:\s+[A-Za-z_][A-Za-z0-9_]*(?:=\S*)?)*|[A-Za-z_][A-Za-z0-9_]*=\S*(?:\s+[A-Za-z_][A-Za-z0-9_]*=\S*)*|set\s+[-+][a-zA-Z]+(?:\s+\S+)?)\s*;?$`)
+
+// onlySets reports a CI line that does no work of its own: it sets a
+// variable (an assignment, export, set -e), hands one to the CI runner
+// (echo … >> $GITHUB_ENV, $GITHUB_OUTPUT, $GITHUB_PATH, the step
+// summary), or prints a message.
+func onlySets(l string) bool {
+	if shellAssign.MatchString(l) {
+		return true
+	}
+	fields := strings.Fields(l)
+	if len(fields) == 0 {
+		return true
+	}
+	if fields[0] != "echo" && fields[0] != "printf" {
+		return false
+	}
+	// What the echo says runs no command unless it writes a file of the
+	// project's ("echo x > conf.ini"), pipes into one or is followed by one.
+	i := strings.LastIndex(l, ">")
+	if i < 0 {
+		return !strings.ContainsAny(l, "|;&")
+	}
+	target := strings.Trim(strings.TrimSpace(l[i+1:]), `"'{}$`)
+	return strings.HasPrefix(target, "GITHUB_") || strings.HasPrefix(target, "{GITHUB_")
+}
+
+// notShippedDirs are directories of programs that are not the project's
+// own: its examples, tutorials, tests and their fixtures.
+var notShippedDirs = map[string]bool{
+	"example": true, "examples": true, "_example": true, "_examples": true,
+	"sample": true, "samples": true, "tutorial": true, "tutorials": true,
+	"test": true, "tests": true, "testdata": true, "testing": true, "__tests__": true,
+}
+
+// notShipped reports a path under an example's or a test's directory.
+func notShipped(p string) bool {
+	dirs := strings.Split(p, "/")
+	for _, d := range dirs[:len(dirs)-1] {
+		if notShippedDirs[strings.ToLower(d)] {
+			return true
+		}
+	}
+	return false
 }
 
 // goEntryPoints are main.go files of package main, and the directories

@@ -115,7 +115,8 @@ func TestProjectFactsPython(t *testing.T) {
 	if !reflect.DeepEqual(f.Dependencies, want) {
 		t.Errorf("dependencies %+v", f.Dependencies)
 	}
-	if w := []Command{{Name: "snake", Run: "snake", Recipe: "tool.cli:main", Source: "pyproject.toml"}}; !reflect.DeepEqual(f.Commands, w) {
+	// pytest among the requirements is how the project is tested.
+	if w := []Command{{Name: "test", Run: "pytest", Source: "pyproject.toml (convention)"}, {Name: "snake", Run: "snake", Recipe: "tool.cli:main", Source: "pyproject.toml"}}; !reflect.DeepEqual(f.Commands, w) {
 		t.Errorf("commands %+v", f.Commands)
 	}
 	if w := []string{"src/tool/__main__.py"}; !reflect.DeepEqual(f.EntryPoints, w) {
@@ -176,6 +177,6 @@ func FuzzWorkflowRuns(f *testing.F) {
 		goModFacts(&f, b)
 		packageJSONFacts(&f, b)
 		cargoFacts(&f, b, nil)
-		pyprojectFacts(&f, b)
+		pyprojectFacts(&f, b, nil)
 	})
 }

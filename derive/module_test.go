@@ -72,22 +72,10 @@ func TestModules(t *testing.T) {
 }
 
 func TestSummary(t *testing.T) {
-	root := t.TempDir()
-	writeTree(t, root, moduleTree)
-	writeTree(t, root, map[string]string{
+	f, mods := indexTree(t, moduleTree, map[string]string{
 		"go.mod":   "module example.com/shop\n\ngo 1.22\n",
 		"Makefile": "test:\n\tgo test -race ./...\n",
 	})
-	d, err := Update(context.Background(), root, Options{}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var ps []string
-	for _, f := range d.Changed {
-		ps = append(ps, f.Path)
-	}
-	f := ProjectFacts(root, ps)
-	mods := Modules(d.Changed)
 	got := Summary(f, mods, 0)
 	for _, wantSection := range []string{
 		"shop sells things over the network.",

@@ -33,17 +33,20 @@ func Summary(f Facts, mods []Module, maxWords int) string {
 		return true
 	}
 
-	what := ""
+	// What the project is: its README's title and purpose, else its
+	// root's summary (a package doc when there is no README).
+	what := f.Purpose
 	for _, m := range mods {
-		if m.Path == "" {
+		if m.Path == "" && what == "" {
 			what = m.Summary
 		}
 	}
-	head := f.Name
+	name := orElse(f.Title, f.Name)
+	head := name
 	if what != "" {
 		// The description may have at most half the budget.
 		what = cutWords(what, maxWords/2)
-		if strings.HasPrefix(strings.ToLower(what), strings.ToLower(f.Name)+" ") || f.Name == "" {
+		if name == "" || startsWithName(what, name) || startsWithName(what, f.Name) {
 			head = what // "cairn is …" needs no "cairn: " before it
 		} else {
 			head += ": " + what
@@ -80,6 +83,12 @@ func Summary(f Facts, mods []Module, maxWords int) string {
 		}
 	}
 	return strings.Join(lines, "\n")
+}
+
+// startsWithName reports a description that starts by naming the
+// project: "Flask is …" for flask.
+func startsWithName(what, name string) bool {
+	return name != "" && len(what) > len(name) && strings.EqualFold(what[:len(name)], name) && strings.ContainsRune(" ,:(", rune(what[len(name)]))
 }
 
 // languageLine says the language, module and file counts:
@@ -147,7 +156,9 @@ func langTitle(s string) string {
 var commandOrder = []string{"build", "test", "run", "start", "dev", "lint", "check", "fmt", "format", "install", "bench", "ci"}
 
 // commandLine picks the commands a newcomer needs: build, test, run and
-// their kind, each from the project's own files before a convention.
+// their kind, each from the project's own files (a Makefile, a
+// manifest's scripts) before a manifest's convention, and either before
+// what a CI script runs.
 func commandLine(cmds []Command) string {
 	var parts []string
 	for _, name := range commandOrder {
@@ -157,7 +168,7 @@ func commandLine(cmds []Command) string {
 			if c.Name != name {
 				continue
 			}
-			if best == nil || (strings.HasSuffix(best.Source, "(convention)") && !strings.HasSuffix(c.Source, "(convention)")) {
+			if best == nil || commandRank(*c) < commandRank(*best) {
 				best = c
 			}
 		}
@@ -173,17 +184,38 @@ func commandLine(cmds []Command) string {
 	return strings.Join(parts, " · ")
 }
 
-// mainModules are the top-level directories, largest first (by sections,
-// then files), without test fixtures or dot-directories (CI settings).
+// commandRank orders where a command was read: 0 the project's own
+// files, 1 a manifest's convention, 2 CI (a workflow's step, a ci/ script).
+func commandRank(c Command) int {
+	switch {
+	case strings.HasSuffix(c.Source, "(convention)"):
+		return 1
+	case strings.HasPrefix(c.Source, ".github/"), strings.HasPrefix(c.Source, ".ci/"), strings.HasPrefix(c.Source, "ci/"):
+		return 2
+	}
+	return 0
+}
+
+// mainModules are the root when it holds code (a library's package) and
+// the top-level directories, largest first (by sections, then files),
+// examples, tests and docs after the code, without test fixtures or
+// dot-directories (CI settings).
 func mainModules(mods []Module) []Module {
 	var out []Module
 	for _, m := range mods {
+		if m.Path == "" && holdsCode(m) {
+			out = append(out, m)
+			continue
+		}
 		if m.Path == "" || strings.Contains(m.Path, "/") || strings.HasPrefix(m.Path, ".") || m.Path == "testdata" || m.Path == "fixtures" {
 			continue
 		}
 		out = append(out, m)
 	}
 	sort.SliceStable(out, func(i, j int) bool {
+		if ri, rj := moduleRank(out[i]), moduleRank(out[j]); ri != rj {
+			return ri < rj
+		}
 		if out[i].Sections != out[j].Sections {
 			return out[i].Sections > out[j].Sections
 		}
@@ -195,11 +227,39 @@ func mainModules(mods []Module) []Module {
 	return out
 }
 
+// holdsCode reports a module whose files are mostly of a programming
+// language: a library's root package, not a root of docs and a build
+// script.
+func holdsCode(m Module) bool {
+	return len(m.Langs) > 0 && !notCode[m.Langs[0]]
+}
+
+// moduleRank puts the root first, the code next, and what shows or
+// checks the code (examples, tests, docs, benchmarks) last.
+func moduleRank(m Module) int {
+	switch {
+	case m.Path == "":
+		return 0
+	case notShippedDirs[strings.ToLower(m.Path)] || asideDirs[strings.ToLower(m.Path)]:
+		return 2
+	}
+	return 1
+}
+
+// asideDirs are top-level directories beside the code, not of it.
+var asideDirs = map[string]bool{"doc": true, "docs": true, "bench": true, "benches": true, "benchmark": true, "benchmarks": true, "benchsuite": true, "fuzz": true}
+
 // moduleLine is one module in a line: "- store/ (go, 12 files): The
-// store keeps … Names: Store, Open."
+// store keeps … Names: Store, Open." The root is "./", without its
+// summary (the brief's first line says what the project is).
 func moduleLine(m Module) string {
 	var b strings.Builder
-	b.WriteString("- " + m.Path + "/ (")
+	if m.Path == "" {
+		b.WriteString("- ./ (")
+		m.Summary = ""
+	} else {
+		b.WriteString("- " + m.Path + "/ (")
+	}
 	if len(m.Langs) > 0 {
 		b.WriteString(m.Langs[0] + ", ")
 	}

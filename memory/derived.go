@@ -127,6 +127,8 @@ type Command struct {
 // on, how it is built, tested and run, where it starts.
 type Facts struct {
 	Name         string         `json:"name,omitempty"`
+	Title        string         `json:"title,omitempty"`   // the root README's first heading: "Bubble Tea"
+	Purpose      string         `json:"purpose,omitempty"` // the root README's first plain paragraph, its first sentence or two
 	Language     string         `json:"language,omitempty"`
 	Module       string         `json:"module,omitempty"`
 	Languages    map[string]int `json:"languages,omitempty"` // files per language

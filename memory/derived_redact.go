@@ -67,6 +67,7 @@ func (f DerivedFile) Redacted() DerivedFile {
 // a token), commands and their recipes.
 func (f Facts) Redacted() Facts {
 	f.Name, f.Module = redactText(f.Name), redactText(f.Module)
+	f.Title, f.Purpose = redactText(f.Title), redactText(f.Purpose)
 	if f.Dependencies != nil {
 		deps := make([]Dependency, len(f.Dependencies))
 		for i, d := range f.Dependencies {

@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"cairn/memory"
 )
@@ -84,6 +85,12 @@ type fileDocs struct {
 type derivedSet struct {
 	mu    sync.Mutex
 	byPID map[string]*derivedIndex
+	// path is where the indexes are saved and read back from
+	// (sections_snapshot.go), "" when they are not; loaded says they were
+	// read; dirty that one changed since.
+	path   string
+	loaded bool
+	dirty  atomic.Bool
 }
 
 // changed marks a project's index out of date: its repository was indexed
@@ -120,6 +127,12 @@ func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derive
 		return nil, nil
 	}
 	d.mu.Lock()
+	if !d.loaded {
+		d.loaded = true
+		if d.path != "" {
+			d.load(d.path)
+		}
+	}
 	x := d.byPID[pid]
 	if x == nil {
 		x = &derivedIndex{lex: newLexIndex(), files: map[string]fileDocs{}, stale: true}
@@ -132,8 +145,12 @@ func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derive
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.stale {
-		if err := x.update(ctx, ds, pid); err != nil {
+		changed, err := x.update(ctx, ds, pid)
+		if err != nil {
 			return nil, err
+		}
+		if changed {
+			d.dirty.Store(true)
 		}
 		x.stale = false
 	}
@@ -144,11 +161,11 @@ func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derive
 }
 
 // update brings x up to date with the store: the outlines say which files
-// moved since x read them.
-func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string) error {
+// moved since x read them. It reports whether a file was read or dropped.
+func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string) (changed bool, err error) {
 	outlines, err := ds.DerivedOutlines(ctx, pid)
 	if err != nil {
-		return err
+		return false, err
 	}
 	var moved []string
 	for p, o := range outlines {
@@ -159,13 +176,15 @@ func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string)
 	for p := range x.files {
 		if _, ok := outlines[p]; !ok {
 			x.drop(p)
+			changed = true
 		}
 	}
+	changed = changed || len(moved) > 0
 	if len(moved) > fullRebuild || len(x.files) == 0 {
 		x.secs, x.lex, x.files, x.summ = nil, newLexIndex(), map[string]fileDocs{}, nil
 		files, err := ds.DerivedFiles(ctx, pid, "")
 		if err != nil {
-			return err
+			return false, err
 		}
 		for _, f := range files {
 			x.add(f)
@@ -175,7 +194,7 @@ func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string)
 		for _, p := range moved {
 			files, err := ds.DerivedFiles(ctx, pid, p)
 			if err != nil {
-				return err
+				return false, err
 			}
 			x.drop(p)
 			for _, f := range files {
@@ -187,7 +206,7 @@ func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string)
 	}
 	sum, err := ds.RepoSummary(ctx, pid)
 	if err != nil && !errors.Is(err, memory.ErrNotFound) {
-		return err
+		return false, err
 	}
 	for _, n := range x.summ {
 		x.lex.remove(n)
@@ -198,7 +217,7 @@ func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string)
 		x.summ = append(x.summ, x.addSection(s))
 	}
 	x.hasAny = x.lex.live > 0
-	return nil
+	return changed, nil
 }
 
 func (x *derivedIndex) add(f memory.DerivedFile) {

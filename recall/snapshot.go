@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"time"
@@ -45,10 +46,16 @@ type eventSource interface {
 // Persist makes the engine save its index to path (Save, at the server's
 // stop) and start from it (Build), when its embedder is the built-in one:
 // an endpoint's vectors are cached in the store instead.
+//
+// The repository sections' index is saved beside it whatever the
+// embedder (it holds words, no vectors): see sections_snapshot.go.
 func (e *Engine) Persist(path string) {
 	if _, ok := e.emb.(Hashed); ok {
 		e.snapPath = path
 	}
+	e.derived.mu.Lock()
+	e.derived.path = path + sectionsSuffix
+	e.derived.mu.Unlock()
 }
 
 // noteEvent records the newest event the index reflects.
@@ -65,8 +72,17 @@ func (e *Engine) noteEvent(id string) {
 }
 
 // Save writes the index to the Persist path, if it changed since it was
-// read or last saved: to a temporary file first, then renamed, private.
+// read or last saved: to a temporary file first, then renamed, private;
+// and the sections' index beside it, if that changed.
 func (e *Engine) Save() error {
+	e.derived.mu.Lock()
+	path := e.derived.path
+	e.derived.mu.Unlock()
+	return errors.Join(e.saveMemories(), e.derived.save(path))
+}
+
+// saveMemories writes the memories' index (see Save).
+func (e *Engine) saveMemories() error {
 	if e.snapPath == "" || !e.dirty.Load() {
 		return nil
 	}
@@ -84,12 +100,22 @@ func (e *Engine) Save() error {
 	if s := e.stamp.Load(); s != nil {
 		stamp = *s
 	}
-	// A CRC-32 of everything closes the file: a damaged file is built
-	// again, never read as a wrong index.
-	err := atomicfile.Write(e.snapPath, 0o600, func(out io.Writer) error {
+	if err := writeChecked(e.snapPath, func(w *bufio.Writer) error { return e.writeSnapshot(w, stamp) }); err != nil {
+		return err
+	}
+	e.dirty.Store(false)
+	return nil
+}
+
+// writeChecked writes a saved index to path through write: to a
+// temporary file first, then renamed, private. A CRC-32 of everything
+// closes the file: a damaged file is built again, never read as a wrong
+// index.
+func writeChecked(path string, write func(*bufio.Writer) error) error {
+	return atomicfile.Write(path, 0o600, func(out io.Writer) error {
 		sum := crc32.NewIEEE()
 		w := bufio.NewWriterSize(io.MultiWriter(out, sum), 1<<20)
-		if err := e.writeSnapshot(w, stamp); err != nil {
+		if err := write(w); err != nil {
 			return err
 		}
 		if err := w.Flush(); err != nil {
@@ -98,10 +124,39 @@ func (e *Engine) Save() error {
 		_, err := out.Write(binary.LittleEndian.AppendUint32(nil, sum.Sum32()))
 		return err
 	})
+}
+
+// readChecked reads a file writeChecked wrote through read, which is
+// given the file's size (no count in it can be larger); an error of
+// read's, a short file or a checksum that does not match is an error.
+func readChecked(path string, read func(r *bufio.Reader, size int64) error) error {
+	f, err := os.Open(path)
 	if err != nil {
 		return err
 	}
-	e.dirty.Store(false)
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return err
+	}
+	if info.Size() < 4 {
+		return errors.New("too short")
+	}
+	var trailer [4]byte
+	if _, err := f.ReadAt(trailer[:], info.Size()-4); err != nil {
+		return err
+	}
+	sum := crc32.NewIEEE()
+	body := io.TeeReader(io.LimitReader(f, info.Size()-4), sum)
+	if err := read(bufio.NewReaderSize(body, 1<<20), info.Size()); err != nil {
+		return err
+	}
+	if _, err := io.Copy(sum, body); err != nil { // what the reader left unread, if anything
+		return err
+	}
+	if sum.Sum32() != binary.LittleEndian.Uint32(trailer[:]) {
+		return errors.New("its checksum does not match")
+	}
 	return nil
 }
 
@@ -189,6 +244,15 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 		s.str(session)
 		s.uvarint(uint64(max(line, 0)))
 	}
+	writeLex(s, x, renum, live)
+	return s.err
+}
+
+// writeLex writes a lexical index's live documents, renumbered (renum:
+// old number → new, -1 for one left out; live: the old numbers kept, in
+// order): its words (a word no live document holds written empty), their
+// postings as gaps, each document's length and packed words, their total.
+func writeLex(s *snapWriter, x *lexIndex, renum []int32, live []int32) {
 	used := make([]bool, len(x.words))
 	for id := range x.post {
 		for _, d := range x.post[id].docs {
@@ -235,8 +299,16 @@ func (e *Engine) writeSnapshot(w *bufio.Writer, stamp string) error {
 		s.uvarint(uint64(len(x.terms[n])))
 		s.write(x.terms[n]) // packed as the index holds it
 	}
-	s.varint(x.total)
-	return s.err
+	// The total of the documents written, not of the index: a document
+	// left out (a section of the summary, taken afresh at a load) is not
+	// counted twice.
+	var total int64
+	for _, n := range live {
+		if int(n) < len(x.length) {
+			total += int64(x.length[n])
+		}
+	}
+	s.varint(total)
 }
 
 type snapReader struct {
@@ -343,6 +415,19 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 		setIf(triggered, int32(n), len(d.triggers) > 0)
 		setIf(pathed, int32(n), len(d.files) > 0)
 	}
+	x := readLex(s, nd, many)
+	if s.err != nil {
+		return "", s.err
+	}
+	e.mu.Lock()
+	e.docs, e.byID, e.lex, e.triggered, e.pathed, e.vecName, e.cx = docs, byID, x, triggered, pathed, vecName, cx
+	e.mu.Unlock()
+	return stamp, nil
+}
+
+// readLex reads what writeLex wrote, for nd documents; many bounds every
+// count (the file's size). An error is left in s.err.
+func readLex(s *snapReader, nd int, many uint64) *lexIndex {
 	x := newLexIndex()
 	nw := s.count(many)
 	x.words, x.post = make([]string, nw), make([]postings, nw)
@@ -369,7 +454,8 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 	}
 	nl := s.count(many)
 	if s.err == nil && nl != nd {
-		return "", errors.New("lengths and documents differ in number")
+		s.err = errors.New("lengths and documents differ in number")
+		return x
 	}
 	x.length, x.terms = make([]int32, nl), make([][]byte, nl)
 	for doc := range nl {
@@ -389,13 +475,7 @@ func (e *Engine) readSnapshot(r *bufio.Reader, size int64) (string, error) {
 		x.live++
 	}
 	x.total = s.varint()
-	if s.err != nil {
-		return "", s.err
-	}
-	e.mu.Lock()
-	e.docs, e.byID, e.lex, e.triggered, e.pathed, e.vecName, e.cx = docs, byID, x, triggered, pathed, vecName, cx
-	e.mu.Unlock()
-	return stamp, nil
+	return x
 }
 
 // load reads the saved index, if there is one, and catches up with what
@@ -406,30 +486,14 @@ func (e *Engine) load(ctx context.Context) bool {
 	if e.snapPath == "" || !ok {
 		return false
 	}
-	f, err := os.Open(e.snapPath)
-	if err != nil {
+	var stamp string
+	err := readChecked(e.snapPath, func(r *bufio.Reader, size int64) (err error) {
+		stamp, err = e.readSnapshot(r, size)
+		return err
+	})
+	if errors.Is(err, fs.ErrNotExist) {
 		return false
 	}
-	info, err := f.Stat()
-	if err != nil || info.Size() < 4 {
-		f.Close()
-		return false
-	}
-	var trailer [4]byte
-	if _, err := f.ReadAt(trailer[:], info.Size()-4); err != nil {
-		f.Close()
-		return false
-	}
-	sum := crc32.NewIEEE()
-	body := io.TeeReader(io.LimitReader(f, info.Size()-4), sum)
-	stamp, err := e.readSnapshot(bufio.NewReaderSize(body, 1<<20), info.Size())
-	if err == nil {
-		_, err = io.Copy(sum, body) // what the reader left unread, if anything
-	}
-	if err == nil && sum.Sum32() != binary.LittleEndian.Uint32(trailer[:]) {
-		err = errors.New("its checksum does not match")
-	}
-	f.Close()
 	if err != nil {
 		e.reset()
 		return false

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"sort"
 	"strings"
 
 	"cairn/derive"
@@ -214,8 +215,8 @@ func moduleFiles(files []memory.DerivedFile, module string, modules []memory.Mod
 	return out
 }
 
-// sectionRows are the sections of files as rows, in file order; a file
-// without sections is one row.
+// sectionRows are the sections of files as rows, by file and line; a
+// file without sections is one row.
 func sectionRows(files []memory.DerivedFile) []repoRow {
 	var rows []repoRow
 	for i := range files {
@@ -224,9 +225,13 @@ func sectionRows(files []memory.DerivedFile) []repoRow {
 			rows = append(rows, repoRow{file: f})
 			continue
 		}
+		// By line: a README's summary paragraph (line 3) after its title
+		// (line 1), README.md:1 before README.md:10.
+		start := len(rows)
 		for j := range f.Sections {
 			rows = append(rows, repoRow{file: f, sec: &f.Sections[j]})
 		}
+		sort.SliceStable(rows[start:], func(i, j int) bool { return rows[start+i].sec.Line < rows[start+j].sec.Line })
 	}
 	return rows
 }
@@ -244,11 +249,31 @@ func (p *repoPane) heading(t themes.Theme, w int) []string {
 		count = fmt.Sprintf("%d of %d", len(p.vis), len(p.rows))
 	}
 	if p.open {
-		what := "sections"
-		return []string{
-			st.Title.Render("Repository › "+safetext.CleanLine(modulePath(p.module))) + st.Muted.Render(" "+count+" "+what),
-			st.Muted.Render(fmt.Sprintf("%s · esc: the modules", plural(len(p.files), "file"))),
+		// Sections as the module's summary counts them: a file without
+		// any, which has a row to open it by, is no section.
+		secs, all, bare := 0, 0, 0
+		for _, r := range p.vis {
+			if r.sec != nil {
+				secs++
+			}
 		}
+		for _, r := range p.rows {
+			if r.sec != nil {
+				all++
+			} else {
+				bare++
+			}
+		}
+		count = plural(all, "section")
+		if p.filter != "" {
+			count = fmt.Sprintf("%d of %s", secs, count)
+		}
+		files := plural(len(p.files), "file")
+		if bare > 0 {
+			files += fmt.Sprintf(", %d without sections", bare)
+		}
+		return append([]string{st.Title.Render("Repository › "+safetext.CleanLine(modulePath(p.module))) + st.Muted.Render(" "+count)},
+			wrapAll([]string{st.Muted.Render(files + " · esc: the modules")}, max(w, 1))...)
 	}
 	about := []string{}
 	if s.Facts.Name != "" {
@@ -302,12 +327,22 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 	if p.cursor < offset || p.cursor >= offset+rows { // not fitted yet: keep the cursor in view
 		offset = max(p.cursor-rows+1, 0)
 	}
-	// The first column fits its longest entry, up to half the pane.
-	first := 0
+	// The first column fits its longest entry, up to half the pane (a
+	// third for modules, whose summaries need the room); a
+	// module's file count and main language take what their widest take.
+	first, filesW, langW := 0, 1, 0
 	for _, r := range p.vis {
-		first = max(first, len([]rune(p.firstColumn(r))))
+		first = max(first, ansi.StringWidth(p.firstColumn(r)))
+		if r.mod != nil {
+			filesW = max(filesW, len(fmt.Sprint(r.mod.Files)))
+			langW = max(langW, ansi.StringWidth(mainLang(r.mod.Langs)))
+		}
 	}
-	first = min(first, max(w*2/5, 8))
+	if p.open {
+		first = min(first, max(w/2, 8))
+	} else {
+		first = min(first, max(w/3, 8))
+	}
 	for i := offset; i < len(p.vis) && i < offset+rows; i++ {
 		r := p.vis[i]
 		mark := "  "
@@ -316,9 +351,9 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 		}
 		var rest, muted string
 		if r.mod != nil {
-			muted = fmt.Sprintf(" %4d  %-9s ", r.mod.Files, truncateRunes(langsShort(r.mod.Langs), 9))
+			muted = fmt.Sprintf(" %*d %s ", filesW, r.mod.Files, pad(mainLang(r.mod.Langs), langW))
 			if w < 40 {
-				muted = fmt.Sprintf(" %4d ", r.mod.Files)
+				muted = fmt.Sprintf(" %*d ", filesW, r.mod.Files)
 			}
 			rest = oneLinePreview(oneLine(derive.Synopsis(*r.mod)))
 		} else {
@@ -329,7 +364,7 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 			}
 			muted = " " + pad(safetext.CleanLine(kind), 7) + " "
 		}
-		line := mark + pad(keepTail(safetext.CleanLine(p.firstColumn(r)), first), first)
+		line := mark + pad(cutMiddle(safetext.CleanLine(p.firstColumn(r)), first), first)
 		text := pad(rest, max(w-ansi.StringWidth(line)-ansi.StringWidth(muted), 1))
 		switch {
 		case i == p.cursor && focused:
@@ -349,25 +384,48 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 var langShort = map[string]string{"markdown": "md", "python": "py", "typescript": "ts", "javascript": "js",
 	"rust": "rs", "shell": "sh", "yaml": "yml", "make": "mk", "text": "txt"}
 
-func langsShort(langs []string) string {
-	out := make([]string, len(langs))
-	for i, l := range langs {
-		if s, ok := langShort[l]; ok {
-			l = s
-		}
-		out[i] = safetext.CleanLine(l)
+// mainLang is a module's main language in a row's few cells ("go",
+// "md"); the detail lists them all.
+func mainLang(langs []string) string {
+	if len(langs) == 0 {
+		return ""
 	}
-	return strings.Join(out, ",")
+	l := langs[0]
+	if s, ok := langShort[l]; ok {
+		l = s
+	}
+	return safetext.CleanLine(l)
 }
 
-// keepTail cuts s to n cells from the left: what tells two long paths
-// apart (a package's own name, a file's line) is at their end.
-func keepTail(s string, n int) string {
-	r := []rune(s)
-	if len(r) <= n || n < 2 {
+// cutMiddle cuts a path to n cells in its middle, where two long paths
+// are alike: its first directory and as much of its end as fits stay
+// ("docs/…/UPGRADE_GUIDE_V2.md:1"), else its last element
+// ("…/altscreen-toggle/"), else as much of each end as fits.
+func cutMiddle(s string, n int) string {
+	if ansi.StringWidth(s) <= n || n < 2 {
 		return s
 	}
-	return "…" + string(r[len(r)-n+1:])
+	body, trail := strings.CutSuffix(s, "/") // a module's "x/": its slash is no boundary
+	end := func(k int) string { return body[k:] + map[bool]string{true: "/"}[trail] }
+	if h := strings.IndexByte(body, '/'); h > 0 {
+		head := body[:h+1]
+		for j := h + 1; j < len(body); j++ {
+			if body[j] == '/' && ansi.StringWidth(head)+1+ansi.StringWidth(end(j)) <= n {
+				return head + "…" + end(j)
+			}
+		}
+		if l := strings.LastIndexByte(body, '/'); 1+ansi.StringWidth(end(l)) <= n {
+			// The last element whole, and of the start what room is left.
+			if room := n - 1 - ansi.StringWidth(end(l)); room >= 4 {
+				return string([]rune(body)[:room]) + "…" + end(l)
+			}
+			return "…" + end(l)
+		}
+	}
+	r := []rune(s)
+	keep := n - 1
+	front := keep / 3 // the end tells more (a name, a line)
+	return string(r[:front]) + "…" + string(r[len(r)-(keep-front):])
 }
 
 // firstColumn is a row's place: a module's path, a section's path:line

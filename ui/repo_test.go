@@ -7,16 +7,19 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/exp/teatest/v2"
 
 	"cairn/derive"
 	"cairn/memory"
 	"cairn/store"
+	"cairn/themes"
 )
 
 // shopRepo writes a small repository to index: a README, a go.mod and a
@@ -78,6 +81,11 @@ func TestRepositoryScreens(t *testing.T) {
 		{"repository", true, open},
 		{"repository-sections", true, append(append([]string{}, open...), "f", "type:internal/cart", "enter", "enter", "down", "down")},
 		{"repository-empty", false, open},
+		// The root's sections by line (README.md:1, then :3), counted as
+		// its module row counts them.
+		{"repository-root", true, append(append([]string{}, open...), "enter")},
+		// A long path cut in its middle, its name and line kept.
+		{"repository-docs", true, append(append([]string{}, open...), "down", "enter")},
 	}
 	for _, size := range [][2]int{{80, 24}, {120, 40}} {
 		for _, theme := range []string{"dark", "plain"} {
@@ -86,7 +94,13 @@ func TestRepositoryScreens(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					db := openStore(t, true)
 					if v.indexed {
-						indexRepo(t, db, shopRepo(t))
+						root := shopRepo(t)
+						long := filepath.Join(root, "docs", "upgrading", "v2", "UPGRADE_GUIDE_V2.md")
+						os.MkdirAll(filepath.Dir(long), 0o755)
+						if err := os.WriteFile(long, []byte("# Upgrading to v2\n\nThe shop's second version renames carts to baskets.\n"), 0o644); err != nil {
+							t.Fatal(err)
+						}
+						indexRepo(t, db, root)
 					}
 					m := app(t, db, size[0], size[1], theme)
 					press(t, m, v.keys...)
@@ -310,6 +324,74 @@ func TestModuleFilesMatchTheirCounts(t *testing.T) {
 		}
 		if len(got) != mod.Files {
 			t.Errorf("module %q counts %d files, lists %d: %v", mod.Path, mod.Files, len(got), paths)
+		}
+	}
+}
+
+func TestCutMiddle(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		in   string
+		n    int
+		want string
+	}{
+		{"docs/upgrading/v2/UPGRADE_GUIDE_V2.md:1", 30, "docs/…/UPGRADE_GUIDE_V2.md:1"},
+		{"docs/upgrading/v2/UPGRADE_GUIDE_V2.md:1", 33, "docs/…/v2/UPGRADE_GUIDE_V2.md:1"},
+		{"examples/altscreen-toggle/", 24, "examp…/altscreen-toggle/"},
+		{"examples/autocomplete/", 16, "…/autocomplete/"},
+		{"examples/keyboard-enhancements/", 16, "examp…ancements/"},
+		{"README.md:10", 12, "README.md:10"},
+		{"a_very_long_file_name_without_dirs.go:120", 12, "a_v…s.go:120"},
+	} {
+		if got := cutMiddle(c.in, c.n); got != c.want || ansi.StringWidth(got) > c.n {
+			t.Errorf("cutMiddle(%q, %d) = %q, want %q", c.in, c.n, got, c.want)
+		}
+	}
+}
+
+// A module's sections, once open, are by file and line, and the heading
+// counts what the module's row counts: sections, not the rows of files
+// without any.
+func TestModuleSectionsByLineAndCounted(t *testing.T) {
+	t.Parallel()
+	db := openStore(t, false)
+	root := shopRepo(t)
+	os.WriteFile(filepath.Join(root, "NOTES.txt"), []byte("no reader reads this\n"), 0o644)
+	indexRepo(t, db, root)
+	sum, err := db.RepoSummary(bg, demoProject.ID)
+	if err != nil {
+		t.Fatal(err)
+	}
+	theme := themes.Get("plain")
+	for _, mod := range sum.Modules {
+		msg := loadRepoFiles(db, demoProject.ID, mod.Path, 1)().(repoFilesLoadedMsg)
+		if msg.err != nil {
+			t.Fatal(msg.err)
+		}
+		p := repoPane{loaded: true, sum: &sum, open: true, module: mod.Path}
+		p.files = moduleFiles(msg.files, mod.Path, sum.Modules)
+		p.setRows(sectionRows(p.files), "")
+		head := ansi.Strip(strings.Join(p.heading(theme, 200), "\n"))
+		if want := plural(mod.Sections, "section"); !strings.Contains(head, " "+want+"\n") {
+			t.Errorf("module %q counts %s, its open heading says:\n%s", mod.Path, want, head)
+		}
+		for i := 1; i < len(p.rows); i++ {
+			a, b := p.rows[i-1], p.rows[i]
+			if a.file == b.file && a.sec != nil && b.sec != nil && a.sec.Line > b.sec.Line {
+				t.Errorf("%s:%d before %s:%d", a.file.Path, a.sec.Line, b.file.Path, b.sec.Line)
+			}
+		}
+		if mod.Path == "" {
+			var lines []string
+			for _, r := range p.rows {
+				lines = append(lines, p.firstColumn(r))
+			}
+			if i := slices.Index(lines, "README.md:1"); i < 0 || i+1 >= len(lines) || lines[i+1] != "README.md:3" {
+				t.Errorf("the root's rows: %q", lines)
+			}
+			if !strings.Contains(head, "without sections") {
+				t.Errorf("the root's heading does not say a file has no sections:\n%s", head)
+			}
 		}
 	}
 }

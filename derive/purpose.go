@@ -1,0 +1,218 @@
+package derive
+
+import (
+	"path"
+	"regexp"
+	"strings"
+
+	"github.com/yuin/goldmark/ast"
+	"github.com/yuin/goldmark/parser"
+	"github.com/yuin/goldmark/text"
+)
+
+// purposeWords is how many words the purpose gathers from the README's
+// first paragraph before it stops at a sentence's end; purposeMax bounds
+// it whatever the sentences.
+const (
+	purposeWords = 15
+	purposeMax   = 60
+)
+
+// rootReadme is the README in the root the project's title and purpose
+// come from: README.md first, then other spellings (README.rst,
+// README.txt, README), "" when there is none.
+func rootReadme(paths []string) string {
+	best, rank := "", 99
+	for _, p := range paths {
+		if strings.Contains(p, "/") || !isReadme(p) {
+			continue
+		}
+		r := 3
+		switch strings.ToLower(path.Ext(p)) {
+		case ".md", ".markdown":
+			r = 0
+		case ".rst":
+			r = 1
+		case "", ".txt":
+			r = 2
+		}
+		if r < rank || r == rank && p < best {
+			best, rank = p, r
+		}
+	}
+	return best
+}
+
+// readmePurpose is a README's title (its first heading, when it comes
+// before the first paragraph of prose) and its purpose: the first
+// paragraph of prose — not a row of badges, not HTML, not a GitHub note
+// ("> [!TIP]") — cut at the end of the sentence that brings it to
+// purposeWords words. A reStructuredText README is read by its own rules.
+func readmePurpose(p string, src []byte) (title, purpose string) {
+	if strings.EqualFold(path.Ext(p), ".rst") {
+		title, purpose = rstPurpose(string(src))
+	} else {
+		title, purpose = markdownPurpose(src)
+	}
+	return title, firstSentences(purpose, purposeWords, purposeMax)
+}
+
+// mdHTMLHeading is a heading written in HTML: <h1 align="center">Name</h1>.
+var (
+	mdHTMLHeading = regexp.MustCompile(`(?is)<h[12][^>]*>(.*?)</h[12]>`)
+	htmlTag       = regexp.MustCompile(`<[^>]*>`)
+	// mdShortcutRef is a link by reference, "[WSGI]", whose definition
+	// ("[WSGI]: https://…") mdDefuse took out: its label stays.
+	mdShortcutRef = regexp.MustCompile(`\[([^\]\[\n!][^\]\[\n]*)\]`)
+)
+
+func markdownPurpose(src []byte) (title, purpose string) {
+	src = mdDefuse(mdBlankFrontMatter(src))
+	pr := mdParsers.Get().(parser.Parser)
+	doc := pr.Parse(text.NewReader(src))
+	mdParsers.Put(pr)
+	// prose is a paragraph's text when it is a purpose's: three words or
+	// more once images, badges and HTML are gone, and no GitHub note.
+	prose := func(n ast.Node) string {
+		t := mdTidy(mdShortcutRef.ReplaceAllString(mdInlineText(n, src), "$1"))
+		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") {
+			return ""
+		}
+		return strings.Join(strings.Fields(t), " ")
+	}
+	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
+		switch n := n.(type) {
+		case *ast.Heading:
+			if title == "" && n.Level <= 2 {
+				title = strings.TrimSpace(mdInlineText(n, src))
+			}
+		case *ast.HTMLBlock:
+			if title != "" {
+				continue
+			}
+			var b strings.Builder
+			for i := 0; i < n.Lines().Len(); i++ {
+				seg := n.Lines().At(i)
+				b.Write(seg.Value(src))
+			}
+			if m := mdHTMLHeading.FindStringSubmatch(b.String()); m != nil {
+				title = strings.Join(strings.Fields(htmlTag.ReplaceAllString(m[1], "")), " ")
+			}
+		case *ast.Paragraph:
+			if t := prose(n); t != "" {
+				return title, t
+			}
+		case *ast.Blockquote:
+			// "> Ky is a tiny and elegant HTTP client …"
+			if c, ok := n.FirstChild().(*ast.Paragraph); ok {
+				if t := prose(c); t != "" {
+					return title, t
+				}
+			}
+		}
+	}
+	return title, ""
+}
+
+// rstAdornment reports a reStructuredText section adornment: a line of
+// one punctuation character, three or more times.
+func rstAdornment(l string) bool {
+	l = strings.TrimSpace(l)
+	if len(l) < 3 || !strings.ContainsRune("=-`:'\"~^_*+#<>.", rune(l[0])) {
+		return false
+	}
+	return strings.Trim(l, l[:1]) == ""
+}
+
+// rstInline is reStructuredText inline markup: a link `text <url>`_ (its
+// text kept), a role :role:`text`, literals “x“, emphasis, references.
+var (
+	rstLink  = regexp.MustCompile("`([^`<]+?)\\s*<[^>]*>`_{1,2}")
+	rstRole  = regexp.MustCompile(":[a-z:+-]+:`([^`]*)`")
+	rstMarks = regexp.MustCompile("``|`_{0,2}|\\*\\*|\\|[^|\\s][^|]*\\|_{0,2}")
+)
+
+// rstPurpose reads a reStructuredText README: the title is the first
+// line with an adornment below it; the purpose is the first paragraph
+// that is not a directive (".. image::" and its options), a substitution
+// row of badges (|build| |docs|), an indented block or a field list.
+func rstPurpose(src string) (title, purpose string) {
+	lines := strings.Split(strings.ReplaceAll(src, "\r\n", "\n"), "\n")
+	var para []string
+	inDirective := false
+	flush := func() string {
+		t := strings.Join(strings.Fields(rstPlain(strings.Join(para, " "))), " ")
+		para = para[:0]
+		if len(strings.Fields(t)) < 3 {
+			return ""
+		}
+		return t
+	}
+	for i := 0; i < len(lines); i++ {
+		l := strings.TrimRight(lines[i], " \t")
+		switch {
+		case l == "":
+			inDirective = false
+			if t := flush(); t != "" {
+				return title, t
+			}
+			continue
+		case inDirective || l[0] == ' ' || l[0] == '\t':
+			continue // a directive's options, a quote or a code block
+		case strings.HasPrefix(l, ".. "):
+			inDirective = true
+			continue
+		case rstAdornment(l):
+			continue // an overline, or an underline already read
+		}
+		if i+1 < len(lines) && rstAdornment(lines[i+1]) && len(para) == 0 {
+			if title == "" {
+				title = rstPlain(strings.TrimSpace(l))
+			}
+			i++
+			continue
+		}
+		if strings.HasPrefix(l, ":") || strings.HasPrefix(l, "|") {
+			continue // a field list, a row of substitutions
+		}
+		para = append(para, l)
+	}
+	return title, flush()
+}
+
+// rstPlain is a reStructuredText line without its inline markup.
+func rstPlain(s string) string {
+	s = rstLink.ReplaceAllString(s, "$1")
+	s = rstRole.ReplaceAllString(s, "$1")
+	return rstMarks.ReplaceAllString(s, "")
+}
+
+// firstSentences is s up to the end of the sentence that brings it to
+// words words, and no more than max words (cut with "…").
+func firstSentences(s string, words, max int) string {
+	fields := strings.Fields(s)
+	n := 0
+	for i, w := range fields {
+		n++
+		if n >= words && sentenceEnd(w) && i+1 < len(fields) {
+			fields = fields[:i+1]
+			break
+		}
+	}
+	return cutWords(strings.Join(fields, " "), max)
+}
+
+// sentenceEnd reports a word that ends a sentence: "apps." but not
+// "e.g." or "etc." in the middle of one.
+func sentenceEnd(w string) bool {
+	w = strings.TrimRight(w, ")\"'’”")
+	if w == "" {
+		return false
+	}
+	switch strings.ToLower(w) {
+	case "e.g.", "i.e.", "etc.", "vs.", "cf.":
+		return false
+	}
+	last := w[len(w)-1]
+	return last == '.' || last == '!' || last == '?'
+}
