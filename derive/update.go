@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go/token"
 	"io"
 	"path"
 	"path/filepath"
@@ -280,17 +281,19 @@ func readerFor(p string) (language, bool) {
 
 // exportedNames are the names a module lists from a file's sections: its
 // top-level definitions, without methods (a qualified name), headings,
-// package docs, or names a language marks private with a leading "_".
+// package docs, or names a language marks private (a leading "_", a Go
+// name in lower case).
 func exportedNames(secs []Section) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range secs {
 		switch s.Kind {
-		case KindHeading, KindPackage, KindMethod:
+		case KindHeading, KindPackage, KindMethod, memory.SectionFile:
 			continue
 		}
 		for _, name := range strings.Split(s.Name, ", ") {
-			if name == "" || name == "…" || strings.HasPrefix(name, "_") || strings.Contains(name, ".") || seen[name] {
+			if name == "" || name == "…" || strings.HasPrefix(name, "_") || strings.Contains(name, ".") || seen[name] ||
+				(s.Lang == "go" && !token.IsExported(name)) {
 				continue
 			}
 			seen[name] = true
