@@ -210,8 +210,7 @@ func readEntry(root, p string, opt Options) readResult {
 func extractFile(file *File, src []byte) {
 	l, ok := readerFor(file.Path)
 	if !ok {
-		file.Lang = langByExt(file.Path)
-		return
+		l = language{name: langByExt(file.Path), extract: func(string, []byte) ([]Section, error) { return nil, nil }}
 	}
 	file.Lang = l.name
 	defer func() {
@@ -224,6 +223,14 @@ func extractFile(file *File, src []byte) {
 	secs, err := l.extract(file.Path, src)
 	if err != nil {
 		file.Err = err.Error()
+	}
+	for i := range secs {
+		if secs[i].Kind == KindPackage {
+			secs[i].Doc = skipLicence(secs[i].Doc) // the description, not the licence it opens with
+		}
+	}
+	if s, ok := fileWordsSection(file.Path, l.name, src, secs); ok {
+		secs = append(secs, s)
 	}
 	for i := range secs {
 		secs[i].Path = file.Path
@@ -248,7 +255,7 @@ const redactSpan = DocLimit + 64<<10
 
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 2 // 2: sections redacted before the cut
+const formatVersion = 3 // 2: sections redacted before the cut; 3: a code file's own words
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the
@@ -260,6 +267,9 @@ var readerVersions = map[string]int{}
 func readerTag(p string) string {
 	l, ok := readerFor(p)
 	if !ok {
+		if codeLangs[langByExt(p)] {
+			return fmt.Sprintf("words/%d", formatVersion) // a code file no reader reads has its own words
+		}
 		return ""
 	}
 	return fmt.Sprintf("%s/%d.%d", l.name, readerVersions[l.name], formatVersion)

@@ -203,10 +203,12 @@ func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string)
 
 func (x *derivedIndex) add(f memory.DerivedFile) {
 	fd := fileDocs{stamp: f.Stamp}
+	own := false // the reader gave the file a section of its own words
 	for _, s := range f.Sections {
 		fd.docs = append(fd.docs, x.addSection(s))
+		own = own || s.Kind == memory.SectionFile
 	}
-	if s, ok := fileSection(f); ok {
+	if s, ok := fileSection(f); ok && !own {
 		fd.docs = append(fd.docs, x.addSection(s))
 	}
 	x.files[f.Path] = fd
@@ -223,7 +225,7 @@ func fileSection(f memory.DerivedFile) (memory.Section, bool) {
 	name := strings.TrimSuffix(base, path.Ext(base))
 	var names []string
 	for _, s := range f.Sections {
-		if s.Kind == memory.SectionPackage || s.Kind == memory.SectionHeading || len(names) == maxFileNames {
+		if s.Kind == memory.SectionPackage || s.Kind == memory.SectionHeading || s.Kind == memory.SectionFile || len(names) == maxFileNames {
 			continue
 		}
 		names = append(names, s.Name)
