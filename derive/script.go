@@ -51,18 +51,28 @@ func leadingComment(lines []string, mark string) (from, to int, doc string) {
 		mark == `"` && strings.HasPrefix(strings.TrimSpace(lines[i]), "vim9script")) {
 		i++
 	}
-	j := i
-	for j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), mark) {
-		j++
+	for {
+		j := i
+		for j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), mark) {
+			j++
+		}
+		if j == i {
+			return 0, 0, ""
+		}
+		var doc2 []string
+		for _, l := range lines[i:j] {
+			doc2 = append(doc2, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), mark)))
+		}
+		block := strings.TrimSpace(joinDocLines(doc2))
+		if doc := skipLicence(block); doc != "" || !isLicence(block) {
+			return i + 1, j, doc
+		}
+		// A licence alone: the description may be the next block.
+		for j < len(lines) && strings.TrimSpace(lines[j]) == "" {
+			j++
+		}
+		i = j
 	}
-	if j == i {
-		return 0, 0, ""
-	}
-	var doc2 []string
-	for _, l := range lines[i:j] {
-		doc2 = append(doc2, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), mark)))
-	}
-	return i + 1, j, skipLicence(strings.TrimSpace(joinDocLines(doc2)))
 }
 
 // shellFuncRe is a shell function's head: "name() {", "name () (",
@@ -138,7 +148,10 @@ func scriptName(p string) string {
 // "fu Name()", "def Name(): type" (Vim9); vimEndRe its end.
 var (
 	vimFuncRe = regexp.MustCompile(`^\s*(?:export\s+)?(?:fu|fun|func|funct|functi|functio|function|def)(!?)\s+([\w:#.<>{}]+)\s*\(`)
-	vimEndRe  = regexp.MustCompile(`^\s*(?:endf|endfu|endfun|endfunc|endfunct|endfuncti|endfunctio|endfunction|enddef)\s*$`)
+	vimEndRe  = regexp.MustCompile(`^\s*(?:endf|endfu|endfun|endfunc|endfunct|endfuncti|endfunctio|endfunction|enddef)\b`)
+	// vimHeredocRe opens a block of another language's code or of text:
+	// "python3 << EOF", "ruby << RUBYEOF", "let lines =<< trim END".
+	vimHeredocRe = regexp.MustCompile(`^\s*(?:(?:py|pyt|pyth|pytho|python|python3|py3|pyx|pythonx|rub|ruby|perl|pe|lua|mz|mzscheme|tcl)\s*<<|.*=<<)\s*(?:trim\s+)?(\S*)\s*$`)
 )
 
 // extractVim reads a Vim script: its leading comment as the file's doc,
@@ -151,9 +164,18 @@ func extractVim(p string, src []byte) ([]Section, error) {
 		out = append(out, Section{Kind: KindPackage, Name: scriptName(p), Line: from, EndLine: to, Doc: doc})
 	}
 	for i := 0; i < len(lines); i++ {
-		m := vimFuncRe.FindStringSubmatch(lines[i])
-		if m == nil {
+		if h := vimHeredocRe.FindStringSubmatch(lines[i]); h != nil {
+			marker := h[1]
+			if marker == "" {
+				marker = "."
+			}
+			for i++; i < len(lines) && strings.TrimSpace(lines[i]) != marker; i++ {
+			}
 			continue
+		}
+		m := vimFuncRe.FindStringSubmatch(lines[i])
+		if m == nil || strings.ContainsAny(m[2], ".[{") {
+			continue // a dictionary's function is made when the script runs, nameless
 		}
 		first, doc := commentAbove(lines, i, `"`)
 		if doc == "" {
