@@ -19,6 +19,7 @@ import (
 
 func init() {
 	register(language{name: "python", exts: []string{".py", ".pyi"}, extract: extractPython})
+	readerVersions["python"] = 1 // 1: definitions at any depth
 }
 
 // extractPython reads a module's docstring, its top-level classes and

@@ -338,7 +338,7 @@ var extLangs = map[string]string{
 	".kt": "kotlin", ".rb": "ruby", ".php": "php", ".cs": "csharp", ".swift": "swift", ".scala": "scala",
 	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".lua": "lua", ".zig": "zig",
 	".json": "json", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".sql": "sql",
-	".html": "html", ".css": "css", ".scss": "css", ".proto": "protobuf", ".txt": "text", ".rst": "rst",
+	".html": "html", ".css": "css", ".scss": "css", ".proto": "protobuf", ".txt": "text", ".rst": "rst", ".adoc": "asciidoc",
 }
 
 // cutDoc bounds a doc to DocLimit bytes, cut at a word (and never inside
