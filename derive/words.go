@@ -207,7 +207,7 @@ var codeKeywords = map[string]bool{}
 
 func init() {
 	for _, w := range strings.Fields(`func return if else for range var const type struct interface package import nil true false
-	err error string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 byte rune bool float32 float64 any map chan go
+	err string int int8 int16 int32 int64 uint uint8 uint16 uint32 uint64 byte rune bool float32 float64 any map chan go
 	defer select case switch default break continue fallthrough goto make new len cap append copy delete panic recover
 	def class self cls none lambda pass yield async await from as with try except finally raise assert global nonlocal
 	elif while not and or in is del print str dict list tuple set object kwargs args

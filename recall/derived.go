@@ -478,7 +478,7 @@ func pathPrior(p string) float64 {
 	case in("test", "tests", "testdata", "testing", "__tests__", "spec", "fixtures", "e2e") || strings.Contains(base, "_test.") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasPrefix(base, "test_") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests"):
-		return 0.8
+		return 0.7
 	case in("examples", "example", "_examples", "samples", "sample", "demo", "demos", "benches", "bench", "benchmarks", "benchmark"):
 		return 0.8
 	}
