@@ -77,6 +77,11 @@ var codeLangs = map[string]bool{
 // maxFileWords bounds the words of a file's own section.
 const maxFileWords = 80
 
+// wordsScan is how much of a file its most used identifiers are counted
+// in: what a file is about shows in its first pages, and the count is the
+// costliest part of reading a file's own words.
+const wordsScan = 16 << 10
+
 // fileWordsSection is the section of a file's own words; false for a file
 // of prose or data, or one with no words.
 func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool) {
@@ -116,8 +121,10 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 			}
 		}
 	}
-	for _, w := range frequentWords(src, 2) {
-		add(w)
+	if len(words) < maxFileWords {
+		for _, w := range frequentWords(src[:min(len(src), wordsScan)], 2) {
+			add(w)
+		}
 	}
 	if lead == "" && len(words) == 0 {
 		return Section{}, false
@@ -132,42 +139,44 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 
 // splitIdent splits text into lower-case words at spaces, punctuation,
 // underscores and changes of case ("HTTPServer_v2" is "http server v2").
+// Bytes past ASCII are letters of no case.
 func splitIdent(s string) []string {
 	var out []string
-	var cur []rune
-	flush := func() {
-		if len(cur) > 0 {
-			out = append(out, strings.ToLower(string(cur)))
-			cur = cur[:0]
+	start := -1
+	flush := func(end int) {
+		if start >= 0 && end > start {
+			out = append(out, strings.ToLower(s[start:end]))
 		}
+		start = -1
 	}
-	rs := []rune(s)
-	for i, r := range rs {
-		isUpper := r >= 'A' && r <= 'Z'
-		isLower := r >= 'a' && r <= 'z'
-		isDigit := r >= '0' && r <= '9'
-		switch {
-		case !isUpper && !isLower && !isDigit && r < 0x80:
-			flush()
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		upper, lower, digit := c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9'
+		if !upper && !lower && !digit && c < 0x80 {
+			flush(i)
 			continue
-		case isUpper && len(cur) > 0:
-			prev := cur[len(cur)-1]
-			nextLower := i+1 < len(rs) && rs[i+1] >= 'a' && rs[i+1] <= 'z'
-			if prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9' || (prev >= 'A' && prev <= 'Z' && nextLower) {
-				flush()
+		}
+		if upper && start >= 0 {
+			prev := s[i-1]
+			nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
+			if prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9' || prev >= 'A' && prev <= 'Z' && nextLower {
+				flush(i)
 			}
 		}
-		cur = append(cur, r)
+		if start < 0 {
+			start = i
+		}
 	}
-	flush()
+	flush(len(s))
 	return out
 }
 
 // frequentWords are the words of the identifiers src uses at least min
-// times, most used first (ties in order), keywords left out.
+// times, most used first (ties in the order they first appear), keywords
+// left out. Each distinct identifier is split once.
 func frequentWords(src []byte, min int) []string {
-	count := map[string]int{}
-	var order []string
+	ids := make(map[string]int, len(src)/24)
+	idOrder := make([]string, 0, len(src)/24)
 	for i := 0; i < len(src); {
 		c := src[i]
 		if !(c == '_' || c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z') {
@@ -179,17 +188,28 @@ func frequentWords(src []byte, min int) []string {
 			j++
 		}
 		if j-i >= 3 && j-i <= 64 {
-			for _, w := range splitIdent(string(src[i:j])) {
-				if len(w) < 3 || codeKeywords[w] || w[0] >= '0' && w[0] <= '9' {
-					continue
-				}
-				if count[w] == 0 {
-					order = append(order, w)
-				}
-				count[w]++
+			if n, ok := ids[string(src[i:j])]; ok {
+				ids[string(src[i:j])] = n + 1
+			} else {
+				id := string(src[i:j])
+				ids[id] = 1
+				idOrder = append(idOrder, id)
 			}
 		}
 		i = j
+	}
+	count := make(map[string]int, len(idOrder))
+	var order []string
+	for _, id := range idOrder {
+		for _, w := range splitIdent(id) {
+			if len(w) < 3 || codeKeywords[w] || w[0] >= '0' && w[0] <= '9' {
+				continue
+			}
+			if count[w] == 0 {
+				order = append(order, w)
+			}
+			count[w] += ids[id]
+		}
 	}
 	var out []string
 	for _, w := range order {
