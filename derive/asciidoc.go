@@ -17,10 +17,7 @@ func init() {
 // (a listing, an example, a comment block) is none. Only the structure is
 // read: this is no AsciiDoc processor.
 func extractAsciiDoc(_ string, src []byte) ([]Section, error) {
-	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
+	lines := scriptLines(src)
 	type title struct {
 		name        string
 		line, level int

@@ -1,7 +1,6 @@
 package derive
 
 import (
-	"os"
 	"strings"
 	"testing"
 )
@@ -10,14 +9,7 @@ import (
 // held to a manual written as AsciiDoc's own documentation writes one.
 func TestExtractAsciiDoc(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/langs/manual.adoc")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := extractAsciiDoc("docs/manual.adoc", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := extractAsciiDoc("docs/manual.adoc", readFixture(t, "manual.adoc"))
 	expectSections(t, "manual.adoc", got, []wantSection{
 		{KindHeading, "Widget Manual", 1, 30, "", "Widget turns gears into torque; see the docs.\n\nInstalling"},
 		{KindHeading, "Installing", 7, 25, "", "Run the installer with max_size set.\n\nnot a title inside a listing\nmake install\n\nFrom source\n\nBuilding\nUse the install steps or the build guide."},

@@ -20,10 +20,7 @@ func init() {
 // adornment style (character, overlined or not) first appears, as
 // docutils reads it. Only the structure is read: this is no RST parser.
 func extractRST(_ string, src []byte) ([]Section, error) {
-	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
-	if n := len(lines); n > 0 && lines[n-1] == "" {
-		lines = lines[:n-1]
-	}
+	lines := scriptLines(src)
 	type title struct {
 		name        string
 		line, level int // line 1-based, of the overline when there is one

@@ -10,16 +10,19 @@ import (
 	"testing"
 )
 
+// readFixture reads a file of testdata/langs.
+func readFixture(t *testing.T, name string) []byte {
+	t.Helper()
+	src, err := os.ReadFile(filepath.Join("testdata", "langs", name))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return src
+}
+
 func TestExtractRST(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/langs/guide.rst")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, err := extractRST("docs/guide.rst", src)
-	if err != nil {
-		t.Fatal(err)
-	}
+	got, _ := extractRST("docs/guide.rst", readFixture(t, "guide.rst"))
 	expectSections(t, "guide.rst", got, []wantSection{
 		{KindHeading, "Handling App Errors", 3, 53, "", "Applications fail, servers fail. Register an errorhandler or read\nthe error docs for abort.\n\nHandlers are looked up by code first.\n\nError Logging Tools\n\nSending error mails."},
 		{KindHeading, "Error Logging Tools", 15, 33, "", "Sending error mails.\n\npython\n\napp = Flask(__name__)\n\nRegistering"},

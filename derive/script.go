@@ -11,7 +11,8 @@ func init() {
 	register(language{name: "vim", exts: []string{".vim"}, extract: extractVim})
 }
 
-// scriptLines splits a script into lines without their ends.
+// scriptLines splits a file into lines without their ends ("\n" or
+// "\r\n"), no empty line after the last one.
 func scriptLines(src []byte) []string {
 	lines := strings.Split(strings.ReplaceAll(string(src), "\r\n", "\n"), "\n")
 	if n := len(lines); n > 0 && lines[n-1] == "" {

@@ -12,11 +12,7 @@ import (
 
 func TestExtractShell(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/langs/install.sh")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := extractShell("scripts/install.sh", src)
+	got, _ := extractShell("scripts/install.sh", readFixture(t, "install.sh"))
 	expectSections(t, "install.sh", got, []wantSection{
 		{KindPackage, "install", 5, 5, "", "install.sh fetches the release binary and puts it on the PATH."},
 		{KindFunc, "die", 7, 11, "die() {", "die prints a message and exits."},
@@ -29,11 +25,7 @@ func TestExtractShell(t *testing.T) {
 
 func TestExtractVim(t *testing.T) {
 	t.Parallel()
-	src, err := os.ReadFile("testdata/langs/gzip.vim")
-	if err != nil {
-		t.Fatal(err)
-	}
-	got, _ := extractVim("autoload/gzip.vim", src)
+	got, _ := extractVim("autoload/gzip.vim", readFixture(t, "gzip.vim"))
 	expectSections(t, "gzip.vim", got, []wantSection{
 		{KindPackage, "gzip", 1, 2, "", "Vim autoload file for editing compressed files.\nMaintainer"},
 		{KindFunc, "s:check", 4, 9, "fun s:check(cmd)", "Function to check that executing \"cmd [-f]\" works.\nThe result is cached"},

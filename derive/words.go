@@ -4,6 +4,8 @@ import (
 	"path"
 	"sort"
 	"strings"
+
+	"cairn/secrets"
 )
 
 // A file's own words: a file that names what it does — history.go,
@@ -138,38 +140,9 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 }
 
 // splitIdent splits text into lower-case words at spaces, punctuation,
-// underscores and changes of case ("HTTPServer_v2" is "http server v2").
-// Bytes past ASCII are letters of no case.
-func splitIdent(s string) []string {
-	var out []string
-	start := -1
-	flush := func(end int) {
-		if start >= 0 && end > start {
-			out = append(out, strings.ToLower(s[start:end]))
-		}
-		start = -1
-	}
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		upper, lower, digit := c >= 'A' && c <= 'Z', c >= 'a' && c <= 'z', c >= '0' && c <= '9'
-		if !upper && !lower && !digit && c < 0x80 {
-			flush(i)
-			continue
-		}
-		if upper && start >= 0 {
-			prev := s[i-1]
-			nextLower := i+1 < len(s) && s[i+1] >= 'a' && s[i+1] <= 'z'
-			if prev >= 'a' && prev <= 'z' || prev >= '0' && prev <= '9' || prev >= 'A' && prev <= 'Z' && nextLower {
-				flush(i)
-			}
-		}
-		if start < 0 {
-			start = i
-		}
-	}
-	flush(len(s))
-	return out
-}
+// underscores and changes of case ("HTTPServer_v2" is "http server v2"),
+// as the secret scanner splits a key's name.
+func splitIdent(s string) []string { return secrets.Segments(s) }
 
 // frequentWords are the words of the identifiers src uses at least min
 // times, most used first (ties in the order they first appear), keywords
