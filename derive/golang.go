@@ -10,14 +10,16 @@ import (
 
 func init() {
 	register(language{name: "go", exts: []string{".go"}, extract: extractGo})
+	readerVersions["go"] = 1 // 1: unexported functions, methods and types
 }
 
 // extractGo reads a Go file with go/parser (comments kept, no type
-// checking): the package doc when the file has one, and every exported
-// top-level declaration with its doc comment — functions, methods of
-// exported types ("Type.Method"), types (their doc followed by their
-// exported fields or methods, with their comments), and const or var
-// groups that declare an exported name. A test file gives none: its exported names
+// checking): the package doc when the file has one, every function and
+// method, exported or not ("Type.Method"; an unexported one is found by
+// the words of its name, eventLoop, though the package's surface is what
+// is exported), every type (its doc followed by its exported fields or
+// methods, with their comments), and const or var groups that declare an
+// exported name. A test file gives none: its exported names
 // are the test runner's, not the package's. A file that does not parse
 // gives what the parser recovered, and the error.
 func extractGo(p string, src []byte) ([]Section, error) {
@@ -141,14 +143,14 @@ func goDocStart(doc *ast.CommentGroup, pos token.Pos) token.Pos {
 }
 
 func (g goReader) funcSection(d *ast.FuncDecl) (Section, bool) {
-	if d.Name == nil || !d.Name.IsExported() {
+	if d.Name == nil || d.Name.Name == "_" {
 		return Section{}, false
 	}
 	s := Section{Kind: KindFunc, Lang: "go", Name: d.Name.Name}
 	if d.Recv != nil {
 		recv := goReceiverType(d.Recv)
-		if recv == "" || !ast.IsExported(recv) {
-			return Section{}, false // a method of an unexported type is not part of the package's surface
+		if recv == "" {
+			return Section{}, false
 		}
 		s.Kind, s.Name = KindMethod, recv+"."+d.Name.Name
 	}
@@ -203,7 +205,7 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 		var out []Section
 		for _, spec := range d.Specs {
 			ts, ok := spec.(*ast.TypeSpec)
-			if !ok || ts.Name == nil || !ts.Name.IsExported() {
+			if !ok || ts.Name == nil || ts.Name.Name == "_" {
 				continue
 			}
 			doc, from, to := ts.Doc, ts.Pos(), ts.End()

@@ -93,8 +93,11 @@ func TestExtractGo(t *testing.T) {
 			{KindConst, "ModeFast, ModeSafe", 13, 18, "const ModeFast Mode = iota …", "ModeFast: ModeFast skips checks.\nModeSafe: checks everything"},
 			{KindType, "Client", 22, 25, "type Client struct", "Client does requests.\n\nHTTP"},
 			{KindType, "Mode", 28, 29, "type Mode int", "Mode says how careful"},
+			{KindType, "hidden", 30, 30, "type hidden struct{}", ""},
 			{KindMethod, "Client.Do", 33, 38, "func (c *Client) Do(req *http.Request, retries int) (*http.Response, error)", "Do sends req and waits for the answer,\nretrying"},
+			{KindMethod, "hidden.Exported", 40, 40, "func (h hidden) Exported()", ""},
 			{KindMethod, "Mode.String", 42, 42, "func (m Mode) String() string", ""},
+			{KindFunc, "helper", 44, 44, "func helper()", ""},
 			{KindFunc, "New", 46, 47, "func New[T any](opts ...T) *Client", "New makes a client."},
 		}},
 		{"no package doc, generic receiver", "x.go", "package x\n\ntype List[T any] struct{}\n\n// Len counts.\nfunc (l *List[T]) Len() int { return 0 }\n", []wantSection{

@@ -18,6 +18,7 @@ import (
 
 func init() {
 	register(language{name: "markdown", exts: []string{".md", ".markdown", ".mdx"}, extract: extractMarkdown})
+	readerVersions["markdown"] = 1 // 1: HTML headings
 }
 
 // mdParsers are goldmark parsers (with GitHub's tables), one per goroutine
@@ -132,15 +133,25 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 	lines := mdLineStarts(src)
 
 	type heading struct {
-		node  *ast.Heading
+		node  ast.Node
 		line  int
 		level int
+		name  string
 	}
 	var heads []heading
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		if h, ok := n.(*ast.Heading); ok {
+		switch h := n.(type) {
+		case *ast.Heading:
 			if off, ok := mdFirstOffset(h); ok {
-				heads = append(heads, heading{h, mdLineOf(lines, off), h.Level})
+				heads = append(heads, heading{h, mdLineOf(lines, off), h.Level, strings.TrimSpace(mdInlineText(h, src))})
+			}
+		case *ast.HTMLBlock:
+			// A heading written in HTML (<h3 name="config">Does it …?</h3>),
+			// as FAQs do to give each question an anchor.
+			if level, name, ok := mdHTMLHeading(mdBlockSource(h, src)); ok {
+				if off, ok := mdFirstOffset(h); ok {
+					heads = append(heads, heading{h, mdLineOf(lines, off), level, name})
+				}
 			}
 		}
 	}
@@ -156,7 +167,7 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 		}
 	}
 	for i, h := range heads {
-		name := strings.TrimSpace(mdInlineText(h.node, src))
+		name := h.name
 		if name == "" {
 			continue
 		}
@@ -184,6 +195,38 @@ func extractMarkdown(p string, src []byte) ([]Section, error) {
 		})
 	}
 	return out, nil
+}
+
+// mdHTMLHeadingRe is an HTML block that opens with a heading element:
+// its level and what it holds, up to its closing tag.
+var mdHTMLHeadingRe = regexp.MustCompile(`(?is)^\s*<h([1-6])(?:\s[^>]*)?>(.*?)</h([1-6])\s*>`)
+
+// mdTagRe is an HTML tag or comment, left out of a heading's text.
+var mdTagRe = regexp.MustCompile(`(?s)<!--.*?-->|<[^>]*>`)
+
+// mdHTMLHeading reads an HTML block that is a heading: <h2>Title</h2>,
+// <h3 name="x">\nTitle\n</h3>, its text without the tags inside it (an
+// <a name> anchor) and with entities for <, >, & and quotes read.
+func mdHTMLHeading(block []byte) (level int, name string, ok bool) {
+	m := mdHTMLHeadingRe.FindSubmatch(block)
+	if m == nil || m[1][0] != m[3][0] {
+		return 0, "", false
+	}
+	t := mdTagRe.ReplaceAllString(string(m[2]), " ")
+	t = strings.NewReplacer("&lt;", "<", "&gt;", ">", "&amp;", "&", "&quot;", `"`, "&#39;", "'", "&nbsp;", " ").Replace(t)
+	t = strings.Join(strings.Fields(t), " ")
+	return int(m[1][0] - '0'), t, t != ""
+}
+
+// mdBlockSource is a block's lines as written.
+func mdBlockSource(n ast.Node, src []byte) []byte {
+	var b []byte
+	ls := n.Lines()
+	for i := 0; i < ls.Len(); i++ {
+		seg := ls.At(i)
+		b = append(b, seg.Value(src)...)
+	}
+	return b
 }
 
 // isReadme reports a README.md, readme.markdown …

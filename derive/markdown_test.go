@@ -61,6 +61,13 @@ func TestExtractMarkdown(t *testing.T) {
 		{"heading in a list is not a section", "x.md", "- # not top\n\n# Top\n", []wantSection{
 			{KindHeading, "Top", 3, 3, "", ""},
 		}},
+		// ripgrep's FAQ: each question an HTML heading with an anchor.
+		{"HTML headings", "FAQ.md", "## FAQ\n\n<a name=\"top\"></a>\n\n<h3 name=\"config\">\nDoes ripgrep support configuration files?\n</h3>\n\nYes. See the [guide](GUIDE.md).\n\n<h3 name=\"release\">When is the <em>next</em> release?</h3>\n\nWhen it is ready.\n\n<h2>Q &amp; A</h2>\nthe HTML block's own line\n\n<div><h2>inside a div: no heading</h2></div>\n", []wantSection{
+			{KindHeading, "FAQ", 1, 13, "", "Yes. See the guide.\n\nWhen it is ready."},
+			{KindHeading, "Does ripgrep support configuration files?", 5, 9, "", "Yes. See the guide."},
+			{KindHeading, "When is the next release?", 11, 13, "", "When it is ready."},
+			{KindHeading, "Q & A", 15, 18, "", ""},
+		}},
 	} {
 		got, err := extractMarkdown(tc.path, []byte(tc.src))
 		if err != nil {

@@ -43,7 +43,14 @@ func Modules(files []File) []Module {
 // its sections so that a re-index sums up the modules without reading
 // every file's sections again.
 func OutlineOf(f File) memory.Outline {
-	o := memory.Outline{Stamp: f.Stamp, Lang: f.Lang, Sections: len(f.Sections), Exported: f.Exported}
+	// A file's own words (KindFile) are for recall to find the file by;
+	// a person browsing sections is not shown them, nor counts them.
+	o := memory.Outline{Stamp: f.Stamp, Lang: f.Lang, Exported: f.Exported}
+	for _, s := range f.Sections {
+		if s.Kind != KindFile {
+			o.Sections++
+		}
+	}
 	kinds := map[string]Kind{}
 	for _, s := range f.Sections {
 		if s.Kind == KindMethod {

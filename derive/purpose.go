@@ -57,10 +57,11 @@ func readmePurpose(p string, src []byte) (title, purpose string) {
 	return title, firstSentences(purpose, purposeWords, purposeMax)
 }
 
-// mdHTMLHeading is a heading written in HTML: <h1 align="center">Name</h1>.
+// readmeHTMLTitle is a title written in HTML anywhere in a README's
+// opening block: <h1 align="center">Name</h1>.
 var (
-	mdHTMLHeading = regexp.MustCompile(`(?is)<h[12][^>]*>(.*?)</h[12]>`)
-	htmlTag       = regexp.MustCompile(`<[^>]*>`)
+	readmeHTMLTitle = regexp.MustCompile(`(?is)<h[12][^>]*>(.*?)</h[12]>`)
+	htmlTag         = regexp.MustCompile(`<[^>]*>`)
 	// mdShortcutRef is a link by reference, "[WSGI]", whose definition
 	// ("[WSGI]: https://…") mdDefuse took out: its label stays.
 	mdShortcutRef = regexp.MustCompile(`\[([^\]\[\n!][^\]\[\n]*)\]`)
@@ -95,7 +96,7 @@ func markdownPurpose(src []byte) (title, purpose string) {
 				seg := n.Lines().At(i)
 				b.Write(seg.Value(src))
 			}
-			if m := mdHTMLHeading.FindStringSubmatch(b.String()); m != nil {
+			if m := readmeHTMLTitle.FindStringSubmatch(b.String()); m != nil {
 				title = strings.Join(strings.Fields(htmlTag.ReplaceAllString(m[1], "")), " ")
 			}
 		case *ast.Paragraph:
@@ -114,14 +115,11 @@ func markdownPurpose(src []byte) (title, purpose string) {
 	return title, ""
 }
 
-// rstAdornment reports a reStructuredText section adornment: a line of
-// one punctuation character, three or more times.
-func rstAdornment(l string) bool {
+// rstRule reports a reStructuredText section adornment of three
+// characters or more (rstAdornment reads which character).
+func rstRule(l string) bool {
 	l = strings.TrimSpace(l)
-	if len(l) < 3 || !strings.ContainsRune("=-`:'\"~^_*+#<>.", rune(l[0])) {
-		return false
-	}
-	return strings.Trim(l, l[:1]) == ""
+	return len(l) >= 3 && rstAdornment(l) != 0
 }
 
 // rstInline is reStructuredText inline markup: a link `text <url>`_ (its
@@ -162,10 +160,10 @@ func rstPurpose(src string) (title, purpose string) {
 		case strings.HasPrefix(l, ".. "):
 			inDirective = true
 			continue
-		case rstAdornment(l):
+		case rstRule(l):
 			continue // an overline, or an underline already read
 		}
-		if i+1 < len(lines) && rstAdornment(lines[i+1]) && len(para) == 0 {
+		if i+1 < len(lines) && rstRule(lines[i+1]) && len(para) == 0 {
 			if title == "" {
 				title = rstPlain(strings.TrimSpace(l))
 			}

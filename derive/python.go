@@ -19,6 +19,7 @@ import (
 
 func init() {
 	register(language{name: "python", exts: []string{".py", ".pyi"}, extract: extractPython})
+	readerVersions["python"] = 1 // 1: definitions at any depth
 }
 
 // extractPython reads a module's docstring, its top-level classes and
@@ -34,7 +35,7 @@ func extractPython(p string, src []byte) ([]Section, error) {
 	if s, ok := r.moduleDoc(); ok {
 		out = append(out, s)
 	}
-	r.block(0, len(r.lines), 0, "", &out)
+	r.block(0, len(r.lines), 0, "", false, &out)
 	return mergeOverloads(out), nil // @overload stubs, a property's getter and setter
 }
 
@@ -134,9 +135,13 @@ func pyModuleName(p string) string {
 	return strings.ReplaceAll(p, "/", ".")
 }
 
-// block reads the logical lines lo..hi-1 whose indentation is indent: the
-// top level of the module (class "") or the body of class class.
-func (r *pyReader) block(lo, hi, indent int, class string, out *[]Section) {
+// block reads the logical lines lo..hi-1 whose indentation is indent:
+// the top level of the module (owner ""), or the body of the class or
+// function owner (inClass says which). Definitions in a class are its
+// methods and nested classes ("Outer.Inner"), in a function its own
+// helpers ("outer.inner"); those in a compound statement's body (if
+// TYPE_CHECKING:, try:, with …:) are read as the block's own.
+func (r *pyReader) block(lo, hi, indent int, owner string, inClass bool, out *[]Section) {
 	f := r.f
 	deco := -1 // the first decorator line waiting for its def or class
 	for j := lo; j < hi; j++ {
@@ -155,27 +160,27 @@ func (r *pyReader) block(lo, hi, indent int, class string, out *[]Section) {
 		if f.is(kw, "async") && f.is(kw+1, "def") {
 			kw++
 		}
+		end := j + 1
+		for end < hi && r.lines[end].indent > indent {
+			end++
+		}
 		switch {
 		case f.is(kw, "def") || f.is(kw, "class"):
-			end := j + 1
-			for end < hi && r.lines[end].indent > indent {
-				end++
-			}
-			if class != "" && f.is(kw, "class") {
-				j, deco = end-1, -1 // a class in a class: not read
-				continue
-			}
 			from := j
 			if deco >= 0 {
 				from = deco
 			}
-			s := r.definition(from, j, end, kw, class)
+			s := r.definition(from, j, end, kw, owner, inClass)
 			*out = append(*out, s)
-			if class == "" && f.is(kw, "class") && end > j+1 && r.lines[j+1].indent > indent {
-				r.block(j+1, end, r.lines[j+1].indent, s.Name, out)
+			if end > j+1 && r.lines[j+1].indent > indent {
+				r.block(j+1, end, r.lines[j+1].indent, s.Name, f.is(kw, "class"), out)
 			}
 			j = end - 1
-		case class == "":
+		case end > j+1 && r.lines[j+1].indent > indent:
+			// A compound statement: what its body defines is the block's.
+			r.block(j+1, end, r.lines[j+1].indent, owner, inClass, out)
+			j = end - 1
+		case owner == "" && indent == 0:
 			if s, ok := r.constant(j, hi); ok {
 				*out = append(*out, s)
 			}
@@ -186,8 +191,9 @@ func (r *pyReader) block(lo, hi, indent int, class string, out *[]Section) {
 
 // definition is the section of a def or class whose header is logical
 // line j (keyword at lexeme kw), its decorators starting at line from and
-// its body running to line end-1.
-func (r *pyReader) definition(from, j, end, kw int, class string) Section {
+// its body running to line end-1, defined in owner (a class when
+// inClass).
+func (r *pyReader) definition(from, j, end, kw int, owner string, inClass bool) Section {
 	f := r.f
 	name := ""
 	if f.kind(kw+1) == lexIdent {
@@ -197,9 +203,11 @@ func (r *pyReader) definition(from, j, end, kw int, class string) Section {
 	switch {
 	case f.is(kw, "class"):
 		kind = KindClass
-	case class != "":
+	case inClass:
 		kind = KindMethod
-		name = class + "." + name
+	}
+	if owner != "" {
+		name = owner + "." + name
 	}
 	// The header ends at the first colon outside brackets.
 	l := r.lines[j]

@@ -22,12 +22,16 @@ func TestPythonFixture(t *testing.T) {
 		`16-17 const JITTER | JITTER: float = 0.25 | Seconds added at random to each wait.`,
 		`19-20 const RETRY_CODES | RETRY_CODES = (429, 502, 503) | Status codes worth another attempt.`,
 		`28-37 func backoff | def backoff(attempt: int, base: float = 0.5) -> float | Seconds to wait before attempt number *attempt*.`,
+		`34-36 func backoff.inner | def inner() | A nested function is a section of its own.`,
 		`40-62 class Policy | class Policy(Base, metaclass=Meta) | A retry policy.\n\nIt keeps count of attempts.`,
 		`48-49 method Policy.__init__ | def __init__(self, limit) |`,
 		`51-55 method Policy.allow | async def allow(self, n) | Whether another attempt is allowed.`,
 		`57-58 method Policy.name | def name(self) |`,
+		`60-62 class Policy.Nested | class Nested |`,
+		`61-62 method Policy.Nested.hidden | def hidden(self) |`,
 		`65-70 func fetch | async def fetch(url, *, attempts=MAX_ATTEMPTS) |`,
 		`73-75 func after | def after() | Found after the f-string and the match.`,
+		`79-80 func main | def main() |`, // in the if __name__ == "__main__" block
 	}
 	checkFixture(t, "policy.py", want)
 }
@@ -301,9 +305,10 @@ func TestPythonRealFiles(t *testing.T) {
 	}
 }
 
-// astScript lists, for each Python file under a directory, the top-level
-// functions and classes and the methods of top-level classes as Python's
-// own parser sees them: name, kind, first line (the first decorator's),
+// astScript lists, for each Python file under a directory, the functions,
+// classes and methods at any depth (in classes, in functions, in the
+// bodies of if, try, with, for, while and match) as Python's own parser
+// sees them: name, kind, first line (the first decorator's),
 // last line and the docstring's first line (empty when the docstring has
 // escapes, which the reader keeps as written). Consecutive definitions of
 // one name (overloads, a property's setter) are merged, as the reader
@@ -311,13 +316,21 @@ func TestPythonRealFiles(t *testing.T) {
 const astScript = `
 import ast, json, os, sys, warnings
 warnings.simplefilter("ignore")
-def defs(lines, body, prefix, out):
+def defs(lines, body, prefix, in_class, out):
     for n in body:
+        if isinstance(n, (ast.If, ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith, ast.Try) + ((ast.TryStar,) if hasattr(ast, "TryStar") else ())):
+            subs = list(n.body)
+            for h in getattr(n, "handlers", []):
+                subs += h.body
+            subs += getattr(n, "orelse", []) + getattr(n, "finalbody", [])
+            defs(lines, subs, prefix, in_class, out)
+            continue
+        if hasattr(ast, "Match") and isinstance(n, ast.Match):
+            defs(lines, [s for c in n.cases for s in c.body], prefix, in_class, out)
+            continue
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
-        kind = "class" if isinstance(n, ast.ClassDef) else ("method" if prefix else "func")
-        if prefix and kind == "class":
-            continue
+        kind = "class" if isinstance(n, ast.ClassDef) else ("method" if in_class else "func")
         start = min([n.lineno] + [d.lineno for d in n.decorator_list])
         doc = ast.get_docstring(n) or ""
         seg = "\n".join(lines[n.body[0].lineno - 1:n.body[0].end_lineno]) if doc else ""
@@ -328,8 +341,7 @@ def defs(lines, body, prefix, out):
             out[-1]["doc"] = out[-1]["doc"] or first
         else:
             out.append(d)
-        if kind == "class" and not prefix:
-            defs(lines, n.body, n.name + ".", out)
+        defs(lines, n.body, prefix + n.name + ".", kind == "class", out)
 for dp, dn, fn in os.walk(sys.argv[1]):
     dn[:] = sorted(d for d in dn if d not in ("site-packages", "dist-packages", "test", "tests"))
     for f in sorted(fn):
@@ -342,7 +354,7 @@ for dp, dn, fn in os.walk(sys.argv[1]):
         except Exception:
             continue
         out = []
-        defs(src.decode("utf-8", "replace").split("\n"), tree.body, "", out)
+        defs(src.decode("utf-8", "replace").split("\n"), tree.body, "", False, out)
         print(json.dumps({"path": p, "defs": out}))
 `
 

@@ -14,6 +14,7 @@ import (
 
 func init() {
 	register(language{name: "rust", exts: []string{".rs"}, extract: extractRust})
+	readerVersions["rust"] = 1 // 1: items of inline modules
 }
 
 // extractRust reads a file's //! doc, its top-level items (fn, struct,
@@ -33,7 +34,10 @@ func extractRust(p string, src []byte) ([]Section, error) {
 	return out, nil
 }
 
-type rustReader struct{ f *codeFile }
+type rustReader struct {
+	f   *codeFile
+	mod string // the inline module being read ("net::tcp"), "" at the file's top
+}
 
 // crateDoc is the file's inner doc: the //! or /*! */ comments at its top.
 func (r *rustReader) crateDoc() (Section, bool) {
@@ -220,11 +224,36 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 	} else {
 		sig = f.joined(i, sigEnd)
 	}
+	if owner == "" && r.mod != "" {
+		name = r.mod + "::" + name // an item of an inline module
+	}
 	*out = append(*out, f.section(kind, name, sig, doc, first, end))
-	if f.is(k, "trait") && body >= 0 {
+	switch {
+	case f.is(k, "trait") && body >= 0:
 		r.items(body+1, f.partner[body], name, out)
+	case kind == KindPackage && body >= 0 && !rustTestModule(f, first, k):
+		// An inline module's items; its tests (#[cfg(test)] mod tests)
+		// are the test runner's.
+		outer := r.mod
+		r.mod = name
+		r.items(body+1, f.partner[body], "", out)
+		r.mod = outer
 	}
 	return end
+}
+
+// rustTestModule reports a module of tests: named test or tests, or
+// marked #[cfg(test)] among the attributes from lexeme first to k.
+func rustTestModule(f *codeFile, first, k int) bool {
+	if n := f.text(k + 1); n == "test" || n == "tests" {
+		return true
+	}
+	for i := first; i+3 < k; i++ {
+		if f.is(i, "cfg") && f.is(i+1, "(") && f.is(i+2, "test") && f.is(i+3, ")") {
+			return true
+		}
+	}
+	return false
 }
 
 // bodyOpen finds the brace that opens an item's body, or -1 when the item

@@ -27,6 +27,7 @@ const (
 	KindConst   = memory.SectionConst
 	KindVar     = memory.SectionVar
 	KindMacro   = memory.SectionMacro
+	KindFile    = memory.SectionFile // a file's own words (fileWordsSection)
 )
 
 // DocLimit bounds a section's Doc (see memory.DocLimit).

@@ -22,6 +22,8 @@ import (
 func init() {
 	register(language{name: "typescript", exts: []string{".ts", ".tsx", ".mts", ".cts"}, extract: extractTypeScript})
 	register(language{name: "javascript", exts: []string{".js", ".jsx", ".mjs", ".cjs"}, extract: extractJavaScript})
+	readerVersions["typescript"] = 1 // 1: interface members, namespaces' declarations
+	readerVersions["javascript"] = 1
 }
 
 func extractTypeScript(p string, src []byte) ([]Section, error) {
@@ -58,7 +60,8 @@ func extractJS(p, lang string, src []byte) []Section {
 
 type jsReader struct {
 	f       *codeFile
-	fileDoc int // the comment taken as the file's doc, or -1
+	fileDoc int    // the comment taken as the file's doc, or -1
+	ns      string // the namespace being read ("Internal.Util"), "" at the file's top
 }
 
 // fileDocSection is the file's own doc: a /** */ among the comments before
@@ -199,9 +202,27 @@ func (r *jsReader) statement(i, hi int, out *[]Section) int {
 	} else {
 		sig = f.joined(start, sigEnd)
 	}
+	if r.ns != "" {
+		name = r.ns + "." + name // a declaration of a namespace
+	}
 	*out = append(*out, f.section(kind, name, sig, doc, first, end))
-	if kind == KindClass && body >= 0 {
-		r.members(body, f.partner[body], name, out)
+	switch {
+	case body < 0:
+	case kind == KindClass:
+		r.members(body, f.partner[body], name, false, out)
+	case t == "interface":
+		r.members(body, f.partner[body], name, true, out)
+	case t == "namespace" || t == "module":
+		outer := r.ns
+		r.ns = name
+		for j := body + 1; j < f.partner[body]; {
+			if k := f.lex[j].kind; k == lexComment || k == lexDoc {
+				j++
+				continue
+			}
+			j = max(r.statement(j, f.partner[body], out), j+1)
+		}
+		r.ns = outer
 	}
 	return end + 1
 }
@@ -290,9 +311,9 @@ func (r *jsReader) arrow(i, hi int) int {
 	return -1
 }
 
-// members reads the methods of the class whose body is the brackets
-// open..close.
-func (r *jsReader) members(open, close int, class string, out *[]Section) {
+// members reads the methods of the class or interface whose body is the
+// brackets open..close, and an interface's properties too.
+func (r *jsReader) members(open, close int, class string, iface bool, out *[]Section) {
 	f := r.f
 	for i := open + 1; i < close; {
 		if k := f.lex[i].kind; k == lexComment || k == lexDoc || f.is(i, ";") || f.is(i, ",") {
@@ -350,11 +371,17 @@ func (r *jsReader) members(open, close int, class string, out *[]Section) {
 		if end < k {
 			end = k
 		}
-		if method {
+		switch {
+		case method:
 			first, doc := r.docAbove(i)
 			start := r.skipDecorators(i, close)
 			sig := f.joined(start, sigEnd)
 			*out = append(*out, f.section(KindMethod, class+"."+name, sig, doc, first, end))
+		case iface:
+			// An interface's property: what a setting or a field is
+			// called is often what a person looks for.
+			first, doc := r.docAbove(i)
+			*out = append(*out, f.section(KindVar, class+"."+name, f.firstLineOf(r.skipDecorators(i, close), end), doc, first, end))
 		}
 		i = end + 1
 	}

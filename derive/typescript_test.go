@@ -14,6 +14,7 @@ func TestTypeScriptFixture(t *testing.T) {
 		`27-27 const re | const re = /[}{]/g, half = 1 / 2; |`,
 		`29-31 type Outcome | export type Outcome = |`,
 		`33-35 type Policy | export interface Policy extends Base<{ x: 1 }> |`,
+		`34-34 var Policy.limit | limit: number; |`,
 		`37-37 type Mode | export const enum Mode |`,
 		`39-67 class Retrier | export default abstract class Retrier<T> extends Base implements Policy | A policy that retries.\n@param limit how many times, see Policy`,
 		`48-50 method Retrier.constructor | constructor(private limit: number) |`,
@@ -24,6 +25,7 @@ func TestTypeScriptFixture(t *testing.T) {
 		`66-66 method Retrier.close | abstract close(): void |`,
 		`69-70 func parse | declare function parse(s: string): number |`,
 		`72-74 type Internal.Util | namespace Internal.Util |`,
+		`73-73 const Internal.Util.x | export const x = 1; |`,
 		`76-78 func last | function last() |`,
 	}
 	checkFixture(t, "policy.ts", want)
@@ -43,6 +45,12 @@ func TestTypeScriptCases(t *testing.T) {
 		want      []string
 	}{
 		{"empty", "", nil},
+		// As fastify's types/reply.d.ts declares the reply.
+		{"interface members and nested namespaces", "export interface FastifyReply {\n  /** The status code. */\n  statusCode: number;\n  send(payload?: unknown): FastifyReply;\n  readonly sent: boolean\n}\ndeclare namespace fastify {\n  namespace errors {\n    /** Makes an error. */\n    function createError(code: string): Error\n  }\n}\n",
+			[]string{`1-6 type FastifyReply | export interface FastifyReply |`, `2-3 var FastifyReply.statusCode | statusCode: number; | The status code.`,
+				`4-4 method FastifyReply.send | send(payload?: unknown): FastifyReply |`, `5-5 var FastifyReply.sent | readonly sent: boolean |`,
+				`7-12 type fastify | declare namespace fastify |`, `8-11 type fastify.errors | namespace errors |`,
+				`9-10 func fastify.errors.createError | function createError(code: string): Error | Makes an error.`}},
 		{"shebang and imports only", "#!/usr/bin/env node\nimport a from 'a'\nexport { a }\n", nil},
 		{"brace in a string", "function f() {\n  return '}'\n}\nfunction g() {}\n",
 			[]string{`1-3 func f | function f() |`, `4-4 func g | function g() |`}},

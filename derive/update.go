@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"go/token"
 	"io"
 	"path"
 	"path/filepath"
@@ -209,8 +210,7 @@ func readEntry(root, p string, opt Options) readResult {
 func extractFile(file *File, src []byte) {
 	l, ok := readerFor(file.Path)
 	if !ok {
-		file.Lang = langByExt(file.Path)
-		return
+		l = language{name: langByExt(file.Path), extract: func(string, []byte) ([]Section, error) { return nil, nil }}
 	}
 	file.Lang = l.name
 	defer func() {
@@ -223,6 +223,14 @@ func extractFile(file *File, src []byte) {
 	secs, err := l.extract(file.Path, src)
 	if err != nil {
 		file.Err = err.Error()
+	}
+	for i := range secs {
+		if secs[i].Kind == KindPackage {
+			secs[i].Doc = skipLicence(secs[i].Doc) // the description, not the licence it opens with
+		}
+	}
+	if s, ok := fileWordsSection(file.Path, l.name, src, secs); ok {
+		secs = append(secs, s)
 	}
 	for i := range secs {
 		secs[i].Path = file.Path
@@ -247,7 +255,7 @@ const redactSpan = DocLimit + 64<<10
 
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 2 // 2: sections redacted before the cut
+const formatVersion = 3 // 2: sections redacted before the cut; 3: a code file's own words
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the
@@ -259,6 +267,9 @@ var readerVersions = map[string]int{}
 func readerTag(p string) string {
 	l, ok := readerFor(p)
 	if !ok {
+		if codeLangs[langByExt(p)] {
+			return fmt.Sprintf("words/%d", formatVersion) // a code file no reader reads has its own words
+		}
 		return ""
 	}
 	return fmt.Sprintf("%s/%d.%d", l.name, readerVersions[l.name], formatVersion)
@@ -280,17 +291,19 @@ func readerFor(p string) (language, bool) {
 
 // exportedNames are the names a module lists from a file's sections: its
 // top-level definitions, without methods (a qualified name), headings,
-// package docs, or names a language marks private with a leading "_".
+// package docs, or names a language marks private (a leading "_", a Go
+// name in lower case).
 func exportedNames(secs []Section) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, s := range secs {
 		switch s.Kind {
-		case KindHeading, KindPackage, KindMethod:
+		case KindHeading, KindPackage, KindMethod, memory.SectionFile:
 			continue
 		}
 		for _, name := range strings.Split(s.Name, ", ") {
-			if name == "" || name == "…" || strings.HasPrefix(name, "_") || strings.Contains(name, ".") || seen[name] {
+			if name == "" || name == "…" || strings.HasPrefix(name, "_") || strings.Contains(name, ".") || seen[name] ||
+				(s.Lang == "go" && !token.IsExported(name)) {
 				continue
 			}
 			seen[name] = true
@@ -325,7 +338,7 @@ var extLangs = map[string]string{
 	".kt": "kotlin", ".rb": "ruby", ".php": "php", ".cs": "csharp", ".swift": "swift", ".scala": "scala",
 	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".lua": "lua", ".zig": "zig",
 	".json": "json", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".sql": "sql",
-	".html": "html", ".css": "css", ".scss": "css", ".proto": "protobuf", ".txt": "text", ".rst": "rst",
+	".html": "html", ".css": "css", ".scss": "css", ".proto": "protobuf", ".txt": "text", ".rst": "rst", ".adoc": "asciidoc",
 }
 
 // cutDoc bounds a doc to DocLimit bytes, cut at a word (and never inside

@@ -73,7 +73,7 @@ func TestUpdateIncremental(t *testing.T) {
 		t.Fatalf("first run: %+v", d)
 	}
 	a := d.Changed[0]
-	if a.Lang != "go" || len(a.Sections) != 2 || a.Sections[1].Name != "Hello" || !reflect.DeepEqual(a.Exported, []string{"Hello"}) {
+	if a.Lang != "go" || len(a.Sections) != 3 || a.Sections[1].Name != "Hello" || a.Sections[2].Kind != KindFile || !reflect.DeepEqual(a.Exported, []string{"Hello"}) {
 		t.Errorf("a.go read as %+v", a)
 	}
 	if a.Hash == "" || len(a.Hash) != 16 || a.Size == 0 || a.ModTime == 0 {
@@ -119,7 +119,7 @@ func TestUpdateIncremental(t *testing.T) {
 	if d.Unchanged != 1 {
 		t.Errorf("unchanged %d, want 1 (keep.txt)", d.Unchanged)
 	}
-	if got := d.Changed[0].Sections; len(got) != 1 || got[0].Name != "Bye" {
+	if got := d.Changed[0].Sections; len(got) != 2 || got[0].Name != "Bye" || got[1].Kind != KindFile {
 		t.Errorf("a.go now has %+v", got)
 	}
 	prev = stampsOf(prev, d)

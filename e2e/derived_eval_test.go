@@ -136,16 +136,23 @@ type evalScores struct {
 	Recall1    float64 `json:"recall_at_1"`
 	MRR5       float64 `json:"mrr_at_5"`
 	AnyRecall5 float64 `json:"any_hit_recall_at_5"` // counting every hit's path, not only derived ones
+	// GrepRecall5 is the baseline's: the files `git grep -l -i` finds for
+	// the question's key words, ranked by how many of them each holds.
+	GrepRecall5 float64 `json:"grep_recall_at_5"`
 }
 
 // evalResult is one question's outcome.
 type evalResult struct {
 	evalQuestion
-	Rank    int       `json:"rank"`     // of the first right file among the first 5 derived paths; 0: missed
-	AnyRank int       `json:"any_rank"` // the same over every hit's paths
-	Paths   []string  `json:"paths"`    // the first 5 distinct derived paths
-	First   []evalHit `json:"first"`    // the first 3 hits of any source
-	Seconds float64   `json:"seconds"`  // the recall process, start to exit
+	Rank    int `json:"rank"`     // of the first right file among the first 5 derived paths; 0: missed
+	AnyRank int `json:"any_rank"` // the same over every hit's paths
+	// GrepRank is the rank of the first right file among the baseline's
+	// first 5 (grepFiles); 0: missed.
+	GrepRank  int       `json:"grep_rank"`
+	GrepPaths []string  `json:"grep_paths"` // the baseline's first 5
+	Paths     []string  `json:"paths"`      // the first 5 distinct derived paths
+	First     []evalHit `json:"first"`      // the first 3 hits of any source
+	Seconds   float64   `json:"seconds"`    // the recall process, start to exit
 }
 
 func score(rs []evalResult) evalScores {
@@ -164,9 +171,12 @@ func score(rs []evalResult) evalScores {
 		if r.AnyRank > 0 {
 			s.AnyRecall5++
 		}
+		if r.GrepRank > 0 {
+			s.GrepRecall5++
+		}
 	}
 	n := float64(s.N)
-	s.Recall5, s.Recall1, s.MRR5, s.AnyRecall5 = s.Recall5/n, s.Recall1/n, s.MRR5/n, s.AnyRecall5/n
+	s.Recall5, s.Recall1, s.MRR5, s.AnyRecall5, s.GrepRecall5 = s.Recall5/n, s.Recall1/n, s.MRR5/n, s.AnyRecall5/n, s.GrepRecall5/n
 	return s
 }
 
@@ -198,13 +208,22 @@ func TestDerivedEval(t *testing.T) {
 		CPUs  int        `json:"cpus"`
 		When  time.Time  `json:"when"`
 		Repos []evalRepo `json:"repos"`
+		All   evalScores `json:"all"` // every question of every repository
 	}{Go: runtime.Version(), CPUs: runtime.NumCPU(), When: time.Now().UTC()}
+	var all []evalResult
 	for _, set := range sets {
 		name := strings.TrimSuffix(filepath.Base(set), ".jsonl")
+		if only := os.Getenv("CAIRN_EVAL_ONLY"); only != "" && !slices.Contains(strings.Split(only, ","), name) {
+			continue
+		}
 		t.Run(name, func(t *testing.T) {
-			report.Repos = append(report.Repos, evaluate(t, name, readQuestions(t, set), filepath.Join(root, name)))
+			rep := evaluate(t, name, readQuestions(t, set), filepath.Join(root, name))
+			report.Repos = append(report.Repos, rep)
+			all = append(all, rep.Questions...)
 		})
 	}
+	report.All = score(all)
+	t.Log(overall(report.Repos, report.All))
 	if out := os.Getenv("CAIRN_EVAL_OUT"); out != "" {
 		b, err := json.MarshalIndent(report, "", "  ")
 		if err == nil {
@@ -298,7 +317,9 @@ func evaluate(t *testing.T, name string, qs []evalQuestion, repo string) evalRep
 			t.Fatalf("recall %q: %v: %s", q.Q, err, out)
 		}
 		derived, all, hs := answerPaths(a, true), answerPaths(a, false), a.hits()
+		grep := grepFiles(t, repo, q.Q)
 		r := evalResult{evalQuestion: q, Rank: rankWithin(derived, q.Files, 5), AnyRank: rankWithin(all, q.Files, 5),
+			GrepRank: rankWithin(grep, q.Files, 5), GrepPaths: grep[:min(5, len(grep))],
 			Paths: derived[:min(5, len(derived))], First: hs[:min(3, len(hs))], Seconds: took.Seconds()}
 		rep.Questions = append(rep.Questions, r)
 		times = append(times, r.Seconds)
@@ -336,13 +357,90 @@ func table(rep evalRepo) string {
 	fmt.Fprintf(&b, "%s (%s, %d files): index %.2f s as a process (%.2f s its own count; %d files read, %d sections), recall median %.2f s a question\n",
 		rep.Name, rep.Head, rep.Files, rep.IndexSeconds, time.Duration(idx.Took).Seconds(), idx.Files, idx.Sections, rep.RecallMedianS)
 	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(w, "kind\tn\trecall@5\trecall@1\tMRR@5\tany hit recall@5\t")
+	fmt.Fprintln(w, "kind\tn\trecall@5\trecall@1\tMRR@5\tany hit recall@5\tgit grep recall@5\t")
 	for _, k := range append(slices.Clone(evalKinds), "all") {
 		s := rep.ByKind[k]
-		fmt.Fprintf(w, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t\n", k, s.N, s.Recall5, s.Recall1, s.MRR5, s.AnyRecall5)
+		fmt.Fprintf(w, "%s\t%d\t%.2f\t%.2f\t%.2f\t%.2f\t%.2f\t\n", k, s.N, s.Recall5, s.Recall1, s.MRR5, s.AnyRecall5, s.GrepRecall5)
 	}
 	w.Flush()
 	return b.String()
+}
+
+// overall shows recall@5, cairn's and the baseline's, per repository and
+// over every question.
+func overall(reps []evalRepo, all evalScores) string {
+	var b strings.Builder
+	w := tabwriter.NewWriter(&b, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(w, "repository\tn\tcairn recall@5\tgit grep recall@5\t")
+	for _, r := range reps {
+		s := r.ByKind["all"]
+		fmt.Fprintf(w, "%s\t%d\t%.2f\t%.2f\t\n", r.Name, s.N, s.Recall5, s.GrepRecall5)
+	}
+	fmt.Fprintf(w, "all\t%d\t%.2f\t%.2f\t\n", all.N, all.Recall5, all.GrepRecall5)
+	w.Flush()
+	return "\n" + b.String()
+}
+
+// grepStopWords are the words of a question no file is found by: how a
+// question is asked, not what it is about.
+var grepStopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an and are as at be but by for if in into is it no not of on or such that the
+	their then there these they this to was will with we you your i me my our its what which who whom how why when where
+	do does did has have had been being am were from than so too very can could should would get gets set sets one any
+	all some each other it's does is are find found look lives live defined define implemented implement handled handle
+	done happen happens work works kept keep made make`) {
+		grepStopWords[w] = true
+	}
+}
+
+// grepKeyWords are a question's key words for the baseline: its words,
+// lower case, without stop words or words shorter than three letters.
+func grepKeyWords(q string) []string {
+	var out []string
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '_' || r == '-' || r == '.' || r >= 0x80)
+	}) {
+		w = strings.Trim(w, ".-")
+		if len(w) < 3 || grepStopWords[w] || slices.Contains(out, w) {
+			continue
+		}
+		out = append(out, w)
+	}
+	return out
+}
+
+// grepFiles is the baseline a person without cairn has: `git grep -l -i`
+// for each key word of the question, the files ranked by how many key
+// words each holds, ties by path.
+func grepFiles(t *testing.T, repo, q string) []string {
+	t.Helper()
+	count := map[string]int{}
+	for _, w := range grepKeyWords(q) {
+		out, err := exec.Command("git", "-C", repo, "grep", "-l", "-i", "-F", "-e", w).Output()
+		if ee, ok := err.(*exec.ExitError); ok && ee.ExitCode() == 1 {
+			continue // no file holds it
+		} else if err != nil {
+			t.Fatalf("git grep %q in %s: %v", w, repo, err)
+		}
+		for _, p := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+			if p != "" {
+				count[p]++
+			}
+		}
+	}
+	files := make([]string, 0, len(count))
+	for p := range count {
+		files = append(files, p)
+	}
+	sort.Slice(files, func(i, j int) bool {
+		if count[files[i]] != count[files[j]] {
+			return count[files[i]] > count[files[j]]
+		}
+		return files[i] < files[j]
+	})
+	return files
 }
 
 // miss says what a missed question wanted and what came first instead.
@@ -355,8 +453,8 @@ func miss(r evalResult) string {
 		}
 		got = append(got, fmt.Sprintf("%s %q", where, h.Title+h.Name))
 	}
-	return fmt.Sprintf("miss [%s] %q: want %s; derived paths %v; first %s",
-		r.Kind, r.Q, strings.Join(r.Files, " or "), r.Paths, strings.Join(got, "; "))
+	return fmt.Sprintf("miss [%s] %q: want %s; derived paths %v; first %s; git grep %v",
+		r.Kind, r.Q, strings.Join(r.Files, " or "), r.Paths, strings.Join(got, "; "), r.GrepPaths)
 }
 
 // TestEvalScoring: the evaluation counts a right file only among the first
@@ -402,5 +500,36 @@ func TestEvalScoring(t *testing.T) {
 	s := score([]evalResult{{Rank: 1, AnyRank: 1}, {Rank: 2, AnyRank: 2}, {Rank: 0, AnyRank: 3}, {Rank: 0}})
 	if s.Recall5 != 0.5 || s.Recall1 != 0.25 || s.MRR5 != 0.375 || s.AnyRecall5 != 0.75 {
 		t.Errorf("scores %+v, want recall@5 0.5, recall@1 0.25, MRR@5 0.375, any 0.75", s)
+	}
+}
+
+// TestGrepBaseline: the baseline greps the question's key words, not how
+// it is asked, and ranks the files holding more of them first, ties by
+// path.
+func TestGrepBaseline(t *testing.T) {
+	t.Parallel()
+	if got, want := grepKeyWords("Where is the retry policy configured, and the retry.go file?"), []string{"retry", "policy", "configured", "retry.go", "file"}; !slices.Equal(got, want) {
+		t.Errorf("key words %v, want %v", got, want)
+	}
+	repo := t.TempDir()
+	for name, body := range map[string]string{
+		"b.go":      "// Retry policy: how often a request is tried again.\n",
+		"a.go":      "// The RETRY count.\n",
+		"c.md":      "Retry, with a policy.\n",
+		"other.txt": "nothing to see\n",
+		"where.txt": "where is the\n",
+	} {
+		os.WriteFile(filepath.Join(repo, name), []byte(body), 0o644)
+	}
+	for _, args := range [][]string{{"init", "-q"}, {"add", "-A"}} {
+		if out, err := exec.Command("git", append([]string{"-C", repo}, args...)...).CombinedOutput(); err != nil {
+			t.Fatalf("git %v: %v: %s", args, err, out)
+		}
+	}
+	if got, want := grepFiles(t, repo, "where is the retry policy?"), []string{"b.go", "c.md", "a.go"}; !slices.Equal(got, want) {
+		t.Errorf("grep files %v, want %v", got, want)
+	}
+	if got := grepFiles(t, repo, "where is the zebra?"); len(got) != 0 {
+		t.Errorf("grep files for a word no file holds: %v, want none", got)
 	}
 }

@@ -222,10 +222,12 @@ func (x *derivedIndex) update(ctx context.Context, ds DerivedSource, pid string)
 
 func (x *derivedIndex) add(f memory.DerivedFile) {
 	fd := fileDocs{stamp: f.Stamp}
+	own := false // the reader gave the file a section of its own words
 	for _, s := range f.Sections {
 		fd.docs = append(fd.docs, x.addSection(s))
+		own = own || s.Kind == memory.SectionFile
 	}
-	if s, ok := fileSection(f); ok {
+	if s, ok := fileSection(f); ok && !own {
 		fd.docs = append(fd.docs, x.addSection(s))
 	}
 	x.files[f.Path] = fd
@@ -242,7 +244,7 @@ func fileSection(f memory.DerivedFile) (memory.Section, bool) {
 	name := strings.TrimSuffix(base, path.Ext(base))
 	var names []string
 	for _, s := range f.Sections {
-		if s.Kind == memory.SectionPackage || s.Kind == memory.SectionHeading || len(names) == maxFileNames {
+		if s.Kind == memory.SectionPackage || s.Kind == memory.SectionHeading || s.Kind == memory.SectionFile || len(names) == maxFileNames {
 			continue
 		}
 		names = append(names, s.Name)
@@ -356,10 +358,11 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			}
 		}
 		x.mu.RUnlock()
+		code := asksWhereCode(req.Query)
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
 			if h.Part != PartPath {
-				h.Explain.Relevance *= pathPrior(h.Path)
+				h.Explain.Relevance *= sectionPrior(h.Section, code)
 			}
 			h.Explain.Final = h.Explain.Relevance
 			h.Score = h.Explain.Final
@@ -393,20 +396,109 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 // sectionsPerFile is how many sections of one file a recall returns.
 const sectionsPerFile = 2
 
-// pathPrior weighs where a section lives: a test, or the history of
-// changes (a changelog, release notes), says less of what the code is
-// now than the code and its docs do.
+// sectionPrior weighs a section by what it is and where it lives, for a
+// question that asks where some code is (code) or not: the code a
+// "where is …" question is about stands above a doc that explains or
+// mentions it, what a file defines for its own use a little below what
+// it offers, and tests, examples and vendored copies below the code they
+// exercise.
+func sectionPrior(s memory.Section, code bool) float64 {
+	w := pathPrior(s.Path)
+	if code && docSection(s) {
+		w *= whereDocWeight
+	}
+	if privateName(s) {
+		w *= privateWeight
+	}
+	return w
+}
+
+// The weights of sectionPrior.
+const (
+	whereDocWeight = 0.6  // a doc's section, when the question asks where code is
+	privateWeight  = 0.92 // a name its language keeps to its file or package
+)
+
+// asksWhereCode reports a question that asks where something is in the
+// code ("where is the retry policy configured?", "which file parses
+// flags?"), not how to do something or where a doc says it.
+func asksWhereCode(q string) bool {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '\'')
+	})
+	where := false
+	for i, w := range words {
+		switch w {
+		case "where", "where's":
+			where = true
+		case "function", "functions", "method", "class", "type", "struct", "code", "implemented", "implementation", "defined", "declared":
+			if i > 0 && (words[i-1] == "which" || words[i-1] == "what") {
+				where = true
+			}
+		case "doc", "docs", "documented", "documentation", "guide", "tutorial", "explained", "described", "readme", "faq", "changelog", "manual":
+			return false
+		}
+	}
+	return where
+}
+
+// docLangs are the languages of prose.
+var docLangs = map[string]bool{"markdown": true, "rst": true, "asciidoc": true, "text": true}
+
+// docSection reports a section of prose: a heading of a document or a
+// document's own summary.
+func docSection(s memory.Section) bool {
+	return s.Kind == memory.SectionHeading || docLangs[s.Lang]
+}
+
+// privateName reports a definition its language keeps private: a Go name
+// in lower case, a Python or JavaScript name with a leading underscore
+// (a method's own name, after its type's).
+func privateName(s memory.Section) bool {
+	switch s.Kind {
+	case memory.SectionFunc, memory.SectionMethod, memory.SectionType, memory.SectionClass, memory.SectionConst, memory.SectionVar:
+	default:
+		return false
+	}
+	name := s.Name[strings.LastIndexByte(s.Name, '.')+1:]
+	if name == "" {
+		return false
+	}
+	switch s.Lang {
+	case "go":
+		return name[0] < 'A' || name[0] > 'Z'
+	case "python", "javascript", "typescript":
+		return name[0] == '_' && !strings.HasSuffix(name, "__")
+	}
+	return false
+}
+
+// pathPrior weighs where a section lives: a test, an example, a vendored
+// copy or a benchmark, or the history of changes (a changelog, release
+// notes), says less of what the code is now than the code and its docs
+// do.
 func pathPrior(p string) float64 {
 	lower := strings.ToLower(p)
 	base := path.Base(lower)
+	in := func(dirs ...string) bool {
+		for _, d := range dirs {
+			if strings.HasPrefix(lower, d+"/") || strings.Contains(lower, "/"+d+"/") {
+				return true
+			}
+		}
+		return false
+	}
 	switch {
 	case strings.HasPrefix(base, "changelog") || strings.HasPrefix(base, "changes") || strings.HasPrefix(base, "history") ||
 		strings.HasPrefix(base, "news") || strings.Contains(base, "release-notes") || strings.Contains(base, "release_notes"):
 		return 0.7
-	case strings.HasPrefix(lower, "test/") || strings.HasPrefix(lower, "tests/") || strings.Contains(lower, "/test/") ||
-		strings.Contains(lower, "/tests/") || strings.Contains(lower, "/testdata/") || strings.Contains(base, "_test.") ||
+	case in("vendor", "third_party", "third-party", "thirdparty", "node_modules", "external", "extern"):
+		return 0.7
+	case in("test", "tests", "testdata", "testing", "__tests__", "spec", "fixtures", "e2e") || strings.Contains(base, "_test.") ||
 		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasPrefix(base, "test_") ||
 		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests"):
+		return 0.7
+	case in("examples", "example", "_examples", "samples", "sample", "demo", "demos", "benches", "bench", "benchmarks", "benchmark"):
 		return 0.8
 	}
 	return 1

@@ -129,3 +129,87 @@ func TestEngineFollowsAnIndexRun(t *testing.T) {
 		t.Fatalf("a removed file's section is still served: %+v", r)
 	}
 }
+
+// "Where is X?" ranks the code that does X above the doc that explains
+// it, a test or an example of it, and a file's own names above its
+// private helpers'; "how do I …?" still finds the doc first.
+func TestWhereRanksTheCode(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	doc := func(p string, line int, name, text string) memory.Section {
+		s := section(p, line, memory.SectionHeading, name, "", text)
+		s.Lang = "markdown"
+		return s
+	}
+	f.derive(t,
+		memory.DerivedFile{Path: "lib/content-type-parser.js", Lang: "javascript", Sections: []memory.Section{
+			{Path: "lib/content-type-parser.js", Line: 1, EndLine: 300, Kind: memory.SectionFile, Lang: "javascript", Name: "content-type-parser",
+				Signature: "lib/content-type-parser.js", Doc: "lib content type parser body parse request add parser"},
+		}},
+		memory.DerivedFile{Path: "docs/Reference/ContentTypeParser.md", Lang: "markdown", Sections: []memory.Section{
+			doc("docs/Reference/ContentTypeParser.md", 3, "Content-Type Parser", "Fastify parses the request body by its content type; add your own content type parser."),
+		}},
+		memory.DerivedFile{Path: "test/content-type-parser.test.js", Lang: "javascript", Sections: []memory.Section{
+			{Path: "test/content-type-parser.test.js", Line: 1, EndLine: 90, Kind: memory.SectionFile, Lang: "javascript", Name: "content-type-parser.test",
+				Signature: "test/content-type-parser.test.js", Doc: "test content type parser body parse request parser parser"},
+		}},
+		memory.DerivedFile{Path: "examples/parser.js", Lang: "javascript", Sections: []memory.Section{
+			{Path: "examples/parser.js", Line: 1, EndLine: 20, Kind: memory.SectionFile, Lang: "javascript", Name: "parser",
+				Signature: "examples/parser.js", Doc: "examples parser content type body parse request"},
+		}},
+	)
+	f.build(t)
+	first := func(q string) string {
+		t.Helper()
+		resp := f.recall(t, q)
+		if len(resp.Repository) == 0 {
+			t.Fatalf("%q: no section", q)
+		}
+		return resp.Repository[0].Path
+	}
+	if got := first("where are request bodies parsed according to their content type?"); got != "lib/content-type-parser.js" {
+		t.Errorf("where …: %s first, want the code", got)
+	}
+	if got := first("how do I add my own content type parser?"); got != "docs/Reference/ContentTypeParser.md" {
+		t.Errorf("how do I …: %s first, want the doc", got)
+	}
+	if got := first("where is the content type parser documented?"); got != "docs/Reference/ContentTypeParser.md" {
+		t.Errorf("where … documented: %s first, want the doc", got)
+	}
+}
+
+func TestSectionPrior(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]bool{
+		"where is the retry policy configured?":   true,
+		"Where's the event loop?":                 true,
+		"which function parses the flags?":        true,
+		"how do I run the tests?":                 false,
+		"where is the retry policy documented?":   false,
+		"which files are skipped without a flag?": false,
+		"in what order do hooks run?":             false,
+	} {
+		if got := asksWhereCode(q); got != want {
+			t.Errorf("asksWhereCode(%q) = %v, want %v", q, got, want)
+		}
+	}
+	code := memory.Section{Kind: memory.SectionFunc, Lang: "go", Name: "Program.Send", Path: "tea.go"}
+	private := memory.Section{Kind: memory.SectionMethod, Lang: "go", Name: "Program.eventLoop", Path: "tea.go"}
+	pyPrivate := memory.Section{Kind: memory.SectionFunc, Lang: "python", Name: "_prepare", Path: "app.py"}
+	dunder := memory.Section{Kind: memory.SectionMethod, Lang: "python", Name: "Config.__init__", Path: "config.py"}
+	heading := memory.Section{Kind: memory.SectionHeading, Lang: "markdown", Name: "Events", Path: "docs/events.md"}
+	if !(sectionPrior(code, true) > sectionPrior(private, true) && sectionPrior(private, true) > sectionPrior(heading, true)) {
+		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, true), sectionPrior(private, true), sectionPrior(heading, true))
+	}
+	if sectionPrior(heading, false) != 1 || sectionPrior(pyPrivate, false) >= 1 || sectionPrior(dunder, false) != 1 {
+		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, false), sectionPrior(pyPrivate, false), sectionPrior(dunder, false))
+	}
+	for p, want := range map[string]float64{
+		"lib/reply.js": 1, "test/reply.test.js": 0.7, "pkg/x_test.go": 0.7, "examples/chat/main.go": 0.8,
+		"vendor/github.com/x/y.go": 0.7, "third_party/zlib/inflate.c": 0.7, "CHANGELOG.md": 0.7, "benches/search.rs": 0.8,
+	} {
+		if got := pathPrior(p); got != want {
+			t.Errorf("pathPrior(%s) = %v, want %v", p, got, want)
+		}
+	}
+}

@@ -316,7 +316,7 @@ func init() {
 // kind of assignment that makes it, and whether it says so strongly (a
 // word like password or token, rather than only key, auth, pass or pwd).
 func secretName(name string, env bool) (rule string, strong, ok bool) {
-	segs := segments(name)
+	segs := Segments(name)
 	if len(segs) == 0 || benignLast[segs[len(segs)-1]] {
 		return "", false, false
 	}
@@ -354,8 +354,10 @@ func secretName(name string, env bool) (rule string, strong, ok bool) {
 	return rule, strong, true
 }
 
-// segments splits a key name at separators and camelCase humps, lower-cased.
-func segments(name string) []string {
+// Segments splits a name at separators and camelCase humps, lower-cased
+// ("passwordHash" is password, hash; "APIKey" is api, key). Derived memory
+// splits identifiers into words with it too.
+func Segments(name string) []string {
 	var segs []string
 	start := -1
 	flush := func(i int) {

@@ -221,15 +221,19 @@ func sectionRows(files []memory.DerivedFile) []repoRow {
 	var rows []repoRow
 	for i := range files {
 		f := &files[i]
-		if len(f.Sections) == 0 {
-			rows = append(rows, repoRow{file: f})
-			continue
-		}
 		// By line: a README's summary paragraph (line 3) after its title
-		// (line 1), README.md:1 before README.md:10.
+		// (line 1), README.md:1 before README.md:10. A file's own words
+		// are recall's, not a section to browse (derive.OutlineOf does
+		// not count them either).
 		start := len(rows)
 		for j := range f.Sections {
-			rows = append(rows, repoRow{file: f, sec: &f.Sections[j]})
+			if f.Sections[j].Kind != memory.SectionFile {
+				rows = append(rows, repoRow{file: f, sec: &f.Sections[j]})
+			}
+		}
+		if len(rows) == start {
+			rows = append(rows, repoRow{file: f})
+			continue
 		}
 		sort.SliceStable(rows[start:], func(i, j int) bool { return rows[start+i].sec.Line < rows[start+j].sec.Line })
 	}

@@ -32,7 +32,7 @@ def backoff(attempt: int,
             ) -> float:
     '''Seconds to wait before attempt number *attempt*.'''
     def inner():
-        """A nested function is not a section."""
+        """A nested function is a section of its own."""
         return random.random() * JITTER
     return base * 2 ** attempt + inner()
 
