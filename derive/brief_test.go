@@ -220,6 +220,16 @@ func TestReadmePurpose(t *testing.T) {
 	if got := rootReadme([]string{"docs/README.md", "README.rst", "README.md", "README"}); got != "README.md" {
 		t.Errorf("root README %q", got)
 	}
+	// A README of a part or in another language sorts before README.md
+	// ("-" and "." before "m") and is not what the project is.
+	for _, ps := range [][]string{{"README-VIM.md", "README.md"}, {"README.de.md", "README.rst"}, {"README-VIM.md", "README"}} {
+		if got := rootReadme(ps); got != ps[1] {
+			t.Errorf("root README of %q: %q", ps, got)
+		}
+	}
+	if got := rootReadme([]string{"README-VIM.md"}); got != "README-VIM.md" {
+		t.Errorf("the only README: %q", got)
+	}
 }
 
 // FuzzReadmePurpose: no README makes the facts panic, and the purpose

@@ -20,7 +20,8 @@ const (
 
 // rootReadme is the README in the root the project's title and purpose
 // come from: README.md first, then other spellings (README.rst,
-// README.txt, README), "" when there is none.
+// README.txt, README), then READMEs of a part or in another language
+// (README-VIM.md, README.de.md), "" when there is none.
 func rootReadme(paths []string) string {
 	best, rank := "", 99
 	for _, p := range paths {
@@ -35,6 +36,9 @@ func rootReadme(paths []string) string {
 			r = 1
 		case "", ".txt":
 			r = 2
+		}
+		if stem := strings.TrimSuffix(p, path.Ext(p)); !strings.EqualFold(stem, "readme") {
+			r += 10 // README-VIM.md, README.de.md: about a part, or another language
 		}
 		if r < rank || r == rank && p < best {
 			best, rank = p, r
