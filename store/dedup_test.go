@@ -315,6 +315,7 @@ func TestSecretsAreRefusedBeforeDedup(t *testing.T) {
 }
 
 func TestImportReinforcesTheSameFactOnce(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	s := rememberAs(t, db, &memory.Memory{Layer: memory.LayerInvariant, Body: "Never commit .env files"}, memory.ActorUser)
 	recs := []memory.Record{
@@ -340,16 +341,15 @@ func TestImportReinforcesTheSameFactOnce(t *testing.T) {
 
 	// Undone with the import when it does not land.
 	cctx, cancel := context.WithCancel(ctx)
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage == "commit" {
 			cancel()
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	if _, err := db.Import(cctx, testPID, recs[:1], memory.ActorUser); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
 	}
-	importStep = nil
+	db.testStep = nil
 	if got, _ := db.Get(ctx, s.ID); got.Salience.Reinforcements != 1 {
 		t.Fatalf("a cancelled import left its reinforcement: %d", got.Salience.Reinforcements)
 	}

@@ -18,6 +18,7 @@ import (
 // An export's earlier versions and timeline come back as they were, once;
 // an import refused later takes them back with everything else.
 func TestImportKeepsHistoryAndTimeline(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	const ev1, ev2 = "01JD0000000000000000000EV1", "01JD0000000000000000000EV2"
@@ -67,12 +68,11 @@ func TestImportKeepsHistoryAndTimeline(t *testing.T) {
 		more = append(more, memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("filler %d", i)})
 	}
 	var batches atomic.Int32
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage == "batch" {
 			batches.Add(1)
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	chunks := memory.Chunks(more, memory.ImportChunk)
 	broken := errors.New("the source broke")
 	_, err = db.ImportStream(ctx, otherPID, func() ([]memory.Record, error) {
