@@ -64,7 +64,10 @@ func TestImportKeepsHistoryAndTimeline(t *testing.T) {
 	}
 	more := slices.Clone(recs)
 	more[0].ID = idB
-	for i := range 12000 {
+	// Two chunks of filler after the history's: what is refused late
+	// needs batches written before it (asserted below), not many of them
+	// (12,000 records took the race detector three times as long).
+	for i := range 2 * memory.ImportChunk {
 		more = append(more, memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("filler %d", i)})
 	}
 	var batches atomic.Int32
