@@ -24,7 +24,7 @@ build:
 # after. CI runs this.
 test: deps lint
 	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -race -count=1 -timeout 20m -skip '^($(UNRACED))$$' $(LONGEST) ./...
-	@for t in $(subst |, ,$(UNRACED)); do go test -list "^$$t$$" $(UNRACED_PKGS) | grep -qx "$$t" || { echo "UNRACED names $$t, which is no test of $(UNRACED_PKGS): rename it there too"; exit 1; }; done
+	@tests=$$(go test -list '^($(UNRACED))$$' $(UNRACED_PKGS)) || exit 1; for t in $(subst |, ,$(UNRACED)); do echo "$$tests" | grep -qx "$$t" || { echo "UNRACED names $$t, which is no test of $(UNRACED_PKGS): rename it there too"; exit 1; }; done
 	go run gotest.tools/gotestsum@$(GOTESTSUM) --format pkgname-and-test-fails -- -count=1 -timeout 20m -run '^($(UNRACED))$$' $(UNRACED_PKGS)
 
 # The packages whose tests take longest, named first so that go test
