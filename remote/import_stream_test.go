@@ -43,10 +43,14 @@ func settled(t *testing.T, db *store.DB) int {
 func TestRemoteImportStreams(t *testing.T) {
 	t.Parallel()
 	c, db, _ := serve(t)
-	recs := streamRecords(5000)
+	// Five chunks, the failures in the last: what matters is that chunks
+	// were written before it, not their size (chunks of 1,000 records
+	// took the race detector five times as long for the same steps).
+	const chunk = 200
+	recs := streamRecords(5 * chunk)
 
-	badSource := errors.New("line 4001: malformed JSON")
-	chunks := memory.Chunks(recs, 1000)
+	badSource := errors.New("line 801: malformed JSON")
+	chunks := memory.Chunks(recs, chunk)
 	sent := 0
 	_, err := c.ImportStream(ctx, pid, func() ([]memory.Record, error) {
 		if sent == 4 {
@@ -59,15 +63,16 @@ func TestRemoteImportStreams(t *testing.T) {
 		t.Fatalf("a source failing late: err %v, store changed", err)
 	}
 
-	secret := streamRecords(5000)
-	secret[4500].Body = "token: ghp_" + strings.Repeat("aB3", 12)
-	_, err = c.ImportStream(ctx, pid, memory.Chunks(secret, 1000), memory.ActorUser)
+	secret := streamRecords(5 * chunk)
+	late := 4*chunk + chunk/2
+	secret[late].Body = "token: ghp_" + strings.Repeat("aB3", 12)
+	_, err = c.ImportStream(ctx, pid, memory.Chunks(secret, chunk), memory.ActorUser)
 	var ie *memory.ImportError
-	if !errors.As(err, &ie) || ie.Index != 4500 || !errors.Is(err, memory.ErrSecret) || settled(t, db) != 0 {
+	if !errors.As(err, &ie) || ie.Index != late || !errors.Is(err, memory.ErrSecret) || settled(t, db) != 0 {
 		t.Fatalf("a secret in a late chunk: err %v, store changed", err)
 	}
 
-	res, err := c.ImportStream(ctx, pid, memory.Chunks(recs, 1000), memory.ActorUser)
+	res, err := c.ImportStream(ctx, pid, memory.Chunks(recs, chunk), memory.ActorUser)
 	if err != nil || res.Added != len(recs) || len(res.New) != len(recs) || settled(t, db) != len(recs) {
 		t.Fatalf("streamed import: %+v %v", res.Added, err)
 	}
@@ -118,10 +123,13 @@ func TestRemoteImportLostHalfWay(t *testing.T) {
 		stop()
 		db.Close()
 	})
-	recs := streamRecords(6000)
+	// Import sends chunks of memory.ImportChunk records and is lost at the
+	// third answer, so it needs three; the stream is lost at its third of
+	// six chunks, whose size does not matter (a sixth of that is enough).
+	recs := streamRecords(3 * memory.ImportChunk)
 
 	at.Store(3)
-	_, err = c.ImportStream(ctx, pid, memory.Chunks(recs, 1000), memory.ActorUser)
+	_, err = c.ImportStream(ctx, pid, memory.Chunks(recs[:len(recs)/6], len(recs)/36), memory.ActorUser)
 	if !errors.Is(err, errLost) || !strings.Contains(err.Error(), "nothing was imported") || settled(t, db) != 0 {
 		t.Fatalf("stream lost half way: %v", err)
 	}

@@ -282,6 +282,7 @@ func TestKilledImportIsAllOrNothing(t *testing.T) {
 }
 
 func TestCancelledImportRollsBack(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seedBase(t, dir)
 	db, err := Open(dir, importOptions)
@@ -290,12 +291,11 @@ func TestCancelledImportRollsBack(t *testing.T) {
 	}
 	recs := bigImport(t, db)
 	cctx, cancel := context.WithCancel(ctx)
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage == "batch" && n == 3 {
 			cancel()
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	_, err = db.Import(cctx, testPID, recs, memory.ActorUser)
 	if !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
@@ -315,6 +315,7 @@ func TestCancelledImportRollsBack(t *testing.T) {
 // another writer changed after the import wrote it keeps that change, and
 // other writers' memories stay.
 func TestUndoKeepsOtherWritersChanges(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seedBase(t, dir)
 	db := reopenWith(t, dir, importOptions)
@@ -322,7 +323,7 @@ func TestUndoKeepsOtherWritersChanges(t *testing.T) {
 	base0, _ := db.GetByRef(ctx, testPID, "base-0")
 	cctx, cancel := context.WithCancel(ctx)
 	var mine *memory.Memory
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		switch {
 		case stage == "batch" && n == 1: // the base updates are written
 			body := "base fact 0: a person corrected this during the import"
@@ -337,7 +338,6 @@ func TestUndoKeepsOtherWritersChanges(t *testing.T) {
 			cancel()
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	if _, err := db.Import(cctx, testPID, recs, memory.ActorUser); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
 	}

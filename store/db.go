@@ -52,6 +52,8 @@ const memTableSize = 32 << 20
 type DB struct {
 	// testStep is importStep for this store alone (tests only).
 	testStep func(stage string, n int)
+	// testRunStep is runStepHook for this store alone (tests only).
+	testRunStep func(stage string, n int)
 
 	bdb  *badger.DB
 	dir  string

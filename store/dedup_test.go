@@ -315,6 +315,7 @@ func TestSecretsAreRefusedBeforeDedup(t *testing.T) {
 }
 
 func TestImportReinforcesTheSameFactOnce(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	s := rememberAs(t, db, &memory.Memory{Layer: memory.LayerInvariant, Body: "Never commit .env files"}, memory.ActorUser)
 	recs := []memory.Record{
@@ -340,16 +341,15 @@ func TestImportReinforcesTheSameFactOnce(t *testing.T) {
 
 	// Undone with the import when it does not land.
 	cctx, cancel := context.WithCancel(ctx)
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage == "commit" {
 			cancel()
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	if _, err := db.Import(cctx, testPID, recs[:1], memory.ActorUser); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled import: %v", err)
 	}
-	importStep = nil
+	db.testStep = nil
 	if got, _ := db.Get(ctx, s.ID); got.Salience.Reinforcements != 1 {
 		t.Fatalf("a cancelled import left its reinforcement: %d", got.Salience.Reinforcements)
 	}
@@ -538,7 +538,10 @@ func TestBackfillChild(t *testing.T) {
 func TestKilledBackfillFinishesAtOpen(t *testing.T) {
 	t.Parallel()
 	db, dir := openTest(t)
-	n := backfillBatch*2 + 500
+	// The child is killed after the first batch: the store needs more than
+	// one for the kill to leave part of the index (half a batch more does;
+	// two and a half batches took the race detector twice as long).
+	n := backfillBatch + backfillBatch/2
 	recs := make([]memory.Record, n)
 	for i := range recs {
 		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("fact %d: module m%d owns the table t%d", i, i, i)}

@@ -18,6 +18,7 @@ import (
 // An export's earlier versions and timeline come back as they were, once;
 // an import refused later takes them back with everything else.
 func TestImportKeepsHistoryAndTimeline(t *testing.T) {
+	t.Parallel()
 	db, _ := openTest(t)
 	t0 := time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)
 	const ev1, ev2 = "01JD0000000000000000000EV1", "01JD0000000000000000000EV2"
@@ -63,16 +64,18 @@ func TestImportKeepsHistoryAndTimeline(t *testing.T) {
 	}
 	more := slices.Clone(recs)
 	more[0].ID = idB
-	for i := range 12000 {
+	// Two chunks of filler after the history's: what is refused late
+	// needs batches written before it (asserted below), not many of them
+	// (12,000 records took the race detector three times as long).
+	for i := range 2 * memory.ImportChunk {
 		more = append(more, memory.Record{Layer: memory.Layers[i%6], Body: fmt.Sprintf("filler %d", i)})
 	}
 	var batches atomic.Int32
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage == "batch" {
 			batches.Add(1)
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	chunks := memory.Chunks(more, memory.ImportChunk)
 	broken := errors.New("the source broke")
 	_, err = db.ImportStream(ctx, otherPID, func() ([]memory.Record, error) {

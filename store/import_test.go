@@ -123,16 +123,29 @@ func TestImportRefusesWholeInput(t *testing.T) {
 func TestLargeImportSpansTransactions(t *testing.T) {
 	t.Parallel()
 	db, _ := openTest(t)
-	recs := make([]memory.Record, 5000)
+	// Enough to span more than one transaction (asserted below), which is
+	// all the test needs: 5,000 spanned three, in twice the race
+	// detector's time.
+	const n = 2500
+	recs := make([]memory.Record, n)
 	for i := range recs {
 		recs[i] = memory.Record{Layer: memory.Layers[i%6], Body: strings.Repeat("x", 1500) + " " + newID()}
 	}
+	var batches int
+	db.testStep = func(stage string, n int) {
+		if stage == "batch" {
+			batches = n
+		}
+	}
 	res, err := db.Import(ctx, testPID, recs, memory.ActorUser)
-	if err != nil || res.Added != 5000 {
+	if err != nil || res.Added != n {
 		t.Fatalf("%+v %v", res, err)
 	}
+	if batches < 2 {
+		t.Fatalf("the import fit in %d transaction: the test proves nothing", batches)
+	}
 	c, _ := db.Count(ctx, testPID)
-	if c.Total(memory.StatusActive) != 5000 {
+	if c.Total(memory.StatusActive) != n {
 		t.Fatalf("count %d", c.Total(memory.StatusActive))
 	}
 }
@@ -192,21 +205,21 @@ func TestImportRetryReturnsTheResultThatLanded(t *testing.T) {
 // An attempt that was cancelled half way left nothing, so its retry
 // imports everything and says so.
 func TestImportRetryAfterACancelledAttempt(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	seedBase(t, dir)
 	db := reopenWith(t, dir, importOptions)
 	recs := bigImport(t, db)
 	ictx, cancel := context.WithCancel(memory.WithImportID(ctx, memory.NewID()))
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage == "batch" && n == 2 {
 			cancel()
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	if _, err := db.Import(ictx, testPID, recs, memory.ActorUser); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled attempt: %v", err)
 	}
-	importStep = nil
+	db.testStep = nil
 	res, err := db.Import(memory.WithImportID(ctx, memory.ImportID(ictx)), testPID, recs, memory.ActorUser)
 	if err != nil || res.Added != importNew || res.Updated != importBase || res.Edges != importLinks || len(res.New) != importNew {
 		t.Fatalf("retry: added %d updated %d edges %d new %d, %v", res.Added, res.Updated, res.Edges, len(res.New), err)
@@ -217,6 +230,7 @@ func TestImportRetryAfterACancelledAttempt(t *testing.T) {
 // source, or a record of a late chunk) finds batches already written:
 // they are undone, and the store is as it was.
 func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
+	t.Parallel()
 	// Three chunks of the stream; the stores have small memtables, so each
 	// chunk is several batches (see importOptions).
 	recs := make([]memory.Record, 2*memory.ImportChunk+500)
@@ -249,9 +263,10 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			db := reopenWith(t, t.TempDir(), importOptions)
 			var batches, undone atomic.Int32
-			importStep = func(stage string, n int) {
+			db.testStep = func(stage string, n int) {
 				switch stage {
 				case "batch":
 					batches.Add(1)
@@ -259,7 +274,6 @@ func TestStreamedImportFailingLateUndoesWhatItWrote(t *testing.T) {
 					undone.Add(1)
 				}
 			}
-			t.Cleanup(func() { importStep = nil })
 			_, err := db.ImportStream(ctx, testPID, c.next, memory.ActorUser)
 			if !c.want(err) {
 				t.Fatalf("err = %v", err)
@@ -302,17 +316,34 @@ func TestImportOfTheLargestMemoriesFitsTransactions(t *testing.T) {
 		}
 		return b.String()
 	}
-	recs := make([]memory.Record, 120)
+	// What is bounded is one batch, so the records need only fill more
+	// than one: each import must be cut into at least two batches (checked
+	// below), which 48 do (120 did the same, in two and a half times the
+	// race detector's time).
+	recs := make([]memory.Record, 48)
 	for i := range recs {
 		recs[i] = memory.Record{ID: newID(), Layer: memory.LayerState, Title: fmt.Sprintf("large %d", i), Body: body(i, 1), Tags: []string{"a", "b", "c"}}
+	}
+	var batches int
+	db.testStep = func(stage string, n int) {
+		if stage == "batch" {
+			batches = n
+		}
 	}
 	if res, err := db.Import(ctx, testPID, recs, memory.ActorUser); err != nil || res.Added != len(recs) {
 		t.Fatalf("first import: %+v %v", res, err)
 	}
+	if batches < 2 {
+		t.Fatalf("the first import wrote %d batch: none was filled to its bound, the test proves nothing", batches)
+	}
 	for i := range recs {
 		recs[i].Body = body(i, 2)
 	}
+	batches = 0
 	if res, err := db.Import(ctx, testPID, recs, memory.ActorUser); err != nil || res.Updated != len(recs) {
 		t.Fatalf("second import: %+v %v", res, err)
+	}
+	if batches < 2 {
+		t.Fatalf("the second import wrote %d batch: none was filled to its bound, the test proves nothing", batches)
 	}
 }

@@ -109,9 +109,14 @@ func asBefore(txn *badger.Txn, run string, cur *memory.Memory) (bool, error) {
 
 // runStepHook, when set (by tests), is called after each batch of a run,
 // of its rollback and of its undo, so a test can stop the process there.
+// A test that sets it runs alone; a parallel test sets its store's
+// testRunStep.
 var runStepHook func(stage string, n int)
 
-func runStepAt(stage string, n int) {
+func (db *DB) runStepAt(stage string, n int) {
+	if db.testRunStep != nil {
+		db.testRunStep(stage, n)
+	}
 	if runStepHook != nil {
 		runStepHook(stage, n)
 	}
@@ -187,7 +192,7 @@ func (db *DB) Apply(ctx context.Context, run memory.Run, ops []memory.Op) (memor
 		batch++
 		err = db.applyBatch(ctx, &run, ops[start:n], batch)
 		if err == nil {
-			runStepAt("batch", batch)
+			db.runStepAt("batch", batch)
 		}
 	}
 	if err == nil {
@@ -199,7 +204,7 @@ func (db *DB) Apply(ctx context.Context, run memory.Run, ops []memory.Op) (memor
 		}
 		return run, err
 	}
-	runStepAt("done", 0)
+	db.runStepAt("done", 0)
 	return run, nil
 }
 
@@ -907,7 +912,7 @@ func (db *DB) takeBackRun(id string) error {
 		if err != nil {
 			return err
 		}
-		runStepAt("rollback", len(chunks)-i)
+		db.runStepAt("rollback", len(chunks)-i)
 	}
 	return db.writeUnchecked(func(txn *badger.Txn) error {
 		var run memory.Run

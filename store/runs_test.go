@@ -374,6 +374,7 @@ func TestApplyRetryWritesNothingMore(t *testing.T) {
 // A step whose subject changed since the run was planned fails the whole
 // run, which leaves the store exactly as it was.
 func TestStaleStepFailsTheWholeRun(t *testing.T) {
+	t.Parallel()
 	// Each setup changes the store after the run was "planned" and returns
 	// the run and the id its error must name.
 	cases := []struct {
@@ -452,14 +453,14 @@ func TestStaleStepFailsTheWholeRun(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
+			t.Parallel()
 			db, _ := openTest(t)
 			batches := 0
-			runStepHook = func(stage string, n int) {
+			db.testRunStep = func(stage string, n int) {
 				if stage == "batch" {
 					batches = n
 				}
 			}
-			t.Cleanup(func() { runStepHook = nil })
 			ops, about := c.setup(t, db)
 			before := rawDump(t, db)
 			_, err := db.Apply(ctx, memory.Run{Project: testPID}, ops)

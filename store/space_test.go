@@ -217,6 +217,7 @@ func TestWriteReserveFollowsOptions(t *testing.T) {
 // An import that runs out of room half way is undone: all or nothing
 // holds on a full disk too, and the retry after freeing space lands whole.
 func TestDiskFullDuringImportUndoesIt(t *testing.T) {
+	t.Parallel()
 	mnt := smallDisk(t, 160)
 	dir := filepath.Join(mnt, "store")
 	seedBase(t, dir)
@@ -227,7 +228,7 @@ func TestDiskFullDuringImportUndoesIt(t *testing.T) {
 	defer db.Close()
 	recs := bigImport(t, db)
 	filler := filepath.Join(mnt, "filler")
-	importStep = func(stage string, n int) {
+	db.testStep = func(stage string, n int) {
 		if stage != "batch" || n != 2 {
 			return
 		}
@@ -239,7 +240,6 @@ func TestDiskFullDuringImportUndoesIt(t *testing.T) {
 			t.Error(err)
 		}
 	}
-	t.Cleanup(func() { importStep = nil })
 	_, err = db.Import(ctx, testPID, recs, memory.ActorUser)
 	if !errors.Is(err, memory.ErrDiskFull) || !strings.Contains(err.Error(), "the disk holding "+dir+" is full") {
 		t.Fatalf("import on a disk that filled up: %v", err)
@@ -251,7 +251,7 @@ func TestDiskFullDuringImportUndoesIt(t *testing.T) {
 	if m, _ := db.GetByRef(ctx, testPID, "base-0"); m.Body != baseBody(0) || m.Version != 1 {
 		t.Fatalf("base-0 after the refused import: %+v", m)
 	}
-	importStep = nil
+	db.testStep = nil
 	if err := os.Remove(filler); err != nil {
 		t.Fatal(err)
 	}
