@@ -365,6 +365,9 @@ func pathSkip(p string, ex []excludePattern) string {
 			return SkipVendored
 		}
 	}
+	if builtBundle(elems) {
+		return SkipGenerated
+	}
 	base := strings.ToLower(elems[len(elems)-1])
 	if lockFiles[elems[len(elems)-1]] {
 		return SkipGenerated
@@ -430,6 +433,35 @@ func headerCommentMarker(line []byte) string {
 		}
 	}
 	return ""
+}
+
+// builtBundle reports a script, a style sheet or a type declaration under
+// a dist directory: what a bundler wrote from the sources beside it
+// (dist/node/axios.cjs from lib/), committed for those who install from
+// git. Its functions copy the sources' and would answer "where is X?" in
+// their place.
+func builtBundle(elems []string) bool {
+	base := strings.ToLower(elems[len(elems)-1])
+	if !minifiable(base) && !declarationFile(base) {
+		return false
+	}
+	for _, e := range elems[:len(elems)-1] {
+		if strings.EqualFold(e, "dist") {
+			return true
+		}
+	}
+	return false
+}
+
+// declarationFile names a TypeScript declaration file (index.d.ts,
+// index.d.cts, index.d.mts): the types of code written elsewhere.
+func declarationFile(base string) bool {
+	for _, suf := range []string{".d.ts", ".d.cts", ".d.mts"} {
+		if strings.HasSuffix(strings.ToLower(base), suf) {
+			return true
+		}
+	}
+	return false
 }
 
 // minifiable names the files a minifier writes.

@@ -311,3 +311,38 @@ func FuzzExclude(f *testing.F) {
 		}
 	})
 }
+
+// A JavaScript library that commits its built bundles: what the bundler
+// wrote under dist/ is left out, its sources and their declarations are
+// read, and a build directory of sources (a Rust build script) too.
+func TestListSkipsCommittedBundles(t *testing.T) {
+	isolateGit(t)
+	root := t.TempDir()
+	src := "export function mergeConfig(a, b) {\n  return {...a, ...b};\n}\n"
+	writeTree(t, root, map[string]string{
+		"lib/core/mergeConfig.js":  src,
+		"index.d.ts":               "export function mergeConfig(a: object, b: object): object;\n",
+		"dist/node/axios.cjs":      "// Axios v1 Copyright\n'use strict';\n" + src,
+		"dist/esm/axios.js":        "// Axios v1 Copyright\n" + src,
+		"dist/types/index.d.cts":   "export function mergeConfig(a: object, b: object): object;\n",
+		"DIST/bundle.mjs":          src,
+		"dist/README.md":           "# Built files\n\nWhat the build writes.\n",
+		"build/syntax_mapping.rs":  "fn main() {}\n",
+		"distance/metric.js":       src,
+		"packages/a/dist/index.js": src,
+	})
+	runGit(t, root, "init", "-q")
+	runGit(t, root, "add", "-A")
+	runGit(t, root, "commit", "-qm", "init")
+	got, skipped, err := List(context.Background(), root, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"build/syntax_mapping.rs", "dist/README.md", "distance/metric.js", "index.d.ts", "lib/core/mergeConfig.js"}
+	if !reflect.DeepEqual(entryPaths(got), want) {
+		t.Errorf("listed %q\nwant   %q", entryPaths(got), want)
+	}
+	if skipped[SkipGenerated] != 5 {
+		t.Errorf("skipped %v, want 5 generated (the bundles under dist/)", skipped)
+	}
+}
