@@ -358,11 +358,11 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			}
 		}
 		x.mu.RUnlock()
-		code := asksWhereCode(req.Query)
+		code, types := asksWhereCode(req.Query), asksTypes(req.Query)
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
 			if h.Part != PartPath {
-				h.Explain.Relevance *= sectionPrior(h.Section, code)
+				h.Explain.Relevance *= sectionPrior(h.Section, code, types)
 			}
 			h.Explain.Final = h.Explain.Relevance
 			h.Score = h.Explain.Final
@@ -402,10 +402,13 @@ const sectionsPerFile = 2
 // mentions it, what a file defines for its own use a little below what
 // it offers, and tests, examples and vendored copies below the code they
 // exercise.
-func sectionPrior(s memory.Section, code bool) float64 {
+func sectionPrior(s memory.Section, code, types bool) float64 {
 	w := pathPrior(s.Path)
 	if code && docSection(s) {
 		w *= whereDocWeight
+	}
+	if !types && declarationPath(s.Path) {
+		w *= declarationWeight
 	}
 	if privateName(s) {
 		w *= privateWeight
@@ -417,7 +420,29 @@ func sectionPrior(s memory.Section, code bool) float64 {
 const (
 	whereDocWeight = 0.6  // a doc's section, when the question asks where code is
 	privateWeight  = 0.92 // a name its language keeps to its file or package
+	// declarationWeight weighs a TypeScript declaration file (index.d.ts)
+	// when the question does not ask for types: it describes the code,
+	// which is where the thing is done.
+	declarationWeight = 0.7
 )
+
+// asksTypes reports a question about types or declarations ("where are
+// the TypeScript types of the reply?"), which a declaration file answers.
+func asksTypes(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		switch w {
+		case "type", "types", "typescript", "typing", "typings", "declaration", "declarations", "declared", "interface", "interfaces", "signature", "signatures":
+			return true
+		}
+	}
+	return false
+}
+
+// declarationPath names a TypeScript declaration file.
+func declarationPath(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts")
+}
 
 // asksWhereCode reports a question that asks where something is in the
 // code ("where is the retry policy configured?", "which file parses

@@ -193,16 +193,30 @@ func TestSectionPrior(t *testing.T) {
 			t.Errorf("asksWhereCode(%q) = %v, want %v", q, got, want)
 		}
 	}
+	for q, want := range map[string]bool{
+		"where are the TypeScript types of the reply object?": true,
+		"where are the type declarations?":                    true,
+		"where are the interceptors stored?":                  false,
+		"how do I type a command?":                            true, // a word, not a meaning: declarations only lose their penalty
+	} {
+		if got := asksTypes(q); got != want {
+			t.Errorf("asksTypes(%q) = %v, want %v", q, got, want)
+		}
+	}
+	decl := memory.Section{Kind: memory.SectionMethod, Lang: "typescript", Name: "Manager.use", Path: "types/index.d.cts"}
+	if sectionPrior(decl, true, false) >= 1 || sectionPrior(decl, true, true) != 1 {
+		t.Errorf("a declaration: %v when types are not asked for, %v when they are; want under 1, 1", sectionPrior(decl, true, false), sectionPrior(decl, true, true))
+	}
 	code := memory.Section{Kind: memory.SectionFunc, Lang: "go", Name: "Program.Send", Path: "tea.go"}
 	private := memory.Section{Kind: memory.SectionMethod, Lang: "go", Name: "Program.eventLoop", Path: "tea.go"}
 	pyPrivate := memory.Section{Kind: memory.SectionFunc, Lang: "python", Name: "_prepare", Path: "app.py"}
 	dunder := memory.Section{Kind: memory.SectionMethod, Lang: "python", Name: "Config.__init__", Path: "config.py"}
 	heading := memory.Section{Kind: memory.SectionHeading, Lang: "markdown", Name: "Events", Path: "docs/events.md"}
-	if !(sectionPrior(code, true) > sectionPrior(private, true) && sectionPrior(private, true) > sectionPrior(heading, true)) {
-		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, true), sectionPrior(private, true), sectionPrior(heading, true))
+	if !(sectionPrior(code, true, false) > sectionPrior(private, true, false) && sectionPrior(private, true, false) > sectionPrior(heading, true, false)) {
+		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, true, false), sectionPrior(private, true, false), sectionPrior(heading, true, false))
 	}
-	if sectionPrior(heading, false) != 1 || sectionPrior(pyPrivate, false) >= 1 || sectionPrior(dunder, false) != 1 {
-		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, false), sectionPrior(pyPrivate, false), sectionPrior(dunder, false))
+	if sectionPrior(heading, false, false) != 1 || sectionPrior(pyPrivate, false, false) >= 1 || sectionPrior(dunder, false, false) != 1 {
+		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, false, false), sectionPrior(pyPrivate, false, false), sectionPrior(dunder, false, false))
 	}
 	for p, want := range map[string]float64{
 		"lib/reply.js": 1, "test/reply.test.js": 0.7, "pkg/x_test.go": 0.7, "examples/chat/main.go": 0.8,
@@ -211,5 +225,40 @@ func TestSectionPrior(t *testing.T) {
 		if got := pathPrior(p); got != want {
 			t.Errorf("pathPrior(%s) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// firstPath asks f and returns the path of the first section.
+func firstPath(t *testing.T, f *fixture, q string) string {
+	t.Helper()
+	resp := f.recall(t, q)
+	if len(resp.Repository) == 0 {
+		t.Fatalf("%q: no section", q)
+	}
+	return resp.Repository[0].Path
+}
+
+// A library's TypeScript declarations describe its JavaScript: "where
+// are … kept?" is answered by the code, "where are the types of …?" by
+// the declarations.
+func TestWhereRanksCodeAboveItsDeclarations(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.derive(t,
+		memory.DerivedFile{Path: "lib/core/Manager.js", Lang: "javascript", Sections: []memory.Section{
+			{Path: "lib/core/Manager.js", Line: 5, EndLine: 60, Kind: memory.SectionClass, Lang: "javascript", Name: "Manager",
+				Signature: "class Manager", Doc: "Holds the handlers added for a request or a response."},
+		}},
+		memory.DerivedFile{Path: "index.d.ts", Lang: "typescript", Sections: []memory.Section{
+			{Path: "index.d.ts", Line: 480, EndLine: 490, Kind: memory.SectionMethod, Lang: "typescript", Name: "Manager.use",
+				Signature: "use(onFulfilled?: (value: V) => V): number", Doc: "Adds a handler for a request or a response; the handlers are kept in order."},
+		}},
+	)
+	f.build(t)
+	if got := firstPath(t, f, "where are the request and response handlers kept?"); got != "lib/core/Manager.js" {
+		t.Errorf("where …: %s first, want the code", got)
+	}
+	if got := firstPath(t, f, "where are the types of the request and response handlers kept?"); got != "index.d.ts" {
+		t.Errorf("where are the types …: %s first, want the declarations", got)
 	}
 }
