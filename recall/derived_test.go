@@ -262,3 +262,43 @@ func TestWhereRanksCodeAboveItsDeclarations(t *testing.T) {
 		t.Errorf("where are the types …: %s first, want the declarations", got)
 	}
 }
+
+// A file whose name is the question's subject stands above files that
+// mention its words; a platform's variant of a file a little below it.
+func TestWhereRanksTheFileNamedByTheQuestion(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	js := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+		return memory.DerivedFile{Path: p, Lang: "javascript", Sections: []memory.Section{
+			{Path: p, Line: 3, EndLine: 40, Kind: kind, Lang: "javascript", Name: name, Doc: doc}}}
+	}
+	f.derive(t,
+		js("lib/core/InterceptorManager.js", memory.SectionClass, "InterceptorManager", "Keeps the request or response functions added with use, in order."),
+		js("lib/core/Axios.js", memory.SectionMethod, "Axios.request", "Sends a request through the request and response interceptors."),
+	)
+	f.build(t)
+	if got := firstPath(t, f, "where are the request and response interceptors kept?"); got != "lib/core/InterceptorManager.js" {
+		t.Errorf("interceptors: %s first, want the file named so", got)
+	}
+
+	asked := map[string]bool{}
+	for _, w := range Tokens("where are the request interceptors and the unicode 16 tables?") {
+		asked[w] = true
+	}
+	for p, want := range map[string]float64{
+		"lib/core/InterceptorManager.js": 0.5, "src/history.go": 0, "lib/interceptors/index.js": 1, "src/index.js": 0,
+		"rich/_unicode_data/unicode16-0-0.py": 1, "docs/README.md": 0, "tables.rs": 1, "test/interceptor.test.js": 1,
+	} {
+		if got := nameShare(p, asked); got != want {
+			t.Errorf("nameShare(%s) = %v, want %v", p, got, want)
+		}
+	}
+	for p, want := range map[string]bool{
+		"src/terminal_windows.go": true, "src/result_x86.go": true, "src/tui/light_unix.go": true, "src/result.go": false,
+		"src/read_others.go": true, "src/protocol_test.go": false, "rich/_windows.py": false, "src/color_tables.rs": false,
+	} {
+		if got := platformVariant(p); got != want {
+			t.Errorf("platformVariant(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
