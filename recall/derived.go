@@ -374,6 +374,10 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 					named[h.Path] = f
 				}
 				h.Explain.Relevance *= 1 + nameWeight*f
+				// A file the question names is something the repository
+				// has: the answer is known, though the question's other
+				// words are not the file's.
+				h.Explain.answers *= 1 + nameWeight*f
 			}
 			h.Explain.Final = h.Explain.Relevance
 			h.Score = h.Explain.Final

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"path"
 	"strings"
 	"testing"
 
@@ -300,5 +301,31 @@ func TestWhereRanksTheFileNamedByTheQuestion(t *testing.T) {
 		if got := platformVariant(p); got != want {
 			t.Errorf("platformVariant(%s) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// A question that names a directory or a file the repository has is
+// answered by it, though most of its words are not the file's; one that
+// names nothing the repository has stays unknown.
+func TestNamedFileIsKnown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	readme := func(p, text string) memory.DerivedFile {
+		return memory.DerivedFile{Path: p, Lang: "markdown", Sections: []memory.Section{
+			{Path: p, Line: 1, EndLine: 9, Kind: memory.SectionHeading, Lang: "markdown", Name: "axios // " + path.Base(path.Dir(p)), Doc: text}}}
+	}
+	f.derive(t,
+		readme("lib/helpers/README.md", "The modules found in helpers/ should be generic modules, not specific to the domain logic of axios."),
+		readme("lib/core/README.md", "The modules found in core/ should be modules specific to the domain logic of axios."),
+		memory.DerivedFile{Path: "lib/axios.js", Lang: "javascript", Sections: []memory.Section{
+			{Path: "lib/axios.js", Line: 3, EndLine: 30, Kind: memory.SectionFunc, Lang: "javascript", Name: "createInstance", Doc: "Creates an instance of Axios with its defaults."}}},
+	)
+	f.build(t)
+	resp := f.recall(t, "what sort of module truly belongs in the helpers folder rather than anywhere else nearby?")
+	if resp.Nothing || len(resp.Repository) == 0 || resp.Repository[0].Path != "lib/helpers/README.md" {
+		t.Errorf("helpers: nothing known %v, %d sections; want lib/helpers/README.md first", resp.Nothing, len(resp.Repository))
+	}
+	if resp := f.recall(t, "where is the kubernetes operator reconciled?"); !resp.Nothing || len(resp.Repository) > 0 {
+		t.Errorf("kubernetes: nothing known %v, %d sections; want nothing known", resp.Nothing, len(resp.Repository))
 	}
 }
