@@ -489,7 +489,11 @@ func platformVariant(p string) bool {
 
 // genericNames say what a file is, not what it is about: such a file is
 // named by its directory (lib/adapters/README.md is about adapters).
-var genericNames = map[string]bool{"index": true, "readme": true, "mod": true, "__init__": true, "init": true, "package": true}
+// So is a file named for the tool that reads it (make.bat, setup.py,
+// conftest.py): "how do I make my own …" does not ask about make.
+var genericNames = map[string]bool{"index": true, "readme": true, "mod": true, "__init__": true, "init": true, "package": true,
+	"make": true, "makefile": true, "setup": true, "conftest": true, "dockerfile": true, "rakefile": true, "justfile": true,
+	"noxfile": true, "tox": true, "gulpfile": true, "gruntfile": true, "jakefile": true}
 
 // rootDirs hold a project's code without naming a subject.
 var rootDirs = map[string]bool{"": true, ".": true, "src": true, "lib": true, "pkg": true, "internal": true, "source": true, "docs": true, "doc": true}
