@@ -160,23 +160,11 @@ func TestWhereRanksTheCode(t *testing.T) {
 		}},
 	)
 	f.build(t)
-	first := func(q string) string {
-		t.Helper()
-		resp := f.recall(t, q)
-		if len(resp.Repository) == 0 {
-			t.Fatalf("%q: no section", q)
-		}
-		return resp.Repository[0].Path
-	}
-	if got := first("where are request bodies parsed according to their content type?"); got != "lib/content-type-parser.js" {
-		t.Errorf("where …: %s first, want the code", got)
-	}
-	if got := first("how do I add my own content type parser?"); got != "docs/Reference/ContentTypeParser.md" {
-		t.Errorf("how do I …: %s first, want the doc", got)
-	}
-	if got := first("where is the content type parser documented?"); got != "docs/Reference/ContentTypeParser.md" {
-		t.Errorf("where … documented: %s first, want the doc", got)
-	}
+	wantFirst(t, f, map[string]string{
+		"where are request bodies parsed according to their content type?": "lib/content-type-parser.js", // the code
+		"how do I add my own content type parser?":                         "docs/Reference/ContentTypeParser.md",
+		"where is the content type parser documented?":                     "docs/Reference/ContentTypeParser.md",
+	})
 }
 
 func TestSectionPrior(t *testing.T) {
@@ -229,6 +217,22 @@ func TestSectionPrior(t *testing.T) {
 	}
 }
 
+// wantFirst asks f each question and wants the path given first.
+func wantFirst(t *testing.T, f *fixture, want map[string]string) {
+	t.Helper()
+	for q, p := range want {
+		if got := firstPath(t, f, q); got != p {
+			t.Errorf("%q: %s first, want %s", q, got, p)
+		}
+	}
+}
+
+// fileOf is a derived file of one section.
+func fileOf(p, lang string, line int, kind memory.SectionKind, name, sig, doc string) memory.DerivedFile {
+	return memory.DerivedFile{Path: p, Lang: lang, Sections: []memory.Section{
+		{Path: p, Line: line, EndLine: line + 30, Kind: kind, Lang: lang, Name: name, Signature: sig, Doc: doc}}}
+}
+
 // firstPath asks f and returns the path of the first section.
 func firstPath(t *testing.T, f *fixture, q string) string {
 	t.Helper()
@@ -246,22 +250,16 @@ func TestWhereRanksCodeAboveItsDeclarations(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	f.derive(t,
-		memory.DerivedFile{Path: "lib/core/Manager.js", Lang: "javascript", Sections: []memory.Section{
-			{Path: "lib/core/Manager.js", Line: 5, EndLine: 60, Kind: memory.SectionClass, Lang: "javascript", Name: "Manager",
-				Signature: "class Manager", Doc: "Holds the handlers added for a request or a response."},
-		}},
-		memory.DerivedFile{Path: "index.d.ts", Lang: "typescript", Sections: []memory.Section{
-			{Path: "index.d.ts", Line: 480, EndLine: 490, Kind: memory.SectionMethod, Lang: "typescript", Name: "Manager.use",
-				Signature: "use(onFulfilled?: (value: V) => V): number", Doc: "Adds a handler for a request or a response; the handlers are kept in order."},
-		}},
+		fileOf("lib/core/Manager.js", "javascript", 5, memory.SectionClass, "Manager", "class Manager",
+			"Holds the handlers added for a request or a response."),
+		fileOf("index.d.ts", "typescript", 480, memory.SectionMethod, "Manager.use", "use(onFulfilled?: (value: V) => V): number",
+			"Adds a handler for a request or a response; the handlers are kept in order."),
 	)
 	f.build(t)
-	if got := firstPath(t, f, "where are the request and response handlers kept?"); got != "lib/core/Manager.js" {
-		t.Errorf("where …: %s first, want the code", got)
-	}
-	if got := firstPath(t, f, "where are the types of the request and response handlers kept?"); got != "index.d.ts" {
-		t.Errorf("where are the types …: %s first, want the declarations", got)
-	}
+	wantFirst(t, f, map[string]string{
+		"where are the request and response handlers kept?":              "lib/core/Manager.js",
+		"where are the types of the request and response handlers kept?": "index.d.ts",
+	})
 }
 
 // A file whose name is the question's subject stands above files that
@@ -270,8 +268,7 @@ func TestWhereRanksTheFileNamedByTheQuestion(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	js := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
-		return memory.DerivedFile{Path: p, Lang: "javascript", Sections: []memory.Section{
-			{Path: p, Line: 3, EndLine: 40, Kind: kind, Lang: "javascript", Name: name, Doc: doc}}}
+		return fileOf(p, "javascript", 3, kind, name, "", doc)
 	}
 	f.derive(t,
 		js("lib/core/InterceptorManager.js", memory.SectionClass, "InterceptorManager", "Keeps the request or response functions added with use, in order."),
@@ -312,14 +309,12 @@ func TestNamedFileIsKnown(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
 	readme := func(p, text string) memory.DerivedFile {
-		return memory.DerivedFile{Path: p, Lang: "markdown", Sections: []memory.Section{
-			{Path: p, Line: 1, EndLine: 9, Kind: memory.SectionHeading, Lang: "markdown", Name: "axios // " + path.Base(path.Dir(p)), Doc: text}}}
+		return fileOf(p, "markdown", 1, memory.SectionHeading, "axios // "+path.Base(path.Dir(p)), "", text)
 	}
 	f.derive(t,
 		readme("lib/helpers/README.md", "The modules found in helpers/ should be generic modules, not specific to the domain logic of axios."),
 		readme("lib/core/README.md", "The modules found in core/ should be modules specific to the domain logic of axios."),
-		memory.DerivedFile{Path: "lib/axios.js", Lang: "javascript", Sections: []memory.Section{
-			{Path: "lib/axios.js", Line: 3, EndLine: 30, Kind: memory.SectionFunc, Lang: "javascript", Name: "createInstance", Doc: "Creates an instance of Axios with its defaults."}}},
+		fileOf("lib/axios.js", "javascript", 3, memory.SectionFunc, "createInstance", "", "Creates an instance of Axios with its defaults."),
 	)
 	f.build(t)
 	resp := f.recall(t, "what sort of module truly belongs in the helpers folder rather than anywhere else nearby?")
