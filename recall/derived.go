@@ -358,11 +358,26 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			}
 		}
 		x.mu.RUnlock()
-		code := asksWhereCode(req.Query)
+		code, types := asksWhereCode(req.Query), asksTypes(req.Query)
+		asked := map[string]bool{}
+		for _, t := range qtoks {
+			asked[t] = true
+		}
+		named := map[string]float64{} // by path: how much of the file's name the question says
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
 			if h.Part != PartPath {
-				h.Explain.Relevance *= sectionPrior(h.Section, code)
+				h.Explain.Relevance *= sectionPrior(h.Section, code, types)
+				f, ok := named[h.Path]
+				if !ok {
+					f = nameShare(h.Path, asked)
+					named[h.Path] = f
+				}
+				h.Explain.Relevance *= 1 + nameWeight*f
+				// A file the question names is something the repository
+				// has: the answer is known, though the question's other
+				// words are not the file's.
+				h.Explain.answers *= 1 + nameWeight*f
 			}
 			h.Explain.Final = h.Explain.Relevance
 			h.Score = h.Explain.Final
@@ -402,10 +417,16 @@ const sectionsPerFile = 2
 // mentions it, what a file defines for its own use a little below what
 // it offers, and tests, examples and vendored copies below the code they
 // exercise.
-func sectionPrior(s memory.Section, code bool) float64 {
+func sectionPrior(s memory.Section, code, types bool) float64 {
 	w := pathPrior(s.Path)
 	if code && docSection(s) {
 		w *= whereDocWeight
+	}
+	if !types && declarationPath(s.Path) {
+		w *= declarationWeight
+	}
+	if platformVariant(s.Path) {
+		w *= platformWeight
 	}
 	if privateName(s) {
 		w *= privateWeight
@@ -417,7 +438,96 @@ func sectionPrior(s memory.Section, code bool) float64 {
 const (
 	whereDocWeight = 0.6  // a doc's section, when the question asks where code is
 	privateWeight  = 0.92 // a name its language keeps to its file or package
+	// declarationWeight weighs a TypeScript declaration file (index.d.ts)
+	// when the question does not ask for types: it describes the code,
+	// which is where the thing is done.
+	declarationWeight = 0.7
+	// platformWeight weighs one platform's variant of a file
+	// (terminal_windows.go, result_x86.go): the file without the suffix
+	// holds what they share.
+	platformWeight = 0.85
+	// nameWeight is what a file gains when the question says its name:
+	// up to 1+nameWeight times for a file whose every name word the
+	// question holds (history.go for "where is the history kept?").
+	nameWeight = 0.6
 )
+
+// asksTypes reports a question about types or declarations ("where are
+// the TypeScript types of the reply?"), which a declaration file answers.
+func asksTypes(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		switch w {
+		case "type", "types", "typescript", "typing", "typings", "declaration", "declarations", "declared", "interface", "interfaces", "signature", "signatures":
+			return true
+		}
+	}
+	return false
+}
+
+// declarationPath names a TypeScript declaration file.
+func declarationPath(p string) bool {
+	base := strings.ToLower(path.Base(p))
+	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts")
+}
+
+// platformSuffixes end the names of files kept for one operating system
+// or processor (Go's build suffixes and their like elsewhere).
+var platformSuffixes = map[string]bool{
+	"windows": true, "linux": true, "darwin": true, "freebsd": true, "openbsd": true, "netbsd": true, "dragonfly": true,
+	"solaris": true, "illumos": true, "aix": true, "plan9": true, "android": true, "ios": true, "unix": true, "posix": true,
+	"win32": true, "nt": true, "macos": true, "wasm": true, "amd64": true, "arm64": true, "386": true, "x86": true,
+	"riscv64": true, "others": true,
+}
+
+// platformVariant reports a file kept for one platform (light_unix.go,
+// result_others.go).
+func platformVariant(p string) bool {
+	name, _, _ := strings.Cut(path.Base(p), ".")
+	i := strings.LastIndexByte(name, '_')
+	return i > 0 && platformSuffixes[strings.ToLower(name[i+1:])]
+}
+
+// genericNames say what a file is, not what it is about: such a file is
+// named by its directory (lib/adapters/README.md is about adapters).
+// So is a file named for the tool that reads it (make.bat, setup.py,
+// conftest.py): "how do I make my own …" does not ask about make.
+var genericNames = map[string]bool{"index": true, "readme": true, "mod": true, "__init__": true, "init": true, "package": true,
+	"make": true, "makefile": true, "setup": true, "conftest": true, "dockerfile": true, "rakefile": true, "justfile": true,
+	"noxfile": true, "tox": true, "gulpfile": true, "gruntfile": true, "jakefile": true}
+
+// rootDirs hold a project's code without naming a subject.
+var rootDirs = map[string]bool{"": true, ".": true, "src": true, "lib": true, "pkg": true, "internal": true, "source": true, "docs": true, "doc": true}
+
+// nameShare is the share of the words of a file's name (its base name
+// before the first dot, less numbers, or its directory's for an index, a
+// README or a mod.rs) that the question's words hold: 1 for history.go asked about
+// "history", ½ for InterceptorManager.js asked about interceptors.
+func nameShare(p string, asked map[string]bool) float64 {
+	dir, base := path.Split(p)
+	name, _, _ := strings.Cut(base, ".")
+	if genericNames[strings.ToLower(name)] {
+		dir = strings.TrimSuffix(dir, "/")
+		name = path.Base(dir)
+		if rootDirs[strings.ToLower(dir)] || rootDirs[strings.ToLower(name)] {
+			return 0
+		}
+	}
+	var words, held int
+	for _, part := range split(fold(name)) {
+		part = strings.ToLower(part)
+		if stopWords[part] || len(part) < 2 || isDigit(part) {
+			continue
+		}
+		words++
+		if asked[stem(part)] {
+			held++
+		}
+	}
+	if words == 0 {
+		return 0
+	}
+	return float64(held) / float64(words)
+}
 
 // asksWhereCode reports a question that asks where something is in the
 // code ("where is the retry policy configured?", "which file parses

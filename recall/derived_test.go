@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"path"
 	"strings"
 	"testing"
 
@@ -159,23 +160,11 @@ func TestWhereRanksTheCode(t *testing.T) {
 		}},
 	)
 	f.build(t)
-	first := func(q string) string {
-		t.Helper()
-		resp := f.recall(t, q)
-		if len(resp.Repository) == 0 {
-			t.Fatalf("%q: no section", q)
-		}
-		return resp.Repository[0].Path
-	}
-	if got := first("where are request bodies parsed according to their content type?"); got != "lib/content-type-parser.js" {
-		t.Errorf("where …: %s first, want the code", got)
-	}
-	if got := first("how do I add my own content type parser?"); got != "docs/Reference/ContentTypeParser.md" {
-		t.Errorf("how do I …: %s first, want the doc", got)
-	}
-	if got := first("where is the content type parser documented?"); got != "docs/Reference/ContentTypeParser.md" {
-		t.Errorf("where … documented: %s first, want the doc", got)
-	}
+	wantFirst(t, f, map[string]string{
+		"where are request bodies parsed according to their content type?": "lib/content-type-parser.js", // the code
+		"how do I add my own content type parser?":                         "docs/Reference/ContentTypeParser.md",
+		"where is the content type parser documented?":                     "docs/Reference/ContentTypeParser.md",
+	})
 }
 
 func TestSectionPrior(t *testing.T) {
@@ -193,16 +182,30 @@ func TestSectionPrior(t *testing.T) {
 			t.Errorf("asksWhereCode(%q) = %v, want %v", q, got, want)
 		}
 	}
+	for q, want := range map[string]bool{
+		"where are the TypeScript types of the reply object?": true,
+		"where are the type declarations?":                    true,
+		"where are the interceptors stored?":                  false,
+		"how do I type a command?":                            true, // a word, not a meaning: declarations only lose their penalty
+	} {
+		if got := asksTypes(q); got != want {
+			t.Errorf("asksTypes(%q) = %v, want %v", q, got, want)
+		}
+	}
+	decl := memory.Section{Kind: memory.SectionMethod, Lang: "typescript", Name: "Manager.use", Path: "types/index.d.cts"}
+	if sectionPrior(decl, true, false) >= 1 || sectionPrior(decl, true, true) != 1 {
+		t.Errorf("a declaration: %v when types are not asked for, %v when they are; want under 1, 1", sectionPrior(decl, true, false), sectionPrior(decl, true, true))
+	}
 	code := memory.Section{Kind: memory.SectionFunc, Lang: "go", Name: "Program.Send", Path: "tea.go"}
 	private := memory.Section{Kind: memory.SectionMethod, Lang: "go", Name: "Program.eventLoop", Path: "tea.go"}
 	pyPrivate := memory.Section{Kind: memory.SectionFunc, Lang: "python", Name: "_prepare", Path: "app.py"}
 	dunder := memory.Section{Kind: memory.SectionMethod, Lang: "python", Name: "Config.__init__", Path: "config.py"}
 	heading := memory.Section{Kind: memory.SectionHeading, Lang: "markdown", Name: "Events", Path: "docs/events.md"}
-	if !(sectionPrior(code, true) > sectionPrior(private, true) && sectionPrior(private, true) > sectionPrior(heading, true)) {
-		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, true), sectionPrior(private, true), sectionPrior(heading, true))
+	if !(sectionPrior(code, true, false) > sectionPrior(private, true, false) && sectionPrior(private, true, false) > sectionPrior(heading, true, false)) {
+		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, true, false), sectionPrior(private, true, false), sectionPrior(heading, true, false))
 	}
-	if sectionPrior(heading, false) != 1 || sectionPrior(pyPrivate, false) >= 1 || sectionPrior(dunder, false) != 1 {
-		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, false), sectionPrior(pyPrivate, false), sectionPrior(dunder, false))
+	if sectionPrior(heading, false, false) != 1 || sectionPrior(pyPrivate, false, false) >= 1 || sectionPrior(dunder, false, false) != 1 {
+		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, false, false), sectionPrior(pyPrivate, false, false), sectionPrior(dunder, false, false))
 	}
 	for p, want := range map[string]float64{
 		"lib/reply.js": 1, "test/reply.test.js": 0.7, "pkg/x_test.go": 0.7, "examples/chat/main.go": 0.8,
@@ -211,5 +214,114 @@ func TestSectionPrior(t *testing.T) {
 		if got := pathPrior(p); got != want {
 			t.Errorf("pathPrior(%s) = %v, want %v", p, got, want)
 		}
+	}
+}
+
+// wantFirst asks f each question and wants the path given first.
+func wantFirst(t *testing.T, f *fixture, want map[string]string) {
+	t.Helper()
+	for q, p := range want {
+		if got := firstPath(t, f, q); got != p {
+			t.Errorf("%q: %s first, want %s", q, got, p)
+		}
+	}
+}
+
+// fileOf is a derived file of one section.
+func fileOf(p, lang string, line int, kind memory.SectionKind, name, sig, doc string) memory.DerivedFile {
+	return memory.DerivedFile{Path: p, Lang: lang, Sections: []memory.Section{
+		{Path: p, Line: line, EndLine: line + 30, Kind: kind, Lang: lang, Name: name, Signature: sig, Doc: doc}}}
+}
+
+// firstPath asks f and returns the path of the first section.
+func firstPath(t *testing.T, f *fixture, q string) string {
+	t.Helper()
+	resp := f.recall(t, q)
+	if len(resp.Repository) == 0 {
+		t.Fatalf("%q: no section", q)
+	}
+	return resp.Repository[0].Path
+}
+
+// A library's TypeScript declarations describe its JavaScript: "where
+// are … kept?" is answered by the code, "where are the types of …?" by
+// the declarations.
+func TestWhereRanksCodeAboveItsDeclarations(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.derive(t,
+		fileOf("lib/core/Manager.js", "javascript", 5, memory.SectionClass, "Manager", "class Manager",
+			"Holds the handlers added for a request or a response."),
+		fileOf("index.d.ts", "typescript", 480, memory.SectionMethod, "Manager.use", "use(onFulfilled?: (value: V) => V): number",
+			"Adds a handler for a request or a response; the handlers are kept in order."),
+	)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where are the request and response handlers kept?":              "lib/core/Manager.js",
+		"where are the types of the request and response handlers kept?": "index.d.ts",
+	})
+}
+
+// A file whose name is the question's subject stands above files that
+// mention its words; a platform's variant of a file a little below it.
+func TestWhereRanksTheFileNamedByTheQuestion(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	js := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+		return fileOf(p, "javascript", 3, kind, name, "", doc)
+	}
+	f.derive(t,
+		js("lib/core/InterceptorManager.js", memory.SectionClass, "InterceptorManager", "Keeps the request or response functions added with use, in order."),
+		js("lib/core/Axios.js", memory.SectionMethod, "Axios.request", "Sends a request through the request and response interceptors."),
+	)
+	f.build(t)
+	if got := firstPath(t, f, "where are the request and response interceptors kept?"); got != "lib/core/InterceptorManager.js" {
+		t.Errorf("interceptors: %s first, want the file named so", got)
+	}
+
+	asked := map[string]bool{}
+	for _, w := range Tokens("how do I make the request interceptors and the unicode 16 tables?") {
+		asked[w] = true
+	}
+	for p, want := range map[string]float64{
+		"lib/core/InterceptorManager.js": 0.5, "src/history.go": 0, "lib/interceptors/index.js": 1, "src/index.js": 0,
+		"rich/_unicode_data/unicode16-0-0.py": 1, "docs/README.md": 0, "tables.rs": 1, "test/interceptor.test.js": 1,
+		"make.bat": 0, "docs/make.bat": 0, "Makefile": 0, "src/make_tables.py": 1,
+	} {
+		if got := nameShare(p, asked); got != want {
+			t.Errorf("nameShare(%s) = %v, want %v", p, got, want)
+		}
+	}
+	for p, want := range map[string]bool{
+		"src/terminal_windows.go": true, "src/result_x86.go": true, "src/tui/light_unix.go": true, "src/result.go": false,
+		"src/read_others.go": true, "src/protocol_test.go": false, "rich/_windows.py": false, "src/color_tables.rs": false,
+	} {
+		if got := platformVariant(p); got != want {
+			t.Errorf("platformVariant(%s) = %v, want %v", p, got, want)
+		}
+	}
+}
+
+// A question that names a directory or a file the repository has is
+// answered by it, though most of its words are not the file's; one that
+// names nothing the repository has stays unknown.
+func TestNamedFileIsKnown(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	readme := func(p, text string) memory.DerivedFile {
+		return fileOf(p, "markdown", 1, memory.SectionHeading, "axios // "+path.Base(path.Dir(p)), "", text)
+	}
+	f.derive(t,
+		readme("lib/helpers/README.md", "The modules found in helpers/ should be generic modules, not specific to the domain logic of axios."),
+		readme("lib/core/README.md", "The modules found in core/ should be modules specific to the domain logic of axios."),
+		fileOf("lib/axios.js", "javascript", 3, memory.SectionFunc, "createInstance", "", "Creates an instance of Axios with its defaults."),
+	)
+	f.build(t)
+	resp := f.recall(t, "what sort of module truly belongs in the helpers folder rather than anywhere else nearby?")
+	if resp.Nothing || len(resp.Repository) == 0 || resp.Repository[0].Path != "lib/helpers/README.md" {
+		t.Errorf("helpers: nothing known %v, %d sections; want lib/helpers/README.md first", resp.Nothing, len(resp.Repository))
+	}
+	if resp := f.recall(t, "where is the kubernetes operator reconciled?"); !resp.Nothing || len(resp.Repository) > 0 {
+		t.Errorf("kubernetes: nothing known %v, %d sections; want nothing known", resp.Nothing, len(resp.Repository))
 	}
 }

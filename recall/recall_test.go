@@ -30,6 +30,10 @@ func TestTokens(t *testing.T) {
 		{"Café naïve", []string{"cafe", "naiv"}},
 		{"VGPR-256 occupancy", []string{"vgpr-256", "vgpr", "256", "occup"}},
 		{"v0.7.0", []string{"v0.7.0", "0", "7", "0"}},
+		{"colours Colour color", []string{"color", "color", "color"}},
+		{"initialise initialize behaviour centre", []string{"initi", "initi", "behavior", "center"}},
+		{"our hour four colourless", []string{"hour", "four", "colorless"}},
+		{"set_colour_theme", []string{"set_colour_theme", "set", "color", "theme"}},
 	}
 	for _, c := range cases {
 		got := Tokens(c.in)

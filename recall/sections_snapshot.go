@@ -45,7 +45,7 @@ func SectionsPath(home string) string { return SnapshotPath(home) + sectionsSuff
 var sectionsFingerprint = func() string {
 	probe := memory.DerivedFile{Path: "net/http_retry.go", Lang: "go", Sections: []memory.Section{
 		{Path: "net/http_retry.go", Line: 3, EndLine: 9, Kind: memory.SectionFunc, Lang: "go", Name: "RetryPolicy.Do",
-			Signature: "func (p *RetryPolicy) Do(req *http.Request) error", Doc: "Do sends req again after failures, waiting longer each time (backoff); it's configured by HTTPServer_config."},
+			Signature: "func (p *RetryPolicy) Do(req *http.Request) error", Doc: "Do sends req again after failures, waiting longer each time (backoff); it's configured by HTTPServer_config and its colour initialised."},
 		{Path: "net/http_retry.go", Line: 1, EndLine: 1, Kind: memory.SectionPackage, Lang: "go", Name: "net", Doc: "Package net talks to servers."},
 	}}
 	h := fnv.New64a()

@@ -35,7 +35,8 @@ const snapshotMagic = "cairn recall index\n"
 
 // Version 2: postings are written as gaps between document numbers, and
 // each document's words packed as the index holds them (see packWords).
-const snapshotVersion = 3
+// Version 4: Tokens spells British words as American ones (colour → color).
+const snapshotVersion = 4
 
 // eventSource is what a start needs to catch up from a saved index.
 type eventSource interface {

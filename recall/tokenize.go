@@ -28,7 +28,7 @@ func Tokens(text string) []string {
 			out = append(out, strings.ToLower(whole)) // the identifier as written, unstemmed
 		}
 		for _, p := range parts {
-			p = strings.ToLower(p)
+			p = american(strings.ToLower(p))
 			if stopWords[p] || (len(p) < 2 && !isDigit(p)) {
 				continue
 			}
@@ -37,6 +37,50 @@ func Tokens(text string) []string {
 	}
 	return out
 }
+
+// american spells a British word as code mostly does (colour → color,
+// initialise → initialize, centre → center), so that a question asked in
+// either spelling finds the other.
+func american(w string) string {
+	if len(w) < 4 {
+		return w
+	}
+	for _, r := range britishRoots {
+		if strings.HasPrefix(w, r.gb) {
+			return r.us + w[len(r.gb):]
+		}
+	}
+	return w
+}
+
+// britishRoots are the beginnings of British spellings, each with its
+// American one; a word that begins so is that word or one made from it
+// (colours, coloured, initialised, initialisation).
+var britishRoots = func() []struct{ gb, us string } {
+	var out []struct{ gb, us string }
+	for _, w := range strings.Fields(`colour behaviour favour honour neighbour flavour humour labour armour rumour vapour
+	harbour parlour`) {
+		out = append(out, struct{ gb, us string }{w, strings.Replace(w, "our", "or", 1)})
+	}
+	for _, w := range strings.Fields(`initialis normalis serialis deserialis optimis customis organis recognis synchronis
+	authoris realis utilis specialis minimis maximis finalis capitalis summaris prioritis categoris visualis standardis
+	sanitis tokenis memois materialis parallelis randomis localis internationalis emphasis analys paralys catalys`) {
+		us := w[:len(w)-1] + "z"
+		if strings.HasSuffix(w, "ys") {
+			us = w[:len(w)-2] + "yz"
+		}
+		if w == "emphasis" {
+			continue
+		}
+		out = append(out, struct{ gb, us string }{w, us})
+	}
+	for gb, us := range map[string]string{"centre": "center", "licence": "license", "catalogue": "catalog", "dialogue": "dialog",
+		"grey": "gray", "cancelled": "canceled", "cancelling": "canceling", "modelled": "modeled", "modelling": "modeling",
+		"labelled": "labeled", "labelling": "labeling", "travelled": "traveled", "signalled": "signaled", "signalling": "signaling"} {
+		out = append(out, struct{ gb, us string }{gb, us})
+	}
+	return out
+}()
 
 func isDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
