@@ -23,15 +23,19 @@ import (
 // measures; it asserts nothing about the figures, which go to the log and to
 // CAIRN_EVAL_OUT. See ../testdata/derived-eval/README.md.
 
-// evalDir holds one question file per repository: <name>.jsonl; the
-// held-out sets (written by someone who had not read the readers or the
-// ranking, never tuned on) are in ../testdata/derived-eval-heldout, asked
-// with CAIRN_EVAL_HELDOUT=1.
+// evalDir holds one question file per repository: <name>.jsonl. Two more
+// sets were written by someone who had not read the readers or the
+// ranking: ../testdata/derived-eval-heldout (CAIRN_EVAL_HELDOUT=1; measured
+// once, then tuned on) and ../testdata/derived-eval-heldout2
+// (CAIRN_EVAL_HELDOUT=2; never tuned on: keep it so).
 var evalDir = func() string {
-	if os.Getenv("CAIRN_EVAL_HELDOUT") != "" {
-		return "../testdata/derived-eval-heldout"
+	switch os.Getenv("CAIRN_EVAL_HELDOUT") {
+	case "":
+		return "../testdata/derived-eval"
+	case "2":
+		return "../testdata/derived-eval-heldout2"
 	}
-	return "../testdata/derived-eval"
+	return "../testdata/derived-eval-heldout"
 }()
 
 // evalKinds are the kinds of question, in the order the tables show them.
