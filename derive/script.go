@@ -36,11 +36,17 @@ func commentAbove(lines []string, i int, mark string) (int, string) {
 	if j == i {
 		return i, ""
 	}
+	return j, commentText(lines[j:i], mark)
+}
+
+// commentText is the text of comment lines, the characters of their
+// marker (cut) taken off each line's start, joined as a doc comment is.
+func commentText(lines []string, cut string) string {
 	var doc []string
-	for _, l := range lines[j:i] {
-		doc = append(doc, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), mark)))
+	for _, l := range lines {
+		doc = append(doc, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), cut)))
 	}
-	return j, strings.TrimSpace(joinDocLines(doc))
+	return strings.TrimSpace(joinDocLines(doc))
 }
 
 // leadingComment is a script's first comment block, after a "#!" line:
@@ -60,11 +66,7 @@ func leadingComment(lines []string, mark string) (from, to int, doc string) {
 		if j == i {
 			return 0, 0, ""
 		}
-		var doc2 []string
-		for _, l := range lines[i:j] {
-			doc2 = append(doc2, strings.TrimSpace(strings.TrimLeft(strings.TrimSpace(l), mark)))
-		}
-		block := strings.TrimSpace(joinDocLines(doc2))
+		block := commentText(lines[i:j], mark)
 		if doc := skipLicence(block); doc != "" || !isLicence(block) {
 			return i + 1, j, doc
 		}

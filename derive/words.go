@@ -246,15 +246,11 @@ func firstComment(src []byte) string {
 		if !strings.HasPrefix(t, mark) || mark == "#" && len(t) > 1 && t[1] != ' ' && t[1] != '#' && t[1] != '!' {
 			continue
 		}
-		var b []string
-		for ; i < len(lines); i++ {
-			l := strings.TrimSpace(lines[i])
-			if !strings.HasPrefix(l, mark) {
-				break
-			}
-			b = append(b, strings.TrimSpace(strings.TrimLeft(l, mark+"/!")))
+		j := i
+		for j < len(lines) && strings.HasPrefix(strings.TrimSpace(lines[j]), mark) {
+			j++
 		}
-		return strings.TrimSpace(joinDocLines(b))
+		return commentText(lines[i:j], mark+"/!")
 	}
 	return ""
 }

@@ -514,7 +514,7 @@ func nameShare(p string, asked map[string]bool) float64 {
 	}
 	var words, held int
 	for _, part := range split(fold(name)) {
-		part = strings.ToLower(part)
+		part = american(strings.ToLower(part)) // as Tokens reads the question
 		if stopWords[part] || len(part) < 2 || isDigit(part) {
 			continue
 		}

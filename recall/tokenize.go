@@ -45,7 +45,7 @@ func american(w string) string {
 	if len(w) < 4 {
 		return w
 	}
-	for _, r := range britishRoots {
+	for _, r := range britishRoots[w[:4]] {
 		if strings.HasPrefix(w, r.gb) {
 			return r.us + w[len(r.gb):]
 		}
@@ -54,30 +54,30 @@ func american(w string) string {
 }
 
 // britishRoots are the beginnings of British spellings, each with its
-// American one; a word that begins so is that word or one made from it
-// (colours, coloured, initialised, initialisation).
-var britishRoots = func() []struct{ gb, us string } {
-	var out []struct{ gb, us string }
+// American one, by their first four letters (every token of every text
+// passes here: one map lookup, not a scan of the list); a word that begins
+// so is that word or one made from it (colours, coloured, initialised,
+// initialisation).
+var britishRoots = func() map[string][]struct{ gb, us string } {
+	out := map[string][]struct{ gb, us string }{}
+	add := func(gb, us string) { out[gb[:4]] = append(out[gb[:4]], struct{ gb, us string }{gb, us}) }
 	for _, w := range strings.Fields(`colour behaviour favour honour neighbour flavour humour labour armour rumour vapour
 	harbour parlour`) {
-		out = append(out, struct{ gb, us string }{w, strings.Replace(w, "our", "or", 1)})
+		add(w, strings.Replace(w, "our", "or", 1))
 	}
 	for _, w := range strings.Fields(`initialis normalis serialis deserialis optimis customis organis recognis synchronis
 	authoris realis utilis specialis minimis maximis finalis capitalis summaris prioritis categoris visualis standardis
-	sanitis tokenis memois materialis parallelis randomis localis internationalis emphasis analys paralys catalys`) {
+	sanitis tokenis memois materialis parallelis randomis localis internationalis analys paralys catalys`) {
 		us := w[:len(w)-1] + "z"
 		if strings.HasSuffix(w, "ys") {
 			us = w[:len(w)-2] + "yz"
 		}
-		if w == "emphasis" {
-			continue
-		}
-		out = append(out, struct{ gb, us string }{w, us})
+		add(w, us)
 	}
 	for gb, us := range map[string]string{"centre": "center", "licence": "license", "catalogue": "catalog", "dialogue": "dialog",
 		"grey": "gray", "cancelled": "canceled", "cancelling": "canceling", "modelled": "modeled", "modelling": "modeling",
 		"labelled": "labeled", "labelling": "labeling", "travelled": "traveled", "signalled": "signaled", "signalling": "signaling"} {
-		out = append(out, struct{ gb, us string }{gb, us})
+		add(gb, us)
 	}
 	return out
 }()
