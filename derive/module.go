@@ -146,6 +146,7 @@ type moduleAcc struct {
 	files, sections int
 	langs           map[string]int
 	readme, godoc   string
+	readmeRank      int // of readme (readmeRank): a better README replaces it
 	names           []rankedName
 	index           map[string]int // names by name
 	methods         map[string]int // methods by receiver, from any file
@@ -169,8 +170,8 @@ func (a *moduleAcc) add(p string, f memory.Outline, direct bool) {
 	}
 	if direct && f.Lead != "" {
 		switch {
-		case isReadme(p) && a.readme == "":
-			a.readme = f.Lead
+		case isReadme(p) && (a.readme == "" || readmeRank(p) < a.readmeRank):
+			a.readme, a.readmeRank = f.Lead, readmeRank(p)
 		case f.Lang == "go" && a.godoc == "":
 			a.godoc = f.Lead
 		}

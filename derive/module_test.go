@@ -102,3 +102,25 @@ func TestSummary(t *testing.T) {
 		t.Errorf("modules in a summary too small for them:\n%s", small)
 	}
 }
+
+// A README of a part sorts before README.md ("-" before "."): the module
+// is still summed up by README.md (fzf's root said what its Vim plugin
+// does).
+func TestModuleSummaryFromItsOwnReadme(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"README-VIM.md": "# Vim integration\n\nOnce you have the tool installed, add it to your runtimepath.\n",
+		"README.md":     "# tool\n\ntool is a general-purpose fuzzy finder for the terminal.\n",
+		"main.go":       "package main\n\nfunc main() {}\n",
+	})
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range Modules(d.Changed) {
+		if m.Path == "" && m.Summary != "tool is a general-purpose fuzzy finder for the terminal." {
+			t.Errorf("root summary %q", m.Summary)
+		}
+	}
+}

@@ -28,23 +28,32 @@ func rootReadme(paths []string) string {
 		if strings.Contains(p, "/") || !isReadme(p) {
 			continue
 		}
-		r := 3
-		switch strings.ToLower(path.Ext(p)) {
-		case ".md", ".markdown":
-			r = 0
-		case ".rst":
-			r = 1
-		case "", ".txt":
-			r = 2
-		}
-		if stem := strings.TrimSuffix(p, path.Ext(p)); !strings.EqualFold(stem, "readme") {
-			r += 10 // README-VIM.md, README.de.md: about a part, or another language
-		}
-		if r < rank || r == rank && p < best {
+		if r := readmeRank(p); r < rank || r == rank && p < best {
 			best, rank = p, r
 		}
 	}
 	return best
+}
+
+// readmeRank orders the READMEs of one directory, the one that says what
+// it is first: README.md, then other spellings (README.rst, README.txt,
+// README), then READMEs of a part or in another language (README-VIM.md,
+// README.de.md).
+func readmeRank(p string) int {
+	base := path.Base(p)
+	r := 3
+	switch strings.ToLower(path.Ext(base)) {
+	case ".md", ".markdown":
+		r = 0
+	case ".rst":
+		r = 1
+	case "", ".txt":
+		r = 2
+	}
+	if stem := strings.TrimSuffix(base, path.Ext(base)); !strings.EqualFold(stem, "readme") {
+		r += 10 // about a part, or in another language
+	}
+	return r
 }
 
 // readmePurpose is a README's title (its first heading, when it comes
