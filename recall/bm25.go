@@ -277,6 +277,14 @@ func (x *lexIndex) search(query []string, k int, keep func(int32) bool) []scored
 	return a.top(k, keep)
 }
 
+// searchWeighted is search with a weight for each word.
+func (x *lexIndex) searchWeighted(query map[string]float64, k int, keep func(int32) bool) []scored {
+	a := x.accumulator()
+	defer a.release()
+	a.add(query)
+	return a.top(k, keep)
+}
+
 // weights is a query's words, each of weight 1.
 func weights(query []string) map[string]float64 {
 	w := make(map[string]float64, len(query))

@@ -326,7 +326,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			mass := x.lex.mass(qtoks)
 			if mass > 0 {
 				var words []string
-				for i, s := range x.lex.search(qtoks, candidates, func(int32) bool { return true }) {
+				for i, s := range x.lex.searchWeighted(withKin(qtoks), candidates, func(int32) bool { return true }) {
 					h := &SectionHit{Source: "derived", Section: x.secs[s.doc], Project: pid, Part: PartRelevant}
 					h.Explain.Lexical, h.Explain.LexicalRnk = s.score, i+1
 					h.Explain.Relevance = lexWeight * s.score / mass
@@ -358,16 +358,13 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			}
 		}
 		x.mu.RUnlock()
-		code, types := asksWhereCode(req.Query), asksTypes(req.Query)
-		asked := map[string]bool{}
-		for _, t := range qtoks {
-			asked[t] = true
-		}
+		ask := asking{code: asksWhereCode(req.Query), docs: asksDocs(req.Query), types: asksTypes(req.Query)}
+		asked := withKin(qtoks)       // a file named by a kin of a question's word is named less
 		named := map[string]float64{} // by path: how much of the file's name the question says
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
 			if h.Part != PartPath {
-				h.Explain.Relevance *= sectionPrior(h.Section, code, types)
+				h.Explain.Relevance *= sectionPrior(h.Section, ask)
 				f, ok := named[h.Path]
 				if !ok {
 					f = nameShare(h.Path, asked)
@@ -411,18 +408,25 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 // sectionsPerFile is how many sections of one file a recall returns.
 const sectionsPerFile = 2
 
+// asking is what a question asks for: where some code is, where
+// something is documented, or types.
+type asking struct{ code, docs, types bool }
+
 // sectionPrior weighs a section by what it is and where it lives, for a
 // question that asks where some code is (code) or not: the code a
 // "where is …" question is about stands above a doc that explains or
 // mentions it, what a file defines for its own use a little below what
 // it offers, and tests, examples and vendored copies below the code they
 // exercise.
-func sectionPrior(s memory.Section, code, types bool) float64 {
+func sectionPrior(s memory.Section, ask asking) float64 {
 	w := pathPrior(s.Path)
-	if code && docSection(s) {
+	if ask.code && docSection(s) {
 		w *= whereDocWeight
 	}
-	if !types && declarationPath(s.Path) {
+	if ask.docs && !docSection(s) {
+		w *= whereDocWeight
+	}
+	if !ask.types && declarationPath(s.Path) {
 		w *= declarationWeight
 	}
 	if platformVariant(s.Path) {
@@ -501,8 +505,9 @@ var rootDirs = map[string]bool{"": true, ".": true, "src": true, "lib": true, "p
 // nameShare is the share of the words of a file's name (its base name
 // before the first dot, less numbers, or its directory's for an index, a
 // README or a mod.rs) that the question's words hold: 1 for history.go asked about
-// "history", ½ for InterceptorManager.js asked about interceptors.
-func nameShare(p string, asked map[string]bool) float64 {
+// "history", ½ for InterceptorManager.js asked about interceptors; a word
+// of the name that is a kin of a question's word holds its weight (asked).
+func nameShare(p string, asked map[string]float64) float64 {
 	dir, base := path.Split(p)
 	name, _, _ := strings.Cut(base, ".")
 	if genericNames[strings.ToLower(name)] {
@@ -512,21 +517,20 @@ func nameShare(p string, asked map[string]bool) float64 {
 			return 0
 		}
 	}
-	var words, held int
+	var words int
+	var held float64
 	for _, part := range split(fold(name)) {
 		part = american(strings.ToLower(part)) // as Tokens reads the question
 		if stopWords[part] || len(part) < 2 || isDigit(part) {
 			continue
 		}
 		words++
-		if asked[stem(part)] {
-			held++
-		}
+		held += asked[stem(part)]
 	}
 	if words == 0 {
 		return 0
 	}
-	return float64(held) / float64(words)
+	return held / float64(words)
 }
 
 // asksWhereCode reports a question that asks where something is in the
@@ -550,6 +554,19 @@ func asksWhereCode(q string) bool {
 		}
 	}
 	return where
+}
+
+// asksDocs reports a question that asks for a document: "where is the
+// parser documented?", "where is it explained how …?". The code it is
+// about answers it less than the prose does.
+func asksDocs(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		switch w {
+		case "documented", "documentation", "docs", "explained", "described", "guide", "tutorial", "readme", "faq", "manual":
+			return true
+		}
+	}
+	return false
 }
 
 // docLangs are the languages of prose.

@@ -193,19 +193,19 @@ func TestSectionPrior(t *testing.T) {
 		}
 	}
 	decl := memory.Section{Kind: memory.SectionMethod, Lang: "typescript", Name: "Manager.use", Path: "types/index.d.cts"}
-	if sectionPrior(decl, true, false) >= 1 || sectionPrior(decl, true, true) != 1 {
-		t.Errorf("a declaration: %v when types are not asked for, %v when they are; want under 1, 1", sectionPrior(decl, true, false), sectionPrior(decl, true, true))
+	if sectionPrior(decl, asking{code: true, types: false}) >= 1 || sectionPrior(decl, asking{code: true, types: true}) != 1 {
+		t.Errorf("a declaration: %v when types are not asked for, %v when they are; want under 1, 1", sectionPrior(decl, asking{code: true, types: false}), sectionPrior(decl, asking{code: true, types: true}))
 	}
 	code := memory.Section{Kind: memory.SectionFunc, Lang: "go", Name: "Program.Send", Path: "tea.go"}
 	private := memory.Section{Kind: memory.SectionMethod, Lang: "go", Name: "Program.eventLoop", Path: "tea.go"}
 	pyPrivate := memory.Section{Kind: memory.SectionFunc, Lang: "python", Name: "_prepare", Path: "app.py"}
 	dunder := memory.Section{Kind: memory.SectionMethod, Lang: "python", Name: "Config.__init__", Path: "config.py"}
 	heading := memory.Section{Kind: memory.SectionHeading, Lang: "markdown", Name: "Events", Path: "docs/events.md"}
-	if !(sectionPrior(code, true, false) > sectionPrior(private, true, false) && sectionPrior(private, true, false) > sectionPrior(heading, true, false)) {
-		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, true, false), sectionPrior(private, true, false), sectionPrior(heading, true, false))
+	if !(sectionPrior(code, asking{code: true, types: false}) > sectionPrior(private, asking{code: true, types: false}) && sectionPrior(private, asking{code: true, types: false}) > sectionPrior(heading, asking{code: true, types: false})) {
+		t.Errorf("for a where question: exported %v, private %v, doc %v; want them in that order", sectionPrior(code, asking{code: true, types: false}), sectionPrior(private, asking{code: true, types: false}), sectionPrior(heading, asking{code: true, types: false}))
 	}
-	if sectionPrior(heading, false, false) != 1 || sectionPrior(pyPrivate, false, false) >= 1 || sectionPrior(dunder, false, false) != 1 {
-		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, false, false), sectionPrior(pyPrivate, false, false), sectionPrior(dunder, false, false))
+	if sectionPrior(heading, asking{code: false, types: false}) != 1 || sectionPrior(pyPrivate, asking{code: false, types: false}) >= 1 || sectionPrior(dunder, asking{code: false, types: false}) != 1 {
+		t.Errorf("a doc %v, _prepare %v, __init__ %v: want 1, below 1, 1", sectionPrior(heading, asking{code: false, types: false}), sectionPrior(pyPrivate, asking{code: false, types: false}), sectionPrior(dunder, asking{code: false, types: false}))
 	}
 	for p, want := range map[string]float64{
 		"lib/reply.js": 1, "test/reply.test.js": 0.7, "pkg/x_test.go": 0.7, "examples/chat/main.go": 0.8,
@@ -279,10 +279,7 @@ func TestWhereRanksTheFileNamedByTheQuestion(t *testing.T) {
 		t.Errorf("interceptors: %s first, want the file named so", got)
 	}
 
-	asked := map[string]bool{}
-	for _, w := range Tokens("how do I make the request interceptors and the unicode 16 tables?") {
-		asked[w] = true
-	}
+	asked := weights(Tokens("how do I make the request interceptors and the unicode 16 tables?"))
 	for p, want := range map[string]float64{
 		"lib/core/InterceptorManager.js": 0.5, "src/history.go": 0, "lib/interceptors/index.js": 1, "src/index.js": 0,
 		"rich/_unicode_data/unicode16-0-0.py": 1, "docs/README.md": 0, "tables.rs": 1, "test/interceptor.test.js": 1,
@@ -324,4 +321,28 @@ func TestNamedFileIsKnown(t *testing.T) {
 	if resp := f.recall(t, "where is the kubernetes operator reconciled?"); !resp.Nothing || len(resp.Repository) > 0 {
 		t.Errorf("kubernetes: nothing known %v, %d sections; want nothing known", resp.Nothing, len(resp.Repository))
 	}
+}
+
+// A newcomer asks in their words, the code answers in its own: "combined"
+// finds merger.go, "checked" the validator, "options" the config file —
+// below a file that says the question's own word.
+func TestWhereFindsTheFileByItsKin(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	gofile := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+		return fileOf(p, "go", 3, kind, name, "", doc)
+	}
+	f.derive(t,
+		gofile("src/merger.go", memory.SectionFunc, "Merger.mergedGet", "Returns the item at an index of the merged partial lists."),
+		gofile("src/result.go", memory.SectionFunc, "sortResults", "Sorts the partial lists by rank."),
+		gofile("src/matcher.go", memory.SectionFunc, "Matcher.scan", "Splits the items into slices and searches them in parallel."),
+		gofile("lib/config_validator.go", memory.SectionFunc, "validateConfig", "Validates the server config."),
+		gofile("lib/server.go", memory.SectionFunc, "createServer", "Creates the server and listens on its port."),
+	)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where are the partial lists of the parallel search combined?": "src/merger.go",
+		"where are the options checked?":                               "lib/config_validator.go",
+		"where are the partial lists sorted?":                          "src/result.go",
+	})
 }
