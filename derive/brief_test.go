@@ -209,6 +209,11 @@ func TestReadmePurpose(t *testing.T) {
 			title: "Click", purpose: "Click is a Python package for creating beautiful command line interfaces in a composable way with as little code as necessary.",
 		},
 		{
+			name: "a sponsor's links before the title", file: "README.md",
+			src:   "<div align=\"center\">\n<sup>Thanks to:</sup>\n</div>\n\n### [Acme, the cloud for tools](https://acme.example)\n[Runs on macOS, Linux and Windows](https://acme.example) · [Docs](https://acme.example/docs)<br>\n\n# lsx\n\nA friendlier file lister for the terminal.\n",
+			title: "lsx", purpose: "A friendlier file lister for the terminal.",
+		},
+		{
 			name: "only a heading", file: "README.md", src: "# tool\n\n```sh\ntool --help\n```\n", title: "tool", purpose: "",
 		},
 	} {

@@ -127,6 +127,7 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 	// Examples and tests have mains of their own; they are not where the
 	// project starts.
 	f.EntryPoints = slices.DeleteFunc(f.EntryPoints, notShipped)
+	f.EntryPoints = heldEntryPoints(f.EntryPoints, paths, have)
 	if readme := rootReadme(paths); readme != "" {
 		if b, ok := read(readme); ok {
 			f.Title, f.Purpose = readmePurpose(readme, b)
@@ -745,6 +746,62 @@ var notShippedDirs = map[string]bool{
 }
 
 // notShipped reports a path under an example's or a test's directory.
+// heldEntryPoints are the entry points the repository holds: a file or a
+// directory of it as they are, a build output a manifest names
+// (package.json's "main": "dist/cjs/index.js") as the source it is built
+// from (src/index.ts), and nothing for a file it does not have (a [[bin]]
+// whose src/bin/NAME.rs was never written): a newcomer opens what the
+// brief names.
+func heldEntryPoints(eps, paths []string, have map[string]bool) []string {
+	out := eps[:0]
+	for _, p := range eps {
+		if have[p] || slices.ContainsFunc(paths, func(q string) bool { return strings.HasPrefix(q, p+"/") }) {
+			out = append(out, p)
+			continue
+		}
+		if src := builtFrom(p, have); src != "" {
+			out = append(out, src)
+		}
+	}
+	return out
+}
+
+// builtFrom is the source a build output was made from, when the
+// repository holds it: dist/cjs/index.js from src/index.ts or index.ts.
+func builtFrom(p string, have map[string]bool) string {
+	rest := p
+	for _, suffix := range []string{".d.ts", ".js", ".cjs", ".mjs"} {
+		if strings.HasSuffix(rest, suffix) {
+			rest = strings.TrimSuffix(rest, suffix)
+			break
+		}
+	}
+	if rest == p {
+		return ""
+	}
+	if out, tail, ok := strings.Cut(rest, "/"); ok && builtDirs[out] {
+		rest = tail
+		if format, tail, ok := strings.Cut(rest, "/"); ok && builtFormats[format] {
+			rest = tail
+		}
+	}
+	for _, dir := range []string{"src/", ""} {
+		for _, ext := range []string{".ts", ".tsx", ".mts", ".js", ".mjs"} {
+			if c := dir + rest + ext; have[c] && c != p {
+				return c
+			}
+		}
+	}
+	return ""
+}
+
+// builtDirs are where a JavaScript build writes; builtFormats the
+// module formats it writes each in.
+var (
+	builtDirs    = map[string]bool{"dist": true, "build": true, "lib": true, "out": true}
+	builtFormats = map[string]bool{"cjs": true, "esm": true, "es": true, "umd": true, "mjs": true, "node": true, "browser": true, "types": true}
+)
+
 func notShipped(p string) bool {
 	dirs := strings.Split(p, "/")
 	for _, d := range dirs[:len(dirs)-1] {

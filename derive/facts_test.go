@@ -75,7 +75,8 @@ func TestProjectFactsNode(t *testing.T) {
 	if !reflect.DeepEqual(f.Commands, want) {
 		t.Errorf("commands %+v", f.Commands)
 	}
-	if want := []string{"bin/cli.js", "dist/index.js"}; !reflect.DeepEqual(f.EntryPoints, want) {
+	// dist/index.js is built from src/index.ts: the brief names the source.
+	if want := []string{"bin/cli.js", "src/index.ts"}; !reflect.DeepEqual(f.EntryPoints, want) {
 		t.Errorf("entry points %q", f.EntryPoints)
 	}
 }
@@ -99,6 +100,7 @@ func TestProjectFactsRust(t *testing.T) {
 	if w := []string{"cargo build [Cargo.toml (convention)]", "cargo test [Cargo.toml (convention)]", "cargo run [Cargo.toml (convention)]"}; !reflect.DeepEqual(runs, w) {
 		t.Errorf("commands %q", runs)
 	}
+	// The [[bin]] "ghost" has no src/bin/ghost.rs: it is not named.
 	if w := []string{"src/bin/rip.rs", "src/main.rs"}; !reflect.DeepEqual(f.EntryPoints, w) {
 		t.Errorf("entry points %q", f.EntryPoints)
 	}

@@ -89,7 +89,7 @@ func markdownPurpose(src []byte) (title, purpose string) {
 	// more once images, badges and HTML are gone, and no GitHub note.
 	prose := func(n ast.Node) string {
 		t := mdTidy(mdShortcutRef.ReplaceAllString(mdInlineText(n, src), "$1"))
-		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") {
+		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") || onlyLinks(n, src) {
 			return ""
 		}
 		return strings.Join(strings.Fields(t), " ")
@@ -126,6 +126,23 @@ func markdownPurpose(src []byte) (title, purpose string) {
 		}
 	}
 	return title, ""
+}
+
+// onlyLinks reports a paragraph that is nothing but links (a sponsor's
+// "[Available for macOS, Linux & Windows](…)", a row of site links):
+// what it says is about somewhere else.
+func onlyLinks(n ast.Node, src []byte) bool {
+	var b strings.Builder
+	for i := 0; i < n.Lines().Len(); i++ {
+		seg := n.Lines().At(i)
+		b.Write(seg.Value(src))
+	}
+	raw := b.String()
+	if !mdLink.MatchString(raw) {
+		return false
+	}
+	rest := htmlTag.ReplaceAllString(mdLink.ReplaceAllString(mdImage.ReplaceAllString(raw, ""), ""), "")
+	return strings.Trim(rest, " \t\n|·•-–—,") == ""
 }
 
 // rstRule reports a reStructuredText section adornment of three
