@@ -338,11 +338,14 @@ func TestWhereFindsTheFileByItsKin(t *testing.T) {
 		gofile("src/matcher.go", memory.SectionFunc, "Matcher.scan", "Splits the items into slices and searches them in parallel."),
 		gofile("lib/config_validator.go", memory.SectionFunc, "validateConfig", "Validates the server config."),
 		gofile("lib/server.go", memory.SectionFunc, "createServer", "Creates the server and listens on its port."),
+		fileOf("site/utils/meta.py", "python", 3, memory.SectionFunc, "get_data", "", "Reads the YAML header of a document."),
+		fileOf("site/structure/pages.py", "python", 3, memory.SectionMethod, "Page.read_source", "", "Reads the markdown source of a page and its title."),
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
 		"where are the partial lists of the parallel search combined?": "src/merger.go",
 		"where are the options checked?":                               "lib/config_validator.go",
 		"where are the partial lists sorted?":                          "src/result.go",
+		"where is the metadata read?":                                  "site/utils/meta.py", // a short form
 	})
 }

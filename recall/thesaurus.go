@@ -1,9 +1,6 @@
 package recall
 
-import (
-	"slices"
-	"sort"
-)
+import "slices"
 
 // A question about a repository is asked in a newcomer's words, and the
 // code answers in its own: "where are the options checked?" is
@@ -55,44 +52,117 @@ var kinGroups = [][]string{
 	{"database", "db"},
 }
 
-// kinWeight is what a kin of a question's word weighs beside the word.
-const kinWeight = 0.35
+// shortForms are the abbreviations code writes for a word a question
+// spells out (metadata is meta.py, a connection conn, a context ctx):
+// the same word, so they weigh more than a kin. Short forms that are also
+// the names of common directories (src, lib, pkg, doc, app, cmd, spec)
+// are left out: they
+// would name every file under them.
+var shortForms = [][]string{
+	{"metadata", "meta"},
+	{"configuration", "config", "cfg", "conf"},
+	{"directory", "dir"},
+	{"environment", "env"},
+	{"request", "req"},
+	{"response", "resp"},
+	{"message", "msg"},
+	{"database", "db"},
+	{"template", "tmpl", "tpl"},
+	{"utility", "utilities", "util", "utils"},
+	{"information", "info"},
+	{"implementation", "impl"},
+	{"initialize", "initialization", "init"},
+	{"authentication", "auth"},
+	{"authorization", "authz"},
+	{"repository", "repo"},
+	{"format", "fmt"},
+	{"string", "str"},
+	{"number", "num"},
+	{"length", "len"},
+	{"index", "idx"},
+	{"pointer", "ptr"},
+	{"buffer", "buf"},
+	{"context", "ctx"},
+	{"destination", "dst", "dest"},
+	{"temporary", "temp", "tmp"},
+	{"previous", "prev"},
+	{"maximum", "max"},
+	{"minimum", "min"},
+	{"character", "char"},
+	{"attribute", "attr"},
+	{"parameter", "param", "params"},
+	{"argument", "arg", "args"},
+	{"value", "val"},
+	{"variable", "var", "vars"},
+	{"function", "func", "fn"},
+	{"object", "obj"},
+	{"error", "err"},
+	{"execute", "exec"},
+	{"process", "proc"},
+	{"option", "opt", "opts"},
+	{"address", "addr"},
+	{"connection", "conn"},
+	{"server", "srv"},
+	{"service", "svc"},
+	{"manager", "mgr"},
+	{"controller", "ctrl"},
+	{"reference", "ref"},
+	{"websocket", "ws"},
+	{"statistics", "stats"},
+	{"performance", "perf"},
+}
 
-// kin maps a token to the tokens of its group.
-var kin = func() map[string][]string {
-	out := map[string][]string{}
-	for _, g := range kinGroups {
-		var toks []string
-		for _, w := range g {
-			for _, t := range Tokens(w) {
-				if !slices.Contains(toks, t) {
-					toks = append(toks, t)
+// kinWeight is what a kin of a question's word weighs beside the word;
+// shortWeight what its short form (or long form) weighs.
+const (
+	kinWeight   = 0.35
+	shortWeight = 0.8
+)
+
+// kin maps a token to the tokens of its groups, each with what it weighs
+// beside the token: a short form (or the long one) shortWeight, a kin
+// kinWeight.
+var kin = func() map[string]map[string]float64 {
+	out := map[string]map[string]float64{}
+	add := func(groups [][]string, weight float64) {
+		for _, g := range groups {
+			var toks []string
+			for _, w := range g {
+				for _, t := range Tokens(w) {
+					if !slices.Contains(toks, t) {
+						toks = append(toks, t)
+					}
 				}
 			}
-		}
-		for _, t := range toks {
-			for _, o := range toks {
-				if o != t && !slices.Contains(out[t], o) {
-					out[t] = append(out[t], o)
+			for _, t := range toks {
+				for _, o := range toks {
+					if o == t {
+						continue
+					}
+					if out[t] == nil {
+						out[t] = map[string]float64{}
+					}
+					out[t][o] = max(out[t][o], weight)
 				}
 			}
 		}
 	}
-	for t := range out {
-		sort.Strings(out[t])
-	}
+	add(kinGroups, kinWeight)
+	add(shortForms, shortWeight)
 	return out
 }()
 
 // withKin is a question's words at weight 1 and the kin of each that the
-// question does not say at kinWeight.
+// question does not say at what the kin weighs (the most, when two of
+// the question's words are kin of one word).
 func withKin(query []string) map[string]float64 {
 	w := weights(query)
 	for _, t := range query {
-		for _, k := range kin[t] {
-			if _, ok := w[k]; !ok {
-				w[k] = kinWeight
+		for k, kw := range kin[t] {
+			if slices.Contains(query, k) {
+				continue
 			}
+			w[k] = max(w[k], kw)
 		}
 	}
 	return w
