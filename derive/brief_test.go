@@ -214,6 +214,11 @@ func TestReadmePurpose(t *testing.T) {
 			title: "lsx", purpose: "A friendlier file lister for the terminal.",
 		},
 		{
+			name: "purpose in an HTML paragraph after a sponsors' table", file: "README.md",
+			src:   "<h3 align=\"center\">Sponsors</h3><table><tr><td><a href=\"https://s.example\"><img src=\"s.png\"> Become a sponsor</a> <p align=\"center\">Fast payments for every online shop</p></td></tr></table>\n\n<!--<div>marker</div>-->\n<p align=\"center\">A small HTTP client for browsers &amp; servers</p>\n\n<p align=\"center\"><a href=\"https://w.example\"><b>Website</b></a> • <a href=\"https://d.example\"><b>Docs</b></a></p>\n\nTable of Contents: see below.\n",
+			title: "", purpose: "A small HTTP client for browsers & servers",
+		},
+		{
 			name: "only a heading", file: "README.md", src: "# tool\n\n```sh\ntool --help\n```\n", title: "tool", purpose: "",
 		},
 	} {

@@ -120,7 +120,7 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 	goEntryPoints(&f, paths, read)
 	for _, p := range paths {
 		base := path.Base(p)
-		if base == "__main__.py" || p == "src/main.rs" || (strings.HasPrefix(p, "src/bin/") && strings.HasSuffix(p, ".rs")) {
+		if base == "__main__.py" || p == "src/main.rs" || cargoBin(p) {
 			f.EntryPoints = append(f.EntryPoints, p)
 		}
 	}
@@ -132,6 +132,12 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 		if b, ok := read(readme); ok {
 			f.Title, f.Purpose = readmePurpose(readme, b)
 		}
+	}
+	// A README that opens on something else than what the project is
+	// ("An efficient server implies a lower cost of the infrastructure …")
+	// gives way to the manifest's one line.
+	if d := manifestDescription(read); d != "" && !namesProject(f.Purpose, f.Name, f.Title, filepath.Base(root)) {
+		f.Purpose = d
 	}
 
 	if lang == "" {
@@ -746,6 +752,58 @@ var notShippedDirs = map[string]bool{
 }
 
 // notShipped reports a path under an example's or a test's directory.
+// manifestDescription is the one line a package manifest says the
+// project is: package.json's, Cargo.toml's [package] or pyproject.toml's
+// [project] description.
+func manifestDescription(read func(string) ([]byte, bool)) string {
+	if b, ok := read("package.json"); ok {
+		var pj struct{ Description string }
+		if json.Unmarshal(b, &pj) == nil && pj.Description != "" {
+			return firstSentences(pj.Description, purposeWords, purposeMax)
+		}
+	}
+	for _, name := range []string{"Cargo.toml", "pyproject.toml"} {
+		b, ok := read(name)
+		if !ok {
+			continue
+		}
+		var m struct {
+			Package struct{ Description string }
+			Project struct{ Description string }
+		}
+		if _, err := toml.Decode(string(b), &m); err == nil {
+			if d := strings.Join(strings.Fields(m.Package.Description+" "+m.Project.Description), " "); d != "" {
+				return firstSentences(d, purposeWords, purposeMax)
+			}
+		}
+	}
+	return ""
+}
+
+// namesProject reports a purpose that names the project it is about
+// ("Flask is a lightweight …", "HTTPie (pronounced …) is …").
+func namesProject(purpose string, names ...string) bool {
+	lower := strings.ToLower(purpose)
+	for _, n := range names {
+		n = path.Base(strings.ToLower(strings.TrimSpace(n))) // @scope/name, a module path
+		if len(n) >= 2 && strings.Contains(lower, n) {
+			return true
+		}
+	}
+	return false
+}
+
+// cargoBin reports a binary Cargo finds by itself: src/bin/NAME.rs or
+// src/bin/NAME/main.rs (the other files of src/bin/NAME/ are its modules).
+func cargoBin(p string) bool {
+	rest, ok := strings.CutPrefix(p, "src/bin/")
+	if !ok || !strings.HasSuffix(p, ".rs") {
+		return false
+	}
+	dir, file := path.Split(rest)
+	return dir == "" || !strings.Contains(strings.TrimSuffix(dir, "/"), "/") && file == "main.rs"
+}
+
 // heldEntryPoints are the entry points the repository holds: a file or a
 // directory of it as they are, a build output a manifest names
 // (package.json's "main": "dist/cjs/index.js") as the source it is built

@@ -100,8 +100,9 @@ func TestProjectFactsRust(t *testing.T) {
 	if w := []string{"cargo build [Cargo.toml (convention)]", "cargo test [Cargo.toml (convention)]", "cargo run [Cargo.toml (convention)]"}; !reflect.DeepEqual(runs, w) {
 		t.Errorf("commands %q", runs)
 	}
-	// The [[bin]] "ghost" has no src/bin/ghost.rs: it is not named.
-	if w := []string{"src/bin/rip.rs", "src/main.rs"}; !reflect.DeepEqual(f.EntryPoints, w) {
+	// The [[bin]] "ghost" has no src/bin/ghost.rs: it is not named; src/bin/tool/
+	// is a binary by its main.rs, and args.rs is a module of it.
+	if w := []string{"src/bin/rip.rs", "src/bin/tool/main.rs", "src/main.rs"}; !reflect.DeepEqual(f.EntryPoints, w) {
 		t.Errorf("entry points %q", f.EntryPoints)
 	}
 }
@@ -181,4 +182,25 @@ func FuzzWorkflowRuns(f *testing.F) {
 		cargoFacts(&f, b, nil)
 		pyprojectFacts(&f, b, nil)
 	})
+}
+
+// The purpose is the README's, unless its opening paragraph is not about
+// the project (it does not name it) and the manifest says in one line
+// what the project is.
+func TestPurposeFromTheManifestWhenTheReadmeOpensElsewhere(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct{ readme, want string }{
+		{"# widgets\n\nA fast server means happy users and a smaller bill.\n", "Small widgets for dashboards."},
+		{"A fast server means happy users.\n\nEnter widgets, the dashboard kit.\n", "Small widgets for dashboards."},
+		{"Widgets is a kit of dashboard parts.\n", "Widgets is a kit of dashboard parts."},
+	} {
+		root := t.TempDir()
+		writeTree(t, root, map[string]string{
+			"README.md":    c.readme,
+			"package.json": `{"name": "@acme/widgets", "description": "Small widgets for dashboards."}`,
+		})
+		if f := ProjectFacts(root, []string{"README.md", "package.json"}); f.Purpose != c.want {
+			t.Errorf("README %q: purpose %q, want %q", c.readme, f.Purpose, c.want)
+		}
+	}
 }

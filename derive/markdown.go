@@ -236,7 +236,8 @@ func isReadme(p string) bool {
 
 // readmeSummary is a README's first paragraph of prose: at least three
 // words once links' targets, images and HTML are left out, so a row of
-// badges or a logo is passed over. The section is named by the
+// badges or a logo is passed over, as is a paragraph of links only; a
+// paragraph written in HTML counts. The section is named by the
 // document's first-level title, else its directory.
 func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bool) {
 	langTitle := ""
@@ -246,8 +247,13 @@ func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bo
 			if langTitle == "" && n.Level == 1 {
 				langTitle = strings.TrimSpace(mdInlineText(n, src))
 			}
-		case *ast.Paragraph:
-			t := mdTidy(mdInlineText(n, src))
+		case *ast.Paragraph, *ast.HTMLBlock:
+			var t string
+			if _, ok := n.(*ast.HTMLBlock); ok {
+				t = htmlProse(blockText(n, src)) // <p align="center">…</p>
+			} else if !onlyLinks(n, src) {
+				t = mdTidy(mdInlineText(n, src))
+			}
 			if len(strings.Fields(t)) < 3 {
 				continue
 			}

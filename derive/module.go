@@ -2,6 +2,7 @@ package derive
 
 import (
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 
@@ -137,6 +138,15 @@ func ModulesOf(files map[string]memory.Outline) []Module {
 	return out
 }
 
+// translatedReadme reports a README in another language (README-ja.md,
+// README.zh-CN.md, README_pt-BR.md): a module of translations is not
+// summed up in one of them.
+func translatedReadme(p string) bool {
+	return translated.MatchString(strings.TrimSuffix(path.Base(p), path.Ext(p)))
+}
+
+var translated = regexp.MustCompile(`(?i)^readme[-_.][a-z]{2}([-_][a-z]{2,4})?$`)
+
 // manifests are the files that make a directory a package of its own.
 var manifests = map[string]bool{
 	"go.mod": true, "package.json": true, "Cargo.toml": true, "pyproject.toml": true, "setup.py": true,
@@ -170,7 +180,7 @@ func (a *moduleAcc) add(p string, f memory.Outline, direct bool) {
 	}
 	if direct && f.Lead != "" {
 		switch {
-		case isReadme(p) && (a.readme == "" || readmeRank(p) < a.readmeRank):
+		case isReadme(p) && !translatedReadme(p) && (a.readme == "" || readmeRank(p) < a.readmeRank):
 			a.readme, a.readmeRank = f.Lead, readmeRank(p)
 		case f.Lang == "go" && a.godoc == "":
 			a.godoc = f.Lead

@@ -124,3 +124,42 @@ func TestModuleSummaryFromItsOwnReadme(t *testing.T) {
 		}
 	}
 }
+
+// A directory of translations (doc/README-ja.md, doc/README.zh-CN.md) is
+// not summed up in one of them; a README written in HTML is read.
+func TestModuleSummaryNotATranslation(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"README.md":           "<p align=\"center\">\n  <img src=\"logo.svg\"><br>\n  <a href=\"x\"><img src=\"badge.svg\"></a><br>\n  A <i>less</i> clone with colours &amp; line numbers.\n</p>\n",
+		"doc/README-ja.md":    "# ツール\n\ntool は 端末のための ページャーです。\n",
+		"doc/README.zh-CN.md": "# 工具\n\ntool 是 一个终端 分页器。\n",
+		"doc/usage.md":        "# Usage\n\nRun it on a file.\n",
+	})
+	d, err := Update(context.Background(), root, Options{}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range Modules(d.Changed) {
+		switch m.Path {
+		case "":
+			if m.Summary != "A less clone with colours & line numbers." {
+				t.Errorf("root summary %q", m.Summary)
+			}
+		case "doc":
+			if m.Summary != "" {
+				t.Errorf("doc/ summed up in a translation: %q", m.Summary)
+			}
+		}
+	}
+	for _, p := range []string{"README-ja.md", "doc/README.zh-CN.md", "README_pt-BR.md"} {
+		if !translatedReadme(p) {
+			t.Errorf("%s: not read as a translation", p)
+		}
+	}
+	for _, p := range []string{"README.md", "README-VIM.md", "README.rst", "readme"} {
+		if translatedReadme(p) {
+			t.Errorf("%s: read as a translation", p)
+		}
+	}
+}

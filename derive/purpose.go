@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"html"
 	"path"
 	"regexp"
 	"strings"
@@ -101,16 +102,15 @@ func markdownPurpose(src []byte) (title, purpose string) {
 				title = strings.TrimSpace(mdInlineText(n, src))
 			}
 		case *ast.HTMLBlock:
-			if title != "" {
-				continue
+			raw := blockText(n, src)
+			if title == "" {
+				if m := readmeHTMLTitle.FindStringSubmatch(raw); m != nil {
+					title = strings.Join(strings.Fields(htmlTag.ReplaceAllString(m[1], "")), " ")
+				}
 			}
-			var b strings.Builder
-			for i := 0; i < n.Lines().Len(); i++ {
-				seg := n.Lines().At(i)
-				b.Write(seg.Value(src))
-			}
-			if m := readmeHTMLTitle.FindStringSubmatch(b.String()); m != nil {
-				title = strings.Join(strings.Fields(htmlTag.ReplaceAllString(m[1], "")), " ")
+			// <p align="center">Promise based HTTP client …</p>
+			if t := htmlProse(raw); t != "" {
+				return title, t
 			}
 		case *ast.Paragraph:
 			if t := prose(n); t != "" {
@@ -128,16 +128,47 @@ func markdownPurpose(src []byte) (title, purpose string) {
 	return title, ""
 }
 
-// onlyLinks reports a paragraph that is nothing but links (a sponsor's
-// "[Available for macOS, Linux & Windows](…)", a row of site links):
-// what it says is about somewhere else.
-func onlyLinks(n ast.Node, src []byte) bool {
+// blockText is a block's lines as written.
+func blockText(n ast.Node, src []byte) string {
 	var b strings.Builder
 	for i := 0; i < n.Lines().Len(); i++ {
 		seg := n.Lines().At(i)
 		b.Write(seg.Value(src))
 	}
-	raw := b.String()
+	return b.String()
+}
+
+// htmlProse is the first paragraph of prose written in HTML
+// (<p align="center">A cat(1) clone with …</p>): its text without links,
+// tags or entities, three words or more and not an introduction to what
+// follows ("Special thanks to:"), outside tables (sponsors' slogans); ""
+// when there is none.
+func htmlProse(raw string) string {
+	raw = htmlTable.ReplaceAllString(htmlComment.ReplaceAllString(raw, ""), "")
+	for _, m := range htmlPara.FindAllStringSubmatch(raw, -1) {
+		t := html.UnescapeString(htmlTag.ReplaceAllString(htmlAnchor.ReplaceAllString(m[1], " "), " "))
+		t = strings.Join(strings.Fields(t), " ")
+		if len(strings.Fields(t)) >= 3 && !strings.HasSuffix(t, ":") {
+			return t
+		}
+	}
+	return ""
+}
+
+var (
+	htmlPara    = regexp.MustCompile(`(?is)<p\b[^>]*>(.*?)</p>`)
+	htmlAnchor  = regexp.MustCompile(`(?is)<a\b[^>]*>.*?</a>`)
+	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+	// htmlTable is a table to its end (or the block's): in a README's
+	// opening, sponsors' logos and their slogans.
+	htmlTable = regexp.MustCompile(`(?is)<table\b.*?(?:</table>|\z)`)
+)
+
+// onlyLinks reports a paragraph that is nothing but links (a sponsor's
+// "[Available for macOS, Linux & Windows](…)", a row of site links):
+// what it says is about somewhere else.
+func onlyLinks(n ast.Node, src []byte) bool {
+	raw := blockText(n, src)
 	if !mdLink.MatchString(raw) {
 		return false
 	}

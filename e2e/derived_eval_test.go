@@ -26,16 +26,20 @@ import (
 // evalDir holds one question file per repository: <name>.jsonl. Two more
 // sets were written by someone who had not read the readers or the
 // ranking: ../testdata/derived-eval-heldout (CAIRN_EVAL_HELDOUT=1; measured
-// once, then tuned on) and ../testdata/derived-eval-heldout2
-// (CAIRN_EVAL_HELDOUT=2; never tuned on: keep it so).
+// once, then tuned on), ../testdata/derived-eval-heldout2
+// (CAIRN_EVAL_HELDOUT=2; measured, never tuned on),
+// ../testdata/derived-eval-heldout3 (CAIRN_EVAL_HELDOUT=3; measured once,
+// then tuned on) and ../testdata/derived-eval-heldout4
+// (CAIRN_EVAL_HELDOUT=4; never tuned on, its misses never read: keep it so).
 var evalDir = func() string {
-	switch os.Getenv("CAIRN_EVAL_HELDOUT") {
+	switch h := os.Getenv("CAIRN_EVAL_HELDOUT"); h {
 	case "":
 		return "../testdata/derived-eval"
-	case "2":
-		return "../testdata/derived-eval-heldout2"
+	case "1":
+		return "../testdata/derived-eval-heldout"
+	default:
+		return "../testdata/derived-eval-heldout" + h
 	}
-	return "../testdata/derived-eval-heldout"
 }()
 
 // evalKinds are the kinds of question, in the order the tables show them.

@@ -1,0 +1,2 @@
+mod args;
+fn main() {}
