@@ -321,6 +321,16 @@ func TestNamedFileIsKnown(t *testing.T) {
 	if resp := f.recall(t, "where is the kubernetes operator reconciled?"); !resp.Nothing || len(resp.Repository) > 0 {
 		t.Errorf("kubernetes: nothing known %v, %d sections; want nothing known", resp.Nothing, len(resp.Repository))
 	}
+	// A where question that nothing answers well is shown the places
+	// that come near it, marked weak, as grep would show them.
+	resp = f.recall(t, "where are third-party wrappers around the instance defaults catalogued for newcomers?")
+	if resp.Nothing || !resp.Weak || len(resp.Repository) == 0 || resp.Repository[0].Path != "lib/axios.js" {
+		t.Errorf("weak places: nothing known %v, weak %v, %d sections; want lib/axios.js, weak", resp.Nothing, resp.Weak, len(resp.Repository))
+	}
+	// The same words, not asked where: nothing known.
+	if resp := f.recall(t, "third-party wrappers around the instance defaults catalogued for newcomers"); !resp.Nothing || len(resp.Repository) > 0 {
+		t.Errorf("not a where question: nothing known %v, %d sections; want nothing known", resp.Nothing, len(resp.Repository))
+	}
 }
 
 // A newcomer asks in their words, the code answers in its own: "combined"

@@ -115,7 +115,8 @@ type Response struct {
 	Note       string       `json:"note,omitempty"` // e.g. the embedder fell back
 	// Nothing is set when nothing known comes near the query (every
 	// candidate scored under Floor); Weak when the best answer is under
-	// Weak. Both put the query in the gap log (unless Peek).
+	// Weak (a question of where something is in the repository is
+	// answered weakly by the sections that come near it, not Nothing). Both put the query in the gap log (unless Peek).
 	Nothing bool `json:"nothing_known,omitempty"`
 	Weak    bool `json:"weak,omitempty"`
 	// Building says the index is being built (at a server's start, or
@@ -1008,9 +1009,15 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 	for _, h := range sections {
 		best = math.Max(best, h.Explain.answers)
 	}
+	// A question of where something is in the repository keeps the
+	// sections that come near it, as grep would show them, when none
+	// answers it well: weak places to look, not nothing.
+	weakPlaces := best < Floor && len(sections) > 0 && (asksWhereCode(req.Query) || asksDocs(req.Query))
 	if best < Floor { // nothing known: what is left is noise, but for what is pinned
 		list = slices.DeleteFunc(list, func(h *Hit) bool { return h.Explain.Trigger == "" && h.Explain.Path == "" })
-		sections = slices.DeleteFunc(sections, func(h *SectionHit) bool { return h.Part != PartPath })
+		if !weakPlaces {
+			sections = slices.DeleteFunc(sections, func(h *SectionHit) bool { return h.Part != PartPath })
+		}
 	}
 	// History: attach superseded hits to their successor when it is here.
 	for _, h := range hits {
@@ -1105,7 +1112,7 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 		}
 	}
 	if strings.TrimSpace(req.Query) != "" {
-		resp.Nothing = best < Floor
+		resp.Nothing = best < Floor && !weakPlaces
 		resp.Weak = !resp.Nothing && best < Weak
 	}
 	return resp
