@@ -33,9 +33,9 @@ var kinGroups = [][]string{
 	{"start", "startup", "boot", "bootstrap"},
 	{"shutdown", "teardown"},
 	// what code holds
-	{"option", "config", "configuration", "setting", "settings", "preference", "cfg", "conf"},
+	{"option", "config", "configuration", "preference", "cfg", "conf"}, // not "settings": its stem is the verb "set"
 	{"flag", "argument", "args", "arg", "argv", "cli", "clap", "argparse", "cobra", "pflag", "getopt", "yargs", "commander"},
-	{"builtin", "default", "predefined"},
+	{"builtin", "built-in", "default", "predefined"},
 	{"error", "err", "exception"},
 	{"directory", "dir", "folder"},
 	{"terminal", "tty", "term"},
@@ -128,10 +128,10 @@ var kin = func() map[string]map[string]float64 {
 		for _, g := range groups {
 			var toks []string
 			for _, w := range g {
-				for _, t := range Tokens(w) {
-					if !slices.Contains(toks, t) {
-						toks = append(toks, t)
-					}
+				// A compound ("built-in") is itself, whole: its parts
+				// ("built") are not kin of the group.
+				if t := Tokens(w); len(t) > 0 && !slices.Contains(toks, t[0]) {
+					toks = append(toks, t[0])
 				}
 			}
 			for _, t := range toks {
