@@ -326,7 +326,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			mass := x.lex.mass(qtoks)
 			if mass > 0 {
 				var words []string
-				for i, s := range x.lex.searchWeighted(withKin(qtoks), candidates, func(int32) bool { return true }) {
+				for i, s := range x.lex.searchWeighted(withKin(qtoks), sectionCandidates, func(int32) bool { return true }) {
 					h := &SectionHit{Source: "derived", Section: x.secs[s.doc], Project: pid, Part: PartRelevant}
 					h.Explain.Lexical, h.Explain.LexicalRnk = s.score, i+1
 					h.Explain.Relevance = lexWeight * s.score / mass
@@ -358,7 +358,8 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			}
 		}
 		x.mu.RUnlock()
-		ask := asking{code: asksWhereCode(req.Query), docs: asksDocs(req.Query), types: asksTypes(req.Query)}
+		ask := asking{code: asksWhereCode(req.Query), docs: asksDocs(req.Query), types: asksTypes(req.Query),
+			tsTypes: asksTypeScript(req.Query), command: asksCommand(req.Query)}
 		asked := withKin(qtoks)       // a file named by a kin of a question's word is named less
 		named := map[string]float64{} // by path: how much of the file's name the question says
 		for _, h := range hits {
@@ -405,12 +406,22 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 	})
 }
 
+// sectionCandidates is how many sections the lexical search passes to the
+// priors: more than for memories, since what a prior lifts (a file the
+// question names, a declaration file asked for) may share only common
+// words with the question.
+const sectionCandidates = 300
+
 // sectionsPerFile is how many sections of one file a recall returns.
 const sectionsPerFile = 2
 
 // asking is what a question asks for: where some code is, where
 // something is documented, or types.
-type asking struct{ code, docs, types bool }
+type asking struct {
+	code, docs, types bool
+	tsTypes           bool // TypeScript's types by name: a declaration file is the answer
+	command           bool // how to run, build or test: a command the project defines
+}
 
 // sectionPrior weighs a section by what it is and where it lives, for a
 // question that asks where some code is (code) or not: the code a
@@ -426,8 +437,19 @@ func sectionPrior(s memory.Section, ask asking) float64 {
 	if ask.docs && !docSection(s) {
 		w *= whereDocWeight
 	}
-	if !ask.types && declarationPath(s.Path) {
+	switch {
+	case ask.tsTypes && declarationPath(s.Path):
+		w /= declarationWeight
+	case !ask.types && declarationPath(s.Path):
 		w *= declarationWeight
+	}
+	if ask.command {
+		switch {
+		case s.Kind == memory.SectionCommand:
+			w *= commandWeight
+		case testPath(s.Path):
+			w *= declarationWeight // a test is what is run, not how
+		}
 	}
 	if platformVariant(s.Path) {
 		w *= platformWeight
@@ -450,6 +472,10 @@ const (
 	// (terminal_windows.go, result_x86.go): the file without the suffix
 	// holds what they share.
 	platformWeight = 0.85
+	// commandWeight weighs a command the project defines (a Makefile's
+	// target, a package.json script, a CI step) for a question of how to
+	// run, build or test it.
+	commandWeight = 1.5
 	// nameWeight is what a file gains when the question says its name:
 	// up to 1+nameWeight times for a file whose every name word the
 	// question holds (history.go for "where is the history kept?").
@@ -463,6 +489,34 @@ func asksTypes(q string) bool {
 		switch w {
 		case "type", "types", "typescript", "typing", "typings", "declaration", "declarations", "declared", "interface", "interfaces", "signature", "signatures":
 			return true
+		}
+	}
+	return false
+}
+
+// asksTypeScript reports a question about TypeScript's types by name
+// ("where are the TypeScript types of the reply?", "where are the
+// typings?"): a declaration file is the answer, above the code it
+// describes.
+func asksTypeScript(q string) bool {
+	q = strings.ToLower(q)
+	return strings.Contains(q, "typescript") || strings.Contains(q, "typings") || strings.Contains(q, ".d.ts") ||
+		strings.Contains(q, "type declaration") || strings.Contains(q, "type definition")
+}
+
+// asksCommand reports a question of how to run, build, test, lint,
+// install or release the project ("how do I run the tests?").
+func asksCommand(q string) bool {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+	how := false
+	for i, w := range words {
+		switch w {
+		case "how", "command", "commands":
+			how = true
+		case "run", "build", "test", "tests", "lint", "install", "release", "publish", "deploy", "compile", "format", "bench", "benchmarks":
+			if how && i > 0 {
+				return true
+			}
 		}
 	}
 	return false
@@ -621,14 +675,26 @@ func pathPrior(p string) float64 {
 		return 0.7
 	case in("vendor", "third_party", "third-party", "thirdparty", "node_modules", "external", "extern"):
 		return 0.7
-	case in("test", "tests", "testdata", "testing", "__tests__", "spec", "fixtures", "e2e") || strings.Contains(base, "_test.") ||
-		strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") || strings.HasPrefix(base, "test_") ||
-		strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests"):
+	case testPath(p):
 		return 0.7
 	case in("examples", "example", "_examples", "samples", "sample", "demo", "demos", "benches", "bench", "benchmarks", "benchmark"):
 		return 0.8
 	}
 	return 1
+}
+
+// testPath reports a test's file: under a test directory, or named as
+// one (x_test.go, x.test.js, x.spec.ts, test_x.py, x_tests.rs).
+func testPath(p string) bool {
+	lower := strings.ToLower(p)
+	base := path.Base(lower)
+	for _, d := range []string{"test", "tests", "testdata", "testing", "__tests__", "spec", "fixtures", "e2e"} {
+		if strings.HasPrefix(lower, d+"/") || strings.Contains(lower, "/"+d+"/") {
+			return true
+		}
+	}
+	return strings.Contains(base, "_test.") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.HasPrefix(base, "test_") || strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests")
 }
 
 // cutAtWord cuts s to at most n bytes at a word, marking the cut.

@@ -2,6 +2,7 @@ package recall
 
 import (
 	"context"
+	"fmt"
 	"path"
 	"strings"
 	"testing"
@@ -357,5 +358,31 @@ func TestWhereFindsTheFileByItsKin(t *testing.T) {
 		"where are the options checked?":                               "lib/config_validator.go",
 		"where are the partial lists sorted?":                          "src/result.go",
 		"where is the metadata read?":                                  "site/utils/meta.py", // a short form
+	})
+}
+
+// A question that names TypeScript's types is answered by the declaration
+// file, though 150 docs hold more of the question's words than it does
+// (the lexical search passes enough sections for the priors to lift it);
+// a question of how to run the tests by the command the project defines,
+// not by the tests.
+func TestWhereTypeScriptTypesAndHowToRunTests(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	files := []memory.DerivedFile{
+		fileOf("lib/reply.js", "javascript", 20, memory.SectionFunc, "Reply.send", "", "Sends the reply object to the client."),
+		fileOf("types/reply.d.ts", "typescript", 30, memory.SectionType, "FastReply", "interface FastReply", "The reply object's methods and types."),
+		fileOf("reply_test.go", "go", 10, memory.SectionFunc, "TestReplyRunsTests", "", "Tests that the reply runs."),
+		fileOf("Makefile", "make", 4, memory.SectionCommand, "test", "make test", "go test -race ./..."),
+	}
+	for i := range 150 {
+		files = append(files, fileOf(fmt.Sprintf("docs/guide%03d.md", i), "markdown", 1, memory.SectionHeading, "TypeScript guide",
+			"", "TypeScript reply types: the reply object in TypeScript."))
+	}
+	f.derive(t, files...)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where are the TypeScript types of the reply object?": "types/reply.d.ts",
+		"how do I run the tests?":                             "Makefile",
 	})
 }
