@@ -116,6 +116,18 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 			break
 		}
 	}
+	for _, tf := range []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"} {
+		if b, ok := read(tf); ok {
+			taskfileFacts(&f, tf, b)
+			break
+		}
+	}
+	for _, jf := range []string{"justfile", "Justfile", ".justfile"} {
+		if b, ok := read(jf); ok {
+			justfileFacts(&f, jf, b)
+			break
+		}
+	}
 	ciFacts(&f, root, paths, read)
 	goEntryPoints(&f, paths, read)
 	for _, p := range paths {
@@ -551,6 +563,101 @@ func makefileFacts(f *Facts, name string, b []byte) {
 				Source: fmt.Sprintf("%s:%d", name, i+1),
 			})
 		}
+	}
+}
+
+// taskfileFacts reads a Taskfile (go-task): each task under "tasks:" is
+// a command, "task NAME", its recipe its cmd or the first of its cmds
+// that is a shell line (not a call of another task, not an echo), with
+// the line of its name.
+func taskfileFacts(f *Facts, name string, b []byte) {
+	// A YAML library's panic on odd input leaves the facts without this
+	// file's tasks, not the caller without facts.
+	defer func() { _ = recover() }()
+	file, err := yamlparser.ParseBytes(b, 0)
+	if err != nil || file == nil || len(file.Docs) == 0 || file.Docs[0] == nil {
+		return
+	}
+	for _, kv := range yamlPairs(file.Docs[0].Body) {
+		if yamlKey(kv) != "tasks" {
+			continue
+		}
+		for _, task := range yamlPairs(kv.Value) {
+			c := Command{Name: yamlKey(task), Source: name}
+			if c.Name == "" {
+				continue
+			}
+			c.Run = "task " + c.Name
+			if task.Key != nil && task.Key.GetToken() != nil {
+				c.Source = fmt.Sprintf("%s:%d", name, task.Key.GetToken().Position.Line)
+			}
+			for _, field := range yamlPairs(task.Value) {
+				switch yamlKey(field) {
+				case "cmd":
+					c.Recipe = orElse(c.Recipe, shellLine(yamlScalar(field.Value)))
+				case "cmds":
+					seq, _ := field.Value.(*ast.SequenceNode)
+					for i := 0; seq != nil && i < len(seq.Values) && c.Recipe == ""; i++ {
+						line := yamlScalar(seq.Values[i]) // a map ({task: …}, {cmd: …}) is no scalar
+						for _, kv := range yamlPairs(seq.Values[i]) {
+							if yamlKey(kv) == "cmd" {
+								line = yamlScalar(kv.Value)
+							}
+						}
+						c.Recipe = shellLine(line)
+					}
+				}
+			}
+			f.Commands = append(f.Commands, c)
+		}
+	}
+}
+
+// yamlPairs are a mapping node's key-value pairs (a one-pair mapping may
+// come as the pair itself); none for another node.
+func yamlPairs(n ast.Node) []*ast.MappingValueNode {
+	switch n := n.(type) {
+	case *ast.MappingNode:
+		if n != nil {
+			return slices.DeleteFunc(slices.Clone(n.Values), func(kv *ast.MappingValueNode) bool { return kv == nil })
+		}
+	case *ast.MappingValueNode:
+		if n != nil {
+			return []*ast.MappingValueNode{n}
+		}
+	case *ast.TagNode:
+		if n != nil {
+			return yamlPairs(n.Value)
+		}
+	}
+	return nil
+}
+
+// justRecipe is a justfile recipe's first line: its name (a leading @
+// quiets it), its parameters, a colon that is not ":=".
+var justRecipe = regexp.MustCompile(`^@?([A-Za-z][A-Za-z0-9_-]*)(?:\s+[^:=]*)?:(?:[^=]|$)`)
+
+// justfileFacts reads a justfile: each recipe is a command, "just NAME",
+// its recipe its first shell line that does work (not an echo, not an
+// assignment); a recipe whose name begins with "_" is a helper, and the
+// pattern does not take it.
+func justfileFacts(f *Facts, name string, b []byte) {
+	lines := strings.Split(string(b), "\n")
+	for i, l := range lines {
+		l = strings.TrimRight(l, "\r")
+		m := justRecipe.FindStringSubmatch(l)
+		if m == nil || strings.HasPrefix(l, "set ") || strings.HasPrefix(l, "alias ") || strings.HasPrefix(l, "export ") {
+			continue
+		}
+		recipe := ""
+		for j := i + 1; j < len(lines) && recipe == ""; j++ {
+			sub := strings.TrimRight(lines[j], "\r")
+			if sub == "" || sub[0] != ' ' && sub[0] != '\t' {
+				break
+			}
+			recipe = shellLine(strings.TrimLeft(strings.TrimSpace(sub), "@-"))
+		}
+		f.Commands = append(f.Commands, Command{Name: m[1], Run: "just " + m[1], Recipe: recipe, Source: fmt.Sprintf("%s:%d", name, i+1)})
 	}
 }
 

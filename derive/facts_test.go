@@ -204,3 +204,37 @@ func TestPurposeFromTheManifestWhenTheReadmeOpensElsewhere(t *testing.T) {
 		}
 	}
 }
+
+// A Taskfile's tasks and a justfile's recipes are the project's own
+// commands, told before the manifest's convention: "task test", "just
+// build", each with the shell line it runs.
+func TestCommandsFromTaskfileAndJustfile(t *testing.T) {
+	t.Parallel()
+	root := t.TempDir()
+	writeTree(t, root, map[string]string{
+		"go.mod": "module example.com/tool\n\ngo 1.22\n",
+		"Taskfile.yml": "version: '3'\n\nvars:\n  PKG: ./...\n\ntasks:\n  test:\n    desc: Run the tests\n    cmds:\n      - echo testing\n      - go test -race {{.PKG}}\n\n" +
+			"  lint:\n    cmd: golangci-lint run\n\n  release:\n    cmds:\n      - task: test\n      - cmd: goreleaser release\n",
+		"justfile": "set shell := [\"bash\", \"-c\"]\nversion := \"1.0\"\n\n# build it\n@build *args:\n    echo building\n    cargo build {{args}}\n\n_helper:\n    true\n\n[group('checks')]\ncheck: build\n    cargo clippy\n",
+	})
+	f := ProjectFacts(root, []string{"Taskfile.yml", "go.mod", "justfile"})
+	var got []string
+	for _, c := range f.Commands {
+		if !strings.HasSuffix(c.Source, "(convention)") {
+			got = append(got, c.Name+" = "+c.Run+" ("+c.Recipe+") "+c.Source)
+		}
+	}
+	want := []string{
+		"test = task test (go test -race {{.PKG}}) Taskfile.yml:7",
+		"lint = task lint (golangci-lint run) Taskfile.yml:13",
+		"release = task release (goreleaser release) Taskfile.yml:16",
+		"build = just build (cargo build {{args}}) justfile:5",
+		"check = just check (cargo clippy) justfile:13",
+	}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("commands:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	if line := commandLine(f.Commands); !strings.Contains(line, "build: just build") || !strings.Contains(line, "test: task test") {
+		t.Errorf("the brief's commands %q: want the project's own before go's convention", line)
+	}
+}
