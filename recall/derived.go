@@ -326,7 +326,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 			mass := x.lex.mass(qtoks)
 			if mass > 0 {
 				var words []string
-				for i, s := range x.lex.searchWeighted(withKin(qtoks), sectionCandidates, func(int32) bool { return true }) {
+				for i, s := range x.lex.searchWeighted(withKin(req.Query, qtoks), sectionCandidates, func(int32) bool { return true }) {
 					h := &SectionHit{Source: "derived", Section: x.secs[s.doc], Project: pid, Part: PartRelevant}
 					h.Explain.Lexical, h.Explain.LexicalRnk = s.score, i+1
 					h.Explain.Relevance = lexWeight * s.score / mass
@@ -360,8 +360,8 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		x.mu.RUnlock()
 		ask := asking{code: asksWhereCode(req.Query), docs: asksDocs(req.Query), types: asksTypes(req.Query),
 			tsTypes: asksTypeScript(req.Query), command: asksCommand(req.Query)}
-		asked := withKin(qtoks)       // a file named by a kin of a question's word is named less
-		named := map[string]float64{} // by path: how much of the file's name the question says
+		asked := withKin(req.Query, qtoks) // a file named by a kin of a question's word is named less
+		named := map[string]float64{}      // by path: how much of the file's name the question says
 		for _, h := range hits {
 			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
 			if h.Part != PartPath {
@@ -558,18 +558,24 @@ var rootDirs = map[string]bool{"": true, ".": true, "src": true, "lib": true, "p
 
 // nameShare is the share of the words of a file's name (its base name
 // before the first dot, less numbers, or its directory's for an index, a
-// README or a mod.rs) that the question's words hold: 1 for history.go asked about
+// README or a mod.rs, or when the directory's name ends with the file's:
+// trie-router/router.ts) that the question's words hold: 1 for history.go asked about
 // "history", ½ for InterceptorManager.js asked about interceptors; a word
 // of the name that is a kin of a question's word holds its weight (asked).
 func nameShare(p string, asked map[string]float64) float64 {
 	dir, base := path.Split(p)
 	name, _, _ := strings.Cut(base, ".")
-	if genericNames[strings.ToLower(name)] {
+	parent := path.Base(strings.TrimSuffix(dir, "/"))
+	switch {
+	case genericNames[strings.ToLower(name)]:
 		dir = strings.TrimSuffix(dir, "/")
-		name = path.Base(dir)
+		name = parent
 		if rootDirs[strings.ToLower(dir)] || rootDirs[strings.ToLower(name)] {
 			return 0
 		}
+	case dir != "" && len(parent) > len(name) && strings.HasSuffix(strings.ToLower(parent), strings.ToLower(name)):
+		// router/trie-router/router.ts: the directory says which router.
+		name = parent
 	}
 	var words int
 	var held float64

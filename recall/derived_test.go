@@ -386,3 +386,27 @@ func TestWhereTypeScriptTypesAndHowToRunTests(t *testing.T) {
 		"how do I run the tests?":                             "Makefile",
 	})
 }
+
+// A question names in words what code calls by its acronym ("server-sent
+// events" is sse.ts), and of files of one name the directory says which
+// (reg-exp-router/router.ts is the regular expression router).
+func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	ts := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+		return fileOf(p, "typescript", 3, kind, name, "", doc)
+	}
+	f.derive(t,
+		ts("src/helper/streaming/sse.ts", memory.SectionFunc, "streamSSE", "Writes each message to the stream as it comes."),
+		ts("src/helper/streaming/text.ts", memory.SectionFunc, "streamText", "Writes text events to the stream as they come."),
+		ts("src/router/reg-exp-router/router.ts", memory.SectionClass, "RegExpRouter", "Matches every route at once."),
+		ts("src/router/trie-router/router.ts", memory.SectionClass, "TrieRouter", "Matches routes by walking a tree of path parts."),
+		ts("src/router/linear-router/router.ts", memory.SectionClass, "LinearRouter", "Matches routes one by one in order."),
+	)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where are server-sent events streamed?":                   "src/helper/streaming/sse.ts",
+		"where is the router that uses a regular expression?":      "src/router/reg-exp-router/router.ts",
+		"where is the router that walks a tree of the path parts?": "src/router/trie-router/router.ts",
+	})
+}

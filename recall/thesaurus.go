@@ -1,6 +1,10 @@
 package recall
 
-import "slices"
+import (
+	"slices"
+	"strings"
+	"unicode"
+)
 
 // A question about a repository is asked in a newcomer's words, and the
 // code answers in its own: "where are the options checked?" is
@@ -112,6 +116,47 @@ var shortForms = [][]string{
 	{"performance", "perf"},
 }
 
+// acronyms are what code calls a thing a question names in words:
+// "server-sent events" is sse.ts, "regular expression" a regexp router.
+// Each is read in the question's words (hyphens and case aside); the
+// acronym weighs as a short form.
+var acronyms = []struct{ phrase, short string }{
+	{"regular expression", "regexp regex reg exp"}, // RegExpRouter, reg-exp-router
+	{"server sent event", "sse"},
+	{"command line", "cli"},
+	{"web socket", "websocket ws"},
+	{"json web token", "jwt"},
+	{"cross origin", "cors"},
+	{"hot module", "hmr"},
+	{"user interface", "ui"},
+	{"abstract syntax tree", "ast"},
+	{"standard input", "stdin"},
+	{"standard output", "stdout"},
+	{"standard error", "stderr"},
+	{"environment variable", "env"},
+	{"operating system", "os"},
+	{"file system", "fs"},
+	{"garbage collect", "gc"},
+	{"time to live", "ttl"},
+	{"single sign", "sso"},
+	{"content security policy", "csp"},
+	{"request forgery", "csrf"},
+	{"language server", "lsp"},
+	{"continuous integration", "ci"},
+	{"end of file", "eof"},
+	{"read eval print", "repl"},
+	{"object relational", "orm"},
+	{"internationali", "i18n"},
+	{"locali", "l10n"},
+	{"unique identifier", "uuid"},
+	{"server side render", "ssr"},
+	{"dependency injection", "di"},
+	{"remote procedure call", "rpc"},
+	{"domain name", "dns"},
+	{"secure shell", "ssh"},
+	{"transport layer security", "tls"},
+}
+
 // kinWeight is what a kin of a question's word weighs beside the word;
 // shortWeight what its short form (or long form) weighs.
 const (
@@ -154,9 +199,20 @@ var kin = func() map[string]map[string]float64 {
 
 // withKin is a question's words at weight 1 and the kin of each that the
 // question does not say at what the kin weighs (the most, when two of
-// the question's words are kin of one word).
-func withKin(query []string) map[string]float64 {
+// the question's words are kin of one word), and the acronyms of the
+// phrases it says (q is the question as written).
+func withKin(q string, query []string) map[string]float64 {
 	w := weights(query)
+	spaced := " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	}), " ")
+	for _, a := range acronyms {
+		if strings.Contains(spaced, " "+a.phrase) {
+			for _, t := range Tokens(a.short) { // as the index holds them
+				w[t] = max(w[t], shortWeight)
+			}
+		}
+	}
 	for _, t := range query {
 		for k, kw := range kin[t] {
 			if slices.Contains(query, k) {
