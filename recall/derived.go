@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"path"
 	"slices"
 	"sort"
@@ -74,6 +75,10 @@ type derivedIndex struct {
 	summ   []int32             // the documents of the summary's commands and modules
 	stale  bool                // an index run happened since it was last brought up to date
 	hasAny bool
+	// names counts the files by the name they go by (nameCounts), nil
+	// when the files changed since.
+	namesMu sync.Mutex
+	names   map[string]int
 }
 
 type fileDocs struct {
@@ -231,6 +236,7 @@ func (x *derivedIndex) add(f memory.DerivedFile) {
 		fd.docs = append(fd.docs, x.addSection(s))
 	}
 	x.files[f.Path] = fd
+	x.names = nil
 }
 
 // maxFileNames bounds the names a file's own section lists.
@@ -273,6 +279,7 @@ func (x *derivedIndex) drop(path string) {
 		x.secs[n] = memory.Section{}
 	}
 	delete(x.files, path)
+	x.names = nil
 }
 
 // summarySections are the project's commands and modules as sections, so
@@ -357,6 +364,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 				h.Part, h.Explain.Path = PartPath, s.Path
 			}
 		}
+		counts := x.nameCounts()
 		x.mu.RUnlock()
 		ask := asking{code: asksWhereCode(req.Query), docs: asksDocs(req.Query), types: asksTypes(req.Query),
 			tsTypes: asksTypeScript(req.Query), command: asksCommand(req.Query)}
@@ -368,7 +376,9 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 				h.Explain.Relevance *= sectionPrior(h.Section, ask)
 				f, ok := named[h.Path]
 				if !ok {
-					f = nameShare(h.Path, asked)
+					// A name many files share (access_token.go in five
+					// packages) tells them apart less than one file's own.
+					f = nameShare(h.Path, asked) / math.Sqrt(float64(max(1, counts[strings.ToLower(fileName(h.Path))])))
 					named[h.Path] = f
 				}
 				h.Explain.Relevance *= 1 + nameWeight*f
@@ -563,20 +573,7 @@ var rootDirs = map[string]bool{"": true, ".": true, "src": true, "lib": true, "p
 // "history", ½ for InterceptorManager.js asked about interceptors; a word
 // of the name that is a kin of a question's word holds its weight (asked).
 func nameShare(p string, asked map[string]float64) float64 {
-	dir, base := path.Split(p)
-	name, _, _ := strings.Cut(base, ".")
-	parent := path.Base(strings.TrimSuffix(dir, "/"))
-	switch {
-	case genericNames[strings.ToLower(name)]:
-		dir = strings.TrimSuffix(dir, "/")
-		name = parent
-		if rootDirs[strings.ToLower(dir)] || rootDirs[strings.ToLower(name)] {
-			return 0
-		}
-	case dir != "" && len(parent) > len(name) && strings.HasSuffix(strings.ToLower(parent), strings.ToLower(name)):
-		// router/trie-router/router.ts: the directory says which router.
-		name = parent
-	}
+	name := fileName(p)
 	var words int
 	var held float64
 	for _, part := range split(fold(name)) {
@@ -591,6 +588,42 @@ func nameShare(p string, asked map[string]float64) float64 {
 		return 0
 	}
 	return held / float64(words)
+}
+
+// fileName is the name a file is known by: its base name before the
+// first dot, or its directory's for an index, a README or a mod.rs, or
+// when the directory's name ends with the file's (trie-router/router.ts);
+// "" for an index in the root or a source root.
+func fileName(p string) string {
+	dir, base := path.Split(p)
+	name, _, _ := strings.Cut(base, ".")
+	parent := path.Base(strings.TrimSuffix(dir, "/"))
+	switch {
+	case genericNames[strings.ToLower(name)]:
+		dir = strings.TrimSuffix(dir, "/")
+		if rootDirs[strings.ToLower(dir)] || rootDirs[strings.ToLower(parent)] {
+			return ""
+		}
+		return parent
+	case dir != "" && len(parent) > len(name) && strings.HasSuffix(strings.ToLower(parent), strings.ToLower(name)):
+		// router/trie-router/router.ts: the directory says which router.
+		return parent
+	}
+	return name
+}
+
+// nameCounts is how many of the index's files go by each name
+// (fileName, case folded), kept until the files change.
+func (x *derivedIndex) nameCounts() map[string]int {
+	x.namesMu.Lock()
+	defer x.namesMu.Unlock()
+	if x.names == nil {
+		x.names = make(map[string]int, len(x.files))
+		for p := range x.files {
+			x.names[strings.ToLower(fileName(p))]++
+		}
+	}
+	return x.names
 }
 
 // asksWhereCode reports a question that asks where something is in the

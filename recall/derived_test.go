@@ -410,3 +410,28 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 		"where is the router that walks a tree of the path parts?": "src/router/trie-router/router.ts",
 	})
 }
+
+// Two words a question says side by side are one word in code ("go get"
+// is goget.go), and a name that many files go by (access_token.go in
+// five packages) tells them apart less than one file's own name.
+func TestWhereJoinedWordsAndSharedNames(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	gofile := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+		return fileOf(p, "go", 3, kind, name, "", doc)
+	}
+	files := []memory.DerivedFile{
+		gofile("pkg/web/goget.go", memory.SectionFunc, "serveMeta", "Answers the go tool about import paths."),
+		gofile("pkg/git/tag.go", memory.SectionFunc, "listTags", "Lists the tags of a repository with their meta data."),
+		gofile("pkg/web/auth.go", memory.SectionFunc, "checkRequest", "Checks the token an http request carries."),
+	}
+	for _, dir := range []string{"proto", "store", "store/database", "db/models", "backend"} {
+		files = append(files, gofile("pkg/"+dir+"/access_token.go", memory.SectionType, "AccessToken", "An access token of a user."))
+	}
+	f.derive(t, files...)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where is the go get meta tag served?":                  "pkg/web/goget.go",
+		"where are the access tokens of http requests checked?": "pkg/web/auth.go",
+	})
+}

@@ -43,7 +43,7 @@ var kinGroups = [][]string{
 	{"error", "err", "exception"},
 	{"directory", "dir", "folder"},
 	{"terminal", "tty", "term"},
-	{"keyboard", "key", "keybinding", "shortcut", "binding"},
+	{"keyboard", "key", "keybinding", "keymap", "hotkey", "shortcut", "binding"},
 	{"authentication", "auth", "login"},
 	{"environment", "env", "envvar"},
 	{"request", "req"},
@@ -200,12 +200,28 @@ var kin = func() map[string]map[string]float64 {
 // withKin is a question's words at weight 1 and the kin of each that the
 // question does not say at what the kin weighs (the most, when two of
 // the question's words are kin of one word), and the acronyms of the
-// phrases it says (q is the question as written).
+// phrases it says and its neighbouring words joined (q is the question
+// as written).
 func withKin(q string, query []string) map[string]float64 {
 	w := weights(query)
 	spaced := " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ")
+	// Two words the question says side by side are one word in code
+	// that writes them joined ("go get" is goget.go, "work queue"
+	// workqueue.go, "key map" a keymap).
+	words := strings.Fields(spaced)
+	for i := 0; i+1 < len(words); i++ {
+		a, b := american(words[i]), american(words[i+1])
+		if stopWords[a] || stopWords[b] || len(a) < 2 || len(b) < 2 || isDigit(a) || isDigit(b) {
+			continue
+		}
+		for _, t := range []string{a + b, stem(a + b), a + strings.TrimSuffix(b, "s")} {
+			if _, ok := w[t]; !ok {
+				w[t] = shortWeight
+			}
+		}
+	}
 	for _, a := range acronyms {
 		if strings.Contains(spaced, " "+a.phrase) {
 			for _, t := range Tokens(a.short) { // as the index holds them
