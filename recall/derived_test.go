@@ -435,3 +435,24 @@ func TestWhereJoinedWordsAndSharedNames(t *testing.T) {
 		"where are the access tokens of http requests checked?": "pkg/web/auth.go",
 	})
 }
+
+// Code names a thing by what it does: "loaded" finds the loader; a
+// question of how to build the project is not about a builder.
+func TestWhereAgentNames(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	gofile := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+		return fileOf(p, "go", 3, kind, name, "", doc)
+	}
+	f.derive(t,
+		gofile("pkg/commands/commit_loader.go", memory.SectionFunc, "GetCommits", "Runs git log and returns what it printed."),
+		gofile("pkg/gui/commits.go", memory.SectionFunc, "renderCommits", "Shows the commits in a list."),
+		gofile("src/assets/build_assets.rs", memory.SectionFunc, "build_syntax_set_builder", "Builds the syntax set with a builder."),
+		fileOf("Makefile", "make", 4, memory.SectionCommand, "build", "make build", "cargo build --locked"),
+	)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where are the commits loaded?": "pkg/commands/commit_loader.go",
+		"how do I build it?":            "Makefile",
+	})
+}

@@ -197,13 +197,47 @@ var kin = func() map[string]map[string]float64 {
 	return out
 }()
 
-// withKin is a question's words at weight 1 and the kin of each that the
-// question does not say at what the kin weighs (the most, when two of
+// agentForms are the names code gives a thing that does what a word
+// says: "load" is a loader, "scan" a scanner, "edit" an editor, "parse"
+// a parser (stems, as Tokens gives them: "parse" is "pars").
+func agentForms(t string) []string {
+	if len(t) < 3 || isDigit(t) || strings.Contains(t, "-") {
+		return nil
+	}
+	if strings.HasSuffix(t, "er") || strings.HasSuffix(t, "or") {
+		// Not back from the agent: a question's "server" is seldom
+		// what serves.
+		return nil
+	}
+	out := []string{t + "er", t + "or"}
+	if n := len(t); n >= 3 && !vowel(t[n-1]) && vowel(t[n-2]) && !vowel(t[n-3]) && t[n-1] != 'w' && t[n-1] != 'x' && t[n-1] != 'y' {
+		out = append(out, t+t[n-1:]+"er") // scan → scanner, format → formatter
+	}
+	return out
+}
+
+func vowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
+
+// withKin is a question's words at weight 1, their agent forms
+// (agentForms) at kinWeight, and the kin of each that the question
+// does not say at what the kin weighs (the most, when two of
 // the question's words are kin of one word), and the acronyms of the
 // phrases it says and its neighbouring words joined (q is the question
 // as written).
 func withKin(q string, query []string) map[string]float64 {
 	w := weights(query)
+	// A question of how to build or run the project asks for commands,
+	// not for the code that builds (a builder) or runs (a runner).
+	for _, t := range query {
+		if asksCommand(q) {
+			break
+		}
+		for _, k := range agentForms(t) {
+			if _, ok := w[k]; !ok {
+				w[k] = kinWeight
+			}
+		}
+	}
 	spaced := " " + strings.Join(strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
 		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
 	}), " ")
