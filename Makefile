@@ -12,12 +12,19 @@ GOTESTSUM := v1.13.0
 
 .PHONY: run test check lint deps bench bench-cli build
 
+# The release and commit `cairn --version` prints: GOFLAGS above turns the
+# go command's own stamping off (a checkout's git state is not always
+# readable), so make says them. A tree without git or tags says what it can.
+RELEASE := $(shell git describe --tags --always --dirty 2>/dev/null)
+COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
+LDFLAGS := -X cairn/cli.release=$(RELEASE) -X cairn/cli.commit=$(COMMIT)
+
 # Open the workbench on the default store ($CAIRN_HOME, else $XDG_DATA_HOME/cairn).
 run:
-	go run . $(ARGS)
+	go run -ldflags '$(LDFLAGS)' . $(ARGS)
 
 build:
-	go build -o cairn .
+	go build -ldflags '$(LDFLAGS)' -o cairn .
 
 # The whole suite: formatting, vet, a macOS cross-build, staticcheck, and
 # every test with the race detector but UNRACED, which run without it

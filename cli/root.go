@@ -165,11 +165,16 @@ func longLived(cmd *cobra.Command) bool {
 	return false
 }
 
-// Version is cairn's version as the build recorded it (a module version
-// when installed with go install, else "devel" with the commit when the
-// build knew it) and the Go that built it.
+// release and commit are what the Makefile's build says of the checkout
+// (-ldflags -X): `git describe` and the commit. Empty in a plain go build.
+var release, commit string
+
+// Version is cairn's release and commit and the Go that built it: what
+// make's build set (release, commit), else what the go command recorded
+// (a module version when installed with go install, the commit of a VCS
+// stamped build), else "devel".
 func Version() string {
-	v, rev, dirty := "devel", "", false
+	v, rev, dirty := "devel", commit, false
 	if bi, ok := debug.ReadBuildInfo(); ok {
 		if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
 			v = mv
@@ -177,14 +182,19 @@ func Version() string {
 		for _, s := range bi.Settings {
 			switch s.Key {
 			case "vcs.revision":
-				rev = s.Value
+				if rev == "" {
+					rev = s.Value
+				}
 			case "vcs.modified":
 				dirty = s.Value == "true"
 			}
 		}
 	}
-	if v == "devel" && rev != "" {
-		v += " " + rev[:min(len(rev), 12)]
+	if release != "" {
+		v = release
+	}
+	if rev != "" && !strings.Contains(v, rev[:min(len(rev), 7)]) {
+		v += " commit " + rev[:min(len(rev), 12)]
 		if dirty {
 			v += "+modified"
 		}
