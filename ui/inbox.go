@@ -6,6 +6,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"cairn/ingest"
 	"cairn/internal/inboxline"
 	"cairn/memory"
@@ -264,6 +266,23 @@ func shortSession(s string) string {
 	return safetext.CleanLine(s)
 }
 
+// keepChange fits a row's "old → new" in n cells by cutting the old text,
+// so what changes stays in sight ("The token bucket holds 5k req/s at p99
+// under 4 ms on th… → 12"); a new side too long for half the room is cut
+// with the rest.
+func keepChange(s string, n int) string {
+	i := strings.LastIndex(s, " → ")
+	if i < 0 || ansi.StringWidth(s) <= n {
+		return s
+	}
+	after := s[i:]
+	room := n - ansi.StringWidth(after)
+	if room < n/2 {
+		return s
+	}
+	return ansi.Truncate(s[:i], room, "…") + after
+}
+
 func truncateRunes(s string, n int) string {
 	if r := []rune(s); len(r) > n {
 		return string(r[:n-1]) + "…"
@@ -336,7 +355,11 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 			kind, text = string(it.prop.Kind), inboxline.Proposal(*it.prop, it.target, it.other)
 		}
 		when := fmt.Sprintf(" %3s", age(p.asOf, it.when()))
-		line := mark + pad(safetext.CleanLine(kind), label) + pad(text, max(w-2-label-len(when), 1))
+		room := max(w-2-label-len(when), 1)
+		if it.prop != nil && it.prop.Kind == memory.ProposeSupersede {
+			text = keepChange(text, room)
+		}
+		line := mark + pad(safetext.CleanLine(kind), label) + pad(text, room)
 		switch {
 		case i == p.cursor && focused:
 			line = st.Selected.Render(pad(line+when, w))

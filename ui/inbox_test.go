@@ -802,3 +802,21 @@ func TestRecallWhileTheIndexIsBuilt(t *testing.T) {
 		t.Fatalf("the answer after the build:\n%s", screen(m))
 	}
 }
+
+// A supersession row too wide for its room is cut in its old text, so the
+// change stays in sight; a change as long as the row is cut with the rest.
+func TestKeepChange(t *testing.T) {
+	t.Parallel()
+	row := "The token bucket holds 5k req/s at p99 under 4 ms on the staging hosts. → 12"
+	got := keepChange(row, 60)
+	if !strings.HasSuffix(got, "… → 12") || ansi.StringWidth(got) > 60 || !strings.HasPrefix(got, "The token bucket") {
+		t.Errorf("keepChange at 60: %q", got)
+	}
+	if got := keepChange(row, 200); got != row {
+		t.Errorf("a row that fits changed: %q", got)
+	}
+	long := "Old → " + strings.Repeat("new words ", 10)
+	if got := keepChange(long, 40); got != long {
+		t.Errorf("a long new side should be left to the row's own cut: %q", got)
+	}
+}

@@ -99,7 +99,7 @@ func TestInboxRowsSayWhatChanges(t *testing.T) {
 		"merge     Never commit .env files + Never commit .env files to any",
 		"remember  Prefer table-driven tests for parsers · A preference",
 		"archive   Do not assume the CI runner has a GPU",
-		"supersede Decode is +31 % faster after the cache change → 40",
+		"supersede Decode is +31 % faster after the cache change → +40",
 	} {
 		if !strings.Contains(scr, want) {
 			t.Errorf("the inbox at 80×24 lacks %q:\n%s", want, scr)

@@ -18,7 +18,7 @@ import (
 // the new one only drops words, after is the new text whole.
 func Change(a, b string) (before, after string) {
 	a, b = fold(a), fold(b)
-	shared, total := 0, 0
+	shared, total, at := 0, 0, 0 // at: where the span begins in b
 	var added []string
 	for _, sp := range Diff(a, b) {
 		n := words(sp.Text)
@@ -26,9 +26,12 @@ func Change(a, b string) (before, after string) {
 		case diffmatchpatch.DiffEqual:
 			shared += n
 		case diffmatchpatch.DiffInsert:
-			if t := strings.TrimSpace(sp.Text); t != "" {
+			if t := wholeWords(b, at, at+len(sp.Text)); t != "" && (len(added) == 0 || added[len(added)-1] != t) {
 				added = append(added, t)
 			}
+		}
+		if sp.Op != diffmatchpatch.DiffDelete {
+			at += len(sp.Text)
 		}
 		total += n
 	}
@@ -36,6 +39,32 @@ func Change(a, b string) (before, after string) {
 		return a, b
 	}
 	return a, strings.Join(added, " … ")
+}
+
+// wholeWords is the inserted text b[i:j] as a row shows it: widened to
+// the whole word where it begins or ends inside one (v0.7.0 → v0.8.0 is
+// "v0.8.0", not "8"), less the sentence's punctuation at its ends, and ""
+// when it is punctuation only (a period the new text adds).
+func wholeWords(b string, i, j int) string {
+	wordChar := func(k int) bool {
+		r := rune(b[k])
+		return unicode.IsLetter(r) || unicode.IsDigit(r) || r >= 0x80
+	}
+	if i < j && wordChar(i) {
+		for i > 0 && b[i-1] != ' ' {
+			i--
+		}
+	}
+	if i < j && wordChar(j-1) {
+		for j < len(b) && b[j] != ' ' {
+			j++
+		}
+	}
+	t := strings.TrimRight(strings.TrimSpace(b[i:j]), ".,;:!?")
+	if words(t) == 0 {
+		return ""
+	}
+	return t
 }
 
 // words counts the words of a text.

@@ -18,6 +18,9 @@ func TestChange(t *testing.T) {
 		{"Deploys go through ArgoCD.", "Ship with a hand-written script", "Deploys go through ArgoCD.", "Ship with a hand-written script"},
 		{"We deploy on Fridays after the weekly review", "We deploy on Mondays after the weekly review, twice", "We deploy on Fridays after the weekly review", "Mondays … , twice"},
 		{"Never commit secrets, ever", "Never commit secrets", "Never commit secrets, ever", "Never commit secrets"},
+		// A word changed inside (a version), and a period the new text adds.
+		{"Release v0.7.0 is out; auth refactor done", "Release v0.8.0 is out; auth refactor done.", "Release v0.7.0 is out; auth refactor done", "v0.8.0"},
+		{"The p99 is 4 ms on the staging hosts.", "The p99 is 12 ms on the staging hosts.", "The p99 is 4 ms on the staging hosts.", "12"},
 	} {
 		before, after := Change(c.a, c.b)
 		if before != c.before || after != c.after {
