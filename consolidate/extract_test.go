@@ -296,7 +296,7 @@ func TestExtractCorpus(t *testing.T) {
 	}
 }
 
-// TestCorporaShape keeps the corpora what the README says they are.
+// TestCorporaShape keeps the corpora what docs/consolidation.md says they are.
 func TestCorporaShape(t *testing.T) {
 	t.Parallel()
 	for _, name := range []string{corpusFile, holdoutFile} {

@@ -266,7 +266,7 @@ func TestSessionLeavesWorkingNotesAndAHandful(t *testing.T) {
 }
 
 // TestTuningSplitWhereThere is the one test that reads real sessions: it
-// runs only where /work/data/sessions holds them (see README, "What a
+// runs only where /work/data/sessions holds them (see docs/consolidation.md, "What a
 // session leaves"), and checks the bound on durable memories.
 func TestTuningSplitWhereThere(t *testing.T) {
 	dir := os.Getenv("CAIRN_SESSIONS")
@@ -274,9 +274,9 @@ func TestTuningSplitWhereThere(t *testing.T) {
 		dir = "/work/data/sessions"
 	}
 	if _, err := os.Stat(filepath.Join(dir, "marot__spotter")); err != nil {
-		t.Skipf("no real sessions at %s (set CAIRN_SESSIONS to a copy of the public logs the README names)", dir)
+		t.Skipf("no real sessions at %s (set CAIRN_SESSIONS to a copy of the public logs docs/consolidation.md names)", dir)
 	}
-	t.Log("real sessions found; the figures are measured with the cairn binary, see README")
+	t.Log("real sessions found; the figures are measured with the cairn binary, see docs/consolidation.md")
 }
 
 // An agent's plan, schedule or roadmap says what is to be done, not what

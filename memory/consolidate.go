@@ -392,19 +392,20 @@ type Change struct {
 // idPattern finds memory ids (ULIDs) in a stored reason.
 var idPattern = regexp.MustCompile(`\b[0-9A-HJKMNP-TV-Z]{26}\b`)
 
-// draftRef is a draft named in a reason: "from draft 01J…".
-var draftRef = regexp.MustCompile(`\bdraft [0-9A-HJKMNP-TV-Z]{26}\b`)
+// draftRef is a draft, a proposal or a run named in a reason: "from draft
+// 01J…", "proposal 01M… waits".
+var draftRef = regexp.MustCompile(`\b(?:draft|proposal|run) [0-9A-HJKMNP-TV-Z]{26}\b`)
 
 // Explain expands the memory ids of a stored reason into quoted titles.
 // Reasons hold ids, never titles, so that forgetting a memory leaves no
 // trace of its text; an id lookup cannot find reads "a forgotten memory".
 // The titles are neutralised for a terminal.
 //
-// A draft's id (after "draft ") names no memory: it is cut to its first
-// ten characters, which no lookup is asked about, and never reads as a
-// forgotten memory.
+// A draft's, a proposal's or a run's id (after "draft ", "proposal ",
+// "run ") names no memory: it is cut to its first ten characters, which no
+// lookup is asked about, and never reads as a forgotten memory.
 func Explain(s string, lookup func(id string) (title string, ok bool)) string {
-	s = draftRef.ReplaceAllStringFunc(s, func(ref string) string { return ref[:len("draft ")+10] })
+	s = draftRef.ReplaceAllStringFunc(s, func(ref string) string { return ref[:strings.IndexByte(ref, ' ')+11] })
 	return idPattern.ReplaceAllStringFunc(s, func(id string) string {
 		if t, ok := lookup(id); ok {
 			return "'" + safetext.CleanLine(t) + "'"

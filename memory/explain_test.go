@@ -23,3 +23,15 @@ func TestExplainNamesDraftsAsDrafts(t *testing.T) {
 		t.Errorf("an id that is not a draft's and not found: %q", got)
 	}
 }
+
+// A reopened decision's reason names the proposal that waits by its id:
+// it reads as that proposal, not as a forgotten memory.
+func TestExplainNamesProposalsAndRuns(t *testing.T) {
+	t.Parallel()
+	const prop, run, mem = "01M8HVAD8W668M64QHE1Z95K8W", "01M8HVAD93XPVYPJYN8PPJDT85", "01KKEPW0B0QPEATF1DDMD3T7X8"
+	lookup := func(id string) (string, bool) { return "The token bucket holds 5k req/s", id == mem }
+	got := Explain("its evidence "+mem+" is contradicted by a later draft (proposal "+prop+" waits; run "+run+")", lookup)
+	if want := "its evidence 'The token bucket holds 5k req/s' is contradicted by a later draft (proposal 01M8HVAD8W waits; run 01M8HVAD93)"; got != want {
+		t.Errorf("Explain = %q, want %q", got, want)
+	}
+}

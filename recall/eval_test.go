@@ -76,7 +76,7 @@ func (m metrics) String() string {
 	return fmt.Sprintf("queries %d  R@1 %.3f  R@5 %.3f  R@10 %.3f  MRR@10 %.3f  nDCG@10 %.3f  (nothing known %d)", m.n, m.r1/n, m.r5/n, m.r10/n, m.mrr10/n, m.ndcg10/n, m.nothing)
 }
 
-// round3 is a figure as the README reports it.
+// round3 is a figure as docs/recall.md reports it.
 func round3(x float64) float64 { return math.Round(x*1000) / 1000 }
 
 func readJSONL[T any](t testing.TB, path string) []T {
