@@ -545,3 +545,57 @@ func TestContradictedEvidenceReopens(t *testing.T) {
 		t.Fatalf("reopened without a link: %v %v", rep.Counts, err)
 	}
 }
+
+// A decision is not a fact a draft updates: a figure in its reason is what
+// it was decided on, and a new figure reopens it through its evidence
+// (TestContradictedEvidenceReopens), never by a proposal to replace it.
+func TestDraftDoesNotUpdateADecision(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	dec := remember(t, st, memory.Memory{Layer: memory.LayerDecision, Kind: memory.KindDecision,
+		Body: "Token bucket over sliding window for the rate limiter: the token bucket kept p99 under 4 ms in the load test."}, memory.ActorUser)
+	capture(t, st, memory.ActorAgent, "The token bucket now keeps p99 under 12 ms in the load test.")
+	if _, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorAgent}); err != nil {
+		t.Fatal(err)
+	}
+	props, err := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range props {
+		if p.Target == dec.ID {
+			t.Errorf("a draft was proposed to replace the decision: %s", p.Reason)
+		}
+	}
+	if d, _ := st.Get(ctx, dec.ID); d.Status != memory.StatusActive {
+		t.Errorf("the decision is %s", d.Status)
+	}
+}
+
+// The person's own words still update a decision: a correction
+// supersedes it, a change said otherwise is proposed.
+func TestPersonCorrectsADecision(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	dec := remember(t, st, memory.Memory{Layer: memory.LayerDecision, Kind: memory.KindDecision,
+		Body: "We chose Postgres for the session store."}, memory.ActorAgent)
+	capture(t, st, memory.ActorUser, "no, we chose MySQL for the session store, not Postgres")
+	if _, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorUser}); err != nil {
+		t.Fatal(err)
+	}
+	if d, _ := st.Get(ctx, dec.ID); d.Status != memory.StatusSuperseded {
+		t.Errorf("the person's correction left the decision %s", d.Status)
+	}
+	st2 := openStore(t)
+	dec2 := remember(t, st2, memory.Memory{Layer: memory.LayerDecision, Kind: memory.KindDecision,
+		Body: "We chose Postgres for the session store."}, memory.ActorAgent)
+	capture(t, st2, memory.ActorUser, "We moved the session store from Postgres to MySQL last week.")
+	if _, err := Consolidate(ctx, st2, testProject, Options{AskedBy: memory.ActorUser}); err != nil {
+		t.Fatal(err)
+	}
+	props, _ := st2.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	d2, _ := st2.Get(ctx, dec2.ID)
+	if d2.Status == memory.StatusActive && !slices.ContainsFunc(props, func(p memory.Proposal) bool { return p.Target == dec2.ID }) {
+		t.Errorf("the person's change of the decision was neither applied nor proposed")
+	}
+}

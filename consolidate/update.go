@@ -1483,9 +1483,22 @@ func replacementOf(o, n uread, v uval) string {
 	return ""
 }
 
+// decision reports a decision, which only the person's own words are read
+// as updating ("no, we chose MySQL"): a figure in its reason ("kept p99
+// under 4 ms in the load test") is what it was decided on, and an agent's
+// new figure reopens it through its evidence, not by taking its place.
+func decision(m *memory.Memory) bool {
+	return m.Layer == memory.LayerDecision || m.Kind == memory.KindDecision
+}
+
+// firsthand reports a memory in the person's own words.
+func firsthand(m *memory.Memory) bool {
+	return m.Provenance == memory.ProvUserStated || m.Provenance == memory.ProvUserCorrected
+}
+
 // updateCandidates are the current memories that share a subject word of
 // m's title, the rarer words counting more (as recall weighs them), at most
-// 12, most shared first.
+// 12, most shared first; a decision only for the person's own words.
 func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 	if pl.ukeys == nil {
 		// Built on first use: a pass with no draft to read pays nothing.
@@ -1504,7 +1517,7 @@ func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 	}
 	var out []*memory.Memory
 	for id := range score {
-		if id != m.ID && pl.current(id) && !pl.created(id) {
+		if id != m.ID && pl.current(id) && !pl.created(id) && (!decision(pl.mems[id]) || firsthand(m)) {
 			out = append(out, pl.mems[id])
 		}
 	}
