@@ -45,7 +45,7 @@ func TestIndexThisRepository(t *testing.T) {
 		{"derive/update.go", "Update", "func", "Update reads what changed"},
 		{"derive/section.go", "Section", "type", "Section is one named piece"},
 		{"derive/section.go", "derive", "package", "Package derive reads what a repository says"},
-		{"README.md", "Speed", "heading", "Measured on this project's machine"},
+		{"docs/speed.md", "Speed", "heading", "Measured on this project's machine"},
 		{"README.md", "cairn", "package", "cairn is long-term memory"},
 	} {
 		s, ok := findSection(d.Changed, c.path, c.name)
