@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"path"
+	"regexp"
 	"slices"
 	"sort"
 	"strconv"
@@ -406,15 +407,45 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 	})
 	// A question about where something is wants files: a few sections
 	// of one file, then the next file (what a path asked for is kept).
-	perFile := map[string]int{}
+	// Of the copies of one page kept for each version of the docs
+	// (website/src/latest/… and website/src/next/…, versioned_docs/
+	// version-10.x/…), the best answers for all: a second copy is the
+	// same answer again.
+	perFile, copyOf := map[string]int{}, map[string]string{}
 	return slices.DeleteFunc(out, func(h *SectionHit) bool {
 		if h.Part == PartPath {
 			return false
 		}
+		key := versionless(h.Path)
+		if first, ok := copyOf[key]; ok && first != h.Path {
+			return true
+		}
+		copyOf[key] = h.Path
 		perFile[h.Path]++
 		return perFile[h.Path] > sectionsPerFile
 	})
 }
+
+// versionless is a path without its directories that name a version of
+// the docs (latest, next, stable, version-10.x, v2, 3.x), so that the
+// copies of one page share it.
+func versionless(p string) string {
+	parts := strings.Split(p, "/")
+	out := parts[:0]
+	for i, d := range parts {
+		switch {
+		case i == len(parts)-1:
+		case versionDir.MatchString(d):
+			continue
+		case d == "versioned_docs" || d == "versioned-docs":
+			d = "docs" // Docusaurus: docs/ is the newest, versioned_docs/version-N/ the others
+		}
+		out = append(out, d)
+	}
+	return strings.Join(out, "/")
+}
+
+var versionDir = regexp.MustCompile(`^(?:latest|next|stable|current|version-[0-9][0-9a-z.x-]*|v[0-9]+(?:\.[0-9x]+)*|[0-9]+\.(?:[0-9]+|x)(?:\.[0-9x]+)*)$`)
 
 // sectionCandidates is how many sections the lexical search passes to the
 // priors: more than for memories, since what a prior lifts (a file the

@@ -402,12 +402,15 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 		ts("src/router/reg-exp-router/router.ts", memory.SectionClass, "RegExpRouter", "Matches every route at once."),
 		ts("src/router/trie-router/router.ts", memory.SectionClass, "TrieRouter", "Matches routes by walking a tree of path parts."),
 		ts("src/router/linear-router/router.ts", memory.SectionClass, "LinearRouter", "Matches routes one by one in order."),
+		ts("src/signals.ts", memory.SectionFunc, "handleSignals", "Cancels the tasks; the third one exits."),
+		ts("src/stop.ts", memory.SectionFunc, "stopTasks", "Stops the tasks that run for too long."),
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
 		"where are server-sent events streamed?":                   "src/helper/streaming/sse.ts",
 		"where is the router that uses a regular expression?":      "src/router/reg-exp-router/router.ts",
 		"where is the router that walks a tree of the path parts?": "src/router/trie-router/router.ts",
+		"where do the tasks end after I press Ctrl+C three times?": "src/signals.ts",
 	})
 }
 
@@ -455,4 +458,50 @@ func TestWhereAgentNames(t *testing.T) {
 		"where are the commits loaded?": "pkg/commands/commit_loader.go",
 		"how do I build it?":            "Makefile",
 	})
+}
+
+// Of the copies of one page kept for each version of the docs, the best
+// answers for all: the others do not take the next places.
+func TestWhereOneCopyOfAVersionedPage(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	md := func(p string) memory.DerivedFile {
+		return fileOf(p, "markdown", 1, memory.SectionHeading, "Authorization", "", "Check that a user may call a procedure before it runs.")
+	}
+	f.derive(t,
+		md("www/docs/server/authorization.md"),
+		md("www/versioned_docs/version-10.x/server/authorization.md"),
+		md("website/src/latest/docs/authorization.md"),
+		md("website/src/next/docs/authorization.md"),
+		fileOf("src/middleware.go", "go", 3, memory.SectionFunc, "authorize", "", "Checks a user's role."),
+	)
+	f.build(t)
+	resp := f.recall(t, "how do I check that a user may call a procedure?")
+	var paths []string
+	for _, h := range resp.Repository {
+		paths = append(paths, h.Path)
+	}
+	www, site := 0, 0
+	for _, p := range paths {
+		switch {
+		case strings.HasPrefix(p, "www/"):
+			www++
+		case strings.HasPrefix(p, "website/"):
+			site++
+		}
+	}
+	if www != 1 || site != 1 {
+		t.Errorf("copies of a versioned page: %q; want one of www/ and one of website/", paths)
+	}
+	for p, want := range map[string]string{
+		"www/versioned_docs/version-10.x/server/a.md": "www/docs/server/a.md",
+		"website/src/next/docs/a.md":                  "website/src/docs/a.md",
+		"docs/v2/a.md":                                "docs/a.md",
+		"src/v2/next.go":                              "src/next.go",
+		"internal/latest.go":                          "internal/latest.go",
+	} {
+		if got := versionless(p); got != want {
+			t.Errorf("versionless(%s) = %s, want %s", p, got, want)
+		}
+	}
 }

@@ -28,6 +28,7 @@ var kinGroups = [][]string{
 	{"delete", "remove"},
 	{"convert", "transform"},
 	{"retry", "backoff"},
+	{"duplicate", "dedup", "dedupe", "deduplicate", "repeated"},
 	{"compress", "gzip", "deflate"},
 	{"encrypt", "cipher"},
 	{"hash", "digest", "checksum"},
@@ -155,6 +156,10 @@ var acronyms = []struct{ phrase, short string }{
 	{"domain name", "dns"},
 	{"secure shell", "ssh"},
 	{"transport layer security", "tls"},
+	// what code calls a thing a question says in a phrase
+	{"ctrl c", "signal interrupt sigint"},
+	{"at the same time", "concurrency concurrent parallel"},
+	{"in front of", "prefix prefixed"},
 }
 
 // kinWeight is what a kin of a question's word weighs beside the word;
