@@ -228,6 +228,12 @@ func wantFirst(t *testing.T, f *fixture, want map[string]string) {
 	}
 }
 
+// codeFile is a file of lang with one section at line 3, without a
+// signature.
+func codeFile(lang, p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
+	return fileOf(p, lang, 3, kind, name, "", doc)
+}
+
 // fileOf is a derived file of one section.
 func fileOf(p, lang string, line int, kind memory.SectionKind, name, sig, doc string) memory.DerivedFile {
 	return memory.DerivedFile{Path: p, Lang: lang, Sections: []memory.Section{
@@ -268,12 +274,9 @@ func TestWhereRanksCodeAboveItsDeclarations(t *testing.T) {
 func TestWhereRanksTheFileNamedByTheQuestion(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	js := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
-		return fileOf(p, "javascript", 3, kind, name, "", doc)
-	}
 	f.derive(t,
-		js("lib/core/InterceptorManager.js", memory.SectionClass, "InterceptorManager", "Keeps the request or response functions added with use, in order."),
-		js("lib/core/Axios.js", memory.SectionMethod, "Axios.request", "Sends a request through the request and response interceptors."),
+		codeFile("javascript", "lib/core/InterceptorManager.js", memory.SectionClass, "InterceptorManager", "Keeps the request or response functions added with use, in order."),
+		codeFile("javascript", "lib/core/Axios.js", memory.SectionMethod, "Axios.request", "Sends a request through the request and response interceptors."),
 	)
 	f.build(t)
 	if got := firstPath(t, f, "where are the request and response interceptors kept?"); got != "lib/core/InterceptorManager.js" {
@@ -340,15 +343,12 @@ func TestNamedFileIsKnown(t *testing.T) {
 func TestWhereFindsTheFileByItsKin(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	gofile := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
-		return fileOf(p, "go", 3, kind, name, "", doc)
-	}
 	f.derive(t,
-		gofile("src/merger.go", memory.SectionFunc, "Merger.mergedGet", "Returns the item at an index of the merged partial lists."),
-		gofile("src/result.go", memory.SectionFunc, "sortResults", "Sorts the partial lists by rank."),
-		gofile("src/matcher.go", memory.SectionFunc, "Matcher.scan", "Splits the items into slices and searches them in parallel."),
-		gofile("lib/config_validator.go", memory.SectionFunc, "validateConfig", "Validates the server config."),
-		gofile("lib/server.go", memory.SectionFunc, "createServer", "Creates the server and listens on its port."),
+		codeFile("go", "src/merger.go", memory.SectionFunc, "Merger.mergedGet", "Returns the item at an index of the merged partial lists."),
+		codeFile("go", "src/result.go", memory.SectionFunc, "sortResults", "Sorts the partial lists by rank."),
+		codeFile("go", "src/matcher.go", memory.SectionFunc, "Matcher.scan", "Splits the items into slices and searches them in parallel."),
+		codeFile("go", "lib/config_validator.go", memory.SectionFunc, "validateConfig", "Validates the server config."),
+		codeFile("go", "lib/server.go", memory.SectionFunc, "createServer", "Creates the server and listens on its port."),
 		fileOf("site/utils/meta.py", "python", 3, memory.SectionFunc, "get_data", "", "Reads the YAML header of a document."),
 		fileOf("site/structure/pages.py", "python", 3, memory.SectionMethod, "Page.read_source", "", "Reads the markdown source of a page and its title."),
 	)
@@ -393,17 +393,14 @@ func TestWhereTypeScriptTypesAndHowToRunTests(t *testing.T) {
 func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	ts := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
-		return fileOf(p, "typescript", 3, kind, name, "", doc)
-	}
 	f.derive(t,
-		ts("src/helper/streaming/sse.ts", memory.SectionFunc, "streamSSE", "Writes each message to the stream as it comes."),
-		ts("src/helper/streaming/text.ts", memory.SectionFunc, "streamText", "Writes text events to the stream as they come."),
-		ts("src/router/reg-exp-router/router.ts", memory.SectionClass, "RegExpRouter", "Matches every route at once."),
-		ts("src/router/trie-router/router.ts", memory.SectionClass, "TrieRouter", "Matches routes by walking a tree of path parts."),
-		ts("src/router/linear-router/router.ts", memory.SectionClass, "LinearRouter", "Matches routes one by one in order."),
-		ts("src/signals.ts", memory.SectionFunc, "handleSignals", "Cancels the tasks; the third one exits."),
-		ts("src/stop.ts", memory.SectionFunc, "stopTasks", "Stops the tasks that run for too long."),
+		codeFile("typescript", "src/helper/streaming/sse.ts", memory.SectionFunc, "streamSSE", "Writes each message to the stream as it comes."),
+		codeFile("typescript", "src/helper/streaming/text.ts", memory.SectionFunc, "streamText", "Writes text events to the stream as they come."),
+		codeFile("typescript", "src/router/reg-exp-router/router.ts", memory.SectionClass, "RegExpRouter", "Matches every route at once."),
+		codeFile("typescript", "src/router/trie-router/router.ts", memory.SectionClass, "TrieRouter", "Matches routes by walking a tree of path parts."),
+		codeFile("typescript", "src/router/linear-router/router.ts", memory.SectionClass, "LinearRouter", "Matches routes one by one in order."),
+		codeFile("typescript", "src/signals.ts", memory.SectionFunc, "handleSignals", "Cancels the tasks; the third one exits."),
+		codeFile("typescript", "src/stop.ts", memory.SectionFunc, "stopTasks", "Stops the tasks that run for too long."),
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
@@ -420,16 +417,13 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 func TestWhereJoinedWordsAndSharedNames(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	gofile := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
-		return fileOf(p, "go", 3, kind, name, "", doc)
-	}
 	files := []memory.DerivedFile{
-		gofile("pkg/web/goget.go", memory.SectionFunc, "serveMeta", "Answers the go tool about import paths."),
-		gofile("pkg/git/tag.go", memory.SectionFunc, "listTags", "Lists the tags of a repository with their meta data."),
-		gofile("pkg/web/auth.go", memory.SectionFunc, "checkRequest", "Checks the token an http request carries."),
+		codeFile("go", "pkg/web/goget.go", memory.SectionFunc, "serveMeta", "Answers the go tool about import paths."),
+		codeFile("go", "pkg/git/tag.go", memory.SectionFunc, "listTags", "Lists the tags of a repository with their meta data."),
+		codeFile("go", "pkg/web/auth.go", memory.SectionFunc, "checkRequest", "Checks the token an http request carries."),
 	}
 	for _, dir := range []string{"proto", "store", "store/database", "db/models", "backend"} {
-		files = append(files, gofile("pkg/"+dir+"/access_token.go", memory.SectionType, "AccessToken", "An access token of a user."))
+		files = append(files, codeFile("go", "pkg/"+dir+"/access_token.go", memory.SectionType, "AccessToken", "An access token of a user."))
 	}
 	f.derive(t, files...)
 	f.build(t)
@@ -444,13 +438,10 @@ func TestWhereJoinedWordsAndSharedNames(t *testing.T) {
 func TestWhereAgentNames(t *testing.T) {
 	t.Parallel()
 	f := newFixture(t)
-	gofile := func(p string, kind memory.SectionKind, name, doc string) memory.DerivedFile {
-		return fileOf(p, "go", 3, kind, name, "", doc)
-	}
 	f.derive(t,
-		gofile("pkg/commands/commit_loader.go", memory.SectionFunc, "GetCommits", "Runs git log and returns what it printed."),
-		gofile("pkg/gui/commits.go", memory.SectionFunc, "renderCommits", "Shows the commits in a list."),
-		gofile("src/assets/build_assets.rs", memory.SectionFunc, "build_syntax_set_builder", "Builds the syntax set with a builder."),
+		codeFile("go", "pkg/commands/commit_loader.go", memory.SectionFunc, "GetCommits", "Runs git log and returns what it printed."),
+		codeFile("go", "pkg/gui/commits.go", memory.SectionFunc, "renderCommits", "Shows the commits in a list."),
+		codeFile("go", "src/assets/build_assets.rs", memory.SectionFunc, "build_syntax_set_builder", "Builds the syntax set with a builder."),
 		fileOf("Makefile", "make", 4, memory.SectionCommand, "build", "make build", "cargo build --locked"),
 	)
 	f.build(t)
