@@ -28,6 +28,19 @@ func codexSay(at, role, text string) string {
 	return rolloutLine(at, "response_item", map[string]any{"type": "message", "role": role, "content": []any{map[string]any{"type": kind, "text": text}}})
 }
 
+// writeRollout writes a Codex rollout of session id, begun at start in
+// /home/ana/src/ratelimit, with the lines after its session_meta.
+func writeRollout(t *testing.T, id, start string, lines ...string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "rollout.jsonl")
+	body := rolloutLine(start, "session_meta", map[string]any{"id": id, "cwd": "/home/ana/src/ratelimit", "originator": "codex-tui", "cli_version": "0.125.0", "source": "cli"}) +
+		strings.Join(lines, "")
+	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
 // A message with no time of its own, read at a later ingest, is dated
 // when the ingest before read the file (by the ingest's clock), not by
 // the system clock or the file's; and each ingest stamps its read with
@@ -36,13 +49,9 @@ func TestIngestDatesUntimedMessagesByTheClock(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := openStore(t)
-	path := filepath.Join(t.TempDir(), "rollout.jsonl")
-	head := rolloutLine("2026-04-26T19:20:18Z", "session_meta", map[string]any{"id": "019dcb3b-0a0a", "cwd": "/home/ana/src/ratelimit", "originator": "codex-tui", "cli_version": "0.125.0", "source": "cli"}) +
-		codexSay("2026-04-26T19:21:00Z", "user", "The limiter keys requests by API token, not by IP.") +
-		codexSay("2026-04-26T19:22:00Z", "assistant", "Noted: the limiter keys by token.")
-	if err := os.WriteFile(path, []byte(head), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeRollout(t, "019dcb3b-0a0a", "2026-04-26T19:20:18Z",
+		codexSay("2026-04-26T19:21:00Z", "user", "The limiter keys requests by API token, not by IP."),
+		codexSay("2026-04-26T19:22:00Z", "assistant", "Noted: the limiter keys by token."))
 	first := time.Date(2026, 4, 26, 20, 0, 0, 0, time.UTC)
 	rep, err := Ingest(ctx, db, path, IngestOptions{Final: true, Now: func() time.Time { return first }})
 	if err != nil {
@@ -82,13 +91,9 @@ func TestEpisodeTimesInTheZoneAsked(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	db, _ := openStore(t)
-	path := filepath.Join(t.TempDir(), "rollout.jsonl")
-	body := rolloutLine("2026-04-26T23:20:18Z", "session_meta", map[string]any{"id": "019dcb3b-0b0b", "cwd": "/home/ana/src/ratelimit", "originator": "codex-tui", "cli_version": "0.125.0", "source": "cli"}) +
-		codexSay("2026-04-26T23:21:00Z", "user", "Why does the limiter reset at midnight?") +
-		codexSay("2026-04-26T23:52:00Z", "assistant", "Its window is a calendar day.")
-	if err := os.WriteFile(path, []byte(body), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	path := writeRollout(t, "019dcb3b-0b0b", "2026-04-26T23:20:18Z",
+		codexSay("2026-04-26T23:21:00Z", "user", "Why does the limiter reset at midnight?"),
+		codexSay("2026-04-26T23:52:00Z", "assistant", "Its window is a calendar day."))
 	rep, err := Ingest(ctx, db, path, IngestOptions{Final: true, Zone: time.FixedZone("UTC+2", 2*3600)})
 	if err != nil || rep.Episode == "" {
 		t.Fatalf("ingest: %+v, %v", rep, err)
