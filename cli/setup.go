@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -63,79 +64,7 @@ another user's is left alone, with the command that would allow the edit.`,
 			if user && proj {
 				return usagef("--user and --project: choose one")
 			}
-			changes, err := a.setupChanges(args[0], proj, remove)
-			if err != nil {
-				return err
-			}
-			w := cmd.OutOrStdout()
-			if len(changes) == 0 {
-				if remove {
-					fmt.Fprintln(w, "cairn is not set up there: nothing to remove")
-				} else {
-					fmt.Fprintln(w, "already set up: nothing to change")
-				}
-				return nil
-			}
-			for _, c := range changes {
-				if c.note != "" {
-					fmt.Fprintf(w, "note: %s\n", c.note)
-				}
-				fmt.Fprintf(w, "%s:\n%s\n", c.what, agentsetup.Diff(c.path, c.before, c.after))
-			}
-			if dry {
-				fmt.Fprintln(w, "dry run: nothing written")
-				return nil
-			}
-			if a.env.IsTerminal != nil && a.env.IsTerminal() && !yes {
-				fmt.Fprint(w, "apply? [y/N] ")
-				line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
-				if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
-					fmt.Fprintln(w, "nothing written")
-					return nil
-				}
-			}
-			now := time.Now()
-			for _, c := range changes {
-				backup, err := agentsetup.Write(c.path, c.before, c.after, c.mode, now)
-				wrote := err == nil
-				for try := 0; errors.Is(err, agentsetup.ErrChanged) && try < 5; try++ {
-					// The agent rewrote the file meanwhile: edit what is there now.
-					var again []fileChange
-					if again, err = a.setupChanges(args[0], proj, remove); err != nil {
-						break
-					}
-					for _, n := range again {
-						if n.path == c.path {
-							backup, err = agentsetup.Write(n.path, n.before, n.after, n.mode, now)
-							wrote = err == nil
-						}
-					}
-				}
-				if err != nil {
-					return fmt.Errorf("write %s: %v (the files before it were written; run setup again)", c.path, err)
-				}
-				if !wrote {
-					continue // someone made the same change meanwhile
-				}
-				if c.after == nil {
-					fmt.Fprintf(w, "removed %s, which setup had created (backup: %s)\n", c.path, backup)
-				} else if backup != "" {
-					fmt.Fprintf(w, "wrote %s (backup: %s)\n", c.path, backup)
-				} else {
-					fmt.Fprintf(w, "wrote %s\n", c.path)
-				}
-			}
-			switch {
-			case remove:
-				fmt.Fprintf(w, "cairn is out of %s's settings\n", args[0])
-			case args[0] == "git":
-				fmt.Fprintln(w, gitSetupDone)
-			case args[0] == "claude-code":
-				fmt.Fprintln(w, "done: new Claude Code sessions get cairn's briefing, its warnings and its memory of the session; 'cairn doctor' shows hook failures")
-			default:
-				fmt.Fprintln(w, "done: Codex can use cairn's MCP tools; read its sessions in with 'cairn ingest ~/.codex/sessions'")
-			}
-			return nil
+			return a.setup(cmd.OutOrStdout(), setupRun{agent: args[0], proj: proj, remove: remove, dry: dry, yes: yes})
 		},
 	}
 	f := cmd.Flags()
@@ -147,6 +76,97 @@ another user's is left alone, with the command that would allow the edit.`,
 	// --project is also cairn's global flag (a project name): this one is a
 	// switch, and shadows it for setup only.
 	return cmd
+}
+
+// setupRun is what one setup was asked to do.
+type setupRun struct {
+	agent                  string
+	proj, remove, dry, yes bool
+}
+
+// setup shows the changes to the agent's settings, asks on a terminal,
+// and writes them.
+func (a *app) setup(w io.Writer, r setupRun) error {
+	changes, err := a.setupChanges(r.agent, r.proj, r.remove)
+	if err != nil {
+		return err
+	}
+	if len(changes) == 0 {
+		if r.remove {
+			fmt.Fprintln(w, "cairn is not set up there: nothing to remove")
+		} else {
+			fmt.Fprintln(w, "already set up: nothing to change")
+		}
+		return nil
+	}
+	for _, c := range changes {
+		if c.note != "" {
+			fmt.Fprintf(w, "note: %s\n", c.note)
+		}
+		fmt.Fprintf(w, "%s:\n%s\n", c.what, agentsetup.Diff(c.path, c.before, c.after))
+	}
+	if r.dry {
+		fmt.Fprintln(w, "dry run: nothing written")
+		return nil
+	}
+	if a.env.IsTerminal != nil && a.env.IsTerminal() && !r.yes {
+		fmt.Fprint(w, "apply? [y/N] ")
+		line, _ := bufio.NewReader(a.env.Stdin).ReadString('\n')
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "y" && a != "yes" {
+			fmt.Fprintln(w, "nothing written")
+			return nil
+		}
+	}
+	now := time.Now()
+	for _, c := range changes {
+		if err := a.writeSetup(w, r, c, now); err != nil {
+			return err
+		}
+	}
+	switch {
+	case r.remove:
+		fmt.Fprintf(w, "cairn is out of %s's settings\n", r.agent)
+	case r.agent == "git":
+		fmt.Fprintln(w, gitSetupDone)
+	case r.agent == "claude-code":
+		fmt.Fprintln(w, "done: new Claude Code sessions get cairn's briefing, its warnings and its memory of the session; 'cairn doctor' shows hook failures")
+	default:
+		fmt.Fprintln(w, "done: Codex can use cairn's MCP tools; read its sessions in with 'cairn ingest ~/.codex/sessions'")
+	}
+	return nil
+}
+
+// writeSetup writes one settings file's change, with a backup stamped
+// now; when the agent rewrote the file meanwhile, it edits what is there
+// then.
+func (a *app) writeSetup(w io.Writer, r setupRun, c fileChange, now time.Time) error {
+	backup, err := agentsetup.Write(c.path, c.before, c.after, c.mode, now)
+	wrote := err == nil
+	for try := 0; errors.Is(err, agentsetup.ErrChanged) && try < 5; try++ {
+		var again []fileChange
+		if again, err = a.setupChanges(r.agent, r.proj, r.remove); err != nil {
+			break
+		}
+		for _, n := range again {
+			if n.path == c.path {
+				backup, err = agentsetup.Write(n.path, n.before, n.after, n.mode, now)
+				wrote = err == nil
+			}
+		}
+	}
+	if err != nil {
+		return fmt.Errorf("write %s: %v (the files before it were written; run setup again)", c.path, err)
+	}
+	switch {
+	case !wrote: // someone made the same change meanwhile
+	case c.after == nil:
+		fmt.Fprintf(w, "removed %s, which setup had created (backup: %s)\n", c.path, backup)
+	case backup != "":
+		fmt.Fprintf(w, "wrote %s (backup: %s)\n", c.path, backup)
+	default:
+		fmt.Fprintf(w, "wrote %s\n", c.path)
+	}
+	return nil
 }
 
 // setupChanges works out what each settings file would become.

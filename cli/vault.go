@@ -47,20 +47,42 @@ type ambiguousLink struct {
 // never refused; an edge that exists already is left as it is, so a second
 // import links nothing.
 func (a *app) linkVault(ctx context.Context, v *exchange.Vault, added []memory.Added) (vaultLinks, error) {
-	var out vaultLinks
-	ids := make([]string, len(v.Records))
-	for i, r := range v.Records {
-		ids[i] = r.ID
-	}
-	for _, ad := range added {
-		if ad.Record >= 0 && ad.Record < len(ids) {
-			ids[ad.Record] = ad.ID
+	lk := newVaultLinker(ctx, a, v, added)
+	for i, links := range v.Links {
+		if len(links) == 0 {
+			continue
+		}
+		if err := lk.linkNote(i, links); err != nil {
+			return lk.out, err
 		}
 	}
+	return lk.out, nil
+}
+
+// vaultLinker resolves the wiki links of one imported directory.
+type vaultLinker struct {
+	ctx context.Context
+	a   *app
+	v   *exchange.Vault
+	ids []string // the memory each record became ("" until known)
 	// A link names a note by its path or file name (without .md), else by
 	// its title, else by one of its aliases, as Obsidian resolves them; a
 	// name more than one note answers to is ambiguous.
-	byPath, byName, byTitle, byAlias := map[string][]int{}, map[string][]int{}, map[string][]int{}, map[string][]int{}
+	byPath, byName, byTitle, byAlias map[string][]int
+	out                              vaultLinks
+}
+
+func newVaultLinker(ctx context.Context, a *app, v *exchange.Vault, added []memory.Added) *vaultLinker {
+	lk := &vaultLinker{ctx: ctx, a: a, v: v, ids: make([]string, len(v.Records)),
+		byPath: map[string][]int{}, byName: map[string][]int{}, byTitle: map[string][]int{}, byAlias: map[string][]int{}}
+	for i, r := range v.Records {
+		lk.ids[i] = r.ID
+	}
+	for _, ad := range added {
+		if ad.Record >= 0 && ad.Record < len(lk.ids) {
+			lk.ids[ad.Record] = ad.ID
+		}
+	}
 	put := func(m map[string][]int, k string, i int) {
 		if k = strings.ToLower(strings.TrimSpace(k)); k != "" && !slices.Contains(m[k], i) {
 			m[k] = append(m[k], i)
@@ -71,116 +93,131 @@ func (a *app) linkVault(ctx context.Context, v *exchange.Vault, added []memory.A
 			continue
 		}
 		f := filepath.ToSlash(strings.TrimSuffix(v.Files[i], filepath.Ext(v.Files[i])))
-		put(byPath, f, i)
-		put(byName, filepath.Base(f), i)
-		put(byTitle, r.Title, i)
+		put(lk.byPath, f, i)
+		put(lk.byName, filepath.Base(f), i)
+		put(lk.byTitle, r.Title, i)
 		if i < len(v.Aliases) {
 			for _, al := range v.Aliases[i] {
-				put(byAlias, al, i)
+				put(lk.byAlias, al, i)
 			}
 		}
 	}
-	find := func(target string) []int {
-		k := strings.ToLower(target)
-		for _, m := range []map[string][]int{byPath, byName, byTitle, byAlias} {
-			if found := m[k]; len(found) > 0 {
-				return found
+	return lk
+}
+
+// find is the notes a link's target names, by path, name, title or alias.
+func (lk *vaultLinker) find(target string) []int {
+	k := strings.ToLower(target)
+	for _, m := range []map[string][]int{lk.byPath, lk.byName, lk.byTitle, lk.byAlias} {
+		if found := m[k]; len(found) > 0 {
+			return found
+		}
+	}
+	return nil
+}
+
+// idOf is the memory record i became; a record without an id that the
+// import matched to a memory is found by its title.
+func (lk *vaultLinker) idOf(i int) (string, error) {
+	if lk.ids[i] == "" {
+		id, err := lk.a.findTitle(lk.ctx, lk.v.Records[i].Title)
+		if err != nil {
+			return "", err
+		}
+		lk.ids[i] = id
+	}
+	return lk.ids[i], nil
+}
+
+// resolve is the memory a link's target names: a note of the import, a
+// memory of the project (or global) by id, or one by its title.
+func (lk *vaultLinker) resolve(target string) (string, error) {
+	a, ctx := lk.a, lk.ctx
+	if found := lk.find(target); len(found) == 1 {
+		return lk.idOf(found[0])
+	}
+	if looksLikeID(target) {
+		if id, err := a.st.Resolve(ctx, target); err == nil {
+			if m, err := a.st.Get(ctx, id); err == nil && (m.Project == a.proj.ID || m.Project == memory.GlobalID) {
+				return id, nil
 			}
 		}
+	}
+	return a.findTitle(ctx, target)
+}
+
+// linkNote makes the edges of note i's links.
+func (lk *vaultLinker) linkNote(i int, links []exchange.BodyLink) error {
+	from, err := lk.idOf(i)
+	if err != nil {
+		return err
+	}
+	if from == "" {
+		lk.out.Unresolved += len(links)
 		return nil
 	}
-	// idOf is the memory record i became; a record without an id that the
-	// import matched to a memory is found by its title.
-	idOf := func(i int) (string, error) {
-		if ids[i] == "" {
-			id, err := a.findTitle(ctx, v.Records[i].Title)
-			if err != nil {
-				return "", err
-			}
-			ids[i] = id
-		}
-		return ids[i], nil
+	existing, _, err := lk.a.st.Edges(lk.ctx, from)
+	if err != nil {
+		return err
 	}
-	resolve := func(target string) (string, error) {
-		if found := find(target); len(found) == 1 {
-			return idOf(found[0])
-		}
-		if looksLikeID(target) {
-			if id, err := a.st.Resolve(ctx, target); err == nil {
-				if m, err := a.st.Get(ctx, id); err == nil && (m.Project == a.proj.ID || m.Project == memory.GlobalID) {
-					return id, nil
-				}
+	// A link the Links section gives a kind wins over the same link
+	// written plainly in the text.
+	links = slices.Clone(links)
+	slices.SortStableFunc(links, func(x, y exchange.BodyLink) int {
+		return cmp.Compare(boolInt(x.Kind == memory.EdgeRelatesTo), boolInt(y.Kind == memory.EdgeRelatesTo))
+	})
+	for _, l := range links {
+		if found := lk.find(l.Target); len(found) > 1 {
+			amb := ambiguousLink{File: filepath.ToSlash(lk.v.Files[i]), Link: "[[" + l.Target + "]]"}
+			for _, j := range found {
+				amb.Candidates = append(amb.Candidates, filepath.ToSlash(lk.v.Files[j]))
 			}
-		}
-		return a.findTitle(ctx, target)
-	}
-	for i, links := range v.Links {
-		if len(links) == 0 {
+			lk.out.Ambiguous = append(lk.out.Ambiguous, amb)
 			continue
 		}
-		from, err := idOf(i)
+		e, err := lk.link(from, l, existing)
 		if err != nil {
-			return out, err
+			return err
 		}
-		if from == "" {
-			out.Unresolved += len(links)
-			continue
-		}
-		existing, _, err := a.st.Edges(ctx, from)
-		if err != nil {
-			return out, err
-		}
-		has := func(kind memory.EdgeKind, to string) bool {
-			for _, e := range existing {
-				if e.To == to && (e.Kind == kind || kind == memory.EdgeRelatesTo) {
-					return true
-				}
-			}
-			return false
-		}
-		// A link the Links section gives a kind wins over the same link
-		// written plainly in the text.
-		links = slices.Clone(links)
-		slices.SortStableFunc(links, func(x, y exchange.BodyLink) int {
-			return cmp.Compare(boolInt(x.Kind == memory.EdgeRelatesTo), boolInt(y.Kind == memory.EdgeRelatesTo))
-		})
-		for _, l := range links {
-			if found := find(l.Target); len(found) > 1 {
-				amb := ambiguousLink{File: filepath.ToSlash(v.Files[i]), Link: "[[" + l.Target + "]]"}
-				for _, j := range found {
-					amb.Candidates = append(amb.Candidates, filepath.ToSlash(v.Files[j]))
-				}
-				out.Ambiguous = append(out.Ambiguous, amb)
-				continue
-			}
-			to, err := resolve(l.Target)
-			if err != nil {
-				return out, err
-			}
-			switch {
-			case to == "":
-				out.Unresolved++
-				continue
-			case to == from || has(l.Kind, to):
-				continue
-			}
-			kind := l.Kind
-			if kind == memory.EdgeSupersedes {
-				kind = memory.EdgeRelatesTo // supersession is carried by the frontmatter, never a plain link
-			}
-			e := memory.Edge{From: from, Kind: kind, To: to, Weight: 1, Active: true}
-			if err := a.st.Link(ctx, e, memory.ActorUser); err != nil {
-				if errors.Is(err, memory.ErrInvalid) {
-					out.Unresolved++ // e.g. a memory of another project
-					continue
-				}
-				return out, err
-			}
-			existing = append(existing, e)
-			out.Linked++
+		if e != nil {
+			existing = append(existing, *e)
 		}
 	}
-	return out, nil
+	return nil
+}
+
+// link makes the edge of one link from from, unless its target is
+// unknown, is from itself, or is linked so already (in existing); it
+// returns the edge made.
+func (lk *vaultLinker) link(from string, l exchange.BodyLink, existing []memory.Edge) (*memory.Edge, error) {
+	to, err := lk.resolve(l.Target)
+	if err != nil {
+		return nil, err
+	}
+	has := slices.ContainsFunc(existing, func(e memory.Edge) bool {
+		return e.To == to && (e.Kind == l.Kind || l.Kind == memory.EdgeRelatesTo)
+	})
+	switch {
+	case to == "":
+		lk.out.Unresolved++
+		return nil, nil
+	case to == from || has:
+		return nil, nil
+	}
+	kind := l.Kind
+	if kind == memory.EdgeSupersedes {
+		kind = memory.EdgeRelatesTo // supersession is carried by the frontmatter, never a plain link
+	}
+	e := memory.Edge{From: from, Kind: kind, To: to, Weight: 1, Active: true}
+	if err := lk.a.st.Link(lk.ctx, e, memory.ActorUser); err != nil {
+		if errors.Is(err, memory.ErrInvalid) {
+			lk.out.Unresolved++ // e.g. a memory of another project
+			return nil, nil
+		}
+		return nil, err
+	}
+	lk.out.Linked++
+	return &e, nil
 }
 
 // findTitle finds the memory of the project (or global) titled title,

@@ -110,37 +110,47 @@ func (rd *reader) claudeLine(raw []byte, start int64) error {
 	}
 	text, blocks := claudeContent(l.Message.Content)
 	if l.Type == "assistant" {
-		rd.seen(t)
-		switch {
-		case l.Message.Model == "<synthetic>" || l.IsAPIError:
-			rd.skip("synthetic") // the harness's notice in the agent's place
-			return nil
-		case l.IsSidechain || rd.opt.Subagent:
-			// A sub-agent's working notes: its report reaches the main
-			// agent as a tool result, and what the main agent takes from it
-			// is in the main agent's own words.
-			rd.skip("sub-agent")
-			return nil
-		}
-		say := func(text string) {
-			rd.answer(Item{Key: l.UUID, Text: text, Time: t, Line: rd.line, Messages: []string{l.UUID}})
-		}
-		if text != "" {
-			say(text)
-		}
-		// In order: a text, then the calls made after it.
-		for _, b := range blocks {
-			switch b.Type {
-			case "text":
-				say(b.Text)
-			case "tool_use":
-				rd.claudeToolUse(b)
-			}
-		}
+		rd.claudeAssistant(l, t, text, blocks)
 		return nil
 	}
+	return rd.claudeUser(l, t, text, blocks, start)
+}
 
-	// A user line: a prompt, tool results, or something the harness wrote.
+// claudeAssistant reads an assistant line: the agent's words, and the
+// tools it called.
+func (rd *reader) claudeAssistant(l claudeLine, t time.Time, text string, blocks []claudeBlock) {
+	rd.seen(t)
+	switch {
+	case l.Message.Model == "<synthetic>" || l.IsAPIError:
+		rd.skip("synthetic") // the harness's notice in the agent's place
+		return
+	case l.IsSidechain || rd.opt.Subagent:
+		// A sub-agent's working notes: its report reaches the main
+		// agent as a tool result, and what the main agent takes from it
+		// is in the main agent's own words.
+		rd.skip("sub-agent")
+		return
+	}
+	say := func(text string) {
+		rd.answer(Item{Key: l.UUID, Text: text, Time: t, Line: rd.line, Messages: []string{l.UUID}})
+	}
+	if text != "" {
+		say(text)
+	}
+	// In order: a text, then the calls made after it.
+	for _, b := range blocks {
+		switch b.Type {
+		case "text":
+			say(b.Text)
+		case "tool_use":
+			rd.claudeToolUse(b)
+		}
+	}
+}
+
+// claudeUser reads a user line: a prompt, tool results, or something the
+// harness wrote.
+func (rd *reader) claudeUser(l claudeLine, t time.Time, text string, blocks []claudeBlock, start int64) error {
 	if l.IsSidechain || rd.opt.Subagent {
 		rd.skip("sub-agent") // the main agent's instructions and the tools' results
 		return nil

@@ -11,14 +11,49 @@ import (
 
 // Episode is the session's episode: a title and a short body saying when,
 // on which branch, what was asked, what was done and how it ended. The same
-// diary always gives the same text.
-func (d *Diary) Episode() (title, body string) {
+// diary always gives the same text. Its times are in the local time zone.
+func (d *Diary) Episode() (title, body string) { return d.EpisodeIn(time.Local) }
+
+// EpisodeIn is Episode with its times in the time zone loc.
+func (d *Diary) EpisodeIn(loc *time.Location) (title, body string) {
+	asked, prompts := d.asked()
+	title = d.when(loc)
+	if len(asked) > 0 {
+		title += ": " + asked[0]
+	}
+	title = cutBytes(safetext.CleanLine(title), 120)
+
+	var b strings.Builder
+	d.writeSetting(&b, loc)
+	if len(asked) > 0 {
+		fmt.Fprintf(&b, "\nAsked (%d %s):\n", prompts, pluralWord(prompts, "prompt", "prompts"))
+		for _, a := range asked {
+			fmt.Fprintf(&b, "- %s\n", a)
+		}
+		if n := prompts - len(asked); n > 0 {
+			fmt.Fprintf(&b, "- … and %d more\n", n)
+		}
+	}
+	d.writeDone(&b)
+	b.WriteString("\nEnded: " + strings.Join(d.ended(), "; ") + ".\n")
+	fmt.Fprintf(&b, "\nSession %s.", d.Session)
+	// What a transcript quotes is data: escapes become visible symbols.
+	lines := strings.Split(b.String(), "\n")
+	for i, l := range lines {
+		lines[i] = safetext.CleanLine(l)
+	}
+	return title, strings.Join(lines, "\n")
+}
+
+// when is the start of an episode's title: when the session ran, and on
+// which branch.
+func (d *Diary) when(loc *time.Location) string {
 	when := "Session"
 	if !d.Start.IsZero() {
-		start := d.Start.Local()
+		start := d.Start.In(loc)
 		when += " " + start.Format("2006-01-02 15:04")
 		if !d.End.IsZero() && d.End.After(d.Start) {
-			end := d.End.Local()
+			end := d.End.In(loc)
 			if end.Format("2006-01-02") == start.Format("2006-01-02") {
 				when += "–" + end.Format("15:04")
 			} else {
@@ -29,7 +64,13 @@ func (d *Diary) Episode() (title, body string) {
 	if d.Branch != "" {
 		when += " on " + d.Branch
 	}
-	title = when
+	return when
+}
+
+// asked are the prompts quoted that a person asked (a command's prompt
+// template gives its input; the harness's own prompts are left out), and
+// how many prompts the session had without the harness's among them.
+func (d *Diary) asked() ([]string, int) {
 	var asked []string
 	for _, a := range d.Asked {
 		if m := templateInput.FindStringSubmatch(a); m != nil {
@@ -42,13 +83,12 @@ func (d *Diary) Episode() (title, body string) {
 			asked = append(asked, a)
 		}
 	}
-	prompts := d.Prompts - (len(d.Asked) - len(asked)) // the harness's, among those quoted, are no prompts
-	if len(asked) > 0 {
-		title += ": " + asked[0]
-	}
-	title = cutBytes(safetext.CleanLine(title), 120)
+	return asked, d.Prompts - (len(d.Asked) - len(asked))
+}
 
-	var b strings.Builder
+// writeSetting writes the body's first line: which agent, where, on which
+// branch, when.
+func (d *Diary) writeSetting(b *strings.Builder, loc *time.Location) {
 	agent := "an agent"
 	switch d.Format {
 	case FormatClaudeCode:
@@ -56,72 +96,45 @@ func (d *Diary) Episode() (title, body string) {
 	case FormatCodex:
 		agent = "Codex"
 	}
-	fmt.Fprintf(&b, "A %s session", agent)
+	fmt.Fprintf(b, "A %s session", agent)
 	if d.Cwd != "" {
-		fmt.Fprintf(&b, " in %s", d.Cwd)
+		fmt.Fprintf(b, " in %s", d.Cwd)
 	}
 	if d.Branch != "" {
-		fmt.Fprintf(&b, " on branch %s", d.Branch)
+		fmt.Fprintf(b, " on branch %s", d.Branch)
 	}
 	if !d.Start.IsZero() {
-		fmt.Fprintf(&b, ", %s", span(d.Start, d.End))
+		fmt.Fprintf(b, ", %s", span(d.Start, d.End, loc))
 	}
 	b.WriteString(".\n")
-	if len(asked) > 0 {
-		fmt.Fprintf(&b, "\nAsked (%d %s):\n", prompts, pluralWord(prompts, "prompt", "prompts"))
-		for _, a := range asked {
-			fmt.Fprintf(&b, "- %s\n", a)
-		}
-		if n := prompts - len(asked); n > 0 {
-			fmt.Fprintf(&b, "- … and %d more\n", n)
-		}
+}
+
+// writeDone writes what the session did: the commands it ran and the
+// files it touched.
+func (d *Diary) writeDone(b *strings.Builder) {
+	if len(d.Commands) == 0 && len(d.Files) == 0 {
+		return
 	}
-	if len(d.Commands) > 0 || len(d.Files) > 0 {
-		b.WriteString("\nDone:\n")
-		for _, c := range d.Commands {
-			fmt.Fprintf(&b, "- ran `%s`", c.Text)
-			if c.Runs > 1 {
-				fmt.Fprintf(&b, " %d×", c.Runs)
-			}
-			if c.Failed > 0 {
-				fmt.Fprintf(&b, " (%d failed)", c.Failed)
-			}
-			b.WriteString("\n")
+	b.WriteString("\nDone:\n")
+	for _, c := range d.Commands {
+		fmt.Fprintf(b, "- ran `%s`", c.Text)
+		if c.Runs > 1 {
+			fmt.Fprintf(b, " %d×", c.Runs)
 		}
-		if len(d.Files) > 0 {
-			fmt.Fprintf(&b, "- touched %d %s: %s\n", len(d.Files), pluralWord(len(d.Files), "file", "files"), strings.Join(d.Files, ", "))
+		if c.Failed > 0 {
+			fmt.Fprintf(b, " (%d failed)", c.Failed)
 		}
+		b.WriteString("\n")
 	}
-	b.WriteString("\nEnded: ")
-	var ended []string
-	tests, runs := d.Tests, 0
-	for i := len(d.Commands) - 1; i >= 0; i-- {
-		c := d.Commands[i]
-		if CheckKind(c.Text) != "test" {
-			continue
-		}
-		runs += c.Runs
-		if tests == nil {
-			// A diary of an older cairn knew fewer test commands.
-			tests = &TestResult{Command: c.Text, Passed: c.LastExit == 0}
-		}
+	if len(d.Files) > 0 {
+		fmt.Fprintf(b, "- touched %d %s: %s\n", len(d.Files), pluralWord(len(d.Files), "file", "files"), strings.Join(d.Files, ", "))
 	}
-	times := ""
-	if runs > 1 {
-		times = fmt.Sprintf(" after %d test runs", runs)
-	}
-	switch {
-	case tests == nil:
-		ended = append(ended, "no tests run")
-	case tests.Passed:
-		ended = append(ended, "tests green (`"+tests.Command+"`)"+times)
-	default:
-		s := "tests failing (`" + tests.Command + "`"
-		if tests.Summary != "" {
-			s += ": " + tests.Summary
-		}
-		ended = append(ended, s+")"+times)
-	}
+}
+
+// ended says how the session ended: its tests, lints and builds, failed
+// tool calls, compactions, and whether it was still running.
+func (d *Diary) ended() []string {
+	ended := []string{d.testsEnded()}
 	for _, kind := range []string{"lint", "build"} {
 		var said []string
 		for _, c := range d.Commands {
@@ -146,19 +159,44 @@ func (d *Diary) Episode() (title, body string) {
 	if !d.Ended {
 		ended = append(ended, "still running when last read")
 	}
-	b.WriteString(strings.Join(ended, "; ") + ".\n")
-	fmt.Fprintf(&b, "\nSession %s.", d.Session)
-	// What a transcript quotes is data: escapes become visible symbols.
-	lines := strings.Split(b.String(), "\n")
-	for i, l := range lines {
-		lines[i] = safetext.CleanLine(l)
-	}
-	return title, strings.Join(lines, "\n")
+	return ended
 }
 
-// span is a session's time span in words.
-func span(start, end time.Time) string {
-	s := start.Local().Format("2006-01-02 15:04")
+// testsEnded says how the session's tests ended: the last test command's
+// result, and how many test runs there were.
+func (d *Diary) testsEnded() string {
+	tests, runs := d.Tests, 0
+	for i := len(d.Commands) - 1; i >= 0; i-- {
+		c := d.Commands[i]
+		if CheckKind(c.Text) != "test" {
+			continue
+		}
+		runs += c.Runs
+		if tests == nil {
+			// A diary of an older cairn knew fewer test commands.
+			tests = &TestResult{Command: c.Text, Passed: c.LastExit == 0}
+		}
+	}
+	times := ""
+	if runs > 1 {
+		times = fmt.Sprintf(" after %d test runs", runs)
+	}
+	switch {
+	case tests == nil:
+		return "no tests run"
+	case tests.Passed:
+		return "tests green (`" + tests.Command + "`)" + times
+	}
+	s := "tests failing (`" + tests.Command + "`"
+	if tests.Summary != "" {
+		s += ": " + tests.Summary
+	}
+	return s + ")" + times
+}
+
+// span is a session's time span in words, in the time zone loc.
+func span(start, end time.Time, loc *time.Location) string {
+	s := start.In(loc).Format("2006-01-02 15:04")
 	if d := end.Sub(start).Round(time.Minute); d >= time.Minute {
 		s += fmt.Sprintf(", %s", strings.TrimSuffix(d.String(), "0s"))
 	}

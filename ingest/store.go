@@ -38,7 +38,12 @@ type IngestOptions struct {
 	Only string
 	// Progress, when set, hears how many items were read so far.
 	Progress func(items int)
-	Now      func() time.Time
+	// Now is the clock the read is stamped with (nil: time.Now); an item
+	// with no time of its own read at the next ingest takes that time.
+	Now func() time.Time
+	// Zone is the time zone the session's episode tells its times in
+	// (nil: the local one).
+	Zone *time.Location
 }
 
 // Report is what one ingest did.
@@ -89,155 +94,41 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 		now = opt.Now
 	}
 	rep := Report{}
-	abs, err := filepath.Abs(path)
+	t, err := openTranscript(path)
+	rep.File = t.abs
 	if err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	rep.File = abs
-	// A FIFO or a device would block the open or never end: look first,
-	// and open without blocking.
-	if info, err := os.Stat(abs); err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, notFound(err))
-	} else if !info.Mode().IsRegular() {
-		return rep, fmt.Errorf("transcript %s is not a regular file: give a session log (.jsonl) or a directory of them", path)
-	}
-	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
-	if err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, notFound(err))
-	}
-	defer f.Close()
-	info, err := f.Stat()
-	if err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	if !info.Mode().IsRegular() { // replaced between the look and the open
-		return rep, fmt.Errorf("transcript %s is not a regular file: give a session log (.jsonl) or a directory of them", path)
-	}
-	head, err := headOf(f, info.Size())
-	if err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, err)
-	}
-
-	state, err := st.IngestState(ctx, abs)
-	switch {
-	case errors.Is(err, memory.ErrNotFound):
-		state = memory.IngestState{File: abs}
-	case err != nil:
 		return rep, err
-	case !sameHead(f, state.Head, info.Size()) || state.Offset > info.Size():
-		// Replaced or cut short: read it again from the top. What was
-		// read before is known by its message ids.
-		rep.Restarted = true
-		state.Offset, state.Line = 0, 0
 	}
-	peek, err := peekSession(f)
+	defer t.f.Close()
+	state, peek, err := t.resume(ctx, st, &rep)
 	if err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, err)
+		return rep, err
 	}
-	if state.Session != "" && peek.session != "" && peek.session != state.Session {
-		state = memory.IngestState{File: abs} // another session now: its own episode
-	}
-	session := state.Session
-	if session == "" {
-		session = peek.session
-	}
-	if session == "" {
-		return rep, fmt.Errorf("transcript %s names no session: is it a Claude Code or Codex session log?", path)
-	}
-	rep.Session = session
-
+	session := rep.Session
 	p, err := projectOf(ctx, st, state, peek, opt)
 	if err != nil {
 		return rep, fmt.Errorf("transcript %s: %w", path, err)
 	}
 	rep.Project, rep.ProjectID = p.Name, p.ID
-
-	diary := &Diary{}
-	if len(state.Diary) > 0 {
-		if err := json.Unmarshal(state.Diary, diary); err != nil {
-			diary = &Diary{} // a diary of an older cairn: start a new one
-		}
-	}
+	diary := diaryOf(state)
 	before, _ := json.Marshal(diary)
 
-	if _, err := f.Seek(state.Offset, io.SeekStart); err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, err)
-	}
-	var batch []memory.Draft
-	flush := func(final *memory.IngestState) error {
-		b := memory.IngestBatch{Project: p.ID, Drafts: batch, State: final}
-		if len(batch) > 0 {
-			b.Summary = fmt.Sprintf("ingested drafts from %s session %s", formatName(rep.Format), shortSession(session))
-		}
-		res, err := st.Ingest(ctx, b)
-		if err != nil {
-			return err
-		}
-		rep.Added += res.Added
-		rep.Known += res.Known
-		rep.Refused += res.Refused
-		for _, e := range res.Errors {
-			if len(rep.Errors) < 5 {
-				rep.Errors = append(rep.Errors, e)
-			}
-		}
-		batch = batch[:0]
-		return nil
-	}
-	lastTime := state.Time
-	if lastTime.IsZero() {
-		lastTime = info.ModTime()
-	}
-	res, err := Read(bufio.NewReaderSize(f, 1<<16), Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary, Subagent: peek.subagent},
-		func(it Item) error {
-			if err := ctx.Err(); err != nil {
-				return err
-			}
-			if !it.Time.IsZero() {
-				lastTime = it.Time
-			}
-			batch = append(batch, draftOf(p.ID, session, abs, it, lastTime))
-			rep.Items++
-			if opt.Progress != nil {
-				opt.Progress(rep.Items)
-			}
-			if len(batch) >= batchSize {
-				return flush(nil)
-			}
-			return nil
-		})
-	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted, rep.Long = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted, res.Long
-	if rep.Format == "" {
-		rep.Format = diary.Format // nothing new was read
-	}
+	in := &ingestion{ctx: ctx, st: st, rep: &rep, pid: p.ID, session: session, progress: opt.Progress, zone: opt.Zone}
+	res, err := in.read(t, state, Options{Format: opt.Format, Offset: state.Offset, Line: state.Line, Final: opt.Final, Diary: diary, Subagent: peek.subagent})
 	if err != nil {
-		return rep, fmt.Errorf("transcript %s: %w", path, err)
+		return rep, err
 	}
-
 	// The drafts first: an episode that cannot be written must not cost
 	// the session's drafts.
-	if len(batch) > 0 {
-		if err := flush(nil); err != nil {
+	if len(in.batch) > 0 {
+		if err := in.flush(nil); err != nil {
 			return rep, err
 		}
 	}
-	// The episode: written when the session first says something, kept up
-	// to date after; never again once a person forgot it.
 	after, _ := json.Marshal(diary)
-	if !state.NoEpisode && (diary.Prompts > 0 || len(diary.Commands) > 0) && (state.Episode == "" || !bytes.Equal(before, after)) {
-		id, isNew, changed, err := keepEpisode(ctx, st, p, session, abs, state.Episode, diary)
-		switch {
-		case err != nil:
-			rep.Errors = append(rep.Errors, oneLine(err.Error())) // tried again at the next read
-		case id == "":
-			state.Episode, state.NoEpisode = "", true
-		default:
-			state.Episode, rep.EpisodeNew, rep.EpisodeUpdated = id, isNew, changed && !isNew
-		}
-	}
-	rep.Episode = state.Episode
+	in.episode(p, &state, diary, !bytes.Equal(before, after))
 
-	state.Project, state.Session, state.Head = p.ID, session, head
+	state.Project, state.Session, state.Head = p.ID, session, t.head
 	state.Offset, state.Line, state.Time = res.Next, res.NextLine, now().UTC()
 	state.Pending = state.Pending || rep.Items > 0
 	rep.Pending, rep.next = state.Pending, state.Offset
@@ -245,7 +136,191 @@ func Ingest(ctx context.Context, st memory.Store, path string, opt IngestOptions
 	if state.Episode != "" {
 		state.Diary = after
 	}
-	return rep, flush(&state)
+	return rep, in.flush(&state)
+}
+
+// transcript is one open transcript file.
+type transcript struct {
+	path, abs string // as given, and absolute
+	f         *os.File
+	info      os.FileInfo
+	head      string // its first bytes' hash (headOf)
+}
+
+// openTranscript opens a transcript to read. A FIFO or a device would
+// block the open or never end: it looks first, and opens without
+// blocking. The transcript's abs is set whenever the path could be made
+// absolute.
+func openTranscript(path string) (transcript, error) {
+	t := transcript{path: path}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return t, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	t.abs = abs
+	notRegular := fmt.Errorf("transcript %s is not a regular file: give a session log (.jsonl) or a directory of them", path)
+	if info, err := os.Stat(abs); err != nil {
+		return t, fmt.Errorf("transcript %s: %w", path, notFound(err))
+	} else if !info.Mode().IsRegular() {
+		return t, notRegular
+	}
+	f, err := os.OpenFile(abs, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		return t, fmt.Errorf("transcript %s: %w", path, notFound(err))
+	}
+	t.f = f
+	if t.info, err = f.Stat(); err != nil {
+		f.Close()
+		return t, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	if !t.info.Mode().IsRegular() { // replaced between the look and the open
+		f.Close()
+		return t, notRegular
+	}
+	if t.head, err = headOf(f, t.info.Size()); err != nil {
+		f.Close()
+		return t, fmt.Errorf("transcript %s: %w", path, err)
+	}
+	return t, nil
+}
+
+// resume is where the last ingest of the transcript stopped (from the
+// top when the file was replaced or cut short, or is another session's
+// now), and the session it is of (set in rep).
+func (t transcript) resume(ctx context.Context, st memory.Store, rep *Report) (memory.IngestState, peeked, error) {
+	state, err := st.IngestState(ctx, t.abs)
+	switch {
+	case errors.Is(err, memory.ErrNotFound):
+		state = memory.IngestState{File: t.abs}
+	case err != nil:
+		return state, peeked{}, err
+	case !sameHead(t.f, state.Head, t.info.Size()) || state.Offset > t.info.Size():
+		// Replaced or cut short: read it again from the top. What was
+		// read before is known by its message ids.
+		rep.Restarted = true
+		state.Offset, state.Line = 0, 0
+	}
+	peek, err := peekSession(t.f)
+	if err != nil {
+		return state, peek, fmt.Errorf("transcript %s: %w", t.path, err)
+	}
+	if state.Session != "" && peek.session != "" && peek.session != state.Session {
+		state = memory.IngestState{File: t.abs} // another session now: its own episode
+	}
+	rep.Session = state.Session
+	if rep.Session == "" {
+		rep.Session = peek.session
+	}
+	if rep.Session == "" {
+		return state, peek, fmt.Errorf("transcript %s names no session: is it a Claude Code or Codex session log?", t.path)
+	}
+	return state, peek, nil
+}
+
+// diaryOf is the session's diary as the last ingest left it (a new one
+// when there is none, or it is of an older cairn).
+func diaryOf(state memory.IngestState) *Diary {
+	diary := &Diary{}
+	if len(state.Diary) > 0 {
+		if err := json.Unmarshal(state.Diary, diary); err != nil {
+			return &Diary{}
+		}
+	}
+	return diary
+}
+
+// ingestion sends one transcript's drafts to the store, in batches.
+type ingestion struct {
+	ctx      context.Context
+	st       memory.Store
+	rep      *Report
+	pid      string
+	session  string
+	progress func(items int)
+	zone     *time.Location // of the episode's times
+	batch    []memory.Draft
+}
+
+// read reads the transcript's new items into drafts, sent to the store
+// every batchSize. An item with no time of its own takes the time of the
+// one before (of the last read, or the file's, at the start).
+func (in *ingestion) read(t transcript, state memory.IngestState, opt Options) (Result, error) {
+	rep := in.rep
+	if _, err := t.f.Seek(state.Offset, io.SeekStart); err != nil {
+		return Result{}, fmt.Errorf("transcript %s: %w", t.path, err)
+	}
+	lastTime := state.Time
+	if lastTime.IsZero() {
+		lastTime = t.info.ModTime()
+	}
+	res, err := Read(bufio.NewReaderSize(t.f, 1<<16), opt, func(it Item) error {
+		if err := in.ctx.Err(); err != nil {
+			return err
+		}
+		if !it.Time.IsZero() {
+			lastTime = it.Time
+		}
+		in.batch = append(in.batch, draftOf(in.pid, in.session, t.abs, it, lastTime))
+		rep.Items++
+		if in.progress != nil {
+			in.progress(rep.Items)
+		}
+		if len(in.batch) >= batchSize {
+			return in.flush(nil)
+		}
+		return nil
+	})
+	rep.Format, rep.Lines, rep.Skipped, rep.Malformed, rep.Redacted, rep.Long = res.Format, res.Lines, res.Skipped, res.Malformed, res.Redacted, res.Long
+	if rep.Format == "" {
+		rep.Format = opt.Diary.Format // nothing new was read
+	}
+	if err != nil {
+		return res, fmt.Errorf("transcript %s: %w", t.path, err)
+	}
+	return res, nil
+}
+
+// flush sends the drafts read so far, and with the last batch the read
+// position (final).
+func (in *ingestion) flush(final *memory.IngestState) error {
+	rep := in.rep
+	b := memory.IngestBatch{Project: in.pid, Drafts: in.batch, State: final}
+	if len(in.batch) > 0 {
+		b.Summary = fmt.Sprintf("ingested drafts from %s session %s", formatName(rep.Format), shortSession(in.session))
+	}
+	res, err := in.st.Ingest(in.ctx, b)
+	if err != nil {
+		return err
+	}
+	rep.Added += res.Added
+	rep.Known += res.Known
+	rep.Refused += res.Refused
+	for _, e := range res.Errors {
+		if len(rep.Errors) < 5 {
+			rep.Errors = append(rep.Errors, e)
+		}
+	}
+	in.batch = in.batch[:0]
+	return nil
+}
+
+// episode writes the session's episode when the session first says
+// something, and keeps it up to date after (when the diary changed);
+// never again once a person forgot it. An episode that cannot be written
+// is reported and tried again at the next read.
+func (in *ingestion) episode(p memory.Project, state *memory.IngestState, diary *Diary, changed bool) {
+	if !state.NoEpisode && (diary.Prompts > 0 || len(diary.Commands) > 0) && (state.Episode == "" || changed) {
+		id, isNew, changed, err := keepEpisode(in.ctx, in.st, p, in.session, in.rep.File, state.Episode, diary, in.zone)
+		switch {
+		case err != nil:
+			in.rep.Errors = append(in.rep.Errors, oneLine(err.Error()))
+		case id == "":
+			state.Episode, state.NoEpisode = "", true
+		default:
+			state.Episode, in.rep.EpisodeNew, in.rep.EpisodeUpdated = id, isNew, changed && !isNew
+		}
+	}
+	in.rep.Episode = state.Episode
 }
 
 // draftOf is the draft of one item. Its id is a ULID made from the
@@ -281,8 +356,11 @@ func draftOf(pid, session, file string, it Item, fallback time.Time) memory.Draf
 
 // keepEpisode writes the session's episode, or brings it up to date. It
 // returns "" when a person forgot it: the session gets none again.
-func keepEpisode(ctx context.Context, st memory.Store, p memory.Project, session, file, id string, d *Diary) (_ string, isNew, changed bool, err error) {
-	title, body := d.Episode()
+func keepEpisode(ctx context.Context, st memory.Store, p memory.Project, session, file, id string, d *Diary, zone *time.Location) (_ string, isNew, changed bool, err error) {
+	if zone == nil {
+		zone = time.Local
+	}
+	title, body := d.EpisodeIn(zone)
 	if id == "" {
 		// A crash between writing the episode and the read position leaves
 		// it findable by its ref.

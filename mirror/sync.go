@@ -711,6 +711,20 @@ func (s *syncer) reconcile(ctx context.Context) error {
 // plan works out, memory by memory, which side changed since the last
 // sync; it writes nothing to the store.
 func (s *syncer) plan(ctx context.Context) *plan {
+	p := &plan{}
+	for _, id := range s.ids() {
+		if s.held[id] || s.settled(p, id) {
+			continue
+		}
+		s.merge(ctx, p, id)
+	}
+	s.followRenames()
+	return p
+}
+
+// ids are the ids a sync looks at, in order: the store's shared ones, the
+// files', those the last sync agreed on, and the tombstones'.
+func (s *syncer) ids() []string {
 	ids := map[string]bool{}
 	for id := range s.store {
 		ids[id] = true
@@ -724,103 +738,108 @@ func (s *syncer) plan(ctx context.Context) *plan {
 	for id := range s.tombs {
 		ids[id] = true
 	}
-	p := &plan{}
-	order := make([]string, 0, len(ids))
-	for id := range ids {
-		order = append(order, id)
-	}
-	slices.Sort(order)
-	for _, id := range order {
-		if s.held[id] {
-			continue
-		}
-		sd, f, base := s.store[id], s.files[id], s.state.Hashes[id]
-		m := s.all[id]
-		switch {
-		case s.tombs[id]:
-			p.tombs = append(p.tombs, id)
-			continue
-		case m == nil && base != "" && f == nil:
-			delete(s.state.Hashes, id) // forgotten here and its file already gone
-			continue
-		case m == nil && base != "": // forgotten here: a tombstone travels
-			s.tombs[id], s.gone[id] = true, true
-			s.rep.Tombs++
-			delete(s.state.Hashes, id)
-			continue
-		case m != nil && sd == nil && f != nil && base == "" && m.Status != memory.StatusArchived:
-			continue // a file of a memory this store keeps unshared (personal, or its layer): left alone
-		case f != nil && f.derived && m != nil:
-			// A file a person wrote, which a sync already read in (its id
-			// comes from the file's path and bytes) and was stopped before
-			// it rewrote the file: the same memory, not a new one.
-			if sd != nil {
-				s.writes[id] = true
-			}
-			continue
-		}
-		sh, fh := "", ""
+	return slices.Sorted(maps.Keys(ids))
+}
+
+// settled deals with the ids whose fate does not depend on which side
+// changed: a tombstone, a memory forgotten here, a file of a memory kept
+// unshared, a file a stopped sync already read in. It reports whether id
+// was one of them.
+func (s *syncer) settled(p *plan, id string) bool {
+	sd, f, base, m := s.store[id], s.files[id], s.state.Hashes[id], s.all[id]
+	switch {
+	case s.tombs[id]:
+		p.tombs = append(p.tombs, id)
+	case m == nil && base != "" && f == nil:
+		delete(s.state.Hashes, id) // forgotten here and its file already gone
+	case m == nil && base != "": // forgotten here: a tombstone travels
+		s.tombs[id], s.gone[id] = true, true
+		s.rep.Tombs++
+		delete(s.state.Hashes, id)
+	case m != nil && sd == nil && f != nil && base == "" && m.Status != memory.StatusArchived:
+		// a file of a memory this store keeps unshared (personal, or its layer): left alone
+	case f != nil && f.derived && m != nil:
+		// A file a person wrote, which a sync already read in (its id
+		// comes from the file's path and bytes) and was stopped before
+		// it rewrote the file: the same memory, not a new one.
 		if sd != nil {
-			sh = sd.hash
-		}
-		if f != nil {
-			fh = f.hash
-		}
-		if f == nil && s.blind {
-			continue // a refused file may be this one: left for the next sync
-		}
-		storeMoved, fileMoved := sh != base, fh != base
-		switch {
-		case !storeMoved && !fileMoved:
-			// In step. A file a person renamed keeps its new name.
-		case storeMoved && !fileMoved:
-			if sd != nil {
-				s.writes[id] = true
-			} else {
-				s.gone[id] = true // archived here (or no longer shared)
-				if f != nil && m != nil && m.Status != memory.StatusArchived {
-					s.unshared = append(s.unshared, id)
-				}
-			}
-		case !storeMoved && fileMoved:
-			if f != nil {
-				p.imports = append(p.imports, f.entry)
-			} else if m != nil && m.Status == memory.StatusActive {
-				p.archives = append(p.archives, id)
-			}
-			// Else a deleted file of a memory no longer active here
-			// (superseded) is nothing to do: its agreed hash stays, so the
-			// next sync does not write the file back either.
-		case sh == fh: // both sides made the same change (or git merged it into one)
-			if sd != nil {
-				s.state.Hashes[id] = sh
-				s.writes[id] = f.path != s.nameOf(id) || !bytes.Equal(f.data, s.mustRender(ctx, sd))
-			}
-		case f == nil: // edited here, deleted in the mirror: the edit is kept
-			s.writes[id] = true
-			s.rep.Kept = append(s.rep.Kept, id)
-		case sd == nil: // archived here, edited in the mirror: the edit is work, an archive undoes
-			p.imports = append(p.imports, f.entry)
-		default: // both changed it: never overwrite
-			p.imports = append(p.imports, s.conflictCopy(sd, f))
 			s.writes[id] = true
 		}
+	default:
+		return false
 	}
-	// A file a person renamed: the files that link to it follow its name.
+	return true
+}
+
+// merge decides what happens to id from which side moved since the
+// last sync agreed on it (base): the store, the file, neither or both.
+func (s *syncer) merge(ctx context.Context, p *plan, id string) {
+	sd, f, base, m := s.store[id], s.files[id], s.state.Hashes[id], s.all[id]
+	sh, fh := "", ""
+	if sd != nil {
+		sh = sd.hash
+	}
+	if f != nil {
+		fh = f.hash
+	}
+	if f == nil && s.blind {
+		return // a refused file may be this one: left for the next sync
+	}
+	storeMoved, fileMoved := sh != base, fh != base
+	switch {
+	case !storeMoved && !fileMoved:
+		// In step. A file a person renamed keeps its new name.
+	case storeMoved && !fileMoved:
+		if sd != nil {
+			s.writes[id] = true
+		} else {
+			s.gone[id] = true // archived here (or no longer shared)
+			if f != nil && m != nil && m.Status != memory.StatusArchived {
+				s.unshared = append(s.unshared, id)
+			}
+		}
+	case !storeMoved && fileMoved:
+		if f != nil {
+			p.imports = append(p.imports, f.entry)
+		} else if m != nil && m.Status == memory.StatusActive {
+			p.archives = append(p.archives, id)
+		}
+		// Else a deleted file of a memory no longer active here
+		// (superseded) is nothing to do: its agreed hash stays, so the
+		// next sync does not write the file back either.
+	case sh == fh: // both sides made the same change (or git merged it into one)
+		if sd != nil {
+			s.state.Hashes[id] = sh
+			s.writes[id] = f.path != s.nameOf(id) || !bytes.Equal(f.data, s.mustRender(ctx, sd))
+		}
+	case f == nil: // edited here, deleted in the mirror: the edit is kept
+		s.writes[id] = true
+		s.rep.Kept = append(s.rep.Kept, id)
+	case sd == nil: // archived here, edited in the mirror: the edit is work, an archive undoes
+		p.imports = append(p.imports, f.entry)
+	default: // both changed it: never overwrite
+		p.imports = append(p.imports, s.conflictCopy(sd, f))
+		s.writes[id] = true
+	}
+}
+
+// followRenames: the files that link to a file a person renamed follow
+// its name.
+func (s *syncer) followRenames() {
 	renamed := map[string]bool{}
 	for id, f := range s.files {
 		if was := s.was[id]; was != "" && was != f.path {
 			renamed[id] = true
 		}
 	}
-	if len(renamed) > 0 {
-		for id, sd := range s.store {
-			if s.files[id] != nil && !s.held[id] && slices.ContainsFunc(sd.entry.Links, func(l Link) bool { return renamed[l.To] }) {
-				s.writes[id] = true
-			}
+	if len(renamed) == 0 {
+		return
+	}
+	for id, sd := range s.store {
+		if s.files[id] != nil && !s.held[id] && slices.ContainsFunc(sd.entry.Links, func(l Link) bool { return renamed[l.To] }) {
+			s.writes[id] = true
 		}
 	}
-	return p
 }
 
 // few is how many memories a sync archives, or how many of the files the

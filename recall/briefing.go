@@ -72,125 +72,181 @@ const maxBriefNegatives = 5
 // Settled; one still open is listed last, under "Open to-dos", after every
 // durable rule, and only with what budget is left.
 func Context(ctx context.Context, st Lister, projects []string, budget int) (Briefing, error) {
+	return ContextAt(ctx, st, projects, budget, time.Now())
+}
+
+// ContextAt is Context at the time now: the negatives are ranked by how
+// alive they are then (Activation).
+func ContextAt(ctx context.Context, st Lister, projects []string, budget int, now time.Time) (Briefing, error) {
 	if budget <= 0 {
 		budget = 800
 	}
-	var b Briefing
-	used := 0
-	if r, ok := st.(interface {
-		RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
-	}); ok && len(projects) > 0 && projects[0] != memory.GlobalID {
-		if sum, err := r.RepoSummary(ctx, projects[0]); err == nil && sum.Brief != "" {
-			// The project's shape first, in at most half the budget: what
-			// was learned is the rest.
-			b.Project = cutWords(sum.Brief, budget/2*3/4)
-			used += len(b.Project)/4 + 8
-		}
-	}
-	verify := Section{Title: "Verify first (may be stale)"}
-	todos := Section{Title: "Open to-dos (may be done already: check)"}
-	var open []*memory.Memory
-	work := workSessions{}
-	now := time.Now()
-	fit := func(target *Section, m *memory.Memory) bool {
-		if t := Cost(m); used+t <= budget {
-			target.Memories = append(target.Memories, m)
-			used += t
-			return true
-		}
-		return false
-	}
+	br := &briefer{st: st, budget: budget, now: now, work: workSessions{},
+		verify: Section{Title: "Verify first (may be stale)"}}
+	br.projectBrief(ctx, projects)
 	for _, sec := range briefingOrder {
-		s := Section{Title: sec.title}
-		var ms []*memory.Memory
-		for _, pid := range projects {
-			limit := sec.max * 2 // room for the to-dos taken out below
-			if sec.layer == memory.LayerNegative {
-				limit = 200 // choose the most salient among many
-			}
-			page, err := st.List(ctx, memory.Query{Project: pid, Layer: sec.layer, Limit: limit})
-			if err != nil {
-				return b, err
-			}
-			ms = append(ms, page.Memories...)
-			if c, ok := st.(interface {
-				Count(context.Context, string) (memory.Counts, error)
-			}); ok && page.Next != "" && sec.layer == memory.LayerNegative {
-				if n, err := c.Count(ctx, pid); err == nil { // more than were read: count them
-					b.MoreNegatives += max(n.Active(memory.LayerNegative)-len(page.Memories), 0)
-				}
-			}
-		}
-		if sec.layer == memory.LayerNegative {
-			sort.SliceStable(ms, func(i, j int) bool {
-				ai, aj := Activation(ms[i].Salience, now), Activation(ms[j].Salience, now)
-				if ai != aj {
-					return ai > aj
-				}
-				return memoryTime(ms[i]).After(memoryTime(ms[j]))
-			})
-		}
-		rules := ms[:0:0]
-		for _, m := range ms {
-			if !ReadsAsToDo(m) {
-				rules = append(rules, m)
-				continue
-			}
-			done, err := work.settled(ctx, st, m)
-			if err != nil {
-				return b, err
-			}
-			if done {
-				b.Settled++
-			} else {
-				open = append(open, m)
-			}
-		}
-		ms = rules
-		negatives := sec.layer == memory.LayerNegative
-		if len(ms) > sec.max {
-			if negatives {
-				b.MoreNegatives += len(ms) - sec.max
-			} else {
-				b.Cut += len(ms) - sec.max
-			}
-			ms = ms[:sec.max]
-		}
-		for _, m := range ms {
-			target := &s
-			if memory.Trust(m) < TrustThreshold {
-				target = &verify
-			}
-			switch {
-			case fit(target, m):
-			case negatives:
-				b.MoreNegatives++
-			default:
-				b.Cut++
-			}
-		}
-		if len(s.Memories) > 0 {
-			b.Sections = append(b.Sections, s)
+		if err := br.section(ctx, projects, sec.layer, sec.title, sec.max); err != nil {
+			return br.b, err
 		}
 	}
-	if len(verify.Memories) > 0 {
-		b.Sections = append(b.Sections, verify)
+	if len(br.verify.Memories) > 0 {
+		br.b.Sections = append(br.b.Sections, br.verify)
 	}
-	// The open to-dos last, newest first: what the last session left.
+	br.openToDos()
+	return br.b, nil
+}
+
+// briefer fills one briefing within its budget.
+type briefer struct {
+	st     Lister
+	budget int
+	now    time.Time
+	b      Briefing
+	used   int // tokens spent
+	verify Section
+	open   []*memory.Memory // to-dos not settled, briefed last
+	work   workSessions
+}
+
+// projectBrief puts the project's shape first, in at most half the
+// budget: what was learned is the rest.
+func (br *briefer) projectBrief(ctx context.Context, projects []string) {
+	r, ok := br.st.(interface {
+		RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
+	})
+	if !ok || len(projects) == 0 || projects[0] == memory.GlobalID {
+		return
+	}
+	if sum, err := r.RepoSummary(ctx, projects[0]); err == nil && sum.Brief != "" {
+		br.b.Project = cutWords(sum.Brief, br.budget/2*3/4)
+		br.used += len(br.b.Project)/4 + 8
+	}
+}
+
+// fit adds m to target if the budget has room for it.
+func (br *briefer) fit(target *Section, m *memory.Memory) bool {
+	if t := Cost(m); br.used+t <= br.budget {
+		target.Memories = append(target.Memories, m)
+		br.used += t
+		return true
+	}
+	return false
+}
+
+// section briefs one layer: its rules (the to-dos set aside), at most
+// max of them, low trust ones under "Verify first".
+func (br *briefer) section(ctx context.Context, projects []string, layer memory.Layer, title string, most int) error {
+	negatives := layer == memory.LayerNegative
+	ms, err := br.list(ctx, projects, layer, most)
+	if err != nil {
+		return err
+	}
+	if negatives {
+		sort.SliceStable(ms, func(i, j int) bool {
+			ai, aj := Activation(ms[i].Salience, br.now), Activation(ms[j].Salience, br.now)
+			if ai != aj {
+				return ai > aj
+			}
+			return memoryTime(ms[i]).After(memoryTime(ms[j]))
+		})
+	}
+	if ms, err = br.setToDosAside(ctx, ms); err != nil {
+		return err
+	}
+	if len(ms) > most {
+		if negatives {
+			br.b.MoreNegatives += len(ms) - most
+		} else {
+			br.b.Cut += len(ms) - most
+		}
+		ms = ms[:most]
+	}
+	s := Section{Title: title}
+	for _, m := range ms {
+		target := &s
+		if memory.Trust(m) < TrustThreshold {
+			target = &br.verify
+		}
+		switch {
+		case br.fit(target, m):
+		case negatives:
+			br.b.MoreNegatives++
+		default:
+			br.b.Cut++
+		}
+	}
+	if len(s.Memories) > 0 {
+		br.b.Sections = append(br.b.Sections, s)
+	}
+	return nil
+}
+
+// list reads a layer's memories of the projects: twice as many as are
+// briefed (room for the to-dos taken out), of negatives up to 200 to
+// choose the most salient among, counting those past what was read.
+func (br *briefer) list(ctx context.Context, projects []string, layer memory.Layer, most int) ([]*memory.Memory, error) {
+	var ms []*memory.Memory
+	for _, pid := range projects {
+		limit := most * 2
+		if layer == memory.LayerNegative {
+			limit = 200
+		}
+		page, err := br.st.List(ctx, memory.Query{Project: pid, Layer: layer, Limit: limit})
+		if err != nil {
+			return nil, err
+		}
+		ms = append(ms, page.Memories...)
+		if c, ok := br.st.(interface {
+			Count(context.Context, string) (memory.Counts, error)
+		}); ok && page.Next != "" && layer == memory.LayerNegative {
+			if n, err := c.Count(ctx, pid); err == nil { // more than were read: count them
+				br.b.MoreNegatives += max(n.Active(memory.LayerNegative)-len(page.Memories), 0)
+			}
+		}
+	}
+	return ms, nil
+}
+
+// setToDosAside returns the memories of ms that are rules; of the to-dos,
+// the settled ones are counted and the open ones kept for the end.
+func (br *briefer) setToDosAside(ctx context.Context, ms []*memory.Memory) ([]*memory.Memory, error) {
+	rules := ms[:0:0]
+	for _, m := range ms {
+		if !ReadsAsToDo(m) {
+			rules = append(rules, m)
+			continue
+		}
+		done, err := br.work.settled(ctx, br.st, m)
+		if err != nil {
+			return nil, err
+		}
+		if done {
+			br.b.Settled++
+		} else {
+			br.open = append(br.open, m)
+		}
+	}
+	return rules, nil
+}
+
+// openToDos briefs the open to-dos last, newest first: what the last
+// session left.
+func (br *briefer) openToDos() {
+	todos := Section{Title: "Open to-dos (may be done already: check)"}
+	open := br.open
 	sort.SliceStable(open, func(i, j int) bool { return memoryTime(open[i]).After(memoryTime(open[j])) })
 	if len(open) > maxToDos {
-		b.Cut += len(open) - maxToDos
+		br.b.Cut += len(open) - maxToDos
 		open = open[:maxToDos]
 	}
 	for _, m := range open {
-		if !fit(&todos, m) {
-			b.Cut++
+		if !br.fit(&todos, m) {
+			br.b.Cut++
 		}
 	}
 	if len(todos.Memories) > 0 {
-		b.Sections = append(b.Sections, todos)
+		br.b.Sections = append(br.b.Sections, todos)
 	}
-	return b, nil
 }
 
 // A to-do reads as one by how it opens: a title or body that starts with

@@ -117,115 +117,168 @@ func querySpans(q string, now time.Time) ([]span, string) {
 	if !mayNameTime(q) {
 		return nil, q // most queries: the expressions below cost 0.2 ms
 	}
-	var out []span
-	lq := asciiLower(q)           // the same length: places in it are places in q
-	taken := make([]bool, len(q)) // bytes already read as part of a date
-	take := func(loc []int) bool {
-		for i := loc[0]; i < loc[1]; i++ {
-			if taken[i] {
-				return false
-			}
-		}
-		for i := loc[0]; i < loc[1]; i++ {
-			taken[i] = true
-		}
-		return true
-	}
-	// A day named is the day of an event, and what is remembered of it is
-	// often written down days later: the span runs a week on.
-	day := func(y int, m time.Month, d int) {
-		if d >= 1 && d <= 31 {
-			from := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
-			out = append(out, span{from: from, to: from.AddDate(0, 0, dayReach)})
-		}
-	}
-	month := func(y int, m time.Month) {
-		from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
-		out = append(out, span{from: from, to: from.AddDate(0, 1, 0)})
-	}
-	num := func(s string) int { n, _ := strconv.Atoi(s); return n }
-	mon := func(s string) time.Month { return months[strings.ToLower(strings.TrimSuffix(s, "."))] }
-	for _, loc := range isoDate.FindAllStringSubmatchIndex(lq, -1) {
-		if take(loc[:2]) {
-			m := num(q[loc[4]:loc[5]])
-			if m >= 1 && m <= 12 {
-				day(num(q[loc[2]:loc[3]]), time.Month(m), num(q[loc[6]:loc[7]]))
-			}
-		}
-	}
-	for _, loc := range dayMonthYr.FindAllStringSubmatchIndex(lq, -1) {
-		if take(loc[:2]) {
-			day(num(q[loc[6]:loc[7]]), mon(q[loc[4]:loc[5]]), num(q[loc[2]:loc[3]]))
-		}
-	}
-	for _, loc := range monthDayYr.FindAllStringSubmatchIndex(lq, -1) {
-		if take(loc[:2]) {
-			day(num(q[loc[6]:loc[7]]), mon(q[loc[2]:loc[3]]), num(q[loc[4]:loc[5]]))
-		}
-	}
-	for _, loc := range monthYr.FindAllStringSubmatchIndex(lq, -1) {
-		if take(loc[:2]) {
-			month(num(q[loc[4]:loc[5]]), mon(q[loc[2]:loc[3]]))
-		}
-	}
-	for _, loc := range dayMonth.FindAllStringSubmatchIndex(lq, -1) {
-		if d := num(q[loc[2]:loc[3]]); d >= 1 && d <= 31 && take(loc[:2]) {
-			out = append(out, span{anyYear: true, month: mon(q[loc[4]:loc[5]]), day: d})
-		}
-	}
-	for _, loc := range monthDay.FindAllStringSubmatchIndex(lq, -1) {
-		if d := num(q[loc[4]:loc[5]]); d >= 1 && d <= 31 && take(loc[:2]) {
-			out = append(out, span{anyYear: true, month: mon(q[loc[2]:loc[3]]), day: d})
-		}
-	}
-	// A month alone: after a word that makes it one ("in May"; "may" is
-	// also a verb), or a name that is only a month, capitalised.
-	for i, re := range []*regexp.Regexp{inMonth, monthNamed} {
-		in := lq
-		if i == 1 {
-			in = q // capitalised
-		}
-		for _, loc := range re.FindAllStringSubmatchIndex(in, -1) {
-			if take(loc[2:4]) {
-				out = append(out, span{anyYear: true, month: mon(q[loc[2]:loc[3]])})
-			}
-		}
-	}
-	for _, loc := range yearOnly.FindAllStringSubmatchIndex(lq, -1) {
-		if take(loc[:2]) {
-			from := time.Date(num(q[loc[2]:loc[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
-			out = append(out, span{from: from, to: from.AddDate(1, 0, 0)})
-		}
-	}
-	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
-	for _, loc := range relativeDay.FindAllStringSubmatchIndex(lq, -1) {
-		if !take(loc[:2]) {
-			continue
-		}
-		w := strings.Fields(strings.ToLower(q[loc[2]:loc[3]]))
-		switch {
-		case w[0] == "today":
-			out = append(out, span{from: today, to: today.AddDate(0, 0, 1)})
-		case w[0] == "yesterday":
-			out = append(out, span{from: today.AddDate(0, 0, -1), to: today})
-		case w[1] == "week":
-			out = append(out, span{from: today.AddDate(0, 0, -7), to: now.Add(time.Second)})
-		case w[1] == "month":
-			out = append(out, span{from: today.AddDate(0, -1, 0), to: now.Add(time.Second)})
-		case w[1] == "year":
-			out = append(out, span{from: today.AddDate(-1, 0, 0), to: now.Add(time.Second)})
-		}
-	}
-	if len(out) == 0 {
+	r := &spanReader{q: q, lq: asciiLower(q), taken: make([]bool, len(q))}
+	r.dated()
+	r.dayOfAnyYear()
+	r.monthAlone()
+	r.yearAlone()
+	r.relative(now)
+	if len(r.out) == 0 {
 		return nil, q
 	}
-	rest := []byte(q)
-	for i, t := range taken {
+	return r.out, r.rest()
+}
+
+// spanReader reads the times out of one query, each part of it once: the
+// most precise expressions first, so that "13 October 2023" is a day and
+// not also a month and a year.
+type spanReader struct {
+	q, lq string // the query, and it in lower case (the same length: places in it are places in q)
+	taken []bool // bytes already read as part of a date
+	out   []span
+}
+
+// take claims the bytes of loc for a date, unless some were read already.
+func (r *spanReader) take(loc []int) bool {
+	for i := loc[0]; i < loc[1]; i++ {
+		if r.taken[i] {
+			return false
+		}
+	}
+	for i := loc[0]; i < loc[1]; i++ {
+		r.taken[i] = true
+	}
+	return true
+}
+
+// day adds a day named. A day named is the day of an event, and what is
+// remembered of it is often written down days later: the span runs a week
+// on.
+func (r *spanReader) day(y int, m time.Month, d int) {
+	if d >= 1 && d <= 31 {
+		from := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		r.out = append(r.out, span{from: from, to: from.AddDate(0, 0, dayReach)})
+	}
+}
+
+func (r *spanReader) month(y int, m time.Month) {
+	from := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+	r.out = append(r.out, span{from: from, to: from.AddDate(0, 1, 0)})
+}
+
+// num is the number of the query's bytes a submatch at loc[i:i+2] holds.
+func (r *spanReader) num(loc []int, i int) int {
+	n, _ := strconv.Atoi(r.q[loc[i]:loc[i+1]])
+	return n
+}
+
+// mon is the month the query's submatch at loc[i:i+2] names.
+func (r *spanReader) mon(loc []int, i int) time.Month {
+	return months[strings.ToLower(strings.TrimSuffix(r.q[loc[i]:loc[i+1]], "."))]
+}
+
+// dated reads the days and months of a year named: 2023-10-13,
+// 13 October 2023, October 13 2023, October 2023.
+func (r *spanReader) dated() {
+	for _, loc := range isoDate.FindAllStringSubmatchIndex(r.lq, -1) {
+		if r.take(loc[:2]) {
+			if m := r.num(loc, 4); m >= 1 && m <= 12 {
+				r.day(r.num(loc, 2), time.Month(m), r.num(loc, 6))
+			}
+		}
+	}
+	for _, loc := range dayMonthYr.FindAllStringSubmatchIndex(r.lq, -1) {
+		if r.take(loc[:2]) {
+			r.day(r.num(loc, 6), r.mon(loc, 4), r.num(loc, 2))
+		}
+	}
+	for _, loc := range monthDayYr.FindAllStringSubmatchIndex(r.lq, -1) {
+		if r.take(loc[:2]) {
+			r.day(r.num(loc, 6), r.mon(loc, 2), r.num(loc, 4))
+		}
+	}
+	for _, loc := range monthYr.FindAllStringSubmatchIndex(r.lq, -1) {
+		if r.take(loc[:2]) {
+			r.month(r.num(loc, 4), r.mon(loc, 2))
+		}
+	}
+}
+
+// dayOfAnyYear reads a day of a month with no year: 13 October,
+// October 13.
+func (r *spanReader) dayOfAnyYear() {
+	for _, loc := range dayMonth.FindAllStringSubmatchIndex(r.lq, -1) {
+		if d := r.num(loc, 2); d >= 1 && d <= 31 && r.take(loc[:2]) {
+			r.out = append(r.out, span{anyYear: true, month: r.mon(loc, 4), day: d})
+		}
+	}
+	for _, loc := range monthDay.FindAllStringSubmatchIndex(r.lq, -1) {
+		if d := r.num(loc, 4); d >= 1 && d <= 31 && r.take(loc[:2]) {
+			r.out = append(r.out, span{anyYear: true, month: r.mon(loc, 2), day: d})
+		}
+	}
+}
+
+// monthAlone reads a month alone: after a word that makes it one ("in
+// May"; "may" is also a verb), or a name that is only a month,
+// capitalised.
+func (r *spanReader) monthAlone() {
+	for i, re := range []*regexp.Regexp{inMonth, monthNamed} {
+		in := r.lq
+		if i == 1 {
+			in = r.q // capitalised
+		}
+		for _, loc := range re.FindAllStringSubmatchIndex(in, -1) {
+			if r.take(loc[2:4]) {
+				r.out = append(r.out, span{anyYear: true, month: r.mon(loc, 2)})
+			}
+		}
+	}
+}
+
+// yearAlone reads a year after a word that makes it one ("in 2023").
+func (r *spanReader) yearAlone() {
+	for _, loc := range yearOnly.FindAllStringSubmatchIndex(r.lq, -1) {
+		if r.take(loc[:2]) {
+			from := time.Date(r.num(loc, 2), 1, 1, 0, 0, 0, 0, time.UTC)
+			r.out = append(r.out, span{from: from, to: from.AddDate(1, 0, 0)})
+		}
+	}
+}
+
+// relative reads the times that count from now: today, yesterday, last
+// (this, past) week, month or year.
+func (r *spanReader) relative(now time.Time) {
+	today := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
+	for _, loc := range relativeDay.FindAllStringSubmatchIndex(r.lq, -1) {
+		if !r.take(loc[:2]) {
+			continue
+		}
+		w := strings.Fields(strings.ToLower(r.q[loc[2]:loc[3]]))
+		switch {
+		case w[0] == "today":
+			r.out = append(r.out, span{from: today, to: today.AddDate(0, 0, 1)})
+		case w[0] == "yesterday":
+			r.out = append(r.out, span{from: today.AddDate(0, 0, -1), to: today})
+		case w[1] == "week":
+			r.out = append(r.out, span{from: today.AddDate(0, 0, -7), to: now.Add(time.Second)})
+		case w[1] == "month":
+			r.out = append(r.out, span{from: today.AddDate(0, -1, 0), to: now.Add(time.Second)})
+		case w[1] == "year":
+			r.out = append(r.out, span{from: today.AddDate(-1, 0, 0), to: now.Add(time.Second)})
+		}
+	}
+}
+
+// rest is the query with the times read blanked out.
+func (r *spanReader) rest() string {
+	rest := []byte(r.q)
+	for i, t := range r.taken {
 		if t {
 			rest[i] = ' '
 		}
 	}
-	return out, string(rest)
+	return string(rest)
 }
 
 func asciiLower(s string) string {

@@ -220,7 +220,8 @@ type Engine struct {
 	dirty    atomic.Bool
 	stale    atomic.Bool // an import's rebuild failed: the index must not be saved
 
-	built func() // see OnBuilt
+	built func()           // see OnBuilt
+	now   func() time.Time // the clock (see SetClock)
 
 	derived derivedSet // each project's repository sections (see derived.go)
 }
@@ -238,6 +239,19 @@ func NewEngine(src Source, emb Embedder) *Engine {
 	}
 	return &Engine{src: src, emb: emb, byID: map[string]int32{}, lex: newLexIndex(), vec: search.NewIndex[int32](), cx: newContextIndex(),
 		triggered: map[int32]bool{}, pathed: map[int32]bool{}, ready: make(chan struct{}), progress: &buildProgress{}}
+}
+
+// SetClock makes the engine read the time from now instead of the
+// system clock: what "yesterday" names and how recently a memory was used
+// are reckoned from it (tests fix it). Set it before the first recall.
+func (e *Engine) SetClock(now func() time.Time) { e.now = now }
+
+// clock is the time now, by the engine's clock.
+func (e *Engine) clock() time.Time {
+	if e.now == nil {
+		return time.Now()
+	}
+	return e.now()
 }
 
 // OnBuilt makes the engine call f after each full build (not a read of
@@ -608,7 +622,11 @@ func (e *Engine) building(ctx context.Context) (string, error) {
 	return "", nil
 }
 
-// Recall answers one request.
+// Recall answers one request: the candidates gathered (by their words,
+// their vectors, their triggers, the files they are about and the times
+// they are of), the best of them loaded, the graph followed from them,
+// the repository's own sections beside them, shaped to the limit and the
+// budget, and the answer recorded as an access.
 func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	switch note, err := e.building(ctx); {
 	case err != nil:
@@ -619,210 +637,312 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 	if e.err != nil {
 		return Response{}, fmt.Errorf("the recall index could not be built: %w", e.err)
 	}
+	req, err := checkRequest(req)
+	if err != nil {
+		return Response{}, err
+	}
+	now := e.clock()
+	g, err := e.newGathering(ctx, req, now)
+	if err != nil {
+		return Response{}, err
+	}
+	e.mu.RLock()
+	g.gather(ctx)
+	ids := map[int32]string{}
+	for n := range g.cands {
+		ids[n] = e.docs[n].id
+	}
+	e.mu.RUnlock()
+
+	hits, mems := e.loadBest(ctx, g.cands, ids, req.Limit)
+	e.expand(ctx, hits, mems, req)
+	var sections []*SectionHit
+	qvec := g.qvec
+	if !g.builtin {
+		qvec = nil // an endpoint's query vector does not compare with hashed words
+	}
+	if len(req.Layers) == 0 && !req.Archived {
+		sections = e.recallDerived(ctx, req, g.qtoks, qvec)
+	}
+	resp := e.shape(hits, sections, req, g.qtoks, now)
+	if !req.Peek {
+		e.used(ctx, resp, req)
+	}
+	return resp, nil
+}
+
+// checkRequest fills in a request's defaults and refuses one that asks
+// for nothing or names a path that cannot be matched.
+func checkRequest(req Request) (Request, error) {
 	if req.Limit <= 0 {
 		req.Limit = 10
 	}
 	if req.Budget <= 0 {
 		req.Budget = 800
 	}
-	query := strings.TrimSpace(req.Query)
 	req.Path = strings.TrimSpace(req.Path)
-	if query == "" && req.Path == "" {
-		return Response{}, fmt.Errorf("%w: the query is empty: say what the task is about", memory.ErrInvalid)
+	if strings.TrimSpace(req.Query) == "" && req.Path == "" {
+		return req, fmt.Errorf("%w: the query is empty: say what the task is about", memory.ErrInvalid)
 	}
 	if req.Path != "" {
 		if err := ValidPath(req.Path); err != nil {
-			return Response{}, err
+			return req, err
 		}
 	}
-	// The times the query names are matched against memories' own times,
-	// its other words against their text.
-	spans, rest := querySpans(query, time.Now())
-	qtoks := Tokens(rest)
-	_, builtin := e.emb.(Hashed)
-	var qvec []float32
-	if query != "" {
-		if builtin {
-			qvec = NewHashed().fromTokens(qtoks)
-		} else {
-			v, err := e.emb.Embed(ctx, []string{query})
-			if err != nil {
-				return Response{}, err
-			}
-			qvec = v[0]
-		}
-	}
+	return req, nil
+}
 
-	e.mu.RLock()
-	inScope := map[string]bool{}
-	for _, p := range req.Projects {
-		inScope[p] = true
-	}
-	layerOK := map[memory.Layer]bool{}
-	for _, l := range req.Layers {
-		layerOK[l] = true
-	}
-	keep := func(n int32) bool {
-		d := e.docs[n]
-		if !d.alive || !inScope[d.project] || (len(layerOK) > 0 && !layerOK[d.layer]) {
-			return false
-		}
-		switch d.status {
-		case memory.StatusActive, memory.StatusSuperseded: // superseded ones surface as history
-			return true
-		case memory.StatusArchived:
-			return req.Archived
-		}
-		return false
-	}
-	cands := map[int32]*Explain{}
-	get := func(n int32) *Explain {
-		if c, ok := cands[n]; ok {
-			return c
-		}
-		c := &Explain{}
-		cands[n] = c
-		return c
-	}
+// gathering is one recall's search for candidates: the query read, what
+// the recall may return (keep), and the candidates found so far with why.
+type gathering struct {
+	e       *Engine
+	req     Request
+	query   string // trimmed
+	spans   []span // the times the query names
+	qtoks   []string
+	qvec    []float32
+	builtin bool // the embedder is the built-in hashed one
+
+	inScope map[string]bool
+	layerOK map[memory.Layer]bool
+	cands   map[int32]*Explain
 	// The query's weight: its words' (see lexIndex.mass) and, when it
 	// names a time, the time's, which memories of that time carry.
-	var mass, dateMass float64
-	matched := 0 // memories holding a word of the query
-	if query != "" {
-		mass = e.lex.mass(qtoks)
-		if len(spans) > 0 {
-			dateMass = e.lex.dateMass(qtoks)
-			mass += dateMass
-		}
-		acc := e.lex.accumulator()
-		words := weights(qtoks)
-		acc.add(words)
-		lex := acc.top(candidates, keep)
-		matched = len(lex)
-		for _, s := range lex {
-			get(s.doc).answers = s.score / mass
-		}
-		if prfAlpha > 0 && len(lex) >= prfMinMatches {
-			// Only when the words matched enough memories for the best to
-			// stand for the subject: in a handful, the best are all there is.
-			acc.add(e.lex.expand(words, lex, prfDocs, prfWords, prfAlpha))
-			lex = acc.top(candidates, keep)
-		}
-		near := e.near(lex, keep)
-		acc.release()
-		for i, s := range lex {
-			c := get(s.doc)
-			c.Lexical, c.LexicalRnk = s.score, i+1
-			c.Relevance += lexWeight * s.score / mass
-		}
-		for n, s := range near {
-			c := get(n)
-			c.Context = s / mass
-			c.Relevance += lexWeight * contextWeight * s / mass
-		}
-		if !builtin && e.vecName == e.emb.Name() {
-			// An endpoint's vectors carry meaning: its nearest neighbours
-			// are candidates of their own.
-			var vec []scored
-			for _, r := range e.vec.Search(qvec, candidates*3+e.dead) {
-				if r.Relevance > 0 && keep(r.Value) && len(vec) < candidates {
-					vec = append(vec, scored{r.Value, r.Relevance})
-				}
+	mass, dateMass float64
+	matched        int // memories holding a word of the query
+}
+
+// newGathering reads the query: the times it names are matched against
+// memories' own times, its other words against their text (and, with an
+// endpoint, its meaning against their vectors).
+func (e *Engine) newGathering(ctx context.Context, req Request, now time.Time) (*gathering, error) {
+	g := &gathering{e: e, req: req, query: strings.TrimSpace(req.Query),
+		inScope: map[string]bool{}, layerOK: map[memory.Layer]bool{}, cands: map[int32]*Explain{}}
+	var rest string
+	g.spans, rest = querySpans(g.query, now)
+	g.qtoks = Tokens(rest)
+	_, g.builtin = e.emb.(Hashed)
+	if g.query != "" {
+		if g.builtin {
+			g.qvec = NewHashed().fromTokens(g.qtoks)
+		} else {
+			v, err := e.emb.Embed(ctx, []string{g.query})
+			if err != nil {
+				return nil, err
 			}
-			for i, s := range vec {
-				c := get(s.doc)
-				c.Vector, c.VectorRnk = s.score, i+1
-				c.Relevance += httpVecWeight * max(s.score, 0)
-				c.answers += httpVecWeight * max(s.score, 0)
-			}
-		} else if !builtin && e.rebuilding.CompareAndSwap(false, true) {
+			g.qvec = v[0]
+		}
+	}
+	for _, p := range req.Projects {
+		g.inScope[p] = true
+	}
+	for _, l := range req.Layers {
+		g.layerOK[l] = true
+	}
+	return g, nil
+}
+
+// gather finds the candidates, under the engine's read lock.
+func (g *gathering) gather(ctx context.Context) {
+	if g.query != "" {
+		g.byWords()
+		g.byVector(ctx)
+		g.byTrigger()
+	}
+	if g.req.Path != "" {
+		g.byPath()
+	}
+	if g.builtin && g.qvec != nil {
+		g.refineByHashedVector()
+	}
+	if len(g.spans) > 0 {
+		g.byTime()
+	}
+}
+
+// keep says whether document n may be returned by this recall: alive, in
+// the projects and layers asked for, and current (superseded ones surface
+// as history; archived ones only when asked for).
+func (g *gathering) keep(n int32) bool {
+	d := g.e.docs[n]
+	if !d.alive || !g.inScope[d.project] || (len(g.layerOK) > 0 && !g.layerOK[d.layer]) {
+		return false
+	}
+	switch d.status {
+	case memory.StatusActive, memory.StatusSuperseded:
+		return true
+	case memory.StatusArchived:
+		return g.req.Archived
+	}
+	return false
+}
+
+// get is the explanation of candidate n, made a candidate if it was not.
+func (g *gathering) get(n int32) *Explain {
+	if c, ok := g.cands[n]; ok {
+		return c
+	}
+	c := &Explain{}
+	g.cands[n] = c
+	return c
+}
+
+// byWords scores the memories by the query's words (BM25, expanded by
+// the best matches' words when they are many), and their session
+// neighbours by the relevance they lend.
+func (g *gathering) byWords() {
+	x := g.e.lex
+	g.mass = x.mass(g.qtoks)
+	if len(g.spans) > 0 {
+		g.dateMass = x.dateMass(g.qtoks)
+		g.mass += g.dateMass
+	}
+	acc := x.accumulator()
+	words := weights(g.qtoks)
+	acc.add(words)
+	lex := acc.top(candidates, g.keep)
+	g.matched = len(lex)
+	for _, s := range lex {
+		g.get(s.doc).answers = s.score / g.mass
+	}
+	if prfAlpha > 0 && len(lex) >= prfMinMatches {
+		// Only when the words matched enough memories for the best to
+		// stand for the subject: in a handful, the best are all there is.
+		acc.add(x.expand(words, lex, prfDocs, prfWords, prfAlpha))
+		lex = acc.top(candidates, g.keep)
+	}
+	near := g.e.near(lex, g.keep)
+	acc.release()
+	for i, s := range lex {
+		c := g.get(s.doc)
+		c.Lexical, c.LexicalRnk = s.score, i+1
+		c.Relevance += lexWeight * s.score / g.mass
+	}
+	for n, s := range near {
+		c := g.get(n)
+		c.Context = s / g.mass
+		c.Relevance += lexWeight * contextWeight * s / g.mass
+	}
+}
+
+// byVector adds an endpoint's nearest neighbours of the query: its
+// vectors carry meaning, so they are candidates of their own.
+func (g *gathering) byVector(ctx context.Context) {
+	e := g.e
+	if g.builtin {
+		return
+	}
+	if e.vecName != e.emb.Name() {
+		if e.rebuilding.CompareAndSwap(false, true) {
 			// The embedder changed under the index (an endpoint fell back):
 			// lexical only until the vectors are rebuilt with the new one.
 			go e.Rebuild(context.WithoutCancel(ctx))
 		}
-		prepared := memory.PrepareTriggerText(query)
-		for n := range e.triggered {
-			if !keep(n) {
-				continue
-			}
-			if t := mostSpecific(prepared, e.docs[n].triggers); t != "" {
-				get(n).Trigger = t
+		return
+	}
+	var vec []scored
+	for _, r := range e.vec.Search(g.qvec, candidates*3+e.dead) {
+		if r.Relevance > 0 && g.keep(r.Value) && len(vec) < candidates {
+			vec = append(vec, scored{r.Value, r.Relevance})
+		}
+	}
+	for i, s := range vec {
+		c := g.get(s.doc)
+		c.Vector, c.VectorRnk = s.score, i+1
+		c.Relevance += httpVecWeight * max(s.score, 0)
+		c.answers += httpVecWeight * max(s.score, 0)
+	}
+}
+
+// byTrigger marks the memories whose trigger the query names, with the
+// most specific of their triggers that fires.
+func (g *gathering) byTrigger() {
+	prepared := memory.PrepareTriggerText(g.query)
+	for n := range g.e.triggered {
+		if !g.keep(n) {
+			continue
+		}
+		if t := mostSpecific(prepared, g.e.docs[n].triggers); t != "" {
+			g.get(n).Trigger = t
+		}
+	}
+}
+
+// byPath marks the memories about the files asked for.
+func (g *gathering) byPath() {
+	for n := range g.e.pathed {
+		if !g.keep(n) {
+			continue
+		}
+		if f := MatchPath(g.req.Path, g.e.docs[n].files); f != "" {
+			c := g.get(n)
+			c.Path = f
+			if g.query == "" {
+				c.Relevance = 1 // about the file is all that was asked
 			}
 		}
 	}
-	if req.Path != "" {
-		for n := range e.pathed {
-			if !keep(n) {
-				continue
-			}
-			if f := MatchPath(req.Path, e.docs[n].files); f != "" {
-				c := get(n)
-				c.Path = f
-				if query == "" {
-					c.Relevance = 1 // about the file is all that was asked
-				}
-			}
+}
+
+// refineByHashedVector: the built-in embedder refines what the words
+// found: its cosine of each candidate, computed from the candidate's
+// indexed words.
+func (g *gathering) refineByHashedVector() {
+	var words []string
+	vec := make([]float32, len(g.qvec))
+	for n, c := range g.cands {
+		words = g.e.lex.appendWords(words[:0], n)
+		c.Vector = cosine(g.qvec, NewHashed().fromTokensInto(vec, words))
+		c.Relevance += vecWeight * max(c.Vector, 0)
+		if c.answers > 0 {
+			c.answers += vecWeight * max(c.Vector, 0)
 		}
 	}
-	if builtin && qvec != nil {
-		// The built-in embedder refines what the words found: its cosine
-		// of each candidate, computed from the candidate's indexed words.
-		var words []string
-		vec := make([]float32, len(qvec))
-		for n, c := range cands {
-			words = e.lex.appendWords(words[:0], n)
-			c.Vector = cosine(qvec, NewHashed().fromTokensInto(vec, words))
-			c.Relevance += vecWeight * max(c.Vector, 0)
-			if c.answers > 0 {
-				c.answers += vecWeight * max(c.Vector, 0)
-			}
-		}
-		ranked := make([]int32, 0, len(cands))
-		for n := range cands {
-			ranked = append(ranked, n)
-		}
-		sort.Slice(ranked, func(i, j int) bool { return cands[ranked[i]].Vector > cands[ranked[j]].Vector })
-		for i, n := range ranked {
-			cands[n].VectorRnk = i + 1
-		}
+	ranked := make([]int32, 0, len(g.cands))
+	for n := range g.cands {
+		ranked = append(ranked, n)
 	}
-	if len(spans) > 0 && matched < req.Limit {
+	sort.Slice(ranked, func(i, j int) bool { return g.cands[ranked[i]].Vector > g.cands[ranked[j]].Vector })
+	for i, n := range ranked {
+		g.cands[n].VectorRnk = i + 1
+	}
+}
+
+// byTime credits the candidates of the times the query names with the
+// time's share of the query.
+func (g *gathering) byTime() {
+	if g.matched < g.req.Limit {
 		// The memories of that time hold the time's share of the query, as
 		// a memory holding one of its words holds that word's: when the
 		// words found too few to answer ("what happened yesterday"), they
 		// are candidates too (the latest, as many as the lexical ones).
-		for _, n := range e.cx.within(spans, candidates, keep) {
-			get(n)
+		for _, n := range g.e.cx.within(g.spans, candidates, g.keep) {
+			g.get(n)
 		}
 	}
-	if len(spans) > 0 {
-		for n, c := range cands {
-			if t := e.cx.time(n); inSpans(spans, t) {
-				c.When = t.Format(time.DateOnly)
-				c.Relevance += lexWeight * dateMass / mass
-				c.answers += dateMass / mass
-			}
+	for n, c := range g.cands {
+		if t := g.e.cx.time(n); inSpans(g.spans, t) {
+			c.When = t.Format(time.DateOnly)
+			c.Relevance += lexWeight * g.dateMass / g.mass
+			c.answers += g.dateMass / g.mass
 		}
 	}
-	ids := map[int32]string{}
-	for n := range cands {
-		ids[n] = e.docs[n].id
-	}
-	e.mu.RUnlock()
+}
 
-	// Load the candidates, best first.
+// loadBest loads the candidates worth shaping, best first: the best by
+// relevance, and beside them as many of the pinned ones (about the path,
+// or triggered: the most specific trigger first): however many negatives
+// a word triggers, they never push the answer out before shape has
+// ranked it.
+func (e *Engine) loadBest(ctx context.Context, cands map[int32]*Explain, ids map[int32]string, limit int) (map[string]*Hit, map[string]*memory.Memory) {
 	order := make([]int32, 0, len(cands))
 	for n, c := range cands {
 		if c.Relevance > 0 || c.Trigger != "" || c.Path != "" {
 			order = append(order, n)
 		}
 	}
-	// The best by relevance, and beside them as many of the pinned ones
-	// (about the path, or triggered: the most specific trigger first):
-	// however many negatives a word triggers, they never push the answer
-	// out before shape has ranked it.
 	sort.Slice(order, func(i, j int) bool { return cands[order[i]].Relevance > cands[order[j]].Relevance })
-	if n := 3*req.Limit + 20; len(order) > n {
+	if n := 3*limit + 20; len(order) > n {
 		rest := slices.DeleteFunc(order[n:], func(k int32) bool { return cands[k].Trigger == "" && cands[k].Path == "" })
 		sort.SliceStable(rest, func(i, j int) bool {
 			a, b := cands[rest[i]], cands[rest[j]]
@@ -843,19 +963,7 @@ func (e *Engine) Recall(ctx context.Context, req Request) (Response, error) {
 		mems[m.ID] = m
 		hits[m.ID] = &Hit{Memory: m, Explain: *cands[n]}
 	}
-	e.expand(ctx, hits, mems, req)
-	var sections []*SectionHit
-	if !builtin {
-		qvec = nil // an endpoint's query vector does not compare with hashed words
-	}
-	if len(req.Layers) == 0 && !req.Archived {
-		sections = e.recallDerived(ctx, req, qtoks, qvec)
-	}
-	resp := e.shape(hits, sections, req, qtoks)
-	if !req.Peek {
-		e.used(ctx, resp, req)
-	}
-	return resp, nil
+	return hits, mems
 }
 
 // used counts a recall as an access of what it returned (salience, never
@@ -977,32 +1085,9 @@ func short(id string) string {
 // prior applied, what scores under the floor left out, superseded
 // memories attached to their successors, low trust set apart, the budget
 // filled with triggered negatives, path matches and relevant invariants
-// first.
-func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request, qtoks []string) Response {
-	now := time.Now()
-	var list []*Hit
-	var best float64
-	prior := PriorWeight
-	if req.SalienceWeight != nil {
-		prior = *req.SalienceWeight
-	}
-	for _, h := range hits {
-		m := h.Memory
-		if m.Status == memory.StatusSuperseded {
-			continue // shown as history of its successor below
-		}
-		pinned := h.Explain.Trigger != "" || h.Explain.Path != ""
-		if h.Explain.Relevance < HitFloor && !pinned && h.Explain.Graph == "" {
-			continue // a faint echo of the query, not an answer
-		}
-		best = math.Max(best, h.Explain.answers)
-		h.Explain.Salience = UseActivation(m.Salience, now)
-		h.Explain.Feedback = FeedbackFor(m.Salience, qtoks)
-		h.Explain.Trust = memory.Trust(m)
-		h.Explain.Final = h.Explain.Relevance * (1 + prior*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
-		h.Score = h.Explain.Final
-		list = append(list, h)
-	}
+// first. now is the time salience is reckoned at.
+func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request, qtoks []string, now time.Time) Response {
+	list, best := weigh(hits, req, qtoks, now)
 	sections = slices.DeleteFunc(sections, func(h *SectionHit) bool {
 		return h.Part != PartPath && h.Explain.Relevance < HitFloor
 	})
@@ -1019,7 +1104,61 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 			sections = slices.DeleteFunc(sections, func(h *SectionHit) bool { return h.Part != PartPath })
 		}
 	}
-	// History: attach superseded hits to their successor when it is here.
+	attachHistory(hits)
+	rankParts(list, best)
+	e.mu.RLock()
+	note := e.note // written by index when the embedder falls back
+	e.mu.RUnlock()
+	resp := Response{Results: []Hit{}, VerifyFirst: []Hit{}, Note: note}
+	var current []*Hit
+	for _, h := range list {
+		if h.Explain.Trust < TrustThreshold {
+			if len(resp.VerifyFirst) < req.Limit {
+				resp.VerifyFirst = append(resp.VerifyFirst, *h)
+			}
+			continue
+		}
+		current = append(current, h)
+	}
+	fillBudget(&resp, current, sections, req)
+	if strings.TrimSpace(req.Query) != "" {
+		resp.Nothing = best < Floor && !weakPlaces
+		resp.Weak = !resp.Nothing && best < Weak
+	}
+	return resp
+}
+
+// weigh applies the salience and feedback prior to the hits that may be
+// answers (current, and over the floor unless pinned or reached by the
+// graph), and says how well the best of them answers the query.
+func weigh(hits map[string]*Hit, req Request, qtoks []string, now time.Time) (list []*Hit, best float64) {
+	prior := PriorWeight
+	if req.SalienceWeight != nil {
+		prior = *req.SalienceWeight
+	}
+	for _, h := range hits {
+		m := h.Memory
+		if m.Status == memory.StatusSuperseded {
+			continue // shown as history of its successor (attachHistory)
+		}
+		pinned := h.Explain.Trigger != "" || h.Explain.Path != ""
+		if h.Explain.Relevance < HitFloor && !pinned && h.Explain.Graph == "" {
+			continue // a faint echo of the query, not an answer
+		}
+		best = math.Max(best, h.Explain.answers)
+		h.Explain.Salience = UseActivation(m.Salience, now)
+		h.Explain.Feedback = FeedbackFor(m.Salience, qtoks)
+		h.Explain.Trust = memory.Trust(m)
+		h.Explain.Final = h.Explain.Relevance * (1 + prior*h.Explain.Salience + FeedbackWeight*h.Explain.Feedback)
+		h.Score = h.Explain.Final
+		list = append(list, h)
+	}
+	return list, best
+}
+
+// attachHistory attaches superseded hits to their successor when it is
+// here.
+func attachHistory(hits map[string]*Hit) {
 	for _, h := range hits {
 		if h.Memory.Status == memory.StatusSuperseded {
 			if succ, ok := hits[h.Memory.SupersededBy]; ok {
@@ -1027,11 +1166,14 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 			}
 		}
 	}
-	// Triggered negatives first (the mistake about to be repeated), then
-	// what is about the path asked for, then invariants that are
-	// themselves relevant, then the rest. Only the few most telling of the
-	// triggered ones stand above the answer (see pinTriggered); the others
-	// rank by their own score.
+}
+
+// rankParts puts each hit in its part and orders them: triggered
+// negatives first (the mistake about to be repeated), then what is about
+// the path asked for, then invariants that are themselves relevant, then
+// the rest. Only the few most telling of the triggered ones stand above
+// the answer (see pinTriggered); the others rank by their own score.
+func rankParts(list []*Hit, best float64) {
 	pinned := pinTriggered(list)
 	for _, h := range list {
 		switch {
@@ -1057,24 +1199,15 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 		}
 		return list[i].Memory.ID < list[j].Memory.ID
 	})
-	e.mu.RLock()
-	note := e.note // written by index when the embedder falls back
-	e.mu.RUnlock()
-	resp := Response{Results: []Hit{}, VerifyFirst: []Hit{}, Note: note}
-	var current []*Hit
-	for _, h := range list {
-		if h.Explain.Trust < TrustThreshold {
-			if len(resp.VerifyFirst) < req.Limit {
-				resp.VerifyFirst = append(resp.VerifyFirst, *h)
-			}
-			continue
-		}
-		current = append(current, h)
-	}
-	// Memories and sections share the limit and the budget, in one order:
-	// by part, then by score, a memory first where both score the same.
-	// Sections take at most half the places while memories are left, so
-	// that what was learned is never crowded out by what merely exists.
+}
+
+// fillBudget fills the answer's places and token budget. Memories and
+// sections share the limit and the budget, in one order: by part, then by
+// score, a memory first where both score the same. Sections take at most
+// half the places while memories are left, so that what was learned is
+// never crowded out by what merely exists. The memories that do not fit
+// are counted as cut.
+func fillBudget(resp *Response, current []*Hit, sections []*SectionHit, req Request) {
 	maxSections := max(req.Limit-len(current), (req.Limit+1)/2)
 	used, nsec, results := 0, 0, 0
 	i, j := 0, 0
@@ -1111,11 +1244,6 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 			resp.Repository = append(resp.Repository, *s)
 		}
 	}
-	if strings.TrimSpace(req.Query) != "" {
-		resp.Nothing = best < Floor && !weakPlaces
-		resp.Weak = !resp.Nothing && best < Weak
-	}
-	return resp
 }
 
 // MaxTriggered bounds the triggered negatives and lessons a recall puts

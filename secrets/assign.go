@@ -204,7 +204,28 @@ func envLines(text string, found func(start, end int)) {
 	}
 }
 
+// envLine reads the .env-style line text[i:end]: where the value of a
+// secret-sounding NAME=value on it is, if it is one.
 func envLine(text string, i, end int) (int, int, bool) {
+	ns, ne, vs, ok := envName(text, i, end)
+	if !ok {
+		return 0, 0, false
+	}
+	_, strong, ok := secretName(text[ns:ne], true)
+	if !ok {
+		return 0, 0, false
+	}
+	vs, ve, ok := envValue(text, vs, end)
+	if !ok || !envSecret(text[vs:ve], strong) {
+		return 0, 0, false
+	}
+	return vs, ve, true
+}
+
+// envName reads the NAME of text[i:end] after any setter word: where it
+// starts and ends, and where its value starts (after the '=', or the
+// spaces of a setter that takes NAME value).
+func envName(text string, i, end int) (ns, ne, vs int, ok bool) {
 	for i < end && (text[i] == ' ' || text[i] == '\t') {
 		i++
 	}
@@ -219,14 +240,14 @@ func envLine(text string, i, end int) (int, int, bool) {
 			break
 		}
 	}
-	ns := i
+	ns = i
 	for i < end && (text[i] >= 'A' && text[i] <= 'Z' || text[i] >= '0' && text[i] <= '9' || text[i] == '_') {
 		i++
 	}
 	if i == ns || i >= end || text[ns] >= '0' && text[ns] <= '9' {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	vs := i + 1
+	vs = i + 1
 	switch {
 	case text[i] == '=':
 	case spaced && text[i] == ' ':
@@ -234,40 +255,44 @@ func envLine(text string, i, end int) (int, int, bool) {
 			vs++
 		}
 	default:
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
-	_, strong, ok := secretName(text[ns:i], true)
-	if !ok {
-		return 0, 0, false
-	}
+	return ns, i, vs, true
+}
+
+// envValue is where the value from vs to the line's end is: without
+// trailing blanks, inside its quotes, or before a trailing comment; not
+// one when it holds blanks (prose, not an assignment).
+func envValue(text string, vs, end int) (int, int, bool) {
 	ve := end
 	for ve > vs && strings.IndexByte(" \t\r", text[ve-1]) >= 0 {
 		ve--
 	}
 	if ve-vs >= 2 && (text[vs] == '"' || text[vs] == '\'') && text[ve-1] == text[vs] {
-		vs, ve = vs+1, ve-1
-	} else {
-		if h := strings.Index(text[vs:ve], " #"); h >= 0 { // trailing comment
-			ve = vs + h
-			for ve > vs && (text[ve-1] == ' ' || text[ve-1] == '\t') {
-				ve--
-			}
-		}
-		if strings.ContainsAny(text[vs:ve], " \t") { // prose, not an assignment
-			return 0, 0, false
+		return vs + 1, ve - 1, true
+	}
+	if h := strings.Index(text[vs:ve], " #"); h >= 0 { // trailing comment
+		ve = vs + h
+		for ve > vs && (text[ve-1] == ' ' || text[ve-1] == '\t') {
+			ve--
 		}
 	}
-	v := text[vs:ve]
-	if len(v) < 8 || placeholder(v) || reference(v) || identLike(v) || constCase(v) || camelIdent(v) {
+	if strings.ContainsAny(text[vs:ve], " \t") {
 		return 0, 0, false
+	}
+	return vs, ve, true
+}
+
+// envSecret reports whether v, the value of a secret-sounding name (strong:
+// one that says so strongly), looks like a secret.
+func envSecret(v string, strong bool) bool {
+	if len(v) < 8 || placeholder(v) || reference(v) || identLike(v) || constCase(v) || camelIdent(v) {
+		return false
 	}
 	// Under a name that only says KEY, AUTH, PASS or PWD (CACHE_KEY,
 	// SSH_AUTH_MODE), words joined by separators are configuration, not a
 	// secret: users:v2:list, keycloak-internal, 0x3F2A9C1D.
-	if !strong && (strings.ContainsAny(v, "-_./:") || strings.HasPrefix(v, "0x")) && wordish(v) {
-		return 0, 0, false
-	}
-	return vs, ve, true
+	return strong || !(strings.ContainsAny(v, "-_./:") || strings.HasPrefix(v, "0x")) || !wordish(v)
 }
 
 // setters are the words that may come before NAME=value on an .env-style

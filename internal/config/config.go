@@ -21,6 +21,7 @@ import (
 	"net/url"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -412,54 +413,72 @@ func Validate(key, value string) error {
 	if strings.ContainsFunc(value, func(r rune) bool { return r < ' ' || r == 0x7f }) {
 		return fmt.Errorf("%s holds a control character: give the value alone", key)
 	}
-	switch sp.kind {
-	case kURL:
+	if check := checks[sp.kind]; check != nil {
+		return check(key, value)
+	}
+	return nil
+}
+
+// checks are the checks of a value by the kind of its setting (a string
+// takes anything).
+var checks = map[kind]func(key, value string) error{
+	kURL: func(key, value string) error {
 		u, err := url.Parse(value)
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return fmt.Errorf("%s must be an http(s) URL such as http://127.0.0.1:11434/v1", key)
 		}
-	case kDuration:
-		d, err := time.ParseDuration(value)
-		if err != nil || d <= 0 {
+		return nil
+	},
+	kDuration: func(key, value string) error {
+		if d, err := time.ParseDuration(value); err != nil || d <= 0 {
 			return fmt.Errorf("%s must be a positive duration such as 30s or 5m", key)
 		}
-	case kTheme:
-		for _, t := range Themes {
-			if value == t {
-				return nil
-			}
+		return nil
+	},
+	kTheme: func(key, value string) error {
+		if slices.Contains(Themes, value) {
+			return nil
 		}
 		return fmt.Errorf("%s: there is no theme %q: use %s", key, value, strings.Join(Themes, ", "))
-	case kInt:
-		n, err := strconv.Atoi(value)
-		if err != nil || n <= 0 {
+	},
+	kInt: func(key, value string) error {
+		if n, err := strconv.Atoi(value); err != nil || n <= 0 {
 			return fmt.Errorf("%s must be a positive whole number of tokens", key)
 		}
-	case kWeight:
-		f, err := strconv.ParseFloat(value, 64)
-		if err != nil || math.IsNaN(f) || f < 0 || f > 1 {
+		return nil
+	},
+	kWeight: func(key, value string) error {
+		if f, err := strconv.ParseFloat(value, 64); err != nil || math.IsNaN(f) || f < 0 || f > 1 {
 			return fmt.Errorf("%s must be a number from 0 to 1", key)
 		}
-	case kBool:
+		return nil
+	},
+	kBool: func(key, value string) error {
 		if _, err := strconv.ParseBool(value); err != nil {
 			return fmt.Errorf("%s must be true or false", key)
 		}
-	case kPath:
+		return nil
+	},
+	kPath: func(key, value string) error {
 		if !filepath.IsAbs(value) && !strings.HasPrefix(value, "~/") {
 			return fmt.Errorf("%s must be an absolute path", key)
 		}
-	case kEnvName:
+		return nil
+	},
+	kEnvName: func(key, value string) error {
 		for i, r := range value {
 			if !(r == '_' || r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z' || i > 0 && r >= '0' && r <= '9') {
 				return fmt.Errorf("%s must be the name of an environment variable (such as OPENAI_API_KEY), not the key itself", key)
 			}
 		}
-	case kSecret:
+		return nil
+	},
+	kSecret: func(key, value string) error {
 		if strings.ContainsAny(value, " \t") {
 			return fmt.Errorf("%s holds a space: give the key alone", key)
 		}
-	}
-	return nil
+		return nil
+	},
 }
 
 // Get is a setting's value in force ("" when unset). A secret's value is
