@@ -9,11 +9,9 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -24,7 +22,6 @@ import (
 	"cairn/memory"
 	"cairn/project"
 	"cairn/safetext"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -422,64 +419,6 @@ func writeFileAtomic(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("is a symbolic link to %s: export to the real path instead", safetext.CleanLine(target))
 	}
 	return atomicfile.Write(path, 0o600, fn)
-}
-
-func (a *app) demoCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "demo",
-		Short: "open the workbench on a temporary store filled with a sample project",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(a.env.Demo) == 0 {
-				return errors.New("this build has no demo sample set")
-			}
-			// The temporary store goes when the demo ends, however it ends:
-			// a closed terminal (SIGHUP) ends the workbench through hup. The
-			// workbench quits on SIGINT and SIGTERM itself (catching them
-			// here too would race with it: bubbletea's handler then blocks
-			// on a program that has stopped), so they end only the setup.
-			hup, stopHup := signal.NotifyContext(cmd.Context(), syscall.SIGHUP)
-			defer stopHup()
-			ctx, cancel := context.WithCancel(hup)
-			defer cancel()
-			sig := make(chan os.Signal, 1)
-			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(sig)
-			go func() {
-				select {
-				case <-sig:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			dir, err := os.MkdirTemp("", "cairn-demo-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
-			st, err := store.Open(filepath.Join(dir, "store"), store.Options{})
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			p, err := st.EnsureProject(ctx, mustNamed("demo"))
-			if err != nil {
-				return err
-			}
-			recs, _, err := readJSONL("demo sample set", a.env.Demo)
-			if err != nil {
-				return err
-			}
-			if _, err := st.Import(ctx, p.ID, recs, memory.ActorSystem); err != nil {
-				return fmt.Errorf("load the demo sample set: %w", err)
-			}
-			signal.Stop(sig)
-			if ctx.Err() != nil || len(sig) > 0 {
-				return nil // told to stop while setting up
-			}
-			return a.workbench(hup, st, p)
-		},
-	}
 }
 
 func mustNamed(name string) memory.Project {
