@@ -27,23 +27,14 @@ func TestDemoShowsTheLoop(t *testing.T) {
 	e := newEnv(t)
 	opened := false
 	var errb bytes.Buffer
-	code := Main(Env{
-		Args: []string{"demo"}, Stdin: strings.NewReader(""), Stdout: &bytes.Buffer{}, Stderr: &errb,
-		Getenv: func(k string) string {
-			if k == "CAIRN_HOME" {
-				return e.home
-			}
-			return ""
-		},
-		Getwd:      func() (string, error) { return e.wd, nil },
-		IsTerminal: func() bool { return false },
-		Demo:       sample,
-		Workbench: func(ctx context.Context, st memory.Store, p memory.Project, _ []memory.Project, _, _ string) error {
-			opened = true
-			checkDemoStore(t, ctx, st, p)
-			return nil
-		},
-	})
+	env := e.cliEnv("demo")
+	env.Stderr, env.Demo = &errb, sample
+	env.Workbench = func(ctx context.Context, st memory.Store, p memory.Project, _ []memory.Project, _, _ string) error {
+		opened = true
+		checkDemoStore(t, ctx, st, p)
+		return nil
+	}
+	code := Main(env)
 	if code != ExitOK || !opened {
 		t.Fatalf("cairn demo: exit %d, workbench opened %v: %s", code, opened, errb.String())
 	}
