@@ -97,9 +97,9 @@ deps:
 	  then touch $(CLIENTS_STAMP); \
 	  else echo "could not install them (see $(CLIENTS)/npm.log): the real-client tests will be skipped"; fi; fi
 
-# Benchmarks whose figures the README reports.
+# Benchmarks whose figures docs/speed.md reports.
 # cairn as a person meets it, whole processes, beside SQLite FTS5 on the
-# same rows and queries: prints the README's Speed table. 100,000 memories;
+# same rows and queries: prints the first table of docs/speed.md. 100,000 memories;
 # `make bench-cli ARGS="-n 1000000"` for a million.
 bench-cli:
 	go run ./bench/cli $(ARGS)
