@@ -12,19 +12,23 @@ GOTESTSUM := v1.13.0
 
 .PHONY: run test check lint deps bench bench-cli build
 
-# The release and commit `cairn --version` prints: GOFLAGS above turns the
-# go command's own stamping off (a checkout's git state is not always
-# readable), so make says them. A tree without git or tags says what it can.
-RELEASE := $(shell git describe --tags --always --dirty 2>/dev/null)
-COMMIT := $(shell git rev-parse --short=12 HEAD 2>/dev/null)
-LDFLAGS := -X cairn/cli.release=$(RELEASE) -X cairn/cli.commit=$(COMMIT)
+# What `cairn --version` says: the release (git describe; empty without a
+# tag, then "devel") and the commit. GOFLAGS above keeps Go from stamping
+# the commit itself, so the build passes what git says; outside a git
+# checkout all three are empty and cairn says no commit was recorded.
+RELEASE = $(shell git describe --tags --dirty 2>/dev/null)
+COMMIT = $(shell git rev-parse HEAD 2>/dev/null)
+MODIFIED = $(shell git status --porcelain 2>/dev/null | grep -q . && echo true)
+LDFLAGS = -X cairn/cli.release=$(RELEASE) -X cairn/cli.commit=$(COMMIT) -X cairn/cli.modified=$(MODIFIED)
 
 # Open the workbench on the default store ($CAIRN_HOME, else $XDG_DATA_HOME/cairn).
 run:
 	go run -ldflags '$(LDFLAGS)' . $(ARGS)
 
+# A ./cairn binary (BIN=PATH puts it elsewhere).
+BIN := cairn
 build:
-	go build -ldflags '$(LDFLAGS)' -o cairn .
+	go build -ldflags '$(LDFLAGS)' -o $(BIN) .
 
 # The whole suite: formatting, vet, a macOS cross-build, staticcheck, and
 # every test with the race detector but UNRACED, which run without it
@@ -95,7 +99,7 @@ deps:
 
 # Benchmarks whose figures docs/speed.md reports.
 # cairn as a person meets it, whole processes, beside SQLite FTS5 on the
-# same rows and queries: prints the table of docs/speed.md. 100,000 memories;
+# same rows and queries: prints the first table of docs/speed.md. 100,000 memories;
 # `make bench-cli ARGS="-n 1000000"` for a million.
 bench-cli:
 	go run ./bench/cli $(ARGS)

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -45,8 +46,17 @@ type result struct {
 func (e *env) run(stdin string, args ...string) result {
 	e.t.Helper()
 	var out, errb bytes.Buffer
-	code := Main(Env{
-		Args: args, Stdin: strings.NewReader(stdin), Stdout: &out, Stderr: &errb,
+	env := e.cliEnv(args...)
+	env.Stdin, env.Stdout, env.Stderr = strings.NewReader(stdin), &out, &errb
+	code := Main(env)
+	return result{out.String(), errb.String(), code}
+}
+
+// cliEnv is the Env of a run in e: its home, its working directory, no
+// other variable, standard input empty and output discarded.
+func (e *env) cliEnv(args ...string) Env {
+	return Env{
+		Args: args, Stdin: strings.NewReader(""), Stdout: io.Discard, Stderr: io.Discard,
 		Getenv: func(k string) string {
 			if k == "CAIRN_HOME" {
 				return e.home
@@ -55,8 +65,7 @@ func (e *env) run(stdin string, args ...string) result {
 		},
 		Getwd:      func() (string, error) { return e.wd, nil },
 		IsTerminal: func() bool { return e.tty },
-	})
-	return result{out.String(), errb.String(), code}
+	}
 }
 
 // ok runs a command that must succeed and returns its stdout.

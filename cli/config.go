@@ -13,7 +13,7 @@ import (
 	"cairn/internal/config"
 )
 
-// configHelp documents the file; `cairn config --help` and the README say
+// configHelp documents the file; `cairn config --help` and docs/reference.md say
 // the same.
 const configHelp = `cairn keeps its settings in one file, $XDG_CONFIG_HOME/cairn/config.toml
 (default ~/.config/cairn/config.toml). Every setting has a default, may be

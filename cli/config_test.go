@@ -255,11 +255,12 @@ func TestLLMFromTheFile(t *testing.T) {
 	}
 }
 
-// The help and the settings page (docs/settings.md) list every setting
-// with its variable, so that neither drifts from the code.
-func TestConfigHelpAndREADMEListEverySetting(t *testing.T) {
+// The help and the reference (docs/reference.md, which the README links
+// to) list every setting with its variable, so that neither drifts from
+// the code.
+func TestConfigHelpAndReferenceListEverySetting(t *testing.T) {
 	t.Parallel()
-	readme, err := os.ReadFile("../docs/settings.md")
+	readme, err := os.ReadFile("../docs/reference.md")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -273,7 +274,7 @@ func TestConfigHelpAndREADMEListEverySetting(t *testing.T) {
 		}
 		name := sp.Key[strings.LastIndexByte(sp.Key, '.')+1:]
 		if !strings.Contains(string(readme), name) || (sp.Env != "" && !strings.Contains(string(readme), sp.Env)) {
-			t.Errorf("docs/settings.md does not mention %s (%s)", sp.Key, sp.Env)
+			t.Errorf("docs/reference.md does not mention %s (%s)", sp.Key, sp.Env)
 		}
 	}
 }

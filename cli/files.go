@@ -9,23 +9,19 @@ import (
 	"io/fs"
 	"math"
 	"os"
-	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
-	"cairn/consolidate"
 	"cairn/exchange"
 	"cairn/internal/atomicfile"
 	"cairn/memory"
 	"cairn/project"
 	"cairn/safetext"
-	"cairn/store"
 	"cairn/trust"
 )
 
@@ -423,126 +419,6 @@ func writeFileAtomic(path string, fn func(io.Writer) error) error {
 		return fmt.Errorf("is a symbolic link to %s: export to the real path instead", safetext.CleanLine(target))
 	}
 	return atomicfile.Write(path, 0o600, fn)
-}
-
-func (a *app) demoCommand() *cobra.Command {
-	return &cobra.Command{
-		Use:   "demo",
-		Short: "open the workbench on a temporary store filled with a sample project",
-		Args:  cobra.NoArgs,
-		RunE: func(cmd *cobra.Command, args []string) error {
-			if len(a.env.Demo) == 0 {
-				return errors.New("this build has no demo sample set")
-			}
-			// The temporary store goes when the demo ends, however it ends:
-			// a closed terminal (SIGHUP) ends the workbench through hup. The
-			// workbench quits on SIGINT and SIGTERM itself (catching them
-			// here too would race with it: bubbletea's handler then blocks
-			// on a program that has stopped), so they end only the setup.
-			hup, stopHup := signal.NotifyContext(cmd.Context(), syscall.SIGHUP)
-			defer stopHup()
-			ctx, cancel := context.WithCancel(hup)
-			defer cancel()
-			sig := make(chan os.Signal, 1)
-			signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
-			defer signal.Stop(sig)
-			go func() {
-				select {
-				case <-sig:
-					cancel()
-				case <-ctx.Done():
-				}
-			}()
-			dir, err := os.MkdirTemp("", "cairn-demo-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
-			st, err := store.Open(filepath.Join(dir, "store"), store.Options{})
-			if err != nil {
-				return err
-			}
-			defer st.Close()
-			p, err := st.EnsureProject(ctx, mustNamed("demo"))
-			if err != nil {
-				return err
-			}
-			recs, _, err := readJSONL("demo sample set", a.env.Demo)
-			if err != nil {
-				return err
-			}
-			if _, err := st.Import(ctx, p.ID, recs, memory.ActorSystem); err != nil {
-				return fmt.Errorf("load the demo sample set: %w", err)
-			}
-			if err := demoLoop(ctx, st, p); err != nil {
-				return fmt.Errorf("run the demo's consolidation: %w", err)
-			}
-			signal.Stop(sig)
-			if ctx.Err() != nil || len(sig) > 0 {
-				return nil // told to stop while setting up
-			}
-			return a.workbench(hup, st, p)
-		},
-	}
-}
-
-// demoLoop shows the loop on the demo's sample project, through the real
-// paths: what an agent noted in a session (a port, a load test that is a
-// decision's evidence) is remembered, and the drafts of a later session
-// are consolidated by a real pass — the person's correction supersedes
-// the agent's port and writes a lesson, a new load test contradicts the
-// decision's evidence and reopens it, an agent's newer release is
-// proposed for the person to decide — and two more drafts wait in the
-// Inbox for the next pass.
-func demoLoop(ctx context.Context, st memory.Store, p memory.Project) error {
-	noted := func(m memory.Memory) (*memory.Memory, error) {
-		m.Project, m.Source = p.ID, memory.Source{Actor: memory.ActorAgent, Session: "demo-session-3"}
-		return st.Remember(ctx, &m, memory.ActorAgent)
-	}
-	if _, err := noted(memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Provenance: memory.ProvExtracted,
-		Body: "The staging API listens on port 8080."}); err != nil {
-		return err
-	}
-	ev, err := noted(memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Provenance: memory.ProvMeasured, Tags: []string{"ratelimit"},
-		Body: "The token bucket holds 5k req/s at p99 under 4 ms on the staging hosts."})
-	if err != nil {
-		return err
-	}
-	page, err := st.List(ctx, memory.Query{Project: p.ID, Layer: memory.LayerDecision, Match: "token bucket"})
-	if err != nil {
-		return err
-	}
-	for _, d := range page.Memories {
-		if err := st.Link(ctx, memory.Edge{From: d.ID, Kind: memory.EdgeEvidence, To: ev.ID, Weight: 1, Active: true}, memory.ActorUser); err != nil {
-			return err
-		}
-	}
-	capture := func(actor memory.Actor, texts ...string) error {
-		for _, t := range texts {
-			if _, err := st.Capture(ctx, memory.Draft{Project: p.ID, Actor: actor, Text: t}); err != nil {
-				return err
-			}
-		}
-		return nil
-	}
-	if err := capture(memory.ActorUser, "no, the staging API listens on port 8443, not 8080"); err != nil {
-		return err
-	}
-	if err := capture(memory.ActorAgent,
-		"The token bucket holds 5k req/s at p99 under 12 ms on the staging hosts.",
-		"Release v0.8.0 is out; auth refactor done."); err != nil {
-		return err
-	}
-	// The sample is dated in March 2026: a pass today would also propose
-	// archiving its weak memories as stale, six proposals that bury the
-	// three the loop is about.
-	opt := consolidate.Options{AskedBy: memory.ActorUser, StaleAfter: 100 * 365 * 24 * time.Hour}
-	if _, err := consolidate.Consolidate(ctx, st, p, opt); err != nil {
-		return err
-	}
-	return capture(memory.ActorUser,
-		"The staging database is reset every Monday at 06:00 UTC.",
-		"We decided to keep the CLI's flags stable until v1.0.")
 }
 
 func mustNamed(name string) memory.Project {

@@ -3,7 +3,6 @@ package cli
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -192,40 +191,5 @@ func TestVersion(t *testing.T) {
 	}
 	if _, err := os.Stat(e.home); err == nil {
 		t.Fatal("--version opened the store")
-	}
-}
-
-// A build by make says its release and commit: the Makefile sets the
-// variables this test sets, by the names it sets them (a renamed variable
-// would make -X do nothing, silently).
-func TestVersionFromTheBuild(t *testing.T) {
-	t.Parallel()
-	if testing.Short() {
-		t.Skip("builds the binary")
-	}
-	mk, err := os.ReadFile("../Makefile")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for _, v := range []string{"-X cairn/cli.release=$(RELEASE)", "-X cairn/cli.commit=$(COMMIT)", "-ldflags '$(LDFLAGS)'"} {
-		if !strings.Contains(string(mk), v) {
-			t.Errorf("the Makefile does not set %s", v)
-		}
-	}
-	bin := filepath.Join(t.TempDir(), "cairn")
-	build := exec.Command("go", "build", "-ldflags", "-X cairn/cli.release=v0.9.0-3-gabc1234 -X cairn/cli.commit=abc1234def56", "-o", bin, "cairn")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	out, err := exec.Command(bin, "--version").Output()
-	if err != nil || !strings.HasPrefix(string(out), "cairn v0.9.0-3-gabc1234 (go1.") {
-		t.Fatalf("a release that names its commit: %q %v", out, err)
-	}
-	build = exec.Command("go", "build", "-ldflags", "-X cairn/cli.release=v1.0.0 -X cairn/cli.commit=abc1234def56", "-o", bin, "cairn")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
-	if out, err := exec.Command(bin, "--version").Output(); err != nil || !strings.HasPrefix(string(out), "cairn v1.0.0 commit abc1234def56 (go1.") {
-		t.Fatalf("a tag and its commit: %q %v", out, err)
 	}
 }

@@ -9,8 +9,6 @@ import (
 	"fmt"
 	"io"
 	"path/filepath"
-	"runtime"
-	"runtime/debug"
 	"strings"
 	"time"
 
@@ -122,7 +120,7 @@ Run cairn with no command to open the workbench.`,
 	}
 	root.Version = Version()
 	root.SetVersionTemplate("cairn {{.Version}}\n")
-	root.Flags().BoolP("version", "v", false, "print cairn's version and the Go that built it")
+	root.Flags().BoolP("version", "v", false, "print cairn's release, its commit and the Go that built it")
 	root.CompletionOptions.DisableDefaultCmd = true
 	root.PersistentPreRun = func(cmd *cobra.Command, args []string) {
 		if longLived(cmd) {
@@ -163,43 +161,6 @@ func longLived(cmd *cobra.Command) bool {
 		return true
 	}
 	return false
-}
-
-// release and commit are what the Makefile's build says of the checkout
-// (-ldflags -X): `git describe` and the commit. Empty in a plain go build.
-var release, commit string
-
-// Version is cairn's release and commit and the Go that built it: what
-// make's build set (release, commit), else what the go command recorded
-// (a module version when installed with go install, the commit of a VCS
-// stamped build), else "devel".
-func Version() string {
-	v, rev, dirty := "devel", commit, false
-	if bi, ok := debug.ReadBuildInfo(); ok {
-		if mv := bi.Main.Version; mv != "" && mv != "(devel)" {
-			v = mv
-		}
-		for _, s := range bi.Settings {
-			switch s.Key {
-			case "vcs.revision":
-				if rev == "" {
-					rev = s.Value
-				}
-			case "vcs.modified":
-				dirty = s.Value == "true"
-			}
-		}
-	}
-	if release != "" {
-		v = release
-	}
-	if rev != "" && !strings.Contains(v, rev[:min(len(rev), 7)]) {
-		v += " commit " + rev[:min(len(rev), 12)]
-		if dirty {
-			v += "+modified"
-		}
-	}
-	return v + " (" + runtime.Version() + " " + runtime.GOOS + "/" + runtime.GOARCH + ")"
 }
 
 // homeDir is where cairn keeps its data, created private (0700) or made

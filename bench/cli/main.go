@@ -1,6 +1,6 @@
 // Command cli measures cairn as a person meets it — whole processes through
 // the command line — beside SQLite FTS5 on the same rows and queries, and
-// prints the table the README's Speed section shows.
+// prints the first table of docs/speed.md ("As a person meets it").
 //
 //	go run ./bench/cli              # 100,000 memories
 //	go run ./bench/cli -n 1000000   # 1,000,000
