@@ -219,6 +219,11 @@ func TestReadmePurpose(t *testing.T) {
 			title: "", purpose: "A small HTTP client for browsers & servers",
 		},
 		{
+			name: "a tagline under an HTML title, a figure's caption skipped", file: "README.md",
+			src:   "<div align=\"center\">\n  <h1>rpcx</h1>\n  <h3>Typed calls.<br />Nothing to generate.</h3>\n  <figure>\n    <img src=\"demo.gif\" />\n    <figcaption><p>The client above imports only types from the server.</p></figcaption>\n  </figure>\n</div>\n\n## Install\n",
+			title: "rpcx", purpose: "Typed calls. Nothing to generate.",
+		},
+		{
 			name: "only a heading", file: "README.md", src: "# tool\n\n```sh\ntool --help\n```\n", title: "tool", purpose: "",
 		},
 	} {

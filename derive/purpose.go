@@ -145,11 +145,16 @@ func blockText(n ast.Node, src []byte) string {
 // when there is none.
 func htmlProse(raw string) string {
 	raw = htmlTable.ReplaceAllString(htmlComment.ReplaceAllString(raw, ""), "")
-	for _, m := range htmlPara.FindAllStringSubmatch(raw, -1) {
-		t := html.UnescapeString(htmlTag.ReplaceAllString(htmlAnchor.ReplaceAllString(m[1], " "), " "))
-		t = strings.Join(strings.Fields(t), " ")
-		if len(strings.Fields(t)) >= 3 && !strings.HasSuffix(t, ":") {
-			return t
+	raw = htmlFigure.ReplaceAllString(raw, "") // a caption says what a picture shows
+	// A paragraph, else a tagline under the title (<h3>Move fast and
+	// break nothing.</h3>).
+	for _, re := range []*regexp.Regexp{htmlPara, htmlTagline} {
+		for _, m := range re.FindAllStringSubmatch(raw, -1) {
+			t := html.UnescapeString(htmlTag.ReplaceAllString(htmlAnchor.ReplaceAllString(m[1], " "), " "))
+			t = strings.Join(strings.Fields(t), " ")
+			if len(strings.Fields(t)) >= 3 && !strings.HasSuffix(t, ":") {
+				return t
+			}
 		}
 	}
 	return ""
@@ -159,6 +164,8 @@ var (
 	htmlPara    = regexp.MustCompile(`(?is)<p\b[^>]*>(.*?)</p>`)
 	htmlAnchor  = regexp.MustCompile(`(?is)<a\b[^>]*>.*?</a>`)
 	htmlComment = regexp.MustCompile(`(?s)<!--.*?-->`)
+	htmlFigure  = regexp.MustCompile(`(?is)<figure\b.*?(?:</figure>|\z)`)
+	htmlTagline = regexp.MustCompile(`(?is)<h[23]\b[^>]*>(.*?)</h[23]>`)
 	// htmlTable is a table to its end (or the block's): in a README's
 	// opening, sponsors' logos and their slogans.
 	htmlTable = regexp.MustCompile(`(?is)<table\b.*?(?:</table>|\z)`)
