@@ -17,7 +17,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -79,11 +78,11 @@ var llmClient = &http.Client{
 //
 // CAIRN_LLM_DEADLINE (llm.deadline) bounds a pass's requests in all.
 //
-// The settings file (llm.url, llm.model, llm.key or llm.key_env,
-// llm.deadline) stands behind the variables: each one unset takes the
-// file's value.
+// getenv is the settings in force: the caller loads the settings file once
+// and puts it behind the environment (config.Settings.Getenv), so that
+// llm.url, llm.model, llm.key or llm.key_env and llm.deadline stand in for
+// the variables unset. This package reads no settings of its own.
 func LLMFromEnv(getenv func(string) string) (*LLM, error) {
-	getenv = config.Load(getenv).Getenv(getenv)
 	raw := strings.TrimSpace(getenv("CAIRN_LLM_URL"))
 	if raw == "" {
 		return nil, nil
