@@ -8,6 +8,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/consolidate/claims"
 	"cairn/memory"
 	"cairn/safetext"
 )
@@ -138,7 +139,7 @@ func lessonChecks(wrong, right *memory.Memory) []lessonCheck {
 			t := flatLine(w.Target)
 			switch w.Kind {
 			case memory.WatermarkFile:
-				add(lessonCheck{target: t, say: "read " + t, key: "path:" + pathKey(t)})
+				add(lessonCheck{target: t, say: "read " + t, key: "path:" + claims.PathKey(t)})
 			case memory.WatermarkGit:
 				cmd := "git log -1"
 				if t != "" {
@@ -182,8 +183,8 @@ func namedChecks(text string) []lessonCheck {
 		text = text[i+1+j+1:]
 		switch {
 		case code == "" || utf8.RuneCountInString(code) > 80:
-		case LooksLikePath(code):
-			out = append(out, lessonCheck{target: code, say: "read " + code, key: "path:" + pathKey(code)})
+		case claims.LooksLikePath(code):
+			out = append(out, lessonCheck{target: code, say: "read " + code, key: "path:" + claims.PathKey(code)})
 		default:
 			out = append(out, lessonCheck{target: "`" + code + "`", say: "run `" + code + "`", key: "code:" + code})
 		}
@@ -203,13 +204,13 @@ func wordChecks(text string) []lessonCheck {
 		}
 		name, _, _ := strings.Cut(f, "=") // LOG_LEVEL=debug, --region=eu
 		switch {
-		case LooksLikePath(f):
-			out = append(out, lessonCheck{target: f, say: "read " + f, key: "path:" + pathKey(f)})
+		case claims.LooksLikePath(f):
+			out = append(out, lessonCheck{target: f, say: "read " + f, key: "path:" + claims.PathKey(f)})
 		case strings.HasPrefix(name, "--") && len(name) > 3 && flagName(name[2:]):
 			out = append(out, lessonCheck{target: name, say: "check how " + name + " is set", key: "flag:" + name})
 		case upperSnake(name):
 			out = append(out, lessonCheck{target: name, say: "check the value of " + name, key: "flag:" + name})
-		case commitLike(f):
+		case claims.CommitLike(f):
 			out = append(out, lessonCheck{target: "`git show " + f + "`", say: "run `git show " + f + "`", key: "commit:" + f})
 		}
 	}
@@ -255,7 +256,7 @@ func triggerExtras(c Conflict) []string {
 		var out []string
 		for _, w := range strings.Fields(c.Old + " " + c.New) {
 			lw := strings.ToLower(w)
-			if lw != "not" && lw != "no" && lw != "longer" && lw != "never" && !funcWords[lw] && !commonVerbs[lw] {
+			if lw != "not" && lw != "no" && lw != "longer" && lw != "never" && !claims.FuncWords[lw] && !commonVerbs[lw] {
 				out = append(out, lw)
 			}
 		}
@@ -268,7 +269,7 @@ func triggerExtras(c Conflict) []string {
 }
 
 // commonVerbs make poor triggers: a task says "use" or "run" about anything.
-var commonVerbs = wordSet(`use uses used run runs ran take takes took hold holds live lives keep keeps set sets
+var commonVerbs = claims.WordSet(`use uses used run runs ran take takes took hold holds live lives keep keeps set sets
 	go goes get gets make makes serve serves served own owns owned depend depends is are was were have has do
 	does out up`)
 
@@ -300,7 +301,7 @@ func lessonTriggers(subject string, extras []string, checks []lessonCheck) []str
 	for _, w := range strings.Fields(subject) {
 		lw := strings.ToLower(strings.Trim(w, ".,:;…"))
 		switch {
-		case funcWords[lw] || fillerWords[lw] || canonWords[lw] != "" || strings.IndexFunc(lw, unicode.IsLetter) < 0:
+		case claims.FuncWords[lw] || claims.FillerWords[lw] || claims.CanonWords[lw] != "" || strings.IndexFunc(lw, unicode.IsLetter) < 0:
 		case commonVerbs[lw]:
 			verbs = append(verbs, lw)
 		case utf8.RuneCountInString(lw) < 3:
@@ -344,7 +345,7 @@ func lessonTriggers(subject string, extras []string, checks []lessonCheck) []str
 		var cw []string
 		for _, w := range strings.Fields(subject) {
 			lw := strings.ToLower(strings.Trim(w, ".,:;…`\"'()"))
-			if lw != "" && !funcWords[lw] && !fillerWords[lw] && !commonTriggerWords[lw] && strings.IndexFunc(lw, unicode.IsLetter) >= 0 && len(cw) < 3 {
+			if lw != "" && !claims.FuncWords[lw] && !claims.FillerWords[lw] && !commonTriggerWords[lw] && strings.IndexFunc(lw, unicode.IsLetter) >= 0 && len(cw) < 3 {
 				cw = append(cw, lw)
 			}
 		}
@@ -457,7 +458,7 @@ func shorten(s string, n int) string {
 
 // commonTriggerWords are words a coding task says about anything: alone,
 // a trigger of them would bring its warning up on routine prompts.
-var commonTriggerWords = wordSet(`not no yes all any add added adds change changed changes update updated updates fix fixed fixes
+var commonTriggerWords = claims.WordSet(`not no yes all any add added adds change changed changes update updated updates fix fixed fixes
 	modify modified remove removed delete deleted create created new old table tables file files code data test tests
 	function functions value values type types error errors list lists name names field fields page pages view views
 	user users model models server config option options check checks build builds issue issues work works working
@@ -470,7 +471,7 @@ var commonTriggerWords = wordSet(`not no yes all any add added adds change chang
 
 // everydayCommands are commands so routine that their name alone (with
 // its subcommand) says nothing: a trigger needs an argument after them.
-var everydayCommands = wordSet(`git cd ls cat echo grep rg find sudo mkdir rm cp mv touch head tail sed awk bd`)
+var everydayCommands = claims.WordSet(`git cd ls cat echo grep rg find sudo mkdir rm cp mv touch head tail sed awk bd`)
 
 // specificTrigger reports whether a trigger names something a task would
 // mention only when it is about it: an identifier, a path, a command with
@@ -491,7 +492,7 @@ func specificTrigger(t string) bool {
 	}
 	if len(ws) == 1 {
 		w := ws[0]
-		if commonTriggerWords[w] || funcWords[w] || commonVerbs[w] {
+		if commonTriggerWords[w] || claims.FuncWords[w] || commonVerbs[w] {
 			return false
 		}
 		// An identifier or a path: something a task names only when it
@@ -515,7 +516,7 @@ func specificTrigger(t string) bool {
 	content := 0
 	for _, w := range ws {
 		w = strings.Trim(w, "`'\".,;:()")
-		if w != "" && !commonTriggerWords[w] && !funcWords[w] && !commonVerbs[w] && !strings.HasPrefix(w, "-") {
+		if w != "" && !commonTriggerWords[w] && !claims.FuncWords[w] && !commonVerbs[w] && !strings.HasPrefix(w, "-") {
 			content++
 			if specificTrigger(w) {
 				return true

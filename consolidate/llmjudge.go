@@ -117,7 +117,7 @@ func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, 
 			pl.drop(d, "judging whether it updates %s: %v; the rules decided", a.ID, err)
 			return best, c, s
 		case v == verdictUpdate:
-			cf.Subject = subjectPhrase(updateCache.get(ClaimText(a)), updateCache.get(newer))
+			cf.Subject = subjectPhrase(updateCache.Get(ClaimText(a)), updateCache.Get(newer))
 			return a, cf, probableUpdate
 		case a == best:
 			// The model reads the rules' probable update as the same fact

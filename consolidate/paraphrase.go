@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode"
 
+	"cairn/consolidate/claims"
 	"cairn/memory"
 )
 
@@ -17,7 +18,7 @@ import (
 // four. Agents say one fact many ways: "Dialyzer PLT building is slow on
 // first run (2+ minutes)" and "First `mix dialyzer` run takes 2-3 min
 // building PLT — expected". Here each text is read into a canonical form —
-// markdown and backticks stripped, words stemmed (stemOf), abbreviations
+// markdown and backticks stripped, words stemmed (claims.Stem), abbreviations
 // written out, numbers read as quantities with their units — and two texts
 // whose canonical words overlap enough are proposed for a merge, unless
 // something tells them apart: a value, a name or a path one has and the
@@ -146,13 +147,13 @@ var paraNumberWords = map[string]float64{
 }
 
 // paraNegations are the words that negate what follows.
-var paraNegations = wordSet(`not no never without cannot nor none nothing neither`)
+var paraNegations = claims.WordSet(`not no never without cannot nor none nothing neither`)
 
 // paraModals mark a rule (or a requirement: "has to", "needs") rather
 // than a fact; they are read by the rule test, not counted as words. A
 // "need" followed by a quantity states a cost ("needs about 8 min"), not
 // a rule.
-var paraModals = wordSet(`always never must should shall ought avoid prefer ensure need`)
+var paraModals = claims.WordSet(`always never must should shall ought avoid prefer ensure need`)
 
 // paraPhrases are word groups read as one word before the text is split:
 // spellings of one thing ("time out", "timeout"), and comparisons in
@@ -193,24 +194,24 @@ var paraPoles = func() map[string]int {
 		a, b, _ := strings.Cut(pair, "/")
 		// Sides are 2i+1 and -(2i+1): each pair its own number, its two
 		// sides of opposite sign.
-		out[stemOf(a)], out[stemOf(b)] = 2*i+1, -(2*i + 1)
+		out[claims.Stem(a)], out[claims.Stem(b)] = 2*i+1, -(2*i + 1)
 	}
 	return out
 }()
 
 // paraImperatives are verbs that open an instruction ("Use Node 20",
 // "Before deploying, run the migrations").
-var paraImperatives = wordSet(`use run never always avoid prefer do make ensure keep set add put call check
+var paraImperatives = claims.WordSet(`use run never always avoid prefer do make ensure keep set add put call check
 	commit push pin install restart remember rerun start stop try pass write read install upgrade downgrade
 	prefix wrap skip disable enable delete remove configure build deploy`)
 
 // paraLeads open a clause that an instruction may follow after a comma
 // ("In CI, use npm ci").
-var paraLeads = wordSet(`in on for before after when whenever if once to during while with from`)
+var paraLeads = claims.WordSet(`in on for before after when whenever if once to during while with from`)
 
 // paraFillers carry no fact of their own: hedges and fillers that a
 // rewording adds or drops.
-var paraFillers = wordSet(`about roughly approximately around approx nearly almost usually typically generally
+var paraFillers = claims.WordSet(`about roughly approximately around approx nearly almost usually typically generally
 	really actually basically just always never must should shall ought avoid prefer ensure need instead rather
 	expected expect note important currently also even`)
 
@@ -218,13 +219,13 @@ var paraFillers = wordSet(`about roughly approximately around approx nearly almo
 // reads as production): a fact of one is never a fact of another, nor of
 // none named. otherThings reads them too, but only where each side names
 // one the other lacks.
-var paraEnvs = wordSet(`staging production development qa preview sandbox canary`)
+var paraEnvs = claims.WordSet(`staging production development qa preview sandbox canary`)
 
 // paraLightVerbs say where a thing is or that it runs, not which thing it
 // is: one swapped for another ("listens on port 4000", "runs on port
 // 4000"; "manifests live in", "are kept under") is a rewording, where a
 // noun swapped ("users table", "orders table") is another subject. Stems.
-var paraLightVerbs = wordSet(`live kept keep sit resid store locat listen run serv bind host build made make
+var paraLightVerbs = claims.WordSet(`live kept keep sit resid store locat listen run serv bind host build made make
 	put place found contain hold stay lie`)
 
 var (
@@ -236,8 +237,8 @@ var (
 	paraFlagRe  = regexp.MustCompile(`^(--?|\$)[a-z]`)
 )
 
-// paraCache caches texts read for paraphrase, as claimCache does claims.
-var paraCache = &readings[*paraReading]{read: readParaphrase}
+// paraCache caches texts read for paraphrase, as claims caches claims.
+var paraCache = claims.NewCache(readParaphrase)
 
 // readParaphrase reads a text into its canonical form.
 func readParaphrase(text string) *paraReading {
@@ -317,7 +318,7 @@ func readParaphrase(text string) *paraReading {
 			if paraModals[low] && !needAt {
 				r.rule = true
 			}
-			if pole := paraPoles[stemOf(low)]; pole != 0 {
+			if pole := paraPoles[claims.Stem(low)]; pole != 0 {
 				poles[pole] = true
 			}
 			if paraEnvs[low] {
@@ -348,7 +349,7 @@ func readParaphrase(text string) *paraReading {
 				if name, ok := paraName(tok, low); ok {
 					names[name] = true
 					if w := strings.TrimLeft(name, "-"); w != name {
-						addWord(stemOf(w)) // a flag's word: "--release", "a release build"
+						addWord(claims.Stem(w)) // a flag's word: "--release", "a release build"
 					} else {
 						addWord(name)
 					}
@@ -364,7 +365,7 @@ func readParaphrase(text string) *paraReading {
 					if stopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
 						continue
 					}
-					addWord(stemOf(part))
+					addWord(claims.Stem(part))
 				}
 			}
 		}
@@ -505,7 +506,7 @@ func lacksName(a, b *paraReading) bool {
 			continue
 		}
 		if w := strings.TrimLeft(n, "-"); w != n {
-			if _, ok := slices.BinarySearch(b.words, stemOf(w)); ok {
+			if _, ok := slices.BinarySearch(b.words, claims.Stem(w)); ok {
 				continue
 			}
 		}
@@ -562,7 +563,7 @@ func paraDistinct(a, b *memory.Memory) bool {
 	if a.Layer == memory.LayerEpisode || b.Layer == memory.LayerEpisode {
 		return true // a session's diary is its own
 	}
-	ra, rb := paraCache.get(ClaimText(a)), paraCache.get(ClaimText(b))
+	ra, rb := paraCache.Get(ClaimText(a)), paraCache.Get(ClaimText(b))
 	return !guardsPass(ra, rb) || otherThings(ra.expanded, rb.expanded)
 }
 
@@ -580,7 +581,7 @@ func (pl *planner) paraphrase(m *memory.Memory) (*memory.Memory, float64) {
 	if m.Layer == memory.LayerEpisode {
 		return nil, 0
 	}
-	rm := paraCache.get(ClaimText(m))
+	rm := paraCache.Get(ClaimText(m))
 	type posting struct {
 		key string
 		n   int
@@ -624,7 +625,7 @@ func (pl *planner) paraphrase(m *memory.Memory) (*memory.Memory, float64) {
 		if a.Layer == memory.LayerEpisode {
 			continue
 		}
-		ra := paraCache.get(ClaimText(a))
+		ra := paraCache.Get(ClaimText(a))
 		if sim := paraphraseOf(rm, ra); sim >= paraMinJaccard && sim > bestSim && !otherThings(rm.expanded, ra.expanded) {
 			best, bestSim = a, sim
 		}
@@ -647,8 +648,8 @@ func paraKeys(w string) []string {
 var paraAbbrevs = func() map[string][]string {
 	out := map[string][]string{}
 	for short, full := range paraSynonyms {
-		k := stemOf(full)
-		out[k] = append(out[k], stemOf(short))
+		k := claims.Stem(full)
+		out[k] = append(out[k], claims.Stem(short))
 	}
 	for k := range out {
 		slices.Sort(out[k])

@@ -15,6 +15,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cairn/consolidate/claims"
 	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
@@ -794,7 +795,7 @@ func (pl *planner) existingPairs() {
 	buckets := map[string][]string{}
 	keys := inParallel(len(stored), func(i int) string {
 		if m := pl.mems[stored[i]]; m != nil && pl.current(stored[i]) && !pl.created(stored[i]) {
-			return SubjectKey(ClaimText(m))
+			return claims.SubjectKey(ClaimText(m))
 		}
 		return ""
 	})
@@ -810,7 +811,7 @@ func (pl *planner) existingPairs() {
 		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
 			continue
 		}
-		bucket := buckets[SubjectKey(ClaimText(m))]
+		bucket := buckets[claims.SubjectKey(ClaimText(m))]
 		if len(bucket) > maxBand {
 			bucket = nil // a subject that common is no subject
 		}

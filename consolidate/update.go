@@ -11,6 +11,7 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/consolidate/claims"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -151,7 +152,7 @@ var uUnits = map[string]struct {
 
 // uWeakWords carry no subject: verbs any fact uses, time words, change
 // words. Stemmed forms are compared.
-var uWeakWords = wordSet(`be is are was were been run runs ran running use uses used using need needs needed
+var uWeakWords = claims.WordSet(`be is are was were been run runs ran running use uses used using need needs needed
 	requir require required requires go goes went gone sent send sends kept keep keeps store stored stores
 	manag managed manage own owned owns written write rewritten rewrite start starts started
 	listen listens live lives lived push pushed pushes hold holds set work works
@@ -167,7 +168,7 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
-var uEnvWords = wordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
+var uEnvWords = claims.WordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
 	canary beta alpha legacy internal external public private admin primary replica`)
 
 // uShortWords are the short forms (shortForms) stemmed: "prod" is
@@ -176,7 +177,7 @@ var uEnvWords = wordSet(`staging stage prod product production dev develop devel
 var uShortWords = func() map[string]string {
 	m := map[string]string{}
 	for short, full := range shortForms {
-		if s, f := stemOf(short), stemOf(full); s != f {
+		if s, f := claims.Stem(short), claims.Stem(full); s != f {
 			m[s] = f
 		}
 	}
@@ -224,7 +225,7 @@ func readUpdate(text string) uread {
 	}
 	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
 		f = strings.TrimRight(f, ".:!")
-		if LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
+		if claims.LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
 			r.subject = append(r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
 		}
 	}
@@ -254,7 +255,7 @@ func readUpdate(text string) uread {
 	}
 	if pkg != "" {
 		for _, m := range uBareVersionRe.FindAllStringSubmatchIndex(rest, -1) {
-			add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:"+pkg)
+			add(rest[m[2]:m[3]], claims.VersionKey(rest[m[2]:m[3]]), "version:"+pkg)
 			rest = blank(rest, m[2], m[3])
 		}
 	}
@@ -263,8 +264,8 @@ func readUpdate(text string) uread {
 	}
 	for _, m := range uPathRe.FindAllStringSubmatchIndex(rest, -1) {
 		p := strings.TrimRight(rest[m[2]:m[3]], ".")
-		if LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
-			add(p, pathKey(p), "path")
+		if claims.LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
+			add(p, claims.PathKey(p), "path")
 			rest = blank(rest, m[2], m[2]+len(p))
 		}
 	}
@@ -279,7 +280,7 @@ func readUpdate(text string) uread {
 	}
 	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(rest, -1) {
 		pkg := strings.ToLower(rest[m[2]:m[3]])
-		add(rest[m[4]:m[5]], versionKey(rest[m[4]:m[5]]), "version:"+pkg)
+		add(rest[m[4]:m[5]], claims.VersionKey(rest[m[4]:m[5]]), "version:"+pkg)
 		r.subject = append(r.subject, pkg)
 		rest = blank(rest, m[4], m[5])
 	}
@@ -353,12 +354,12 @@ func readUpdate(text string) uread {
 		w := strings.TrimRight(words[i], ".,;:!)")
 		prev := strings.Trim(words[i-1], ".,;:!(")
 		lp := strings.ToLower(prev)
-		v, ok := ParseVersion(w)
-		if !ok && digitsOnly(w) && versionWords[lp] {
+		v, ok := claims.ParseVersion(w)
+		if !ok && claims.DigitsOnly(w) && claims.VersionWords[lp] {
 			v, ok = w, true
 		}
 		if ok && w != "" && (unicode.IsDigit(rune(w[0])) || w[0] == 'v') &&
-			(versionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !idNounWords[lp] && !funcWords[lp] {
+			(claims.VersionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !claims.IDNounWords[lp] && !claims.FuncWords[lp] {
 			used[i], used[i-1] = true, true
 			if lp == "version" {
 				// "is at version 2.3.1": a version of what the subject
@@ -368,9 +369,9 @@ func readUpdate(text string) uread {
 			}
 			add(prev+" "+w, v, "version:"+lp)
 			r.subject = append(r.subject, lp)
-		} else if lp == "to" && i >= 2 && versionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
+		} else if lp == "to" && i >= 2 && claims.VersionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
 			// "Bumped Go to 1.23"
-			if v, ok := ParseVersion(w); ok {
+			if v, ok := claims.ParseVersion(w); ok {
 				pkg := strings.ToLower(strings.Trim(words[i-2], ".,"))
 				add(words[i-2]+" "+w, v, "version:"+pkg)
 				used[i] = true
@@ -396,7 +397,7 @@ func readUpdate(text string) uread {
 	// A three-part version with no package before it ("bumped the chart
 	// to 2.4.0"): a version of what the subject names.
 	for _, m := range uTripleRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:")
+		add(rest[m[2]:m[3]], claims.VersionKey(rest[m[2]:m[3]]), "version:")
 		rest = blank(rest, m[2], m[3])
 	}
 	// Units as people join them to their number: "a 30-minute timeout",
@@ -438,12 +439,12 @@ func readUpdate(text string) uread {
 			// "10k": ten thousand.
 			n, unit = thousands(n), ""
 		}
-		noun := unit != "" && !uVersionSuffix[unit] && !funcWords[unit] && !fillerWords[unit] && canonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[stemOf(unit)]
+		noun := unit != "" && !uVersionSuffix[unit] && !claims.FuncWords[unit] && !claims.FillerWords[unit] && claims.CanonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[claims.Stem(unit)]
 		if u, ok := uUnits[unit]; ok {
-			q, _ := ParseQuantity(n)
-			add(m[0], numberKey(q.Value*u.f, u.dim), u.dim)
+			q, _ := claims.ParseQuantity(n)
+			add(m[0], claims.NumberKey(q.Value*u.f, u.dim), u.dim)
 		} else if noun {
-			add(m[0], n, "count:"+stemOf(unit))
+			add(m[0], n, "count:"+claims.Stem(unit))
 		} else if unicode.IsDigit(rune(m[1][0])) {
 			add(m[1], n, "number")
 		}
@@ -462,7 +463,7 @@ func readUpdate(text string) uread {
 			if w == "" {
 				continue
 			}
-			if i == 0 && !mixedCase(w) && !(len(fs) > 1 && uPersonVerbRe.MatchString(strings.Join(fs[1:min(len(fs), 6)], " "))) || funcWords[strings.ToLower(w)] || fillerWords[strings.ToLower(w)] || openerWords[strings.ToLower(w)] {
+			if i == 0 && !mixedCase(w) && !(len(fs) > 1 && uPersonVerbRe.MatchString(strings.Join(fs[1:min(len(fs), 6)], " "))) || claims.FuncWords[strings.ToLower(w)] || claims.FillerWords[strings.ToLower(w)] || claims.OpenerWords[strings.ToLower(w)] {
 				continue
 			}
 			if !isCapitalised(w) && !mixedCase(w) {
@@ -479,7 +480,7 @@ func readUpdate(text string) uread {
 				j++
 			}
 			full := strings.Join(name, " ")
-			if versionWords[strings.ToLower(full)] && len(name) == 1 && j < len(fs) && !(i > 0 && funcWords[strings.ToLower(fs[i-1])]) {
+			if claims.VersionWords[strings.ToLower(full)] && len(name) == 1 && j < len(fs) && !(i > 0 && claims.FuncWords[strings.ToLower(fs[i-1])]) {
 				// "Go" before a word: a subject word, not a name value.
 				i = j - 1
 				continue
@@ -499,7 +500,7 @@ func readUpdate(text string) uread {
 	}
 	for _, w := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
 		w = strings.Trim(w, "-")
-		if len(w) < 2 || names[w] || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" {
+		if len(w) < 2 || names[w] || claims.FuncWords[w] || claims.FillerWords[w] || claims.OpenerWords[w] || uWeakWords[w] || claims.CanonWords[w] != "" {
 			continue
 		}
 		s := canonStem(w)
@@ -520,18 +521,18 @@ func readUpdate(text string) uread {
 }
 
 // uGenericCounts count nothing in particular ("3 times").
-var uGenericCounts = wordSet(`time item thing step way piece unit one`)
+var uGenericCounts = claims.WordSet(`time item thing step way piece unit one`)
 
 // uVersionSuffix: words after a version that name no thing counted
 // ("4.2 LTS", "2.0 beta").
-var uVersionSuffix = wordSet(`lts rc beta alpha stable final ga preview nightly`)
+var uVersionSuffix = claims.WordSet(`lts rc beta alpha stable final ga preview nightly`)
 
 // uPersonVerbRe: what follows a person's name opening a sentence ("Alice
 // owns the billing service", "Carlos is the tech lead for …").
 var uPersonVerbRe = regexp.MustCompile(`^(?:owns|leads|manages|maintains|handles|approves|reviews|runs point|is (?:the|our)\s+(?:[\w-]+\s+){0,3}(?:lead|owner|manager|maintainer|contact|reviewer|admin|dri|champion|on-call))\b`)
 
 // uDurationWords say how long something lasts, stemmed.
-var uDurationWords = wordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
+var uDurationWords = claims.WordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
 
 func isCapitalised(w string) bool {
 	rs := []rune(w)
@@ -557,7 +558,7 @@ func splitSentencesLoose(s string) []string { return uSentenceRe.Split(s, -1) }
 func versionConstraint(code string) (v, pkg string, ok bool) {
 	fs := strings.Fields(code)
 	if len(fs) == 2 && strings.Trim(fs[0], "~>=<^") == "" {
-		if v, ok := ParseVersion(fs[1]); ok {
+		if v, ok := claims.ParseVersion(fs[1]); ok {
 			return v, "", true
 		}
 	}
@@ -596,7 +597,7 @@ func (r uread) has(w string) bool {
 		return ok
 	}
 	near := func(a string) bool {
-		if a == w || stemOf(a) == stemOf(w) {
+		if a == w || claims.Stem(a) == claims.Stem(w) {
 			return true
 		}
 		short, long := a, w
@@ -611,7 +612,7 @@ func (r uread) has(w string) bool {
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, nw := range strings.Fields(v.key) {
-				if near(stemOf(nw)) {
+				if near(claims.Stem(nw)) {
 					return true
 				}
 			}
@@ -653,8 +654,8 @@ func saysValue(low, raw string) bool {
 			return false
 		}
 		j += i
-		before := j == 0 || !alnumRune(rune(low[j-1]))
-		after := j+len(raw) >= len(low) || !alnumRune(rune(low[j+len(raw)]))
+		before := j == 0 || !claims.AlnumRune(rune(low[j-1]))
+		after := j+len(raw) >= len(low) || !claims.AlnumRune(rune(low[j+len(raw)]))
 		if before && after {
 			return true
 		}
@@ -731,10 +732,10 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// agree, else someone should look.
 	for _, w := range strings.Fields(o.low) {
 		w = strings.Trim(w, ".,;:!()`\"'")
-		if len(w) < 4 || funcWords[w] || uWeakWords[w] || shared == 0 {
+		if len(w) < 4 || claims.FuncWords[w] || uWeakWords[w] || shared == 0 {
 			continue
 		}
-		if to := fromValue.get(w).FindStringSubmatch(n.low); to != nil {
+		if to := fromValue.Get(w).FindStringSubmatch(n.low); to != nil {
 			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
 			if same {
 				return certainUpdate, c
@@ -762,7 +763,7 @@ func (r uread) terms() []string {
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, w := range strings.Fields(v.key) {
-				if w = stemOf(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
+				if w = claims.Stem(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
 					out = append(out, w)
 				}
 			}
@@ -910,7 +911,7 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 			}
 		}
 		for _, w := range words {
-			if len(w) >= 3 && !digitsOnly(w) && retiredIn(n.low, w, true) {
+			if len(w) >= 3 && !claims.DigitsOnly(w) && retiredIn(n.low, w, true) {
 				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
 			}
 		}
@@ -935,10 +936,10 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 // name, or the package a version belongs to.
 func (r uread) valueWord(t string) bool {
 	for _, v := range r.vals {
-		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && stemOf(pkg) == t {
+		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && claims.Stem(pkg) == t {
 			return true
 		}
-		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return stemOf(w) == t || w == t }) {
+		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return claims.Stem(w) == t || w == t }) {
 			return true
 		}
 	}
@@ -979,7 +980,7 @@ var uInTheRe = regexp.MustCompile(`^\S+\s+(?:in|for|on)\s+(?:the\s+)?[\w-]+(?:\s
 
 // uManifestWords (stemmed) name where versions and settings are written
 // down, not what they are about.
-var uManifestWords = wordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
+var uManifestWords = claims.WordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
 
 // firstContent is the first word of a text that can name its subject,
 // verbs of change aside.
@@ -1031,7 +1032,7 @@ func ownersOf(n uread, nv uval) ([]string, bool) {
 	var owners []string
 	for k := len(words) - 1; k >= 0 && k >= len(words)-5; k-- {
 		w := words[k]
-		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[stemOf(w)] {
+		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[claims.Stem(w)] {
 			continue
 		}
 		if !contentWord(w) {
@@ -1114,10 +1115,10 @@ func keyOf(o, n uread) bool {
 
 // contentWord: a word that can name a subject.
 func contentWord(w string) bool {
-	if len(w) < 2 || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" || digitsOnly(w) {
+	if len(w) < 2 || claims.FuncWords[w] || claims.FillerWords[w] || claims.OpenerWords[w] || uWeakWords[w] || claims.CanonWords[w] != "" || claims.DigitsOnly(w) {
 		return false
 	}
-	s := stemOf(w)
+	s := claims.Stem(w)
 	return !uWeakWords[s] && !uDurationWords[s] && !uChangeRe.MatchString(w)
 }
 
@@ -1187,7 +1188,7 @@ func qualifiedHow(o, n uread) int {
 				return narrowedOwner
 			case i+1 < len(words) && (words[i+1] == "for" || words[i+1] == "of") && after(i+2):
 				return narrowedFor
-			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[stemOf(words[i+1])] && !uAttrWords[stemOf(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
+			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[claims.Stem(words[i+1])] && !uAttrWords[claims.Stem(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
 				// "the default language" where the older says "the default
 				// currency": another thing of the same kind. An attribute
 				// word is no other thing ("staging url" for "staging
@@ -1214,10 +1215,10 @@ func subjectHead(text string) []string {
 		if uTimeWords[base] {
 			continue // "the monthly AWS budget", "nightly backups"
 		}
-		if funcWords[base] || canonWords[base] != "" || digitsOnly(base) || len(out) == 4 {
+		if claims.FuncWords[base] || claims.CanonWords[base] != "" || claims.DigitsOnly(base) || len(out) == 4 {
 			break
 		}
-		if (uWeakWords[base] || uWeakWords[stemOf(base)]) && !nounBefore(text, base) {
+		if (uWeakWords[base] || uWeakWords[claims.Stem(base)]) && !nounBefore(text, base) {
 			break
 		}
 		out = append(out, base)
@@ -1235,7 +1236,7 @@ func nounBefore(text, w string) bool {
 			continue
 		}
 		nx := strings.Trim(fs[i+1], ".,;:!?()`\"'")
-		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[stemOf(nx)] && !uArticles[nx]
+		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[claims.Stem(nx)] && !uArticles[nx]
 	}
 	return false
 }
@@ -1246,7 +1247,7 @@ func sameWord(a, b string) bool { return canonStem(a) == canonStem(b) }
 // canonStem is a word's stem, a short form's as its long form's ("prod"
 // is production's, "db" database's): how update readings compare words.
 func canonStem(w string) string {
-	s := stemOf(w)
+	s := claims.Stem(w)
 	if c, ok := uShortWords[s]; ok {
 		return c
 	}
@@ -1255,10 +1256,10 @@ func canonStem(w string) string {
 
 var (
 	uClauseRe   = regexp.MustCompile(`[,;:.!?()—]+\s|[;()—]|\n`)
-	uArticles   = wordSet(`the a an all our their its this that these those`)
-	uAttrWords  = wordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
-	uTimeWords  = wordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
-	uBroadWords = wordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
+	uArticles   = claims.WordSet(`the a an all our their its this that these those`)
+	uAttrWords  = claims.WordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
+	uTimeWords  = claims.WordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
+	uBroadWords = claims.WordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
 )
 
 // looseType reports whether two values can stand for one another: the same
@@ -1293,7 +1294,7 @@ func reference(text string, lo, hi int) bool {
 	return uRefWords[strings.Trim(before, "(,")]
 }
 
-var uRefWords = wordSet(`per see via from closes fixes refs re`)
+var uRefWords = claims.WordSet(`per see via from closes fixes refs re`)
 
 // plainNumber writes a number without its thousands' commas: "5,000" is
 // 5000.
@@ -1359,10 +1360,10 @@ func subjectPhrase(o, n uread) string {
 	var out []string
 	for _, w := range strings.FieldsFunc(o.text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(".,;:!?()`\"", r) }) {
 		lw := strings.ToLower(w)
-		if len(lw) < 2 || funcWords[lw] || fillerWords[lw] || uWeakWords[lw] || canonWords[lw] != "" {
+		if len(lw) < 2 || claims.FuncWords[lw] || claims.FillerWords[lw] || uWeakWords[lw] || claims.CanonWords[lw] != "" {
 			continue
 		}
-		s := stemOf(lw)
+		s := claims.Stem(lw)
 		if !slices.Contains(o.subject, s) && slices.Contains(o.subject, lw) {
 			s = lw // a package's name, kept as written
 		}
@@ -1426,7 +1427,7 @@ func retiredIn(text, v string, loose bool) bool {
 	if loose {
 		res = retiredLoose
 	}
-	re := res.get(v)
+	re := res.Get(v)
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return false
@@ -1442,12 +1443,12 @@ func retiredIn(text, v string, loose bool) bool {
 // value, kept as readings are: a pass reads the same stored values against
 // many texts, and building one was most of the update model's time.
 var (
-	retiredStrict = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp { return retiredExpr(v, false) }}
-	retiredLoose  = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp { return retiredExpr(v, true) }}
+	retiredStrict = claims.NewCache(func(v string) *regexp.Regexp { return retiredExpr(v, false) })
+	retiredLoose  = claims.NewCache(func(v string) *regexp.Regexp { return retiredExpr(v, true) })
 	// fromValue is "from v to X", X the new value.
-	fromValue = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp {
+	fromValue = claims.NewCache(func(v string) *regexp.Regexp {
 		return regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(v) + `\s+to\s+([\w./:-]+)`)
-	}}
+	})
 )
 
 // retiredExpr is the expression retiredIn reads v with.
@@ -1536,7 +1537,7 @@ func updateKeys(title string) []string {
 	}
 	for _, text := range []string{title, split} {
 		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
-			if len(w) < 2 || stopWords[w] || funcWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
+			if len(w) < 2 || stopWords[w] || claims.FuncWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
 				continue
 			}
 			s := canonStem(w)
@@ -1599,7 +1600,7 @@ func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Con
 			continue
 		}
 		eligible = append(eligible, a)
-		rules, c := updateOf(updateCache.get(ClaimText(a)), nr)
+		rules, c := updateOf(updateCache.Get(ClaimText(a)), nr)
 		s := rules
 		if s == certainUpdate && a.ValidFrom.After(m.ValidFrom) {
 			// Stored after this was said ("has 4 machines" remembered
@@ -1653,7 +1654,7 @@ func onlyNames(a, b uread) bool {
 // or environments, each one the other lacks ("`rails` ~> 7.1" and "`sidekiq` ~> 6.5", spotter-fum.1
 // and spotter-fum.2, staging and production): never one subject.
 func otherThings(a, b string) bool {
-	ra, rb := updateCache.get(a), updateCache.get(b)
+	ra, rb := updateCache.Get(a), updateCache.Get(b)
 	differs := func(x, y uread) bool {
 		for _, w := range x.subject {
 			if (strings.Contains(w, ":") || uEnvWords[w]) && !y.has(w) {
@@ -1665,28 +1666,14 @@ func otherThings(a, b string) bool {
 	return ra.ownerless || rb.ownerless || differs(ra, rb) && differs(rb, ra)
 }
 
-// updateCache caches texts read for updates, as claimCache does claims.
-var updateCache = &readings[uread]{read: readUpdate}
+// updateCache caches texts read for updates, as claims caches claims.
+var updateCache = claims.NewCache(readUpdate)
 
 // correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
 // is corrects: what changed, and the wrong claim as a sentence ("port is
 // 8080"), so that a lesson about it names the subject and both values.
 func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) {
-	for _, cl := range claimCache.get(ClaimText(m)).claims {
-		if !cl.fromNot || cl.pos || cl.slotHi <= cl.slotLo {
-			continue
-		}
-		old := rawOf(cl.toks[cl.slotLo:cl.slotHi])
-		if !strings.EqualFold(strings.Trim(old, "`\"'"), strings.Trim(corrects, "`\"'")) && !strings.Contains(strings.ToLower(corrects), strings.ToLower(old)) {
-			continue
-		}
-		subject := subjectOf(&cl, cl.slotLo, cl.slotHi)
-		if subject == "" || cl.alt == "" {
-			continue
-		}
-		return Conflict{Subject: subject, Old: old, New: cl.alt, How: "not"}, rawOf(cl.toks), true
-	}
-	return Conflict{}, "", false
+	return claims.Corrected(ClaimText(m), corrects)
 }
 
 // maxWholeUpdate bounds a draft read whole for what it updates.
@@ -1787,7 +1774,7 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 		// sentence that was read as the update.
 		m.Title, m.Body = oneLineTitle(whole), whole
 		if cf.New == saidNow {
-			o, n := updateCache.get(ClaimText(a)), updateCache.get(whole)
+			o, n := updateCache.Get(ClaimText(a)), updateCache.Get(whole)
 			if i := slices.IndexFunc(n.vals, func(v uval) bool { return !o.says(v) }); i >= 0 {
 				cf.New = n.vals[i].raw
 			}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"cairn/consolidate/claims"
 	"cairn/memory"
 )
 
@@ -259,7 +260,7 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	}
 	for _, w := range strings.Fields(o.low) {
 		w = strings.Trim(w, ".,;:!()`\"'")
-		if len(w) >= 4 && !funcWords[w] && !uWeakWords[w] && retiredIn(n.low, w, false) {
+		if len(w) >= 4 && !claims.FuncWords[w] && !uWeakWords[w] && retiredIn(n.low, w, false) {
 			f[sOldWordRetired] = 1
 			break
 		}
@@ -378,10 +379,10 @@ func quantityDiffers(a, b []paraVal) bool {
 }
 
 // pastValues are pastValue's expressions, one a value.
-var pastValues = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp {
+var pastValues = claims.NewCache(func(v string) *regexp.Regexp {
 	q := regexp.QuoteMeta(v)
 	return regexp.MustCompile(`\b(?:was|were|previously|formerly|old|older|former|used to be)\s+(?:\S+\s+)?` + q + `|` + q + `\S*\s+(?:\S+\s+)?(?:was|were|is obsolete|are obsolete|numbers are obsolete|retired|target retired)\b`)
-}}
+})
 
 // pastValue reports whether low says v as what was: "(was v)", "v was",
 // "the old v", "v is obsolete", "previously v".
@@ -389,7 +390,7 @@ func pastValue(low, v string) bool {
 	if len(v) < 2 {
 		return false
 	}
-	return pastValues.get(v).MatchString(low)
+	return pastValues.Get(v).MatchString(low)
 }
 
 func notWordRune(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }
@@ -400,7 +401,7 @@ func trigramShare(a, b string) float64 {
 	grams := func(s string) map[string]bool {
 		m := map[string]bool{}
 		for _, w := range strings.FieldsFunc(s, notWordRune) {
-			if len(w) < 3 || funcWords[w] || stopWords[w] {
+			if len(w) < 3 || claims.FuncWords[w] || stopWords[w] {
 				continue
 			}
 			for i := 0; i+3 <= len(w); i++ {
@@ -535,7 +536,7 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 	bestP := 0.0
 	words := newerWords(n)
 	for i, r := range cands {
-		o := updateCache.get(ClaimText(r.m))
+		o := updateCache.Get(ClaimText(r.m))
 		if o.ownerless {
 			continue
 		}
@@ -551,7 +552,7 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 	if best.s == probableUpdate {
 		return best.m, best.c, probableUpdate
 	}
-	o := updateCache.get(ClaimText(best.m))
+	o := updateCache.Get(ClaimText(best.m))
 	c := Conflict{Subject: subjectPhrase(o, n), How: "changed"}
 	for _, ov := range o.vals {
 		if !n.says(ov) {

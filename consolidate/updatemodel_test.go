@@ -25,7 +25,7 @@ func examplesOf(t *testing.T, file string) []example {
 	t.Helper()
 	var out []example
 	for _, p := range readUpdatePairs(t, file) {
-		o, n := updateCache.get(p.Old), updateCache.get(p.New)
+		o, n := updateCache.Get(p.Old), updateCache.Get(p.New)
 		rules, _ := updateOf(o, n)
 		out = append(out, example{set: filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file), id: p.ID, text: p.Old + " ⇒ " + p.New,
 			f: updateFeatures(o, n, rules), words: newerWords(n), update: p.Kind == "update"})
