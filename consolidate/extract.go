@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"cairn/ingest"
+	"cairn/internal/lang"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -429,7 +430,7 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 }
 
 // abbreviations end in a full stop that does not end a sentence.
-var abbreviations = setOfWords(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
+var abbreviations = lang.WordSet(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
 
 // sentenceRanges cuts text[start:end] at sentence ends: a full stop,
 // question or exclamation mark followed by a space. A small number
@@ -657,7 +658,7 @@ func inlineProcedure(core string) (lead string, steps []string, ok bool) {
 }
 
 // imperativeVerbs start a step ("run …", "bump …").
-var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoid backfill bootstrap branch build bump call
+var imperativeVerbs = lang.WordSet(`add analyse analyze announce apply assign avoid backfill bootstrap branch build bump call
 	cd change check cherry-pick choose clean clear clone close commit compare configure copy cordon cp create cut
 	debug decrease delete deploy disable document download drain drop edit enable ensure export fetch find fix
 	flush follow freeze generate get grep increase install issue keep kill label load lock log login lower make
@@ -668,18 +669,10 @@ var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoi
 	visit wait warm watch write wipe`)
 
 // commandNames start a step as a program would be typed.
-var commandNames = setOfWords(`go make npm npx pnpm yarn git docker kubectl helm terraform pg_restore pg_dump pg_upgrade
+var commandNames = lang.WordSet(`go make npm npx pnpm yarn git docker kubectl helm terraform pg_restore pg_dump pg_upgrade
 	psql cargo pip pip3 python python3 node bun deno goreleaser gh aws gcloud az scp rsync curl systemctl
 	journalctl brew apt apt-get bazel buf protoc sqlc certbot mvn gradle sudo tmux sed kustomize ansible
 	redis-cli mysql mongosh openssl dotnet composer bundle rake poetry uv podman nix just task`)
-
-func setOfWords(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		out[w] = true
-	}
-	return out
-}
 
 // startsImperative reports whether s begins like a step: a verb in the
 // imperative, a command, or code.
@@ -864,7 +857,7 @@ func classifyStatement(st statement) (Candidate, bool) {
 
 // chatterWords are the words of acknowledgements and greetings: a
 // statement made of nothing else says nothing.
-var chatterWords = setOfWords(`ok okay k kk thanks thank you thx ty cheers cool nice great perfect awesome sounds good
+var chatterWords = lang.WordSet(`ok okay k kk thanks thank you thx ty cheers cool nice great perfect awesome sounds good
 	sgtm lgtm got it understood will do done yes yep yeah yup no nope nah sure right agreed exactly hmm hmmm hm ah
 	oh catch call point question makes sense fair enough worries problem problems np brb one sec moment hold on
 	wait hi hello hey there morning evening afternoon night bye see ttyl i interesting wow lol haha oops whoops
@@ -1090,15 +1083,15 @@ var triedX = lazy(`^(?:we\s+|i\s+)?tried\s+(?:upgrading\s+to|upgrading|bumping|r
 var gerundX = lazy(`^(?:using|setting|running|enabling|adding|caching|bumping|upgrading(?:\s+to)?|switching\s+to|calling|importing|mounting|pinning|disabling|turning\s+on|turning\s+off)\s+(.+?)\s+(?:broke|breaks|made|makes|caused|causes|crashed|crashes|didn't|did\s+not|doesn't|does\s+not|failed|fails|slowed|killed|hung|hangs)\b`)
 
 // adverbs are left out of a trigger phrase ("the cron job silently failed").
-var adverbs = setOfWords(`silently suddenly randomly intermittently occasionally consistently sometimes really
+var adverbs = lang.WordSet(`silently suddenly randomly intermittently occasionally consistently sometimes really
 	completely totally immediately finally eventually apparently probably constantly repeatedly`)
 
 // auxiliaries end a subject: "the deploy is broken" failed at "deploy".
-var auxiliaries = setOfWords(`is are was were be been has have had keeps kept got gets will would can could does did do
+var auxiliaries = lang.WordSet(`is are was were be been has have had keeps kept got gets will would can could does did do
 	isn't aren't wasn't weren't doesn't didn't won't can't`)
 
 // prepositions end a noun phrase.
-var prepositions = setOfWords(`on in for to from with when at inside during across without against before after while unless under over via per by of into`)
+var prepositions = lang.WordSet(`on in for to from with when at inside during across without against before after while unless under over via per by of into`)
 
 // readFailure reads a failure with its cause.
 func readFailure(st statement, core, low string) (Candidate, bool) {
@@ -1257,7 +1250,7 @@ func failureTriggers(subject, core string) []string {
 }
 
 // stopTrigger are words that name nothing a task would mention.
-var stopTrigger = setOfWords(`the and but this that these those its our your their was were are is has have had
+var stopTrigger = lang.WordSet(`the and but this that these those its our your their was were are is has have had
 	not don't doesn't didn't never issue problem bug cause root culprit what which when then there here also
 	just very really it's they them because since`)
 
@@ -1719,7 +1712,7 @@ func dashed(s string) string {
 // ("always run make lint", "never push to main", "run the linter before
 // committing") is not a task.
 var (
-	taskVerbs = setOfWords(`fix add implement refactor migrate write create make build find investigate look check update
+	taskVerbs = lang.WordSet(`fix add implement refactor migrate write create make build find investigate look check update
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
 		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would
@@ -1766,15 +1759,15 @@ func taskRequest(low string) bool {
 
 // copulas link a subject to what it is: third in a sentence, after a verb's
 // word and a noun, they make the verb's word a noun ("search TL is Rin").
-var copulas = setOfWords(`is are was were`)
+var copulas = lang.WordSet(`is are was were`)
 
 // objectLead are words that open what an order is about ("find what is
 // wrong", "check the config is right", "make sure it is"): after them a
 // copula belongs to the object.
-var objectLead = setOfWords(`the a an this that these those what why how where when who which if whether it its all everything something out sure our my your their every each`)
+var objectLead = lang.WordSet(`the a an this that these those what why how where when who which if whether it its all everything something out sure our my your their every each`)
 
 // requestLead are words that open a request before its verb.
-var requestLead = setOfWords(`then and so also now next please ok okay alright great cool`)
+var requestLead = lang.WordSet(`then and so also now next please ok okay alright great cool`)
 
 // bugReport is a person telling the agent of a bug to fix now ("there is a
 // bug where …", "when I try to …, it fails"): work of the moment.
@@ -1787,7 +1780,7 @@ var frenchPlan = lazy(`^(?:je\s+vais|on\s+va|il\s+faut|prochaine\s+étape|ensuit
 
 // nounAfter are words that, second in a sentence, make its first word a
 // noun rather than an order: "search runs on …", "build is green".
-var nounAfter = setOfWords(`is are was were runs ran uses used lives lives needs requires has have goes points listens deploys
+var nounAfter = lang.WordSet(`is are was were runs ran uses used lives lives needs requires has have goes points listens deploys
 	now moved moves switched takes took stays fails failed works worked`)
 
 // todoLead opens a list of what is still to do: working state of the

@@ -8,8 +8,7 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/kljensen/snowball"
-
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -223,8 +222,8 @@ func subjectWords(title string) []string {
 		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
 			continue // a value (v1.2, 8080, p99 stays out too: it names a measure, kept below)
 		}
-		s, err := snowball.Stem(w, "english", false)
-		if err != nil || s == "" {
+		s := lang.StemAll(w)
+		if s == "" {
 			s = w
 		}
 		if !seen[s] {

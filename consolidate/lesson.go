@@ -9,6 +9,7 @@ import (
 	"unicode/utf8"
 
 	"cairn/consolidate/claims"
+	"cairn/internal/lang"
 	"cairn/memory"
 	"cairn/safetext"
 )
@@ -269,7 +270,7 @@ func triggerExtras(c Conflict) []string {
 }
 
 // commonVerbs make poor triggers: a task says "use" or "run" about anything.
-var commonVerbs = claims.WordSet(`use uses used run runs ran take takes took hold holds live lives keep keeps set sets
+var commonVerbs = lang.WordSet(`use uses used run runs ran take takes took hold holds live lives keep keeps set sets
 	go goes get gets make makes serve serves served own owns owned depend depends is are was were have has do
 	does out up`)
 
@@ -458,7 +459,7 @@ func shorten(s string, n int) string {
 
 // commonTriggerWords are words a coding task says about anything: alone,
 // a trigger of them would bring its warning up on routine prompts.
-var commonTriggerWords = claims.WordSet(`not no yes all any add added adds change changed changes update updated updates fix fixed fixes
+var commonTriggerWords = lang.WordSet(`not no yes all any add added adds change changed changes update updated updates fix fixed fixes
 	modify modified remove removed delete deleted create created new old table tables file files code data test tests
 	function functions value values type types error errors list lists name names field fields page pages view views
 	user users model models server config option options check checks build builds issue issues work works working
@@ -471,7 +472,7 @@ var commonTriggerWords = claims.WordSet(`not no yes all any add added adds chang
 
 // everydayCommands are commands so routine that their name alone (with
 // its subcommand) says nothing: a trigger needs an argument after them.
-var everydayCommands = claims.WordSet(`git cd ls cat echo grep rg find sudo mkdir rm cp mv touch head tail sed awk bd`)
+var everydayCommands = lang.WordSet(`git cd ls cat echo grep rg find sudo mkdir rm cp mv touch head tail sed awk bd`)
 
 // specificTrigger reports whether a trigger names something a task would
 // mention only when it is about it: an identifier, a path, a command with

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"cairn/consolidate/claims"
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -147,13 +148,13 @@ var paraNumberWords = map[string]float64{
 }
 
 // paraNegations are the words that negate what follows.
-var paraNegations = claims.WordSet(`not no never without cannot nor none nothing neither`)
+var paraNegations = lang.WordSet(`not no never without cannot nor none nothing neither`)
 
 // paraModals mark a rule (or a requirement: "has to", "needs") rather
 // than a fact; they are read by the rule test, not counted as words. A
 // "need" followed by a quantity states a cost ("needs about 8 min"), not
 // a rule.
-var paraModals = claims.WordSet(`always never must should shall ought avoid prefer ensure need`)
+var paraModals = lang.WordSet(`always never must should shall ought avoid prefer ensure need`)
 
 // paraPhrases are word groups read as one word before the text is split:
 // spellings of one thing ("time out", "timeout"), and comparisons in
@@ -194,24 +195,24 @@ var paraPoles = func() map[string]int {
 		a, b, _ := strings.Cut(pair, "/")
 		// Sides are 2i+1 and -(2i+1): each pair its own number, its two
 		// sides of opposite sign.
-		out[claims.Stem(a)], out[claims.Stem(b)] = 2*i+1, -(2*i + 1)
+		out[lang.Stem(a)], out[lang.Stem(b)] = 2*i+1, -(2*i + 1)
 	}
 	return out
 }()
 
 // paraImperatives are verbs that open an instruction ("Use Node 20",
 // "Before deploying, run the migrations").
-var paraImperatives = claims.WordSet(`use run never always avoid prefer do make ensure keep set add put call check
+var paraImperatives = lang.WordSet(`use run never always avoid prefer do make ensure keep set add put call check
 	commit push pin install restart remember rerun start stop try pass write read install upgrade downgrade
 	prefix wrap skip disable enable delete remove configure build deploy`)
 
 // paraLeads open a clause that an instruction may follow after a comma
 // ("In CI, use npm ci").
-var paraLeads = claims.WordSet(`in on for before after when whenever if once to during while with from`)
+var paraLeads = lang.WordSet(`in on for before after when whenever if once to during while with from`)
 
 // paraFillers carry no fact of their own: hedges and fillers that a
 // rewording adds or drops.
-var paraFillers = claims.WordSet(`about roughly approximately around approx nearly almost usually typically generally
+var paraFillers = lang.WordSet(`about roughly approximately around approx nearly almost usually typically generally
 	really actually basically just always never must should shall ought avoid prefer ensure need instead rather
 	expected expect note important currently also even`)
 
@@ -219,13 +220,13 @@ var paraFillers = claims.WordSet(`about roughly approximately around approx near
 // reads as production): a fact of one is never a fact of another, nor of
 // none named. otherThings reads them too, but only where each side names
 // one the other lacks.
-var paraEnvs = claims.WordSet(`staging production development qa preview sandbox canary`)
+var paraEnvs = lang.WordSet(`staging production development qa preview sandbox canary`)
 
 // paraLightVerbs say where a thing is or that it runs, not which thing it
 // is: one swapped for another ("listens on port 4000", "runs on port
 // 4000"; "manifests live in", "are kept under") is a rewording, where a
 // noun swapped ("users table", "orders table") is another subject. Stems.
-var paraLightVerbs = claims.WordSet(`live kept keep sit resid store locat listen run serv bind host build made make
+var paraLightVerbs = lang.WordSet(`live kept keep sit resid store locat listen run serv bind host build made make
 	put place found contain hold stay lie`)
 
 var (
@@ -318,7 +319,7 @@ func readParaphrase(text string) *paraReading {
 			if paraModals[low] && !needAt {
 				r.rule = true
 			}
-			if pole := paraPoles[claims.Stem(low)]; pole != 0 {
+			if pole := paraPoles[lang.Stem(low)]; pole != 0 {
 				poles[pole] = true
 			}
 			if paraEnvs[low] {
@@ -349,7 +350,7 @@ func readParaphrase(text string) *paraReading {
 				if name, ok := paraName(tok, low); ok {
 					names[name] = true
 					if w := strings.TrimLeft(name, "-"); w != name {
-						addWord(claims.Stem(w)) // a flag's word: "--release", "a release build"
+						addWord(lang.Stem(w)) // a flag's word: "--release", "a release build"
 					} else {
 						addWord(name)
 					}
@@ -365,7 +366,7 @@ func readParaphrase(text string) *paraReading {
 					if stopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
 						continue
 					}
-					addWord(claims.Stem(part))
+					addWord(lang.Stem(part))
 				}
 			}
 		}
@@ -506,7 +507,7 @@ func lacksName(a, b *paraReading) bool {
 			continue
 		}
 		if w := strings.TrimLeft(n, "-"); w != n {
-			if _, ok := slices.BinarySearch(b.words, claims.Stem(w)); ok {
+			if _, ok := slices.BinarySearch(b.words, lang.Stem(w)); ok {
 				continue
 			}
 		}
@@ -648,8 +649,8 @@ func paraKeys(w string) []string {
 var paraAbbrevs = func() map[string][]string {
 	out := map[string][]string{}
 	for short, full := range paraSynonyms {
-		k := claims.Stem(full)
-		out[k] = append(out[k], claims.Stem(short))
+		k := lang.Stem(full)
+		out[k] = append(out[k], lang.Stem(short))
 	}
 	for k := range out {
 		slices.Sort(out[k])

@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"cairn/consolidate/claims"
+	"cairn/internal/lang"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -152,7 +153,7 @@ var uUnits = map[string]struct {
 
 // uWeakWords carry no subject: verbs any fact uses, time words, change
 // words. Stemmed forms are compared.
-var uWeakWords = claims.WordSet(`be is are was were been run runs ran running use uses used using need needs needed
+var uWeakWords = lang.WordSet(`be is are was were been run runs ran running use uses used using need needs needed
 	requir require required requires go goes went gone sent send sends kept keep keeps store stored stores
 	manag managed manage own owned owns written write rewritten rewrite start starts started
 	listen listens live lives lived push pushed pushes hold holds set work works
@@ -168,7 +169,7 @@ var uWeakWords = claims.WordSet(`be is are was were been run runs ran running us
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
-var uEnvWords = claims.WordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
+var uEnvWords = lang.WordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
 	canary beta alpha legacy internal external public private admin primary replica`)
 
 // uShortWords are the short forms (shortForms) stemmed: "prod" is
@@ -177,7 +178,7 @@ var uEnvWords = claims.WordSet(`staging stage prod product production dev develo
 var uShortWords = func() map[string]string {
 	m := map[string]string{}
 	for short, full := range shortForms {
-		if s, f := claims.Stem(short), claims.Stem(full); s != f {
+		if s, f := lang.Stem(short), lang.Stem(full); s != f {
 			m[s] = f
 		}
 	}
@@ -439,12 +440,12 @@ func readUpdate(text string) uread {
 			// "10k": ten thousand.
 			n, unit = thousands(n), ""
 		}
-		noun := unit != "" && !uVersionSuffix[unit] && !claims.FuncWords[unit] && !claims.FillerWords[unit] && claims.CanonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[claims.Stem(unit)]
+		noun := unit != "" && !uVersionSuffix[unit] && !claims.FuncWords[unit] && !claims.FillerWords[unit] && claims.CanonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[lang.Stem(unit)]
 		if u, ok := uUnits[unit]; ok {
 			q, _ := claims.ParseQuantity(n)
 			add(m[0], claims.NumberKey(q.Value*u.f, u.dim), u.dim)
 		} else if noun {
-			add(m[0], n, "count:"+claims.Stem(unit))
+			add(m[0], n, "count:"+lang.Stem(unit))
 		} else if unicode.IsDigit(rune(m[1][0])) {
 			add(m[1], n, "number")
 		}
@@ -521,18 +522,18 @@ func readUpdate(text string) uread {
 }
 
 // uGenericCounts count nothing in particular ("3 times").
-var uGenericCounts = claims.WordSet(`time item thing step way piece unit one`)
+var uGenericCounts = lang.WordSet(`time item thing step way piece unit one`)
 
 // uVersionSuffix: words after a version that name no thing counted
 // ("4.2 LTS", "2.0 beta").
-var uVersionSuffix = claims.WordSet(`lts rc beta alpha stable final ga preview nightly`)
+var uVersionSuffix = lang.WordSet(`lts rc beta alpha stable final ga preview nightly`)
 
 // uPersonVerbRe: what follows a person's name opening a sentence ("Alice
 // owns the billing service", "Carlos is the tech lead for …").
 var uPersonVerbRe = regexp.MustCompile(`^(?:owns|leads|manages|maintains|handles|approves|reviews|runs point|is (?:the|our)\s+(?:[\w-]+\s+){0,3}(?:lead|owner|manager|maintainer|contact|reviewer|admin|dri|champion|on-call))\b`)
 
 // uDurationWords say how long something lasts, stemmed.
-var uDurationWords = claims.WordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
+var uDurationWords = lang.WordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
 
 func isCapitalised(w string) bool {
 	rs := []rune(w)
@@ -597,7 +598,7 @@ func (r uread) has(w string) bool {
 		return ok
 	}
 	near := func(a string) bool {
-		if a == w || claims.Stem(a) == claims.Stem(w) {
+		if a == w || lang.Stem(a) == lang.Stem(w) {
 			return true
 		}
 		short, long := a, w
@@ -612,7 +613,7 @@ func (r uread) has(w string) bool {
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, nw := range strings.Fields(v.key) {
-				if near(claims.Stem(nw)) {
+				if near(lang.Stem(nw)) {
 					return true
 				}
 			}
@@ -763,7 +764,7 @@ func (r uread) terms() []string {
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, w := range strings.Fields(v.key) {
-				if w = claims.Stem(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
+				if w = lang.Stem(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
 					out = append(out, w)
 				}
 			}
@@ -936,10 +937,10 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 // name, or the package a version belongs to.
 func (r uread) valueWord(t string) bool {
 	for _, v := range r.vals {
-		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && claims.Stem(pkg) == t {
+		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && lang.Stem(pkg) == t {
 			return true
 		}
-		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return claims.Stem(w) == t || w == t }) {
+		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return lang.Stem(w) == t || w == t }) {
 			return true
 		}
 	}
@@ -980,7 +981,7 @@ var uInTheRe = regexp.MustCompile(`^\S+\s+(?:in|for|on)\s+(?:the\s+)?[\w-]+(?:\s
 
 // uManifestWords (stemmed) name where versions and settings are written
 // down, not what they are about.
-var uManifestWords = claims.WordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
+var uManifestWords = lang.WordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
 
 // firstContent is the first word of a text that can name its subject,
 // verbs of change aside.
@@ -1032,7 +1033,7 @@ func ownersOf(n uread, nv uval) ([]string, bool) {
 	var owners []string
 	for k := len(words) - 1; k >= 0 && k >= len(words)-5; k-- {
 		w := words[k]
-		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[claims.Stem(w)] {
+		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[lang.Stem(w)] {
 			continue
 		}
 		if !contentWord(w) {
@@ -1118,7 +1119,7 @@ func contentWord(w string) bool {
 	if len(w) < 2 || claims.FuncWords[w] || claims.FillerWords[w] || claims.OpenerWords[w] || uWeakWords[w] || claims.CanonWords[w] != "" || claims.DigitsOnly(w) {
 		return false
 	}
-	s := claims.Stem(w)
+	s := lang.Stem(w)
 	return !uWeakWords[s] && !uDurationWords[s] && !uChangeRe.MatchString(w)
 }
 
@@ -1188,7 +1189,7 @@ func qualifiedHow(o, n uread) int {
 				return narrowedOwner
 			case i+1 < len(words) && (words[i+1] == "for" || words[i+1] == "of") && after(i+2):
 				return narrowedFor
-			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[claims.Stem(words[i+1])] && !uAttrWords[claims.Stem(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
+			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[lang.Stem(words[i+1])] && !uAttrWords[lang.Stem(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
 				// "the default language" where the older says "the default
 				// currency": another thing of the same kind. An attribute
 				// word is no other thing ("staging url" for "staging
@@ -1218,7 +1219,7 @@ func subjectHead(text string) []string {
 		if claims.FuncWords[base] || claims.CanonWords[base] != "" || claims.DigitsOnly(base) || len(out) == 4 {
 			break
 		}
-		if (uWeakWords[base] || uWeakWords[claims.Stem(base)]) && !nounBefore(text, base) {
+		if (uWeakWords[base] || uWeakWords[lang.Stem(base)]) && !nounBefore(text, base) {
 			break
 		}
 		out = append(out, base)
@@ -1236,7 +1237,7 @@ func nounBefore(text, w string) bool {
 			continue
 		}
 		nx := strings.Trim(fs[i+1], ".,;:!?()`\"'")
-		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[claims.Stem(nx)] && !uArticles[nx]
+		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[lang.Stem(nx)] && !uArticles[nx]
 	}
 	return false
 }
@@ -1247,7 +1248,7 @@ func sameWord(a, b string) bool { return canonStem(a) == canonStem(b) }
 // canonStem is a word's stem, a short form's as its long form's ("prod"
 // is production's, "db" database's): how update readings compare words.
 func canonStem(w string) string {
-	s := claims.Stem(w)
+	s := lang.Stem(w)
 	if c, ok := uShortWords[s]; ok {
 		return c
 	}
@@ -1256,10 +1257,10 @@ func canonStem(w string) string {
 
 var (
 	uClauseRe   = regexp.MustCompile(`[,;:.!?()—]+\s|[;()—]|\n`)
-	uArticles   = claims.WordSet(`the a an all our their its this that these those`)
-	uAttrWords  = claims.WordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
-	uTimeWords  = claims.WordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
-	uBroadWords = claims.WordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
+	uArticles   = lang.WordSet(`the a an all our their its this that these those`)
+	uAttrWords  = lang.WordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
+	uTimeWords  = lang.WordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
+	uBroadWords = lang.WordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
 )
 
 // looseType reports whether two values can stand for one another: the same
@@ -1294,7 +1295,7 @@ func reference(text string, lo, hi int) bool {
 	return uRefWords[strings.Trim(before, "(,")]
 }
 
-var uRefWords = claims.WordSet(`per see via from closes fixes refs re`)
+var uRefWords = lang.WordSet(`per see via from closes fixes refs re`)
 
 // plainNumber writes a number without its thousands' commas: "5,000" is
 // 5000.
@@ -1363,7 +1364,7 @@ func subjectPhrase(o, n uread) string {
 		if len(lw) < 2 || claims.FuncWords[lw] || claims.FillerWords[lw] || uWeakWords[lw] || claims.CanonWords[lw] != "" {
 			continue
 		}
-		s := claims.Stem(lw)
+		s := lang.Stem(lw)
 		if !slices.Contains(o.subject, s) && slices.Contains(o.subject, lw) {
 			s = lw // a package's name, kept as written
 		}

@@ -12,6 +12,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -513,13 +514,13 @@ func nameShare(p string, asked map[string]bool) float64 {
 		}
 	}
 	var words, held int
-	for _, part := range split(fold(name)) {
+	for _, part := range split(lang.Fold(name)) {
 		part = american(strings.ToLower(part)) // as Tokens reads the question
 		if stopWords[part] || len(part) < 2 || isDigit(part) {
 			continue
 		}
 		words++
-		if asked[stem(part)] {
+		if asked[lang.Stem(part)] {
 			held++
 		}
 	}

@@ -13,9 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -397,41 +397,41 @@ func DigitsOnly(s string) bool {
 // words are compared (they shape the frame: "to" is not "from") but are
 // not part of the subject.
 var (
-	FillerWords = WordSet(`a an the now currently still actually really just today presently anymore already
+	FillerWords = lang.WordSet(`a an the now currently still actually really just today presently anymore already
 		nowadays indeed do does did basically simply recently finally definitely certainly obviously
 		officially again yet ever always`)
-	FuncWords = WordSet(`i me my we us our you your they them their it its he him his she her this that these
+	FuncWords = lang.WordSet(`i me my we us our you your they them their it its he him his she her this that these
 		those there here be was have will would can could shall should may might must to of in on at by
 		for from with through via into onto over under about as than behind after before within without
 		across between per and or but nor so which who whom whose what whereFrom when how why all any some
 		each every very then only because since while although though until whereas`)
 	// interjections open a correction ("No, …", "Actually, …") and say nothing.
-	OpenerWords = WordSet(`no nope yes yeah ok okay actually correction update fyi note so well sorry oh hmm
+	OpenerWords = lang.WordSet(`no nope yes yeah ok okay actually correction update fyi note so well sorry oh hmm
 		right wait`)
 	// auxiliaries after a name make it the subject ("the search API is …").
-	auxWords = WordSet(`be was have will would can could shall should may might must`)
+	auxWords = lang.WordSet(`be was have will would can could shall should may might must`)
 	// vague subjects: two claims about "it" may be about different things.
-	vagueWords = WordSet(`it this that they these those he she`)
+	vagueWords = lang.WordSet(`it this that they these those he she`)
 	// hedges make a claim a guess; conditionals make it not a plain fact.
-	hedgeWords = WordSet(`maybe might probably perhaps possibly likely unlikely apparently seemingly seems seem
+	hedgeWords = lang.WordSet(`maybe might probably perhaps possibly likely unlikely apparently seemingly seems seem
 		appears guess think believe suspect assume hopefully could would should may if unless whether
 		usually generally typically normally often sometimes mostly occasionally`)
 	// "not just Y", "not always Y": not a denial of Y.
-	softNotWords = WordSet(`just only merely simply solely necessarily always all even exactly`)
+	softNotWords = lang.WordSet(`just only merely simply solely necessarily always all even exactly`)
 	// A number after these names a thing (issue 11, step 3, PR 41), it does
 	// not measure it.
-	IDNounWords = WordSet(`issue issues pr prs ticket tickets bug bugs step steps phase stage bench benchmark section
+	IDNounWords = lang.WordSet(`issue issues pr prs ticket tickets bug bugs step steps phase stage bench benchmark section
 		chapter item flatLine row page task story epic milestone sprint case rule option figure table example
 		lesson number no id adr rfc run build job attempt round`)
 	// An instruction that starts with these ("Run `make test`", "Use X")
 	// is one of several; a different name or command in it is another
 	// instruction, not a correction.
-	commandVerbs = WordSet(`run use call set add check avoid prefer try make put keep install build start stop
+	commandVerbs = lang.WordSet(`run use call set add check avoid prefer try make put keep install build start stop
 		open read write see ensure remember commit push pull deploy test lint format update upgrade bump
 		pin enable disable configure create delete remove rename move copy`)
-	additiveWords = WordSet(`also too additionally plus both either another additional extra`)
+	additiveWords = lang.WordSet(`also too additionally plus both either another additional extra`)
 	// approximations: "about 40 ms" and "about 38 ms" do not contradict.
-	approxWords = WordSet(`about around approximately roughly nearly almost ~ over under least most than less fewer
+	approxWords = lang.WordSet(`about around approximately roughly nearly almost ~ over under least most than less fewer
 		upto`)
 	// copulas and friends, read as one word each.
 	CanonWords = map[string]string{"is": "be", "are": "be", "am": "be", "been": "be", "being": "be",
@@ -442,18 +442,10 @@ var (
 		"inactive": "active", "unavailable": "available", "unsupported": "supported", "false": "true",
 		"fails": "passes", "failing": "passing", "failed": "passed", "fail": "pass", "forbidden": "allowed",
 		"disallowed": "allowed", "absent": "present", "off": "on"}
-	VersionWords = WordSet(`version versions release go golang node nodejs python rust java ruby php perl
+	VersionWords = lang.WordSet(`version versions release go golang node nodejs python rust java ruby php perl
 		postgres postgresql mysql redis kubernetes k8s debian ubuntu alpine llvm clang gcc dotnet kotlin
 		swift scala elixir erlang deno bun npm pnpm yarn terraform helm docker`)
 )
-
-func WordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
 
 // sentenceClaims reads one sentence: its words and values, then the
 // patterns that make two claims of it ("X, not Y", "not Y but X", "X
@@ -500,7 +492,7 @@ func sentenceClaims(s string) []claim {
 	// word after it names a thing; only "tests fail", "is disabled" deny.
 	for i := range toks {
 		if t := &toks[i]; t.antonym && i+1 < len(toks) && (toks[i+1].kind == tkWord && !toks[i+1].stop && !toks[i+1].neg || toks[i+1].kind.typed()) {
-			t.antonym, t.key, t.stop = false, Stem(t.low), FuncWords[t.low]
+			t.antonym, t.key, t.stop = false, lang.Stem(t.low), FuncWords[t.low]
 		}
 	}
 
@@ -1309,7 +1301,7 @@ func plainWord(raw string) ctoken {
 	if c, ok := CanonWords[low]; ok {
 		low = c
 	}
-	t.key = Stem(low)
+	t.key = lang.Stem(low)
 	t.stop = FuncWords[low] || FuncWords[t.key]
 	return t
 }
@@ -1639,7 +1631,7 @@ func CommitLike(s string) bool {
 
 // pathExts are the extensions that make "name.ext" a file rather than a
 // word with a dot in it.
-var pathExts = WordSet(`go mod sum yaml yml toml json jsonl md markdown txt rst py pyi js mjs cjs ts tsx jsx rs c h
+var pathExts = lang.WordSet(`go mod sum yaml yml toml json jsonl md markdown txt rst py pyi js mjs cjs ts tsx jsx rs c h
 	cc cpp cxx hpp java kt kts rb sh bash zsh fish sql env ini cfg conf config lock html htm css scss sass
 	less xml csv tsv proto tf tfvars hcl lua swift php pl ex exs erl hs ml nix gradle bzl bazel cmake mk
 	vim el svelte vue dart zig log pem crt service socket timer plist gitignore dockerignore editorconfig
@@ -1678,26 +1670,5 @@ func PathKey(s string) string {
 	if len(s) > 1 {
 		s = strings.TrimSuffix(s, "/")
 	}
-	return s
-}
-
-// stemCache caches Snowball's answers: stemming is the costliest step of
-// reading a claim, and a project's vocabulary is small.
-var stemCache sync.Map
-
-func Stem(w string) string {
-	if len(w) < 3 {
-		return w
-	}
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; c < 'a' || c > 'z' {
-			return w
-		}
-	}
-	if s, ok := stemCache.Load(w); ok {
-		return s.(string)
-	}
-	s := english.Stem(w, false)
-	stemCache.Store(strings.Clone(w), s)
 	return s
 }
