@@ -6,6 +6,7 @@ import (
 	"errors"
 	"strings"
 
+	"cairn/consolidate/extract"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -72,15 +73,15 @@ func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conf
 		return verdictUnrelated, Conflict{}, nil
 	case "update":
 	default:
-		return verdictNone, Conflict{}, l.errorf(`the verdict %q is none of "update", "same", "unrelated"`, llmShort(v.Verdict, 40))
+		return verdictNone, Conflict{}, l.errorf(`the verdict %q is none of "update", "same", "unrelated"`, extract.Short(v.Verdict, 40))
 	}
-	oldPart, ok := llmFindSpan(older, strings.TrimSpace(v.Old))
+	oldPart, ok := extract.FindSpan(older, strings.TrimSpace(v.Old))
 	if !ok || strings.TrimSpace(v.Old) == "" {
 		return verdictNone, Conflict{}, l.errorf("judged an update but its \"old\" is not in the older memory")
 	}
 	newPart := ""
 	if strings.TrimSpace(v.New) != "" {
-		if newPart, ok = llmFindSpan(newer, strings.TrimSpace(v.New)); !ok {
+		if newPart, ok = extract.FindSpan(newer, strings.TrimSpace(v.New)); !ok {
 			return verdictNone, Conflict{}, l.errorf("judged an update but its \"new\" is not in the newer text")
 		}
 	}
@@ -90,7 +91,7 @@ func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conf
 	if newPart == "" {
 		newPart = "no longer"
 	}
-	return verdictUpdate, Conflict{Old: llmShort(oldPart, 80), New: llmShort(newPart, 80), How: "judged"}, nil
+	return verdictUpdate, Conflict{Old: extract.Short(oldPart, 80), New: extract.Short(newPart, 80), How: "judged"}, nil
 }
 
 // judge asks the model about what the rules left uncertain for m: the

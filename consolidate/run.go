@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -16,6 +14,7 @@ import (
 	"time"
 
 	"cairn/consolidate/claims"
+	"cairn/consolidate/extract"
 	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
@@ -227,14 +226,14 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 			return rep, nil, nil, err
 		}
 		progress(opt, "extracting", i, len(drafts))
-		if why := workingNotes(d); why != "" {
+		if why := extract.WorkingNotes(d); why != "" {
 			pl.drop(d, "%s: working notes, never a source of memories", why)
 		} else {
 			cands := pl.extract(d)
 			for _, c := range cands {
 				found = append(found, candidateOf(d, c))
 			}
-			if sk := skippedStatements(d, cands); len(sk) > 0 {
+			if sk := extract.Skipped(d, cands); len(sk) > 0 {
 				skipped = append(skipped, skippedOf{d, sk})
 			}
 		}
@@ -253,7 +252,7 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	// as a person wrote it: what changed may be said across its sentences
 	// ("crash reports: Bugsnag. we pulled the firebase SDK entirely").
 	for _, d := range drafts {
-		if !pl.updated[d.ID] && wholeStatement(d) {
+		if !pl.updated[d.ID] && extract.Whole(d) {
 			pl.readingWhole = true
 			pl.skippedUpdate(d, d.Text)
 			pl.readingWhole = false
@@ -410,7 +409,7 @@ func (pl *planner) drop(d memory.Draft, format string, a ...any) {
 // patterns when it fails), else the patterns.
 // Once the pass's deadline for the model passed, the patterns take the
 // drafts left, the one whose request it cut short too.
-func (pl *planner) extract(d memory.Draft) []Candidate {
+func (pl *planner) extract(d memory.Draft) []extract.Candidate {
 	if pl.opt.LLM != nil && pl.llmCtx.Err() == nil {
 		cands, dropped, err := pl.opt.LLM.Extract(pl.llmCtx, d)
 		for _, why := range dropped {
@@ -421,18 +420,18 @@ func (pl *planner) extract(d memory.Draft) []Candidate {
 		}
 		if pl.llmCtx.Err() == nil || pl.ctx.Err() != nil {
 			pl.drop(d, "%v; the patterns were used instead", err)
-			return Extract(d)
+			return extract.Extract(d)
 		}
 	}
 	if pl.opt.LLM != nil && pl.ctx.Err() == nil {
 		pl.lateSeen = true
 		pl.late++
 	}
-	return Extract(d)
+	return extract.Extract(d)
 }
 
 // candidate plans what one extracted candidate becomes.
-func (pl *planner) candidate(d memory.Draft, c Candidate) {
+func (pl *planner) candidate(d memory.Draft, c extract.Candidate) {
 	m := &memory.Memory{
 		ID: memory.NewID(), Project: pl.p.ID, Layer: c.Layer, Kind: c.Kind,
 		Title: strings.TrimSpace(c.Title), Body: strings.TrimSpace(c.Body), Provenance: c.Provenance,
@@ -482,7 +481,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		pl.updated[d.ID] = true
 		// What an agent said in passing in its session, or what cairn is
 		// unsure of, is never read as certain: a person looks first.
-		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {
+		if s == certainUpdate && c.Sure && !(extract.FromTranscript(d) && d.Actor != memory.ActorUser) {
 			pl.reconcile(a, m, cf, d)
 		} else {
 			pl.proposeUpdate(a, m, cf, d)
@@ -496,7 +495,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 			fmt.Sprintf("a draft says nearly the same as %s (similarity %.2f)", a.ID, sim))
 		return
 	}
-	if !c.Sure && fromTranscript(d) && d.Actor != memory.ActorUser {
+	if !c.Sure && extract.FromTranscript(d) && d.Actor != memory.ActorUser {
 		// An agent's passing remark that cairn is unsure of: the episode
 		// keeps the session, a person's inbox is not its notebook.
 		pl.drop(d, "an agent's %s cairn is not sure of, left in the episode", c.Class)
@@ -509,7 +508,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		return
 	}
 	pl.create(m, memory.ChangeCreate, "")
-	if c.Class == ClassCorrection && c.Corrects != "" {
+	if c.Class == extract.ClassCorrection && c.Corrects != "" {
 		// The wrong claim was never stored (said in a session): the lesson
 		// is about the claim as the correction names it.
 		wrong := &memory.Memory{ID: "", Project: pl.p.ID, Layer: m.Layer, Kind: m.Kind, Title: c.Corrects,
@@ -1048,39 +1047,10 @@ type skippedOf struct {
 
 type found struct {
 	d memory.Draft
-	c Candidate
+	c extract.Candidate
 }
 
-func candidateOf(d memory.Draft, c Candidate) found { return found{d: d, c: c} }
-
-// fromTranscript reports whether ingest read the draft from an agent's
-// session log (a capture names no file).
-func fromTranscript(d memory.Draft) bool { return d.Source.File != "" && d.Source.Session != "" }
-
-// compactOpening is how Claude Code's compaction summary opens when it is
-// replayed to the model as a message.
-var compactOpening = lazy(`^\s*(?:This session is being continued from a previous conversation|<analysis>|Your task is to create a detailed summary of the conversation)`)
-
-// workingNotes says why a draft is never a source of memories, "" when it
-// is one: a compaction run (Claude Code writes the whole conversation again
-// to subagents/agent-acompact-*.jsonl, then the model's summary of it, with
-// its stale to-dos), and a sub-agent's transcript (subagents/agent-*.jsonl:
-// a research report for the main agent, whose own answer says what it
-// adopted).
-func workingNotes(d memory.Draft) string {
-	if !fromTranscript(d) {
-		return ""
-	}
-	file := filepath.ToSlash(d.Source.File)
-	base := path.Base(file)
-	switch {
-	case strings.HasPrefix(base, "agent-acompact-") || compactOpening.MatchString(d.Text):
-		return "a compaction summary"
-	case strings.HasPrefix(base, "agent-") && path.Base(path.Dir(file)) == "subagents":
-		return "a sub-agent's report"
-	}
-	return ""
-}
+func candidateOf(d memory.Draft, c extract.Candidate) found { return found{d: d, c: c} }
 
 // MaxPerSession bounds the memories (all but the session's own episode)
 // one agent session leaves: a careful colleague writes down a
@@ -1096,7 +1066,7 @@ func (pl *planner) budget(fs []found) []found {
 	left := map[string]int{}
 	counted := func(f found) bool {
 		// An agent's unsure candidate is dropped later, and costs nothing.
-		return fromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
+		return extract.FromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
 	}
 	for _, f := range fs {
 		if s := f.d.Source.Session; counted(f) {
@@ -1149,19 +1119,19 @@ func worth(f found) int {
 		// The person's corrections, rules, decisions and failures first; a
 		// plain statement in a prompt is often the task's context.
 		w += 30
-		if f.c.Class != ClassState && f.c.Class != ClassEvent {
+		if f.c.Class != extract.ClassState && f.c.Class != extract.ClassEvent {
 			w += 70
 		}
 	}
-	if f.c.Provenance == memory.ProvObserved && f.c.Class == ClassState {
+	if f.c.Provenance == memory.ProvObserved && f.c.Class == extract.ClassState {
 		w += 20 // a finding the agent concluded and acted on (its notes)
 	}
 	switch f.c.Class {
-	case ClassCorrection, ClassPreference:
+	case extract.ClassCorrection, extract.ClassPreference:
 		w += 50
-	case ClassLesson, ClassFailure, ClassDecision:
+	case extract.ClassLesson, extract.ClassFailure, extract.ClassDecision:
 		w += 40
-	case ClassProcedure:
+	case extract.ClassProcedure:
 		w += 30
 	}
 	if f.c.Because != "" {

@@ -9,9 +9,9 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
 	"cairn/consolidate/claims"
+	"cairn/consolidate/extract"
 	"cairn/internal/lang"
 	"cairn/memory"
 	"cairn/secrets"
@@ -82,10 +82,7 @@ var (
 	uRateRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s+(?:requests|reqs|calls|queries)\s*(?:per|/|a|an)\s*(second|sec|s|minute|min|hour|hr|h)\b`)
 	// uArrowUnitRe is a change of amount whose unit follows the new one:
 	// "15→5 min", "12 -> 24 h".
-	uArrowUnitRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s*(?:→|->|=>)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\b`)
-	// uTerseRe is a note of a current value: "key: value", "key = value",
-	// "X set to Y", "set X to Y".
-	uTerseRe       = regexp.MustCompile(`(?i)^\s*(?:[a-z][\w.'/-]*(?:\s+[a-z][\w.'/-]*){0,5}\s*(?::|=)\s*\S+(?:\s+\S+){0,7}|(?:[a-z][\w.'/-]*\s+){1,6}(?:is\s+now\s+|now\s+)?set\s+to\s+\S+(?:\s+\S+){0,7}|set\s+(?:[\w.'/-]+\s+){1,6}to\s+\S+(?:\s+\S+){0,5})\s*\.?\s*$`)
+	uArrowUnitRe   = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s*(?:→|->|=>)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\b`)
 	uTripleRe      = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+\.\d+(?:-[\w.]+)?)\b`)
 	uNumRe         = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
 	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|nightly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
@@ -188,7 +185,7 @@ var uShortWords = func() map[string]string {
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
 	r := uread{text: text, low: strings.ToLower(text)}
-	r.terse = uTerseRe.MatchString(text)
+	r.terse = extract.TerseNote.MatchString(text)
 	r.change = uChangeRe.MatchString(text) || r.terse
 	r.aside = uHypotheticalRe.MatchString(text) || uLocalRe.MatchString(text)
 	r.still = uStillRe.MatchString(text)
@@ -1677,72 +1674,6 @@ func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) 
 	return claims.Corrected(ClaimText(m), corrects)
 }
 
-// maxWholeUpdate bounds a draft read whole for what it updates.
-const maxWholeUpdate = 600
-
-// wholeStatement reports whether a draft may be read whole for what it
-// updates: a person's short note, not from a transcript, not working
-// notes, that opens on a statement (not a question, a request, a plan or
-// chatter; what follows may be: "moved to X, we'll delete Y next sprint").
-func wholeStatement(d memory.Draft) bool {
-	if len(d.Text) > maxWholeUpdate || fromTranscript(d) || workingNotes(d) != "" || pastedDocument(d.Text) {
-		return false
-	}
-	first := strings.TrimSpace(d.Text)
-	if i := strings.IndexAny(first, ".!?\n"); i >= 0 {
-		if first[i] == '?' {
-			return false // it opens on a question
-		}
-		first = first[:i]
-	}
-	low := strings.ToLower(first)
-	return low != "" && !isChatter(low) && !(taskRequest(low) && !uTerseRe.MatchString(first)) && !planAhead.MatchString(low) && !progressive.MatchString(low) && !hedgeWord.MatchString(strings.ToLower(d.Text))
-}
-
-// maxSkippedLen bounds a statement read for updates when extraction made
-// nothing of it: a terse note or a sentence, not a paragraph.
-const maxSkippedLen = 300
-
-// skippedStatements are the statements of d that extraction made no
-// candidate of and that still state something: not chatter, not a
-// question, not a request for work or a plan, no credential, no to-do
-// item, no bookkeeping of the work of the moment. Each is read for what
-// it updates; it never becomes a memory on its own.
-func skippedStatements(d memory.Draft, cands []Candidate) []string {
-	if strings.TrimSpace(d.Text) == "" || !utf8.ValidString(d.Text) || len(d.Text) > 64<<10 {
-		return nil
-	}
-	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
-		return nil
-	}
-	x, _, notes, harness := newExtractor(d)
-	if notes {
-		return nil // working notes: their findings are extraction's
-	}
-	var out []string
-	for _, st := range x.statements(d.Actor) {
-		if st.procedure || st.todo || len(st.core) > maxSkippedLen || x.tainted(st) || overlaps(harness, st.start, st.end) {
-			continue
-		}
-		core := st.core
-		low := strings.ToLower(core)
-		if core == "" || isChatter(low) || workLog(st, low) || taskRequest(low) && !uTerseRe.MatchString(core) || planAhead.MatchString(low) || progressive.MatchString(low) {
-			continue
-		}
-		if slices.ContainsFunc(cands, func(c Candidate) bool {
-			return c.Span != "" && (strings.Contains(c.Span, core) || strings.Contains(core, strings.TrimSpace(c.Span)))
-		}) {
-			continue
-		}
-		text := st.body
-		if text == "" {
-			text = core
-		}
-		out = append(out, text)
-	}
-	return out
-}
-
 // skippedUpdate reads one statement extraction skipped for what it
 // updates: at most a proposal, with the statement as the proposed
 // memory's text (it was never a memory itself, so it never supersedes on
@@ -1754,7 +1685,7 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 	}
 	m := &memory.Memory{
 		ID: memory.NewID(), Project: pl.p.ID, Layer: memory.LayerState, Kind: memory.KindFact,
-		Title: oneLineTitle(text), Body: strings.TrimSpace(text), Provenance: prov, Confidence: prov.BaseConfidence(),
+		Title: extract.OneLineTitle(text), Body: strings.TrimSpace(text), Provenance: prov, Confidence: prov.BaseConfidence(),
 		Status: memory.StatusActive, Version: 1, ValidFrom: d.Time,
 		Source: memory.Source{Actor: d.Actor, Session: d.Source.Session, File: d.Source.File, Line: d.Source.Line},
 	}
@@ -1769,11 +1700,11 @@ func (pl *planner) skippedUpdate(d memory.Draft, text string) {
 		return
 	}
 	pl.updated[d.ID] = true
-	if whole := strings.TrimSpace(d.Text); text != whole && wholeStatement(d) {
+	if whole := strings.TrimSpace(d.Text); text != whole && extract.Whole(d) {
 		// The proposed memory is the person's whole note ("logging:
 		// fluent-bit → Loki. Filebeat daemonset removed"), not the one
 		// sentence that was read as the update.
-		m.Title, m.Body = oneLineTitle(whole), whole
+		m.Title, m.Body = extract.OneLineTitle(whole), whole
 		if cf.New == saidNow {
 			o, n := updateCache.Get(ClaimText(a)), updateCache.Get(whole)
 			if i := slices.IndexFunc(n.vals, func(v uval) bool { return !o.says(v) }); i >= 0 {

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/consolidate/extract"
 	"cairn/memory"
 )
 
@@ -289,7 +290,7 @@ func TestAgentTranscriptNeverSupersedesByRewording(t *testing.T) {
 func TestSkippedStatementProposesNeverSupersedes(t *testing.T) {
 	t.Parallel()
 	const note = "metrics exporter port: 9200"
-	if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: note}); len(cs) != 0 {
+	if cs := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: note}); len(cs) != 0 {
 		t.Fatalf("extraction made %d candidates of %q; this test wants one it skips", len(cs), note)
 	}
 	for _, tc := range []struct {
@@ -332,7 +333,7 @@ func TestSkippedStatementProposesNeverSupersedes(t *testing.T) {
 	}
 	// A line holding a credential is never read, whatever it updates.
 	d := memory.Draft{Actor: memory.ActorUser, Text: "metrics exporter port: 9200 with token ghp_" + strings.Repeat("a1B2", 9) + "\nredis maxmemory = 4gb"}
-	if got := skippedStatements(d, nil); !slices.Equal(got, []string{"redis maxmemory = 4gb"}) {
+	if got := extract.Skipped(d, nil); !slices.Equal(got, []string{"redis maxmemory = 4gb"}) {
 		t.Errorf("skipped statements %q, want only the line without the credential", got)
 	}
 }
