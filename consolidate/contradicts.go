@@ -1,32 +1,13 @@
 package consolidate
 
 import (
-	"strings"
-
 	"cairn/consolidate/claims"
+	"cairn/consolidate/update"
 	"cairn/memory"
 )
 
 // Conflict says how newer contradicts older (see claims.Conflict).
 type Conflict = claims.Conflict
-
-// ClaimText is the text of a memory that Contradicts reads: its body, with
-// the title in front when a person chose one. Bucket memories by
-// SubjectKey(ClaimText(m)) so that pairs Contradicts can find share a
-// bucket (or one's key holds the other's words).
-func ClaimText(m *memory.Memory) string {
-	body := strings.TrimSpace(m.Body)
-	if body == "" {
-		return m.Title
-	}
-	// A title drawn from the body (memory.DeriveTitle: its first line, cut
-	// with "…" when long) says nothing the body does not; this test is
-	// cheaper than deriving it again for every comparison.
-	if m.Title == "" || strings.HasPrefix(body, strings.TrimSuffix(m.Title, "…")) {
-		return m.Body
-	}
-	return m.Title + "\n" + m.Body
-}
 
 // Contradicts reports whether newer states a different value than older for
 // the same subject.
@@ -41,7 +22,7 @@ func Contradicts(older, newer *memory.Memory) (Conflict, bool) {
 	if older.Layer == memory.LayerMeta || newer.Layer == memory.LayerMeta || older.Kind == memory.KindLesson || newer.Kind == memory.KindLesson {
 		return Conflict{}, false
 	}
-	ot, nt := ClaimText(older), ClaimText(newer)
+	ot, nt := claims.ClaimText(older), claims.ClaimText(newer)
 	c, ok := claims.Compare(ot, nt, eventLike(older) || eventLike(newer))
 	if !ok {
 		return Conflict{}, false
@@ -52,7 +33,7 @@ func Contradicts(older, newer *memory.Memory) (Conflict, bool) {
 // otherSubjects: another package, task, file or environment on each side
 // is another subject, whatever the shape of the two sentences.
 func otherSubjects(ot, nt string, c Conflict) (Conflict, bool) {
-	if otherThings(ot, nt) {
+	if update.OtherThings(ot, nt) {
 		return Conflict{}, false
 	}
 	return c, true
@@ -60,4 +41,11 @@ func otherSubjects(ot, nt string, c Conflict) (Conflict, bool) {
 
 func eventLike(m *memory.Memory) bool {
 	return m.Layer == memory.LayerEpisode || m.Kind == memory.KindEvent
+}
+
+// correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
+// is corrects: what changed, and the wrong claim as a sentence ("port is
+// 8080"), so that a lesson about it names the subject and both values.
+func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) {
+	return claims.Corrected(claims.ClaimText(m), corrects)
 }

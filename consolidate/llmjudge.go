@@ -6,7 +6,9 @@ import (
 	"errors"
 	"strings"
 
+	"cairn/consolidate/claims"
 	"cairn/consolidate/extract"
+	"cairn/consolidate/update"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -97,8 +99,8 @@ func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conf
 // judge asks the model about what the rules left uncertain for m: the
 // stored memory they found probable, else the first candidates that share
 // its subject. A certain reading is the rules' alone.
-func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, c Conflict, s updateStrength, cands []*memory.Memory) (*memory.Memory, Conflict, updateStrength) {
-	if pl.opt.LLM == nil || s == certainUpdate || pl.llmCtx.Err() != nil || pl.readingWhole {
+func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, c Conflict, s update.Strength, cands []*memory.Memory) (*memory.Memory, Conflict, update.Strength) {
+	if pl.opt.LLM == nil || s == update.Certain || pl.llmCtx.Err() != nil || pl.readingWhole {
 		// A draft read whole after its parts were read is not sent again:
 		// the model has had it (one request a draft).
 		return best, c, s
@@ -110,20 +112,20 @@ func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, 
 	if len(ask) > llmMaxJudged {
 		ask = ask[:llmMaxJudged]
 	}
-	newer := ClaimText(m)
+	newer := claims.ClaimText(m)
 	for _, a := range ask {
-		v, cf, err := pl.opt.LLM.judgePair(pl.llmCtx, ClaimText(a), newer)
+		v, cf, err := pl.opt.LLM.judgePair(pl.llmCtx, claims.ClaimText(a), newer)
 		switch {
 		case err != nil:
 			pl.drop(d, "judging whether it updates %s: %v; the rules decided", a.ID, err)
 			return best, c, s
 		case v == verdictUpdate:
-			cf.Subject = subjectPhrase(updateCache.Get(ClaimText(a)), updateCache.Get(newer))
-			return a, cf, probableUpdate
+			cf.Subject = update.Subject(claims.ClaimText(a), newer)
+			return a, cf, update.Probable
 		case a == best:
 			// The model reads the rules' probable update as the same fact
 			// or as another thing: no proposal.
-			return nil, Conflict{}, noUpdate
+			return nil, Conflict{}, update.None
 		}
 	}
 	return best, c, s

@@ -159,7 +159,7 @@ func TestContradictsFindsChangedValues(t *testing.T) {
 				t.Errorf("no subject in %+v", got)
 			}
 			// The bucketing contract: keys equal, or one's words hold the other's.
-			ko, kn := claims.SubjectKey(ClaimText(older)), claims.SubjectKey(ClaimText(newer))
+			ko, kn := claims.SubjectKey(claims.ClaimText(older)), claims.SubjectKey(claims.ClaimText(newer))
 			if !claims.KeysMeet(ko, kn) {
 				t.Errorf("subject keys %q and %q would never be paired", ko, kn)
 			}
@@ -574,7 +574,7 @@ func FuzzSubjectKey(f *testing.F) {
 			t.Fatalf("%q contradicts itself", a)
 		}
 		if c, ok := Contradicts(stated(a), stated(b)); ok {
-			if !claims.KeysMeet(claims.SubjectKey(ClaimText(stated(a))), claims.SubjectKey(ClaimText(stated(b)))) {
+			if !claims.KeysMeet(claims.SubjectKey(claims.ClaimText(stated(a))), claims.SubjectKey(claims.ClaimText(stated(b)))) {
 				t.Fatalf("%q / %q contradict (%+v) but their keys never meet", a, b, c)
 			}
 			if c.How == "" {

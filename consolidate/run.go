@@ -15,6 +15,7 @@ import (
 
 	"cairn/consolidate/claims"
 	"cairn/consolidate/extract"
+	"cairn/consolidate/update"
 	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
@@ -131,7 +132,7 @@ type planner struct {
 	news    []*memory.Memory  // new memories, to bind before writing
 	from    map[string]string // new memory → the draft it came from
 	// updated: drafts something of which was read as an update;
-	// readingWhole: a draft is being read whole (wholeStatement).
+	// readingWhole: a draft is being read whole (extract.Whole).
 	updated      map[string]bool
 	readingWhole bool
 	isNew        map[string]bool
@@ -143,7 +144,7 @@ type planner struct {
 	sets    map[string][]uint64       // id → its words, hashed, sorted: for similarity
 	bands   map[string][]string       // near-duplicate signature band → ids
 	words   map[string][]string       // subject word → ids
-	ukeys   map[string][]string       // update key (updateKeys) → ids; nil until a draft is read for updates
+	ukeys   map[string][]string       // update key (update.Keys) → ids; nil until a draft is read for updates
 	gone    map[string]bool           // superseded by the plan
 	touched map[string]bool           // reinforced, reopened or otherwise changed by the plan
 	// contested are the memories a draft of this plan contradicts without
@@ -389,7 +390,7 @@ func inParallel[T any](n int, f func(int) T) []T {
 
 // indexUpdateKeys files m under its update keys.
 func (pl *planner) indexUpdateKeys(m *memory.Memory) {
-	for _, k := range updateKeys(m.Title) {
+	for _, k := range update.Keys(m.Title) {
 		pl.ukeys[k] = append(pl.ukeys[k], m.ID)
 	}
 }
@@ -477,11 +478,11 @@ func (pl *planner) candidate(d memory.Draft, c extract.Candidate) {
 	// An update in other words: supersede when certain, else propose —
 	// unless what it only may update it says again in other words ("2+
 	// minutes" and "2-3 min"): then it is a merge.
-	if a, cf, s := pl.update(m, d); s != noUpdate {
+	if a, cf, s := pl.update(m, d); s != update.None {
 		pl.updated[d.ID] = true
 		// What an agent said in passing in its session, or what cairn is
 		// unsure of, is never read as certain: a person looks first.
-		if s == certainUpdate && c.Sure && !(extract.FromTranscript(d) && d.Actor != memory.ActorUser) {
+		if s == update.Certain && c.Sure && !(extract.FromTranscript(d) && d.Actor != memory.ActorUser) {
 			pl.reconcile(a, m, cf, d)
 		} else {
 			pl.proposeUpdate(a, m, cf, d)
@@ -706,7 +707,7 @@ func (pl *planner) peers(m *memory.Memory) []*memory.Memory {
 // nearest is the most similar current memory sharing a signature band
 // with norm, when it is a near duplicate, else the one m says in other
 // words (paraphrase); never one that a value, a name, a negation or
-// another subject sets apart (paraDistinct).
+// another subject sets apart (update.Distinct).
 // maxStoredParaphrase bounds the stored memories one pass reads for
 // paraphrases of older ones (drafts' candidates are all read).
 const maxStoredParaphrase = 2000
@@ -742,7 +743,7 @@ func (pl *planner) nearestWords(m *memory.Memory, norm string) (*memory.Memory, 
 				return best, bestSim
 			}
 			a := pl.mems[id]
-			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim && !paraDistinct(m, a) {
+			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim && !update.Distinct(m, a) {
 				best, bestSim = a, sim
 			}
 		}
@@ -794,7 +795,7 @@ func (pl *planner) existingPairs() {
 	buckets := map[string][]string{}
 	keys := inParallel(len(stored), func(i int) string {
 		if m := pl.mems[stored[i]]; m != nil && pl.current(stored[i]) && !pl.created(stored[i]) {
-			return claims.SubjectKey(ClaimText(m))
+			return claims.SubjectKey(claims.ClaimText(m))
 		}
 		return ""
 	})
@@ -810,7 +811,7 @@ func (pl *planner) existingPairs() {
 		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
 			continue
 		}
-		bucket := buckets[claims.SubjectKey(ClaimText(m))]
+		bucket := buckets[claims.SubjectKey(claims.ClaimText(m))]
 		if len(bucket) > maxBand {
 			bucket = nil // a subject that common is no subject
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"cairn/consolidate/extract"
+	"cairn/consolidate/update"
 	"cairn/memory"
 )
 
@@ -139,7 +140,7 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 		if c, ok := Contradicts(o, n); ok {
 			t.Errorf("%q → %q read as a contradiction: %+v", p[0], p[1], c)
 		}
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s != noUpdate {
+		if s, c := update.Of(p[0], p[1]); s != update.None {
 			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
 		}
 	}
@@ -148,7 +149,7 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 		{"The `rails` gem is pinned to `~> 7.0`.", "Bumped the `rails` gem pin to `~> 7.1`."},
 		{"The config file is at config/app.yaml.", "The config file moved to etc/cairn/app.yaml."},
 	} {
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s == noUpdate {
+		if s, c := update.Of(p[0], p[1]); s == update.None {
 			t.Errorf("%q → %q not read as an update: %+v", p[0], p[1], c)
 		}
 	}
@@ -352,7 +353,7 @@ func TestUpdateReadsTerseNotesAndOtherWords(t *testing.T) {
 		{"The database connection pool holds 20 connections.", "database connection pool size: 40"},
 		{"The search service runs 3 replicas.", "We scaled the search service to 5 replicas last night."},
 	} {
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s == noUpdate {
+		if s, c := update.Of(p[0], p[1]); s == update.None {
 			t.Errorf("%q → %q not read as an update: %+v", p[0], p[1], c)
 		}
 	}
@@ -364,7 +365,7 @@ func TestUpdateReadsTerseNotesAndOtherWords(t *testing.T) {
 		{"The metrics exporter listens on port 9100.", "metrics exporter scrape interval: 15s"},
 		{"The kafka cluster has 3 brokers.", "We scaled kafka connect to 4 workers yesterday."},
 	} {
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s != noUpdate {
+		if s, c := update.Of(p[0], p[1]); s != update.None {
 			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
 		}
 	}

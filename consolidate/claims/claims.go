@@ -111,6 +111,24 @@ func Corrected(text, corrects string) (Conflict, string, bool) {
 	return Conflict{}, "", false
 }
 
+// ClaimText is the text of a memory that Contradicts reads: its body, with
+// the title in front when a person chose one. Bucket memories by
+// SubjectKey(ClaimText(m)) so that pairs Contradicts can find share a
+// bucket (or one's key holds the other's words).
+func ClaimText(m *memory.Memory) string {
+	body := strings.TrimSpace(m.Body)
+	if body == "" {
+		return m.Title
+	}
+	// A title drawn from the body (memory.DeriveTitle: its first line, cut
+	// with "…" when long) says nothing the body does not; this test is
+	// cheaper than deriving it again for every comparison.
+	if m.Title == "" || strings.HasPrefix(body, strings.TrimSuffix(m.Title, "…")) {
+		return m.Body
+	}
+	return m.Title + "\n" + m.Body
+}
+
 // SubjectKey buckets a text by its subject: the normalised text with its
 // values (numbers, versions, ports, paths, quoted strings, names in a value's
 // place, both sides of "X, not Y", negation words) taken out and stop words

@@ -1,9 +1,6 @@
-package consolidate
+package update
 
 import (
-	"cmp"
-	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
@@ -14,7 +11,6 @@ import (
 	"cairn/consolidate/extract"
 	"cairn/internal/lang"
 	"cairn/memory"
-	"cairn/secrets"
 )
 
 // Updates in other words. Contradicts catches a new fact that keeps the old
@@ -29,13 +25,13 @@ import (
 // "no longer", "from X to Y", "X is gone", "now", "bumped" …). The newer
 // text naming the old value as the one replaced makes it certain.
 
-// updateStrength is how sure an update reading is.
-type updateStrength int
+// Strength is how sure an update reading is.
+type Strength int
 
 const (
-	noUpdate updateStrength = iota
-	probableUpdate
-	certainUpdate
+	None Strength = iota
+	Probable
+	Certain
 )
 
 // uval is one value of a text: what it is compared by, and its type.
@@ -664,9 +660,9 @@ func saysValue(low, raw string) bool {
 // updateOf reads whether newer updates older, how sure that is, and what
 // changed. A newer text that narrows the subject to a part the older one
 // does not name ("the max upload size for avatars") updates nothing.
-func updateOf(o, n uread) (updateStrength, Conflict) {
+func updateOf(o, n uread) (Strength, claims.Conflict) {
 	if o.ownerless || n.ownerless || n.additive || qualified(o, n) || n.still && slices.ContainsFunc(o.vals, n.says) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
 	conflictingIDs, envMissing := false, false
@@ -695,7 +691,7 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// Another environment, package or task on the newer side is another
 	// subject, whatever else the texts share.
 	if envN || conflictingIDs && nOnly > 0 {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	if envMissing && nOnly > 0 {
 		// The older names an environment the newer does not ("The public
@@ -710,19 +706,19 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// agree, a proposal when they only touch.
 	for _, v := range o.vals {
 		if retiredIn(n.low, strings.ToLower(v.raw), true) {
-			c := Conflict{Subject: subject, Old: v.raw, New: replacementOf(o, n, v), How: "replaced"}
+			c := claims.Conflict{Subject: subject, Old: v.raw, New: replacementOf(o, n, v), How: "replaced"}
 			if c.New == "" {
 				c.New = "no longer"
 			}
 			if same {
-				return certainUpdate, c
+				return Certain, c
 			}
 			if shared > 0 {
-				return probableUpdate, c
+				return Probable, c
 			}
 		}
 	}
-	if typed, c := typedChange(o, n, oOnly, nOnly, same); typed != noUpdate {
+	if typed, c := typedChange(o, n, oOnly, nOnly, same); typed != None {
 		return typed, c
 	}
 	// A word of the old text the newer one says is gone or changed from
@@ -734,14 +730,14 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 			continue
 		}
 		if to := fromValue.Get(w).FindStringSubmatch(n.low); to != nil {
-			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
+			c := claims.Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
 			if same {
-				return certainUpdate, c
+				return Certain, c
 			}
-			return probableUpdate, c
+			return Probable, c
 		}
 		if retiredIn(n.low, w, false) {
-			return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
+			return Probable, claims.Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
 		}
 	}
 	return looseUpdate(o, n)
@@ -786,11 +782,11 @@ func (r uread) plainSubject() []string {
 // of its words and names) and says one of its values otherwise, names it
 // as replaced, or says it changed where the old value is no longer said.
 // Never certain: a person decides.
-func looseUpdate(o, n uread) (updateStrength, Conflict) {
+func looseUpdate(o, n uread) (Strength, claims.Conflict) {
 	if n.aside || n.still || n.terse && !keyOf(o, n) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
-	if s, c := replacedValue(o, n); s != noUpdate {
+	if s, c := replacedValue(o, n); s != None {
 		return s, c
 	}
 	// How far the two share a subject: any shared word or name is enough
@@ -817,14 +813,14 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 		}
 	}
 	if len(matched) == 0 {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	strong := sharedSubj >= 2 || sharedSubj >= 1 && 2*sharedSubj >= len(subj) || len(subj) == 0
 	if !strong && !o.knows(firstContent(n.low)) && !n.knows(firstContent(o.low)) {
 		// One word in common, and each opens on a subject the other does
 		// not name ("API keys are rotated every 30 days" against
 		// "Password rotation happens every 90 days").
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	subject := subjectPhrase(o, n)
 	if subject == "" {
@@ -835,10 +831,10 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	// subject sharing only the package ("The docs site needs Node 18"
 	// against "The frontend needs Node 20"): not this one.
 	if was, _, ok := fromTo(n.low); ok && !slices.ContainsFunc(strings.Fields(was), o.knows) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	for _, ov := range o.vals {
 		if n.says(ov) && !(strong && n.change && otherClause(n, ov)) {
@@ -854,14 +850,14 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !n.terse || !strong) {
 				continue // another name beside it, no word of change: maybe an addition
 			}
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+			return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
 		}
 	}
 	// Says it changed, and the old value is no longer said; a value of
 	// another kind in its place is about something else ("scaled kafka
 	// connect to 4 workers" against "3 brokers").
 	if !strong {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	if n.change && len(o.vals) > 0 && !slices.ContainsFunc(o.vals, n.says) {
 		// Nothing of the old said again: had one of its values been, the
@@ -869,10 +865,10 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 		// after each deploy" against "The CDN is Fastly").
 		ov := o.vals[0]
 		if !slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: firstValue(n, ov.raw), How: "changed"}
+			return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: firstValue(n, ov.raw), How: "changed"}
 		}
 	}
-	return noUpdate, Conflict{}
+	return None, claims.Conflict{}
 }
 
 // uFromToRe: "from X to Y", X the value replaced.
@@ -892,7 +888,7 @@ func fromTo(low string) (was, is string, ok bool) {
 // "replacing webpack with Vite", "from node 16 to node 20", "Alice went
 // to the platform team", "Mongo gets retired", a file moved to another
 // folder. A number is named so only in "from … to …".
-func replacedValue(o, n uread) (updateStrength, Conflict) {
+func replacedValue(o, n uread) (Strength, claims.Conflict) {
 	subject := subjectPhrase(o, n)
 	for _, ov := range o.vals {
 		words := []string{strings.ToLower(ov.raw)}
@@ -904,17 +900,17 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 			words = append(words, base)
 			for _, nv := range n.vals {
 				if _, nb := splitFile(nv.key); nv.typ == "path" && nb == base && nv.key != ov.key && n.change {
-					return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: "path"}
+					return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: "path"}
 				}
 			}
 		}
 		for _, w := range words {
 			if len(w) >= 3 && !claims.DigitsOnly(w) && retiredIn(n.low, w, true) {
-				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
+				return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
 			}
 		}
 		if was, is, ok := fromTo(n.low); ok && saysValue(was, strings.ToLower(ov.raw)) && !saysValue(is, strings.ToLower(ov.raw)) {
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: is, How: howOf(ov.typ)}
+			return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: is, How: howOf(ov.typ)}
 		}
 	}
 	// A name of the newer text that the older one says in its own words
@@ -924,10 +920,10 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 			continue
 		}
 		if retiredIn(n.low, nv.key, true) {
-			return probableUpdate, Conflict{Subject: subject, Old: nv.raw, New: replacementOf(o, n, nv), How: "replaced"}
+			return Probable, claims.Conflict{Subject: subject, Old: nv.raw, New: replacementOf(o, n, nv), How: "replaced"}
 		}
 	}
-	return noUpdate, Conflict{}
+	return None, claims.Conflict{}
 }
 
 // valueWord reports whether t (a term) is a word of one of r's values: a
@@ -1314,9 +1310,9 @@ func thousands(n string) string {
 
 // typedChange: a value of the same type that differs, the old one not
 // said again, on the same subject.
-func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Conflict) {
+func typedChange(o, n uread, oOnly, nOnly int, same bool) (Strength, claims.Conflict) {
 	if !same {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	subject := subjectPhrase(o, n)
 	// Names on both sides that the other lacks qualify the subject ("the
@@ -1325,7 +1321,7 @@ func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Confl
 	// Words only the newer text has narrow its subject ("the request
 	// timeout for uploads"): without words of change, another thing.
 	if nOnly > 0 && !n.change {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	for _, ov := range o.vals {
 		if qualified && ov.typ != "name" {
@@ -1338,18 +1334,18 @@ func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Confl
 			if !sameUType(ov.typ, nv.typ) && !countOf(ov, nv, o, n) || ov.key == nv.key || stillSaid(o, nv) {
 				continue // stillSaid: the new value was in the old text too, a list
 			}
-			c := Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+			c := claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
 			// Certain only when the newer text adds no word to the subject
 			// ("the max upload size for avatars" is maybe another thing).
 			if n.change && nOnly == 0 && (oOnly == 0 || ov.typ != "name" && ov.typ != "code") {
-				return certainUpdate, c
+				return Certain, c
 			}
 			if n.change || ov.typ != "name" && ov.typ != "code" {
-				return probableUpdate, c
+				return Probable, c
 			}
 		}
 	}
-	return noUpdate, Conflict{}
+	return None, claims.Conflict{}
 }
 
 // subjectPhrase says what two texts share in the older one's own words, in
@@ -1482,47 +1478,13 @@ func replacementOf(o, n uread, v uval) string {
 	return ""
 }
 
-// updateCandidates are the current memories that share a subject word of
-// m's title, the rarer words counting more (as recall weighs them), at most
-// 12, most shared first.
-func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
-	if pl.ukeys == nil {
-		// Built on first use: a pass with no draft to read pays nothing.
-		pl.ukeys = map[string][]string{}
-		for _, id := range pl.order {
-			pl.indexUpdateKeys(pl.mems[id])
-		}
-	}
-	score := map[string]float64{}
-	for _, w := range updateKeys(queryText(m)) {
-		if ids := pl.ukeys[w]; len(ids) <= maxPosting/4 {
-			for _, id := range ids {
-				score[id] += 1 / math.Log2(2+float64(len(ids)))
-			}
-		}
-	}
-	var out []*memory.Memory
-	for id := range score {
-		if id != m.ID && pl.current(id) && !pl.created(id) {
-			out = append(out, pl.mems[id])
-		}
-	}
-	slices.SortFunc(out, func(a, b *memory.Memory) int {
-		if sa, sb := score[a.ID], score[b.ID]; sa != sb {
-			return cmp.Compare(sb, sa)
-		}
-		return b.ValidFrom.Compare(a.ValidFrom)
-	})
-	return out[:min(len(out), 12)]
-}
-
-// updateKeys are the words a memory is found by when a newer text may
+// Keys are the words a memory is found by when a newer text may
 // update it: its title's words split at case and punctuation
 // ("compileSdkVersion" is compile, sdk and version; "react-dom" holds
 // react), stemmed, short forms as their long ones ("prod" finds
 // production), and the first five letters of a long word ("postgres"
 // finds "PostgreSQL", "Dockerfile" finds "docker").
-func updateKeys(title string) []string {
+func Keys(title string) []string {
 	split := uCaseRe.ReplaceAllString(title, "$1 $2")
 	named := namedWords(title)
 	var out []string
@@ -1535,7 +1497,7 @@ func updateKeys(title string) []string {
 	}
 	for _, text := range []string{title, split} {
 		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
-			if len(w) < 2 || stopWords[w] || claims.FuncWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
+			if len(w) < 2 || StopWords[w] || claims.FuncWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
 				continue
 			}
 			s := canonStem(w)
@@ -1572,72 +1534,6 @@ func namedWords(text string) map[string]bool {
 // uCaseRe finds where a word changes case: compileSdkVersion.
 var uCaseRe = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
-// update finds the stored memory m updates, if one: the surest reading
-// among its candidates. Lessons, episodes and events are left out.
-// An event that says something changed ("Bumped the max upload size to
-// 50 MB") is the new state: it takes the layer and kind of what it updates.
-func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Conflict, updateStrength) {
-	if m.Layer == memory.LayerMeta || m.Kind == memory.KindLesson || m.Layer == memory.LayerEpisode && m.Kind != memory.KindEvent {
-		return nil, Conflict{}, noUpdate
-	}
-	nr := readUpdate(ClaimText(m))
-	// The draft's opening ("Actually, …", "Wrong, …") is cut from the
-	// candidate; a short draft is one statement, and says it changed.
-	nr.change = nr.change || len(d.Text) <= 400 && uChangeRe.MatchString(d.Text)
-	if m.Kind == memory.KindEvent && !nr.change {
-		return nil, Conflict{}, noUpdate
-	}
-	var best *memory.Memory
-	var bestC Conflict
-	bestS := noUpdate
-	var eligible []*memory.Memory
-	var read []ruleReading
-	certain := 0
-	for _, a := range pl.updateCandidates(m) {
-		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent {
-			continue
-		}
-		eligible = append(eligible, a)
-		rules, c := updateOf(updateCache.Get(ClaimText(a)), nr)
-		s := rules
-		if s == certainUpdate && a.ValidFrom.After(m.ValidFrom) {
-			// Stored after this was said ("has 4 machines" remembered
-			// after "now 6, not 4" was captured): which holds is a
-			// person's to say.
-			s = probableUpdate
-		}
-		if s == certainUpdate {
-			certain++
-			if bestS != certainUpdate {
-				best, bestC, bestS = a, c, s
-			}
-		}
-		if len(eligible) <= modelCandidates || s != noUpdate {
-			read = append(read, ruleReading{a, min(s, probableUpdate), c, rules})
-		}
-	}
-	if certain > 1 {
-		// Two stored facts each read as surely updated ("Uploads can be up
-		// to 25MB now" against "The maximum upload size is 10 MB" and "The
-		// general file upload limit is 50 MB"): which one is not sure.
-		bestS = probableUpdate
-	}
-	if bestS != certainUpdate {
-		// Short of certainty the model weighs the readings: which of the
-		// few most alike, or of those the rules found probable, this
-		// likeliest updates, if any.
-		best, bestC, bestS = modelUpdate(read, nr)
-	}
-	if bestS == probableUpdate && sameQuantity(bestC) {
-		best, bestC, bestS = nil, Conflict{}, noUpdate // a paraphrase: a merge's, not an update's
-	}
-	best, bestC, bestS = pl.judge(m, d, best, bestC, bestS, eligible)
-	if best != nil && m.Kind == memory.KindEvent {
-		m.Layer, m.Kind = best.Layer, best.Kind
-	}
-	return best, bestC, bestS
-}
-
 // onlyNames reports whether a names something b does not mention.
 func onlyNames(a, b uread) bool {
 	for _, v := range a.vals {
@@ -1648,10 +1544,10 @@ func onlyNames(a, b uread) bool {
 	return false
 }
 
-// otherThings reports whether two texts name different packages, task ids
+// OtherThings reports whether two texts name different packages, task ids
 // or environments, each one the other lacks ("`rails` ~> 7.1" and "`sidekiq` ~> 6.5", spotter-fum.1
 // and spotter-fum.2, staging and production): never one subject.
-func otherThings(a, b string) bool {
+func OtherThings(a, b string) bool {
 	ra, rb := updateCache.Get(a), updateCache.Get(b)
 	differs := func(x, y uread) bool {
 		for _, w := range x.subject {
@@ -1667,73 +1563,12 @@ func otherThings(a, b string) bool {
 // updateCache caches texts read for updates, as claims caches claims.
 var updateCache = claims.NewCache(readUpdate)
 
-// correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
-// is corrects: what changed, and the wrong claim as a sentence ("port is
-// 8080"), so that a lesson about it names the subject and both values.
-func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) {
-	return claims.Corrected(ClaimText(m), corrects)
-}
-
-// skippedUpdate reads one statement extraction skipped for what it
-// updates: at most a proposal, with the statement as the proposed
-// memory's text (it was never a memory itself, so it never supersedes on
-// its own).
-func (pl *planner) skippedUpdate(d memory.Draft, text string) {
-	prov := memory.ProvExtracted
-	if d.Actor == memory.ActorUser {
-		prov = memory.ProvUserStated
-	}
-	m := &memory.Memory{
-		ID: memory.NewID(), Project: pl.p.ID, Layer: memory.LayerState, Kind: memory.KindFact,
-		Title: extract.OneLineTitle(text), Body: strings.TrimSpace(text), Provenance: prov, Confidence: prov.BaseConfidence(),
-		Status: memory.StatusActive, Version: 1, ValidFrom: d.Time,
-		Source: memory.Source{Actor: d.Actor, Session: d.Source.Session, File: d.Source.File, Line: d.Source.Line},
-	}
-	if m.Validate() != nil || secrets.Check(secrets.Field{Name: "title", Text: m.Title}, secrets.Field{Name: "body", Text: m.Body}) != nil {
-		return
-	}
-	if id, ok := pl.byNorm[memory.NormalText(m)]; ok && pl.current(id) {
-		return // said before: nothing updated
-	}
-	a, cf, s := pl.update(m, d)
-	if s == noUpdate {
-		return
-	}
-	pl.updated[d.ID] = true
-	if whole := strings.TrimSpace(d.Text); text != whole && extract.Whole(d) {
-		// The proposed memory is the person's whole note ("logging:
-		// fluent-bit → Loki. Filebeat daemonset removed"), not the one
-		// sentence that was read as the update.
-		m.Title, m.Body = extract.OneLineTitle(whole), whole
-		if cf.New == saidNow {
-			o, n := updateCache.Get(ClaimText(a)), updateCache.Get(whole)
-			if i := slices.IndexFunc(n.vals, func(v uval) bool { return !o.says(v) }); i >= 0 {
-				cf.New = n.vals[i].raw
-			}
-		}
-	}
-	pl.from[m.ID] = d.ID
-	pl.proposeUpdate(a, m, cf, d)
-}
-
 // sameQuantity reports whether an update's old and new values are one
 // quantity said two ways ("2+ minutes" and "2-3 min"): a paraphrase, not a
 // change.
-func sameQuantity(c Conflict) bool {
+func sameQuantity(c claims.Conflict) bool {
 	o, n := readParaphrase(c.Old), readParaphrase(c.New)
 	return len(o.vals) > 0 && len(n.vals) > 0 && sameValues(o.vals, n.vals)
-}
-
-// proposeUpdate asks a person whether m updates a: the proposal names what
-// changes, and says so when a was stored after m was said.
-func (pl *planner) proposeUpdate(a, m *memory.Memory, cf Conflict, d memory.Draft) {
-	later := ""
-	if a.ValidFrom.After(m.ValidFrom) {
-		later = ", though it was stored after this was said"
-	}
-	pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
-		Reason: fmt.Sprintf("may update %s (%s: %s → %s)%s", a.ID, cf.Subject, cf.Old, cf.New, later)}, a,
-		fmt.Sprintf("a draft may update %s (%s)%s", a.ID, differs(cf), later))
 }
 
 // countOf reports whether a count and a bare number are the same kind of
@@ -1749,13 +1584,26 @@ func countOf(ov, nv uval, o, n uread) bool {
 	return false
 }
 
-// queryText is what a newer memory's update candidates are found by: its
+// QueryText is what a newer memory's update candidates are found by: its
 // title and the start of its body (an agent's long message says what
 // changed anywhere in its first lines, not only in its title).
-func queryText(m *memory.Memory) string {
-	t := ClaimText(m)
+func QueryText(m *memory.Memory) string {
+	t := claims.ClaimText(m)
 	if len(t) > 600 {
 		t = t[:600]
 	}
 	return t
+}
+
+// StopWords are left out of a title's subject words.
+var StopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the is are was were be been being am of to in on at by for with from as and or
+		but not no it its this that these those we our us you your i my me he she they them their there here
+		has have had do does did will would can could should may might must so than then too very just also
+		into onto over under about after before again all any each few more most other some such only own same
+		now still yet use uses used using via per`) {
+		StopWords[w] = true
+	}
 }

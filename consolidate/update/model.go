@@ -1,4 +1,4 @@
-package consolidate
+package update
 
 import (
 	"math"
@@ -167,7 +167,7 @@ var (
 
 // updateFeatures reads the signals of o updated by n; rules is
 // updateOf(o, n), which its caller has read already.
-func updateFeatures(o, n uread, rules updateStrength) []float64 {
+func updateFeatures(o, n uread, rules Strength) []float64 {
 	f := make([]float64, signalCount)
 	b := func(v bool) float64 {
 		if v {
@@ -293,10 +293,10 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	}
 	op, np := readParaphrase(o.text), readParaphrase(n.text)
 	f[sSameQuantity] = b(len(op.vals) > 0 && len(np.vals) > 0 && sameValues(op.vals, np.vals))
-	f[sRulesProbable] = b(rules == probableUpdate)
-	f[sRulesCertain] = b(rules == certainUpdate)
+	f[sRulesProbable] = b(rules == Probable)
+	f[sRulesCertain] = b(rules == Certain)
 	ls, _ := looseUpdate(o, n)
-	f[sRulesLoose] = b(ls != noUpdate)
+	f[sRulesLoose] = b(ls != None)
 	f[sNegation] = b(uNegRe.MatchString(n.text))
 	f[sHistory] = b(uHistoryRe.MatchString(n.text))
 	f[sConfirmed] = b(uConfirmRe.MatchString(n.text))
@@ -401,7 +401,7 @@ func trigramShare(a, b string) float64 {
 	grams := func(s string) map[string]bool {
 		m := map[string]bool{}
 		for _, w := range strings.FieldsFunc(s, notWordRune) {
-			if len(w) < 3 || claims.FuncWords[w] || stopWords[w] {
+			if len(w) < 3 || claims.FuncWords[w] || StopWords[w] {
 				continue
 			}
 			for i := 0; i+3 <= len(w); i++ {
@@ -507,8 +507,8 @@ func (m updateModel) score(f []float64, words []string) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
-// saidNow stands for a new value the newer text does not name as one.
-const saidNow = "as said now"
+// SaidNow stands for a new value the newer text does not name as one.
+const SaidNow = "as said now"
 
 // modelCandidates is how many of a text's candidates, most alike first,
 // the model reads: each one read is one more chance of a false proposal.
@@ -517,10 +517,10 @@ const modelCandidates = 1
 // ruleReading is what the rules read of one candidate.
 type ruleReading struct {
 	m *memory.Memory
-	s updateStrength // what the pass makes of it: certain only when alone
-	c Conflict
+	s Strength // what the pass makes of it: certain only when alone
+	c claims.Conflict
 	// rules is updateOf's own reading, a signal of the model.
-	rules updateStrength
+	rules Strength
 }
 
 // modelUpdate weighs with the model which of the candidates n may update:
@@ -528,32 +528,32 @@ type ruleReading struct {
 // have changed is the rules' reading when they have one, else the older
 // text's first value the newer leaves out and the newer's first value the
 // older does not say.
-func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, updateStrength) {
+func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, claims.Conflict, Strength) {
 	if n.ownerless {
-		return nil, Conflict{}, noUpdate
+		return nil, claims.Conflict{}, None
 	}
 	var best *ruleReading
 	bestP := 0.0
 	words := newerWords(n)
 	for i, r := range cands {
-		o := updateCache.Get(ClaimText(r.m))
+		o := updateCache.Get(claims.ClaimText(r.m))
 		if o.ownerless {
 			continue
 		}
 		f := updateFeatures(o, n, r.rules)
 		p := fittedUpdateModel.score(f, words)
-		if (fittedUpdateModel.proposes(f, words) || r.s == probableUpdate) && p > bestP {
+		if (fittedUpdateModel.proposes(f, words) || r.s == Probable) && p > bestP {
 			best, bestP = &cands[i], p
 		}
 	}
 	if best == nil {
-		return nil, Conflict{}, noUpdate
+		return nil, claims.Conflict{}, None
 	}
-	if best.s == probableUpdate {
-		return best.m, best.c, probableUpdate
+	if best.s == Probable {
+		return best.m, best.c, Probable
 	}
-	o := updateCache.Get(ClaimText(best.m))
-	c := Conflict{Subject: subjectPhrase(o, n), How: "changed"}
+	o := updateCache.Get(claims.ClaimText(best.m))
+	c := claims.Conflict{Subject: subjectPhrase(o, n), How: "changed"}
 	for _, ov := range o.vals {
 		if !n.says(ov) {
 			c.Old = ov.raw
@@ -576,9 +576,9 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 		c.Old = "as stored"
 	}
 	if c.New == "" {
-		c.New = saidNow
+		c.New = SaidNow
 	}
-	return best.m, c, probableUpdate
+	return best.m, c, Probable
 }
 
 // fittedUpdateModel was printed by TestFitUpdateModel (l2 0.002, 3,000

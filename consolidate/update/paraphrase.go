@@ -1,4 +1,4 @@
-package consolidate
+package update
 
 import (
 	"maps"
@@ -19,12 +19,12 @@ import (
 // four. Agents say one fact many ways: "Dialyzer PLT building is slow on
 // first run (2+ minutes)" and "First `mix dialyzer` run takes 2-3 min
 // building PLT — expected". Here each text is read into a canonical form —
-// markdown and backticks stripped, words stemmed (claims.Stem), abbreviations
+// markdown and backticks stripped, words stemmed (lang.Stem), abbreviations
 // written out, numbers read as quantities with their units — and two texts
 // whose canonical words overlap enough are proposed for a merge, unless
 // something tells them apart: a value, a name or a path one has and the
 // other lacks, a negation, another environment, package or task
-// (otherThings), a rule against a fact, or one word swapped for another.
+// (OtherThings), a rule against a fact, or one word swapped for another.
 // A person accepts the merge; nothing is folded without one.
 
 // paraMinShared and paraMinJaccard are how much two canonical word sets
@@ -35,12 +35,12 @@ const (
 	paraMinJaccard = 0.5
 )
 
-// paraRare and paraTop bound one search: the candidates come through the
-// rarest words of the text (at most paraRare postings, each at most
-// maxPosting/8 long), and at most paraTop of them are read whole.
+// ParaRare and ParaTop bound one search: the candidates come through the
+// rarest words of the text (at most ParaRare postings, each at most
+// maxPosting/8 long), and at most ParaTop of them are read whole.
 const (
-	paraRare = 6
-	paraTop  = 16
+	ParaRare = 6
+	ParaTop  = 16
 )
 
 // paraReading is a text read for paraphrase.
@@ -54,7 +54,7 @@ type paraReading struct {
 	rule     bool      // says what to do (always, never, must, an imperative)
 	poles    []int     // the sides of paraPoles it takes, sorted, unique
 	envs     []string  // the environments it names (staging, production, …), sorted
-	expanded string    // the text with abbreviations written out (for otherThings)
+	expanded string    // the text with abbreviations written out (for OtherThings)
 }
 
 // paraVal is a quantity: lo..hi (hi is +Inf for "2+"), with its unit.
@@ -218,7 +218,7 @@ var paraFillers = lang.WordSet(`about roughly approximately around approx nearly
 
 // paraEnvs are the environments a fact may hold in (written out: "prod"
 // reads as production): a fact of one is never a fact of another, nor of
-// none named. otherThings reads them too, but only where each side names
+// none named. OtherThings reads them too, but only where each side names
 // one the other lacks.
 var paraEnvs = lang.WordSet(`staging production development qa preview sandbox canary`)
 
@@ -363,7 +363,7 @@ func readParaphrase(text string) *paraReading {
 					if full, ok := paraSynonyms[part]; ok {
 						part = full
 					}
-					if stopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
+					if StopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
 						continue
 					}
 					addWord(lang.Stem(part))
@@ -557,81 +557,21 @@ func sameValues(a, b []paraVal) bool {
 	return true
 }
 
-// paraDistinct reports whether two memories must never be merged,
+// Distinct reports whether two memories must never be merged,
 // whatever their words share: a session's diary, a value, a name, a
 // negation, another environment, package or task, or a rule against a fact.
-func paraDistinct(a, b *memory.Memory) bool {
+func Distinct(a, b *memory.Memory) bool {
 	if a.Layer == memory.LayerEpisode || b.Layer == memory.LayerEpisode {
 		return true // a session's diary is its own
 	}
-	ra, rb := paraCache.Get(ClaimText(a)), paraCache.Get(ClaimText(b))
-	return !guardsPass(ra, rb) || otherThings(ra.expanded, rb.expanded)
+	ra, rb := paraCache.Get(claims.ClaimText(a)), paraCache.Get(claims.ClaimText(b))
+	return !guardsPass(ra, rb) || OtherThings(ra.expanded, rb.expanded)
 }
 
 // guardsPass reports whether nothing but wording sets two readings apart.
 func guardsPass(a, b *paraReading) bool {
 	return a.neg == b.neg && a.rule == b.rule && slices.Equal(a.negOn, b.negOn) && slices.Equal(a.envs, b.envs) && !opposed(a, b) && !opposed(b, a) &&
 		sameValues(a.vals, b.vals) && !lacksName(a, b) && !lacksName(b, a)
-}
-
-// paraphrase finds the current memory that says what m says in other
-// words, if one: among those sharing m's rarest words (the title postings
-// the planner keeps, pl.words, written out through paraSynonyms), the one
-// whose canonical words are most alike, when nothing tells them apart.
-func (pl *planner) paraphrase(m *memory.Memory) (*memory.Memory, float64) {
-	if m.Layer == memory.LayerEpisode {
-		return nil, 0
-	}
-	rm := paraCache.Get(ClaimText(m))
-	type posting struct {
-		key string
-		n   int
-	}
-	var ps []posting
-	seen := map[string]bool{}
-	for _, w := range rm.words {
-		for _, k := range paraKeys(w) {
-			if n := len(pl.words[k]); n > 0 && n <= maxPosting/8 && !seen[k] {
-				seen[k] = true
-				ps = append(ps, posting{k, n})
-			}
-		}
-	}
-	slices.SortFunc(ps, func(a, b posting) int { return a.n - b.n })
-	score := map[string]float64{}
-	for _, p := range ps[:min(len(ps), paraRare)] {
-		for _, id := range pl.words[p.key] {
-			score[id] += 1 / math.Log2(2+float64(p.n))
-		}
-	}
-	var cands []string
-	for id := range score {
-		if id != m.ID && pl.current(id) {
-			cands = append(cands, id)
-		}
-	}
-	slices.SortFunc(cands, func(a, b string) int {
-		if sa, sb := score[a], score[b]; sa != sb {
-			if sa > sb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	var best *memory.Memory
-	bestSim := 0.0
-	for _, id := range cands[:min(len(cands), paraTop)] {
-		a := pl.mems[id]
-		if a.Layer == memory.LayerEpisode {
-			continue
-		}
-		ra := paraCache.Get(ClaimText(a))
-		if sim := paraphraseOf(rm, ra); sim >= paraMinJaccard && sim > bestSim && !otherThings(rm.expanded, ra.expanded) {
-			best, bestSim = a, sim
-		}
-	}
-	return best, bestSim
 }
 
 // paraKeys are the posting keys (pl.words: snowball stems of title words)
