@@ -169,14 +169,32 @@ var (
 // updateOf(o, n), which its caller has read already.
 func updateFeatures(o, n uread, rules Strength) []float64 {
 	f := make([]float64, signalCount)
-	b := func(v bool) float64 {
-		if v {
-			return 1
-		}
-		return 0
-	}
 	f[sBias] = 1
 	terms := o.terms()
+	subjectSignals(f, o, n, terms)
+	valueSignals(f, o, n)
+	changeSignals(f, o, n)
+	op, np := readParaphrase(o.text), readParaphrase(n.text)
+	f[sSameQuantity] = signal(len(op.vals) > 0 && len(np.vals) > 0 && sameValues(op.vals, np.vals))
+	f[sRulesProbable] = signal(rules == Probable)
+	f[sRulesCertain] = signal(rules == Certain)
+	ls, _ := looseUpdate(o, n)
+	f[sRulesLoose] = signal(ls != None)
+	textSignals(f, o, n, terms)
+	combinedSignals(f, o, n, op, np)
+	return f
+}
+
+// signal is a yes or no as a signal's value.
+func signal(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// subjectSignals: how much of the older text's subject the newer shares.
+func subjectSignals(f []float64, o, n uread, terms []string) {
 	shared := 0
 	for _, t := range terms {
 		if n.has(t) {
@@ -206,7 +224,12 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 	if nsubj > 0 {
 		f[sNewerKnown] = float64(known) / float64(nsubj)
 	}
-	f[sOpensOnSubject] = b(o.knows(firstContent(n.low)))
+	f[sOpensOnSubject] = signal(o.knows(firstContent(n.low)))
+}
+
+// valueSignals: which of the older text's values the newer says, leaves
+// out or retires, and what new values it brings.
+func valueSignals(f []float64, o, n uread) {
 	said, names, namesOut := 0, 0, 0
 	var leftOut []uval
 	for _, ov := range o.vals {
@@ -231,7 +254,7 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 	if names > 0 {
 		f[sOldNamesLeftOut] = float64(namesOut) / float64(names)
 	}
-	f[sOldValueLeftOut] = b(len(leftOut) > 0)
+	f[sOldValueLeftOut] = signal(len(leftOut) > 0)
 	unknownNames := 0
 	for _, nv := range n.vals {
 		if o.says(nv) || saysValue(o.low, strings.ToLower(nv.raw)) {
@@ -265,6 +288,11 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 			break
 		}
 	}
+}
+
+// changeSignals: what the newer text says of change (from X to Y, change
+// words, asides, environments).
+func changeSignals(f []float64, o, n uread) {
 	if was, _, ok := fromTo(n.low); ok {
 		if slices.ContainsFunc(strings.Fields(was), o.knows) {
 			f[sFromOldValue] = 1
@@ -272,15 +300,15 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 			f[sFromAnotherValue] = 1
 		}
 	}
-	f[sChangeWords] = b(n.change)
-	f[sTerse] = b(n.terse)
-	f[sArrow] = b(uArrowRe.MatchString(n.text))
-	f[sQuestionOrPlan] = b(uHypotheticalRe.MatchString(n.text))
-	f[sLocal] = b(uLocalRe.MatchString(n.text))
-	f[sStillHolds] = b(n.still)
-	f[sAddition] = b(n.additive)
-	f[sNarrows] = b(qualified(o, n))
-	f[sApart] = b(apart(o, n))
+	f[sChangeWords] = signal(n.change)
+	f[sTerse] = signal(n.terse)
+	f[sArrow] = signal(uArrowRe.MatchString(n.text))
+	f[sQuestionOrPlan] = signal(uHypotheticalRe.MatchString(n.text))
+	f[sLocal] = signal(uLocalRe.MatchString(n.text))
+	f[sStillHolds] = signal(n.still)
+	f[sAddition] = signal(n.additive)
+	f[sNarrows] = signal(qualified(o, n))
+	f[sApart] = signal(apart(o, n))
 	for _, w := range n.subject {
 		if (uEnvWords[w] || strings.Contains(w, ":") && !strings.HasPrefix(w, "file:")) && !o.has(w) {
 			f[sAnotherEnv] = 1
@@ -291,17 +319,17 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 			f[sEnvLeftOut] = 1
 		}
 	}
-	op, np := readParaphrase(o.text), readParaphrase(n.text)
-	f[sSameQuantity] = b(len(op.vals) > 0 && len(np.vals) > 0 && sameValues(op.vals, np.vals))
-	f[sRulesProbable] = b(rules == Probable)
-	f[sRulesCertain] = b(rules == Certain)
-	ls, _ := looseUpdate(o, n)
-	f[sRulesLoose] = b(ls != None)
-	f[sNegation] = b(uNegRe.MatchString(n.text))
-	f[sHistory] = b(uHistoryRe.MatchString(n.text))
-	f[sConfirmed] = b(uConfirmRe.MatchString(n.text))
+}
+
+// textSignals: what the newer text's wording says (negation, history,
+// confirmation, length, clauses, letters, numbers and names that differ,
+// labels, cues).
+func textSignals(f []float64, o, n uread, terms []string) {
+	f[sNegation] = signal(uNegRe.MatchString(n.text))
+	f[sHistory] = signal(uHistoryRe.MatchString(n.text))
+	f[sConfirmed] = signal(uConfirmRe.MatchString(n.text))
 	f[sLongNewer] = math.Log1p(float64(len(strings.Fields(n.text)))) / 4
-	f[sQuestionMark] = b(strings.Contains(n.text, "?"))
+	f[sQuestionMark] = signal(strings.Contains(n.text, "?"))
 	for _, c := range uClauseRe.Split(n.low, -1) {
 		if uChangeRe.MatchString(c) && slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(c, t) }) {
 			f[sOwnClauseChanges] = 1
@@ -317,21 +345,25 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 	}
 	f[sWordsInside] = float64(min(inside, 4)) / 4
 	on, nn := numbersOf(o.low), numbersOf(n.low)
-	f[sNumberDiffers] = b(slices.ContainsFunc(on, func(x string) bool { return !slices.Contains(nn, x) }) && slices.ContainsFunc(nn, func(x string) bool { return !slices.Contains(on, x) }))
+	f[sNumberDiffers] = signal(slices.ContainsFunc(on, func(x string) bool { return !slices.Contains(nn, x) }) && slices.ContainsFunc(nn, func(x string) bool { return !slices.Contains(on, x) }))
 	oNames, nNames := namesOf(o.text), namesOf(n.text)
-	f[sNameDiffers] = b(slices.ContainsFunc(oNames, func(x string) bool { return !strings.Contains(n.low, x) }) && slices.ContainsFunc(nNames, func(x string) bool { return !strings.Contains(o.low, x) }))
+	f[sNameDiffers] = signal(slices.ContainsFunc(oNames, func(x string) bool { return !strings.Contains(n.low, x) }) && slices.ContainsFunc(nNames, func(x string) bool { return !strings.Contains(o.low, x) }))
 	if i := strings.Index(n.low, ":"); i > 0 && i < 30 {
 		label := strings.FieldsFunc(n.low[:i], notWordRune)
-		f[sLabelled] = b(len(label) > 0 && len(label) <= 3 && slices.ContainsFunc(label, func(w string) bool { return contentWord(w) && o.knows(w) }))
+		f[sLabelled] = signal(len(label) > 0 && len(label) <= 3 && slices.ContainsFunc(label, func(w string) bool { return contentWord(w) && o.knows(w) }))
 	}
 	for i, re := range uCueRes {
-		f[sSaysNow+i] = b(re.MatchString(n.text))
+		f[sSaysNow+i] = signal(re.MatchString(n.text))
 	}
+}
+
+// combinedSignals: signals made of others, and the older values said as past.
+func combinedSignals(f []float64, o, n uread, op, np *paraReading) {
 	f[sSharedAndChanged] = f[sSharedTerms] * f[sChangeWords]
 	if q := qualifiedHow(o, n); q != notNarrowed {
 		f[sSharedAndChanged+q] = 1
 	}
-	f[sQuantityDiffers] = b(quantityDiffers(op.vals, np.vals))
+	f[sQuantityDiffers] = signal(quantityDiffers(op.vals, np.vals))
 	f[sSharedNumber] = f[sSharedTerms] * f[sNumberDiffers]
 	f[sSharedName] = f[sSharedTerms] * f[sNameDiffers]
 	f[sSharedQuantity] = f[sSharedTerms] * f[sQuantityDiffers]
@@ -341,7 +373,6 @@ func updateFeatures(o, n uread, rules Strength) []float64 {
 			f[sOldAsPast] = 1
 		}
 	}
-	return f
 }
 
 // uCueRes are the words of the "says …" signals, in order.

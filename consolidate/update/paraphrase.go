@@ -243,7 +243,24 @@ var paraCache = claims.NewCache(readParaphrase)
 
 // readParaphrase reads a text into its canonical form.
 func readParaphrase(text string) *paraReading {
-	r := &paraReading{}
+	x := &paraReader{r: &paraReading{}, words: map[string]bool{}, names: map[string]bool{}, envs: map[string]bool{}, poles: map[int]bool{}}
+	for _, line := range strings.Split(paraClean(text), "\n") {
+		x.line(strings.TrimLeft(strings.TrimSpace(line), "#>-+ "))
+		x.flush()
+	}
+	r := x.r
+	r.words = slices.Sorted(maps.Keys(x.words))
+	r.names = slices.Sorted(maps.Keys(x.names))
+	r.envs = slices.Sorted(maps.Keys(x.envs))
+	r.poles = slices.Sorted(maps.Keys(x.poles))
+	slices.Sort(r.negOn)
+	r.expanded = strings.Join(x.expanded, " ")
+	return r
+}
+
+// paraClean is text with links reduced to their words, the phrases of
+// paraPhrases written their one way, and markup taken out.
+func paraClean(text string) string {
 	clean := text
 	if strings.Contains(clean, "](") {
 		clean = paraLinkRe.ReplaceAllString(clean, "$1")
@@ -258,127 +275,146 @@ func readParaphrase(text string) *paraReading {
 			}
 		}
 	}
-	clean = paraMarkup.Replace(clean)
-	var expanded []string
-	words, names, envs, poles := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
-	var pending *paraVal // a number waiting for its unit in the next word
-	negNext, needAt := false, false
-	flush := func() {
-		if pending != nil {
-			r.vals = append(r.vals, *pending)
-			pending = nil
-		}
+	return paraMarkup.Replace(clean)
+}
+
+// paraReader reads a text for paraphrase, token by token.
+type paraReader struct {
+	r                  *paraReading
+	expanded           []string
+	words, names, envs map[string]bool
+	poles              map[int]bool
+	pending            *paraVal // a number waiting for its unit in the next word
+	negNext, needAt    bool
+}
+
+func (x *paraReader) flush() {
+	if x.pending != nil {
+		x.r.vals = append(x.r.vals, *x.pending)
+		x.pending = nil
 	}
-	addWord := func(w string) {
-		words[w] = true
-		r.seq = append(r.seq, w)
-		if negNext {
-			r.negOn = append(r.negOn, w)
-			negNext = false
-		}
+}
+
+func (x *paraReader) addWord(w string) {
+	x.words[w] = true
+	x.r.seq = append(x.r.seq, w)
+	if x.negNext {
+		x.r.negOn = append(x.r.negOn, w)
+		x.negNext = false
 	}
-	for _, line := range strings.Split(clean, "\n") {
-		line = strings.TrimLeft(strings.TrimSpace(line), "#>-+ ")
-		// At is the token's place in its clause; lead says the clause
-		// opened with "in", "before", … and comma that a comma came just
-		// before: "In CI, use npm ci" is an instruction.
-		at, lead, comma, prevEnd := 0, false, false, 0
-		for _, span := range paraTokenRe.FindAllStringIndex(line, -1) {
-			raw := line[span[0]:span[1]]
-			// What stands between two words ends a clause (". ; : ! ?",
-			// a dash) or is a comma.
-			if gap := line[prevEnd:span[0]]; strings.ContainsAny(gap, ".;:!?") || prevEnd > 0 && strings.ContainsAny(line[prevEnd-1:prevEnd], ".:") {
-				flush()
-				at, lead, comma = 0, false, false
-			} else if strings.Contains(gap, ",") {
-				flush()
-				comma = true
-			}
-			prevEnd = span[1]
-			tok := strings.TrimRight(raw, ".:'")
-			low := strings.ToLower(tok)
-			low = strings.TrimSuffix(strings.TrimSuffix(low, "'s"), "'")
-			if full, ok := paraSynonyms[low]; ok {
-				low = full
-			}
-			if low != "" {
-				expanded = append(expanded, strings.TrimLeft(low, "~"))
-				if (at == 0 || lead && comma) && (paraImperatives[low] || strings.HasSuffix(low, "n't") && strings.HasPrefix(low, "do")) {
-					r.rule = true
-				}
-				if at == 0 {
-					lead = paraLeads[low]
-				}
-				at++
-				comma = false
-			}
-			if needAt && !(paraFillers[low] || paraNumberWords[low] > 0 || strings.IndexFunc(low, unicode.IsDigit) == 0) {
-				r.rule = true
-			}
-			needAt = low == "need"
-			if paraModals[low] && !needAt {
-				r.rule = true
-			}
-			if pole := paraPoles[lang.Stem(low)]; pole != 0 {
-				poles[pole] = true
-			}
-			if paraEnvs[low] {
-				envs[low] = true
-			}
-			switch {
-			case low == "":
-			case paraNegations[low] || strings.HasSuffix(low, "n't"):
-				flush()
-				r.neg, negNext = true, true
-			case pending != nil && paraUnits[low] != "":
-				pending.unit = paraUnits[low]
-				flush()
-			case paraNumberWords[low] > 0 || low == "zero":
-				flush()
-				n := paraNumberWords[low]
-				pending = &paraVal{lo: n, hi: n}
-			default:
-				flush()
-				if v, ok := paraNumber(low); ok {
-					if v.unit == "" {
-						pending = &v
-					} else {
-						r.vals = append(r.vals, v)
-					}
-					break
-				}
-				if name, ok := paraName(tok, low); ok {
-					names[name] = true
-					if w := strings.TrimLeft(name, "-"); w != name {
-						addWord(lang.Stem(w)) // a flag's word: "--release", "a release build"
-					} else {
-						addWord(name)
-					}
-					break
-				}
-				for _, part := range strings.FieldsFunc(low, func(c rune) bool { return c == '-' || c == '/' || c == '\'' || c == '+' || c == '~' }) {
-					if u := paraUnits[part]; u != "" && len(part) > 2 {
-						part = u // "per minute" and "/min" are one
-					}
-					if full, ok := paraSynonyms[part]; ok {
-						part = full
-					}
-					if StopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
-						continue
-					}
-					addWord(lang.Stem(part))
-				}
-			}
+}
+
+// line reads one line's tokens, clause by clause.
+func (x *paraReader) line(line string) {
+	// At is the token's place in its clause; lead says the clause
+	// opened with "in", "before", … and comma that a comma came just
+	// before: "In CI, use npm ci" is an instruction.
+	at, lead, comma, prevEnd := 0, false, false, 0
+	for _, span := range paraTokenRe.FindAllStringIndex(line, -1) {
+		raw := line[span[0]:span[1]]
+		// What stands between two words ends a clause (". ; : ! ?",
+		// a dash) or is a comma.
+		if gap := line[prevEnd:span[0]]; strings.ContainsAny(gap, ".;:!?") || prevEnd > 0 && strings.ContainsAny(line[prevEnd-1:prevEnd], ".:") {
+			x.flush()
+			at, lead, comma = 0, false, false
+		} else if strings.Contains(gap, ",") {
+			x.flush()
+			comma = true
 		}
-		flush()
+		prevEnd = span[1]
+		tok := strings.TrimRight(raw, ".:'")
+		low := strings.ToLower(tok)
+		low = strings.TrimSuffix(strings.TrimSuffix(low, "'s"), "'")
+		if full, ok := paraSynonyms[low]; ok {
+			low = full
+		}
+		if low != "" {
+			x.expanded = append(x.expanded, strings.TrimLeft(low, "~"))
+			if (at == 0 || lead && comma) && (paraImperatives[low] || strings.HasSuffix(low, "n't") && strings.HasPrefix(low, "do")) {
+				x.r.rule = true
+			}
+			if at == 0 {
+				lead = paraLeads[low]
+			}
+			at++
+			comma = false
+		}
+		x.cues(low)
+		x.token(tok, low)
 	}
-	r.words = slices.Sorted(maps.Keys(words))
-	r.names = slices.Sorted(maps.Keys(names))
-	r.envs = slices.Sorted(maps.Keys(envs))
-	r.poles = slices.Sorted(maps.Keys(poles))
-	slices.Sort(r.negOn)
-	r.expanded = strings.Join(expanded, " ")
-	return r
+}
+
+// cues marks what a word says of the whole: a rule (need, must …), a
+// pole, an environment.
+func (x *paraReader) cues(low string) {
+	if x.needAt && !(paraFillers[low] || paraNumberWords[low] > 0 || strings.IndexFunc(low, unicode.IsDigit) == 0) {
+		x.r.rule = true
+	}
+	x.needAt = low == "need"
+	if paraModals[low] && !x.needAt {
+		x.r.rule = true
+	}
+	if pole := paraPoles[lang.Stem(low)]; pole != 0 {
+		x.poles[pole] = true
+	}
+	if paraEnvs[low] {
+		x.envs[low] = true
+	}
+}
+
+// token reads one token as a negation, a quantity (or its unit), a name or
+// content words.
+func (x *paraReader) token(tok, low string) {
+	switch {
+	case low == "":
+	case paraNegations[low] || strings.HasSuffix(low, "n't"):
+		x.flush()
+		x.r.neg, x.negNext = true, true
+	case x.pending != nil && paraUnits[low] != "":
+		x.pending.unit = paraUnits[low]
+		x.flush()
+	case paraNumberWords[low] > 0 || low == "zero":
+		x.flush()
+		n := paraNumberWords[low]
+		x.pending = &paraVal{lo: n, hi: n}
+	default:
+		x.flush()
+		if v, ok := paraNumber(low); ok {
+			if v.unit == "" {
+				x.pending = &v
+			} else {
+				x.r.vals = append(x.r.vals, v)
+			}
+			return
+		}
+		if name, ok := paraName(tok, low); ok {
+			x.names[name] = true
+			if w := strings.TrimLeft(name, "-"); w != name {
+				x.addWord(lang.Stem(w)) // a flag's word: "--release", "a release build"
+			} else {
+				x.addWord(name)
+			}
+			return
+		}
+		x.contentWords(low)
+	}
+}
+
+// contentWords adds the content words of a word's parts ("per-minute",
+// "read/write").
+func (x *paraReader) contentWords(low string) {
+	for _, part := range strings.FieldsFunc(low, func(c rune) bool { return c == '-' || c == '/' || c == '\'' || c == '+' || c == '~' }) {
+		if u := paraUnits[part]; u != "" && len(part) > 2 {
+			part = u // "per minute" and "/min" are one
+		}
+		if full, ok := paraSynonyms[part]; ok {
+			part = full
+		}
+		if StopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
+			continue
+		}
+		x.addWord(lang.Stem(part))
+	}
 }
 
 // paraMarkup strips markdown and reads dashes and arrows as clause breaks.

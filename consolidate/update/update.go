@@ -180,169 +180,210 @@ var uShortWords = func() map[string]string {
 
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
-	r := uread{text: text, low: strings.ToLower(text)}
-	r.terse = extract.TerseNote.MatchString(text)
-	r.change = uChangeRe.MatchString(text) || r.terse
-	r.aside = uHypotheticalRe.MatchString(text) || uLocalRe.MatchString(text)
-	r.still = uStillRe.MatchString(text)
-	r.additive = uAdditiveRe.MatchString(text)
-	rest := text
-	add := func(raw, key, typ string) {
-		for _, v := range r.vals {
-			if v.typ == typ && v.key == key {
-				return
-			}
+	x := &ureader{r: uread{text: text, low: strings.ToLower(text)}, rest: text}
+	x.r.terse = extract.TerseNote.MatchString(text)
+	x.r.change = uChangeRe.MatchString(text) || x.r.terse
+	x.r.aside = uHypotheticalRe.MatchString(text) || uLocalRe.MatchString(text)
+	x.r.still = uStillRe.MatchString(text)
+	x.r.additive = uAdditiveRe.MatchString(text)
+	x.readIDs()
+	x.readCode()
+	x.readTyped()
+	x.readPlain()
+	x.readNamedVersions()
+	x.readAmounts()
+	x.readNames()
+	x.readSubject()
+	slices.Sort(x.r.subject)
+	x.r.subject = slices.Compact(x.r.subject)
+	return x.r
+}
+
+// ureader reads a text for updates: what it has read so far, and the text
+// with what was read blanked out (so that no part is read twice).
+type ureader struct {
+	r    uread
+	rest string
+}
+
+// add adds a value once.
+func (x *ureader) add(raw, key, typ string) {
+	for _, v := range x.r.vals {
+		if v.typ == typ && v.key == key {
+			return
 		}
-		r.vals = append(r.vals, uval{raw: raw, key: key, typ: typ})
 	}
-	blank := func(s string, lo, hi int) string { return s[:lo] + strings.Repeat(" ", hi-lo) + s[hi:] }
+	x.r.vals = append(x.r.vals, uval{raw: raw, key: key, typ: typ})
+}
+
+// blank blanks rest[lo:hi] out.
+func (x *ureader) blank(lo, hi int) { x.rest = x.rest[:lo] + strings.Repeat(" ", hi-lo) + x.rest[hi:] }
+
+// readIDs reads the ids, packages and files a text names: its subject, wherever they stand.
+func (x *ureader) readIDs() {
 	// Task and issue ids name the subject, wherever they stand; so does a
 	// package with its version constraint ({:req, "~> 0.3"}, 'rails',
 	// '~> 7.1') and a file by its name (scripts/seed.sh and
 	// scripts/reset.sh, side by side, are two scripts; config/app.yaml
 	// then etc/app.toml is the config moved).
-	for _, id := range uIDRe.FindAllString(text, -1) {
-		r.subject = append(r.subject, "id:"+strings.ToLower(id))
+	for _, id := range uIDRe.FindAllString(x.r.text, -1) {
+		x.r.subject = append(x.r.subject, "id:"+strings.ToLower(id))
 	}
-	for _, m := range uJiraRe.FindAllStringIndex(rest, -1) {
-		r.subject = append(r.subject, "id:"+strings.ToLower(rest[m[0]:m[1]]))
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uJiraRe.FindAllStringIndex(x.rest, -1) {
+		x.r.subject = append(x.r.subject, "id:"+strings.ToLower(x.rest[m[0]:m[1]]))
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uTicketRe.FindAllStringSubmatchIndex(rest, -1) {
-		if !reference(rest, m[0], m[1]) {
-			r.subject = append(r.subject, "id:#"+rest[m[2]:m[3]])
+	for _, m := range uTicketRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		if !reference(x.rest, m[0], m[1]) {
+			x.r.subject = append(x.r.subject, "id:#"+x.rest[m[2]:m[3]])
 		}
-		rest = blank(rest, m[0], m[1])
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uPkgRe.FindAllStringSubmatch(text, -1) {
-		r.subject = append(r.subject, "pkg:"+strings.ToLower(m[1]))
+	for _, m := range uPkgRe.FindAllStringSubmatch(x.r.text, -1) {
+		x.r.subject = append(x.r.subject, "pkg:"+strings.ToLower(m[1]))
 	}
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
+	for _, f := range strings.FieldsFunc(x.r.text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
 		f = strings.TrimRight(f, ".:!")
 		if claims.LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
-			r.subject = append(r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
+			x.r.subject = append(x.r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
 		}
 	}
-	if uConstraintRe.MatchString(text) && !slices.ContainsFunc(r.subject, func(w string) bool { return strings.HasPrefix(w, "pkg:") }) && !uCodePkgRe.MatchString(text) {
-		r.ownerless = true
+	if uConstraintRe.MatchString(x.r.text) && !slices.ContainsFunc(x.r.subject, func(w string) bool { return strings.HasPrefix(w, "pkg:") }) && !uCodePkgRe.MatchString(x.r.text) {
+		x.r.ownerless = true
 	}
+}
+
+// readCode reads commands and code, and the versions of the package they name.
+func (x *ureader) readCode() {
 	// Commands and code: the whole span is one value. A version constraint
 	// belongs to the package named before it, and that package is the
 	// subject ("the `sidekiq` gem is pinned to `~> 6.5`").
 	pkg := ""
-	versioned := uVersionHintRe.MatchString(text)
-	for _, m := range uCodeRe.FindAllStringSubmatch(text, -1) {
+	versioned := uVersionHintRe.MatchString(x.r.text)
+	for _, m := range uCodeRe.FindAllStringSubmatch(x.r.text, -1) {
 		code := m[1]
 		if v, _, ok := versionConstraint(code); ok {
-			add(code, v, "version:"+pkg)
+			x.add(code, v, "version:"+pkg)
 			continue
 		}
 		if versioned && !strings.Contains(code, " ") {
 			pkg = strings.ToLower(code)
-			r.subject = append(r.subject, "pkg:"+pkg)
+			x.r.subject = append(x.r.subject, "pkg:"+pkg)
 			continue
 		}
-		add(code, strings.Join(strings.Fields(strings.ToLower(code)), " "), "code")
+		x.add(code, strings.Join(strings.Fields(strings.ToLower(code)), " "), "code")
 	}
-	for _, m := range uCodeRe.FindAllStringIndex(rest, -1) {
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uCodeRe.FindAllStringIndex(x.rest, -1) {
+		x.blank(m[0], m[1])
 	}
 	if pkg != "" {
-		for _, m := range uBareVersionRe.FindAllStringSubmatchIndex(rest, -1) {
-			add(rest[m[2]:m[3]], claims.VersionKey(rest[m[2]:m[3]]), "version:"+pkg)
-			rest = blank(rest, m[2], m[3])
+		for _, m := range uBareVersionRe.FindAllStringSubmatchIndex(x.rest, -1) {
+			x.add(x.rest[m[2]:m[3]], claims.VersionKey(x.rest[m[2]:m[3]]), "version:"+pkg)
+			x.blank(m[2], m[3])
 		}
 	}
-	for _, m := range uIDRe.FindAllStringIndex(rest, -1) {
-		rest = blank(rest, m[0], m[1])
+}
+
+// readTyped reads the values whose shape says their type: paths, URLs, images, versions, channels, regions, ports.
+func (x *ureader) readTyped() {
+	for _, m := range uIDRe.FindAllStringIndex(x.rest, -1) {
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uPathRe.FindAllStringSubmatchIndex(rest, -1) {
-		p := strings.TrimRight(rest[m[2]:m[3]], ".")
+	for _, m := range uPathRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		p := strings.TrimRight(x.rest[m[2]:m[3]], ".")
 		if claims.LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
-			add(p, claims.PathKey(p), "path")
-			rest = blank(rest, m[2], m[2]+len(p))
+			x.add(p, claims.PathKey(p), "path")
+			x.blank(m[2], m[2]+len(p))
 		}
 	}
-	for _, m := range uURLRe.FindAllStringIndex(rest, -1) {
-		u := strings.TrimRight(rest[m[0]:m[1]], ".,;:")
-		add(u, strings.ToLower(u), "url")
-		rest = blank(rest, m[0], m[0]+len(u))
+	for _, m := range uURLRe.FindAllStringIndex(x.rest, -1) {
+		u := strings.TrimRight(x.rest[m[0]:m[1]], ".,;:")
+		x.add(u, strings.ToLower(u), "url")
+		x.blank(m[0], m[0]+len(u))
 	}
-	for _, m := range uImageRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "image:"+strings.ToLower(rest[m[2]:m[3]]))
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uImageRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(x.rest[m[0]:m[1]]), "image:"+strings.ToLower(x.rest[m[2]:m[3]]))
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(rest, -1) {
-		pkg := strings.ToLower(rest[m[2]:m[3]])
-		add(rest[m[4]:m[5]], claims.VersionKey(rest[m[4]:m[5]]), "version:"+pkg)
-		r.subject = append(r.subject, pkg)
-		rest = blank(rest, m[4], m[5])
+	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		pkg := strings.ToLower(x.rest[m[2]:m[3]])
+		x.add(x.rest[m[4]:m[5]], claims.VersionKey(x.rest[m[4]:m[5]]), "version:"+pkg)
+		x.r.subject = append(x.r.subject, pkg)
+		x.blank(m[4], m[5])
 	}
-	for _, m := range uChannelRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], strings.ToLower(rest[m[2]:m[3]]), "channel")
-		rest = blank(rest, m[2], m[3])
+	for _, m := range uChannelRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], strings.ToLower(x.rest[m[2]:m[3]]), "channel")
+		x.blank(m[2], m[3])
 	}
-	for _, m := range uRegionRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "region")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uRegionRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], x.rest[m[0]:m[1]], "region")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uPortRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
-		rest = blank(rest, m[2], m[3])
+	for _, m := range uPortRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], strings.TrimLeft(x.rest[m[2]:m[3]], "0"), "port")
+		x.blank(m[2], m[3])
 	}
-	for _, m := range uBarePortRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
-		rest = blank(rest, m[2]-1, m[3])
+	for _, m := range uBarePortRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], strings.TrimLeft(x.rest[m[2]:m[3]], "0"), "port")
+		x.blank(m[2]-1, m[3])
 	}
+}
+
+// readPlain reads the values people change without saying their kind.
+func (x *ureader) readPlain() {
 	// Hosts, clock times, dates, weekdays, locales and switches: values
 	// people change without saying which kind they are ("stg.acme.dev",
 	// "10:15", "May 24", "Wednesdays", "en-GB", "is on").
-	for _, m := range uHostRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "host")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uHostRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(x.rest[m[0]:m[1]]), "host")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uClockRe.FindAllStringSubmatchIndex(rest, -1) {
-		if k, ok := clockKey(rest[m[2]:m[3]]); ok {
-			add(rest[m[2]:m[3]], k, "clock")
-			rest = blank(rest, m[0], m[1])
+	for _, m := range uClockRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		if k, ok := clockKey(x.rest[m[2]:m[3]]); ok {
+			x.add(x.rest[m[2]:m[3]], k, "clock")
+			x.blank(m[0], m[1])
 		}
 	}
-	for _, m := range uDateRe.FindAllStringIndex(rest, -1) {
-		d := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
-		add(rest[m[0]:m[1]], d[:3]+" "+strings.TrimLeft(strings.Fields(d)[len(strings.Fields(d))-1], "0"), "date")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uDateRe.FindAllStringIndex(x.rest, -1) {
+		d := strings.ToLower(strings.Join(strings.Fields(x.rest[m[0]:m[1]]), " "))
+		x.add(x.rest[m[0]:m[1]], d[:3]+" "+strings.TrimLeft(strings.Fields(d)[len(strings.Fields(d))-1], "0"), "date")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uISODateRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "date")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uISODateRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], x.rest[m[0]:m[1]], "date")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uDayRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[0]+3]), "day")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uDayRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(x.rest[m[0]:m[0]+3]), "day")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uLocaleRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(strings.ReplaceAll(rest[m[0]:m[1]], "_", "-")), "locale")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uLocaleRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(strings.ReplaceAll(x.rest[m[0]:m[1]], "_", "-")), "locale")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uSwitchRe.FindAllStringSubmatchIndex(rest, -1) {
+	for _, m := range uSwitchRe.FindAllStringSubmatchIndex(x.rest, -1) {
 		lo, hi := m[2], m[3]
 		if lo < 0 {
 			lo, hi = m[4], m[5]
 		}
 		k := "off"
-		if uSwitchOn[strings.ToLower(rest[lo:hi])] {
+		if uSwitchOn[strings.ToLower(x.rest[lo:hi])] {
 			k = "on"
 		}
-		add(rest[lo:hi], k, "switch")
-		rest = blank(rest, lo, hi)
+		x.add(x.rest[lo:hi], k, "switch")
+		x.blank(lo, hi)
 	}
-	for _, m := range uFreqRe.FindAllStringIndex(rest, -1) {
-		f := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
-		add(rest[m[0]:m[1]], freqKey(f), "freq")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uFreqRe.FindAllStringIndex(x.rest, -1) {
+		f := strings.ToLower(strings.Join(strings.Fields(x.rest[m[0]:m[1]]), " "))
+		x.add(x.rest[m[0]:m[1]], freqKey(f), "freq")
+		x.blank(m[0], m[1])
 	}
+}
+
+// readNamedVersions reads versions after a name, and three-part versions after none.
+func (x *ureader) readNamedVersions() {
 	// Versions after a name: "Postgres 16", "Go 1.23", "MySQL 8.0".
-	words := strings.Fields(rest)
+	words := strings.Fields(x.rest)
 	used := map[int]bool{}
 	for i := 1; i < len(words); i++ {
 		w := strings.TrimRight(words[i], ".,;:!)")
@@ -358,23 +399,23 @@ func readUpdate(text string) uread {
 			if lp == "version" {
 				// "is at version 2.3.1": a version of what the subject
 				// names, "version" no subject word of its own.
-				add(w, v, "version:")
+				x.add(w, v, "version:")
 				continue
 			}
-			add(prev+" "+w, v, "version:"+lp)
-			r.subject = append(r.subject, lp)
+			x.add(prev+" "+w, v, "version:"+lp)
+			x.r.subject = append(x.r.subject, lp)
 		} else if lp == "to" && i >= 2 && claims.VersionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
 			// "Bumped Go to 1.23"
 			if v, ok := claims.ParseVersion(w); ok {
 				pkg := strings.ToLower(strings.Trim(words[i-2], ".,"))
-				add(words[i-2]+" "+w, v, "version:"+pkg)
+				x.add(words[i-2]+" "+w, v, "version:"+pkg)
 				used[i] = true
-				r.subject = append(r.subject, pkg)
+				x.r.subject = append(x.r.subject, pkg)
 			}
 		}
 	}
 	if len(used) > 0 {
-		lines := strings.Split(rest, "\n")
+		lines := strings.Split(x.rest, "\n")
 		k := 0
 		for li, ln := range lines {
 			fs := strings.Fields(ln)
@@ -386,36 +427,40 @@ func readUpdate(text string) uread {
 			}
 			lines[li] = strings.Join(fs, " ")
 		}
-		rest = strings.Join(lines, "\n")
+		x.rest = strings.Join(lines, "\n")
 	}
 	// A three-part version with no package before it ("bumped the chart
 	// to 2.4.0"): a version of what the subject names.
-	for _, m := range uTripleRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], claims.VersionKey(rest[m[2]:m[3]]), "version:")
-		rest = blank(rest, m[2], m[3])
+	for _, m := range uTripleRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], claims.VersionKey(x.rest[m[2]:m[3]]), "version:")
+		x.blank(m[2], m[3])
 	}
+}
+
+// readAmounts reads numbers with their units, and counts with what they count.
+func (x *ureader) readAmounts() {
 	// Units as people join them to their number: "a 30-minute timeout",
 	// "256x256 pixels" (a square: its side), "1000 requests per minute".
-	rest = uHyphenUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uHyphenUnitRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		m := uHyphenUnitRe.FindStringSubmatch(s)
 		if _, ok := uUnits[strings.ToLower(m[2])]; !ok {
 			return s
 		}
 		return m[1] + " " + m[2]
 	})
-	rest = uSquareRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uSquareRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		if m := uSquareRe.FindStringSubmatch(s); m[1] == m[2] {
 			return m[1]
 		}
 		return s
 	})
-	rest = uRateRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uRateRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		m := uRateRe.FindStringSubmatch(s)
 		return m[1] + " rp" + strings.ToLower(m[2][:1])
 	})
 	// A change of amount with its unit said once, after the new one
 	// ("15→5 min"): both amounts are in it.
-	rest = uArrowUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uArrowUnitRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		m := uArrowUnitRe.FindStringSubmatch(s)
 		if _, ok := uUnits[strings.ToLower(m[3])]; !ok {
 			return s
@@ -423,7 +468,7 @@ func readUpdate(text string) uread {
 		return m[1] + " " + m[3] + " → " + m[2] + " " + m[3]
 	})
 	// Numbers with their units; a bare count names what it counts.
-	for _, m := range uNumRe.FindAllStringSubmatch(rest, -1) {
+	for _, m := range uNumRe.FindAllStringSubmatch(x.rest, -1) {
 		n, unit := strings.ToLower(m[1]), strings.ToLower(m[2])
 		if w, ok := uNumberWords[n]; ok {
 			n = w
@@ -436,21 +481,25 @@ func readUpdate(text string) uread {
 		noun := unit != "" && !uVersionSuffix[unit] && !claims.FuncWords[unit] && !claims.FillerWords[unit] && claims.CanonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[lang.Stem(unit)]
 		if u, ok := uUnits[unit]; ok {
 			q, _ := claims.ParseQuantity(n)
-			add(m[0], claims.NumberKey(q.Value*u.f, u.dim), u.dim)
+			x.add(m[0], claims.NumberKey(q.Value*u.f, u.dim), u.dim)
 		} else if noun {
-			add(m[0], n, "count:"+lang.Stem(unit))
+			x.add(m[0], n, "count:"+lang.Stem(unit))
 		} else if unicode.IsDigit(rune(m[1][0])) {
-			add(m[1], n, "number")
+			x.add(m[1], n, "number")
 		}
 	}
-	rest = uNumRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uNumRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		if strings.IndexFunc(s, unicode.IsDigit) >= 0 || uNumberWords[strings.ToLower(strings.Fields(s)[0])] != "" {
 			return " "
 		}
 		return s
 	})
+}
+
+// readNames reads names: capitalised words not opening a sentence, CamelCase.
+func (x *ureader) readNames() {
 	// Names: capitalised words not opening a sentence, CamelCase.
-	for _, sent := range splitSentencesLoose(rest) {
+	for _, sent := range splitSentencesLoose(x.rest) {
 		fs := strings.Fields(sent)
 		for i := 0; i < len(fs); i++ {
 			w := strings.Trim(fs[i], ".,;:!()—\"'")
@@ -479,20 +528,24 @@ func readUpdate(text string) uread {
 				i = j - 1
 				continue
 			}
-			add(full, strings.ToLower(full), "name")
+			x.add(full, strings.ToLower(full), "name")
 			i = j - 1
 		}
 	}
+}
+
+// readSubject reads the subject words: what is left, less weak words and names.
+func (x *ureader) readSubject() {
 	// Subject words: what is left, less weak words and names.
 	names := map[string]bool{}
-	for _, v := range r.vals {
+	for _, v := range x.r.vals {
 		if v.typ == "name" {
 			for _, w := range strings.Fields(v.key) {
 				names[w] = true
 			}
 		}
 	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(x.rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
 		w = strings.Trim(w, "-")
 		if len(w) < 2 || names[w] || claims.FuncWords[w] || claims.FillerWords[w] || claims.OpenerWords[w] || uWeakWords[w] || claims.CanonWords[w] != "" {
 			continue
@@ -501,17 +554,14 @@ func readUpdate(text string) uread {
 		if uWeakWords[s] {
 			continue
 		}
-		r.subject = append(r.subject, s)
+		x.r.subject = append(x.r.subject, s)
 	}
-	if slices.ContainsFunc(r.vals, func(v uval) bool { return v.typ == "time" }) {
+	if slices.ContainsFunc(x.r.vals, func(v uval) bool { return v.typ == "time" }) {
 		// How long something lasts is said many ways ("expires after",
 		// "valid for", "lifetime:", "kept for", "retention"): with a
 		// duration beside them these words name no subject of their own.
-		r.subject = slices.DeleteFunc(r.subject, func(w string) bool { return uDurationWords[w] })
+		x.r.subject = slices.DeleteFunc(x.r.subject, func(w string) bool { return uDurationWords[w] })
 	}
-	slices.Sort(r.subject)
-	r.subject = slices.Compact(r.subject)
-	return r
 }
 
 // uGenericCounts count nothing in particular ("3 times").
