@@ -275,25 +275,69 @@ func triggerExtras(c Conflict) []string {
 // not two, short words ("ci", "s3"), the subject as a phrase ("go
 // version"), its verbs.
 func lessonTriggers(subject string, extras []string, checks []lessonCheck) []string {
-	var out []string
-	add := func(t string, least int) {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if len(out) >= 4 || utf8.RuneCountInString(t) < least || utf8.RuneCountInString(t) > 40 || !printableLine(t) {
-			return
-		}
-		if strings.IndexFunc(t, unicode.IsLetter) < 0 || !extract.SpecificTrigger(t) {
-			return
-		}
-		// A word that holds another adds nothing: "deploy" already finds
-		// "deploys". (A phrase, "go version", is narrower and may stay.)
-		if slices.Contains(out, t) || !strings.Contains(t, " ") && slices.ContainsFunc(out, func(o string) bool {
-			return !strings.Contains(o, " ") && (strings.Contains(t, o) || strings.Contains(o, t))
-		}) {
-			return
-		}
-		out = append(out, t)
+	var ts triggerList
+	words, shorts, verbs := subjectTerms(subject)
+	for _, w := range words {
+		ts.add(w, 3)
 	}
-	var words, shorts, verbs []string
+	for _, w := range extras {
+		ts.add(w, 3)
+	}
+	for _, c := range checks {
+		if len(ts) < 2 && (strings.HasPrefix(c.key, "path:") || strings.HasPrefix(c.key, "flag:")) {
+			ts.add(c.target, 3)
+		}
+	}
+	for _, w := range append(shorts, extras...) {
+		if len(ts) < 2 {
+			ts.add(w, 2)
+		}
+	}
+	if fs := strings.Fields(subject); len(ts) < 2 && len(fs) >= 2 && len(fs) <= 3 && !strings.Contains(subject, "…") {
+		ts.add(strings.Join(fs, " "), 3)
+	}
+	for _, w := range verbs {
+		if len(ts) < 2 {
+			ts.add(w, 3)
+		}
+	}
+	if len(ts) < 2 {
+		// The subject's first content words, as a phrase: narrower than
+		// any of them alone.
+		if cw := leadingContent(subject); len(cw) >= 2 {
+			ts.add(strings.Join(cw, " "), 3)
+		}
+	}
+	return ts
+}
+
+// triggerList is a lesson's triggers, at most four.
+type triggerList []string
+
+// add adds t when it is specific, at least least runes long, and not a
+// word that holds another already there (or is held by one).
+func (ts *triggerList) add(t string, least int) {
+	t = strings.ToLower(strings.TrimSpace(t))
+	if len(*ts) >= 4 || utf8.RuneCountInString(t) < least || utf8.RuneCountInString(t) > 40 || !printableLine(t) {
+		return
+	}
+	if strings.IndexFunc(t, unicode.IsLetter) < 0 || !extract.SpecificTrigger(t) {
+		return
+	}
+	// A word that holds another adds nothing: "deploy" already finds
+	// "deploys". (A phrase, "go version", is narrower and may stay.)
+	if slices.Contains(*ts, t) || !strings.Contains(t, " ") && slices.ContainsFunc(*ts, func(o string) bool {
+		return !strings.Contains(o, " ") && (strings.Contains(t, o) || strings.Contains(o, t))
+	}) {
+		return
+	}
+	*ts = append(*ts, t)
+}
+
+// subjectTerms sorts a subject's words: content words (a plural taken to
+// its singular, so that "deploys" finds "deploy" and "deploying" too; a
+// name stays as it is), short words and common verbs.
+func subjectTerms(subject string) (words, shorts, verbs []string) {
 	for _, w := range strings.Fields(subject) {
 		lw := strings.ToLower(strings.Trim(w, ".,:;…"))
 		switch {
@@ -303,53 +347,25 @@ func lessonTriggers(subject string, extras []string, checks []lessonCheck) []str
 		case utf8.RuneCountInString(lw) < 3:
 			shorts = append(shorts, lw)
 		default:
-			// "deploys" finds "deploy", "deploying" too; a name (Postgres)
-			// stays as it is.
 			if n := len(lw); n > 4 && lw[n-1] == 's' && lw[n-2] != 's' && strings.ToLower(w) == w {
 				lw = lw[:n-1]
 			}
 			words = append(words, lw)
 		}
 	}
-	for _, w := range words {
-		add(w, 3)
-	}
-	for _, w := range extras {
-		add(w, 3)
-	}
-	for _, c := range checks {
-		if len(out) < 2 && (strings.HasPrefix(c.key, "path:") || strings.HasPrefix(c.key, "flag:")) {
-			add(c.target, 3)
+	return words, shorts, verbs
+}
+
+// leadingContent are the first three content words of a subject.
+func leadingContent(subject string) []string {
+	var cw []string
+	for _, w := range strings.Fields(subject) {
+		lw := strings.ToLower(strings.Trim(w, ".,:;…`\"'()"))
+		if lw != "" && !claims.FuncWords[lw] && !claims.FillerWords[lw] && !extract.CommonTriggerWords[lw] && strings.IndexFunc(lw, unicode.IsLetter) >= 0 && len(cw) < 3 {
+			cw = append(cw, lw)
 		}
 	}
-	for _, w := range append(shorts, extras...) {
-		if len(out) < 2 {
-			add(w, 2)
-		}
-	}
-	if fs := strings.Fields(subject); len(out) < 2 && len(fs) >= 2 && len(fs) <= 3 && !strings.Contains(subject, "…") {
-		add(strings.Join(fs, " "), 3)
-	}
-	for _, w := range verbs {
-		if len(out) < 2 {
-			add(w, 3)
-		}
-	}
-	if len(out) < 2 {
-		// The subject's first content words, as a phrase: narrower than
-		// any of them alone.
-		var cw []string
-		for _, w := range strings.Fields(subject) {
-			lw := strings.ToLower(strings.Trim(w, ".,:;…`\"'()"))
-			if lw != "" && !claims.FuncWords[lw] && !claims.FillerWords[lw] && !extract.CommonTriggerWords[lw] && strings.IndexFunc(lw, unicode.IsLetter) >= 0 && len(cw) < 3 {
-				cw = append(cw, lw)
-			}
-		}
-		if len(cw) >= 2 {
-			add(strings.Join(cw, " "), 3)
-		}
-	}
-	return out
+	return cw
 }
 
 // claimedBy says how the wrong claim came to be: "extracted by an agent,

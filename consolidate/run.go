@@ -172,13 +172,7 @@ const maxPosting = 2000
 // plan reads the project and decides the run. A full pass that changes
 // nothing returns the mark it leaves for the next (see quiet).
 func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, *memory.PassMark, error) {
-	now := time.Now
-	if opt.Now != nil {
-		now = opt.Now
-	}
-	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
-		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+	pl := newPlanner(ctx, llmCtx, st, p, opt)
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
@@ -195,13 +189,9 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 			return rep, nil, nil, err
 		}
 	}
-	all, err := st.Drafts(ctx, p.ID, 1<<30)
+	drafts, err := pl.waiting()
 	if err != nil {
 		return rep, nil, nil, err
-	}
-	drafts := memory.Waiting(all)
-	if opt.Session != "" {
-		drafts = slices.DeleteFunc(drafts, func(d memory.Draft) bool { return d.Source.Session != opt.Session })
 	}
 	rep.Drafts = len(drafts)
 	quiet := full && len(drafts) == 0 && pl.quiet(event)
@@ -210,23 +200,79 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 			return rep, nil, nil, err
 		}
 	}
-	props, err := st.Proposals(ctx, p.ID, "")
-	if err != nil {
+	if err := pl.loadProposals(); err != nil {
 		return rep, nil, nil, err
+	}
+	if err := pl.readDrafts(drafts); err != nil {
+		return rep, nil, nil, err
+	}
+	if err := pl.reconcileStored(quiet); err != nil {
+		return rep, nil, nil, err
+	}
+	pl.bind()
+	pl.finish(&rep)
+	var mark *memory.PassMark
+	if full && len(pl.ops) == 0 {
+		mark = &memory.PassMark{Time: pl.now, Event: event, SecondhandLast: pl.mark.SecondhandLast}
+		if !quiet {
+			mark.SecondhandLast = pl.secondhandLast()
+		}
+	}
+	return rep, pl.ops, mark, nil
+}
+
+// newPlanner is a planner for one pass, its clock read once (opt.Now, else
+// the time of day).
+func newPlanner(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) *planner {
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	return &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
+		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+}
+
+// waiting are the drafts this pass reads: those waiting, of the session
+// asked for when one is.
+func (pl *planner) waiting() ([]memory.Draft, error) {
+	all, err := pl.st.Drafts(pl.ctx, pl.p.ID, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	drafts := memory.Waiting(all)
+	if pl.opt.Session != "" {
+		drafts = slices.DeleteFunc(drafts, func(d memory.Draft) bool { return d.Source.Session != pl.opt.Session })
+	}
+	return drafts, nil
+}
+
+// loadProposals notes the proposals already made (and not accepted), so
+// that none is made twice.
+func (pl *planner) loadProposals() error {
+	props, err := pl.st.Proposals(pl.ctx, pl.p.ID, "")
+	if err != nil {
+		return err
 	}
 	for i := range props {
 		if props[i].State != memory.ProposalAccepted {
 			pl.proposed[props[i].Key()] = true
 		}
 	}
+	return nil
+}
 
+// readDrafts extracts the drafts' candidates (within the sessions'
+// budgets), then reads what extraction skipped, and short drafts whole,
+// for what they update.
+func (pl *planner) readDrafts(drafts []memory.Draft) error {
 	var found []found
 	var skipped []skippedOf
 	for i, d := range drafts {
-		if err := ctx.Err(); err != nil {
-			return rep, nil, nil, err
+		if err := pl.ctx.Err(); err != nil {
+			return err
 		}
-		progress(opt, "extracting", i, len(drafts))
+		progress(pl.opt, "extracting", i, len(drafts))
 		if why := extract.WorkingNotes(d); why != "" {
 			pl.drop(d, "%s: working notes, never a source of memories", why)
 		} else {
@@ -259,12 +305,19 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 			pl.readingWhole = false
 		}
 	}
-	progress(opt, "extracting", len(drafts), len(drafts))
+	progress(pl.opt, "extracting", len(drafts), len(drafts))
+	return nil
+}
 
+// reconcileStored reads the stored memories against each other: a quiet
+// pass only for what went stale; a full one for pairs, reopened decisions
+// and what went stale. A quick pass reads none.
+func (pl *planner) reconcileStored(quiet bool) error {
+	opt := pl.opt
 	if quiet {
 		progress(opt, "reconciling", 0, 1)
 		if err := pl.staleQuiet(); err != nil {
-			return rep, nil, nil, err
+			return err
 		}
 		progress(opt, "reconciling", 1, 1)
 	} else if !opt.Quick {
@@ -272,17 +325,21 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 		pl.existingPairs()
 		progress(opt, "reconciling", 1, 3)
 		if err := pl.reopen(); err != nil {
-			return rep, nil, nil, err
+			return err
 		}
 		progress(opt, "reconciling", 2, 3)
 		pl.stale()
 		progress(opt, "reconciling", 3, 3)
 	}
-	pl.bind()
+	return nil
+}
 
+// finish writes the pass's changes, counts and summary into rep.
+func (pl *planner) finish(rep *Report) {
+	opt := pl.opt
 	rep.Dropped = pl.dropped
 	rep.ModelLate, rep.ByPatterns = pl.lateSeen, pl.late
-	rep.Run = memory.Run{Project: p.ID, Time: pl.now, Actor: memory.ActorSystem}
+	rep.Run = memory.Run{Project: pl.p.ID, Time: pl.now, Actor: memory.ActorSystem}
 	for _, op := range pl.ops {
 		rep.Run.Changes = append(rep.Run.Changes, op.Change)
 		if op.Change.Kind != memory.ChangeDraftDone {
@@ -301,14 +358,6 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	if !opt.DryRun && len(pl.ops) > 0 {
 		rep.Run.ID = memory.NewID()
 	}
-	var mark *memory.PassMark
-	if full && len(pl.ops) == 0 {
-		mark = &memory.PassMark{Time: pl.now, Event: event, SecondhandLast: pl.mark.SecondhandLast}
-		if !quiet {
-			mark.SecondhandLast = pl.secondhandLast()
-		}
-	}
-	return rep, pl.ops, mark, nil
 }
 
 // load reads the project's active memories into the working set.
@@ -756,7 +805,45 @@ func (pl *planner) nearestWords(m *memory.Memory, norm string) (*memory.Memory, 
 // in other words).
 func (pl *planner) existingPairs() {
 	stored := slices.Clone(pl.order)
-	// Exact duplicates: the older ones fold into the newest.
+	pl.foldDuplicates(stored)
+	// Contradictions and near duplicates between stored memories: those
+	// written or changed since the last pass against all the others, newest
+	// first, each memory in at most one change. The first pass looks at all.
+	since := pl.lastPass()
+	if !slices.ContainsFunc(stored, func(id string) bool {
+		m := pl.mems[id]
+		return m != nil && !pl.created(id) && m.UpdatedAt.After(since)
+	}) {
+		return // nothing written since the last pass: its pairs were looked at then
+	}
+	buckets := pl.subjectBuckets(stored)
+	pairs := storedPairs{budget: 500} // proposals per run: a flood helps no one
+	for i := len(stored) - 1; i >= 0; i-- {
+		m := pl.mems[stored[i]]
+		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
+			continue
+		}
+		bucket := buckets[claims.SubjectKey(claims.ClaimText(m))]
+		if len(bucket) > maxBand {
+			bucket = nil // a subject that common is no subject
+		}
+		pl.storedContradiction(m, bucket, &pairs)
+		if pl.gone[m.ID] || pairs.budget == 0 {
+			continue
+		}
+		pl.storedParaphrase(m, &pairs)
+	}
+}
+
+// storedPairs is what is left of one pass's reading of stored pairs: the
+// proposals it may still make, and the paraphrases it has read.
+type storedPairs struct {
+	budget, paraphrased int
+}
+
+// foldDuplicates folds exact duplicates among the stored memories into the
+// newest of each.
+func (pl *planner) foldDuplicates(stored []string) {
 	groups := map[string][]string{}
 	for _, id := range stored {
 		if m := pl.mems[id]; m != nil && pl.current(id) && !pl.created(id) {
@@ -779,19 +866,10 @@ func (pl *planner) existingPairs() {
 					Reason: "the same fact: folded into " + keep.ID}})
 		}
 	}
-	// Contradictions and near duplicates between stored memories: those
-	// written or changed since the last pass against all the others, newest
-	// first, each memory in at most one change. The first pass looks at all.
-	since := pl.lastPass()
-	fresh := 0
-	for _, id := range stored {
-		if m := pl.mems[id]; m != nil && !pl.created(id) && m.UpdatedAt.After(since) {
-			fresh++
-		}
-	}
-	if fresh == 0 {
-		return // nothing written since the last pass: its pairs were looked at then
-	}
+}
+
+// subjectBuckets are the current stored memories by their subject key.
+func (pl *planner) subjectBuckets(stored []string) map[string][]string {
 	buckets := map[string][]string{}
 	keys := inParallel(len(stored), func(i int) string {
 		if m := pl.mems[stored[i]]; m != nil && pl.current(stored[i]) && !pl.created(stored[i]) {
@@ -804,57 +882,54 @@ func (pl *planner) existingPairs() {
 			buckets[keys[i]] = append(buckets[keys[i]], id)
 		}
 	}
-	budget := 500 // proposals per run: a flood helps no one
-	paraphrased := 0
-	for i := len(stored) - 1; i >= 0; i-- {
-		m := pl.mems[stored[i]]
-		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
+	return buckets
+}
+
+// storedContradiction reads m against the older memories of its bucket:
+// the first it contradicts is superseded (a lesson when it was inferred),
+// or, when m ranks lower, a proposal.
+func (pl *planner) storedContradiction(m *memory.Memory, bucket []string, pairs *storedPairs) {
+	for _, id := range bucket {
+		a := pl.mems[id]
+		if a.ID == m.ID || !pl.current(a.ID) || pl.touched[a.ID] || !a.ValidFrom.Before(m.ValidFrom) {
 			continue
 		}
-		bucket := buckets[claims.SubjectKey(claims.ClaimText(m))]
-		if len(bucket) > maxBand {
-			bucket = nil // a subject that common is no subject
-		}
-		for _, id := range bucket {
-			a := pl.mems[id]
-			if a.ID == m.ID || !pl.current(a.ID) || pl.touched[a.ID] || !a.ValidFrom.Before(m.ValidFrom) {
-				continue
-			}
-			c, ok := Contradicts(a, m)
-			if !ok {
-				continue
-			}
-			if m.Provenance.Rank() >= a.Provenance.Rank() {
-				pl.gone[a.ID] = true
-				pl.touched[m.ID] = true
-				pl.add(memory.Op{Kind: memory.OpSupersede, Target: a.ID, With: m.ID,
-					Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
-						Reason: differs(c)}})
-				pl.lesson(a, m, c)
-			} else if budget > 0 {
-				budget--
-				pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Other: m.ID,
-					Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a,
-					fmt.Sprintf("%s contradicts %s (%s) but ranks lower (%s < %s)", m.ID, a.ID, differs(c), m.Provenance, a.Provenance))
-			}
-			break
-		}
-		if pl.gone[m.ID] || budget == 0 {
+		c, ok := Contradicts(a, m)
+		if !ok {
 			continue
 		}
-		a, sim := pl.nearestWords(m, pl.norms[m.ID])
-		if a == nil && paraphrased < maxStoredParaphrase {
-			// Paraphrases among stored memories, newest first and bounded:
-			// reading one is dear, and a store never consolidated would
-			// read every memory at every pass.
-			paraphrased++
-			a, sim = pl.paraphrase(m)
+		if m.Provenance.Rank() >= a.Provenance.Rank() {
+			pl.gone[a.ID] = true
+			pl.touched[m.ID] = true
+			pl.add(memory.Op{Kind: memory.OpSupersede, Target: a.ID, With: m.ID,
+				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
+					Reason: differs(c)}})
+			pl.lesson(a, m, c)
+		} else if pairs.budget > 0 {
+			pairs.budget--
+			pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Other: m.ID,
+				Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a,
+				fmt.Sprintf("%s contradicts %s (%s) but ranks lower (%s < %s)", m.ID, a.ID, differs(c), m.Provenance, a.Provenance))
 		}
-		if a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
-			budget--
-			why := fmt.Sprintf("%s says nearly the same as %s (similarity %.2f)", m.ID, a.ID, sim)
-			pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID, Reason: why}, a, why)
-		}
+		return
+	}
+}
+
+// storedParaphrase proposes a merge of m into the older memory that says
+// nearly the same, if one.
+func (pl *planner) storedParaphrase(m *memory.Memory, pairs *storedPairs) {
+	a, sim := pl.nearestWords(m, pl.norms[m.ID])
+	if a == nil && pairs.paraphrased < maxStoredParaphrase {
+		// Paraphrases among stored memories, newest first and bounded:
+		// reading one is dear, and a store never consolidated would
+		// read every memory at every pass.
+		pairs.paraphrased++
+		a, sim = pl.paraphrase(m)
+	}
+	if a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
+		pairs.budget--
+		why := fmt.Sprintf("%s says nearly the same as %s (similarity %.2f)", m.ID, a.ID, sim)
+		pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID, Reason: why}, a, why)
 	}
 }
 

@@ -469,13 +469,58 @@ var (
 // patterns that make two claims of it ("X, not Y", "not Y but X", "X
 // instead of Y"), or a negation that flips it.
 func sentenceClaims(s string) []claim {
-	toks := lexClaim(s)
-	if len(toks) == 0 || len(toks) > maxClaimWords {
+	toks, command, ok := claimTokens(s)
+	if !ok {
 		return nil
+	}
+	negs := 0
+	for _, t := range toks {
+		if t.neg || t.antonym {
+			negs++
+		}
+	}
+	var out []claim
+	if c, ok := notPattern(toks); ok {
+		if negs > 1 {
+			return nil // "X, not Y" with a second negation: too tangled to read
+		}
+		out = c
+	} else if c, ok := insteadPattern(toks); ok {
+		if negs > 0 {
+			return nil
+		}
+		out = c
+	} else {
+		if negs > 1 {
+			return nil
+		}
+		out = []claim{plainClaim(toks)}
+	}
+	for i := range out {
+		c := &out[i]
+		if len(c.toks) == 0 {
+			return nil
+		}
+		c.initial = c.toks[0].at == 0
+		c.command = command
+		settle(c)
+	}
+	return out
+}
+
+// claimTokens reads a sentence's tokens for claims: an opening
+// interjection and leading punctuation left out, fillers dropped, names
+// marked, an antonym that qualifies the next word read as a word; command
+// says the sentence is an instruction. ok is false for a sentence too
+// long or too subtle to read.
+func claimTokens(s string) (toks []ctoken, command, ok bool) {
+	toks = lexClaim(s)
+	if len(toks) == 0 || len(toks) > maxClaimWords {
+		return nil, false, false
 	}
 	for i, t := range toks {
 		if t.neg && i+1 < len(toks) && softNotWords[toks[i+1].low] {
-			return nil // "not just MySQL" affirms MySQL; too subtle to read
+			return nil, false, false // "not just MySQL" affirms MySQL; too subtle to read
 		}
 	}
 	// "No, actually …": an opening interjection is not a negation.
@@ -487,7 +532,6 @@ func sentenceClaims(s string) []claim {
 	}
 	// An instruction starts with its verb, after an adverb ("Always run …")
 	// but not after an article ("The build command …").
-	command := false
 	for _, t := range toks {
 		if t.kind == tkWord && FillerWords[t.low] && t.low != "the" && t.low != "a" && t.low != "an" {
 			continue
@@ -513,56 +557,29 @@ func sentenceClaims(s string) []claim {
 			t.antonym, t.key, t.stop = false, lang.Stem(t.low), FuncWords[t.low]
 		}
 	}
+	return toks, command, true
+}
 
-	negs := 0
+// plainClaim is a sentence read as one claim: its words and values, denied
+// where a negation or an antonym stands.
+func plainClaim(toks []ctoken) claim {
+	c := claim{pos: true, negAt: -1}
 	for _, t := range toks {
-		if t.neg || t.antonym {
-			negs++
-		}
-	}
-	var out []claim
-	if c, ok := notPattern(toks); ok {
-		if negs > 1 {
-			return nil // "X, not Y" with a second negation: too tangled to read
-		}
-		out = c
-	} else if c, ok := insteadPattern(toks); ok {
-		if negs > 0 {
-			return nil
-		}
-		out = c
-	} else {
-		if negs > 1 {
-			return nil
-		}
-		c := claim{pos: true, negAt: -1}
-		for _, t := range toks {
-			switch {
-			case t.kind == tkPunct:
-				if len(c.toks) > 0 && t.raw == "," {
-					c.toks[len(c.toks)-1].comma = true
-				}
-			case t.neg:
-				c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
-			case t.antonym:
-				c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
-				c.toks = append(c.toks, t)
-			default:
-				c.toks = append(c.toks, t)
+		switch {
+		case t.kind == tkPunct:
+			if len(c.toks) > 0 && t.raw == "," {
+				c.toks[len(c.toks)-1].comma = true
 			}
+		case t.neg:
+			c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
+		case t.antonym:
+			c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
+			c.toks = append(c.toks, t)
+		default:
+			c.toks = append(c.toks, t)
 		}
-		out = []claim{c}
 	}
-	for i := range out {
-		c := &out[i]
-		if len(c.toks) == 0 {
-			return nil
-		}
-		c.initial = c.toks[0].at == 0
-		c.command = command
-		settle(c)
-	}
-	return out
+	return c
 }
 
 // settle types the values a claim's context decides (a port after "port",
@@ -1152,66 +1169,85 @@ func lexClaim(s string) []ctoken {
 		switch {
 		case unicode.IsSpace(r):
 			i++
-			continue
 		case r == '`' || r == '"' || r == '“':
-			closer := r
-			if r == '“' {
-				closer = '”'
+			if t, j, ok := lexQuoted(rs, i); ok {
+				out = append(out, t)
+				i = j
+			} else {
+				i++
 			}
-			j := i + 1
-			for j < len(rs) && rs[j] != closer && !(r == '"' && rs[j] == '”') {
-				j++
-			}
-			if j < len(rs) && j-i > 1 && j-i < 200 {
-				inner := string(rs[i+1 : j])
-				out = append(out, ctoken{raw: string(rs[i : j+1]), key: memory.Normalize(inner), kind: tkQuoted})
-				i = j + 1
-				continue
-			}
-			i++
-			continue
 		case strings.ContainsRune(",;()[]—–…", r) || r == ':' && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])):
 			out = append(out, ctoken{raw: string(r), key: string(r), kind: tkPunct})
 			i++
-			continue
-		}
-		j := i
-		for j < len(rs) && !unicode.IsSpace(rs[j]) && !strings.ContainsRune(";()[]\"`“”—–…", rs[j]) {
-			if rs[j] == ',' && !(j > i && unicode.IsDigit(rs[j-1]) && thousandsGroup(rs[j+1:])) {
-				break
-			}
-			j++
-		}
-		if j == i {
-			i++ // a stray closing quote: nothing to read
-			continue
-		}
-		w := string(rs[i:j])
-		i = j
-		trail := ""
-		for w != "" {
-			last, size := utf8.DecodeLastRuneInString(w)
-			if !strings.ContainsRune(".:!?'’", last) {
-				break
-			}
-			if last == ':' {
-				trail = ":"
-			}
-			w = w[:len(w)-size]
-		}
-		w = strings.TrimLeft(w, "'’")
-		switch {
-		case w == "":
-		case w == "%" || w == "&" || w == "~" || strings.IndexFunc(w, AlnumRune) >= 0:
-			out = appendWord(out, w)
-		default: // a dash or slash standing alone
-			out = append(out, ctoken{raw: w, key: w, kind: tkPunct})
-		}
-		if trail != "" {
-			out = append(out, ctoken{raw: ":", key: ":", kind: tkPunct})
+		default:
+			out, i = lexWord(out, rs, i)
 		}
 	}
-	// "no longer" is one negation.
+	return joinUnits(joinNoLonger(out))
+}
+
+// lexQuoted reads a quoted value (`code`, "text", “text”) opening at
+// rs[i]: the token and where reading goes on; false when the quote does
+// not close soon enough to be one.
+func lexQuoted(rs []rune, i int) (ctoken, int, bool) {
+	r := rs[i]
+	closer := r
+	if r == '“' {
+		closer = '”'
+	}
+	j := i + 1
+	for j < len(rs) && rs[j] != closer && !(r == '"' && rs[j] == '”') {
+		j++
+	}
+	if j < len(rs) && j-i > 1 && j-i < 200 {
+		inner := string(rs[i+1 : j])
+		return ctoken{raw: string(rs[i : j+1]), key: memory.Normalize(inner), kind: tkQuoted}, j + 1, true
+	}
+	return ctoken{}, 0, false
+}
+
+// lexWord reads the word starting at rs[i] (a number keeps its thousands
+// commas), its trailing stops taken off (a colon kept as punctuation):
+// out with it, and where reading goes on.
+func lexWord(out []ctoken, rs []rune, i int) ([]ctoken, int) {
+	j := i
+	for j < len(rs) && !unicode.IsSpace(rs[j]) && !strings.ContainsRune(";()[]\"`“”—–…", rs[j]) {
+		if rs[j] == ',' && !(j > i && unicode.IsDigit(rs[j-1]) && thousandsGroup(rs[j+1:])) {
+			break
+		}
+		j++
+	}
+	if j == i {
+		return out, i + 1 // a stray closing quote: nothing to read
+	}
+	w := string(rs[i:j])
+	trail := ""
+	for w != "" {
+		last, size := utf8.DecodeLastRuneInString(w)
+		if !strings.ContainsRune(".:!?'’", last) {
+			break
+		}
+		if last == ':' {
+			trail = ":"
+		}
+		w = w[:len(w)-size]
+	}
+	w = strings.TrimLeft(w, "'’")
+	switch {
+	case w == "":
+	case w == "%" || w == "&" || w == "~" || strings.IndexFunc(w, AlnumRune) >= 0:
+		out = appendWord(out, w)
+	default: // a dash or slash standing alone
+		out = append(out, ctoken{raw: w, key: w, kind: tkPunct})
+	}
+	if trail != "" {
+		out = append(out, ctoken{raw: ":", key: ":", kind: tkPunct})
+	}
+	return out, j
+}
+
+// joinNoLonger makes "no longer" one negation.
+func joinNoLonger(out []ctoken) []ctoken {
 	merged := out[:0]
 	for i := 0; i < len(out); i++ {
 		if out[i].kind == tkWord && out[i].key == "no" && i+1 < len(out) && out[i+1].kind == tkWord && out[i+1].key == "longer" {
@@ -1221,9 +1257,12 @@ func lexClaim(s string) []ctoken {
 		}
 		merged = append(merged, out[i])
 	}
-	out = merged
-	// A number and its unit are one value: "41 ms", "5k rps", "40 %".
-	merged = out[:0]
+	return merged
+}
+
+// joinUnits makes a number and its unit one value: "41 ms", "5k rps", "40 %".
+func joinUnits(out []ctoken) []ctoken {
+	merged := out[:0]
 	for i := 0; i < len(out); i++ {
 		t := out[i]
 		if t.kind == tkNumber && t.unit == "" && i+1 < len(out) && out[i+1].kind == tkWord {

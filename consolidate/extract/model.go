@@ -52,26 +52,8 @@ func FromModel(d memory.Draft, raw json.RawMessage) (Candidate, string) {
 	}
 	trim := strings.TrimSpace
 	m.Title, m.Body, m.Because, m.Span, m.Corrects = trim(m.Title), trim(m.Body), trim(m.Because), trim(m.Span), trim(m.Corrects)
-	// Credentials first, so that no later reason can quote one.
-	fields := []secrets.Field{{Name: "class", Text: m.Class}, {Name: "title", Text: m.Title}, {Name: "body", Text: m.Body}, {Name: "because", Text: m.Because},
-		{Name: "span", Text: m.Span}, {Name: "corrects", Text: m.Corrects}}
-	for _, t := range m.Triggers {
-		fields = append(fields, secrets.Field{Name: "trigger", Text: t})
-	}
-	if err := secrets.Check(fields...); err != nil {
-		var se *secrets.Error
-		what := "a credential"
-		if errors.As(err, &se) && len(se.Findings) > 0 {
-			what = "what looks like a credential in its " + se.Findings[0].Field
-		}
-		return Candidate{}, "holds " + what + " and was left out"
-	}
-	// A redaction marks a statement that held a credential: nothing of it
-	// becomes a memory, as on the pattern path.
-	for _, f := range fields {
-		if strings.Contains(strings.ToUpper(f.Text), "[REDACTED") {
-			return Candidate{}, "quotes a redacted passage and was left out"
-		}
+	if why := m.credential(); why != "" {
+		return Candidate{}, why
 	}
 	class := Class(strings.ToLower(m.Class))
 	if !llmKnownClass(class) {
@@ -94,53 +76,12 @@ func FromModel(d memory.Draft, raw json.RawMessage) (Candidate, string) {
 	if m.Body == "" {
 		m.Body = m.Title
 	}
-	// A model may turn the rule it quotes around ("never push with
-	// --no-verify" became "Always push with --no-verify"): a title or
-	// body that says the opposite of its own span is not what was said.
-	if llmInverts(span, m.Title) || llmInverts(span, m.Body) {
-		return Candidate{}, label + ": it says the opposite of the span it quotes"
+	if why := m.unfit(d, span); why != "" {
+		return Candidate{}, label + why
 	}
-	switch {
-	case m.Title == "":
-		return Candidate{}, label + " has neither title nor body"
-	case strings.ContainsAny(m.Title, "\r\n"):
-		return Candidate{}, label + ": its title spans several lines"
-	case utf8.RuneCountInString(m.Title) > MaxTitleRunes:
-		return Candidate{}, fmt.Sprintf("%s: its title is longer than %d characters", label, MaxTitleRunes)
-	case len(m.Body) > memory.MaxBody:
-		return Candidate{}, label + ": its body is too long"
-	case strings.ContainsAny(m.Corrects, "\r\n") || utf8.RuneCountInString(m.Corrects) > memory.MaxTitle:
-		return Candidate{}, label + ": what it corrects is not one short line"
-	}
-	for _, f := range [][2]string{{"title", m.Title}, {"corrects", m.Corrects}} {
-		if err := safetext.Check(f[0], f[1]); err != nil {
-			return Candidate{}, label + ": " + err.Error()
-		}
-	}
-	for _, f := range [][2]string{{"body", m.Body}, {"because", m.Because}} {
-		if err := safetext.Valid(f[0], f[1]); err != nil {
-			return Candidate{}, label + ": " + err.Error()
-		}
-	}
-	// A value the draft does not hold is the model's invention, and a
-	// wrong value is the costliest memory there is.
-	if n := llmInventedNumber(d.Text, m.Title, m.Body, m.Because, m.Corrects); n != "" {
-		return Candidate{}, fmt.Sprintf("%s states %s, which the draft does not", label, n)
-	}
-	var triggers []string
-	if class == ClassFailure {
-		for _, t := range m.Triggers {
-			t = strings.ToLower(trim(t))
-			if t == "" || utf8.RuneCountInString(t) > memory.MaxTag || slices.Contains(triggers, t) {
-				continue
-			}
-			if err := safetext.Check("trigger", t); err != nil {
-				return Candidate{}, label + ": " + err.Error()
-			}
-			if triggers = append(triggers, t); len(triggers) == maxTriggers {
-				break
-			}
-		}
+	triggers, why := m.triggers(class)
+	if why != "" {
+		return Candidate{}, label + ": " + why
 	}
 	layer, kind, prov := llmShape(class, d, span, m.Body)
 	c := Candidate{
@@ -159,6 +100,97 @@ func FromModel(d memory.Draft, raw json.RawMessage) (Candidate, string) {
 		c.Because = ""
 	}
 	return c, ""
+}
+
+// credential says why a candidate that holds a credential, or quotes a
+// redacted passage, is left out (without quoting the credential); "" when
+// it holds neither. Credentials are looked for first, so that no later
+// reason can quote one.
+func (m *llmCandidate) credential() string {
+	fields := []secrets.Field{{Name: "class", Text: m.Class}, {Name: "title", Text: m.Title}, {Name: "body", Text: m.Body}, {Name: "because", Text: m.Because},
+		{Name: "span", Text: m.Span}, {Name: "corrects", Text: m.Corrects}}
+	for _, t := range m.Triggers {
+		fields = append(fields, secrets.Field{Name: "trigger", Text: t})
+	}
+	if err := secrets.Check(fields...); err != nil {
+		var se *secrets.Error
+		what := "a credential"
+		if errors.As(err, &se) && len(se.Findings) > 0 {
+			what = "what looks like a credential in its " + se.Findings[0].Field
+		}
+		return "holds " + what + " and was left out"
+	}
+	// A redaction marks a statement that held a credential: nothing of it
+	// becomes a memory, as on the pattern path.
+	for _, f := range fields {
+		if strings.Contains(strings.ToUpper(f.Text), "[REDACTED") {
+			return "quotes a redacted passage and was left out"
+		}
+	}
+	return ""
+}
+
+// unfit says why a candidate's fields cannot make a memory (said after its
+// label), "" when they can: it turns its span around, a title too long or
+// of several lines, a body too long, unsafe text, or a number the draft
+// does not hold.
+func (m *llmCandidate) unfit(d memory.Draft, span string) string {
+	// A model may turn the rule it quotes around ("never push with
+	// --no-verify" became "Always push with --no-verify"): a title or
+	// body that says the opposite of its own span is not what was said.
+	if llmInverts(span, m.Title) || llmInverts(span, m.Body) {
+		return ": it says the opposite of the span it quotes"
+	}
+	switch {
+	case m.Title == "":
+		return " has neither title nor body"
+	case strings.ContainsAny(m.Title, "\r\n"):
+		return ": its title spans several lines"
+	case utf8.RuneCountInString(m.Title) > MaxTitleRunes:
+		return fmt.Sprintf(": its title is longer than %d characters", MaxTitleRunes)
+	case len(m.Body) > memory.MaxBody:
+		return ": its body is too long"
+	case strings.ContainsAny(m.Corrects, "\r\n") || utf8.RuneCountInString(m.Corrects) > memory.MaxTitle:
+		return ": what it corrects is not one short line"
+	}
+	for _, f := range [][2]string{{"title", m.Title}, {"corrects", m.Corrects}} {
+		if err := safetext.Check(f[0], f[1]); err != nil {
+			return ": " + err.Error()
+		}
+	}
+	for _, f := range [][2]string{{"body", m.Body}, {"because", m.Because}} {
+		if err := safetext.Valid(f[0], f[1]); err != nil {
+			return ": " + err.Error()
+		}
+	}
+	// A value the draft does not hold is the model's invention, and a
+	// wrong value is the costliest memory there is.
+	if n := llmInventedNumber(d.Text, m.Title, m.Body, m.Because, m.Corrects); n != "" {
+		return fmt.Sprintf(" states %s, which the draft does not", n)
+	}
+	return ""
+}
+
+// triggers are a failure's triggers (lower case, distinct, at most
+// maxTriggers); other classes have none. An unsafe one says why.
+func (m *llmCandidate) triggers(class Class) ([]string, string) {
+	if class != ClassFailure {
+		return nil, ""
+	}
+	var triggers []string
+	for _, t := range m.Triggers {
+		t = strings.ToLower(strings.TrimSpace(t))
+		if t == "" || utf8.RuneCountInString(t) > memory.MaxTag || slices.Contains(triggers, t) {
+			continue
+		}
+		if err := safetext.Check("trigger", t); err != nil {
+			return nil, err.Error()
+		}
+		if triggers = append(triggers, t); len(triggers) == maxTriggers {
+			break
+		}
+	}
+	return triggers, ""
 }
 
 func llmKnownClass(c Class) bool {

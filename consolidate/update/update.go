@@ -843,25 +843,7 @@ func looseUpdate(o, n uread) (Strength, claims.Conflict) {
 	// for a value of the same kind said otherwise ("Uploads cap at 25 MB"
 	// against "Max upload size is 10 MB"); a name replaced or a word of
 	// change needs the older text's subject itself (half its words, or two).
-	subj, matched := o.plainSubject(), []string(nil)
-	sharedSubj := 0
-	for _, t := range o.terms() {
-		if n.has(t) {
-			matched = append(matched, t)
-			if slices.Contains(subj, t) {
-				sharedSubj++
-			}
-		}
-	}
-	// What a count counts is a subject word ("one approval" and "2
-	// approvals", "4 concurrent Celery workers" and "celery concurrency").
-	for _, ov := range o.vals {
-		if c, ok := strings.CutPrefix(ov.typ, "count:"); ok && !uGenericCounts[c] && (n.has(c) || slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ == ov.typ })) {
-			matched = append(matched, c)
-			subj = append(subj, c)
-			sharedSubj++
-		}
-	}
+	subj, matched, sharedSubj := sharedTerms(o, n)
 	if len(matched) == 0 {
 		return None, claims.Conflict{}
 	}
@@ -886,22 +868,8 @@ func looseUpdate(o, n uread) (Strength, claims.Conflict) {
 	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
 		return None, claims.Conflict{}
 	}
-	for _, ov := range o.vals {
-		if n.says(ov) && !(strong && n.change && otherClause(n, ov)) {
-			continue
-		}
-		for _, nv := range n.vals {
-			if nv.key == ov.key || stillSaid(o, nv) || !looseType(ov, nv, o, n) || !ownedBy(o, n, nv) {
-				continue
-			}
-			if ov.typ == "number" && nv.typ == "number" && (!strong || !ownerNamed(o, n, nv)) {
-				continue // two bare numbers say little of what they count
-			}
-			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !n.terse || !strong) {
-				continue // another name beside it, no word of change: maybe an addition
-			}
-			return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
-		}
+	if ov, nv, ok := looseValue(o, n, strong); ok {
+		return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
 	}
 	// Says it changed, and the old value is no longer said; a value of
 	// another kind in its place is about something else ("scaled kafka
@@ -919,6 +887,56 @@ func looseUpdate(o, n uread) (Strength, claims.Conflict) {
 		}
 	}
 	return None, claims.Conflict{}
+}
+
+// sharedTerms are the older text's subject words, those of its terms the
+// newer has, and how many of the subject words these are. What a count
+// counts is a subject word ("one approval" and "2 approvals", "4
+// concurrent Celery workers" and "celery concurrency").
+func sharedTerms(o, n uread) (subj, matched []string, shared int) {
+	subj = o.plainSubject()
+	for _, t := range o.terms() {
+		if n.has(t) {
+			matched = append(matched, t)
+			if slices.Contains(subj, t) {
+				shared++
+			}
+		}
+	}
+	for _, ov := range o.vals {
+		if c, ok := strings.CutPrefix(ov.typ, "count:"); ok && !uGenericCounts[c] && (n.has(c) || slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ == ov.typ })) {
+			matched = append(matched, c)
+			subj = append(subj, c)
+			shared++
+		}
+	}
+	return subj, matched, shared
+}
+
+// looseValue is the older value the newer text replaces with a value of
+// its kind, if one: not said again (unless in a clause of its own that
+// says it changed), not a bare number against another unless the subject
+// is strong and names its owner, not a name beside another without a word
+// of change.
+func looseValue(o, n uread, strong bool) (ov, nv uval, ok bool) {
+	for _, ov := range o.vals {
+		if n.says(ov) && !(strong && n.change && otherClause(n, ov)) {
+			continue
+		}
+		for _, nv := range n.vals {
+			if nv.key == ov.key || stillSaid(o, nv) || !looseType(ov, nv, o, n) || !ownedBy(o, n, nv) {
+				continue
+			}
+			if ov.typ == "number" && nv.typ == "number" && (!strong || !ownerNamed(o, n, nv)) {
+				continue // two bare numbers say little of what they count
+			}
+			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !n.terse || !strong) {
+				continue // another name beside it, no word of change: maybe an addition
+			}
+			return ov, nv, true
+		}
+	}
+	return uval{}, uval{}, false
 }
 
 // uFromToRe: "from X to Y", X the value replaced.
