@@ -173,11 +173,16 @@ func FuzzClaims(f *testing.F) {
 		}
 		Corrected(a, b)
 		for _, w := range strings.Fields(a) {
-			ParseQuantity(w)
-			ParseVersion(w)
-			ParsePort(w)
-			LooksLikePath(w)
-			PathKey(w)
+			if q, ok := ParseQuantity(w); ok && q.Unit != "" && q.Dim == "" {
+				t.Fatalf("ParseQuantity(%q) = %+v: a unit without its dimension", w, q)
+			}
+			if v, ok := ParseVersion(w); ok && (v == "" || strings.HasPrefix(v, "v")) {
+				t.Fatalf("ParseVersion(%q) = %q: not a version's key", w, v)
+			}
+			if p, ok := ParsePort(w); ok && (p < 1 || p > 65535) {
+				t.Fatalf("ParsePort(%q) = %d: no port", w, p)
+			}
+			_ = LooksLikePath(w) // never panics
 		}
 	})
 }
