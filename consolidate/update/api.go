@@ -1,3 +1,8 @@
+// Package update reads whether a newer text updates an older one, said in
+// other words than a contradiction (claims) can read: the rules, a fitted
+// model over their signals, and the paraphrase reading that tells one fact
+// said twice from two facts. It is pure: texts and memories in, readings
+// out; the planner finds the candidates and makes the proposals.
 package update
 
 import (
