@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sync"
 
+	"cairn/consolidate"
 	"cairn/derive"
 	"cairn/memory"
 	"cairn/mirror"
@@ -17,15 +18,16 @@ import (
 
 // workbench opens the TUI on a store in a project; recall is the server's
 // engine when the store is a client of the server; the command line's
-// history lasts in the home.
-func workbench(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string) error {
+// history lasts in the home; llm builds the language model a consolidation
+// asks, from the settings the command loaded.
+func workbench(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string, llm func() (*consolidate.LLM, error)) error {
 	// One trust service per project for the workbench's life: its checker
 	// keeps the bound files' fingerprints (and leaves them in the home for
 	// the next process), so a reload stats them instead of hashing every
 	// one again.
 	var mu sync.Mutex
 	services := map[string]*trust.Service{}
-	opt := ui.Options{Project: p, Projects: projects, Theme: theme, HistoryFile: filepath.Join(home, "history"),
+	opt := ui.Options{Project: p, Projects: projects, Theme: theme, HistoryFile: filepath.Join(home, "history"), LLM: llm,
 		Trust: func(p memory.Project) ui.Trust {
 			mu.Lock()
 			defer mu.Unlock()

@@ -27,7 +27,7 @@ func (a *app) mcpCommand() *cobra.Command {
 			if err := a.open(cmd.Context(), true); err != nil {
 				return err
 			}
-			return mcpserver.Run(cmd.Context(), a.st, a.proj, a.trustService(), a.env.Stdin, a.env.Stdout)
+			return mcpserver.Run(cmd.Context(), a.st, a.proj, a.trustService(), a.llm, a.env.Stdin, a.env.Stdout)
 		},
 	}
 }

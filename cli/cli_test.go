@@ -15,6 +15,7 @@ import (
 
 	badger "github.com/dgraph-io/badger/v4"
 
+	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/store"
@@ -395,7 +396,7 @@ func TestWorkbenchTheme(t *testing.T) {
 			return ""
 		},
 		Getwd: func() (string, error) { return e.wd, nil }, IsTerminal: func() bool { return false },
-		Workbench: func(_ context.Context, _ memory.Store, p memory.Project, _ []memory.Project, theme, _ string) error {
+		Workbench: func(_ context.Context, _ memory.Store, p memory.Project, _ []memory.Project, theme, _ string, _ func() (*consolidate.LLM, error)) error {
 			got = theme + " " + p.Name
 			return nil
 		}})

@@ -10,6 +10,7 @@ import (
 	"syscall"
 	"testing"
 
+	"cairn/consolidate"
 	"cairn/internal/config"
 	"cairn/memory"
 )
@@ -57,7 +58,7 @@ func (e *cfgEnv) run(args ...string) result {
 		Getenv:     func(k string) string { return e.vars[k] },
 		Getwd:      func() (string, error) { return e.wd, nil },
 		IsTerminal: func() bool { return false },
-		Workbench: func(_ context.Context, _ memory.Store, _ memory.Project, _ []memory.Project, theme, _ string) error {
+		Workbench: func(_ context.Context, _ memory.Store, _ memory.Project, _ []memory.Project, theme, _ string, _ func() (*consolidate.LLM, error)) error {
 			e.theme = theme
 			return nil
 		},

@@ -71,10 +71,14 @@ patterns do all of it.`,
 	return c
 }
 
+// llm builds the language model a pass asks, from the settings in force
+// (loaded once, when the command starts); nil when none is configured.
+func (a *app) llm() (*consolidate.LLM, error) { return consolidate.LLMFromEnv(a.env.Getenv) }
+
 // consolidate runs one pass and prints its report.
 func (a *app) consolidate(cmd *cobra.Command, dry bool) error {
 	ctx := cmd.Context()
-	llm, err := consolidate.LLMFromEnv(a.env.Getenv)
+	llm, err := a.llm()
 	if err != nil {
 		return err
 	}

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/consolidate"
 	"cairn/memory"
 )
 
@@ -29,7 +30,7 @@ func TestDemoShowsTheLoop(t *testing.T) {
 	var errb bytes.Buffer
 	env := e.cliEnv("demo")
 	env.Stderr, env.Demo = &errb, sample
-	env.Workbench = func(ctx context.Context, st memory.Store, p memory.Project, _ []memory.Project, _, _ string) error {
+	env.Workbench = func(ctx context.Context, st memory.Store, p memory.Project, _ []memory.Project, _, _ string, _ func() (*consolidate.LLM, error)) error {
 		opened = true
 		checkDemoStore(t, ctx, st, p)
 		return nil

@@ -15,6 +15,7 @@ import (
 	"github.com/adrg/xdg"
 	"github.com/spf13/cobra"
 
+	"cairn/consolidate"
 	"cairn/internal/config"
 	"cairn/internal/gcpace"
 	"cairn/memory"
@@ -31,8 +32,10 @@ const (
 	ExitUsage   = 2
 )
 
-// Workbench opens the TUI on a store in a project. main.go supplies it.
-type Workbench func(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string) error
+// Workbench opens the TUI on a store in a project; llm builds the language
+// model a consolidation asks, from the settings the command loaded. main.go
+// supplies it.
+type Workbench func(ctx context.Context, st memory.Store, p memory.Project, projects []memory.Project, theme, home string, llm func() (*consolidate.LLM, error)) error
 
 // Env is everything a run of cairn reads from and writes to, so that tests
 // can run the whole command line in-process.
@@ -338,7 +341,7 @@ func (a *app) workbench(ctx context.Context, st memory.Store, p memory.Project) 
 	if err != nil {
 		return err
 	}
-	return a.env.Workbench(ctx, st, p, projects, theme, home)
+	return a.env.Workbench(ctx, st, p, projects, theme, home, a.llm)
 }
 
 // debugLog sends Badger's log to home/debug.log when CAIRN_DEBUG is set,

@@ -5,6 +5,12 @@
 // own corrected mistakes, reopens decisions whose reasons changed, and
 // leaves what is uncertain to a person as proposals. Every pass is one run
 // the store applies all or nothing and can undo exactly.
+//
+// This package is the planner; what it reads with lives in packages of
+// their own, pure and tested alone: extract (candidates from a draft, by
+// patterns or checked from a model), claims (contradictions and values)
+// and update (updates and paraphrases in other words). The language model
+// is built by the caller from the settings it loaded (Options.LLM).
 package consolidate
 
 import (
@@ -31,7 +37,7 @@ type Options struct {
 	// MCP). The run's own actor is always system.
 	AskedBy  memory.Actor
 	Progress func(Progress) // nil: silent
-	LLM      *LLM           // nil: the patterns alone
+	LLM      *LLM           // built by the caller (LLMFromEnv over the settings it loaded); nil: the patterns alone
 	// Bind binds the texts of new memories to what they name (a trust
 	// checker's BindMany); nil leaves them unbound.
 	Bind func(ctx context.Context, texts []string) [][]memory.Watermark

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/internal/config"
 	"cairn/memory"
 	"cairn/store"
 )
@@ -139,7 +140,10 @@ func TestLLMDeadlineSetting(t *testing.T) {
 		{name: "zero", env: map[string]string{"CAIRN_LLM_URL": "http://127.0.0.1:11434/v1", "CAIRN_LLM_MODEL": "m", "CAIRN_LLM_DEADLINE": "0s"}, err: "not a positive duration"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			l, err := LLMFromEnv(func(k string) string { return tc.env[k] })
+			// As the CLI does: the settings file loaded once, behind the
+			// environment, and passed down.
+			getenv := func(k string) string { return tc.env[k] }
+			l, err := LLMFromEnv(config.Load(getenv).Getenv(getenv))
 			if tc.err != "" {
 				if err == nil || !strings.Contains(err.Error(), tc.err) || strings.Contains(err.Error(), "\n") {
 					t.Fatalf("err = %v, want one line saying %q", err, tc.err)

@@ -15,6 +15,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"cairn/consolidate/extract"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -48,7 +49,7 @@ type corpusCase struct {
 // must hold (they match a found candidate to it); Because, Triggers and
 // Corrects, when given, are checked as fields.
 type expectation struct {
-	Class      Class             `json:"class"`
+	Class      extract.Class     `json:"class"`
 	Layer      string            `json:"layer"`
 	Kind       memory.Kind       `json:"kind"`
 	Provenance memory.Provenance `json:"provenance"`
@@ -122,13 +123,13 @@ type classStats struct {
 // corpusScore is a corpus measured.
 type corpusScore struct {
 	cases   int
-	byClass map[Class]*classStats
+	byClass map[extract.Class]*classStats
 	notes   []string // each miss, false find and wrong field, for the log
 	// sureChatter are chatter cases that yielded a Sure candidate.
 	sureChatter []string
 }
 
-var allClasses = []Class{ClassPreference, ClassState, ClassEvent, ClassDecision, ClassFailure, ClassProcedure, ClassCorrection}
+var allClasses = []extract.Class{extract.ClassPreference, extract.ClassState, extract.ClassEvent, extract.ClassDecision, extract.ClassFailure, extract.ClassProcedure, extract.ClassCorrection}
 
 // score runs Extract over a corpus. A found candidate is a true positive
 // when an expected one of the same class in the same draft, not matched
@@ -136,18 +137,18 @@ var allClasses = []Class{ClassPreference, ClassState, ClassEvent, ClassDecision,
 // layer, kind, provenance and the optional fields of a matched pair are
 // counted apart as "fields wrong".
 func score(cases []corpusCase) corpusScore {
-	s := corpusScore{cases: len(cases), byClass: map[Class]*classStats{}}
+	s := corpusScore{cases: len(cases), byClass: map[extract.Class]*classStats{}}
 	for _, cl := range allClasses {
 		s.byClass[cl] = &classStats{}
 	}
-	stats := func(cl Class) *classStats {
+	stats := func(cl extract.Class) *classStats {
 		if s.byClass[cl] == nil {
 			s.byClass[cl] = &classStats{}
 		}
 		return s.byClass[cl]
 	}
 	for _, c := range cases {
-		got := Extract(draftOf(c))
+		got := extract.Extract(draftOf(c))
 		for _, e := range c.Expect {
 			stats(e.Class).expected++
 		}
@@ -200,7 +201,7 @@ func hasAll(text string, words []string) bool {
 
 // fieldsWrong says which fields of a matched candidate differ from what
 // was expected, or "".
-func fieldsWrong(e expectation, g Candidate) string {
+func fieldsWrong(e expectation, g extract.Candidate) string {
 	var wrong []string
 	if e.Layer != "" && e.Layer != g.Layer.Letter() {
 		wrong = append(wrong, fmt.Sprintf("layer %s, want %s", g.Layer.Letter(), e.Layer))
@@ -303,7 +304,7 @@ func TestCorporaShape(t *testing.T) {
 		cases := loadCorpus(t, name)
 		ids := map[string]bool{}
 		chat, secret := 0, 0
-		classes := map[Class]bool{}
+		classes := map[extract.Class]bool{}
 		for _, c := range cases {
 			if ids[c.ID] {
 				t.Errorf("%s: id %s twice", name, c.ID)
@@ -382,7 +383,7 @@ func corpusTexts(t *testing.T) []memory.Draft {
 }
 
 // checkInvariants is what every candidate of every draft keeps.
-func checkInvariants(t testing.TB, d memory.Draft, cs []Candidate) {
+func checkInvariants(t testing.TB, d memory.Draft, cs []extract.Candidate) {
 	t.Helper()
 	for _, c := range cs {
 		if c.Span == "" || !strings.Contains(d.Text, c.Span) {
@@ -400,7 +401,7 @@ func checkInvariants(t testing.TB, d memory.Draft, cs []Candidate) {
 		if !slices.Contains(allClasses, c.Class) || !c.Layer.Valid() || !c.Kind.Valid() || !c.Provenance.Valid() {
 			t.Errorf("candidate %q: class %q layer %q kind %q provenance %q", c.Title, c.Class, string(c.Layer), c.Kind, c.Provenance)
 		}
-		if c.Class != ClassFailure && len(c.Triggers) > 0 || c.Class == ClassFailure && (len(c.Triggers) == 0 || len(c.Triggers) > 4) {
+		if c.Class != extract.ClassFailure && len(c.Triggers) > 0 || c.Class == extract.ClassFailure && (len(c.Triggers) == 0 || len(c.Triggers) > 4) {
 			t.Errorf("%s %q has triggers %q", c.Class, c.Title, c.Triggers)
 		}
 		for _, tr := range c.Triggers {
@@ -408,7 +409,7 @@ func checkInvariants(t testing.TB, d memory.Draft, cs []Candidate) {
 				t.Errorf("trigger %q of %q: want lower case, trimmed", tr, c.Title)
 			}
 		}
-		if c.Class != ClassDecision && c.Because != "" || c.Class != ClassCorrection && c.Corrects != "" {
+		if c.Class != extract.ClassDecision && c.Because != "" || c.Class != extract.ClassCorrection && c.Corrects != "" {
 			t.Errorf("%s %q has because %q, corrects %q", c.Class, c.Title, c.Because, c.Corrects)
 		}
 		m := memory.Memory{Layer: c.Layer, Kind: c.Kind, Title: c.Title, Body: c.Body, Provenance: c.Provenance,
@@ -425,7 +426,7 @@ func checkInvariants(t testing.TB, d memory.Draft, cs []Candidate) {
 func TestExtractInvariants(t *testing.T) {
 	t.Parallel()
 	for _, d := range corpusTexts(t) {
-		checkInvariants(t, d, Extract(d))
+		checkInvariants(t, d, extract.Extract(d))
 	}
 }
 
@@ -435,9 +436,9 @@ func TestExtractInvariants(t *testing.T) {
 func TestExtractIsDeterministic(t *testing.T) {
 	t.Parallel()
 	ds := corpusTexts(t)
-	want := make([][]Candidate, len(ds))
+	want := make([][]extract.Candidate, len(ds))
 	for i, d := range ds {
-		want[i] = Extract(d)
+		want[i] = extract.Extract(d)
 	}
 	// Two goroutines at once are what the race detector needs to see a
 	// shared state written; four read the corpus twice as often for
@@ -449,7 +450,7 @@ func TestExtractIsDeterministic(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for i, d := range ds {
-				if got := Extract(d); !reflect.DeepEqual(got, want[i]) {
+				if got := extract.Extract(d); !reflect.DeepEqual(got, want[i]) {
 					errs <- fmt.Sprintf("draft %q: %+v, then %+v", d.Text, want[i], got)
 					return
 				}
@@ -468,11 +469,11 @@ func TestExtractOrder(t *testing.T) {
 	t.Parallel()
 	d := memory.Draft{Actor: memory.ActorUser, Text: "We chose NATS over Kafka because it is simpler.\n" +
 		"The API listens on port 8080.\nDeployed v1.2.0 to staging; smoke tests passed.\nI prefer small PRs."}
-	var got []Class
-	for _, c := range Extract(d) {
+	var got []extract.Class
+	for _, c := range extract.Extract(d) {
 		got = append(got, c.Class)
 	}
-	want := []Class{ClassDecision, ClassState, ClassEvent, ClassPreference}
+	want := []extract.Class{extract.ClassDecision, extract.ClassState, extract.ClassEvent, extract.ClassPreference}
 	if !slices.Equal(got, want) {
 		t.Fatalf("classes %v, want %v", got, want)
 	}
@@ -506,9 +507,9 @@ func TestExtractSkipsSecrets(t *testing.T) {
 				t.Fatalf("the scanner does not see the fake credential: the test proves nothing")
 			}
 			d := memory.Draft{Actor: memory.ActorUser, Text: tc.text}
-			got := Extract(d)
+			got := extract.Extract(d)
 			checkInvariants(t, d, got)
-			if len(got) != 1 || got[0].Class != ClassState || !strings.Contains(got[0].Body, "8080") {
+			if len(got) != 1 || got[0].Class != extract.ClassState || !strings.Contains(got[0].Body, "8080") {
 				t.Fatalf("want only the port fact, got %+v", got)
 			}
 			for _, c := range got {
@@ -529,12 +530,12 @@ func TestExtractChatterMakesNothing(t *testing.T) {
 		"hello!", "let me run the tests", "Thanks, will do.", "no", "No worries!", "nope, not yet", "Actually, let me check the other file.",
 		"No, let's not do that.", "I'm looking at the failing test now.", "Let me see why it crashed.", "Why did the deploy fail?"} {
 		for _, a := range []memory.Actor{memory.ActorUser, memory.ActorAgent} {
-			if got := Extract(memory.Draft{Actor: a, Text: s}); len(got) != 0 {
+			if got := extract.Extract(memory.Draft{Actor: a, Text: s}); len(got) != 0 {
 				t.Errorf("%s %q made %+v", a, s, got)
 			}
 		}
 	}
-	got := Extract(memory.Draft{Actor: memory.ActorUser, Text: "ok thanks! The queue listens on 5672. let me check the logs, brb"})
+	got := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: "ok thanks! The queue listens on 5672. let me check the logs, brb"})
 	if len(got) != 1 || got[0].Span != "The queue listens on 5672." {
 		t.Errorf("chatter around a fact: %+v", got)
 	}
@@ -546,9 +547,9 @@ func TestExtractChatterMakesNothing(t *testing.T) {
 // provenance each actor earns.
 func TestExtractFields(t *testing.T) {
 	t.Parallel()
-	one := func(t *testing.T, actor memory.Actor, text string) Candidate {
+	one := func(t *testing.T, actor memory.Actor, text string) extract.Candidate {
 		t.Helper()
-		got := Extract(memory.Draft{Actor: actor, Text: text})
+		got := extract.Extract(memory.Draft{Actor: actor, Text: text})
 		if len(got) != 1 {
 			t.Fatalf("%q: %d candidates, want 1: %+v", text, len(got), got)
 		}
@@ -556,21 +557,21 @@ func TestExtractFields(t *testing.T) {
 	}
 	t.Run("decision keeps its reason", func(t *testing.T) {
 		c := one(t, memory.ActorUser, "We went with Badger over SQLite because we need an embedded store without cgo.")
-		if c.Class != ClassDecision || c.Because != "we need an embedded store without cgo" || !c.Sure {
+		if c.Class != extract.ClassDecision || c.Because != "we need an embedded store without cgo" || !c.Sure {
 			t.Errorf("%+v", c)
 		}
 		c = one(t, memory.ActorUser, "We decided to freeze the schema.")
-		if c.Class != ClassDecision || c.Because != "" {
+		if c.Class != extract.ClassDecision || c.Because != "" {
 			t.Errorf("a decision without a reason: %+v", c)
 		}
 		c = one(t, memory.ActorUser, "Since last week the API listens on 8081.")
-		if c.Class == ClassDecision {
+		if c.Class == extract.ClassDecision {
 			t.Errorf("'since' of time read as a reason: %+v", c)
 		}
 	})
 	t.Run("correction states what is true", func(t *testing.T) {
 		c := one(t, memory.ActorUser, "No, actually deploys go through Spinnaker, not ArgoCD.")
-		if c.Class != ClassCorrection || c.Provenance != memory.ProvUserCorrected || c.Corrects != "ArgoCD" || c.Layer != memory.LayerState {
+		if c.Class != extract.ClassCorrection || c.Provenance != memory.ProvUserCorrected || c.Corrects != "ArgoCD" || c.Layer != memory.LayerState {
 			t.Errorf("%+v", c)
 		}
 		if strings.HasPrefix(strings.ToLower(c.Body), "no") || !strings.HasPrefix(c.Body, "Deploys go through Spinnaker") {
@@ -592,7 +593,7 @@ func TestExtractFields(t *testing.T) {
 			"Correction: the flaky test is TestWatchReload.":          memory.ProvExtracted,
 			"Actually the cache TTL is 10 minutes, not 5.":            memory.ProvExtracted,
 		} {
-			if c := one(t, memory.ActorAgent, text); c.Class != ClassCorrection || c.Provenance != want {
+			if c := one(t, memory.ActorAgent, text); c.Class != extract.ClassCorrection || c.Provenance != want {
 				t.Errorf("%q: %s %s, want correction %s", text, c.Class, c.Provenance, want)
 			}
 		}
@@ -608,7 +609,7 @@ func TestExtractFields(t *testing.T) {
 			"The migration failed because the users table had duplicate rows.": {"migration"},
 		} {
 			c := one(t, memory.ActorAgent, text)
-			if c.Class != ClassFailure || c.Layer != memory.LayerNegative || c.Provenance != memory.ProvObserved {
+			if c.Class != extract.ClassFailure || c.Layer != memory.LayerNegative || c.Provenance != memory.ProvObserved {
 				t.Errorf("%q: %+v", text, c)
 			}
 			for _, w := range want {
@@ -617,27 +618,27 @@ func TestExtractFields(t *testing.T) {
 				}
 			}
 		}
-		if c := one(t, memory.ActorUser, "Reverted commit 9f3c2ab because it broke the Windows build."); c.Class != ClassEvent {
+		if c := one(t, memory.ActorUser, "Reverted commit 9f3c2ab because it broke the Windows build."); c.Class != extract.ClassEvent {
 			t.Errorf("a failure named only as the reason of an event: %+v", c)
 		}
 	})
 	t.Run("procedure steps become a markdown list", func(t *testing.T) {
 		c := one(t, memory.ActorUser, "To release:\n1. bump the version in version.go\n2. tag vX.Y.Z\n3. push the tag")
-		if c.Class != ClassProcedure || c.Layer != memory.LayerInvariant || c.Kind != memory.KindProcedure || c.Title != "To release" {
+		if c.Class != extract.ClassProcedure || c.Layer != memory.LayerInvariant || c.Kind != memory.KindProcedure || c.Title != "To release" {
 			t.Errorf("%+v", c)
 		}
 		if c.Body != "1. bump the version in version.go\n2. tag vX.Y.Z\n3. push the tag" {
 			t.Errorf("body %q", c.Body)
 		}
 		c = one(t, memory.ActorUser, "First, drain the node with kubectl drain; then upgrade the kubelet; finally uncordon it.")
-		if c.Class != ClassProcedure || c.Body != "1. drain the node with kubectl drain\n2. upgrade the kubelet\n3. uncordon it" {
+		if c.Class != extract.ClassProcedure || c.Body != "1. drain the node with kubectl drain\n2. upgrade the kubelet\n3. uncordon it" {
 			t.Errorf("%+v", c)
 		}
 		c = one(t, memory.ActorUser, "Steps to reproduce:\n1. run go test -count=50 ./store\n2. watch TestCompaction fail")
 		if c.Layer != memory.LayerState {
 			t.Errorf("reproduction steps in layer %s, want B", c.Layer.Letter())
 		}
-		if got := Extract(memory.Draft{Actor: memory.ActorAgent, Text: "Plan:\n1. read the config\n2. fix the parser"}); len(got) != 0 {
+		if got := extract.Extract(memory.Draft{Actor: memory.ActorAgent, Text: "Plan:\n1. read the config\n2. fix the parser"}); len(got) != 0 {
 			t.Errorf("an agent's plan became %+v", got)
 		}
 	})
@@ -645,20 +646,20 @@ func TestExtractFields(t *testing.T) {
 		for _, tc := range []struct {
 			actor memory.Actor
 			text  string
-			class Class
+			class extract.Class
 			prov  memory.Provenance
 		}{
-			{memory.ActorUser, "The API listens on port 8080.", ClassState, memory.ProvUserStated},
-			{memory.ActorAgent, "The API listens on port 8080.", ClassState, memory.ProvExtracted},
-			{memory.ActorAgent, "p99 latency on /search is 230 ms.", ClassState, memory.ProvMeasured},
-			{memory.ActorUser, "Load test: the token bucket holds 3000 rps.", ClassState, memory.ProvMeasured},
-			{memory.ActorUser, "The request timeout is 30 s.", ClassState, memory.ProvUserStated},
-			{memory.ActorAgent, "Deployed build 1873 to staging; smoke tests passed.", ClassEvent, memory.ProvObserved},
-			{memory.ActorUser, "Deployed build 1873 to staging; smoke tests passed.", ClassEvent, memory.ProvUserStated},
-			{memory.ActorAgent, "The user prefers early returns over nested ifs.", ClassPreference, memory.ProvExtracted},
-			{memory.ActorUser, "Never push directly to main.", ClassPreference, memory.ProvUserStated},
-			{memory.ActorAgent, "assistant: ok\nuser: never push directly to main", ClassPreference, memory.ProvUserStated},
-			{memory.ActorUser, "assistant: The API listens on port 8080.", ClassState, memory.ProvExtracted},
+			{memory.ActorUser, "The API listens on port 8080.", extract.ClassState, memory.ProvUserStated},
+			{memory.ActorAgent, "The API listens on port 8080.", extract.ClassState, memory.ProvExtracted},
+			{memory.ActorAgent, "p99 latency on /search is 230 ms.", extract.ClassState, memory.ProvMeasured},
+			{memory.ActorUser, "Load test: the token bucket holds 3000 rps.", extract.ClassState, memory.ProvMeasured},
+			{memory.ActorUser, "The request timeout is 30 s.", extract.ClassState, memory.ProvUserStated},
+			{memory.ActorAgent, "Deployed build 1873 to staging; smoke tests passed.", extract.ClassEvent, memory.ProvObserved},
+			{memory.ActorUser, "Deployed build 1873 to staging; smoke tests passed.", extract.ClassEvent, memory.ProvUserStated},
+			{memory.ActorAgent, "The user prefers early returns over nested ifs.", extract.ClassPreference, memory.ProvExtracted},
+			{memory.ActorUser, "Never push directly to main.", extract.ClassPreference, memory.ProvUserStated},
+			{memory.ActorAgent, "assistant: ok\nuser: never push directly to main", extract.ClassPreference, memory.ProvUserStated},
+			{memory.ActorUser, "assistant: The API listens on port 8080.", extract.ClassState, memory.ProvExtracted},
 		} {
 			c := one(t, tc.actor, tc.text)
 			if c.Class != tc.class || c.Provenance != tc.prov {
@@ -674,7 +675,7 @@ func TestExtractFields(t *testing.T) {
 	})
 	t.Run("hedged statements are not sure", func(t *testing.T) {
 		for _, s := range []string{"Maybe the API listens on 8081 now.", "I think we decided to use NATS because of cost.", "Probably never push to main."} {
-			for _, c := range Extract(memory.Draft{Actor: memory.ActorUser, Text: s}) {
+			for _, c := range extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: s}) {
 				if c.Sure {
 					t.Errorf("%q made a sure %s", s, c.Class)
 				}
@@ -688,7 +689,7 @@ func TestExtractFields(t *testing.T) {
 func TestExtractLongTitle(t *testing.T) {
 	t.Parallel()
 	long := "The ingest service listens on port 9000 and " + strings.Repeat("forwards every batch to the archive writer ", 6) + "before it acknowledges."
-	got := Extract(memory.Draft{Actor: memory.ActorUser, Text: long})
+	got := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: long})
 	if len(got) != 1 {
 		t.Fatalf("%+v", got)
 	}
@@ -722,7 +723,7 @@ func FuzzExtract(f *testing.F) {
 		if user {
 			d.Actor = memory.ActorUser
 		}
-		got := Extract(d)
+		got := extract.Extract(d)
 		if !utf8.ValidString(text) {
 			if len(got) != 0 {
 				t.Fatalf("invalid UTF-8 made %d candidates", len(got))
@@ -730,7 +731,7 @@ func FuzzExtract(f *testing.F) {
 			return
 		}
 		checkInvariants(t, d, got)
-		if again := Extract(d); !reflect.DeepEqual(got, again) {
+		if again := extract.Extract(d); !reflect.DeepEqual(got, again) {
 			t.Fatalf("two readings differ:\n%+v\n%+v", got, again)
 		}
 	})
@@ -753,7 +754,7 @@ func BenchmarkExtract(b *testing.B) {
 	b.ResetTimer()
 	for range b.N {
 		for _, d := range ds {
-			Extract(d)
+			extract.Extract(d)
 		}
 	}
 	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N*len(ds)), "ns/draft")
@@ -778,15 +779,15 @@ func TestExtractNotesAndTranscripts(t *testing.T) {
 	for _, tc := range []struct {
 		actor memory.Actor
 		text  string
-		want  []Class
+		want  []extract.Class
 	}{
-		{memory.ActorUser, notes, []Class{ClassFailure, ClassState, ClassPreference}},
+		{memory.ActorUser, notes, []extract.Class{extract.ClassFailure, extract.ClassState, extract.ClassPreference}},
 		{memory.ActorAgent, summary, nil},
 	} {
 		d := memory.Draft{Actor: tc.actor, Text: tc.text}
-		got := Extract(d)
+		got := extract.Extract(d)
 		checkInvariants(t, d, got)
-		var classes []Class
+		var classes []extract.Class
 		for _, c := range got {
 			classes = append(classes, c.Class)
 		}
@@ -794,7 +795,7 @@ func TestExtractNotesAndTranscripts(t *testing.T) {
 			t.Errorf("%s draft: classes %v, want %v: %+v", tc.actor, classes, tc.want, got)
 		}
 	}
-	if c := Extract(memory.Draft{Actor: memory.ActorUser, Text: "the staging cluster is on k8s 1.31 now"}); len(c) != 1 || c[0].Provenance != memory.ProvUserStated {
+	if c := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: "the staging cluster is on k8s 1.31 now"}); len(c) != 1 || c[0].Provenance != memory.ProvUserStated {
 		t.Errorf("a version read as a measurement: %+v", c)
 	}
 }
@@ -807,18 +808,18 @@ func TestExtractFromASession(t *testing.T) {
 	tools := memory.Draft{Actor: memory.ActorAgent, Text: "edited store/bucket_test.go\n" +
 		"ran `go test ./store/...`: exit 1 — 3 failures; FAIL ratelimit/store 0.214s, right after the agent said: \"The test now uses the fake clock, so it passes reliably.\"\n" +
 		"tool Task: Find every use of the bucket clock\nran `go test ./store/...`: ok — ok ratelimit/store 0.180s"}
-	cs := Extract(tools)
+	cs := extract.Extract(tools)
 	if len(cs) != 1 {
 		t.Fatalf("tool facts made %d candidates, want the one lesson: %+v", len(cs), cs)
 	}
 	l := cs[0]
-	if l.Class != ClassLesson || l.Layer != memory.LayerMeta || l.Kind != memory.KindLesson || !l.Sure ||
+	if l.Class != extract.ClassLesson || l.Layer != memory.LayerMeta || l.Kind != memory.KindLesson || !l.Sure ||
 		!strings.Contains(l.Title, "`go test ./store/...`") || !strings.Contains(l.Body, "The test now uses the fake clock") ||
 		!strings.Contains(l.Body, "exit 1 — 3 failures") || !strings.Contains(tools.Text, l.Span) {
 		t.Fatalf("lesson: %+v", l)
 	}
 	// The same lines from a person are read as what they say.
-	if cs := Extract(memory.Draft{Actor: memory.ActorAgent, Text: "ran `ls`: ok\nwrote README.md"}); len(cs) != 0 {
+	if cs := extract.Extract(memory.Draft{Actor: memory.ActorAgent, Text: "ran `ls`: ok\nwrote README.md"}); len(cs) != 0 {
 		t.Fatalf("plain tool facts made %+v", cs)
 	}
 	for _, text := range []string{
@@ -827,12 +828,12 @@ func TestExtractFromASession(t *testing.T) {
 		"Set DATABASE_URL for the check.",
 		"please add a --json flag to stats",
 	} {
-		if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: text}); len(cs) != 0 {
+		if cs := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: text}); len(cs) != 0 {
 			t.Errorf("a request for work %q made %+v", text, cs)
 		}
 	}
 	for _, text := range []string{"Always run make lint before committing.", "Never push to main directly."} {
-		if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: text}); len(cs) != 1 || cs[0].Layer != memory.LayerInvariant {
+		if cs := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: text}); len(cs) != 1 || cs[0].Layer != memory.LayerInvariant {
 			t.Errorf("a standing rule %q made %+v", text, cs)
 		}
 	}

@@ -8,8 +8,8 @@ import (
 	"time"
 	"unicode"
 
-	"github.com/kljensen/snowball"
-
+	"cairn/consolidate/update"
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -198,33 +198,20 @@ func (pl *planner) bind() {
 	}
 }
 
-// stopWords are left out of a title's subject words.
-var stopWords = map[string]bool{}
-
-func init() {
-	for _, w := range strings.Fields(`a an the is are was were be been being am of to in on at by for with from as and or
-		but not no it its this that these those we our us you your i my me he she they them their there here
-		has have had do does did will would can could should may might must so than then too very just also
-		into onto over under about after before again all any each few more most other some such only own same
-		now still yet use uses used using via per`) {
-		stopWords[w] = true
-	}
-}
-
 // subjectWords are the stemmed words of a title that can say what it is
 // about: no stop words, no values (numbers, versions).
 func subjectWords(title string) []string {
 	var out []string
 	seen := map[string]bool{}
 	for _, w := range memory.Words(title) {
-		if len(w) < 2 || stopWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 {
+		if len(w) < 2 || update.StopWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 {
 			continue
 		}
 		if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
 			continue // a value (v1.2, 8080, p99 stays out too: it names a measure, kept below)
 		}
-		s, err := snowball.Stem(w, "english", false)
-		if err != nil || s == "" {
+		s := lang.StemAll(w)
+		if s == "" {
 			s = w
 		}
 		if !seen[s] {

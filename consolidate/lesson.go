@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"cairn/consolidate/claims"
+	"cairn/consolidate/extract"
 	"cairn/memory"
 	"cairn/safetext"
 )
@@ -138,7 +140,7 @@ func lessonChecks(wrong, right *memory.Memory) []lessonCheck {
 			t := flatLine(w.Target)
 			switch w.Kind {
 			case memory.WatermarkFile:
-				add(lessonCheck{target: t, say: "read " + t, key: "path:" + pathKey(t)})
+				add(lessonCheck{target: t, say: "read " + t, key: "path:" + claims.PathKey(t)})
 			case memory.WatermarkGit:
 				cmd := "git log -1"
 				if t != "" {
@@ -182,8 +184,8 @@ func namedChecks(text string) []lessonCheck {
 		text = text[i+1+j+1:]
 		switch {
 		case code == "" || utf8.RuneCountInString(code) > 80:
-		case LooksLikePath(code):
-			out = append(out, lessonCheck{target: code, say: "read " + code, key: "path:" + pathKey(code)})
+		case claims.LooksLikePath(code):
+			out = append(out, lessonCheck{target: code, say: "read " + code, key: "path:" + claims.PathKey(code)})
 		default:
 			out = append(out, lessonCheck{target: "`" + code + "`", say: "run `" + code + "`", key: "code:" + code})
 		}
@@ -203,13 +205,13 @@ func wordChecks(text string) []lessonCheck {
 		}
 		name, _, _ := strings.Cut(f, "=") // LOG_LEVEL=debug, --region=eu
 		switch {
-		case LooksLikePath(f):
-			out = append(out, lessonCheck{target: f, say: "read " + f, key: "path:" + pathKey(f)})
+		case claims.LooksLikePath(f):
+			out = append(out, lessonCheck{target: f, say: "read " + f, key: "path:" + claims.PathKey(f)})
 		case strings.HasPrefix(name, "--") && len(name) > 3 && flagName(name[2:]):
 			out = append(out, lessonCheck{target: name, say: "check how " + name + " is set", key: "flag:" + name})
 		case upperSnake(name):
 			out = append(out, lessonCheck{target: name, say: "check the value of " + name, key: "flag:" + name})
-		case commitLike(f):
+		case claims.CommitLike(f):
 			out = append(out, lessonCheck{target: "`git show " + f + "`", say: "run `git show " + f + "`", key: "commit:" + f})
 		}
 	}
@@ -255,7 +257,7 @@ func triggerExtras(c Conflict) []string {
 		var out []string
 		for _, w := range strings.Fields(c.Old + " " + c.New) {
 			lw := strings.ToLower(w)
-			if lw != "not" && lw != "no" && lw != "longer" && lw != "never" && !funcWords[lw] && !commonVerbs[lw] {
+			if lw != "not" && lw != "no" && lw != "longer" && lw != "never" && !claims.FuncWords[lw] && !extract.CommonVerbs[lw] {
 				out = append(out, lw)
 			}
 		}
@@ -267,92 +269,103 @@ func triggerExtras(c Conflict) []string {
 	return nil
 }
 
-// commonVerbs make poor triggers: a task says "use" or "run" about anything.
-var commonVerbs = wordSet(`use uses used run runs ran take takes took hold holds live lives keep keeps set sets
-	go goes get gets make makes serve serves served own owns owned depend depends is are was were have has do
-	does out up`)
-
 // lessonTriggers are the words of a task that should bring the lesson up
 // (recall matches them as lower-case substrings), two to four: the
 // subject's words, the extras, the files and flags to check; when that is
 // not two, short words ("ci", "s3"), the subject as a phrase ("go
 // version"), its verbs.
 func lessonTriggers(subject string, extras []string, checks []lessonCheck) []string {
-	var out []string
-	add := func(t string, least int) {
-		t = strings.ToLower(strings.TrimSpace(t))
-		if len(out) >= 4 || utf8.RuneCountInString(t) < least || utf8.RuneCountInString(t) > 40 || !printableLine(t) {
-			return
-		}
-		if strings.IndexFunc(t, unicode.IsLetter) < 0 || !specificTrigger(t) {
-			return
-		}
-		// A word that holds another adds nothing: "deploy" already finds
-		// "deploys". (A phrase, "go version", is narrower and may stay.)
-		if slices.Contains(out, t) || !strings.Contains(t, " ") && slices.ContainsFunc(out, func(o string) bool {
-			return !strings.Contains(o, " ") && (strings.Contains(t, o) || strings.Contains(o, t))
-		}) {
-			return
-		}
-		out = append(out, t)
+	var ts triggerList
+	words, shorts, verbs := subjectTerms(subject)
+	for _, w := range words {
+		ts.add(w, 3)
 	}
-	var words, shorts, verbs []string
+	for _, w := range extras {
+		ts.add(w, 3)
+	}
+	for _, c := range checks {
+		if len(ts) < 2 && (strings.HasPrefix(c.key, "path:") || strings.HasPrefix(c.key, "flag:")) {
+			ts.add(c.target, 3)
+		}
+	}
+	for _, w := range append(shorts, extras...) {
+		if len(ts) < 2 {
+			ts.add(w, 2)
+		}
+	}
+	if fs := strings.Fields(subject); len(ts) < 2 && len(fs) >= 2 && len(fs) <= 3 && !strings.Contains(subject, "…") {
+		ts.add(strings.Join(fs, " "), 3)
+	}
+	for _, w := range verbs {
+		if len(ts) < 2 {
+			ts.add(w, 3)
+		}
+	}
+	if len(ts) < 2 {
+		// The subject's first content words, as a phrase: narrower than
+		// any of them alone.
+		if cw := leadingContent(subject); len(cw) >= 2 {
+			ts.add(strings.Join(cw, " "), 3)
+		}
+	}
+	return ts
+}
+
+// triggerList is a lesson's triggers, at most four.
+type triggerList []string
+
+// add adds t when it is specific, at least least runes long, and not a
+// word that holds another already there (or is held by one).
+func (ts *triggerList) add(t string, least int) {
+	t = strings.ToLower(strings.TrimSpace(t))
+	if len(*ts) >= 4 || utf8.RuneCountInString(t) < least || utf8.RuneCountInString(t) > 40 || !printableLine(t) {
+		return
+	}
+	if strings.IndexFunc(t, unicode.IsLetter) < 0 || !extract.SpecificTrigger(t) {
+		return
+	}
+	// A word that holds another adds nothing: "deploy" already finds
+	// "deploys". (A phrase, "go version", is narrower and may stay.)
+	if slices.Contains(*ts, t) || !strings.Contains(t, " ") && slices.ContainsFunc(*ts, func(o string) bool {
+		return !strings.Contains(o, " ") && (strings.Contains(t, o) || strings.Contains(o, t))
+	}) {
+		return
+	}
+	*ts = append(*ts, t)
+}
+
+// subjectTerms sorts a subject's words: content words (a plural taken to
+// its singular, so that "deploys" finds "deploy" and "deploying" too; a
+// name stays as it is), short words and common verbs.
+func subjectTerms(subject string) (words, shorts, verbs []string) {
 	for _, w := range strings.Fields(subject) {
 		lw := strings.ToLower(strings.Trim(w, ".,:;…"))
 		switch {
-		case funcWords[lw] || fillerWords[lw] || canonWords[lw] != "" || strings.IndexFunc(lw, unicode.IsLetter) < 0:
-		case commonVerbs[lw]:
+		case claims.FuncWords[lw] || claims.FillerWords[lw] || claims.CanonWords[lw] != "" || strings.IndexFunc(lw, unicode.IsLetter) < 0:
+		case extract.CommonVerbs[lw]:
 			verbs = append(verbs, lw)
 		case utf8.RuneCountInString(lw) < 3:
 			shorts = append(shorts, lw)
 		default:
-			// "deploys" finds "deploy", "deploying" too; a name (Postgres)
-			// stays as it is.
 			if n := len(lw); n > 4 && lw[n-1] == 's' && lw[n-2] != 's' && strings.ToLower(w) == w {
 				lw = lw[:n-1]
 			}
 			words = append(words, lw)
 		}
 	}
-	for _, w := range words {
-		add(w, 3)
-	}
-	for _, w := range extras {
-		add(w, 3)
-	}
-	for _, c := range checks {
-		if len(out) < 2 && (strings.HasPrefix(c.key, "path:") || strings.HasPrefix(c.key, "flag:")) {
-			add(c.target, 3)
+	return words, shorts, verbs
+}
+
+// leadingContent are the first three content words of a subject.
+func leadingContent(subject string) []string {
+	var cw []string
+	for _, w := range strings.Fields(subject) {
+		lw := strings.ToLower(strings.Trim(w, ".,:;…`\"'()"))
+		if lw != "" && !claims.FuncWords[lw] && !claims.FillerWords[lw] && !extract.CommonTriggerWords[lw] && strings.IndexFunc(lw, unicode.IsLetter) >= 0 && len(cw) < 3 {
+			cw = append(cw, lw)
 		}
 	}
-	for _, w := range append(shorts, extras...) {
-		if len(out) < 2 {
-			add(w, 2)
-		}
-	}
-	if fs := strings.Fields(subject); len(out) < 2 && len(fs) >= 2 && len(fs) <= 3 && !strings.Contains(subject, "…") {
-		add(strings.Join(fs, " "), 3)
-	}
-	for _, w := range verbs {
-		if len(out) < 2 {
-			add(w, 3)
-		}
-	}
-	if len(out) < 2 {
-		// The subject's first content words, as a phrase: narrower than
-		// any of them alone.
-		var cw []string
-		for _, w := range strings.Fields(subject) {
-			lw := strings.ToLower(strings.Trim(w, ".,:;…`\"'()"))
-			if lw != "" && !funcWords[lw] && !fillerWords[lw] && !commonTriggerWords[lw] && strings.IndexFunc(lw, unicode.IsLetter) >= 0 && len(cw) < 3 {
-				cw = append(cw, lw)
-			}
-		}
-		if len(cw) >= 2 {
-			add(strings.Join(cw, " "), 3)
-		}
-	}
-	return out
+	return cw
 }
 
 // claimedBy says how the wrong claim came to be: "extracted by an agent,
@@ -453,80 +466,4 @@ func shorten(s string, n int) string {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,;:—-") + "…"
-}
-
-// commonTriggerWords are words a coding task says about anything: alone,
-// a trigger of them would bring its warning up on routine prompts.
-var commonTriggerWords = wordSet(`not no yes all any add added adds change changed changes update updated updates fix fixed fixes
-	modify modified remove removed delete deleted create created new old table tables file files code data test tests
-	function functions value values type types error errors list lists name names field fields page pages view views
-	user users model models server config option options check checks build builds issue issues work works working
-	thing things item items line lines text string strings number numbers app application module modules class classes
-	method methods call calls result results output input run runs start stop open close read write show find make
-	task tasks step steps part parts case cases way time times one two first last next main default true false null
-	empty set get put move copy load save send wrong right good bad same other more less some many much very just
-	also only still now then here there this that these those it its with without from into for and or but the a an
-	don doesn didn isn aren wasn won can couldn shouldn`)
-
-// everydayCommands are commands so routine that their name alone (with
-// its subcommand) says nothing: a trigger needs an argument after them.
-var everydayCommands = wordSet(`git cd ls cat echo grep rg find sudo mkdir rm cp mv touch head tail sed awk bd`)
-
-// specificTrigger reports whether a trigger names something a task would
-// mention only when it is about it: an identifier, a path, a command with
-// its argument, or two content words or more — never a single common word
-// ("not", "table"), a flag alone ("--strict"), or an everyday command
-// alone ("git push", "git add").
-func specificTrigger(t string) bool {
-	t = strings.ToLower(strings.TrimSpace(t))
-	ws := strings.Fields(t)
-	if len(ws) == 0 {
-		return false
-	}
-	if strings.HasPrefix(t, "-") && len(ws) == 1 {
-		// A flag alone: only one of its own ("--no-verify"), never a
-		// word every tool has ("--strict", "-v").
-		name := strings.TrimLeft(t, "-")
-		return len(name) >= 6 && strings.ContainsAny(name, "-_")
-	}
-	if len(ws) == 1 {
-		w := ws[0]
-		if commonTriggerWords[w] || funcWords[w] || commonVerbs[w] {
-			return false
-		}
-		// An identifier or a path: something a task names only when it
-		// is about it.
-		if strings.ContainsAny(w, "_./:@") || strings.ContainsAny(w, "0123456789") && strings.IndexFunc(w, unicode.IsLetter) >= 0 {
-			return true
-		}
-		if i := strings.IndexByte(w, '-'); i > 0 && i < len(w)-1 {
-			return true // golangci-lint, spotter-fum
-		}
-		return utf8.RuneCountInString(w) >= 4 // a name: postgres, argocd, dialyzer
-	}
-	if everydayCommands[ws[0]] {
-		return len(ws) >= 3 // git push origin main, not git push
-	}
-	if commandLike(ws[0]) || strings.ContainsAny(ws[0], "/.") && len(ws[0]) > 3 {
-		return true // go test, mix credo --strict, ./scripts/seed.sh --demo
-	}
-	// A phrase is narrower than any of its words: it passes when two of
-	// them say something, or one would pass alone ("alpine build").
-	content := 0
-	for _, w := range ws {
-		w = strings.Trim(w, "`'\".,;:()")
-		if w != "" && !commonTriggerWords[w] && !funcWords[w] && !commonVerbs[w] && !strings.HasPrefix(w, "-") {
-			content++
-			if specificTrigger(w) {
-				return true
-			}
-		}
-	}
-	return content >= 2
-}
-
-// commandLike reports whether a word starts a command: a program a
-// trigger may name with its argument ("mix credo", "cargo clippy").
-func commandLike(w string) bool {
-	return commandNames[w] || w == "mix" || w == "bundle" || w == "rake" || w == "rspec"
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"cairn/consolidate/extract"
 	"cairn/memory"
 	"cairn/store"
 )
@@ -55,7 +56,7 @@ func checkLessonShape(t *testing.T, l *memory.Memory, right *memory.Memory) {
 		t.Errorf("%d triggers %q, want at most 4", n, l.Triggers)
 	}
 	for _, tr := range l.Triggers {
-		if !specificTrigger(tr) {
+		if !extract.SpecificTrigger(tr) {
 			t.Errorf("trigger %q is too common", tr)
 		}
 	}

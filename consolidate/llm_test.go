@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/consolidate/extract"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/store"
@@ -161,7 +162,7 @@ func TestLLMExtractSuccess(t *testing.T) {
 		t.Fatalf("got %d candidates, want 1: %+v", len(cands), cands)
 	}
 	c := cands[0]
-	if c.Class != ClassDecision || c.Layer != memory.LayerDecision || c.Kind != memory.KindDecision || c.Provenance != memory.ProvUserStated {
+	if c.Class != extract.ClassDecision || c.Layer != memory.LayerDecision || c.Kind != memory.KindDecision || c.Provenance != memory.ProvUserStated {
 		t.Errorf("decision mapped to %s/%s/%s/%s, want decision/D/decision/user-stated", c.Class, c.Layer.Letter(), c.Kind, c.Provenance)
 	}
 	if c.Title != "Queue is NATS, not Kafka" || c.Because != "Kafka needed three brokers for a team of two" || !c.Sure {
@@ -622,7 +623,7 @@ func TestLLMCandidateChecks(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
 			raw, _ := json.Marshal(tc.cand)
-			c, why := llmCheck(llmDraft(tc.by, text), raw)
+			c, why := extract.FromModel(llmDraft(tc.by, text), raw)
 			if tc.why != "" {
 				if !strings.Contains(why, tc.why) {
 					t.Fatalf("reason %q, want it to say %q (candidate %+v)", why, tc.why, c)
@@ -645,7 +646,7 @@ func TestLLMCandidateChecks(t *testing.T) {
 			if tc.title != "" && c.Title != tc.title {
 				t.Errorf("title %q, want %q", c.Title, tc.title)
 			}
-			if c.Class != ClassCorrection && c.Corrects != "" || c.Class != ClassDecision && c.Because != "" {
+			if c.Class != extract.ClassCorrection && c.Corrects != "" || c.Class != extract.ClassDecision && c.Because != "" {
 				t.Errorf("fields of another class kept: %+v", c)
 			}
 		})
@@ -786,9 +787,9 @@ func TestLLMFindSpan(t *testing.T) {
 		{"   ", ""},
 		{"", ""},
 	} {
-		got, ok := llmFindSpan(text, strings.TrimSpace(tc.quote))
+		got, ok := extract.FindSpan(text, strings.TrimSpace(tc.quote))
 		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("llmFindSpan(%q) = %q, %v; want %q", tc.quote, got, ok, tc.want)
+			t.Errorf("extract.FindSpan(%q) = %q, %v; want %q", tc.quote, got, ok, tc.want)
 		}
 		if ok && !strings.Contains(text, got) {
 			t.Errorf("%q is not the draft's text", got)
@@ -803,14 +804,14 @@ func FuzzLLMCheck(f *testing.F) {
 	f.Add("a b c", `{"class":"failure","triggers":["A","a",""],"span":"b c","body":"b c"}`)
 	f.Add("x", `[]`)
 	f.Fuzz(func(t *testing.T, text, answer string) {
-		c, why := llmCheck(llmDraft(memory.ActorAgent, text), json.RawMessage(answer))
+		c, why := extract.FromModel(llmDraft(memory.ActorAgent, text), json.RawMessage(answer))
 		if why != "" {
 			return
 		}
 		if !strings.Contains(text, c.Span) || c.Span == "" {
 			t.Fatalf("span %q is not in %q", c.Span, text)
 		}
-		if c.Title == "" || strings.ContainsAny(c.Title, "\r\n") || len([]rune(c.Title)) > llmMaxTitle {
+		if c.Title == "" || strings.ContainsAny(c.Title, "\r\n") || len([]rune(c.Title)) > extract.MaxTitleRunes {
 			t.Fatalf("title %q", c.Title)
 		}
 		if !c.Layer.Valid() || !c.Kind.Valid() || !c.Provenance.Valid() {

@@ -6,6 +6,9 @@ import (
 	"errors"
 	"strings"
 
+	"cairn/consolidate/claims"
+	"cairn/consolidate/extract"
+	"cairn/consolidate/update"
 	"cairn/memory"
 	"cairn/secrets"
 )
@@ -72,15 +75,15 @@ func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conf
 		return verdictUnrelated, Conflict{}, nil
 	case "update":
 	default:
-		return verdictNone, Conflict{}, l.errorf(`the verdict %q is none of "update", "same", "unrelated"`, llmShort(v.Verdict, 40))
+		return verdictNone, Conflict{}, l.errorf(`the verdict %q is none of "update", "same", "unrelated"`, extract.Short(v.Verdict, 40))
 	}
-	oldPart, ok := llmFindSpan(older, strings.TrimSpace(v.Old))
+	oldPart, ok := extract.FindSpan(older, strings.TrimSpace(v.Old))
 	if !ok || strings.TrimSpace(v.Old) == "" {
 		return verdictNone, Conflict{}, l.errorf("judged an update but its \"old\" is not in the older memory")
 	}
 	newPart := ""
 	if strings.TrimSpace(v.New) != "" {
-		if newPart, ok = llmFindSpan(newer, strings.TrimSpace(v.New)); !ok {
+		if newPart, ok = extract.FindSpan(newer, strings.TrimSpace(v.New)); !ok {
 			return verdictNone, Conflict{}, l.errorf("judged an update but its \"new\" is not in the newer text")
 		}
 	}
@@ -90,14 +93,14 @@ func (l *LLM) judgePair(ctx context.Context, older, newer string) (verdict, Conf
 	if newPart == "" {
 		newPart = "no longer"
 	}
-	return verdictUpdate, Conflict{Old: llmShort(oldPart, 80), New: llmShort(newPart, 80), How: "judged"}, nil
+	return verdictUpdate, Conflict{Old: extract.Short(oldPart, 80), New: extract.Short(newPart, 80), How: "judged"}, nil
 }
 
 // judge asks the model about what the rules left uncertain for m: the
 // stored memory they found probable, else the first candidates that share
 // its subject. A certain reading is the rules' alone.
-func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, c Conflict, s updateStrength, cands []*memory.Memory) (*memory.Memory, Conflict, updateStrength) {
-	if pl.opt.LLM == nil || s == certainUpdate || pl.llmCtx.Err() != nil || pl.readingWhole {
+func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, c Conflict, s update.Strength, cands []*memory.Memory) (*memory.Memory, Conflict, update.Strength) {
+	if pl.opt.LLM == nil || s == update.Certain || pl.llmCtx.Err() != nil || pl.readingWhole {
 		// A draft read whole after its parts were read is not sent again:
 		// the model has had it (one request a draft).
 		return best, c, s
@@ -109,20 +112,20 @@ func (pl *planner) judge(m *memory.Memory, d memory.Draft, best *memory.Memory, 
 	if len(ask) > llmMaxJudged {
 		ask = ask[:llmMaxJudged]
 	}
-	newer := ClaimText(m)
+	newer := claims.ClaimText(m)
 	for _, a := range ask {
-		v, cf, err := pl.opt.LLM.judgePair(pl.llmCtx, ClaimText(a), newer)
+		v, cf, err := pl.opt.LLM.judgePair(pl.llmCtx, claims.ClaimText(a), newer)
 		switch {
 		case err != nil:
 			pl.drop(d, "judging whether it updates %s: %v; the rules decided", a.ID, err)
 			return best, c, s
 		case v == verdictUpdate:
-			cf.Subject = subjectPhrase(updateCache.get(ClaimText(a)), updateCache.get(newer))
-			return a, cf, probableUpdate
+			cf.Subject = update.Subject(claims.ClaimText(a), newer)
+			return a, cf, update.Probable
 		case a == best:
 			// The model reads the rules' probable update as the same fact
 			// or as another thing: no proposal.
-			return nil, Conflict{}, noUpdate
+			return nil, Conflict{}, update.None
 		}
 	}
 	return best, c, s

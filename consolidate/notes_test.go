@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/consolidate/extract"
 	"cairn/ingest"
 	"cairn/memory"
 )
@@ -24,14 +25,14 @@ func TestNotesKeepFindingsOnly(t *testing.T) {
 	cases := []struct {
 		text  string
 		want  []string // titles kept, in order
-		class Class
+		class extract.Class
 	}{
 		{"The CSS isn't built via esbuild — `app.css` lives in `priv/static/assets/`, which is gitignored. Let me check how it is tracked.",
-			[]string{"The CSS isn't built via esbuild — `app.css` lives in `priv/static/assets/`, which is gitignored."}, ClassState},
+			[]string{"The CSS isn't built via esbuild — `app.css` lives in `priv/static/assets/`, which is gitignored."}, extract.ClassState},
 		{"The issue is clear — the worker process can't access the SQL sandbox of the test process. I need to use shared mode.",
-			[]string{"The worker process can't access the SQL sandbox of the test process."}, ClassFailure},
+			[]string{"The worker process can't access the SQL sandbox of the test process."}, extract.ClassFailure},
 		{"The generated migration uses `ALTER TABLE ... modify`, which SQLite doesn't support for nullability changes. I need to rewrite it.",
-			[]string{"The generated migration uses `ALTER TABLE ... modify`, which SQLite doesn't support for nullability changes."}, ClassFailure},
+			[]string{"The generated migration uses `ALTER TABLE ... modify`, which SQLite doesn't support for nullability changes."}, extract.ClassFailure},
 		// Narration, progress, tracker chatter, the speaker's own doing,
 		// hedges and a finding not acted on (no plan follows) make nothing.
 		{"Let me look at the fixture and the parser to see what is going on here.", nil, ""},
@@ -43,7 +44,7 @@ func TestNotesKeepFindingsOnly(t *testing.T) {
 		{"The config in `config/test.exs` keeps the pool size at 10 for the repository.", nil, ""},
 	}
 	for _, c := range cases {
-		got := Extract(notesDraft(c.text))
+		got := extract.Extract(notesDraft(c.text))
 		var titles []string
 		for _, g := range got {
 			titles = append(titles, g.Title)
@@ -71,7 +72,7 @@ func TestNotesKeepFindingsOnly(t *testing.T) {
 func TestNotesGateOnlyForNotes(t *testing.T) {
 	d := notesDraft("")
 	d.Text = "The config in `config/test.exs` keeps the pool size at 10 for the repository."
-	if got := Extract(d); len(got) != 1 {
+	if got := extract.Extract(d); len(got) != 1 {
 		t.Fatalf("an agent's final answer keeps its state: %+v", got)
 	}
 }
@@ -84,13 +85,13 @@ func TestPromptNewsIsNoState(t *testing.T) {
 		d.Actor, d.Source.Actor, d.Text = memory.ActorUser, memory.ActorUser, text
 		return d
 	}
-	if got := Extract(prompt("new beads for the epic were added. tackle them")); len(got) != 0 {
+	if got := extract.Extract(prompt("new beads for the epic were added. tackle them")); len(got) != 0 {
 		t.Errorf("news in a prompt became %+v", got)
 	}
-	if got := Extract(prompt("main was clean before your change; fix the dialyzer errors")); len(got) != 0 {
+	if got := extract.Extract(prompt("main was clean before your change; fix the dialyzer errors")); len(got) != 0 {
 		t.Errorf("news in a prompt became %+v", got)
 	}
-	if got := Extract(prompt("The staging database runs Postgres 16 on db-2.")); len(got) != 1 || got[0].Class != ClassState {
+	if got := extract.Extract(prompt("The staging database runs Postgres 16 on db-2.")); len(got) != 1 || got[0].Class != extract.ClassState {
 		t.Errorf("a state in a prompt: %+v", got)
 	}
 }
@@ -100,7 +101,7 @@ func TestPromptNewsIsNoState(t *testing.T) {
 func TestPromptRequestIsNoMemory(t *testing.T) {
 	d := notesDraft("")
 	d.Actor, d.Source.Actor, d.Text = memory.ActorUser, memory.ActorUser, "retry the payments api call"
-	if got := Extract(d); len(got) != 0 {
+	if got := extract.Extract(d); len(got) != 0 {
 		t.Errorf("a request became %+v", got)
 	}
 }
@@ -108,7 +109,7 @@ func TestPromptRequestIsNoMemory(t *testing.T) {
 // A finding takes the sentences that explain it, up to the agent's plan:
 // one finding, one memory, with its cause.
 func TestNoteFindingKeepsItsExplanation(t *testing.T) {
-	got := Extract(notesDraft("`load_session_messages` doesn't include `agent_id` in the map. " +
+	got := extract.Extract(notesDraft("`load_session_messages` doesn't include `agent_id` in the map. " +
 		"The sub-agent detection falls back to text pattern matching. The `agent_id` field is lost in the mapping. " +
 		"Let me adjust the tests to what works."))
 	if len(got) != 1 {
@@ -123,12 +124,12 @@ func TestNoteFindingKeepsItsExplanation(t *testing.T) {
 // A step of the plan at hand, labelled, is no finding; a reply of a few
 // words in a prompt is no statement.
 func TestPlanStepsAndFragmentsAreNoMemories(t *testing.T) {
-	if got := Extract(notesDraft("**Fix 2**: Remove the broken dead code in `train.py` validate, which never runs. Let me do it.")); len(got) != 0 {
+	if got := extract.Extract(notesDraft("**Fix 2**: Remove the broken dead code in `train.py` validate, which never runs. Let me do it.")); len(got) != 0 {
 		t.Errorf("a plan step became %q", titles(got))
 	}
 	d := notesDraft("")
 	d.Actor, d.Source.Actor, d.Text = memory.ActorUser, memory.ActorUser, "only 5 seconds"
-	if got := Extract(d); len(got) != 0 {
+	if got := extract.Extract(d); len(got) != 0 {
 		t.Errorf("a reply fragment became %q", titles(got))
 	}
 }

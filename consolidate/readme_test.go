@@ -11,6 +11,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"cairn/consolidate/extract"
 )
 
 // The README's correction, through the real binary: a remembered port,
@@ -63,7 +65,7 @@ func TestReadmeCorrectionThroughTheBinary(t *testing.T) {
 		}
 		if m.Kind == "lesson" {
 			for _, tr := range m.Triggers {
-				if !specificTrigger(tr) {
+				if !extract.SpecificTrigger(tr) {
 					t.Errorf("lesson %q fires on %q", m.Title, tr)
 				}
 			}

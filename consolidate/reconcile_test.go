@@ -9,6 +9,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
+	"cairn/consolidate/claims"
 	"cairn/memory"
 )
 
@@ -158,8 +159,8 @@ func TestContradictsFindsChangedValues(t *testing.T) {
 				t.Errorf("no subject in %+v", got)
 			}
 			// The bucketing contract: keys equal, or one's words hold the other's.
-			ko, kn := SubjectKey(ClaimText(older)), SubjectKey(ClaimText(newer))
-			if !keysMeet(ko, kn) {
+			ko, kn := claims.SubjectKey(claims.ClaimText(older)), claims.SubjectKey(claims.ClaimText(newer))
+			if !claims.KeysMeet(ko, kn) {
 				t.Errorf("subject keys %q and %q would never be paired", ko, kn)
 			}
 		})
@@ -242,29 +243,6 @@ func TestContradictsRespectsScopeAndKind(t *testing.T) {
 	}
 }
 
-func TestSubjectKey(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct{ text, want string }{
-		{"p99 latency is 41 ms", "latenc p99"},
-		{"The API listens on port 8080.", "api listen port"},
-		{"Deploys go through ArgoCD.", "deploy go"},
-		{"Deploys go through Spinnaker, not ArgoCD.", "deploy go"},
-		{"deploys go through spinnaker, not argocd", "deploy go"},
-		{"The cache is disabled in prod.", "cach enabl prod"},
-		{"The cache is not enabled in prod.", "cach enabl prod"},
-		{"We are on Go 1.22.", "go"},
-		{"The config lives in `config/app.yaml`.", "config live"},
-		{"The Billing service listens on port 8080.", "bill listen port servic"},
-		{"it is 5", ""},
-		{"", ""},
-		{"```\ncode only\n```", ""},
-	} {
-		if got := SubjectKey(c.text); got != c.want {
-			t.Errorf("SubjectKey(%q) = %q, want %q", c.text, got, c.want)
-		}
-	}
-}
-
 // TestSubjectKeyBuckets: 10,000 facts about different subjects, written
 // the ways facts are written, land in buckets small enough that pairing
 // inside a bucket stays cheap.
@@ -274,7 +252,7 @@ func TestSubjectKeyBuckets(t *testing.T) {
 	buckets := map[string]int{}
 	empty := 0
 	for _, f := range facts {
-		k := SubjectKey(f)
+		k := claims.SubjectKey(f)
 		if k == "" {
 			empty++
 			continue
@@ -318,7 +296,7 @@ func TestSubjectKeyBuckets(t *testing.T) {
 		t.Errorf("%d of %d facts have no subject key", empty, len(facts))
 	}
 	// Facts about one subject with different values share a bucket.
-	if SubjectKey("The billing service listens on port 8080.") != SubjectKey("The billing service listens on port 9090.") {
+	if claims.SubjectKey("The billing service listens on port 8080.") != claims.SubjectKey("The billing service listens on port 9090.") {
 		t.Error("two ports of one service in different buckets")
 	}
 }
@@ -571,101 +549,6 @@ func TestReconcilePrecisionAndRecall(t *testing.T) {
 	}
 }
 
-func TestParseQuantity(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in   string
-		want Quantity
-		ok   bool
-	}{
-		{"41", Quantity{Value: 41}, true},
-		{"-3", Quantity{Value: -3}, true},
-		{"+229%", Quantity{Value: 229, Dim: "percent", Unit: "%"}, true},
-		{"1,000", Quantity{Value: 1000}, true},
-		{"0.75", Quantity{Value: 0.75}, true},
-		{"5k", Quantity{Value: 5000}, true},
-		{"41ms", Quantity{Value: 0.041, Dim: "time", Unit: "ms"}, true},
-		{"2GB", Quantity{Value: 2e9, Dim: "size", Unit: "gb"}, true},
-		{"3x", Quantity{Value: 3, Dim: "times", Unit: "x"}, true},
-		{"p99", Quantity{}, false},
-		{"arm64", Quantity{}, false},
-		{"12abc", Quantity{}, false},
-		{"1,00", Quantity{}, false},
-		{"", Quantity{}, false},
-		{"-", Quantity{}, false},
-		{"1.", Quantity{}, false},
-	} {
-		got, ok := ParseQuantity(c.in)
-		if ok != c.ok || ok && (got.Dim != c.want.Dim || got.Unit != c.want.Unit || absDiff(got.Value, c.want.Value) > 1e-9) {
-			t.Errorf("ParseQuantity(%q) = %+v, %v; want %+v, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func absDiff(a, b float64) float64 {
-	if a > b {
-		return a - b
-	}
-	return b - a
-}
-
-func TestParseVersion(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in, want string
-		ok       bool
-	}{
-		{"v0.6.1", "0.6.1", true},
-		{"1.22", "1.22", true},
-		{"1.22.0", "1.22", true},
-		{"v1.22.0", "1.22", true},
-		{"v2", "2", true},
-		{"1.2.3-rc1", "1.2.3-rc1", true},
-		{"v2.0.0+build7", "2.0", true},
-		{"20", "", false},
-		{"v", "", false},
-		{"1.x", "", false},
-		{"version", "", false},
-		{"1.2.3-RC_1", "", false},
-	} {
-		got, ok := ParseVersion(c.in)
-		if got != c.want || ok != c.ok {
-			t.Errorf("ParseVersion(%q) = %q, %v; want %q, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestParsePort(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in   string
-		want int
-		ok   bool
-	}{{"8080", 8080, true}, {"1", 1, true}, {"65535", 65535, true}, {"0", 0, false}, {"65536", 0, false}, {"80a", 0, false}, {"", 0, false}, {"123456", 0, false}} {
-		got, ok := ParsePort(c.in)
-		if got != c.want || ok != c.ok {
-			t.Errorf("ParsePort(%q) = %d, %v; want %d, %v", c.in, got, ok, c.want, c.ok)
-		}
-	}
-}
-
-func TestLooksLikePath(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		in   string
-		want bool
-	}{
-		{"config/app.yaml", true}, {"app.toml", true}, {"go.mod", true}, {"/etc/hosts", true}, {"./run.sh", true},
-		{"~/notes", true}, {"deploy/", true}, {"a/b/c", true}, {".env", true}, {"README.md", true},
-		{"read/write", false}, {"CI/CD", false}, {"e.g", false}, {"v1.2", false}, {"1.5", false},
-		{"https://example.com/a.go", false}, {"example.com", false}, {"/", false}, {"", false},
-	} {
-		if got := LooksLikePath(c.in); got != c.want {
-			t.Errorf("LooksLikePath(%q) = %v, want %v", c.in, got, c.want)
-		}
-	}
-}
-
 // FuzzSubjectKey: any text gives a sorted set of words or nothing, never
 // a panic, and a text never contradicts itself.
 func FuzzSubjectKey(f *testing.F) {
@@ -682,16 +565,16 @@ func FuzzSubjectKey(f *testing.F) {
 		if !utf8.ValidString(a) || !utf8.ValidString(b) {
 			return
 		}
-		k := SubjectKey(a)
+		k := claims.SubjectKey(a)
 		ws := strings.Fields(k)
 		if strings.Join(ws, " ") != k || !slices.IsSorted(ws) || len(slices.Compact(slices.Clone(ws))) != len(ws) {
-			t.Fatalf("SubjectKey(%q) = %q: not a sorted set of words", a, k)
+			t.Fatalf("claims.SubjectKey(%q) = %q: not a sorted set of words", a, k)
 		}
 		if _, ok := Contradicts(stated(a), stated(a)); ok {
 			t.Fatalf("%q contradicts itself", a)
 		}
 		if c, ok := Contradicts(stated(a), stated(b)); ok {
-			if !keysMeet(SubjectKey(ClaimText(stated(a))), SubjectKey(ClaimText(stated(b)))) {
+			if !claims.KeysMeet(claims.SubjectKey(claims.ClaimText(stated(a))), claims.SubjectKey(claims.ClaimText(stated(b)))) {
 				t.Fatalf("%q / %q contradict (%+v) but their keys never meet", a, b, c)
 			}
 			if c.How == "" {
@@ -706,7 +589,7 @@ func BenchmarkSubjectKey(b *testing.B) {
 	b.ReportAllocs()
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
-		SubjectKey(facts[i%len(facts)])
+		claims.SubjectKey(facts[i%len(facts)])
 	}
 }
 
@@ -722,7 +605,7 @@ func BenchmarkContradicts(b *testing.B) {
 
 // BenchmarkContradictsCold: pairs never seen before (both texts read).
 func BenchmarkContradictsCold(b *testing.B) {
-	facts := generatedFacts(3*maxReadings, 3)
+	facts := generatedFacts(3*claims.MaxReadings, 3)
 	ms := make([]*memory.Memory, len(facts))
 	for i, f := range facts {
 		ms[i] = stated(f)

@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"hash/fnv"
-	"path"
-	"path/filepath"
 	"runtime"
 	"slices"
 	"sort"
@@ -15,6 +13,9 @@ import (
 	"sync/atomic"
 	"time"
 
+	"cairn/consolidate/claims"
+	"cairn/consolidate/extract"
+	"cairn/consolidate/update"
 	"cairn/ingest"
 	"cairn/memory"
 	"cairn/recall"
@@ -131,7 +132,7 @@ type planner struct {
 	news    []*memory.Memory  // new memories, to bind before writing
 	from    map[string]string // new memory → the draft it came from
 	// updated: drafts something of which was read as an update;
-	// readingWhole: a draft is being read whole (wholeStatement).
+	// readingWhole: a draft is being read whole (extract.Whole).
 	updated      map[string]bool
 	readingWhole bool
 	isNew        map[string]bool
@@ -143,7 +144,7 @@ type planner struct {
 	sets    map[string][]uint64       // id → its words, hashed, sorted: for similarity
 	bands   map[string][]string       // near-duplicate signature band → ids
 	words   map[string][]string       // subject word → ids
-	ukeys   map[string][]string       // update key (updateKeys) → ids; nil until a draft is read for updates
+	ukeys   map[string][]string       // update key (update.Keys) → ids; nil until a draft is read for updates
 	gone    map[string]bool           // superseded by the plan
 	touched map[string]bool           // reinforced, reopened or otherwise changed by the plan
 	// contested are the memories a draft of this plan contradicts without
@@ -171,13 +172,7 @@ const maxPosting = 2000
 // plan reads the project and decides the run. A full pass that changes
 // nothing returns the mark it leaves for the next (see quiet).
 func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) (Report, []memory.Op, *memory.PassMark, error) {
-	now := time.Now
-	if opt.Now != nil {
-		now = opt.Now
-	}
-	pl := &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
-		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+	pl := newPlanner(ctx, llmCtx, st, p, opt)
 	rep := Report{DryRun: opt.DryRun, Counts: map[memory.ChangeKind]int{}}
 
 	progress(opt, "reading", 0, 0)
@@ -194,13 +189,9 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 			return rep, nil, nil, err
 		}
 	}
-	all, err := st.Drafts(ctx, p.ID, 1<<30)
+	drafts, err := pl.waiting()
 	if err != nil {
 		return rep, nil, nil, err
-	}
-	drafts := memory.Waiting(all)
-	if opt.Session != "" {
-		drafts = slices.DeleteFunc(drafts, func(d memory.Draft) bool { return d.Source.Session != opt.Session })
 	}
 	rep.Drafts = len(drafts)
 	quiet := full && len(drafts) == 0 && pl.quiet(event)
@@ -209,31 +200,87 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 			return rep, nil, nil, err
 		}
 	}
-	props, err := st.Proposals(ctx, p.ID, "")
-	if err != nil {
+	if err := pl.loadProposals(); err != nil {
 		return rep, nil, nil, err
+	}
+	if err := pl.readDrafts(drafts); err != nil {
+		return rep, nil, nil, err
+	}
+	if err := pl.reconcileStored(quiet); err != nil {
+		return rep, nil, nil, err
+	}
+	pl.bind()
+	pl.finish(&rep)
+	var mark *memory.PassMark
+	if full && len(pl.ops) == 0 {
+		mark = &memory.PassMark{Time: pl.now, Event: event, SecondhandLast: pl.mark.SecondhandLast}
+		if !quiet {
+			mark.SecondhandLast = pl.secondhandLast()
+		}
+	}
+	return rep, pl.ops, mark, nil
+}
+
+// newPlanner is a planner for one pass, its clock read once (opt.Now, else
+// the time of day).
+func newPlanner(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Options) *planner {
+	now := time.Now
+	if opt.Now != nil {
+		now = opt.Now
+	}
+	return &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
+		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+}
+
+// waiting are the drafts this pass reads: those waiting, of the session
+// asked for when one is.
+func (pl *planner) waiting() ([]memory.Draft, error) {
+	all, err := pl.st.Drafts(pl.ctx, pl.p.ID, 1<<30)
+	if err != nil {
+		return nil, err
+	}
+	drafts := memory.Waiting(all)
+	if pl.opt.Session != "" {
+		drafts = slices.DeleteFunc(drafts, func(d memory.Draft) bool { return d.Source.Session != pl.opt.Session })
+	}
+	return drafts, nil
+}
+
+// loadProposals notes the proposals already made (and not accepted), so
+// that none is made twice.
+func (pl *planner) loadProposals() error {
+	props, err := pl.st.Proposals(pl.ctx, pl.p.ID, "")
+	if err != nil {
+		return err
 	}
 	for i := range props {
 		if props[i].State != memory.ProposalAccepted {
 			pl.proposed[props[i].Key()] = true
 		}
 	}
+	return nil
+}
 
+// readDrafts extracts the drafts' candidates (within the sessions'
+// budgets), then reads what extraction skipped, and short drafts whole,
+// for what they update.
+func (pl *planner) readDrafts(drafts []memory.Draft) error {
 	var found []found
 	var skipped []skippedOf
 	for i, d := range drafts {
-		if err := ctx.Err(); err != nil {
-			return rep, nil, nil, err
+		if err := pl.ctx.Err(); err != nil {
+			return err
 		}
-		progress(opt, "extracting", i, len(drafts))
-		if why := workingNotes(d); why != "" {
+		progress(pl.opt, "extracting", i, len(drafts))
+		if why := extract.WorkingNotes(d); why != "" {
 			pl.drop(d, "%s: working notes, never a source of memories", why)
 		} else {
 			cands := pl.extract(d)
 			for _, c := range cands {
 				found = append(found, candidateOf(d, c))
 			}
-			if sk := skippedStatements(d, cands); len(sk) > 0 {
+			if sk := extract.Skipped(d, cands); len(sk) > 0 {
 				skipped = append(skipped, skippedOf{d, sk})
 			}
 		}
@@ -252,18 +299,25 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	// as a person wrote it: what changed may be said across its sentences
 	// ("crash reports: Bugsnag. we pulled the firebase SDK entirely").
 	for _, d := range drafts {
-		if !pl.updated[d.ID] && wholeStatement(d) {
+		if !pl.updated[d.ID] && extract.Whole(d) {
 			pl.readingWhole = true
 			pl.skippedUpdate(d, d.Text)
 			pl.readingWhole = false
 		}
 	}
-	progress(opt, "extracting", len(drafts), len(drafts))
+	progress(pl.opt, "extracting", len(drafts), len(drafts))
+	return nil
+}
 
+// reconcileStored reads the stored memories against each other: a quiet
+// pass only for what went stale; a full one for pairs, reopened decisions
+// and what went stale. A quick pass reads none.
+func (pl *planner) reconcileStored(quiet bool) error {
+	opt := pl.opt
 	if quiet {
 		progress(opt, "reconciling", 0, 1)
 		if err := pl.staleQuiet(); err != nil {
-			return rep, nil, nil, err
+			return err
 		}
 		progress(opt, "reconciling", 1, 1)
 	} else if !opt.Quick {
@@ -271,17 +325,21 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 		pl.existingPairs()
 		progress(opt, "reconciling", 1, 3)
 		if err := pl.reopen(); err != nil {
-			return rep, nil, nil, err
+			return err
 		}
 		progress(opt, "reconciling", 2, 3)
 		pl.stale()
 		progress(opt, "reconciling", 3, 3)
 	}
-	pl.bind()
+	return nil
+}
 
+// finish writes the pass's changes, counts and summary into rep.
+func (pl *planner) finish(rep *Report) {
+	opt := pl.opt
 	rep.Dropped = pl.dropped
 	rep.ModelLate, rep.ByPatterns = pl.lateSeen, pl.late
-	rep.Run = memory.Run{Project: p.ID, Time: pl.now, Actor: memory.ActorSystem}
+	rep.Run = memory.Run{Project: pl.p.ID, Time: pl.now, Actor: memory.ActorSystem}
 	for _, op := range pl.ops {
 		rep.Run.Changes = append(rep.Run.Changes, op.Change)
 		if op.Change.Kind != memory.ChangeDraftDone {
@@ -300,14 +358,6 @@ func plan(ctx, llmCtx context.Context, st memory.Store, p memory.Project, opt Op
 	if !opt.DryRun && len(pl.ops) > 0 {
 		rep.Run.ID = memory.NewID()
 	}
-	var mark *memory.PassMark
-	if full && len(pl.ops) == 0 {
-		mark = &memory.PassMark{Time: pl.now, Event: event, SecondhandLast: pl.mark.SecondhandLast}
-		if !quiet {
-			mark.SecondhandLast = pl.secondhandLast()
-		}
-	}
-	return rep, pl.ops, mark, nil
 }
 
 // load reads the project's active memories into the working set.
@@ -389,7 +439,7 @@ func inParallel[T any](n int, f func(int) T) []T {
 
 // indexUpdateKeys files m under its update keys.
 func (pl *planner) indexUpdateKeys(m *memory.Memory) {
-	for _, k := range updateKeys(m.Title) {
+	for _, k := range update.Keys(m.Title) {
 		pl.ukeys[k] = append(pl.ukeys[k], m.ID)
 	}
 }
@@ -409,7 +459,7 @@ func (pl *planner) drop(d memory.Draft, format string, a ...any) {
 // patterns when it fails), else the patterns.
 // Once the pass's deadline for the model passed, the patterns take the
 // drafts left, the one whose request it cut short too.
-func (pl *planner) extract(d memory.Draft) []Candidate {
+func (pl *planner) extract(d memory.Draft) []extract.Candidate {
 	if pl.opt.LLM != nil && pl.llmCtx.Err() == nil {
 		cands, dropped, err := pl.opt.LLM.Extract(pl.llmCtx, d)
 		for _, why := range dropped {
@@ -420,18 +470,18 @@ func (pl *planner) extract(d memory.Draft) []Candidate {
 		}
 		if pl.llmCtx.Err() == nil || pl.ctx.Err() != nil {
 			pl.drop(d, "%v; the patterns were used instead", err)
-			return Extract(d)
+			return extract.Extract(d)
 		}
 	}
 	if pl.opt.LLM != nil && pl.ctx.Err() == nil {
 		pl.lateSeen = true
 		pl.late++
 	}
-	return Extract(d)
+	return extract.Extract(d)
 }
 
 // candidate plans what one extracted candidate becomes.
-func (pl *planner) candidate(d memory.Draft, c Candidate) {
+func (pl *planner) candidate(d memory.Draft, c extract.Candidate) {
 	m := &memory.Memory{
 		ID: memory.NewID(), Project: pl.p.ID, Layer: c.Layer, Kind: c.Kind,
 		Title: strings.TrimSpace(c.Title), Body: strings.TrimSpace(c.Body), Provenance: c.Provenance,
@@ -477,11 +527,11 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 	// An update in other words: supersede when certain, else propose —
 	// unless what it only may update it says again in other words ("2+
 	// minutes" and "2-3 min"): then it is a merge.
-	if a, cf, s := pl.update(m, d); s != noUpdate {
+	if a, cf, s := pl.update(m, d); s != update.None {
 		pl.updated[d.ID] = true
 		// What an agent said in passing in its session, or what cairn is
 		// unsure of, is never read as certain: a person looks first.
-		if s == certainUpdate && c.Sure && !(fromTranscript(d) && d.Actor != memory.ActorUser) {
+		if s == update.Certain && c.Sure && !(extract.FromTranscript(d) && d.Actor != memory.ActorUser) {
 			pl.reconcile(a, m, cf, d)
 		} else {
 			pl.proposeUpdate(a, m, cf, d)
@@ -495,7 +545,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 			fmt.Sprintf("a draft says nearly the same as %s (similarity %.2f)", a.ID, sim))
 		return
 	}
-	if !c.Sure && fromTranscript(d) && d.Actor != memory.ActorUser {
+	if !c.Sure && extract.FromTranscript(d) && d.Actor != memory.ActorUser {
 		// An agent's passing remark that cairn is unsure of: the episode
 		// keeps the session, a person's inbox is not its notebook.
 		pl.drop(d, "an agent's %s cairn is not sure of, left in the episode", c.Class)
@@ -508,7 +558,7 @@ func (pl *planner) candidate(d memory.Draft, c Candidate) {
 		return
 	}
 	pl.create(m, memory.ChangeCreate, "")
-	if c.Class == ClassCorrection && c.Corrects != "" {
+	if c.Class == extract.ClassCorrection && c.Corrects != "" {
 		// The wrong claim was never stored (said in a session): the lesson
 		// is about the claim as the correction names it.
 		wrong := &memory.Memory{ID: "", Project: pl.p.ID, Layer: m.Layer, Kind: m.Kind, Title: c.Corrects,
@@ -706,7 +756,7 @@ func (pl *planner) peers(m *memory.Memory) []*memory.Memory {
 // nearest is the most similar current memory sharing a signature band
 // with norm, when it is a near duplicate, else the one m says in other
 // words (paraphrase); never one that a value, a name, a negation or
-// another subject sets apart (paraDistinct).
+// another subject sets apart (update.Distinct).
 // maxStoredParaphrase bounds the stored memories one pass reads for
 // paraphrases of older ones (drafts' candidates are all read).
 const maxStoredParaphrase = 2000
@@ -742,7 +792,7 @@ func (pl *planner) nearestWords(m *memory.Memory, norm string) (*memory.Memory, 
 				return best, bestSim
 			}
 			a := pl.mems[id]
-			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim && !paraDistinct(m, a) {
+			if sim := jaccard(set, pl.sets[id]); sim >= memory.NearDuplicate && sim > bestSim && !update.Distinct(m, a) {
 				best, bestSim = a, sim
 			}
 		}
@@ -755,7 +805,45 @@ func (pl *planner) nearestWords(m *memory.Memory, norm string) (*memory.Memory, 
 // in other words).
 func (pl *planner) existingPairs() {
 	stored := slices.Clone(pl.order)
-	// Exact duplicates: the older ones fold into the newest.
+	pl.foldDuplicates(stored)
+	// Contradictions and near duplicates between stored memories: those
+	// written or changed since the last pass against all the others, newest
+	// first, each memory in at most one change. The first pass looks at all.
+	since := pl.lastPass()
+	if !slices.ContainsFunc(stored, func(id string) bool {
+		m := pl.mems[id]
+		return m != nil && !pl.created(id) && m.UpdatedAt.After(since)
+	}) {
+		return // nothing written since the last pass: its pairs were looked at then
+	}
+	buckets := pl.subjectBuckets(stored)
+	pairs := storedPairs{budget: 500} // proposals per run: a flood helps no one
+	for i := len(stored) - 1; i >= 0; i-- {
+		m := pl.mems[stored[i]]
+		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
+			continue
+		}
+		bucket := buckets[claims.SubjectKey(claims.ClaimText(m))]
+		if len(bucket) > maxBand {
+			bucket = nil // a subject that common is no subject
+		}
+		pl.storedContradiction(m, bucket, &pairs)
+		if pl.gone[m.ID] || pairs.budget == 0 {
+			continue
+		}
+		pl.storedParaphrase(m, &pairs)
+	}
+}
+
+// storedPairs is what is left of one pass's reading of stored pairs: the
+// proposals it may still make, and the paraphrases it has read.
+type storedPairs struct {
+	budget, paraphrased int
+}
+
+// foldDuplicates folds exact duplicates among the stored memories into the
+// newest of each.
+func (pl *planner) foldDuplicates(stored []string) {
 	groups := map[string][]string{}
 	for _, id := range stored {
 		if m := pl.mems[id]; m != nil && pl.current(id) && !pl.created(id) {
@@ -778,23 +866,14 @@ func (pl *planner) existingPairs() {
 					Reason: "the same fact: folded into " + keep.ID}})
 		}
 	}
-	// Contradictions and near duplicates between stored memories: those
-	// written or changed since the last pass against all the others, newest
-	// first, each memory in at most one change. The first pass looks at all.
-	since := pl.lastPass()
-	fresh := 0
-	for _, id := range stored {
-		if m := pl.mems[id]; m != nil && !pl.created(id) && m.UpdatedAt.After(since) {
-			fresh++
-		}
-	}
-	if fresh == 0 {
-		return // nothing written since the last pass: its pairs were looked at then
-	}
+}
+
+// subjectBuckets are the current stored memories by their subject key.
+func (pl *planner) subjectBuckets(stored []string) map[string][]string {
 	buckets := map[string][]string{}
 	keys := inParallel(len(stored), func(i int) string {
 		if m := pl.mems[stored[i]]; m != nil && pl.current(stored[i]) && !pl.created(stored[i]) {
-			return SubjectKey(ClaimText(m))
+			return claims.SubjectKey(claims.ClaimText(m))
 		}
 		return ""
 	})
@@ -803,57 +882,54 @@ func (pl *planner) existingPairs() {
 			buckets[keys[i]] = append(buckets[keys[i]], id)
 		}
 	}
-	budget := 500 // proposals per run: a flood helps no one
-	paraphrased := 0
-	for i := len(stored) - 1; i >= 0; i-- {
-		m := pl.mems[stored[i]]
-		if m == nil || !pl.current(m.ID) || pl.touched[m.ID] || pl.created(m.ID) || !m.UpdatedAt.After(since) {
+	return buckets
+}
+
+// storedContradiction reads m against the older memories of its bucket:
+// the first it contradicts is superseded (a lesson when it was inferred),
+// or, when m ranks lower, a proposal.
+func (pl *planner) storedContradiction(m *memory.Memory, bucket []string, pairs *storedPairs) {
+	for _, id := range bucket {
+		a := pl.mems[id]
+		if a.ID == m.ID || !pl.current(a.ID) || pl.touched[a.ID] || !a.ValidFrom.Before(m.ValidFrom) {
 			continue
 		}
-		bucket := buckets[SubjectKey(ClaimText(m))]
-		if len(bucket) > maxBand {
-			bucket = nil // a subject that common is no subject
-		}
-		for _, id := range bucket {
-			a := pl.mems[id]
-			if a.ID == m.ID || !pl.current(a.ID) || pl.touched[a.ID] || !a.ValidFrom.Before(m.ValidFrom) {
-				continue
-			}
-			c, ok := Contradicts(a, m)
-			if !ok {
-				continue
-			}
-			if m.Provenance.Rank() >= a.Provenance.Rank() {
-				pl.gone[a.ID] = true
-				pl.touched[m.ID] = true
-				pl.add(memory.Op{Kind: memory.OpSupersede, Target: a.ID, With: m.ID,
-					Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
-						Reason: differs(c)}})
-				pl.lesson(a, m, c)
-			} else if budget > 0 {
-				budget--
-				pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Other: m.ID,
-					Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a,
-					fmt.Sprintf("%s contradicts %s (%s) but ranks lower (%s < %s)", m.ID, a.ID, differs(c), m.Provenance, a.Provenance))
-			}
-			break
-		}
-		if pl.gone[m.ID] || budget == 0 {
+		c, ok := Contradicts(a, m)
+		if !ok {
 			continue
 		}
-		a, sim := pl.nearestWords(m, pl.norms[m.ID])
-		if a == nil && paraphrased < maxStoredParaphrase {
-			// Paraphrases among stored memories, newest first and bounded:
-			// reading one is dear, and a store never consolidated would
-			// read every memory at every pass.
-			paraphrased++
-			a, sim = pl.paraphrase(m)
+		if m.Provenance.Rank() >= a.Provenance.Rank() {
+			pl.gone[a.ID] = true
+			pl.touched[m.ID] = true
+			pl.add(memory.Op{Kind: memory.OpSupersede, Target: a.ID, With: m.ID,
+				Change: memory.Change{Kind: memory.ChangeSupersede, Memory: m.ID, Target: a.ID, Layer: m.Layer, Title: m.Title, TargetTitle: a.Title,
+					Reason: differs(c)}})
+			pl.lesson(a, m, c)
+		} else if pairs.budget > 0 {
+			pairs.budget--
+			pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Other: m.ID,
+				Reason: fmt.Sprintf("%s contradicts it (%s: %s → %s) but ranks lower (%s < %s)", m.ID, c.How, c.Old, c.New, m.Provenance, a.Provenance)}, a,
+				fmt.Sprintf("%s contradicts %s (%s) but ranks lower (%s < %s)", m.ID, a.ID, differs(c), m.Provenance, a.Provenance))
 		}
-		if a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
-			budget--
-			why := fmt.Sprintf("%s says nearly the same as %s (similarity %.2f)", m.ID, a.ID, sim)
-			pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID, Reason: why}, a, why)
-		}
+		return
+	}
+}
+
+// storedParaphrase proposes a merge of m into the older memory that says
+// nearly the same, if one.
+func (pl *planner) storedParaphrase(m *memory.Memory, pairs *storedPairs) {
+	a, sim := pl.nearestWords(m, pl.norms[m.ID])
+	if a == nil && pairs.paraphrased < maxStoredParaphrase {
+		// Paraphrases among stored memories, newest first and bounded:
+		// reading one is dear, and a store never consolidated would
+		// read every memory at every pass.
+		pairs.paraphrased++
+		a, sim = pl.paraphrase(m)
+	}
+	if a != nil && a.ValidFrom.Before(m.ValidFrom) && !pl.created(a.ID) {
+		pairs.budget--
+		why := fmt.Sprintf("%s says nearly the same as %s (similarity %.2f)", m.ID, a.ID, sim)
+		pl.propose(memory.Proposal{Kind: memory.ProposeMerge, Target: a.ID, Other: m.ID, Reason: why}, a, why)
 	}
 }
 
@@ -1047,39 +1123,10 @@ type skippedOf struct {
 
 type found struct {
 	d memory.Draft
-	c Candidate
+	c extract.Candidate
 }
 
-func candidateOf(d memory.Draft, c Candidate) found { return found{d: d, c: c} }
-
-// fromTranscript reports whether ingest read the draft from an agent's
-// session log (a capture names no file).
-func fromTranscript(d memory.Draft) bool { return d.Source.File != "" && d.Source.Session != "" }
-
-// compactOpening is how Claude Code's compaction summary opens when it is
-// replayed to the model as a message.
-var compactOpening = lazy(`^\s*(?:This session is being continued from a previous conversation|<analysis>|Your task is to create a detailed summary of the conversation)`)
-
-// workingNotes says why a draft is never a source of memories, "" when it
-// is one: a compaction run (Claude Code writes the whole conversation again
-// to subagents/agent-acompact-*.jsonl, then the model's summary of it, with
-// its stale to-dos), and a sub-agent's transcript (subagents/agent-*.jsonl:
-// a research report for the main agent, whose own answer says what it
-// adopted).
-func workingNotes(d memory.Draft) string {
-	if !fromTranscript(d) {
-		return ""
-	}
-	file := filepath.ToSlash(d.Source.File)
-	base := path.Base(file)
-	switch {
-	case strings.HasPrefix(base, "agent-acompact-") || compactOpening.MatchString(d.Text):
-		return "a compaction summary"
-	case strings.HasPrefix(base, "agent-") && path.Base(path.Dir(file)) == "subagents":
-		return "a sub-agent's report"
-	}
-	return ""
-}
+func candidateOf(d memory.Draft, c extract.Candidate) found { return found{d: d, c: c} }
 
 // MaxPerSession bounds the memories (all but the session's own episode)
 // one agent session leaves: a careful colleague writes down a
@@ -1095,7 +1142,7 @@ func (pl *planner) budget(fs []found) []found {
 	left := map[string]int{}
 	counted := func(f found) bool {
 		// An agent's unsure candidate is dropped later, and costs nothing.
-		return fromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
+		return extract.FromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
 	}
 	for _, f := range fs {
 		if s := f.d.Source.Session; counted(f) {
@@ -1148,19 +1195,19 @@ func worth(f found) int {
 		// The person's corrections, rules, decisions and failures first; a
 		// plain statement in a prompt is often the task's context.
 		w += 30
-		if f.c.Class != ClassState && f.c.Class != ClassEvent {
+		if f.c.Class != extract.ClassState && f.c.Class != extract.ClassEvent {
 			w += 70
 		}
 	}
-	if f.c.Provenance == memory.ProvObserved && f.c.Class == ClassState {
+	if f.c.Provenance == memory.ProvObserved && f.c.Class == extract.ClassState {
 		w += 20 // a finding the agent concluded and acted on (its notes)
 	}
 	switch f.c.Class {
-	case ClassCorrection, ClassPreference:
+	case extract.ClassCorrection, extract.ClassPreference:
 		w += 50
-	case ClassLesson, ClassFailure, ClassDecision:
+	case extract.ClassLesson, extract.ClassFailure, extract.ClassDecision:
 		w += 40
-	case ClassProcedure:
+	case extract.ClassProcedure:
 		w += 30
 	}
 	if f.c.Because != "" {

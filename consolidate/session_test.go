@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"cairn/consolidate/extract"
 	"cairn/memory"
 )
 
@@ -20,7 +21,7 @@ func sessionDraft(by memory.Actor, file, text string) memory.Draft {
 
 const mainLog = "/home/me/.claude/projects/-src-shop/5e55-10n.jsonl"
 
-func titles(cs []Candidate) []string {
+func titles(cs []extract.Candidate) []string {
 	var out []string
 	for _, c := range cs {
 		out = append(out, string(c.Class)+": "+c.Title)
@@ -54,7 +55,7 @@ func TestSessionWorkLogStaysInTheEpisode(t *testing.T) {
 		"Lorem ipsum dolor sit amet, consectetur adipiscing elit.",
 	}
 	for _, text := range noise {
-		if got := Extract(sessionDraft(memory.ActorAgent, mainLog, text)); len(got) > 0 {
+		if got := extract.Extract(sessionDraft(memory.ActorAgent, mainLog, text)); len(got) > 0 {
 			t.Errorf("%q made %q", text, titles(got))
 		}
 	}
@@ -63,14 +64,14 @@ func TestSessionWorkLogStaysInTheEpisode(t *testing.T) {
 		"Ecto's sandbox requires `{:shared, self()}` mode for LiveView tests.",
 	}
 	for _, text := range kept {
-		if got := Extract(sessionDraft(memory.ActorAgent, mainLog, text)); len(got) != 1 {
+		if got := extract.Extract(sessionDraft(memory.ActorAgent, mainLog, text)); len(got) != 1 {
 			t.Errorf("%q made %q, want one memory", text, titles(got))
 		}
 	}
 	// The same past action from an agent's capture (not a session log) is
 	// still an event: the rule is about transcripts.
 	capture := memory.Draft{Actor: memory.ActorAgent, Text: "Deployed v2.3.1 to staging."}
-	if got := Extract(capture); len(got) != 1 || got[0].Class != ClassEvent {
+	if got := extract.Extract(capture); len(got) != 1 || got[0].Class != extract.ClassEvent {
 		t.Errorf("an agent's captured event: %q", titles(got))
 	}
 }
@@ -85,15 +86,15 @@ func TestToDoListIsNoInvariant(t *testing.T) {
 		"**Actions**\n- Run the migration\n- Restart the workers",
 	} {
 		for _, by := range []memory.Actor{memory.ActorAgent, memory.ActorUser} {
-			for _, c := range Extract(sessionDraft(by, mainLog, text)) {
+			for _, c := range extract.Extract(sessionDraft(by, mainLog, text)) {
 				if c.Layer == memory.LayerInvariant {
 					t.Errorf("%s %q made the A %s %q", by, text, c.Kind, c.Title)
 				}
 			}
 		}
 	}
-	got := Extract(memory.Draft{Actor: memory.ActorUser, Text: "To release the app:\n- run make dist\n- upload the tarball"})
-	if len(got) != 1 || got[0].Class != ClassProcedure {
+	got := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: "To release the app:\n- run make dist\n- upload the tarball"})
+	if len(got) != 1 || got[0].Class != extract.ClassProcedure {
 		t.Errorf("a procedure with a subject: %q", titles(got))
 	}
 }
@@ -106,13 +107,13 @@ func TestDesignPropertyIsNoFailure(t *testing.T) {
 		"Graceful Degradation: span export fails silently when the collector is down.",
 		"The cache lookup fails open, so a Redis outage only slows requests.",
 	} {
-		for _, c := range Extract(memory.Draft{Actor: memory.ActorAgent, Text: text}) {
-			if c.Class == ClassFailure {
+		for _, c := range extract.Extract(memory.Draft{Actor: memory.ActorAgent, Text: text}) {
+			if c.Class == extract.ClassFailure {
 				t.Errorf("%q made the failure %q", text, c.Title)
 			}
 		}
 	}
-	if got := Extract(memory.Draft{Actor: memory.ActorAgent, Text: "The export job fails with a timeout because the collector drops idle connections."}); len(got) != 1 || got[0].Class != ClassFailure {
+	if got := extract.Extract(memory.Draft{Actor: memory.ActorAgent, Text: "The export job fails with a timeout because the collector drops idle connections."}); len(got) != 1 || got[0].Class != extract.ClassFailure {
 		t.Errorf("a real failure: %q", titles(got))
 	}
 }
@@ -122,7 +123,7 @@ func TestDesignPropertyIsNoFailure(t *testing.T) {
 func TestPromptTemplateIsNotThePersonsWords(t *testing.T) {
 	t.Parallel()
 	text := "## User Input\n\n```text\n\n```\n\nYou **MUST** consider the user input before proceeding.\n\n## Outline\n\n1. Run `setup.sh --json` from the repo root.\n\n## Rules\n\n- Always use absolute paths."
-	if got := Extract(sessionDraft(memory.ActorUser, mainLog, text)); len(got) > 0 {
+	if got := extract.Extract(sessionDraft(memory.ActorUser, mainLog, text)); len(got) > 0 {
 		t.Errorf("a prompt template made %q", titles(got))
 	}
 }
@@ -134,10 +135,10 @@ func TestLessonNeedsAClaimAboutTheCheck(t *testing.T) {
 	line := func(cmd, outcome, claim string) string {
 		return "ran `" + cmd + "`: exit 1 — " + outcome + ", right after the agent said: \"" + claim + "\""
 	}
-	lessons := func(text string) []Candidate {
-		var out []Candidate
-		for _, c := range Extract(sessionDraft(memory.ActorAgent, mainLog, text)) {
-			if c.Class == ClassLesson {
+	lessons := func(text string) []extract.Candidate {
+		var out []extract.Candidate
+		for _, c := range extract.Extract(sessionDraft(memory.ActorAgent, mainLog, text)) {
+			if c.Class == extract.ClassLesson {
 				out = append(out, c)
 			}
 		}
@@ -176,20 +177,20 @@ func TestLessonNeedsAClaimAboutTheCheck(t *testing.T) {
 func TestTriggersAreSpecific(t *testing.T) {
 	t.Parallel()
 	for _, tr := range []string{"not", "table", "modify", "git push", "git add", "--strict", "-v", "tests", "don use"} {
-		if specificTrigger(tr) {
+		if extract.SpecificTrigger(tr) {
 			t.Errorf("%q passes as a trigger", tr)
 		}
 	}
 	for _, tr := range []string{"mix credo --strict", "go test -race", "git push --force-with-lease", "--no-verify", "store/db.go",
 		"max_conns", "spotter-fum", "postgres", "token bucket", "npm ci"} {
-		if !specificTrigger(tr) {
+		if !extract.SpecificTrigger(tr) {
 			t.Errorf("%q is refused as a trigger", tr)
 		}
 	}
 	// A failure whose subject is a common word alone names it with more.
-	for _, c := range Extract(memory.Draft{Actor: memory.ActorAgent, Text: "The table modify step fails because the lock is held by the migrator."}) {
+	for _, c := range extract.Extract(memory.Draft{Actor: memory.ActorAgent, Text: "The table modify step fails because the lock is held by the migrator."}) {
 		for _, tr := range c.Triggers {
-			if !specificTrigger(tr) {
+			if !extract.SpecificTrigger(tr) {
 				t.Errorf("failure %q has the trigger %q", c.Title, tr)
 			}
 		}
@@ -289,7 +290,7 @@ func TestAPlanIsNoFacts(t *testing.T) {
 		"- **July 12:** Add Pascal read-only L2 integration behind the `pascal` feature.\n" +
 		"- `edgerunner live`: connect feeds and run paper execution.\n\n" +
 		"Day 3: benchmark the hot path with `cargo bench`.\n"
-	got := Extract(sessionDraft(memory.ActorAgent, mainLog, answer))
+	got := extract.Extract(sessionDraft(memory.ActorAgent, mainLog, answer))
 	var kept []string
 	for _, c := range got {
 		kept = append(kept, c.Title)

@@ -6,6 +6,8 @@ import (
 	"strings"
 	"testing"
 
+	"cairn/consolidate/extract"
+	"cairn/consolidate/update"
 	"cairn/memory"
 )
 
@@ -138,7 +140,7 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 		if c, ok := Contradicts(o, n); ok {
 			t.Errorf("%q → %q read as a contradiction: %+v", p[0], p[1], c)
 		}
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s != noUpdate {
+		if s, c := update.Of(p[0], p[1]); s != update.None {
 			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
 		}
 	}
@@ -147,7 +149,7 @@ func TestOtherThingsNeverContradict(t *testing.T) {
 		{"The `rails` gem is pinned to `~> 7.0`.", "Bumped the `rails` gem pin to `~> 7.1`."},
 		{"The config file is at config/app.yaml.", "The config file moved to etc/cairn/app.yaml."},
 	} {
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s == noUpdate {
+		if s, c := update.Of(p[0], p[1]); s == update.None {
 			t.Errorf("%q → %q not read as an update: %+v", p[0], p[1], c)
 		}
 	}
@@ -289,7 +291,7 @@ func TestAgentTranscriptNeverSupersedesByRewording(t *testing.T) {
 func TestSkippedStatementProposesNeverSupersedes(t *testing.T) {
 	t.Parallel()
 	const note = "metrics exporter port: 9200"
-	if cs := Extract(memory.Draft{Actor: memory.ActorUser, Text: note}); len(cs) != 0 {
+	if cs := extract.Extract(memory.Draft{Actor: memory.ActorUser, Text: note}); len(cs) != 0 {
 		t.Fatalf("extraction made %d candidates of %q; this test wants one it skips", len(cs), note)
 	}
 	for _, tc := range []struct {
@@ -332,7 +334,7 @@ func TestSkippedStatementProposesNeverSupersedes(t *testing.T) {
 	}
 	// A line holding a credential is never read, whatever it updates.
 	d := memory.Draft{Actor: memory.ActorUser, Text: "metrics exporter port: 9200 with token ghp_" + strings.Repeat("a1B2", 9) + "\nredis maxmemory = 4gb"}
-	if got := skippedStatements(d, nil); !slices.Equal(got, []string{"redis maxmemory = 4gb"}) {
+	if got := extract.Skipped(d, nil); !slices.Equal(got, []string{"redis maxmemory = 4gb"}) {
 		t.Errorf("skipped statements %q, want only the line without the credential", got)
 	}
 }
@@ -351,7 +353,7 @@ func TestUpdateReadsTerseNotesAndOtherWords(t *testing.T) {
 		{"The database connection pool holds 20 connections.", "database connection pool size: 40"},
 		{"The search service runs 3 replicas.", "We scaled the search service to 5 replicas last night."},
 	} {
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s == noUpdate {
+		if s, c := update.Of(p[0], p[1]); s == update.None {
 			t.Errorf("%q → %q not read as an update: %+v", p[0], p[1], c)
 		}
 	}
@@ -363,7 +365,7 @@ func TestUpdateReadsTerseNotesAndOtherWords(t *testing.T) {
 		{"The metrics exporter listens on port 9100.", "metrics exporter scrape interval: 15s"},
 		{"The kafka cluster has 3 brokers.", "We scaled kafka connect to 4 workers yesterday."},
 	} {
-		if s, c := updateOf(readUpdate(p[0]), readUpdate(p[1])); s != noUpdate {
+		if s, c := update.Of(p[0], p[1]); s != update.None {
 			t.Errorf("%q → %q read as an update (%d): %+v", p[0], p[1], s, c)
 		}
 	}

@@ -56,7 +56,11 @@ type ConsolidateOut struct {
 func (s *Server) consolidate(ctx context.Context, req *mcp.CallToolRequest, in ConsolidateIn) (*mcp.CallToolResult, ConsolidateOut, error) {
 	out := ConsolidateOut{DryRun: in.DryRun, Counts: map[string]int{}, Changes: []Change{}}
 	opt := consolidate.Options{DryRun: in.DryRun, AskedBy: memory.ActorAgent, Progress: progressTo(ctx, req), Bind: s.bindMany}
-	llm, err := consolidate.LLMFromEnv(s.getenv)
+	var llm *consolidate.LLM
+	var err error
+	if s.llm != nil {
+		llm, err = s.llm()
+	}
 	if err != nil {
 		// A misconfigured model should not stop the pass the patterns can
 		// do on their own; the agent hears about it and can tell the person.

@@ -17,6 +17,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/recall"
 	"cairn/safetext"
@@ -27,10 +28,12 @@ const Version = "0.1.0"
 
 // Server answers an agent's tool calls in one project (plus global).
 type Server struct {
-	st     memory.Store
-	proj   memory.Project
-	trust  Trust               // wake checks and binding; nil: neither
-	getenv func(string) string // the environment consolidation reads its language model from
+	st    memory.Store
+	proj  memory.Project
+	trust Trust // wake checks and binding; nil: neither
+	// llm builds the language model consolidation asks, from the settings
+	// the caller loaded (nil: the patterns alone).
+	llm    func() (*consolidate.LLM, error)
 	once   sync.Once
 	rec    recall.Recaller
 	recErr error
@@ -47,8 +50,10 @@ type Trust interface {
 // runs the wake check before every recall and context, so that an agent
 // is never served a fact whose ground moved during a long session, and
 // binds what an agent remembers to the files and flags its text names.
-func New(st memory.Store, p memory.Project, tr Trust) *mcp.Server {
-	return (&Server{st: st, proj: p, trust: tr, getenv: os.Getenv}).server()
+// llm (may be nil) builds the language model a consolidation asks, from
+// the settings the caller loaded.
+func New(st memory.Store, p memory.Project, tr Trust, llm func() (*consolidate.LLM, error)) *mcp.Server {
+	return (&Server{st: st, proj: p, trust: tr, llm: llm}).server()
 }
 
 func (s *Server) server() *mcp.Server {
@@ -108,14 +113,14 @@ func changes() *mcp.ToolAnnotations {
 // Run serves MCP on in and out (the process's standard input and output)
 // until the client leaves. Malformed input is answered and skipped, never
 // the end of the session (see Transport).
-func Run(ctx context.Context, st memory.Store, p memory.Project, tr Trust, in io.Reader, out io.Writer) error {
+func Run(ctx context.Context, st memory.Store, p memory.Project, tr Trust, llm func() (*consolidate.LLM, error), in io.Reader, out io.Writer) error {
 	if in == nil {
 		in = os.Stdin
 	}
 	if out == nil {
 		out = os.Stdout
 	}
-	return New(st, p, tr).Run(ctx, &Transport{In: in, Out: out})
+	return New(st, p, tr, llm).Run(ctx, &Transport{In: in, Out: out})
 }
 
 func (s *Server) checkTrust(ctx context.Context) {

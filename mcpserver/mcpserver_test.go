@@ -10,6 +10,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"cairn/consolidate"
 	"cairn/memory"
 	"cairn/store"
 	"cairn/trust"
@@ -54,7 +55,8 @@ func serveOn(t *testing.T, st memory.Store, p memory.Project, getenv func(string
 		getenv = func(string) string { return "" }
 	}
 	sst, ct := mcp.NewInMemoryTransports()
-	if _, err := (&Server{st: st, proj: p, trust: tr, getenv: getenv}).server().Connect(ctx, sst, nil); err != nil {
+	llm := func() (*consolidate.LLM, error) { return consolidate.LLMFromEnv(getenv) }
+	if _, err := (&Server{st: st, proj: p, trust: tr, llm: llm}).server().Connect(ctx, sst, nil); err != nil {
 		t.Fatal(err)
 	}
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, copt).Connect(ctx, ct, nil)

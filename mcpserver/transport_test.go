@@ -36,7 +36,7 @@ func serveWire(t *testing.T) *wire {
 	inR, inW := io.Pipe()
 	outR, outW := io.Pipe()
 	done := make(chan error, 1)
-	go func() { done <- New(db, p, nil).Run(ctx, &Transport{In: inR, Out: outW}) }()
+	go func() { done <- New(db, p, nil, nil).Run(ctx, &Transport{In: inR, Out: outW}) }()
 	w := &wire{t: t, lines: make(chan []byte), out: bufio.NewReader(outR)}
 	// The client writes on its own goroutine: a 50 MB frame must not hold
 	// up reading the answers.

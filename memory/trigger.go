@@ -8,7 +8,7 @@ import (
 	"sync"
 	"unicode"
 
-	"github.com/kljensen/snowball/english"
+	"cairn/internal/lang"
 )
 
 // Triggers are patterns, not substrings. A trigger is one of:
@@ -179,7 +179,7 @@ func stemWords(low string) []string {
 	fields := strings.FieldsFunc(low, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
 	out := make([]string, 0, len(fields))
 	for _, f := range fields {
-		out = append(out, english.Stem(f, false))
+		out = append(out, lang.StemAll(f))
 	}
 	return out
 }

@@ -14,6 +14,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -607,13 +608,13 @@ func nameShare(p string, asked map[string]float64) float64 {
 	name := fileName(p)
 	var words int
 	var held float64
-	for _, part := range split(fold(name)) {
+	for _, part := range split(lang.Fold(name)) {
 		part = american(strings.ToLower(part)) // as Tokens reads the question
 		if stopWords[part] || len(part) < 2 || isDigit(part) {
 			continue
 		}
 		words++
-		held += asked[stem(part)]
+		held += asked[lang.Stem(part)]
 	}
 	if words == 0 {
 		return 0

@@ -4,6 +4,8 @@ import (
 	"slices"
 	"strings"
 	"unicode"
+
+	"cairn/internal/lang"
 )
 
 // A question about a repository is asked in a newcomer's words, and the
@@ -255,7 +257,7 @@ func withKin(q string, query []string) map[string]float64 {
 		if stopWords[a] || stopWords[b] || len(a) < 2 || len(b) < 2 || isDigit(a) || isDigit(b) {
 			continue
 		}
-		for _, t := range []string{a + b, stem(a + b), a + strings.TrimSuffix(b, "s")} {
+		for _, t := range []string{a + b, lang.Stem(a + b), a + strings.TrimSuffix(b, "s")} {
 			if _, ok := w[t]; !ok {
 				w[t] = shortWeight
 			}

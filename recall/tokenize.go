@@ -2,13 +2,9 @@ package recall
 
 import (
 	"strings"
-	"sync"
 	"unicode"
 
-	"github.com/kljensen/snowball/english"
-	"golang.org/x/text/runes"
-	"golang.org/x/text/transform"
-	"golang.org/x/text/unicode/norm"
+	"cairn/internal/lang"
 )
 
 // Tokens splits text the way code and prose both need: words, numbers,
@@ -18,7 +14,7 @@ import (
 // (Snowball English). Stop words are dropped for ranking.
 func Tokens(text string) []string {
 	var out []string
-	for _, raw := range fields(fold(text)) {
+	for _, raw := range fields(lang.Fold(text)) {
 		whole := strings.Trim(raw, "._-/")
 		if whole == "" {
 			continue
@@ -32,7 +28,7 @@ func Tokens(text string) []string {
 			if stopWords[p] || (len(p) < 2 && !isDigit(p)) {
 				continue
 			}
-			out = append(out, stem(p))
+			out = append(out, lang.Stem(p))
 		}
 	}
 	return out
@@ -84,31 +80,6 @@ var britishRoots = func() map[string][]struct{ gb, us string } {
 
 func isDigit(s string) bool { return s != "" && s[0] >= '0' && s[0] <= '9' }
 
-// stems caches Snowball's answers: a project's vocabulary is small and
-// stemming is the costliest step of tokenizing.
-var stems sync.Map
-
-func stem(w string) string {
-	if len(w) < 3 || !isASCIILetters(w) {
-		return w
-	}
-	if s, ok := stems.Load(w); ok {
-		return s.(string)
-	}
-	s := english.Stem(w, false)
-	stems.Store(strings.Clone(w), s)
-	return s
-}
-
-func isASCIILetters(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 'a' || c > 'z' {
-			return false
-		}
-	}
-	return true
-}
-
 // fields cuts text at anything that cannot be inside an identifier or a path.
 func fields(s string) []string {
 	return strings.FieldsFunc(s, func(r rune) bool {
@@ -150,21 +121,6 @@ func split(s string) []string {
 	}
 	flush(len(rs))
 	return parts
-}
-
-// fold removes accents (é → e) so both spellings match.
-func fold(s string) string {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			t := transform.Chain(norm.NFD, runes.Remove(runes.In(unicode.Mn)), norm.NFC)
-			out, _, err := transform.String(t, s)
-			if err != nil {
-				return s
-			}
-			return out
-		}
-	}
-	return s
 }
 
 // stopWords are left out of ranking (Lucene's English list and a few more).

@@ -20,6 +20,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/colorprofile"
 
+	"cairn/consolidate"
 	"cairn/derive"
 	"cairn/memory"
 	"cairn/mirror"
@@ -58,6 +59,9 @@ type Options struct {
 	// against its team mirror (nil map: the project has none); read when
 	// the workbench opens and after /sync. nil: nothing is shown.
 	MirrorStatus func(context.Context, memory.Project) (map[string]mirror.Pending, error)
+	// LLM builds the language model a consolidation asks, from the
+	// settings the caller loaded; nil: the patterns alone.
+	LLM func() (*consolidate.LLM, error)
 }
 
 type focus int

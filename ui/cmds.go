@@ -780,19 +780,22 @@ func (c *consolidation) report(p consolidate.Progress) {
 }
 
 // startConsolidation runs a pass in the background and answers at once;
-// waitConsolidation then reads its progress and its end.
-func startConsolidation(ctx context.Context, st memory.Store, p memory.Project, opt consolidate.Options) tea.Cmd {
+// waitConsolidation then reads its progress and its end. llm (may be nil)
+// builds the language model the pass asks.
+func startConsolidation(ctx context.Context, st memory.Store, p memory.Project, opt consolidate.Options, llm func() (*consolidate.LLM, error)) tea.Cmd {
 	return func() tea.Msg {
 		c := &consolidation{progress: make(chan consolidate.Progress, 1), done: make(chan consolidatedMsg, 1), finished: make(chan struct{})}
 		opt.Progress = c.report
 		go func() {
 			defer close(c.finished)
-			llm, err := consolidate.LLMFromEnv(os.Getenv)
-			if err != nil {
-				c.done <- consolidatedMsg{err: err}
-				return
+			if llm != nil {
+				model, err := llm()
+				if err != nil {
+					c.done <- consolidatedMsg{err: err}
+					return
+				}
+				opt.LLM = model
 			}
-			opt.LLM = llm
 			rep, err := consolidate.Consolidate(ctx, st, p, opt)
 			msg := consolidatedMsg{rep: rep, err: err}
 			if err == nil {

@@ -206,7 +206,7 @@ func (m *workbench) consolidate(dry bool) (tea.Cmd, error) {
 	m.pending++
 	m.progress = "consolidating"
 	m.sleeping = &consolidation{} // a placeholder until the pass answers: one at a time
-	return startConsolidation(m.ctx, st, m.proj, opt), nil
+	return startConsolidation(m.ctx, st, m.proj, opt, m.opt.LLM), nil
 }
 
 // undo takes back run ref (an id or a unique prefix; "" is the last run

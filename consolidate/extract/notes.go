@@ -1,8 +1,9 @@
-package consolidate
+package extract
 
 import (
 	"strings"
 
+	"cairn/internal/lazyre"
 	"cairn/memory"
 )
 
@@ -23,23 +24,23 @@ import (
 // other statement of the notes stays in the session's log.
 
 // findingOpen opens a finding: "The issue is clear — …", "Found it: …".
-var findingOpen = lazy(`(?i)^(?:(?:ok(?:ay)?|so|good|great|right|ah|aha|interesting|confirmed|found\s+it|got\s+it)\s*[,.!:—–-]+\s*)*(?:the\s+)?(?:(?:real|actual|root|underlying|likely)\s+)?(?:issue|problem|cause|culprit|bug|reason|catch)\s+(?:here\s+)?(?:is|was)\s*(?:clear|obvious|simple|now\s+clear)?\s*(?:[:—–]|\s-\s|,|\s+that\b)\s*`)
+var findingOpen = lazyre.New(`(?i)^(?:(?:ok(?:ay)?|so|good|great|right|ah|aha|interesting|confirmed|found\s+it|got\s+it)\s*[,.!:—–-]+\s*)*(?:the\s+)?(?:(?:real|actual|root|underlying|likely)\s+)?(?:issue|problem|cause|culprit|bug|reason|catch)\s+(?:here\s+)?(?:is|was)\s*(?:clear|obvious|simple|now\s+clear)?\s*(?:[:—–]|\s-\s|,|\s+that\b)\s*`)
 
 // findingLead is a finding's opener that says nothing itself.
-var findingLead = lazy(`(?i)^(?:(?:ok(?:ay)?|so|good|great|right|ah|aha|interesting|confirmed|found\s+it|got\s+it|i\s+see)\s*[,.!:—–-]+\s*)+`)
+var findingLead = lazyre.New(`(?i)^(?:(?:ok(?:ay)?|so|good|great|right|ah|aha|interesting|confirmed|found\s+it|got\s+it|i\s+see)\s*[,.!:—–-]+\s*)+`)
 
 // noteNext is what the agent will do next: the statement before it was
 // what it concluded.
-var noteNext = lazy(`^(?:let\s+me|let's|i\s+need\s+to|i'll|i\s+will|i\s+should|i\s+can|we\s+need\s+to|need\s+to|now\s+(?:let|i|fix|update|add|run|check)|so\s+(?:i|we|let)|fix(?:ing)?\s|the\s+fix\s+is|that\s+means|this\s+means|i\s+have\s+two\s+options)`)
+var noteNext = lazyre.New(`^(?:let\s+me|let's|i\s+need\s+to|i'll|i\s+will|i\s+should|i\s+can|we\s+need\s+to|need\s+to|now\s+(?:let|i|fix|update|add|run|check)|so\s+(?:i|we|let)|fix(?:ing)?\s|the\s+fix\s+is|that\s+means|this\s+means|i\s+have\s+two\s+options)`)
 
 // noteMoment is how the work stands now, not how things are.
-var noteMoment = lazy(`\b(?:now|currently|still|yet|so\s+far|progress|this\s+time|again|just|remaining|anymore|any\s+more|passes|passing|pass|passed|fails\s+now|\d+\s+of\s+\d+|\d+/\d+|epics?|beads?|tasks?|subtasks?|tickets?|todos?|pushed|staged|diff|children|closed|pre-existing|the\s+actual|the\s+only\s+(?:issue|problem|one|thing|difference|failure|error)|[a-z]+-[a-z0-9]{2,5}\.\d+)\b|\b(?:was|were|has\s+been|have\s+been|got)\s+(?:\w+ly\s+)?(?:re-?)?[a-z]+(?:ed|en|wn)\b`)
+var noteMoment = lazyre.New(`\b(?:now|currently|still|yet|so\s+far|progress|this\s+time|again|just|remaining|anymore|any\s+more|passes|passing|pass|passed|fails\s+now|\d+\s+of\s+\d+|\d+/\d+|epics?|beads?|tasks?|subtasks?|tickets?|todos?|pushed|staged|diff|children|closed|pre-existing|the\s+actual|the\s+only\s+(?:issue|problem|one|thing|difference|failure|error)|[a-z]+-[a-z0-9]{2,5}\.\d+)\b|\b(?:was|were|has\s+been|have\s+been|got)\s+(?:\w+ly\s+)?(?:re-?)?[a-z]+(?:ed|en|wn)\b`)
 
 // noteSpeaker is the speaker in a statement: what they did or will do.
-var noteSpeaker = lazy(`\b(?:i|i'm|i've|i'll|i'd|me|my|we|we're|we've|we'll|let's|us|our|you|you're|your)\b`)
+var noteSpeaker = lazyre.New(`\b(?:i|i'm|i've|i'll|i'd|me|my|we|we're|we've|we'll|let's|us|our|you|you're|your)\b`)
 
 // cannot is a limitation: "the LiveView process can't access the sandbox".
-var cannot = lazy(`\b(?:can't|cannot|can\s+not|isn't\s+able\s+to|is\s+unable\s+to|aren't\s+able\s+to|are\s+unable\s+to)\s+\w`)
+var cannot = lazyre.New(`\b(?:can't|cannot|can\s+not|isn't\s+able\s+to|is\s+unable\s+to|aren't\s+able\s+to|are\s+unable\s+to)\s+\w`)
 
 // noteFinding reads statement i of an agent's working notes as a finding,
 // or nothing.
@@ -102,12 +103,12 @@ func noteFinding(sts []statement, i int) (Candidate, bool) {
 
 // negated says what something does not do or have: a finding even without
 // a name in it ("the root layout doesn't render flash messages").
-var negated = lazy(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|is\s+not|aren't|are\s+not|won't|can't|cannot|has\s+no|have\s+no|lacks?|never)\b`)
+var negated = lazyre.New(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|is\s+not|aren't|are\s+not|won't|can't|cannot|has\s+no|have\s+no|lacks?|never)\b`)
 
 // noteVerb is a verb that says what something does or lacks, in a
 // statement the patterns for states do not read ("Credo reports nesting
 // too deep in `classify_text_lines`").
-var noteVerb = lazy(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|aren't|won't|lacks?|missing|has\s+no|have\s+no|reports?|expects?|needs|requires|includes?|ignores?|drops?|loses|overrides?|wraps?|accepts?|rejects?|treats?|relies\s+on|comes\s+from|refers\s+to|belongs\s+to|generates?|renders?|triggers?|matches|skips?|checks?|enforces?|blocks?)\b`)
+var noteVerb = lazyre.New(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|aren't|won't|lacks?|missing|has\s+no|have\s+no|reports?|expects?|needs|requires|includes?|ignores?|drops?|loses|overrides?|wraps?|accepts?|rejects?|treats?|relies\s+on|comes\s+from|refers\s+to|belongs\s+to|generates?|renders?|triggers?|matches|skips?|checks?|enforces?|blocks?)\b`)
 
 // findingShaped reports whether a statement of the notes can be a finding
 // at all: long enough, no plan, narration, check's status, work log, hedge,
@@ -116,20 +117,20 @@ var noteVerb = lazy(`\b(?:doesn't|does\s+not|don't|do\s+not|isn't|aren't|won't|l
 // lineRef places what is said at a line of the code being worked on ("at
 // line 622", "lines 745-781"): the moment's debugging, which the next edit
 // moves.
-var lineRef = lazy(`\blines?\s+\d+(?:\s*[-–]\s*\d+)?\b`)
+var lineRef = lazyre.New(`\blines?\s+\d+(?:\s*[-–]\s*\d+)?\b`)
 
 // fixIdea is a fix the agent is about to try ("The simplest fix: …", "The
 // right approach is …"): a plan, not what is so.
-var fixIdea = lazy(`^(?:the\s+)?(?:simplest|easiest|best|right|cleanest|quickest|proper|correct|better)\s+(?:fix|approach|solution|way|option)\b|^(?:the\s+)?fix\s+(?:is|would\s+be)\s+to\b`)
+var fixIdea = lazyre.New(`^(?:the\s+)?(?:simplest|easiest|best|right|cleanest|quickest|proper|correct|better)\s+(?:fix|approach|solution|way|option)\b|^(?:the\s+)?fix\s+(?:is|would\s+be)\s+to\b`)
 
 // wontWork is a prediction of the moment ("won't work reliably"), or
 // thinking aloud ("Wait — …").
-var wontWork = lazy(`\bwon't\b|\bwill\s+not\b|\bwouldn't\b|^(?:wait|hmm+|hm)\b`)
+var wontWork = lazyre.New(`\bwon't\b|\bwill\s+not\b|\bwouldn't\b|^(?:wait|hmm+|hm)\b`)
 
 // bareIssue names where a problem is and no more ("The issue is the
 // `printf` call.", "The problem is in `returned_type()`"): the moment's
 // pointer, not a finding with its cause.
-var bareIssue = lazy(`^(?:the\s+)?(?:real\s+|actual\s+|root\s+)?(?:issue|problem|bug|error|culprit)\s+(?:is|was)\s+(?:in|with|the|that\s+the|from)\b[^.;:]{0,60}[.]?$`)
+var bareIssue = lazyre.New(`^(?:the\s+)?(?:real\s+|actual\s+|root\s+)?(?:issue|problem|bug|error|culprit)\s+(?:is|was)\s+(?:in|with|the|that\s+the|from)\b[^.;:]{0,60}[.]?$`)
 
 func findingShaped(st statement, low string) bool {
 	switch {

@@ -1,4 +1,4 @@
-package consolidate
+package update
 
 import (
 	"maps"
@@ -9,6 +9,8 @@ import (
 	"strings"
 	"unicode"
 
+	"cairn/consolidate/claims"
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -17,12 +19,12 @@ import (
 // four. Agents say one fact many ways: "Dialyzer PLT building is slow on
 // first run (2+ minutes)" and "First `mix dialyzer` run takes 2-3 min
 // building PLT — expected". Here each text is read into a canonical form —
-// markdown and backticks stripped, words stemmed (stemOf), abbreviations
+// markdown and backticks stripped, words stemmed (lang.Stem), abbreviations
 // written out, numbers read as quantities with their units — and two texts
 // whose canonical words overlap enough are proposed for a merge, unless
 // something tells them apart: a value, a name or a path one has and the
 // other lacks, a negation, another environment, package or task
-// (otherThings), a rule against a fact, or one word swapped for another.
+// (OtherThings), a rule against a fact, or one word swapped for another.
 // A person accepts the merge; nothing is folded without one.
 
 // paraMinShared and paraMinJaccard are how much two canonical word sets
@@ -33,12 +35,12 @@ const (
 	paraMinJaccard = 0.5
 )
 
-// paraRare and paraTop bound one search: the candidates come through the
-// rarest words of the text (at most paraRare postings, each at most
-// maxPosting/8 long), and at most paraTop of them are read whole.
+// ParaRare and ParaTop bound one search: the candidates come through the
+// rarest words of the text (at most ParaRare postings, each at most
+// maxPosting/8 long), and at most ParaTop of them are read whole.
 const (
-	paraRare = 6
-	paraTop  = 16
+	ParaRare = 6
+	ParaTop  = 16
 )
 
 // paraReading is a text read for paraphrase.
@@ -52,7 +54,7 @@ type paraReading struct {
 	rule     bool      // says what to do (always, never, must, an imperative)
 	poles    []int     // the sides of paraPoles it takes, sorted, unique
 	envs     []string  // the environments it names (staging, production, …), sorted
-	expanded string    // the text with abbreviations written out (for otherThings)
+	expanded string    // the text with abbreviations written out (for OtherThings)
 }
 
 // paraVal is a quantity: lo..hi (hi is +Inf for "2+"), with its unit.
@@ -146,13 +148,13 @@ var paraNumberWords = map[string]float64{
 }
 
 // paraNegations are the words that negate what follows.
-var paraNegations = wordSet(`not no never without cannot nor none nothing neither`)
+var paraNegations = lang.WordSet(`not no never without cannot nor none nothing neither`)
 
 // paraModals mark a rule (or a requirement: "has to", "needs") rather
 // than a fact; they are read by the rule test, not counted as words. A
 // "need" followed by a quantity states a cost ("needs about 8 min"), not
 // a rule.
-var paraModals = wordSet(`always never must should shall ought avoid prefer ensure need`)
+var paraModals = lang.WordSet(`always never must should shall ought avoid prefer ensure need`)
 
 // paraPhrases are word groups read as one word before the text is split:
 // spellings of one thing ("time out", "timeout"), and comparisons in
@@ -193,38 +195,38 @@ var paraPoles = func() map[string]int {
 		a, b, _ := strings.Cut(pair, "/")
 		// Sides are 2i+1 and -(2i+1): each pair its own number, its two
 		// sides of opposite sign.
-		out[stemOf(a)], out[stemOf(b)] = 2*i+1, -(2*i + 1)
+		out[lang.Stem(a)], out[lang.Stem(b)] = 2*i+1, -(2*i + 1)
 	}
 	return out
 }()
 
 // paraImperatives are verbs that open an instruction ("Use Node 20",
 // "Before deploying, run the migrations").
-var paraImperatives = wordSet(`use run never always avoid prefer do make ensure keep set add put call check
+var paraImperatives = lang.WordSet(`use run never always avoid prefer do make ensure keep set add put call check
 	commit push pin install restart remember rerun start stop try pass write read install upgrade downgrade
 	prefix wrap skip disable enable delete remove configure build deploy`)
 
 // paraLeads open a clause that an instruction may follow after a comma
 // ("In CI, use npm ci").
-var paraLeads = wordSet(`in on for before after when whenever if once to during while with from`)
+var paraLeads = lang.WordSet(`in on for before after when whenever if once to during while with from`)
 
 // paraFillers carry no fact of their own: hedges and fillers that a
 // rewording adds or drops.
-var paraFillers = wordSet(`about roughly approximately around approx nearly almost usually typically generally
+var paraFillers = lang.WordSet(`about roughly approximately around approx nearly almost usually typically generally
 	really actually basically just always never must should shall ought avoid prefer ensure need instead rather
 	expected expect note important currently also even`)
 
 // paraEnvs are the environments a fact may hold in (written out: "prod"
 // reads as production): a fact of one is never a fact of another, nor of
-// none named. otherThings reads them too, but only where each side names
+// none named. OtherThings reads them too, but only where each side names
 // one the other lacks.
-var paraEnvs = wordSet(`staging production development qa preview sandbox canary`)
+var paraEnvs = lang.WordSet(`staging production development qa preview sandbox canary`)
 
 // paraLightVerbs say where a thing is or that it runs, not which thing it
 // is: one swapped for another ("listens on port 4000", "runs on port
 // 4000"; "manifests live in", "are kept under") is a rewording, where a
 // noun swapped ("users table", "orders table") is another subject. Stems.
-var paraLightVerbs = wordSet(`live kept keep sit resid store locat listen run serv bind host build made make
+var paraLightVerbs = lang.WordSet(`live kept keep sit resid store locat listen run serv bind host build made make
 	put place found contain hold stay lie`)
 
 var (
@@ -236,12 +238,29 @@ var (
 	paraFlagRe  = regexp.MustCompile(`^(--?|\$)[a-z]`)
 )
 
-// paraCache caches texts read for paraphrase, as claimCache does claims.
-var paraCache = &readings[*paraReading]{read: readParaphrase}
+// paraCache caches texts read for paraphrase, as claims caches claims.
+var paraCache = claims.NewCache(readParaphrase)
 
 // readParaphrase reads a text into its canonical form.
 func readParaphrase(text string) *paraReading {
-	r := &paraReading{}
+	x := &paraReader{r: &paraReading{}, words: map[string]bool{}, names: map[string]bool{}, envs: map[string]bool{}, poles: map[int]bool{}}
+	for _, line := range strings.Split(paraClean(text), "\n") {
+		x.line(strings.TrimLeft(strings.TrimSpace(line), "#>-+ "))
+		x.flush()
+	}
+	r := x.r
+	r.words = slices.Sorted(maps.Keys(x.words))
+	r.names = slices.Sorted(maps.Keys(x.names))
+	r.envs = slices.Sorted(maps.Keys(x.envs))
+	r.poles = slices.Sorted(maps.Keys(x.poles))
+	slices.Sort(r.negOn)
+	r.expanded = strings.Join(x.expanded, " ")
+	return r
+}
+
+// paraClean is text with links reduced to their words, the phrases of
+// paraPhrases written their one way, and markup taken out.
+func paraClean(text string) string {
 	clean := text
 	if strings.Contains(clean, "](") {
 		clean = paraLinkRe.ReplaceAllString(clean, "$1")
@@ -256,127 +275,146 @@ func readParaphrase(text string) *paraReading {
 			}
 		}
 	}
-	clean = paraMarkup.Replace(clean)
-	var expanded []string
-	words, names, envs, poles := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[int]bool{}
-	var pending *paraVal // a number waiting for its unit in the next word
-	negNext, needAt := false, false
-	flush := func() {
-		if pending != nil {
-			r.vals = append(r.vals, *pending)
-			pending = nil
-		}
+	return paraMarkup.Replace(clean)
+}
+
+// paraReader reads a text for paraphrase, token by token.
+type paraReader struct {
+	r                  *paraReading
+	expanded           []string
+	words, names, envs map[string]bool
+	poles              map[int]bool
+	pending            *paraVal // a number waiting for its unit in the next word
+	negNext, needAt    bool
+}
+
+func (x *paraReader) flush() {
+	if x.pending != nil {
+		x.r.vals = append(x.r.vals, *x.pending)
+		x.pending = nil
 	}
-	addWord := func(w string) {
-		words[w] = true
-		r.seq = append(r.seq, w)
-		if negNext {
-			r.negOn = append(r.negOn, w)
-			negNext = false
-		}
+}
+
+func (x *paraReader) addWord(w string) {
+	x.words[w] = true
+	x.r.seq = append(x.r.seq, w)
+	if x.negNext {
+		x.r.negOn = append(x.r.negOn, w)
+		x.negNext = false
 	}
-	for _, line := range strings.Split(clean, "\n") {
-		line = strings.TrimLeft(strings.TrimSpace(line), "#>-+ ")
-		// At is the token's place in its clause; lead says the clause
-		// opened with "in", "before", … and comma that a comma came just
-		// before: "In CI, use npm ci" is an instruction.
-		at, lead, comma, prevEnd := 0, false, false, 0
-		for _, span := range paraTokenRe.FindAllStringIndex(line, -1) {
-			raw := line[span[0]:span[1]]
-			// What stands between two words ends a clause (". ; : ! ?",
-			// a dash) or is a comma.
-			if gap := line[prevEnd:span[0]]; strings.ContainsAny(gap, ".;:!?") || prevEnd > 0 && strings.ContainsAny(line[prevEnd-1:prevEnd], ".:") {
-				flush()
-				at, lead, comma = 0, false, false
-			} else if strings.Contains(gap, ",") {
-				flush()
-				comma = true
-			}
-			prevEnd = span[1]
-			tok := strings.TrimRight(raw, ".:'")
-			low := strings.ToLower(tok)
-			low = strings.TrimSuffix(strings.TrimSuffix(low, "'s"), "'")
-			if full, ok := paraSynonyms[low]; ok {
-				low = full
-			}
-			if low != "" {
-				expanded = append(expanded, strings.TrimLeft(low, "~"))
-				if (at == 0 || lead && comma) && (paraImperatives[low] || strings.HasSuffix(low, "n't") && strings.HasPrefix(low, "do")) {
-					r.rule = true
-				}
-				if at == 0 {
-					lead = paraLeads[low]
-				}
-				at++
-				comma = false
-			}
-			if needAt && !(paraFillers[low] || paraNumberWords[low] > 0 || strings.IndexFunc(low, unicode.IsDigit) == 0) {
-				r.rule = true
-			}
-			needAt = low == "need"
-			if paraModals[low] && !needAt {
-				r.rule = true
-			}
-			if pole := paraPoles[stemOf(low)]; pole != 0 {
-				poles[pole] = true
-			}
-			if paraEnvs[low] {
-				envs[low] = true
-			}
-			switch {
-			case low == "":
-			case paraNegations[low] || strings.HasSuffix(low, "n't"):
-				flush()
-				r.neg, negNext = true, true
-			case pending != nil && paraUnits[low] != "":
-				pending.unit = paraUnits[low]
-				flush()
-			case paraNumberWords[low] > 0 || low == "zero":
-				flush()
-				n := paraNumberWords[low]
-				pending = &paraVal{lo: n, hi: n}
-			default:
-				flush()
-				if v, ok := paraNumber(low); ok {
-					if v.unit == "" {
-						pending = &v
-					} else {
-						r.vals = append(r.vals, v)
-					}
-					break
-				}
-				if name, ok := paraName(tok, low); ok {
-					names[name] = true
-					if w := strings.TrimLeft(name, "-"); w != name {
-						addWord(stemOf(w)) // a flag's word: "--release", "a release build"
-					} else {
-						addWord(name)
-					}
-					break
-				}
-				for _, part := range strings.FieldsFunc(low, func(c rune) bool { return c == '-' || c == '/' || c == '\'' || c == '+' || c == '~' }) {
-					if u := paraUnits[part]; u != "" && len(part) > 2 {
-						part = u // "per minute" and "/min" are one
-					}
-					if full, ok := paraSynonyms[part]; ok {
-						part = full
-					}
-					if stopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
-						continue
-					}
-					addWord(stemOf(part))
-				}
-			}
+}
+
+// line reads one line's tokens, clause by clause.
+func (x *paraReader) line(line string) {
+	// At is the token's place in its clause; lead says the clause
+	// opened with "in", "before", … and comma that a comma came just
+	// before: "In CI, use npm ci" is an instruction.
+	at, lead, comma, prevEnd := 0, false, false, 0
+	for _, span := range paraTokenRe.FindAllStringIndex(line, -1) {
+		raw := line[span[0]:span[1]]
+		// What stands between two words ends a clause (". ; : ! ?",
+		// a dash) or is a comma.
+		if gap := line[prevEnd:span[0]]; strings.ContainsAny(gap, ".;:!?") || prevEnd > 0 && strings.ContainsAny(line[prevEnd-1:prevEnd], ".:") {
+			x.flush()
+			at, lead, comma = 0, false, false
+		} else if strings.Contains(gap, ",") {
+			x.flush()
+			comma = true
 		}
-		flush()
+		prevEnd = span[1]
+		tok := strings.TrimRight(raw, ".:'")
+		low := strings.ToLower(tok)
+		low = strings.TrimSuffix(strings.TrimSuffix(low, "'s"), "'")
+		if full, ok := paraSynonyms[low]; ok {
+			low = full
+		}
+		if low != "" {
+			x.expanded = append(x.expanded, strings.TrimLeft(low, "~"))
+			if (at == 0 || lead && comma) && (paraImperatives[low] || strings.HasSuffix(low, "n't") && strings.HasPrefix(low, "do")) {
+				x.r.rule = true
+			}
+			if at == 0 {
+				lead = paraLeads[low]
+			}
+			at++
+			comma = false
+		}
+		x.cues(low)
+		x.token(tok, low)
 	}
-	r.words = slices.Sorted(maps.Keys(words))
-	r.names = slices.Sorted(maps.Keys(names))
-	r.envs = slices.Sorted(maps.Keys(envs))
-	r.poles = slices.Sorted(maps.Keys(poles))
-	slices.Sort(r.negOn)
-	r.expanded = strings.Join(expanded, " ")
-	return r
+}
+
+// cues marks what a word says of the whole: a rule (need, must …), a
+// pole, an environment.
+func (x *paraReader) cues(low string) {
+	if x.needAt && !(paraFillers[low] || paraNumberWords[low] > 0 || strings.IndexFunc(low, unicode.IsDigit) == 0) {
+		x.r.rule = true
+	}
+	x.needAt = low == "need"
+	if paraModals[low] && !x.needAt {
+		x.r.rule = true
+	}
+	if pole := paraPoles[lang.Stem(low)]; pole != 0 {
+		x.poles[pole] = true
+	}
+	if paraEnvs[low] {
+		x.envs[low] = true
+	}
+}
+
+// token reads one token as a negation, a quantity (or its unit), a name or
+// content words.
+func (x *paraReader) token(tok, low string) {
+	switch {
+	case low == "":
+	case paraNegations[low] || strings.HasSuffix(low, "n't"):
+		x.flush()
+		x.r.neg, x.negNext = true, true
+	case x.pending != nil && paraUnits[low] != "":
+		x.pending.unit = paraUnits[low]
+		x.flush()
+	case paraNumberWords[low] > 0 || low == "zero":
+		x.flush()
+		n := paraNumberWords[low]
+		x.pending = &paraVal{lo: n, hi: n}
+	default:
+		x.flush()
+		if v, ok := paraNumber(low); ok {
+			if v.unit == "" {
+				x.pending = &v
+			} else {
+				x.r.vals = append(x.r.vals, v)
+			}
+			return
+		}
+		if name, ok := paraName(tok, low); ok {
+			x.names[name] = true
+			if w := strings.TrimLeft(name, "-"); w != name {
+				x.addWord(lang.Stem(w)) // a flag's word: "--release", "a release build"
+			} else {
+				x.addWord(name)
+			}
+			return
+		}
+		x.contentWords(low)
+	}
+}
+
+// contentWords adds the content words of a word's parts ("per-minute",
+// "read/write").
+func (x *paraReader) contentWords(low string) {
+	for _, part := range strings.FieldsFunc(low, func(c rune) bool { return c == '-' || c == '/' || c == '\'' || c == '+' || c == '~' }) {
+		if u := paraUnits[part]; u != "" && len(part) > 2 {
+			part = u // "per minute" and "/min" are one
+		}
+		if full, ok := paraSynonyms[part]; ok {
+			part = full
+		}
+		if StopWords[part] || paraFillers[part] || paraNegations[part] || len(part) < 2 {
+			continue
+		}
+		x.addWord(lang.Stem(part))
+	}
 }
 
 // paraMarkup strips markdown and reads dashes and arrows as clause breaks.
@@ -505,7 +543,7 @@ func lacksName(a, b *paraReading) bool {
 			continue
 		}
 		if w := strings.TrimLeft(n, "-"); w != n {
-			if _, ok := slices.BinarySearch(b.words, stemOf(w)); ok {
+			if _, ok := slices.BinarySearch(b.words, lang.Stem(w)); ok {
 				continue
 			}
 		}
@@ -555,81 +593,21 @@ func sameValues(a, b []paraVal) bool {
 	return true
 }
 
-// paraDistinct reports whether two memories must never be merged,
+// Distinct reports whether two memories must never be merged,
 // whatever their words share: a session's diary, a value, a name, a
 // negation, another environment, package or task, or a rule against a fact.
-func paraDistinct(a, b *memory.Memory) bool {
+func Distinct(a, b *memory.Memory) bool {
 	if a.Layer == memory.LayerEpisode || b.Layer == memory.LayerEpisode {
 		return true // a session's diary is its own
 	}
-	ra, rb := paraCache.get(ClaimText(a)), paraCache.get(ClaimText(b))
-	return !guardsPass(ra, rb) || otherThings(ra.expanded, rb.expanded)
+	ra, rb := paraCache.Get(claims.ClaimText(a)), paraCache.Get(claims.ClaimText(b))
+	return !guardsPass(ra, rb) || OtherThings(ra.expanded, rb.expanded)
 }
 
 // guardsPass reports whether nothing but wording sets two readings apart.
 func guardsPass(a, b *paraReading) bool {
 	return a.neg == b.neg && a.rule == b.rule && slices.Equal(a.negOn, b.negOn) && slices.Equal(a.envs, b.envs) && !opposed(a, b) && !opposed(b, a) &&
 		sameValues(a.vals, b.vals) && !lacksName(a, b) && !lacksName(b, a)
-}
-
-// paraphrase finds the current memory that says what m says in other
-// words, if one: among those sharing m's rarest words (the title postings
-// the planner keeps, pl.words, written out through paraSynonyms), the one
-// whose canonical words are most alike, when nothing tells them apart.
-func (pl *planner) paraphrase(m *memory.Memory) (*memory.Memory, float64) {
-	if m.Layer == memory.LayerEpisode {
-		return nil, 0
-	}
-	rm := paraCache.get(ClaimText(m))
-	type posting struct {
-		key string
-		n   int
-	}
-	var ps []posting
-	seen := map[string]bool{}
-	for _, w := range rm.words {
-		for _, k := range paraKeys(w) {
-			if n := len(pl.words[k]); n > 0 && n <= maxPosting/8 && !seen[k] {
-				seen[k] = true
-				ps = append(ps, posting{k, n})
-			}
-		}
-	}
-	slices.SortFunc(ps, func(a, b posting) int { return a.n - b.n })
-	score := map[string]float64{}
-	for _, p := range ps[:min(len(ps), paraRare)] {
-		for _, id := range pl.words[p.key] {
-			score[id] += 1 / math.Log2(2+float64(p.n))
-		}
-	}
-	var cands []string
-	for id := range score {
-		if id != m.ID && pl.current(id) {
-			cands = append(cands, id)
-		}
-	}
-	slices.SortFunc(cands, func(a, b string) int {
-		if sa, sb := score[a], score[b]; sa != sb {
-			if sa > sb {
-				return -1
-			}
-			return 1
-		}
-		return strings.Compare(a, b)
-	})
-	var best *memory.Memory
-	bestSim := 0.0
-	for _, id := range cands[:min(len(cands), paraTop)] {
-		a := pl.mems[id]
-		if a.Layer == memory.LayerEpisode {
-			continue
-		}
-		ra := paraCache.get(ClaimText(a))
-		if sim := paraphraseOf(rm, ra); sim >= paraMinJaccard && sim > bestSim && !otherThings(rm.expanded, ra.expanded) {
-			best, bestSim = a, sim
-		}
-	}
-	return best, bestSim
 }
 
 // paraKeys are the posting keys (pl.words: snowball stems of title words)
@@ -647,8 +625,8 @@ func paraKeys(w string) []string {
 var paraAbbrevs = func() map[string][]string {
 	out := map[string][]string{}
 	for short, full := range paraSynonyms {
-		k := stemOf(full)
-		out[k] = append(out[k], stemOf(short))
+		k := lang.Stem(full)
+		out[k] = append(out[k], lang.Stem(short))
 	}
 	for k := range out {
 		slices.Sort(out[k])

@@ -1,4 +1,8 @@
-package consolidate
+// Package claims reads short facts as claims (words and typed values with
+// a polarity) and finds where two of them contradict each other; it also
+// parses the values facts hold (quantities, versions, ports, paths). It is
+// pure: text in, readings out, no store and no settings.
+package claims
 
 import (
 	"math"
@@ -9,9 +13,9 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 
+	"cairn/internal/lang"
 	"cairn/memory"
 )
 
@@ -40,6 +44,73 @@ const maxClaimSentences = 6
 // maxClaimWords: a sentence longer than this is prose, not a crisp claim.
 const maxClaimWords = 40
 
+// Compare reads older and newer as claims and reports how newer states a
+// different value than older for the same subject: the first conflict
+// found, one that says "X, not Y" outright before one the values say.
+// event: one of them is a dated event, and two events are both true; only a
+// measurement taken again (a number with its unit) replaces an earlier one.
+func Compare(older, newer string, event bool) (Conflict, bool) {
+	if older == newer {
+		return Conflict{}, false
+	}
+	op, np := claimCache.Get(older), claimCache.Get(newer)
+	oc, nc := op.claims, np.claims
+	if len(oc) == 0 || len(nc) == 0 {
+		return Conflict{}, false
+	}
+	// The contract with the bucketing: a pair whose subject keys neither
+	// match nor contain one another is never a contradiction.
+	if !wordsMeet(op.words, np.words) {
+		return Conflict{}, false
+	}
+	var found *Conflict
+	for i := range nc {
+		for j := range oc {
+			c, ok := compareClaims(&oc[j], &nc[i])
+			if !ok || event && c.How != "number" {
+				continue
+			}
+			if c.How == "not" {
+				return c, true // what the text says outright beats what the values say
+			}
+			if found == nil {
+				found = &c
+			}
+		}
+	}
+	if found == nil {
+		return Conflict{}, false
+	}
+	return *found, true
+}
+
+// KeysMeet reports whether two subject keys are equal, or the words of one
+// are all among the other's: the only pairs Compare can find in conflict.
+func KeysMeet(a, b string) bool {
+	return wordsMeet(strings.Fields(a), strings.Fields(b))
+}
+
+// Corrected reads a correction "X, not Y" (or "not Y but X") in text whose
+// Y is corrects: what changed, and the wrong claim as a sentence ("port is
+// 8080").
+func Corrected(text, corrects string) (Conflict, string, bool) {
+	for _, cl := range claimCache.Get(text).claims {
+		if !cl.fromNot || cl.pos || cl.slotHi <= cl.slotLo {
+			continue
+		}
+		old := rawOf(cl.toks[cl.slotLo:cl.slotHi])
+		if !strings.EqualFold(strings.Trim(old, "`\"'"), strings.Trim(corrects, "`\"'")) && !strings.Contains(strings.ToLower(corrects), strings.ToLower(old)) {
+			continue
+		}
+		subject := subjectOf(&cl, cl.slotLo, cl.slotHi)
+		if subject == "" || cl.alt == "" {
+			continue
+		}
+		return Conflict{Subject: subject, Old: old, New: cl.alt, How: "not"}, rawOf(cl.toks), true
+	}
+	return Conflict{}, "", false
+}
+
 // ClaimText is the text of a memory that Contradicts reads: its body, with
 // the title in front when a person chose one. Bucket memories by
 // SubjectKey(ClaimText(m)) so that pairs Contradicts can find share a
@@ -56,70 +127,6 @@ func ClaimText(m *memory.Memory) string {
 		return m.Body
 	}
 	return m.Title + "\n" + m.Body
-}
-
-// Contradicts reports whether newer states a different value than older for
-// the same subject.
-func Contradicts(older, newer *memory.Memory) (Conflict, bool) {
-	if older == nil || newer == nil || older == newer || (older.ID != "" && older.ID == newer.ID) {
-		return Conflict{}, false
-	}
-	if older.Project != "" && newer.Project != "" && older.Project != newer.Project {
-		return Conflict{}, false
-	}
-	// Lessons are about cairn's own mistakes, not facts of the world.
-	if older.Layer == memory.LayerMeta || newer.Layer == memory.LayerMeta || older.Kind == memory.KindLesson || newer.Kind == memory.KindLesson {
-		return Conflict{}, false
-	}
-	ot, nt := ClaimText(older), ClaimText(newer)
-	if ot == nt {
-		return Conflict{}, false
-	}
-	op, np := claimCache.get(ot), claimCache.get(nt)
-	oc, nc := op.claims, np.claims
-	if len(oc) == 0 || len(nc) == 0 {
-		return Conflict{}, false
-	}
-	// The contract with the bucketing: a pair whose subject keys neither
-	// match nor contain one another is never a contradiction.
-	if !wordsMeet(op.words, np.words) {
-		return Conflict{}, false
-	}
-	// Two dated events are both true; only a measurement taken again (a
-	// number with its unit) replaces an earlier one.
-	event := eventLike(older) || eventLike(newer)
-	var found *Conflict
-	for i := range nc {
-		for j := range oc {
-			c, ok := compareClaims(&oc[j], &nc[i])
-			if !ok || event && c.How != "number" {
-				continue
-			}
-			if c.How == "not" {
-				return otherSubjects(ot, nt, c) // what the text says outright beats what the values say
-			}
-			if found == nil {
-				found = &c
-			}
-		}
-	}
-	if found == nil {
-		return Conflict{}, false
-	}
-	return otherSubjects(ot, nt, *found)
-}
-
-// otherSubjects: another package, task, file or environment on each side
-// is another subject, whatever the shape of the two sentences.
-func otherSubjects(ot, nt string, c Conflict) (Conflict, bool) {
-	if otherThings(ot, nt) {
-		return Conflict{}, false
-	}
-	return c, true
-}
-
-func eventLike(m *memory.Memory) bool {
-	return m.Layer == memory.LayerEpisode || m.Kind == memory.KindEvent
 }
 
 // SubjectKey buckets a text by its subject: the normalised text with its
@@ -139,25 +146,30 @@ type claimReading struct {
 	words  []string // its subject key's words, sorted
 }
 
-// readings caches what texts say, read one way (claims, updates): the
-// pass compares each memory with a dozen peers, and reading a text costs
-// more than comparing two. A reading is shared and never changed.
-type readings[T any] struct {
+// Cache keeps what texts say, read one way (claims, updates): the pass
+// compares each memory with a dozen peers, and reading a text costs more
+// than comparing two. A reading is shared and never changed.
+type Cache[T any] struct {
 	read func(string) T
 	mu   sync.Mutex
 	m    map[string]T
 }
 
-// maxReadings bounds a cache; when full it starts again (a pass walks the
+// MaxReadings bounds a cache; when full it starts again (a pass walks the
 // store once, so the recent texts are the ones that come back).
-const maxReadings = 16384
+const MaxReadings = 16384
 
-var claimCache = &readings[*claimReading]{read: func(text string) *claimReading {
+// NewCache is a cache of what read says of a text.
+func NewCache[T any](read func(string) T) *Cache[T] { return &Cache[T]{read: read} }
+
+var claimCache = NewCache(func(text string) *claimReading {
 	cs := readClaims(text)
 	return &claimReading{claims: cs, words: strings.Fields(claimsKey(cs))}
-}}
+})
 
-func (rs *readings[T]) get(text string) T {
+// Get is what the cache's reader says of text, read at most once while
+// the cache holds it.
+func (rs *Cache[T]) Get(text string) T {
 	rs.mu.Lock()
 	r, ok := rs.m[text]
 	rs.mu.Unlock()
@@ -166,7 +178,7 @@ func (rs *readings[T]) get(text string) T {
 	}
 	r = rs.read(text)
 	rs.mu.Lock()
-	if rs.m == nil || len(rs.m) >= maxReadings {
+	if rs.m == nil || len(rs.m) >= MaxReadings {
 		rs.m = make(map[string]T, 1024)
 	}
 	rs.m[strings.Clone(text)] = r
@@ -193,12 +205,7 @@ func claimsKey(cs []claim) string {
 	return strings.Join(slices.Compact(ws), " ")
 }
 
-// keysMeet: equal, or the words of one are all among the other's.
-func keysMeet(a, b string) bool {
-	return wordsMeet(strings.Fields(a), strings.Fields(b))
-}
-
-// wordsMeet is keysMeet on the sorted words of two keys.
+// wordsMeet is KeysMeet on the sorted words of two keys.
 func wordsMeet(wa, wb []string) bool {
 	if len(wa) == 0 || len(wb) == 0 {
 		return false
@@ -316,7 +323,7 @@ func claimSentences(text string, max int) []string {
 		for _, p := range []string{"- ", "* ", "+ ", "• "} {
 			t = strings.TrimPrefix(t, p)
 		}
-		if i := strings.IndexAny(t, ".)"); i > 0 && i <= 3 && i+1 < len(t) && t[i+1] == ' ' && digitsOnly(t[:i]) {
+		if i := strings.IndexAny(t, ".)"); i > 0 && i <= 3 && i+1 < len(t) && t[i+1] == ' ' && DigitsOnly(t[:i]) {
 			t = t[i+2:] // "1. step"
 		}
 		rs := []rune(t)
@@ -392,7 +399,7 @@ func lastWordOf(rs []rune) string {
 	return string(rs[i:])
 }
 
-func digitsOnly(s string) bool {
+func DigitsOnly(s string) bool {
 	if s == "" {
 		return false
 	}
@@ -408,44 +415,44 @@ func digitsOnly(s string) bool {
 // words are compared (they shape the frame: "to" is not "from") but are
 // not part of the subject.
 var (
-	fillerWords = wordSet(`a an the now currently still actually really just today presently anymore already
+	FillerWords = lang.WordSet(`a an the now currently still actually really just today presently anymore already
 		nowadays indeed do does did basically simply recently finally definitely certainly obviously
 		officially again yet ever always`)
-	funcWords = wordSet(`i me my we us our you your they them their it its he him his she her this that these
+	FuncWords = lang.WordSet(`i me my we us our you your they them their it its he him his she her this that these
 		those there here be was have will would can could shall should may might must to of in on at by
 		for from with through via into onto over under about as than behind after before within without
 		across between per and or but nor so which who whom whose what whereFrom when how why all any some
 		each every very then only because since while although though until whereas`)
 	// interjections open a correction ("No, …", "Actually, …") and say nothing.
-	openerWords = wordSet(`no nope yes yeah ok okay actually correction update fyi note so well sorry oh hmm
+	OpenerWords = lang.WordSet(`no nope yes yeah ok okay actually correction update fyi note so well sorry oh hmm
 		right wait`)
 	// auxiliaries after a name make it the subject ("the search API is …").
-	auxWords = wordSet(`be was have will would can could shall should may might must`)
+	auxWords = lang.WordSet(`be was have will would can could shall should may might must`)
 	// vague subjects: two claims about "it" may be about different things.
-	vagueWords = wordSet(`it this that they these those he she`)
+	vagueWords = lang.WordSet(`it this that they these those he she`)
 	// hedges make a claim a guess; conditionals make it not a plain fact.
-	hedgeWords = wordSet(`maybe might probably perhaps possibly likely unlikely apparently seemingly seems seem
+	hedgeWords = lang.WordSet(`maybe might probably perhaps possibly likely unlikely apparently seemingly seems seem
 		appears guess think believe suspect assume hopefully could would should may if unless whether
 		usually generally typically normally often sometimes mostly occasionally`)
 	// "not just Y", "not always Y": not a denial of Y.
-	softNotWords = wordSet(`just only merely simply solely necessarily always all even exactly`)
+	softNotWords = lang.WordSet(`just only merely simply solely necessarily always all even exactly`)
 	// A number after these names a thing (issue 11, step 3, PR 41), it does
 	// not measure it.
-	idNounWords = wordSet(`issue issues pr prs ticket tickets bug bugs step steps phase stage bench benchmark section
+	IDNounWords = lang.WordSet(`issue issues pr prs ticket tickets bug bugs step steps phase stage bench benchmark section
 		chapter item flatLine row page task story epic milestone sprint case rule option figure table example
 		lesson number no id adr rfc run build job attempt round`)
 	// An instruction that starts with these ("Run `make test`", "Use X")
 	// is one of several; a different name or command in it is another
 	// instruction, not a correction.
-	commandVerbs = wordSet(`run use call set add check avoid prefer try make put keep install build start stop
+	commandVerbs = lang.WordSet(`run use call set add check avoid prefer try make put keep install build start stop
 		open read write see ensure remember commit push pull deploy test lint format update upgrade bump
 		pin enable disable configure create delete remove rename move copy`)
-	additiveWords = wordSet(`also too additionally plus both either another additional extra`)
+	additiveWords = lang.WordSet(`also too additionally plus both either another additional extra`)
 	// approximations: "about 40 ms" and "about 38 ms" do not contradict.
-	approxWords = wordSet(`about around approximately roughly nearly almost ~ over under least most than less fewer
+	approxWords = lang.WordSet(`about around approximately roughly nearly almost ~ over under least most than less fewer
 		upto`)
 	// copulas and friends, read as one word each.
-	canonWords = map[string]string{"is": "be", "are": "be", "am": "be", "been": "be", "being": "be",
+	CanonWords = map[string]string{"is": "be", "are": "be", "am": "be", "been": "be", "being": "be",
 		"were": "was", "has": "have", "had": "have", "having": "have", "goes": "go", "went": "go",
 		"gone": "go", "does": "do", "did": "do", "&": "and"}
 	// antonyms read as "not <key>": "the cache is disabled" = "… not enabled".
@@ -453,68 +460,19 @@ var (
 		"inactive": "active", "unavailable": "available", "unsupported": "supported", "false": "true",
 		"fails": "passes", "failing": "passing", "failed": "passed", "fail": "pass", "forbidden": "allowed",
 		"disallowed": "allowed", "absent": "present", "off": "on"}
-	versionWords = wordSet(`version versions release go golang node nodejs python rust java ruby php perl
+	VersionWords = lang.WordSet(`version versions release go golang node nodejs python rust java ruby php perl
 		postgres postgresql mysql redis kubernetes k8s debian ubuntu alpine llvm clang gcc dotnet kotlin
 		swift scala elixir erlang deno bun npm pnpm yarn terraform helm docker`)
 )
-
-func wordSet(s string) map[string]bool {
-	m := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		m[w] = true
-	}
-	return m
-}
 
 // sentenceClaims reads one sentence: its words and values, then the
 // patterns that make two claims of it ("X, not Y", "not Y but X", "X
 // instead of Y"), or a negation that flips it.
 func sentenceClaims(s string) []claim {
-	toks := lexClaim(s)
-	if len(toks) == 0 || len(toks) > maxClaimWords {
+	toks, command, ok := claimTokens(s)
+	if !ok {
 		return nil
 	}
-	for i, t := range toks {
-		if t.neg && i+1 < len(toks) && softNotWords[toks[i+1].low] {
-			return nil // "not just MySQL" affirms MySQL; too subtle to read
-		}
-	}
-	// "No, actually …": an opening interjection is not a negation.
-	for len(toks) >= 2 && toks[0].kind == tkWord && openerWords[toks[0].low] && toks[1].kind == tkPunct {
-		toks = toks[2:]
-	}
-	for len(toks) > 0 && toks[0].kind == tkPunct {
-		toks = toks[1:]
-	}
-	// An instruction starts with its verb, after an adverb ("Always run …")
-	// but not after an article ("The build command …").
-	command := false
-	for _, t := range toks {
-		if t.kind == tkWord && fillerWords[t.low] && t.low != "the" && t.low != "a" && t.low != "an" {
-			continue
-		}
-		command = t.kind == tkWord && commandVerbs[t.low]
-		break
-	}
-	kept := toks[:0] // in place: it never overtakes the reading
-	for _, t := range toks {
-		// Fillers go; so does "do" ("does not listen" = "not listens").
-		if t.kind == tkWord && (fillerWords[t.low] || t.key == "do") {
-			continue
-		}
-		t.at = len(kept)
-		kept = append(kept, t)
-	}
-	toks = kept
-	markNames(toks)
-	// "failing tests", "disabled users": an antonym that qualifies the
-	// word after it names a thing; only "tests fail", "is disabled" deny.
-	for i := range toks {
-		if t := &toks[i]; t.antonym && i+1 < len(toks) && (toks[i+1].kind == tkWord && !toks[i+1].stop && !toks[i+1].neg || toks[i+1].kind.typed()) {
-			t.antonym, t.key, t.stop = false, stemOf(t.low), funcWords[t.low]
-		}
-	}
-
 	negs := 0
 	for _, t := range toks {
 		if t.neg || t.antonym {
@@ -536,23 +494,7 @@ func sentenceClaims(s string) []claim {
 		if negs > 1 {
 			return nil
 		}
-		c := claim{pos: true, negAt: -1}
-		for _, t := range toks {
-			switch {
-			case t.kind == tkPunct:
-				if len(c.toks) > 0 && t.raw == "," {
-					c.toks[len(c.toks)-1].comma = true
-				}
-			case t.neg:
-				c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
-			case t.antonym:
-				c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
-				c.toks = append(c.toks, t)
-			default:
-				c.toks = append(c.toks, t)
-			}
-		}
-		out = []claim{c}
+		out = []claim{plainClaim(toks)}
 	}
 	for i := range out {
 		c := &out[i]
@@ -564,6 +506,80 @@ func sentenceClaims(s string) []claim {
 		settle(c)
 	}
 	return out
+}
+
+// claimTokens reads a sentence's tokens for claims: an opening
+// interjection and leading punctuation left out, fillers dropped, names
+// marked, an antonym that qualifies the next word read as a word; command
+// says the sentence is an instruction. ok is false for a sentence too
+// long or too subtle to read.
+func claimTokens(s string) (toks []ctoken, command, ok bool) {
+	toks = lexClaim(s)
+	if len(toks) == 0 || len(toks) > maxClaimWords {
+		return nil, false, false
+	}
+	for i, t := range toks {
+		if t.neg && i+1 < len(toks) && softNotWords[toks[i+1].low] {
+			return nil, false, false // "not just MySQL" affirms MySQL; too subtle to read
+		}
+	}
+	// "No, actually …": an opening interjection is not a negation.
+	for len(toks) >= 2 && toks[0].kind == tkWord && OpenerWords[toks[0].low] && toks[1].kind == tkPunct {
+		toks = toks[2:]
+	}
+	for len(toks) > 0 && toks[0].kind == tkPunct {
+		toks = toks[1:]
+	}
+	// An instruction starts with its verb, after an adverb ("Always run …")
+	// but not after an article ("The build command …").
+	for _, t := range toks {
+		if t.kind == tkWord && FillerWords[t.low] && t.low != "the" && t.low != "a" && t.low != "an" {
+			continue
+		}
+		command = t.kind == tkWord && commandVerbs[t.low]
+		break
+	}
+	kept := toks[:0] // in place: it never overtakes the reading
+	for _, t := range toks {
+		// Fillers go; so does "do" ("does not listen" = "not listens").
+		if t.kind == tkWord && (FillerWords[t.low] || t.key == "do") {
+			continue
+		}
+		t.at = len(kept)
+		kept = append(kept, t)
+	}
+	toks = kept
+	markNames(toks)
+	// "failing tests", "disabled users": an antonym that qualifies the
+	// word after it names a thing; only "tests fail", "is disabled" deny.
+	for i := range toks {
+		if t := &toks[i]; t.antonym && i+1 < len(toks) && (toks[i+1].kind == tkWord && !toks[i+1].stop && !toks[i+1].neg || toks[i+1].kind.typed()) {
+			t.antonym, t.key, t.stop = false, lang.Stem(t.low), FuncWords[t.low]
+		}
+	}
+	return toks, command, true
+}
+
+// plainClaim is a sentence read as one claim: its words and values, denied
+// where a negation or an antonym stands.
+func plainClaim(toks []ctoken) claim {
+	c := claim{pos: true, negAt: -1}
+	for _, t := range toks {
+		switch {
+		case t.kind == tkPunct:
+			if len(c.toks) > 0 && t.raw == "," {
+				c.toks[len(c.toks)-1].comma = true
+			}
+		case t.neg:
+			c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
+		case t.antonym:
+			c.pos, c.negAt, c.negRaw = false, len(c.toks), t.raw
+			c.toks = append(c.toks, t)
+		default:
+			c.toks = append(c.toks, t)
+		}
+	}
+	return c
 }
 
 // settle types the values a claim's context decides (a port after "port",
@@ -582,14 +598,14 @@ func settle(c *claim) {
 		}
 		prev := ts[i-1]
 		switch {
-		case prev.kind == tkWord && idNounWords[prev.low] && t.num == math.Trunc(t.num) && t.num >= 0:
+		case prev.kind == tkWord && IDNounWords[prev.low] && t.num == math.Trunc(t.num) && t.num >= 0:
 			t.kind, t.key = tkWord, t.raw // part of the subject's name
 		case prev.kind == tkWord && (prev.low == "port" || prev.low == "ports"):
 			if n, ok := ParsePort(t.raw); ok {
 				t.kind, t.key = tkPort, strconv.Itoa(n)
 			}
-		case prev.kind == tkWord && (versionWords[prev.low] || prev.name) && !prev.stop:
-			t.kind, t.key = tkVersion, versionKey(t.raw)
+		case prev.kind == tkWord && (VersionWords[prev.low] || prev.name) && !prev.stop:
+			t.kind, t.key = tkVersion, VersionKey(t.raw)
 		}
 	}
 	// A run of names is a value unless it qualifies the word after it
@@ -1031,7 +1047,7 @@ func compareValues(a, b ctoken, approximate bool) (how string, same, ok bool) {
 			if a.dim != "" {
 				return "", false, false
 			}
-			return "version", versionKey(a.raw) == versionKey(b.raw), true
+			return "version", VersionKey(a.raw) == VersionKey(b.raw), true
 		}
 		if a.unit != b.unit && a.dim != "" {
 			d := math.Abs(a.num - b.num)
@@ -1105,7 +1121,7 @@ func subjectOf(c *claim, lo, hi int) string {
 		}
 	}
 	trimLead := func(ws []string) []string {
-		for len(ws) > 0 && (funcWords[strings.ToLower(ws[0])] || canonWords[strings.ToLower(ws[0])] != "") {
+		for len(ws) > 0 && (FuncWords[strings.ToLower(ws[0])] || CanonWords[strings.ToLower(ws[0])] != "") {
 			ws = ws[1:]
 		}
 		return ws
@@ -1113,7 +1129,7 @@ func subjectOf(c *claim, lo, hi int) string {
 	trimTail := func(ws []string) []string {
 		for len(ws) > 0 {
 			w := strings.ToLower(ws[len(ws)-1])
-			if !(canonWords[w] != "" || vagueWords[w] || w == "be" || w == "was" || w == "have" || w == "will" || w == "and" || w == "or") {
+			if !(CanonWords[w] != "" || vagueWords[w] || w == "be" || w == "was" || w == "have" || w == "will" || w == "and" || w == "or") {
 				break
 			}
 			ws = ws[:len(ws)-1]
@@ -1153,66 +1169,85 @@ func lexClaim(s string) []ctoken {
 		switch {
 		case unicode.IsSpace(r):
 			i++
-			continue
 		case r == '`' || r == '"' || r == '“':
-			closer := r
-			if r == '“' {
-				closer = '”'
+			if t, j, ok := lexQuoted(rs, i); ok {
+				out = append(out, t)
+				i = j
+			} else {
+				i++
 			}
-			j := i + 1
-			for j < len(rs) && rs[j] != closer && !(r == '"' && rs[j] == '”') {
-				j++
-			}
-			if j < len(rs) && j-i > 1 && j-i < 200 {
-				inner := string(rs[i+1 : j])
-				out = append(out, ctoken{raw: string(rs[i : j+1]), key: memory.Normalize(inner), kind: tkQuoted})
-				i = j + 1
-				continue
-			}
-			i++
-			continue
 		case strings.ContainsRune(",;()[]—–…", r) || r == ':' && (i+1 == len(rs) || unicode.IsSpace(rs[i+1])):
 			out = append(out, ctoken{raw: string(r), key: string(r), kind: tkPunct})
 			i++
-			continue
-		}
-		j := i
-		for j < len(rs) && !unicode.IsSpace(rs[j]) && !strings.ContainsRune(";()[]\"`“”—–…", rs[j]) {
-			if rs[j] == ',' && !(j > i && unicode.IsDigit(rs[j-1]) && thousandsGroup(rs[j+1:])) {
-				break
-			}
-			j++
-		}
-		if j == i {
-			i++ // a stray closing quote: nothing to read
-			continue
-		}
-		w := string(rs[i:j])
-		i = j
-		trail := ""
-		for w != "" {
-			last, size := utf8.DecodeLastRuneInString(w)
-			if !strings.ContainsRune(".:!?'’", last) {
-				break
-			}
-			if last == ':' {
-				trail = ":"
-			}
-			w = w[:len(w)-size]
-		}
-		w = strings.TrimLeft(w, "'’")
-		switch {
-		case w == "":
-		case w == "%" || w == "&" || w == "~" || strings.IndexFunc(w, alnumRune) >= 0:
-			out = appendWord(out, w)
-		default: // a dash or slash standing alone
-			out = append(out, ctoken{raw: w, key: w, kind: tkPunct})
-		}
-		if trail != "" {
-			out = append(out, ctoken{raw: ":", key: ":", kind: tkPunct})
+		default:
+			out, i = lexWord(out, rs, i)
 		}
 	}
-	// "no longer" is one negation.
+	return joinUnits(joinNoLonger(out))
+}
+
+// lexQuoted reads a quoted value (`code`, "text", “text”) opening at
+// rs[i]: the token and where reading goes on; false when the quote does
+// not close soon enough to be one.
+func lexQuoted(rs []rune, i int) (ctoken, int, bool) {
+	r := rs[i]
+	closer := r
+	if r == '“' {
+		closer = '”'
+	}
+	j := i + 1
+	for j < len(rs) && rs[j] != closer && !(r == '"' && rs[j] == '”') {
+		j++
+	}
+	if j < len(rs) && j-i > 1 && j-i < 200 {
+		inner := string(rs[i+1 : j])
+		return ctoken{raw: string(rs[i : j+1]), key: memory.Normalize(inner), kind: tkQuoted}, j + 1, true
+	}
+	return ctoken{}, 0, false
+}
+
+// lexWord reads the word starting at rs[i] (a number keeps its thousands
+// commas), its trailing stops taken off (a colon kept as punctuation):
+// out with it, and where reading goes on.
+func lexWord(out []ctoken, rs []rune, i int) ([]ctoken, int) {
+	j := i
+	for j < len(rs) && !unicode.IsSpace(rs[j]) && !strings.ContainsRune(";()[]\"`“”—–…", rs[j]) {
+		if rs[j] == ',' && !(j > i && unicode.IsDigit(rs[j-1]) && thousandsGroup(rs[j+1:])) {
+			break
+		}
+		j++
+	}
+	if j == i {
+		return out, i + 1 // a stray closing quote: nothing to read
+	}
+	w := string(rs[i:j])
+	trail := ""
+	for w != "" {
+		last, size := utf8.DecodeLastRuneInString(w)
+		if !strings.ContainsRune(".:!?'’", last) {
+			break
+		}
+		if last == ':' {
+			trail = ":"
+		}
+		w = w[:len(w)-size]
+	}
+	w = strings.TrimLeft(w, "'’")
+	switch {
+	case w == "":
+	case w == "%" || w == "&" || w == "~" || strings.IndexFunc(w, AlnumRune) >= 0:
+		out = appendWord(out, w)
+	default: // a dash or slash standing alone
+		out = append(out, ctoken{raw: w, key: w, kind: tkPunct})
+	}
+	if trail != "" {
+		out = append(out, ctoken{raw: ":", key: ":", kind: tkPunct})
+	}
+	return out, j
+}
+
+// joinNoLonger makes "no longer" one negation.
+func joinNoLonger(out []ctoken) []ctoken {
 	merged := out[:0]
 	for i := 0; i < len(out); i++ {
 		if out[i].kind == tkWord && out[i].key == "no" && i+1 < len(out) && out[i+1].kind == tkWord && out[i+1].key == "longer" {
@@ -1222,16 +1257,19 @@ func lexClaim(s string) []ctoken {
 		}
 		merged = append(merged, out[i])
 	}
-	out = merged
-	// A number and its unit are one value: "41 ms", "5k rps", "40 %".
-	merged = out[:0]
+	return merged
+}
+
+// joinUnits makes a number and its unit one value: "41 ms", "5k rps", "40 %".
+func joinUnits(out []ctoken) []ctoken {
+	merged := out[:0]
 	for i := 0; i < len(out); i++ {
 		t := out[i]
 		if t.kind == tkNumber && t.unit == "" && i+1 < len(out) && out[i+1].kind == tkWord {
 			if u, ok := measureUnits[out[i+1].low]; ok {
 				t.raw += " " + out[i+1].raw
 				t.unit, t.dim, t.num = out[i+1].low, u.dim, t.num*u.factor
-				t.key = numberKey(t.num, t.dim)
+				t.key = NumberKey(t.num, t.dim)
 				i++
 			}
 		}
@@ -1303,7 +1341,7 @@ func appendWord(ts []ctoken, w string) []ctoken {
 
 func negWord(raw string) ctoken { return ctoken{raw: raw, low: "not", key: "not", neg: true} }
 
-func alnumRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
+func AlnumRune(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // plainWord makes a word token: canonical for copulas, stemmed otherwise.
 func plainWord(raw string) ctoken {
@@ -1317,11 +1355,11 @@ func plainWord(raw string) ctoken {
 		t.antonym = true
 		low = a
 	}
-	if c, ok := canonWords[low]; ok {
+	if c, ok := CanonWords[low]; ok {
 		low = c
 	}
-	t.key = stemOf(low)
-	t.stop = funcWords[low] || funcWords[t.key]
+	t.key = lang.Stem(low)
+	t.stop = FuncWords[low] || FuncWords[t.key]
 	return t
 }
 
@@ -1353,13 +1391,13 @@ func readValue(raw string) ctoken {
 		return ctoken{raw: raw, key: v, kind: tkVersion}
 	}
 	if q, ok := ParseQuantity(raw); ok {
-		return ctoken{raw: raw, key: numberKey(q.Value, q.Dim), kind: tkNumber, num: q.Value, dim: q.Dim, unit: q.Unit}
+		return ctoken{raw: raw, key: NumberKey(q.Value, q.Dim), kind: tkNumber, num: q.Value, dim: q.Dim, unit: q.Unit}
 	}
-	if commitLike(low) {
+	if CommitLike(low) {
 		return ctoken{raw: raw, key: low, kind: tkCommit}
 	}
 	if LooksLikePath(raw) {
-		return ctoken{raw: raw, key: pathKey(raw), kind: tkPath}
+		return ctoken{raw: raw, key: PathKey(raw), kind: tkPath}
 	}
 	return plainWord(raw)
 }
@@ -1505,7 +1543,7 @@ func quantityUnit(digits, suffix string, any bool) (Quantity, bool) {
 	return Quantity{}, false
 }
 
-func numberKey(v float64, dim string) string {
+func NumberKey(v float64, dim string) string {
 	return strconv.FormatFloat(v, 'g', 8, 64) + dim
 }
 
@@ -1524,7 +1562,7 @@ func ParseVersion(s string) (string, bool) {
 		return "", false
 	}
 	for _, p := range parts {
-		if !digitsOnly(p) || len(p) > 9 {
+		if !DigitsOnly(p) || len(p) > 9 {
 			return "", false
 		}
 	}
@@ -1534,10 +1572,10 @@ func ParseVersion(s string) (string, bool) {
 	if pre != "" && strings.IndexFunc(pre, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9' || r == '.') }) >= 0 {
 		return "", false
 	}
-	return versionKey(s), true
+	return VersionKey(s), true
 }
 
-func versionKey(s string) string {
+func VersionKey(s string) string {
 	low := strings.TrimPrefix(strings.ToLower(strings.TrimSpace(s)), "v")
 	core, pre, hasPre := strings.Cut(low, "-")
 	if i := strings.IndexByte(core, '+'); i >= 0 {
@@ -1561,7 +1599,7 @@ func versionKey(s string) string {
 
 // ParsePort reads a TCP/UDP port number, 1 to 65535.
 func ParsePort(s string) (int, bool) {
-	if !digitsOnly(s) || len(s) > 5 {
+	if !DigitsOnly(s) || len(s) > 5 {
 		return 0, false
 	}
 	n, err := strconv.Atoi(s)
@@ -1603,7 +1641,7 @@ func dateLike(s string) bool {
 		return false
 	}
 	d := s[:10]
-	return digitsOnly(d[:4]) && d[4] == '-' && digitsOnly(d[5:7]) && d[7] == '-' && digitsOnly(d[8:10]) &&
+	return DigitsOnly(d[:4]) && d[4] == '-' && DigitsOnly(d[5:7]) && d[7] == '-' && DigitsOnly(d[8:10]) &&
 		(len(s) == 10 || s[10] == 't' || s[10] == ' ')
 }
 
@@ -1611,11 +1649,11 @@ func dateLike(s string) bool {
 func clockLike(s string) bool {
 	s = strings.TrimSuffix(strings.TrimSuffix(s, "am"), "pm")
 	parts := strings.Split(s, ":")
-	if len(parts) < 2 || len(parts) > 3 || !digitsOnly(parts[0]) || len(parts[0]) > 2 {
+	if len(parts) < 2 || len(parts) > 3 || !DigitsOnly(parts[0]) || len(parts[0]) > 2 {
 		return false
 	}
 	for _, p := range parts[1:] {
-		if !digitsOnly(p) || len(p) != 2 {
+		if !DigitsOnly(p) || len(p) != 2 {
 			return false
 		}
 	}
@@ -1625,12 +1663,12 @@ func clockLike(s string) bool {
 // dimsLike: a size written width by height, 80x24, 1920x1080.
 func dimsLike(s string) bool {
 	w, h, ok := strings.Cut(s, "x")
-	return ok && digitsOnly(w) && digitsOnly(h) && len(w) <= 5 && len(h) <= 5
+	return ok && DigitsOnly(w) && DigitsOnly(h) && len(w) <= 5 && len(h) <= 5
 }
 
-// commitLike: 7 to 40 hexadecimal digits with at least one digit and one
+// CommitLike: 7 to 40 hexadecimal digits with at least one digit and one
 // letter (a word like "deadbeef" or a number like "1234567" is not one).
-func commitLike(s string) bool {
+func CommitLike(s string) bool {
 	if len(s) < 7 || len(s) > 40 {
 		return false
 	}
@@ -1650,7 +1688,7 @@ func commitLike(s string) bool {
 
 // pathExts are the extensions that make "name.ext" a file rather than a
 // word with a dot in it.
-var pathExts = wordSet(`go mod sum yaml yml toml json jsonl md markdown txt rst py pyi js mjs cjs ts tsx jsx rs c h
+var pathExts = lang.WordSet(`go mod sum yaml yml toml json jsonl md markdown txt rst py pyi js mjs cjs ts tsx jsx rs c h
 	cc cpp cxx hpp java kt kts rb sh bash zsh fish sql env ini cfg conf config lock html htm css scss sass
 	less xml csv tsv proto tf tfvars hcl lua swift php pl ex exs erl hs ml nix gradle bzl bazel cmake mk
 	vim el svelte vue dart zig log pem crt service socket timer plist gitignore dockerignore editorconfig
@@ -1684,31 +1722,10 @@ func LooksLikePath(s string) bool {
 	return pathExts[strings.ToLower(base[dot+1:])]
 }
 
-func pathKey(s string) string {
+func PathKey(s string) string {
 	s = strings.TrimPrefix(s, "./")
 	if len(s) > 1 {
 		s = strings.TrimSuffix(s, "/")
 	}
-	return s
-}
-
-// stemCache caches Snowball's answers: stemming is the costliest step of
-// reading a claim, and a project's vocabulary is small.
-var stemCache sync.Map
-
-func stemOf(w string) string {
-	if len(w) < 3 {
-		return w
-	}
-	for i := 0; i < len(w); i++ {
-		if c := w[i]; c < 'a' || c > 'z' {
-			return w
-		}
-	}
-	if s, ok := stemCache.Load(w); ok {
-		return s.(string)
-	}
-	s := english.Stem(w, false)
-	stemCache.Store(strings.Clone(w), s)
 	return s
 }

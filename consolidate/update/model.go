@@ -1,4 +1,4 @@
-package consolidate
+package update
 
 import (
 	"math"
@@ -7,6 +7,7 @@ import (
 	"strings"
 	"unicode"
 
+	"cairn/consolidate/claims"
 	"cairn/memory"
 )
 
@@ -166,16 +167,34 @@ var (
 
 // updateFeatures reads the signals of o updated by n; rules is
 // updateOf(o, n), which its caller has read already.
-func updateFeatures(o, n uread, rules updateStrength) []float64 {
+func updateFeatures(o, n uread, rules Strength) []float64 {
 	f := make([]float64, signalCount)
-	b := func(v bool) float64 {
-		if v {
-			return 1
-		}
-		return 0
-	}
 	f[sBias] = 1
 	terms := o.terms()
+	subjectSignals(f, o, n, terms)
+	valueSignals(f, o, n)
+	changeSignals(f, o, n)
+	op, np := readParaphrase(o.text), readParaphrase(n.text)
+	f[sSameQuantity] = signal(len(op.vals) > 0 && len(np.vals) > 0 && sameValues(op.vals, np.vals))
+	f[sRulesProbable] = signal(rules == Probable)
+	f[sRulesCertain] = signal(rules == Certain)
+	ls, _ := looseUpdate(o, n)
+	f[sRulesLoose] = signal(ls != None)
+	textSignals(f, o, n, terms)
+	combinedSignals(f, o, n, op, np)
+	return f
+}
+
+// signal is a yes or no as a signal's value.
+func signal(v bool) float64 {
+	if v {
+		return 1
+	}
+	return 0
+}
+
+// subjectSignals: how much of the older text's subject the newer shares.
+func subjectSignals(f []float64, o, n uread, terms []string) {
 	shared := 0
 	for _, t := range terms {
 		if n.has(t) {
@@ -205,7 +224,12 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	if nsubj > 0 {
 		f[sNewerKnown] = float64(known) / float64(nsubj)
 	}
-	f[sOpensOnSubject] = b(o.knows(firstContent(n.low)))
+	f[sOpensOnSubject] = signal(o.knows(firstContent(n.low)))
+}
+
+// valueSignals: which of the older text's values the newer says, leaves
+// out or retires, and what new values it brings.
+func valueSignals(f []float64, o, n uread) {
 	said, names, namesOut := 0, 0, 0
 	var leftOut []uval
 	for _, ov := range o.vals {
@@ -230,7 +254,7 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	if names > 0 {
 		f[sOldNamesLeftOut] = float64(namesOut) / float64(names)
 	}
-	f[sOldValueLeftOut] = b(len(leftOut) > 0)
+	f[sOldValueLeftOut] = signal(len(leftOut) > 0)
 	unknownNames := 0
 	for _, nv := range n.vals {
 		if o.says(nv) || saysValue(o.low, strings.ToLower(nv.raw)) {
@@ -259,11 +283,16 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	}
 	for _, w := range strings.Fields(o.low) {
 		w = strings.Trim(w, ".,;:!()`\"'")
-		if len(w) >= 4 && !funcWords[w] && !uWeakWords[w] && retiredIn(n.low, w, false) {
+		if len(w) >= 4 && !claims.FuncWords[w] && !uWeakWords[w] && retiredIn(n.low, w, false) {
 			f[sOldWordRetired] = 1
 			break
 		}
 	}
+}
+
+// changeSignals: what the newer text says of change (from X to Y, change
+// words, asides, environments).
+func changeSignals(f []float64, o, n uread) {
 	if was, _, ok := fromTo(n.low); ok {
 		if slices.ContainsFunc(strings.Fields(was), o.knows) {
 			f[sFromOldValue] = 1
@@ -271,15 +300,15 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 			f[sFromAnotherValue] = 1
 		}
 	}
-	f[sChangeWords] = b(n.change)
-	f[sTerse] = b(n.terse)
-	f[sArrow] = b(uArrowRe.MatchString(n.text))
-	f[sQuestionOrPlan] = b(uHypotheticalRe.MatchString(n.text))
-	f[sLocal] = b(uLocalRe.MatchString(n.text))
-	f[sStillHolds] = b(n.still)
-	f[sAddition] = b(n.additive)
-	f[sNarrows] = b(qualified(o, n))
-	f[sApart] = b(apart(o, n))
+	f[sChangeWords] = signal(n.change)
+	f[sTerse] = signal(n.terse)
+	f[sArrow] = signal(uArrowRe.MatchString(n.text))
+	f[sQuestionOrPlan] = signal(uHypotheticalRe.MatchString(n.text))
+	f[sLocal] = signal(uLocalRe.MatchString(n.text))
+	f[sStillHolds] = signal(n.still)
+	f[sAddition] = signal(n.additive)
+	f[sNarrows] = signal(qualified(o, n))
+	f[sApart] = signal(apart(o, n))
 	for _, w := range n.subject {
 		if (uEnvWords[w] || strings.Contains(w, ":") && !strings.HasPrefix(w, "file:")) && !o.has(w) {
 			f[sAnotherEnv] = 1
@@ -290,17 +319,17 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 			f[sEnvLeftOut] = 1
 		}
 	}
-	op, np := readParaphrase(o.text), readParaphrase(n.text)
-	f[sSameQuantity] = b(len(op.vals) > 0 && len(np.vals) > 0 && sameValues(op.vals, np.vals))
-	f[sRulesProbable] = b(rules == probableUpdate)
-	f[sRulesCertain] = b(rules == certainUpdate)
-	ls, _ := looseUpdate(o, n)
-	f[sRulesLoose] = b(ls != noUpdate)
-	f[sNegation] = b(uNegRe.MatchString(n.text))
-	f[sHistory] = b(uHistoryRe.MatchString(n.text))
-	f[sConfirmed] = b(uConfirmRe.MatchString(n.text))
+}
+
+// textSignals: what the newer text's wording says (negation, history,
+// confirmation, length, clauses, letters, numbers and names that differ,
+// labels, cues).
+func textSignals(f []float64, o, n uread, terms []string) {
+	f[sNegation] = signal(uNegRe.MatchString(n.text))
+	f[sHistory] = signal(uHistoryRe.MatchString(n.text))
+	f[sConfirmed] = signal(uConfirmRe.MatchString(n.text))
 	f[sLongNewer] = math.Log1p(float64(len(strings.Fields(n.text)))) / 4
-	f[sQuestionMark] = b(strings.Contains(n.text, "?"))
+	f[sQuestionMark] = signal(strings.Contains(n.text, "?"))
 	for _, c := range uClauseRe.Split(n.low, -1) {
 		if uChangeRe.MatchString(c) && slices.ContainsFunc(terms, func(t string) bool { return strings.Contains(c, t) }) {
 			f[sOwnClauseChanges] = 1
@@ -316,21 +345,25 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 	}
 	f[sWordsInside] = float64(min(inside, 4)) / 4
 	on, nn := numbersOf(o.low), numbersOf(n.low)
-	f[sNumberDiffers] = b(slices.ContainsFunc(on, func(x string) bool { return !slices.Contains(nn, x) }) && slices.ContainsFunc(nn, func(x string) bool { return !slices.Contains(on, x) }))
+	f[sNumberDiffers] = signal(slices.ContainsFunc(on, func(x string) bool { return !slices.Contains(nn, x) }) && slices.ContainsFunc(nn, func(x string) bool { return !slices.Contains(on, x) }))
 	oNames, nNames := namesOf(o.text), namesOf(n.text)
-	f[sNameDiffers] = b(slices.ContainsFunc(oNames, func(x string) bool { return !strings.Contains(n.low, x) }) && slices.ContainsFunc(nNames, func(x string) bool { return !strings.Contains(o.low, x) }))
+	f[sNameDiffers] = signal(slices.ContainsFunc(oNames, func(x string) bool { return !strings.Contains(n.low, x) }) && slices.ContainsFunc(nNames, func(x string) bool { return !strings.Contains(o.low, x) }))
 	if i := strings.Index(n.low, ":"); i > 0 && i < 30 {
 		label := strings.FieldsFunc(n.low[:i], notWordRune)
-		f[sLabelled] = b(len(label) > 0 && len(label) <= 3 && slices.ContainsFunc(label, func(w string) bool { return contentWord(w) && o.knows(w) }))
+		f[sLabelled] = signal(len(label) > 0 && len(label) <= 3 && slices.ContainsFunc(label, func(w string) bool { return contentWord(w) && o.knows(w) }))
 	}
 	for i, re := range uCueRes {
-		f[sSaysNow+i] = b(re.MatchString(n.text))
+		f[sSaysNow+i] = signal(re.MatchString(n.text))
 	}
+}
+
+// combinedSignals: signals made of others, and the older values said as past.
+func combinedSignals(f []float64, o, n uread, op, np *paraReading) {
 	f[sSharedAndChanged] = f[sSharedTerms] * f[sChangeWords]
 	if q := qualifiedHow(o, n); q != notNarrowed {
 		f[sSharedAndChanged+q] = 1
 	}
-	f[sQuantityDiffers] = b(quantityDiffers(op.vals, np.vals))
+	f[sQuantityDiffers] = signal(quantityDiffers(op.vals, np.vals))
 	f[sSharedNumber] = f[sSharedTerms] * f[sNumberDiffers]
 	f[sSharedName] = f[sSharedTerms] * f[sNameDiffers]
 	f[sSharedQuantity] = f[sSharedTerms] * f[sQuantityDiffers]
@@ -340,7 +373,6 @@ func updateFeatures(o, n uread, rules updateStrength) []float64 {
 			f[sOldAsPast] = 1
 		}
 	}
-	return f
 }
 
 // uCueRes are the words of the "says …" signals, in order.
@@ -378,10 +410,10 @@ func quantityDiffers(a, b []paraVal) bool {
 }
 
 // pastValues are pastValue's expressions, one a value.
-var pastValues = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp {
+var pastValues = claims.NewCache(func(v string) *regexp.Regexp {
 	q := regexp.QuoteMeta(v)
 	return regexp.MustCompile(`\b(?:was|were|previously|formerly|old|older|former|used to be)\s+(?:\S+\s+)?` + q + `|` + q + `\S*\s+(?:\S+\s+)?(?:was|were|is obsolete|are obsolete|numbers are obsolete|retired|target retired)\b`)
-}}
+})
 
 // pastValue reports whether low says v as what was: "(was v)", "v was",
 // "the old v", "v is obsolete", "previously v".
@@ -389,7 +421,7 @@ func pastValue(low, v string) bool {
 	if len(v) < 2 {
 		return false
 	}
-	return pastValues.get(v).MatchString(low)
+	return pastValues.Get(v).MatchString(low)
 }
 
 func notWordRune(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }
@@ -400,7 +432,7 @@ func trigramShare(a, b string) float64 {
 	grams := func(s string) map[string]bool {
 		m := map[string]bool{}
 		for _, w := range strings.FieldsFunc(s, notWordRune) {
-			if len(w) < 3 || funcWords[w] || stopWords[w] {
+			if len(w) < 3 || claims.FuncWords[w] || StopWords[w] {
 				continue
 			}
 			for i := 0; i+3 <= len(w); i++ {
@@ -506,8 +538,8 @@ func (m updateModel) score(f []float64, words []string) float64 {
 	return 1 / (1 + math.Exp(-z))
 }
 
-// saidNow stands for a new value the newer text does not name as one.
-const saidNow = "as said now"
+// SaidNow stands for a new value the newer text does not name as one.
+const SaidNow = "as said now"
 
 // modelCandidates is how many of a text's candidates, most alike first,
 // the model reads: each one read is one more chance of a false proposal.
@@ -516,10 +548,10 @@ const modelCandidates = 1
 // ruleReading is what the rules read of one candidate.
 type ruleReading struct {
 	m *memory.Memory
-	s updateStrength // what the pass makes of it: certain only when alone
-	c Conflict
+	s Strength // what the pass makes of it: certain only when alone
+	c claims.Conflict
 	// rules is updateOf's own reading, a signal of the model.
-	rules updateStrength
+	rules Strength
 }
 
 // modelUpdate weighs with the model which of the candidates n may update:
@@ -527,32 +559,32 @@ type ruleReading struct {
 // have changed is the rules' reading when they have one, else the older
 // text's first value the newer leaves out and the newer's first value the
 // older does not say.
-func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, updateStrength) {
+func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, claims.Conflict, Strength) {
 	if n.ownerless {
-		return nil, Conflict{}, noUpdate
+		return nil, claims.Conflict{}, None
 	}
 	var best *ruleReading
 	bestP := 0.0
 	words := newerWords(n)
 	for i, r := range cands {
-		o := updateCache.get(ClaimText(r.m))
+		o := updateCache.Get(claims.ClaimText(r.m))
 		if o.ownerless {
 			continue
 		}
 		f := updateFeatures(o, n, r.rules)
 		p := fittedUpdateModel.score(f, words)
-		if (fittedUpdateModel.proposes(f, words) || r.s == probableUpdate) && p > bestP {
+		if (fittedUpdateModel.proposes(f, words) || r.s == Probable) && p > bestP {
 			best, bestP = &cands[i], p
 		}
 	}
 	if best == nil {
-		return nil, Conflict{}, noUpdate
+		return nil, claims.Conflict{}, None
 	}
-	if best.s == probableUpdate {
-		return best.m, best.c, probableUpdate
+	if best.s == Probable {
+		return best.m, best.c, Probable
 	}
-	o := updateCache.get(ClaimText(best.m))
-	c := Conflict{Subject: subjectPhrase(o, n), How: "changed"}
+	o := updateCache.Get(claims.ClaimText(best.m))
+	c := claims.Conflict{Subject: subjectPhrase(o, n), How: "changed"}
 	for _, ov := range o.vals {
 		if !n.says(ov) {
 			c.Old = ov.raw
@@ -575,9 +607,9 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, Conflict, update
 		c.Old = "as stored"
 	}
 	if c.New == "" {
-		c.New = saidNow
+		c.New = SaidNow
 	}
-	return best.m, c, probableUpdate
+	return best.m, c, Probable
 }
 
 // fittedUpdateModel was printed by TestFitUpdateModel (l2 0.002, 3,000

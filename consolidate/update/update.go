@@ -1,18 +1,16 @@
-package consolidate
+package update
 
 import (
-	"cmp"
-	"fmt"
-	"math"
 	"regexp"
 	"slices"
 	"strconv"
 	"strings"
 	"unicode"
-	"unicode/utf8"
 
+	"cairn/consolidate/claims"
+	"cairn/consolidate/extract"
+	"cairn/internal/lang"
 	"cairn/memory"
-	"cairn/secrets"
 )
 
 // Updates in other words. Contradicts catches a new fact that keeps the old
@@ -27,13 +25,13 @@ import (
 // "no longer", "from X to Y", "X is gone", "now", "bumped" …). The newer
 // text naming the old value as the one replaced makes it certain.
 
-// updateStrength is how sure an update reading is.
-type updateStrength int
+// Strength is how sure an update reading is.
+type Strength int
 
 const (
-	noUpdate updateStrength = iota
-	probableUpdate
-	certainUpdate
+	None Strength = iota
+	Probable
+	Certain
 )
 
 // uval is one value of a text: what it is compared by, and its type.
@@ -80,10 +78,7 @@ var (
 	uRateRe = regexp.MustCompile(`(?i)\b(\d+(?:\.\d+)?)\s+(?:requests|reqs|calls|queries)\s*(?:per|/|a|an)\s*(second|sec|s|minute|min|hour|hr|h)\b`)
 	// uArrowUnitRe is a change of amount whose unit follows the new one:
 	// "15→5 min", "12 -> 24 h".
-	uArrowUnitRe = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s*(?:→|->|=>)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\b`)
-	// uTerseRe is a note of a current value: "key: value", "key = value",
-	// "X set to Y", "set X to Y".
-	uTerseRe       = regexp.MustCompile(`(?i)^\s*(?:[a-z][\w.'/-]*(?:\s+[a-z][\w.'/-]*){0,5}\s*(?::|=)\s*\S+(?:\s+\S+){0,7}|(?:[a-z][\w.'/-]*\s+){1,6}(?:is\s+now\s+|now\s+)?set\s+to\s+\S+(?:\s+\S+){0,7}|set\s+(?:[\w.'/-]+\s+){1,6}to\s+\S+(?:\s+\S+){0,5})\s*\.?\s*$`)
+	uArrowUnitRe   = regexp.MustCompile(`\b(\d+(?:\.\d+)?)\s*(?:→|->|=>)\s*(\d+(?:\.\d+)?)\s*([a-zA-Z]+)\b`)
 	uTripleRe      = regexp.MustCompile(`(?:^|\s)(v?\d+\.\d+\.\d+(?:-[\w.]+)?)\b`)
 	uNumRe         = regexp.MustCompile(`(?i)\b(\d{1,3}(?:,\d{3})+|\d+(?:\.\d+)?|one|two|three|four|five|six|seven|eight|nine|ten|twelve)\s*(kb|mb|gb|tb|ms|s|sec|secs|seconds?|minutes?|mins?|hours?|hrs?|h|days?|d|weeks?|months?|[a-z]+)?\b`)
 	uFreqRe        = regexp.MustCompile(`(?i)\b(hourly|nightly|daily|weekly|biweekly|fortnightly|monthly|quarterly|yearly|annually|every\s+(?:\w+\s+)?(?:minutes?|hours?|days?|weeks?|months?))\b`)
@@ -151,7 +146,7 @@ var uUnits = map[string]struct {
 
 // uWeakWords carry no subject: verbs any fact uses, time words, change
 // words. Stemmed forms are compared.
-var uWeakWords = wordSet(`be is are was were been run runs ran running use uses used using need needs needed
+var uWeakWords = lang.WordSet(`be is are was were been run runs ran running use uses used using need needs needed
 	requir require required requires go goes went gone sent send sends kept keep keeps store stored stores
 	manag managed manage own owned owns written write rewritten rewrite start starts started
 	listen listens live lives lived push pushed pushes hold holds set work works
@@ -167,7 +162,7 @@ var uWeakWords = wordSet(`be is are was were been run runs ran running use uses 
 
 // uEnvWords name an environment or role: two texts naming different ones
 // are about different things.
-var uEnvWords = wordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
+var uEnvWords = lang.WordSet(`staging stage prod product production dev develop development test testing qa local preview sandbox
 	canary beta alpha legacy internal external public private admin primary replica`)
 
 // uShortWords are the short forms (shortForms) stemmed: "prod" is
@@ -176,7 +171,7 @@ var uEnvWords = wordSet(`staging stage prod product production dev develop devel
 var uShortWords = func() map[string]string {
 	m := map[string]string{}
 	for short, full := range shortForms {
-		if s, f := stemOf(short), stemOf(full); s != f {
+		if s, f := lang.Stem(short), lang.Stem(full); s != f {
 			m[s] = f
 		}
 	}
@@ -185,201 +180,242 @@ var uShortWords = func() map[string]string {
 
 // readUpdate reads a text's subject words, values and change language.
 func readUpdate(text string) uread {
-	r := uread{text: text, low: strings.ToLower(text)}
-	r.terse = uTerseRe.MatchString(text)
-	r.change = uChangeRe.MatchString(text) || r.terse
-	r.aside = uHypotheticalRe.MatchString(text) || uLocalRe.MatchString(text)
-	r.still = uStillRe.MatchString(text)
-	r.additive = uAdditiveRe.MatchString(text)
-	rest := text
-	add := func(raw, key, typ string) {
-		for _, v := range r.vals {
-			if v.typ == typ && v.key == key {
-				return
-			}
+	x := &ureader{r: uread{text: text, low: strings.ToLower(text)}, rest: text}
+	x.r.terse = extract.TerseNote.MatchString(text)
+	x.r.change = uChangeRe.MatchString(text) || x.r.terse
+	x.r.aside = uHypotheticalRe.MatchString(text) || uLocalRe.MatchString(text)
+	x.r.still = uStillRe.MatchString(text)
+	x.r.additive = uAdditiveRe.MatchString(text)
+	x.readIDs()
+	x.readCode()
+	x.readTyped()
+	x.readPlain()
+	x.readNamedVersions()
+	x.readAmounts()
+	x.readNames()
+	x.readSubject()
+	slices.Sort(x.r.subject)
+	x.r.subject = slices.Compact(x.r.subject)
+	return x.r
+}
+
+// ureader reads a text for updates: what it has read so far, and the text
+// with what was read blanked out (so that no part is read twice).
+type ureader struct {
+	r    uread
+	rest string
+}
+
+// add adds a value once.
+func (x *ureader) add(raw, key, typ string) {
+	for _, v := range x.r.vals {
+		if v.typ == typ && v.key == key {
+			return
 		}
-		r.vals = append(r.vals, uval{raw: raw, key: key, typ: typ})
 	}
-	blank := func(s string, lo, hi int) string { return s[:lo] + strings.Repeat(" ", hi-lo) + s[hi:] }
+	x.r.vals = append(x.r.vals, uval{raw: raw, key: key, typ: typ})
+}
+
+// blank blanks rest[lo:hi] out.
+func (x *ureader) blank(lo, hi int) { x.rest = x.rest[:lo] + strings.Repeat(" ", hi-lo) + x.rest[hi:] }
+
+// readIDs reads the ids, packages and files a text names: its subject, wherever they stand.
+func (x *ureader) readIDs() {
 	// Task and issue ids name the subject, wherever they stand; so does a
 	// package with its version constraint ({:req, "~> 0.3"}, 'rails',
 	// '~> 7.1') and a file by its name (scripts/seed.sh and
 	// scripts/reset.sh, side by side, are two scripts; config/app.yaml
 	// then etc/app.toml is the config moved).
-	for _, id := range uIDRe.FindAllString(text, -1) {
-		r.subject = append(r.subject, "id:"+strings.ToLower(id))
+	for _, id := range uIDRe.FindAllString(x.r.text, -1) {
+		x.r.subject = append(x.r.subject, "id:"+strings.ToLower(id))
 	}
-	for _, m := range uJiraRe.FindAllStringIndex(rest, -1) {
-		r.subject = append(r.subject, "id:"+strings.ToLower(rest[m[0]:m[1]]))
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uJiraRe.FindAllStringIndex(x.rest, -1) {
+		x.r.subject = append(x.r.subject, "id:"+strings.ToLower(x.rest[m[0]:m[1]]))
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uTicketRe.FindAllStringSubmatchIndex(rest, -1) {
-		if !reference(rest, m[0], m[1]) {
-			r.subject = append(r.subject, "id:#"+rest[m[2]:m[3]])
+	for _, m := range uTicketRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		if !reference(x.rest, m[0], m[1]) {
+			x.r.subject = append(x.r.subject, "id:#"+x.rest[m[2]:m[3]])
 		}
-		rest = blank(rest, m[0], m[1])
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uPkgRe.FindAllStringSubmatch(text, -1) {
-		r.subject = append(r.subject, "pkg:"+strings.ToLower(m[1]))
+	for _, m := range uPkgRe.FindAllStringSubmatch(x.r.text, -1) {
+		x.r.subject = append(x.r.subject, "pkg:"+strings.ToLower(m[1]))
 	}
-	for _, f := range strings.FieldsFunc(text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
+	for _, f := range strings.FieldsFunc(x.r.text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune("`\"'(),;", r) }) {
 		f = strings.TrimRight(f, ".:!")
-		if LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
-			r.subject = append(r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
+		if claims.LooksLikePath(f) && !strings.HasSuffix(f, "/") && strings.Contains(f, "/") {
+			x.r.subject = append(x.r.subject, "file:"+strings.ToLower(strings.TrimPrefix(f, "./")))
 		}
 	}
-	if uConstraintRe.MatchString(text) && !slices.ContainsFunc(r.subject, func(w string) bool { return strings.HasPrefix(w, "pkg:") }) && !uCodePkgRe.MatchString(text) {
-		r.ownerless = true
+	if uConstraintRe.MatchString(x.r.text) && !slices.ContainsFunc(x.r.subject, func(w string) bool { return strings.HasPrefix(w, "pkg:") }) && !uCodePkgRe.MatchString(x.r.text) {
+		x.r.ownerless = true
 	}
+}
+
+// readCode reads commands and code, and the versions of the package they name.
+func (x *ureader) readCode() {
 	// Commands and code: the whole span is one value. A version constraint
 	// belongs to the package named before it, and that package is the
 	// subject ("the `sidekiq` gem is pinned to `~> 6.5`").
 	pkg := ""
-	versioned := uVersionHintRe.MatchString(text)
-	for _, m := range uCodeRe.FindAllStringSubmatch(text, -1) {
+	versioned := uVersionHintRe.MatchString(x.r.text)
+	for _, m := range uCodeRe.FindAllStringSubmatch(x.r.text, -1) {
 		code := m[1]
 		if v, _, ok := versionConstraint(code); ok {
-			add(code, v, "version:"+pkg)
+			x.add(code, v, "version:"+pkg)
 			continue
 		}
 		if versioned && !strings.Contains(code, " ") {
 			pkg = strings.ToLower(code)
-			r.subject = append(r.subject, "pkg:"+pkg)
+			x.r.subject = append(x.r.subject, "pkg:"+pkg)
 			continue
 		}
-		add(code, strings.Join(strings.Fields(strings.ToLower(code)), " "), "code")
+		x.add(code, strings.Join(strings.Fields(strings.ToLower(code)), " "), "code")
 	}
-	for _, m := range uCodeRe.FindAllStringIndex(rest, -1) {
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uCodeRe.FindAllStringIndex(x.rest, -1) {
+		x.blank(m[0], m[1])
 	}
 	if pkg != "" {
-		for _, m := range uBareVersionRe.FindAllStringSubmatchIndex(rest, -1) {
-			add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:"+pkg)
-			rest = blank(rest, m[2], m[3])
+		for _, m := range uBareVersionRe.FindAllStringSubmatchIndex(x.rest, -1) {
+			x.add(x.rest[m[2]:m[3]], claims.VersionKey(x.rest[m[2]:m[3]]), "version:"+pkg)
+			x.blank(m[2], m[3])
 		}
 	}
-	for _, m := range uIDRe.FindAllStringIndex(rest, -1) {
-		rest = blank(rest, m[0], m[1])
+}
+
+// readTyped reads the values whose shape says their type: paths, URLs, images, versions, channels, regions, ports.
+func (x *ureader) readTyped() {
+	for _, m := range uIDRe.FindAllStringIndex(x.rest, -1) {
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uPathRe.FindAllStringSubmatchIndex(rest, -1) {
-		p := strings.TrimRight(rest[m[2]:m[3]], ".")
-		if LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
-			add(p, pathKey(p), "path")
-			rest = blank(rest, m[2], m[2]+len(p))
+	for _, m := range uPathRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		p := strings.TrimRight(x.rest[m[2]:m[3]], ".")
+		if claims.LooksLikePath(p) || strings.Count(p, "/") >= 1 && strings.Contains(p, ".") {
+			x.add(p, claims.PathKey(p), "path")
+			x.blank(m[2], m[2]+len(p))
 		}
 	}
-	for _, m := range uURLRe.FindAllStringIndex(rest, -1) {
-		u := strings.TrimRight(rest[m[0]:m[1]], ".,;:")
-		add(u, strings.ToLower(u), "url")
-		rest = blank(rest, m[0], m[0]+len(u))
+	for _, m := range uURLRe.FindAllStringIndex(x.rest, -1) {
+		u := strings.TrimRight(x.rest[m[0]:m[1]], ".,;:")
+		x.add(u, strings.ToLower(u), "url")
+		x.blank(m[0], m[0]+len(u))
 	}
-	for _, m := range uImageRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "image:"+strings.ToLower(rest[m[2]:m[3]]))
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uImageRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(x.rest[m[0]:m[1]]), "image:"+strings.ToLower(x.rest[m[2]:m[3]]))
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(rest, -1) {
-		pkg := strings.ToLower(rest[m[2]:m[3]])
-		add(rest[m[4]:m[5]], versionKey(rest[m[4]:m[5]]), "version:"+pkg)
-		r.subject = append(r.subject, pkg)
-		rest = blank(rest, m[4], m[5])
+	for _, m := range uVersionIsRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		pkg := strings.ToLower(x.rest[m[2]:m[3]])
+		x.add(x.rest[m[4]:m[5]], claims.VersionKey(x.rest[m[4]:m[5]]), "version:"+pkg)
+		x.r.subject = append(x.r.subject, pkg)
+		x.blank(m[4], m[5])
 	}
-	for _, m := range uChannelRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], strings.ToLower(rest[m[2]:m[3]]), "channel")
-		rest = blank(rest, m[2], m[3])
+	for _, m := range uChannelRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], strings.ToLower(x.rest[m[2]:m[3]]), "channel")
+		x.blank(m[2], m[3])
 	}
-	for _, m := range uRegionRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "region")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uRegionRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], x.rest[m[0]:m[1]], "region")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uPortRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
-		rest = blank(rest, m[2], m[3])
+	for _, m := range uPortRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], strings.TrimLeft(x.rest[m[2]:m[3]], "0"), "port")
+		x.blank(m[2], m[3])
 	}
-	for _, m := range uBarePortRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], strings.TrimLeft(rest[m[2]:m[3]], "0"), "port")
-		rest = blank(rest, m[2]-1, m[3])
+	for _, m := range uBarePortRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], strings.TrimLeft(x.rest[m[2]:m[3]], "0"), "port")
+		x.blank(m[2]-1, m[3])
 	}
+}
+
+// readPlain reads the values people change without saying their kind.
+func (x *ureader) readPlain() {
 	// Hosts, clock times, dates, weekdays, locales and switches: values
 	// people change without saying which kind they are ("stg.acme.dev",
 	// "10:15", "May 24", "Wednesdays", "en-GB", "is on").
-	for _, m := range uHostRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[1]]), "host")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uHostRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(x.rest[m[0]:m[1]]), "host")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uClockRe.FindAllStringSubmatchIndex(rest, -1) {
-		if k, ok := clockKey(rest[m[2]:m[3]]); ok {
-			add(rest[m[2]:m[3]], k, "clock")
-			rest = blank(rest, m[0], m[1])
+	for _, m := range uClockRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		if k, ok := clockKey(x.rest[m[2]:m[3]]); ok {
+			x.add(x.rest[m[2]:m[3]], k, "clock")
+			x.blank(m[0], m[1])
 		}
 	}
-	for _, m := range uDateRe.FindAllStringIndex(rest, -1) {
-		d := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
-		add(rest[m[0]:m[1]], d[:3]+" "+strings.TrimLeft(strings.Fields(d)[len(strings.Fields(d))-1], "0"), "date")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uDateRe.FindAllStringIndex(x.rest, -1) {
+		d := strings.ToLower(strings.Join(strings.Fields(x.rest[m[0]:m[1]]), " "))
+		x.add(x.rest[m[0]:m[1]], d[:3]+" "+strings.TrimLeft(strings.Fields(d)[len(strings.Fields(d))-1], "0"), "date")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uISODateRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], rest[m[0]:m[1]], "date")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uISODateRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], x.rest[m[0]:m[1]], "date")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uDayRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(rest[m[0]:m[0]+3]), "day")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uDayRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(x.rest[m[0]:m[0]+3]), "day")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uLocaleRe.FindAllStringIndex(rest, -1) {
-		add(rest[m[0]:m[1]], strings.ToLower(strings.ReplaceAll(rest[m[0]:m[1]], "_", "-")), "locale")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uLocaleRe.FindAllStringIndex(x.rest, -1) {
+		x.add(x.rest[m[0]:m[1]], strings.ToLower(strings.ReplaceAll(x.rest[m[0]:m[1]], "_", "-")), "locale")
+		x.blank(m[0], m[1])
 	}
-	for _, m := range uSwitchRe.FindAllStringSubmatchIndex(rest, -1) {
+	for _, m := range uSwitchRe.FindAllStringSubmatchIndex(x.rest, -1) {
 		lo, hi := m[2], m[3]
 		if lo < 0 {
 			lo, hi = m[4], m[5]
 		}
 		k := "off"
-		if uSwitchOn[strings.ToLower(rest[lo:hi])] {
+		if uSwitchOn[strings.ToLower(x.rest[lo:hi])] {
 			k = "on"
 		}
-		add(rest[lo:hi], k, "switch")
-		rest = blank(rest, lo, hi)
+		x.add(x.rest[lo:hi], k, "switch")
+		x.blank(lo, hi)
 	}
-	for _, m := range uFreqRe.FindAllStringIndex(rest, -1) {
-		f := strings.ToLower(strings.Join(strings.Fields(rest[m[0]:m[1]]), " "))
-		add(rest[m[0]:m[1]], freqKey(f), "freq")
-		rest = blank(rest, m[0], m[1])
+	for _, m := range uFreqRe.FindAllStringIndex(x.rest, -1) {
+		f := strings.ToLower(strings.Join(strings.Fields(x.rest[m[0]:m[1]]), " "))
+		x.add(x.rest[m[0]:m[1]], freqKey(f), "freq")
+		x.blank(m[0], m[1])
 	}
+}
+
+// readNamedVersions reads versions after a name, and three-part versions after none.
+func (x *ureader) readNamedVersions() {
 	// Versions after a name: "Postgres 16", "Go 1.23", "MySQL 8.0".
-	words := strings.Fields(rest)
+	words := strings.Fields(x.rest)
 	used := map[int]bool{}
 	for i := 1; i < len(words); i++ {
 		w := strings.TrimRight(words[i], ".,;:!)")
 		prev := strings.Trim(words[i-1], ".,;:!(")
 		lp := strings.ToLower(prev)
-		v, ok := ParseVersion(w)
-		if !ok && digitsOnly(w) && versionWords[lp] {
+		v, ok := claims.ParseVersion(w)
+		if !ok && claims.DigitsOnly(w) && claims.VersionWords[lp] {
 			v, ok = w, true
 		}
 		if ok && w != "" && (unicode.IsDigit(rune(w[0])) || w[0] == 'v') &&
-			(versionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !idNounWords[lp] && !funcWords[lp] {
+			(claims.VersionWords[lp] || isCapitalised(prev) && strings.Contains(w, ".")) && !claims.IDNounWords[lp] && !claims.FuncWords[lp] {
 			used[i], used[i-1] = true, true
 			if lp == "version" {
 				// "is at version 2.3.1": a version of what the subject
 				// names, "version" no subject word of its own.
-				add(w, v, "version:")
+				x.add(w, v, "version:")
 				continue
 			}
-			add(prev+" "+w, v, "version:"+lp)
-			r.subject = append(r.subject, lp)
-		} else if lp == "to" && i >= 2 && versionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
+			x.add(prev+" "+w, v, "version:"+lp)
+			x.r.subject = append(x.r.subject, lp)
+		} else if lp == "to" && i >= 2 && claims.VersionWords[strings.ToLower(strings.Trim(words[i-2], ".,"))] {
 			// "Bumped Go to 1.23"
-			if v, ok := ParseVersion(w); ok {
+			if v, ok := claims.ParseVersion(w); ok {
 				pkg := strings.ToLower(strings.Trim(words[i-2], ".,"))
-				add(words[i-2]+" "+w, v, "version:"+pkg)
+				x.add(words[i-2]+" "+w, v, "version:"+pkg)
 				used[i] = true
-				r.subject = append(r.subject, pkg)
+				x.r.subject = append(x.r.subject, pkg)
 			}
 		}
 	}
 	if len(used) > 0 {
-		lines := strings.Split(rest, "\n")
+		lines := strings.Split(x.rest, "\n")
 		k := 0
 		for li, ln := range lines {
 			fs := strings.Fields(ln)
@@ -391,36 +427,40 @@ func readUpdate(text string) uread {
 			}
 			lines[li] = strings.Join(fs, " ")
 		}
-		rest = strings.Join(lines, "\n")
+		x.rest = strings.Join(lines, "\n")
 	}
 	// A three-part version with no package before it ("bumped the chart
 	// to 2.4.0"): a version of what the subject names.
-	for _, m := range uTripleRe.FindAllStringSubmatchIndex(rest, -1) {
-		add(rest[m[2]:m[3]], versionKey(rest[m[2]:m[3]]), "version:")
-		rest = blank(rest, m[2], m[3])
+	for _, m := range uTripleRe.FindAllStringSubmatchIndex(x.rest, -1) {
+		x.add(x.rest[m[2]:m[3]], claims.VersionKey(x.rest[m[2]:m[3]]), "version:")
+		x.blank(m[2], m[3])
 	}
+}
+
+// readAmounts reads numbers with their units, and counts with what they count.
+func (x *ureader) readAmounts() {
 	// Units as people join them to their number: "a 30-minute timeout",
 	// "256x256 pixels" (a square: its side), "1000 requests per minute".
-	rest = uHyphenUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uHyphenUnitRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		m := uHyphenUnitRe.FindStringSubmatch(s)
 		if _, ok := uUnits[strings.ToLower(m[2])]; !ok {
 			return s
 		}
 		return m[1] + " " + m[2]
 	})
-	rest = uSquareRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uSquareRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		if m := uSquareRe.FindStringSubmatch(s); m[1] == m[2] {
 			return m[1]
 		}
 		return s
 	})
-	rest = uRateRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uRateRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		m := uRateRe.FindStringSubmatch(s)
 		return m[1] + " rp" + strings.ToLower(m[2][:1])
 	})
 	// A change of amount with its unit said once, after the new one
 	// ("15→5 min"): both amounts are in it.
-	rest = uArrowUnitRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uArrowUnitRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		m := uArrowUnitRe.FindStringSubmatch(s)
 		if _, ok := uUnits[strings.ToLower(m[3])]; !ok {
 			return s
@@ -428,7 +468,7 @@ func readUpdate(text string) uread {
 		return m[1] + " " + m[3] + " → " + m[2] + " " + m[3]
 	})
 	// Numbers with their units; a bare count names what it counts.
-	for _, m := range uNumRe.FindAllStringSubmatch(rest, -1) {
+	for _, m := range uNumRe.FindAllStringSubmatch(x.rest, -1) {
 		n, unit := strings.ToLower(m[1]), strings.ToLower(m[2])
 		if w, ok := uNumberWords[n]; ok {
 			n = w
@@ -438,31 +478,35 @@ func readUpdate(text string) uread {
 			// "10k": ten thousand.
 			n, unit = thousands(n), ""
 		}
-		noun := unit != "" && !uVersionSuffix[unit] && !funcWords[unit] && !fillerWords[unit] && canonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[stemOf(unit)]
+		noun := unit != "" && !uVersionSuffix[unit] && !claims.FuncWords[unit] && !claims.FillerWords[unit] && claims.CanonWords[unit] == "" && !uWeakWords[unit] && !uWeakWords[lang.Stem(unit)]
 		if u, ok := uUnits[unit]; ok {
-			q, _ := ParseQuantity(n)
-			add(m[0], numberKey(q.Value*u.f, u.dim), u.dim)
+			q, _ := claims.ParseQuantity(n)
+			x.add(m[0], claims.NumberKey(q.Value*u.f, u.dim), u.dim)
 		} else if noun {
-			add(m[0], n, "count:"+stemOf(unit))
+			x.add(m[0], n, "count:"+lang.Stem(unit))
 		} else if unicode.IsDigit(rune(m[1][0])) {
-			add(m[1], n, "number")
+			x.add(m[1], n, "number")
 		}
 	}
-	rest = uNumRe.ReplaceAllStringFunc(rest, func(s string) string {
+	x.rest = uNumRe.ReplaceAllStringFunc(x.rest, func(s string) string {
 		if strings.IndexFunc(s, unicode.IsDigit) >= 0 || uNumberWords[strings.ToLower(strings.Fields(s)[0])] != "" {
 			return " "
 		}
 		return s
 	})
+}
+
+// readNames reads names: capitalised words not opening a sentence, CamelCase.
+func (x *ureader) readNames() {
 	// Names: capitalised words not opening a sentence, CamelCase.
-	for _, sent := range splitSentencesLoose(rest) {
+	for _, sent := range splitSentencesLoose(x.rest) {
 		fs := strings.Fields(sent)
 		for i := 0; i < len(fs); i++ {
 			w := strings.Trim(fs[i], ".,;:!()—\"'")
 			if w == "" {
 				continue
 			}
-			if i == 0 && !mixedCase(w) && !(len(fs) > 1 && uPersonVerbRe.MatchString(strings.Join(fs[1:min(len(fs), 6)], " "))) || funcWords[strings.ToLower(w)] || fillerWords[strings.ToLower(w)] || openerWords[strings.ToLower(w)] {
+			if i == 0 && !mixedCase(w) && !(len(fs) > 1 && uPersonVerbRe.MatchString(strings.Join(fs[1:min(len(fs), 6)], " "))) || claims.FuncWords[strings.ToLower(w)] || claims.FillerWords[strings.ToLower(w)] || claims.OpenerWords[strings.ToLower(w)] {
 				continue
 			}
 			if !isCapitalised(w) && !mixedCase(w) {
@@ -479,59 +523,60 @@ func readUpdate(text string) uread {
 				j++
 			}
 			full := strings.Join(name, " ")
-			if versionWords[strings.ToLower(full)] && len(name) == 1 && j < len(fs) && !(i > 0 && funcWords[strings.ToLower(fs[i-1])]) {
+			if claims.VersionWords[strings.ToLower(full)] && len(name) == 1 && j < len(fs) && !(i > 0 && claims.FuncWords[strings.ToLower(fs[i-1])]) {
 				// "Go" before a word: a subject word, not a name value.
 				i = j - 1
 				continue
 			}
-			add(full, strings.ToLower(full), "name")
+			x.add(full, strings.ToLower(full), "name")
 			i = j - 1
 		}
 	}
+}
+
+// readSubject reads the subject words: what is left, less weak words and names.
+func (x *ureader) readSubject() {
 	// Subject words: what is left, less weak words and names.
 	names := map[string]bool{}
-	for _, v := range r.vals {
+	for _, v := range x.r.vals {
 		if v.typ == "name" {
 			for _, w := range strings.Fields(v.key) {
 				names[w] = true
 			}
 		}
 	}
-	for _, w := range strings.FieldsFunc(strings.ToLower(rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(x.rest), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) && r != '-' }) {
 		w = strings.Trim(w, "-")
-		if len(w) < 2 || names[w] || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" {
+		if len(w) < 2 || names[w] || claims.FuncWords[w] || claims.FillerWords[w] || claims.OpenerWords[w] || uWeakWords[w] || claims.CanonWords[w] != "" {
 			continue
 		}
 		s := canonStem(w)
 		if uWeakWords[s] {
 			continue
 		}
-		r.subject = append(r.subject, s)
+		x.r.subject = append(x.r.subject, s)
 	}
-	if slices.ContainsFunc(r.vals, func(v uval) bool { return v.typ == "time" }) {
+	if slices.ContainsFunc(x.r.vals, func(v uval) bool { return v.typ == "time" }) {
 		// How long something lasts is said many ways ("expires after",
 		// "valid for", "lifetime:", "kept for", "retention"): with a
 		// duration beside them these words name no subject of their own.
-		r.subject = slices.DeleteFunc(r.subject, func(w string) bool { return uDurationWords[w] })
+		x.r.subject = slices.DeleteFunc(x.r.subject, func(w string) bool { return uDurationWords[w] })
 	}
-	slices.Sort(r.subject)
-	r.subject = slices.Compact(r.subject)
-	return r
 }
 
 // uGenericCounts count nothing in particular ("3 times").
-var uGenericCounts = wordSet(`time item thing step way piece unit one`)
+var uGenericCounts = lang.WordSet(`time item thing step way piece unit one`)
 
 // uVersionSuffix: words after a version that name no thing counted
 // ("4.2 LTS", "2.0 beta").
-var uVersionSuffix = wordSet(`lts rc beta alpha stable final ga preview nightly`)
+var uVersionSuffix = lang.WordSet(`lts rc beta alpha stable final ga preview nightly`)
 
 // uPersonVerbRe: what follows a person's name opening a sentence ("Alice
 // owns the billing service", "Carlos is the tech lead for …").
 var uPersonVerbRe = regexp.MustCompile(`^(?:owns|leads|manages|maintains|handles|approves|reviews|runs point|is (?:the|our)\s+(?:[\w-]+\s+){0,3}(?:lead|owner|manager|maintainer|contact|reviewer|admin|dri|champion|on-call))\b`)
 
 // uDurationWords say how long something lasts, stemmed.
-var uDurationWords = wordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
+var uDurationWords = lang.WordSet(`expir expire expires expiri lifetim lifetime valid validiti kept retent retain retain lifespan`)
 
 func isCapitalised(w string) bool {
 	rs := []rune(w)
@@ -557,7 +602,7 @@ func splitSentencesLoose(s string) []string { return uSentenceRe.Split(s, -1) }
 func versionConstraint(code string) (v, pkg string, ok bool) {
 	fs := strings.Fields(code)
 	if len(fs) == 2 && strings.Trim(fs[0], "~>=<^") == "" {
-		if v, ok := ParseVersion(fs[1]); ok {
+		if v, ok := claims.ParseVersion(fs[1]); ok {
 			return v, "", true
 		}
 	}
@@ -596,7 +641,7 @@ func (r uread) has(w string) bool {
 		return ok
 	}
 	near := func(a string) bool {
-		if a == w || stemOf(a) == stemOf(w) {
+		if a == w || lang.Stem(a) == lang.Stem(w) {
 			return true
 		}
 		short, long := a, w
@@ -611,7 +656,7 @@ func (r uread) has(w string) bool {
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, nw := range strings.Fields(v.key) {
-				if near(stemOf(nw)) {
+				if near(lang.Stem(nw)) {
 					return true
 				}
 			}
@@ -653,8 +698,8 @@ func saysValue(low, raw string) bool {
 			return false
 		}
 		j += i
-		before := j == 0 || !alnumRune(rune(low[j-1]))
-		after := j+len(raw) >= len(low) || !alnumRune(rune(low[j+len(raw)]))
+		before := j == 0 || !claims.AlnumRune(rune(low[j-1]))
+		after := j+len(raw) >= len(low) || !claims.AlnumRune(rune(low[j+len(raw)]))
 		if before && after {
 			return true
 		}
@@ -665,9 +710,9 @@ func saysValue(low, raw string) bool {
 // updateOf reads whether newer updates older, how sure that is, and what
 // changed. A newer text that narrows the subject to a part the older one
 // does not name ("the max upload size for avatars") updates nothing.
-func updateOf(o, n uread) (updateStrength, Conflict) {
+func updateOf(o, n uread) (Strength, claims.Conflict) {
 	if o.ownerless || n.ownerless || n.additive || qualified(o, n) || n.still && slices.ContainsFunc(o.vals, n.says) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	shared, oOnly, nOnly := 0, 0, 0
 	conflictingIDs, envMissing := false, false
@@ -696,7 +741,7 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// Another environment, package or task on the newer side is another
 	// subject, whatever else the texts share.
 	if envN || conflictingIDs && nOnly > 0 {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	if envMissing && nOnly > 0 {
 		// The older names an environment the newer does not ("The public
@@ -711,19 +756,19 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// agree, a proposal when they only touch.
 	for _, v := range o.vals {
 		if retiredIn(n.low, strings.ToLower(v.raw), true) {
-			c := Conflict{Subject: subject, Old: v.raw, New: replacementOf(o, n, v), How: "replaced"}
+			c := claims.Conflict{Subject: subject, Old: v.raw, New: replacementOf(o, n, v), How: "replaced"}
 			if c.New == "" {
 				c.New = "no longer"
 			}
 			if same {
-				return certainUpdate, c
+				return Certain, c
 			}
 			if shared > 0 {
-				return probableUpdate, c
+				return Probable, c
 			}
 		}
 	}
-	if typed, c := typedChange(o, n, oOnly, nOnly, same); typed != noUpdate {
+	if typed, c := typedChange(o, n, oOnly, nOnly, same); typed != None {
 		return typed, c
 	}
 	// A word of the old text the newer one says is gone or changed from
@@ -731,18 +776,18 @@ func updateOf(o, n uread) (updateStrength, Conflict) {
 	// agree, else someone should look.
 	for _, w := range strings.Fields(o.low) {
 		w = strings.Trim(w, ".,;:!()`\"'")
-		if len(w) < 4 || funcWords[w] || uWeakWords[w] || shared == 0 {
+		if len(w) < 4 || claims.FuncWords[w] || uWeakWords[w] || shared == 0 {
 			continue
 		}
-		if to := fromValue.get(w).FindStringSubmatch(n.low); to != nil {
-			c := Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
+		if to := fromValue.Get(w).FindStringSubmatch(n.low); to != nil {
+			c := claims.Conflict{Subject: subject, Old: w, New: to[1], How: "replaced"}
 			if same {
-				return certainUpdate, c
+				return Certain, c
 			}
-			return probableUpdate, c
+			return Probable, c
 		}
 		if retiredIn(n.low, w, false) {
-			return probableUpdate, Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
+			return Probable, claims.Conflict{Subject: subject, Old: w, New: firstValue(n, w), How: "replaced"}
 		}
 	}
 	return looseUpdate(o, n)
@@ -762,7 +807,7 @@ func (r uread) terms() []string {
 	for _, v := range r.vals {
 		if v.typ == "name" {
 			for _, w := range strings.Fields(v.key) {
-				if w = stemOf(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
+				if w = lang.Stem(strings.TrimSuffix(strings.Trim(w, ".,;:'\"()"), "'s")); len(w) >= 2 && !slices.Contains(out, w) {
 					out = append(out, w)
 				}
 			}
@@ -787,45 +832,27 @@ func (r uread) plainSubject() []string {
 // of its words and names) and says one of its values otherwise, names it
 // as replaced, or says it changed where the old value is no longer said.
 // Never certain: a person decides.
-func looseUpdate(o, n uread) (updateStrength, Conflict) {
+func looseUpdate(o, n uread) (Strength, claims.Conflict) {
 	if n.aside || n.still || n.terse && !keyOf(o, n) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
-	if s, c := replacedValue(o, n); s != noUpdate {
+	if s, c := replacedValue(o, n); s != None {
 		return s, c
 	}
 	// How far the two share a subject: any shared word or name is enough
 	// for a value of the same kind said otherwise ("Uploads cap at 25 MB"
 	// against "Max upload size is 10 MB"); a name replaced or a word of
 	// change needs the older text's subject itself (half its words, or two).
-	subj, matched := o.plainSubject(), []string(nil)
-	sharedSubj := 0
-	for _, t := range o.terms() {
-		if n.has(t) {
-			matched = append(matched, t)
-			if slices.Contains(subj, t) {
-				sharedSubj++
-			}
-		}
-	}
-	// What a count counts is a subject word ("one approval" and "2
-	// approvals", "4 concurrent Celery workers" and "celery concurrency").
-	for _, ov := range o.vals {
-		if c, ok := strings.CutPrefix(ov.typ, "count:"); ok && !uGenericCounts[c] && (n.has(c) || slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ == ov.typ })) {
-			matched = append(matched, c)
-			subj = append(subj, c)
-			sharedSubj++
-		}
-	}
+	subj, matched, sharedSubj := sharedTerms(o, n)
 	if len(matched) == 0 {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	strong := sharedSubj >= 2 || sharedSubj >= 1 && 2*sharedSubj >= len(subj) || len(subj) == 0
 	if !strong && !o.knows(firstContent(n.low)) && !n.knows(firstContent(o.low)) {
 		// One word in common, and each opens on a subject the other does
 		// not name ("API keys are rotated every 30 days" against
 		// "Password rotation happens every 90 days").
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	subject := subjectPhrase(o, n)
 	if subject == "" {
@@ -836,11 +863,62 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 	// subject sharing only the package ("The docs site needs Node 18"
 	// against "The frontend needs Node 20"): not this one.
 	if was, _, ok := fromTo(n.low); ok && !slices.ContainsFunc(strings.Fields(was), o.knows) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	if !slices.ContainsFunc(matched, func(t string) bool { return !o.valueWord(t) }) && apart(o, n) {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
+	if ov, nv, ok := looseValue(o, n, strong); ok {
+		return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+	}
+	// Says it changed, and the old value is no longer said; a value of
+	// another kind in its place is about something else ("scaled kafka
+	// connect to 4 workers" against "3 brokers").
+	if !strong {
+		return None, claims.Conflict{}
+	}
+	if n.change && len(o.vals) > 0 && !slices.ContainsFunc(o.vals, n.says) {
+		// Nothing of the old said again: had one of its values been, the
+		// one left out is not what changed ("Fastly cache purge now runs
+		// after each deploy" against "The CDN is Fastly").
+		ov := o.vals[0]
+		if !slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
+			return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: firstValue(n, ov.raw), How: "changed"}
+		}
+	}
+	return None, claims.Conflict{}
+}
+
+// sharedTerms are the older text's subject words, those of its terms the
+// newer has, and how many of the subject words these are. What a count
+// counts is a subject word ("one approval" and "2 approvals", "4
+// concurrent Celery workers" and "celery concurrency").
+func sharedTerms(o, n uread) (subj, matched []string, shared int) {
+	subj = o.plainSubject()
+	for _, t := range o.terms() {
+		if n.has(t) {
+			matched = append(matched, t)
+			if slices.Contains(subj, t) {
+				shared++
+			}
+		}
+	}
+	for _, ov := range o.vals {
+		if c, ok := strings.CutPrefix(ov.typ, "count:"); ok && !uGenericCounts[c] && (n.has(c) || slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ == ov.typ })) {
+			matched = append(matched, c)
+			subj = append(subj, c)
+			shared++
+		}
+	}
+	return subj, matched, shared
+}
+
+// looseValue is the older value the newer text replaces with a value of
+// its kind, if one: not said again (unless in a clause of its own that
+// says it changed), not a bare number against another unless the subject
+// is strong and names its owner, not a name beside another without a word
+// of change.
+func looseValue(o, n uread, strong bool) (ov, nv uval, ok bool) {
 	for _, ov := range o.vals {
 		if n.says(ov) && !(strong && n.change && otherClause(n, ov)) {
 			continue
@@ -855,25 +933,10 @@ func looseUpdate(o, n uread) (updateStrength, Conflict) {
 			if (ov.typ == "name" || ov.typ == "code") && (!n.change && !n.terse || !strong) {
 				continue // another name beside it, no word of change: maybe an addition
 			}
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+			return ov, nv, true
 		}
 	}
-	// Says it changed, and the old value is no longer said; a value of
-	// another kind in its place is about something else ("scaled kafka
-	// connect to 4 workers" against "3 brokers").
-	if !strong {
-		return noUpdate, Conflict{}
-	}
-	if n.change && len(o.vals) > 0 && !slices.ContainsFunc(o.vals, n.says) {
-		// Nothing of the old said again: had one of its values been, the
-		// one left out is not what changed ("Fastly cache purge now runs
-		// after each deploy" against "The CDN is Fastly").
-		ov := o.vals[0]
-		if !slices.ContainsFunc(n.vals, func(nv uval) bool { return nv.typ != "name" && (!looseType(ov, nv, o, n) || !ownedBy(o, n, nv)) }) {
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: firstValue(n, ov.raw), How: "changed"}
-		}
-	}
-	return noUpdate, Conflict{}
+	return uval{}, uval{}, false
 }
 
 // uFromToRe: "from X to Y", X the value replaced.
@@ -893,7 +956,7 @@ func fromTo(low string) (was, is string, ok bool) {
 // "replacing webpack with Vite", "from node 16 to node 20", "Alice went
 // to the platform team", "Mongo gets retired", a file moved to another
 // folder. A number is named so only in "from … to …".
-func replacedValue(o, n uread) (updateStrength, Conflict) {
+func replacedValue(o, n uread) (Strength, claims.Conflict) {
 	subject := subjectPhrase(o, n)
 	for _, ov := range o.vals {
 		words := []string{strings.ToLower(ov.raw)}
@@ -905,17 +968,17 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 			words = append(words, base)
 			for _, nv := range n.vals {
 				if _, nb := splitFile(nv.key); nv.typ == "path" && nb == base && nv.key != ov.key && n.change {
-					return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: "path"}
+					return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: "path"}
 				}
 			}
 		}
 		for _, w := range words {
-			if len(w) >= 3 && !digitsOnly(w) && retiredIn(n.low, w, true) {
-				return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
+			if len(w) >= 3 && !claims.DigitsOnly(w) && retiredIn(n.low, w, true) {
+				return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: replacementOf(o, n, ov), How: "replaced"}
 			}
 		}
 		if was, is, ok := fromTo(n.low); ok && saysValue(was, strings.ToLower(ov.raw)) && !saysValue(is, strings.ToLower(ov.raw)) {
-			return probableUpdate, Conflict{Subject: subject, Old: ov.raw, New: is, How: howOf(ov.typ)}
+			return Probable, claims.Conflict{Subject: subject, Old: ov.raw, New: is, How: howOf(ov.typ)}
 		}
 	}
 	// A name of the newer text that the older one says in its own words
@@ -925,20 +988,20 @@ func replacedValue(o, n uread) (updateStrength, Conflict) {
 			continue
 		}
 		if retiredIn(n.low, nv.key, true) {
-			return probableUpdate, Conflict{Subject: subject, Old: nv.raw, New: replacementOf(o, n, nv), How: "replaced"}
+			return Probable, claims.Conflict{Subject: subject, Old: nv.raw, New: replacementOf(o, n, nv), How: "replaced"}
 		}
 	}
-	return noUpdate, Conflict{}
+	return None, claims.Conflict{}
 }
 
 // valueWord reports whether t (a term) is a word of one of r's values: a
 // name, or the package a version belongs to.
 func (r uread) valueWord(t string) bool {
 	for _, v := range r.vals {
-		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && stemOf(pkg) == t {
+		if pkg, ok := strings.CutPrefix(v.typ, "version:"); ok && pkg != "" && lang.Stem(pkg) == t {
 			return true
 		}
-		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return stemOf(w) == t || w == t }) {
+		if v.typ == "name" && slices.ContainsFunc(strings.Fields(v.key), func(w string) bool { return lang.Stem(w) == t || w == t }) {
 			return true
 		}
 	}
@@ -979,7 +1042,7 @@ var uInTheRe = regexp.MustCompile(`^\S+\s+(?:in|for|on)\s+(?:the\s+)?[\w-]+(?:\s
 
 // uManifestWords (stemmed) name where versions and settings are written
 // down, not what they are about.
-var uManifestWords = wordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
+var uManifestWords = lang.WordSet(`packag json lockfil lock toml yaml yml txt manifest requir gemfil pom xml gradl cargo go mod sum file config setting env regener pin`)
 
 // firstContent is the first word of a text that can name its subject,
 // verbs of change aside.
@@ -1031,7 +1094,7 @@ func ownersOf(n uread, nv uval) ([]string, bool) {
 	var owners []string
 	for k := len(words) - 1; k >= 0 && k >= len(words)-5; k-- {
 		w := words[k]
-		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[stemOf(w)] {
+		if w == "to" || w == "at" || w == "version" || w == "v" || w == "is" || w == "now" || w == "and" || uArticles[w] || uChangeRe.MatchString(w) || uAttrWords[lang.Stem(w)] {
 			continue
 		}
 		if !contentWord(w) {
@@ -1114,10 +1177,10 @@ func keyOf(o, n uread) bool {
 
 // contentWord: a word that can name a subject.
 func contentWord(w string) bool {
-	if len(w) < 2 || funcWords[w] || fillerWords[w] || openerWords[w] || uWeakWords[w] || canonWords[w] != "" || digitsOnly(w) {
+	if len(w) < 2 || claims.FuncWords[w] || claims.FillerWords[w] || claims.OpenerWords[w] || uWeakWords[w] || claims.CanonWords[w] != "" || claims.DigitsOnly(w) {
 		return false
 	}
-	s := stemOf(w)
+	s := lang.Stem(w)
 	return !uWeakWords[s] && !uDurationWords[s] && !uChangeRe.MatchString(w)
 }
 
@@ -1187,7 +1250,7 @@ func qualifiedHow(o, n uread) int {
 				return narrowedOwner
 			case i+1 < len(words) && (words[i+1] == "for" || words[i+1] == "of") && after(i+2):
 				return narrowedFor
-			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[stemOf(words[i+1])] && !uAttrWords[stemOf(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
+			case i+1 < len(words) && !sameWord(head[len(head)-1], base) && other(words[i+1]) && !uAttrWords[lang.Stem(words[i+1])] && !uAttrWords[lang.Stem(head[slices.IndexFunc(head, func(h string) bool { return sameWord(h, base) })+1])]:
 				// "the default language" where the older says "the default
 				// currency": another thing of the same kind. An attribute
 				// word is no other thing ("staging url" for "staging
@@ -1214,10 +1277,10 @@ func subjectHead(text string) []string {
 		if uTimeWords[base] {
 			continue // "the monthly AWS budget", "nightly backups"
 		}
-		if funcWords[base] || canonWords[base] != "" || digitsOnly(base) || len(out) == 4 {
+		if claims.FuncWords[base] || claims.CanonWords[base] != "" || claims.DigitsOnly(base) || len(out) == 4 {
 			break
 		}
-		if (uWeakWords[base] || uWeakWords[stemOf(base)]) && !nounBefore(text, base) {
+		if (uWeakWords[base] || uWeakWords[lang.Stem(base)]) && !nounBefore(text, base) {
 			break
 		}
 		out = append(out, base)
@@ -1235,7 +1298,7 @@ func nounBefore(text, w string) bool {
 			continue
 		}
 		nx := strings.Trim(fs[i+1], ".,;:!?()`\"'")
-		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[stemOf(nx)] && !uArticles[nx]
+		return nx != "" && unicode.IsLower(rune(nx[0])) && contentWord(nx) && !uWeakWords[nx] && !uWeakWords[lang.Stem(nx)] && !uArticles[nx]
 	}
 	return false
 }
@@ -1246,7 +1309,7 @@ func sameWord(a, b string) bool { return canonStem(a) == canonStem(b) }
 // canonStem is a word's stem, a short form's as its long form's ("prod"
 // is production's, "db" database's): how update readings compare words.
 func canonStem(w string) string {
-	s := stemOf(w)
+	s := lang.Stem(w)
 	if c, ok := uShortWords[s]; ok {
 		return c
 	}
@@ -1255,10 +1318,10 @@ func canonStem(w string) string {
 
 var (
 	uClauseRe   = regexp.MustCompile(`[,;:.!?()—]+\s|[;()—]|\n`)
-	uArticles   = wordSet(`the a an all our their its this that these those`)
-	uAttrWords  = wordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
-	uTimeWords  = wordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
-	uBroadWords = wordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
+	uArticles   = lang.WordSet(`the a an all our their its this that these those`)
+	uAttrWords  = lang.WordSet(`url address host hostnam endpoint locat size cap limit max maximum minimum min valu set version number count port path name id owner time schedul timeout lifetim ttl rate quota tier plan level mode option type kind channel`)
+	uTimeWords  = lang.WordSet(`hourly nightly daily weekly biweekly monthly quarterly yearly annual annually current new old`)
+	uBroadWords = lang.WordSet(`everyone everybody everything anyone anybody nobody nothing someone something all both each every good us me them now today`)
 )
 
 // looseType reports whether two values can stand for one another: the same
@@ -1293,7 +1356,7 @@ func reference(text string, lo, hi int) bool {
 	return uRefWords[strings.Trim(before, "(,")]
 }
 
-var uRefWords = wordSet(`per see via from closes fixes refs re`)
+var uRefWords = lang.WordSet(`per see via from closes fixes refs re`)
 
 // plainNumber writes a number without its thousands' commas: "5,000" is
 // 5000.
@@ -1315,9 +1378,9 @@ func thousands(n string) string {
 
 // typedChange: a value of the same type that differs, the old one not
 // said again, on the same subject.
-func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Conflict) {
+func typedChange(o, n uread, oOnly, nOnly int, same bool) (Strength, claims.Conflict) {
 	if !same {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	subject := subjectPhrase(o, n)
 	// Names on both sides that the other lacks qualify the subject ("the
@@ -1326,7 +1389,7 @@ func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Confl
 	// Words only the newer text has narrow its subject ("the request
 	// timeout for uploads"): without words of change, another thing.
 	if nOnly > 0 && !n.change {
-		return noUpdate, Conflict{}
+		return None, claims.Conflict{}
 	}
 	for _, ov := range o.vals {
 		if qualified && ov.typ != "name" {
@@ -1339,18 +1402,18 @@ func typedChange(o, n uread, oOnly, nOnly int, same bool) (updateStrength, Confl
 			if !sameUType(ov.typ, nv.typ) && !countOf(ov, nv, o, n) || ov.key == nv.key || stillSaid(o, nv) {
 				continue // stillSaid: the new value was in the old text too, a list
 			}
-			c := Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
+			c := claims.Conflict{Subject: subject, Old: ov.raw, New: nv.raw, How: howOf(ov.typ)}
 			// Certain only when the newer text adds no word to the subject
 			// ("the max upload size for avatars" is maybe another thing).
 			if n.change && nOnly == 0 && (oOnly == 0 || ov.typ != "name" && ov.typ != "code") {
-				return certainUpdate, c
+				return Certain, c
 			}
 			if n.change || ov.typ != "name" && ov.typ != "code" {
-				return probableUpdate, c
+				return Probable, c
 			}
 		}
 	}
-	return noUpdate, Conflict{}
+	return None, claims.Conflict{}
 }
 
 // subjectPhrase says what two texts share in the older one's own words, in
@@ -1359,10 +1422,10 @@ func subjectPhrase(o, n uread) string {
 	var out []string
 	for _, w := range strings.FieldsFunc(o.text, func(r rune) bool { return unicode.IsSpace(r) || strings.ContainsRune(".,;:!?()`\"", r) }) {
 		lw := strings.ToLower(w)
-		if len(lw) < 2 || funcWords[lw] || fillerWords[lw] || uWeakWords[lw] || canonWords[lw] != "" {
+		if len(lw) < 2 || claims.FuncWords[lw] || claims.FillerWords[lw] || uWeakWords[lw] || claims.CanonWords[lw] != "" {
 			continue
 		}
-		s := stemOf(lw)
+		s := lang.Stem(lw)
 		if !slices.Contains(o.subject, s) && slices.Contains(o.subject, lw) {
 			s = lw // a package's name, kept as written
 		}
@@ -1426,7 +1489,7 @@ func retiredIn(text, v string, loose bool) bool {
 	if loose {
 		res = retiredLoose
 	}
-	re := res.get(v)
+	re := res.Get(v)
 	loc := re.FindStringIndex(text)
 	if loc == nil {
 		return false
@@ -1442,12 +1505,12 @@ func retiredIn(text, v string, loose bool) bool {
 // value, kept as readings are: a pass reads the same stored values against
 // many texts, and building one was most of the update model's time.
 var (
-	retiredStrict = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp { return retiredExpr(v, false) }}
-	retiredLoose  = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp { return retiredExpr(v, true) }}
+	retiredStrict = claims.NewCache(func(v string) *regexp.Regexp { return retiredExpr(v, false) })
+	retiredLoose  = claims.NewCache(func(v string) *regexp.Regexp { return retiredExpr(v, true) })
 	// fromValue is "from v to X", X the new value.
-	fromValue = &readings[*regexp.Regexp]{read: func(v string) *regexp.Regexp {
+	fromValue = claims.NewCache(func(v string) *regexp.Regexp {
 		return regexp.MustCompile(`\bfrom\s+` + regexp.QuoteMeta(v) + `\s+to\s+([\w./:-]+)`)
-	}}
+	})
 )
 
 // retiredExpr is the expression retiredIn reads v with.
@@ -1483,60 +1546,13 @@ func replacementOf(o, n uread, v uval) string {
 	return ""
 }
 
-// decision reports a decision, which only the person's own words are read
-// as updating ("no, we chose MySQL"): a figure in its reason ("kept p99
-// under 4 ms in the load test") is what it was decided on, and an agent's
-// new figure reopens it through its evidence, not by taking its place.
-func decision(m *memory.Memory) bool {
-	return m.Layer == memory.LayerDecision || m.Kind == memory.KindDecision
-}
-
-// firsthand reports a memory in the person's own words.
-func firsthand(m *memory.Memory) bool {
-	return m.Provenance == memory.ProvUserStated || m.Provenance == memory.ProvUserCorrected
-}
-
-// updateCandidates are the current memories that share a subject word of
-// m's title, the rarer words counting more (as recall weighs them), at most
-// 12, most shared first; a decision only for the person's own words.
-func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
-	if pl.ukeys == nil {
-		// Built on first use: a pass with no draft to read pays nothing.
-		pl.ukeys = map[string][]string{}
-		for _, id := range pl.order {
-			pl.indexUpdateKeys(pl.mems[id])
-		}
-	}
-	score := map[string]float64{}
-	for _, w := range updateKeys(queryText(m)) {
-		if ids := pl.ukeys[w]; len(ids) <= maxPosting/4 {
-			for _, id := range ids {
-				score[id] += 1 / math.Log2(2+float64(len(ids)))
-			}
-		}
-	}
-	var out []*memory.Memory
-	for id := range score {
-		if id != m.ID && pl.current(id) && !pl.created(id) && (!decision(pl.mems[id]) || firsthand(m)) {
-			out = append(out, pl.mems[id])
-		}
-	}
-	slices.SortFunc(out, func(a, b *memory.Memory) int {
-		if sa, sb := score[a.ID], score[b.ID]; sa != sb {
-			return cmp.Compare(sb, sa)
-		}
-		return b.ValidFrom.Compare(a.ValidFrom)
-	})
-	return out[:min(len(out), 12)]
-}
-
-// updateKeys are the words a memory is found by when a newer text may
+// Keys are the words a memory is found by when a newer text may
 // update it: its title's words split at case and punctuation
 // ("compileSdkVersion" is compile, sdk and version; "react-dom" holds
 // react), stemmed, short forms as their long ones ("prod" finds
 // production), and the first five letters of a long word ("postgres"
 // finds "PostgreSQL", "Dockerfile" finds "docker").
-func updateKeys(title string) []string {
+func Keys(title string) []string {
 	split := uCaseRe.ReplaceAllString(title, "$1 $2")
 	named := namedWords(title)
 	var out []string
@@ -1549,7 +1565,7 @@ func updateKeys(title string) []string {
 	}
 	for _, text := range []string{title, split} {
 		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
-			if len(w) < 2 || stopWords[w] || funcWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
+			if len(w) < 2 || StopWords[w] || claims.FuncWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
 				continue
 			}
 			s := canonStem(w)
@@ -1586,72 +1602,6 @@ func namedWords(text string) map[string]bool {
 // uCaseRe finds where a word changes case: compileSdkVersion.
 var uCaseRe = regexp.MustCompile(`([a-z0-9])([A-Z])`)
 
-// update finds the stored memory m updates, if one: the surest reading
-// among its candidates. Lessons, episodes and events are left out.
-// An event that says something changed ("Bumped the max upload size to
-// 50 MB") is the new state: it takes the layer and kind of what it updates.
-func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Conflict, updateStrength) {
-	if m.Layer == memory.LayerMeta || m.Kind == memory.KindLesson || m.Layer == memory.LayerEpisode && m.Kind != memory.KindEvent {
-		return nil, Conflict{}, noUpdate
-	}
-	nr := readUpdate(ClaimText(m))
-	// The draft's opening ("Actually, …", "Wrong, …") is cut from the
-	// candidate; a short draft is one statement, and says it changed.
-	nr.change = nr.change || len(d.Text) <= 400 && uChangeRe.MatchString(d.Text)
-	if m.Kind == memory.KindEvent && !nr.change {
-		return nil, Conflict{}, noUpdate
-	}
-	var best *memory.Memory
-	var bestC Conflict
-	bestS := noUpdate
-	var eligible []*memory.Memory
-	var read []ruleReading
-	certain := 0
-	for _, a := range pl.updateCandidates(m) {
-		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent {
-			continue
-		}
-		eligible = append(eligible, a)
-		rules, c := updateOf(updateCache.get(ClaimText(a)), nr)
-		s := rules
-		if s == certainUpdate && a.ValidFrom.After(m.ValidFrom) {
-			// Stored after this was said ("has 4 machines" remembered
-			// after "now 6, not 4" was captured): which holds is a
-			// person's to say.
-			s = probableUpdate
-		}
-		if s == certainUpdate {
-			certain++
-			if bestS != certainUpdate {
-				best, bestC, bestS = a, c, s
-			}
-		}
-		if len(eligible) <= modelCandidates || s != noUpdate {
-			read = append(read, ruleReading{a, min(s, probableUpdate), c, rules})
-		}
-	}
-	if certain > 1 {
-		// Two stored facts each read as surely updated ("Uploads can be up
-		// to 25MB now" against "The maximum upload size is 10 MB" and "The
-		// general file upload limit is 50 MB"): which one is not sure.
-		bestS = probableUpdate
-	}
-	if bestS != certainUpdate {
-		// Short of certainty the model weighs the readings: which of the
-		// few most alike, or of those the rules found probable, this
-		// likeliest updates, if any.
-		best, bestC, bestS = modelUpdate(read, nr)
-	}
-	if bestS == probableUpdate && sameQuantity(bestC) {
-		best, bestC, bestS = nil, Conflict{}, noUpdate // a paraphrase: a merge's, not an update's
-	}
-	best, bestC, bestS = pl.judge(m, d, best, bestC, bestS, eligible)
-	if best != nil && m.Kind == memory.KindEvent {
-		m.Layer, m.Kind = best.Layer, best.Kind
-	}
-	return best, bestC, bestS
-}
-
 // onlyNames reports whether a names something b does not mention.
 func onlyNames(a, b uread) bool {
 	for _, v := range a.vals {
@@ -1662,11 +1612,11 @@ func onlyNames(a, b uread) bool {
 	return false
 }
 
-// otherThings reports whether two texts name different packages, task ids
+// OtherThings reports whether two texts name different packages, task ids
 // or environments, each one the other lacks ("`rails` ~> 7.1" and "`sidekiq` ~> 6.5", spotter-fum.1
 // and spotter-fum.2, staging and production): never one subject.
-func otherThings(a, b string) bool {
-	ra, rb := updateCache.get(a), updateCache.get(b)
+func OtherThings(a, b string) bool {
+	ra, rb := updateCache.Get(a), updateCache.Get(b)
 	differs := func(x, y uread) bool {
 		for _, w := range x.subject {
 			if (strings.Contains(w, ":") || uEnvWords[w]) && !y.has(w) {
@@ -1678,156 +1628,15 @@ func otherThings(a, b string) bool {
 	return ra.ownerless || rb.ownerless || differs(ra, rb) && differs(rb, ra)
 }
 
-// updateCache caches texts read for updates, as claimCache does claims.
-var updateCache = &readings[uread]{read: readUpdate}
-
-// correctedClaim reads a correction "X, not Y" (or "not Y but X") whose Y
-// is corrects: what changed, and the wrong claim as a sentence ("port is
-// 8080"), so that a lesson about it names the subject and both values.
-func correctedClaim(m *memory.Memory, corrects string) (Conflict, string, bool) {
-	for _, cl := range claimCache.get(ClaimText(m)).claims {
-		if !cl.fromNot || cl.pos || cl.slotHi <= cl.slotLo {
-			continue
-		}
-		old := rawOf(cl.toks[cl.slotLo:cl.slotHi])
-		if !strings.EqualFold(strings.Trim(old, "`\"'"), strings.Trim(corrects, "`\"'")) && !strings.Contains(strings.ToLower(corrects), strings.ToLower(old)) {
-			continue
-		}
-		subject := subjectOf(&cl, cl.slotLo, cl.slotHi)
-		if subject == "" || cl.alt == "" {
-			continue
-		}
-		return Conflict{Subject: subject, Old: old, New: cl.alt, How: "not"}, rawOf(cl.toks), true
-	}
-	return Conflict{}, "", false
-}
-
-// maxWholeUpdate bounds a draft read whole for what it updates.
-const maxWholeUpdate = 600
-
-// wholeStatement reports whether a draft may be read whole for what it
-// updates: a person's short note, not from a transcript, not working
-// notes, that opens on a statement (not a question, a request, a plan or
-// chatter; what follows may be: "moved to X, we'll delete Y next sprint").
-func wholeStatement(d memory.Draft) bool {
-	if len(d.Text) > maxWholeUpdate || fromTranscript(d) || workingNotes(d) != "" || pastedDocument(d.Text) {
-		return false
-	}
-	first := strings.TrimSpace(d.Text)
-	if i := strings.IndexAny(first, ".!?\n"); i >= 0 {
-		if first[i] == '?' {
-			return false // it opens on a question
-		}
-		first = first[:i]
-	}
-	low := strings.ToLower(first)
-	return low != "" && !isChatter(low) && !(taskRequest(low) && !uTerseRe.MatchString(first)) && !planAhead.MatchString(low) && !progressive.MatchString(low) && !hedgeWord.MatchString(strings.ToLower(d.Text))
-}
-
-// maxSkippedLen bounds a statement read for updates when extraction made
-// nothing of it: a terse note or a sentence, not a paragraph.
-const maxSkippedLen = 300
-
-// skippedStatements are the statements of d that extraction made no
-// candidate of and that still state something: not chatter, not a
-// question, not a request for work or a plan, no credential, no to-do
-// item, no bookkeeping of the work of the moment. Each is read for what
-// it updates; it never becomes a memory on its own.
-func skippedStatements(d memory.Draft, cands []Candidate) []string {
-	if strings.TrimSpace(d.Text) == "" || !utf8.ValidString(d.Text) || len(d.Text) > 64<<10 {
-		return nil
-	}
-	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
-		return nil
-	}
-	x, _, notes, harness := newExtractor(d)
-	if notes {
-		return nil // working notes: their findings are extraction's
-	}
-	var out []string
-	for _, st := range x.statements(d.Actor) {
-		if st.procedure || st.todo || len(st.core) > maxSkippedLen || x.tainted(st) || overlaps(harness, st.start, st.end) {
-			continue
-		}
-		core := st.core
-		low := strings.ToLower(core)
-		if core == "" || isChatter(low) || workLog(st, low) || taskRequest(low) && !uTerseRe.MatchString(core) || planAhead.MatchString(low) || progressive.MatchString(low) {
-			continue
-		}
-		if slices.ContainsFunc(cands, func(c Candidate) bool {
-			return c.Span != "" && (strings.Contains(c.Span, core) || strings.Contains(core, strings.TrimSpace(c.Span)))
-		}) {
-			continue
-		}
-		text := st.body
-		if text == "" {
-			text = core
-		}
-		out = append(out, text)
-	}
-	return out
-}
-
-// skippedUpdate reads one statement extraction skipped for what it
-// updates: at most a proposal, with the statement as the proposed
-// memory's text (it was never a memory itself, so it never supersedes on
-// its own).
-func (pl *planner) skippedUpdate(d memory.Draft, text string) {
-	prov := memory.ProvExtracted
-	if d.Actor == memory.ActorUser {
-		prov = memory.ProvUserStated
-	}
-	m := &memory.Memory{
-		ID: memory.NewID(), Project: pl.p.ID, Layer: memory.LayerState, Kind: memory.KindFact,
-		Title: oneLineTitle(text), Body: strings.TrimSpace(text), Provenance: prov, Confidence: prov.BaseConfidence(),
-		Status: memory.StatusActive, Version: 1, ValidFrom: d.Time,
-		Source: memory.Source{Actor: d.Actor, Session: d.Source.Session, File: d.Source.File, Line: d.Source.Line},
-	}
-	if m.Validate() != nil || secrets.Check(secrets.Field{Name: "title", Text: m.Title}, secrets.Field{Name: "body", Text: m.Body}) != nil {
-		return
-	}
-	if id, ok := pl.byNorm[memory.NormalText(m)]; ok && pl.current(id) {
-		return // said before: nothing updated
-	}
-	a, cf, s := pl.update(m, d)
-	if s == noUpdate {
-		return
-	}
-	pl.updated[d.ID] = true
-	if whole := strings.TrimSpace(d.Text); text != whole && wholeStatement(d) {
-		// The proposed memory is the person's whole note ("logging:
-		// fluent-bit → Loki. Filebeat daemonset removed"), not the one
-		// sentence that was read as the update.
-		m.Title, m.Body = oneLineTitle(whole), whole
-		if cf.New == saidNow {
-			o, n := updateCache.get(ClaimText(a)), updateCache.get(whole)
-			if i := slices.IndexFunc(n.vals, func(v uval) bool { return !o.says(v) }); i >= 0 {
-				cf.New = n.vals[i].raw
-			}
-		}
-	}
-	pl.from[m.ID] = d.ID
-	pl.proposeUpdate(a, m, cf, d)
-}
+// updateCache caches texts read for updates, as claims caches claims.
+var updateCache = claims.NewCache(readUpdate)
 
 // sameQuantity reports whether an update's old and new values are one
 // quantity said two ways ("2+ minutes" and "2-3 min"): a paraphrase, not a
 // change.
-func sameQuantity(c Conflict) bool {
+func sameQuantity(c claims.Conflict) bool {
 	o, n := readParaphrase(c.Old), readParaphrase(c.New)
 	return len(o.vals) > 0 && len(n.vals) > 0 && sameValues(o.vals, n.vals)
-}
-
-// proposeUpdate asks a person whether m updates a: the proposal names what
-// changes, and says so when a was stored after m was said.
-func (pl *planner) proposeUpdate(a, m *memory.Memory, cf Conflict, d memory.Draft) {
-	later := ""
-	if a.ValidFrom.After(m.ValidFrom) {
-		later = ", though it was stored after this was said"
-	}
-	pl.propose(memory.Proposal{Kind: memory.ProposeSupersede, Target: a.ID, Memory: m, Draft: d.ID,
-		Reason: fmt.Sprintf("may update %s (%s: %s → %s)%s", a.ID, cf.Subject, cf.Old, cf.New, later)}, a,
-		fmt.Sprintf("a draft may update %s (%s)%s", a.ID, differs(cf), later))
 }
 
 // countOf reports whether a count and a bare number are the same kind of
@@ -1843,13 +1652,26 @@ func countOf(ov, nv uval, o, n uread) bool {
 	return false
 }
 
-// queryText is what a newer memory's update candidates are found by: its
+// QueryText is what a newer memory's update candidates are found by: its
 // title and the start of its body (an agent's long message says what
 // changed anywhere in its first lines, not only in its title).
-func queryText(m *memory.Memory) string {
-	t := ClaimText(m)
+func QueryText(m *memory.Memory) string {
+	t := claims.ClaimText(m)
 	if len(t) > 600 {
 		t = t[:600]
 	}
 	return t
+}
+
+// StopWords are left out of a title's subject words.
+var StopWords = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`a an the is are was were be been being am of to in on at by for with from as and or
+		but not no it its this that these those we our us you your i my me he she they them their there here
+		has have had do does did will would can could should may might must so than then too very just also
+		into onto over under about after before again all any each few more most other some such only own same
+		now still yet use uses used using via per`) {
+		StopWords[w] = true
+	}
 }

@@ -1,7 +1,9 @@
-package consolidate
+package update
 
 import (
+	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -21,11 +23,24 @@ type example struct {
 	update bool
 }
 
+// examplesOf reads the pairs of a JSON Lines file of update and
+// consistent pairs ({"id", "kind", "old", "new"}) as examples.
 func examplesOf(t *testing.T, file string) []example {
 	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
 	var out []example
-	for _, p := range readUpdatePairs(t, file) {
-		o, n := updateCache.get(p.Old), updateCache.get(p.New)
+	for dec := json.NewDecoder(f); ; {
+		var p struct{ ID, Kind, Old, New string }
+		if err := dec.Decode(&p); err == io.EOF {
+			break
+		} else if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		o, n := updateCache.Get(p.Old), updateCache.Get(p.New)
 		rules, _ := updateOf(o, n)
 		out = append(out, example{set: filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file), id: p.ID, text: p.Old + " ⇒ " + p.New,
 			f: updateFeatures(o, n, rules), words: newerWords(n), update: p.Kind == "update"})
@@ -167,7 +182,7 @@ func rates(xs []example, m updateModel) (caught, updates, falseProp, consistent 
 // TestFitUpdateModel fits the update model on the sets CAIRN_UPDATES_TRAIN
 // names (comma-separated JSON Lines files of update and consistent pairs),
 // reports each set's figures when it is left out of the fit, and prints
-// the weights to put in updatemodel.go. It runs only where the sets are.
+// the weights to put in update/model.go. It runs only where the sets are.
 func TestFitUpdateModel(t *testing.T) {
 	files := os.Getenv("CAIRN_UPDATES_TRAIN")
 	if files == "" {

@@ -1,4 +1,10 @@
-package consolidate
+// Package extract reads drafts (notes, agents' transcripts) for candidate
+// memories: by patterns (preferences, state, events, decisions with their
+// because, failures with their cause, procedures, corrections), and by
+// checking what a language model proposes against the same rules. It is
+// pure: a draft in, candidates out; the planner decides what becomes of
+// them.
+package extract
 
 import (
 	"fmt"
@@ -8,6 +14,8 @@ import (
 	"unicode/utf8"
 
 	"cairn/ingest"
+	"cairn/internal/lang"
+	"cairn/internal/lazyre"
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/secrets"
@@ -90,8 +98,9 @@ type Candidate struct {
 // skipped whole, and every candidate's fields are checked again before it
 // is returned. A draft that is not valid UTF-8 makes nothing.
 
-// maxTitleRunes bounds a candidate's title.
-const maxTitleRunes = 120
+// MaxTitleRunes bounds a candidate's title (the patterns' and the
+// model's).
+const MaxTitleRunes = 120
 
 // maxTriggers bounds a failure's trigger list.
 const maxTriggers = 4
@@ -102,7 +111,7 @@ func Extract(d memory.Draft) []Candidate {
 	if strings.TrimSpace(d.Text) == "" || !utf8.ValidString(d.Text) {
 		return nil
 	}
-	if d.Actor == memory.ActorUser && fromTranscript(d) && pastedDocument(d.Text) {
+	if d.Actor == memory.ActorUser && FromTranscript(d) && pastedDocument(d.Text) {
 		return nil // a slash command's prompt template, not what the person said
 	}
 	x, out, notes, harness := newExtractor(d)
@@ -142,7 +151,7 @@ func Extract(d memory.Draft) []Candidate {
 // taken out (and returned), a notes draft's mark blanked, where the
 // credentials are, and the spans the harness put into a person's message.
 func newExtractor(d memory.Draft) (x extractor, tools []Candidate, notes bool, harness [][2]int) {
-	x = extractor{text: d.Text, session: d.Actor != memory.ActorUser && fromTranscript(d), prompt: d.Actor == memory.ActorUser && fromTranscript(d)}
+	x = extractor{text: d.Text, session: d.Actor != memory.ActorUser && FromTranscript(d), prompt: d.Actor == memory.ActorUser && FromTranscript(d)}
 	if d.Actor != memory.ActorUser {
 		x.text, tools = toolFacts(d.Text)
 	}
@@ -243,7 +252,7 @@ func secretsOf(text string) (at []int, keyLines map[int]bool) {
 
 // redactionMark finds the markers capture and ingest leave where they took a
 // secret out.
-var redactionMark = lazy(`(?i)\[redacted|<redacted|\*{3}redacted|\{redacted`)
+var redactionMark = lazyre.New(`(?i)\[redacted|<redacted|\*{3}redacted|\{redacted`)
 
 // tainted reports whether a statement touches a credential or a redaction.
 func (x *extractor) tainted(st statement) bool {
@@ -263,7 +272,7 @@ func (x *extractor) tainted(st statement) bool {
 // finish finishes a candidate: titles are one short line without control
 // characters, and nothing in it holds a credential.
 func finish(c *Candidate) bool {
-	c.Title = oneLineTitle(c.Title)
+	c.Title = OneLineTitle(c.Title)
 	c.Body = strings.TrimSpace(c.Body)
 	c.Because = strings.TrimSpace(c.Because)
 	c.Corrects = strings.TrimSpace(safetext.CleanLine(c.Corrects))
@@ -284,18 +293,18 @@ func finish(c *Candidate) bool {
 	return true
 }
 
-// oneLineTitle makes one line of at most maxTitleRunes runes, cut at a word.
-func oneLineTitle(s string) string {
+// OneLineTitle makes one line of at most MaxTitleRunes runes, cut at a word.
+func OneLineTitle(s string) string {
 	if i := strings.IndexByte(s, '\n'); i >= 0 {
 		s = s[:i]
 	}
 	s = strings.Join(strings.Fields(safetext.CleanLine(s)), " ")
 	r := []rune(s)
-	if len(r) <= maxTitleRunes {
+	if len(r) <= MaxTitleRunes {
 		return s
 	}
-	cut := string(r[:maxTitleRunes-1])
-	if i := strings.LastIndexByte(cut, ' '); i > maxTitleRunes/2 {
+	cut := string(r[:MaxTitleRunes-1])
+	if i := strings.LastIndexByte(cut, ' '); i > MaxTitleRunes/2 {
 		cut = cut[:i]
 	}
 	return strings.TrimRight(cut, " ,;:-") + "…"
@@ -314,10 +323,10 @@ type textLine struct {
 }
 
 // speakerPrefix is a transcript's "who:" at the start of a line.
-var speakerPrefix = lazy(`(?i)^\s*(user|human|me|assistant|agent|ai|claude|codex|model|bot|system)\s*:\s*`)
+var speakerPrefix = lazyre.New(`(?i)^\s*(user|human|me|assistant|agent|ai|claude|codex|model|bot|system)\s*:\s*`)
 
 // listMarker is a list item's bullet or number, and a checkbox after it.
-var listMarker = lazy(`^(?:([-*•+])|(\d{1,3})[.)])\s+(\[[ xX]\]\s+)?`)
+var listMarker = lazyre.New(`^(?:([-*•+])|(\d{1,3})[.)])\s+(\[[ xX]\]\s+)?`)
 
 func speakerOf(name string) memory.Actor {
 	switch strings.ToLower(name) {
@@ -429,7 +438,7 @@ func (x *extractor) statements(actor memory.Actor) []statement {
 }
 
 // abbreviations end in a full stop that does not end a sentence.
-var abbreviations = setOfWords(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
+var abbreviations = lang.WordSet(`e.g i.e eg ie etc vs cf approx incl mr dr st`)
 
 // sentenceRanges cuts text[start:end] at sentence ends: a full stop,
 // question or exclamation mark followed by a space. A small number
@@ -518,17 +527,17 @@ func sentenceStop(text string, start, i, end int) bool {
 // procLead is a line that says steps follow, with or without a colon.
 // Other short lines ("Upgrading Postgres:", "When CI is red:") lead steps
 // only with a colon and two steps or more.
-var procLead = lazy(`(?i)^(?:to\s+\w|how\s+(?:to|we|i|you)\s+\w|steps?\s+(?:to|for)\s|(?:the\s+)?(?:procedure|runbook|recipe|playbook)\b|[\w -]*\b(?:steps|checklist|procedure|runbook|recipe|instructions)\s*:?$)`)
+var procLead = lazyre.New(`(?i)^(?:to\s+\w|how\s+(?:to|we|i|you)\s+\w|steps?\s+(?:to|for)\s|(?:the\s+)?(?:procedure|runbook|recipe|playbook)\b|[\w -]*\b(?:steps|checklist|procedure|runbook|recipe|instructions)\s*:?$)`)
 
 // notLead are leads whose items are notes or plans, not steps.
-var notLead = lazy(`(?i)^(?:summary|notes?|status|updates?|todo|to\s?do|to-do|plan|next\s+steps?|next|findings|results?|changes|changelog|today|done|recap|fyi|context|background|questions?|issues?|problems?|decisions?|i'll|i will|let me|let's|we'll|here|what|why|things|remaining|open|timeline)\b`)
+var notLead = lazyre.New(`(?i)^(?:summary|notes?|status|updates?|todo|to\s?do|to-do|plan|next\s+steps?|next|findings|results?|changes|changelog|today|done|recap|fyi|context|background|questions?|issues?|problems?|decisions?|i'll|i will|let me|let's|we'll|here|what|why|things|remaining|open|timeline)\b`)
 
 // firstPerson in a lead makes its items the speaker's plan ("Looking into
 // it, I'll:").
-var firstPerson = lazy(`\b(?:i'll|i\s+will|let\s+me|let's|we'll|i'm\s+going|i\s+am\s+going|i\s+need|i\s+want|my\s+plan)\b`)
+var firstPerson = lazyre.New(`\b(?:i'll|i\s+will|let\s+me|let's|we'll|i'm\s+going|i\s+am\s+going|i\s+need|i\s+want|my\s+plan)\b`)
 
 // reproLead names a bug's reproduction: its steps go stale with the bug.
-var reproLead = lazy(`(?i)\brepro(?:duce|duction)?\b`)
+var reproLead = lazyre.New(`(?i)\brepro(?:duce|duction)?\b`)
 
 // blockProcedure reads a lead line at i and the list items under it.
 func (x *extractor) blockProcedure(lines []textLine, i int) (statement, int, bool) {
@@ -582,24 +591,24 @@ func namesSubject(lead string) bool {
 
 // inlineLead is a procedure's lead and its steps on one line: "To X: a,
 // b, then c", "How to X: 1) a 2) b", "To X, run y".
-var inlineLead = lazy(`(?i)^((?:to|how\s+to|steps?\s+(?:to|for)|how\s+we)\s+[^:,]{2,60}?)\s*[:,]\s+(.+)$`)
+var inlineLead = lazyre.New(`(?i)^((?:to|how\s+to|steps?\s+(?:to|for)|how\s+we)\s+[^:,]{2,60}?)\s*[:,]\s+(.+)$`)
 
 // labelledSteps is any short lead with numbered steps after it: "Bootstrap a
 // service: 1) copy … 2) rename …".
-var labelledSteps = lazy(`^([^:]{3,60}?)\s*:\s+(1[.)]\s.+)$`)
+var labelledSteps = lazyre.New(`^([^:]{3,60}?)\s*:\s+(1[.)]\s.+)$`)
 
 // firstThen is "first a, then b, finally c".
-var firstThen = lazy(`(?i)^first\b,?\s*(.+?)[;,]?\s+(?:and\s+)?then\b,?\s*(.+)$`)
+var firstThen = lazyre.New(`(?i)^first\b,?\s*(.+?)[;,]?\s+(?:and\s+)?then\b,?\s*(.+)$`)
 
 // pronounEnd is a lead about something said before ("to fix this"): an
 // instruction for the task at hand, not a standing procedure.
-var pronounEnd = lazy(`(?i)\b(?:this|that|it|them|these|those)$`)
+var pronounEnd = lazyre.New(`(?i)\b(?:this|that|it|them|these|those)$`)
 
 // stepBreak splits inline steps: "then", "finally", ";", and a comma.
-var stepBreak = lazy(`(?i)\s*(?:[;,]\s*(?:and\s+)?(?:then|finally|after that|next)?\b|\s+(?:and\s+)?(?:then|finally|after that)\b),?\s*`)
+var stepBreak = lazyre.New(`(?i)\s*(?:[;,]\s*(?:and\s+)?(?:then|finally|after that|next)?\b|\s+(?:and\s+)?(?:then|finally|after that)\b),?\s*`)
 
 // enumerated splits "1) a 2) b" and "1. a 2. b".
-var enumerated = lazy(`(?:^|\s)\d{1,2}[.)]\s+`)
+var enumerated = lazyre.New(`(?:^|\s)\d{1,2}[.)]\s+`)
 
 // inlineProcedure reads a procedure said on one line.
 func inlineProcedure(core string) (lead string, steps []string, ok bool) {
@@ -657,7 +666,7 @@ func inlineProcedure(core string) (lead string, steps []string, ok bool) {
 }
 
 // imperativeVerbs start a step ("run …", "bump …").
-var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoid backfill bootstrap branch build bump call
+var imperativeVerbs = lang.WordSet(`add analyse analyze announce apply assign avoid backfill bootstrap branch build bump call
 	cd change check cherry-pick choose clean clear clone close commit compare configure copy cordon cp create cut
 	debug decrease delete deploy disable document download drain drop edit enable ensure export fetch find fix
 	flush follow freeze generate get grep increase install issue keep kill label load lock log login lower make
@@ -667,19 +676,11 @@ var imperativeVerbs = setOfWords(`add analyse analyze announce apply assign avoi
 	switch tag tail take test trigger uncordon uninstall unlock unset update upgrade upload use validate verify
 	visit wait warm watch write wipe`)
 
-// commandNames start a step as a program would be typed.
-var commandNames = setOfWords(`go make npm npx pnpm yarn git docker kubectl helm terraform pg_restore pg_dump pg_upgrade
+// CommandNames start a step as a program would be typed.
+var CommandNames = lang.WordSet(`go make npm npx pnpm yarn git docker kubectl helm terraform pg_restore pg_dump pg_upgrade
 	psql cargo pip pip3 python python3 node bun deno goreleaser gh aws gcloud az scp rsync curl systemctl
 	journalctl brew apt apt-get bazel buf protoc sqlc certbot mvn gradle sudo tmux sed kustomize ansible
 	redis-cli mysql mongosh openssl dotnet composer bundle rake poetry uv podman nix just task`)
-
-func setOfWords(s string) map[string]bool {
-	out := map[string]bool{}
-	for _, w := range strings.Fields(s) {
-		out[w] = true
-	}
-	return out
-}
 
 // startsImperative reports whether s begins like a step: a verb in the
 // imperative, a command, or code.
@@ -692,7 +693,7 @@ func startsImperative(s string) bool {
 		return true
 	}
 	w := strings.ToLower(strings.Trim(firstField(s), "`,.:;"))
-	return imperativeVerbs[w] || commandNames[w]
+	return imperativeVerbs[w] || CommandNames[w]
 }
 
 func firstField(s string) string {
@@ -705,31 +706,31 @@ func firstField(s string) string {
 // ---- preparing a statement
 
 // fillerOpen opens a sentence without saying anything ("ok,", "anyway,").
-var fillerOpen = lazy(`(?i)^(?:ok(?:ay)?|thanks|thank you|great|cool|nice|perfect|hmm+|hm|so|anyway|also|and|but|btw|fyi|oh|well|lol|right|sure|alright|yeah|yes|yep|interesting|understood|morning|hey|hi|hello|sgtm|lgtm|got it|note that|note|ps|heads up|for the record|to be clear|just so you know|quick note|reminder|here's\s+what\s+(?:i|we)\s+found|what\s+(?:i|we)\s+found|turns\s+out|found\s+it)\b\s*[,!.:;—–-]*\s+`)
+var fillerOpen = lazyre.New(`(?i)^(?:ok(?:ay)?|thanks|thank you|great|cool|nice|perfect|hmm+|hm|so|anyway|also|and|but|btw|fyi|oh|well|lol|right|sure|alright|yeah|yes|yep|interesting|understood|morning|hey|hi|hello|sgtm|lgtm|got it|note that|note|ps|heads up|for the record|to be clear|just so you know|quick note|reminder|here's\s+what\s+(?:i|we)\s+found|what\s+(?:i|we)\s+found|turns\s+out|found\s+it)\b\s*[,!.:;—–-]*\s+`)
 
 // standingOpeners make what follows a standing rule.
-var standingOpeners = lazy(`(?i)^(?:going forward|from now on|in future|in the future|henceforth|as a rule)\b[,:]?\s+`)
+var standingOpeners = lazyre.New(`(?i)^(?:going forward|from now on|in future|in the future|henceforth|as a rule)\b[,:]?\s+`)
 
 // reporter is an agent reporting the user's words: "the user corrected: …".
-var reporter = lazy(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
+var reporter = lazyre.New(`(?i)^(?:the\s+)?user\s+(corrected(?:\s+me)?|clarified|said|says|replied|wrote|pointed out)\s*(?:that\s*)?[:,]?\s*`)
 
 // labelPrefix is a short label before a colon or dash: "Correction: …".
 // planLabel is a numbered step of a plan: "Fix 2:", "Step 3 —", "Option B:".
 // A day of a schedule opens one too: "July 12:", "Day 2 —", "Week 1:",
 // "Mon:".
-var planLabel = lazy(`(?i)^(?:(?:fix|step|option|phase|part|change|task|todo|approach|plan|stage|day|week|sprint|milestone|iteration)\s*#?(?:\d+|[a-e])\b[a-z]?|(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?|(?:mon|tues?|wed|thu|thurs|fri|sat|sun)(?:day)?)\s*(?:[:.)—–]|\s-)\s*`)
+var planLabel = lazyre.New(`(?i)^(?:(?:fix|step|option|phase|part|change|task|todo|approach|plan|stage|day|week|sprint|milestone|iteration)\s*#?(?:\d+|[a-e])\b[a-z]?|(?:january|february|march|april|may|june|july|august|september|october|november|december|jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?\s+\d{1,2}(?:st|nd|rd|th)?|(?:mon|tues?|wed|thu|thurs|fri|sat|sun)(?:day)?)\s*(?:[:.)—–]|\s-)\s*`)
 
 // planLead heads a plan, a schedule or a roadmap: the items under it are
 // what is to be done, not what is so ("## Build plan", "Timeline:").
-var planLead = lazy(`(?i)^(?:#{1,6}\s*)?(?:[\w'/-]+\s+){0,3}(?:plan|roadmap|schedule|timeline|milestones|next\s+steps|phases)\s*(?:\([^)]*\))?\s*:?\s*$`)
+var planLead = lazyre.New(`(?i)^(?:#{1,6}\s*)?(?:[\w'/-]+\s+){0,3}(?:plan|roadmap|schedule|timeline|milestones|next\s+steps|phases)\s*(?:\([^)]*\))?\s*:?\s*$`)
 
-var labelPrefix = lazy(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
+var labelPrefix = lazyre.New(`(?i)^([\p{L}' ]{2,30}?)\s*(?:[:—–]|\s-)\s+`)
 
 // emphasis marks are dropped before a statement is read.
 var emphasis = strings.NewReplacer("**", "", "__", "")
 
 // fileLabel is a file or code name before a colon.
-var fileLabel = lazy("^(?:`[^`]+`|[\\w.-]+(?:/[\\w.-]+)*\\.\\w+)\\s*:\\s+")
+var fileLabel = lazyre.New("^(?:`[^`]+`|[\\w.-]+(?:/[\\w.-]+)*\\.\\w+)\\s*:\\s+")
 
 // statementLabels are the labels that say what class a statement is, and the ones
 // that only introduce it. Measurement labels stay in the body ("Load test:
@@ -864,7 +865,7 @@ func classifyStatement(st statement) (Candidate, bool) {
 
 // chatterWords are the words of acknowledgements and greetings: a
 // statement made of nothing else says nothing.
-var chatterWords = setOfWords(`ok okay k kk thanks thank you thx ty cheers cool nice great perfect awesome sounds good
+var chatterWords = lang.WordSet(`ok okay k kk thanks thank you thx ty cheers cool nice great perfect awesome sounds good
 	sgtm lgtm got it understood will do done yes yep yeah yup no nope nah sure right agreed exactly hmm hmmm hm ah
 	oh catch call point question makes sense fair enough worries problem problems np brb one sec moment hold on
 	wait hi hello hey there morning evening afternoon night bye see ttyl i interesting wow lol haha oops whoops
@@ -874,25 +875,25 @@ var chatterWords = setOfWords(`ok okay k kk thanks thank you thx ty cheers cool 
 
 // questionStart opens a question without its question mark (a few
 // openers of other languages people write to agents in too).
-var questionStart = lazy(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody|our|your|my|its|their|a|an|any|all)\b|any\s+(?:idea|ideas|thoughts)|wdyt|est-ce\s+qu(?:e|')|qu'est-ce|pourquoi|comment\s+(?:je|on|faire|est-ce)|peux-tu|pouvez-vous|por\s+qu[eé]|c[oó]mo\s+(?:puedo|se|hago)|puedes|warum|wie\s+kann|kannst\s+du)\b`)
+var questionStart = lazyre.New(`^(?:what|why|where|which|who|whom|whose|how\s+(?:do|does|did|can|could|should|is|are|come|about|many|much|long|often)|(?:can|could|would|will|do|does|did|is|are|should|shall|may|was|were|have|has)\s+(?:you|we|i|it|this|that|the|there|they|anyone|someone|somebody|our|your|my|its|their|a|an|any|all)\b|any\s+(?:idea|ideas|thoughts)|wdyt|est-ce\s+qu(?:e|')|qu'est-ce|pourquoi|comment\s+(?:je|on|faire|est-ce)|peux-tu|pouvez-vous|por\s+qu[eé]|c[oó]mo\s+(?:puedo|se|hago)|puedes|warum|wie\s+kann|kannst\s+du)\b`)
 
 // agentOffer is an agent asking leave or offering more ("Should I proceed
 // to …", "Would you like me to …", "If helpful, I can add …"): the
 // moment's question, never a memory.
-var agentOffer = lazy(`^(?:should\s+i|shall\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|if\s+(?:helpful|useful|needed|you\s+(?:want|like|prefer)|you(?:'|’)d\s+like|you\s+would\s+like),?\s+i\s+(?:can|could)|let\s+me\s+know\s+if|i\s+can\s+also|happy\s+to)\b`)
+var agentOffer = lazyre.New(`^(?:should\s+i|shall\s+i|would\s+you\s+like|do\s+you\s+want|want\s+me\s+to|if\s+(?:helpful|useful|needed|you\s+(?:want|like|prefer)|you(?:'|’)d\s+like|you\s+would\s+like),?\s+i\s+(?:can|could)|let\s+me\s+know\s+if|i\s+can\s+also|happy\s+to)\b`)
 
 // programOutput is a line a program printed, pasted or echoed as it came:
 // a log line with its time or level, a build step, a traceback frame, a
 // command line with its environment, a tool's usage error. What it says
 // is the moment's; what it meant, a finding says.
-var programOutput = lazy(`(?i)^\s*(?:\d{4}[/-]\d{2}[/-]\d{2}[ t]\d{2}:\d{2}|\[(?:error|warn|warning|info|debug|fatal|trace|loop start)[^\]]*\]|\[\d+(?:\.\d+)?\]|=>\s|#\d+\s+\[|\d+\.\d+\s+[\w.-]+:|file\s+"[^"]+",\s+line\s+\d+|traceback\b|(?-i:(?:[A-Z][A-Z0-9_]*=\S+\s+)+)\S|[\w.-]+:\s+error:|error\[e\d+\]|panic:|refused\s+to\s|uncaught\s|npm\s+err!|\w*(?:error|fatal|exception):\s|[^\t\n]+\t[^\t\n]+\t|\w[\w .-]{0,30}:\s+failed\s+to\s|dependency\s+failed\s+to\s+start)`)
+var programOutput = lazyre.New(`(?i)^\s*(?:\d{4}[/-]\d{2}[/-]\d{2}[ t]\d{2}:\d{2}|\[(?:error|warn|warning|info|debug|fatal|trace|loop start)[^\]]*\]|\[\d+(?:\.\d+)?\]|=>\s|#\d+\s+\[|\d+\.\d+\s+[\w.-]+:|file\s+"[^"]+",\s+line\s+\d+|traceback\b|(?-i:(?:[A-Z][A-Z0-9_]*=\S+\s+)+)\S|[\w.-]+:\s+error:|error\[e\d+\]|panic:|refused\s+to\s|uncaught\s|npm\s+err!|\w*(?:error|fatal|exception):\s|[^\t\n]+\t[^\t\n]+\t|\w[\w .-]{0,30}:\s+failed\s+to\s|dependency\s+failed\s+to\s+start)`)
 
 // backlogItem is a ticket of a plan being drafted ("#0.7 Frontend shell —
 // …"): the plan's, and the tracker's.
-var backlogItem = lazy(`^#[A-Za-z0-9]+(?:\.\d+)+\s|^\d+\)\s`)
+var backlogItem = lazyre.New(`^#[A-Za-z0-9]+(?:\.\d+)+\s|^\d+\)\s`)
 
 // hereIs introduces what follows ("here is the diff:"): nothing of its own.
-var hereIs = lazy(`^(?:here\s+is|here's|here\s+are|below\s+is|see\s+(?:below|above)|as\s+follows|the\s+following)\b`)
+var hereIs = lazyre.New(`^(?:here\s+is|here's|here\s+are|below\s+is|see\s+(?:below|above)|as\s+follows|the\s+following)\b`)
 
 func isChatter(low string) bool {
 	t := strings.TrimSpace(low)
@@ -915,36 +916,36 @@ func isChatter(low string) bool {
 }
 
 // planAhead is what the speaker is about to do, not what is so.
-var planAhead = lazy(`^(?:let\s+me|let's|lets|lemme|i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i'm\s+gonna|gonna|i\s+need\s+to|i'd\s+like\s+to|i\s+want\s+to|i\s+should|i\s+can|i\s+could|i\s+would|i\s+might|(?:now|next|first|then|after\s+that)\b,?\s*(?:i'll|i\s+will|let\s+me|let's|we'll)|will\s+\w+|going\s+to|time\s+to|about\s+to|trying\s+to|i'm\s+(?:now\s+)?\w+ing\b|i\s+am\s+(?:now\s+)?\w+ing\b|we're\s+(?:now\s+)?(?:checking|looking|running|trying|waiting|investigating|debugging)\b)`)
+var planAhead = lazyre.New(`^(?:let\s+me|let's|lets|lemme|i'll|i\s+will|i'm\s+going\s+to|i\s+am\s+going\s+to|i'm\s+gonna|gonna|i\s+need\s+to|i'd\s+like\s+to|i\s+want\s+to|i\s+should|i\s+can|i\s+could|i\s+would|i\s+might|(?:now|next|first|then|after\s+that)\b,?\s*(?:i'll|i\s+will|let\s+me|let's|we'll)|will\s+\w+|going\s+to|time\s+to|about\s+to|trying\s+to|i'm\s+(?:now\s+)?\w+ing\b|i\s+am\s+(?:now\s+)?\w+ing\b|we're\s+(?:now\s+)?(?:checking|looking|running|trying|waiting|investigating|debugging)\b)`)
 
 // letsDecide is "let's go with X because …": a decision said as a plan.
-var letsDecide = lazy(`^let's\s+(?:go\s+with|use|switch\s+to|pick|stick\s+with|keep)\b.*\b(?:because|since|so\s+that)\b`)
+var letsDecide = lazyre.New(`^let's\s+(?:go\s+with|use|switch\s+to|pick|stick\s+with|keep)\b.*\b(?:because|since|so\s+that)\b`)
 
 // progressive is narration of what is being done right now.
-var progressive = lazy(`^(?:checking|looking|running|trying|searching|reading|digging|working|waiting|investigating|debugging|testing|building|fetching|installing|opening|grepping|scanning|reviewing|writing|updating|fixing|adding|thinking|continuing|retrying|rerunning|re-running)\b`)
+var progressive = lazyre.New(`^(?:checking|looking|running|trying|searching|reading|digging|working|waiting|investigating|debugging|testing|building|fetching|installing|opening|grepping|scanning|reviewing|writing|updating|fixing|adding|thinking|continuing|retrying|rerunning|re-running)\b`)
 
 // testStatus is a run's passing state: progress of the moment.
-var testStatus = lazy(`^(?:and\s+)?(?:now\s+)?(?:all\s+)?(?:the\s+)?(?:\d+\s+)?(?:unit\s+|integration\s+|e2e\s+)?(?:tests?|checks?|specs?)\s+(?:now\s+)?(?:pass(?:es|ed)?|are\s+(?:passing|green)|succeed(?:s|ed)?)\b`)
+var testStatus = lazyre.New(`^(?:and\s+)?(?:now\s+)?(?:all\s+)?(?:the\s+)?(?:\d+\s+)?(?:unit\s+|integration\s+|e2e\s+)?(?:tests?|checks?|specs?)\s+(?:now\s+)?(?:pass(?:es|ed)?|are\s+(?:passing|green)|succeed(?:s|ed)?)\b`)
 
 // hedgeWord marks a statement said without conviction.
-var hedgeWord = lazy(`\b(?:maybe|probably|perhaps|might|possibly|i\s+think|i\s+guess|i\s+believe|not\s+sure|seems|seem|apparently|iirc|afaik|likely|could\s+be|unsure|i\s+suspect)\b`)
+var hedgeWord = lazyre.New(`\b(?:maybe|probably|perhaps|might|possibly|i\s+think|i\s+guess|i\s+believe|not\s+sure|seems|seem|apparently|iirc|afaik|likely|could\s+be|unsure|i\s+suspect)\b`)
 
 // ---- corrections
 
 // correctionCue opens a correction.
-var correctionCue = lazy(`(?i)^(?:(?:no|nope|nah)(?:[\s,]+no)*\s*(?:[,—–:;]|\s-|\.\.\.)\s*(?:actually\b[,:]?\s*)?|actually\b[,:]?\s+|correction\s*[:—–-]\s*|(?:that's|that\s+is|this\s+is|that's\s+not|it's)\s+(?:wrong|not\s+right|incorrect|not\s+correct|not\s+true|outdated|out\s+of\s+date)\b\s*[,:;—–.-]*\s*|wrong\b\s*[,:;—–-]\s*|not\s+quite\b\s*[,:;—–-]\s*|i\s+was\s+wrong(?:\s+(?:earlier|before|above))?\s*[,:;—–-]\s*|to\s+correct\s+(?:myself|that)\s*[,:—–-]\s*|(?:that's|that\s+is|this\s+is)\s+not\s+what\s+i\s+(?:meant|asked\s+for|asked|wanted)\b\s*[,:;—–.-]*\s*|not\s+what\s+i\s+meant\b\s*[,:;—–.-]*\s*)`)
+var correctionCue = lazyre.New(`(?i)^(?:(?:no|nope|nah)(?:[\s,]+no)*\s*(?:[,—–:;]|\s-|\.\.\.)\s*(?:actually\b[,:]?\s*)?|actually\b[,:]?\s+|correction\s*[:—–-]\s*|(?:that's|that\s+is|this\s+is|that's\s+not|it's)\s+(?:wrong|not\s+right|incorrect|not\s+correct|not\s+true|outdated|out\s+of\s+date)\b\s*[,:;—–.-]*\s*|wrong\b\s*[,:;—–-]\s*|not\s+quite\b\s*[,:;—–-]\s*|i\s+was\s+wrong(?:\s+(?:earlier|before|above))?\s*[,:;—–-]\s*|to\s+correct\s+(?:myself|that)\s*[,:—–-]\s*|(?:that's|that\s+is|this\s+is)\s+not\s+what\s+i\s+(?:meant|asked\s+for|asked|wanted)\b\s*[,:;—–.-]*\s*|not\s+what\s+i\s+meant\b\s*[,:;—–.-]*\s*)`)
 
 // rightOne is "the correct one is X": a correction said as the right value.
-var rightOne = lazy(`(?i)^(?:the\s+)?(?:correct|right|actual|proper)\s+(?:one|[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\b`)
+var rightOne = lazyre.New(`(?i)^(?:the\s+)?(?:correct|right|actual|proper)\s+(?:one|[\w-]+(?:\s+[\w-]+)?)\s+(?:is|are)\b`)
 
 // notBut is "not Y but X".
-var notBut = lazy(`(?i)^not\s+(.+?),?\s+but\s+(.+)$`)
+var notBut = lazyre.New(`(?i)^not\s+(.+?),?\s+but\s+(.+)$`)
 
 // isntButIs is "it isn't Y; X" and "it's not Y, it's X".
-var isntButIs = lazy(`(?i)^(?:it|this|that)\s+(?:isn't|is\s+not|wasn't|was\s+not|'s\s+not|’s\s+not|s\s+not)\s+(.+?)\s*[;,—–:]\s*(?:it's\s+|it\s+is\s+|it\s+was\s+)?(.+)$`)
+var isntButIs = lazyre.New(`(?i)^(?:it|this|that)\s+(?:isn't|is\s+not|wasn't|was\s+not|'s\s+not|’s\s+not|s\s+not)\s+(.+?)\s*[;,—–:]\s*(?:it's\s+|it\s+is\s+|it\s+was\s+)?(.+)$`)
 
 // commaNot is "…, not Y" at the end of a clause.
-var commaNot = lazy(`(?i),\s+not\s+((?:[^,;.]|\.\S)+?)\s*(?:[,;]|\.(?:\s|$)|$)`)
+var commaNot = lazyre.New(`(?i),\s+not\s+((?:[^,;.]|\.\S)+?)\s*(?:[,;]|\.(?:\s|$)|$)`)
 
 // explicitCorrection reads a statement that opens with a correction cue;
 // cued reports whether it did, whatever it found after it.
@@ -995,7 +996,7 @@ func bareCorrection(st statement, core, low string) (Candidate, bool) {
 }
 
 // copulaVerb is a verb that states what something is.
-var copulaVerb = lazy(`(?:\b(?:is|are|was|were|runs|uses|lives|goes|go|listens|has|have|holds|owns|backs|sits|points|deploy|deploys|release|releases|run)\b|'s\b|’s\b)`)
+var copulaVerb = lazyre.New(`(?:\b(?:is|are|was|were|runs|uses|lives|goes|go|listens|has|have|holds|owns|backs|sits|points|deploy|deploys|release|releases|run)\b|'s\b|’s\b)`)
 
 // correctionCandidate makes a correction of what rest states.
 func correctionCandidate(st statement, rest string, sure bool) (Candidate, bool) {
@@ -1046,13 +1047,13 @@ func capitalizeSentence(s string) string {
 // ---- failures
 
 // failWords say that something failed or hurt.
-var failWords = lazy(`\b(?:failed|fails|failing|broke|breaks|broken|crash(?:es|ed|ing)?|doesn't\s+work|does\s+not\s+work|didn't\s+work|did\s+not\s+work|won't\s+work|isn't\s+working|is\s+not\s+working|doesn't\s+support|does\s+not\s+support|didn't\s+help|did\s+not\s+help|didn't\s+fix|did\s+not\s+fix|timed\s+out|times\s+out|ooms?|oomed|oom'd|oom-killed|ran\s+out\s+of|runs\s+out\s+of|hangs?|hung|deadlock(?:s|ed)?|starved|starves|regress(?:ed|es)|panick(?:ed|s)|panics\s+(?:when|on|if|with|because|at|in)|segfault(?:s|ed)?|errors\s+out|errored(?:\s+out)?|(?:is|are|was|were|became|becomes)\s+flaky|made\s+(?:\w+\s+){0,3}(?:flaky|worse|slower|meaningless|unusable|unstable))\b`)
+var failWords = lazyre.New(`\b(?:failed|fails|failing|broke|breaks|broken|crash(?:es|ed|ing)?|doesn't\s+work|does\s+not\s+work|didn't\s+work|did\s+not\s+work|won't\s+work|isn't\s+working|is\s+not\s+working|doesn't\s+support|does\s+not\s+support|didn't\s+help|did\s+not\s+help|didn't\s+fix|did\s+not\s+fix|timed\s+out|times\s+out|ooms?|oomed|oom'd|oom-killed|ran\s+out\s+of|runs\s+out\s+of|hangs?|hung|deadlock(?:s|ed)?|starved|starves|regress(?:ed|es)|panick(?:ed|s)|panics\s+(?:when|on|if|with|because|at|in)|segfault(?:s|ed)?|errors\s+out|errored(?:\s+out)?|(?:is|are|was|were|became|becomes)\s+flaky|made\s+(?:\w+\s+){0,3}(?:flaky|worse|slower|meaningless|unusable|unstable))\b`)
 
 // countsOfTests are outcomes, not failures: "412 passed, 0 failed".
-var countsOfTests = lazy(`\b\d+\s+(?:passed|failed|failing|skipped|errors?|failures?)\b|\b(?:no|without|zero)\s+(?:failures|errors)\b|\b(?:didn't|did\s+not|never|doesn't|does\s+not)\s+(?:fail|crash|break)\b`)
+var countsOfTests = lazyre.New(`\b\d+\s+(?:passed|failed|failing|skipped|errors?|failures?)\b|\b(?:no|without|zero)\s+(?:failures|errors)\b|\b(?:didn't|did\s+not|never|doesn't|does\s+not)\s+(?:fail|crash|break)\b`)
 
 // reasonMarker opens the reason of a clause.
-var reasonMarker = lazy(`\b(?:because|since|as\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|so\s+that|given\s+that|due\s+to)\b|,\s*as\b`)
+var reasonMarker = lazyre.New(`\b(?:because|since|as\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|so\s+that|given\s+that|due\s+to)\b|,\s*as\b`)
 
 // mainClause is the part of a statement before its reason.
 func mainClause(low string) string {
@@ -1067,38 +1068,38 @@ func failureCue(low string) bool {
 }
 
 // negativeAdvice is "don't use X: it …", "never use X — it …", "X: don't".
-var negativeAdvice = lazy(`^(?:please\s+)?(?:don't|do\s+not|never|avoid)\s+(?:ever\s+)?(?:use|using|run|running|call|calling|set|setting|enable|enabling|add|adding|try|trying|pass|passing|put|putting)?\s*(.+?)\s*(?:[:;—–]|\s-\s)\s*(?:it|they|this|that|doing\s+so)\b\s*(?:'s|\w+)`)
+var negativeAdvice = lazyre.New(`^(?:please\s+)?(?:don't|do\s+not|never|avoid)\s+(?:ever\s+)?(?:use|using|run|running|call|calling|set|setting|enable|enabling|add|adding|try|trying|pass|passing|put|putting)?\s*(.+?)\s*(?:[:;—–]|\s-\s)\s*(?:it|they|this|that|doing\s+so)\b\s*(?:'s|\w+)`)
 
 // adviceAfter is "X is dead, don't use it — …": the warning after its
 // subject.
-var adviceAfter = lazy(`^(.+?)\s+(?:is|are|was|were)\s+[\w-]+(?:\s+[\w-]+)?\s*[,;]\s*(?:so\s+)?(?:don't|do\s+not|never|avoid)\s+(?:use|using|run|running|touch|call|calling)\s+(?:it|them|this|that)\b`)
+var adviceAfter = lazyre.New(`^(.+?)\s+(?:is|are|was|were)\s+[\w-]+(?:\s+[\w-]+)?\s*[,;]\s*(?:so\s+)?(?:don't|do\s+not|never|avoid)\s+(?:use|using|run|running|touch|call|calling)\s+(?:it|them|this|that)\b`)
 
 // problemIs opens an explanation of a bug: "the issue is that …".
-var problemIs = lazy(`^(?:the\s+)?(?:issue|problem|bug|root\s+cause|cause|culprit)\s+(?:is|was)\b`)
+var problemIs = lazyre.New(`^(?:the\s+)?(?:issue|problem|bug|root\s+cause|cause|culprit)\s+(?:is|was)\b`)
 
 // problemNoun is a kind of failure named in a main clause that has a
 // reason after it: "the race happens because …".
-var problemNoun = lazy(`\b(?:race|data\s+race|race\s+condition|leak|memory\s+leak|deadlock|panic|crash|segfault|outage|regression|flake)\b`)
+var problemNoun = lazyre.New(`\b(?:race|data\s+race|race\s+condition|leak|memory\s+leak|deadlock|panic|crash|segfault|outage|regression|flake)\b`)
 
 // xDont is "X: don't." — a warning with the failure before it.
-var xDont = lazy(`[:;—–]\s*(?:don't|do\s+not|never\s+again|avoid\s+it)\W*$`)
+var xDont = lazyre.New(`[:;—–]\s*(?:don't|do\s+not|never\s+again|avoid\s+it)\W*$`)
 
 // triedX is "tried X, it broke Y".
-var triedX = lazy(`^(?:we\s+|i\s+)?tried\s+(?:upgrading\s+to|upgrading|bumping|running|using|switching\s+to|setting|adding|caching|enabling|moving\s+to|with)?\s*(.+?)\s*(?:[,;:—–]|\s-\s|\s+but\b|\s+and\b)`)
+var triedX = lazyre.New(`^(?:we\s+|i\s+)?tried\s+(?:upgrading\s+to|upgrading|bumping|running|using|switching\s+to|setting|adding|caching|enabling|moving\s+to|with)?\s*(.+?)\s*(?:[,;:—–]|\s-\s|\s+but\b|\s+and\b)`)
 
 // gerundX is "Using X broke Y", "Setting X made Y worse".
-var gerundX = lazy(`^(?:using|setting|running|enabling|adding|caching|bumping|upgrading(?:\s+to)?|switching\s+to|calling|importing|mounting|pinning|disabling|turning\s+on|turning\s+off)\s+(.+?)\s+(?:broke|breaks|made|makes|caused|causes|crashed|crashes|didn't|did\s+not|doesn't|does\s+not|failed|fails|slowed|killed|hung|hangs)\b`)
+var gerundX = lazyre.New(`^(?:using|setting|running|enabling|adding|caching|bumping|upgrading(?:\s+to)?|switching\s+to|calling|importing|mounting|pinning|disabling|turning\s+on|turning\s+off)\s+(.+?)\s+(?:broke|breaks|made|makes|caused|causes|crashed|crashes|didn't|did\s+not|doesn't|does\s+not|failed|fails|slowed|killed|hung|hangs)\b`)
 
 // adverbs are left out of a trigger phrase ("the cron job silently failed").
-var adverbs = setOfWords(`silently suddenly randomly intermittently occasionally consistently sometimes really
+var adverbs = lang.WordSet(`silently suddenly randomly intermittently occasionally consistently sometimes really
 	completely totally immediately finally eventually apparently probably constantly repeatedly`)
 
 // auxiliaries end a subject: "the deploy is broken" failed at "deploy".
-var auxiliaries = setOfWords(`is are was were be been has have had keeps kept got gets will would can could does did do
+var auxiliaries = lang.WordSet(`is are was were be been has have had keeps kept got gets will would can could does did do
 	isn't aren't wasn't weren't doesn't didn't won't can't`)
 
 // prepositions end a noun phrase.
-var prepositions = setOfWords(`on in for to from with when at inside during across without against before after while unless under over via per by of into`)
+var prepositions = lang.WordSet(`on in for to from with when at inside during across without against before after while unless under over via per by of into`)
 
 // readFailure reads a failure with its cause.
 func readFailure(st statement, core, low string) (Candidate, bool) {
@@ -1153,17 +1154,17 @@ func readFailure(st statement, core, low string) (Candidate, bool) {
 
 // forecast is a failure foreseen, not seen: "may cause graph breaks",
 // "it'll fire around epoch 14", "high risk".
-var forecast = lazy(`\b(?:may|might|could)\b|'ll\b|\b(?:high|low|some)\s+risk\b|\brisks?\s+(?:of|that)\b`)
+var forecast = lazyre.New(`\b(?:may|might|could)\b|'ll\b|\b(?:high|low|some)\s+risk\b|\brisks?\s+(?:of|that)\b`)
 
 // condition is what a failure happens with or under.
-var condition = lazy(`\b(?:with|on|when|under|after|if)\b`)
+var condition = lazyre.New(`\b(?:with|on|when|under|after|if)\b`)
 
 // resolutionStart verbs open an event about a failure that is over.
-var resolutionStart = lazy(`^(?:(?:we|i)\s+)?(?:fixed|resolved|patched|reverted|rolled\s+back|worked\s+around|mitigated|closed)\b`)
+var resolutionStart = lazyre.New(`^(?:(?:we|i)\s+)?(?:fixed|resolved|patched|reverted|rolled\s+back|worked\s+around|mitigated|closed)\b`)
 
 // codeToken finds words a task would name: flags, dotted or CamelCase
 // identifiers, snake_case, UPPER_SNAKE names, paths, names with digits.
-var codeToken = lazy(`(?:^|[\s(\x60"'])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]*(?:[./][\w-]+)+|[a-z]+[A-Z][\w]*|[A-Z][a-z]+[A-Z][\w]*|[A-Za-z]+_[\w]+|[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*|[A-Za-z]+-\d[\w-]*|[a-z]+(?:-[a-z]+)+)\b`)
+var codeToken = lazyre.New(`(?:^|[\s(\x60"'])(--?[a-zA-Z][\w-]*|[A-Za-z_][\w-]*(?:[./][\w-]+)+|[a-z]+[A-Z][\w]*|[A-Z][a-z]+[A-Z][\w]*|[A-Za-z]+_[\w]+|[A-Z][A-Z0-9]{2,}(?:_[A-Z0-9]+)*|[A-Za-z]+-\d[\w-]*|[a-z]+(?:-[a-z]+)+)\b`)
 
 // failureTriggers draws a failure's triggers from what failed (the subject) and
 // the code-like words of the statement: lower case, 1–4 of them.
@@ -1174,7 +1175,7 @@ func failureTriggers(subject, core string) []string {
 		if i := strings.IndexByte(t, '='); i > 0 {
 			t = t[:i] // a setting's name, not its value
 		}
-		if t == "" || len([]rune(t)) > memory.MaxTag || len(out) >= maxTriggers || safetext.Check("trigger", t) != nil || !specificTrigger(t) {
+		if t == "" || len([]rune(t)) > memory.MaxTag || len(out) >= maxTriggers || safetext.Check("trigger", t) != nil || !SpecificTrigger(t) {
 			return
 		}
 		for _, o := range out {
@@ -1209,10 +1210,10 @@ func failureTriggers(subject, core string) []string {
 	if len(phrase) > 0 {
 		p0 := strings.ToLower(phrase[0])
 		switch {
-		case commandNames[p0] && len(phrase) > 2 && !strings.HasPrefix(phrase[1], "-") && strings.HasPrefix(phrase[2], "-"):
+		case CommandNames[p0] && len(phrase) > 2 && !strings.HasPrefix(phrase[1], "-") && strings.HasPrefix(phrase[2], "-"):
 			addT(p0 + " " + strings.ToLower(phrase[1]) + " " + strings.ToLower(phrase[2])) // go test -race
 			addT(p0 + " " + strings.ToLower(phrase[1]))
-		case commandNames[p0] && len(phrase) > 1 && !strings.HasPrefix(phrase[1], "-"):
+		case CommandNames[p0] && len(phrase) > 1 && !strings.HasPrefix(phrase[1], "-"):
 			addT(p0 + " " + strings.ToLower(phrase[1]))
 		case len(phrase) > 1 && strings.HasPrefix(phrase[1], "-"):
 			addT(p0)
@@ -1257,7 +1258,7 @@ func failureTriggers(subject, core string) []string {
 }
 
 // stopTrigger are words that name nothing a task would mention.
-var stopTrigger = setOfWords(`the and but this that these those its our your their was were are is has have had
+var stopTrigger = lang.WordSet(`the and but this that these those its our your their was were are is has have had
 	not don't doesn't didn't never issue problem bug cause root culprit what which when then there here also
 	just very really it's they them because since`)
 
@@ -1269,22 +1270,22 @@ func looksLikeVersion(t string) bool {
 // ---- decisions
 
 // decisionStrong is a verb that says a choice was made.
-var decisionStrong = lazy(`\b(?:decided|decide\s+to|(?:the|our|my)\s+decision\s+(?:is|was)\b|chose|chosen|choose\s+to|picked|went\s+with|going\s+with|go\s+with|settled\s+on|opted|agreed\s+(?:to|on|that)|our\s+choice|made\s+the\s+call)\b`)
+var decisionStrong = lazyre.New(`\b(?:decided|decide\s+to|(?:the|our|my)\s+decision\s+(?:is|was)\b|chose|chosen|choose\s+to|picked|went\s+with|going\s+with|go\s+with|settled\s+on|opted|agreed\s+(?:to|on|that)|our\s+choice|made\s+the\s+call)\b`)
 
 // notDecision are uses of those words that choose nothing.
-var notDecision = lazy(`\bdecision\s+(?:tree|table|log|record)s?\b|\b(?:haven't|have\s+not|not\s+yet|didn't|did\s+not|undecided)\s+(?:decided|chosen|picked)\b|\bwhy\s+we\s+chose\b`)
+var notDecision = lazyre.New(`\bdecision\s+(?:tree|table|log|record)s?\b|\b(?:haven't|have\s+not|not\s+yet|didn't|did\s+not|undecided)\s+(?:decided|chosen|picked)\b|\bwhy\s+we\s+chose\b`)
 
 // decisionWeak is a change that is a decision when a reason comes with it.
-var decisionWeak = lazy(`^(?:(?:we|i|the\s+team|they)(?:'ll|'ve|'d)?\s+(?:have\s+|will\s+|now\s+)?)?(?:switched|switch|moved|move|replaced|replace|dropped|drop|parked|park|rejected|reject|kept|keep|use|using|stick\s+with|stuck\s+with|standardi[sz]ed\s+on|pinned|pin|store|adopted|adopt|retired|deprecated|disabled|enabled|removed|limited|capped|defaulted|split|ship|shipping|release|run|prefer|ditched|abandoned|scrapped|dumped|moved\s+off|migrated\s+off|went\s+back\s+to|gave\s+up\s+on)\b`)
+var decisionWeak = lazyre.New(`^(?:(?:we|i|the\s+team|they)(?:'ll|'ve|'d)?\s+(?:have\s+|will\s+|now\s+)?)?(?:switched|switch|moved|move|replaced|replace|dropped|drop|parked|park|rejected|reject|kept|keep|use|using|stick\s+with|stuck\s+with|standardi[sz]ed\s+on|pinned|pin|store|adopted|adopt|retired|deprecated|disabled|enabled|removed|limited|capped|defaulted|split|ship|shipping|release|run|prefer|ditched|abandoned|scrapped|dumped|moved\s+off|migrated\s+off|went\s+back\s+to|gave\s+up\s+on)\b`)
 
 // overRather is "X over Y", "X rather than Y", "X instead of Y".
-var overRather = lazy(`\b(?:over|rather\s+than|instead\s+of)\b`)
+var overRather = lazyre.New(`\b(?:over|rather\s+than|instead\s+of)\b`)
 
 // reasonStart finds the reason of a decision.
-var reasonStart = lazy(`(?i)\b(?:because(?:\s+of)?|since|so\s+that|given\s+that|due\s+to)\b|,\s*as\b|\bas\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|:\s+`)
+var reasonStart = lazyre.New(`(?i)\b(?:because(?:\s+of)?|since|so\s+that|given\s+that|due\s+to)\b|,\s*as\b|\bas\s+(?:it|they|we|this|that|there|these|those|our|the\s+team)\b|:\s+`)
 
 // sinceTime is "since" of time, not of reason.
-var sinceTime = lazy(`^\s*(?:then|last|yesterday|today|this|early|late|the\s+last|the\s+start|the\s+beginning|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|v?\d|we\s+started|forever)\b`)
+var sinceTime = lazyre.New(`^\s*(?:then|last|yesterday|today|this|early|late|the\s+last|the\s+start|the\s+beginning|monday|tuesday|wednesday|thursday|friday|saturday|sunday|january|february|march|april|may|june|july|august|september|october|november|december|v?\d|we\s+started|forever)\b`)
 
 // readDecision reads a decision and its reason.
 func readDecision(st statement, core, low string) (Candidate, bool) {
@@ -1330,21 +1331,21 @@ const timeOpener = `(?:(?:yesterday|today|tonight|earlier(?:\s+today)?|just\s+no
 const eventVerbs = `(?:deployed|merged|rolled\s+(?:back|out)|migrated|upgraded|downgraded|fixed|ran|re-ran|reran|applied|released|published|opened\s+(?:a\s+|the\s+)?(?:pr|pull\s+request|issue|ticket|incident|#)|closed|rotated|cut|regenerated|finished|completed|reverted|bumped|shipped|created|restarted|renamed|pointed|removed|added|enabled|disabled|installed|moved|switched|deleted|tagged|launched|backfilled|rebuilt|rebased|resolved|patched|configured|landed|promoted|provisioned|scaled|reindexed|imported|cleared|cleaned\s+up|flushed|got\s+paged|paged|killed|reproduced|updated|replaced|retired|deprecated|refactored|archived|cherry-picked|raised|lowered|increased|reduced|recovered|restored|failed\s+over|set\s+up|uploaded|synced|renewed|issued|onboarded|turned\s+(?:on|off)|wrote|benchmarked|profiled)`
 
 // eventStart is a past action at the front of a statement.
-var eventStart = lazy(`^` + timeOpener + `(?:(?:we|i|they|the\s+team|on-?call|ops|ci|someone|he|she)\s+(?:just\s+|finally\s+|successfully\s+|have\s+|'ve\s+|already\s+)?)?` + eventVerbs + `\b`)
+var eventStart = lazyre.New(`^` + timeOpener + `(?:(?:we|i|they|the\s+team|on-?call|ops|ci|someone|he|she)\s+(?:just\s+|finally\s+|successfully\s+|have\s+|'ve\s+|already\s+)?)?` + eventVerbs + `\b`)
 
 // eventDone is "<something> went out / was deployed / applied".
-var eventDone = lazy(`^` + timeOpener + `(?:(?:the|our|last\s+night's|today's|yesterday's|this\s+morning's|this\s+week's)\s+)?[\w.#/-]+(?:\s+[\w.#/-]+){0,3}\s+(?:was\s+|were\s+|got\s+|has\s+been\s+|have\s+been\s+)?(?:went\s+out|went\s+live|landed|shipped|applied|deployed|merged|released|completed|finished|succeeded|rolled\s+(?:out|back)|reverted|ran\s+(?:successfully|cleanly|fine|green|without\s+errors))\b`)
+var eventDone = lazyre.New(`^` + timeOpener + `(?:(?:the|our|last\s+night's|today's|yesterday's|this\s+morning's|this\s+week's)\s+)?[\w.#/-]+(?:\s+[\w.#/-]+){0,3}\s+(?:was\s+|were\s+|got\s+|has\s+been\s+|have\s+been\s+)?(?:went\s+out|went\s+live|landed|shipped|applied|deployed|merged|released|completed|finished|succeeded|rolled\s+(?:out|back)|reverted|ran\s+(?:successfully|cleanly|fine|green|without\s+errors))\b`)
 
 // measurementRun is an action whose point is a figure.
-var measurementRun = lazy(`\b(?:ran|re-ran|reran|did)\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:benchmarks?|bench|load\s+tests?|profil(?:e|er|ing))\b|\bbenchmarked\b|\bprofiled\b|\bmeasured\b`)
+var measurementRun = lazyre.New(`\b(?:ran|re-ran|reran|did)\s+(?:the\s+|a\s+)?(?:\w+\s+)?(?:benchmarks?|bench|load\s+tests?|profil(?:e|er|ing))\b|\bbenchmarked\b|\bprofiled\b|\bmeasured\b`)
 
 // habitual is the present passive: "docs are deployed from gh-pages" says
 // how things are done, not that something happened.
-var habitual = lazy(`\b(?:is|are|be|get|gets|usually|always)\s+(?:\w+\s+)?(?:deployed|merged|released|applied|shipped|rolled\s+out|landed)\b`)
+var habitual = lazyre.New(`\b(?:is|are|be|get|gets|usually|always)\s+(?:\w+\s+)?(?:deployed|merged|released|applied|shipped|rolled\s+out|landed)\b`)
 
 // concreteValue finds a value a fact is about: a number, version, path,
 // identifier, flag, URL, address or name.
-var concreteValue = lazy(`\d|[\w-]/[\w.-]|\w\.\w|(?:^|\s)--?\w|\w_\w|[a-z][A-Z]|\b[A-Z]{2,}\b|@|#\w|\x60|\s[A-Z][a-zA-Z]+`)
+var concreteValue = lazyre.New(`\d|[\w-]/[\w.-]|\w\.\w|(?:^|\s)--?\w|\w_\w|[a-z][A-Z]|\b[A-Z]{2,}\b|@|#\w|\x60|\s[A-Z][a-zA-Z]+`)
 
 // readEvent reads a dated action and its outcome.
 func readEvent(st statement, core, low string) (Candidate, bool) {
@@ -1369,29 +1370,29 @@ func readEvent(st statement, core, low string) (Candidate, bool) {
 // ---- preferences and constraints
 
 // tasteCue is a liking: kind preference.
-var tasteCue = lazy(`\b(?:prefers?|preferred|preference|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|dislikes?|hates?|favou?rs?)\b`)
+var tasteCue = lazyre.New(`\b(?:prefers?|preferred|preference|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|dislikes?|hates?|favou?rs?)\b`)
 
 // likesCue is a person's liking said of someone: "I prefer", "the user wants".
-var likesCue = lazy(`(?:^|\b(?:i|we|the\s+team|the\s+user|user|they|he|she|everyone)\s*(?:really\s+|strongly\s+|generally\s+|usually\s+|also\s+|still\s+|definitely\s+|much\s+)?)(?:prefers?|preferred|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|don't\s+like|do\s+not\s+like|doesn't\s+like|dislikes?|hates?|favou?rs?)\b|\bmy\s+preference\b|^preference\b`)
+var likesCue = lazyre.New(`(?:^|\b(?:i|we|the\s+team|the\s+user|user|they|he|she|everyone)\s*(?:really\s+|strongly\s+|generally\s+|usually\s+|also\s+|still\s+|definitely\s+|much\s+)?)(?:prefers?|preferred|likes?|loves?|wants?|'d\s+rather|would\s+rather|'d\s+like|would\s+like|'d\s+prefer|would\s+prefer|don't\s+like|do\s+not\s+like|doesn't\s+like|dislikes?|hates?|favou?rs?)\b|\bmy\s+preference\b|^preference\b`)
 
 // requestNow is a wish for something to be done now, not a standing liking.
-var requestNow = lazy(`\b(?:like|likes|want|wants|'d\s+like|would\s+like)\s+(?:to\s+(?:check|see|look|try|know|understand|run|read|ask|discuss|talk|confirm|verify|test|take|get|go|start|finish|fix|review|debug|investigate|figure|add|make|do|have|merge|deploy|ship)|you\s+to|me\s+to|us\s+to|it\s+to\s+be\s+done)\b`)
+var requestNow = lazyre.New(`\b(?:like|likes|want|wants|'d\s+like|would\s+like)\s+(?:to\s+(?:check|see|look|try|know|understand|run|read|ask|discuss|talk|confirm|verify|test|take|get|go|start|finish|fix|review|debug|investigate|figure|add|make|do|have|merge|deploy|ship)|you\s+to|me\s+to|us\s+to|it\s+to\s+be\s+done)\b`)
 
 // ruleStart is a rule said as an imperative.
-var ruleStart = lazy(`^(?:please\s+)?(?:always\b|never\b|don't\s+ever\b|do\s+not\s+ever\b|don't\b|do\s+not\b|avoid\b|no\s+more\b|stop\s+\w+ing\b|please\s+stop\b)|^please\s+(?:use|keep|avoid|prefer|stick|follow|only)\b|^no\s+[\w.-]+(?:\s+[\w.-]+){0,3}\s*(?:,\s*ever|\s+(?:allowed|ever|in|on|to|without|outside))\b`)
+var ruleStart = lazyre.New(`^(?:please\s+)?(?:always\b|never\b|don't\s+ever\b|do\s+not\s+ever\b|don't\b|do\s+not\b|avoid\b|no\s+more\b|stop\s+\w+ing\b|please\s+stop\b)|^please\s+(?:use|keep|avoid|prefer|stick|follow|only)\b|^no\s+[\w.-]+(?:\s+[\w.-]+){0,3}\s*(?:,\s*ever|\s+(?:allowed|ever|in|on|to|without|outside))\b`)
 
 // notRule are imperatives of the moment: "don't worry".
-var notRule = lazy(`^(?:please\s+)?(?:don't|do\s+not)\s+(?:worry|bother|mind|forget\s+to\s+(?:check|look|reply)|know|think|see|get\s+me\s+wrong)\b|^no\s+(?:worries|problem|idea|thanks|luck|clue|rush|way|need|biggie|prob|change|changes|issues?|comment|comments|more\s+questions)\b`)
+var notRule = lazyre.New(`^(?:please\s+)?(?:don't|do\s+not)\s+(?:worry|bother|mind|forget\s+to\s+(?:check|look|reply)|know|think|see|get\s+me\s+wrong)\b|^no\s+(?:worries|problem|idea|thanks|luck|clue|rush|way|need|biggie|prob|change|changes|issues?|comment|comments|more\s+questions)\b`)
 
 // ruleWord is a rule said of a subject: "must", "never", "always".
-var ruleWord = lazy(`\b(?:must(?:\s+not|n't)?|should(?:\s+not|n't)?|shall(?:\s+not)?|has\s+to|(?:is|are)\s+required|(?:is|are)\s+(?:not\s+)?allowed|never|always|only\s+ever)\b|\w\s+needs\s+to\s+\w+|\w+s\s+need\s+\w+`)
+var ruleWord = lazyre.New(`\b(?:must(?:\s+not|n't)?|should(?:\s+not|n't)?|shall(?:\s+not)?|has\s+to|(?:is|are)\s+required|(?:is|are)\s+(?:not\s+)?allowed|never|always|only\s+ever)\b|\w\s+needs\s+to\s+\w+|\w+s\s+need\s+\w+`)
 
 // standingImperative is "use X, not Y", "keep X …, please".
-var standingImperative = lazy(`^(?:use|keep|write|pin|put|follow|prefer|stick\s+to|stick\s+with|name|format|wrap|sort|log|commit|squash|rebase|tag|avoid)\b.*(?:\balways\b|\bnever\b|,\s*not\s+|\binstead\s+of\b|\brather\s+than\b|\bin\s+this\s+repo\b|\beverywhere\b|\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\bby\s+default\b|\bevery\s+time\b|\bat\s+all\s+times\b|\bfor\s+all\b|\bplease\b)`)
+var standingImperative = lazyre.New(`^(?:use|keep|write|pin|put|follow|prefer|stick\s+to|stick\s+with|name|format|wrap|sort|log|commit|squash|rebase|tag|avoid)\b.*(?:\balways\b|\bnever\b|,\s*not\s+|\binstead\s+of\b|\brather\s+than\b|\bin\s+this\s+repo\b|\beverywhere\b|\bfrom\s+now\s+on\b|\bgoing\s+forward\b|\bby\s+default\b|\bevery\s+time\b|\bat\s+all\s+times\b|\bfor\s+all\b|\bplease\b)`)
 
 // pastTense in a statement makes "never" a report, not a rule ("the job
 // never ran").
-var pastTense = lazy(`\b(?:was|were|did|didn't|had|ran|got|went|never\s+\w+ed|never\s+\w+s)\b`)
+var pastTense = lazyre.New(`\b(?:was|were|did|didn't|had|ran|got|went|never\s+\w+ed|never\s+\w+s)\b`)
 
 // readPreference reads a preference or a rule.
 func readPreference(st statement, core, low string) (Candidate, bool) {
@@ -1445,26 +1446,26 @@ func readPreference(st statement, core, low string) (Candidate, bool) {
 }
 
 // standingMark says an imperative is meant to last.
-var standingMark = lazy(`\b(?:always|never|in\s+this\s+repo|everywhere|from\s+now\s+on|going\s+forward|by\s+default|every\s+time|at\s+all\s+times|for\s+all|in\s+(?:all|every)\b)`)
+var standingMark = lazyre.New(`\b(?:always|never|in\s+this\s+repo|everywhere|from\s+now\s+on|going\s+forward|by\s+default|every\s+time|at\s+all\s+times|for\s+all|in\s+(?:all|every)\b)`)
 
 // suggestion is "should" with a plain verb after it.
-var suggestion = lazy(`\bshould\s+(?:\w+\s+)?(?:add|try|look|consider|think|check|maybe|also|use|move|switch|refactor|clean|split|write|make)\b`)
+var suggestion = lazyre.New(`\bshould\s+(?:\w+\s+)?(?:add|try|look|consider|think|check|maybe|also|use|move|switch|refactor|clean|split|write|make)\b`)
 
 // ---- state
 
 // stateVerb says how things are now.
-var stateVerb = lazy(`\b(?:is|are|was|were|am|runs?|uses?|lives?|listens?|takes?|took|holds?|has|have|reads?|sits?|points?|goes|go\s+through|deploys?|stores?|talks|depends|requires|supports?|contains?|builds?|serves?|owns?|keeps?|handles?|costs?|returns?|defaults?|falls?\s+back|expires?|stays?|calls?|writes?|sends?|publishes|backs|peaked|moved|dropped|rose|grew|fell|hosts?|exposes?|targets?|pins?|ships|emits?|replicates|generates?|means|lasts|weighs|averages|peaks|happens?)\b|\b(?:it|that|there|what|who|where|he|she)'s\b|\b(?:we|you|they)'re\b`)
+var stateVerb = lazyre.New(`\b(?:is|are|was|were|am|runs?|uses?|lives?|listens?|takes?|took|holds?|has|have|reads?|sits?|points?|goes|go\s+through|deploys?|stores?|talks|depends|requires|supports?|contains?|builds?|serves?|owns?|keeps?|handles?|costs?|returns?|defaults?|falls?\s+back|expires?|stays?|calls?|writes?|sends?|publishes|backs|peaked|moved|dropped|rose|grew|fell|hosts?|exposes?|targets?|pins?|ships|emits?|replicates|generates?|means|lasts|weighs|averages|peaks|happens?)\b|\b(?:it|that|there|what|who|where|he|she)'s\b|\b(?:we|you|they)'re\b`)
 
 // measuredFigure is a number with a unit of time, size, rate or share, a
 // percentile, or a word that says a figure was measured.
-var measuredFigure = lazy(`(?:^|[^\p{L}\p{N}.])\d(?:[\d.,]*)\s?(?:ms|µs|μs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|rps|qps|req/s|rpm|ops/s|op/s|/op|ms/op|mb|gb|kb|tb|mib|gib|kib|%|x)(?:[^\p{L}\p{N}]|$)|\d+m\d+s|\b(?:p50|p90|p95|p99|p999)\b|\b(?:bench|benchmark|benchmarked|measured|load\s+test|load-test|profiled|requests\s+per\s+second)\b|\btook\s+\d`)
+var measuredFigure = lazyre.New(`(?:^|[^\p{L}\p{N}.])\d(?:[\d.,]*)\s?(?:ms|µs|μs|us|ns|s|sec|secs|seconds?|mins?|minutes?|h|hrs?|hours?|rps|qps|req/s|rpm|ops/s|op/s|/op|ms/op|mb|gb|kb|tb|mib|gib|kib|%|x)(?:[^\p{L}\p{N}]|$)|\d+m\d+s|\b(?:p50|p90|p95|p99|p999)\b|\b(?:bench|benchmark|benchmarked|measured|load\s+test|load-test|profiled|requests\s+per\s+second)\b|\btook\s+\d`)
 
 // settingWord makes a figure a configured value, not a measurement.
-var settingWord = lazy(`\b(?:timeout|ttl|limit|max|maximum|min|minimum|quota|interval|retention|expires?|expiry|set\s+to|defaults?\s+to|configured|deadline|cap|capped|budget|slo|sla|target|goal|objective|older\s+than)\b`)
+var settingWord = lazyre.New(`\b(?:timeout|ttl|limit|max|maximum|min|minimum|quota|interval|retention|expires?|expiry|set\s+to|defaults?\s+to|configured|deadline|cap|capped|budget|slo|sla|target|goal|objective|older\s+than)\b`)
 
 // pronounSubject is a statement about something said before: it cannot
 // stand alone as a memory.
-var pronounSubject = lazy(`^(?:it|it's|that|that's|this|this's|they|they're|these|those|he|she|which|what|i|i'm|i've|i'd|you|you're|here|there's\s+(?:no|nothing)|one|some)\b`)
+var pronounSubject = lazyre.New(`^(?:it|it's|that|that's|this|this's|they|they're|these|those|he|she|which|what|i|i'm|i've|i'd|you|you're|here|there's\s+(?:no|nothing)|one|some)\b`)
 
 // readState reads a statement of how things are.
 func readState(st statement, core, low string) (Candidate, bool) {
@@ -1508,16 +1509,16 @@ func readState(st statement, core, low string) (Candidate, bool) {
 
 // presentVerb is a subject with a determiner and a verb in -s after it:
 // "the --force flag deletes …", "the VPN drops …".
-var presentVerb = lazy("^(?:the|our|this|a|an|each|every)\\s+(?:[\\w.`/-]+\\s+){1,4}[a-z]+[^s\\W]s\\b")
+var presentVerb = lazyre.New("^(?:the|our|this|a|an|each|every)\\s+(?:[\\w.`/-]+\\s+){1,4}[a-z]+[^s\\W]s\\b")
 
 // sessionMeta is a statement about the change being made right now.
-var sessionMeta = lazy(`^(?:the|this|my|our)\s+(?:fix|change|changes|patch|diff|update|edit|edits|commit|pr|pull\s+request|approach|solution)\s+(?:is|are|was|looks|seems|should|does|doesn't|keeps|makes|only|now)\b`)
+var sessionMeta = lazyre.New(`^(?:the|this|my|our)\s+(?:fix|change|changes|patch|diff|update|edit|edits|commit|pr|pull\s+request|approach|solution)\s+(?:is|are|was|looks|seems|should|does|doesn't|keeps|makes|only|now)\b`)
 
 // modalVerb makes a statement a wish or a possibility.
-var modalVerb = lazy(`\b(?:should|shouldn't|could|couldn't|would|wouldn't|might|may|ought\s+to)\b`)
+var modalVerb = lazyre.New(`\b(?:should|shouldn't|could|couldn't|would|wouldn't|might|may|ought\s+to)\b`)
 
 // conditionalOpen starts a statement that holds only sometimes: a person decides.
-var conditionalOpen = lazy(`^(?:if|when|once|unless|although|though|while|whenever)\b`)
+var conditionalOpen = lazyre.New(`^(?:if|when|once|unless|although|though|while|whenever)\b`)
 
 // ---- procedures
 
@@ -1568,8 +1569,8 @@ func stepNumber(n int) string {
 // a command that failed right after the agent claimed something (",
 // right after the agent said: \"…\"") is a lesson about checking first.
 var (
-	toolFact     = lazy("^(?:ran `|edited |wrote |searched |tool |… and \\d+ more tool calls)")
-	claimRefuted = lazy("^ran `([^`]+)`: (exit -?\\d+|failed)(?: — (.*?))?, right after the agent said: \"(.+)\"$")
+	toolFact     = lazyre.New("^(?:ran `|edited |wrote |searched |tool |… and \\d+ more tool calls)")
+	claimRefuted = lazyre.New("^ran `([^`]+)`: (exit -?\\d+|failed)(?: — (.*?))?, right after the agent said: \"(.+)\"$")
 )
 
 // toolFacts takes the tool-fact lines out of an agent's draft (blanked, so
@@ -1598,7 +1599,7 @@ func toolFacts(text string) (string, []Candidate) {
 		}
 		c := Candidate{
 			Class: ClassLesson, Layer: memory.LayerMeta, Kind: memory.KindLesson, Provenance: memory.ProvObserved, Sure: true,
-			Title: oneLineTitle(fmt.Sprintf("Check with `%s` before saying it works", cmd)),
+			Title: OneLineTitle(fmt.Sprintf("Check with `%s` before saying it works", cmd)),
 			Body: fmt.Sprintf("The agent said \"%s\", and right after `%s` failed (%s%s). What to do next time: run `%s` and read its result before claiming success.",
 				claim, cmd, how, dashed(outcome), cmd),
 			Triggers: commandTriggers(cmd),
@@ -1613,11 +1614,11 @@ func toolFacts(text string) (string, []Candidate) {
 
 // refusal is a tool call a person turned down or interrupted: not a
 // failure of the work.
-var refusal = lazy(`(?i)user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|tool\s+use\s+was\s+rejected|rejected\s+by\s+(?:the\s+)?user|user\s+(?:rejected|denied|declined|interrupted)|request\s+interrupted|permission\s+denied\s+by\s+(?:the\s+)?user|aborted\s+by\s+(?:the\s+)?user`)
+var refusal = lazyre.New(`(?i)user\s+(?:doesn't|does\s+not)\s+want\s+to\s+proceed|tool\s+use\s+was\s+rejected|rejected\s+by\s+(?:the\s+)?user|user\s+(?:rejected|denied|declined|interrupted)|request\s+interrupted|permission\s+denied\s+by\s+(?:the\s+)?user|aborted\s+by\s+(?:the\s+)?user`)
 
 // successWord is what a claim of success says: it works, the tests pass,
 // it is fixed, done, green.
-var successWord = lazy(`\b(?:works?|working|passe[sd]|passing|green|fixed|done|complete[d]?|succeed(?:s|ed)?|successful(?:ly)?|resolved|clean|compiles?|builds?\s+(?:fine|cleanly|ok)|all\s+good|no\s+(?:errors|failures|issues|warnings)|0\s+(?:errors|failures))\b`)
+var successWord = lazyre.New(`\b(?:works?|working|passe[sd]|passing|green|fixed|done|complete[d]?|succeed(?:s|ed)?|successful(?:ly)?|resolved|clean|compiles?|builds?\s+(?:fine|cleanly|ok)|all\s+good|no\s+(?:errors|failures|issues|warnings)|0\s+(?:errors|failures))\b`)
 
 // claimsSuccess reports whether the words before a command claimed
 // success (not an intention to check: "Now let me run the tests.").
@@ -1639,10 +1640,10 @@ func claimsSuccess(claim string) bool {
 }
 
 // checkWords name what a kind of check checks, as a claim says it.
-var checkWords = map[string]lazyRegexp{
-	"test":  lazy(`\b(?:tests?|specs?|suite|green|passe[sd]|passing)\b`),
-	"lint":  lazy(`\b(?:lint\w*|credo|dialyzer|clippy|ruff|eslint|rubocop|mypy|vet|staticcheck|warnings?|format\w*|types?|typecheck\w*|green)\b`),
-	"build": lazy(`\b(?:build\w*|compiles?|compiled|compil\w+|green)\b`),
+var checkWords = map[string]lazyre.Regexp{
+	"test":  lazyre.New(`\b(?:tests?|specs?|suite|green|passe[sd]|passing)\b`),
+	"lint":  lazyre.New(`\b(?:lint\w*|credo|dialyzer|clippy|ruff|eslint|rubocop|mypy|vet|staticcheck|warnings?|format\w*|types?|typecheck\w*|green)\b`),
+	"build": lazyre.New(`\b(?:build\w*|compiles?|compiled|compil\w+|green)\b`),
 }
 
 // aboutClaim reports whether a command that failed checks what the claim
@@ -1700,7 +1701,7 @@ func commandTriggers(cmd string) []string {
 	}
 	var out []string
 	for n := len(ws); n >= 2 && len(out) == 0; n-- {
-		if t := strings.Join(ws[:n], " "); specificTrigger(t) {
+		if t := strings.Join(ws[:n], " "); SpecificTrigger(t) {
 			out = append(out, t)
 		}
 	}
@@ -1719,14 +1720,14 @@ func dashed(s string) string {
 // ("always run make lint", "never push to main", "run the linter before
 // committing") is not a task.
 var (
-	taskVerbs = setOfWords(`fix add implement refactor migrate write create make build find investigate look check update
+	taskVerbs = lang.WordSet(`fix add implement refactor migrate write create make build find investigate look check update
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
 		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would
 		extend enable disable integrate verify validate
 		fais faites relance relancer lance ajoute corrige mets supprime vérifie essaie teste refais télécharge installe exécute ouvre configure crée
 		haz añade ejecuta prueba elimina bitte mach`)
-	standingCue = lazy(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
+	standingCue = lazyre.New(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
 )
 
 func taskRequest(low string) bool {
@@ -1766,43 +1767,43 @@ func taskRequest(low string) bool {
 
 // copulas link a subject to what it is: third in a sentence, after a verb's
 // word and a noun, they make the verb's word a noun ("search TL is Rin").
-var copulas = setOfWords(`is are was were`)
+var copulas = lang.WordSet(`is are was were`)
 
 // objectLead are words that open what an order is about ("find what is
 // wrong", "check the config is right", "make sure it is"): after them a
 // copula belongs to the object.
-var objectLead = setOfWords(`the a an this that these those what why how where when who which if whether it its all everything something out sure our my your their every each`)
+var objectLead = lang.WordSet(`the a an this that these those what why how where when who which if whether it its all everything something out sure our my your their every each`)
 
 // requestLead are words that open a request before its verb.
-var requestLead = setOfWords(`then and so also now next please ok okay alright great cool`)
+var requestLead = lang.WordSet(`then and so also now next please ok okay alright great cool`)
 
 // bugReport is a person telling the agent of a bug to fix now ("there is a
 // bug where …", "when I try to …, it fails"): work of the moment.
-var bugReport = lazy(`^(?:currently,?\s+|right\s+now,?\s+)?there(?:'s|\s+is)\s+(?:still\s+)?(?:a|an|another)\s+(?:\w+\s+)?(?:bug|issue|problem)\b|^when\s+i\s+(?:try|run|call|open|click)\b|^we\s+need\s+to\s+(?:add|fix|implement|create|build|make|write|update|change|support|extend)\b`)
+var bugReport = lazyre.New(`^(?:currently,?\s+|right\s+now,?\s+)?there(?:'s|\s+is)\s+(?:still\s+)?(?:a|an|another)\s+(?:\w+\s+)?(?:bug|issue|problem)\b|^when\s+i\s+(?:try|run|call|open|click)\b|^we\s+need\s+to\s+(?:add|fix|implement|create|build|make|write|update|change|support|extend)\b`)
 
 // frenchPlan opens a plan or an instruction in French, as people write to
 // agents in their language: "je vais …", "il faut …", an infinitive
 // ("Installer X puis relancer Y").
-var frenchPlan = lazy(`^(?:je\s+vais|on\s+va|il\s+faut|prochaine\s+étape|ensuite|installer|relancer|lancer|vérifier|télécharger|configurer|ajouter|créer|dimensionner|assigner|démarrer|vérifie|télécharge|installe|lance|relance|ouvre|exécute|ajoute|configure|crée|mets|si\s+\S+.{0,60}\séchoue)(?:\s|[.,;:!]|$)`)
+var frenchPlan = lazyre.New(`^(?:je\s+vais|on\s+va|il\s+faut|prochaine\s+étape|ensuite|installer|relancer|lancer|vérifier|télécharger|configurer|ajouter|créer|dimensionner|assigner|démarrer|vérifie|télécharge|installe|lance|relance|ouvre|exécute|ajoute|configure|crée|mets|si\s+\S+.{0,60}\séchoue)(?:\s|[.,;:!]|$)`)
 
 // nounAfter are words that, second in a sentence, make its first word a
 // noun rather than an order: "search runs on …", "build is green".
-var nounAfter = setOfWords(`is are was were runs ran uses used lives lives needs requires has have goes points listens deploys
+var nounAfter = lang.WordSet(`is are was were runs ran uses used lives lives needs requires has have goes points listens deploys
 	now moved moves switched takes took stays fails failed works worked`)
 
 // todoLead opens a list of what is still to do: working state of the
 // moment, which the session's end settles (its items are no memories).
-var todoLead = lazy(`(?i)^(?:(?:manual|suggested|possible|recommended|remaining)\s+(?:follow[\s-]?ups?|next\s+steps?)\b|still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b).{0,60}:?$`)
+var todoLead = lazyre.New(`(?i)^(?:(?:manual|suggested|possible|recommended|remaining)\s+(?:follow[\s-]?ups?|next\s+steps?)\b|still\s+(?:needed|to\s+do|todo|missing|open|left|pending)|remaining\b|not\s+(?:yet\s+)?(?:done|committed|finished|implemented)(?:\s+yet)?\b|to\s*-?\s*dos?\b|todos?\b|next\s+(?:steps?|up)\b|what's\s+left|what\s+is\s+left|left\s+to\s+do|pending\b|outstanding\b|open\s+(?:items|tasks|work)\b|follow[\s-]?ups?\b|current\s+(?:state|status|progress)\b|in\s+progress\b|progress\b|status\b|blocked\b|wip\b|tasks?\b).{0,60}:?$`)
 
 // trackerChatter is a task tracker's bookkeeping: claiming, closing and
 // listing tickets (beads' bd, gh issue, jira) is the session's diary.
-var trackerChatter = lazy(`(?i)\b(?:bd|beads|gh\s+issue|jira|linear)\s+(?:update|close|create|show|ready|list|dep|claim|sync|reopen|comment)\b|--status[\s=]+\w|\bin_progress\b|^(?:claimed|closed|reopened|marked)\b.*\b(?:bead|task|ticket|issue|epic|spotter-\w+|as\s+(?:done|complete|in\s+progress))\b`)
+var trackerChatter = lazyre.New(`(?i)\b(?:bd|beads|gh\s+issue|jira|linear)\s+(?:update|close|create|show|ready|list|dep|claim|sync|reopen|comment)\b|--status[\s=]+\w|\bin_progress\b|^(?:claimed|closed|reopened|marked)\b.*\b(?:bead|task|ticket|issue|epic|spotter-\w+|as\s+(?:done|complete|in\s+progress))\b`)
 
 // testTally is a count of tests or checks: how a run went, at that moment.
-var testTally = lazy(`(?i)^total\b|\b\d+\s+(?:new\s+|existing\s+|unit\s+|integration\s+|e2e\s+)?(?:tests?|specs?|examples?|doctests?|assertions?|properties|failures?|warnings?|errors?|issues?|files?)\b|\ball\s+(?:\d+\s+)?(?:\w+\s+)?(?:tests?|checks?|specs?)\s+(?:pass\w*|green|preserved|still\s+pass\w*|unchanged)\b|\b(?:credo|dialyzer|eslint|ruff|mypy|clippy|rubocop|tsc|lint|linter|typecheck|type\s+check|build|compile|format(?:ter)?|checks?)\s+(?:is\s+|are\s+)?(?:clean|green|passe[sd]|passing|ok|succeeded)\b`)
+var testTally = lazyre.New(`(?i)^total\b|\b\d+\s+(?:new\s+|existing\s+|unit\s+|integration\s+|e2e\s+)?(?:tests?|specs?|examples?|doctests?|assertions?|properties|failures?|warnings?|errors?|issues?|files?)\b|\ball\s+(?:\d+\s+)?(?:\w+\s+)?(?:tests?|checks?|specs?)\s+(?:pass\w*|green|preserved|still\s+pass\w*|unchanged)\b|\b(?:credo|dialyzer|eslint|ruff|mypy|clippy|rubocop|tsc|lint|linter|typecheck|type\s+check|build|compile|format(?:ter)?|checks?)\s+(?:is\s+|are\s+)?(?:clean|green|passe[sd]|passing|ok|succeeded)\b`)
 
 // filler is placeholder text (lorem ipsum) pasted to try something out.
-var filler = lazy(`(?i)\blorem\s+ipsum\b|\bdolor\s+sit\s+amet\b|\bconsectetur\s+adipiscing\b`)
+var filler = lazyre.New(`(?i)\blorem\s+ipsum\b|\bdolor\s+sit\s+amet\b|\bconsectetur\s+adipiscing\b`)
 
 // workLog reports whether a statement is the bookkeeping of the work of
 // the moment: a tracker's chatter, a test tally, placeholder text.
@@ -1816,27 +1817,27 @@ func workLog(st statement, low string) bool {
 // statusReport is an agent's account of where the work stands: what is
 // complete, where the changes are, a review's graded finding, the id of a
 // run it started. True when said; git, the tracker and the episode keep it.
-var statusReport = lazy(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
+var statusReport = lazyre.New(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
 
 // frenchStatus is an agent's account of the moment in French: tests run,
 // what was changed ("… ont été enrichis"), what could not be done here.
-var frenchStatus = lazy(`^tests?\s+(?:exécutés|lancés|passés)|\b(?:ont|a)\s+été\s+\pL+(?:é|ée|és|ées|is|ies|it|its)(?:\s|[.,;:]|$)|^(?:vérification\s+\S+\s+)?impossible\b|\bimpossible\s+ici\b|\bdispo\s*:`)
+var frenchStatus = lazyre.New(`^tests?\s+(?:exécutés|lancés|passés)|\b(?:ont|a)\s+été\s+\pL+(?:é|ée|és|ées|is|ies|it|its)(?:\s|[.,;:]|$)|^(?:vérification\s+\S+\s+)?impossible\b|\bimpossible\s+ici\b|\bdispo\s*:`)
 
 // gitState is where the work stands in git and the tracker: what git and
 // the tracker already hold.
-var gitState = lazy(`\b(?:is|are|was|were)\s+(?:now\s+)?(?:pushed|committed|merged|clean)\b|\bon\s+(?:` + "`" + `)?origin/|\b(?:epic|bead|ticket|story)\s+(?:is|was)\s+(?:now\s+)?(?:closed|done|complete)|\bno\s+tests\s+(?:were\s+)?run\b|\btests?\s*:?\s*(?:were\s+)?not\s+run\b`)
+var gitState = lazyre.New(`\b(?:is|are|was|were)\s+(?:now\s+)?(?:pushed|committed|merged|clean)\b|\bon\s+(?:` + "`" + `)?origin/|\b(?:epic|bead|ticket|story)\s+(?:is|was)\s+(?:now\s+)?(?:closed|done|complete)|\bno\s+tests\s+(?:were\s+)?run\b|\btests?\s*:?\s*(?:were\s+)?not\s+run\b`)
 
 // changeReport is an agent's report of the change it made: "X now frames
 // …", "API contracts generated under …", "Plan refreshed and …".
-var changeReport = lazy("^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
+var changeReport = lazyre.New("^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
 
 // pastAction is an agent's report of what it just did ("Designed …",
 // "Explored …", "Template: replaced …", "Ran `x` to see …").
-var pastAction = lazy("^(?:[\\w .`/()-]{1,40}:\\s+)?(?:(?:i|we)\\s+(?:also\\s+|then\\s+|just\\s+)?)?(?:[a-z]+ed|ran|found|wrote|rewrote|made|built|rebuilt|took|got|kept|left|put|went|saw|did|began|brought|chose|split|set\\s+up|re-?ran)\\b")
+var pastAction = lazyre.New("^(?:[\\w .`/()-]{1,40}:\\s+)?(?:(?:i|we)\\s+(?:also\\s+|then\\s+|just\\s+)?)?(?:[a-z]+ed|ran|found|wrote|rewrote|made|built|rebuilt|took|got|kept|left|put|went|saw|did|began|brought|chose|split|set\\s+up|re-?ran)\\b")
 
 // designProperty is how a design means to fail ("fails silently",
 // "degrades gracefully"): a property, not a failure.
-var designProperty = lazy(`\bfails?\s+(?:silently|gracefully|safe|safely|open|closed|fast|soft|softly)\b|\bdegrades?\s+gracefully\b|\bgraceful(?:ly)?\s+degrad`)
+var designProperty = lazyre.New(`\bfails?\s+(?:silently|gracefully|safe|safely|open|closed|fast|soft|softly)\b|\bdegrades?\s+gracefully\b|\bgraceful(?:ly)?\s+degrad`)
 
 // pastedDocument reports whether a prompt in a session log is a document
 // rather than what the person typed: a custom command's template (Spec
@@ -1857,4 +1858,4 @@ func pastedDocument(text string) bool {
 }
 
 // prediction is what will (never) happen: a consequence, not a rule.
-var prediction = lazy(`\bwill\s+(?:never|always)\b`)
+var prediction = lazyre.New(`\bwill\s+(?:never|always)\b`)
