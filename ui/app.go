@@ -833,8 +833,8 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 
 // openCalibration shows the calibration pane and counts the reviews anew.
 func (m *workbench) openCalibration() tea.Cmd {
-	if m.opt.Trust == nil {
-		return m.say("calibration needs the workbench opened on a project (cairn)", true)
+	if why := noProject(m, "calibration"); why != "" {
+		return m.say(why, true)
 	}
 	m.mode, m.cal = modeCalibration, calibrationPane{}
 	m.pending++

@@ -29,98 +29,171 @@ func (m *workbench) fullStore() (memory.Store, error) {
 // inboxRows is how many items the inbox list shows at once.
 func (m *workbench) inboxRows() int { return max(m.layout().list.h-3, 1) }
 
-// inboxKey handles the keys of the Inbox's list and detail.
-func (m *workbench) inboxKey(s string) tea.Cmd {
-	rows := m.inboxRows()
-	detail := m.focus == focusDetail
-	switch {
-	case detail && m.inbox.pg.key(s):
-	case keys.Up.matches(s):
-		m.inbox.move(-1, rows)
-	case keys.Down.matches(s):
-		m.inbox.move(1, rows)
-	case keys.PageUp.matches(s):
-		m.inbox.move(-rows, rows)
-	case keys.PageDown.matches(s):
-		m.inbox.move(rows, rows)
-	case keys.Top.matches(s):
-		m.inbox.move(-len(m.inbox.items), rows)
-	case keys.Bottom.matches(s):
-		m.inbox.move(len(m.inbox.items), rows)
-	case keys.Open.matches(s), keys.Next.matches(s):
-		if m.inbox.selected() != nil {
-			m.focus = focusDetail
-		}
-	case keys.Mark.matches(s) && !detail:
+// The inbox's states: proposals marked, what the selection is.
+var (
+	inboxMarked cond = func(m *workbench) bool { return len(m.inbox.marked) > 0 }
+	unmarked         = not(inboxMarked)
+	inboxNone   cond = func(m *workbench) bool { return m.inbox.selected() == nil }
+	inboxDraft  cond = func(m *workbench) bool { it := m.inbox.selected(); return it != nil && it.draft != nil }
+	inboxGap    cond = func(m *workbench) bool { it := m.inbox.selected(); return it != nil && it.gap != nil }
+	inboxProp   cond = func(m *workbench) bool { it := m.inbox.selected(); return it != nil && it.prop != nil }
+	inSession   cond = func(m *workbench) bool { return m.inbox.session != "" }
+	fromSession cond = func(m *workbench) bool {
+		it := m.inbox.selected()
+		return it != nil && it.draft != nil && it.draft.Source.Session != ""
+	}
+	archiveProp  cond = func(m *workbench) bool { return inboxProp(m) && m.inbox.selected().prop.Kind == memory.ProposeArchive }
+	editedProp        = both(inboxProp, not(archiveProp))
+	sessionDraft      = both(inboxDraft, inSession)
+	anyDraft          = both(inboxDraft, not(inSession))
+)
+
+// inboxMove moves the inbox's cursor with by.
+func inboxMove(by func(m *workbench, rows int) int) keyFn {
+	return to(func(m *workbench) tea.Cmd {
+		rows := m.inboxRows()
+		m.inbox.move(by(m, rows), rows)
+		return nil
+	})
+}
+
+// inboxKeys are the Inbox's list's and detail's: the rows that act, then
+// the footer's, which names the keys for what is selected.
+var inboxKeys = keyTable{
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.inbox.pg.key(k); return nil }).when(onDetail),
+	row(keys.Up, inboxMove(rowUp)),
+	row(keys.Down, inboxMove(rowDown)),
+	row(keys.PageUp, inboxMove(pageUp)),
+	row(keys.PageDown, inboxMove(pageDown)),
+	row(keys.Top, inboxMove(func(m *workbench, _ int) int { return -len(m.inbox.items) })),
+	row(keys.Bottom, inboxMove(func(m *workbench, _ int) int { return len(m.inbox.items) })),
+	row(keys.Open, to(readItem)),
+	row(keys.Next, to(readItem)),
+	row(keys.Mark, to(func(m *workbench) tea.Cmd {
 		if !m.inbox.toggleMark() {
 			return m.say("space marks a proposal: drafts and gaps are not decided with a and w", true)
 		}
-		m.inbox.move(1, rows)
-	case keys.MarkKind.matches(s):
+		m.inbox.move(1, m.inboxRows())
+		return nil
+	})).when(onList),
+	row(keys.MarkKind, to(func(m *workbench) tea.Cmd {
 		kind, n, ok := m.inbox.markKind()
 		if !ok {
 			return m.say("* marks every proposal of the selected one's kind: select a proposal", true)
 		}
 		return m.say(fmt.Sprintf("%d marked (all %s) — a accepts, w rejects, esc unmarks", n, kind), false)
-	case keys.Back.matches(s) && len(m.inbox.marked) > 0:
+	})),
+	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.inbox.marked = nil
 		return m.say("unmarked every proposal", false)
-	case keys.Back.matches(s) && !detail && m.inbox.session != "":
+	})).when(inboxMarked),
+	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.inbox.session = "" // back to the whole inbox
 		return m.selectSection(sectionInbox)
-	case keys.Session.matches(s):
-		it := m.inbox.selected()
-		if it == nil || it.draft == nil || it.draft.Source.Session == "" {
-			return m.say("o opens an agent session's episode: select a draft that came from a session", true)
+	})).when(both(onList, inSession)),
+	row(keys.Session, to(openSessionEpisode)),
+	row(keys.Prev, to(inboxBack)),
+	row(keys.Back, to(inboxBack)),
+	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.decideMany(m.inbox.markedIDs(), true) })).when(inboxMarked),
+	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.decideMany(m.inbox.markedIDs(), false) })).when(inboxMarked),
+	row(keys.Accept, inboxAct(func(m *workbench, it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, true, nil) })),
+	row(keys.Reject, inboxAct(func(m *workbench, it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, false, nil) })),
+	row(keys.EditCandidate, inboxAct(func(m *workbench, _ *inboxItem) tea.Cmd { return m.editProposal() })),
+	row(keys.Diff, inboxAct(func(m *workbench, _ *inboxItem) tea.Cmd { return m.proposalDiff() })),
+	row(keys.Forget, to(dropItem)),
+
+	hint(keys.Up, onList),
+	hint(keys.Up.as("scroll"), onDetail),
+	hint(keys.Open, onList),
+	hint(keys.Session.as("the episode"), both(unmarked, sessionDraft)),
+	hint(keys.Session.as("its session's episode"), both(unmarked, both(anyDraft, fromSession))),
+	hint(keys.Command.shown("/remember", "the answer"), both(unmarked, inboxGap)),
+	hint(keys.Forget.as("drop the draft"), both(unmarked, inboxDraft)),
+	hint(keys.Forget.as("close the gap"), both(unmarked, inboxGap)),
+	hint(keys.Back.as("the whole inbox"), both(unmarked, sessionDraft)),
+	hint(keys.Command.shown("/consolidate", "turns drafts into memories"), both(unmarked, anyDraft)),
+	{b: keys.Accept, footer: either(inboxMarked, inboxProp), word: func(m *workbench) string {
+		if n := len(m.inbox.marked); n > 0 {
+			return fmt.Sprintf("accept the %d marked", n)
 		}
-		m.pending++
-		return openEpisode(m.st, m.proj.ID, it.draft.Source.Session)
-	case keys.Prev.matches(s), keys.Back.matches(s):
-		if detail {
-			m.focus = focusList
-		} else {
-			m.focus = focusSidebar
+		return "accept"
+	}},
+	{b: keys.Reject, footer: either(inboxMarked, inboxProp), word: func(m *workbench) string {
+		if len(m.inbox.marked) > 0 {
+			return "reject them"
 		}
-	case (keys.Accept.matches(s) || keys.Reject.matches(s)) && len(m.inbox.markedIDs()) > 0:
-		return m.decideMany(m.inbox.markedIDs(), keys.Accept.matches(s))
-	case keys.Accept.matches(s):
-		return m.inboxAct(func(it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, true, nil) })
-	case keys.Reject.matches(s):
-		return m.inboxAct(func(it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, false, nil) })
-	case keys.EditCandidate.matches(s):
-		return m.inboxAct(func(*inboxItem) tea.Cmd { return m.editProposal() })
-	case keys.Diff.matches(s):
-		return m.inboxAct(func(*inboxItem) tea.Cmd { return m.proposalDiff() })
-	case keys.Forget.matches(s):
-		it := m.inbox.selected()
-		switch {
-		case it == nil:
-			return nil
-		case it.prop != nil:
-			return m.say("a proposal is not dropped: w rejects it (it is not made again)", true)
-		case it.gap != nil:
-			m.pending++
-			return dropGap(m.st, m.proj.ID, it.gap.ID)
-		}
-		m.pending++
-		return readDraft(m.st, m.proj.ID, it.draft.ID)
+		return "reject"
+	}},
+	hint(keys.Mark, either(inboxMarked, inboxProp)),
+	hint(keys.EditCandidate, both(unmarked, editedProp)),
+	hint(keys.Diff, both(unmarked, editedProp)),
+	hint(keys.Back.as("unmark all"), inboxMarked),
+	hint(keys.Command.as("command (/consolidate)"), both(unmarked, inboxNone)),
+	hint(keys.Back, both(onDetail, both(unmarked, not(sessionDraft)))),
+	hint(keys.Command, both(unmarked, inboxProp)),
+	hint(keys.Help, always),
+}
+
+// readItem gives the inbox's detail the keyboard, on the selected item.
+func readItem(m *workbench) tea.Cmd {
+	if m.inbox.selected() != nil {
+		m.focus = focusDetail
 	}
 	return nil
 }
 
-// inboxAct runs act on the selected proposal; on a draft it says what a
-// draft takes instead.
-func (m *workbench) inboxAct(act func(*inboxItem) tea.Cmd) tea.Cmd {
+// inboxBack goes from the detail to the list, from the list to the sidebar.
+func inboxBack(m *workbench) tea.Cmd {
+	if m.focus == focusDetail {
+		m.focus = focusList
+	} else {
+		m.focus = focusSidebar
+	}
+	return nil
+}
+
+// openSessionEpisode selects the episode of the selected draft's session.
+func openSessionEpisode(m *workbench) tea.Cmd {
+	it := m.inbox.selected()
+	if it == nil || it.draft == nil || it.draft.Source.Session == "" {
+		return m.say("o opens an agent session's episode: select a draft that came from a session", true)
+	}
+	m.pending++
+	return openEpisode(m.st, m.proj.ID, it.draft.Source.Session)
+}
+
+// dropItem asks before a draft is dropped; it closes a gap; a proposal
+// is rejected, not dropped.
+func dropItem(m *workbench) tea.Cmd {
 	it := m.inbox.selected()
 	switch {
 	case it == nil:
 		return nil
-	case it.draft != nil:
-		return m.say("a draft is not decided one by one: /consolidate turns the drafts into memories (x drops this one)", true)
+	case it.prop != nil:
+		return m.say("a proposal is not dropped: w rejects it (it is not made again)", true)
 	case it.gap != nil:
-		return m.say("a gap is answered by remembering what you know: /remember TEXT (x closes it)", true)
+		m.pending++
+		return dropGap(m.st, m.proj.ID, it.gap.ID)
 	}
-	return act(it)
+	m.pending++
+	return readDraft(m.st, m.proj.ID, it.draft.ID)
+}
+
+// inboxAct is a key acting on the selected proposal; on a draft or a gap
+// it says what that takes instead.
+func inboxAct(act func(*workbench, *inboxItem) tea.Cmd) keyFn {
+	return to(func(m *workbench) tea.Cmd {
+		it := m.inbox.selected()
+		switch {
+		case it == nil:
+			return nil
+		case it.draft != nil:
+			return m.say("a draft is not decided one by one: /consolidate turns the drafts into memories (x drops this one)", true)
+		case it.gap != nil:
+			return m.say("a gap is answered by remembering what you know: /remember TEXT (x closes it)", true)
+		}
+		return act(m, it)
+	})
 }
 
 // decide accepts or rejects proposal id (accepting with the person's
@@ -233,21 +306,6 @@ func (m *workbench) undo(ref string) (tea.Cmd, error) {
 	}
 	m.pending++
 	return undoRun(st, m.proj, ref), nil
-}
-
-func (m *workbench) reportKey(s string) tea.Cmd {
-	switch {
-	case s == "esc" || s == "q":
-		m.mode = m.modeAfterOverlay()
-		m.report.pg.top()
-	case keys.Inbox.matches(s):
-		m.focus = focusList
-		m.report.pg.top()
-		return m.selectSection(sectionInbox)
-	default:
-		m.report.pg.key(s)
-	}
-	return nil
 }
 
 // progressText is a pass's progress in words: "extracting 120/400".

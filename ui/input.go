@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 
@@ -10,133 +11,18 @@ import (
 	"cairn/safetext"
 )
 
-// key routes a key press: quit, then an open dialog or editor, then the
-// command line, then the focused pane, then the workbench keys.
+// key routes a key press: ctrl+c quits whatever has the keyboard; else
+// the tables of what has it now take the key, the first first.
 func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if s == "ctrl+c" {
-		m.stop()
-		return tea.Quit
+	if keys.Interrupt.matches(k) {
+		return quit(m)
 	}
-	if m.forget != nil {
-		switch m.forget.key(k) {
-		case dialogConfirmForget:
-			id := m.forget.mem.ID
-			m.forget = nil
-			m.pending++
-			return forget(m.st, id)
-		case dialogClose:
-			m.forget = nil
-			return m.say("kept: nothing was deleted", false)
-		}
-		return nil
-	}
-	if m.drop != nil {
-		switch m.drop.key(k) {
-		case dialogConfirmDrop:
-			id := m.drop.draft.ID
-			m.drop = nil
-			m.pending++
-			return dropDraft(m.st, id)
-		case dialogClose:
-			m.drop = nil
-			return m.say("kept: the draft still waits", false)
-		}
-		return nil
-	}
-	if m.repl.active {
-		return m.replKey(k)
-	}
-	if m.mode == modeEditor && m.editor != nil {
-		return m.editorKey(k)
-	}
-	if m.list.filtering {
-		return m.filterKey(k)
-	}
-	if m.mode == modeRepo && m.repo.typing && m.focus != focusSidebar {
-		return m.repoKey(k)
-	}
-	switch m.mode {
-	case modeHelp:
-		if s == "esc" || s == "?" || s == "q" {
-			m.mode = m.modeAfterOverlay()
-			m.help.top()
-		} else {
-			m.help.key(s)
-		}
-		return nil
-	case modeDiff:
-		return m.diffKey(k)
-	case modeCalibration:
-		return m.calibrationKey(s)
-	case modeReport:
-		return m.reportKey(s)
-	}
-	if keys.Quit.matches(s) {
-		m.stop()
-		return tea.Quit
-	}
-	if keys.Command.matches(s) {
-		return m.repl.open("")
-	}
-	if keys.Help.matches(s) {
-		m.mode = modeHelp
-		return nil
-	}
-	if keys.Layer.matches(s) {
-		m.focus = focusList
-		return m.selectSection(section(s[0] - '1'))
-	}
-	if keys.Timeline.matches(s) {
-		m.focus = focusList
-		return m.selectSection(sectionTimeline)
-	}
-	if keys.Verify.matches(s) {
-		m.focus = focusList
-		return m.selectSection(sectionVerify)
-	}
-	if keys.Inbox.matches(s) {
-		m.focus = focusList
-		m.inbox.session = ""
-		return m.selectSection(sectionInbox)
-	}
-	if keys.Calibration.matches(s) {
-		return m.openCalibration()
-	}
-	if keys.Explain.matches(s) && m.mode == modeRecall {
-		m.showExplain = !m.showExplain
-		return nil
-	}
-	if (keys.Helpful.matches(s) || keys.Unhelpful.matches(s)) && m.mode == modeRecall {
-		sel := m.list.selected()
-		if sel == nil {
-			return nil
-		}
-		m.pending++
-		return feedback(m.st, sel.ID, m.recallWords, keys.Helpful.matches(s))
-	}
-	if keys.Reload.matches(s) {
-		return tea.Batch(m.reloadAll(), loadProjects(m.st))
-	}
-	if m.mode == modeInbox && m.focus != focusSidebar {
-		return m.inboxKey(s)
-	}
-	if m.mode == modeRepo && m.focus != focusSidebar {
-		return m.repoKey(k)
-	}
-	switch m.focus {
-	case focusSidebar:
-		return m.sidebarKey(s)
-	case focusDetail:
-		if cmd, ok := m.detailKey(s); ok {
-			return cmd
-		}
-	default:
-		if cmd, ok := m.listKey(s); ok {
+	for _, t := range m.keyTables() {
+		if cmd, ok := t.dispatch(m, k); ok {
 			return cmd
 		}
 	}
-	return m.memoryKey(s)
+	return nil
 }
 
 // modeAfterOverlay is the mode to return to when help or a diff closes.
@@ -156,82 +42,6 @@ func (m *workbench) modeAfterOverlay() mode {
 	return modeBrowse
 }
 
-func (m *workbench) sidebarKey(s string) tea.Cmd {
-	switch {
-	case keys.Up.matches(s):
-		return m.selectSection(m.section - 1)
-	case keys.Down.matches(s):
-		return m.selectSection(m.section + 1)
-	case keys.Open.matches(s), keys.Next.matches(s):
-		m.focus = focusList
-	}
-	return nil
-}
-
-func (m *workbench) listKey(s string) (tea.Cmd, bool) {
-	if m.mode == modeTimeline {
-		switch {
-		case m.tl.pg.key(s):
-		case keys.Prev.matches(s), keys.Back.matches(s):
-			m.focus = focusSidebar
-		default:
-			return nil, false
-		}
-		return nil, true
-	}
-	rows := m.listRows()
-	switch {
-	case keys.Up.matches(s):
-		m.list.move(-1, rows)
-	case keys.Down.matches(s):
-		m.list.move(1, rows)
-		return tea.Batch(m.openSelected(), m.morePages()), true
-	case keys.PageUp.matches(s):
-		m.list.move(-rows, rows)
-	case keys.PageDown.matches(s):
-		m.list.move(rows, rows)
-		return tea.Batch(m.openSelected(), m.morePages()), true
-	case keys.Top.matches(s):
-		m.list.move(-len(m.list.items), rows)
-	case keys.Bottom.matches(s):
-		m.list.move(len(m.list.items), rows)
-		return tea.Batch(m.openSelected(), m.morePages()), true
-	case m.mode == modeWhy && keys.Open.matches(s):
-		// walk the tree: the selected memory's own reasons
-		if sel := m.list.selected(); sel != nil && m.list.cursor > 0 {
-			m.pending++
-			return loadWhy(m.st, sel.ID), true
-		}
-		if m.list.selected() != nil {
-			m.focus = focusDetail
-			return tea.Batch(m.openSelected(), m.renderDetail()), true
-		}
-		return nil, true
-	case keys.Open.matches(s), keys.Next.matches(s):
-		if m.list.selected() != nil {
-			m.focus = focusDetail
-			return tea.Batch(m.openSelected(), m.renderDetail()), true
-		}
-		return nil, true
-	case keys.Prev.matches(s):
-		m.focus = focusSidebar
-		return nil, true
-	case keys.Back.matches(s):
-		if m.mode == modeRecall || m.mode == modeWhy {
-			m.recallQuery, m.whyRoot, m.list.prefix = "", "", nil
-			return m.selectSection(m.section), true
-		}
-		m.focus = focusSidebar
-		return nil, true
-	case keys.Filter.matches(s):
-		m.list.filtering = true
-		return nil, true
-	default:
-		return nil, false
-	}
-	return m.openSelected(), true
-}
-
 // morePages loads the next page when the cursor nears the end of what is loaded.
 func (m *workbench) morePages() tea.Cmd {
 	if m.list.next == "" || (m.list.filter != "" && !m.list.inStore) || m.mode == modeRecall || m.mode == modeWhy || m.list.cursor < len(m.list.items)-10 {
@@ -245,81 +55,6 @@ func (m *workbench) morePages() tea.Cmd {
 	return loadPage(m.st, m.reqSeq, q, true)
 }
 
-func (m *workbench) detailKey(s string) (tea.Cmd, bool) {
-	links := m.detail.links(m.sid)
-	switch {
-	case m.detail.pg.key(s):
-	case keys.NextLink.matches(s) && len(links) > 0:
-		m.detail.link = (m.detail.link + 1) % len(links)
-	case keys.PrevLink.matches(s) && len(links) > 0:
-		m.detail.link = (m.detail.link - 1 + len(links)) % len(links)
-	case keys.Open.matches(s):
-		if m.detail.link >= 0 && m.detail.link < len(links) {
-			target := links[m.detail.link].id
-			m.detail.link = -1
-			return m.loadDetail(target), true
-		}
-	case keys.Back.matches(s), keys.Prev.matches(s):
-		m.focus = focusList
-		if sel := m.list.selected(); sel != nil && (m.detail.mem == nil || m.detail.mem.ID != sel.ID) {
-			return m.loadDetail(sel.ID), true
-		}
-	default:
-		return nil, false
-	}
-	return nil, true
-}
-
-// memoryKey handles the keys that act on the memory in view.
-func (m *workbench) memoryKey(s string) tea.Cmd {
-	cur := m.current()
-	switch {
-	case keys.Session.matches(s):
-		if cur == nil || !strings.HasPrefix(cur.Ref, "session:") {
-			return m.say("o opens the drafts of an agent session: select its episode (layer C, read in by cairn ingest or the hooks)", true)
-		}
-		m.inbox.session, m.focus = strings.TrimPrefix(cur.Ref, "session:"), focusList
-		return m.selectSection(sectionInbox)
-	case keys.Unarchive.matches(s):
-		id := m.undoID
-		if cur != nil && cur.Status == memory.StatusArchived {
-			id = cur.ID
-		}
-		if id == "" {
-			return m.say("nothing to unarchive: select an archived memory (sidebar: Archived)", true)
-		}
-		m.pending++
-		return unarchive(m.st, id)
-	case cur == nil:
-		return nil
-	case keys.Archive.matches(s):
-		if cur.Status != memory.StatusActive {
-			return m.say(fmt.Sprintf("%s is %s: only active memories can be archived", m.sid(cur.ID), cur.Status), true)
-		}
-		m.pending++
-		return archive(m.st, cur.ID)
-	case keys.Forget.matches(s):
-		m.pending++
-		return readForForget(m.st, cur.ID)
-	case keys.Supersede.matches(s):
-		return m.startSupersede(cur, "")
-	case keys.Diff.matches(s):
-		m.pending++
-		return loadDiff(m.st, cur)
-	case keys.Confirm.matches(s):
-		if m.opt.Trust == nil {
-			return m.say("confirm needs the workbench opened on a project (cairn)", true)
-		}
-		m.pending++
-		return confirm(m.opt.Trust(m.proj), cur)
-	case keys.Reject.matches(s):
-		return m.reject(cur.ID)
-	case keys.Rebind.matches(s):
-		return m.repl.open("rebind ")
-	}
-	return nil
-}
-
 // trust is the project's trust service, or nil without one.
 func (m *workbench) trust() Trust {
 	if m.opt.Trust == nil {
@@ -330,28 +65,11 @@ func (m *workbench) trust() Trust {
 
 // reject marks the memory ref names as no longer holding.
 func (m *workbench) reject(ref string) tea.Cmd {
-	if m.opt.Trust == nil {
-		return m.say("reject needs the workbench opened on a project (cairn)", true)
+	if why := noProject(m, "reject"); why != "" {
+		return m.say(why, true)
 	}
 	m.pending++
 	return reject(m.opt.Trust(m.proj), m.st, ref)
-}
-
-// calibrationKey scrolls or closes the calibration pane, or goes on to
-// the verify-first queue.
-func (m *workbench) calibrationKey(s string) tea.Cmd {
-	switch {
-	case s == "esc" || s == "q" || keys.Calibration.matches(s):
-		m.mode = m.modeAfterOverlay()
-		m.cal.pg.top()
-	case keys.Verify.matches(s):
-		m.focus = focusList
-		m.cal.pg.top()
-		return m.selectSection(sectionVerify)
-	default:
-		m.cal.pg.key(s)
-	}
-	return nil
 }
 
 // current is the memory the keys act on: the one in the detail pane when
@@ -377,23 +95,6 @@ func (m *workbench) startSupersede(cur *memory.Memory, text string) tea.Cmd {
 	}
 	m.editor.setText(text)
 	return tea.Batch(focus, m.reviewEdit())
-}
-
-func (m *workbench) editorKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
-		text := "supersede cancelled: nothing was stored"
-		if m.editor.proposal != "" {
-			text = "edit cancelled: the proposal still waits"
-		}
-		m.editor, m.mode = nil, m.modeAfterOverlay()
-		return m.say(text, false)
-	case "ctrl+s":
-		return m.reviewEdit()
-	case "ctrl+e":
-		return writeEditFile(m.editor.ta.Value())
-	}
-	return m.editor.update(k)
 }
 
 // reviewEdit shows the editor's new version beside the old, to store with
@@ -425,111 +126,6 @@ func (m *workbench) reviewEdit() tea.Cmd {
 	m.diff.confirm = true
 	m.mode = modeDiff
 	return nil
-}
-
-func (m *workbench) diffKey(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	switch {
-	case m.diff.pg.key(s):
-	case s == "left" || s == "h":
-		m.diff.step(-1, true)
-	case s == "right" || s == "l":
-		m.diff.step(1, true)
-	case keys.PrevLink.matches(s):
-		m.diff.step(-1, false)
-	case keys.NextLink.matches(s):
-		m.diff.step(1, false)
-	case s == "enter" && m.diff.confirm && m.diff.proposal != "":
-		return m.decide(m.diff.proposal, true, m.diff.b())
-	case s == "enter" && m.diff.confirm:
-		m.pending++
-		return supersede(m.st, m.trust(), m.editor.old.ID, m.diff.b())
-	case m.diff.proposal != "" && !m.diff.confirm && keys.Accept.matches(s):
-		return m.decide(m.diff.proposal, true, nil)
-	case m.diff.proposal != "" && !m.diff.confirm && keys.Reject.matches(s):
-		return m.decide(m.diff.proposal, false, nil)
-	case m.diff.proposal != "" && !m.diff.confirm && keys.EditCandidate.matches(s):
-		return m.editProposal()
-	case s == "esc" || s == "q":
-		if m.diff.confirm && m.editor != nil {
-			m.diff, m.mode = nil, modeEditor
-			return nil
-		}
-		m.diff, m.mode = nil, m.modeAfterOverlay()
-	}
-	return nil
-}
-
-func (m *workbench) filterKey(k tea.KeyPressMsg) tea.Cmd {
-	was := m.list.filter
-	switch s := k.String(); s {
-	case "esc":
-		m.list.filter, m.list.filtering = "", false
-	case "enter":
-		m.list.filtering = false
-	case "backspace":
-		if r := []rune(m.list.filter); len(r) > 0 {
-			m.list.filter = string(r[:len(r)-1])
-		}
-	case "up", "down":
-		m.list.move(map[string]int{"up": -1, "down": 1}[s], m.listRows())
-	default:
-		if t := k.Text; t != "" {
-			m.list.filter += t
-		} else if s == "space" {
-			m.list.filter += " "
-		}
-	}
-	m.list.cursor = clamp(m.list.cursor, 0, max(len(m.list.visible())-1, 0))
-	if m.list.filter == was {
-		return m.openSelected()
-	}
-	// The loaded rows narrow at once; when the section has more than was
-	// loaded, the store is asked for every match (its answer replaces the
-	// rows; a later keystroke's request supersedes an earlier one).
-	if m.list.next != "" && m.mode == modeBrowse && m.section != sectionVerify && m.section != sectionInbox {
-		m.list.inStore = true
-	}
-	if !m.list.inStore {
-		return m.openSelected()
-	}
-	if m.list.filter == "" {
-		m.list.inStore = false // the section's own pages again
-	}
-	load := m.loadSection(false)
-	m.filterReq = m.reqSeq // what leaves the list was filtered out, not changed elsewhere
-	return tea.Batch(m.openSelected(), load)
-}
-
-func (m *workbench) replKey(k tea.KeyPressMsg) tea.Cmd {
-	switch k.String() {
-	case "esc":
-		m.repl.close()
-		return nil
-	case "tab":
-		return m.completeLine()
-	case "up":
-		m.repl.historyMove(-1)
-		return nil
-	case "down":
-		m.repl.historyMove(1)
-		return nil
-	case "enter":
-		line := m.repl.in.Value()
-		keep := m.repl.remember(line)
-		cmd, err := m.run(line)
-		if err != nil {
-			// The error under a clean line; ↑ brings the command back to fix.
-			m.repl.in.SetValue("")
-			m.repl.hpos = len(m.repl.history)
-			m.repl.hint, m.repl.hintBad = err.Error(), true
-			return keep
-		}
-		m.repl.close()
-		return tea.Batch(keep, cmd)
-	}
-	m.repl.hint = ""
-	return m.repl.update(k)
 }
 
 // run carries out a slash command: the registry names the method.
@@ -617,8 +213,8 @@ func (m *workbench) cmdUndo(p parsed) (tea.Cmd, error) {
 
 // cmdCalibration carries out /calibration.
 func (m *workbench) cmdCalibration(p parsed) (tea.Cmd, error) {
-	if m.opt.Trust == nil {
-		return nil, fmt.Errorf("/calibration needs the workbench opened on a project (cairn)")
+	if why := noProject(m, "/calibration"); why != "" {
+		return nil, errors.New(why)
 	}
 	return m.openCalibration(), nil
 }
@@ -629,8 +225,8 @@ func (m *workbench) cmdReject(p parsed) (tea.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	if m.opt.Trust == nil {
-		return nil, fmt.Errorf("/reject needs the workbench opened on a project (cairn)")
+	if why := noProject(m, "/reject"); why != "" {
+		return nil, errors.New(why)
 	}
 	return m.reject(id), nil
 }
@@ -649,8 +245,8 @@ func (m *workbench) cmdRebind(p parsed) (tea.Cmd, error) {
 			return nil, err
 		}
 	}
-	if m.opt.Trust == nil {
-		return nil, fmt.Errorf("/rebind needs the workbench opened on a project (cairn)")
+	if why := noProject(m, "/rebind"); why != "" {
+		return nil, errors.New(why)
 	}
 	m.pending++
 	return rebind(m.opt.Trust(m.proj), cur, p.args), nil
@@ -722,8 +318,8 @@ func (m *workbench) cmdOnMemory(p parsed) (tea.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	if p.cmd.name == "confirm" && m.opt.Trust == nil {
-		return nil, fmt.Errorf("/confirm needs the workbench opened on a project (cairn)")
+	if why := noProject(m, "/confirm"); p.cmd.name == "confirm" && why != "" {
+		return nil, errors.New(why)
 	}
 	m.pending++
 	switch p.cmd.name {

@@ -603,61 +603,93 @@ func (m *workbench) renderRepoDoc() tea.Cmd {
 	return render(k, safetext.Clean(r.sec.Doc), m.theme)
 }
 
-// repoKey handles the keys of the Repository's list and detail.
-func (m *workbench) repoKey(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if m.repo.typing {
-		return m.repoFilterKey(k)
-	}
-	rows := m.repoRows()
-	detail := m.focus == focusDetail
-	switch {
-	case detail && m.repo.pg.key(s):
-		return nil
-	case keys.Up.matches(s):
-		m.repo.move(-1, rows)
-	case keys.Down.matches(s):
-		m.repo.move(1, rows)
-	case keys.PageUp.matches(s):
-		m.repo.move(-rows, rows)
-	case keys.PageDown.matches(s):
-		m.repo.move(rows, rows)
-	case keys.Top.matches(s):
-		m.repo.move(-len(m.repo.vis), rows)
-	case keys.Bottom.matches(s):
-		m.repo.move(len(m.repo.vis), rows)
-	case keys.Filter.matches(s) && !detail:
-		m.repo.typing = true
-		return nil
-	case keys.Open.matches(s), keys.OpenFile.matches(s):
-		return m.repoOpen(keys.OpenFile.matches(s))
-	case keys.Next.matches(s):
-		if m.w < wide && m.repo.selected() != nil {
-			m.focus = focusDetail
-		} else if m.w >= wide {
+// The Repository's states: no index yet, a module selected.
+var (
+	repoIndexed cond = func(m *workbench) bool { return m.repo.sum != nil }
+	onModule    cond = func(m *workbench) bool { r := m.repo.selected(); return r != nil && r.mod != nil }
+	repoNarrow  cond = func(m *workbench) bool { return m.w < wide }
+	listIndexed      = both(onList, repoIndexed)
+	onSection        = both(listIndexed, not(onModule))
+)
+
+// repoMove moves the Repository's cursor with by, and renders the doc
+// of the section it lands on.
+func repoMove(by func(m *workbench, rows int) int) keyFn {
+	return to(func(m *workbench) tea.Cmd {
+		rows := m.repoRows()
+		m.repo.move(by(m, rows), rows)
+		return m.renderRepoDoc()
+	})
+}
+
+// repoKeys are the Repository's list's and detail's: the rows that act,
+// then the footer's. Derived memory is read-only: the keys that change a
+// memory say so.
+var repoKeys = keyTable{
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.repo.pg.key(k); return nil }).when(onDetail),
+	row(keys.Up, repoMove(rowUp)),
+	row(keys.Down, repoMove(rowDown)),
+	row(keys.PageUp, repoMove(pageUp)),
+	row(keys.PageDown, repoMove(pageDown)),
+	row(keys.Top, repoMove(func(m *workbench, _ int) int { return -len(m.repo.vis) })),
+	row(keys.Bottom, repoMove(func(m *workbench, _ int) int { return len(m.repo.vis) })),
+	row(keys.Filter, to(func(m *workbench) tea.Cmd { m.repo.typing = true; return nil })).when(onList),
+	row(keys.Open, to(func(m *workbench) tea.Cmd { return m.repoOpen(false) })),
+	row(keys.OpenFile, to(func(m *workbench) tea.Cmd { return m.repoOpen(true) })),
+	row(keys.Next, to(func(m *workbench) tea.Cmd {
+		if m.w >= wide || m.repo.selected() != nil {
 			m.focus = focusDetail
 		}
 		return nil
-	case keys.Back.matches(s) && detail, keys.Prev.matches(s) && detail:
-		m.focus = focusList
-		return nil
-	case keys.Back.matches(s) && m.repo.filter != "":
+	})),
+	row(keys.Back, to(toList)).when(onDetail),
+	row(keys.Prev, to(toList)).when(onDetail),
+	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.repo.filter = ""
 		m.repo.setRows(m.repo.rows, "")
-	case keys.Back.matches(s) && m.repo.open:
+		return m.renderRepoDoc()
+	})).when(func(m *workbench) bool { return m.repo.filter != "" }),
+	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.repo.open, m.repo.files, m.repo.filter = false, nil, m.repo.backF
 		m.repo.setRows(moduleRows(m.repo.sum), m.repo.back)
-	case keys.Back.matches(s), keys.Prev.matches(s):
-		m.focus = focusSidebar
-		return nil
-	case keys.Archive.matches(s), keys.Forget.matches(s), keys.Supersede.matches(s), keys.Edit.matches(s),
-		keys.Unarchive.matches(s), keys.Confirm.matches(s), keys.Reject.matches(s), keys.Rebind.matches(s), keys.Diff.matches(s):
-		return m.say(errDerivedReadOnly.Error(), true)
-	default:
-		return nil
-	}
-	return m.renderRepoDoc()
+		return m.renderRepoDoc()
+	})).when(func(m *workbench) bool { return m.repo.open }),
+	row(keys.Back, to(toSidebar)),
+	row(keys.Prev, to(toSidebar)),
+	readOnly(keys.Archive), readOnly(keys.Forget), readOnly(keys.Supersede), readOnly(keys.Edit), readOnly(keys.Unarchive),
+	readOnly(keys.Confirm), readOnly(keys.Reject), readOnly(keys.Rebind), readOnly(keys.Diff),
+
+	hint(keys.Scroll, onDetail),
+	hint(keys.Command.shown("/index", "reads the repository"), both(onList, not(repoIndexed))),
+	hint(keys.Up, listIndexed),
+	hint(keys.Open.as("sections"), both(listIndexed, onModule)),
+	hint(keys.Open.as("$EDITOR"), onSection),
+	hint(keys.OpenFile, onDetail),
+	hint(keys.Next.as("read"), both(onSection, repoNarrow)),
+	hint(keys.Filter, listIndexed),
+	hint(keys.Back.as("sidebar"), both(listIndexed, onModule)),
+	hint(keys.Back.as("modules"), onSection),
+	hint(keys.Back, onDetail),
+	hint(keys.Command.as("command (/index)"), both(listIndexed, onModule)),
+	hint(keys.Command, not(both(listIndexed, onModule))),
+	hint(keys.Help, always),
 }
+
+// readOnly is a key that would change a memory: here it says why not.
+func readOnly(b binding) keyRow {
+	return row(b, func(*workbench, tea.KeyPressMsg) tea.Cmd { return nil }).unless(func(*workbench) string { return errDerivedReadOnly.Error() })
+}
+
+// repoFilterKeys are the Repository's filter line's.
+var repoFilterKeys = filterKeys(
+	func(m *workbench) (*string, *bool) { return &m.repo.filter, &m.repo.typing },
+	func(m *workbench, d int) { m.repo.move(d, m.repoRows()) },
+	func(m *workbench, was string) tea.Cmd {
+		if m.repo.filter != was {
+			m.repo.setRows(m.repo.rows, "")
+		}
+		return m.renderRepoDoc()
+	})
 
 // repoOpen acts on the selected row: a module lists its sections; a
 // section (or a file) opens in the editor. e never opens a module.
@@ -718,32 +750,6 @@ func editorAt(getenv func(string) string, file string, line int) *exec.Cmd {
 	return config.EditorAtLine(bg, getenv, file, line)
 }
 
-func (m *workbench) repoFilterKey(k tea.KeyPressMsg) tea.Cmd {
-	was := m.repo.filter
-	switch s := k.String(); s {
-	case "esc":
-		m.repo.filter, m.repo.typing = "", false
-	case "enter":
-		m.repo.typing = false
-	case "backspace":
-		if r := []rune(m.repo.filter); len(r) > 0 {
-			m.repo.filter = string(r[:len(r)-1])
-		}
-	case "up", "down":
-		m.repo.move(map[string]int{"up": -1, "down": 1}[s], m.repoRows())
-	default:
-		if t := k.Text; t != "" {
-			m.repo.filter += t
-		} else if s == "space" {
-			m.repo.filter += " "
-		}
-	}
-	if m.repo.filter != was {
-		m.repo.setRows(m.repo.rows, "")
-	}
-	return m.renderRepoDoc()
-}
-
 // cmdIndex carries out /index: the repository is read again in the
 // background (the workbench stays usable), and the section reloads when
 // the store says it was written.
@@ -790,26 +796,6 @@ func (m *workbench) indexed(msg indexedMsg) tea.Cmd {
 		}
 	}
 	return tea.Batch(cmds...)
-}
-
-// repoHints is the footer of the Repository section.
-func (m *workbench) repoHints() string {
-	if m.repo.typing {
-		return "type to filter · enter keep · esc clear"
-	}
-	if m.focus == focusDetail {
-		return hints(keys.Up.as("scroll"), keys.OpenFile, keys.Back, keys.Command, keys.Help)
-	}
-	r := m.repo.selected()
-	switch {
-	case m.repo.sum == nil:
-		return "/index reads the repository · / command · ? help"
-	case r != nil && r.mod != nil:
-		return hints(keys.Up, keys.Open.as("sections"), keys.Filter, keys.Back.as("sidebar"), keys.Command.as("command (/index)"), keys.Help)
-	case m.w < wide:
-		return hints(keys.Up, keys.Open.as("$EDITOR"), keys.Next.as("read"), keys.Filter, keys.Back.as("modules"), keys.Command, keys.Help)
-	}
-	return hints(keys.Up, keys.Open.as("$EDITOR"), keys.Filter, keys.Back.as("modules"), keys.Command, keys.Help)
 }
 
 // cmdRepository carries out /repository.

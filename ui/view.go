@@ -483,75 +483,9 @@ func fit(hints string, w int) string {
 	return out + " · " + last
 }
 
-// keyHints is the one-line help for what has the keyboard now.
+// keyHints is the one-line help for what has the keyboard now: the
+// footer of its key table.
 func (m *workbench) keyHints() string {
-	switch {
-	case m.forget != nil:
-		return "y forget · N/enter/esc keep"
-	case m.drop != nil:
-		return "y drop · N/enter/esc keep"
-	case m.repl.active:
-		return "enter run · tab complete · ↑/↓ history · esc close"
-	case m.list.filtering:
-		return "type to filter · enter keep · esc clear"
-	case m.mode == modeHelp:
-		return "↑/↓ scroll · esc close help"
-	case m.mode == modeCalibration:
-		return "↑/↓ scroll · v verify-first queue · esc close calibration"
-	case m.mode == modeReport:
-		return "↑/↓ scroll · i inbox · / command · esc close"
-	case m.mode == modeDiff:
-		switch {
-		case m.diff != nil && m.diff.confirm && m.diff.proposal != "":
-			return "enter accept your version · esc back to the editor · ↑/↓ scroll"
-		case m.diff != nil && m.diff.proposal != "":
-			return "a accept · w reject · e edit, then accept · ↑/↓ scroll · esc close"
-		case m.diff != nil && m.diff.confirm:
-			return "enter store the new version · esc back to the editor · ↑/↓ scroll"
-		case m.diff != nil && len(m.diff.vers) > 2:
-			return "←/→ older/newer pair · [/] move the old side · ↑/↓ scroll · esc close"
-		}
-		return "↑/↓ scroll · esc close"
-	case m.mode == modeEditor && m.editor != nil && m.editor.proposal != "":
-		return "ctrl+s diff, then enter accepts · ctrl+e $EDITOR · esc cancel"
-	case m.mode == modeEditor:
-		return "ctrl+s diff · ctrl+e $EDITOR · esc cancel"
-	case m.mode == modeTimeline:
-		return hints(keys.Up.as("scroll"), keys.Next.as("sidebar"), keys.Command, keys.Help, keys.Quit)
-	case m.focus == focusSidebar:
-		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
-	case m.mode == modeRepo:
-		return m.repoHints()
-	case m.mode == modeRecall:
-		return hints(keys.Up, keys.Open, keys.Explain, keys.Helpful, keys.Unhelpful, keys.Back, keys.Command, keys.Help)
-	case m.mode == modeWhy:
-		return hints(keys.Up, keys.Open.as("its own reasons"), keys.Back, keys.Command, keys.Help)
-	case m.mode == modeInbox:
-		move, back := "↑/↓ move · enter read", ""
-		if m.focus == focusDetail {
-			move, back = "↑/↓ scroll", " · esc back"
-		}
-		switch it := m.inbox.selected(); {
-		case len(m.inbox.marked) > 0:
-			return move + fmt.Sprintf(" · a accept the %d marked · w reject them · space mark · esc unmark all · ? help", len(m.inbox.marked))
-		case it == nil:
-			return move + " · / command (/consolidate)" + back + " · ? help"
-		case it.draft != nil && m.inbox.session != "":
-			return move + " · o the episode · x drop the draft · esc the whole inbox · ? help"
-		case it.draft != nil && it.draft.Source.Session != "":
-			return move + " · o its session's episode · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
-		case it.draft != nil:
-			return move + " · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
-		case it.gap != nil:
-			return move + " · /remember the answer · x close the gap" + back + " · ? help"
-		case it.prop.Kind == memory.ProposeArchive:
-			return move + " · " + hints(keys.Accept, keys.Reject, keys.Mark) + back + " · " + hints(keys.Command, keys.Help)
-		}
-		return move + " · " + hints(keys.Accept, keys.Reject, keys.Mark, keys.EditCandidate, keys.Diff) + back + " · " + hints(keys.Command, keys.Help)
-	case m.section == sectionVerify && m.mode == modeBrowse && m.focus == focusList:
-		return hints(keys.Up, keys.Open, keys.Confirm, keys.Reject, keys.Supersede, keys.Rebind, keys.Archive, keys.Calibration, keys.Help)
-	case m.focus == focusDetail:
-		return hints(keys.NextLink, keys.Open.as("follow"), keys.Back, keys.Diff, keys.Supersede, keys.Archive, keys.Forget, keys.Command, keys.Help)
-	}
-	return hints(keys.Up, keys.Open, keys.Command, keys.Archive, keys.Unarchive, keys.Supersede, keys.Forget, keys.Diff, keys.Filter, keys.Help)
+	t := m.keyTables()
+	return t[len(t)-1].hints(m)
 }
