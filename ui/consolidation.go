@@ -316,159 +316,177 @@ func progressText(p consolidate.Progress) string {
 	return fmt.Sprintf("%s %d/%d", p.Stage, p.Done, p.Total)
 }
 
-// consolidationResult handles the answers of the inbox's and the
-// consolidation's commands; ok is false for any other message.
-func (m *workbench) consolidationResult(msg tea.Msg) (tea.Cmd, bool) {
-	switch msg := msg.(type) {
-	case inboxLoadedMsg:
-		m.done()
-		if msg.project != m.proj.ID {
-			return nil, true
-		}
-		if msg.err != nil {
-			return m.fail("read the inbox", msg.err), true
-		}
-		if msg.session == "" {
-			m.inboxCount = msg.count
-		}
-		if msg.req >= 0 && msg.req == m.reqSeq && m.section == sectionInbox && msg.session == m.inbox.session {
-			m.inbox.set(msg.items)
-		}
-		return nil, true
-	case episodeFoundMsg:
-		m.done()
-		if errors.Is(msg.err, memory.ErrNotFound) {
-			return m.say("session "+shortSession(msg.session)+" has no episode (forgotten, or its drafts were not read by cairn ingest)", true), true
-		}
-		if msg.err != nil {
-			return m.fail("find the session's episode", msg.err), true
-		}
-		m.prefer, m.focus = msg.id, focusList
-		return m.selectSection(layerSection(memory.LayerEpisode)), true // the episode selected
-	case draftTextMsg:
-		m.done()
-		if msg.err != nil {
-			return tea.Batch(m.fail("read the draft to drop", msg.err), m.reloadAll()), true
-		}
-		m.drop = &dropDialog{draft: msg.draft}
-		return nil, true
-	case gapDroppedMsg:
-		m.done()
-		if msg.err != nil {
-			return m.say("close failed: "+oneLine(msg.err.Error()), true), true
-		}
-		return tea.Batch(m.say("closed the gap "+msg.id, false), m.reloadAll()), true
-	case feedbackMsg:
-		m.done()
-		if msg.err != nil {
-			return m.say("feedback failed: "+oneLine(msg.err.Error()), true), true
-		}
-		verdict := "unhelpful: similar queries will find it lower"
-		if msg.helpful {
-			verdict = "helpful: similar queries will find it sooner"
-		}
-		return m.say("noted "+m.sid(msg.id)+" as "+verdict+" (trust unchanged)", false), true
-	case draftDroppedMsg:
-		m.done()
-		if msg.err != nil {
-			return m.say("drop failed: "+oneLine(msg.err.Error()), true), true
-		}
-		return tea.Batch(m.say("dropped draft "+short(msg.id)+" for good", false), m.reloadAll()), true
-	case decidedMsg:
-		m.done()
-		if msg.err != nil {
-			verb := "reject"
-			if msg.accepted {
-				verb = "accept"
-			}
-			return m.say(fmt.Sprintf("%s failed: %s", verb, oneLine(msg.err.Error())), true), true
-		}
-		if m.editor != nil && m.editor.proposal == msg.id || m.diff != nil && m.diff.proposal == msg.id {
-			m.editor, m.diff = nil, nil
-			m.mode = m.modeAfterOverlay()
-		}
-		text := "rejected: it will not be proposed again"
-		if msg.accepted {
-			text = "accepted"
-			if msg.text != "" {
-				text += ": " + msg.text
-			}
-		}
-		m.lastRun, m.lastBatch = msg.run.ID, nil
-		return tea.Batch(m.say(text+" — /undo takes it back", false), m.reloadAll()), true
-	case decidedManyMsg:
-		m.done()
-		verb := "rejected"
-		if msg.accepted {
-			verb = "accepted"
-		}
-		for _, id := range msg.ids {
-			delete(m.inbox.marked, id)
-		}
-		if len(msg.runs) > 0 {
-			m.lastRun, m.lastBatch = msg.runs[len(msg.runs)-1], msg.runs
-		}
-		text := fmt.Sprintf("%s %s — /undo takes them back", verb, plural(len(msg.ids), "proposal"))
-		if msg.err != nil {
-			text = fmt.Sprintf("%s %s; then failed: %s (still marked)", verb, plural(len(msg.ids), "proposal"), oneLine(msg.err.Error()))
-		}
-		return tea.Batch(m.say(text, msg.err != nil), m.reloadAll()), true
-	case consolidationStartedMsg:
-		m.sleeping = msg.c
-		return waitConsolidation(msg.c), true
-	case consolidationProgressMsg:
-		if msg.c == m.sleeping {
-			m.progress = progressText(msg.p)
-		}
-		return waitConsolidation(msg.c), true
-	case consolidatedMsg:
-		m.done()
-		m.sleeping, m.progress = nil, ""
-		if msg.err != nil {
-			return tea.Batch(m.say("consolidate failed: "+oneLine(msg.err.Error()), true), m.reloadAll()), true
-		}
-		rep := msg.rep
-		m.report = reportPane{title: "Consolidation", lines: msg.lines}
-		var text string
-		switch {
-		case rep.DryRun:
-			m.report.title = "Consolidation, dry run: nothing was written"
-			text = "dry run, nothing written — " + rep.Summary()
-		case rep.Run.ID == "":
-			text = "consolidated " + rep.Summary()
-		default:
-			m.report.title = "Consolidation run " + rep.Run.ID
-			m.lastRun, m.lastBatch = rep.Run.ID, nil
-			text = "consolidated " + rep.Summary() + " — /undo takes it back"
-		}
-		if rep.Changed() || len(rep.Dropped) > 0 {
-			m.mode = modeReport
-		}
-		return tea.Batch(m.say(text, false), m.reloadAll()), true
-	case undoneMsg:
-		m.done()
-		if msg.err != nil && msg.runs > 0 {
-			m.lastRun, m.lastBatch = "", nil
-			return tea.Batch(m.say(fmt.Sprintf("undid %d runs, then failed: %s", msg.runs, oneLine(msg.err.Error())), true), m.reloadAll()), true
-		}
-		if msg.err != nil {
-			return m.say("undo failed: "+oneLine(msg.err.Error()), true), true
-		}
-		if msg.run.ID == m.lastRun || msg.runs > 1 {
-			m.lastRun, m.lastBatch = "", nil // a run is undone once
-		}
-		if msg.runs > 1 {
-			return tea.Batch(m.say(fmt.Sprintf("undid %d runs: the decisions on %s taken back", msg.runs, plural(msg.runs, "proposal")), msg.err != nil), m.reloadAll()), true
-		}
-		n := 0
-		for _, c := range msg.run.Changes {
-			if c.Kind != memory.ChangeDraftDone {
-				n++
-			}
-		}
-		return tea.Batch(m.say(fmt.Sprintf("undid run %s: %s taken back", short(msg.run.ID), plural(n, "change")), false), m.reloadAll()), true
+// The answers of the inbox's and the consolidation's commands.
+
+func (msg inboxLoadedMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.project != m.proj.ID {
+		return nil
 	}
-	return nil, false
+	if msg.err != nil {
+		return m.fail("read the inbox", msg.err)
+	}
+	if msg.session == "" {
+		m.inboxCount = msg.count
+	}
+	if msg.req >= 0 && msg.req == m.reqSeq && m.section == sectionInbox && msg.session == m.inbox.session {
+		m.inbox.set(msg.items)
+	}
+	return nil
+}
+
+func (msg episodeFoundMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if errors.Is(msg.err, memory.ErrNotFound) {
+		return m.say("session "+shortSession(msg.session)+" has no episode (forgotten, or its drafts were not read by cairn ingest)", true)
+	}
+	if msg.err != nil {
+		return m.fail("find the session's episode", msg.err)
+	}
+	m.prefer, m.focus = msg.id, focusList
+	return m.selectSection(layerSection(memory.LayerEpisode)) // the episode selected
+}
+
+func (msg draftTextMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		return tea.Batch(m.fail("read the draft to drop", msg.err), m.reloadAll())
+	}
+	m.drop = &dropDialog{draft: msg.draft}
+	return nil
+}
+
+func (msg gapDroppedMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		return m.say("close failed: "+oneLine(msg.err.Error()), true)
+	}
+	return tea.Batch(m.say("closed the gap "+msg.id, false), m.reloadAll())
+}
+
+func (msg feedbackMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		return m.say("feedback failed: "+oneLine(msg.err.Error()), true)
+	}
+	verdict := "unhelpful: similar queries will find it lower"
+	if msg.helpful {
+		verdict = "helpful: similar queries will find it sooner"
+	}
+	return m.say("noted "+m.sid(msg.id)+" as "+verdict+" (trust unchanged)", false)
+}
+
+func (msg draftDroppedMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		return m.say("drop failed: "+oneLine(msg.err.Error()), true)
+	}
+	return tea.Batch(m.say("dropped draft "+short(msg.id)+" for good", false), m.reloadAll())
+}
+
+func (msg decidedMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		verb := "reject"
+		if msg.accepted {
+			verb = "accept"
+		}
+		return m.say(fmt.Sprintf("%s failed: %s", verb, oneLine(msg.err.Error())), true)
+	}
+	if m.editor != nil && m.editor.proposal == msg.id || m.diff != nil && m.diff.proposal == msg.id {
+		m.editor, m.diff = nil, nil
+		m.mode = m.modeAfterOverlay()
+	}
+	text := "rejected: it will not be proposed again"
+	if msg.accepted {
+		text = "accepted"
+		if msg.text != "" {
+			text += ": " + msg.text
+		}
+	}
+	m.lastRun, m.lastBatch = msg.run.ID, nil
+	return tea.Batch(m.say(text+" — /undo takes it back", false), m.reloadAll())
+}
+
+func (msg decidedManyMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	verb := "rejected"
+	if msg.accepted {
+		verb = "accepted"
+	}
+	for _, id := range msg.ids {
+		delete(m.inbox.marked, id)
+	}
+	if len(msg.runs) > 0 {
+		m.lastRun, m.lastBatch = msg.runs[len(msg.runs)-1], msg.runs
+	}
+	text := fmt.Sprintf("%s %s — /undo takes them back", verb, plural(len(msg.ids), "proposal"))
+	if msg.err != nil {
+		text = fmt.Sprintf("%s %s; then failed: %s (still marked)", verb, plural(len(msg.ids), "proposal"), oneLine(msg.err.Error()))
+	}
+	return tea.Batch(m.say(text, msg.err != nil), m.reloadAll())
+}
+
+func (msg consolidationStartedMsg) handle(m *workbench) tea.Cmd {
+	m.sleeping = msg.c
+	return waitConsolidation(msg.c)
+}
+
+func (msg consolidationProgressMsg) handle(m *workbench) tea.Cmd {
+	if msg.c == m.sleeping {
+		m.progress = progressText(msg.p)
+	}
+	return waitConsolidation(msg.c)
+}
+
+func (msg consolidatedMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	m.sleeping, m.progress = nil, ""
+	if msg.err != nil {
+		return tea.Batch(m.say("consolidate failed: "+oneLine(msg.err.Error()), true), m.reloadAll())
+	}
+	rep := msg.rep
+	m.report = reportPane{title: "Consolidation", lines: msg.lines}
+	var text string
+	switch {
+	case rep.DryRun:
+		m.report.title = "Consolidation, dry run: nothing was written"
+		text = "dry run, nothing written — " + rep.Summary()
+	case rep.Run.ID == "":
+		text = "consolidated " + rep.Summary()
+	default:
+		m.report.title = "Consolidation run " + rep.Run.ID
+		m.lastRun, m.lastBatch = rep.Run.ID, nil
+		text = "consolidated " + rep.Summary() + " — /undo takes it back"
+	}
+	if rep.Changed() || len(rep.Dropped) > 0 {
+		m.mode = modeReport
+	}
+	return tea.Batch(m.say(text, false), m.reloadAll())
+}
+
+func (msg undoneMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil && msg.runs > 0 {
+		m.lastRun, m.lastBatch = "", nil
+		return tea.Batch(m.say(fmt.Sprintf("undid %d runs, then failed: %s", msg.runs, oneLine(msg.err.Error())), true), m.reloadAll())
+	}
+	if msg.err != nil {
+		return m.say("undo failed: "+oneLine(msg.err.Error()), true)
+	}
+	if msg.run.ID == m.lastRun || msg.runs > 1 {
+		m.lastRun, m.lastBatch = "", nil // a run is undone once
+	}
+	if msg.runs > 1 {
+		return tea.Batch(m.say(fmt.Sprintf("undid %d runs: the decisions on %s taken back", msg.runs, plural(msg.runs, "proposal")), msg.err != nil), m.reloadAll())
+	}
+	n := 0
+	for _, c := range msg.run.Changes {
+		if c.Kind != memory.ChangeDraftDone {
+			n++
+		}
+	}
+	return tea.Batch(m.say(fmt.Sprintf("undid run %s: %s taken back", short(msg.run.ID), plural(n, "change")), false), m.reloadAll())
 }
 
 // consolidating says what the header shows while a pass runs.

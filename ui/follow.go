@@ -84,7 +84,7 @@ func (m *workbench) detailGone(id string) tea.Cmd {
 
 // reread updates an open dialog with what is stored now, or closes it when
 // its memory was forgotten by another process: it never acts on another.
-func (m *workbench) reread(msg rereadMsg) tea.Cmd {
+func (msg rereadMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	gone := errors.Is(msg.err, memory.ErrNotFound)
 	var cmds []tea.Cmd

@@ -156,35 +156,35 @@ func (m *workbench) target(p parsed) (string, error) {
 }
 
 // cmdQuit carries out /quit.
-func (m *workbench) cmdQuit(p parsed) (tea.Cmd, error) {
+func cmdQuit(m *workbench, p parsed) (tea.Cmd, error) {
 	m.stop()
 	return tea.Quit, nil
 }
 
 // cmdHelp carries out /help.
-func (m *workbench) cmdHelp(p parsed) (tea.Cmd, error) {
+func cmdHelp(m *workbench, p parsed) (tea.Cmd, error) {
 	m.mode = modeHelp
 	return nil, nil
 }
 
 // cmdTimeline carries out /timeline.
-func (m *workbench) cmdTimeline(p parsed) (tea.Cmd, error) {
+func cmdTimeline(m *workbench, p parsed) (tea.Cmd, error) {
 	return m.selectSection(sectionTimeline), nil
 }
 
 // cmdVerify carries out /verify.
-func (m *workbench) cmdVerify(p parsed) (tea.Cmd, error) {
+func cmdVerify(m *workbench, p parsed) (tea.Cmd, error) {
 	return m.selectSection(sectionVerify), nil
 }
 
 // cmdInbox carries out /inbox.
-func (m *workbench) cmdInbox(p parsed) (tea.Cmd, error) {
+func cmdInbox(m *workbench, p parsed) (tea.Cmd, error) {
 	m.focus = focusList
 	return m.selectSection(sectionInbox), nil
 }
 
 // cmdConsolidate carries out /consolidate.
-func (m *workbench) cmdConsolidate(p parsed) (tea.Cmd, error) {
+func cmdConsolidate(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) == 0 {
 		return m.consolidate(false)
 	}
@@ -204,7 +204,7 @@ func (m *workbench) cmdConsolidate(p parsed) (tea.Cmd, error) {
 }
 
 // cmdUndo carries out /undo.
-func (m *workbench) cmdUndo(p parsed) (tea.Cmd, error) {
+func cmdUndo(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) > 1 {
 		return nil, fmt.Errorf("/undo [RUN]: one run at a time")
 	}
@@ -212,7 +212,7 @@ func (m *workbench) cmdUndo(p parsed) (tea.Cmd, error) {
 }
 
 // cmdCalibration carries out /calibration.
-func (m *workbench) cmdCalibration(p parsed) (tea.Cmd, error) {
+func cmdCalibration(m *workbench, p parsed) (tea.Cmd, error) {
 	if why := noProject(m, "/calibration"); why != "" {
 		return nil, errors.New(why)
 	}
@@ -220,7 +220,7 @@ func (m *workbench) cmdCalibration(p parsed) (tea.Cmd, error) {
 }
 
 // cmdReject carries out /reject.
-func (m *workbench) cmdReject(p parsed) (tea.Cmd, error) {
+func cmdReject(m *workbench, p parsed) (tea.Cmd, error) {
 	id, err := m.target(p)
 	if err != nil {
 		return nil, err
@@ -232,7 +232,7 @@ func (m *workbench) cmdReject(p parsed) (tea.Cmd, error) {
 }
 
 // cmdRebind carries out /rebind.
-func (m *workbench) cmdRebind(p parsed) (tea.Cmd, error) {
+func cmdRebind(m *workbench, p parsed) (tea.Cmd, error) {
 	cur := m.current()
 	if cur == nil {
 		return nil, fmt.Errorf("/rebind needs a memory: select one")
@@ -253,7 +253,7 @@ func (m *workbench) cmdRebind(p parsed) (tea.Cmd, error) {
 }
 
 // cmdRemember carries out /remember.
-func (m *workbench) cmdRemember(p parsed) (tea.Cmd, error) {
+func cmdRemember(m *workbench, p parsed) (tea.Cmd, error) {
 	if p.rest == "" {
 		return nil, fmt.Errorf("/remember needs the text to remember")
 	}
@@ -273,7 +273,7 @@ func (m *workbench) cmdRemember(p parsed) (tea.Cmd, error) {
 }
 
 // cmdRecall carries out /recall.
-func (m *workbench) cmdRecall(p parsed) (tea.Cmd, error) {
+func cmdRecall(m *workbench, p parsed) (tea.Cmd, error) {
 	query, path := p.rest, ""
 	if rest, ok := strings.CutPrefix(query, "--path "); ok {
 		// /recall --path PATTERN [QUERY]: what is known about those files first
@@ -291,7 +291,7 @@ func (m *workbench) cmdRecall(p parsed) (tea.Cmd, error) {
 }
 
 // cmdSupersede carries out /supersede.
-func (m *workbench) cmdSupersede(p parsed) (tea.Cmd, error) {
+func cmdSupersede(m *workbench, p parsed) (tea.Cmd, error) {
 	// /supersede [ID] [TEXT]: the first word is an id when it names one.
 	ref, text := "", p.rest
 	if len(p.args) > 0 && m.isIDRef(p.args[0]) {
@@ -313,7 +313,7 @@ func (m *workbench) cmdSupersede(p parsed) (tea.Cmd, error) {
 }
 
 // cmdOnMemory carries out /archive, /unarchive, /forget, /confirm, /why.
-func (m *workbench) cmdOnMemory(p parsed) (tea.Cmd, error) {
+func cmdOnMemory(m *workbench, p parsed) (tea.Cmd, error) {
 	id, err := m.target(p)
 	if err != nil {
 		return nil, err
@@ -336,7 +336,7 @@ func (m *workbench) cmdOnMemory(p parsed) (tea.Cmd, error) {
 }
 
 // cmdCapture carries out /capture.
-func (m *workbench) cmdCapture(p parsed) (tea.Cmd, error) {
+func cmdCapture(m *workbench, p parsed) (tea.Cmd, error) {
 	if p.rest == "" {
 		return nil, fmt.Errorf("/capture needs the text to put in the inbox")
 	}
@@ -345,7 +345,7 @@ func (m *workbench) cmdCapture(p parsed) (tea.Cmd, error) {
 }
 
 // cmdLink carries out /link.
-func (m *workbench) cmdLink(p parsed) (tea.Cmd, error) {
+func cmdLink(m *workbench, p parsed) (tea.Cmd, error) {
 	// The CLI's order: /link FROM KIND TO, or /link KIND TO from the
 	// selected memory.
 	args := p.args
@@ -374,7 +374,7 @@ func (m *workbench) cmdLink(p parsed) (tea.Cmd, error) {
 }
 
 // cmdProject carries out /project.
-func (m *workbench) cmdProject(p parsed) (tea.Cmd, error) {
+func cmdProject(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) == 0 {
 		return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(m.projectNames(), ", "))
 	}

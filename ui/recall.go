@@ -79,7 +79,7 @@ func (m *workbench) withReasons(lines []string) []string {
 
 // recallDone shows a recall's answer in the list (or, while the index is
 // built, says how far it is and asks again).
-func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
+func (msg recallDoneMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.err != nil {
 		return m.fail("recall", msg.err)

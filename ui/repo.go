@@ -541,7 +541,7 @@ func (m *workbench) loadRepo() tea.Cmd {
 
 // repoLoaded takes a summary in: the modules show, or, with a module open,
 // its files are read again.
-func (m *workbench) repoLoaded(msg repoLoadedMsg) tea.Cmd {
+func (msg repoLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.project != m.proj.ID {
 		return nil
@@ -575,7 +575,7 @@ func (m *workbench) repoLoaded(msg repoLoadedMsg) tea.Cmd {
 }
 
 // repoFilesLoaded shows the open module's sections.
-func (m *workbench) repoFilesLoaded(msg repoFilesLoadedMsg) tea.Cmd {
+func (msg repoFilesLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.project != m.proj.ID || msg.req != m.repo.req || m.section != sectionRepo || m.repo.sum == nil {
 		return nil
@@ -729,12 +729,12 @@ func (m *workbench) openInEditor(rel string, line int) tea.Cmd {
 }
 
 // editorReady hands the terminal to the editor built for a repository file.
-func (m *workbench) editorReady(msg editorReadyMsg) tea.Cmd {
+func (msg editorReadyMsg) handle(m *workbench) tea.Cmd {
 	return m.exec(msg.cmd, func(err error) tea.Msg { return fileEditedMsg{path: msg.path, err: err} })
 }
 
 // fileEdited reports an editor that failed, or a file that was gone.
-func (m *workbench) fileEdited(msg fileEditedMsg) tea.Cmd {
+func (msg fileEditedMsg) handle(m *workbench) tea.Cmd {
 	switch {
 	case msg.gone:
 		return m.say(fmt.Sprintf("%s is not there any more: /index reads the repository again", safetext.CleanLine(msg.path)), true)
@@ -753,7 +753,7 @@ func editorAt(getenv func(string) string, file string, line int) *exec.Cmd {
 // cmdIndex carries out /index: the repository is read again in the
 // background (the workbench stays usable), and the section reloads when
 // the store says it was written.
-func (m *workbench) cmdIndex(p parsed) (tea.Cmd, error) {
+func cmdIndex(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) > 0 {
 		return nil, fmt.Errorf("/index takes nothing: exclude paths with cairn index --exclude GLOB")
 	}
@@ -774,7 +774,7 @@ func (m *workbench) cmdIndex(p parsed) (tea.Cmd, error) {
 }
 
 // indexed reports an index run and reloads what shows it.
-func (m *workbench) indexed(msg indexedMsg) tea.Cmd {
+func (msg indexedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	m.indexing = false
 	if msg.err != nil {
@@ -799,7 +799,7 @@ func (m *workbench) indexed(msg indexedMsg) tea.Cmd {
 }
 
 // cmdRepository carries out /repository.
-func (m *workbench) cmdRepository(p parsed) (tea.Cmd, error) {
+func cmdRepository(m *workbench, p parsed) (tea.Cmd, error) {
 	m.focus = focusList
 	return m.selectSection(sectionRepo), nil
 }

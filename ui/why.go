@@ -14,7 +14,7 @@ import (
 // the list; enter walks to a row's own reasons.
 
 // whyLoaded shows /why's tree in the list.
-func (m *workbench) whyLoaded(msg whyLoadedMsg) tea.Cmd {
+func (msg whyLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.err != nil {
 		return m.fail("read why", msg.err)
