@@ -143,14 +143,11 @@ type workbench struct {
 	detail detailPane
 	repl   replLine
 	forget *forgetDialog
-	editor *editorPane
-	diff   *diffView
 	tl     timelinePane
-	cal    calibrationPane
 	inbox  inboxPane
 	drop   *dropDialog
-	report reportPane
 	repo   repoPane
+	stack  overlays // help, calibration, a report, a diff, the editor: the top has the keyboard
 
 	recallQuery string
 	whyRoot     string                    // the title /why was asked of, while its tree shows
@@ -163,7 +160,6 @@ type workbench struct {
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
-	help        pager // the help screen, laid out by fit
 	recOnce     sync.Once
 	rec         recall.Recaller
 	recErr      error
@@ -430,8 +426,8 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 		if m.repl.active {
 			return m.repl.update(msg)
 		}
-		if m.editor != nil {
-			return m.editor.update(msg)
+		if e := m.stack.editor(); e != nil {
+			return e.update(msg)
 		}
 		return nil
 	}
@@ -515,7 +511,7 @@ func (msg actionDoneMsg) handle(m *workbench) tea.Cmd {
 		text = "forgot " + m.sid(msg.id) + " for good"
 		m.detail.clear()
 	case actSupersede:
-		m.editor, m.diff, m.mode = nil, nil, modeBrowse
+		m.stack, m.mode = nil, modeBrowse
 		m.detail.wantID = msg.mem.ID
 		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
 		text = fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
@@ -583,7 +579,7 @@ func (m *workbench) renderDetail() tea.Cmd {
 // selectSection switches the sidebar to s and loads it.
 func (m *workbench) selectSection(s section) tea.Cmd {
 	m.section = clamp(s, 0, sectionCount-1)
-	m.mode = modeBrowse
+	m.mode, m.stack = modeBrowse, nil
 	m.list.filter, m.list.filtering, m.list.inStore = "", false, false
 	m.list.prefix, m.whyRoot = nil, ""
 	m.list.cursor, m.list.offset = 0, 0
@@ -615,7 +611,7 @@ func (m *workbench) openCalibration() tea.Cmd {
 	if why := noProject(m, "calibration"); why != "" {
 		return m.say(why, true)
 	}
-	m.mode, m.cal = modeCalibration, calibrationPane{}
+	m.stack.push(&calibrationPane{})
 	m.pending++
 	return loadCalibration(m.opt.Trust(m.proj), m.st, m.proj.ID)
 }

@@ -25,20 +25,12 @@ func (m *workbench) keyTables() []keyTable {
 		return []keyTable{dropKeys}
 	case m.repl.active:
 		return []keyTable{replKeys}
-	case m.mode == modeEditor && m.editor != nil:
-		return []keyTable{editorKeys}
+	case m.stack.top() != nil:
+		return []keyTable{m.stack.top().keys()}
 	case m.list.filtering:
 		return []keyTable{listFilterKeys}
 	case m.mode == modeRepo && m.repo.typing && m.focus != focusSidebar:
 		return []keyTable{repoFilterKeys}
-	case m.mode == modeHelp:
-		return []keyTable{helpKeys}
-	case m.mode == modeDiff && m.diff != nil:
-		return []keyTable{diffKeys}
-	case m.mode == modeCalibration:
-		return []keyTable{calibrationKeys}
-	case m.mode == modeReport:
-		return []keyTable{reportKeys}
 	}
 	return []keyTable{globalKeys, paneKeys(m)}
 }
@@ -111,7 +103,7 @@ func toSidebar(m *workbench) tea.Cmd {
 var globalKeys = keyTable{
 	row(keys.Quit, to(quit)),
 	row(keys.Command, to(func(m *workbench) tea.Cmd { return m.repl.open("") })),
-	row(keys.Help, to(func(m *workbench) tea.Cmd { m.mode = modeHelp; return nil })),
+	row(keys.Help, to(func(m *workbench) tea.Cmd { m.stack.push(&helpView{}); return nil })),
 	row(keys.Layer, func(m *workbench, k tea.KeyPressMsg) tea.Cmd {
 		m.focus = focusList
 		return m.selectSection(section(k.String()[0] - '1'))
@@ -481,67 +473,49 @@ func listFiltered(m *workbench, was string) tea.Cmd {
 // editorKeys are the supersede editor's (and a proposal's candidate's).
 var editorKeys = keyTable{
 	{b: keys.Review, do: to(func(m *workbench) tea.Cmd { return m.reviewEdit() }), footer: always, word: func(m *workbench) string {
-		if m.editor.proposal != "" {
+		if m.stack.editor().proposal != "" {
 			return "diff, then enter accepts"
 		}
 		return "diff"
 	}},
-	row(keys.Edit, to(func(m *workbench) tea.Cmd { return writeEditFile(m.editor.ta.Value()) })).named(always),
+	row(keys.Edit, to(func(m *workbench) tea.Cmd { return writeEditFile(m.stack.editor().ta.Value()) })).named(always),
 	row(keys.Back.as("cancel"), to(cancelEdit)).named(always),
-	{typing: true, do: func(m *workbench, k tea.KeyPressMsg) tea.Cmd { return m.editor.update(k) }},
+	{typing: true, do: func(m *workbench, k tea.KeyPressMsg) tea.Cmd { return m.stack.editor().update(k) }},
 }
 
 func cancelEdit(m *workbench) tea.Cmd {
 	text := "supersede cancelled: nothing was stored"
-	if m.editor.proposal != "" {
+	if m.stack.editor().proposal != "" {
 		text = "edit cancelled: the proposal still waits"
 	}
-	m.editor, m.mode = nil, m.modeAfterOverlay()
+	m.stack.pop()
 	return m.say(text, false)
 }
 
 // helpKeys scroll and close the help screen.
 var helpKeys = keyTable{
-	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.help.key(k); return nil }).named(always),
-	row(keys.Close.as("close help"), to(closeHelp)).named(always),
-	row(keys.Help, to(closeHelp)),
-}
-
-func closeHelp(m *workbench) tea.Cmd {
-	m.mode = m.modeAfterOverlay()
-	m.help.top()
-	return nil
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.stack.top().(*helpView).pg.key(k); return nil }).named(always),
+	row(keys.Close.as("close help"), to(closeTop)).named(always),
+	row(keys.Help, to(closeTop)),
 }
 
 // calibrationKeys scroll or close the calibration pane, or go on to the
 // verify-first queue.
 var calibrationKeys = keyTable{
-	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.cal.pg.key(k); return nil }).named(always),
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.stack.top().(*calibrationPane).pg.key(k); return nil }).named(always),
 	row(keys.Verify.as("verify-first queue"), func(m *workbench, k tea.KeyPressMsg) tea.Cmd {
-		m.cal.pg.top()
 		return goSection(sectionVerify)(m, k)
 	}).named(always),
-	row(keys.Close.as("close calibration"), to(closeCalibration)).named(always),
-	row(keys.Calibration, to(closeCalibration)),
-}
-
-func closeCalibration(m *workbench) tea.Cmd {
-	m.mode = m.modeAfterOverlay()
-	m.cal.pg.top()
-	return nil
+	row(keys.Close.as("close calibration"), to(closeTop)).named(always),
+	row(keys.Calibration, to(closeTop)),
 }
 
 // reportKeys scroll a consolidation's report, or go on to the inbox.
 var reportKeys = keyTable{
-	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.report.pg.key(k); return nil }).named(always),
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.stack.top().(*reportPane).pg.key(k); return nil }).named(always),
 	row(keys.Inbox, func(m *workbench, k tea.KeyPressMsg) tea.Cmd {
-		m.report.pg.top()
 		return goSection(sectionInbox)(m, k)
 	}).named(always),
 	row(keys.Command, to(func(m *workbench) tea.Cmd { return m.repl.open("") })).named(always),
-	row(keys.Close, to(func(m *workbench) tea.Cmd {
-		m.mode = m.modeAfterOverlay()
-		m.report.pg.top()
-		return nil
-	})).named(always),
+	row(keys.Close, to(closeTop)).named(always),
 }

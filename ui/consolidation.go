@@ -230,11 +230,13 @@ func (m *workbench) editProposal() tea.Cmd {
 	if cand == nil {
 		return m.say("the memory it proposes was forgotten since: w rejects the proposal", true)
 	}
-	m.diff = nil
-	m.editor = newEditor(cand, m.theme.Dark)
-	m.editor.proposal, m.editor.about = it.prop.ID, it.target
-	m.mode = modeEditor
-	return m.editor.ta.Focus()
+	if _, ok := m.stack.top().(*diffView); ok {
+		m.stack.pop() // the editor takes the proposal's diff's place
+	}
+	e := newEditor(cand, m.theme.Dark)
+	e.proposal, e.about = it.prop.ID, it.target
+	m.stack.push(e)
+	return e.ta.Focus()
 }
 
 // proposalDiff opens a merge or supersede proposal in the diff view: the
@@ -257,9 +259,9 @@ func (m *workbench) proposalDiff() tea.Cmd {
 		c.ID = "" // a candidate: shown as not stored yet
 		cand = &c
 	}
-	m.diff = newDiff([]*memory.Memory{it.target, cand}, 0, 1, "proposed "+string(pr.Kind)+": a accepts, w rejects")
-	m.diff.proposal = pr.ID
-	m.mode = modeDiff
+	d := newDiff([]*memory.Memory{it.target, cand}, 0, 1, "proposed "+string(pr.Kind)+": a accepts, w rejects")
+	d.proposal = pr.ID
+	m.stack.push(d)
 	return nil
 }
 
@@ -393,10 +395,11 @@ func (msg decidedMsg) handle(m *workbench) tea.Cmd {
 		}
 		return m.say(fmt.Sprintf("%s failed: %s", verb, oneLine(msg.err.Error())), true)
 	}
-	if m.editor != nil && m.editor.proposal == msg.id || m.diff != nil && m.diff.proposal == msg.id {
-		m.editor, m.diff = nil, nil
-		m.mode = m.modeAfterOverlay()
-	}
+	m.stack.remove(func(o overlay) bool { // the proposal's editor and diffs
+		e, isEditor := o.(*editorPane)
+		d, isDiff := o.(*diffView)
+		return isEditor && e.proposal == msg.id || isDiff && d.proposal == msg.id
+	})
 	text := "rejected: it will not be proposed again"
 	if msg.accepted {
 		text = "accepted"
@@ -446,21 +449,24 @@ func (msg consolidatedMsg) handle(m *workbench) tea.Cmd {
 		return tea.Batch(m.say("consolidate failed: "+oneLine(msg.err.Error()), true), m.reloadAll())
 	}
 	rep := msg.rep
-	m.report = reportPane{title: "Consolidation", lines: msg.lines}
+	report := &reportPane{title: "Consolidation", lines: msg.lines}
 	var text string
 	switch {
 	case rep.DryRun:
-		m.report.title = "Consolidation, dry run: nothing was written"
+		report.title = "Consolidation, dry run: nothing was written"
 		text = "dry run, nothing written — " + rep.Summary()
 	case rep.Run.ID == "":
 		text = "consolidated " + rep.Summary()
 	default:
-		m.report.title = "Consolidation run " + rep.Run.ID
+		report.title = "Consolidation run " + rep.Run.ID
 		m.lastRun, m.lastBatch = rep.Run.ID, nil
 		text = "consolidated " + rep.Summary() + " — /undo takes it back"
 	}
 	if rep.Changed() || len(rep.Dropped) > 0 {
-		m.mode = modeReport
+		if _, ok := m.stack.top().(*reportPane); ok {
+			m.stack.pop() // the new report in the old one's place
+		}
+		m.stack.push(report)
 	}
 	return tea.Batch(m.say(text, false), m.reloadAll())
 }

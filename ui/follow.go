@@ -97,11 +97,12 @@ func (msg rereadMsg) handle(m *workbench) tea.Cmd {
 			d.mem = msg.mem
 		}
 	}
-	if e := m.editor; e != nil && e.old.ID == msg.id && gone {
-		m.editor, m.told = nil, e.old.ID
-		if m.mode == modeEditor || m.mode == modeDiff && m.diff != nil && m.diff.confirm {
-			m.diff, m.mode = nil, m.modeAfterOverlay()
-		}
+	if e := m.stack.editor(); e != nil && e.old.ID == msg.id && gone {
+		m.told = e.old.ID
+		m.stack.remove(func(o overlay) bool { // the editor and its new version's diff
+			d, isDiff := o.(*diffView)
+			return o == overlay(e) || isDiff && d.confirm
+		})
 		cmds = append(cmds, m.say(fmt.Sprintf("forgotten elsewhere, supersede cancelled: %q", e.old.Title), true))
 	}
 	return tea.Batch(cmds...)

@@ -99,12 +99,14 @@ func (msg calibrationLoadedMsg) handle(m *workbench) tea.Cmd {
 		return nil
 	}
 	if msg.err != nil {
-		if m.mode == modeCalibration {
-			m.mode = m.modeAfterOverlay()
+		if _, ok := m.stack.top().(*calibrationPane); ok {
+			m.stack.pop()
 		}
 		return m.fail("count the reviews", msg.err)
 	}
-	m.cal.set(msg.cal, msg.titles)
+	if c := find[*calibrationPane](m.stack); c != nil {
+		c.set(msg.cal, msg.titles)
+	}
 	return nil
 }
 
@@ -140,8 +142,7 @@ func (msg historyLoadedMsg) handle(m *workbench) tea.Cmd {
 	if msg.err != nil {
 		return m.fail("open the diff", msg.err)
 	}
-	m.diff = newDiff(msg.vers, msg.old, msg.new, "")
-	m.mode = modeDiff
+	m.stack.push(newDiff(msg.vers, msg.old, msg.new, ""))
 	return nil
 }
 
@@ -176,20 +177,21 @@ func (msg capturedMsg) handle(m *workbench) tea.Cmd {
 }
 
 func (msg editFileReadyMsg) handle(m *workbench) tea.Cmd {
-	if m.editor == nil { // cancelled meanwhile
+	if m.stack.editor() == nil { // cancelled meanwhile
 		return func() tea.Msg { os.Remove(msg.path); return nil }
 	}
 	return editExternally(msg.path)
 }
 
 func (msg editorDoneMsg) handle(m *workbench) tea.Cmd {
-	if m.editor == nil {
+	e := m.stack.editor()
+	if e == nil {
 		return nil
 	}
 	if msg.err != nil {
 		return m.fail("run the editor", msg.err)
 	}
-	m.editor.setText(msg.text)
+	e.setText(msg.text)
 	return nil
 }
 
@@ -244,9 +246,9 @@ func (msg refreshMsg) handle(m *workbench) tea.Cmd {
 		m.pending++
 		cmds = append(cmds, reread(m.st, m.forget.mem.ID))
 	}
-	if m.editor != nil && m.editor.proposal == "" && (m.forget == nil || m.forget.mem.ID != m.editor.old.ID) {
+	if e := m.stack.editor(); e != nil && e.proposal == "" && (m.forget == nil || m.forget.mem.ID != e.old.ID) {
 		m.pending++
-		cmds = append(cmds, reread(m.st, m.editor.old.ID))
+		cmds = append(cmds, reread(m.st, e.old.ID))
 	}
 	return tea.Batch(cmds...)
 }

@@ -25,23 +25,6 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	return nil
 }
 
-// modeAfterOverlay is the mode to return to when help or a diff closes.
-func (m *workbench) modeAfterOverlay() mode {
-	switch {
-	case m.section == sectionTimeline:
-		return modeTimeline
-	case m.recallQuery != "" && m.list.items != nil:
-		return modeRecall
-	case m.whyRoot != "" && m.list.items != nil:
-		return modeWhy
-	case m.section == sectionInbox:
-		return modeInbox
-	case m.section == sectionRepo:
-		return modeRepo
-	}
-	return modeBrowse
-}
-
 // morePages loads the next page when the cursor nears the end of what is loaded.
 func (m *workbench) morePages() tea.Cmd {
 	if m.list.next == "" || (m.list.filter != "" && !m.list.inStore) || m.mode == modeRecall || m.mode == modeWhy || m.list.cursor < len(m.list.items)-10 {
@@ -87,44 +70,45 @@ func (m *workbench) startSupersede(cur *memory.Memory, text string) tea.Cmd {
 	if cur.Status == memory.StatusSuperseded {
 		return m.say(fmt.Sprintf("%s is already superseded by %s — supersede that one", m.sid(cur.ID), m.sid(cur.SupersededBy)), true)
 	}
-	m.editor = newEditor(cur, m.theme.Dark)
-	m.mode = modeEditor
-	focus := m.editor.ta.Focus()
+	e := newEditor(cur, m.theme.Dark)
+	m.stack.push(e)
+	focus := e.ta.Focus()
 	if text == "" {
 		return focus
 	}
-	m.editor.setText(text)
+	e.setText(text)
 	return tea.Batch(focus, m.reviewEdit())
 }
 
 // reviewEdit shows the editor's new version beside the old, to store with
 // enter (ctrl+s in the editor; /supersede ID TEXT goes straight here).
 func (m *workbench) reviewEdit() tea.Cmd {
-	next := m.editor.next()
+	e := m.stack.editor()
+	next := e.next()
 	if strings.TrimSpace(next.Body) == "" {
 		return m.say("the new version is empty: write the corrected fact", true)
 	}
-	if title, body := splitEdit(editText(m.editor.old)); next.Title == title && next.Body == body {
-		if m.editor.proposal != "" {
+	if title, body := splitEdit(editText(e.old)); next.Title == title && next.Body == body {
+		if e.proposal != "" {
 			return m.say("unchanged: esc, then a accepts it as proposed", true)
 		}
 		return m.say("the new version is the same as the old: change something, or esc to cancel", true)
 	}
-	if m.editor.proposal != "" {
+	if e.proposal != "" {
 		// Compared with the memory the proposal is about, when there is
 		// one: that is what accepting changes.
-		old := m.editor.about
+		old := e.about
 		if old == nil {
-			old = m.editor.old
+			old = e.old
 		}
-		m.diff = newDiff([]*memory.Memory{old, next}, 0, 1, "your version of the proposal, not stored yet")
-		m.diff.confirm, m.diff.proposal = true, m.editor.proposal
-		m.mode = modeDiff
+		d := newDiff([]*memory.Memory{old, next}, 0, 1, "your version of the proposal, not stored yet")
+		d.confirm, d.proposal = true, e.proposal
+		m.stack.push(d)
 		return nil
 	}
-	m.diff = newDiff([]*memory.Memory{m.editor.old, next}, 0, 1, "your new version, not stored yet")
-	m.diff.confirm = true
-	m.mode = modeDiff
+	d := newDiff([]*memory.Memory{e.old, next}, 0, 1, "your new version, not stored yet")
+	d.confirm = true
+	m.stack.push(d)
 	return nil
 }
 
@@ -163,7 +147,7 @@ func cmdQuit(m *workbench, p parsed) (tea.Cmd, error) {
 
 // cmdHelp carries out /help.
 func cmdHelp(m *workbench, p parsed) (tea.Cmd, error) {
-	m.mode = modeHelp
+	m.stack.push(&helpView{})
 	return nil, nil
 }
 
@@ -434,7 +418,7 @@ func (m *workbench) localID(ref string) string {
 
 // click selects what was clicked: a sidebar row or a list row.
 func (m *workbench) click(ms tea.Mouse) tea.Cmd {
-	if m.forget != nil || m.drop != nil || m.mode == modeHelp || m.mode == modeDiff || m.mode == modeEditor || m.mode == modeCalibration || m.mode == modeReport || m.repl.active {
+	if m.forget != nil || m.drop != nil || m.stack.top() != nil || m.repl.active {
 		return nil
 	}
 	l := m.layout()
@@ -488,15 +472,9 @@ func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 	}
 	l := m.layout()
 	switch {
-	case m.forget != nil || m.drop != nil || m.repl.active || m.mode == modeEditor:
-	case m.mode == modeHelp:
-		m.help.wheel(up)
-	case m.mode == modeDiff && m.diff != nil:
-		m.diff.pg.wheel(up)
-	case m.mode == modeCalibration:
-		m.cal.pg.wheel(up)
-	case m.mode == modeReport:
-		m.report.pg.wheel(up)
+	case m.forget != nil || m.drop != nil || m.repl.active:
+	case m.stack.top() != nil:
+		m.stack.top().wheel(up)
 	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.inboxBeside() || m.focus != focusDetail):
 		m.inbox.move(d, m.inboxRows())
 	case m.mode == modeInbox && l.detail.contains(ms.X, ms.Y):

@@ -103,7 +103,7 @@ func (msg recallDoneMsg) handle(m *workbench) tea.Cmd {
 	m.reqSeq++
 	// A new list, not a refresh: the best hit is selected.
 	m.list.replace(items)
-	m.mode, m.focus = modeRecall, focusList
+	m.mode, m.focus, m.stack = modeRecall, focusList, nil
 	switch {
 	case msg.resp.Nothing && len(items) == 0:
 		m.say(fmt.Sprintf("recall %q: nothing known about this — noted in the inbox as a gap; /remember what you know", msg.query), false)

@@ -90,8 +90,8 @@ func (m *workbench) fit() {
 	}
 	m.list.scroll(m.listRows())
 	m.repl.setWidth(m.w)
-	if m.editor != nil {
-		m.editor.setSize(m.w-4, m.layout().bodyH-2)
+	if e := m.stack.editor(); e != nil {
+		e.setSize(m.w-4, m.layout().bodyH-2)
 	}
 	if m.mode == modeInbox {
 		m.inbox.move(0, m.inboxRows())
@@ -109,15 +109,8 @@ func (m *workbench) layPager() {
 	w, h := m.w-4, l.bodyH-2 // a full-screen pane inside its border
 	switch {
 	case m.forget != nil || m.drop != nil:
-	case m.mode == modeHelp:
-		m.help.set(helpLines(m.theme, w), w, h)
-	case m.mode == modeCalibration:
-		m.cal.pg.set(m.cal.lines(m.theme, w, m.sid), w, h)
-	case m.mode == modeReport:
-		m.report.pg.set(m.report.all(m.theme, w), w, h)
-	case m.mode == modeDiff && m.diff != nil:
-		m.diff.pg.set(m.diff.lines(m.theme, w, m.sid), w, h-1) // under its title
-	case m.mode == modeEditor:
+	case m.stack.top() != nil:
+		m.stack.top().lay(m, w, h)
 	case m.mode == modeTimeline:
 		w = m.w - l.sidebar.w - 4
 		m.tl.pg.set(m.tl.lines(m.theme, w, m.sid), w, h-1) // under its heading
@@ -178,16 +171,8 @@ func (m *workbench) content() string {
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH, m.sid))
 	case m.drop != nil:
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.drop.view(m.theme, m.w, l.bodyH))
-	case m.mode == modeHelp:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.help.linesWithMore(m.theme), true)
-	case m.mode == modeCalibration:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.cal.pg.linesWithMore(m.theme), true)
-	case m.mode == modeReport:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.report.pg.linesWithMore(m.theme), true)
-	case m.mode == modeDiff && m.diff != nil:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.diff.view(m.theme, m.w-4), true)
-	case m.mode == modeEditor && m.editor != nil:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.editor.view(m.theme, m.w-4, l.bodyH-2, m.sid), "\n"), true)
+	case m.stack.top() != nil:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.stack.top().draw(m, m.w-4, l.bodyH-2), true)
 	default:
 		body = m.browse(l)
 	}

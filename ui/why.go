@@ -26,7 +26,7 @@ func (msg whyLoadedMsg) handle(m *workbench) tea.Cmd {
 	for i, it := range msg.items {
 		m.list.prefix[it.ID] = msg.prefixes[i]
 	}
-	m.mode, m.focus = modeWhy, focusList
+	m.mode, m.focus, m.stack = modeWhy, focusList, nil
 	n := len(msg.items) - 1
 	if n == 0 {
 		m.say(fmt.Sprintf("why %q: no reasons or evidence linked — /link because ID adds one", safetext.CleanLine(msg.root.Title)), false)
