@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -132,8 +131,7 @@ type workbench struct {
 
 	proj     memory.Project
 	projects []memory.Project
-	counts   memory.Counts
-	loaded   bool // counts have arrived once
+	tally    tally // what the sidebar counts
 
 	section section
 	focus   focus
@@ -152,17 +150,12 @@ type workbench struct {
 	recallQuery string
 	whyRoot     string                    // the title /why was asked of, while its tree shows
 	recallWords string                    // the query's words alone: what + and - are said of
-	verifyCount int                       // memories in the verify-first queue
-	inboxCount  int                       // waiting drafts, open proposals and gaps
-	repoCount   int                       // the repository's modules (0: not indexed)
 	indexing    bool                      // an /index run is under way
 	syncing     bool                      // a /sync run is under way
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
-	recOnce     sync.Once
-	rec         recall.Recaller
-	recErr      error
+	recaller    func() (recall.Recaller, error) // answers /recall, built on first use
 
 	status    string
 	statusBad bool
@@ -236,6 +229,7 @@ func New(st Store, opt Options) Model {
 		m.repl.file, m.repl.history = opt.HistoryFile, loadHistory(opt.HistoryFile)
 	}
 	m.detail.rendered = map[renderKey]string{}
+	m.recaller = lazyRecaller(ctx, st, &m.opt)
 	return Model{m}
 }
 
@@ -357,7 +351,7 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 		return loadTimeline(m.st, m.proj.ID)
 	}
 	if m.section == sectionRepo {
-		return m.loadRepo()
+		return m.repo.load(m)
 	}
 	if !more {
 		m.reqSeq++
@@ -564,7 +558,7 @@ func (m *workbench) loadDetail(id string) tea.Cmd {
 // renderDetail renders the shown memory's body for the current width, unless cached.
 func (m *workbench) renderDetail() tea.Cmd {
 	if m.mode == modeRepo {
-		return m.renderRepoDoc()
+		return m.repo.render(m)
 	}
 	if m.detail.mem == nil || m.w == 0 {
 		return nil
@@ -607,7 +601,7 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 }
 
 // openCalibration shows the calibration pane and counts the reviews anew.
-func (m *workbench) openCalibration() tea.Cmd {
+func openCalibration(m *workbench) tea.Cmd {
 	if why := noProject(m, "calibration"); why != "" {
 		return m.say(why, true)
 	}
@@ -617,15 +611,13 @@ func (m *workbench) openCalibration() tea.Cmd {
 }
 
 // switchProject moves the workbench to another project.
-func (m *workbench) switchProject(p memory.Project) tea.Cmd {
+func switchProject(m *workbench, p memory.Project) tea.Cmd {
 	m.proj = p
-	m.counts, m.loaded = memory.Counts{}, false
+	m.tally.counts, m.tally.loaded = memory.Counts{}, false
 	m.detail.clear()
 	m.tl.events = nil
-	m.inbox, m.inboxCount = inboxPane{}, 0
-	m.repo, m.repoCount = repoPane{}, 0
-	m.verifyCount, m.archived = 0, nil // the new project's, once read
+	m.inbox, m.tally.inbox = inboxPane{}, 0
+	m.repo, m.tally.repo = repoPane{}, 0
+	m.tally.verify, m.archived = 0, nil // the new project's, once read
 	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }
-
-func (m *workbench) scope() []string { return memory.Scope(m.proj.ID) }

@@ -114,7 +114,7 @@ var globalKeys = keyTable{
 		m.inbox.session = ""
 		return goSection(sectionInbox)(m, k)
 	}),
-	row(keys.Calibration, to(func(m *workbench) tea.Cmd { return m.openCalibration() })).unless(needsProject("calibration")),
+	row(keys.Calibration, to(func(m *workbench) tea.Cmd { return openCalibration(m) })).unless(needsProject("calibration")),
 	row(keys.Explain, to(func(m *workbench) tea.Cmd { m.showExplain = !m.showExplain; return nil })).when(inRecall),
 	row(keys.Helpful, helpful(true)).when(inRecall),
 	row(keys.Unhelpful, helpful(false)).when(inRecall),
@@ -348,7 +348,7 @@ func confirmKey(m *workbench, cur *memory.Memory) tea.Cmd {
 	return confirm(m.opt.Trust(m.proj), cur)
 }
 
-func rejectKey(m *workbench, cur *memory.Memory) tea.Cmd { return m.reject(cur.ID) }
+func rejectKey(m *workbench, cur *memory.Memory) tea.Cmd { return rejectRef(m, cur.ID) }
 
 func rebindKey(m *workbench, _ *memory.Memory) tea.Cmd { return m.repl.open("rebind ") }
 
@@ -400,7 +400,7 @@ var replKeys = keyTable{
 func runLine(m *workbench) tea.Cmd {
 	line := m.repl.in.Value()
 	keep := m.repl.remember(line)
-	cmd, err := m.run(line)
+	cmd, err := runCommand(m, line)
 	if err != nil {
 		m.repl.in.SetValue("")
 		m.repl.hpos = len(m.repl.history)

@@ -3,7 +3,6 @@ package ui
 import (
 	"errors"
 	"fmt"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -19,15 +18,15 @@ import (
 // workbench is given one (cairn's own store and the socket client both
 // are one); the small Store interface is what the rest of the workbench
 // uses, and it is kept small so that tests and views can wrap it.
-func (m *workbench) fullStore() (memory.Store, error) {
+func fullStore(m *workbench) (memory.Store, error) {
 	if st, ok := m.st.(memory.Store); ok {
 		return st, nil
 	}
 	return nil, fmt.Errorf("this workbench was opened on a partial store (%T): consolidate with the cairn command instead", m.st)
 }
 
-// inboxRows is how many items the inbox list shows at once.
-func (m *workbench) inboxRows() int { return max(m.layout().list.h-3, 1) }
+// rowsShown is how many items the inbox list shows at once.
+func (i *inboxPane) rowsShown(m *workbench) int { return max(m.layout().list.h-3, 1) }
 
 // The inbox's states: proposals marked, what the selection is.
 var (
@@ -51,7 +50,7 @@ var (
 // inboxMove moves the inbox's cursor with by.
 func inboxMove(by func(m *workbench, rows int) int) keyFn {
 	return to(func(m *workbench) tea.Cmd {
-		rows := m.inboxRows()
+		rows := m.inbox.rowsShown(m)
 		m.inbox.move(by(m, rows), rows)
 		return nil
 	})
@@ -73,7 +72,7 @@ var inboxKeys = keyTable{
 		if !m.inbox.toggleMark() {
 			return m.say("space marks a proposal: drafts and gaps are not decided with a and w", true)
 		}
-		m.inbox.move(1, m.inboxRows())
+		m.inbox.move(1, m.inbox.rowsShown(m))
 		return nil
 	})).when(onList),
 	row(keys.MarkKind, to(func(m *workbench) tea.Cmd {
@@ -94,12 +93,12 @@ var inboxKeys = keyTable{
 	row(keys.Session, to(openSessionEpisode)),
 	row(keys.Prev, to(inboxBack)),
 	row(keys.Back, to(inboxBack)),
-	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.decideMany(m.inbox.markedIDs(), true) })).when(inboxMarked),
-	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.decideMany(m.inbox.markedIDs(), false) })).when(inboxMarked),
-	row(keys.Accept, inboxAct(func(m *workbench, it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, true, nil) })),
-	row(keys.Reject, inboxAct(func(m *workbench, it *inboxItem) tea.Cmd { return m.decide(it.prop.ID, false, nil) })),
-	row(keys.EditCandidate, inboxAct(func(m *workbench, _ *inboxItem) tea.Cmd { return m.editProposal() })),
-	row(keys.Diff, inboxAct(func(m *workbench, _ *inboxItem) tea.Cmd { return m.proposalDiff() })),
+	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.inbox.decideMany(m, m.inbox.markedIDs(), true) })).when(inboxMarked),
+	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.inbox.decideMany(m, m.inbox.markedIDs(), false) })).when(inboxMarked),
+	row(keys.Accept, inboxAct(func(m *workbench, it *inboxItem) tea.Cmd { return m.inbox.decide(m, it.prop.ID, true, nil) })),
+	row(keys.Reject, inboxAct(func(m *workbench, it *inboxItem) tea.Cmd { return m.inbox.decide(m, it.prop.ID, false, nil) })),
+	row(keys.EditCandidate, inboxAct(func(m *workbench, _ *inboxItem) tea.Cmd { return m.inbox.editProposal(m) })),
+	row(keys.Diff, inboxAct(func(m *workbench, _ *inboxItem) tea.Cmd { return m.inbox.diff(m) })),
 	row(keys.Forget, to(dropItem)),
 
 	hint(keys.Up, onList),
@@ -198,8 +197,8 @@ func inboxAct(act func(*workbench, *inboxItem) tea.Cmd) keyFn {
 
 // decide accepts or rejects proposal id (accepting with the person's
 // version of the candidate when edited is not nil).
-func (m *workbench) decide(id string, accept bool, edited *memory.Memory) tea.Cmd {
-	st, err := m.fullStore()
+func (p *inboxPane) decide(m *workbench, id string, accept bool, edited *memory.Memory) tea.Cmd {
+	st, err := fullStore(m)
 	if err != nil {
 		return m.say(err.Error(), true)
 	}
@@ -208,8 +207,8 @@ func (m *workbench) decide(id string, accept bool, edited *memory.Memory) tea.Cm
 }
 
 // decideMany accepts or rejects the proposals ids, one run each.
-func (m *workbench) decideMany(ids []string, accept bool) tea.Cmd {
-	st, err := m.fullStore()
+func (p *inboxPane) decideMany(m *workbench, ids []string, accept bool) tea.Cmd {
+	st, err := fullStore(m)
 	if err != nil {
 		return m.say(err.Error(), true)
 	}
@@ -218,8 +217,8 @@ func (m *workbench) decideMany(ids []string, accept bool) tea.Cmd {
 }
 
 // editProposal opens the editor on the selected proposal's candidate.
-func (m *workbench) editProposal() tea.Cmd {
-	it := m.inbox.selected()
+func (p *inboxPane) editProposal(m *workbench) tea.Cmd {
+	it := p.selected()
 	if it == nil || it.prop == nil {
 		return nil
 	}
@@ -239,10 +238,10 @@ func (m *workbench) editProposal() tea.Cmd {
 	return e.ta.Focus()
 }
 
-// proposalDiff opens a merge or supersede proposal in the diff view: the
+// diff opens a merge or supersede proposal in the diff view: the
 // memory it is about against what would take its place.
-func (m *workbench) proposalDiff() tea.Cmd {
-	it := m.inbox.selected()
+func (p *inboxPane) diff(m *workbench) tea.Cmd {
+	it := p.selected()
 	if it == nil || it.prop == nil {
 		return nil
 	}
@@ -265,12 +264,12 @@ func (m *workbench) proposalDiff() tea.Cmd {
 	return nil
 }
 
-// consolidate starts a pass over the project's drafts (dry: only report).
-func (m *workbench) consolidate(dry bool) (tea.Cmd, error) {
+// consolidateDrafts starts a pass over the project's drafts (dry: only report).
+func consolidateDrafts(m *workbench, dry bool) (tea.Cmd, error) {
 	if m.sleeping != nil {
 		return nil, fmt.Errorf("a consolidation is already running: its report comes when it ends")
 	}
-	st, err := m.fullStore()
+	st, err := fullStore(m)
 	if err != nil {
 		return nil, err
 	}
@@ -284,11 +283,11 @@ func (m *workbench) consolidate(dry bool) (tea.Cmd, error) {
 	return startConsolidation(m.ctx, st, m.proj, opt), nil
 }
 
-// undo takes back run ref (an id or a unique prefix; "" is the last run
+// takeBack takes back run ref (an id or a unique prefix; "" is the last run
 // this workbench made).
-func (m *workbench) undo(ref string) (tea.Cmd, error) {
+func takeBack(m *workbench, ref string) (tea.Cmd, error) {
 	if ref == "" && len(m.lastBatch) > 0 {
-		st, err := m.fullStore()
+		st, err := fullStore(m)
 		if err != nil {
 			return nil, err
 		}
@@ -302,7 +301,7 @@ func (m *workbench) undo(ref string) (tea.Cmd, error) {
 		}
 		ref = m.lastRun
 	}
-	st, err := m.fullStore()
+	st, err := fullStore(m)
 	if err != nil {
 		return nil, err
 	}
@@ -329,7 +328,7 @@ func (msg inboxLoadedMsg) handle(m *workbench) tea.Cmd {
 		return m.fail("read the inbox", msg.err)
 	}
 	if msg.session == "" {
-		m.inboxCount = msg.count
+		m.tally.inbox = msg.count
 	}
 	if msg.req >= 0 && msg.req == m.reqSeq && m.section == sectionInbox && msg.session == m.inbox.session {
 		m.inbox.set(msg.items)
@@ -493,12 +492,4 @@ func (msg undoneMsg) handle(m *workbench) tea.Cmd {
 		}
 	}
 	return tea.Batch(m.say(fmt.Sprintf("undid run %s: %s taken back", short(msg.run.ID), plural(n, "change")), false), m.reloadAll())
-}
-
-// consolidating says what the header shows while a pass runs.
-func (m *workbench) consolidating() string {
-	if m.sleeping == nil {
-		return ""
-	}
-	return strings.TrimSpace(m.progress)
 }

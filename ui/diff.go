@@ -224,15 +224,15 @@ var (
 // diffKeys step through the versions, store a new one, or decide the
 // proposal shown.
 var diffKeys = keyTable{
-	row(keys.Open.as("accept your version"), to(func(m *workbench) tea.Cmd { d := m.stack.diff(); return m.decide(d.proposal, true, d.b()) })).
+	row(keys.Open.as("accept your version"), to(func(m *workbench) tea.Cmd { d := m.stack.diff(); return m.inbox.decide(m, d.proposal, true, d.b()) })).
 		when(both(diffConfirm, diffProposal)).named(always),
 	row(keys.Open.as("store the new version"), to(func(m *workbench) tea.Cmd {
 		m.pending++
 		return supersede(m.st, m.trust(), m.stack.editor().old.ID, m.stack.diff().b())
 	})).when(both(diffConfirm, not(diffProposal))).named(always),
-	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.decide(m.stack.diff().proposal, true, nil) })).when(diffDeciding).named(always),
-	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.decide(m.stack.diff().proposal, false, nil) })).when(diffDeciding).named(always),
-	row(keys.EditCandidate.as("edit, then accept"), to(func(m *workbench) tea.Cmd { return m.editProposal() })).when(diffDeciding).named(always),
+	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.inbox.decide(m, m.stack.diff().proposal, true, nil) })).when(diffDeciding).named(always),
+	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.inbox.decide(m, m.stack.diff().proposal, false, nil) })).when(diffDeciding).named(always),
+	row(keys.EditCandidate.as("edit, then accept"), to(func(m *workbench) tea.Cmd { return m.inbox.editProposal(m) })).when(diffDeciding).named(always),
 	row(keys.Older, diffStep(-1, true)).named(diffChain),
 	row(keys.Newer, diffStep(1, true)),
 	row(keys.NextLink.as("move the old side"), diffStep(1, false)).named(diffChain),

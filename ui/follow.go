@@ -41,7 +41,7 @@ func (m *workbench) listLoaded(req int, items []*memory.Memory, next string, mor
 		m.acted = "" // expected once: a later move of it is news again
 	case left.ID != m.told:
 		m.told = left.ID
-		cmds = append(cmds, m.say(m.leftText(left), false))
+		cmds = append(cmds, m.say(leftText(m, left), false))
 	}
 	if sel := m.list.selected(); sel != nil && sel.ID == m.told {
 		m.told = "" // it is back: its next departure is news
@@ -51,7 +51,7 @@ func (m *workbench) listLoaded(req int, items []*memory.Memory, next string, mor
 
 // leftText says why the selection moved: which memory left, as far as the
 // events tell, and which one is selected now.
-func (m *workbench) leftText(left *memory.Memory) string {
+func leftText(m *workbench, left *memory.Memory) string {
 	how := map[memory.EventKind]string{memory.EventArchive: "archived", memory.EventForget: "forgotten",
 		memory.EventSupersede: "superseded", memory.EventUnarchive: "unarchived", memory.EventVerify: "reviewed",
 		memory.EventEdit: "edited"}[m.heard[left.ID]]

@@ -23,7 +23,7 @@ func (msg countsLoadedMsg) handle(m *workbench) tea.Cmd {
 	if msg.err != nil {
 		return m.fail("count memories", msg.err)
 	}
-	m.counts, m.loaded = msg.counts, true
+	m.tally.counts, m.tally.loaded = msg.counts, true
 	return nil
 }
 
@@ -35,7 +35,7 @@ func (msg queueLoadedMsg) handle(m *workbench) tea.Cmd {
 	if msg.err != nil {
 		return m.fail("check what to verify", msg.err)
 	}
-	m.verifyCount = len(msg.items)
+	m.tally.verify = len(msg.items)
 	m.reasons = map[string][]string{}
 	items := make([]*memory.Memory, len(msg.items))
 	for i, it := range msg.items {

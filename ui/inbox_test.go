@@ -490,7 +490,7 @@ func TestConsolidateFromTheCommandLine(t *testing.T) {
 	if n := sidebarCount(t, m, "Inbox"); n != fmt.Sprint(len(ps)) {
 		t.Fatalf("after the run the inbox counts %s, the store has %d open proposals and no waiting draft", n, len(ps))
 	}
-	if m.loaded && m.counts.Active(memory.LayerState) == 0 {
+	if m.tally.loaded && m.tally.counts.Active(memory.LayerState) == 0 {
 		t.Fatal("the layer counts were not reloaded")
 	}
 

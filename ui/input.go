@@ -46,8 +46,8 @@ func (m *workbench) trust() Trust {
 	return m.opt.Trust(m.proj)
 }
 
-// reject marks the memory ref names as no longer holding.
-func (m *workbench) reject(ref string) tea.Cmd {
+// rejectRef marks the memory ref names as no longer holding.
+func rejectRef(m *workbench, ref string) tea.Cmd {
 	if why := noProject(m, "reject"); why != "" {
 		return m.say(why, true)
 	}
@@ -112,8 +112,8 @@ func (m *workbench) reviewEdit() tea.Cmd {
 	return nil
 }
 
-// run carries out a slash command: the registry names the method.
-func (m *workbench) run(line string) (tea.Cmd, error) {
+// runCommand carries out a slash command: the registry names its function.
+func runCommand(m *workbench, line string) (tea.Cmd, error) {
 	p, err := parseLine(line)
 	if err != nil {
 		return nil, err
@@ -127,11 +127,11 @@ func (m *workbench) run(line string) (tea.Cmd, error) {
 	return p.cmd.run(m, p)
 }
 
-// target is the memory a command acts on: the id it was given, else the
+// targetID is the memory a command acts on: the id it was given, else the
 // selected memory.
-func (m *workbench) target(p parsed) (string, error) {
+func targetID(m *workbench, p parsed) (string, error) {
 	if len(p.args) > 0 {
-		return m.localID(p.args[0]), nil
+		return m.list.localID(p.args[0]), nil
 	}
 	if cur := m.current(); cur != nil {
 		return cur.ID, nil
@@ -170,19 +170,19 @@ func cmdInbox(m *workbench, p parsed) (tea.Cmd, error) {
 // cmdConsolidate carries out /consolidate.
 func cmdConsolidate(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) == 0 {
-		return m.consolidate(false)
+		return consolidateDrafts(m, false)
 	}
 	switch strings.ToLower(p.args[0]) {
 	case "dry", "--dry-run", "-n":
 		if len(p.args) > 1 {
 			return nil, fmt.Errorf("/consolidate dry takes nothing more: %q is one word too many", p.args[1])
 		}
-		return m.consolidate(true)
+		return consolidateDrafts(m, true)
 	case "undo":
 		if len(p.args) != 2 {
 			return nil, fmt.Errorf("/consolidate undo RUN: give the id of the run to take back")
 		}
-		return m.undo(p.args[1])
+		return takeBack(m, p.args[1])
 	}
 	return nil, fmt.Errorf("/consolidate [dry | undo RUN]: %q is neither", p.args[0])
 }
@@ -192,7 +192,7 @@ func cmdUndo(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) > 1 {
 		return nil, fmt.Errorf("/undo [RUN]: one run at a time")
 	}
-	return m.undo(strings.Join(p.args, ""))
+	return takeBack(m, strings.Join(p.args, ""))
 }
 
 // cmdCalibration carries out /calibration.
@@ -200,19 +200,19 @@ func cmdCalibration(m *workbench, p parsed) (tea.Cmd, error) {
 	if why := noProject(m, "/calibration"); why != "" {
 		return nil, errors.New(why)
 	}
-	return m.openCalibration(), nil
+	return openCalibration(m), nil
 }
 
 // cmdReject carries out /reject.
 func cmdReject(m *workbench, p parsed) (tea.Cmd, error) {
-	id, err := m.target(p)
+	id, err := targetID(m, p)
 	if err != nil {
 		return nil, err
 	}
 	if why := noProject(m, "/reject"); why != "" {
 		return nil, errors.New(why)
 	}
-	return m.reject(id), nil
+	return rejectRef(m, id), nil
 }
 
 // cmdRebind carries out /rebind.
@@ -271,15 +271,15 @@ func cmdRecall(m *workbench, p parsed) (tea.Cmd, error) {
 		return nil, fmt.Errorf("/recall needs a query (or --path PATTERN)")
 	}
 	m.pending++
-	return doRecall(m.recaller, m.scope(), query, path), nil
+	return doRecall(m.recaller, memory.Scope(m.proj.ID), query, path), nil
 }
 
 // cmdSupersede carries out /supersede.
 func cmdSupersede(m *workbench, p parsed) (tea.Cmd, error) {
 	// /supersede [ID] [TEXT]: the first word is an id when it names one.
 	ref, text := "", p.rest
-	if len(p.args) > 0 && m.isIDRef(p.args[0]) {
-		ref = m.localID(p.args[0])
+	if len(p.args) > 0 && m.list.isIDRef(p.args[0]) {
+		ref = m.list.localID(p.args[0])
 		text = strings.TrimSpace(strings.TrimPrefix(p.rest, p.args[0]))
 	}
 	cur := m.current()
@@ -298,7 +298,7 @@ func cmdSupersede(m *workbench, p parsed) (tea.Cmd, error) {
 
 // cmdOnMemory carries out /archive, /unarchive, /forget, /confirm, /why.
 func cmdOnMemory(m *workbench, p parsed) (tea.Cmd, error) {
-	id, err := m.target(p)
+	id, err := targetID(m, p)
 	if err != nil {
 		return nil, err
 	}
@@ -345,9 +345,9 @@ func cmdLink(m *workbench, p parsed) (tea.Cmd, error) {
 	if err != nil {
 		return nil, err
 	}
-	to, from := m.localID(args[1]), ""
+	to, from := m.list.localID(args[1]), ""
 	if len(args) > 2 {
-		from = m.localID(args[2])
+		from = m.list.localID(args[2])
 	} else if cur := m.current(); cur != nil {
 		from = cur.ID
 	} else {
@@ -360,19 +360,19 @@ func cmdLink(m *workbench, p parsed) (tea.Cmd, error) {
 // cmdProject carries out /project.
 func cmdProject(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) == 0 {
-		return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(m.projectNames(), ", "))
+		return nil, fmt.Errorf("/project NAME: one of %s", strings.Join(projectNames(m.projects), ", "))
 	}
 	for _, pr := range m.projects {
 		if strings.EqualFold(pr.Name, p.args[0]) || strings.EqualFold(safetext.CleanLine(pr.Name), p.args[0]) {
-			return m.switchProject(pr), nil
+			return switchProject(m, pr), nil
 		}
 	}
-	return nil, fmt.Errorf("no project %q: known are %s", p.args[0], strings.Join(m.projectNames(), ", "))
+	return nil, fmt.Errorf("no project %q: known are %s", p.args[0], strings.Join(projectNames(m.projects), ", "))
 }
 
-func (m *workbench) projectNames() []string {
+func projectNames(ps []memory.Project) []string {
 	var out []string
-	for _, p := range m.projects {
+	for _, p := range ps {
 		out = append(out, p.Name)
 	}
 	return out
@@ -381,8 +381,8 @@ func (m *workbench) projectNames() []string {
 // isIDRef reports whether word names a memory rather than starting a text:
 // a row of the loaded list, or what can only be a ULID or its prefix
 // (Crockford base32, beginning "01", at least four characters).
-func (m *workbench) isIDRef(word string) bool {
-	if m.localID(word) != word {
+func (l *listPane) isIDRef(word string) bool {
+	if l.localID(word) != word {
 		return true
 	}
 	up := strings.ToUpper(word)
@@ -399,10 +399,10 @@ func (m *workbench) isIDRef(word string) bool {
 
 // localID completes an id prefix from the loaded list when it names one
 // memory there; otherwise the command resolves it against the store.
-func (m *workbench) localID(ref string) string {
+func (l *listPane) localID(ref string) string {
 	up := strings.ToUpper(ref)
 	hit := ""
-	for _, it := range m.list.items {
+	for _, it := range l.items {
 		if strings.HasPrefix(it.ID, up) {
 			if hit != "" && hit != it.ID {
 				return ref
@@ -430,17 +430,17 @@ func (m *workbench) click(ms tea.Mouse) tea.Cmd {
 		if row >= 0 && row < len(sections) && sections[row] >= 0 {
 			return m.selectSection(sections[row])
 		}
-	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.inboxBeside() || m.focus != focusDetail):
+	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (inboxBeside(m.w) || m.focus != focusDetail):
 		m.focus = focusList
 		if i := m.inbox.offset + ms.Y - (l.list.y + 2); i >= 0 && i < len(m.inbox.items) {
-			m.inbox.move(i-m.inbox.cursor, m.inboxRows())
+			m.inbox.move(i-m.inbox.cursor, m.inbox.rowsShown(m))
 		}
 	case m.mode == modeRepo && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
 		m.focus = focusList
-		top := l.list.y + 1 + (l.list.h - 2 - m.repoRows()) // border, heading and filter
+		top := l.list.y + 1 + (l.list.h - 2 - m.repo.rowsShown(m)) // border, heading and filter
 		if i := m.repo.offset + ms.Y - top; i >= 0 && i < len(m.repo.vis) {
-			m.repo.move(i-m.repo.cursor, m.repoRows())
-			return m.renderRepoDoc()
+			m.repo.move(i-m.repo.cursor, m.repo.rowsShown(m))
+			return m.repo.render(m)
 		}
 	case l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail) && m.mode != modeTimeline:
 		m.focus = focusList
@@ -475,13 +475,13 @@ func (m *workbench) wheel(ms tea.Mouse) tea.Cmd {
 	case m.forget != nil || m.drop != nil || m.repl.active:
 	case m.stack.top() != nil:
 		m.stack.top().wheel(up)
-	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (m.inboxBeside() || m.focus != focusDetail):
-		m.inbox.move(d, m.inboxRows())
+	case m.mode == modeInbox && l.list.contains(ms.X, ms.Y) && (inboxBeside(m.w) || m.focus != focusDetail):
+		m.inbox.move(d, m.inbox.rowsShown(m))
 	case m.mode == modeInbox && l.detail.contains(ms.X, ms.Y):
 		m.inbox.pg.wheel(up)
 	case m.mode == modeRepo && l.list.contains(ms.X, ms.Y) && (m.w >= wide || m.focus != focusDetail):
-		m.repo.move(d, m.repoRows())
-		return m.renderRepoDoc()
+		m.repo.move(d, m.repo.rowsShown(m))
+		return m.repo.render(m)
 	case m.mode == modeRepo && l.detail.contains(ms.X, ms.Y):
 		m.repo.pg.wheel(up)
 	case m.mode == modeTimeline:

@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,25 +13,30 @@ import (
 	"cairn/safetext"
 )
 
-// recaller is what answers /recall: the one given in Options, the store
-// itself when it recalls (a client of the owning process does), or an
-// engine built over the store once, on first use. It runs inside a
+// lazyRecaller is what answers /recall: the one given in Options, the
+// store itself when it recalls (a client of the owning process does), or
+// an engine built over the store once, on first use. It runs inside a
 // command: building an engine reads the whole project.
-func (m *workbench) recaller() (recall.Recaller, error) {
-	m.recOnce.Do(func() {
-		if m.opt.Recall != nil {
-			m.rec = m.opt.Recall
-			return
-		}
-		m.rec, m.recErr = recall.For(m.ctx, m.st)
-	})
-	return m.rec, m.recErr
+func lazyRecaller(ctx context.Context, st Store, opt *Options) func() (recall.Recaller, error) {
+	var once sync.Once
+	var rec recall.Recaller
+	var err error
+	return func() (recall.Recaller, error) {
+		once.Do(func() {
+			if opt.Recall != nil {
+				rec = opt.Recall
+				return
+			}
+			rec, err = recall.For(ctx, st)
+		})
+		return rec, err
+	}
 }
 
 // withExplain puts, above the detail of a recalled memory, why recall
 // chose it (after e): its lexical, vector, trigger and graph evidence,
 // salience and trust, each in words and figures.
-func (m *workbench) withExplain(lines []string) []string {
+func withExplain(m *workbench, lines []string) []string {
 	if m.mode != modeRecall || !m.showExplain || m.detail.mem == nil {
 		return lines
 	}
@@ -59,7 +66,7 @@ func (m *workbench) withExplain(lines []string) []string {
 
 // withReasons puts, above the detail of a memory in the Verify-first
 // section, why its trust fell and what can be done about it.
-func (m *workbench) withReasons(lines []string) []string {
+func withReasons(m *workbench, lines []string) []string {
 	if m.section != sectionVerify || m.mode != modeBrowse || m.detail.mem == nil {
 		return lines
 	}

@@ -189,12 +189,12 @@ func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
 	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return timerSet{} } }
 	drain(t, m, m.Init())
 	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: 120, Height: 40} })
-	if m.verifyCount == 0 {
+	if m.tally.verify == 0 {
 		t.Fatal("the demo project has nothing to verify first")
 	}
 	press(t, m, "/", "type:project other", "enter")
-	if m.proj.ID != other.ID || m.verifyCount != 0 {
-		t.Fatalf("after /project other: project %s, verify-first count %d", m.proj.Name, m.verifyCount)
+	if m.proj.ID != other.ID || m.tally.verify != 0 {
+		t.Fatalf("after /project other: project %s, verify-first count %d", m.proj.Name, m.tally.verify)
 	}
 }
 
@@ -214,7 +214,7 @@ func TestEveryCommandIsDispatched(t *testing.T) {
 		}
 		m := app(t, db, 120, 40, "plain")
 		press(t, m, "1")
-		if _, err := m.run("/" + c.name); err != nil && strings.Contains(err.Error(), "not available here") {
+		if _, err := runCommand(m.workbench, "/"+c.name); err != nil && strings.Contains(err.Error(), "not available here") {
 			t.Errorf("/%s is listed but run does not carry it out", c.name)
 		}
 	}

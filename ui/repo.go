@@ -521,20 +521,20 @@ func orWord(s, alt string) string {
 	return s
 }
 
-// repoRows is how many rows the Repository list shows at once.
-func (m *workbench) repoRows() int {
+// rowsShown is how many rows the Repository list shows at once.
+func (p *repoPane) rowsShown(m *workbench) int {
 	l := m.layout().list
-	n := l.h - 2 - len(m.repo.heading(m.theme, l.w-4))
-	if m.repo.typing || m.repo.filter != "" {
+	n := l.h - 2 - len(p.heading(m.theme, l.w-4))
+	if p.typing || p.filter != "" {
 		n--
 	}
 	return max(n, 1)
 }
 
-// loadRepo reads the summary, and the open module's files.
-func (m *workbench) loadRepo() tea.Cmd {
+// load reads the summary, and the open module's files.
+func (p *repoPane) load(m *workbench) tea.Cmd {
 	m.reqSeq++
-	m.repo.req = m.reqSeq
+	p.req = m.reqSeq
 	m.pending++
 	return loadRepoSummary(m.st, m.proj.ID, m.reqSeq)
 }
@@ -551,9 +551,9 @@ func (msg repoLoadedMsg) handle(m *workbench) tea.Cmd {
 		return m.fail("read the repository's index", msg.err)
 	}
 	if notIndexed {
-		m.repoCount = 0
+		m.tally.repo = 0
 	} else {
-		m.repoCount = len(msg.sum.Modules)
+		m.tally.repo = len(msg.sum.Modules)
 	}
 	if msg.req != m.repo.req || m.section != sectionRepo {
 		return nil // only the count was asked for, or the selection moved on
@@ -586,13 +586,13 @@ func (msg repoFilesLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.repo.files = moduleFiles(msg.files, msg.module, m.repo.sum.Modules)
 	m.repo.open, m.repo.module = true, msg.module
 	m.repo.setRows(sectionRows(m.repo.files), "")
-	return m.renderRepoDoc()
+	return m.repo.render(m)
 }
 
-// renderRepoDoc renders the selected section's doc for the detail's
+// render renders the selected section's doc for the detail's
 // width, unless cached.
-func (m *workbench) renderRepoDoc() tea.Cmd {
-	r := m.repo.selected()
+func (p *repoPane) render(m *workbench) tea.Cmd {
+	r := p.selected()
 	if r == nil || r.sec == nil || strings.TrimSpace(r.sec.Doc) == "" || m.w == 0 {
 		return nil
 	}
@@ -616,9 +616,9 @@ var (
 // of the section it lands on.
 func repoMove(by func(m *workbench, rows int) int) keyFn {
 	return to(func(m *workbench) tea.Cmd {
-		rows := m.repoRows()
+		rows := m.repo.rowsShown(m)
 		m.repo.move(by(m, rows), rows)
-		return m.renderRepoDoc()
+		return m.repo.render(m)
 	})
 }
 
@@ -634,8 +634,8 @@ var repoKeys = keyTable{
 	row(keys.Top, repoMove(func(m *workbench, _ int) int { return -len(m.repo.vis) })),
 	row(keys.Bottom, repoMove(func(m *workbench, _ int) int { return len(m.repo.vis) })),
 	row(keys.Filter, to(func(m *workbench) tea.Cmd { m.repo.typing = true; return nil })).when(onList),
-	row(keys.Open, to(func(m *workbench) tea.Cmd { return m.repoOpen(false) })),
-	row(keys.OpenFile, to(func(m *workbench) tea.Cmd { return m.repoOpen(true) })),
+	row(keys.Open, to(func(m *workbench) tea.Cmd { return m.repo.openRow(m, false) })),
+	row(keys.OpenFile, to(func(m *workbench) tea.Cmd { return m.repo.openRow(m, true) })),
 	row(keys.Next, to(func(m *workbench) tea.Cmd {
 		if m.w >= wide || m.repo.selected() != nil {
 			m.focus = focusDetail
@@ -647,12 +647,12 @@ var repoKeys = keyTable{
 	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.repo.filter = ""
 		m.repo.setRows(m.repo.rows, "")
-		return m.renderRepoDoc()
+		return m.repo.render(m)
 	})).when(func(m *workbench) bool { return m.repo.filter != "" }),
 	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.repo.open, m.repo.files, m.repo.filter = false, nil, m.repo.backF
 		m.repo.setRows(moduleRows(m.repo.sum), m.repo.back)
-		return m.renderRepoDoc()
+		return m.repo.render(m)
 	})).when(func(m *workbench) bool { return m.repo.open }),
 	row(keys.Back, to(toSidebar)),
 	row(keys.Prev, to(toSidebar)),
@@ -683,41 +683,41 @@ func readOnly(b binding) keyRow {
 // repoFilterKeys are the Repository's filter line's.
 var repoFilterKeys = filterKeys(
 	func(m *workbench) (*string, *bool) { return &m.repo.filter, &m.repo.typing },
-	func(m *workbench, d int) { m.repo.move(d, m.repoRows()) },
+	func(m *workbench, d int) { m.repo.move(d, m.repo.rowsShown(m)) },
 	func(m *workbench, was string) tea.Cmd {
 		if m.repo.filter != was {
 			m.repo.setRows(m.repo.rows, "")
 		}
-		return m.renderRepoDoc()
+		return m.repo.render(m)
 	})
 
-// repoOpen acts on the selected row: a module lists its sections; a
+// openRow acts on the selected row: a module lists its sections; a
 // section (or a file) opens in the editor. e never opens a module.
-func (m *workbench) repoOpen(editKey bool) tea.Cmd {
-	r := m.repo.selected()
+func (p *repoPane) openRow(m *workbench, editKey bool) tea.Cmd {
+	r := p.selected()
 	switch {
 	case r == nil:
 		return nil
 	case r.mod != nil && editKey:
 		return m.say("e opens a section in $EDITOR: enter lists the module's sections first", true)
 	case r.mod != nil:
-		m.repo.back, m.repo.backF = r.key(), m.repo.filter
-		m.repo.module, m.repo.open, m.repo.filter, m.repo.cursor, m.repo.offset = r.mod.Path, true, "", 0, 0
-		m.repo.rows, m.repo.vis = nil, nil
+		p.back, p.backF = r.key(), p.filter
+		p.module, p.open, p.filter, p.cursor, p.offset = r.mod.Path, true, "", 0, 0
+		p.rows, p.vis = nil, nil
 		m.focus = focusList
 		m.pending++
-		return loadRepoFiles(m.st, m.proj.ID, r.mod.Path, m.repo.req)
+		return loadRepoFiles(m.st, m.proj.ID, r.mod.Path, p.req)
 	}
-	return m.openInEditor(r.file.Path, r.line())
+	return p.edit(m, r.file.Path, r.line())
 }
 
-// openInEditor hands the terminal to the person's editor on the
+// edit hands the terminal to the person's editor on the
 // repository's file rel at line.
-func (m *workbench) openInEditor(rel string, line int) tea.Cmd {
-	if m.repo.sum == nil || m.repo.sum.Root == "" {
+func (p *repoPane) edit(m *workbench, rel string, line int) tea.Cmd {
+	if p.sum == nil || p.sum.Root == "" {
 		return m.say("the index names no repository root: run /index again", true)
 	}
-	file := filepath.Join(m.repo.sum.Root, filepath.FromSlash(rel))
+	file := filepath.Join(p.sum.Root, filepath.FromSlash(rel))
 	getenv := m.getenv
 	return func() tea.Msg {
 		// An editor given a file that is gone would open an empty one.
@@ -789,7 +789,7 @@ func (msg indexedMsg) handle(m *workbench) tea.Cmd {
 	cmds := []tea.Cmd{m.say(text, false)}
 	if msg.project.ID == m.proj.ID {
 		if m.section == sectionRepo {
-			cmds = append(cmds, m.loadRepo())
+			cmds = append(cmds, m.repo.load(m))
 		} else {
 			m.pending++
 			cmds = append(cmds, loadRepoSummary(m.st, m.proj.ID, -1))

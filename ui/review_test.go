@@ -35,8 +35,8 @@ func TestRejectKeepsTheMemoryQueuedAndUnserved(t *testing.T) {
 	if want := `✓ rejected "` + queued.Title + `": write the corrected fact (s supersedes)`; !strings.Contains(scr, want) {
 		t.Fatalf("no status %q:\n%s", want, scr)
 	}
-	if sel := m.list.selected(); sel == nil || sel.ID != queued.ID || m.verifyCount != 1 {
-		t.Fatalf("the rejected memory left the queue: %+v, %d queued", sel, m.verifyCount)
+	if sel := m.list.selected(); sel == nil || sel.ID != queued.ID || m.tally.verify != 1 {
+		t.Fatalf("the rejected memory left the queue: %+v, %d queued", sel, m.tally.verify)
 	}
 	if !strings.Contains(scr, "! rejected on 2026-04-01: write the corrected") || !strings.Contains(scr, "trust ! 0.00") {
 		t.Fatalf("the queue does not say it was rejected, or its trust is not 0:\n%s", scr)
@@ -129,8 +129,8 @@ func TestCalibrationCountsConfirmAndSupersede(t *testing.T) {
 		t.Fatalf("an empty calibration:\n%s", screen(m))
 	}
 	press(t, m, "esc", "v")
-	if m.verifyCount != 2 {
-		t.Fatalf("the moved facts are not queued: %d", m.verifyCount)
+	if m.tally.verify != 2 {
+		t.Fatalf("the moved facts are not queued: %d", m.tally.verify)
 	}
 	press(t, m, "select:Requests retry", "c")
 	if !strings.Contains(screen(m), `confirmed "Requests retry 3 times`) {

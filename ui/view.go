@@ -8,7 +8,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"cairn/memory"
 	"cairn/safetext"
 )
 
@@ -21,7 +20,7 @@ const inboxWide = 160
 
 // inboxBeside says whether the Inbox's detail stands beside its list
 // (else below it, or in its place once opened).
-func (m *workbench) inboxBeside() bool { return m.w >= inboxWide }
+func inboxBeside(w int) bool { return w >= inboxWide }
 
 // rect is a pane's place on the screen.
 type rect struct{ x, y, w, h int }
@@ -47,7 +46,7 @@ func (m *workbench) footerHeight() int {
 
 func (m *workbench) layout() layoutRects {
 	bodyH := max(m.h-1-m.footerHeight(), 3)
-	side := m.sidebarWidth()
+	side := m.tally.width()
 	if m.mode == modeInbox && m.w < wide && m.focus != focusSidebar && len(m.inbox.items) > 0 {
 		side = 0 // deciding proposals needs the width: esc brings the sidebar back
 	}
@@ -57,7 +56,7 @@ func (m *workbench) layout() layoutRects {
 	rest := max(m.w-side, 10)
 	inbox := m.mode == modeInbox
 	switch {
-	case inbox && m.inboxBeside():
+	case inbox && inboxBeside(m.w):
 		lw := min(rest/2, 80) // a proposal is read whole: its detail needs the room as much
 		l.list = rect{side, 1, lw, bodyH}
 		l.detail = rect{side + lw, 1, rest - lw, bodyH}
@@ -94,10 +93,10 @@ func (m *workbench) fit() {
 		e.setSize(m.w-4, m.layout().bodyH-2)
 	}
 	if m.mode == modeInbox {
-		m.inbox.move(0, m.inboxRows())
+		m.inbox.move(0, m.inbox.rowsShown(m))
 	}
 	if m.mode == modeRepo {
-		m.repo.move(0, m.repoRows())
+		m.repo.move(0, m.repo.rowsShown(m))
 	}
 	m.layPager()
 }
@@ -123,7 +122,7 @@ func (m *workbench) layPager() {
 		}
 	case m.w >= wide || m.focus == focusDetail:
 		w := l.detail.w - 4
-		m.detail.pg.set(m.withReasons(m.withExplain(m.detail.lines(m.theme, w, m.focus == focusDetail, m.sid))), w, l.detail.h-2)
+		m.detail.pg.set(withReasons(m, withExplain(m, m.detail.lines(m.theme, w, m.focus == focusDetail, m.sid))), w, l.detail.h-2)
 	}
 }
 
@@ -182,11 +181,11 @@ func (m *workbench) content() string {
 func (m *workbench) browse(l layoutRects) string {
 	side := ""
 	if l.sidebar.w > 0 {
-		side = m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
+		side = m.pane(l.sidebar, m.tally.lines(m.theme, l.sidebar.w-4, m.section, m.focus == focusSidebar), m.focus == focusSidebar)
 	}
-	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < sectionVerify {
+	if m.tally.loaded && m.tally.total() == 0 && m.mode == modeBrowse && m.section < sectionVerify {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.welcome(r.w-4), m.focus != focusSidebar))
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, welcome(m.theme, m.proj.Name, m.tally.inbox, r.w-4), m.focus != focusSidebar))
 	}
 	if m.mode == modeTimeline {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
@@ -198,7 +197,7 @@ func (m *workbench) browse(l layoutRects) string {
 			return m.pane(l.detail, m.inbox.pg.lines(), m.focus == focusDetail)
 		}
 		switch {
-		case m.inboxBeside():
+		case inboxBeside(m.w):
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail())
 		case m.focus == focusDetail:
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, detail())
@@ -217,14 +216,14 @@ func (m *workbench) browse(l layoutRects) string {
 		}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 	}
-	heading := m.sectionTitle()
+	heading, total := m.section.title(), m.tally.of(m.section)
 	switch m.mode {
 	case modeRecall:
-		heading = fmt.Sprintf("recall %q", m.recallQuery)
+		heading, total = fmt.Sprintf("recall %q", m.recallQuery), -1
 	case modeWhy:
-		heading = "why"
+		heading, total = "why", -1
 	}
-	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading, m.sectionTotal()), m.focus == focusList)
+	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading, total), m.focus == focusList)
 	if m.w >= wide {
 		detail := m.pane(l.detail, m.detail.pg.lines(), m.focus == focusDetail)
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
@@ -235,152 +234,6 @@ func (m *workbench) browse(l layoutRects) string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 }
 
-func (m *workbench) total() int {
-	n := 0
-	for _, s := range memory.Statuses {
-		n += m.counts.Total(s)
-	}
-	return n
-}
-
-func (m *workbench) sectionTitle() string {
-	switch {
-	case m.section < 6:
-		l := memory.Layers[m.section]
-		return l.Letter() + " " + l.Title()
-	case m.section == sectionVerify:
-		return "Verify first"
-	case m.section == sectionInbox:
-		return "Inbox"
-	case m.section == sectionArchived:
-		return "Archived"
-	case m.section == sectionSuperseded:
-		return "Superseded (history)"
-	case m.section == sectionRepo:
-		return "Repository"
-	}
-	return "Timeline"
-}
-
-// sectionTotal is how many memories the section holds, as the sidebar
-// counts them (the list loads them a page at a time), or -1 where the loaded
-// list is the whole of it.
-func (m *workbench) sectionTotal() int {
-	switch {
-	case m.mode == modeRecall || m.mode == modeWhy:
-		return -1
-	case m.section < sectionVerify:
-		l, _ := m.section.layer()
-		return m.counts.Active(l)
-	case m.section == sectionArchived:
-		return m.counts.Total(memory.StatusArchived)
-	case m.section == sectionSuperseded:
-		return m.counts.Total(memory.StatusSuperseded)
-	}
-	return -1
-}
-
-// countLabel is a sidebar count in at most four cells: 999, 1.2k, 38k,
-// 100k, 1.2M (a count is read at a glance, and "1…" said nothing).
-func countLabel(n int) string {
-	switch {
-	case n < 0:
-		return ""
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 10_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	case n < 10_000_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
-	}
-	return fmt.Sprintf("%dM", n/1_000_000)
-}
-
-// sidebarWidth fits the longest label ("  B working state") and the widest
-// count beside it, inside the border and padding: 24 cells, a little more
-// for four-character counts.
-func (m *workbench) sidebarWidth() int {
-	widest := len(countLabel(m.verifyCount))
-	for _, n := range []int{m.inboxCount, m.repoCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
-		widest = max(widest, len(countLabel(n)))
-	}
-	for _, l := range memory.Layers {
-		widest = max(widest, len(countLabel(m.counts.Active(l))))
-	}
-	return max(24, 22+widest)
-}
-
-func (m *workbench) sidebar(w int) []string {
-	st := m.theme.Styles
-	out := []string{st.Title.Render("Layers")}
-	row := func(i section, label string, n int, style lipgloss.Style) string {
-		mark := "  "
-		if i == m.section {
-			mark = "> "
-		}
-		count := countLabel(n)
-		text := mark + style.Render(label)
-		line := text + strings.Repeat(" ", max(w-lipgloss.Width(text)-len(count), 1)) + st.Muted.Render(count)
-		if i == m.section && m.focus == focusSidebar {
-			return st.Selected.Render(pad(mark+label+strings.Repeat(" ", max(w-len(mark)-lipgloss.Width(label)-len(count), 1))+count, w))
-		}
-		return line
-	}
-	for i, l := range memory.Layers {
-		out = append(out, row(layerSection(l), l.Letter()+" "+l.Title(), m.counts.Active(l), st.Layer[i]))
-	}
-	out = append(out, st.Muted.Render(strings.Repeat("─", w)))
-	out = append(out, row(sectionVerify, "! Verify first", m.verifyCount, st.Warn))
-	out = append(out, row(sectionInbox, "Inbox", m.inboxCount, st.Accent))
-	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
-	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
-	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
-	repo := -1 // not indexed: no count, the section says how
-	if m.repoCount > 0 {
-		repo = m.repoCount
-	}
-	out = append(out, row(sectionRepo, "Repository", repo, lipgloss.NewStyle()))
-	return out
-}
-
-// welcome greets an empty project.
-func (m *workbench) welcome(w int) []string {
-	st := m.theme.Styles
-	lines := []string{
-		st.Title.Render("Welcome to cairn"),
-		"",
-		"cairn is long-term memory for coding agents and the people who work with them: facts, decisions and their reasons, what failed — versioned instead of overwritten, and yours to correct.",
-		"",
-		"Nothing is remembered in " + st.Accent.Render(safetext.CleanLine(m.proj.Name)) + " yet. Three ways to start:",
-		"",
-		"  " + st.Key.Render("/remember -l A Never commit .env files"),
-		"      press / here and type it",
-		"  " + st.Key.Render("cairn mcp"),
-		"      let your coding agent remember and recall",
-		"  " + st.Key.Render("cairn demo"),
-		"      look around a sample project first",
-		"",
-		st.Muted.Render("? shows every key · q quits"),
-	}
-	if m.inboxCount > 0 {
-		lines = append(lines[:5], append([]string{
-			st.Warn.Render(waiting(m.inboxCount)+" in the inbox:") + " " + st.Key.Render("i") + " shows them, " + st.Key.Render("/consolidate") + " turns drafts into memories.",
-			"",
-		}, lines[5:]...)...)
-	}
-	return wrapAll(lines, w)
-}
-
-// waiting says how many items wait: "1 item waits", "3 items wait".
-func waiting(n int) string {
-	if n == 1 {
-		return "1 item waits"
-	}
-	return fmt.Sprintf("%d items wait", n)
-}
-
 func (m *workbench) header() string {
 	st := m.theme.Styles
 	left := st.Header.Render("cairn") + st.Muted.Render(" · ") + st.Accent.Render(safetext.CleanLine(m.proj.Name))
@@ -388,7 +241,7 @@ func (m *workbench) header() string {
 	if m.pending > 0 {
 		right = m.spin.View() + " "
 	}
-	if p := m.consolidating(); p != "" {
+	if p := strings.TrimSpace(m.progress); m.sleeping != nil && p != "" {
 		right += st.Accent.Render(p) + "  "
 	}
 	if m.indexing {
@@ -407,7 +260,9 @@ func (m *workbench) footer() string {
 	} else {
 		lines = append(lines, m.statusLines()...)
 	}
-	lines = append(lines, st.Footer.Render(pad(fit(m.keyHints(), m.w), m.w)))
+	// The keys of what has the keyboard: the footer of its table.
+	tables := m.keyTables()
+	lines = append(lines, st.Footer.Render(pad(fit(tables[len(tables)-1].hints(m), m.w), m.w)))
 	return strings.Join(lines, "\n")
 }
 
@@ -466,11 +321,4 @@ func fit(hints string, w int) string {
 		return last
 	}
 	return out + " · " + last
-}
-
-// keyHints is the one-line help for what has the keyboard now: the
-// footer of its key table.
-func (m *workbench) keyHints() string {
-	t := m.keyTables()
-	return t[len(t)-1].hints(m)
 }
