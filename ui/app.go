@@ -412,10 +412,8 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case tea.KeyPressMsg:
 		return m.key(msg)
-	case tea.MouseClickMsg:
-		return m.click(msg.Mouse())
-	case tea.MouseWheelMsg:
-		return m.wheel(msg.Mouse())
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		return m.mouse(msg.(tea.MouseMsg))
 	case tea.PasteMsg:
 		if m.repl.active {
 			return m.repl.update(msg)
@@ -479,60 +477,78 @@ func oneLine(s string) string {
 	return s
 }
 
+// handle reports an action on a memory and reloads what shows it.
 func (msg actionDoneMsg) handle(m *workbench) tea.Cmd {
 	m.done()
-	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
-		m.told = msg.id
-		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
-	}
 	if msg.err != nil {
-		text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
-		if _, ok := errors.AsType[*trust.UnresolvedError](msg.err); ok && msg.act == actConfirm {
-			text += " — b rebinds it to what it is about now"
-		}
-		return m.say(text, true)
+		return msg.failed(m)
 	}
 	m.acted = msg.id
-	var text string
 	switch msg.act {
 	case actArchive:
 		m.undoID = msg.id
-		text = fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
 	case actUnarchive:
 		m.undoID = ""
-		text = fmt.Sprintf("unarchived %q", msg.mem.Title)
 	case actForget:
-		text = "forgot " + m.sid(msg.id) + " for good"
 		m.detail.clear()
 	case actSupersede:
 		m.stack, m.mode = nil, modeBrowse
 		m.detail.wantID = msg.mem.ID
 		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
-		text = fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
-		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
-	case actRemember:
-		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
-		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
-			text = fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
-		} else if d != nil && d.Near != "" {
-			text += " — nearly the same as another memory: a merge proposal waits in the Inbox"
-		}
+		return tea.Batch(m.say(msg.said(m), false), m.reloadAll(), m.loadDetail(msg.mem.ID))
 	case actLink:
-		text = "linked"
-		return tea.Batch(m.say(text, false), m.loadDetail(msg.id))
-	case actConfirm:
-		text = fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
-	case actRebind:
-		text = fmt.Sprintf("rebound %q", msg.mem.Title)
-	case actReject:
-		text = fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
+		return tea.Batch(m.say(msg.said(m), false), m.loadDetail(msg.id))
 	}
-	cmds := []tea.Cmd{m.say(text, false), m.reloadAll()}
+	cmds := []tea.Cmd{m.say(msg.said(m), false), m.reloadAll()}
 	if msg.act.review() && m.detail.mem != nil && m.detail.mem.ID == msg.id {
 		// A review keeps the version: the reloaded list would not refresh the detail.
 		cmds = append(cmds, m.loadDetail(msg.id))
 	}
 	return tea.Batch(cmds...)
+}
+
+// failed says why the action failed (a memory forgotten elsewhere first
+// is no failure: nothing was deleted twice).
+func (msg actionDoneMsg) failed(m *workbench) tea.Cmd {
+	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
+		m.told = msg.id
+		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
+	}
+	text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
+	if _, ok := errors.AsType[*trust.UnresolvedError](msg.err); ok && msg.act == actConfirm {
+		text += " — b rebinds it to what it is about now"
+	}
+	return m.say(text, true)
+}
+
+// said is what the status line says of the action done.
+func (msg actionDoneMsg) said(m *workbench) string {
+	switch msg.act {
+	case actArchive:
+		return fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
+	case actUnarchive:
+		return fmt.Sprintf("unarchived %q", msg.mem.Title)
+	case actForget:
+		return "forgot " + m.sid(msg.id) + " for good"
+	case actSupersede:
+		return fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
+	case actRemember:
+		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
+			return fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
+		} else if d != nil && d.Near != "" {
+			return fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title()) + " — nearly the same as another memory: a merge proposal waits in the Inbox"
+		}
+		return fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
+	case actLink:
+		return "linked"
+	case actConfirm:
+		return fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
+	case actRebind:
+		return fmt.Sprintf("rebound %q", msg.mem.Title)
+	case actReject:
+		return fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
+	}
+	return ""
 }
 
 // openSelected loads the detail of the list's selection.

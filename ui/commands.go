@@ -103,6 +103,29 @@ func parseLine(line string) (parsed, error) {
 	return p, nil
 }
 
+// completions is what the last of the line's words may be completed to.
+func completions(words, ids, projects, linkKinds, layers []string) []string {
+	switch {
+	case len(words) == 1:
+		var names []string
+		for _, c := range registry {
+			names = append(names, c.name)
+		}
+		return names
+	case words[0] == "project":
+		return projects
+	case words[0] == "link" && len(words) == 2:
+		return linkKinds
+	case words[0] == "consolidate" && len(words) == 2:
+		return []string{"dry", "undo"}
+	case words[0] == "undo" || words[0] == "consolidate":
+		return nil // run ids are not memory ids
+	case len(words) >= 2 && (words[len(words)-2] == "-l" || words[len(words)-2] == "--layer"):
+		return layers
+	}
+	return ids
+}
+
 // complete finishes the last word of a command line: a command name, a
 // layer, a link kind, a project or an id. It returns the candidates; with
 // one candidate the line is completed.
@@ -111,25 +134,7 @@ func complete(line string, ids, projects, linkKinds, layers []string) (string, [
 	prefix := line[:len(line)-len(trimmed)]
 	words := strings.Split(trimmed, " ")
 	last := words[len(words)-1]
-	var pool []string
-	switch {
-	case len(words) == 1:
-		for _, c := range registry {
-			pool = append(pool, c.name)
-		}
-	case words[0] == "project":
-		pool = projects
-	case words[0] == "link" && len(words) == 2:
-		pool = linkKinds
-	case words[0] == "consolidate" && len(words) == 2:
-		pool = []string{"dry", "undo"}
-	case words[0] == "undo" || words[0] == "consolidate":
-		pool = nil // run ids are not memory ids
-	case len(words) >= 2 && (words[len(words)-2] == "-l" || words[len(words)-2] == "--layer"):
-		pool = layers
-	default:
-		pool = ids
-	}
+	pool := completions(words, ids, projects, linkKinds, layers)
 	var hits []string
 	for _, c := range pool {
 		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(last)) {

@@ -331,56 +331,67 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 	if p.cursor < offset || p.cursor >= offset+rows { // not fitted yet: keep the cursor in view
 		offset = max(p.cursor-rows+1, 0)
 	}
-	// The first column fits its longest entry, up to half the pane (a
-	// third for modules, whose summaries need the room); a
-	// module's file count and main language take what their widest take.
-	first, filesW, langW := 0, 1, 0
+	c := p.columns(w)
+	for i := offset; i < len(p.vis) && i < offset+rows; i++ {
+		out = append(out, p.row(t, p.vis[i], i == p.cursor, focused, w, c))
+	}
+	return out
+}
+
+// repoColumns are the widths of a Repository list's columns.
+type repoColumns struct{ first, files, lang int }
+
+// columns fit the first column to its longest entry, up to half the pane
+// (a third for modules, whose summaries need the room); a module's file
+// count and main language take what their widest take.
+func (p *repoPane) columns(w int) repoColumns {
+	c := repoColumns{files: 1}
 	for _, r := range p.vis {
-		first = max(first, ansi.StringWidth(p.firstColumn(r)))
+		c.first = max(c.first, ansi.StringWidth(p.firstColumn(r)))
 		if r.mod != nil {
-			filesW = max(filesW, len(fmt.Sprint(r.mod.Files)))
-			langW = max(langW, ansi.StringWidth(mainLang(r.mod.Langs)))
+			c.files = max(c.files, len(fmt.Sprint(r.mod.Files)))
+			c.lang = max(c.lang, ansi.StringWidth(mainLang(r.mod.Langs)))
 		}
 	}
 	if p.open {
-		first = min(first, max(w/2, 8))
+		c.first = min(c.first, max(w/2, 8))
 	} else {
-		first = min(first, max(w/3, 8))
+		c.first = min(c.first, max(w/3, 8))
 	}
-	for i := offset; i < len(p.vis) && i < offset+rows; i++ {
-		r := p.vis[i]
-		mark := "  "
-		if i == p.cursor {
-			mark = "> "
-		}
-		var rest, muted string
-		if r.mod != nil {
-			muted = fmt.Sprintf(" %*d %s ", filesW, r.mod.Files, pad(mainLang(r.mod.Langs), langW))
-			if w < 40 {
-				muted = fmt.Sprintf(" %*d ", filesW, r.mod.Files)
-			}
-			rest = oneLinePreview(oneLine(derive.Synopsis(*r.mod)))
-		} else {
-			kind := "file"
-			if r.sec != nil {
-				kind = string(r.sec.Kind)
-				rest = oneLinePreview(r.sec.Name)
-			}
-			muted = " " + pad(safetext.CleanLine(kind), 7) + " "
-		}
-		line := mark + pad(cutMiddle(safetext.CleanLine(p.firstColumn(r)), first), first)
-		text := pad(rest, max(w-ansi.StringWidth(line)-ansi.StringWidth(muted), 1))
-		switch {
-		case i == p.cursor && focused:
-			line = st.Selected.Render(pad(line+muted+text, w))
-		case i == p.cursor:
-			line = st.Bold.Render(line) + st.Muted.Render(muted) + st.Bold.Render(text)
-		default:
-			line += st.Muted.Render(muted) + text
-		}
-		out = append(out, line)
+	return c
+}
+
+// row is a module's or a section's row.
+func (p *repoPane) row(t themes.Theme, r repoRow, selected, focused bool, w int, c repoColumns) string {
+	st := t.Styles
+	mark := "  "
+	if selected {
+		mark = "> "
 	}
-	return out
+	var rest, muted string
+	if r.mod != nil {
+		muted = fmt.Sprintf(" %*d %s ", c.files, r.mod.Files, pad(mainLang(r.mod.Langs), c.lang))
+		if w < 40 {
+			muted = fmt.Sprintf(" %*d ", c.files, r.mod.Files)
+		}
+		rest = oneLinePreview(oneLine(derive.Synopsis(*r.mod)))
+	} else {
+		kind := "file"
+		if r.sec != nil {
+			kind = string(r.sec.Kind)
+			rest = oneLinePreview(r.sec.Name)
+		}
+		muted = " " + pad(safetext.CleanLine(kind), 7) + " "
+	}
+	line := mark + pad(cutMiddle(safetext.CleanLine(p.firstColumn(r)), c.first), c.first)
+	text := pad(rest, max(w-ansi.StringWidth(line)-ansi.StringWidth(muted), 1))
+	switch {
+	case selected && focused:
+		return st.Selected.Render(pad(line+muted+text, w))
+	case selected:
+		return st.Bold.Render(line) + st.Muted.Render(muted) + st.Bold.Render(text)
+	}
+	return line + st.Muted.Render(muted) + text
 }
 
 // langShort names the languages a module's files are in, most first, in
