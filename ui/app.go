@@ -25,7 +25,6 @@ import (
 	"cairn/recall"
 	"cairn/safetext"
 	"cairn/themes"
-	"cairn/trust"
 )
 
 // Options configure the workbench.
@@ -274,107 +273,6 @@ func (m Model) Init() tea.Cmd {
 	return tea.Batch(cmds...)
 }
 
-// load fetches what the first frame shows: counts, the first page (and
-// through it the selected memory) and the project list.
-func (m *workbench) load() tea.Cmd {
-	return tea.Batch(m.reloadAll(), loadProjects(m.st), m.loadMirror())
-}
-
-// loadMirror reads where the project's memories stand against its team
-// mirror (Options.MirrorStatus), in the background.
-func (m *workbench) loadMirror() tea.Cmd {
-	if m.opt.MirrorStatus == nil || m.proj.ID == memory.GlobalID {
-		return nil
-	}
-	return loadMirrorStatus(m.ctx, m.opt.MirrorStatus, m.proj)
-}
-
-// reloadAll refreshes counts and the current section.
-func (m *workbench) reloadAll() tea.Cmd {
-	m.pending++
-	cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), m.loadSection(false)}
-	if m.section != sectionVerify {
-		cmds = append(cmds, m.loadVerify(-1)) // keeps the sidebar's count current
-	}
-	if m.section != sectionInbox {
-		cmds = append(cmds, m.countInbox())
-	}
-	if m.section != sectionRepo {
-		cmds = append(cmds, m.countRepo())
-	}
-	return tea.Batch(cmds...)
-}
-
-// countRepo reads how many modules the repository's index holds, for the sidebar.
-func (m *workbench) countRepo() tea.Cmd {
-	m.pending++
-	return loadRepoSummary(m.st, m.proj.ID, -1)
-}
-
-// countInbox reads how many drafts and proposals wait, for the sidebar.
-func (m *workbench) countInbox() tea.Cmd {
-	m.pending++
-	return loadInbox(m.st, m.proj.ID, -1)
-}
-
-// loadVerify wakes the project and reads its verify-first queue; req is
-// the list request it answers (-1: only the count).
-func (m *workbench) loadVerify(req int) tea.Cmd {
-	if m.opt.Trust == nil {
-		return nil
-	}
-	m.pending++
-	return loadQueue(m.opt.Trust(m.proj), m.proj.ID, req)
-}
-
-// query is the store query of the current section.
-func (m *workbench) query() memory.Query {
-	q := memory.Query{Project: m.proj.ID}
-	switch {
-	case m.section < sectionVerify:
-		q.Layer, _ = m.section.layer()
-	case m.section == sectionArchived:
-		q.Status = memory.StatusArchived
-	case m.section == sectionSuperseded:
-		q.Status = memory.StatusSuperseded
-	}
-	if m.list.inStore {
-		q.Match = m.list.filter
-	}
-	return q
-}
-
-// loadSection asks for the first (or next) page of the current section.
-func (m *workbench) loadSection(more bool) tea.Cmd {
-	if m.section == sectionTimeline {
-		m.pending++
-		return loadTimeline(m.st, m.proj.ID)
-	}
-	if m.section == sectionRepo {
-		return m.repo.load(m)
-	}
-	if !more {
-		m.reqSeq++
-	}
-	if m.section == sectionInbox {
-		m.pending++
-		return loadSessionInbox(m.st, m.proj.ID, m.inbox.session, m.reqSeq)
-	}
-	if m.section == sectionVerify {
-		if m.opt.Trust == nil {
-			m.list.set(nil, "", false, "")
-			return nil
-		}
-		return m.loadVerify(m.reqSeq)
-	}
-	q := m.query()
-	if more {
-		q.After = m.list.next
-	}
-	m.pending++
-	return loadPage(m.st, m.reqSeq, q, more)
-}
-
 // Update routes a message: quit key, then an open dialog, then the focused
 // pane, then the workbench's own keys; everything else is a command's answer.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -477,115 +375,6 @@ func oneLine(s string) string {
 	return s
 }
 
-// handle reports an action on a memory and reloads what shows it.
-func (msg actionDoneMsg) handle(m *workbench) tea.Cmd {
-	m.done()
-	if msg.err != nil {
-		return msg.failed(m)
-	}
-	m.acted = msg.id
-	switch msg.act {
-	case actArchive:
-		m.undoID = msg.id
-	case actUnarchive:
-		m.undoID = ""
-	case actForget:
-		m.detail.clear()
-	case actSupersede:
-		m.stack, m.mode = nil, modeBrowse
-		m.detail.wantID = msg.mem.ID
-		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
-		return tea.Batch(m.say(msg.said(m), false), m.reloadAll(), m.loadDetail(msg.mem.ID))
-	case actLink:
-		return tea.Batch(m.say(msg.said(m), false), m.loadDetail(msg.id))
-	}
-	cmds := []tea.Cmd{m.say(msg.said(m), false), m.reloadAll()}
-	if msg.act.review() && m.detail.mem != nil && m.detail.mem.ID == msg.id {
-		// A review keeps the version: the reloaded list would not refresh the detail.
-		cmds = append(cmds, m.loadDetail(msg.id))
-	}
-	return tea.Batch(cmds...)
-}
-
-// failed says why the action failed (a memory forgotten elsewhere first
-// is no failure: nothing was deleted twice).
-func (msg actionDoneMsg) failed(m *workbench) tea.Cmd {
-	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
-		m.told = msg.id
-		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
-	}
-	text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
-	if _, ok := errors.AsType[*trust.UnresolvedError](msg.err); ok && msg.act == actConfirm {
-		text += " — b rebinds it to what it is about now"
-	}
-	return m.say(text, true)
-}
-
-// said is what the status line says of the action done.
-func (msg actionDoneMsg) said(m *workbench) string {
-	switch msg.act {
-	case actArchive:
-		return fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
-	case actUnarchive:
-		return fmt.Sprintf("unarchived %q", msg.mem.Title)
-	case actForget:
-		return "forgot " + m.sid(msg.id) + " for good"
-	case actSupersede:
-		return fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
-	case actRemember:
-		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
-			return fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
-		} else if d != nil && d.Near != "" {
-			return fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title()) + " — nearly the same as another memory: a merge proposal waits in the Inbox"
-		}
-		return fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
-	case actLink:
-		return "linked"
-	case actConfirm:
-		return fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
-	case actRebind:
-		return fmt.Sprintf("rebound %q", msg.mem.Title)
-	case actReject:
-		return fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
-	}
-	return ""
-}
-
-// openSelected loads the detail of the list's selection.
-func (m *workbench) openSelected() tea.Cmd {
-	sel := m.list.selected()
-	if sel == nil {
-		m.detail.clear()
-		return nil
-	}
-	if m.detail.mem != nil && m.detail.mem.ID == sel.ID && m.detail.mem.Version == sel.Version && m.detail.mem.Status == sel.Status {
-		return nil
-	}
-	return m.loadDetail(sel.ID)
-}
-
-func (m *workbench) loadDetail(id string) tea.Cmd {
-	m.detail.wantID = id
-	m.pending++
-	_, known := m.shorts[id]
-	return loadMemory(m.st, id, known)
-}
-
-// renderDetail renders the shown memory's body for the current width, unless cached.
-func (m *workbench) renderDetail() tea.Cmd {
-	if m.mode == modeRepo {
-		return m.repo.render(m)
-	}
-	if m.detail.mem == nil || m.w == 0 {
-		return nil
-	}
-	k := renderKey{id: m.detail.mem.ID, version: m.detail.mem.Version, width: m.detailWidth(), theme: m.theme.Name}
-	if _, ok := m.detail.rendered[k]; ok {
-		return nil
-	}
-	return render(k, safetext.Clean(m.detail.mem.Body), m.theme)
-}
-
 // selectSection switches the sidebar to s and loads it.
 func (m *workbench) selectSection(s section) tea.Cmd {
 	m.section = clamp(s, 0, sectionCount-1)
@@ -614,26 +403,4 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 		m.inbox.pg.top()
 	}
 	return m.loadSection(false)
-}
-
-// openCalibration shows the calibration pane and counts the reviews anew.
-func openCalibration(m *workbench) tea.Cmd {
-	if why := noProject(m, "calibration"); why != "" {
-		return m.say(why, true)
-	}
-	m.stack.push(&calibrationPane{})
-	m.pending++
-	return loadCalibration(m.opt.Trust(m.proj), m.st, m.proj.ID)
-}
-
-// switchProject moves the workbench to another project.
-func switchProject(m *workbench, p memory.Project) tea.Cmd {
-	m.proj = p
-	m.tally.counts, m.tally.loaded = memory.Counts{}, false
-	m.detail.clear()
-	m.tl.events = nil
-	m.inbox, m.tally.inbox = inboxPane{}, 0
-	m.repo, m.tally.repo = repoPane{}, 0
-	m.tally.verify, m.archived = 0, nil // the new project's, once read
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }

@@ -1,10 +1,11 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"sort"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // command is one slash command. The registry feeds the parser, the

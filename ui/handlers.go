@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"cairn/memory"
+	"cairn/trust"
 )
 
 // The answers of the workbench's commands: each message type handles its
@@ -258,4 +259,78 @@ func (msg statusClearMsg) handle(m *workbench) tea.Cmd {
 		m.status = ""
 	}
 	return nil
+}
+
+// handle reports an action on a memory and reloads what shows it.
+func (msg actionDoneMsg) handle(m *workbench) tea.Cmd {
+	m.done()
+	if msg.err != nil {
+		return msg.failed(m)
+	}
+	m.acted = msg.id
+	switch msg.act {
+	case actArchive:
+		m.undoID = msg.id
+	case actUnarchive:
+		m.undoID = ""
+	case actForget:
+		m.detail.clear()
+	case actSupersede:
+		m.stack, m.mode = nil, modeBrowse
+		m.detail.wantID = msg.mem.ID
+		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
+		return tea.Batch(m.say(msg.said(m), false), m.reloadAll(), m.loadDetail(msg.mem.ID))
+	case actLink:
+		return tea.Batch(m.say(msg.said(m), false), m.loadDetail(msg.id))
+	}
+	cmds := []tea.Cmd{m.say(msg.said(m), false), m.reloadAll()}
+	if msg.act.review() && m.detail.mem != nil && m.detail.mem.ID == msg.id {
+		// A review keeps the version: the reloaded list would not refresh the detail.
+		cmds = append(cmds, m.loadDetail(msg.id))
+	}
+	return tea.Batch(cmds...)
+}
+
+// failed says why the action failed (a memory forgotten elsewhere first
+// is no failure: nothing was deleted twice).
+func (msg actionDoneMsg) failed(m *workbench) tea.Cmd {
+	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
+		m.told = msg.id
+		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
+	}
+	text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
+	if _, ok := errors.AsType[*trust.UnresolvedError](msg.err); ok && msg.act == actConfirm {
+		text += " — b rebinds it to what it is about now"
+	}
+	return m.say(text, true)
+}
+
+// said is what the status line says of the action done.
+func (msg actionDoneMsg) said(m *workbench) string {
+	switch msg.act {
+	case actArchive:
+		return fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
+	case actUnarchive:
+		return fmt.Sprintf("unarchived %q", msg.mem.Title)
+	case actForget:
+		return "forgot " + m.sid(msg.id) + " for good"
+	case actSupersede:
+		return fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
+	case actRemember:
+		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
+			return fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
+		} else if d != nil && d.Near != "" {
+			return fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title()) + " — nearly the same as another memory: a merge proposal waits in the Inbox"
+		}
+		return fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
+	case actLink:
+		return "linked"
+	case actConfirm:
+		return fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
+	case actRebind:
+		return fmt.Sprintf("rebound %q", msg.mem.Title)
+	case actReject:
+		return fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
+	}
+	return ""
 }

@@ -325,3 +325,41 @@ func (l *listPane) row(t themes.Theme, m *memory.Memory, selected, focused bool,
 	}
 	return line + st.Muted.Render(facts)
 }
+
+// isIDRef reports whether word names a memory rather than starting a text:
+// a row of the loaded list, or what can only be a ULID or its prefix
+// (Crockford base32, beginning "01", at least four characters).
+func (l *listPane) isIDRef(word string) bool {
+	if l.localID(word) != word {
+		return true
+	}
+	up := strings.ToUpper(word)
+	if len(up) < 4 || len(up) > 26 || !strings.HasPrefix(up, "01") {
+		return false
+	}
+	for _, r := range up {
+		if !strings.ContainsRune("0123456789ABCDEFGHJKMNPQRSTVWXYZ", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// localID completes an id prefix from the loaded list when it names one
+// memory there; otherwise the command resolves it against the store.
+func (l *listPane) localID(ref string) string {
+	up := strings.ToUpper(ref)
+	hit := ""
+	for _, it := range l.items {
+		if strings.HasPrefix(it.ID, up) {
+			if hit != "" && hit != it.ID {
+				return ref
+			}
+			hit = it.ID
+		}
+	}
+	if hit == "" {
+		return ref
+	}
+	return hit
+}
