@@ -207,12 +207,17 @@ type workbench struct {
 }
 
 // New builds the workbench over st.
-func New(st Store, opt Options) Model {
+func New(st Store, opt Options) Model { return newModel(context.Background(), st, opt) }
+
+// newModel builds the workbench over st. Its commands run under a context
+// of parent's that quitting cancels: a store call, a recall, an index or a
+// sync under way when the person quits is told to stop.
+func newModel(parent context.Context, st Store, opt Options) Model {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(parent)
 	m := &workbench{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
 		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer,
 		exec: func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return tea.ExecProcess(c, fn) }, getenv: os.Getenv}
@@ -238,7 +243,7 @@ func Run(ctx context.Context, st Store, opt Options) error {
 		opt.NoColor = true
 	}
 	opt.Live = true
-	m := New(st, opt)
+	m := newModel(ctx, st, opt)
 	defer m.stop()
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opt.NoColor {

@@ -118,7 +118,7 @@ var globalKeys = keyTable{
 	row(keys.Explain, to(func(m *workbench) tea.Cmd { m.showExplain = !m.showExplain; return nil })).when(inRecall),
 	row(keys.Helpful, helpful(true)).when(inRecall),
 	row(keys.Unhelpful, helpful(false)).when(inRecall),
-	row(keys.Reload, to(func(m *workbench) tea.Cmd { return tea.Batch(m.reloadAll(), loadProjects(m.st)) })),
+	row(keys.Reload, to(func(m *workbench) tea.Cmd { return tea.Batch(m.reloadAll(), loadProjects(m.ctx, m.st)) })),
 }
 
 // helpful records whether the selected recall result helped.
@@ -129,7 +129,7 @@ func helpful(yes bool) keyFn {
 			return nil
 		}
 		m.pending++
-		return feedback(m.st, sel.ID, m.recallWords, yes)
+		return feedback(m.ctx, m.st, sel.ID, m.recallWords, yes)
 	})
 }
 
@@ -214,7 +214,7 @@ func openDetail(m *workbench) tea.Cmd {
 func whyOpen(m *workbench) tea.Cmd {
 	if sel := m.list.selected(); sel != nil && m.list.cursor > 0 {
 		m.pending++
-		return loadWhy(m.st, sel.ID)
+		return loadWhy(m.ctx, m.st, sel.ID)
 	}
 	return openDetail(m)
 }
@@ -320,7 +320,7 @@ func unarchiveKey(m *workbench) tea.Cmd {
 		return m.say("nothing to unarchive: select an archived memory (sidebar: Archived)", true)
 	}
 	m.pending++
-	return unarchive(m.st, id)
+	return unarchive(m.ctx, m.st, id)
 }
 
 func archiveKey(m *workbench, cur *memory.Memory) tea.Cmd {
@@ -328,24 +328,24 @@ func archiveKey(m *workbench, cur *memory.Memory) tea.Cmd {
 		return m.say(fmt.Sprintf("%s is %s: only active memories can be archived", m.sid(cur.ID), cur.Status), true)
 	}
 	m.pending++
-	return archive(m.st, cur.ID)
+	return archive(m.ctx, m.st, cur.ID)
 }
 
 func forgetKey(m *workbench, cur *memory.Memory) tea.Cmd {
 	m.pending++
-	return readForForget(m.st, cur.ID)
+	return readForForget(m.ctx, m.st, cur.ID)
 }
 
 func supersedeKey(m *workbench, cur *memory.Memory) tea.Cmd { return m.startSupersede(cur, "") }
 
 func diffKey(m *workbench, cur *memory.Memory) tea.Cmd {
 	m.pending++
-	return loadDiff(m.st, cur)
+	return loadDiff(m.ctx, m.st, cur)
 }
 
 func confirmKey(m *workbench, cur *memory.Memory) tea.Cmd {
 	m.pending++
-	return confirm(m.opt.Trust(m.proj), cur)
+	return confirm(m.ctx, m.opt.Trust(m.proj), cur)
 }
 
 func rejectKey(m *workbench, cur *memory.Memory) tea.Cmd { return rejectRef(m, cur.ID) }
@@ -359,7 +359,7 @@ var forgetKeys = keyTable{
 		id := m.forget.mem.ID
 		m.forget = nil
 		m.pending++
-		return forget(m.st, id)
+		return forget(m.ctx, m.st, id)
 	})).named(always),
 	row(keys.No, to(func(m *workbench) tea.Cmd {
 		m.forget = nil
@@ -373,7 +373,7 @@ var dropKeys = keyTable{
 		id := m.drop.draft.ID
 		m.drop = nil
 		m.pending++
-		return dropDraft(m.st, id)
+		return dropDraft(m.ctx, m.st, id)
 	})).named(always),
 	row(keys.No, to(func(m *workbench) tea.Cmd {
 		m.drop = nil

@@ -47,7 +47,7 @@ func rejectRef(m *workbench, ref string) tea.Cmd {
 		return m.say(why, true)
 	}
 	m.pending++
-	return reject(m.opt.Trust(m.proj), m.st, ref)
+	return reject(m.ctx, m.opt.Trust(m.proj), m.st, ref)
 }
 
 // cmdQuit carries out /quit.
@@ -144,7 +144,7 @@ func cmdRebind(m *workbench, p parsed) (tea.Cmd, error) {
 		return nil, errors.New(why)
 	}
 	m.pending++
-	return rebind(m.opt.Trust(m.proj), cur, p.args), nil
+	return rebind(m.ctx, m.opt.Trust(m.proj), cur, p.args), nil
 }
 
 // cmdRemember carries out /remember.
@@ -164,7 +164,7 @@ func cmdRemember(m *workbench, p parsed) (tea.Cmd, error) {
 		layer = l
 	}
 	m.pending++
-	return remember(m.st, m.trust(), &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
+	return remember(m.ctx, m.st, m.trust(), &memory.Memory{Project: m.proj.ID, Layer: layer, Body: p.rest}), nil
 }
 
 // cmdRecall carries out /recall.
@@ -182,7 +182,7 @@ func cmdRecall(m *workbench, p parsed) (tea.Cmd, error) {
 		return nil, fmt.Errorf("/recall needs a query (or --path PATTERN)")
 	}
 	m.pending++
-	return doRecall(m.recaller, memory.Scope(m.proj.ID), query, path), nil
+	return doRecall(m.ctx, m.recaller, memory.Scope(m.proj.ID), query, path), nil
 }
 
 // cmdSupersede carries out /supersede.
@@ -204,7 +204,7 @@ func cmdSupersede(m *workbench, p parsed) (tea.Cmd, error) {
 		return m.startSupersede(cur, text), nil
 	}
 	m.pending++
-	return readForSupersede(m.st, ref, text), nil
+	return readForSupersede(m.ctx, m.st, ref, text), nil
 }
 
 // cmdOnMemory carries out /archive, /unarchive, /forget, /confirm, /why.
@@ -219,15 +219,15 @@ func cmdOnMemory(m *workbench, p parsed) (tea.Cmd, error) {
 	m.pending++
 	switch p.cmd.name {
 	case "archive":
-		return archive(m.st, id), nil
+		return archive(m.ctx, m.st, id), nil
 	case "unarchive":
-		return unarchive(m.st, id), nil
+		return unarchive(m.ctx, m.st, id), nil
 	case "confirm":
-		return confirmRef(m.st, m.opt.Trust(m.proj), id), nil
+		return confirmRef(m.ctx, m.st, m.opt.Trust(m.proj), id), nil
 	case "why":
-		return loadWhy(m.st, id), nil
+		return loadWhy(m.ctx, m.st, id), nil
 	}
-	return readForForget(m.st, id), nil
+	return readForForget(m.ctx, m.st, id), nil
 }
 
 // cmdCapture carries out /capture.
@@ -236,7 +236,7 @@ func cmdCapture(m *workbench, p parsed) (tea.Cmd, error) {
 		return nil, fmt.Errorf("/capture needs the text to put in the inbox")
 	}
 	m.pending++
-	return capture(m.st, m.proj.ID, p.rest), nil
+	return capture(m.ctx, m.st, m.proj.ID, p.rest), nil
 }
 
 // cmdLink carries out /link.
@@ -265,7 +265,7 @@ func cmdLink(m *workbench, p parsed) (tea.Cmd, error) {
 		return nil, fmt.Errorf("/link needs a memory to link from: select one, or /link FROM KIND TO")
 	}
 	m.pending++
-	return link(m.st, memory.Edge{From: from, Kind: kind, To: to}), nil
+	return link(m.ctx, m.st, memory.Edge{From: from, Kind: kind, To: to}), nil
 }
 
 // cmdProject carries out /project.
@@ -296,7 +296,7 @@ func openCalibration(m *workbench) tea.Cmd {
 	}
 	m.stack.push(&calibrationPane{})
 	m.pending++
-	return loadCalibration(m.opt.Trust(m.proj), m.st, m.proj.ID)
+	return loadCalibration(m.ctx, m.opt.Trust(m.proj), m.st, m.proj.ID)
 }
 
 // switchProject moves the workbench to another project.
@@ -308,5 +308,5 @@ func switchProject(m *workbench, p memory.Project) tea.Cmd {
 	m.inbox, m.tally.inbox = inboxPane{}, 0
 	m.repo, m.tally.repo = repoPane{}, 0
 	m.tally.verify, m.archived = 0, nil // the new project's, once read
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
+	return tea.Batch(m.selectSection(0), loadCounts(m.ctx, m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
 }

@@ -158,7 +158,7 @@ func openSessionEpisode(m *workbench) tea.Cmd {
 		return m.say("o opens an agent session's episode: select a draft that came from a session", true)
 	}
 	m.pending++
-	return openEpisode(m.st, m.proj.ID, it.draft.Source.Session)
+	return openEpisode(m.ctx, m.st, m.proj.ID, it.draft.Source.Session)
 }
 
 // dropItem asks before a draft is dropped; it closes a gap; a proposal
@@ -172,10 +172,10 @@ func dropItem(m *workbench) tea.Cmd {
 		return m.say("a proposal is not dropped: w rejects it (it is not made again)", true)
 	case it.gap != nil:
 		m.pending++
-		return dropGap(m.st, m.proj.ID, it.gap.ID)
+		return dropGap(m.ctx, m.st, m.proj.ID, it.gap.ID)
 	}
 	m.pending++
-	return readDraft(m.st, m.proj.ID, it.draft.ID)
+	return readDraft(m.ctx, m.st, m.proj.ID, it.draft.ID)
 }
 
 // inboxAct is a key acting on the selected proposal; on a draft or a gap
@@ -203,7 +203,7 @@ func (p *inboxPane) decide(m *workbench, id string, accept bool, edited *memory.
 		return m.say(err.Error(), true)
 	}
 	m.pending++
-	return decide(st, m.proj, id, accept, edited)
+	return decide(m.ctx, st, m.proj, id, accept, edited)
 }
 
 // decideMany accepts or rejects the proposals ids, one run each.
@@ -213,7 +213,7 @@ func (p *inboxPane) decideMany(m *workbench, ids []string, accept bool) tea.Cmd 
 		return m.say(err.Error(), true)
 	}
 	m.pending++
-	return decideMany(st, m.proj, ids, accept)
+	return decideMany(m.ctx, st, m.proj, ids, accept)
 }
 
 // editProposal opens the editor on the selected proposal's candidate.
@@ -293,7 +293,7 @@ func takeBack(m *workbench, ref string) (tea.Cmd, error) {
 		}
 		batch := m.lastBatch
 		m.pending++
-		return undoRuns(st, m.proj, batch), nil
+		return undoRuns(m.ctx, st, m.proj, batch), nil
 	}
 	if ref == "" {
 		if m.lastRun == "" {
@@ -306,7 +306,7 @@ func takeBack(m *workbench, ref string) (tea.Cmd, error) {
 		return nil, err
 	}
 	m.pending++
-	return undoRun(st, m.proj, ref), nil
+	return undoRun(m.ctx, st, m.proj, ref), nil
 }
 
 // progressText is a pass's progress in words: "extracting 120/400".

@@ -228,7 +228,7 @@ var diffKeys = keyTable{
 		when(both(diffConfirm, diffProposal)).named(always),
 	row(keys.Open.as("store the new version"), to(func(m *workbench) tea.Cmd {
 		m.pending++
-		return supersede(m.st, m.trust(), m.stack.editor().old.ID, m.stack.diff().b())
+		return supersede(m.ctx, m.st, m.trust(), m.stack.editor().old.ID, m.stack.diff().b())
 	})).when(both(diffConfirm, not(diffProposal))).named(always),
 	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.inbox.decide(m, m.stack.diff().proposal, true, nil) })).when(diffDeciding).named(always),
 	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.inbox.decide(m, m.stack.diff().proposal, false, nil) })).when(diffDeciding).named(always),

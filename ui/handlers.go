@@ -181,7 +181,7 @@ func (msg editFileReadyMsg) handle(m *workbench) tea.Cmd {
 	if m.stack.editor() == nil { // cancelled meanwhile
 		return func() tea.Msg { os.Remove(msg.path); return nil }
 	}
-	return editExternally(msg.path)
+	return editExternally(m.ctx, msg.path)
 }
 
 func (msg editorDoneMsg) handle(m *workbench) tea.Cmd {
@@ -222,7 +222,7 @@ func (msg storeEventMsg) handle(m *workbench) tea.Cmd {
 
 func (msg refreshMsg) handle(m *workbench) tea.Cmd {
 	m.refreshDue, m.archived = false, nil
-	cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), loadProjects(m.st)}
+	cmds := []tea.Cmd{loadCounts(m.ctx, m.st, m.proj.ID), loadProjects(m.ctx, m.st)}
 	m.pending++
 	if m.mode != modeRecall && m.mode != modeWhy {
 		cmds = append(cmds, m.loadSection(false))
@@ -236,7 +236,7 @@ func (msg refreshMsg) handle(m *workbench) tea.Cmd {
 	}
 	if m.mode == modeTimeline && m.section != sectionTimeline {
 		m.pending++
-		cmds = append(cmds, loadTimeline(m.st, m.proj.ID))
+		cmds = append(cmds, loadTimeline(m.ctx, m.st, m.proj.ID))
 	}
 	if m.detail.mem != nil {
 		cmds = append(cmds, m.loadDetail(m.detail.mem.ID))
@@ -245,11 +245,11 @@ func (msg refreshMsg) handle(m *workbench) tea.Cmd {
 	// on a proposal's candidate holds nothing stored yet.)
 	if m.forget != nil {
 		m.pending++
-		cmds = append(cmds, reread(m.st, m.forget.mem.ID))
+		cmds = append(cmds, reread(m.ctx, m.st, m.forget.mem.ID))
 	}
 	if e := m.stack.editor(); e != nil && e.proposal == "" && (m.forget == nil || m.forget.mem.ID != e.old.ID) {
 		m.pending++
-		cmds = append(cmds, reread(m.st, e.old.ID))
+		cmds = append(cmds, reread(m.ctx, m.st, e.old.ID))
 	}
 	return tea.Batch(cmds...)
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"flag"
 	"os"
 	"path/filepath"
@@ -17,6 +18,9 @@ import (
 	"cairn/store"
 	"cairn/trust"
 )
+
+// bg is the tests' own context: the workbench's commands get its context.
+var bg = context.Background()
 
 // updating reports -update, the flag teatest's golden package defines,
 // which rewrites the golden screens.

@@ -470,7 +470,7 @@ func TestConsolidateFromTheCommandLine(t *testing.T) {
 		if c.Kind == memory.ChangeDraftDone {
 			continue
 		}
-		want := describe(db, run, c)
+		want := describe(bg, db, run, c)
 		if !strings.Contains(strings.Join(find[*reportPane](m.stack).lines, "\n"), want) {
 			t.Errorf("the report lacks %q:\n%s", want, strings.Join(find[*reportPane](m.stack).lines, "\n"))
 		}

@@ -33,7 +33,7 @@ func (m *workbench) morePages() tea.Cmd {
 	q := m.query()
 	q.After = next
 	m.pending++
-	return loadPage(m.st, m.reqSeq, q, true)
+	return loadPage(m.ctx, m.st, m.reqSeq, q, true)
 }
 
 // trust is the project's trust service, or nil without one.

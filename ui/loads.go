@@ -13,7 +13,7 @@ import (
 // load fetches what the first frame shows: counts, the first page (and
 // through it the selected memory) and the project list.
 func (m *workbench) load() tea.Cmd {
-	return tea.Batch(m.reloadAll(), loadProjects(m.st), m.loadMirror())
+	return tea.Batch(m.reloadAll(), loadProjects(m.ctx, m.st), m.loadMirror())
 }
 
 // loadMirror reads where the project's memories stand against its team
@@ -28,7 +28,7 @@ func (m *workbench) loadMirror() tea.Cmd {
 // reloadAll refreshes counts and the current section.
 func (m *workbench) reloadAll() tea.Cmd {
 	m.pending++
-	cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), m.loadSection(false)}
+	cmds := []tea.Cmd{loadCounts(m.ctx, m.st, m.proj.ID), m.loadSection(false)}
 	if m.section != sectionVerify {
 		cmds = append(cmds, m.loadVerify(-1)) // keeps the sidebar's count current
 	}
@@ -44,13 +44,13 @@ func (m *workbench) reloadAll() tea.Cmd {
 // countRepo reads how many modules the repository's index holds, for the sidebar.
 func (m *workbench) countRepo() tea.Cmd {
 	m.pending++
-	return loadRepoSummary(m.st, m.proj.ID, -1)
+	return loadRepoSummary(m.ctx, m.st, m.proj.ID, -1)
 }
 
 // countInbox reads how many drafts and proposals wait, for the sidebar.
 func (m *workbench) countInbox() tea.Cmd {
 	m.pending++
-	return loadInbox(m.st, m.proj.ID, -1)
+	return loadInbox(m.ctx, m.st, m.proj.ID, -1)
 }
 
 // loadVerify wakes the project and reads its verify-first queue; req is
@@ -60,7 +60,7 @@ func (m *workbench) loadVerify(req int) tea.Cmd {
 		return nil
 	}
 	m.pending++
-	return loadQueue(m.opt.Trust(m.proj), m.proj.ID, req)
+	return loadQueue(m.ctx, m.opt.Trust(m.proj), m.proj.ID, req)
 }
 
 // query is the store query of the current section.
@@ -84,7 +84,7 @@ func (m *workbench) query() memory.Query {
 func (m *workbench) loadSection(more bool) tea.Cmd {
 	if m.section == sectionTimeline {
 		m.pending++
-		return loadTimeline(m.st, m.proj.ID)
+		return loadTimeline(m.ctx, m.st, m.proj.ID)
 	}
 	if m.section == sectionRepo {
 		return m.repo.load(m)
@@ -94,7 +94,7 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 	}
 	if m.section == sectionInbox {
 		m.pending++
-		return loadSessionInbox(m.st, m.proj.ID, m.inbox.session, m.reqSeq)
+		return loadSessionInbox(m.ctx, m.st, m.proj.ID, m.inbox.session, m.reqSeq)
 	}
 	if m.section == sectionVerify {
 		if m.opt.Trust == nil {
@@ -108,7 +108,7 @@ func (m *workbench) loadSection(more bool) tea.Cmd {
 		q.After = m.list.next
 	}
 	m.pending++
-	return loadPage(m.st, m.reqSeq, q, more)
+	return loadPage(m.ctx, m.st, m.reqSeq, q, more)
 }
 
 // openSelected loads the detail of the list's selection.
@@ -128,7 +128,7 @@ func (m *workbench) loadDetail(id string) tea.Cmd {
 	m.detail.wantID = id
 	m.pending++
 	_, known := m.shorts[id]
-	return loadMemory(m.st, id, known)
+	return loadMemory(m.ctx, m.st, id, known)
 }
 
 // renderDetail renders the shown memory's body for the current width, unless cached.

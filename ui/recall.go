@@ -97,7 +97,7 @@ func (msg recallDoneMsg) handle(m *workbench) tea.Cmd {
 		note, _, _ := strings.Cut(msg.resp.Note, ": ask again")
 		m.say(note+" — the answer follows when it is built", false)
 		m.pending++
-		return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
+		return doRecall(m.ctx, m.recaller, msg.projects, msg.feedbackQuery, msg.path)
 	}
 	m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
 	m.whyRoot = ""

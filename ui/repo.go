@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -547,7 +548,7 @@ func (p *repoPane) load(m *workbench) tea.Cmd {
 	m.reqSeq++
 	p.req = m.reqSeq
 	m.pending++
-	return loadRepoSummary(m.st, m.proj.ID, m.reqSeq)
+	return loadRepoSummary(m.ctx, m.st, m.proj.ID, m.reqSeq)
 }
 
 // repoLoaded takes a summary in: the modules show, or, with a module open,
@@ -579,7 +580,7 @@ func (msg repoLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.repo.sum = &sum
 	if m.repo.open {
 		m.pending++
-		return loadRepoFiles(m.st, m.proj.ID, m.repo.module, msg.req)
+		return loadRepoFiles(m.ctx, m.st, m.proj.ID, m.repo.module, msg.req)
 	}
 	m.repo.setRows(moduleRows(m.repo.sum), "")
 	return nil
@@ -717,7 +718,7 @@ func (p *repoPane) openRow(m *workbench, editKey bool) tea.Cmd {
 		p.rows, p.vis = nil, nil
 		m.focus = focusList
 		m.pending++
-		return loadRepoFiles(m.st, m.proj.ID, r.mod.Path, p.req)
+		return loadRepoFiles(m.ctx, m.st, m.proj.ID, r.mod.Path, p.req)
 	}
 	return p.edit(m, r.file.Path, r.line())
 }
@@ -729,13 +730,13 @@ func (p *repoPane) edit(m *workbench, rel string, line int) tea.Cmd {
 		return m.say("the index names no repository root: run /index again", true)
 	}
 	file := filepath.Join(p.sum.Root, filepath.FromSlash(rel))
-	getenv := m.getenv
+	ctx, getenv := m.ctx, m.getenv
 	return func() tea.Msg {
 		// An editor given a file that is gone would open an empty one.
 		if _, err := os.Stat(file); err != nil {
 			return fileEditedMsg{path: rel, gone: true}
 		}
-		return editorReadyMsg{path: rel, cmd: editorAt(getenv, file, line)}
+		return editorReadyMsg{path: rel, cmd: editorAt(ctx, getenv, file, line)}
 	}
 }
 
@@ -757,8 +758,8 @@ func (msg fileEditedMsg) handle(m *workbench) tea.Cmd {
 
 // editorAt is the command that opens file at line in the editor getenv
 // names ($VISUAL, else $EDITOR, else vi).
-func editorAt(getenv func(string) string, file string, line int) *exec.Cmd {
-	return config.EditorAtLine(bg, getenv, file, line)
+func editorAt(ctx context.Context, getenv func(string) string, file string, line int) *exec.Cmd {
+	return config.EditorAtLine(ctx, getenv, file, line)
 }
 
 // cmdIndex carries out /index: the repository is read again in the
@@ -803,7 +804,7 @@ func (msg indexedMsg) handle(m *workbench) tea.Cmd {
 			cmds = append(cmds, m.repo.load(m))
 		} else {
 			m.pending++
-			cmds = append(cmds, loadRepoSummary(m.st, m.proj.ID, -1))
+			cmds = append(cmds, loadRepoSummary(m.ctx, m.st, m.proj.ID, -1))
 		}
 	}
 	return tea.Batch(cmds...)
