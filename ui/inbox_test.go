@@ -120,7 +120,7 @@ func TestInboxScreens(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					m, _ := inboxApp(t, size[0], size[1], theme)
 					press(t, m, v.keys...)
-					golden(t, name, screen(m))
+					golden(t, name, shown(m, name))
 				})
 			}
 		}

@@ -104,7 +104,7 @@ func TestRepositoryScreens(t *testing.T) {
 					}
 					m := app(t, db, size[0], size[1], theme)
 					press(t, m, v.keys...)
-					golden(t, name, screen(m))
+					golden(t, name, shown(m, name))
 				})
 			}
 		}
