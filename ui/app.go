@@ -322,7 +322,7 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 			return m.repl.update(msg)
 		}
 		if e := m.stack.editor(); e != nil {
-			return e.update(msg)
+			return e.edit(msg)
 		}
 		return nil
 	}

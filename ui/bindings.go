@@ -169,6 +169,19 @@ func listMove(by func(m *workbench, rows int) int, down bool) keyFn {
 	})
 }
 
+// cursorKeys move a list's cursor: a row, a page, to either end (n: how
+// many rows it has); mv makes the key that moves it by a step.
+func cursorKeys(mv func(by func(m *workbench, rows int) int) keyFn, n func(*workbench) int) keyTable {
+	return keyTable{
+		row(keys.Up, mv(rowUp)),
+		row(keys.Down, mv(rowDown)),
+		row(keys.PageUp, mv(pageUp)),
+		row(keys.PageDown, mv(pageDown)),
+		row(keys.Top, mv(func(m *workbench, _ int) int { return -n(m) })),
+		row(keys.Bottom, mv(func(m *workbench, _ int) int { return n(m) })),
+	}
+}
+
 // The steps of the lists: a row, a page, to either end.
 var (
 	rowUp    = func(*workbench, int) int { return -1 }
@@ -354,32 +367,34 @@ func rebindKey(m *workbench, _ *memory.Memory) tea.Cmd { return m.repl.open("reb
 
 // The keys of the views that take the keyboard for a while.
 
-var forgetKeys = keyTable{
-	row(keys.Yes, to(func(m *workbench) tea.Cmd {
-		id := m.forget.mem.ID
-		m.forget = nil
-		m.pending++
-		return forget(m.ctx, m.st, id)
-	})).named(always),
-	row(keys.No, to(func(m *workbench) tea.Cmd {
-		m.forget = nil
-		return m.say("kept: nothing was deleted", false)
-	})).named(always),
-	{typing: true, do: func(*workbench, tea.KeyPressMsg) tea.Cmd { return nil }},
-}
+var forgetKeys = askKeys(keys.Yes, func(m *workbench) tea.Cmd {
+	id := m.forget.mem.ID
+	m.forget = nil
+	m.pending++
+	return forget(m.ctx, m.st, id)
+}, func(m *workbench) tea.Cmd {
+	m.forget = nil
+	return m.say("kept: nothing was deleted", false)
+})
 
-var dropKeys = keyTable{
-	row(keys.Yes.as("drop"), to(func(m *workbench) tea.Cmd {
-		id := m.drop.draft.ID
-		m.drop = nil
-		m.pending++
-		return dropDraft(m.ctx, m.st, id)
-	})).named(always),
-	row(keys.No, to(func(m *workbench) tea.Cmd {
-		m.drop = nil
-		return m.say("kept: the draft still waits", false)
-	})).named(always),
-	{typing: true, do: func(*workbench, tea.KeyPressMsg) tea.Cmd { return nil }},
+var dropKeys = askKeys(keys.Yes.as("drop"), func(m *workbench) tea.Cmd {
+	id := m.drop.draft.ID
+	m.drop = nil
+	m.pending++
+	return dropDraft(m.ctx, m.st, id)
+}, func(m *workbench) tea.Cmd {
+	m.drop = nil
+	return m.say("kept: the draft still waits", false)
+})
+
+// askKeys are a dialog's that asks before a deletion: y does it, n, esc
+// or enter (the default: No) keep, and every other key does nothing.
+func askKeys(yes binding, do, keep func(*workbench) tea.Cmd) keyTable {
+	return keyTable{
+		row(yes, to(do)).named(always),
+		row(keys.No, to(keep)).named(always),
+		{typing: true, do: func(*workbench, tea.KeyPressMsg) tea.Cmd { return nil }},
+	}
 }
 
 // replKeys are the command line's.
@@ -480,7 +495,7 @@ var editorKeys = keyTable{
 	}},
 	row(keys.Edit, to(func(m *workbench) tea.Cmd { return writeEditFile(m.stack.editor().ta.Value()) })).named(always),
 	row(keys.Back.as("cancel"), to(cancelEdit)).named(always),
-	{typing: true, do: func(m *workbench, k tea.KeyPressMsg) tea.Cmd { return m.stack.editor().update(k) }},
+	{typing: true, do: func(m *workbench, k tea.KeyPressMsg) tea.Cmd { return m.stack.editor().edit(k) }},
 }
 
 func cancelEdit(m *workbench) tea.Cmd {

@@ -3,6 +3,7 @@ package ui
 import (
 	"errors"
 	"fmt"
+	"slices"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -58,14 +59,9 @@ func inboxMove(by func(m *workbench, rows int) int) keyFn {
 
 // inboxKeys are the Inbox's list's and detail's: the rows that act, then
 // the footer's, which names the keys for what is selected.
-var inboxKeys = keyTable{
+var inboxKeys = slices.Concat(keyTable{
 	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.inbox.pg.key(k); return nil }).when(onDetail),
-	row(keys.Up, inboxMove(rowUp)),
-	row(keys.Down, inboxMove(rowDown)),
-	row(keys.PageUp, inboxMove(pageUp)),
-	row(keys.PageDown, inboxMove(pageDown)),
-	row(keys.Top, inboxMove(func(m *workbench, _ int) int { return -len(m.inbox.items) })),
-	row(keys.Bottom, inboxMove(func(m *workbench, _ int) int { return len(m.inbox.items) })),
+}, cursorKeys(inboxMove, func(m *workbench) int { return len(m.inbox.items) }), keyTable{
 	row(keys.Open, to(readItem)),
 	row(keys.Next, to(readItem)),
 	row(keys.Mark, to(func(m *workbench) tea.Cmd {
@@ -131,7 +127,7 @@ var inboxKeys = keyTable{
 	hint(keys.Back, both(onDetail, both(unmarked, not(sessionDraft)))),
 	hint(keys.Command, both(unmarked, inboxProp)),
 	hint(keys.Help, always),
-}
+})
 
 // readItem gives the inbox's detail the keyboard, on the selected item.
 func readItem(m *workbench) tea.Cmd {

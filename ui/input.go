@@ -15,6 +15,9 @@ func (m *workbench) key(k tea.KeyPressMsg) tea.Cmd {
 	if keys.Interrupt.matches(k) {
 		return quit(m)
 	}
+	if o := m.stack.top(); o != nil && m.forget == nil && m.drop == nil && !m.repl.active {
+		return o.update(m, k) // the overlay on top has the keyboard (keyTables: its footer)
+	}
 	for _, t := range m.keyTables() {
 		if cmd, ok := t.dispatch(m, k); ok {
 			return cmd

@@ -40,8 +40,8 @@ func (m *workbench) mouse(msg tea.MouseMsg) tea.Cmd {
 	case m.forget != nil || m.drop != nil || m.repl.active:
 		return nil
 	case m.stack.top() != nil:
-		if up, ok := notch(ms); wheel && ok {
-			m.stack.top().wheel(up)
+		if wheel {
+			return m.stack.top().update(m, msg)
 		}
 		return nil
 	}
@@ -93,82 +93,74 @@ func timelineMouse(m *workbench, msg tea.MouseMsg, at pointer) tea.Cmd {
 // memoryMouse: a click selects a memory in the list, a notch over it moves
 // the selection a row, a notch over the detail scrolls it.
 func memoryMouse(m *workbench, msg tea.MouseMsg, at pointer) tea.Cmd {
+	pick := func(y int) tea.Cmd {
+		top := at.at.y + 2
+		if m.list.filtering || m.list.filter != "" {
+			top++
+		}
+		if i := m.list.offset + y - top; i >= 0 && i < len(m.list.visible()) {
+			m.list.cursor = i
+			return m.openSelected()
+		}
+		return nil
+	}
+	move := func(d int) tea.Cmd {
+		m.list.move(d, m.listRows())
+		return tea.Batch(m.openSelected(), m.morePages())
+	}
+	return paneMouse(m, msg, at, pick, move, &m.detail.pg)
+}
+
+// paneMouse is a list pane's answer to the mouse: a click on the list
+// selects the row at its screen row (pick), on the detail gives it the
+// keyboard; a notch over the list moves a row (move), over the detail
+// scrolls it (pg).
+func paneMouse(m *workbench, msg tea.MouseMsg, at pointer, pick func(y int) tea.Cmd, move func(d int) tea.Cmd, pg *pager) tea.Cmd {
 	if _, wheel := msg.(tea.MouseWheelMsg); wheel {
 		up, ok := notch(msg.Mouse())
 		switch {
 		case !ok:
 		case at.list:
-			m.list.move(step(up), m.listRows())
-			return tea.Batch(m.openSelected(), m.morePages())
+			return move(step(up))
 		case at.detail:
-			m.detail.pg.wheel(up)
+			pg.wheel(up)
 		}
 		return nil
 	}
 	switch {
 	case at.list:
 		m.focus = focusList
-		top := at.at.y + 2
-		if m.list.filtering || m.list.filter != "" {
-			top++
-		}
-		if i := m.list.offset + at.y - top; i >= 0 && i < len(m.list.visible()) {
-			m.list.cursor = i
-			return m.openSelected()
-		}
+		return pick(at.y)
 	case at.detail:
 		m.focus = focusDetail
 	}
 	return nil
 }
 
-// update is the Inbox's answer to the mouse over it: a click selects an
-// item, a notch over the list moves a row, over the detail scrolls it.
-// (Its keys are inboxKeys.)
+// update is the Inbox's answer to the mouse over it (its keys are
+// inboxKeys): a click selects an item, the wheel moves or scrolls.
 func (p *inboxPane) update(m *workbench, msg tea.MouseMsg, at pointer) tea.Cmd {
-	_, wheel := msg.(tea.MouseWheelMsg)
-	up, ok := notch(msg.Mouse())
-	switch {
-	case wheel && !ok:
-	case wheel && at.list:
-		p.move(step(up), p.rowsShown(m))
-	case wheel && at.detail:
-		p.pg.wheel(up)
-	case wheel:
-	case at.list:
-		m.focus = focusList
-		if i := p.offset + at.y - (at.at.y + 2); i >= 0 && i < len(p.items) {
+	pick := func(y int) tea.Cmd {
+		if i := p.offset + y - (at.at.y + 2); i >= 0 && i < len(p.items) {
 			p.move(i-p.cursor, p.rowsShown(m))
 		}
-	case at.detail:
-		m.focus = focusDetail
+		return nil
 	}
-	return nil
+	move := func(d int) tea.Cmd { p.move(d, p.rowsShown(m)); return nil }
+	return paneMouse(m, msg, at, pick, move, &p.pg)
 }
 
-// update is the Repository's answer to the mouse over it: a click selects
-// a row, a notch over the list moves a row, over the detail scrolls it.
-// (Its keys are repoKeys.)
+// update is the Repository's answer to the mouse over it (its keys are
+// repoKeys): a click selects a row, the wheel moves or scrolls.
 func (p *repoPane) update(m *workbench, msg tea.MouseMsg, at pointer) tea.Cmd {
-	_, wheel := msg.(tea.MouseWheelMsg)
-	up, ok := notch(msg.Mouse())
-	switch {
-	case wheel && !ok:
-	case wheel && at.list:
-		p.move(step(up), p.rowsShown(m))
-		return p.render(m)
-	case wheel && at.detail:
-		p.pg.wheel(up)
-	case wheel:
-	case at.list:
-		m.focus = focusList
+	pick := func(y int) tea.Cmd {
 		top := at.at.y + 1 + (at.at.h - 2 - p.rowsShown(m)) // border, heading and filter
-		if i := p.offset + at.y - top; i >= 0 && i < len(p.vis) {
+		if i := p.offset + y - top; i >= 0 && i < len(p.vis) {
 			p.move(i-p.cursor, p.rowsShown(m))
 			return p.render(m)
 		}
-	case at.detail:
-		m.focus = focusDetail
+		return nil
 	}
-	return nil
+	move := func(d int) tea.Cmd { p.move(d, p.rowsShown(m)); return p.render(m) }
+	return paneMouse(m, msg, at, pick, move, &p.pg)
 }

@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -637,14 +638,9 @@ func repoMove(by func(m *workbench, rows int) int) keyFn {
 // repoKeys are the Repository's list's and detail's: the rows that act,
 // then the footer's. Derived memory is read-only: the keys that change a
 // memory say so.
-var repoKeys = keyTable{
+var repoKeys = slices.Concat(keyTable{
 	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.repo.pg.key(k); return nil }).when(onDetail),
-	row(keys.Up, repoMove(rowUp)),
-	row(keys.Down, repoMove(rowDown)),
-	row(keys.PageUp, repoMove(pageUp)),
-	row(keys.PageDown, repoMove(pageDown)),
-	row(keys.Top, repoMove(func(m *workbench, _ int) int { return -len(m.repo.vis) })),
-	row(keys.Bottom, repoMove(func(m *workbench, _ int) int { return len(m.repo.vis) })),
+}, cursorKeys(repoMove, func(m *workbench) int { return len(m.repo.vis) }), keyTable{
 	row(keys.Filter, to(func(m *workbench) tea.Cmd { m.repo.typing = true; return nil })).when(onList),
 	row(keys.Open, to(func(m *workbench) tea.Cmd { return m.repo.openRow(m, false) })),
 	row(keys.OpenFile, to(func(m *workbench) tea.Cmd { return m.repo.openRow(m, true) })),
@@ -685,7 +681,7 @@ var repoKeys = keyTable{
 	hint(keys.Command.as("command (/index)"), both(listIndexed, onModule)),
 	hint(keys.Command, not(both(listIndexed, onModule))),
 	hint(keys.Help, always),
-}
+})
 
 // readOnly is a key that would change a memory: here it says why not.
 func readOnly(b binding) keyRow {
