@@ -66,3 +66,25 @@ func TestHelpListsEachKeyOnce(t *testing.T) {
 		}
 	}
 }
+
+// The keys the footers named and did not carry out now act: tab leaves
+// the timeline for the sidebar, / opens the command line over a run's
+// report (for /undo), and the report still shows under it.
+func TestFooterPromisesAreKept(t *testing.T) {
+	t.Parallel()
+	db := openStore(t, true)
+	m := app(t, db, 120, 40, "plain")
+	press(t, m, "t")
+	if !strings.Contains(screen(m), "tab sidebar") {
+		t.Fatalf("the timeline's footer:\n%s", screen(m))
+	}
+	press(t, m, "tab")
+	if m.focus != focusSidebar {
+		t.Fatalf("tab in the timeline: focus %d, want the sidebar", m.focus)
+	}
+	m.stack.push(&reportPane{title: "Consolidation run 01TEST", lines: []string{"nothing changed"}})
+	press(t, m, "/")
+	if !m.repl.active || m.screen() != modeReport || !strings.Contains(screen(m), "Consolidation run 01TEST") {
+		t.Fatalf("/ over a report: command line %v, screen %d:\n%s", m.repl.active, m.screen(), screen(m))
+	}
+}
