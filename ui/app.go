@@ -13,7 +13,6 @@ import (
 	"os"
 	"os/exec"
 	"strings"
-	"sync"
 	"time"
 
 	"charm.land/bubbles/v2/spinner"
@@ -27,7 +26,6 @@ import (
 	"cairn/recall"
 	"cairn/safetext"
 	"cairn/themes"
-	"cairn/trust"
 )
 
 // Options configure the workbench.
@@ -136,8 +134,7 @@ type workbench struct {
 
 	proj     memory.Project
 	projects []memory.Project
-	counts   memory.Counts
-	loaded   bool // counts have arrived once
+	tally    tally // what the sidebar counts
 
 	section section
 	focus   focus
@@ -147,30 +144,21 @@ type workbench struct {
 	detail detailPane
 	repl   replLine
 	forget *forgetDialog
-	editor *editorPane
-	diff   *diffView
 	tl     timelinePane
-	cal    calibrationPane
 	inbox  inboxPane
 	drop   *dropDialog
-	report reportPane
 	repo   repoPane
+	stack  overlays // help, calibration, a report, a diff, the editor: the top has the keyboard
 
 	recallQuery string
 	whyRoot     string                    // the title /why was asked of, while its tree shows
 	recallWords string                    // the query's words alone: what + and - are said of
-	verifyCount int                       // memories in the verify-first queue
-	inboxCount  int                       // waiting drafts, open proposals and gaps
-	repoCount   int                       // the repository's modules (0: not indexed)
 	indexing    bool                      // an /index run is under way
 	syncing     bool                      // a /sync run is under way
 	reasons     map[string][]string       // why each queued memory needs verifying
 	explains    map[string]recall.Explain // why each recalled memory is there
 	showExplain bool
-	help        pager // the help screen, laid out by fit
-	recOnce     sync.Once
-	rec         recall.Recaller
-	recErr      error
+	recaller    func() (recall.Recaller, error) // answers /recall, built on first use
 
 	status    string
 	statusBad bool
@@ -223,12 +211,17 @@ type workbench struct {
 }
 
 // New builds the workbench over st.
-func New(st Store, opt Options) Model {
+func New(st Store, opt Options) Model { return newModel(context.Background(), st, opt) }
+
+// newModel builds the workbench over st. Its commands run under a context
+// of parent's that quitting cancels: a store call, a recall, an index or a
+// sync under way when the person quits is told to stop.
+func newModel(parent context.Context, st Store, opt Options) Model {
 	now := opt.Now
 	if now == nil {
 		now = time.Now
 	}
-	ctx, stop := context.WithCancel(context.Background())
+	ctx, stop := context.WithCancel(parent)
 	m := &workbench{st: st, opt: opt, now: now, ctx: ctx, stop: stop, proj: opt.Project, projects: opt.Projects,
 		focus: focusList, spin: spinner.New(spinner.WithSpinner(spinner.MiniDot)), after: timer,
 		exec: func(c *exec.Cmd, fn tea.ExecCallback) tea.Cmd { return tea.ExecProcess(c, fn) }, getenv: os.Getenv}
@@ -244,6 +237,7 @@ func New(st Store, opt Options) Model {
 		m.repl.file, m.repl.history = opt.HistoryFile, loadHistory(opt.HistoryFile)
 	}
 	m.detail.rendered = map[renderKey]string{}
+	m.recaller = lazyRecaller(ctx, st, &m.opt)
 	return Model{m}
 }
 
@@ -253,7 +247,7 @@ func Run(ctx context.Context, st Store, opt Options) error {
 		opt.NoColor = true
 	}
 	opt.Live = true
-	m := New(st, opt)
+	m := newModel(ctx, st, opt)
 	defer m.stop()
 	popts := []tea.ProgramOption{tea.WithContext(ctx)}
 	if opt.NoColor {
@@ -286,107 +280,6 @@ func (m Model) Init() tea.Cmd {
 		cmds = append(cmds, subscribe(m.ctx, m.st))
 	}
 	return tea.Batch(cmds...)
-}
-
-// load fetches what the first frame shows: counts, the first page (and
-// through it the selected memory) and the project list.
-func (m *workbench) load() tea.Cmd {
-	return tea.Batch(m.reloadAll(), loadProjects(m.st), m.loadMirror())
-}
-
-// loadMirror reads where the project's memories stand against its team
-// mirror (Options.MirrorStatus), in the background.
-func (m *workbench) loadMirror() tea.Cmd {
-	if m.opt.MirrorStatus == nil || m.proj.ID == memory.GlobalID {
-		return nil
-	}
-	return loadMirrorStatus(m.ctx, m.opt.MirrorStatus, m.proj)
-}
-
-// reloadAll refreshes counts and the current section.
-func (m *workbench) reloadAll() tea.Cmd {
-	m.pending++
-	cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), m.loadSection(false)}
-	if m.section != sectionVerify {
-		cmds = append(cmds, m.loadVerify(-1)) // keeps the sidebar's count current
-	}
-	if m.section != sectionInbox {
-		cmds = append(cmds, m.countInbox())
-	}
-	if m.section != sectionRepo {
-		cmds = append(cmds, m.countRepo())
-	}
-	return tea.Batch(cmds...)
-}
-
-// countRepo reads how many modules the repository's index holds, for the sidebar.
-func (m *workbench) countRepo() tea.Cmd {
-	m.pending++
-	return loadRepoSummary(m.st, m.proj.ID, -1)
-}
-
-// countInbox reads how many drafts and proposals wait, for the sidebar.
-func (m *workbench) countInbox() tea.Cmd {
-	m.pending++
-	return loadInbox(m.st, m.proj.ID, -1)
-}
-
-// loadVerify wakes the project and reads its verify-first queue; req is
-// the list request it answers (-1: only the count).
-func (m *workbench) loadVerify(req int) tea.Cmd {
-	if m.opt.Trust == nil {
-		return nil
-	}
-	m.pending++
-	return loadQueue(m.opt.Trust(m.proj), m.proj.ID, req)
-}
-
-// query is the store query of the current section.
-func (m *workbench) query() memory.Query {
-	q := memory.Query{Project: m.proj.ID}
-	switch {
-	case m.section < sectionVerify:
-		q.Layer, _ = m.section.layer()
-	case m.section == sectionArchived:
-		q.Status = memory.StatusArchived
-	case m.section == sectionSuperseded:
-		q.Status = memory.StatusSuperseded
-	}
-	if m.list.inStore {
-		q.Match = m.list.filter
-	}
-	return q
-}
-
-// loadSection asks for the first (or next) page of the current section.
-func (m *workbench) loadSection(more bool) tea.Cmd {
-	if m.section == sectionTimeline {
-		m.pending++
-		return loadTimeline(m.st, m.proj.ID)
-	}
-	if m.section == sectionRepo {
-		return m.loadRepo()
-	}
-	if !more {
-		m.reqSeq++
-	}
-	if m.section == sectionInbox {
-		m.pending++
-		return loadSessionInbox(m.st, m.proj.ID, m.inbox.session, m.reqSeq)
-	}
-	if m.section == sectionVerify {
-		if m.opt.Trust == nil {
-			m.list.set(nil, "", false, "")
-			return nil
-		}
-		return m.loadVerify(m.reqSeq)
-	}
-	q := m.query()
-	if more {
-		q.After = m.list.next
-	}
-	m.pending++
-	return loadPage(m.st, m.reqSeq, q, more)
 }
 
 // Update routes a message: quit key, then an open dialog, then the focused
@@ -426,20 +319,22 @@ func (m *workbench) update(msg tea.Msg) tea.Cmd {
 		return cmd
 	case tea.KeyPressMsg:
 		return m.key(msg)
-	case tea.MouseClickMsg:
-		return m.click(msg.Mouse())
-	case tea.MouseWheelMsg:
-		return m.wheel(msg.Mouse())
+	case tea.MouseClickMsg, tea.MouseWheelMsg:
+		return m.mouse(msg.(tea.MouseMsg))
 	case tea.PasteMsg:
 		if m.repl.active {
 			return m.repl.update(msg)
 		}
-		if m.editor != nil {
-			return m.editor.update(msg)
+		if e := m.stack.editor(); e != nil {
+			return e.edit(msg)
 		}
 		return nil
 	}
-	return m.result(msg)
+	m.learn(msg)
+	if h, ok := msg.(interface{ handle(*workbench) tea.Cmd }); ok {
+		return h.handle(m)
+	}
+	return nil
 }
 
 // maxShorts bounds the short ids kept: a long day's browse starts afresh.
@@ -466,232 +361,6 @@ func (m *workbench) sid(id string) string {
 	return safetext.CleanLine(id)
 }
 
-// result handles the answers of commands.
-func (m *workbench) result(msg tea.Msg) tea.Cmd {
-	m.learn(msg)
-	if cmd, ok := m.consolidationResult(msg); ok {
-		return cmd
-	}
-	switch msg := msg.(type) {
-	case countsLoadedMsg:
-		m.done()
-		if msg.project != m.proj.ID {
-			return nil
-		}
-		if msg.err != nil {
-			return m.fail("count memories", msg.err)
-		}
-		m.counts, m.loaded = msg.counts, true
-	case queueLoadedMsg:
-		m.done()
-		if msg.project != m.proj.ID {
-			return nil
-		}
-		if msg.err != nil {
-			return m.fail("check what to verify", msg.err)
-		}
-		m.verifyCount = len(msg.items)
-		m.reasons = map[string][]string{}
-		items := make([]*memory.Memory, len(msg.items))
-		for i, it := range msg.items {
-			items[i] = it.Memory
-			m.reasons[it.Memory.ID] = it.Reasons
-		}
-		if msg.req != m.reqSeq || m.section != sectionVerify {
-			return nil // only the count was asked for, or the selection moved on
-		}
-		return m.listLoaded(msg.req, items, "", false)
-	case pageLoadedMsg:
-		m.done()
-		if msg.req != m.reqSeq {
-			return nil // the selection moved on
-		}
-		if msg.err != nil {
-			return m.fail("load the list", msg.err)
-		}
-		return m.listLoaded(msg.req, msg.items, msg.next, msg.more)
-	case memoryLoadedMsg:
-		m.done()
-		if cur := m.list.selected(); msg.id != m.detail.wantID && (cur == nil || cur.ID != msg.id) {
-			return nil
-		}
-		if msg.err != nil {
-			if errors.Is(msg.err, memory.ErrNotFound) {
-				return m.detailGone(msg.id)
-			}
-			return m.fail("open "+m.sid(msg.id), msg.err)
-		}
-		m.detail.set(msg.mem, msg.out, msg.in, msg.titles)
-		return m.renderDetail()
-	case renderedMsg:
-		if len(m.detail.rendered) >= maxRendered {
-			m.detail.rendered = map[renderKey]string{} // a long browse: start the cache afresh
-		}
-		m.detail.rendered[msg.key] = msg.text
-	case timelineLoadedMsg:
-		m.done()
-		if msg.err != nil {
-			return m.fail("load the timeline", msg.err)
-		}
-		if msg.project == m.proj.ID {
-			m.tl.events = msg.events
-		}
-	case calibrationLoadedMsg:
-		m.done()
-		if msg.project != m.proj.ID {
-			return nil
-		}
-		if msg.err != nil {
-			if m.mode == modeCalibration {
-				m.mode = m.modeAfterOverlay()
-			}
-			return m.fail("count the reviews", msg.err)
-		}
-		m.cal.set(msg.cal, msg.titles)
-	case projectsLoadedMsg:
-		if msg.err == nil {
-			m.projects = msg.projects
-		}
-	case actionDoneMsg:
-		m.done()
-		return m.actionDone(msg)
-	case forgetTextMsg:
-		m.done()
-		if msg.err != nil {
-			return m.fail("read the memory to forget", msg.err)
-		}
-		m.forget = &forgetDialog{mem: msg.mem}
-	case rereadMsg:
-		return m.reread(msg)
-	case supersedeTargetMsg:
-		m.done()
-		if msg.err != nil {
-			return m.fail("open the memory to supersede", msg.err)
-		}
-		return m.startSupersede(msg.mem, msg.text)
-	case historyLoadedMsg:
-		m.done()
-		if errors.Is(msg.err, errNothingToCompare) {
-			return m.say(msg.err.Error(), false)
-		}
-		if msg.err != nil {
-			return m.fail("open the diff", msg.err)
-		}
-		m.diff = newDiff(msg.vers, msg.old, msg.new, "")
-		m.mode = modeDiff
-	case recallDoneMsg:
-		return m.recallDone(msg)
-	case whyLoadedMsg:
-		return m.whyLoaded(msg)
-	case repoLoadedMsg:
-		return m.repoLoaded(msg)
-	case repoFilesLoadedMsg:
-		return m.repoFilesLoaded(msg)
-	case indexedMsg:
-		return m.indexed(msg)
-	case syncedMsg:
-		return m.synced(msg)
-	case mirrorLoadedMsg:
-		if msg.project == m.proj.ID && msg.err == nil {
-			m.detail.mirror = msg.pending
-		}
-		return nil
-	case editorReadyMsg:
-		return m.editorReady(msg)
-	case fileEditedMsg:
-		return m.fileEdited(msg)
-	case archivedLoadedMsg:
-		m.done()
-		if msg.err != nil || msg.project != m.proj.ID {
-			return nil
-		}
-		m.archived = msg.items
-		if m.archived == nil {
-			m.archived = []*memory.Memory{}
-		}
-		if m.repl.active && strings.HasPrefix(strings.TrimLeft(m.repl.in.Value(), "/:"), "unarchive ") {
-			return m.completeLine()
-		}
-		return nil
-	case capturedMsg:
-		m.done()
-		if msg.err != nil {
-			return m.fail("capture", msg.err)
-		}
-		return tea.Batch(m.say(fmt.Sprintf("captured %s into the inbox (%d bytes) — /consolidate turns drafts into memories", short(msg.draft.ID), len(msg.draft.Text)), false), m.countInbox())
-	case editFileReadyMsg:
-		if m.editor == nil { // cancelled meanwhile
-			return func() tea.Msg { os.Remove(msg.path); return nil }
-		}
-		return editExternally(msg.path)
-	case editorDoneMsg:
-		if m.editor == nil {
-			return nil
-		}
-		if msg.err != nil {
-			return m.fail("run the editor", msg.err)
-		}
-		m.editor.setText(msg.text)
-	case subscribedMsg:
-		m.sub = msg.ch
-		return waitEvent(m.sub)
-	case storeEventMsg:
-		// Some process changed the store: refresh what is shown, once per burst.
-		if msg.event.MemoryID != "" {
-			if m.heard == nil || len(m.heard) > 256 {
-				m.heard = map[string]memory.EventKind{}
-			}
-			m.heard[msg.event.MemoryID] = msg.event.Kind
-		}
-		var cmds []tea.Cmd
-		if m.sub != nil {
-			cmds = append(cmds, waitEvent(m.sub))
-		}
-		if !m.refreshDue {
-			m.refreshDue = true
-			cmds = append(cmds, m.after(150*time.Millisecond, refreshMsg{}))
-		}
-		return tea.Batch(cmds...)
-	case refreshMsg:
-		m.refreshDue, m.archived = false, nil
-		cmds := []tea.Cmd{loadCounts(m.st, m.proj.ID), loadProjects(m.st)}
-		m.pending++
-		if m.mode != modeRecall && m.mode != modeWhy {
-			cmds = append(cmds, m.loadSection(false))
-			m.refreshReq = m.reqSeq
-		}
-		if m.section != sectionInbox || m.mode == modeRecall || m.mode == modeWhy {
-			cmds = append(cmds, m.countInbox()) // agents capture drafts while the workbench is open
-		}
-		if m.section != sectionRepo || m.mode != modeRepo {
-			cmds = append(cmds, m.countRepo()) // another process indexed
-		}
-		if m.mode == modeTimeline && m.section != sectionTimeline {
-			m.pending++
-			cmds = append(cmds, loadTimeline(m.st, m.proj.ID))
-		}
-		if m.detail.mem != nil {
-			cmds = append(cmds, m.loadDetail(m.detail.mem.ID))
-		}
-		// An open dialog shows, and acts on, what is stored now. (An editor
-		// on a proposal's candidate holds nothing stored yet.)
-		if m.forget != nil {
-			m.pending++
-			cmds = append(cmds, reread(m.st, m.forget.mem.ID))
-		}
-		if m.editor != nil && m.editor.proposal == "" && (m.forget == nil || m.forget.mem.ID != m.editor.old.ID) {
-			m.pending++
-			cmds = append(cmds, reread(m.st, m.editor.old.ID))
-		}
-		return tea.Batch(cmds...)
-	case statusClearMsg:
-		if msg.seq == m.statusSeq {
-			m.status = ""
-		}
-	}
-	return nil
-}
-
 func (m *workbench) done() {
 	if m.pending > 0 {
 		m.pending--
@@ -715,100 +384,10 @@ func oneLine(s string) string {
 	return s
 }
 
-func (m *workbench) actionDone(msg actionDoneMsg) tea.Cmd {
-	if msg.act == actForget && errors.Is(msg.err, memory.ErrNotFound) {
-		m.told = msg.id
-		return tea.Batch(m.say("forgotten elsewhere already: "+m.sid(msg.id)+" — nothing was deleted", true), m.reloadAll())
-	}
-	if msg.err != nil {
-		text := fmt.Sprintf("%s failed: %s", msg.act.verb(), oneLine(msg.err.Error()))
-		if _, ok := errors.AsType[*trust.UnresolvedError](msg.err); ok && msg.act == actConfirm {
-			text += " — b rebinds it to what it is about now"
-		}
-		return m.say(text, true)
-	}
-	m.acted = msg.id
-	var text string
-	switch msg.act {
-	case actArchive:
-		m.undoID = msg.id
-		text = fmt.Sprintf("archived %q — press u to undo", msg.mem.Title)
-	case actUnarchive:
-		m.undoID = ""
-		text = fmt.Sprintf("unarchived %q", msg.mem.Title)
-	case actForget:
-		text = "forgot " + m.sid(msg.id) + " for good"
-		m.detail.clear()
-	case actSupersede:
-		m.editor, m.diff, m.mode = nil, nil, modeBrowse
-		m.detail.wantID = msg.mem.ID
-		m.prefer = msg.mem.ID // the successor takes its predecessor's place in the list
-		text = fmt.Sprintf("superseded %s with %q", m.sid(msg.id), msg.mem.Title)
-		return tea.Batch(m.say(text, false), m.reloadAll(), m.loadDetail(msg.mem.ID))
-	case actRemember:
-		text = fmt.Sprintf("remembered %q in %s", msg.mem.Title, msg.mem.Layer.Title())
-		if d := msg.mem.Dedup; d != nil && d.Reinforced != "" {
-			text = fmt.Sprintf("already known: reinforced %q (said %d times)", msg.mem.Title, msg.mem.Salience.Reinforcements+1)
-		} else if d != nil && d.Near != "" {
-			text += " — nearly the same as another memory: a merge proposal waits in the Inbox"
-		}
-	case actLink:
-		text = "linked"
-		return tea.Batch(m.say(text, false), m.loadDetail(msg.id))
-	case actConfirm:
-		text = fmt.Sprintf("confirmed %q: trust restored", msg.mem.Title)
-	case actRebind:
-		text = fmt.Sprintf("rebound %q", msg.mem.Title)
-	case actReject:
-		text = fmt.Sprintf("rejected %q: write the corrected fact (s supersedes)", msg.mem.Title)
-	}
-	cmds := []tea.Cmd{m.say(text, false), m.reloadAll()}
-	if msg.act.review() && m.detail.mem != nil && m.detail.mem.ID == msg.id {
-		// A review keeps the version: the reloaded list would not refresh the detail.
-		cmds = append(cmds, m.loadDetail(msg.id))
-	}
-	return tea.Batch(cmds...)
-}
-
-// openSelected loads the detail of the list's selection.
-func (m *workbench) openSelected() tea.Cmd {
-	sel := m.list.selected()
-	if sel == nil {
-		m.detail.clear()
-		return nil
-	}
-	if m.detail.mem != nil && m.detail.mem.ID == sel.ID && m.detail.mem.Version == sel.Version && m.detail.mem.Status == sel.Status {
-		return nil
-	}
-	return m.loadDetail(sel.ID)
-}
-
-func (m *workbench) loadDetail(id string) tea.Cmd {
-	m.detail.wantID = id
-	m.pending++
-	_, known := m.shorts[id]
-	return loadMemory(m.st, id, known)
-}
-
-// renderDetail renders the shown memory's body for the current width, unless cached.
-func (m *workbench) renderDetail() tea.Cmd {
-	if m.mode == modeRepo {
-		return m.renderRepoDoc()
-	}
-	if m.detail.mem == nil || m.w == 0 {
-		return nil
-	}
-	k := renderKey{id: m.detail.mem.ID, version: m.detail.mem.Version, width: m.detailWidth(), theme: m.theme.Name}
-	if _, ok := m.detail.rendered[k]; ok {
-		return nil
-	}
-	return render(k, safetext.Clean(m.detail.mem.Body), m.theme)
-}
-
 // selectSection switches the sidebar to s and loads it.
 func (m *workbench) selectSection(s section) tea.Cmd {
 	m.section = clamp(s, 0, sectionCount-1)
-	m.mode = modeBrowse
+	m.mode, m.stack = modeBrowse, nil
 	m.list.filter, m.list.filtering, m.list.inStore = "", false, false
 	m.list.prefix, m.whyRoot = nil, ""
 	m.list.cursor, m.list.offset = 0, 0
@@ -834,27 +413,3 @@ func (m *workbench) selectSection(s section) tea.Cmd {
 	}
 	return m.loadSection(false)
 }
-
-// openCalibration shows the calibration pane and counts the reviews anew.
-func (m *workbench) openCalibration() tea.Cmd {
-	if m.opt.Trust == nil {
-		return m.say("calibration needs the workbench opened on a project (cairn)", true)
-	}
-	m.mode, m.cal = modeCalibration, calibrationPane{}
-	m.pending++
-	return loadCalibration(m.opt.Trust(m.proj), m.st, m.proj.ID)
-}
-
-// switchProject moves the workbench to another project.
-func (m *workbench) switchProject(p memory.Project) tea.Cmd {
-	m.proj = p
-	m.counts, m.loaded = memory.Counts{}, false
-	m.detail.clear()
-	m.tl.events = nil
-	m.inbox, m.inboxCount = inboxPane{}, 0
-	m.repo, m.repoCount = repoPane{}, 0
-	m.verifyCount, m.archived = 0, nil // the new project's, once read
-	return tea.Batch(m.selectSection(0), loadCounts(m.st, p.ID), m.countInbox(), m.countRepo(), m.loadVerify(-1), m.say("project "+p.Name, false))
-}
-
-func (m *workbench) scope() []string { return memory.Scope(m.proj.ID) }

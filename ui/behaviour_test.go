@@ -102,14 +102,14 @@ func TestSupersedeThroughTheDiffLinksBothWays(t *testing.T) {
 	press(t, m, "6") // meta
 	old := selected(t, m)
 	press(t, m, "s")
-	if m.mode != modeEditor || m.editor.ta.Value() != old.Title+"\n\n"+old.Body {
+	if m.screen() != modeEditor || m.stack.editor().ta.Value() != old.Title+"\n\n"+old.Body {
 		t.Fatalf("the editor does not hold the old text")
 	}
 	t.Setenv("TMPDIR", t.TempDir())
 	press(t, m, "ctrl+e") // $EDITOR does not run in the test; the key must not break anything
-	m.editor.setText("Check provenance and date before citing any figure as current.")
+	m.stack.editor().setText("Check provenance and date before citing any figure as current.")
 	press(t, m, "ctrl+s")
-	if m.mode != modeDiff || !strings.Contains(screen(m), "old ·") || !strings.Contains(screen(m), "new ·") {
+	if m.screen() != modeDiff || !strings.Contains(screen(m), "old ·") || !strings.Contains(screen(m), "new ·") {
 		t.Fatalf("no side-by-side diff:\n%s", screen(m))
 	}
 	press(t, m, "enter")
@@ -214,26 +214,26 @@ func TestDiffStepsThroughEditsAndTheChain(t *testing.T) {
 		}
 	}
 	press(t, m, "r", "d")
-	if m.mode != modeDiff || m.diff.a().Version != 2 || m.diff.b().Version != 3 {
-		t.Fatalf("d on an edited memory: %+v", m.diff)
+	if m.screen() != modeDiff || m.stack.diff().a().Version != 2 || m.stack.diff().b().Version != 3 {
+		t.Fatalf("d on an edited memory: %+v", m.stack.diff())
 	}
 	press(t, m, "[")
-	if m.diff.a().Version != 1 || m.diff.b().Version != 3 || !strings.Contains(screen(m), "versions 1 and 3 of 3") {
+	if m.stack.diff().a().Version != 1 || m.stack.diff().b().Version != 3 || !strings.Contains(screen(m), "versions 1 and 3 of 3") {
 		t.Fatalf("[ did not move the old side to v1:\n%s", screen(m))
 	}
 	press(t, m, "]", "]") // the old side stays older than the new one
-	if m.diff.a().Version != 2 {
-		t.Fatalf("] moved the old side past the new: v%d", m.diff.a().Version)
+	if m.stack.diff().a().Version != 2 {
+		t.Fatalf("] moved the old side past the new: v%d", m.stack.diff().a().Version)
 	}
 	press(t, m, "esc", "2")
 	selectTitle(t, m, "Release v0.7.0")
 	press(t, m, "d")
-	if m.diff.a().Title != "Release v0.6.1 is out; auth refactor half done" || len(m.diff.vers) != 3 {
-		t.Fatalf("the chain: %d versions, old %q", len(m.diff.vers), m.diff.a().Title)
+	if m.stack.diff().a().Title != "Release v0.6.1 is out; auth refactor half done" || len(m.stack.diff().vers) != 3 {
+		t.Fatalf("the chain: %d versions, old %q", len(m.stack.diff().vers), m.stack.diff().a().Title)
 	}
 	press(t, m, "left")
-	if m.diff.a().Title != "Release v0.6.0 is out" || m.diff.b().Title != "Release v0.6.1 is out; auth refactor half done" {
-		t.Fatalf("← did not move the pair back: %q → %q", m.diff.a().Title, m.diff.b().Title)
+	if m.stack.diff().a().Title != "Release v0.6.0 is out" || m.stack.diff().b().Title != "Release v0.6.1 is out; auth refactor half done" {
+		t.Fatalf("← did not move the pair back: %q → %q", m.stack.diff().a().Title, m.stack.diff().b().Title)
 	}
 }
 
@@ -252,7 +252,7 @@ func TestCommandsTakeIDPrefixes(t *testing.T) {
 		t.Fatalf("/unarchive by prefix: %s", got.Status)
 	}
 	press(t, m, "/", "type:supersede 01KK1BFVM", "enter")
-	if m.mode != modeEditor || m.editor.old.ID != "01KK1BFVM0N28TD6547TWCRZTF" {
+	if m.screen() != modeEditor || m.stack.editor().old.ID != "01KK1BFVM0N28TD6547TWCRZTF" {
 		t.Fatalf("/supersede by prefix did not open the editor on it")
 	}
 	press(t, m, "esc", "/", "type:archive 01ZZZZ", "enter")

@@ -109,7 +109,7 @@ func benchKey(b *testing.B, keys ...string) {
 	m.quiet = true
 	settle(m, func() tea.Msg { return tea.WindowSizeMsg{Width: 140, Height: 40} })
 	settle(m, m.load())
-	if n := m.total(); n != 100_000 {
+	if n := m.tally.total(); n != 100_000 {
 		b.Fatalf("the store holds %d memories, not 100,000", n)
 	}
 	i := 0
@@ -234,8 +234,8 @@ func BenchmarkRepositoryOpen5000(b *testing.B) {
 		_ = m.View()
 		settle(m, m.selectSection(0))
 	}
-	if m.repoCount != 510 {
-		b.Fatalf("%d modules", m.repoCount)
+	if m.tally.repo != 510 {
+		b.Fatalf("%d modules", m.tally.repo)
 	}
 }
 
@@ -275,7 +275,7 @@ func BenchmarkRepositoryMove5000(b *testing.B) {
 func toModule(b *testing.B, m Model, path string) {
 	for i, r := range m.repo.vis {
 		if r.mod != nil && r.mod.Path == path {
-			m.repo.move(i-m.repo.cursor, m.repoRows())
+			m.repo.move(i-m.repo.cursor, m.repo.rowsShown(m.workbench))
 			return
 		}
 	}

@@ -79,9 +79,9 @@ type Store interface {
 }
 
 // openEpisode finds the episode `cairn ingest` keeps for an agent session.
-func openEpisode(st Store, project, session string) tea.Cmd {
+func openEpisode(ctx context.Context, st Store, project, session string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := st.GetByRef(bg, project, ingest.EpisodeRef(session))
+		m, err := st.GetByRef(ctx, project, ingest.EpisodeRef(session))
 		if err != nil {
 			return episodeFoundMsg{session: session, err: err}
 		}
@@ -89,34 +89,32 @@ func openEpisode(st Store, project, session string) tea.Cmd {
 	}
 }
 
-var bg = context.Background()
-
 // pageSize is how many memories the list loads at a time.
 const pageSize = 100
 
-func loadCounts(st Store, project string) tea.Cmd {
+func loadCounts(ctx context.Context, st Store, project string) tea.Cmd {
 	return func() tea.Msg {
-		c, err := st.Count(bg, project)
+		c, err := st.Count(ctx, project)
 		return countsLoadedMsg{project, c, err}
 	}
 }
 
-func loadPage(st Store, req int, q memory.Query, more bool) tea.Cmd {
+func loadPage(ctx context.Context, st Store, req int, q memory.Query, more bool) tea.Cmd {
 	return func() tea.Msg {
 		q.Limit = pageSize
-		p, err := st.List(bg, q)
+		p, err := st.List(ctx, q)
 		return pageLoadedMsg{req: req, items: p.Memories, next: p.Next, more: more, err: err}
 	}
 }
 
 // shortsOf works out how the memory ids shown together are shown: each by
 // the shortest prefix that names it among them and in the whole store.
-func shortsOf(st Store, ids ...string) map[string]string {
+func shortsOf(ctx context.Context, st Store, ids ...string) map[string]string {
 	ids = slices.DeleteFunc(ids, func(id string) bool { return id == "" })
 	if len(ids) == 0 {
 		return nil
 	}
-	return memory.ShortIDsIn(bg, st, ids)
+	return memory.ShortIDsIn(ctx, st, ids)
 }
 
 // loadMemory reads a memory for the detail, with its links and the titles
@@ -124,13 +122,13 @@ func shortsOf(st Store, ids ...string) map[string]string {
 // shows: the memory's own (unless known), and a linked memory's that has
 // no title to be named by. (Short ids made in one millisecond, an import's,
 // take a dozen lookups each: worth sparing on every move of the selection.)
-func loadMemory(st Store, id string, known bool) tea.Cmd {
+func loadMemory(ctx context.Context, st Store, id string, known bool) tea.Cmd {
 	return func() tea.Msg {
-		m, err := st.Get(bg, id)
+		m, err := st.Get(ctx, id)
 		if err != nil {
 			return memoryLoadedMsg{id: id, err: err}
 		}
-		out, in, err := st.Edges(bg, id)
+		out, in, err := st.Edges(ctx, id)
 		titles := map[string]string{}
 		ids := append([]string{m.SupersededBy}, m.Supersedes...)
 		for _, e := range out {
@@ -143,7 +141,7 @@ func loadMemory(st Store, id string, known bool) tea.Cmd {
 			if other == "" || titles[other] != "" {
 				continue
 			}
-			if o, err := st.Get(bg, other); err == nil {
+			if o, err := st.Get(ctx, other); err == nil {
 				titles[other] = o.Title
 			}
 		}
@@ -152,7 +150,7 @@ func loadMemory(st Store, id string, known bool) tea.Cmd {
 		if !known {
 			ids = append(ids, m.ID)
 		}
-		msg.shorts = shortsOf(st, ids...)
+		msg.shorts = shortsOf(ctx, st, ids...)
 		return msg
 	}
 }
@@ -173,9 +171,9 @@ func render(key renderKey, body string, theme themes.Theme) tea.Cmd {
 	}
 }
 
-func loadTimeline(st Store, project string) tea.Cmd {
+func loadTimeline(ctx context.Context, st Store, project string) tea.Cmd {
 	return func() tea.Msg {
-		evs, err := st.Timeline(bg, project, 200)
+		evs, err := st.Timeline(ctx, project, 200)
 		msg := timelineLoadedMsg{project: project, events: evs, err: err}
 		var ids []string
 		for _, e := range evs {
@@ -183,149 +181,149 @@ func loadTimeline(st Store, project string) tea.Cmd {
 				ids = append(ids, e.MemoryID)
 			}
 		}
-		msg.shorts = shortsOf(st, ids...)
+		msg.shorts = shortsOf(ctx, st, ids...)
 		return msg
 	}
 }
 
-func loadProjects(st Store) tea.Cmd {
+func loadProjects(ctx context.Context, st Store) tea.Cmd {
 	return func() tea.Msg {
-		ps, err := st.Projects(bg)
+		ps, err := st.Projects(ctx)
 		return projectsLoadedMsg{ps, err}
 	}
 }
 
 // archive archives the memory ref names (an id or a unique prefix).
-func archive(st Store, ref string) tea.Cmd {
+func archive(ctx context.Context, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
-		id, err := st.Resolve(bg, ref)
+		id, err := st.Resolve(ctx, ref)
 		if err != nil {
 			return actionDoneMsg{act: actArchive, id: ref, err: err}
 		}
-		m, err := st.Archive(bg, id, "", memory.ActorUser)
+		m, err := st.Archive(ctx, id, "", memory.ActorUser)
 		return actionDoneMsg{act: actArchive, mem: m, id: id, err: err}
 	}
 }
 
-func unarchive(st Store, ref string) tea.Cmd {
+func unarchive(ctx context.Context, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
-		id, err := st.Resolve(bg, ref)
+		id, err := st.Resolve(ctx, ref)
 		if err != nil {
 			return actionDoneMsg{act: actUnarchive, id: ref, err: err}
 		}
-		m, err := st.Unarchive(bg, id, memory.ActorUser)
+		m, err := st.Unarchive(ctx, id, memory.ActorUser)
 		return actionDoneMsg{act: actUnarchive, mem: m, id: id, err: err}
 	}
 }
 
-func forget(st Store, id string) tea.Cmd {
+func forget(ctx context.Context, st Store, id string) tea.Cmd {
 	return func() tea.Msg {
-		return actionDoneMsg{act: actForget, id: id, err: st.Forget(bg, id, memory.ActorUser)}
+		return actionDoneMsg{act: actForget, id: id, err: st.Forget(ctx, id, memory.ActorUser)}
 	}
 }
 
 // readForForget re-reads the stored text so the dialog shows what is really there.
-func readForForget(st Store, ref string) tea.Cmd {
+func readForForget(ctx context.Context, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := getRef(st, ref)
+		m, err := getRef(ctx, st, ref)
 		if err != nil {
 			return forgetTextMsg{err: err}
 		}
-		return forgetTextMsg{learned{shortsOf(st, m.ID)}, m, err}
+		return forgetTextMsg{learned{shortsOf(ctx, st, m.ID)}, m, err}
 	}
 }
 
 // reread reads again the memory a dialog is open on.
-func reread(st Store, id string) tea.Cmd {
+func reread(ctx context.Context, st Store, id string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := st.Get(bg, id)
+		m, err := st.Get(ctx, id)
 		return rereadMsg{id, m, err}
 	}
 }
 
 // readForSupersede reads the memory /supersede names, to open the editor on it.
-func readForSupersede(st Store, ref, text string) tea.Cmd {
+func readForSupersede(ctx context.Context, st Store, ref, text string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := getRef(st, ref)
+		m, err := getRef(ctx, st, ref)
 		if err != nil {
 			return supersedeTargetMsg{err: err}
 		}
-		return supersedeTargetMsg{learned{shortsOf(st, m.ID)}, m, text, err}
+		return supersedeTargetMsg{learned{shortsOf(ctx, st, m.ID)}, m, text, err}
 	}
 }
 
 // confirmRef confirms the memory ref names (/confirm ID).
-func confirmRef(st Store, svc Trust, ref string) tea.Cmd {
+func confirmRef(ctx context.Context, st Store, svc Trust, ref string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := getRef(st, ref)
+		m, err := getRef(ctx, st, ref)
 		if err != nil {
 			return actionDoneMsg{act: actConfirm, id: ref, err: err}
 		}
-		return confirm(svc, m)()
+		return confirm(ctx, svc, m)()
 	}
 }
 
 // capture puts text in the project's drafts inbox, as cairn capture does.
-func capture(st Store, project, text string) tea.Cmd {
+func capture(ctx context.Context, st Store, project, text string) tea.Cmd {
 	return func() tea.Msg {
-		d, err := st.Capture(bg, memory.Draft{Project: project, Text: text, Actor: memory.ActorUser})
+		d, err := st.Capture(ctx, memory.Draft{Project: project, Text: text, Actor: memory.ActorUser})
 		return capturedMsg{draft: d, err: err}
 	}
 }
 
 // getRef reads the memory an id or a unique id prefix names.
-func getRef(st Store, ref string) (*memory.Memory, error) {
-	id, err := st.Resolve(bg, ref)
+func getRef(ctx context.Context, st Store, ref string) (*memory.Memory, error) {
+	id, err := st.Resolve(ctx, ref)
 	if err != nil {
 		return nil, err
 	}
-	return st.Get(bg, id)
+	return st.Get(ctx, id)
 }
 
 // remember stores m, bound first (with svc) to what its text names.
-func remember(st Store, svc Trust, m *memory.Memory) tea.Cmd {
+func remember(ctx context.Context, st Store, svc Trust, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		if err := bindText(svc, m); err != nil {
+		if err := bindText(ctx, svc, m); err != nil {
 			return actionDoneMsg{act: actRemember, err: err}
 		}
-		got, err := st.Remember(bg, m, memory.ActorUser)
+		got, err := st.Remember(ctx, m, memory.ActorUser)
 		return actionDoneMsg{act: actRemember, mem: got, err: err}
 	}
 }
 
 // supersede stores m as oldID's successor, bound like a new memory.
-func supersede(st Store, svc Trust, oldID string, m *memory.Memory) tea.Cmd {
+func supersede(ctx context.Context, st Store, svc Trust, oldID string, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		if err := bindText(svc, m); err != nil {
+		if err := bindText(ctx, svc, m); err != nil {
 			return actionDoneMsg{act: actSupersede, id: oldID, err: err}
 		}
-		got, err := st.Supersede(bg, oldID, m, memory.ActorUser)
+		got, err := st.Supersede(ctx, oldID, m, memory.ActorUser)
 		return actionDoneMsg{act: actSupersede, mem: got, id: oldID, err: err}
 	}
 }
 
 // bindText binds a memory about to be written to the files and flags its
 // text names that resolve (none without a trust service).
-func bindText(svc Trust, m *memory.Memory) error {
+func bindText(ctx context.Context, svc Trust, m *memory.Memory) error {
 	if svc == nil {
 		return nil
 	}
-	ws, err := svc.Bind(bg, m.Watermarks, m.Title+"\n"+m.Body)
+	ws, err := svc.Bind(ctx, m.Watermarks, m.Title+"\n"+m.Body)
 	m.Watermarks = ws
 	return err
 }
 
 // link links e.From to e.To, each an id or a unique id prefix.
-func link(st Store, e memory.Edge) tea.Cmd {
+func link(ctx context.Context, st Store, e memory.Edge) tea.Cmd {
 	return func() tea.Msg {
 		var err error
-		if e.From, err = st.Resolve(bg, e.From); err != nil {
+		if e.From, err = st.Resolve(ctx, e.From); err != nil {
 			return actionDoneMsg{act: actLink, err: err}
 		}
-		if e.To, err = st.Resolve(bg, e.To); err != nil {
+		if e.To, err = st.Resolve(ctx, e.To); err != nil {
 			return actionDoneMsg{act: actLink, err: err}
 		}
-		return actionDoneMsg{act: actLink, id: e.From, err: st.Link(bg, e, memory.ActorUser)}
+		return actionDoneMsg{act: actLink, id: e.From, err: st.Link(ctx, e, memory.ActorUser)}
 	}
 }
 
@@ -333,18 +331,18 @@ func link(st Store, e memory.Edge) tea.Cmd {
 // edit history, oldest first) and picks the pair to compare first: a
 // superseded memory against its successor, else the previous version of m
 // (its predecessor, or its previous edit) against m.
-func loadDiff(st Store, m *memory.Memory) tea.Cmd {
+func loadDiff(ctx context.Context, st Store, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
 		chain := []*memory.Memory{m}
 		for cur := m; len(cur.Supersedes) > 0 && len(chain) < maxChain; {
-			prev, err := st.Get(bg, cur.Supersedes[0])
+			prev, err := st.Get(ctx, cur.Supersedes[0])
 			if err != nil {
 				break // forgotten: the chain starts here
 			}
 			chain, cur = append([]*memory.Memory{prev}, chain...), prev
 		}
 		for cur := m; cur.SupersededBy != "" && len(chain) < maxChain; {
-			next, err := st.Get(bg, cur.SupersededBy)
+			next, err := st.Get(ctx, cur.SupersededBy)
 			if err != nil {
 				break
 			}
@@ -353,7 +351,7 @@ func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 		var vers []*memory.Memory
 		at := 0 // index of m's current version in vers
 		for _, c := range chain {
-			h, err := st.History(bg, c.ID)
+			h, err := st.History(ctx, c.ID)
 			if err != nil || len(h) == 0 {
 				h = []*memory.Memory{c}
 			}
@@ -376,7 +374,7 @@ func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 		for _, c := range chain {
 			ids = append(ids, c.ID)
 		}
-		msg.shorts = shortsOf(st, ids...)
+		msg.shorts = shortsOf(ctx, st, ids...)
 		return msg
 	}
 }
@@ -384,7 +382,7 @@ func loadDiff(st Store, m *memory.Memory) tea.Cmd {
 // maxChain bounds how far loadDiff follows a supersession chain.
 const maxChain = 100
 
-func doRecall(r func() (recall.Recaller, error), projects []string, query, path string) tea.Cmd {
+func doRecall(ctx context.Context, r func() (recall.Recaller, error), projects []string, query, path string) tea.Cmd {
 	shown := query
 	if path != "" {
 		shown = strings.TrimSpace("--path " + path + " " + query)
@@ -396,7 +394,7 @@ func doRecall(r func() (recall.Recaller, error), projects []string, query, path 
 		}
 		// One ask: while the index is being built the answer says how far
 		// it is, the status line shows it, and the workbench asks again.
-		resp, err := rec.Recall(bg, recall.Request{Query: query, Path: path, Projects: projects, Limit: 50, Budget: 1 << 20})
+		resp, err := rec.Recall(ctx, recall.Request{Query: query, Path: path, Projects: projects, Limit: 50, Budget: 1 << 20})
 		return recallDoneMsg{query: shown, feedbackQuery: query, path: path, projects: projects, resp: resp, err: err}
 	}
 }
@@ -443,8 +441,8 @@ func writeEditFile(text string) tea.Cmd {
 
 // editExternally opens $VISUAL or $EDITOR (vi if neither is set) on path,
 // handing it the terminal, and reads the file back when it exits.
-func editExternally(path string) tea.Cmd {
-	c := config.EditorCommand(context.Background(), os.Getenv, path)
+func editExternally(ctx context.Context, path string) tea.Cmd {
+	c := config.EditorCommand(ctx, os.Getenv, path)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
@@ -461,50 +459,50 @@ func timer(d time.Duration, msg tea.Msg) tea.Cmd {
 }
 
 // loadQueue runs a wake check and reads the verify-first queue.
-func loadQueue(svc Trust, project string, req int) tea.Cmd {
+func loadQueue(ctx context.Context, svc Trust, project string, req int) tea.Cmd {
 	return func() tea.Msg {
-		if err := svc.Wake(bg); err != nil {
+		if err := svc.Wake(ctx); err != nil {
 			return queueLoadedMsg{project: project, req: req, err: err}
 		}
-		items, err := svc.Queue(bg, recall.ActivationNow)
+		items, err := svc.Queue(ctx, recall.ActivationNow)
 		return queueLoadedMsg{project: project, req: req, items: items, err: err}
 	}
 }
 
 // confirm re-stamps a memory's watermarks: it still holds.
-func confirm(svc Trust, m *memory.Memory) tea.Cmd {
+func confirm(ctx context.Context, svc Trust, m *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		got, err := svc.Confirm(bg, m)
+		got, err := svc.Confirm(ctx, m)
 		return actionDoneMsg{act: actConfirm, mem: got, id: m.ID, err: err}
 	}
 }
 
 // rebind binds a memory to other referents.
-func rebind(svc Trust, m *memory.Memory, specs []string) tea.Cmd {
+func rebind(ctx context.Context, svc Trust, m *memory.Memory, specs []string) tea.Cmd {
 	return func() tea.Msg {
-		got, err := svc.Rebind(bg, m, specs)
+		got, err := svc.Rebind(ctx, m, specs)
 		return actionDoneMsg{act: actRebind, mem: got, id: m.ID, err: err}
 	}
 }
 
 // reject says the memory ref names (an id or a unique prefix) no longer
 // holds: it stays in the verify-first queue, not served, until corrected.
-func reject(svc Trust, st Store, ref string) tea.Cmd {
+func reject(ctx context.Context, svc Trust, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
-		m, err := getRef(st, ref)
+		m, err := getRef(ctx, st, ref)
 		if err != nil {
 			return actionDoneMsg{act: actReject, id: ref, err: err}
 		}
-		got, err := svc.Reject(bg, m)
+		got, err := svc.Reject(ctx, m)
 		return actionDoneMsg{act: actReject, mem: got, id: m.ID, err: err}
 	}
 }
 
 // loadCalibration counts the project's reviews per watermark kind and
 // reads the titles of the memories behind the flagged bindings.
-func loadCalibration(svc Trust, st Store, project string) tea.Cmd {
+func loadCalibration(ctx context.Context, svc Trust, st Store, project string) tea.Cmd {
 	return func() tea.Msg {
-		c, err := svc.Calibration(bg)
+		c, err := svc.Calibration(ctx)
 		if err != nil {
 			return calibrationLoadedMsg{project: project, err: err}
 		}
@@ -516,12 +514,12 @@ func loadCalibration(svc Trust, st Store, project string) tea.Cmd {
 					continue
 				}
 				ids = append(ids, id)
-				if m, err := st.Get(bg, id); err == nil {
+				if m, err := st.Get(ctx, id); err == nil {
 					titles[id] = m.Title
 				}
 			}
 		}
-		return calibrationLoadedMsg{learned: learned{shortsOf(st, ids...)}, project: project, cal: c, titles: titles}
+		return calibrationLoadedMsg{learned: learned{shortsOf(ctx, st, ids...)}, project: project, cal: c, titles: titles}
 	}
 }
 
@@ -532,21 +530,21 @@ const inboxLimit = 10000
 // loadInbox reads the waiting drafts and the open proposals of project,
 // oldest first, each proposal with its reason in words and the memories it
 // names; req -1 only counts them.
-func loadInbox(st Store, project string, req int) tea.Cmd {
-	return loadSessionInbox(st, project, "", req)
+func loadInbox(ctx context.Context, st Store, project string, req int) tea.Cmd {
+	return loadSessionInbox(ctx, st, project, "", req)
 }
 
 // loadSessionInbox is loadInbox of one agent session's drafts — all of
 // them, taken by consolidation or not — when session is set.
-func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
+func loadSessionInbox(ctx context.Context, st Store, project, session string, req int) tea.Cmd {
 	return func() tea.Msg {
-		ds, err := st.Drafts(bg, project, inboxLimit)
+		ds, err := st.Drafts(ctx, project, inboxLimit)
 		if err != nil {
 			return inboxLoadedMsg{project: project, req: req, err: err}
 		}
 		var ps []memory.Proposal
 		if session == "" {
-			if ps, err = st.Proposals(bg, project, memory.ProposalOpen); err != nil {
+			if ps, err = st.Proposals(ctx, project, memory.ProposalOpen); err != nil {
 				return inboxLoadedMsg{project: project, req: req, err: err}
 			}
 			ds = memory.Waiting(ds)
@@ -555,7 +553,7 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 		}
 		var gs []memory.Gap
 		if session == "" {
-			if gs, err = st.Gaps(bg, project); err != nil {
+			if gs, err = st.Gaps(ctx, project); err != nil {
 				return inboxLoadedMsg{project: project, req: req, err: err}
 			}
 		}
@@ -571,7 +569,7 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 			if m, ok := read[id]; ok {
 				return m
 			}
-			m, err := st.Get(bg, id)
+			m, err := st.Get(ctx, id)
 			if err != nil {
 				m = nil // forgotten since: the detail says so
 			}
@@ -600,7 +598,7 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 				ids = append(ids, m.ID)
 			}
 		}
-		msg.shorts = shortsOf(st, ids...)
+		msg.shorts = shortsOf(ctx, st, ids...)
 		sort.SliceStable(msg.items, func(i, j int) bool {
 			a, b := msg.items[i], msg.items[j]
 			if !a.when().Equal(b.when()) {
@@ -613,9 +611,9 @@ func loadSessionInbox(st Store, project, session string, req int) tea.Cmd {
 }
 
 // readDraft re-reads a draft, so the drop dialog shows what is stored.
-func readDraft(st Store, project, id string) tea.Cmd {
+func readDraft(ctx context.Context, st Store, project, id string) tea.Cmd {
 	return func() tea.Msg {
-		ds, err := st.Drafts(bg, project, inboxLimit)
+		ds, err := st.Drafts(ctx, project, inboxLimit)
 		if err != nil {
 			return draftTextMsg{err: err}
 		}
@@ -628,30 +626,30 @@ func readDraft(st Store, project, id string) tea.Cmd {
 	}
 }
 
-func dropGap(st Store, project, id string) tea.Cmd {
+func dropGap(ctx context.Context, st Store, project, id string) tea.Cmd {
 	return func() tea.Msg {
-		return gapDroppedMsg{id: id, err: st.DropGap(bg, project, id, memory.ActorUser)}
+		return gapDroppedMsg{id: id, err: st.DropGap(ctx, project, id, memory.ActorUser)}
 	}
 }
 
 // feedback says whether the recalled memory id helped with query.
-func feedback(st Store, id, query string, helpful bool) tea.Cmd {
+func feedback(ctx context.Context, st Store, id, query string, helpful bool) tea.Cmd {
 	return func() tea.Msg {
-		return feedbackMsg{id: id, helpful: helpful, err: st.Feedback(bg, id, query, helpful, memory.ActorUser)}
+		return feedbackMsg{id: id, helpful: helpful, err: st.Feedback(ctx, id, query, helpful, memory.ActorUser)}
 	}
 }
 
-func dropDraft(st Store, id string) tea.Cmd {
+func dropDraft(ctx context.Context, st Store, id string) tea.Cmd {
 	return func() tea.Msg {
-		return draftDroppedMsg{id: id, err: st.DropDraft(bg, id, memory.ActorUser)}
+		return draftDroppedMsg{id: id, err: st.DropDraft(ctx, id, memory.ActorUser)}
 	}
 }
 
 // decide accepts (with the person's edit of the candidate, when edited is
 // not nil) or rejects a proposal, each as a run of its own.
-func decide(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
+func decide(ctx context.Context, st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) tea.Cmd {
 	return func() tea.Msg {
-		run, err := decideOne(st, p, id, accept, edited)
+		run, err := decideOne(ctx, st, p, id, accept, edited)
 		msg := decidedMsg{accepted: accept, id: id, run: run, err: err}
 		if err == nil {
 			var parts []string
@@ -660,7 +658,7 @@ func decide(st memory.Store, p memory.Project, id string, accept bool, edited *m
 				case memory.ChangeAccept, memory.ChangeReject, memory.ChangeDraftDone, memory.ChangeLink:
 					continue // the decision itself, and its bookkeeping
 				}
-				parts = append(parts, describe(st, run, c))
+				parts = append(parts, describe(ctx, st, run, c))
 			}
 			msg.text = strings.Join(parts, "; ")
 		}
@@ -669,21 +667,21 @@ func decide(st memory.Store, p memory.Project, id string, accept bool, edited *m
 }
 
 // decideOne accepts or rejects proposal id as the person.
-func decideOne(st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) (memory.Run, error) {
+func decideOne(ctx context.Context, st memory.Store, p memory.Project, id string, accept bool, edited *memory.Memory) (memory.Run, error) {
 	if accept {
-		return consolidate.Accept(bg, st, p, id, edited, memory.ActorUser)
+		return consolidate.Accept(ctx, st, p, id, edited, memory.ActorUser)
 	}
-	return consolidate.Reject(bg, st, p, id, memory.ActorUser)
+	return consolidate.Reject(ctx, st, p, id, memory.ActorUser)
 }
 
 // decideMany accepts or rejects several proposals, one run each, and
 // stops at the first that fails: what was decided stays decided (and
 // /undo takes it back), the rest stay open.
-func decideMany(st memory.Store, p memory.Project, ids []string, accept bool) tea.Cmd {
+func decideMany(ctx context.Context, st memory.Store, p memory.Project, ids []string, accept bool) tea.Cmd {
 	return func() tea.Msg {
 		msg := decidedManyMsg{accepted: accept}
 		for _, id := range ids {
-			run, err := decideOne(st, p, id, accept, nil)
+			run, err := decideOne(ctx, st, p, id, accept, nil)
 			if err != nil {
 				msg.err = fmt.Errorf("proposal %s: %w", short(id), err)
 				return msg
@@ -700,7 +698,7 @@ func decideMany(st memory.Store, p memory.Project, ids []string, accept bool) te
 // describe is a change of run in words, the memory ids of its reason
 // expanded into titles: those the run itself names first (on a dry run its
 // new memories are not stored), then the store's.
-func describe(st Store, run memory.Run, c memory.Change) string {
+func describe(ctx context.Context, st Store, run memory.Run, c memory.Change) string {
 	c.Reason = consolidate.Explain(c.Reason, func(id string) (string, bool) {
 		for _, o := range run.Changes {
 			if o.Memory == id && o.Title != "" {
@@ -710,7 +708,7 @@ func describe(st Store, run memory.Run, c memory.Change) string {
 				return o.TargetTitle, true
 			}
 		}
-		m, err := st.Get(bg, id)
+		m, err := st.Get(ctx, id)
 		if err != nil {
 			return "", false
 		}
@@ -726,13 +724,13 @@ var reportOrder = []memory.ChangeKind{memory.ChangeSupersede, memory.ChangeCreat
 
 // reportLines is a pass's report for people: its summary, then each change
 // in words, grouped by kind, then the candidates it left out and why.
-func reportLines(st Store, rep consolidate.Report) []string {
+func reportLines(ctx context.Context, st Store, rep consolidate.Report) []string {
 	lines := []string{rep.Summary()}
 	var changes []string
 	for _, k := range reportOrder {
 		for _, c := range rep.Run.Changes {
 			if c.Kind == k {
-				changes = append(changes, "• "+describe(st, rep.Run, c))
+				changes = append(changes, "• "+describe(ctx, st, rep.Run, c))
 			}
 		}
 	}
@@ -799,7 +797,7 @@ func startConsolidation(ctx context.Context, st memory.Store, p memory.Project, 
 			rep, err := consolidate.Consolidate(ctx, st, p, opt)
 			msg := consolidatedMsg{rep: rep, err: err}
 			if err == nil {
-				msg.lines = reportLines(st, rep)
+				msg.lines = reportLines(ctx, st, rep)
 			}
 			c.done <- msg
 		}()
@@ -821,11 +819,11 @@ func waitConsolidation(c *consolidation) tea.Cmd {
 // undoRun takes back a run (an id or a unique prefix) exactly.
 // undoRuns takes back a decision on several proposals: its runs, newest
 // first, stopping at the first that fails.
-func undoRuns(st memory.Store, p memory.Project, ids []string) tea.Cmd {
+func undoRuns(ctx context.Context, st memory.Store, p memory.Project, ids []string) tea.Cmd {
 	return func() tea.Msg {
 		msg := undoneMsg{}
 		for i := len(ids) - 1; i >= 0; i-- {
-			run, err := consolidate.Undo(bg, st, p, ids[i], memory.ActorUser)
+			run, err := consolidate.Undo(ctx, st, p, ids[i], memory.ActorUser)
 			if err != nil {
 				msg.err = err
 				return msg
@@ -837,26 +835,26 @@ func undoRuns(st memory.Store, p memory.Project, ids []string) tea.Cmd {
 	}
 }
 
-func undoRun(st memory.Store, p memory.Project, id string) tea.Cmd {
+func undoRun(ctx context.Context, st memory.Store, p memory.Project, id string) tea.Cmd {
 	return func() tea.Msg {
-		run, err := consolidate.Undo(bg, st, p, id, memory.ActorUser)
+		run, err := consolidate.Undo(ctx, st, p, id, memory.ActorUser)
 		return undoneMsg{run: run, err: err}
 	}
 }
 
 // loadArchived reads a project's archived memories (newest first, up to a
 // page) for /unarchive's completion.
-func loadArchived(st Store, project string) tea.Cmd {
+func loadArchived(ctx context.Context, st Store, project string) tea.Cmd {
 	return func() tea.Msg {
-		p, err := st.List(bg, memory.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
+		p, err := st.List(ctx, memory.Query{Project: project, Status: memory.StatusArchived, Limit: pageSize})
 		return archivedLoadedMsg{project: project, items: p.Memories, err: err}
 	}
 }
 
 // loadRepoSummary reads the project's repository summary.
-func loadRepoSummary(st Store, project string, req int) tea.Cmd {
+func loadRepoSummary(ctx context.Context, st Store, project string, req int) tea.Cmd {
 	return func() tea.Msg {
-		sum, err := st.RepoSummary(bg, project)
+		sum, err := st.RepoSummary(ctx, project)
 		return repoLoadedMsg{project: project, req: req, sum: sum, err: err}
 	}
 }
@@ -864,19 +862,19 @@ func loadRepoSummary(st Store, project string, req int) tea.Cmd {
 // loadRepoFiles reads the indexed files of a module. The root module
 // holds only the files directly in the root: they are read one by one
 // (from the outlines' paths), not every file of the project.
-func loadRepoFiles(st Store, project, module string, req int) tea.Cmd {
+func loadRepoFiles(ctx context.Context, st Store, project, module string, req int) tea.Cmd {
 	return func() tea.Msg {
 		msg := repoFilesLoadedMsg{project: project, module: module, req: req}
 		if module != "" {
-			msg.files, msg.err = st.DerivedFiles(bg, project, module)
+			msg.files, msg.err = st.DerivedFiles(ctx, project, module)
 			return msg
 		}
 		d, ok := st.(memory.Deriver)
 		if !ok {
-			msg.files, msg.err = st.DerivedFiles(bg, project, "")
+			msg.files, msg.err = st.DerivedFiles(ctx, project, "")
 			return msg
 		}
-		outlines, err := d.DerivedOutlines(bg, project)
+		outlines, err := d.DerivedOutlines(ctx, project)
 		if err != nil {
 			msg.err = err
 			return msg
@@ -889,7 +887,7 @@ func loadRepoFiles(st Store, project, module string, req int) tea.Cmd {
 		}
 		sort.Strings(top)
 		for _, p := range top {
-			fs, err := st.DerivedFiles(bg, project, p)
+			fs, err := st.DerivedFiles(ctx, project, p)
 			if err != nil {
 				msg.err = err
 				return msg

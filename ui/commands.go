@@ -1,10 +1,11 @@
 package ui
 
 import (
-	tea "charm.land/bubbletea/v2"
 	"fmt"
 	"sort"
 	"strings"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // command is one slash command. The registry feeds the parser, the
@@ -18,30 +19,30 @@ type command struct {
 }
 
 var registry = []command{
-	{name: "remember", args: "[-l LAYER] TEXT", help: "store a new memory in the current layer (or -l A-F)", run: (*workbench).cmdRemember},
-	{name: "recall", args: "[--path PATTERN] QUERY", help: "find the memories that match (--path: about those files first)", run: (*workbench).cmdRecall},
-	{name: "archive", args: "[ID]", help: "archive (reversible)", needsID: true, run: (*workbench).cmdOnMemory},
-	{name: "unarchive", args: "[ID]", help: "bring an archived memory back", needsID: true, run: (*workbench).cmdOnMemory},
-	{name: "forget", args: "[ID]", help: "delete for good, after showing the text", needsID: true, run: (*workbench).cmdOnMemory},
-	{name: "supersede", args: "[ID] [TEXT]", help: "write the corrected version (TEXT: shown as a diff to store with enter); the old one stays as history", needsID: true, run: (*workbench).cmdSupersede},
-	{name: "confirm", args: "[ID]", help: "it still holds: re-stamp its watermarks, trust restored", needsID: true, run: (*workbench).cmdOnMemory},
-	{name: "why", args: "[ID]", help: "why it holds: the tree of because, evidence and what depends on it", needsID: true, run: (*workbench).cmdOnMemory},
-	{name: "capture", args: "TEXT", help: "put raw text in the inbox for the next consolidation", run: (*workbench).cmdCapture},
-	{name: "link", args: "[FROM] KIND TO", help: "link FROM (default: the selected memory) to TO, as cairn link does", run: (*workbench).cmdLink},
-	{name: "project", args: "NAME", help: "switch project", run: (*workbench).cmdProject},
-	{name: "timeline", args: "", help: "the project's events, newest first", run: (*workbench).cmdTimeline},
-	{name: "verify", args: "", help: "the verify-first queue: facts whose ground moved", run: (*workbench).cmdVerify},
-	{name: "reject", args: "[ID]", help: "it no longer holds: keep it out until corrected", needsID: true, run: (*workbench).cmdReject},
-	{name: "calibration", args: "", help: "how well the bindings predicted change", run: (*workbench).cmdCalibration},
-	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true, run: (*workbench).cmdRebind},
-	{name: "inbox", args: "", help: "the drafts and proposals waiting for you", run: (*workbench).cmdInbox},
-	{name: "consolidate", args: "[dry | undo RUN]", help: "turn the waiting drafts into memories (dry: only report)", run: (*workbench).cmdConsolidate},
-	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)", run: (*workbench).cmdUndo},
-	{name: "repository", args: "", help: "the repository's modules and sections, as cairn index read them (read-only)", run: (*workbench).cmdRepository},
-	{name: "index", args: "", help: "read the repository again into derived memory (what changed since the last index), in the background", run: (*workbench).cmdIndex},
-	{name: "sync", args: "", help: "bring the team mirror (.cairn/memories in the repository) and the store together, as cairn sync does", run: (*workbench).cmdSync},
-	{name: "help", args: "", help: "keys and commands", run: (*workbench).cmdHelp},
-	{name: "quit", args: "", help: "leave cairn", run: (*workbench).cmdQuit},
+	{name: "remember", args: "[-l LAYER] TEXT", help: "store a new memory in the current layer (or -l A-F)", run: cmdRemember},
+	{name: "recall", args: "[--path PATTERN] QUERY", help: "find the memories that match (--path: about those files first)", run: cmdRecall},
+	{name: "archive", args: "[ID]", help: "archive (reversible)", needsID: true, run: cmdOnMemory},
+	{name: "unarchive", args: "[ID]", help: "bring an archived memory back", needsID: true, run: cmdOnMemory},
+	{name: "forget", args: "[ID]", help: "delete for good, after showing the text", needsID: true, run: cmdOnMemory},
+	{name: "supersede", args: "[ID] [TEXT]", help: "write the corrected version (TEXT: shown as a diff to store with enter); the old one stays as history", needsID: true, run: cmdSupersede},
+	{name: "confirm", args: "[ID]", help: "it still holds: re-stamp its watermarks, trust restored", needsID: true, run: cmdOnMemory},
+	{name: "why", args: "[ID]", help: "why it holds: the tree of because, evidence and what depends on it", needsID: true, run: cmdOnMemory},
+	{name: "capture", args: "TEXT", help: "put raw text in the inbox for the next consolidation", run: cmdCapture},
+	{name: "link", args: "[FROM] KIND TO", help: "link FROM (default: the selected memory) to TO, as cairn link does", run: cmdLink},
+	{name: "project", args: "NAME", help: "switch project", run: cmdProject},
+	{name: "timeline", args: "", help: "the project's events, newest first", run: cmdTimeline},
+	{name: "verify", args: "", help: "the verify-first queue: facts whose ground moved", run: cmdVerify},
+	{name: "reject", args: "[ID]", help: "it no longer holds: keep it out until corrected", needsID: true, run: cmdReject},
+	{name: "calibration", args: "", help: "how well the bindings predicted change", run: cmdCalibration},
+	{name: "rebind", args: "SPEC...", help: "bind the selected memory anew (file:PATH git:SCOPE flag:NAME none)", needsID: true, run: cmdRebind},
+	{name: "inbox", args: "", help: "the drafts and proposals waiting for you", run: cmdInbox},
+	{name: "consolidate", args: "[dry | undo RUN]", help: "turn the waiting drafts into memories (dry: only report)", run: cmdConsolidate},
+	{name: "undo", args: "[RUN]", help: "take back a consolidation run, or an accept or reject, exactly (no RUN: the last one here)", run: cmdUndo},
+	{name: "repository", args: "", help: "the repository's modules and sections, as cairn index read them (read-only)", run: cmdRepository},
+	{name: "index", args: "", help: "read the repository again into derived memory (what changed since the last index), in the background", run: cmdIndex},
+	{name: "sync", args: "", help: "bring the team mirror (.cairn/memories in the repository) and the store together, as cairn sync does", run: cmdSync},
+	{name: "help", args: "", help: "keys and commands", run: cmdHelp},
+	{name: "quit", args: "", help: "leave cairn", run: cmdQuit},
 }
 
 func lookup(name string) (command, bool) {
@@ -103,6 +104,29 @@ func parseLine(line string) (parsed, error) {
 	return p, nil
 }
 
+// completions is what the last of the line's words may be completed to.
+func completions(words, ids, projects, linkKinds, layers []string) []string {
+	switch {
+	case len(words) == 1:
+		var names []string
+		for _, c := range registry {
+			names = append(names, c.name)
+		}
+		return names
+	case words[0] == "project":
+		return projects
+	case words[0] == "link" && len(words) == 2:
+		return linkKinds
+	case words[0] == "consolidate" && len(words) == 2:
+		return []string{"dry", "undo"}
+	case words[0] == "undo" || words[0] == "consolidate":
+		return nil // run ids are not memory ids
+	case len(words) >= 2 && (words[len(words)-2] == "-l" || words[len(words)-2] == "--layer"):
+		return layers
+	}
+	return ids
+}
+
 // complete finishes the last word of a command line: a command name, a
 // layer, a link kind, a project or an id. It returns the candidates; with
 // one candidate the line is completed.
@@ -111,25 +135,7 @@ func complete(line string, ids, projects, linkKinds, layers []string) (string, [
 	prefix := line[:len(line)-len(trimmed)]
 	words := strings.Split(trimmed, " ")
 	last := words[len(words)-1]
-	var pool []string
-	switch {
-	case len(words) == 1:
-		for _, c := range registry {
-			pool = append(pool, c.name)
-		}
-	case words[0] == "project":
-		pool = projects
-	case words[0] == "link" && len(words) == 2:
-		pool = linkKinds
-	case words[0] == "consolidate" && len(words) == 2:
-		pool = []string{"dry", "undo"}
-	case words[0] == "undo" || words[0] == "consolidate":
-		pool = nil // run ids are not memory ids
-	case len(words) >= 2 && (words[len(words)-2] == "-l" || words[len(words)-2] == "--layer"):
-		pool = layers
-	default:
-		pool = ids
-	}
+	pool := completions(words, ids, projects, linkKinds, layers)
 	var hits []string
 	for _, c := range pool {
 		if strings.HasPrefix(strings.ToLower(c), strings.ToLower(last)) {

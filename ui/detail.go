@@ -65,6 +65,13 @@ func (d *detailPane) clear() {
 // links lists where one can go from the memory: supersession both ways,
 // then every other edge out and in. A memory without a title is named by
 // its short id (sid).
+// stepLink selects the next link (by 1) or the previous one (by -1).
+func (d *detailPane) stepLink(by int, sid func(string) string) {
+	if n := len(d.links(sid)); n > 0 {
+		d.link = (d.link + by + n) % n
+	}
+}
+
 func (d *detailPane) links(sid func(string) string) []linkRef {
 	if d.mem == nil {
 		return nil

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 	"github.com/sergi/go-diff/diffmatchpatch"
 
@@ -206,4 +207,46 @@ func short(id string) string {
 		id = id[:10]
 	}
 	return safetext.CleanLine(id)
+}
+
+// The diff's states: a new version to store (confirm), a proposal to
+// decide, a memory's chain of versions.
+var (
+	diffConfirm  cond = func(m *workbench) bool { return m.stack.diff().confirm }
+	diffProposal cond = func(m *workbench) bool { return m.stack.diff().proposal != "" }
+	diffDeciding      = both(diffProposal, not(diffConfirm))
+	diffChain    cond = func(m *workbench) bool {
+		d := m.stack.diff()
+		return !d.confirm && d.proposal == "" && len(d.vers) > 2
+	}
+)
+
+// diffKeys step through the versions, store a new one, or decide the
+// proposal shown.
+var diffKeys = keyTable{
+	row(keys.Open.as("accept your version"), to(func(m *workbench) tea.Cmd { d := m.stack.diff(); return m.inbox.decide(m, d.proposal, true, d.b()) })).
+		when(both(diffConfirm, diffProposal)).named(always),
+	row(keys.Open.as("store the new version"), to(func(m *workbench) tea.Cmd {
+		m.pending++
+		return supersede(m.ctx, m.st, m.trust(), m.stack.editor().old.ID, m.stack.diff().b())
+	})).when(both(diffConfirm, not(diffProposal))).named(always),
+	row(keys.Accept, to(func(m *workbench) tea.Cmd { return m.inbox.decide(m, m.stack.diff().proposal, true, nil) })).when(diffDeciding).named(always),
+	row(keys.Reject, to(func(m *workbench) tea.Cmd { return m.inbox.decide(m, m.stack.diff().proposal, false, nil) })).when(diffDeciding).named(always),
+	row(keys.EditCandidate.as("edit, then accept"), to(func(m *workbench) tea.Cmd { return m.inbox.editProposal(m) })).when(diffDeciding).named(always),
+	row(keys.Older, diffStep(-1, true)).named(diffChain),
+	row(keys.Newer, diffStep(1, true)),
+	row(keys.NextLink.as("move the old side"), diffStep(1, false)).named(diffChain),
+	row(keys.PrevLink, diffStep(-1, false)),
+	row(keys.Close.as("back to the editor"), to(closeTop)).when(both(diffConfirm, func(m *workbench) bool { return m.stack.editor() != nil })).named(always),
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.stack.diff().pg.key(k); return nil }).named(always),
+	row(keys.Close, to(func(m *workbench) tea.Cmd {
+		// a diff of a new version closes with its editor, gone meanwhile
+		m.stack.remove(func(o overlay) bool { _, ok := o.(*diffView); return ok })
+		return nil
+	})).named(not(diffConfirm)),
+}
+
+// diffStep moves the pair (both) or its old side by one version.
+func diffStep(by int, both bool) keyFn {
+	return to(func(m *workbench) tea.Cmd { m.stack.diff().step(by, both); return nil })
 }

@@ -3,8 +3,6 @@ package ui
 import (
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
-
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/themes"
@@ -15,16 +13,6 @@ import (
 // from the store, and answers No unless the person presses y.
 type dropDialog struct {
 	draft memory.Draft
-}
-
-func (d *dropDialog) key(k tea.KeyPressMsg) dialogAction {
-	switch k.String() {
-	case "y", "Y":
-		return dialogConfirmDrop
-	case "n", "N", "esc", "enter", "q":
-		return dialogClose // enter takes the default, which is No
-	}
-	return dialogNone
 }
 
 func (d *dropDialog) view(t themes.Theme, w, h int) string {

@@ -36,7 +36,8 @@ func newEditor(old *memory.Memory, isDark bool) *editorPane {
 
 func (e *editorPane) setText(s string) { e.ta.SetValue(s) }
 
-func (e *editorPane) update(msg tea.Msg) tea.Cmd {
+// edit hands a key or a paste to the text area.
+func (e *editorPane) edit(msg tea.Msg) tea.Cmd {
 	var cmd tea.Cmd
 	e.ta, cmd = e.ta.Update(msg)
 	return cmd

@@ -41,7 +41,7 @@ func (m *workbench) listLoaded(req int, items []*memory.Memory, next string, mor
 		m.acted = "" // expected once: a later move of it is news again
 	case left.ID != m.told:
 		m.told = left.ID
-		cmds = append(cmds, m.say(m.leftText(left), false))
+		cmds = append(cmds, m.say(leftText(m, left), false))
 	}
 	if sel := m.list.selected(); sel != nil && sel.ID == m.told {
 		m.told = "" // it is back: its next departure is news
@@ -51,7 +51,7 @@ func (m *workbench) listLoaded(req int, items []*memory.Memory, next string, mor
 
 // leftText says why the selection moved: which memory left, as far as the
 // events tell, and which one is selected now.
-func (m *workbench) leftText(left *memory.Memory) string {
+func leftText(m *workbench, left *memory.Memory) string {
 	how := map[memory.EventKind]string{memory.EventArchive: "archived", memory.EventForget: "forgotten",
 		memory.EventSupersede: "superseded", memory.EventUnarchive: "unarchived", memory.EventVerify: "reviewed",
 		memory.EventEdit: "edited"}[m.heard[left.ID]]
@@ -84,7 +84,7 @@ func (m *workbench) detailGone(id string) tea.Cmd {
 
 // reread updates an open dialog with what is stored now, or closes it when
 // its memory was forgotten by another process: it never acts on another.
-func (m *workbench) reread(msg rereadMsg) tea.Cmd {
+func (msg rereadMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	gone := errors.Is(msg.err, memory.ErrNotFound)
 	var cmds []tea.Cmd
@@ -97,11 +97,12 @@ func (m *workbench) reread(msg rereadMsg) tea.Cmd {
 			d.mem = msg.mem
 		}
 	}
-	if e := m.editor; e != nil && e.old.ID == msg.id && gone {
-		m.editor, m.told = nil, e.old.ID
-		if m.mode == modeEditor || m.mode == modeDiff && m.diff != nil && m.diff.confirm {
-			m.diff, m.mode = nil, m.modeAfterOverlay()
-		}
+	if e := m.stack.editor(); e != nil && e.old.ID == msg.id && gone {
+		m.told = e.old.ID
+		m.stack.remove(func(o overlay) bool { // the editor and its new version's diff
+			d, isDiff := o.(*diffView)
+			return o == overlay(e) || isDiff && d.confirm
+		})
 		cmds = append(cmds, m.say(fmt.Sprintf("forgotten elsewhere, supersede cancelled: %q", e.old.Title), true))
 	}
 	return tea.Batch(cmds...)

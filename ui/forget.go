@@ -3,8 +3,6 @@ package ui
 import (
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
-
 	"cairn/memory"
 	"cairn/safetext"
 	"cairn/themes"
@@ -14,26 +12,6 @@ import (
 // re-read from the store, and answers No unless the person presses y.
 type forgetDialog struct {
 	mem *memory.Memory
-}
-
-// dialogAction is what a dialog asks the root to do.
-type dialogAction int
-
-const (
-	dialogNone dialogAction = iota
-	dialogClose
-	dialogConfirmForget
-	dialogConfirmDrop
-)
-
-func (d *forgetDialog) key(k tea.KeyPressMsg) dialogAction {
-	switch k.String() {
-	case "y", "Y":
-		return dialogConfirmForget
-	case "n", "N", "esc", "enter", "q":
-		return dialogClose // enter takes the default, which is No
-	}
-	return dialogNone
 }
 
 func (d *forgetDialog) view(t themes.Theme, w, h int, sid func(string) string) string {

@@ -1,9 +1,13 @@
 package ui
 
 import (
+	"context"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,6 +21,9 @@ import (
 	"cairn/store"
 	"cairn/trust"
 )
+
+// bg is the tests' own context: the workbench's commands get its context.
+var bg = context.Background()
 
 // updating reports -update, the flag teatest's golden package defines,
 // which rewrites the golden screens.
@@ -181,6 +188,65 @@ func screen(m Model) string {
 		lines[i] = strings.TrimRight(lines[i], " ")
 	}
 	return strings.Join(lines, "\n") + "\n"
+}
+
+// sgr is one Select Graphic Rendition sequence: how the terminal is told
+// a colour or an emphasis.
+var sgr = regexp.MustCompile("\x1b\\[([0-9;]*)m")
+
+// styled is the screen with its styles written out where they change, as
+// ⟦#7aa2f7 bold⟧ (a foreground), ⟦on#33467c⟧ (a background), ⟦/⟧ (plain
+// again): the golden of a coloured theme holds its colours, so a colour
+// that changes fails a test, and it still reads as the screen.
+func styled(m Model) string {
+	out := sgr.ReplaceAllStringFunc(m.View().Content, func(seq string) string {
+		return "⟦" + sgrWords(sgr.FindStringSubmatch(seq)[1]) + "⟧"
+	})
+	lines := strings.Split(out, "\n")
+	for i := range lines {
+		lines[i] = strings.TrimRight(lines[i], " ")
+	}
+	return strings.Join(lines, "\n") + "\n"
+}
+
+// sgrWords names the parameters of an SGR sequence.
+func sgrWords(params string) string {
+	if params == "" || params == "0" {
+		return "/"
+	}
+	ps := strings.Split(params, ";")
+	var words []string
+	for i := 0; i < len(ps); i++ {
+		switch p := ps[i]; {
+		case (p == "38" || p == "48") && i+4 < len(ps) && ps[i+1] == "2":
+			var rgb [3]int
+			for j := range rgb {
+				rgb[j], _ = strconv.Atoi(ps[i+2+j])
+			}
+			words = append(words, map[string]string{"38": "", "48": "on"}[p]+fmt.Sprintf("#%02x%02x%02x", rgb[0], rgb[1], rgb[2]))
+			i += 4
+		case (p == "38" || p == "48") && i+2 < len(ps) && ps[i+1] == "5":
+			words = append(words, map[string]string{"38": "", "48": "on"}[p]+"@"+ps[i+2])
+			i += 2
+		default:
+			w, ok := map[string]string{"0": "/", "1": "bold", "2": "faint", "3": "italic", "4": "underline", "7": "reverse", "9": "strike"}[p]
+			if !ok {
+				w = "sgr" + p
+			}
+			words = append(words, w)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// shown is what a golden holds of the screen: the styles too for a
+// coloured theme's (name ends in _dark or _light), the text alone without
+// colour.
+func shown(m Model, name string) string {
+	if strings.HasSuffix(name, "_dark") || strings.HasSuffix(name, "_light") {
+		return styled(m)
+	}
+	return screen(m)
 }
 
 // golden compares the screen with testdata/<name>.golden (-update rewrites it).

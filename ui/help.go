@@ -19,7 +19,7 @@ var contextKeys = []struct{ where, keys string }{
 	{"inbox (i)", "a accept · w reject · e edit, then accept · d diff (merge, supersede) · x drop a draft · enter read"},
 	{"proposal diff", "a accept · w reject · e edit, then accept · esc close"},
 	{"repository", "enter a module's sections · enter or e opens a section's file at its line in $EDITOR · f filter · esc back to the modules · read-only: /index reads the repository again"},
-	{"run report", "after /consolidate: ↑/↓ scroll · i the inbox · esc close · /undo takes the run back"},
+	{"run report", "after /consolidate: ↑/↓ scroll · i the inbox · / command (/undo takes the run back) · esc close"},
 }
 
 // helpLines lists every key and every command (from the same registry the
@@ -27,9 +27,9 @@ var contextKeys = []struct{ where, keys string }{
 // long for its line wraps under itself, never under the key column.
 func helpLines(t themes.Theme, w int) []string {
 	st := t.Styles
-	keyCell := func(b binding, kw, cw int) []string { return hang(st.Key.Render(b.label()), kw, b.long, cw) }
+	keyCell := func(e helpEntry, kw, cw int) []string { return hang(st.Key.Render(e.label), kw, e.text, cw) }
 	lines := []string{st.Title.Render("Keys")}
-	bs := allBindings()
+	bs := helpEntries()
 	if col := w / 2; col >= 48 {
 		half := (len(bs) + 1) / 2
 		lw, rw := keyWidth(bs[:half]), keyWidth(bs[half:])
@@ -75,11 +75,34 @@ func helpLines(t themes.Theme, w int) []string {
 	return wrapAll(lines, w)
 }
 
-// keyWidth is the key column for bs: the longest label and a space.
-func keyWidth(bs []binding) int {
+// helpEntry is a key of the help screen and what it does.
+type helpEntry struct{ label, text string }
+
+// helpEntries are the bindings of the help screen, one entry a key: a key
+// that means another thing in another view says where each meaning applies.
+func helpEntries() []helpEntry {
+	var out []helpEntry
+	at := map[string]int{}
+	for _, b := range allBindings() {
+		text := b.long
+		if b.where != "" {
+			text = b.where + ": " + text
+		}
+		if i, ok := at[b.label()]; ok {
+			out[i].text += " · " + text
+			continue
+		}
+		at[b.label()] = len(out)
+		out = append(out, helpEntry{b.label(), text})
+	}
+	return out
+}
+
+// keyWidth is the key column for es: the longest label and a space.
+func keyWidth(es []helpEntry) int {
 	w := 0
-	for _, b := range bs {
-		w = max(w, ansi.StringWidth(b.label()))
+	for _, e := range es {
+		w = max(w, ansi.StringWidth(e.label))
 	}
 	return w + 1
 }

@@ -120,7 +120,7 @@ func TestInboxScreens(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					m, _ := inboxApp(t, size[0], size[1], theme)
 					press(t, m, v.keys...)
-					golden(t, name, screen(m))
+					golden(t, name, shown(m, name))
 				})
 			}
 		}
@@ -270,15 +270,15 @@ func TestEditThenAcceptWritesThePersonsVersion(t *testing.T) {
 	t.Parallel()
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down", "e")
-	if m.mode != modeEditor || !strings.Contains(screen(m), "Edit the proposal") {
+	if m.screen() != modeEditor || !strings.Contains(screen(m), "Edit the proposal") {
 		t.Fatalf("e did not open the editor:\n%s", screen(m))
 	}
 	press(t, m, "ctrl+s")
-	if m.mode != modeEditor || !strings.Contains(m.status, "unchanged") {
+	if m.screen() != modeEditor || !strings.Contains(m.status, "unchanged") {
 		t.Fatalf("an unchanged candidate went on: %q", m.status)
 	}
 	press(t, m, "type: for the session store, since March.", "ctrl+s")
-	if m.mode != modeDiff || !strings.Contains(screen(m), "your version of the proposal") || !strings.Contains(screen(m), "old · "+storeShort(t, m, sessionsID)) {
+	if m.screen() != modeDiff || !strings.Contains(screen(m), "your version of the proposal") || !strings.Contains(screen(m), "old · "+storeShort(t, m, sessionsID)) {
 		t.Fatalf("ctrl+s does not show the diff against the memory it supersedes:\n%s", screen(m))
 	}
 	press(t, m, "enter")
@@ -290,8 +290,8 @@ func TestEditThenAcceptWritesThePersonsVersion(t *testing.T) {
 	if err != nil || !strings.Contains(got.Body, "for the session store, since March.") || got.Provenance != memory.ProvUserStated {
 		t.Fatalf("the accepted memory is %+v (%v), want the person's version, user-stated", got, err)
 	}
-	if m.mode != modeInbox || m.editor != nil || m.diff != nil {
-		t.Fatalf("after the accept the workbench is in mode %d (editor %v, diff %v), want the inbox", m.mode, m.editor != nil, m.diff != nil)
+	if m.screen() != modeInbox || m.stack.editor() != nil || m.stack.diff() != nil {
+		t.Fatalf("after the accept the workbench is in mode %d (editor %v, diff %v), want the inbox", m.screen(), m.stack.editor() != nil, m.stack.diff() != nil)
 	}
 }
 
@@ -303,7 +303,7 @@ func TestEditCancelledKeepsTheProposal(t *testing.T) {
 	if p := proposalState(t, db, supersedeID); p.State != memory.ProposalOpen {
 		t.Fatalf("esc decided the proposal: %s", p.State)
 	}
-	if m.mode != modeInbox || !strings.Contains(screen(m), "edit cancelled: the proposal still waits") {
+	if m.screen() != modeInbox || !strings.Contains(screen(m), "edit cancelled: the proposal still waits") {
 		t.Fatalf("esc did not go back to the inbox with a word:\n%s", screen(m))
 	}
 }
@@ -316,7 +316,7 @@ func TestProposalDiffAcceptsAndRejects(t *testing.T) {
 	m, db := inboxApp(t, 120, 40, "plain")
 	press(t, m, "i", "down", "d")
 	scr := screen(m)
-	if m.mode != modeDiff || !strings.Contains(scr, "old · "+storeShort(t, m, sessionsID)+" v1 · active") || !strings.Contains(scr, "new · not stored yet") ||
+	if m.screen() != modeDiff || !strings.Contains(scr, "old · "+storeShort(t, m, sessionsID)+" v1 · active") || !strings.Contains(scr, "new · not stored yet") ||
 		!strings.Contains(scr, "proposed supersede: a accepts, w rejects") {
 		t.Fatalf("d does not show the proposal's diff:\n%s", scr)
 	}
@@ -327,8 +327,8 @@ func TestProposalDiffAcceptsAndRejects(t *testing.T) {
 	if p := proposalState(t, db, supersedeID); p.State != memory.ProposalAccepted {
 		t.Fatalf("a in the diff did not accept: %s (%s)", p.State, m.status)
 	}
-	if m.mode != modeInbox {
-		t.Fatalf("after the accept the workbench is in mode %d, not the inbox", m.mode)
+	if m.screen() != modeInbox {
+		t.Fatalf("after the accept the workbench is in mode %d, not the inbox", m.screen())
 	}
 	if it := m.inbox.selected(); it == nil || it.id() != mergeID {
 		t.Fatalf("the merge is not selected: %+v", it)
@@ -339,8 +339,8 @@ func TestProposalDiffAcceptsAndRejects(t *testing.T) {
 	}
 	// A draft and a remember proposal have nothing to compare.
 	press(t, m, "up", "d")
-	if m.mode != modeInbox || !m.statusBad || !strings.Contains(m.status, "/consolidate") {
-		t.Fatalf("d on a draft: mode %d, status %q", m.mode, m.status)
+	if m.screen() != modeInbox || !m.statusBad || !strings.Contains(m.status, "/consolidate") {
+		t.Fatalf("d on a draft: mode %d, status %q", m.screen(), m.status)
 	}
 }
 
@@ -441,7 +441,7 @@ func TestConsolidateFromTheCommandLine(t *testing.T) {
 	}
 
 	press(t, m, "/", "type:consolidate dry", "enter")
-	if m.mode != modeReport || !strings.Contains(screen(m), "Consolidation, dry run: nothing was written") {
+	if m.screen() != modeReport || !strings.Contains(screen(m), "Consolidation, dry run: nothing was written") {
 		t.Fatalf("/consolidate dry shows no report:\n%s", screen(m))
 	}
 	if runs, _ := db.Runs(bg, demoProject.ID, 10); len(runs) != 0 {
@@ -462,7 +462,7 @@ func TestConsolidateFromTheCommandLine(t *testing.T) {
 		t.Fatalf("the corrected guess is %s, want superseded", got.Status)
 	}
 	scr := screen(m)
-	if m.mode != modeReport || !strings.Contains(scr, "Consolidation run "+run.ID) {
+	if m.screen() != modeReport || !strings.Contains(scr, "Consolidation run "+run.ID) {
 		t.Fatalf("no report of run %s:\n%s", run.ID, scr)
 	}
 	shown := 0
@@ -470,27 +470,27 @@ func TestConsolidateFromTheCommandLine(t *testing.T) {
 		if c.Kind == memory.ChangeDraftDone {
 			continue
 		}
-		want := describe(db, run, c)
-		if !strings.Contains(strings.Join(m.report.lines, "\n"), want) {
-			t.Errorf("the report lacks %q:\n%s", want, strings.Join(m.report.lines, "\n"))
+		want := describe(bg, db, run, c)
+		if !strings.Contains(strings.Join(find[*reportPane](m.stack).lines, "\n"), want) {
+			t.Errorf("the report lacks %q:\n%s", want, strings.Join(find[*reportPane](m.stack).lines, "\n"))
 		}
 		shown++
 	}
 	if shown == 0 || !strings.Contains(scr, "superseded 'Deploys go through ArgoCD.' → ") && !strings.Contains(scr, "superseded 'Deploys go through ArgoCD' → ") {
 		t.Fatalf("the report does not show the supersession:\n%s", scr)
 	}
-	if !strings.Contains(m.status, "/undo takes it back") || !strings.Contains(strings.Join(m.report.lines, "\n"), "cairn consolidate --undo "+run.ID) {
+	if !strings.Contains(m.status, "/undo takes it back") || !strings.Contains(strings.Join(find[*reportPane](m.stack).lines, "\n"), "cairn consolidate --undo "+run.ID) {
 		t.Fatalf("neither the status line nor the report says how to undo: %q", m.status)
 	}
 	press(t, m, "esc")
-	if m.mode == modeReport {
+	if m.screen() == modeReport {
 		t.Fatal("esc does not close the report")
 	}
 	ps, _ := db.Proposals(bg, demoProject.ID, memory.ProposalOpen)
 	if n := sidebarCount(t, m, "Inbox"); n != fmt.Sprint(len(ps)) {
 		t.Fatalf("after the run the inbox counts %s, the store has %d open proposals and no waiting draft", n, len(ps))
 	}
-	if m.loaded && m.counts.Active(memory.LayerState) == 0 {
+	if m.tally.loaded && m.tally.counts.Active(memory.LayerState) == 0 {
 		t.Fatal("the layer counts were not reloaded")
 	}
 

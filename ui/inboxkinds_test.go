@@ -80,7 +80,7 @@ func TestInboxKindsScreens(t *testing.T) {
 			t.Run(name, func(t *testing.T) {
 				m, _ := kindsApp(t, size[0], size[1], "plain")
 				press(t, m, v.keys...)
-				golden(t, name, screen(m))
+				golden(t, name, shown(m, name))
 			})
 		}
 	}

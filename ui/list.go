@@ -238,21 +238,7 @@ func kindShort(k memory.Kind) string {
 func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string, total int) []string {
 	st := t.Styles
 	v := l.visible()
-	count := fmt.Sprint(len(v))
-	switch {
-	case l.filter != "":
-		more := ""
-		if l.inStore && l.next != "" {
-			more = "+"
-		}
-		count = fmt.Sprintf("%d%s of %d", len(v), more, max(total, len(l.items)))
-		if total < 0 {
-			count = fmt.Sprintf("%d of %d", len(v), len(l.items))
-		}
-	case total >= 0:
-		count = fmt.Sprint(max(total, len(v))) // the counts may lag a write by a moment
-	}
-	out := []string{st.Title.Render(heading) + st.Muted.Render(" "+count)}
+	out := []string{st.Title.Render(heading) + st.Muted.Render(" "+l.count(total))}
 	if l.filtering || l.filter != "" {
 		cursor := ""
 		if l.filtering {
@@ -272,43 +258,108 @@ func (l *listPane) view(t themes.Theme, w, h int, focused bool, heading string, 
 	if l.cursor < offset || l.cursor >= offset+rows { // not fitted yet: keep the cursor in view
 		offset = max(l.cursor-rows+1, 0)
 	}
-	// The title comes first: narrower panes drop provenance (the detail
-	// shows it), then the kind, then the age.
-	meta := 16 // kind, provenance and age
-	switch {
-	case w < 30:
-		meta = 0
-	case w < 40:
-		meta = 4 // age
-	case w < 56:
-		meta = 11 // kind and age
-	}
+	meta := metaWidth(w)
 	for i := offset; i < len(v) && i < offset+rows; i++ {
-		m := v[i]
-		mark := "  "
-		if i == l.cursor {
-			mark = "> "
-		}
-		badge := trustBadge(m, l.asOf) + salienceMark(m) + " "
-		line := mark + badge + pad(l.prefix[m.ID]+safetext.CleanLine(m.Title), w-2-3-meta)
-		facts := ""
-		switch meta {
-		case 16:
-			facts = fmt.Sprintf(" %-6s %-4s %3s", kindShort(m.Kind), provShort[m.Provenance], age(l.asOf, m.CreatedAt))
-		case 11:
-			facts = fmt.Sprintf(" %-6s %3s", kindShort(m.Kind), age(l.asOf, m.CreatedAt))
-		case 4:
-			facts = fmt.Sprintf(" %3s", age(l.asOf, m.CreatedAt))
-		}
-		switch {
-		case i == l.cursor && focused:
-			line = st.Selected.Render(pad(line+facts, w))
-		case i == l.cursor:
-			line = st.Bold.Render(line) + st.Muted.Render(facts)
-		default:
-			line += st.Muted.Render(facts)
-		}
-		out = append(out, line)
+		out = append(out, l.row(t, v[i], i == l.cursor, focused, w, meta))
 	}
 	return out
+}
+
+// count is the heading's count: what shows, of how many (total: the
+// section's, or -1 where the loaded list is the whole of it).
+func (l *listPane) count(total int) string {
+	n := len(l.visible())
+	switch {
+	case l.filter != "" && total < 0:
+		return fmt.Sprintf("%d of %d", n, len(l.items))
+	case l.filter != "":
+		more := ""
+		if l.inStore && l.next != "" {
+			more = "+"
+		}
+		return fmt.Sprintf("%d%s of %d", n, more, max(total, len(l.items)))
+	case total >= 0:
+		return fmt.Sprint(max(total, n)) // the counts may lag a write by a moment
+	}
+	return fmt.Sprint(n)
+}
+
+// metaWidth is the room a row of a list w cells wide gives the facts
+// after the title: the title comes first, so narrower panes drop
+// provenance (the detail shows it), then the kind, then the age.
+func metaWidth(w int) int {
+	switch {
+	case w < 30:
+		return 0
+	case w < 40:
+		return 4 // age
+	case w < 56:
+		return 11 // kind and age
+	}
+	return 16 // kind, provenance and age
+}
+
+// row is a memory's row: its marks, title and the facts meta has room for.
+func (l *listPane) row(t themes.Theme, m *memory.Memory, selected, focused bool, w, meta int) string {
+	st := t.Styles
+	mark := "  "
+	if selected {
+		mark = "> "
+	}
+	badge := trustBadge(m, l.asOf) + salienceMark(m) + " "
+	line := mark + badge + pad(l.prefix[m.ID]+safetext.CleanLine(m.Title), w-2-3-meta)
+	facts := ""
+	switch meta {
+	case 16:
+		facts = fmt.Sprintf(" %-6s %-4s %3s", kindShort(m.Kind), provShort[m.Provenance], age(l.asOf, m.CreatedAt))
+	case 11:
+		facts = fmt.Sprintf(" %-6s %3s", kindShort(m.Kind), age(l.asOf, m.CreatedAt))
+	case 4:
+		facts = fmt.Sprintf(" %3s", age(l.asOf, m.CreatedAt))
+	}
+	switch {
+	case selected && focused:
+		return st.Selected.Render(pad(line+facts, w))
+	case selected:
+		return st.Bold.Render(line) + st.Muted.Render(facts)
+	}
+	return line + st.Muted.Render(facts)
+}
+
+// isIDRef reports whether word names a memory rather than starting a text:
+// a row of the loaded list, or what can only be a ULID or its prefix
+// (Crockford base32, beginning "01", at least four characters).
+func (l *listPane) isIDRef(word string) bool {
+	if l.localID(word) != word {
+		return true
+	}
+	up := strings.ToUpper(word)
+	if len(up) < 4 || len(up) > 26 || !strings.HasPrefix(up, "01") {
+		return false
+	}
+	for _, r := range up {
+		if !strings.ContainsRune("0123456789ABCDEFGHJKMNPQRSTVWXYZ", r) {
+			return false
+		}
+	}
+	return true
+}
+
+// localID completes an id prefix from the loaded list when it names one
+// memory there; otherwise the command resolves it against the store.
+func (l *listPane) localID(ref string) string {
+	up := strings.ToUpper(ref)
+	hit := ""
+	for _, it := range l.items {
+		if strings.HasPrefix(it.ID, up) {
+			if hit != "" && hit != it.ID {
+				return ref
+			}
+			hit = it.ID
+		}
+	}
+	if hit == "" {
+		return ref
+	}
+	return hit
 }

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/viewport"
+	tea "charm.land/bubbletea/v2"
 
 	"cairn/themes"
 )
@@ -57,20 +58,20 @@ func (p *pager) wheel(up bool) {
 }
 
 // key scrolls for the workbench's reading keys (j/k, pgup/pgdn and space,
-// g/G) and reports whether s was one of them.
-func (p *pager) key(s string) bool {
+// g/G) and reports whether k was one of them.
+func (p *pager) key(k tea.KeyPressMsg) bool {
 	switch {
-	case keys.Up.matches(s):
+	case keys.Up.matches(k):
 		p.scroll(-1)
-	case keys.Down.matches(s):
+	case keys.Down.matches(k):
 		p.scroll(1)
-	case keys.PageUp.matches(s):
+	case keys.PageUp.matches(k):
 		p.vp.PageUp()
-	case keys.PageDown.matches(s), s == "space":
+	case keys.PageDown.matches(k), keys.Space.matches(k):
 		p.vp.PageDown()
-	case keys.Top.matches(s):
+	case keys.Top.matches(k):
 		p.vp.SetYOffset(0)
-	case keys.Bottom.matches(s):
+	case keys.Bottom.matches(k):
 		p.vp.GotoBottom()
 	default:
 		return false

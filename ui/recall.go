@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
+	"sync"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -11,25 +13,30 @@ import (
 	"cairn/safetext"
 )
 
-// recaller is what answers /recall: the one given in Options, the store
-// itself when it recalls (a client of the owning process does), or an
-// engine built over the store once, on first use. It runs inside a
+// lazyRecaller is what answers /recall: the one given in Options, the
+// store itself when it recalls (a client of the owning process does), or
+// an engine built over the store once, on first use. It runs inside a
 // command: building an engine reads the whole project.
-func (m *workbench) recaller() (recall.Recaller, error) {
-	m.recOnce.Do(func() {
-		if m.opt.Recall != nil {
-			m.rec = m.opt.Recall
-			return
-		}
-		m.rec, m.recErr = recall.For(m.ctx, m.st)
-	})
-	return m.rec, m.recErr
+func lazyRecaller(ctx context.Context, st Store, opt *Options) func() (recall.Recaller, error) {
+	var once sync.Once
+	var rec recall.Recaller
+	var err error
+	return func() (recall.Recaller, error) {
+		once.Do(func() {
+			if opt.Recall != nil {
+				rec = opt.Recall
+				return
+			}
+			rec, err = recall.For(ctx, st)
+		})
+		return rec, err
+	}
 }
 
 // withExplain puts, above the detail of a recalled memory, why recall
 // chose it (after e): its lexical, vector, trigger and graph evidence,
 // salience and trust, each in words and figures.
-func (m *workbench) withExplain(lines []string) []string {
+func withExplain(m *workbench, lines []string) []string {
 	if m.mode != modeRecall || !m.showExplain || m.detail.mem == nil {
 		return lines
 	}
@@ -59,7 +66,7 @@ func (m *workbench) withExplain(lines []string) []string {
 
 // withReasons puts, above the detail of a memory in the Verify-first
 // section, why its trust fell and what can be done about it.
-func (m *workbench) withReasons(lines []string) []string {
+func withReasons(m *workbench, lines []string) []string {
 	if m.section != sectionVerify || m.mode != modeBrowse || m.detail.mem == nil {
 		return lines
 	}
@@ -79,7 +86,7 @@ func (m *workbench) withReasons(lines []string) []string {
 
 // recallDone shows a recall's answer in the list (or, while the index is
 // built, says how far it is and asks again).
-func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
+func (msg recallDoneMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.err != nil {
 		return m.fail("recall", msg.err)
@@ -90,7 +97,7 @@ func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
 		note, _, _ := strings.Cut(msg.resp.Note, ": ask again")
 		m.say(note+" — the answer follows when it is built", false)
 		m.pending++
-		return doRecall(m.recaller, msg.projects, msg.feedbackQuery, msg.path)
+		return doRecall(m.ctx, m.recaller, msg.projects, msg.feedbackQuery, msg.path)
 	}
 	m.recallQuery, m.recallWords = msg.query, msg.feedbackQuery
 	m.whyRoot = ""
@@ -103,7 +110,7 @@ func (m *workbench) recallDone(msg recallDoneMsg) tea.Cmd {
 	m.reqSeq++
 	// A new list, not a refresh: the best hit is selected.
 	m.list.replace(items)
-	m.mode, m.focus = modeRecall, focusList
+	m.mode, m.focus, m.stack = modeRecall, focusList, nil
 	switch {
 	case msg.resp.Nothing && len(items) == 0:
 		m.say(fmt.Sprintf("recall %q: nothing known about this — noted in the inbox as a gap; /remember what you know", msg.query), false)

@@ -172,7 +172,7 @@ func (m *workbench) completeLine() tea.Cmd {
 	if strings.HasPrefix(strings.TrimLeft(m.repl.in.Value(), "/:"), "unarchive ") && m.section != sectionArchived {
 		if m.archived == nil {
 			m.pending++
-			load = loadArchived(m.st, m.proj.ID)
+			load = loadArchived(m.ctx, m.st, m.proj.ID)
 		}
 		rows = m.archived
 	}

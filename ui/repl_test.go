@@ -33,8 +33,8 @@ func TestReplCommandsOfDailyUse(t *testing.T) {
 
 	// /why on the decision: its because and evidence, the root first.
 	press(t, m, "4", "select:Parked MTP", "/", "type:why", "enter")
-	if m.mode != modeWhy || len(m.list.items) != 3 {
-		t.Fatalf("/why: mode %v, %d rows", m.mode, len(m.list.items))
+	if m.screen() != modeWhy || len(m.list.items) != 3 {
+		t.Fatalf("/why: mode %v, %d rows", m.screen(), len(m.list.items))
 	}
 	scr := screen(m)
 	for _, want := range []string{"├ because → Router overhead", "└ evidence → Bench #41", "why \"Parked MTP for MoE models\": 2 linked"} {
@@ -44,21 +44,21 @@ func TestReplCommandsOfDailyUse(t *testing.T) {
 	}
 	// enter walks to the reason: what rests on it is listed under it.
 	press(t, m, "down", "enter")
-	if m.mode != modeWhy || m.list.items[0].ID != "01KJZ0RG60TCCA0QGJCAW5BHYR" {
+	if m.screen() != modeWhy || m.list.items[0].ID != "01KJZ0RG60TCCA0QGJCAW5BHYR" {
 		t.Fatalf("walking /why: %+v", m.list.items)
 	}
 	if scr := screen(m); !strings.Contains(scr, "← because Parked MTP") {
 		t.Fatalf("what rests on the reason is not shown:\n%s", scr)
 	}
 	press(t, m, "esc")
-	if m.mode != modeBrowse || m.list.prefix != nil {
-		t.Fatalf("esc from /why: mode %v", m.mode)
+	if m.screen() != modeBrowse || m.list.prefix != nil {
+		t.Fatalf("esc from /why: mode %v", m.screen())
 	}
 
 	// /supersede ID TEXT: the diff at once, enter stores the text.
 	press(t, m, "/", "type:supersede 01KJZ0RG6 Router overhead dominates at batch 1 and 2", "enter")
-	if m.mode != modeDiff {
-		t.Fatalf("/supersede ID TEXT did not show the diff: mode %v", m.mode)
+	if m.screen() != modeDiff {
+		t.Fatalf("/supersede ID TEXT did not show the diff: mode %v", m.screen())
 	}
 	press(t, m, "enter")
 	old, _ := db.Get(bg, "01KJZ0RG60TCCA0QGJCAW5BHYR")
@@ -189,12 +189,12 @@ func TestProjectSwitchCountsItsOwnQueue(t *testing.T) {
 	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return timerSet{} } }
 	drain(t, m, m.Init())
 	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: 120, Height: 40} })
-	if m.verifyCount == 0 {
+	if m.tally.verify == 0 {
 		t.Fatal("the demo project has nothing to verify first")
 	}
 	press(t, m, "/", "type:project other", "enter")
-	if m.proj.ID != other.ID || m.verifyCount != 0 {
-		t.Fatalf("after /project other: project %s, verify-first count %d", m.proj.Name, m.verifyCount)
+	if m.proj.ID != other.ID || m.tally.verify != 0 {
+		t.Fatalf("after /project other: project %s, verify-first count %d", m.proj.Name, m.tally.verify)
 	}
 }
 
@@ -214,7 +214,7 @@ func TestEveryCommandIsDispatched(t *testing.T) {
 		}
 		m := app(t, db, 120, 40, "plain")
 		press(t, m, "1")
-		if _, err := m.run("/" + c.name); err != nil && strings.Contains(err.Error(), "not available here") {
+		if _, err := runCommand(m.workbench, "/"+c.name); err != nil && strings.Contains(err.Error(), "not available here") {
 			t.Errorf("/%s is listed but run does not carry it out", c.name)
 		}
 	}

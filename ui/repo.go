@@ -1,12 +1,14 @@
 package ui
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -331,56 +333,67 @@ func (p *repoPane) view(t themes.Theme, w, h int, focused bool) []string {
 	if p.cursor < offset || p.cursor >= offset+rows { // not fitted yet: keep the cursor in view
 		offset = max(p.cursor-rows+1, 0)
 	}
-	// The first column fits its longest entry, up to half the pane (a
-	// third for modules, whose summaries need the room); a
-	// module's file count and main language take what their widest take.
-	first, filesW, langW := 0, 1, 0
+	c := p.columns(w)
+	for i := offset; i < len(p.vis) && i < offset+rows; i++ {
+		out = append(out, p.row(t, p.vis[i], i == p.cursor, focused, w, c))
+	}
+	return out
+}
+
+// repoColumns are the widths of a Repository list's columns.
+type repoColumns struct{ first, files, lang int }
+
+// columns fit the first column to its longest entry, up to half the pane
+// (a third for modules, whose summaries need the room); a module's file
+// count and main language take what their widest take.
+func (p *repoPane) columns(w int) repoColumns {
+	c := repoColumns{files: 1}
 	for _, r := range p.vis {
-		first = max(first, ansi.StringWidth(p.firstColumn(r)))
+		c.first = max(c.first, ansi.StringWidth(p.firstColumn(r)))
 		if r.mod != nil {
-			filesW = max(filesW, len(fmt.Sprint(r.mod.Files)))
-			langW = max(langW, ansi.StringWidth(mainLang(r.mod.Langs)))
+			c.files = max(c.files, len(fmt.Sprint(r.mod.Files)))
+			c.lang = max(c.lang, ansi.StringWidth(mainLang(r.mod.Langs)))
 		}
 	}
 	if p.open {
-		first = min(first, max(w/2, 8))
+		c.first = min(c.first, max(w/2, 8))
 	} else {
-		first = min(first, max(w/3, 8))
+		c.first = min(c.first, max(w/3, 8))
 	}
-	for i := offset; i < len(p.vis) && i < offset+rows; i++ {
-		r := p.vis[i]
-		mark := "  "
-		if i == p.cursor {
-			mark = "> "
-		}
-		var rest, muted string
-		if r.mod != nil {
-			muted = fmt.Sprintf(" %*d %s ", filesW, r.mod.Files, pad(mainLang(r.mod.Langs), langW))
-			if w < 40 {
-				muted = fmt.Sprintf(" %*d ", filesW, r.mod.Files)
-			}
-			rest = oneLinePreview(oneLine(derive.Synopsis(*r.mod)))
-		} else {
-			kind := "file"
-			if r.sec != nil {
-				kind = string(r.sec.Kind)
-				rest = oneLinePreview(r.sec.Name)
-			}
-			muted = " " + pad(safetext.CleanLine(kind), 7) + " "
-		}
-		line := mark + pad(cutMiddle(safetext.CleanLine(p.firstColumn(r)), first), first)
-		text := pad(rest, max(w-ansi.StringWidth(line)-ansi.StringWidth(muted), 1))
-		switch {
-		case i == p.cursor && focused:
-			line = st.Selected.Render(pad(line+muted+text, w))
-		case i == p.cursor:
-			line = st.Bold.Render(line) + st.Muted.Render(muted) + st.Bold.Render(text)
-		default:
-			line += st.Muted.Render(muted) + text
-		}
-		out = append(out, line)
+	return c
+}
+
+// row is a module's or a section's row.
+func (p *repoPane) row(t themes.Theme, r repoRow, selected, focused bool, w int, c repoColumns) string {
+	st := t.Styles
+	mark := "  "
+	if selected {
+		mark = "> "
 	}
-	return out
+	var rest, muted string
+	if r.mod != nil {
+		muted = fmt.Sprintf(" %*d %s ", c.files, r.mod.Files, pad(mainLang(r.mod.Langs), c.lang))
+		if w < 40 {
+			muted = fmt.Sprintf(" %*d ", c.files, r.mod.Files)
+		}
+		rest = oneLinePreview(oneLine(derive.Synopsis(*r.mod)))
+	} else {
+		kind := "file"
+		if r.sec != nil {
+			kind = string(r.sec.Kind)
+			rest = oneLinePreview(r.sec.Name)
+		}
+		muted = " " + pad(safetext.CleanLine(kind), 7) + " "
+	}
+	line := mark + pad(cutMiddle(safetext.CleanLine(p.firstColumn(r)), c.first), c.first)
+	text := pad(rest, max(w-ansi.StringWidth(line)-ansi.StringWidth(muted), 1))
+	switch {
+	case selected && focused:
+		return st.Selected.Render(pad(line+muted+text, w))
+	case selected:
+		return st.Bold.Render(line) + st.Muted.Render(muted) + st.Bold.Render(text)
+	}
+	return line + st.Muted.Render(muted) + text
 }
 
 // langShort names the languages a module's files are in, most first, in
@@ -521,27 +534,27 @@ func orWord(s, alt string) string {
 	return s
 }
 
-// repoRows is how many rows the Repository list shows at once.
-func (m *workbench) repoRows() int {
+// rowsShown is how many rows the Repository list shows at once.
+func (p *repoPane) rowsShown(m *workbench) int {
 	l := m.layout().list
-	n := l.h - 2 - len(m.repo.heading(m.theme, l.w-4))
-	if m.repo.typing || m.repo.filter != "" {
+	n := l.h - 2 - len(p.heading(m.theme, l.w-4))
+	if p.typing || p.filter != "" {
 		n--
 	}
 	return max(n, 1)
 }
 
-// loadRepo reads the summary, and the open module's files.
-func (m *workbench) loadRepo() tea.Cmd {
+// load reads the summary, and the open module's files.
+func (p *repoPane) load(m *workbench) tea.Cmd {
 	m.reqSeq++
-	m.repo.req = m.reqSeq
+	p.req = m.reqSeq
 	m.pending++
-	return loadRepoSummary(m.st, m.proj.ID, m.reqSeq)
+	return loadRepoSummary(m.ctx, m.st, m.proj.ID, m.reqSeq)
 }
 
 // repoLoaded takes a summary in: the modules show, or, with a module open,
 // its files are read again.
-func (m *workbench) repoLoaded(msg repoLoadedMsg) tea.Cmd {
+func (msg repoLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.project != m.proj.ID {
 		return nil
@@ -551,9 +564,9 @@ func (m *workbench) repoLoaded(msg repoLoadedMsg) tea.Cmd {
 		return m.fail("read the repository's index", msg.err)
 	}
 	if notIndexed {
-		m.repoCount = 0
+		m.tally.repo = 0
 	} else {
-		m.repoCount = len(msg.sum.Modules)
+		m.tally.repo = len(msg.sum.Modules)
 	}
 	if msg.req != m.repo.req || m.section != sectionRepo {
 		return nil // only the count was asked for, or the selection moved on
@@ -568,14 +581,14 @@ func (m *workbench) repoLoaded(msg repoLoadedMsg) tea.Cmd {
 	m.repo.sum = &sum
 	if m.repo.open {
 		m.pending++
-		return loadRepoFiles(m.st, m.proj.ID, m.repo.module, msg.req)
+		return loadRepoFiles(m.ctx, m.st, m.proj.ID, m.repo.module, msg.req)
 	}
 	m.repo.setRows(moduleRows(m.repo.sum), "")
 	return nil
 }
 
 // repoFilesLoaded shows the open module's sections.
-func (m *workbench) repoFilesLoaded(msg repoFilesLoadedMsg) tea.Cmd {
+func (msg repoFilesLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.project != m.proj.ID || msg.req != m.repo.req || m.section != sectionRepo || m.repo.sum == nil {
 		return nil
@@ -586,13 +599,13 @@ func (m *workbench) repoFilesLoaded(msg repoFilesLoadedMsg) tea.Cmd {
 	m.repo.files = moduleFiles(msg.files, msg.module, m.repo.sum.Modules)
 	m.repo.open, m.repo.module = true, msg.module
 	m.repo.setRows(sectionRows(m.repo.files), "")
-	return m.renderRepoDoc()
+	return m.repo.render(m)
 }
 
-// renderRepoDoc renders the selected section's doc for the detail's
+// render renders the selected section's doc for the detail's
 // width, unless cached.
-func (m *workbench) renderRepoDoc() tea.Cmd {
-	r := m.repo.selected()
+func (p *repoPane) render(m *workbench) tea.Cmd {
+	r := p.selected()
 	if r == nil || r.sec == nil || strings.TrimSpace(r.sec.Doc) == "" || m.w == 0 {
 		return nil
 	}
@@ -603,106 +616,133 @@ func (m *workbench) renderRepoDoc() tea.Cmd {
 	return render(k, safetext.Clean(r.sec.Doc), m.theme)
 }
 
-// repoKey handles the keys of the Repository's list and detail.
-func (m *workbench) repoKey(k tea.KeyPressMsg) tea.Cmd {
-	s := k.String()
-	if m.repo.typing {
-		return m.repoFilterKey(k)
-	}
-	rows := m.repoRows()
-	detail := m.focus == focusDetail
-	switch {
-	case detail && m.repo.pg.key(s):
-		return nil
-	case keys.Up.matches(s):
-		m.repo.move(-1, rows)
-	case keys.Down.matches(s):
-		m.repo.move(1, rows)
-	case keys.PageUp.matches(s):
-		m.repo.move(-rows, rows)
-	case keys.PageDown.matches(s):
-		m.repo.move(rows, rows)
-	case keys.Top.matches(s):
-		m.repo.move(-len(m.repo.vis), rows)
-	case keys.Bottom.matches(s):
-		m.repo.move(len(m.repo.vis), rows)
-	case keys.Filter.matches(s) && !detail:
-		m.repo.typing = true
-		return nil
-	case keys.Open.matches(s), keys.OpenFile.matches(s):
-		return m.repoOpen(keys.OpenFile.matches(s))
-	case keys.Next.matches(s):
-		if m.w < wide && m.repo.selected() != nil {
-			m.focus = focusDetail
-		} else if m.w >= wide {
+// The Repository's states: no index yet, a module selected.
+var (
+	repoIndexed cond = func(m *workbench) bool { return m.repo.sum != nil }
+	onModule    cond = func(m *workbench) bool { r := m.repo.selected(); return r != nil && r.mod != nil }
+	repoNarrow  cond = func(m *workbench) bool { return m.w < wide }
+	listIndexed      = both(onList, repoIndexed)
+	onSection        = both(listIndexed, not(onModule))
+)
+
+// repoMove moves the Repository's cursor with by, and renders the doc
+// of the section it lands on.
+func repoMove(by func(m *workbench, rows int) int) keyFn {
+	return to(func(m *workbench) tea.Cmd {
+		rows := m.repo.rowsShown(m)
+		m.repo.move(by(m, rows), rows)
+		return m.repo.render(m)
+	})
+}
+
+// repoKeys are the Repository's list's and detail's: the rows that act,
+// then the footer's. Derived memory is read-only: the keys that change a
+// memory say so.
+var repoKeys = slices.Concat(keyTable{
+	row(keys.Scroll, func(m *workbench, k tea.KeyPressMsg) tea.Cmd { m.repo.pg.key(k); return nil }).when(onDetail),
+}, cursorKeys(repoMove, func(m *workbench) int { return len(m.repo.vis) }), keyTable{
+	row(keys.Filter, to(func(m *workbench) tea.Cmd { m.repo.typing = true; return nil })).when(onList),
+	row(keys.Open, to(func(m *workbench) tea.Cmd { return m.repo.openRow(m, false) })),
+	row(keys.OpenFile, to(func(m *workbench) tea.Cmd { return m.repo.openRow(m, true) })),
+	row(keys.Next, to(func(m *workbench) tea.Cmd {
+		if m.w >= wide || m.repo.selected() != nil {
 			m.focus = focusDetail
 		}
 		return nil
-	case keys.Back.matches(s) && detail, keys.Prev.matches(s) && detail:
-		m.focus = focusList
-		return nil
-	case keys.Back.matches(s) && m.repo.filter != "":
+	})),
+	row(keys.Back, to(toList)).when(onDetail),
+	row(keys.Prev, to(toList)).when(onDetail),
+	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.repo.filter = ""
 		m.repo.setRows(m.repo.rows, "")
-	case keys.Back.matches(s) && m.repo.open:
+		return m.repo.render(m)
+	})).when(func(m *workbench) bool { return m.repo.filter != "" }),
+	row(keys.Back, to(func(m *workbench) tea.Cmd {
 		m.repo.open, m.repo.files, m.repo.filter = false, nil, m.repo.backF
 		m.repo.setRows(moduleRows(m.repo.sum), m.repo.back)
-	case keys.Back.matches(s), keys.Prev.matches(s):
-		m.focus = focusSidebar
-		return nil
-	case keys.Archive.matches(s), keys.Forget.matches(s), keys.Supersede.matches(s), keys.Edit.matches(s),
-		keys.Unarchive.matches(s), keys.Confirm.matches(s), keys.Reject.matches(s), keys.Rebind.matches(s), keys.Diff.matches(s):
-		return m.say(errDerivedReadOnly.Error(), true)
-	default:
-		return nil
-	}
-	return m.renderRepoDoc()
+		return m.repo.render(m)
+	})).when(func(m *workbench) bool { return m.repo.open }),
+	row(keys.Back, to(toSidebar)),
+	row(keys.Prev, to(toSidebar)),
+	readOnly(keys.Archive), readOnly(keys.Forget), readOnly(keys.Supersede), readOnly(keys.Edit), readOnly(keys.Unarchive),
+	readOnly(keys.Confirm), readOnly(keys.Reject), readOnly(keys.Rebind), readOnly(keys.Diff),
+
+	hint(keys.Scroll, onDetail),
+	hint(keys.Command.shown("/index", "reads the repository"), both(onList, not(repoIndexed))),
+	hint(keys.Up, listIndexed),
+	hint(keys.Open.as("sections"), both(listIndexed, onModule)),
+	hint(keys.Open.as("$EDITOR"), onSection),
+	hint(keys.OpenFile, onDetail),
+	hint(keys.Next.as("read"), both(onSection, repoNarrow)),
+	hint(keys.Filter, listIndexed),
+	hint(keys.Back.as("sidebar"), both(listIndexed, onModule)),
+	hint(keys.Back.as("modules"), onSection),
+	hint(keys.Back, onDetail),
+	hint(keys.Command.as("command (/index)"), both(listIndexed, onModule)),
+	hint(keys.Command, not(both(listIndexed, onModule))),
+	hint(keys.Help, always),
+})
+
+// readOnly is a key that would change a memory: here it says why not.
+func readOnly(b binding) keyRow {
+	return row(b, func(*workbench, tea.KeyPressMsg) tea.Cmd { return nil }).unless(func(*workbench) string { return errDerivedReadOnly.Error() })
 }
 
-// repoOpen acts on the selected row: a module lists its sections; a
+// repoFilterKeys are the Repository's filter line's.
+var repoFilterKeys = filterKeys(
+	func(m *workbench) (*string, *bool) { return &m.repo.filter, &m.repo.typing },
+	func(m *workbench, d int) { m.repo.move(d, m.repo.rowsShown(m)) },
+	func(m *workbench, was string) tea.Cmd {
+		if m.repo.filter != was {
+			m.repo.setRows(m.repo.rows, "")
+		}
+		return m.repo.render(m)
+	})
+
+// openRow acts on the selected row: a module lists its sections; a
 // section (or a file) opens in the editor. e never opens a module.
-func (m *workbench) repoOpen(editKey bool) tea.Cmd {
-	r := m.repo.selected()
+func (p *repoPane) openRow(m *workbench, editKey bool) tea.Cmd {
+	r := p.selected()
 	switch {
 	case r == nil:
 		return nil
 	case r.mod != nil && editKey:
 		return m.say("e opens a section in $EDITOR: enter lists the module's sections first", true)
 	case r.mod != nil:
-		m.repo.back, m.repo.backF = r.key(), m.repo.filter
-		m.repo.module, m.repo.open, m.repo.filter, m.repo.cursor, m.repo.offset = r.mod.Path, true, "", 0, 0
-		m.repo.rows, m.repo.vis = nil, nil
+		p.back, p.backF = r.key(), p.filter
+		p.module, p.open, p.filter, p.cursor, p.offset = r.mod.Path, true, "", 0, 0
+		p.rows, p.vis = nil, nil
 		m.focus = focusList
 		m.pending++
-		return loadRepoFiles(m.st, m.proj.ID, r.mod.Path, m.repo.req)
+		return loadRepoFiles(m.ctx, m.st, m.proj.ID, r.mod.Path, p.req)
 	}
-	return m.openInEditor(r.file.Path, r.line())
+	return p.edit(m, r.file.Path, r.line())
 }
 
-// openInEditor hands the terminal to the person's editor on the
+// edit hands the terminal to the person's editor on the
 // repository's file rel at line.
-func (m *workbench) openInEditor(rel string, line int) tea.Cmd {
-	if m.repo.sum == nil || m.repo.sum.Root == "" {
+func (p *repoPane) edit(m *workbench, rel string, line int) tea.Cmd {
+	if p.sum == nil || p.sum.Root == "" {
 		return m.say("the index names no repository root: run /index again", true)
 	}
-	file := filepath.Join(m.repo.sum.Root, filepath.FromSlash(rel))
-	getenv := m.getenv
+	file := filepath.Join(p.sum.Root, filepath.FromSlash(rel))
+	ctx, getenv := m.ctx, m.getenv
 	return func() tea.Msg {
 		// An editor given a file that is gone would open an empty one.
 		if _, err := os.Stat(file); err != nil {
 			return fileEditedMsg{path: rel, gone: true}
 		}
-		return editorReadyMsg{path: rel, cmd: editorAt(getenv, file, line)}
+		return editorReadyMsg{path: rel, cmd: editorAt(ctx, getenv, file, line)}
 	}
 }
 
 // editorReady hands the terminal to the editor built for a repository file.
-func (m *workbench) editorReady(msg editorReadyMsg) tea.Cmd {
+func (msg editorReadyMsg) handle(m *workbench) tea.Cmd {
 	return m.exec(msg.cmd, func(err error) tea.Msg { return fileEditedMsg{path: msg.path, err: err} })
 }
 
 // fileEdited reports an editor that failed, or a file that was gone.
-func (m *workbench) fileEdited(msg fileEditedMsg) tea.Cmd {
+func (msg fileEditedMsg) handle(m *workbench) tea.Cmd {
 	switch {
 	case msg.gone:
 		return m.say(fmt.Sprintf("%s is not there any more: /index reads the repository again", safetext.CleanLine(msg.path)), true)
@@ -714,40 +754,14 @@ func (m *workbench) fileEdited(msg fileEditedMsg) tea.Cmd {
 
 // editorAt is the command that opens file at line in the editor getenv
 // names ($VISUAL, else $EDITOR, else vi).
-func editorAt(getenv func(string) string, file string, line int) *exec.Cmd {
-	return config.EditorAtLine(bg, getenv, file, line)
-}
-
-func (m *workbench) repoFilterKey(k tea.KeyPressMsg) tea.Cmd {
-	was := m.repo.filter
-	switch s := k.String(); s {
-	case "esc":
-		m.repo.filter, m.repo.typing = "", false
-	case "enter":
-		m.repo.typing = false
-	case "backspace":
-		if r := []rune(m.repo.filter); len(r) > 0 {
-			m.repo.filter = string(r[:len(r)-1])
-		}
-	case "up", "down":
-		m.repo.move(map[string]int{"up": -1, "down": 1}[s], m.repoRows())
-	default:
-		if t := k.Text; t != "" {
-			m.repo.filter += t
-		} else if s == "space" {
-			m.repo.filter += " "
-		}
-	}
-	if m.repo.filter != was {
-		m.repo.setRows(m.repo.rows, "")
-	}
-	return m.renderRepoDoc()
+func editorAt(ctx context.Context, getenv func(string) string, file string, line int) *exec.Cmd {
+	return config.EditorAtLine(ctx, getenv, file, line)
 }
 
 // cmdIndex carries out /index: the repository is read again in the
 // background (the workbench stays usable), and the section reloads when
 // the store says it was written.
-func (m *workbench) cmdIndex(p parsed) (tea.Cmd, error) {
+func cmdIndex(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) > 0 {
 		return nil, fmt.Errorf("/index takes nothing: exclude paths with cairn index --exclude GLOB")
 	}
@@ -768,7 +782,7 @@ func (m *workbench) cmdIndex(p parsed) (tea.Cmd, error) {
 }
 
 // indexed reports an index run and reloads what shows it.
-func (m *workbench) indexed(msg indexedMsg) tea.Cmd {
+func (msg indexedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	m.indexing = false
 	if msg.err != nil {
@@ -783,37 +797,17 @@ func (m *workbench) indexed(msg indexedMsg) tea.Cmd {
 	cmds := []tea.Cmd{m.say(text, false)}
 	if msg.project.ID == m.proj.ID {
 		if m.section == sectionRepo {
-			cmds = append(cmds, m.loadRepo())
+			cmds = append(cmds, m.repo.load(m))
 		} else {
 			m.pending++
-			cmds = append(cmds, loadRepoSummary(m.st, m.proj.ID, -1))
+			cmds = append(cmds, loadRepoSummary(m.ctx, m.st, m.proj.ID, -1))
 		}
 	}
 	return tea.Batch(cmds...)
 }
 
-// repoHints is the footer of the Repository section.
-func (m *workbench) repoHints() string {
-	if m.repo.typing {
-		return "type to filter · enter keep · esc clear"
-	}
-	if m.focus == focusDetail {
-		return hints(keys.Up.as("scroll"), keys.OpenFile, keys.Back, keys.Command, keys.Help)
-	}
-	r := m.repo.selected()
-	switch {
-	case m.repo.sum == nil:
-		return "/index reads the repository · / command · ? help"
-	case r != nil && r.mod != nil:
-		return hints(keys.Up, keys.Open.as("sections"), keys.Filter, keys.Back.as("sidebar"), keys.Command.as("command (/index)"), keys.Help)
-	case m.w < wide:
-		return hints(keys.Up, keys.Open.as("$EDITOR"), keys.Next.as("read"), keys.Filter, keys.Back.as("modules"), keys.Command, keys.Help)
-	}
-	return hints(keys.Up, keys.Open.as("$EDITOR"), keys.Filter, keys.Back.as("modules"), keys.Command, keys.Help)
-}
-
 // cmdRepository carries out /repository.
-func (m *workbench) cmdRepository(p parsed) (tea.Cmd, error) {
+func cmdRepository(m *workbench, p parsed) (tea.Cmd, error) {
 	m.focus = focusList
 	return m.selectSection(sectionRepo), nil
 }

@@ -104,7 +104,7 @@ func TestRepositoryScreens(t *testing.T) {
 					}
 					m := app(t, db, size[0], size[1], theme)
 					press(t, m, v.keys...)
-					golden(t, name, screen(m))
+					golden(t, name, shown(m, name))
 				})
 			}
 		}
@@ -313,7 +313,7 @@ func TestModuleFilesMatchTheirCounts(t *testing.T) {
 		t.Fatalf("modules %+v", sum.Modules)
 	}
 	for _, mod := range sum.Modules {
-		msg := loadRepoFiles(db, demoProject.ID, mod.Path, 1)().(repoFilesLoadedMsg)
+		msg := loadRepoFiles(bg, db, demoProject.ID, mod.Path, 1)().(repoFilesLoadedMsg)
 		if msg.err != nil {
 			t.Fatal(msg.err)
 		}
@@ -364,7 +364,7 @@ func TestModuleSectionsByLineAndCounted(t *testing.T) {
 	}
 	theme := themes.Get("plain")
 	for _, mod := range sum.Modules {
-		msg := loadRepoFiles(db, demoProject.ID, mod.Path, 1)().(repoFilesLoadedMsg)
+		msg := loadRepoFiles(bg, db, demoProject.ID, mod.Path, 1)().(repoFilesLoadedMsg)
 		if msg.err != nil {
 			t.Fatal(msg.err)
 		}

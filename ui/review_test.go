@@ -35,8 +35,8 @@ func TestRejectKeepsTheMemoryQueuedAndUnserved(t *testing.T) {
 	if want := `✓ rejected "` + queued.Title + `": write the corrected fact (s supersedes)`; !strings.Contains(scr, want) {
 		t.Fatalf("no status %q:\n%s", want, scr)
 	}
-	if sel := m.list.selected(); sel == nil || sel.ID != queued.ID || m.verifyCount != 1 {
-		t.Fatalf("the rejected memory left the queue: %+v, %d queued", sel, m.verifyCount)
+	if sel := m.list.selected(); sel == nil || sel.ID != queued.ID || m.tally.verify != 1 {
+		t.Fatalf("the rejected memory left the queue: %+v, %d queued", sel, m.tally.verify)
 	}
 	if !strings.Contains(scr, "! rejected on 2026-04-01: write the corrected") || !strings.Contains(scr, "trust ! 0.00") {
 		t.Fatalf("the queue does not say it was rejected, or its trust is not 0:\n%s", scr)
@@ -129,21 +129,21 @@ func TestCalibrationCountsConfirmAndSupersede(t *testing.T) {
 		t.Fatalf("an empty calibration:\n%s", screen(m))
 	}
 	press(t, m, "esc", "v")
-	if m.verifyCount != 2 {
-		t.Fatalf("the moved facts are not queued: %d", m.verifyCount)
+	if m.tally.verify != 2 {
+		t.Fatalf("the moved facts are not queued: %d", m.tally.verify)
 	}
 	press(t, m, "select:Requests retry", "c")
 	if !strings.Contains(screen(m), `confirmed "Requests retry 3 times`) {
 		t.Fatalf("confirm:\n%s", screen(m))
 	}
 	press(t, m, "select:The cache keeps", "s")
-	m.editor.setText("The cache keeps entries for 300 seconds (cache.go)")
+	m.stack.editor().setText("The cache keeps entries for 300 seconds (cache.go)")
 	press(t, m, "ctrl+s", "enter")
 	if !strings.Contains(screen(m), "superseded") {
 		t.Fatalf("supersede:\n%s", screen(m))
 	}
 	press(t, m, "/", "type:calibration", "enter")
-	if m.mode != modeCalibration {
+	if m.screen() != modeCalibration {
 		t.Fatalf("/calibration did not open the pane")
 	}
 	scr := screen(m)
@@ -158,8 +158,8 @@ func TestCalibrationCountsConfirmAndSupersede(t *testing.T) {
 		t.Fatalf("other kinds or flags:\n%s", scr)
 	}
 	press(t, m, "esc")
-	if m.mode != modeBrowse || m.section != sectionVerify {
-		t.Fatalf("esc did not go back to the queue: mode %d section %d", m.mode, m.section)
+	if m.screen() != modeBrowse || m.section != sectionVerify {
+		t.Fatalf("esc did not go back to the queue: mode %d section %d", m.screen(), m.section)
 	}
 }
 
@@ -179,7 +179,7 @@ func TestReviewsNeedAProject(t *testing.T) {
 		t.Fatalf("w without a project:\n%s", screen(m))
 	}
 	press(t, m, "K")
-	if m.mode == modeCalibration || !strings.Contains(screen(m), "calibration needs the workbench opened on a project") {
+	if m.screen() == modeCalibration || !strings.Contains(screen(m), "calibration needs the workbench opened on a project") {
 		t.Fatalf("K without a project:\n%s", screen(m))
 	}
 	press(t, m, "/", "type:reject", "enter")
@@ -211,7 +211,7 @@ func TestEveryKeyAroundReviews(t *testing.T) {
 
 	// The pane before its numbers arrive: keys go to it, not to the list.
 	m.Update(keyMsg("K"))
-	if m.mode != modeCalibration || !strings.Contains(screen(m), "counting the reviews") {
+	if m.screen() != modeCalibration || !strings.Contains(screen(m), "counting the reviews") {
 		t.Fatalf("the loading pane:\n%s", screen(m))
 	}
 	for _, k := range every {
@@ -222,7 +222,7 @@ func TestEveryKeyAroundReviews(t *testing.T) {
 	for _, state := range [][]string{{"K"}, {"v", "w", "K"}} {
 		press(t, m, state...)
 		for _, k := range every {
-			if m.mode != modeCalibration {
+			if m.screen() != modeCalibration {
 				press(t, m, "K")
 			}
 			press(t, m, k)
@@ -231,7 +231,7 @@ func TestEveryKeyAroundReviews(t *testing.T) {
 	}
 	for _, k := range []string{"esc", "q", "K", "v"} { // each closes it
 		press(t, m, "K", k)
-		if m.mode == modeCalibration {
+		if m.screen() == modeCalibration {
 			t.Fatalf("%s did not close the calibration", k)
 		}
 	}

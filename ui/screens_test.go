@@ -46,7 +46,7 @@ func TestScreens(t *testing.T) {
 				t.Run(name, func(t *testing.T) {
 					m := app(t, openStore(t, v.seed), size[0], size[1], theme)
 					press(t, m, v.keys...)
-					golden(t, name, screen(m))
+					golden(t, name, shown(m, name))
 				})
 			}
 		}

@@ -306,7 +306,7 @@ func TestSupersedeEditorClosesWhenItsMemoryIsForgottenElsewhere(t *testing.T) {
 	sel := selected(t, m)
 	press(t, m, "s")
 	elsewhere(t, m, db, func() error { return db.Forget(bg, sel.ID, memory.ActorAgent) })
-	if m.editor != nil || m.mode == modeEditor {
+	if m.stack.editor() != nil || m.screen() == modeEditor {
 		t.Fatalf("the editor stays open on a memory that is gone:\n%s", screen(m))
 	}
 	if scr := screen(m); !strings.Contains(scr, "forgotten elsewhere") || !strings.Contains(scr, "supersede cancelled") {

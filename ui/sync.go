@@ -11,7 +11,7 @@ import (
 
 // cmdSync carries out /sync: the team mirror and the store are brought
 // together in the background, and what shows memories reloads after.
-func (m *workbench) cmdSync(p parsed) (tea.Cmd, error) {
+func cmdSync(m *workbench, p parsed) (tea.Cmd, error) {
 	if len(p.args) > 0 {
 		return nil, fmt.Errorf("/sync takes nothing: another directory or --layers with cairn sync")
 	}
@@ -32,7 +32,7 @@ func (m *workbench) cmdSync(p parsed) (tea.Cmd, error) {
 }
 
 // synced reports a sync and reloads what it may have changed.
-func (m *workbench) synced(msg syncedMsg) tea.Cmd {
+func (msg syncedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	m.syncing = false
 	if msg.err != nil {

@@ -8,7 +8,6 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"cairn/memory"
 	"cairn/safetext"
 )
 
@@ -21,7 +20,7 @@ const inboxWide = 160
 
 // inboxBeside says whether the Inbox's detail stands beside its list
 // (else below it, or in its place once opened).
-func (m *workbench) inboxBeside() bool { return m.w >= inboxWide }
+func inboxBeside(w int) bool { return w >= inboxWide }
 
 // rect is a pane's place on the screen.
 type rect struct{ x, y, w, h int }
@@ -47,7 +46,7 @@ func (m *workbench) footerHeight() int {
 
 func (m *workbench) layout() layoutRects {
 	bodyH := max(m.h-1-m.footerHeight(), 3)
-	side := m.sidebarWidth()
+	side := m.tally.width()
 	if m.mode == modeInbox && m.w < wide && m.focus != focusSidebar && len(m.inbox.items) > 0 {
 		side = 0 // deciding proposals needs the width: esc brings the sidebar back
 	}
@@ -57,7 +56,7 @@ func (m *workbench) layout() layoutRects {
 	rest := max(m.w-side, 10)
 	inbox := m.mode == modeInbox
 	switch {
-	case inbox && m.inboxBeside():
+	case inbox && inboxBeside(m.w):
 		lw := min(rest/2, 80) // a proposal is read whole: its detail needs the room as much
 		l.list = rect{side, 1, lw, bodyH}
 		l.detail = rect{side + lw, 1, rest - lw, bodyH}
@@ -90,14 +89,14 @@ func (m *workbench) fit() {
 	}
 	m.list.scroll(m.listRows())
 	m.repl.setWidth(m.w)
-	if m.editor != nil {
-		m.editor.setSize(m.w-4, m.layout().bodyH-2)
+	if e := m.stack.editor(); e != nil {
+		e.setSize(m.w-4, m.layout().bodyH-2)
 	}
 	if m.mode == modeInbox {
-		m.inbox.move(0, m.inboxRows())
+		m.inbox.move(0, m.inbox.rowsShown(m))
 	}
 	if m.mode == modeRepo {
-		m.repo.move(0, m.repoRows())
+		m.repo.move(0, m.repo.rowsShown(m))
 	}
 	m.layPager()
 }
@@ -109,15 +108,8 @@ func (m *workbench) layPager() {
 	w, h := m.w-4, l.bodyH-2 // a full-screen pane inside its border
 	switch {
 	case m.forget != nil || m.drop != nil:
-	case m.mode == modeHelp:
-		m.help.set(helpLines(m.theme, w), w, h)
-	case m.mode == modeCalibration:
-		m.cal.pg.set(m.cal.lines(m.theme, w, m.sid), w, h)
-	case m.mode == modeReport:
-		m.report.pg.set(m.report.all(m.theme, w), w, h)
-	case m.mode == modeDiff && m.diff != nil:
-		m.diff.pg.set(m.diff.lines(m.theme, w, m.sid), w, h-1) // under its title
-	case m.mode == modeEditor:
+	case m.stack.top() != nil:
+		m.stack.top().lay(m, w, h)
 	case m.mode == modeTimeline:
 		w = m.w - l.sidebar.w - 4
 		m.tl.pg.set(m.tl.lines(m.theme, w, m.sid), w, h-1) // under its heading
@@ -130,7 +122,7 @@ func (m *workbench) layPager() {
 		}
 	case m.w >= wide || m.focus == focusDetail:
 		w := l.detail.w - 4
-		m.detail.pg.set(m.withReasons(m.withExplain(m.detail.lines(m.theme, w, m.focus == focusDetail, m.sid))), w, l.detail.h-2)
+		m.detail.pg.set(withReasons(m, withExplain(m, m.detail.lines(m.theme, w, m.focus == focusDetail, m.sid))), w, l.detail.h-2)
 	}
 }
 
@@ -178,16 +170,8 @@ func (m *workbench) content() string {
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.forget.view(m.theme, m.w, l.bodyH, m.sid))
 	case m.drop != nil:
 		body = lipgloss.Place(m.w, l.bodyH, lipgloss.Center, lipgloss.Center, m.drop.view(m.theme, m.w, l.bodyH))
-	case m.mode == modeHelp:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.help.linesWithMore(m.theme), true)
-	case m.mode == modeCalibration:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.cal.pg.linesWithMore(m.theme), true)
-	case m.mode == modeReport:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.report.pg.linesWithMore(m.theme), true)
-	case m.mode == modeDiff && m.diff != nil:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.diff.view(m.theme, m.w-4), true)
-	case m.mode == modeEditor && m.editor != nil:
-		body = m.pane(rect{0, 1, m.w, l.bodyH}, strings.Split(m.editor.view(m.theme, m.w-4, l.bodyH-2, m.sid), "\n"), true)
+	case m.stack.top() != nil:
+		body = m.pane(rect{0, 1, m.w, l.bodyH}, m.stack.top().draw(m, m.w-4, l.bodyH-2), true)
 	default:
 		body = m.browse(l)
 	}
@@ -197,11 +181,11 @@ func (m *workbench) content() string {
 func (m *workbench) browse(l layoutRects) string {
 	side := ""
 	if l.sidebar.w > 0 {
-		side = m.pane(l.sidebar, m.sidebar(l.sidebar.w-4), m.focus == focusSidebar)
+		side = m.pane(l.sidebar, m.tally.lines(m.theme, l.sidebar.w-4, m.section, m.focus == focusSidebar), m.focus == focusSidebar)
 	}
-	if m.loaded && m.total() == 0 && m.mode == modeBrowse && m.section < sectionVerify {
+	if m.tally.loaded && m.tally.total() == 0 && m.mode == modeBrowse && m.section < sectionVerify {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
-		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, m.welcome(r.w-4), m.focus != focusSidebar))
+		return lipgloss.JoinHorizontal(lipgloss.Top, side, m.pane(r, welcome(m.theme, m.proj.Name, m.tally.inbox, r.w-4), m.focus != focusSidebar))
 	}
 	if m.mode == modeTimeline {
 		r := rect{l.sidebar.w, 1, m.w - l.sidebar.w, l.bodyH}
@@ -213,7 +197,7 @@ func (m *workbench) browse(l layoutRects) string {
 			return m.pane(l.detail, m.inbox.pg.lines(), m.focus == focusDetail)
 		}
 		switch {
-		case m.inboxBeside():
+		case inboxBeside(m.w):
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail())
 		case m.focus == focusDetail:
 			return lipgloss.JoinHorizontal(lipgloss.Top, side, detail())
@@ -232,14 +216,14 @@ func (m *workbench) browse(l layoutRects) string {
 		}
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 	}
-	heading := m.sectionTitle()
+	heading, total := m.section.title(), m.tally.of(m.section)
 	switch m.mode {
 	case modeRecall:
-		heading = fmt.Sprintf("recall %q", m.recallQuery)
+		heading, total = fmt.Sprintf("recall %q", m.recallQuery), -1
 	case modeWhy:
-		heading = "why"
+		heading, total = "why", -1
 	}
-	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading, m.sectionTotal()), m.focus == focusList)
+	list := m.pane(l.list, m.list.view(m.theme, l.list.w-4, l.list.h-2, m.focus == focusList, heading, total), m.focus == focusList)
 	if m.w >= wide {
 		detail := m.pane(l.detail, m.detail.pg.lines(), m.focus == focusDetail)
 		return lipgloss.JoinHorizontal(lipgloss.Top, side, list, detail)
@@ -250,152 +234,6 @@ func (m *workbench) browse(l layoutRects) string {
 	return lipgloss.JoinHorizontal(lipgloss.Top, side, list)
 }
 
-func (m *workbench) total() int {
-	n := 0
-	for _, s := range memory.Statuses {
-		n += m.counts.Total(s)
-	}
-	return n
-}
-
-func (m *workbench) sectionTitle() string {
-	switch {
-	case m.section < 6:
-		l := memory.Layers[m.section]
-		return l.Letter() + " " + l.Title()
-	case m.section == sectionVerify:
-		return "Verify first"
-	case m.section == sectionInbox:
-		return "Inbox"
-	case m.section == sectionArchived:
-		return "Archived"
-	case m.section == sectionSuperseded:
-		return "Superseded (history)"
-	case m.section == sectionRepo:
-		return "Repository"
-	}
-	return "Timeline"
-}
-
-// sectionTotal is how many memories the section holds, as the sidebar
-// counts them (the list loads them a page at a time), or -1 where the loaded
-// list is the whole of it.
-func (m *workbench) sectionTotal() int {
-	switch {
-	case m.mode == modeRecall || m.mode == modeWhy:
-		return -1
-	case m.section < sectionVerify:
-		l, _ := m.section.layer()
-		return m.counts.Active(l)
-	case m.section == sectionArchived:
-		return m.counts.Total(memory.StatusArchived)
-	case m.section == sectionSuperseded:
-		return m.counts.Total(memory.StatusSuperseded)
-	}
-	return -1
-}
-
-// countLabel is a sidebar count in at most four cells: 999, 1.2k, 38k,
-// 100k, 1.2M (a count is read at a glance, and "1…" said nothing).
-func countLabel(n int) string {
-	switch {
-	case n < 0:
-		return ""
-	case n < 1000:
-		return fmt.Sprint(n)
-	case n < 10_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1000), ".0") + "k"
-	case n < 1_000_000:
-		return fmt.Sprintf("%dk", n/1000)
-	case n < 10_000_000:
-		return strings.TrimSuffix(fmt.Sprintf("%.1f", float64(n)/1e6), ".0") + "M"
-	}
-	return fmt.Sprintf("%dM", n/1_000_000)
-}
-
-// sidebarWidth fits the longest label ("  B working state") and the widest
-// count beside it, inside the border and padding: 24 cells, a little more
-// for four-character counts.
-func (m *workbench) sidebarWidth() int {
-	widest := len(countLabel(m.verifyCount))
-	for _, n := range []int{m.inboxCount, m.repoCount, m.counts.Total(memory.StatusArchived), m.counts.Total(memory.StatusSuperseded)} {
-		widest = max(widest, len(countLabel(n)))
-	}
-	for _, l := range memory.Layers {
-		widest = max(widest, len(countLabel(m.counts.Active(l))))
-	}
-	return max(24, 22+widest)
-}
-
-func (m *workbench) sidebar(w int) []string {
-	st := m.theme.Styles
-	out := []string{st.Title.Render("Layers")}
-	row := func(i section, label string, n int, style lipgloss.Style) string {
-		mark := "  "
-		if i == m.section {
-			mark = "> "
-		}
-		count := countLabel(n)
-		text := mark + style.Render(label)
-		line := text + strings.Repeat(" ", max(w-lipgloss.Width(text)-len(count), 1)) + st.Muted.Render(count)
-		if i == m.section && m.focus == focusSidebar {
-			return st.Selected.Render(pad(mark+label+strings.Repeat(" ", max(w-len(mark)-lipgloss.Width(label)-len(count), 1))+count, w))
-		}
-		return line
-	}
-	for i, l := range memory.Layers {
-		out = append(out, row(layerSection(l), l.Letter()+" "+l.Title(), m.counts.Active(l), st.Layer[i]))
-	}
-	out = append(out, st.Muted.Render(strings.Repeat("─", w)))
-	out = append(out, row(sectionVerify, "! Verify first", m.verifyCount, st.Warn))
-	out = append(out, row(sectionInbox, "Inbox", m.inboxCount, st.Accent))
-	out = append(out, row(sectionArchived, "Archived", m.counts.Total(memory.StatusArchived), lipgloss.NewStyle()))
-	out = append(out, row(sectionSuperseded, "Superseded", m.counts.Total(memory.StatusSuperseded), lipgloss.NewStyle()))
-	out = append(out, row(sectionTimeline, "Timeline", -1, lipgloss.NewStyle()))
-	repo := -1 // not indexed: no count, the section says how
-	if m.repoCount > 0 {
-		repo = m.repoCount
-	}
-	out = append(out, row(sectionRepo, "Repository", repo, lipgloss.NewStyle()))
-	return out
-}
-
-// welcome greets an empty project.
-func (m *workbench) welcome(w int) []string {
-	st := m.theme.Styles
-	lines := []string{
-		st.Title.Render("Welcome to cairn"),
-		"",
-		"cairn is long-term memory for coding agents and the people who work with them: facts, decisions and their reasons, what failed — versioned instead of overwritten, and yours to correct.",
-		"",
-		"Nothing is remembered in " + st.Accent.Render(safetext.CleanLine(m.proj.Name)) + " yet. Three ways to start:",
-		"",
-		"  " + st.Key.Render("/remember -l A Never commit .env files"),
-		"      press / here and type it",
-		"  " + st.Key.Render("cairn mcp"),
-		"      let your coding agent remember and recall",
-		"  " + st.Key.Render("cairn demo"),
-		"      look around a sample project first",
-		"",
-		st.Muted.Render("? shows every key · q quits"),
-	}
-	if m.inboxCount > 0 {
-		lines = append(lines[:5], append([]string{
-			st.Warn.Render(waiting(m.inboxCount)+" in the inbox:") + " " + st.Key.Render("i") + " shows them, " + st.Key.Render("/consolidate") + " turns drafts into memories.",
-			"",
-		}, lines[5:]...)...)
-	}
-	return wrapAll(lines, w)
-}
-
-// waiting says how many items wait: "1 item waits", "3 items wait".
-func waiting(n int) string {
-	if n == 1 {
-		return "1 item waits"
-	}
-	return fmt.Sprintf("%d items wait", n)
-}
-
 func (m *workbench) header() string {
 	st := m.theme.Styles
 	left := st.Header.Render("cairn") + st.Muted.Render(" · ") + st.Accent.Render(safetext.CleanLine(m.proj.Name))
@@ -403,7 +241,7 @@ func (m *workbench) header() string {
 	if m.pending > 0 {
 		right = m.spin.View() + " "
 	}
-	if p := m.consolidating(); p != "" {
+	if p := strings.TrimSpace(m.progress); m.sleeping != nil && p != "" {
 		right += st.Accent.Render(p) + "  "
 	}
 	if m.indexing {
@@ -422,7 +260,9 @@ func (m *workbench) footer() string {
 	} else {
 		lines = append(lines, m.statusLines()...)
 	}
-	lines = append(lines, st.Footer.Render(pad(fit(m.keyHints(), m.w), m.w)))
+	// The keys of what has the keyboard: the footer of its table.
+	tables := m.keyTables()
+	lines = append(lines, st.Footer.Render(pad(fit(tables[len(tables)-1].hints(m), m.w), m.w)))
 	return strings.Join(lines, "\n")
 }
 
@@ -481,77 +321,4 @@ func fit(hints string, w int) string {
 		return last
 	}
 	return out + " · " + last
-}
-
-// keyHints is the one-line help for what has the keyboard now.
-func (m *workbench) keyHints() string {
-	switch {
-	case m.forget != nil:
-		return "y forget · N/enter/esc keep"
-	case m.drop != nil:
-		return "y drop · N/enter/esc keep"
-	case m.repl.active:
-		return "enter run · tab complete · ↑/↓ history · esc close"
-	case m.list.filtering:
-		return "type to filter · enter keep · esc clear"
-	case m.mode == modeHelp:
-		return "↑/↓ scroll · esc close help"
-	case m.mode == modeCalibration:
-		return "↑/↓ scroll · v verify-first queue · esc close calibration"
-	case m.mode == modeReport:
-		return "↑/↓ scroll · i inbox · / command · esc close"
-	case m.mode == modeDiff:
-		switch {
-		case m.diff != nil && m.diff.confirm && m.diff.proposal != "":
-			return "enter accept your version · esc back to the editor · ↑/↓ scroll"
-		case m.diff != nil && m.diff.proposal != "":
-			return "a accept · w reject · e edit, then accept · ↑/↓ scroll · esc close"
-		case m.diff != nil && m.diff.confirm:
-			return "enter store the new version · esc back to the editor · ↑/↓ scroll"
-		case m.diff != nil && len(m.diff.vers) > 2:
-			return "←/→ older/newer pair · [/] move the old side · ↑/↓ scroll · esc close"
-		}
-		return "↑/↓ scroll · esc close"
-	case m.mode == modeEditor && m.editor != nil && m.editor.proposal != "":
-		return "ctrl+s diff, then enter accepts · ctrl+e $EDITOR · esc cancel"
-	case m.mode == modeEditor:
-		return "ctrl+s diff · ctrl+e $EDITOR · esc cancel"
-	case m.mode == modeTimeline:
-		return hints(keys.Up.as("scroll"), keys.Next.as("sidebar"), keys.Command, keys.Help, keys.Quit)
-	case m.focus == focusSidebar:
-		return "↑/↓ section · enter/→ open · 1-6 layer · / command · ? help · q quit"
-	case m.mode == modeRepo:
-		return m.repoHints()
-	case m.mode == modeRecall:
-		return hints(keys.Up, keys.Open, keys.Explain, keys.Helpful, keys.Unhelpful, keys.Back, keys.Command, keys.Help)
-	case m.mode == modeWhy:
-		return hints(keys.Up, keys.Open.as("its own reasons"), keys.Back, keys.Command, keys.Help)
-	case m.mode == modeInbox:
-		move, back := "↑/↓ move · enter read", ""
-		if m.focus == focusDetail {
-			move, back = "↑/↓ scroll", " · esc back"
-		}
-		switch it := m.inbox.selected(); {
-		case len(m.inbox.marked) > 0:
-			return move + fmt.Sprintf(" · a accept the %d marked · w reject them · space mark · esc unmark all · ? help", len(m.inbox.marked))
-		case it == nil:
-			return move + " · / command (/consolidate)" + back + " · ? help"
-		case it.draft != nil && m.inbox.session != "":
-			return move + " · o the episode · x drop the draft · esc the whole inbox · ? help"
-		case it.draft != nil && it.draft.Source.Session != "":
-			return move + " · o its session's episode · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
-		case it.draft != nil:
-			return move + " · x drop the draft · /consolidate turns drafts into memories" + back + " · ? help"
-		case it.gap != nil:
-			return move + " · /remember the answer · x close the gap" + back + " · ? help"
-		case it.prop.Kind == memory.ProposeArchive:
-			return move + " · " + hints(keys.Accept, keys.Reject, keys.Mark) + back + " · " + hints(keys.Command, keys.Help)
-		}
-		return move + " · " + hints(keys.Accept, keys.Reject, keys.Mark, keys.EditCandidate, keys.Diff) + back + " · " + hints(keys.Command, keys.Help)
-	case m.section == sectionVerify && m.mode == modeBrowse && m.focus == focusList:
-		return hints(keys.Up, keys.Open, keys.Confirm, keys.Reject, keys.Supersede, keys.Rebind, keys.Archive, keys.Calibration, keys.Help)
-	case m.focus == focusDetail:
-		return hints(keys.NextLink, keys.Open.as("follow"), keys.Back, keys.Diff, keys.Supersede, keys.Archive, keys.Forget, keys.Command, keys.Help)
-	}
-	return hints(keys.Up, keys.Open, keys.Command, keys.Archive, keys.Unarchive, keys.Supersede, keys.Forget, keys.Diff, keys.Filter, keys.Help)
 }

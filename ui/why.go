@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"context"
 	"fmt"
 	"strings"
 
@@ -14,7 +15,7 @@ import (
 // the list; enter walks to a row's own reasons.
 
 // whyLoaded shows /why's tree in the list.
-func (m *workbench) whyLoaded(msg whyLoadedMsg) tea.Cmd {
+func (msg whyLoadedMsg) handle(m *workbench) tea.Cmd {
 	m.done()
 	if msg.err != nil {
 		return m.fail("read why", msg.err)
@@ -26,7 +27,7 @@ func (m *workbench) whyLoaded(msg whyLoadedMsg) tea.Cmd {
 	for i, it := range msg.items {
 		m.list.prefix[it.ID] = msg.prefixes[i]
 	}
-	m.mode, m.focus = modeWhy, focusList
+	m.mode, m.focus, m.stack = modeWhy, focusList, nil
 	n := len(msg.items) - 1
 	if n == 0 {
 		m.say(fmt.Sprintf("why %q: no reasons or evidence linked — /link because ID adds one", safetext.CleanLine(msg.root.Title)), false)
@@ -47,18 +48,18 @@ var reasonKinds = map[memory.EdgeKind]bool{memory.EdgeBecause: true, memory.Edge
 // loadWhy reads the tree of what a memory rests on (because, evidence,
 // depends on, derived from, contradicts, followed to whyDepth) and, below
 // it, what rests on the memory, as rows with their tree prefixes.
-func loadWhy(st Store, ref string) tea.Cmd {
+func loadWhy(ctx context.Context, st Store, ref string) tea.Cmd {
 	return func() tea.Msg {
-		root, err := getRef(st, ref)
+		root, err := getRef(ctx, st, ref)
 		if err != nil {
 			return whyLoadedMsg{err: err}
 		}
-		w := whyMsgBuilder{st: st, seen: map[string]bool{root.ID: true}}
+		w := whyMsgBuilder{ctx: ctx, st: st, seen: map[string]bool{root.ID: true}}
 		w.add(root, "")
 		if err := w.down(root.ID, "", 1); err != nil {
 			return whyLoadedMsg{err: err}
 		}
-		_, in, err := st.Edges(bg, root.ID)
+		_, in, err := st.Edges(ctx, root.ID)
 		if err != nil {
 			return whyLoadedMsg{err: err}
 		}
@@ -66,7 +67,7 @@ func loadWhy(st Store, ref string) tea.Cmd {
 			if !reasonKinds[e.Kind] || !e.Active || w.seen[e.From] {
 				continue
 			}
-			if m, err := st.Get(bg, e.From); err == nil {
+			if m, err := st.Get(ctx, e.From); err == nil {
 				w.seen[m.ID] = true
 				w.add(m, "← "+edgeLabel(e.Kind)+" ")
 			}
@@ -76,6 +77,7 @@ func loadWhy(st Store, ref string) tea.Cmd {
 }
 
 type whyMsgBuilder struct {
+	ctx      context.Context
 	st       Store
 	seen     map[string]bool
 	items    []*memory.Memory
@@ -91,7 +93,7 @@ func (w *whyMsgBuilder) down(id, indent string, depth int) error {
 	if depth > whyDepth {
 		return nil
 	}
-	out, _, err := w.st.Edges(bg, id)
+	out, _, err := w.st.Edges(w.ctx, id)
 	if err != nil {
 		return err
 	}
@@ -103,7 +105,7 @@ func (w *whyMsgBuilder) down(id, indent string, depth int) error {
 		}
 	}
 	for i, e := range kids {
-		m, err := w.st.Get(bg, e.To)
+		m, err := w.st.Get(w.ctx, e.To)
 		if err != nil {
 			continue // forgotten meanwhile
 		}
