@@ -266,6 +266,22 @@ func shortSession(s string) string {
 	return safetext.CleanLine(s)
 }
 
+// row is what an item's row says, its kind and its text in room cells or
+// more (a supersession keeps its change in sight).
+func (it inboxItem) row(room int) (kind, text string) {
+	switch {
+	case it.draft != nil:
+		return "draft", draftOrigin(it.draft) + " · " + oneLinePreview(ingest.Unmarked(it.draft.Text))
+	case it.gap != nil:
+		return "gap", fmt.Sprintf("asked %d× · %s", it.gap.Count, oneLinePreview(it.gap.Query))
+	}
+	text = inboxline.Proposal(*it.prop, it.target, it.other)
+	if it.prop.Kind == memory.ProposeSupersede {
+		text = keepChange(text, room)
+	}
+	return string(it.prop.Kind), text
+}
+
 // keepChange fits a row's "old → new" in n cells by cutting the old text,
 // so what changes stays in sight ("The token bucket holds 5k req/s at p99
 // under 4 ms on th… → 12"); a new side too long for half the room is cut
@@ -345,20 +361,9 @@ func (p *inboxPane) view(t themes.Theme, w, h int, focused bool) []string {
 		} else {
 			mark += " "
 		}
-		kind, text := "draft", ""
-		switch {
-		case it.draft != nil:
-			text = draftOrigin(it.draft) + " · " + oneLinePreview(ingest.Unmarked(it.draft.Text))
-		case it.gap != nil:
-			kind, text = "gap", fmt.Sprintf("asked %d× · %s", it.gap.Count, oneLinePreview(it.gap.Query))
-		default:
-			kind, text = string(it.prop.Kind), inboxline.Proposal(*it.prop, it.target, it.other)
-		}
 		when := fmt.Sprintf(" %3s", age(p.asOf, it.when()))
 		room := max(w-2-label-len(when), 1)
-		if it.prop != nil && it.prop.Kind == memory.ProposeSupersede {
-			text = keepChange(text, room)
-		}
+		kind, text := it.row(room)
 		line := mark + pad(safetext.CleanLine(kind), label) + pad(text, room)
 		switch {
 		case i == p.cursor && focused:
