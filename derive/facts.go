@@ -88,46 +88,7 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 		return b, reason == "" && err == nil
 	}
 
-	var lang string
-	if b, ok := read("go.mod"); ok {
-		lang = "go"
-		goModFacts(&f, b)
-	}
-	if b, ok := read("Cargo.toml"); ok {
-		lang = orElse(lang, "rust")
-		cargoFacts(&f, b, have)
-	}
-	if b, ok := read("pyproject.toml"); ok {
-		lang = orElse(lang, "python")
-		pyprojectFacts(&f, b, have)
-	}
-	if b, ok := read("package.json"); ok {
-		if lang == "" {
-			lang = "javascript"
-			if f.Languages["typescript"] > f.Languages["javascript"] {
-				lang = "typescript"
-			}
-		}
-		packageJSONFacts(&f, b)
-	}
-	for _, mk := range []string{"GNUmakefile", "Makefile", "makefile"} {
-		if b, ok := read(mk); ok {
-			makefileFacts(&f, mk, b)
-			break
-		}
-	}
-	for _, tf := range []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"} {
-		if b, ok := read(tf); ok {
-			taskfileFacts(&f, tf, b)
-			break
-		}
-	}
-	for _, jf := range []string{"justfile", "Justfile", ".justfile"} {
-		if b, ok := read(jf); ok {
-			justfileFacts(&f, jf, b)
-			break
-		}
-	}
+	lang := manifestFacts(&f, have, read)
 	ciFacts(&f, root, paths, read)
 	goEntryPoints(&f, paths, read)
 	for _, p := range paths {
@@ -165,6 +126,52 @@ func projectFacts(root string, paths []string) (Facts, []string) {
 	}
 	f.EntryPoints = uniqueSorted(f.EntryPoints)
 	return f.Redacted(), notes
+}
+
+// manifestFacts reads the manifests (go.mod, Cargo.toml, pyproject.toml,
+// package.json) and the build files (a Makefile, a Taskfile, a justfile)
+// into f; the language is the first manifest's, "" when there is none.
+func manifestFacts(f *Facts, have map[string]bool, read func(string) ([]byte, bool)) (lang string) {
+	if b, ok := read("go.mod"); ok {
+		lang = "go"
+		goModFacts(f, b)
+	}
+	if b, ok := read("Cargo.toml"); ok {
+		lang = orElse(lang, "rust")
+		cargoFacts(f, b, have)
+	}
+	if b, ok := read("pyproject.toml"); ok {
+		lang = orElse(lang, "python")
+		pyprojectFacts(f, b, have)
+	}
+	if b, ok := read("package.json"); ok {
+		if lang == "" {
+			lang = "javascript"
+			if f.Languages["typescript"] > f.Languages["javascript"] {
+				lang = "typescript"
+			}
+		}
+		packageJSONFacts(f, b)
+	}
+	for _, mk := range []string{"GNUmakefile", "Makefile", "makefile"} {
+		if b, ok := read(mk); ok {
+			makefileFacts(f, mk, b)
+			break
+		}
+	}
+	for _, tf := range []string{"Taskfile.yml", "Taskfile.yaml", "taskfile.yml", "taskfile.yaml"} {
+		if b, ok := read(tf); ok {
+			taskfileFacts(f, tf, b)
+			break
+		}
+	}
+	for _, jf := range []string{"justfile", "Justfile", ".justfile"} {
+		if b, ok := read(jf); ok {
+			justfileFacts(f, jf, b)
+			break
+		}
+	}
+	return lang
 }
 
 // factsLimit bounds a manifest or build file the facts are read from.

@@ -368,34 +368,7 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		}
 		counts := x.nameCounts()
 		x.mu.RUnlock()
-		ask := asking{code: asksWhereCode(req.Query), docs: asksDocs(req.Query), types: asksTypes(req.Query),
-			tsTypes: asksTypeScript(req.Query), command: asksCommand(req.Query)}
-		asked := withKin(req.Query, qtoks) // a file named by a kin of a question's word is named less
-		named := map[string]float64{}      // by path: how much of the file's name the question says
-		for _, h := range hits {
-			h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
-			if h.Part != PartPath {
-				h.Explain.Relevance *= sectionPrior(h.Section, ask)
-				f, ok := named[h.Path]
-				if !ok {
-					// A name many files share (access_token.go in five
-					// packages) tells them apart less than one file's own.
-					f = nameShare(h.Path, asked) / math.Sqrt(float64(max(1, counts[strings.ToLower(fileName(h.Path))])))
-					named[h.Path] = f
-				}
-				h.Explain.Relevance *= 1 + nameWeight*f
-				// A file the question names is something the repository
-				// has: the answer is known, though the question's other
-				// words are not the file's.
-				h.Explain.answers *= 1 + nameWeight*f
-			}
-			h.Explain.Final = h.Explain.Relevance
-			h.Score = h.Explain.Final
-			if len(h.Doc) > sectionDocLimit {
-				h.Doc = cutAtWord(h.Doc, sectionDocLimit)
-			}
-			out = append(out, h)
-		}
+		out = append(out, weighSections(hits, req.Query, qtoks, counts)...)
 	}
 	sort.Slice(out, func(i, j int) bool {
 		if out[i].Score != out[j].Score {
@@ -447,6 +420,41 @@ func versionless(p string) string {
 }
 
 var versionDir = regexp.MustCompile(`^(?:latest|next|stable|current|version-[0-9][0-9a-z.x-]*|v[0-9]+(?:\.[0-9x]+)*|[0-9]+\.(?:[0-9]+|x)(?:\.[0-9x]+)*)$`)
+
+// weighSections puts the priors on a project's section hits for the
+// question q (what it asks for, the files it names) and gives them their
+// final scores; counts are the project's files by the name they go by.
+func weighSections(hits map[int32]*SectionHit, q string, qtoks []string, counts map[string]int) []*SectionHit {
+	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q)}
+	asked := withKin(q, qtoks) // a file named by a kin of a question's word is named less
+	named := map[string]float64{}
+	out := make([]*SectionHit, 0, len(hits))
+	for _, h := range hits {
+		h.Explain.Trust = 1 // as fresh as the files: the wake check re-reads what moved
+		if h.Part != PartPath {
+			h.Explain.Relevance *= sectionPrior(h.Section, ask)
+			f, ok := named[h.Path]
+			if !ok {
+				// A name many files share (access_token.go in five
+				// packages) tells them apart less than one file's own.
+				f = nameShare(h.Path, asked) / math.Sqrt(float64(max(1, counts[strings.ToLower(fileName(h.Path))])))
+				named[h.Path] = f
+			}
+			h.Explain.Relevance *= 1 + nameWeight*f
+			// A file the question names is something the repository
+			// has: the answer is known, though the question's other
+			// words are not the file's.
+			h.Explain.answers *= 1 + nameWeight*f
+		}
+		h.Explain.Final = h.Explain.Relevance
+		h.Score = h.Explain.Final
+		if len(h.Doc) > sectionDocLimit {
+			h.Doc = cutAtWord(h.Doc, sectionDocLimit)
+		}
+		out = append(out, h)
+	}
+	return out
+}
 
 // sectionCandidates is how many sections the lexical search passes to the
 // priors: more than for memories, since what a prior lifts (a file the
