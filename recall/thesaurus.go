@@ -235,8 +235,9 @@ func withKin(q string, query []string) map[string]float64 {
 	w := weights(query)
 	// A question of how to build or run the project asks for commands,
 	// not for the code that builds (a builder) or runs (a runner).
+	command := asksCommand(q)
 	for _, t := range query {
-		if asksCommand(q) {
+		if command {
 			break
 		}
 		for _, k := range agentForms(t) {
