@@ -21,35 +21,75 @@ import (
 // store package implements it over Badger; everything else — the
 // workbench, recall, trust, the MCP server — sees only this.
 
-// Store is everything cairn does with its memories. *DB implements it over
-// Badger; the CLI, the workbench and (later) the socket server use only this.
-type Store interface {
-	// Projects.
+// The store's contract is a set of roles, each what one kind of consumer
+// reads or writes; Store composes them all. A consumer takes the roles it
+// uses (recall.Source, trust.Store, ...), so what it needs is checked when
+// it is compiled, never probed for while it runs. *DB implements every
+// role over Badger, and the socket client (remote.Client) every role over
+// the server's socket, one row of its method table per method.
+
+// ProjectRegistry is the projects memories belong to.
+type ProjectRegistry interface {
 	EnsureProject(ctx context.Context, p Project) (Project, error)
 	Project(ctx context.Context, id string) (Project, error)
 	ProjectByName(ctx context.Context, name string) (Project, error)
 	Projects(ctx context.Context) ([]Project, error)
+}
 
-	// Memories.
-	Remember(ctx context.Context, m *Memory, by Actor) (*Memory, error)
+// MemoryReader reads memories: one, its versions, a page, the counts, and
+// the negatives and lessons a text triggers.
+type MemoryReader interface {
+	Lister
 	Get(ctx context.Context, id string) (*Memory, error)
 	Resolve(ctx context.Context, idOrPrefix string) (string, error)
 	GetByRef(ctx context.Context, project, ref string) (*Memory, error)
 	History(ctx context.Context, id string) ([]*Memory, error)
+	Count(ctx context.Context, project string) (Counts, error)
+	// Triggered lists a project's active negatives and lessons whose
+	// triggers text names (see DB.Triggered).
+	Triggered(ctx context.Context, project, text string, limit int) ([]TriggerHit, error)
+}
+
+// MemoryWriter changes memories, one at a time, as an actor.
+type MemoryWriter interface {
+	Remember(ctx context.Context, m *Memory, by Actor) (*Memory, error)
 	Edit(ctx context.Context, id string, p Patch, by Actor) (*Memory, error)
 	Supersede(ctx context.Context, oldID string, m *Memory, by Actor) (*Memory, error)
 	Archive(ctx context.Context, id, reason string, by Actor) (*Memory, error)
 	Unarchive(ctx context.Context, id string, by Actor) (*Memory, error)
 	Forget(ctx context.Context, id string, by Actor) error
-	List(ctx context.Context, q Query) (Page, error)
-	Count(ctx context.Context, project string) (Counts, error)
+}
 
-	// Edges.
+// Memories reads and writes memories.
+type Memories interface {
+	MemoryReader
+	MemoryWriter
+}
+
+// Graph is the edges between memories.
+type Graph interface {
 	Link(ctx context.Context, e Edge, by Actor) error
 	Edges(ctx context.Context, id string) (out, in []Edge, err error)
+}
 
-	// Timeline and capture inbox.
+// Timeline is what was done, by whom: a project's events, every event
+// since a stamp, and the events as they are written.
+type Timeline interface {
 	Timeline(ctx context.Context, project string, limit int) ([]Event, error)
+	// LastEvent is the id of the newest event of any project ("" when
+	// there is none): a stamp of the store's state for what is derived
+	// from it (the recall index saves it and catches up with EventsSince).
+	LastEvent(ctx context.Context) (string, error)
+	// EventsSince lists the events of every project newer than the event
+	// id after, oldest first.
+	EventsSince(ctx context.Context, after string) ([]Event, error)
+	// Subscribe streams timeline events as they are written, by any writer.
+	Subscribe(ctx context.Context) (<-chan Event, error)
+}
+
+// Inbox is what waits for consolidation and for a person: the captured
+// drafts, agents' transcripts read into drafts, and the proposals.
+type Inbox interface {
 	Capture(ctx context.Context, d Draft) (Draft, error)
 	Drafts(ctx context.Context, project string, limit int) ([]Draft, error)
 	// ListDrafts pages through a project's drafts, oldest first, by cursor
@@ -57,31 +97,42 @@ type Store interface {
 	ListDrafts(ctx context.Context, q DraftQuery) (DraftPage, error)
 	// DropDraft deletes a draft for good, leaving only "a draft was deleted".
 	DropDraft(ctx context.Context, id string, by Actor) error
-
-	// Triggered lists a project's active negatives and lessons whose
-	// triggers text names (see DB.Triggered).
-	Triggered(ctx context.Context, project, text string, limit int) ([]TriggerHit, error)
-
-	// Agents' transcripts: drafts read from a session log in batches, and
-	// where the last read of a file stopped (see DB.Ingest).
+	// Ingest writes drafts read from a session log in batches, and
+	// IngestState says where the last read of a file stopped (see DB.Ingest).
 	Ingest(ctx context.Context, b IngestBatch) (IngestResult, error)
 	IngestState(ctx context.Context, file string) (IngestState, error)
+	Proposals(ctx context.Context, project string, state ProposalState) ([]Proposal, error)
+	Proposal(ctx context.Context, id string) (Proposal, error)
+}
 
-	// Recall in use: what a recall was worth (salience, never trust), and
-	// the questions it could not answer.
+// Runs are consolidation's changes: a run applied all or nothing and undone
+// exactly (see DB.Apply), and the mark a pass that changed nothing leaves.
+type Runs interface {
+	Apply(ctx context.Context, run Run, ops []Op) (Run, error)
+	UndoRun(ctx context.Context, project, id string, by Actor) (Run, error)
+	Runs(ctx context.Context, project string, limit int) ([]Run, error)
+	// PassMark is what the project's last full consolidation pass that
+	// changed nothing left for the next (zero when none did); SetPassMark
+	// records it.
+	PassMark(ctx context.Context, project string) (PassMark, error)
+	SetPassMark(ctx context.Context, project string, m PassMark) error
+}
+
+// Usage is recall in use: what a recall was worth (salience, never trust),
+// and the questions it could not answer.
+type Usage interface {
+	// Touch records that memories were recalled (their salience; see
+	// DB.Touch): no new version, no event.
+	Touch(ctx context.Context, ids []string) error
 	Feedback(ctx context.Context, id, query string, helpful bool, by Actor) error
 	RecordGap(ctx context.Context, project, query string, best float64) error
 	Gaps(ctx context.Context, project string) ([]Gap, error)
 	DropGap(ctx context.Context, project, id string, by Actor) error
+}
 
-	// Bulk.
-	Import(ctx context.Context, project string, recs []Record, by Actor) (ImportResult, error)
-	// ImportStream is Import of records handed over a chunk at a time by
-	// next (io.EOF after the last), so neither side holds the whole input.
-	ImportStream(ctx context.Context, project string, next func() ([]Record, error), by Actor) (ImportResult, error)
-	Stats(ctx context.Context) (Stats, error)
-
-	// Watermarks: the bound memories of a project, and recording their state.
+// Watermarks are what memories are bound to, and a person's reviews.
+type Watermarks interface {
+	// Bound lists the bound memories of a project.
 	Bound(ctx context.Context, project string) ([]*Memory, error)
 	// BoundTargets sums the bound memories up as the distinct stamps they
 	// carry, and BoundTo reads those bound to some targets: a wake check
@@ -92,30 +143,44 @@ type Store interface {
 	// VerifyFirst lists the active memories whose trust at now is under
 	// TrustThreshold, newest first, from an index (see verifyq.go).
 	VerifyFirst(ctx context.Context, project string, now time.Time) ([]*Memory, error)
-
-	// Reviews: a person's verdict on a memory, carried out and kept as
-	// evidence for calibration (see DB.Review); the project's reviews.
+	// Review carries out a person's verdict on a memory and keeps it as
+	// evidence for calibration (see DB.Review); Reviews are the project's.
 	Review(ctx context.Context, id string, v Verdict, ws []Watermark, summary string, by Actor) (*Memory, error)
 	Reviews(ctx context.Context, project string) ([]Review, error)
+}
 
-	// Consolidation: a run's changes applied all or nothing and undone
-	// exactly (see DB.Apply); the proposals waiting for a person.
-	Apply(ctx context.Context, run Run, ops []Op) (Run, error)
-	UndoRun(ctx context.Context, project, id string, by Actor) (Run, error)
-	Runs(ctx context.Context, project string, limit int) ([]Run, error)
-	// PassMark is what the project's last full consolidation pass that
-	// changed nothing left for the next (zero when none did); SetPassMark
-	// records it.
-	PassMark(ctx context.Context, project string) (PassMark, error)
-	SetPassMark(ctx context.Context, project string, m PassMark) error
-	Proposals(ctx context.Context, project string, state ProposalState) ([]Proposal, error)
-	Proposal(ctx context.Context, id string) (Proposal, error)
+// Bulk moves many memories at once, and sums the store up.
+type Bulk interface {
+	Import(ctx context.Context, project string, recs []Record, by Actor) (ImportResult, error)
+	// ImportStream is Import of records handed over a chunk at a time by
+	// next (io.EOF after the last), so neither side holds the whole input.
+	ImportStream(ctx context.Context, project string, next func() ([]Record, error), by Actor) (ImportResult, error)
+	Stats(ctx context.Context) (Stats, error)
+}
 
+// VectorCache keeps the vectors of memories' contents by embedder, so that
+// a recall index is not embedded again from nothing (see DB.Vectors).
+type VectorCache interface {
+	Vectors(ctx context.Context, embedder string, hashes []string) (map[string][]float32, error)
+	PutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error
+}
+
+// Store is everything cairn does with its memories: every role, and Close.
+// *DB implements it over Badger; the CLI, the workbench and the socket
+// server use only this, or the roles they need.
+type Store interface {
+	ProjectRegistry
+	Memories
+	Graph
+	Timeline
+	Inbox
+	Runs
+	Usage
+	Watermarks
+	Bulk
+	VectorCache
 	// Derived memory: what the repository says (see Deriver).
 	Deriver
-
-	// Subscribe streams timeline events as they are written, by any writer.
-	Subscribe(ctx context.Context) (<-chan Event, error)
 
 	// Close releases the store; calls after it return ErrClosed.
 	Close() error

@@ -143,22 +143,6 @@ func (cn *conn) roundTrip(ctx context.Context, req request) (resp response, sent
 	}
 }
 
-// retrySafe lists the methods that may be sent again after a lost
-// connection: reads, and writes that are idempotent (remember, supersede
-// and capture carry an id chosen by the client; edit and link converge).
-// An import is not sent again piecemeal: its chunks belong to one
-// connection (see Import).
-var retrySafe = map[string]bool{
-	"EnsureProject": true, "Project": true, "ProjectByName": true, "Projects": true, "Remember": true,
-	"Get": true, "Resolve": true, "GetByRef": true, "History": true, "Edit": true, "Supersede": true,
-	"List": true, "Count": true, "Link": true, "Edges": true, "Timeline": true, "Capture": true,
-	"Drafts": true, "ListDrafts": true, "Stats": true, "Ping": true, "Recall": true, "Bound": true, "SetWatermarks": true,
-	"Reviews": true, "Ingest": true, "IngestState": true, "Triggered": true, "Gaps": true, "Settings": true, "VerifyFirst": true,
-	// A derived update writes whole records and stamps: sent twice, it
-	// writes the same again.
-	"DerivedOutlines": true, "UpdateDerived": true, "DerivedFiles": true, "RepoSummary": true,
-}
-
 // call runs method on the server and decodes its result into out.
 func (c *Client) call(ctx context.Context, method string, params, out any) error {
 	raw, err := json.Marshal(params)
@@ -172,7 +156,7 @@ func (c *Client) call(ctx context.Context, method string, params, out any) error
 		}
 		resp, sent, err := cn.roundTrip(ctx, request{ID: c.nextID.Add(1), Method: method, Params: raw})
 		if errors.Is(err, errLost) {
-			if attempt < 2 && (!sent || retrySafe[method]) {
+			if attempt < 2 && (!sent || retrySafe(method)) {
 				continue // reconnect, starting a new server if the old one is gone
 			}
 			return fmt.Errorf("%w during %s: it may or may not have happened — check, then run it again", errLost, method)
@@ -384,8 +368,7 @@ func (c *Client) Triggered(ctx context.Context, project, text string, limit int)
 	return out, c.call(ctx, "Triggered", triggeredParams{project, text, limit}, &out)
 }
 
-// Ingest is safe to retry: the drafts' ids come from their messages, so a
-// batch that landed is known the second time.
+// Ingest is safe to retry (see its row in methods.go).
 func (c *Client) Ingest(ctx context.Context, b memory.IngestBatch) (memory.IngestResult, error) {
 	var out memory.IngestResult
 	return out, c.call(ctx, "Ingest", b, &out)
@@ -536,6 +519,30 @@ func (c *Client) Gaps(ctx context.Context, project string) ([]memory.Gap, error)
 
 func (c *Client) DropGap(ctx context.Context, project, id string, by memory.Actor) error {
 	return c.call(ctx, "DropGap", gapParams{Project: project, ID: id, Actor: by}, nil)
+}
+
+// Touch is sent once: a retry would count one recall twice.
+func (c *Client) Touch(ctx context.Context, ids []string) error {
+	return c.call(ctx, "Touch", touchParams{ids}, nil)
+}
+
+func (c *Client) LastEvent(ctx context.Context) (string, error) {
+	var out string
+	return out, c.call(ctx, "LastEvent", struct{}{}, &out)
+}
+
+func (c *Client) EventsSince(ctx context.Context, after string) ([]memory.Event, error) {
+	var out []memory.Event
+	return out, c.call(ctx, "EventsSince", sinceParams{after}, &out)
+}
+
+func (c *Client) Vectors(ctx context.Context, embedder string, hashes []string) (map[string][]float32, error) {
+	var out map[string][]float32
+	return out, c.call(ctx, "Vectors", vectorsParams{Embedder: embedder, Hashes: hashes}, &out)
+}
+
+func (c *Client) PutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error {
+	return c.call(ctx, "PutVectors", vectorsParams{Embedder: embedder, Vectors: vecs}, nil)
 }
 
 func (c *Client) DerivedOutlines(ctx context.Context, project string) (map[string]memory.Outline, error) {

@@ -358,7 +358,7 @@ func Serve(ctx context.Context, home string, opt store.Options, idle time.Durati
 		return err
 	}
 	stopWatch := gone.start(ctx, cancel, home, home0, sock)
-	err = NewServer(st, idle).WithRecall(live).Serve(ctx, ln)
+	err = NewServer(st, idle).WithRecall(live).WithSettings(live.Settings).Serve(ctx, ln)
 	stopWatch()
 	os.Remove(sock)
 	cancel()

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"sync"
@@ -19,9 +18,12 @@ import (
 
 // Server serves one store to the clients that connect to its listener.
 type Server struct {
-	st   memory.Store
-	rec  recall.Recaller // answers "Recall"; nil: recall is not served
-	idle time.Duration
+	st  memory.Store
+	rec recall.Recaller // answers "Recall"; nil: recall is not served
+	// settings are what the server runs with (answers "Settings"); nil:
+	// the defaults.
+	settings func() ServerSettings
+	idle     time.Duration
 
 	mu      sync.Mutex
 	clients int
@@ -190,6 +192,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 	}
 	var wg sync.WaitGroup
 	imports := newStreams(ctx, s.st)
+	sess := &session{srv: s, imports: imports}
 	defer func() {
 		cancel() // ends subscriptions, which wait for the context, and undoes unfinished imports
 		wg.Wait()
@@ -208,7 +211,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 			send(response{Error: &wireError{Kind: "invalid", Message: "malformed request: " + err.Error(), Index: -1}})
 			return
 		}
-		if req.Method == "Subscribe" {
+		if m := methods[req.Method]; m != nil && m.stream {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
@@ -219,13 +222,7 @@ func (s *Server) serveConn(ctx context.Context, conn net.Conn) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			var res any
-			var err error
-			if imports.serves(req.Method) {
-				res, err = imports.call(req.Method, req.Params)
-			} else {
-				res, err = s.call(ctx, req.Method, req.Params)
-			}
+			res, err := s.answer(ctx, sess, req.Method, req.Params)
 			out := response{ID: req.ID}
 			if err != nil {
 				out.Error = toWire(err)
@@ -259,177 +256,19 @@ func (s *Server) WithRecall(r recall.Recaller) *Server {
 	return s
 }
 
-// call runs one method against the store.
-func (s *Server) call(ctx context.Context, method string, raw json.RawMessage) (any, error) {
-	if method == "Recall" {
-		if s.rec == nil {
-			return nil, fmt.Errorf("this cairn server does not answer recalls")
-		}
-		var req recall.Request
-		if err := json.Unmarshal(raw, &req); err != nil {
-			return nil, &remoteError{memory.ErrInvalid, "malformed Recall request: " + err.Error()}
-		}
-		return s.rec.Recall(ctx, req)
-	}
-	if method == "Settings" {
-		if r, ok := s.rec.(interface{ Settings() ServerSettings }); ok {
-			return r.Settings(), nil
-		}
-		return ServerSettings{}, nil
-	}
-	h, ok := handlers[method]
-	if !ok {
-		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", method)
-	}
-	return h(ctx, s.st, method, raw)
+// WithSettings makes the server answer "Settings" with what settings says.
+func (s *Server) WithSettings(settings func() ServerSettings) *Server {
+	s.settings = settings
+	return s
 }
 
-type handler func(ctx context.Context, st memory.Store, method string, raw json.RawMessage) (any, error)
-
-// with decodes the parameters into P and calls fn.
-func with[P any](fn func(ctx context.Context, st memory.Store, p P) (any, error)) handler {
-	return func(ctx context.Context, st memory.Store, method string, raw json.RawMessage) (any, error) {
-		var p P
-		if len(raw) > 0 {
-			if err := json.Unmarshal(raw, &p); err != nil {
-				var ute *json.UnmarshalTypeError
-				if errors.As(err, &ute) || errors.Is(err, io.ErrUnexpectedEOF) {
-					return nil, &remoteError{memory.ErrInvalid, "malformed " + method + " request: " + err.Error()}
-				}
-				return nil, &remoteError{memory.ErrInvalid, err.Error()}
-			}
-		}
-		return fn(ctx, st, p)
+// answer runs one request by its row of the protocol.
+func (s *Server) answer(ctx context.Context, sess *session, name string, raw json.RawMessage) (any, error) {
+	m := methods[name]
+	if m == nil || m.serve == nil {
+		return nil, fmt.Errorf("unknown method %q: the client and server are different versions of cairn", name)
 	}
-}
-
-var errNoMemory = errors.New("request has no memory")
-
-var handlers = map[string]handler{
-	"EnsureProject": with(func(ctx context.Context, st memory.Store, p memory.Project) (any, error) {
-		return st.EnsureProject(ctx, p)
-	}),
-	"Project": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Project(ctx, p.ID) }),
-	"ProjectByName": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.ProjectByName(ctx, p.ID)
-	}),
-	"Projects": with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return st.Projects(ctx) }),
-	"Remember": with(func(ctx context.Context, st memory.Store, p memParams) (any, error) {
-		if p.Memory == nil {
-			return nil, errNoMemory
-		}
-		return st.Remember(ctx, p.Memory, p.Actor)
-	}),
-	"Get":     with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Get(ctx, p.ID) }),
-	"Resolve": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Resolve(ctx, p.ID) }),
-	"GetByRef": with(func(ctx context.Context, st memory.Store, p refParams) (any, error) {
-		return st.GetByRef(ctx, p.Project, p.Ref)
-	}),
-	"History": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.History(ctx, p.ID) }),
-	"Edit": with(func(ctx context.Context, st memory.Store, p editParams) (any, error) {
-		return st.Edit(ctx, p.ID, memory.Patch(p.Patch), p.Actor)
-	}),
-	"Supersede": with(func(ctx context.Context, st memory.Store, p memParams) (any, error) {
-		if p.Memory == nil {
-			return nil, errNoMemory
-		}
-		return st.Supersede(ctx, p.ID, p.Memory, p.Actor)
-	}),
-	"Archive": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
-		return st.Archive(ctx, p.ID, p.Reason, p.Actor)
-	}),
-	"Unarchive": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
-		return st.Unarchive(ctx, p.ID, p.Actor)
-	}),
-	"Forget": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
-		return true, st.Forget(ctx, p.ID, p.Actor)
-	}),
-	"List":  with(func(ctx context.Context, st memory.Store, q memory.Query) (any, error) { return st.List(ctx, q) }),
-	"Count": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Count(ctx, p.ID) }),
-	"Link": with(func(ctx context.Context, st memory.Store, p linkParams) (any, error) {
-		return true, st.Link(ctx, p.Edge, p.Actor)
-	}),
-	"Edges": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		out, in, err := st.Edges(ctx, p.ID)
-		return edgesResult{out, in}, err
-	}),
-	"Timeline": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
-		return st.Timeline(ctx, p.Project, p.Limit)
-	}),
-	"Capture": with(func(ctx context.Context, st memory.Store, d memory.Draft) (any, error) { return st.Capture(ctx, d) }),
-	"Drafts": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
-		return st.Drafts(ctx, p.Project, p.Limit)
-	}),
-	"ListDrafts": with(func(ctx context.Context, st memory.Store, q memory.DraftQuery) (any, error) {
-		return st.ListDrafts(ctx, q)
-	}),
-	"Apply": with(func(ctx context.Context, st memory.Store, p applyParams) (any, error) {
-		return st.Apply(ctx, p.Run, p.Ops)
-	}),
-	"UndoRun": with(func(ctx context.Context, st memory.Store, p undoRunParams) (any, error) {
-		return st.UndoRun(ctx, p.Project, p.ID, p.Actor)
-	}),
-	"Runs": with(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
-		return st.Runs(ctx, p.Project, p.Limit)
-	}),
-	"PassMark": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.PassMark(ctx, p.ID) }),
-	"SetPassMark": with(func(ctx context.Context, st memory.Store, p passMarkParams) (any, error) {
-		return true, st.SetPassMark(ctx, p.Project, p.Mark)
-	}),
-	"Proposals": with(func(ctx context.Context, st memory.Store, p proposalsParams) (any, error) {
-		return st.Proposals(ctx, p.Project, p.State)
-	}),
-	"Proposal": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Proposal(ctx, p.ID) }),
-	"Triggered": with(func(ctx context.Context, st memory.Store, p triggeredParams) (any, error) {
-		return st.Triggered(ctx, p.Project, p.Text, p.Limit)
-	}),
-	"Feedback": with(func(ctx context.Context, st memory.Store, p feedbackParams) (any, error) {
-		return true, st.Feedback(ctx, p.ID, p.Query, p.Helpful, p.Actor)
-	}),
-	"RecordGap": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) {
-		return true, st.RecordGap(ctx, p.Project, p.Query, p.Best)
-	}),
-	"Gaps": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) { return st.Gaps(ctx, p.Project) }),
-	"DropGap": with(func(ctx context.Context, st memory.Store, p gapParams) (any, error) {
-		return true, st.DropGap(ctx, p.Project, p.ID, p.Actor)
-	}),
-	"DerivedOutlines": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
-		return st.DerivedOutlines(ctx, p.Project)
-	}),
-	"UpdateDerived": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
-		if p.Update == nil {
-			return nil, &remoteError{memory.ErrInvalid, "UpdateDerived request has no update"}
-		}
-		return true, st.UpdateDerived(ctx, p.Project, *p.Update, p.Actor)
-	}),
-	"DerivedFiles": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
-		return st.DerivedFiles(ctx, p.Project, p.Prefix)
-	}),
-	"RepoSummary": with(func(ctx context.Context, st memory.Store, p derivedParams) (any, error) {
-		return st.RepoSummary(ctx, p.Project)
-	}),
-	"Ingest": with(func(ctx context.Context, st memory.Store, p memory.IngestBatch) (any, error) {
-		return st.Ingest(ctx, p)
-	}),
-	"IngestState": with(func(ctx context.Context, st memory.Store, p ingestStateParams) (any, error) {
-		return st.IngestState(ctx, p.File)
-	}),
-	"DropDraft": with(func(ctx context.Context, st memory.Store, p archiveParams) (any, error) {
-		return true, st.DropDraft(ctx, p.ID, p.Actor)
-	}),
-	"Stats": with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return st.Stats(ctx) }),
-	"Bound": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Bound(ctx, p.ID) }),
-	"VerifyFirst": with(func(ctx context.Context, st memory.Store, p verifyParams) (any, error) {
-		return st.VerifyFirst(ctx, p.Project, p.Now)
-	}),
-	"SetWatermarks": with(func(ctx context.Context, st memory.Store, p watermarkParams) (any, error) {
-		return st.SetWatermarks(ctx, p.ID, p.Watermarks, p.Summary, p.Actor)
-	}),
-	"Review": with(func(ctx context.Context, st memory.Store, p reviewParams) (any, error) {
-		return st.Review(ctx, p.ID, p.Verdict, p.Watermarks, p.Summary, p.Actor)
-	}),
-	"Reviews": with(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return st.Reviews(ctx, p.ID) }),
-	"Ping":    with(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return "pong", nil }),
+	return m.serve(ctx, sess, name, raw)
 }
 
 // goneCloseWait is how long a server whose home was removed waits for its

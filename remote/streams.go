@@ -2,7 +2,6 @@ package remote
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"io"
 	"sync"
@@ -43,24 +42,9 @@ func newStreams(ctx context.Context, st memory.Store) *streams {
 	return &streams{ctx: ctx, st: st, m: map[string]*stream{}}
 }
 
-func (ss *streams) serves(method string) bool {
-	return method == "ImportBegin" || method == "ImportChunk" || method == "ImportEnd"
-}
-
 // wait waits for the imports of a connection that is closing (the
 // connection's context is done, so they are being undone).
 func (ss *streams) wait() { ss.wg.Wait() }
-
-func (ss *streams) call(method string, raw json.RawMessage) (any, error) {
-	switch method {
-	case "ImportBegin":
-		return with(func(_ context.Context, _ memory.Store, p importBeginParams) (any, error) { return ss.begin(p) })(ss.ctx, ss.st, method, raw)
-	case "ImportChunk":
-		return with(func(_ context.Context, _ memory.Store, p importChunkParams) (any, error) { return ss.chunk(p) })(ss.ctx, ss.st, method, raw)
-	default:
-		return with(func(_ context.Context, _ memory.Store, p importEndParams) (any, error) { return ss.end(p) })(ss.ctx, ss.st, method, raw)
-	}
-}
 
 func (ss *streams) begin(p importBeginParams) (importBeginResult, error) {
 	ctx, cancel := context.WithCancel(ss.ctx)
