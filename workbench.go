@@ -11,7 +11,6 @@ import (
 	"cairn/memory"
 	"cairn/mirror"
 	"cairn/project"
-	"cairn/recall"
 	"cairn/trust"
 	"cairn/ui"
 )
@@ -66,9 +65,6 @@ func workbench(ctx context.Context, st memory.Store, p memory.Project, projects 
 			return nil, nil // no mirror: nothing to show
 		}
 		return mirror.Status(ctx, st, home, mirror.Options{Dir: dir, Project: p.ID})
-	}
-	if r, ok := st.(recall.Recaller); ok {
-		opt.Recall = r
 	}
 	return ui.Run(ctx, st, opt)
 }

@@ -163,22 +163,12 @@ func (s *Server) explainer(ctx context.Context) func(string) string {
 }
 
 // bindMany binds the texts of new memories to what they name, from the
-// agent's side (its checkout and environment), in one batch when the
-// trust service can.
+// agent's side (its checkout and environment), in one batch.
 func (s *Server) bindMany(ctx context.Context, texts []string) [][]memory.Watermark {
 	if s.trust == nil {
 		return nil
 	}
-	if b, ok := s.trust.(interface {
-		BindMany(context.Context, []string) [][]memory.Watermark
-	}); ok {
-		return b.BindMany(ctx, texts)
-	}
-	out := make([][]memory.Watermark, len(texts))
-	for i, t := range texts {
-		out[i], _ = s.trust.Bind(ctx, nil, t) // a text that fails to bind stays unbound
-	}
-	return out
+	return s.trust.BindMany(ctx, texts)
 }
 
 // progressTo sends a pass's progress to the client as MCP progress

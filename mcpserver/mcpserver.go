@@ -44,6 +44,9 @@ type Server struct {
 type Trust interface {
 	Wake(ctx context.Context) error
 	Bind(ctx context.Context, asked []memory.Watermark, text string) ([]memory.Watermark, error)
+	// BindMany binds many texts in one batch (a text that fails to bind
+	// stays unbound).
+	BindMany(ctx context.Context, texts []string) [][]memory.Watermark
 }
 
 // New builds the MCP server for st in project p. With tr (may be nil) it

@@ -111,13 +111,10 @@ type briefer struct {
 // projectBrief puts the project's shape first, in at most half the
 // budget: what was learned is the rest.
 func (br *briefer) projectBrief(ctx context.Context, projects []string) {
-	r, ok := br.st.(interface {
-		RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
-	})
-	if !ok || len(projects) == 0 || projects[0] == memory.GlobalID {
+	if len(projects) == 0 || projects[0] == memory.GlobalID {
 		return
 	}
-	if sum, err := r.RepoSummary(ctx, projects[0]); err == nil && sum.Brief != "" {
+	if sum, err := br.st.RepoSummary(ctx, projects[0]); err == nil && sum.Brief != "" {
 		br.b.Project = cutWords(sum.Brief, br.budget/2*3/4)
 		br.used += len(br.b.Project)/4 + 8
 	}
@@ -196,10 +193,8 @@ func (br *briefer) list(ctx context.Context, projects []string, layer memory.Lay
 			return nil, err
 		}
 		ms = append(ms, page.Memories...)
-		if c, ok := br.st.(interface {
-			Count(context.Context, string) (memory.Counts, error)
-		}); ok && page.Next != "" && layer == memory.LayerNegative {
-			if n, err := c.Count(ctx, pid); err == nil { // more than were read: count them
+		if page.Next != "" && layer == memory.LayerNegative {
+			if n, err := br.st.Count(ctx, pid); err == nil { // more than were read: count them
 				br.b.MoreNegatives += max(n.Active(memory.LayerNegative)-len(page.Memories), 0)
 			}
 		}

@@ -129,10 +129,6 @@ const fullRebuild = 1000
 // index returns pid's derived index, up to date, building it from src the
 // first time. A project never indexed has none (nil).
 func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derivedIndex, error) {
-	ds, ok := src.(DerivedSource)
-	if !ok {
-		return nil, nil
-	}
 	d.mu.Lock()
 	if !d.loaded {
 		d.loaded = true
@@ -152,7 +148,7 @@ func (d *derivedSet) index(ctx context.Context, src Source, pid string) (*derive
 	x.mu.Lock()
 	defer x.mu.Unlock()
 	if x.stale {
-		changed, err := x.update(ctx, ds, pid)
+		changed, err := x.update(ctx, src, pid)
 		if err != nil {
 			return nil, err
 		}

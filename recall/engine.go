@@ -22,12 +22,19 @@ import (
 	"cairn/trust"
 )
 
-// Source is what the engine reads from the store.
+// Source is what the engine reads from the store, and the two things a
+// recall writes back: the store's roles it uses (see memory.Store).
 type Source interface {
 	Projects(ctx context.Context) ([]memory.Project, error)
-	List(ctx context.Context, q memory.Query) (memory.Page, error)
-	Get(ctx context.Context, id string) (*memory.Memory, error)
+	memory.MemoryReader // the memories, and their counts for a build's progress
 	Edges(ctx context.Context, id string) (out, in []memory.Edge, err error)
+	eventSource        // to catch up from a saved index
+	memory.VectorCache // an endpoint's vectors, kept across starts
+	DerivedSource      // what the repository says
+	// Touch records the memories a recall returned (their salience), and
+	// RecordGap a question it could not answer well.
+	Touch(ctx context.Context, ids []string) error
+	RecordGap(ctx context.Context, project, query string, best float64) error
 }
 
 // Request is one recall.
@@ -274,8 +281,8 @@ func (e *Engine) Build(ctx context.Context) error {
 		return nil
 	}
 	var stamp string
-	if evs, ok := e.src.(eventSource); ok && e.snapPath != "" {
-		stamp, _ = evs.LastEvent(ctx) // read first: what the build reads is at least this new
+	if e.snapPath != "" {
+		stamp, _ = e.src.LastEvent(ctx) // read first: what the build reads is at least this new
 	}
 	if err := e.build(ctx); err != nil {
 		return err
@@ -294,15 +301,11 @@ func (e *Engine) build(ctx context.Context) error {
 		e.err = err
 		return err
 	}
-	if c, ok := e.src.(interface {
-		Count(context.Context, string) (memory.Counts, error)
-	}); ok {
-		for _, p := range ps {
-			if n, err := c.Count(ctx, p.ID); err == nil {
-				for _, byStatus := range n.ByLayer {
-					for _, k := range byStatus {
-						e.progress.total.Add(int64(k))
-					}
+	for _, p := range ps {
+		if n, err := e.src.Count(ctx, p.ID); err == nil {
+			for _, byStatus := range n.ByLayer {
+				for _, k := range byStatus {
+					e.progress.total.Add(int64(k))
 				}
 			}
 		}
@@ -443,21 +446,12 @@ func (e *Engine) index(ctx context.Context, ms []*memory.Memory) error {
 	return nil
 }
 
-// vectorCache is the store's cache of vectors by content hash.
-type vectorCache interface {
-	Vectors(ctx context.Context, embedder string, hashes []string) (map[string][]float32, error)
-	PutVectors(ctx context.Context, embedder string, vecs map[string][]float32) error
-}
-
 // embed asks the embedder for the vectors of texts (of ms) that the
 // store's cache does not hold under its name, and caches what it gets: a
 // server start re-embeds only what is new or changed.
 func (e *Engine) embed(ctx context.Context, ms []*memory.Memory, texts []string) ([][]float32, error) {
 	name := e.emb.Name()
-	cache, ok := e.src.(vectorCache)
-	if !ok {
-		return e.emb.Embed(ctx, texts)
-	}
+	cache := e.src
 	hashes := make([]string, len(ms))
 	for i, m := range ms {
 		hashes[i] = memory.ContentHash(m)
@@ -975,21 +969,15 @@ func (e *Engine) used(ctx context.Context, resp Response, req Request) {
 	for _, h := range append(resp.Results, resp.VerifyFirst...) {
 		ids = append(ids, h.Memory.ID)
 	}
-	if t, ok := e.src.(interface {
-		Touch(context.Context, []string) error
-	}); ok && len(ids) > 0 {
-		_ = t.Touch(ctx, ids)
+	if len(ids) > 0 {
+		_ = e.src.Touch(ctx, ids)
 	}
 	if (resp.Nothing || resp.Weak) && strings.TrimSpace(req.Query) != "" && len(req.Projects) > 0 {
-		if g, ok := e.src.(interface {
-			RecordGap(ctx context.Context, project, query string, best float64) error
-		}); ok {
-			best := 0.0
-			if len(resp.Results) > 0 {
-				best = resp.Results[0].Explain.Relevance
-			}
-			_ = g.RecordGap(ctx, req.Projects[0], req.Query, best)
+		best := 0.0
+		if len(resp.Results) > 0 {
+			best = resp.Results[0].Explain.Relevance
 		}
+		_ = e.src.RecordGap(ctx, req.Projects[0], req.Query, best)
 	}
 }
 

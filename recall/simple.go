@@ -12,9 +12,13 @@ import (
 	"cairn/memory"
 )
 
-// Lister is the part of the store the briefing reads.
+// Lister is the part of the store the briefing reads: pages of memories,
+// their counts (to say how many negatives were left out) and the
+// repository's summary (the project's shape, first).
 type Lister interface {
-	List(ctx context.Context, q memory.Query) (memory.Page, error)
+	memory.Lister
+	Count(ctx context.Context, project string) (memory.Counts, error)
+	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
 }
 
 // Cost estimates the tokens a memory costs in an answer (about four

@@ -483,8 +483,7 @@ func readLex(s *snapReader, nd int, many uint64) *lexIndex {
 // the store wrote since. It reports whether the engine is ready; false
 // leaves it empty, for a full build.
 func (e *Engine) load(ctx context.Context) bool {
-	evs, ok := e.src.(eventSource)
-	if e.snapPath == "" || !ok {
+	if e.snapPath == "" {
 		return false
 	}
 	var stamp string
@@ -506,7 +505,7 @@ func (e *Engine) load(ctx context.Context) bool {
 		back := ulid.Time(id.Time()).Add(-5 * time.Second)
 		since = ulid.MustNew(ulid.Timestamp(back), zeroReader{}).String()
 	}
-	news, err := evs.EventsSince(ctx, since)
+	news, err := e.src.EventsSince(ctx, since)
 	if err != nil {
 		e.reset()
 		return false

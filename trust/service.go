@@ -6,18 +6,17 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"cairn/memory"
 )
 
-// Store is what the trust service needs of the store.
+// Store is what the trust service needs of the store: the watermarks role
+// (bound memories and their stamps, recording their state, the
+// verify-first queue, reviews) and single memories, whose titles a reason
+// names.
 type Store interface {
-	VerifyFirst(ctx context.Context, project string, now time.Time) ([]*memory.Memory, error)
-	Bound(ctx context.Context, project string) ([]*memory.Memory, error)
-	SetWatermarks(ctx context.Context, id string, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
-	Review(ctx context.Context, id string, v memory.Verdict, ws []memory.Watermark, summary string, by memory.Actor) (*memory.Memory, error)
-	Reviews(ctx context.Context, project string) ([]memory.Review, error)
+	memory.Watermarks
+	Get(ctx context.Context, id string) (*memory.Memory, error)
 }
 
 // Threshold is the serving threshold: below it a memory is not served as
@@ -117,17 +116,10 @@ func (s *Service) Queue(ctx context.Context, salience func(memory.Salience) floa
 	return out, nil
 }
 
-// title looks up a memory's title for a reason in words, when the store
-// can read single memories.
+// title looks up a memory's title for a reason in words.
 func (s *Service) title(ctx context.Context) func(string) (string, bool) {
-	g, ok := s.St.(interface {
-		Get(context.Context, string) (*memory.Memory, error)
-	})
 	return func(id string) (string, bool) {
-		if !ok {
-			return id, true
-		}
-		m, err := g.Get(ctx, id)
+		m, err := s.St.Get(ctx, id)
 		if err != nil {
 			return "", false
 		}

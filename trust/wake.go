@@ -7,13 +7,6 @@ import (
 	"cairn/memory"
 )
 
-// summaryStore is a store that sums a project's bindings up (memory.Store
-// does; a store without it is read whole).
-type summaryStore interface {
-	BoundTargets(ctx context.Context, project string) ([]memory.BoundTarget, error)
-	BoundTo(ctx context.Context, project string, targets []string) ([]*memory.Memory, error)
-}
-
 // bound is what a wake check has to look at: the bound memories some of
 // whose watermarks would change state. Each distinct stamp of the project
 // is checked once, standing in for every memory that carries it (a
@@ -21,12 +14,8 @@ type summaryStore interface {
 // state alone), and only the memories of the stamps that changed are
 // read. When nothing moved, no memory is read at all.
 func (s *Service) bound(ctx context.Context) ([]*memory.Memory, error) {
-	ss, ok := s.St.(summaryStore)
-	if !ok {
-		return s.St.Bound(ctx, s.Project)
-	}
 	go s.Checker.preload() // the kept fingerprints are read while the store answers
-	sum, err := ss.BoundTargets(ctx, s.Project)
+	sum, err := s.St.BoundTargets(ctx, s.Project)
 	if err != nil || len(sum) == 0 {
 		return nil, err
 	}
@@ -48,5 +37,5 @@ func (s *Service) bound(ctx context.Context) ([]*memory.Memory, error) {
 	if len(moved) == 0 {
 		return nil, nil
 	}
-	return ss.BoundTo(ctx, s.Project, uniqueStrings(moved))
+	return s.St.BoundTo(ctx, s.Project, uniqueStrings(moved))
 }

@@ -42,40 +42,12 @@ type Trust interface {
 
 var _ Trust = (*trust.Service)(nil)
 
-// Store is what the workbench needs of cairn's store.
+// Store is what the workbench needs of cairn's store: all of it — the
+// memories, the inbox and the timeline it shows, recall over them
+// (recall.Source), consolidation and undo (the consolidate package takes a
+// memory.Store) and the Repository section. A test wraps it by embedding.
 type Store interface {
-	List(ctx context.Context, q memory.Query) (memory.Page, error)
-	Count(ctx context.Context, project string) (memory.Counts, error)
-	Get(ctx context.Context, id string) (*memory.Memory, error)
-	Resolve(ctx context.Context, idOrPrefix string) (string, error)
-	History(ctx context.Context, id string) ([]*memory.Memory, error)
-	Edges(ctx context.Context, id string) (out, in []memory.Edge, err error)
-	Remember(ctx context.Context, m *memory.Memory, by memory.Actor) (*memory.Memory, error)
-	Supersede(ctx context.Context, oldID string, m *memory.Memory, by memory.Actor) (*memory.Memory, error)
-	Archive(ctx context.Context, id, reason string, by memory.Actor) (*memory.Memory, error)
-	Unarchive(ctx context.Context, id string, by memory.Actor) (*memory.Memory, error)
-	Forget(ctx context.Context, id string, by memory.Actor) error
-	Link(ctx context.Context, e memory.Edge, by memory.Actor) error
-	Timeline(ctx context.Context, project string, limit int) ([]memory.Event, error)
-	Projects(ctx context.Context) ([]memory.Project, error)
-	EnsureProject(ctx context.Context, p memory.Project) (memory.Project, error)
-	Subscribe(ctx context.Context) (<-chan memory.Event, error)
-	// The inbox: captured drafts and the proposals waiting for a person.
-	// Consolidating, accepting and undoing need the whole memory.Store (the
-	// consolidate package's functions take one): see fullStore.
-	Drafts(ctx context.Context, project string, limit int) ([]memory.Draft, error)
-	DropDraft(ctx context.Context, id string, by memory.Actor) error
-	Proposals(ctx context.Context, project string, state memory.ProposalState) ([]memory.Proposal, error)
-	GetByRef(ctx context.Context, project, ref string) (*memory.Memory, error)
-	// The gap log (questions recall could not answer) and feedback on a
-	// recalled memory.
-	Gaps(ctx context.Context, project string) ([]memory.Gap, error)
-	DropGap(ctx context.Context, project, id string, by memory.Actor) error
-	Feedback(ctx context.Context, id, query string, helpful bool, by memory.Actor) error
-	Capture(ctx context.Context, d memory.Draft) (memory.Draft, error)
-	// Derived memory, read-only here: the Repository section.
-	DerivedFiles(ctx context.Context, project, prefix string) ([]memory.DerivedFile, error)
-	RepoSummary(ctx context.Context, project string) (memory.RepoSummary, error)
+	memory.Store
 }
 
 // openEpisode finds the episode `cairn ingest` keeps for an agent session.
@@ -869,12 +841,7 @@ func loadRepoFiles(ctx context.Context, st Store, project, module string, req in
 			msg.files, msg.err = st.DerivedFiles(ctx, project, module)
 			return msg
 		}
-		d, ok := st.(memory.Deriver)
-		if !ok {
-			msg.files, msg.err = st.DerivedFiles(ctx, project, "")
-			return msg
-		}
-		outlines, err := d.DerivedOutlines(ctx, project)
+		outlines, err := st.DerivedOutlines(ctx, project)
 		if err != nil {
 			msg.err = err
 			return msg

@@ -15,17 +15,6 @@ import (
 // accept, reject, edit then accept, diff, drop a draft —, /consolidate
 // with its progress and report, and /undo.
 
-// fullStore is the store as the consolidate package needs it. The
-// workbench is given one (cairn's own store and the socket client both
-// are one); the small Store interface is what the rest of the workbench
-// uses, and it is kept small so that tests and views can wrap it.
-func fullStore(m *workbench) (memory.Store, error) {
-	if st, ok := m.st.(memory.Store); ok {
-		return st, nil
-	}
-	return nil, fmt.Errorf("this workbench was opened on a partial store (%T): consolidate with the cairn command instead", m.st)
-}
-
 // rowsShown is how many items the inbox list shows at once.
 func (i *inboxPane) rowsShown(m *workbench) int { return max(m.layout().list.h-3, 1) }
 
@@ -194,22 +183,14 @@ func inboxAct(act func(*workbench, *inboxItem) tea.Cmd) keyFn {
 // decide accepts or rejects proposal id (accepting with the person's
 // version of the candidate when edited is not nil).
 func (p *inboxPane) decide(m *workbench, id string, accept bool, edited *memory.Memory) tea.Cmd {
-	st, err := fullStore(m)
-	if err != nil {
-		return m.say(err.Error(), true)
-	}
 	m.pending++
-	return decide(m.ctx, st, m.proj, id, accept, edited)
+	return decide(m.ctx, m.st, m.proj, id, accept, edited)
 }
 
 // decideMany accepts or rejects the proposals ids, one run each.
 func (p *inboxPane) decideMany(m *workbench, ids []string, accept bool) tea.Cmd {
-	st, err := fullStore(m)
-	if err != nil {
-		return m.say(err.Error(), true)
-	}
 	m.pending++
-	return decideMany(m.ctx, st, m.proj, ids, accept)
+	return decideMany(m.ctx, m.st, m.proj, ids, accept)
 }
 
 // editProposal opens the editor on the selected proposal's candidate.
@@ -265,10 +246,6 @@ func consolidateDrafts(m *workbench, dry bool) (tea.Cmd, error) {
 	if m.sleeping != nil {
 		return nil, fmt.Errorf("a consolidation is already running: its report comes when it ends")
 	}
-	st, err := fullStore(m)
-	if err != nil {
-		return nil, err
-	}
 	opt := consolidate.Options{DryRun: dry, AskedBy: memory.ActorUser, Now: m.now}
 	if svc := m.trust(); svc != nil {
 		opt.Bind = svc.BindMany
@@ -276,20 +253,16 @@ func consolidateDrafts(m *workbench, dry bool) (tea.Cmd, error) {
 	m.pending++
 	m.progress = "consolidating"
 	m.sleeping = &consolidation{} // a placeholder until the pass answers: one at a time
-	return startConsolidation(m.ctx, st, m.proj, opt, m.opt.LLM), nil
+	return startConsolidation(m.ctx, m.st, m.proj, opt, m.opt.LLM), nil
 }
 
 // takeBack takes back run ref (an id or a unique prefix; "" is the last run
 // this workbench made).
 func takeBack(m *workbench, ref string) (tea.Cmd, error) {
 	if ref == "" && len(m.lastBatch) > 0 {
-		st, err := fullStore(m)
-		if err != nil {
-			return nil, err
-		}
 		batch := m.lastBatch
 		m.pending++
-		return undoRuns(m.ctx, st, m.proj, batch), nil
+		return undoRuns(m.ctx, m.st, m.proj, batch), nil
 	}
 	if ref == "" {
 		if m.lastRun == "" {
@@ -297,12 +270,8 @@ func takeBack(m *workbench, ref string) (tea.Cmd, error) {
 		}
 		ref = m.lastRun
 	}
-	st, err := fullStore(m)
-	if err != nil {
-		return nil, err
-	}
 	m.pending++
-	return undoRun(m.ctx, st, m.proj, ref), nil
+	return undoRun(m.ctx, m.st, m.proj, ref), nil
 }
 
 // progressText is a pass's progress in words: "extracting 120/400".
