@@ -93,13 +93,9 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		return p, err
 	}
 	p.Project = m.Project
-	versions := []*memory.Memory{m}
-	for _, k := range keys(txn, prefixVersions(id)) {
-		var old memory.Memory
-		if err := get(txn, k, &old); err != nil {
-			return p, err
-		}
-		versions = append(versions, &old)
+	versions, err := versionsOf(txn, m)
+	if err != nil {
+		return p, err
 	}
 	drop := [][]byte{prefixVersions(id), prefixEdgesOut(id), prefixEdgesIn(id), prefixEventsOfMem(id), prefixReviewsOf(m.Project, id), prefixRunOld(id), keyFromDraft(id), keySal(id)}
 	props, err := forgetProposals(txn, id) // they may quote it
@@ -112,56 +108,20 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		return p, err
 	}
 	drop = append(drop, ep...)
-	var revive [][]byte // keys that may name content: tags, ref, bindings
 	for _, v := range versions {
 		drop = append(drop, indexKeys(v)...)
 		drop = append(drop, prefixVectors(contentHash(v)))
-		for _, t := range v.Tags {
-			revive = append(revive, append(prefixTag(m.Project, t), id...))
-		}
-		if isBound(v) {
-			revive = append(revive, keyBound(m.Project, id))
-		}
-		if v.Ref != "" {
-			holder, err := refHolder(txn, m.Project, v.Ref)
-			if err != nil {
-				return p, err
-			}
-			if holder == "" || holder == id { // a ref another memory took since is its own
-				revive = append(revive, keyRef(m.Project, v.Ref))
-			}
-		}
 	}
-	for _, k := range revive {
-		live, err := exists(txn, k)
-		if err != nil {
-			return p, err
-		}
-		if !live {
-			if err := txn.Set(k, nil); err != nil {
-				return p, err
-			}
-		}
+	revived, err := reviveContentKeys(txn, m, versions)
+	if err != nil {
+		return p, err
 	}
-	drop = append(drop, revive...)
-
-	// Its own events go whole; they read as nothing until the drop.
-	own := map[string]bool{}
-	for _, k := range keys(txn, prefixEventsOfMem(id)) {
-		eid := idFromKey(k)
-		own[eid] = true
-		ek := keyEvent(m.Project, eid)
-		live, err := exists(txn, ek)
-		if err != nil {
-			return p, err
-		}
-		if live {
-			if err := setCounted(txn, ek, []byte{formatForgotten}); err != nil {
-				return p, err
-			}
-			drop = append(drop, ek)
-		}
+	drop = append(drop, revived...)
+	own, events, err := forgetOwnEvents(txn, m)
+	if err != nil {
+		return p, err
 	}
+	drop = append(drop, events...)
 	quoting, err := quotingEvents(txn, m, versions, own)
 	if err != nil {
 		return p, err
@@ -191,6 +151,78 @@ func (db *DB) markForgotten(txn *badger.Txn, id string, by memory.Actor) (purge,
 		return p, err
 	}
 	return p, db.event(txn, m.Project, by, memory.EventForget, id, "forgotten")
+}
+
+// versionsOf is m and every earlier version of it.
+func versionsOf(txn *badger.Txn, m *memory.Memory) ([]*memory.Memory, error) {
+	versions := []*memory.Memory{m}
+	for _, k := range keys(txn, prefixVersions(m.ID)) {
+		var old memory.Memory
+		if err := get(txn, k, &old); err != nil {
+			return nil, err
+		}
+		versions = append(versions, &old)
+	}
+	return versions, nil
+}
+
+// reviveContentKeys writes again (when gone) the index keys of m's
+// versions that may name its content — tags, its ref, its binding — so
+// that the purge drops each of them, and returns them.
+func reviveContentKeys(txn *badger.Txn, m *memory.Memory, versions []*memory.Memory) ([][]byte, error) {
+	var revive [][]byte
+	for _, v := range versions {
+		for _, t := range v.Tags {
+			revive = append(revive, append(prefixTag(m.Project, t), m.ID...))
+		}
+		if isBound(v) {
+			revive = append(revive, keyBound(m.Project, m.ID))
+		}
+		if v.Ref != "" {
+			holder, err := refHolder(txn, m.Project, v.Ref)
+			if err != nil {
+				return nil, err
+			}
+			if holder == "" || holder == m.ID { // a ref another memory took since is its own
+				revive = append(revive, keyRef(m.Project, v.Ref))
+			}
+		}
+	}
+	for _, k := range revive {
+		live, err := exists(txn, k)
+		if err != nil {
+			return nil, err
+		}
+		if !live {
+			if err := txn.Set(k, nil); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return revive, nil
+}
+
+// forgetOwnEvents marks m's own events forgotten: they go whole, and read
+// as nothing until the drop. It returns their ids and the keys to drop.
+func forgetOwnEvents(txn *badger.Txn, m *memory.Memory) (map[string]bool, [][]byte, error) {
+	own := map[string]bool{}
+	var drop [][]byte
+	for _, k := range keys(txn, prefixEventsOfMem(m.ID)) {
+		eid := idFromKey(k)
+		own[eid] = true
+		ek := keyEvent(m.Project, eid)
+		live, err := exists(txn, ek)
+		if err != nil {
+			return nil, nil, err
+		}
+		if live {
+			if err := setCounted(txn, ek, []byte{formatForgotten}); err != nil {
+				return nil, nil, err
+			}
+			drop = append(drop, ek)
+		}
+	}
+	return own, drop, nil
 }
 
 // refHolder is the id holding ref in project, or "" when it is free.

@@ -230,6 +230,29 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 	base := im.n
 	im.n += len(recs)
 	ops := make([]importOp, len(recs))
+	if err := im.prepareChunk(ops, recs, base); err != nil {
+		return nil, err
+	}
+	if err := im.readAhead(len(recs)); err != nil {
+		return nil, err
+	}
+	if err := im.matchChunk(ops, base); err != nil {
+		return nil, err
+	}
+	im.nameChunk(ops, base)
+	encodeChunk(ops)
+	writes, need := im.tally(ops, base)
+	if len(writes) > 0 {
+		if err := im.db.roomFor(uint64(need)); err != nil {
+			return nil, err
+		}
+	}
+	return writes, nil
+}
+
+// prepareChunk validates and prepares the records of a chunk (on every
+// core), then claims their ids and refs in order.
+func (im *importer) prepareChunk(ops []importOp, recs []memory.Record, base int) error {
 	if err := everyCore(len(recs), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if err := im.prepare(&ops[i], recs[i], base+i); err != nil {
@@ -238,26 +261,35 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		}
 		return nil
 	}); err != nil {
-		return nil, err
+		return err
 	}
 	for i := range ops {
 		if err := im.claim(&ops[i], base+i); err != nil {
-			return nil, err
+			return err
 		}
 	}
-	if !im.empty {
-		if err := im.db.view(func(txn *badger.Txn) error {
-			if err := im.hashes.more(txn, scanPerRecord*len(recs)); err != nil {
-				return err
-			}
-			return im.norms.more(txn, scanPerRecord*len(recs))
-		}); err != nil {
-			return nil, err
-		}
+	return nil
+}
+
+// readAhead reads as much more of the store's hash indexes as n records
+// may need, in order (an empty project has none to read).
+func (im *importer) readAhead(n int) error {
+	if im.empty {
+		return nil
 	}
-	// Matching only reads (the store, and the memories of earlier chunks
-	// in ours), so it runs on every core too; new ids are given after, in order.
-	if err := everyCore(len(ops), func(lo, hi int) error {
+	return im.db.view(func(txn *badger.Txn) error {
+		if err := im.hashes.more(txn, scanPerRecord*n); err != nil {
+			return err
+		}
+		return im.norms.more(txn, scanPerRecord*n)
+	})
+}
+
+// matchChunk matches each record to what the store holds. Matching only
+// reads (the store, and the memories of earlier chunks in ours), so it
+// runs on every core; new ids are given after, in order (nameChunk).
+func (im *importer) matchChunk(ops []importOp, base int) error {
+	return everyCore(len(ops), func(lo, hi int) error {
 		return im.db.view(func(txn *badger.Txn) error {
 			for i := lo; i < hi; i++ {
 				if err := im.match(txn, &ops[i]); err != nil {
@@ -266,9 +298,12 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 			}
 			return nil
 		})
-	}); err != nil {
-		return nil, err
-	}
+	})
+}
+
+// nameChunk gives the chunk's new memories their ids, and the edges its
+// records carry the memory each record became.
+func (im *importer) nameChunk(ops []importOp, base int) {
 	for i := range ops {
 		if op := &ops[i]; op.event == nil && op.old == nil {
 			if op.m.ID == "" {
@@ -277,10 +312,14 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 			im.ours[op.m.ID] = true
 		}
 	}
-	// Edges leave from the memory their record became.
 	for j := len(im.edges) - 1; j >= 0 && im.edgeRec[j] >= base; j-- {
 		im.edges[j].From = ops[im.edgeRec[j]-base].m.ID
 	}
+}
+
+// encodeChunk encodes and indexes the chunk's new memories ahead of their
+// write, on every core.
+func encodeChunk(ops []importOp) {
 	_ = everyCore(len(ops), func(lo, hi int) error {
 		for i := lo; i < hi; i++ {
 			if op := &ops[i]; op.event == nil && op.old == nil {
@@ -291,8 +330,11 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		}
 		return nil
 	})
-	var writes []importWrite
-	need := 0
+}
+
+// tally counts what each record of the chunk does in the import's result
+// and returns the writes it needs, with the room they take on disk.
+func (im *importer) tally(ops []importOp, base int) (writes []importWrite, need int) {
 	for i := range ops {
 		op := &ops[i]
 		switch {
@@ -325,12 +367,7 @@ func (im *importer) planChunk(recs []memory.Record) ([]importWrite, error) {
 		writes = append(writes, w)
 		need += w.size
 	}
-	if len(writes) > 0 {
-		if err := im.db.roomFor(uint64(need)); err != nil {
-			return nil, err
-		}
-	}
-	return writes, nil
+	return writes, need
 }
 
 // prepare makes record i a memory, validates it, scans it for secrets and

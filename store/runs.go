@@ -331,262 +331,299 @@ func stale(format string, a ...any) error {
 // applyOp writes one step inside txn, returning its journal entries and
 // how the run reports it.
 func (db *DB) applyOp(txn *badger.Txn, run *memory.Run, op *memory.Op) ([]runStep, memory.Change, error) {
-	now := db.now().UTC()
-	ch := op.Change
-	if ch.Kind == "" {
-		ch.Kind = memory.ChangeKind(op.Kind)
+	a := &opWrite{db: db, txn: txn, run: run, op: op, now: db.now().UTC(), ch: op.Change}
+	if a.ch.Kind == "" {
+		a.ch.Kind = memory.ChangeKind(op.Kind)
 	}
-	if ch.Reason == "" {
-		ch.Reason = op.Reason
+	if a.ch.Reason == "" {
+		a.ch.Reason = op.Reason
 	}
-	var steps []runStep
-	// keep saves m as it was before the run first changed it.
-	keep := func(m *memory.Memory) error {
-		k := keyRunOld(m.ID, run.ID)
-		if ok, err := exists(txn, k); err != nil || ok {
-			return err
-		}
-		return put(txn, k, m)
-	}
-	// change rewrites old as m and journals it.
-	change := func(old, m *memory.Memory) error {
-		if err := keep(old); err != nil {
-			return err
-		}
-		if err := rewrite(txn, old, m); err != nil {
-			return err
-		}
-		steps = append(steps, memStep(m, false))
-		return nil
-	}
-	// event writes a timeline entry and journals it.
-	event := func(kind memory.EventKind, mid, summary string) error {
-		eid, err := db.appendEvent(txn, run.Project, run.Actor, kind, mid, summary)
-		if err != nil {
-			return err
-		}
-		steps = append(steps, runStep{Event: &runEvent{ID: eid, Project: run.Project, Mem: mid}})
-		return nil
-	}
-	active := func(id string) (*memory.Memory, error) {
-		m, err := getMem(txn, id)
-		if errors.Is(err, memory.ErrNotFound) {
-			return nil, stale("memory %s is gone", id)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if m.Project != run.Project {
-			return nil, invalidf("memory %s belongs to another project", id)
-		}
-		if m.Status != memory.StatusActive {
-			return nil, stale("memory %s is %s", id, m.Status)
-		}
-		return m, nil
-	}
-	create := func(in *memory.Memory) (*memory.Memory, error) {
-		m := in.Clone()
-		if ok, err := exists(txn, keyMem(m.ID)); err != nil {
-			return nil, err
-		} else if ok {
-			return nil, invalidf("memory %s already exists", m.ID)
-		}
-		m.UpdatedAt = now
-		m.CreatedAt, m.ValidFrom = saidAt(in.ValidFrom, now), saidAt(in.ValidFrom, now)
-		m.Version, m.Dedup = 1, nil
-		if err := db.insert(txn, m); err != nil {
-			return nil, err
-		}
-		steps = append(steps, memStep(m, true))
-		if op.Draft != "" && validID(op.Draft) {
-			// The draft it came from holds its text too: forgetting the
-			// memory drops the draft (see markForgotten).
-			if err := txn.Set(keyFromDraft(m.ID), []byte(op.Draft)); err != nil {
-				return nil, err
-			}
-		}
-		return m, event(memory.EventRemember, m.ID, "consolidation "+run.ID)
-	}
+	var err error
 	switch op.Kind {
 	case memory.OpCreate:
-		m, err := create(op.Memory)
-		if err != nil {
-			return nil, ch, err
-		}
-		ch.Memory, ch.Layer = m.ID, m.Layer
+		err = a.create()
 	case memory.OpSupersede:
-		old, err := active(op.Target)
-		if err != nil {
-			return nil, ch, err
-		}
-		var succ *memory.Memory
-		if op.Memory != nil {
-			in := op.Memory.Clone()
-			in.Supersedes = []string{old.ID}
-			if succ, err = create(in); err != nil {
-				return nil, ch, err
-			}
-		} else {
-			w, err := active(op.With)
-			if err != nil {
-				return nil, ch, err
-			}
-			succ = w.Clone()
-			succ.Supersedes = append(succ.Supersedes, old.ID)
-			succ.Salience.Reinforcements += old.Salience.Reinforcements
-			if err := change(w, succ); err != nil {
-				return nil, ch, err
-			}
-		}
-		next := old.Clone()
-		next.Status, next.ValidUntil, next.SupersededBy = memory.StatusSuperseded, now, succ.ID
-		if err := change(old, next); err != nil {
-			return nil, ch, err
-		}
-		e := memory.Edge{From: succ.ID, Kind: memory.EdgeSupersedes, To: old.ID, Weight: 1, CreatedAt: now, Active: true}
-		s, err := linkStep(txn, e)
-		if err != nil {
-			return nil, ch, err
-		}
-		steps = append(steps, s)
-		ch.Memory, ch.Target, ch.Layer = succ.ID, old.ID, succ.Layer
-		if err := event(memory.EventSupersede, old.ID, "superseded by "+succ.ID+" (consolidation "+run.ID+")"); err != nil {
-			return nil, ch, err
-		}
+		err = a.supersede()
 	case memory.OpReinforce:
-		old, err := active(op.Target)
-		if err != nil {
-			return nil, ch, err
-		}
-		m := old.Clone()
-		m.Salience.Reinforcements++
-		if err := change(old, m); err != nil {
-			return nil, ch, err
-		}
-		ch.Target, ch.Layer = old.ID, old.Layer
 		summary := op.Reason
 		if summary == "" {
 			summary = "said again"
 		}
-		if err := event(memory.EventReinforce, old.ID, summary); err != nil {
-			return nil, ch, err
-		}
+		err = a.mark(memory.EventReinforce, summary, func(m *memory.Memory) { m.Salience.Reinforcements++ })
 	case memory.OpReopen:
-		old, err := active(op.Target)
-		if err != nil {
-			return nil, ch, err
-		}
-		m := old.Clone()
-		m.ReopenedAt, m.Reopened = now, op.Reason
-		if err := change(old, m); err != nil {
-			return nil, ch, err
-		}
-		ch.Target, ch.Layer = old.ID, old.Layer
-		if err := event(memory.EventReopen, old.ID, op.Reason); err != nil {
-			return nil, ch, err
-		}
+		err = a.mark(memory.EventReopen, op.Reason, func(m *memory.Memory) { m.ReopenedAt, m.Reopened = a.now, op.Reason })
 	case memory.OpArchive:
-		old, err := active(op.Target)
-		if err != nil {
-			return nil, ch, err
-		}
-		m := old.Clone()
-		m.Status = memory.StatusArchived
-		if err := change(old, m); err != nil {
-			return nil, ch, err
-		}
-		ch.Target, ch.Layer = old.ID, old.Layer
-		if err := event(memory.EventArchive, old.ID, op.Reason); err != nil {
-			return nil, ch, err
-		}
+		err = a.mark(memory.EventArchive, op.Reason, func(m *memory.Memory) { m.Status = memory.StatusArchived })
 	case memory.OpLink:
-		for _, id := range []string{op.Edge.From, op.Edge.To} {
-			m, err := getMem(txn, id)
-			if errors.Is(err, memory.ErrNotFound) {
-				return nil, ch, stale("memory %s is gone", id)
-			}
-			if err != nil {
-				return nil, ch, err
-			}
-			if m.Project != run.Project && m.Project != memory.GlobalID {
-				return nil, ch, invalidf("memory %s belongs to another project", id)
-			}
-		}
-		e := *op.Edge
-		if e.CreatedAt.IsZero() {
-			e.CreatedAt = now
-		}
-		if e.Weight == 0 {
-			e.Weight = 1
-		}
-		e.Active = true
-		s, err := linkStep(txn, e)
-		if err != nil {
-			return nil, ch, err
-		}
-		steps = append(steps, s)
-		ch.Memory, ch.Target = e.From, e.To
+		err = a.link()
 	case memory.OpPropose:
-		p := *op.Proposal
-		if p.Memory != nil {
-			p.Memory = p.Memory.Clone()
-		}
-		p.Run = run.ID
-		eid, err := db.proposeAt(txn, &p)
-		if err != nil {
-			return nil, ch, err
-		}
-		if eid != "" { // made now, not found already made
-			steps = append(steps, runStep{Prop: p.ID}, runStep{Event: &runEvent{ID: eid, Project: p.Project, Mem: p.Target}})
-		}
-		ch.Proposal, ch.Target = p.ID, p.Target
-		if ch.Memory == "" {
-			ch.Memory = p.Other
-		}
+		err = a.propose()
 	case memory.OpDecide:
-		p, err := getProposal(txn, op.Proposal.ID)
-		if errors.Is(err, memory.ErrNotFound) {
-			return nil, ch, stale("proposal %s is gone", op.Proposal.ID)
-		}
-		if err != nil {
-			return nil, ch, err
-		}
-		if p.Project != run.Project {
-			return nil, ch, invalidf("proposal %s belongs to another project", p.ID)
-		}
-		if p.State != memory.ProposalOpen {
-			return nil, ch, stale("proposal %s was already %s", p.ID, p.State)
-		}
-		p.State, p.DecidedAt, p.DecidedBy, p.Result = op.Proposal.State, now, run.Actor, op.Proposal.Result
-		if err := putProposal(txn, p); err != nil {
-			return nil, ch, err
-		}
-		steps = append(steps, runStep{Prop: p.ID, Decided: true})
-		ch.Proposal, ch.Target, ch.Memory = p.ID, p.Target, p.Result
-		summary := fmt.Sprintf("%s the %s proposal %s", p.State, p.Kind, p.ID)
-		if err := event(memory.EventDecide, p.Target, summary); err != nil {
-			return nil, ch, err
-		}
+		err = a.decide()
 	case memory.OpDraftDone:
-		var d memory.Draft
-		err := get(txn, keyDraft(run.Project, op.Draft), &d)
+		err = a.draftDone()
+	}
+	if err != nil {
+		return nil, a.ch, err
+	}
+	return a.steps, a.ch, nil
+}
+
+// opWrite is one step of a run being written in a transaction: what it
+// journals (steps, to be undone exactly) and how the run reports it (ch).
+type opWrite struct {
+	db    *DB
+	txn   *badger.Txn
+	run   *memory.Run
+	op    *memory.Op
+	now   time.Time
+	steps []runStep
+	ch    memory.Change
+}
+
+// keep saves m as it was before the run first changed it.
+func (a *opWrite) keep(m *memory.Memory) error {
+	k := keyRunOld(m.ID, a.run.ID)
+	if ok, err := exists(a.txn, k); err != nil || ok {
+		return err
+	}
+	return put(a.txn, k, m)
+}
+
+// change rewrites old as m and journals it.
+func (a *opWrite) change(old, m *memory.Memory) error {
+	if err := a.keep(old); err != nil {
+		return err
+	}
+	if err := rewrite(a.txn, old, m); err != nil {
+		return err
+	}
+	a.steps = append(a.steps, memStep(m, false))
+	return nil
+}
+
+// event writes a timeline entry and journals it.
+func (a *opWrite) event(kind memory.EventKind, mid, summary string) error {
+	eid, err := a.db.appendEvent(a.txn, a.run.Project, a.run.Actor, kind, mid, summary)
+	if err != nil {
+		return err
+	}
+	a.steps = append(a.steps, runStep{Event: &runEvent{ID: eid, Project: a.run.Project, Mem: mid}})
+	return nil
+}
+
+// active reads memory id, which the step may change only while it is an
+// active memory of the run's project.
+func (a *opWrite) active(id string) (*memory.Memory, error) {
+	m, err := getMem(a.txn, id)
+	if errors.Is(err, memory.ErrNotFound) {
+		return nil, stale("memory %s is gone", id)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if m.Project != a.run.Project {
+		return nil, invalidf("memory %s belongs to another project", id)
+	}
+	if m.Status != memory.StatusActive {
+		return nil, stale("memory %s is %s", id, m.Status)
+	}
+	return m, nil
+}
+
+// write stores in as a new memory (its id chosen by the planner) and
+// journals it, remembering the draft it came from.
+func (a *opWrite) write(in *memory.Memory) (*memory.Memory, error) {
+	m := in.Clone()
+	if ok, err := exists(a.txn, keyMem(m.ID)); err != nil {
+		return nil, err
+	} else if ok {
+		return nil, invalidf("memory %s already exists", m.ID)
+	}
+	m.UpdatedAt = a.now
+	m.CreatedAt, m.ValidFrom = saidAt(in.ValidFrom, a.now), saidAt(in.ValidFrom, a.now)
+	m.Version, m.Dedup = 1, nil
+	if err := a.db.insert(a.txn, m); err != nil {
+		return nil, err
+	}
+	a.steps = append(a.steps, memStep(m, true))
+	if a.op.Draft != "" && validID(a.op.Draft) {
+		// The draft it came from holds its text too: forgetting the
+		// memory drops the draft (see markForgotten).
+		if err := a.txn.Set(keyFromDraft(m.ID), []byte(a.op.Draft)); err != nil {
+			return nil, err
+		}
+	}
+	return m, a.event(memory.EventRemember, m.ID, "consolidation "+a.run.ID)
+}
+
+// create writes the step's memory.
+func (a *opWrite) create() error {
+	m, err := a.write(a.op.Memory)
+	if err != nil {
+		return err
+	}
+	a.ch.Memory, a.ch.Layer = m.ID, m.Layer
+	return nil
+}
+
+// supersede makes Target history of its successor: Memory written anew,
+// or With, which takes Target's reinforcements.
+func (a *opWrite) supersede() error {
+	old, err := a.active(a.op.Target)
+	if err != nil {
+		return err
+	}
+	succ, err := a.successor(old)
+	if err != nil {
+		return err
+	}
+	next := old.Clone()
+	next.Status, next.ValidUntil, next.SupersededBy = memory.StatusSuperseded, a.now, succ.ID
+	if err := a.change(old, next); err != nil {
+		return err
+	}
+	e := memory.Edge{From: succ.ID, Kind: memory.EdgeSupersedes, To: old.ID, Weight: 1, CreatedAt: a.now, Active: true}
+	s, err := linkStep(a.txn, e)
+	if err != nil {
+		return err
+	}
+	a.steps = append(a.steps, s)
+	a.ch.Memory, a.ch.Target, a.ch.Layer = succ.ID, old.ID, succ.Layer
+	return a.event(memory.EventSupersede, old.ID, "superseded by "+succ.ID+" (consolidation "+a.run.ID+")")
+}
+
+// successor writes what supersedes old, naming it.
+func (a *opWrite) successor(old *memory.Memory) (*memory.Memory, error) {
+	if a.op.Memory != nil {
+		in := a.op.Memory.Clone()
+		in.Supersedes = []string{old.ID}
+		return a.write(in)
+	}
+	w, err := a.active(a.op.With)
+	if err != nil {
+		return nil, err
+	}
+	succ := w.Clone()
+	succ.Supersedes = append(succ.Supersedes, old.ID)
+	succ.Salience.Reinforcements += old.Salience.Reinforcements
+	return succ, a.change(w, succ)
+}
+
+// mark changes Target in place by edit (said again, reopened, archived)
+// and writes the event of kind that says so.
+func (a *opWrite) mark(kind memory.EventKind, summary string, edit func(*memory.Memory)) error {
+	old, err := a.active(a.op.Target)
+	if err != nil {
+		return err
+	}
+	m := old.Clone()
+	edit(m)
+	if err := a.change(old, m); err != nil {
+		return err
+	}
+	a.ch.Target, a.ch.Layer = old.ID, old.Layer
+	return a.event(kind, old.ID, summary)
+}
+
+// link writes the step's edge between two memories of the run's project
+// (or the global one).
+func (a *opWrite) link() error {
+	for _, id := range []string{a.op.Edge.From, a.op.Edge.To} {
+		m, err := getMem(a.txn, id)
 		if errors.Is(err, memory.ErrNotFound) {
-			return nil, ch, stale("draft %s is gone", op.Draft)
+			return stale("memory %s is gone", id)
 		}
 		if err != nil {
-			return nil, ch, stale("draft %s is being dropped", op.Draft)
+			return err
 		}
-		if d.Done != "" {
-			return nil, ch, stale("draft %s was taken by run %s", op.Draft, d.Done)
+		if m.Project != a.run.Project && m.Project != memory.GlobalID {
+			return invalidf("memory %s belongs to another project", id)
 		}
-		d.Done, d.DoneAt = run.ID, now
-		if err := putCounted(txn, keyDraft(run.Project, d.ID), d); err != nil {
-			return nil, ch, err
-		}
-		steps = append(steps, runStep{Draft: d.ID})
-		ch.Draft = d.ID
 	}
-	return steps, ch, nil
+	e := *a.op.Edge
+	if e.CreatedAt.IsZero() {
+		e.CreatedAt = a.now
+	}
+	if e.Weight == 0 {
+		e.Weight = 1
+	}
+	e.Active = true
+	s, err := linkStep(a.txn, e)
+	if err != nil {
+		return err
+	}
+	a.steps = append(a.steps, s)
+	a.ch.Memory, a.ch.Target = e.From, e.To
+	return nil
+}
+
+// propose puts the step's proposal in the inbox (unless the same one
+// waits there already).
+func (a *opWrite) propose() error {
+	p := *a.op.Proposal
+	if p.Memory != nil {
+		p.Memory = p.Memory.Clone()
+	}
+	p.Run = a.run.ID
+	eid, err := a.db.proposeAt(a.txn, &p)
+	if err != nil {
+		return err
+	}
+	if eid != "" { // made now, not found already made
+		a.steps = append(a.steps, runStep{Prop: p.ID}, runStep{Event: &runEvent{ID: eid, Project: p.Project, Mem: p.Target}})
+	}
+	a.ch.Proposal, a.ch.Target = p.ID, p.Target
+	if a.ch.Memory == "" {
+		a.ch.Memory = p.Other
+	}
+	return nil
+}
+
+// decide records a person's decision on an open proposal of the project.
+func (a *opWrite) decide() error {
+	p, err := getProposal(a.txn, a.op.Proposal.ID)
+	if errors.Is(err, memory.ErrNotFound) {
+		return stale("proposal %s is gone", a.op.Proposal.ID)
+	}
+	if err != nil {
+		return err
+	}
+	if p.Project != a.run.Project {
+		return invalidf("proposal %s belongs to another project", p.ID)
+	}
+	if p.State != memory.ProposalOpen {
+		return stale("proposal %s was already %s", p.ID, p.State)
+	}
+	p.State, p.DecidedAt, p.DecidedBy, p.Result = a.op.Proposal.State, a.now, a.run.Actor, a.op.Proposal.Result
+	if err := putProposal(a.txn, p); err != nil {
+		return err
+	}
+	a.steps = append(a.steps, runStep{Prop: p.ID, Decided: true})
+	a.ch.Proposal, a.ch.Target, a.ch.Memory = p.ID, p.Target, p.Result
+	return a.event(memory.EventDecide, p.Target, fmt.Sprintf("%s the %s proposal %s", p.State, p.Kind, p.ID))
+}
+
+// draftDone marks the step's draft as taken by the run.
+func (a *opWrite) draftDone() error {
+	var d memory.Draft
+	err := get(a.txn, keyDraft(a.run.Project, a.op.Draft), &d)
+	if errors.Is(err, memory.ErrNotFound) {
+		return stale("draft %s is gone", a.op.Draft)
+	}
+	if err != nil {
+		return stale("draft %s is being dropped", a.op.Draft)
+	}
+	if d.Done != "" {
+		return stale("draft %s was taken by run %s", a.op.Draft, d.Done)
+	}
+	d.Done, d.DoneAt = a.run.ID, a.now
+	if err := putCounted(a.txn, keyDraft(a.run.Project, d.ID), d); err != nil {
+		return err
+	}
+	a.steps = append(a.steps, runStep{Draft: d.ID})
+	a.ch.Draft = d.ID
+	return nil
 }
 
 // linkStep writes a link and says how to take it back.
