@@ -86,6 +86,17 @@ func onSession[P any](fn func(ctx context.Context, s *session, p P) (any, error)
 	}
 }
 
+// byID answers a store method whose one parameter is an id (of a memory,
+// a project, a proposal).
+func byID[R any](fn func(memory.Store, context.Context, string) (R, error)) handler {
+	return on(func(ctx context.Context, st memory.Store, p idParams) (any, error) { return fn(st, ctx, p.ID) })
+}
+
+// bare answers a store method without parameters.
+func bare[R any](fn func(memory.Store, context.Context) (R, error)) handler {
+	return on(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) { return fn(st, ctx) })
+}
+
 // done is the answer of a write that returns nothing but its error.
 func done(err error) (any, error) { return true, err }
 
@@ -117,35 +128,21 @@ var protocol = []method{
 	{name: "EnsureProject", retry: true, serve: on(func(ctx context.Context, st memory.Store, p memory.Project) (any, error) {
 		return st.EnsureProject(ctx, p)
 	})},
-	{name: "Project", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Project(ctx, p.ID)
-	})},
-	{name: "ProjectByName", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.ProjectByName(ctx, p.ID)
-	})},
-	{name: "Projects", retry: true, serve: on(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) {
-		return st.Projects(ctx)
-	})},
+	{name: "Project", retry: true, serve: byID(memory.Store.Project)},
+	{name: "ProjectByName", retry: true, serve: byID(memory.Store.ProjectByName)},
+	{name: "Projects", retry: true, serve: bare(memory.Store.Projects)},
 
 	// Memories: reads.
 	{name: "List", retry: true, serve: on(func(ctx context.Context, st memory.Store, q memory.Query) (any, error) {
 		return st.List(ctx, q)
 	})},
-	{name: "Get", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Get(ctx, p.ID)
-	})},
-	{name: "Resolve", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Resolve(ctx, p.ID)
-	})},
+	{name: "Get", retry: true, serve: byID(memory.Store.Get)},
+	{name: "Resolve", retry: true, serve: byID(memory.Store.Resolve)},
 	{name: "GetByRef", retry: true, serve: on(func(ctx context.Context, st memory.Store, p refParams) (any, error) {
 		return st.GetByRef(ctx, p.Project, p.Ref)
 	})},
-	{name: "History", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.History(ctx, p.ID)
-	})},
-	{name: "Count", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Count(ctx, p.ID)
-	})},
+	{name: "History", retry: true, serve: byID(memory.Store.History)},
+	{name: "Count", retry: true, serve: byID(memory.Store.Count)},
 	{name: "Triggered", retry: true, serve: on(func(ctx context.Context, st memory.Store, p triggeredParams) (any, error) {
 		return st.Triggered(ctx, p.Project, p.Text, p.Limit)
 	})},
@@ -189,9 +186,7 @@ var protocol = []method{
 	{name: "Timeline", retry: true, serve: on(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Timeline(ctx, p.Project, p.Limit)
 	})},
-	{name: "LastEvent", retry: true, serve: on(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) {
-		return st.LastEvent(ctx)
-	})},
+	{name: "LastEvent", retry: true, serve: bare(memory.Store.LastEvent)},
 	{name: "EventsSince", retry: true, serve: on(func(ctx context.Context, st memory.Store, p sinceParams) (any, error) {
 		return st.EventsSince(ctx, p.After)
 	})},
@@ -223,9 +218,7 @@ var protocol = []method{
 	{name: "Proposals", serve: on(func(ctx context.Context, st memory.Store, p proposalsParams) (any, error) {
 		return st.Proposals(ctx, p.Project, p.State)
 	})},
-	{name: "Proposal", serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Proposal(ctx, p.ID)
-	})},
+	{name: "Proposal", serve: byID(memory.Store.Proposal)},
 
 	// Runs. Apply is not sent again by the client: the run's id, chosen
 	// by the client, makes a caller's second Apply return the run that
@@ -239,9 +232,7 @@ var protocol = []method{
 	{name: "Runs", serve: on(func(ctx context.Context, st memory.Store, p listParams) (any, error) {
 		return st.Runs(ctx, p.Project, p.Limit)
 	})},
-	{name: "PassMark", serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.PassMark(ctx, p.ID)
-	})},
+	{name: "PassMark", serve: byID(memory.Store.PassMark)},
 	{name: "SetPassMark", serve: on(func(ctx context.Context, st memory.Store, p passMarkParams) (any, error) {
 		return done(st.SetPassMark(ctx, p.Project, p.Mark))
 	})},
@@ -266,12 +257,8 @@ var protocol = []method{
 	// Watermarks and reviews: the wake check's reads (see store/bound.go),
 	// the summary of a project's bound stamps, then the memories of what
 	// moved.
-	{name: "Bound", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Bound(ctx, p.ID)
-	})},
-	{name: "BoundTargets", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.BoundTargets(ctx, p.ID)
-	})},
+	{name: "Bound", retry: true, serve: byID(memory.Store.Bound)},
+	{name: "BoundTargets", retry: true, serve: byID(memory.Store.BoundTargets)},
 	{name: "BoundTo", retry: true, serve: on(func(ctx context.Context, st memory.Store, p boundToParams) (any, error) {
 		return st.BoundTo(ctx, p.Project, p.Targets)
 	})},
@@ -284,9 +271,7 @@ var protocol = []method{
 	{name: "Review", serve: on(func(ctx context.Context, st memory.Store, p reviewParams) (any, error) {
 		return st.Review(ctx, p.ID, p.Verdict, p.Watermarks, p.Summary, p.Actor)
 	})},
-	{name: "Reviews", retry: true, serve: on(func(ctx context.Context, st memory.Store, p idParams) (any, error) {
-		return st.Reviews(ctx, p.ID)
-	})},
+	{name: "Reviews", retry: true, serve: byID(memory.Store.Reviews)},
 
 	// Bulk. An import streams over one connection: ImportBegin, an
 	// ImportChunk per chunk of records, ImportEnd (see streams). The
@@ -300,9 +285,7 @@ var protocol = []method{
 	{name: "ImportEnd", serve: onSession(func(_ context.Context, s *session, p importEndParams) (any, error) {
 		return s.imports.end(p)
 	})},
-	{name: "Stats", retry: true, serve: on(func(ctx context.Context, st memory.Store, _ struct{}) (any, error) {
-		return st.Stats(ctx)
-	})},
+	{name: "Stats", retry: true, serve: bare(memory.Store.Stats)},
 
 	// The vector cache. Putting the same vectors again writes the same.
 	{name: "Vectors", retry: true, serve: on(func(ctx context.Context, st memory.Store, p vectorsParams) (any, error) {
