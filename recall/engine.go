@@ -1386,7 +1386,8 @@ func FeedbackFor(s memory.Salience, qtoks []string) float64 {
 
 // For returns the recaller of a store: the store itself when it already
 // answers recalls (a client of the server that owns the store), else an
-// engine built here over it.
+// engine built here over it. This is a choice of which process recalls,
+// not a probe of what the store can do: every store is a Source.
 func For(ctx context.Context, src Source) (Recaller, error) {
 	if r, ok := src.(Recaller); ok {
 		return r, nil

@@ -37,7 +37,8 @@ type Options struct {
 	Now      func() time.Time // nil → time.Now; tests pin it
 	// Live follows other processes' writes through Store.Subscribe.
 	Live bool
-	// Recall answers /recall; nil builds an engine over the store on first use.
+	// Recall answers /recall; nil: recall.For the store on first use (the
+	// server's engine through a client, else one built over the store).
 	Recall recall.Recaller
 	// Trust runs wake checks and the verify-first queue of a project, from
 	// the process whose files and environment the facts are bound to; nil
