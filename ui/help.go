@@ -10,15 +10,14 @@ import (
 
 // contextKeys are the keys of the views that take the keyboard for a while.
 var contextKeys = []struct{ where, keys string }{
-	{"filter (f)", "type to narrow the list (every match in the layer) · enter keep · esc clear"},
+	{"filter (f)", "type to narrow the list (every match in the layer) · ↑/↓ move · enter keep · esc clear"},
 	{"command line", "tab complete · ↑/↓ history · enter run · esc close"},
 	{"forget dialog", "y forget for good · N, enter or esc keep it"},
 	{"supersede editor", "first line is the title · ctrl+s show the diff · ctrl+e $EDITOR · esc cancel"},
 	{"calibration (K)", "↑/↓ scroll · v the verify-first queue · esc, q or K close"},
-	{"diff", "←/→ older/newer pair · [/] move the old side · enter store (when superseding) · esc close"},
-	{"inbox (i)", "a accept · w reject · e edit, then accept · d diff (merge, supersede) · x drop a draft · enter read"},
-	{"proposal diff", "a accept · w reject · e edit, then accept · esc close"},
-	{"repository", "enter a module's sections · enter or e opens a section's file at its line in $EDITOR · f filter · esc back to the modules · read-only: /index reads the repository again"},
+	{"diff", "←/→ or h/l older/newer pair · [/] move the old side · enter store (when superseding) · of a proposal: a accept, w reject, e edit, then accept · esc close"},
+	{"inbox (i)", "a accept · w reject · e edit, then accept · d diff (merge, supersede) · x drop a draft · o a draft's episode · enter read"},
+	{"repository", "enter a module's sections · enter or e opens a section's file at its line in $EDITOR · f filter · esc back to the modules · read-only: a, u, x, s, ctrl+e, c, w, b and d say so, /index reads the repository again"},
 	{"run report", "after /consolidate: ↑/↓ scroll · i the inbox · / command (/undo takes the run back) · esc close"},
 }
 

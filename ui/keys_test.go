@@ -88,3 +88,61 @@ func TestFooterPromisesAreKept(t *testing.T) {
 		t.Fatalf("/ over a report: command line %v, screen %d:\n%s", m.repl.active, m.screen(), screen(m))
 	}
 }
+
+// The help's "In views" lines are written for reading, so each is checked
+// against its view's table: every key that acts there is named on its line
+// (or, for a key with a meaning per view, in the Keys list with where it
+// applies). Moving keys (arrows, pages, esc, typing) go without saying.
+func TestHelpNamesEveryKeyOfEachView(t *testing.T) {
+	t.Parallel()
+	views := map[string]keyTable{
+		"filter (f)": listFilterKeys, "command line": replKeys, "forget dialog": forgetKeys,
+		"supersede editor": editorKeys, "calibration (K)": calibrationKeys, "diff": diffKeys,
+		"inbox (i)": inboxKeys, "repository": repoKeys, "run report": reportKeys,
+	}
+	goesWithoutSaying := map[string]bool{}
+	for _, b := range []binding{keys.Up, keys.Down, keys.PageUp, keys.PageDown, keys.Top, keys.Bottom,
+		keys.Scroll, keys.Type, keys.Erase, keys.Interrupt, keys.Next, keys.Prev, keys.Back, keys.Close, keys.Help} {
+		goesWithoutSaying[b.label()] = true
+	}
+	arrows := map[string]string{"up": "↑", "down": "↓", "left": "←", "right": "→"}
+	line := map[string]string{}
+	for _, c := range contextKeys {
+		line[c.where] = c.keys
+	}
+	keysList := map[string]string{}
+	for _, e := range helpEntries() {
+		keysList[e.label] = e.text
+	}
+	for where, table := range views {
+		text, ok := line[where]
+		if !ok {
+			t.Errorf("the help has no line for %q", where)
+			continue
+		}
+		words := map[string]bool{}
+		for _, f := range strings.Fields(strings.NewReplacer("·", " ", ",", " ").Replace(text)) {
+			words[f] = true
+			for _, part := range strings.Split(f, "/") {
+				words[part] = true
+			}
+		}
+		for _, r := range table {
+			if r.do == nil || r.typing || goesWithoutSaying[r.b.label()] {
+				continue
+			}
+			named := false
+			for _, k := range r.b.Keys() {
+				if words[k] || words[arrows[k]] {
+					named = true
+				}
+			}
+			if !named && r.b.where != "" && keysList[r.b.label()] != "" {
+				named = true // the Keys list says where this meaning applies
+			}
+			if !named {
+				t.Errorf("help line %q does not name %q (%s), which acts there", where, r.b.label(), r.b.Help().Desc)
+			}
+		}
+	}
+}
