@@ -699,7 +699,7 @@ func asksDocs(q string) bool {
 }
 
 // docLangs are the languages of prose.
-var docLangs = map[string]bool{"markdown": true, "rst": true, "asciidoc": true, "text": true}
+var docLangs = map[string]bool{"markdown": true, "rst": true, "asciidoc": true, "text": true, "man": true}
 
 // docSection reports a section of prose: a heading of a document or a
 // document's own summary.

@@ -30,6 +30,7 @@ var kinGroups = [][]string{
 	{"delete", "remove"},
 	{"convert", "transform"},
 	{"retry", "backoff"},
+	{"limit", "cap", "max", "maximum", "throttle", "quota"},
 	{"duplicate", "dedup", "dedupe", "deduplicate", "repeated"},
 	{"compress", "gzip", "deflate"},
 	{"encrypt", "cipher"},
@@ -162,7 +163,13 @@ var acronyms = []struct{ phrase, short string }{
 	{"ctrl c", "signal interrupt sigint"},
 	{"at the same time", "concurrency concurrent parallel"},
 	{"in front of", "prefix prefixed"},
+	{"man page", "manual"},
+	{"how many", ""},
 }
+
+// idioms are the phrases whose own words say nothing of the code: "same"
+// and "time" are not what "at the same time" asks for.
+var idioms = map[string]bool{"ctrl c": true, "at the same time": true, "in front of": true, "how many": true}
 
 // kinWeight is what a kin of a question's word weighs beside the word;
 // shortWeight what its short form (or long form) weighs.
@@ -265,9 +272,17 @@ func withKin(q string, query []string) map[string]float64 {
 		}
 	}
 	for _, a := range acronyms {
-		if strings.Contains(spaced, " "+a.phrase) {
-			for _, t := range Tokens(a.short) { // as the index holds them
-				w[t] = max(w[t], shortWeight)
+		if !strings.Contains(spaced, " "+a.phrase) {
+			continue
+		}
+		for _, t := range Tokens(a.short) { // as the index holds them
+			w[t] = max(w[t], shortWeight)
+		}
+		if idioms[a.phrase] {
+			for _, t := range Tokens(a.phrase) {
+				if w[t] == 1 && strings.Count(spaced, " "+t) == 1 {
+					w[t] = kinWeight
+				}
 			}
 		}
 	}
