@@ -536,6 +536,19 @@ func TestContradictedEvidenceReopens(t *testing.T) {
 	if rep.Counts[memory.ChangeReopen] != 1 || d.ReopenedAt.IsZero() || !strings.Contains(d.Reopened, "contradicted by a later draft") {
 		t.Fatalf("the decision was not reopened: %v %q", rep.Counts, d.Reopened)
 	}
+	// The reopened decision waits for a person's answer in the verify-first
+	// queue: a later pass, long after, asks nothing else of it (no proposal
+	// to archive it as weak and stale while the question is open).
+	later := func() time.Time { return time.Now().Add(DefaultStaleAfter + 24*time.Hour) }
+	if _, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorUser, Now: later}); err != nil {
+		t.Fatal(err)
+	}
+	ps, _ := st.Proposals(ctx, testProject.ID, memory.ProposalOpen)
+	for _, p := range ps {
+		if p.Target == dec.ID && p.Kind == memory.ProposeArchive {
+			t.Errorf("a reopened decision was proposed for archive while it waits in verify-first: %q", p.Reason)
+		}
+	}
 	// Without the link, the same draft reopens nothing.
 	st2 := openStore(t)
 	remember(t, st2, memory.Memory{Layer: memory.LayerState, Body: "Redis streams sustain 9k appends per second once persistence is on.", Provenance: memory.ProvMeasured}, memory.ActorUser)

@@ -146,7 +146,9 @@ func (pl *planner) changed(e memory.Edge, since time.Time) (string, error) {
 const maxArchiveProposals = 100
 
 // stale proposes archiving memories that are weak (never reinforced,
-// hardly recalled, and low in trust or secondhand) and long unused.
+// hardly recalled, and low in trust or secondhand) and long unused — but
+// not a reopened decision, whose low trust is the question it already
+// puts to a person.
 func (pl *planner) stale() {
 	after := pl.staleAfter()
 	n := 0
@@ -154,6 +156,9 @@ func (pl *planner) stale() {
 		m := pl.mems[id]
 		if m == nil || pl.created(id) || pl.gone[id] || pl.touched[id] || n >= maxArchiveProposals {
 			continue
+		}
+		if !m.ReopenedAt.IsZero() {
+			continue // a reopened decision waits for a person's answer in verify-first: one question at a time
 		}
 		last := lastUse(m)
 		trust := memory.TrustAt(m, pl.now)
