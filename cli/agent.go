@@ -21,7 +21,7 @@ import (
 func (a *app) mcpCommand() *cobra.Command {
 	return &cobra.Command{
 		Use:   "mcp",
-		Short: "serve agents over the Model Context Protocol on stdio (recall, remember, capture, consolidate, context, archive)",
+		Short: "serve agents over the Model Context Protocol on stdio (" + strings.Join(mcpserver.ToolNames, ", ") + ")",
 		Args:  cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if err := a.open(cmd.Context(), true); err != nil {

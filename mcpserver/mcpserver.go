@@ -59,6 +59,10 @@ func New(st memory.Store, p memory.Project, tr Trust, llm func() (*consolidate.L
 	return (&Server{st: st, proj: p, trust: tr, llm: llm}).server()
 }
 
+// ToolNames are the tools the server offers agents, in the order an
+// agent is told of them.
+var ToolNames = []string{"recall", "feedback", "remember", "capture", "context", "archive", "consolidate"}
+
 func (s *Server) server() *mcp.Server {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "cairn", Version: Version}, &mcp.ServerOptions{
 		Instructions: "cairn is this project's long-term memory. Call `context` once at the start of a session, " +

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -117,6 +118,10 @@ func TestToolsAreTheAgentSubset(t *testing.T) {
 	}
 	if strings.Join(names, ",") != "archive,capture,consolidate,context,feedback,recall,remember" {
 		t.Fatalf("tools: %v", names)
+	}
+	// cairn mcp --help names them from ToolNames: the same set.
+	if got := slices.Sorted(slices.Values(ToolNames)); !slices.Equal(got, names) {
+		t.Errorf("ToolNames %v, served %v", ToolNames, names)
 	}
 	// What stays with the person: forgetting, and deciding what a
 	// consolidation left open or did.
