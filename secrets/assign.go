@@ -51,9 +51,9 @@ func assignments(text string, found func(start, end int, rule string)) {
 		name, prev := nameBefore(text, nameEnd)
 		// An upper-case name is an environment variable's, where KEY means
 		// a key as it does on an .env line: MAPBOX_KEY = "…".
-		rule, _, ok := secretName(name, constCase(name))
+		rule, strong, ok := secretName(name, constCase(name))
 		if !ok && prev != "" { // "API key: …", "access token = …"
-			rule, _, ok = secretName(prev+"_"+name, false)
+			rule, strong, ok = secretName(prev+"_"+name, false)
 		}
 		if !ok {
 			switch pairKey(name) {
@@ -74,7 +74,7 @@ func assignments(text string, found func(start, end int, rule string)) {
 			}
 			continue
 		}
-		if s, e := valueAfter(text, next); e > s && looksRandom(text[s:e]) && !basicPlaceholder(text, s, e) {
+		if s, e := valueAfter(text, next); e > s && (looksRandom(text[s:e]) || strong && rule == rulePassword && literalPassword(text, op, next, s, e)) && !basicPlaceholder(text, s, e) {
 			found(s, e, rule)
 		}
 	}
@@ -281,6 +281,22 @@ func envValue(text string, vs, end int) (int, int, bool) {
 		return 0, 0, false
 	}
 	return vs, ve, true
+}
+
+// literalPassword reports a password written as a literal — a value
+// set tight to its name (password=hunter2hunter2X) or quoted
+// (password: "correct horse") — that people choose as words, so that it
+// need not look random: anything but a placeholder, a reference to where
+// it lives, or a name of a variable. The operator is at op, the value
+// from s to e (next is just past the operator).
+func literalPassword(text string, op, next, s, e int) bool {
+	v := text[s:e]
+	quoted := s > 0 && strings.IndexByte("\"'`", text[s-1]) >= 0
+	tight := text[op] == '=' && op > 0 && text[op-1] != ' ' && s == next
+	if !quoted && !tight {
+		return false
+	}
+	return envSecret(v, true) && !strings.ContainsAny(v, "()[]{}")
 }
 
 // envSecret reports whether v, the value of a secret-sounding name (strong:

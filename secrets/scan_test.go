@@ -92,6 +92,9 @@ func TestScanFindsEveryRule(t *testing.T) {
 		{"env key", "  MAPBOX_KEY=" + "pk3hf82kd92jf", ruleEnv},
 		{"env windows", "DB_PASS=" + "hunter2hunter2\r\n", ruleEnv},
 		{"env passphrase", "DB_PASSWORD=" + "correct-horse-battery-staple", ruleEnv},
+		// A password people chose is words, yet set tight or quoted it is one.
+		{"password set tight", "the staging login is password=" + "hunter2hunter2X", rulePassword},
+		{"password quoted", `password = "` + "Sunny-Day-2024" + `"`, rulePassword},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -123,6 +126,9 @@ func TestScanLeavesOrdinaryNotesAlone(t *testing.T) {
 		// short or low-entropy values: not told apart from examples
 		"password=hunter2",
 		"password: hunter2hunter2",
+		"password=passwordFromVault",
+		"password=DB_PASSWORD",
+		"password=required",
 		"secret = abcdefgh",
 		"auth: required",
 		"author: jdoe-2024x",
