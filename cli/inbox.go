@@ -191,6 +191,9 @@ func proposalPreview(p memory.Proposal, explain func(string) string) string {
 	switch {
 	case p.Memory != nil:
 		return quote(candidateTitle(p.Memory)) + " " + why
+	case p.Other != "" && strings.Contains(p.Reason, p.Target):
+		// "says nearly the same as TARGET": the other one says it
+		return explain(p.Other) + ": " + why
 	case p.Target != "":
 		return explain(p.Target) + ": " + why
 	}

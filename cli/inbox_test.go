@@ -302,6 +302,12 @@ func TestRememberTwiceIsAlreadyKnown(t *testing.T) {
 	if p := proposalOf(e.proposals(), memory.ProposeMerge); p == nil || p.ID != m[1] || p.Target != near.ID {
 		t.Errorf("the merge proposal is not in the inbox: %+v", p)
 	}
+	// inbox show says which says nearly the same as which: the new one of
+	// the stored one, not the stored one of itself.
+	show := e.ok("inbox", "show", m[1])
+	if want := "why: 'The staging cluster runs on three nodes in eu-west-1 region.': says nearly the same as 'The staging cluster runs on three nodes in eu-west-1.'"; !strings.Contains(show, want) {
+		t.Errorf("inbox show of a merge proposal: want %q in\n%s", want, show)
+	}
 }
 
 // After 10,000 and more consolidated drafts (kept for undo), a new capture
