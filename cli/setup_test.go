@@ -641,6 +641,19 @@ func TestSetupSurvivesAnUpgrade(t *testing.T) {
 			t.Fatalf("with cairn on $PATH setup wrote %q; all: %q", c, commands())
 		}
 	}
+	// So does setup git, for the merge driver git runs.
+	repo := filepath.Join(root, "repo")
+	if out, err := exec.Command("git", "init", "-q", repo).CombinedOutput(); err != nil {
+		t.Fatalf("git init: %v\n%s", err, out)
+	}
+	gitSetup := exec.Command(link, "setup", "git")
+	gitSetup.Dir, gitSetup.Env = repo, environ(withCairn)
+	if out, err := gitSetup.CombinedOutput(); err != nil {
+		t.Fatalf("setup git: %v\n%s", err, out)
+	}
+	if out, _ := exec.Command("git", "-C", repo, "config", "--get", "merge.cairn.driver").Output(); string(out) != "'cairn' merge-file %O %A %B %P\n" {
+		t.Errorf("with cairn on $PATH setup git wrote the driver %q", out)
+	}
 	// Not on $PATH: the link it was run by, not the versioned file.
 	for _, agent := range []string{"claude-code", "codex"} {
 		if out, code := run(without, "", link, "setup", agent); code != 0 {

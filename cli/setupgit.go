@@ -46,7 +46,7 @@ func (a *app) gitSetupChanges(remove bool) ([]fileChange, error) {
 	if !filepath.IsAbs(config) {
 		config = filepath.Join(root, config)
 	}
-	bin, err := cairnBinary()
+	bin, err := setupCommand() // the name cairn when it is on $PATH, as the agents' hooks are written
 	if err != nil {
 		return nil, err
 	}
