@@ -124,6 +124,30 @@ func (r *rustReader) items(lo, hi int, owner string, out *[]Section) {
 // and attributes begin at first) and returns its last lexeme. What is not
 // an item it knows (a use, a macro call, a stray lexeme) is passed over.
 func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) int {
+	k := r.pastQualifiers(i)
+	if k >= hi {
+		return hi - 1
+	}
+	it, end, done := r.itemKind(i, k, hi, first, rustItem{doc: doc}, owner, out)
+	if done {
+		return end
+	}
+	if it.name == "" || it.name == "_" { // const _: () = …; names nothing
+		return r.end(k, hi, it.kind != KindConst)
+	}
+	return r.declared(it, i, k, hi, first, owner, out)
+}
+
+// rustItem is what an item declares: its kind, name and doc.
+type rustItem struct {
+	kind      Kind
+	name, doc string
+}
+
+// pastQualifiers is the lexeme after an item's visibility (pub,
+// pub(crate)) and qualifiers: const fn, async, unsafe, extern "C" fn,
+// default, auto trait.
+func (r *rustReader) pastQualifiers(i int) int {
 	f := r.f
 	k := i
 	if f.is(k, "pub") {
@@ -132,81 +156,97 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 			k = f.skip(k)
 		}
 	}
-	// Qualifiers: const fn, async, unsafe, extern "C" fn, default, auto trait.
 	for {
 		switch {
-		case f.is(k, "const") && (f.is(k+1, "fn") || f.is(k+1, "unsafe") || f.is(k+1, "async") || f.is(k+1, "extern")),
-			f.is(k, "async") || f.is(k, "unsafe") || f.is(k, "default") || f.is(k, "auto"):
+		case rustQualifier(f, k):
 			k++
-			continue
 		case f.is(k, "extern") && f.kind(k+1) == lexString && f.is(k+2, "fn"), f.is(k, "extern") && f.is(k+1, "fn"):
 			k++
 			if f.kind(k) == lexString {
 				k++
 			}
-			continue
+		default:
+			return k
 		}
-		break
 	}
-	if k >= hi {
-		return hi - 1
-	}
-	name, kind := "", Kind("")
+}
+
+// rustQualifier reports const (before fn, unsafe, async or extern),
+// async, unsafe, default or auto at k.
+func rustQualifier(f *codeFile, k int) bool {
+	return f.is(k, "const") && (f.is(k+1, "fn") || f.is(k+1, "unsafe") || f.is(k+1, "async") || f.is(k+1, "extern")) ||
+		f.is(k, "async") || f.is(k, "unsafe") || f.is(k, "default") || f.is(k, "auto")
+}
+
+// itemKind reads what the item with keyword k is; done says the item was
+// read whole here (a macro_rules!, an impl, something passed over), its
+// last lexeme end.
+func (r *rustReader) itemKind(i, k, hi, first int, it rustItem, owner string, out *[]Section) (_ rustItem, end int, done bool) {
+	f := r.f
 	if f.kind(k+1) == lexIdent {
-		name = strings.TrimPrefix(f.text(k+1), "r#")
+		it.name = strings.TrimPrefix(f.text(k+1), "r#")
 	}
 	switch t := string(f.raw(k)); {
 	case f.kind(k) != lexIdent:
-		return f.skip(i) - 1
+		return it, f.skip(i) - 1, true
 	case t == "fn":
-		kind = KindFunc
+		it.kind = KindFunc
 		if owner != "" {
-			kind, name = KindMethod, owner+"."+name
+			it.kind, it.name = KindMethod, owner+"."+it.name
 		}
 	case owner != "":
 		// Associated consts and types are not read; a macro call
 		// (serde::forward_to_deserialize_any! { … }) ends at its group.
-		return r.end(k, hi, rustMacroCall(f, k))
+		return it, r.end(k, hi, rustMacroCall(f, k)), true
 	case t == "struct" || t == "enum" || t == "trait" || t == "type" ||
 		t == "union" && f.kind(k+1) == lexIdent && (f.is(k+2, "{") || f.is(k+2, "<")):
-		kind = KindType
+		it.kind = KindType
 	case t == "const" || t == "static":
-		kind = KindConst
+		it.kind = KindConst
 		if t == "static" {
-			kind = KindVar
+			it.kind = KindVar
 		}
 		if f.is(k+1, "mut") {
-			name = f.text(k + 2)
+			it.name = f.text(k + 2)
 		}
-	case t == "mod" && name != "":
+	case t == "mod" && it.name != "":
 		if !f.is(k+2, "{") {
-			return r.end(k, hi, false) // mod name; — the module is its own file
+			return it, r.end(k, hi, false), true // mod name; — the module is its own file
 		}
-		kind = KindPackage
-		if doc == "" && f.kind(k+3) == lexInnerDoc {
-			// mod m { //! doc }
-			var docs []string
-			for n := k + 3; f.kind(n) == lexInnerDoc; n++ {
-				docs = append(docs, rustDocText(f.text(n)))
-			}
-			doc = strings.Join(docs, "\n")
+		it.kind = KindPackage
+		if it.doc == "" {
+			it.doc = rustInnerDoc(f, k+3) // mod m { //! doc }
 		}
 	case t == "macro_rules" && f.is(k+1, "!") && f.kind(k+2) == lexIdent:
-		kind, name = KindMacro, f.text(k+2)
+		it.kind, it.name = KindMacro, f.text(k+2)
 		end := r.end(k+3, hi, true)
-		*out = append(*out, f.section(kind, name, f.joined(i, k+3), doc, first, end))
-		return end
+		*out = append(*out, f.section(it.kind, it.name, f.joined(i, k+3), it.doc, first, end))
+		return it, end, true
 	case t == "impl":
-		return r.impl(k, hi, out)
+		return it, r.impl(k, hi, out), true
 	default:
 		// use, extern crate, a macro call, anything else: to the end of
 		// the item.
-		return r.end(k, hi, t == "extern" || rustMacroCall(f, k))
+		return it, r.end(k, hi, t == "extern" || rustMacroCall(f, k)), true
 	}
-	if name == "" || name == "_" { // const _: () = …; names nothing
-		return r.end(k, hi, kind != KindConst)
+	return it, 0, false
+}
+
+// rustInnerDoc is the text of the //! lines from lexeme n on.
+func rustInnerDoc(f *codeFile, n int) string {
+	var docs []string
+	for ; f.kind(n) == lexInnerDoc; n++ {
+		docs = append(docs, rustDocText(f.text(n)))
 	}
-	body := r.bodyOpen(k, hi, kind)
+	return strings.Join(docs, "\n")
+}
+
+// declared keeps the named item it (keyword at k, visibility at i, docs
+// from first) as a section with its signature, then reads a trait's or
+// an inline module's items; it returns the item's last lexeme.
+func (r *rustReader) declared(it rustItem, i, k, hi, first int, owner string, out *[]Section) int {
+	f := r.f
+	body := r.bodyOpen(k, hi, it.kind)
 	end := body
 	sigEnd := body
 	if body >= 0 {
@@ -219,19 +259,20 @@ func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) i
 		}
 	}
 	var sig string
-	if kind == KindConst || kind == KindVar || kind == KindType && f.is(k, "type") {
+	if it.kind == KindConst || it.kind == KindVar || it.kind == KindType && f.is(k, "type") {
 		sig = f.firstLineOf(i, end) // the value may run on
 	} else {
 		sig = f.joined(i, sigEnd)
 	}
+	name := it.name
 	if owner == "" && r.mod != "" {
 		name = r.mod + "::" + name // an item of an inline module
 	}
-	*out = append(*out, f.section(kind, name, sig, doc, first, end))
+	*out = append(*out, f.section(it.kind, name, sig, it.doc, first, end))
 	switch {
 	case f.is(k, "trait") && body >= 0:
 		r.items(body+1, f.partner[body], name, out)
-	case kind == KindPackage && body >= 0 && !rustTestModule(f, first, k):
+	case it.kind == KindPackage && body >= 0 && !rustTestModule(f, first, k):
 		// An inline module's items; its tests (#[cfg(test)] mod tests)
 		// are the test runner's.
 		outer := r.mod
@@ -421,28 +462,8 @@ func (f *codeFile) lexRust() {
 		switch {
 		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
 			i++
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			e := lineEnd(src, i)
-			k := lexComment
-			switch {
-			case e-i >= 3 && src[i+2] == '!':
-				k = lexInnerDoc
-			case e-i >= 3 && src[i+2] == '/' && (e-i == 3 || src[i+3] != '/'):
-				k = lexDoc
-			}
-			f.add(k, i, e)
-			i = e
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			e := scanRustBlockComment(src, i)
-			k := lexComment
-			switch {
-			case e-i > 4 && src[i+2] == '!':
-				k = lexInnerDoc
-			case e-i > 4 && src[i+2] == '*' && src[i+3] != '*':
-				k = lexDoc
-			}
-			f.add(k, i, e)
-			i = e
+		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+			i = f.rustComment(i)
 		case c == '"':
 			e := scanRustString(src, i+1)
 			f.add(lexString, i, e)
@@ -452,20 +473,7 @@ func (f *codeFile) lexRust() {
 			f.add(k, i, e)
 			i = e
 		case identByte(c):
-			if e, ok := rustPrefixedLiteral(src, i); ok {
-				f.add(lexString, i, e)
-				i = e
-				continue
-			}
-			e := i + 1
-			if c == 'r' && e+1 < len(src) && src[e] == '#' && identByte(src[e+1]) {
-				e += 2 // a raw identifier, r#type
-			}
-			for e < len(src) && (identByte(src[e]) || digitByte(src[e])) {
-				e++
-			}
-			f.add(lexIdent, i, e)
-			i = e
+			i = f.rustWord(i)
 		case digitByte(c):
 			e := i + 1
 			for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.' && e+1 < len(src) && digitByte(src[e+1])) {
@@ -485,6 +493,52 @@ func (f *codeFile) lexRust() {
 			i = e
 		}
 	}
+}
+
+// rustComment reads the // or /* */ comment at i: //! and /*! are the
+// enclosing item's docs, /// and /** the next item's (not //// or /***).
+func (f *codeFile) rustComment(i int) int {
+	src := f.src
+	k := lexComment
+	if src[i+1] == '/' {
+		e := lineEnd(src, i)
+		switch {
+		case e-i >= 3 && src[i+2] == '!':
+			k = lexInnerDoc
+		case e-i >= 3 && src[i+2] == '/' && (e-i == 3 || src[i+3] != '/'):
+			k = lexDoc
+		}
+		f.add(k, i, e)
+		return e
+	}
+	e := scanRustBlockComment(src, i)
+	switch {
+	case e-i > 4 && src[i+2] == '!':
+		k = lexInnerDoc
+	case e-i > 4 && src[i+2] == '*' && src[i+3] != '*':
+		k = lexDoc
+	}
+	f.add(k, i, e)
+	return e
+}
+
+// rustWord reads the literal with a prefix (b"…", r#"…"#) or the name
+// (r#type too) at i.
+func (f *codeFile) rustWord(i int) int {
+	src := f.src
+	if e, ok := rustPrefixedLiteral(src, i); ok {
+		f.add(lexString, i, e)
+		return e
+	}
+	e := i + 1
+	if src[i] == 'r' && e+1 < len(src) && src[e] == '#' && identByte(src[e+1]) {
+		e += 2 // a raw identifier, r#type
+	}
+	for e < len(src) && (identByte(src[e]) || digitByte(src[e])) {
+		e++
+	}
+	f.add(lexIdent, i, e)
+	return e
 }
 
 // rustPrefixedLiteral reads a literal with a prefix at i: b"…", br"…",

@@ -112,119 +112,193 @@ func (r *jsReader) statement(i, hi int, out *[]Section) int {
 	if k >= hi {
 		return hi
 	}
-	// sigEnd is where the signature stops (the body's brace, the
-	// semicolon); -1 takes the first line, for values.
-	kind, name, body, end, sigEnd := Kind(""), "default", -1, -1, -1
 	t := ""
 	if f.kind(k) == lexIdent {
 		t = f.text(k)
 	}
-	switch {
-	case t == "function":
-		n := k + 1
-		if f.is(n, "*") {
-			n++
-		}
-		if f.kind(n) == lexIdent {
-			name = f.text(n)
-		}
-		kind = KindFunc
-		body, end = r.declBody(n, hi)
-		sigEnd = bodyOrEnd(f, body, end)
-	case t == "class" && (f.kind(k+1) == lexIdent || f.is(k+1, "{")),
-		(t == "interface" || t == "enum") && f.kind(k+1) == lexIdent:
-		kind = KindType
-		if t == "class" {
-			kind = KindClass
-		}
-		if f.kind(k+1) == lexIdent && !f.is(k+1, "extends") && !f.is(k+1, "implements") {
-			name = f.text(k + 1)
-		}
-		body, end = r.declBody(k+1, hi)
-		sigEnd = bodyOrEnd(f, body, end)
-	case t == "const" && f.is(k+1, "enum") && f.kind(k+2) == lexIdent:
-		kind, name = KindType, f.text(k+2)
-		body, end = r.declBody(k+2, hi)
-		sigEnd = bodyOrEnd(f, body, end)
-	case t == "type" && f.kind(k+1) == lexIdent && (f.is(k+2, "=") || f.is(k+2, "<")):
-		kind, name = KindType, f.text(k+1)
-		end = r.stmtEnd(k, hi)
-	case (t == "namespace" || t == "module") && (f.kind(k+1) == lexIdent || f.kind(k+1) == lexString):
-		n := k + 1
-		for f.is(n+1, ".") && f.kind(n+2) == lexIdent {
-			n += 2
-		}
-		if !f.is(n+1, "{") {
-			return r.stmtEnd(i, hi) + 1
-		}
-		kind, name = KindType, strings.Trim(f.joined(k+1, n+1), `"'`)
-		body, end = n+1, f.partner[n+1]
-		sigEnd = body
-	case (t == "const" || t == "let" || t == "var") && f.kind(k+1) == lexIdent:
-		name = f.text(k + 1)
-		end = r.stmtEnd(k, hi)
-		kind, sigEnd = r.valueKind(k+2, end+1, t)
-		if kind == "" {
-			return end + 1
-		}
-	case (t == "exports" || t == "module" && f.is(k+1, ".") && f.is(k+2, "exports")) && f.is(k+1, "."):
-		// CommonJS: exports.name = function …, module.exports.name = …
-		n := k + 2
-		if t == "module" {
-			n = k + 4
-		}
-		if f.kind(n) != lexIdent || !f.is(n-1, ".") || !f.is(n+1, "=") {
-			return r.stmtEnd(i, hi) + 1
-		}
-		name = f.text(n)
-		end = r.stmtEnd(k, hi)
-		if kind, sigEnd = r.valueKind(n+1, end+1, ""); kind != KindFunc && kind != KindClass {
-			return end + 1
-		}
-	case f.kind(k) == lexIdent && f.is(k+1, ".") && f.is(k+2, "prototype") && f.is(k+3, ".") &&
-		f.kind(k+4) == lexIdent && f.is(k+5, "="):
-		// A method given to a constructor's prototype: Reply.prototype.send = function …
-		end = r.stmtEnd(k, hi)
-		if kind, sigEnd = r.valueKind(k+5, end+1, ""); kind != KindFunc {
-			return end + 1
-		}
-		kind, name = KindMethod, t+"."+f.text(k+4)
-	default:
-		return r.stmtEnd(i, hi) + 1
+	d, next := r.declaration(t, i, k, hi)
+	if next >= 0 {
+		return next
 	}
-	if end < k {
-		end = k
+	if d.end < k {
+		d.end = k
 	}
 	first, doc := r.docAbove(i)
 	sig := ""
-	if sigEnd < 0 {
-		sig = f.firstLineOf(start, end)
+	if d.sigEnd < 0 {
+		sig = f.firstLineOf(start, d.end)
 	} else {
-		sig = f.joined(start, sigEnd)
+		sig = f.joined(start, d.sigEnd)
 	}
 	if r.ns != "" {
-		name = r.ns + "." + name // a declaration of a namespace
+		d.name = r.ns + "." + d.name // a declaration of a namespace
 	}
-	*out = append(*out, f.section(kind, name, sig, doc, first, end))
+	*out = append(*out, f.section(d.kind, d.name, sig, doc, first, d.end))
+	r.inside(d, t, out)
+	return d.end + 1
+}
+
+// jsDecl is what a statement declares: its kind and name, its body's
+// opening brace (-1: none), its last lexeme, and where its signature
+// stops (the body's brace, the semicolon; -1 takes the first line, for
+// values).
+type jsDecl struct {
+	kind              Kind
+	name              string
+	body, end, sigEnd int
+}
+
+func newJSDecl(kind Kind) jsDecl {
+	return jsDecl{kind: kind, name: "default", body: -1, end: -1, sigEnd: -1}
+}
+
+// declaration reads what the statement at i declares, its keyword t at
+// lexeme k; next >= 0 is the index after a statement that declares
+// nothing kept (then d is nothing).
+func (r *jsReader) declaration(t string, i, k, hi int) (d jsDecl, next int) {
+	f := r.f
 	switch {
-	case body < 0:
-	case kind == KindClass:
-		r.members(body, f.partner[body], name, false, out)
+	case t == "function":
+		return r.functionDecl(k, hi), -1
+	case jsTypeDecl(f, t, k):
+		return r.typeDecl(t, k, hi), -1
+	case t == "const" && f.is(k+1, "enum") && f.kind(k+2) == lexIdent:
+		d = r.bodied(newJSDecl(KindType), k+2, hi)
+		d.name = f.text(k + 2)
+		return d, -1
+	case t == "type" && f.kind(k+1) == lexIdent && (f.is(k+2, "=") || f.is(k+2, "<")):
+		d = newJSDecl(KindType)
+		d.name, d.end = f.text(k+1), r.stmtEnd(k, hi)
+		return d, -1
+	case (t == "namespace" || t == "module") && (f.kind(k+1) == lexIdent || f.kind(k+1) == lexString):
+		return r.namespaceDecl(i, k, hi)
+	case (t == "const" || t == "let" || t == "var") && f.kind(k+1) == lexIdent:
+		d = newJSDecl("")
+		d.name, d.end = f.text(k+1), r.stmtEnd(k, hi)
+		if d.kind, d.sigEnd = r.valueKind(k+2, d.end+1, t); d.kind == "" {
+			return d, d.end + 1
+		}
+		return d, -1
+	case (t == "exports" || t == "module" && f.is(k+1, ".") && f.is(k+2, "exports")) && f.is(k+1, "."):
+		return r.exportsDecl(t, i, k, hi)
+	case jsPrototypeMethod(f, k):
+		// A method given to a constructor's prototype: Reply.prototype.send = function …
+		d = newJSDecl("")
+		d.end = r.stmtEnd(k, hi)
+		if d.kind, d.sigEnd = r.valueKind(k+5, d.end+1, ""); d.kind != KindFunc {
+			return d, d.end + 1
+		}
+		d.kind, d.name = KindMethod, t+"."+f.text(k+4)
+		return d, -1
+	}
+	return jsDecl{}, r.stmtEnd(i, hi) + 1
+}
+
+// bodied is d with the body that follows lexeme n and the signature
+// that stops before it.
+func (r *jsReader) bodied(d jsDecl, n, hi int) jsDecl {
+	d.body, d.end = r.declBody(n, hi)
+	d.sigEnd = bodyOrEnd(r.f, d.body, d.end)
+	return d
+}
+
+// functionDecl is function NAME (or function* NAME) at k.
+func (r *jsReader) functionDecl(k, hi int) jsDecl {
+	f := r.f
+	n := k + 1
+	if f.is(n, "*") {
+		n++
+	}
+	d := newJSDecl(KindFunc)
+	if f.kind(n) == lexIdent {
+		d.name = f.text(n)
+	}
+	return r.bodied(d, n, hi)
+}
+
+// jsTypeDecl reports a class (named or not), an interface or an enum at k.
+func jsTypeDecl(f *codeFile, t string, k int) bool {
+	return t == "class" && (f.kind(k+1) == lexIdent || f.is(k+1, "{")) ||
+		(t == "interface" || t == "enum") && f.kind(k+1) == lexIdent
+}
+
+// typeDecl is the class, interface or enum t at k.
+func (r *jsReader) typeDecl(t string, k, hi int) jsDecl {
+	f := r.f
+	d := newJSDecl(KindType)
+	if t == "class" {
+		d.kind = KindClass
+	}
+	if f.kind(k+1) == lexIdent && !f.is(k+1, "extends") && !f.is(k+1, "implements") {
+		d.name = f.text(k + 1)
+	}
+	return r.bodied(d, k+1, hi)
+}
+
+// namespaceDecl is namespace A.B.C { … } (or module "name" { … }) at k;
+// one without a body declares nothing kept.
+func (r *jsReader) namespaceDecl(i, k, hi int) (jsDecl, int) {
+	f := r.f
+	n := k + 1
+	for f.is(n+1, ".") && f.kind(n+2) == lexIdent {
+		n += 2
+	}
+	if !f.is(n+1, "{") {
+		return jsDecl{}, r.stmtEnd(i, hi) + 1
+	}
+	d := newJSDecl(KindType)
+	d.name = strings.Trim(f.joined(k+1, n+1), `"'`)
+	d.body, d.end, d.sigEnd = n+1, f.partner[n+1], n+1
+	return d, -1
+}
+
+// exportsDecl is CommonJS's exports.name = function … (or
+// module.exports.name = …) at k: a function or a class, else nothing kept.
+func (r *jsReader) exportsDecl(t string, i, k, hi int) (jsDecl, int) {
+	f := r.f
+	n := k + 2
+	if t == "module" {
+		n = k + 4
+	}
+	if f.kind(n) != lexIdent || !f.is(n-1, ".") || !f.is(n+1, "=") {
+		return jsDecl{}, r.stmtEnd(i, hi) + 1
+	}
+	d := newJSDecl("")
+	d.name, d.end = f.text(n), r.stmtEnd(k, hi)
+	if d.kind, d.sigEnd = r.valueKind(n+1, d.end+1, ""); d.kind != KindFunc && d.kind != KindClass {
+		return d, d.end + 1
+	}
+	return d, -1
+}
+
+// jsPrototypeMethod reports NAME.prototype.METHOD = at k.
+func jsPrototypeMethod(f *codeFile, k int) bool {
+	return f.kind(k) == lexIdent && f.is(k+1, ".") && f.is(k+2, "prototype") && f.is(k+3, ".") &&
+		f.kind(k+4) == lexIdent && f.is(k+5, "=")
+}
+
+// inside reads what a declaration's body holds: a class's or an
+// interface's members, a namespace's statements.
+func (r *jsReader) inside(d jsDecl, t string, out *[]Section) {
+	f := r.f
+	switch {
+	case d.body < 0:
+	case d.kind == KindClass:
+		r.members(d.body, f.partner[d.body], d.name, false, out)
 	case t == "interface":
-		r.members(body, f.partner[body], name, true, out)
+		r.members(d.body, f.partner[d.body], d.name, true, out)
 	case t == "namespace" || t == "module":
 		outer := r.ns
-		r.ns = name
-		for j := body + 1; j < f.partner[body]; {
+		r.ns = d.name
+		for j := d.body + 1; j < f.partner[d.body]; {
 			if k := f.lex[j].kind; k == lexComment || k == lexDoc {
 				j++
 				continue
 			}
-			j = max(r.statement(j, f.partner[body], out), j+1)
+			j = max(r.statement(j, f.partner[d.body], out), j+1)
 		}
 		r.ns = outer
 	}
-	return end + 1
 }
 
 // bodyOrEnd is where a declaration's signature stops: before its body,
@@ -652,143 +726,175 @@ func mergeOverloads(secs []Section) []Section {
 // lone punctuation mark, not a string, so an apostrophe in JSX text
 // (<p>Don't</p>) costs nothing.
 func (f *codeFile) lexJS() {
-	src := f.src
+	x := &jsLexer{f: f, src: f.src}
+	i := f.begin
+	if i+1 < len(x.src) && x.src[i] == '#' && x.src[i+1] == '!' {
+		i = lineEnd(x.src, i) // a shebang
+	}
+	for i < len(x.src) {
+		if n := len(x.tmpl); n > 0 && x.tmpl[n-1] < 0 {
+			i = x.templateText(i)
+			continue
+		}
+		i = x.token(i)
+	}
+	if len(x.tmpl) > 0 {
+		f.add(lexString, x.tmplStart, len(x.src)) // an unterminated template
+	}
+}
+
+// jsLexer is the state of lexJS: the template literals open around the
+// scanner and the last lexeme that is not a comment.
+type jsLexer struct {
+	f   *codeFile
+	src []byte
 	// tmpl holds, for each template literal open around the scanner, the
 	// depth of braces inside its current ${ } expression, or -1 while in
 	// its text.
-	var tmpl []int
-	tmplStart := 0
+	tmpl      []int
+	tmplStart int
 	// The last lexeme that is not a comment tells a regular expression
 	// from a division.
-	prevKind, prevText := lexKind(0), []byte(nil)
-	emit := func(k lexKind, s, e int) {
-		if len(tmpl) == 0 {
-			f.add(k, s, e)
+	prevKind lexKind
+	prevText []byte
+}
+
+// emit adds a lexeme (none inside a template: the template is one) and
+// remembers it as the last unless it is a comment.
+func (x *jsLexer) emit(k lexKind, s, e int) {
+	if len(x.tmpl) == 0 {
+		x.f.add(k, s, e)
+	}
+	if k != lexComment && k != lexDoc {
+		x.prevKind, x.prevText = k, x.src[s:e]
+	}
+}
+
+// templateText reads one step of a template's text at i: an escape, the
+// closing backquote, the start of a ${ } expression, or a character.
+func (x *jsLexer) templateText(i int) int {
+	src, n := x.src, len(x.tmpl)
+	switch {
+	case src[i] == '\\':
+		return i + 2
+	case src[i] == '`':
+		i++
+		x.tmpl = x.tmpl[:n-1]
+		if len(x.tmpl) == 0 {
+			x.f.add(lexString, x.tmplStart, i)
 		}
-		if k != lexComment && k != lexDoc {
-			prevKind, prevText = k, src[s:e]
+		x.prevKind, x.prevText = lexString, src[i-1:i]
+		return i
+	case src[i] == '$' && i+1 < len(src) && src[i+1] == '{':
+		x.tmpl[n-1] = 0
+		x.prevKind, x.prevText = lexPunct, src[i+1:i+2]
+		return i + 2
+	}
+	return i + 1
+}
+
+// token reads the lexeme (or the blank) at i and returns where it ends.
+func (x *jsLexer) token(i int) int {
+	src := x.src
+	c := src[i]
+	switch {
+	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		return i + 1
+	case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
+		return x.comment(i)
+	case c == '/' && jsRegexAllowed(x.prevKind, x.prevText):
+		return x.quoted(i, scanJSRegex(src, i))
+	case c == '\'' || c == '"':
+		return x.quoted(i, scanJSString(src, i))
+	case c == '`':
+		if len(x.tmpl) == 0 {
+			x.tmplStart = i
+		}
+		if len(x.tmpl) >= 64 { // absurd nesting: read the rest as text
+			return len(src)
+		}
+		x.tmpl = append(x.tmpl, -1)
+		return i + 1
+	case identByte(c) || c == '$' || c == '#' && i+1 < len(src) && identByte(src[i+1]):
+		e := i + 1
+		for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '$') {
+			e++
+		}
+		x.emit(lexIdent, i, e)
+		return e
+	case digitByte(c) || c == '.' && i+1 < len(src) && digitByte(src[i+1]):
+		e := i + 1
+		for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.') {
+			e++
+		}
+		x.emit(lexNumber, i, e)
+		return e
+	}
+	return x.punct(i)
+}
+
+// comment reads a // or /* */ comment at i; a /** */ one is a doc.
+func (x *jsLexer) comment(i int) int {
+	src := x.src
+	if src[i+1] == '/' {
+		e := lineEnd(src, i)
+		x.emit(lexComment, i, e)
+		return e
+	}
+	e := i + 2
+	for e < len(src) && !(src[e] == '*' && e+1 < len(src) && src[e+1] == '/') {
+		e++
+	}
+	e = min(e+2, len(src))
+	k := lexComment
+	if e-i > 4 && src[i+2] == '*' {
+		k = lexDoc
+	}
+	x.emit(k, i, e)
+	return e
+}
+
+// quoted emits the string or regular expression from i to e, or, when it
+// found no end (e < 0), the opening mark alone as punctuation.
+func (x *jsLexer) quoted(i, e int) int {
+	if e < 0 {
+		x.emit(lexPunct, i, i+1)
+		return i + 1
+	}
+	x.emit(lexString, i, e)
+	return e
+}
+
+// punct reads punctuation at i (=>, ?., ++, --, ... as one), keeping the
+// braces of a template's ${ } expression counted: its closing brace goes
+// back to the template's text.
+func (x *jsLexer) punct(i int) int {
+	src, c := x.src, x.src[i]
+	e := i + 1
+	if i+1 < len(src) {
+		switch string(src[i : i+2]) {
+		case "=>", "?.", "++", "--":
+			e = i + 2
+		case "..":
+			if i+2 < len(src) && src[i+2] == '.' {
+				e = i + 3
+			}
 		}
 	}
-	i := f.begin
-	if i+1 < len(src) && src[i] == '#' && src[i+1] == '!' {
-		i = lineEnd(src, i) // a shebang
-	}
-	for i < len(src) {
-		if n := len(tmpl); n > 0 && tmpl[n-1] < 0 {
-			// In a template's text.
-			switch {
-			case src[i] == '\\':
-				i += 2
-			case src[i] == '`':
-				i++
-				tmpl = tmpl[:n-1]
-				if len(tmpl) == 0 {
-					f.add(lexString, tmplStart, i)
-				}
-				prevKind, prevText = lexString, src[i-1:i]
-			case src[i] == '$' && i+1 < len(src) && src[i+1] == '{':
-				tmpl[n-1] = 0
-				prevKind, prevText = lexPunct, src[i+1:i+2]
-				i += 2
-			default:
-				i++
+	if n := len(x.tmpl); n > 0 {
+		switch c {
+		case '{':
+			x.tmpl[n-1]++
+		case '}':
+			if x.tmpl[n-1] == 0 {
+				x.tmpl[n-1] = -1 // back to the template's text
+				return i + 1
 			}
-			continue
-		}
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-			i++
-		case c == '/' && i+1 < len(src) && src[i+1] == '/':
-			e := lineEnd(src, i)
-			emit(lexComment, i, e)
-			i = e
-		case c == '/' && i+1 < len(src) && src[i+1] == '*':
-			e := i + 2
-			for e < len(src) && !(src[e] == '*' && e+1 < len(src) && src[e+1] == '/') {
-				e++
-			}
-			e = min(e+2, len(src))
-			k := lexComment
-			if e-i > 4 && src[i+2] == '*' {
-				k = lexDoc
-			}
-			emit(k, i, e)
-			i = e
-		case c == '/' && jsRegexAllowed(prevKind, prevText):
-			e := scanJSRegex(src, i)
-			if e < 0 {
-				emit(lexPunct, i, i+1)
-				i++
-				continue
-			}
-			emit(lexString, i, e)
-			i = e
-		case c == '\'' || c == '"':
-			e := scanJSString(src, i)
-			if e < 0 {
-				emit(lexPunct, i, i+1)
-				i++
-				continue
-			}
-			emit(lexString, i, e)
-			i = e
-		case c == '`':
-			if len(tmpl) == 0 {
-				tmplStart = i
-			}
-			if len(tmpl) >= 64 { // absurd nesting: read the rest as text
-				i = len(src)
-				continue
-			}
-			tmpl = append(tmpl, -1)
-			i++
-		case identByte(c) || c == '$' || c == '#' && i+1 < len(src) && identByte(src[i+1]):
-			e := i + 1
-			for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '$') {
-				e++
-			}
-			emit(lexIdent, i, e)
-			i = e
-		case digitByte(c) || c == '.' && i+1 < len(src) && digitByte(src[i+1]):
-			e := i + 1
-			for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.') {
-				e++
-			}
-			emit(lexNumber, i, e)
-			i = e
-		default:
-			e := i + 1
-			if i+1 < len(src) {
-				switch string(src[i : i+2]) {
-				case "=>", "?.", "++", "--":
-					e = i + 2
-				case "..":
-					if i+2 < len(src) && src[i+2] == '.' {
-						e = i + 3
-					}
-				}
-			}
-			if n := len(tmpl); n > 0 {
-				switch c {
-				case '{':
-					tmpl[n-1]++
-				case '}':
-					if tmpl[n-1] == 0 {
-						tmpl[n-1] = -1 // back to the template's text
-						i++
-						continue
-					}
-					tmpl[n-1]--
-				}
-			}
-			emit(lexPunct, i, e)
-			i = e
+			x.tmpl[n-1]--
 		}
 	}
-	if len(tmpl) > 0 {
-		f.add(lexString, tmplStart, len(src)) // an unterminated template
-	}
+	x.emit(lexPunct, i, e)
+	return e
 }
 
 // jsRegexAllowed says whether a / after the given lexeme starts a regular
