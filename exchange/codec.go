@@ -132,63 +132,130 @@ func plain(s string) ([]byte, error) {
 // frontFields is r's frontmatter in p, in the order it is written. A
 // history entry (past) leads with its version, time and title.
 func frontFields(r memory.Record, p Profile, past bool) yaml.MapSlice {
-	var f yaml.MapSlice
-	add := func(key string, v any, keep bool) {
-		if keep {
-			f = append(f, yaml.MapItem{Key: key, Value: v})
-		}
-	}
-	str := func(key, v string) { add(key, v, v != "") }
-	times := func(key string, t time.Time) { str(key, stamp(t)) }
-	list := func(key string, v []string) { add(key, v, len(v) > 0) }
+	f := &frontOut{}
 	team := p == Team
-	if past {
-		add("version", r.Version, true)
-		times("updated", r.UpdatedAt)
-		add("title", r.Title, true)
-		str("body", r.Body)
-		if team {
-			return f // a reader's line: what it said, and when
-		}
-		str("ref", r.Ref)
-		str("layer", layerOf(r.Layer))
-	} else {
-		str("id", r.ID)
-		if team {
-			add("title", r.Title, true)
-			add("layer", layerOf(r.Layer), true)
-		} else {
-			str("ref", r.Ref)
-			str("project", r.Project)
-			add("title", r.Title, true)
-			str("layer", layerOf(r.Layer))
-		}
+	if f.head(r, team, past) {
+		return f.s // a team's history entry: what it said, and when
 	}
-	str("kind", string(r.Kind))
-	str("provenance", string(r.Provenance))
+	f.str("kind", string(r.Kind))
+	f.str("provenance", string(r.Provenance))
 	if !team {
-		add("confidence", r.Confidence, r.Confidence != 0)
+		f.add("confidence", r.Confidence, r.Confidence != 0)
 	}
-	str("status", string(r.Status))
+	f.str("status", string(r.Status))
 	if !team && r.Source != (memory.Source{}) {
-		var s yaml.MapSlice
-		for _, kv := range []struct{ k, v string }{{"actor", string(r.Source.Actor)}, {"session", r.Source.Session}, {"file", r.Source.File}} {
-			if kv.v != "" {
-				s = append(s, yaml.MapItem{Key: kv.k, Value: kv.v})
-			}
-		}
-		if r.Source.Line != 0 {
-			s = append(s, yaml.MapItem{Key: "line", Value: r.Source.Line})
-		}
-		add("source", s, true)
+		f.add("source", sourceFields(r.Source), true)
 	}
 	tags := r.Tags
 	if team {
 		tags = slices.Sorted(slices.Values(tags))
 	}
-	list("tags", tags)
+	f.list("tags", tags)
+	ws := watermarkFields(r.Watermarks, team)
+	f.add("watermarks", ws, len(ws) > 0)
+	f.list("triggers", r.Triggers)
+	f.times("valid_from", r.ValidFrom)
+	if r.ValidUntil != nil {
+		f.times("valid_until", *r.ValidUntil)
+	}
+	f.list("supersedes", r.Supersedes)
+	f.str("superseded_by", r.SupersededBy)
+	if !team {
+		if r.RejectedAt != nil {
+			f.times("rejected_at", *r.RejectedAt)
+		}
+		if r.ReopenedAt != nil {
+			f.times("reopened_at", *r.ReopenedAt)
+			f.str("reopened", r.Reopened)
+		}
+	}
+	if past {
+		f.times("created", r.CreatedAt)
+		return f.s
+	}
+	f.add("version", r.Version, r.Version != 0)
+	f.times("created", r.CreatedAt)
+	if !team {
+		// The team file leaves the time of the last edit out: it differs
+		// on every edit, so two people's edits of one memory would always
+		// conflict on it in git. The version and the history order them.
+		f.times("updated", r.UpdatedAt)
+		es := edgeFields(r.Edges)
+		f.add("edges", es, len(es) > 0)
+	}
+	var hs []yaml.MapSlice
+	for _, h := range r.History {
+		if team {
+			h.Body = strings.TrimSpace(h.Body)
+		}
+		hs = append(hs, frontFields(h, p, true))
+	}
+	f.add("history", hs, len(hs) > 0)
+	return f.s
+}
+
+// frontOut is a frontmatter being written, field by field in order.
+type frontOut struct{ s yaml.MapSlice }
+
+// add writes key: v when keep.
+func (f *frontOut) add(key string, v any, keep bool) {
+	if keep {
+		f.s = append(f.s, yaml.MapItem{Key: key, Value: v})
+	}
+}
+
+func (f *frontOut) str(key, v string)             { f.add(key, v, v != "") }
+func (f *frontOut) times(key string, t time.Time) { f.str(key, stamp(t)) }
+func (f *frontOut) list(key string, v []string)   { f.add(key, v, len(v) > 0) }
+
+// head writes the fields a record leads with: a history entry's version,
+// time, title and body (for a team, all of it: done), else the id, the
+// ref, the project, the title and the layer, as the profile keeps them.
+func (f *frontOut) head(r memory.Record, team, past bool) (done bool) {
+	switch {
+	case past:
+		f.add("version", r.Version, true)
+		f.times("updated", r.UpdatedAt)
+		f.add("title", r.Title, true)
+		f.str("body", r.Body)
+		if team {
+			return true
+		}
+		f.str("ref", r.Ref)
+		f.str("layer", layerOf(r.Layer))
+	case team:
+		f.str("id", r.ID)
+		f.add("title", r.Title, true)
+		f.add("layer", layerOf(r.Layer), true)
+	default:
+		f.str("id", r.ID)
+		f.str("ref", r.Ref)
+		f.str("project", r.Project)
+		f.add("title", r.Title, true)
+		f.str("layer", layerOf(r.Layer))
+	}
+	return false
+}
+
+// sourceFields is where a memory came from: actor, session, file, line.
+func sourceFields(src memory.Source) yaml.MapSlice {
+	var s yaml.MapSlice
+	for _, kv := range []struct{ k, v string }{{"actor", string(src.Actor)}, {"session", src.Session}, {"file", src.File}} {
+		if kv.v != "" {
+			s = append(s, yaml.MapItem{Key: kv.k, Value: kv.v})
+		}
+	}
+	if src.Line != 0 {
+		s = append(s, yaml.MapItem{Key: "line", Value: src.Line})
+	}
+	return s
+}
+
+// watermarkFields are a memory's bindings: kind and target, and for one
+// person's export their fingerprint, state and when it was taken.
+func watermarkFields(wms []memory.Watermark, team bool) []yaml.MapSlice {
 	var ws []yaml.MapSlice
-	for _, w := range r.Watermarks {
+	for _, w := range wms {
 		m := yaml.MapSlice{{Key: "kind", Value: string(w.Kind)}}
 		if w.Target != "" {
 			m = append(m, yaml.MapItem{Key: "target", Value: w.Target})
@@ -204,59 +271,27 @@ func frontFields(r memory.Record, p Profile, past bool) yaml.MapSlice {
 		}
 		ws = append(ws, m)
 	}
-	add("watermarks", ws, len(ws) > 0)
-	list("triggers", r.Triggers)
-	times("valid_from", r.ValidFrom)
-	if r.ValidUntil != nil {
-		times("valid_until", *r.ValidUntil)
-	}
-	list("supersedes", r.Supersedes)
-	str("superseded_by", r.SupersededBy)
-	if !team {
-		if r.RejectedAt != nil {
-			times("rejected_at", *r.RejectedAt)
+	return ws
+}
+
+// edgeFields are a memory's links: kind and target, a weight other than
+// 1, whether it is historical, and when it was made.
+func edgeFields(edges []memory.RecordEdge) []yaml.MapSlice {
+	var es []yaml.MapSlice
+	for _, e := range edges {
+		m := yaml.MapSlice{{Key: "kind", Value: string(e.Kind)}, {Key: "to", Value: e.To}}
+		if e.Weight != 1 && e.Weight != 0 {
+			m = append(m, yaml.MapItem{Key: "weight", Value: e.Weight})
 		}
-		if r.ReopenedAt != nil {
-			times("reopened_at", *r.ReopenedAt)
-			str("reopened", r.Reopened)
+		if e.Active != nil && !*e.Active {
+			m = append(m, yaml.MapItem{Key: "historical", Value: true})
 		}
-	}
-	if past {
-		times("created", r.CreatedAt)
-		return f
-	}
-	add("version", r.Version, r.Version != 0)
-	times("created", r.CreatedAt)
-	if !team {
-		// The team file leaves the time of the last edit out: it differs
-		// on every edit, so two people's edits of one memory would always
-		// conflict on it in git. The version and the history order them.
-		times("updated", r.UpdatedAt)
-		var es []yaml.MapSlice
-		for _, e := range r.Edges {
-			m := yaml.MapSlice{{Key: "kind", Value: string(e.Kind)}, {Key: "to", Value: e.To}}
-			if e.Weight != 1 && e.Weight != 0 {
-				m = append(m, yaml.MapItem{Key: "weight", Value: e.Weight})
-			}
-			if e.Active != nil && !*e.Active {
-				m = append(m, yaml.MapItem{Key: "historical", Value: true})
-			}
-			if s := stamp(e.CreatedAt); s != "" {
-				m = append(m, yaml.MapItem{Key: "created_at", Value: s})
-			}
-			es = append(es, m)
+		if s := stamp(e.CreatedAt); s != "" {
+			m = append(m, yaml.MapItem{Key: "created_at", Value: s})
 		}
-		add("edges", es, len(es) > 0)
+		es = append(es, m)
 	}
-	var hs []yaml.MapSlice
-	for _, h := range r.History {
-		if team {
-			h.Body = strings.TrimSpace(h.Body)
-		}
-		hs = append(hs, frontFields(h, p, true))
-	}
-	add("history", hs, len(hs) > 0)
-	return f
+	return es
 }
 
 // layerOf is how a file names a layer: its letter ("" when none).

@@ -478,8 +478,38 @@ func ReadVaultNotes(dir string, notes memory.Layer) (*Vault, error) {
 		return nil, pathError(err)
 	}
 	v := &Vault{}
+	rels, err := v.walk(real)
+	if err != nil {
+		return nil, err
+	}
+	// os.Root opens each file without leaving the directory, whatever is
+	// renamed or linked under it meanwhile.
+	root, err := os.OpenRoot(real)
+	if err != nil {
+		return nil, pathError(err)
+	}
+	defer root.Close()
+	if err := v.readNotes(root, real, rels, notes); err != nil {
+		return nil, err
+	}
+	events, lines, err := readTimeline(root, real)
+	if err != nil {
+		return nil, &FileError{TimelineFile, err}
+	}
+	for i, e := range events {
+		v.Records = append(v.Records, e)
+		v.Files = append(v.Files, fmt.Sprintf("%s line %d", TimelineFile, lines[i]))
+		v.Links = append(v.Links, nil)
+		v.Aliases = append(v.Aliases, nil)
+	}
+	return v, nil
+}
+
+// walk lists the .md files under real in path order, counting in
+// v.Skipped what is hidden or not markdown (the timeline is read apart).
+func (v *Vault) walk(real string) ([]string, error) {
 	var rels []string
-	err = filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
+	err := filepath.WalkDir(real, func(p string, d fs.DirEntry, err error) error {
 		rel, _ := filepath.Rel(real, p)
 		if err != nil {
 			return &FileError{rel, pathError(err)}
@@ -487,24 +517,8 @@ func ReadVaultNotes(dir string, notes memory.Layer) (*Vault, error) {
 		if rel == "." {
 			return nil
 		}
-		if hidden := strings.HasPrefix(d.Name(), "."); hidden && d.IsDir() {
-			n, err := countFiles(p)
-			if err != nil {
-				return &FileError{rel, pathError(err)}
-			}
-			if n > 0 {
-				if v.Skipped.Hidden == nil {
-					v.Skipped.Hidden = map[string]int{}
-				}
-				v.Skipped.Hidden[filepath.ToSlash(rel)] += n
-			}
-			return fs.SkipDir
-		} else if hidden {
-			if v.Skipped.Hidden == nil {
-				v.Skipped.Hidden = map[string]int{}
-			}
-			v.Skipped.Hidden["."]++
-			return nil
+		if strings.HasPrefix(d.Name(), ".") {
+			return v.skipHidden(p, rel, d)
 		}
 		switch {
 		case d.IsDir():
@@ -517,25 +531,45 @@ func ReadVaultNotes(dir string, notes memory.Layer) (*Vault, error) {
 		}
 		return nil
 	})
-	if err != nil {
-		return nil, err
-	}
 	sort.Strings(rels)
-	// os.Root opens each file without leaving the directory, whatever is
-	// renamed or linked under it meanwhile.
-	root, err := os.OpenRoot(real)
-	if err != nil {
-		return nil, pathError(err)
+	return rels, err
+}
+
+// skipHidden counts a hidden file, or the files of a hidden directory
+// (.obsidian/, .trash/, .git/), and passes over them.
+func (v *Vault) skipHidden(p, rel string, d fs.DirEntry) error {
+	count := func(where string, n int) {
+		if v.Skipped.Hidden == nil {
+			v.Skipped.Hidden = map[string]int{}
+		}
+		v.Skipped.Hidden[where] += n
 	}
-	defer root.Close()
+	if !d.IsDir() {
+		count(".", 1)
+		return nil
+	}
+	n, err := countFiles(p)
+	if err != nil {
+		return &FileError{rel, pathError(err)}
+	}
+	if n > 0 {
+		count(filepath.ToSlash(rel), n)
+	}
+	return fs.SkipDir
+}
+
+// readNotes reads the .md files rels under root: memory files, and with
+// a notes layer the plain notes and other programs' files as memories of
+// it (else they are counted in v.Skipped).
+func (v *Vault) readNotes(root *os.Root, real string, rels []string, notes memory.Layer) error {
 	var total int64
 	for _, rel := range rels {
 		b, err := readMarkdownFile(root, real, rel)
 		if err != nil {
-			return nil, &FileError{rel, err}
+			return &FileError{rel, err}
 		}
 		if total += int64(len(b)); total > MaxImport {
-			return nil, fmt.Errorf("its .md files hold over %s: import them in several parts", size(MaxImport))
+			return fmt.Errorf("its .md files hold over %s: import them in several parts", size(MaxImport))
 		}
 		switch memoryFile(b) {
 		case noFront:
@@ -552,20 +586,10 @@ func ReadVaultNotes(dir string, notes memory.Layer) (*Vault, error) {
 			b = withLayer(b, notes)
 		}
 		if err := v.add(b, filepath.Base(real), rel); err != nil {
-			return nil, &FileError{rel, err}
+			return &FileError{rel, err}
 		}
 	}
-	events, lines, err := readTimeline(root, real)
-	if err != nil {
-		return nil, &FileError{TimelineFile, err}
-	}
-	for i, e := range events {
-		v.Records = append(v.Records, e)
-		v.Files = append(v.Files, fmt.Sprintf("%s line %d", TimelineFile, lines[i]))
-		v.Links = append(v.Links, nil)
-		v.Aliases = append(v.Aliases, nil)
-	}
-	return v, nil
+	return nil
 }
 
 // countFiles counts the files under a directory that is passed over.
