@@ -50,112 +50,159 @@ func main() {
 type row struct{ what, cairn, anchor string }
 
 func run(n, nq int, dir string, passes bool) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
+	b, err := prepare(n, nq, dir)
+	if err != nil {
 		return err
 	}
-	if _, err := exec.LookPath("python3"); err != nil {
-		return errors.New("python3 is needed for the SQLite FTS5 anchor: install it (make deps does)")
-	}
-	bin := filepath.Join(dir, "cairn")
-	step("building cairn")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		return fmt.Errorf("go build: %v\n%s", err, out)
-	}
-	corpus := filepath.Join(dir, fmt.Sprintf("corpus-%d.jsonl", n))
-	queries := filepath.Join(dir, fmt.Sprintf("queries-%d-%d.jsonl", n, nq))
-	if err := writeCorpus(corpus, queries, n, nq); err != nil {
-		return err
-	}
-	home := filepath.Join(dir, "home")
-	for _, d := range []string{home, filepath.Join(dir, "user")} {
-		if err := os.RemoveAll(d); err != nil {
-			return err
-		}
-	}
-	c := cairn{bin: bin, home: home, dir: dir}
-	defer c.stopServer()
+	defer b.c.stopServer()
 	start := time.Now()
 	loadBefore := loadAvg()
-	var rows []row
-
-	step("cairn import")
-	took, err := c.time("import", "--project", "bench", corpus)
-	if err != nil {
-		return err
-	}
-	rows = append(rows, row{"`cairn import` of the corpus", fmt.Sprintf("%.1f s, %s memories/s", took.Seconds(), thousands(float64(n)/took.Seconds())), ""})
-
-	step("first recall after the import (waits for the index)")
-	first, err := c.time("recall", "--project", "bench", "--peek", firstQuery(queries))
-	if err != nil {
-		return err
-	}
-	rows = append(rows, row{"first recall after the import returns (the index built)", secs(first), ""})
-
-	step("recall --batch, every query an access")
-	inUse, err := c.batch(queries, false)
-	if err != nil {
-		return err
-	}
-	step("recall --batch --peek")
-	peek, err := c.batch(queries, true)
-	if err != nil {
-		return err
-	}
-	mem := c.serverMemory()
-
-	step("sqlite FTS5 on the same rows and queries")
-	fts, err := ftsRun(dir, corpus, queries)
-	if err != nil {
-		return err
-	}
-	rows[0].anchor = fmt.Sprintf("FTS5 builds the same rows in %.1f s (%s/s), in-process", fts.build, thousands(float64(n)/fts.build))
-	rows = append(rows,
-		row{"recall p50 / p99 a query, `recall --batch` (socket and JSON included), each an access", ms(inUse.p50) + " / " + ms(inUse.p99),
-			fmt.Sprintf("FTS5 %s / %s (ratio of p50s %.2f)", ms(fts.p50), ms(fts.p99), inUse.p50/fts.p50)},
-		row{"the same with --peek (no access recorded)", ms(peek.p50) + " / " + ms(peek.p99), ""},
-		row{"server resident memory after import, build and recalls: now / peak (now: heap / mapped files)", gib(mem["VmRSS"]) + " / " + gib(mem["VmHWM"]) + " (" + gib(mem["RssAnon"]) + " / " + gib(mem["RssFile"]) + ")", ""},
-	)
-	for _, cmd := range [][]string{{"stats"}, {"verify"}, {"list", "-n", "50"}} {
-		step("cairn " + cmd[0])
-		best, med, err := c.repeat(7, append(cmd, "--project", "bench")...)
-		if err != nil {
-			return err
-		}
-		rows = append(rows, row{fmt.Sprintf("`cairn %s`, best / median of 7", strings.Join(cmd, " ")), secs(best) + " / " + secs(med), ""})
-	}
+	steps := []func() error{b.importRows, b.recallRows, b.commandRows}
 	if passes {
-		step("cairn consolidate (first pass, then nothing to do)")
-		firstPass, err := c.time("consolidate", "--project", "bench")
-		if err != nil {
+		steps = append(steps, b.passRows)
+	}
+	for _, f := range append(steps, b.restartRow) {
+		if err := f(); err != nil {
 			return err
 		}
-		best, med, err := c.repeat(3, "consolidate", "--project", "bench")
-		if err != nil {
-			return err
-		}
-		rows = append(rows,
-			row{"`cairn consolidate`, first pass over the imported store", secs(firstPass), ""},
-			row{"`cairn consolidate` with nothing to do, best / median of 3", secs(best) + " / " + secs(med), ""})
 	}
-
-	step("server restart, first recall")
-	c.stopServer()
-	restart, err := c.time("recall", "--project", "bench", "--peek", firstQuery(queries))
-	if err != nil {
-		return err
-	}
-	rows = append(rows, row{"first recall after the server starts (saved index read)", secs(restart), ""})
-
 	host, _ := os.Hostname()
 	fmt.Printf("\n%s memories, %d queries — %s, %s, %d cores (%s), %s; load %s before, %s after; %s in all\n\n",
 		thousands(float64(n)), nq, time.Now().Format("2 January 2006 15:04"), host, runtime.NumCPU(), cpuModel(), runtime.Version(),
 		loadBefore, loadAvg(), time.Since(start).Round(time.Second))
 	fmt.Println("| what | cairn | SQLite FTS5 |")
 	fmt.Println("|---|---|---|")
-	for _, r := range rows {
+	for _, r := range b.rows {
 		fmt.Printf("| %s | %s | %s |\n", r.what, r.cairn, r.anchor)
 	}
+	return nil
+}
+
+// bench is one run: the built binary on its home, the corpus and its
+// queries, and the rows measured so far.
+type bench struct {
+	c               cairn
+	n               int
+	dir             string
+	corpus, queries string
+	rows            []row
+}
+
+// prepare builds cairn into dir, writes the corpus and the queries (once
+// for a size), and empties the homes of an earlier run.
+func prepare(n, nq int, dir string) (*bench, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, err
+	}
+	if _, err := exec.LookPath("python3"); err != nil {
+		return nil, errors.New("python3 is needed for the SQLite FTS5 anchor: install it (make deps does)")
+	}
+	bin := filepath.Join(dir, "cairn")
+	step("building cairn")
+	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	b := &bench{n: n, dir: dir,
+		corpus:  filepath.Join(dir, fmt.Sprintf("corpus-%d.jsonl", n)),
+		queries: filepath.Join(dir, fmt.Sprintf("queries-%d-%d.jsonl", n, nq))}
+	if err := writeCorpus(b.corpus, b.queries, n, nq); err != nil {
+		return nil, err
+	}
+	home := filepath.Join(dir, "home")
+	for _, d := range []string{home, filepath.Join(dir, "user")} {
+		if err := os.RemoveAll(d); err != nil {
+			return nil, err
+		}
+	}
+	b.c = cairn{bin: bin, home: home, dir: dir}
+	return b, nil
+}
+
+// importRows times the import and the first recall after it.
+func (b *bench) importRows() error {
+	step("cairn import")
+	took, err := b.c.time("import", "--project", "bench", b.corpus)
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{"`cairn import` of the corpus", fmt.Sprintf("%.1f s, %s memories/s", took.Seconds(), thousands(float64(b.n)/took.Seconds())), ""})
+	step("first recall after the import (waits for the index)")
+	first, err := b.c.time("recall", "--project", "bench", "--peek", firstQuery(b.queries))
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{"first recall after the import returns (the index built)", secs(first), ""})
+	return nil
+}
+
+// recallRows times every query, as an access and peeking, beside SQLite
+// FTS5 on the same rows, and reads the server's memory after.
+func (b *bench) recallRows() error {
+	step("recall --batch, every query an access")
+	inUse, err := b.c.batch(b.queries, false)
+	if err != nil {
+		return err
+	}
+	step("recall --batch --peek")
+	peek, err := b.c.batch(b.queries, true)
+	if err != nil {
+		return err
+	}
+	mem := b.c.serverMemory()
+	step("sqlite FTS5 on the same rows and queries")
+	fts, err := ftsRun(b.dir, b.corpus, b.queries)
+	if err != nil {
+		return err
+	}
+	b.rows[0].anchor = fmt.Sprintf("FTS5 builds the same rows in %.1f s (%s/s), in-process", fts.build, thousands(float64(b.n)/fts.build))
+	b.rows = append(b.rows,
+		row{"recall p50 / p99 a query, `recall --batch` (socket and JSON included), each an access", ms(inUse.p50) + " / " + ms(inUse.p99),
+			fmt.Sprintf("FTS5 %s / %s (ratio of p50s %.2f)", ms(fts.p50), ms(fts.p99), inUse.p50/fts.p50)},
+		row{"the same with --peek (no access recorded)", ms(peek.p50) + " / " + ms(peek.p99), ""},
+		row{"server resident memory after import, build and recalls: now / peak (now: heap / mapped files)", gib(mem["VmRSS"]) + " / " + gib(mem["VmHWM"]) + " (" + gib(mem["RssAnon"]) + " / " + gib(mem["RssFile"]) + ")", ""},
+	)
+	return nil
+}
+
+// commandRows times short commands, best and median of 7.
+func (b *bench) commandRows() error {
+	for _, cmd := range [][]string{{"stats"}, {"verify"}, {"list", "-n", "50"}} {
+		step("cairn " + cmd[0])
+		best, med, err := b.c.repeat(7, append(cmd, "--project", "bench")...)
+		if err != nil {
+			return err
+		}
+		b.rows = append(b.rows, row{fmt.Sprintf("`cairn %s`, best / median of 7", strings.Join(cmd, " ")), secs(best) + " / " + secs(med), ""})
+	}
+	return nil
+}
+
+// passRows times a first consolidation pass, then passes with nothing to do.
+func (b *bench) passRows() error {
+	step("cairn consolidate (first pass, then nothing to do)")
+	firstPass, err := b.c.time("consolidate", "--project", "bench")
+	if err != nil {
+		return err
+	}
+	best, med, err := b.c.repeat(3, "consolidate", "--project", "bench")
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows,
+		row{"`cairn consolidate`, first pass over the imported store", secs(firstPass), ""},
+		row{"`cairn consolidate` with nothing to do, best / median of 3", secs(best) + " / " + secs(med), ""})
+	return nil
+}
+
+// restartRow times the first recall of a server that reads its saved index.
+func (b *bench) restartRow() error {
+	step("server restart, first recall")
+	b.c.stopServer()
+	restart, err := b.c.time("recall", "--project", "bench", "--peek", firstQuery(b.queries))
+	if err != nil {
+		return err
+	}
+	b.rows = append(b.rows, row{"first recall after the server starts (saved index read)", secs(restart), ""})
 	return nil
 }
 
