@@ -78,7 +78,15 @@ be undone), so that a person can still erase them.`,
 				}
 				return writeJSON(cmd.OutOrStdout(), map[string]any{"drafts": ds, "proposals": outs})
 			}
-			return writeInbox(cmd.OutOrStdout(), ds, outs, all, done)
+			if err := writeInbox(cmd.OutOrStdout(), ds, outs, all, done); err != nil {
+				return err
+			}
+			// The workbench's Inbox lists the questions nothing answered
+			// too; here they are cairn gaps's, and said so.
+			if gs, err := a.st.Gaps(ctx, a.proj.ID); err == nil && len(gs) > 0 {
+				fmt.Fprintf(cmd.OutOrStdout(), "%s nothing answered: cairn gaps\n", plural(len(gs), "question", "questions"))
+			}
+			return nil
 		},
 	}
 	c.Flags().BoolVar(&all, "all", false, "also list the drafts consolidation already took")

@@ -381,7 +381,9 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 	// (website/src/latest/… and website/src/next/…, versioned_docs/
 	// version-10.x/…), the best answers for all: a second copy is the
 	// same answer again.
-	perFile, copyOf := map[string]int{}, map[string]string{}
+	// So is a section another file holds word for word (the manual pages
+	// http.1 and https.1, a page copied into a package's docs).
+	perFile, copyOf, said := map[string]int{}, map[string]string{}, map[string]bool{}
 	return slices.DeleteFunc(out, func(h *SectionHit) bool {
 		if h.Part == PartPath {
 			return false
@@ -390,11 +392,23 @@ func (e *Engine) recallDerived(ctx context.Context, req Request, qtoks []string,
 		if first, ok := copyOf[key]; ok && first != h.Path {
 			return true
 		}
+		if len(h.Doc) >= minCopyDoc {
+			text := h.Name + "\x00" + h.Doc
+			if said[text] {
+				return true
+			}
+			said[text] = true
+		}
 		copyOf[key] = h.Path
 		perFile[h.Path]++
 		return perFile[h.Path] > sectionsPerFile
 	})
 }
+
+// minCopyDoc is how long a section's text must be for a section of
+// another file with the same name and text to be its copy: short ones
+// ("Returns the value.") are said of many things.
+const minCopyDoc = 60
 
 // versionless is a path without its directories that name a version of
 // the docs (latest, next, stable, version-10.x, v2, 3.x), so that the

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -494,5 +495,32 @@ func TestWhereOneCopyOfAVersionedPage(t *testing.T) {
 		if got := versionless(p); got != want {
 			t.Errorf("versionless(%s) = %s, want %s", p, got, want)
 		}
+	}
+}
+
+// A section another file holds word for word (http.1 and https.1, one
+// manual page under two names) is one answer: the copy does not take
+// the next place.
+func TestWhereOneCopyOfAPageWordForWord(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	text := "Send a request with a timeout in seconds; the request fails when no answer comes in time."
+	man := func(p string) memory.DerivedFile {
+		return fileOf(p, "man", 40, memory.SectionHeading, "TIMEOUTS", "", text)
+	}
+	f.derive(t, man("extras/man/http.1"), man("extras/man/https.1"),
+		fileOf("docs/README.md", "markdown", 900, memory.SectionHeading, "Timeouts", "", "Pass --timeout to give up on a slow server."),
+		fileOf("httpie/client.py", "python", 12, memory.SectionFunc, "send_request", "", "Sends the request with its timeout."))
+	f.build(t)
+	resp := f.recall(t, "where is the request timeout explained?")
+	var paths []string
+	for _, h := range resp.Repository {
+		paths = append(paths, h.Path)
+	}
+	if slices.Contains(paths, "extras/man/http.1") == slices.Contains(paths, "extras/man/https.1") {
+		t.Errorf("two copies of one page, or none: %q; want one of http.1 and https.1", paths)
+	}
+	if !slices.Contains(paths, "docs/README.md") {
+		t.Errorf("the other answers: %q", paths)
 	}
 }
