@@ -231,13 +231,15 @@ func Similarity(a, b string) float64 {
 
 // SameValues reports whether two normalised texts (Normalize) hold the same
 // values: the same words with a digit in them ("port 4000" and "port 4001"
-// differ; "v2 ships" and "ships v2" agree). Texts that differ in a value
-// are an update or two facts, never a near duplicate to merge.
+// differ; "v2 ships" and "ships v2" agree) and the same environments and
+// platforms ("port 8080" and "port 8080 in staging" differ). Texts that
+// differ in a value are an update or two facts, never a near duplicate to
+// merge.
 func SameValues(a, b string) bool {
 	values := func(s string) map[string]bool {
 		out := map[string]bool{}
 		for _, w := range strings.Fields(s) {
-			if strings.IndexFunc(w, unicode.IsDigit) >= 0 {
+			if strings.IndexFunc(w, unicode.IsDigit) >= 0 || qualifiers[w] {
 				out[w] = true
 			}
 		}
@@ -253,6 +255,17 @@ func SameValues(a, b string) bool {
 		}
 	}
 	return true
+}
+
+// qualifiers are the words that say which environment or platform a fact
+// holds in: the same sentence with another of them is another fact.
+var qualifiers = map[string]bool{}
+
+func init() {
+	for _, w := range strings.Fields(`staging stage production prod dev development test testing qa uat local localhost
+		ci preview sandbox demo canary beta nightly linux macos mac darwin windows win32 android ios arm64 amd64 x86`) {
+		qualifiers[w] = true
+	}
 }
 
 // NearDuplicate is the similarity from which two texts that are not the

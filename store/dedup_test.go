@@ -695,3 +695,22 @@ func TestNearTextsWithAnotherValueAreNoMerge(t *testing.T) {
 		t.Fatalf("%d active memories, want both", n)
 	}
 }
+
+// So are texts alike but for the environment or platform they hold in:
+// "port 8080" and "port 8080 in staging" are two facts.
+func TestNearTextsOfAnotherEnvironmentAreNoMerge(t *testing.T) {
+	t.Parallel()
+	db, _ := openTest(t)
+	rememberAs(t, db, &memory.Memory{Body: "The API gateway listens on port 8080 behind the load balancer."}, memory.ActorUser)
+	for _, body := range []string{
+		"The API gateway listens on port 8080 behind the load balancer in staging.",
+		"On Windows the API gateway listens on port 8080 behind the load balancer.",
+	} {
+		if m := rememberAs(t, db, &memory.Memory{Body: body}, memory.ActorUser); m.Dedup != nil {
+			t.Errorf("%q taken for a near duplicate: %+v", body, m.Dedup)
+		}
+	}
+	if ps, err := db.Proposals(ctx, testPID, memory.ProposalOpen); err != nil || len(ps) != 0 {
+		t.Fatalf("proposals %+v, %v", ps, err)
+	}
+}
