@@ -10,7 +10,7 @@ import (
 
 func init() {
 	register(language{name: "go", exts: []string{".go"}, extract: extractGo})
-	readerVersions["go"] = 1 // 1: unexported functions, methods and types
+	readerVersions["go"] = 2 // 1: unexported functions, methods and types; 2: unexported constants and variables, no build constraint as a doc
 }
 
 // extractGo reads a Go file with go/parser (comments kept, no type
@@ -238,8 +238,8 @@ func (g goReader) genSections(d *ast.GenDecl) []Section {
 			}
 			var mine []string
 			for _, n := range vs.Names {
-				if n != nil && n.IsExported() {
-					mine = append(mine, n.Name)
+				if n != nil && n.Name != "_" {
+					mine = append(mine, n.Name) // unexported too: a default path, a port, a timeout
 				}
 			}
 			if len(mine) == 0 {

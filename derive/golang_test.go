@@ -90,7 +90,8 @@ func TestExtractGo(t *testing.T) {
 		{"client", "client/client.go", goClient, []wantSection{
 			{KindPackage, "client", 3, 6, "package client", "Package client talks to the service.\n\nIt retries on failure."},
 			{KindConst, "DefaultRetries", 10, 11, "const DefaultRetries = 3", "DefaultRetries is how often"},
-			{KindConst, "ModeFast, ModeSafe", 13, 18, "const ModeFast Mode = iota …", "ModeFast: ModeFast skips checks.\nModeSafe: checks everything"},
+			{KindConst, "ModeFast, ModeSafe, modeHidden", 13, 18, "const ModeFast Mode = iota …", "ModeFast: ModeFast skips checks.\nModeSafe: checks everything"},
+			{KindVar, "internal", 20, 20, "var internal = 1", ""},
 			{KindType, "Client", 22, 25, "type Client struct", "Client does requests.\n\nHTTP"},
 			{KindType, "Mode", 28, 29, "type Mode int", "Mode says how careful"},
 			{KindType, "hidden", 30, 30, "type hidden struct{}", ""},
@@ -114,7 +115,7 @@ func TestExtractGo(t *testing.T) {
 			{KindType, "Doer", 12, 16, "type Doer interface", "Doer does.\n\nDo: Do does it.\nStringer"},
 		}},
 		{"var group", "v.go", "package v\n\n// Errors the package returns.\nvar (\n\tErrA = 1\n\terrB = 2\n)\n", []wantSection{
-			{KindVar, "ErrA", 3, 7, "var ErrA = 1 …", "Errors the package returns."},
+			{KindVar, "ErrA, errB", 3, 7, "var ErrA = 1 …", "Errors the package returns."},
 		}},
 	} {
 		got, _ := extractGo(tc.path, []byte(tc.src))

@@ -255,7 +255,7 @@ const redactSpan = DocLimit + 64<<10
 
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 3 // 2: sections redacted before the cut; 3: a code file's own words
+const formatVersion = 4 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the

@@ -215,13 +215,26 @@ func init() {
 	}
 }
 
+// directive reports a comment line that speaks to a tool, not a reader:
+// Go's //go:build and // +build, //go:generate, //nolint, a linter's or
+// a formatter's switch.
+func directive(l string) bool {
+	t := strings.TrimSpace(l)
+	for _, p := range []string{"//go:", "// +build", "//nolint", "// eslint-", "/* eslint-", "// @ts-", "// prettier-", "# type:", "# pylint:", "# noqa", "# -*- coding", "# coding"} {
+		if strings.HasPrefix(t, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // firstComment is a file's leading comment block, markers removed: the
 // lines of //, #, --, ; or " comments, or a /* … */ block, after a "#!"
-// line and blank lines, before the first line of code.
+// line, directives and blank lines, before the first line of code.
 func firstComment(src []byte) string {
 	lines := scriptLines(src[:min(len(src), 16<<10)])
 	i := 0
-	for i < len(lines) && (strings.HasPrefix(lines[i], "#!") || strings.TrimSpace(lines[i]) == "") {
+	for i < len(lines) && (strings.HasPrefix(lines[i], "#!") || strings.TrimSpace(lines[i]) == "" || directive(lines[i])) {
 		i++
 	}
 	if i == len(lines) {

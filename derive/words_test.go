@@ -88,6 +88,18 @@ func TestFileWords(t *testing.T) {
 	if len(c.Sections) != 1 || c.Sections[0].Kind != KindFile || c.Lang != "c" || !strings.Contains(c.Sections[0].Doc, "popup") {
 		t.Fatalf("a C file read as %+v", c)
 	}
+	// A build constraint speaks to the compiler: the file's own words are
+	// what it holds, not "go:build !windows".
+	g := File{Path: "pkg/commands/docker_host_unix.go"}
+	extractFile(&g, []byte("//go:build !windows\n\npackage commands\n\nconst (\n\tdefaultDockerHost = \"unix:///var/run/docker.sock\"\n)\n"))
+	for _, s := range g.Sections {
+		if strings.Contains(s.Doc, "go:build") {
+			t.Errorf("a build constraint read as a doc: %+v", s)
+		}
+	}
+	if len(g.Sections) < 2 || g.Sections[0].Kind != KindConst || g.Sections[0].Name != "defaultDockerHost" {
+		t.Errorf("an unexported constant is no section of its own: %+v", g.Sections)
+	}
 	if r := readerTag("src/tmux.c"); r == "" {
 		t.Error("a code file no reader reads has no reader tag: it would not be read again when its words change")
 	}

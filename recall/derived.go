@@ -435,7 +435,7 @@ var versionDir = regexp.MustCompile(`^(?:latest|next|stable|current|version-[0-9
 // question q (what it asks for, the files it names) and gives them their
 // final scores; counts are the project's files by the name they go by.
 func weighSections(hits map[int32]*SectionHit, q string, qtoks []string, counts map[string]int) []*SectionHit {
-	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q)}
+	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q), platform: asksPlatform(qtoks)}
 	asked := withKin(q, qtoks) // a file named by a kin of a question's word is named less
 	named := map[string]float64{}
 	out := make([]*SectionHit, 0, len(hits))
@@ -481,6 +481,7 @@ type asking struct {
 	code, docs, types bool
 	tsTypes           bool // TypeScript's types by name: a declaration file is the answer
 	command           bool // how to run, build or test: a command the project defines
+	platform          bool // names an operating system: its files are the answer, not variants
 }
 
 // sectionPrior weighs a section by what it is and where it lives, for a
@@ -511,7 +512,7 @@ func sectionPrior(s memory.Section, ask asking) float64 {
 			w *= declarationWeight // a test is what is run, not how
 		}
 	}
-	if platformVariant(s.Path) {
+	if platformVariant(s.Path) && !ask.platform {
 		w *= platformWeight
 	}
 	if privateName(s) {
@@ -586,6 +587,18 @@ func asksCommand(q string) bool {
 func declarationPath(p string) bool {
 	base := strings.ToLower(path.Base(p))
 	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts")
+}
+
+// asksPlatform reports a question that names an operating system ("the
+// default socket on linux and mac"): the files kept for one are what it
+// asks about.
+func asksPlatform(qtoks []string) bool {
+	for _, t := range qtoks {
+		if platformSuffixes[t] || t == "mac" {
+			return true
+		}
+	}
+	return false
 }
 
 // platformSuffixes end the names of files kept for one operating system

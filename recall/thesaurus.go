@@ -58,6 +58,7 @@ var kinGroups = [][]string{
 	{"log", "logger", "logging"},
 	{"message", "msg"},
 	{"database", "db"},
+	{"unix", "linux", "darwin", "macos", "mac", "bsd", "posix"}, // _unix.go holds what Linux and macOS share
 }
 
 // shortForms are the abbreviations code writes for a word a question
@@ -118,6 +119,10 @@ var shortForms = [][]string{
 	{"websocket", "ws"},
 	{"statistics", "stats"},
 	{"performance", "perf"},
+	{"socket", "sock"},
+	// languages by the codes their translations are filed under (README_fr.md, i18n/de.json)
+	{"english", "en"}, {"french", "fr"}, {"german", "de"}, {"spanish", "es"}, {"chinese", "zh"}, {"japanese", "ja"},
+	{"korean", "ko"}, {"russian", "ru"}, {"portuguese", "pt"}, {"dutch", "nl"}, {"polish", "pl"}, {"turkish", "tr"},
 }
 
 // acronyms are what code calls a thing a question names in words:
@@ -234,8 +239,8 @@ func vowel(c byte) bool { return strings.IndexByte("aeiou", c) >= 0 }
 
 // withKin is a question's words at weight 1, their agent forms
 // (agentForms) at kinWeight, and the kin of each that the question
-// does not say at what the kin weighs (the most, when two of
-// the question's words are kin of one word), and the acronyms of the
+// does not say at what the kin weighs (more, when two of the
+// question's words are kin of one word), and the acronyms of the
 // phrases it says and its neighbouring words joined (q is the question
 // as written).
 func withKin(q string, query []string) map[string]float64 {
@@ -286,13 +291,20 @@ func withKin(q string, query []string) map[string]float64 {
 			}
 		}
 	}
-	for _, t := range query {
+	// A word of code that two of the question's words are kin of is
+	// named twice ("keyboard shortcuts" both say keybindings): each
+	// naming adds its weight to what the other left (1-(1-a)(1-b)).
+	named := map[string]float64{}
+	for _, t := range slices.Compact(slices.Sorted(slices.Values(query))) {
 		for k, kw := range kin[t] {
 			if slices.Contains(query, k) {
 				continue
 			}
-			w[k] = max(w[k], kw)
+			named[k] = 1 - (1-named[k])*(1-kw)
 		}
+	}
+	for k, kw := range named {
+		w[k] = max(w[k], kw)
 	}
 	return w
 }
