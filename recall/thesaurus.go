@@ -59,6 +59,11 @@ var kinGroups = [][]string{
 	{"message", "msg"},
 	{"database", "db"},
 	{"unix", "linux", "darwin", "macos", "mac", "bsd", "posix"}, // _unix.go holds what Linux and macOS share
+	{"mock", "fake", "stub", "dummy"},
+	{"forward", "proxy", "relay"},
+	{"rollback", "transaction", "revert", "restore"},
+	{"deprecated", "legacy", "compat", "obsolete"},
+	{"linter", "lint", "golangci", "eslint", "ruff", "flake8", "pylint", "clippy", "rubocop"},
 }
 
 // shortForms are the abbreviations code writes for a word a question
@@ -166,7 +171,12 @@ var acronyms = []struct{ phrase, short string }{
 	{"transport layer security", "tls"},
 	// what code calls a thing a question says in a phrase
 	{"ctrl c", "signal interrupt sigint"},
-	{"at the same time", "concurrency concurrent parallel"},
+	{"at the same time", "concurrency concurrent parallel semaphore"},
+	{"leading whitespace", "indent indentation unindent dedent"},
+	{"content type", "mime mimes"},
+	{"put back", "restore rollback"},
+	{"back up", "backup"},
+	{"backed up", "backup"},
 	{"in front of", "prefix prefixed"},
 	{"man page", "manual"},
 	{"how many", ""},
@@ -174,7 +184,7 @@ var acronyms = []struct{ phrase, short string }{
 
 // idioms are the phrases whose own words say nothing of the code: "same"
 // and "time" are not what "at the same time" asks for.
-var idioms = map[string]bool{"ctrl c": true, "at the same time": true, "in front of": true, "how many": true}
+var idioms = map[string]bool{"ctrl c": true, "at the same time": true, "in front of": true, "how many": true, "put back": true, "back up": true, "backed up": true}
 
 // kinWeight is what a kin of a question's word weighs beside the word;
 // shortWeight what its short form (or long form) weighs.
