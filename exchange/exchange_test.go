@@ -452,6 +452,53 @@ func TestReadVaultSkipsWhatIsNotAMemory(t *testing.T) {
 	}
 }
 
+// With a notes layer, a person's plain notes are memories of that layer
+// too: one without frontmatter titled by its file name, one with another
+// program's frontmatter keeping its fields; what is not a note is still
+// passed over and counted. A path that is not there is one line saying so.
+func TestReadVaultNotesTakesPlainNotes(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for rel, text := range map[string]string{
+		"Plain note.md":      "just text\n",
+		"Tagged.md":          "---\ntags: [x]\naliases: [Other]\n---\nanother program's note\n",
+		"cairn.md":           "---\nlayer: D\ntitle: Park MTP\n---\nbecause\n",
+		".obsidian/app.json": "{}",
+		"diagram.png":        "png",
+	} {
+		p := filepath.Join(dir, rel)
+		os.MkdirAll(filepath.Dir(p), 0o700)
+		if err := os.WriteFile(p, []byte(text), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	v, err := ReadVaultNotes(dir, memory.LayerEpisode)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]memory.Record{}
+	for i, r := range v.Records {
+		got[v.Files[i]] = r
+	}
+	plain, tagged, mem := got["Plain note.md"], got["Tagged.md"], got["cairn.md"]
+	if len(v.Records) != 3 || plain.Layer != memory.LayerEpisode || plain.Title != "Plain note" || plain.Body != "just text" ||
+		tagged.Layer != memory.LayerEpisode || tagged.Title != "Tagged" || strings.Join(tagged.Tags, ",") != "x" ||
+		mem.Layer != memory.LayerDecision || mem.Title != "Park MTP" {
+		t.Fatalf("%v: %+v", v.Files, v.Records)
+	}
+	if i := slices.Index(v.Files, "Tagged.md"); strings.Join(v.Aliases[i], ",") != "Other" {
+		t.Fatalf("aliases %v", v.Aliases)
+	}
+	want := Skipped{NotMarkdown: 1, Hidden: map[string]int{".obsidian": 1}}
+	if !reflect.DeepEqual(v.Skipped, want) {
+		t.Fatalf("skipped %+v, want %+v", v.Skipped, want)
+	}
+	missing := filepath.Join(dir, "gone")
+	if _, err := ReadVaultNotes(missing, memory.LayerEpisode); err == nil || err.Error() != "no such file or directory" {
+		t.Fatalf("a missing path: %v", err)
+	}
+}
+
 func FuzzReadJSONL(f *testing.F) {
 	f.Add(`{"layer":"A","body":"x"}`)
 	f.Add(`{"id":"01JD0000000000000000000AAA","layer":"decision","title":"t","body":"b","edges":[{"kind":"because","to":"01JD0000000000000000000BBB","weight":0.5}]}`)
