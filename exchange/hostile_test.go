@@ -43,8 +43,10 @@ func aliasBomb(levels int) string {
 // to tens of gigabytes before it was refused. Some are refused before
 // parsing; the others are plain syntax or type errors, whose go-yaml
 // message (which quotes the source) used to cost the square of the input.
+//
+// It runs alone, not in parallel: what it measures is every allocation of
+// the process, and other tests' would count against its budget.
 func TestHostileFrontmatterIsRefusedCheaply(t *testing.T) {
-	t.Parallel()
 	const budget = 64 << 20
 	cases := []struct{ name, in, want string }{
 		{"alias bomb", aliasBomb(9), "anchors and aliases"},
