@@ -393,3 +393,37 @@ func TestWriteMarkdownIsPrivateAndFollowsNoLinks(t *testing.T) {
 		t.Fatalf("wrote through a link into %s: %v", elsewhere, ents)
 	}
 }
+
+// A directory the walk cannot read (here: a path longer than the system
+// takes, made through os.Root) refuses the import on one line that names
+// where, whether it is among the notes or under a hidden directory that is
+// only counted.
+func TestReadVaultNamesWhatItCannotWalk(t *testing.T) {
+	t.Parallel()
+	for _, top := range []string{"notes", ".trash"} {
+		dir := t.TempDir()
+		writeMemoryFile(t, filepath.Join(dir, "a.md"), "fine")
+		r, err := os.OpenRoot(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		name := top
+		for range 18 { // 18 names of 250 bytes: past PATH_MAX
+			if err := r.Mkdir(name, 0o700); err != nil {
+				r.Close()
+				t.Fatal(err)
+			}
+			sub, err := r.OpenRoot(name)
+			r.Close()
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, name = sub, strings.Repeat("d", 250)
+		}
+		r.Close()
+		_, err = ReadVault(dir)
+		if err == nil || !strings.HasPrefix(err.Error(), top) || !strings.HasSuffix(err.Error(), ": file name too long") || strings.Contains(err.Error(), "\n") {
+			t.Errorf("%s: err = %.120v…", top, err)
+		}
+	}
+}
