@@ -248,6 +248,9 @@ func sourceFields(src memory.Source) yaml.MapSlice {
 	if src.Line != 0 {
 		s = append(s, yaml.MapItem{Key: "line", Value: src.Line})
 	}
+	if src.Message != "" {
+		s = append(s, yaml.MapItem{Key: "message", Value: src.Message})
+	}
 	return s
 }
 
@@ -267,6 +270,9 @@ func watermarkFields(wms []memory.Watermark, team bool) []yaml.MapSlice {
 			m = append(m, yaml.MapItem{Key: "state", Value: string(w.State)})
 			if s := stamp(w.StampedAt); s != "" {
 				m = append(m, yaml.MapItem{Key: "stamped_at", Value: s})
+			}
+			if s := stamp(w.MovedAt); s != "" {
+				m = append(m, yaml.MapItem{Key: "moved_at", Value: s})
 			}
 		}
 		ws = append(ws, m)
@@ -572,6 +578,7 @@ type source struct {
 	Session string `yaml:"session,omitempty"`
 	File    string `yaml:"file,omitempty"`
 	Line    int    `yaml:"line,omitempty"`
+	Message string `yaml:"message,omitempty"`
 }
 
 type watermark struct {
@@ -580,6 +587,7 @@ type watermark struct {
 	Fingerprint string `yaml:"fingerprint,omitempty"`
 	State       string `yaml:"state"`
 	StampedAt   string `yaml:"stamped_at,omitempty"`
+	MovedAt     string `yaml:"moved_at,omitempty"`
 }
 
 type salience struct {
@@ -721,14 +729,18 @@ func (f front) record(body string) (memory.Record, error) {
 		r.Reopened = f.Reopened
 	}
 	if f.Source != nil {
-		r.Source = memory.Source{Actor: memory.Actor(f.Source.Actor), Session: f.Source.Session, File: f.Source.File, Line: f.Source.Line}
+		r.Source = memory.Source{Actor: memory.Actor(f.Source.Actor), Session: f.Source.Session, File: f.Source.File, Line: f.Source.Line, Message: f.Source.Message}
 	}
 	for _, w := range f.Watermarks {
 		at, err := unstamp(w.StampedAt)
 		if err != nil {
 			return r, err
 		}
-		r.Watermarks = append(r.Watermarks, memory.Watermark{Kind: memory.WatermarkKind(w.Kind), Target: w.Target, Fingerprint: w.Fingerprint, State: memory.WatermarkState(w.State), StampedAt: at})
+		moved, err := unstamp(w.MovedAt)
+		if err != nil {
+			return r, err
+		}
+		r.Watermarks = append(r.Watermarks, memory.Watermark{Kind: memory.WatermarkKind(w.Kind), Target: w.Target, Fingerprint: w.Fingerprint, State: memory.WatermarkState(w.State), StampedAt: at, MovedAt: moved})
 	}
 	if s := f.Salience; s != nil {
 		r.Salience = memory.Salience{AccessCount: s.AccessCount, Reinforcements: s.Reinforcements}

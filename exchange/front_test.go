@@ -18,11 +18,11 @@ func everyField() memory.Record {
 		ID: "01JD0000000000000000000AAA", Ref: "decisions/park", Project: "bench", Layer: memory.LayerDecision,
 		Kind: memory.KindDecision, Title: "Park MTP", Body: "  because MoE  \n", Tags: []string{"perf", "moe"},
 		Provenance: memory.ProvMeasured, Confidence: 0.8, Status: memory.StatusActive,
-		Source:    memory.Source{Actor: memory.ActorAgent, Session: "s1", File: "bench.go", Line: 41},
+		Source:    memory.Source{Actor: memory.ActorAgent, Session: "s1", File: "bench.go", Line: 41, Message: "m7-m9"},
 		CreatedAt: at, UpdatedAt: later, ValidFrom: at, ValidUntil: &until,
 		Supersedes: []string{"01JD0000000000000000000CCC"}, SupersededBy: "01JD0000000000000000000DDD",
 		Watermarks: []memory.Watermark{
-			{Kind: memory.WatermarkFile, Target: "bench.go", Fingerprint: "abc", State: memory.WatermarkIntact, StampedAt: at},
+			{Kind: memory.WatermarkFile, Target: "bench.go", Fingerprint: "abc", State: memory.WatermarkIntact, StampedAt: at, MovedAt: later},
 			{Kind: memory.WatermarkNone, State: memory.WatermarkUnbound},
 		},
 		RejectedAt: &later, ReopenedAt: &later, Reopened: "its evidence moved", Triggers: []string{"bench"},
@@ -38,7 +38,7 @@ func everyField() memory.Record {
 }
 
 // Each profile writes exactly its fields, in its order: a Full file every
-// field of the memory (source with its line, watermark states, the times
+// field of the memory (source with its line and messages, watermark states and when one moved, the times
 // of a rejection and a reopening, edges with their weight and whether they
 // are historical, history entries led by version, time and title); a Team
 // file only what the team shares, its tags sorted, its history entries
@@ -61,6 +61,7 @@ source:
   session: "s1"
   file: "bench.go"
   line: 41
+  message: "m7-m9"
 tags:
 - "perf"
 - "moe"
@@ -70,6 +71,7 @@ watermarks:
   fingerprint: "abc"
   state: "intact"
   stamped_at: "2026-03-02T10:00:00Z"
+  moved_at: "2026-03-02T11:00:00Z"
 - kind: "none"
   state: "unbound"
 triggers:
