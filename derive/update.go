@@ -255,7 +255,7 @@ const redactSpan = DocLimit + 64<<10
 
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 4 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment
+const formatVersion = 5 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment; 5: a configuration file's own words
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the
@@ -267,7 +267,7 @@ var readerVersions = map[string]int{}
 func readerTag(p string) string {
 	l, ok := readerFor(p)
 	if !ok {
-		if codeLangs[langByExt(p)] {
+		if l := langByExt(p); codeLangs[l] || toolConfig(p, l) {
 			return fmt.Sprintf("words/%d", formatVersion) // a code file no reader reads has its own words
 		}
 		return ""

@@ -84,10 +84,30 @@ const maxFileWords = 80
 // costliest part of reading a file's own words.
 const wordsScan = 16 << 10
 
+// configLangs are the languages of configuration files, whose keys say
+// what they configure (.golangci.yml's linters, tox.toml's environments):
+// each of their words counts, not only those said twice.
+var configLangs = map[string]bool{"yaml": true, "toml": true}
+
+// toolConfig reports a tool's configuration file: YAML or TOML at the
+// root or one directory down, not a CI workflow (its steps are the
+// project's commands already), not a manifest (read for the project's
+// facts) and not a fixture deeper in the tree.
+func toolConfig(p, lang string) bool {
+	if !configLangs[lang] || strings.Count(p, "/") > 1 || strings.HasPrefix(p, ".github/") {
+		return false
+	}
+	switch path.Base(p) {
+	case "Cargo.toml", "pyproject.toml", "pnpm-lock.yaml", "pnpm-workspace.yaml", "Cargo.lock", "poetry.lock":
+		return false
+	}
+	return true
+}
+
 // fileWordsSection is the section of a file's own words; false for a file
 // of prose or data, or one with no words.
 func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool) {
-	if !codeLangs[lang] {
+	if !codeLangs[lang] && !toolConfig(p, lang) {
 		return Section{}, false
 	}
 	base := path.Base(p)
@@ -124,7 +144,11 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 		}
 	}
 	if len(words) < maxFileWords {
-		for _, w := range frequentWords(src[:min(len(src), wordsScan)], 2) {
+		least := 2
+		if !codeLangs[lang] {
+			least = 1 // a tool's configuration
+		}
+		for _, w := range frequentWords(src[:min(len(src), wordsScan)], least) {
 			add(w)
 		}
 	}

@@ -104,8 +104,15 @@ func TestFileWords(t *testing.T) {
 		t.Error("a code file no reader reads has no reader tag: it would not be read again when its words change")
 	}
 
+	// A configuration file's keys say what it configures: each counts.
+	y := File{Path: ".golangci.yml"}
+	extractFile(&y, []byte("version: \"2\"\nlinters:\n  enable:\n    - gosec\n    - misspell\n"))
+	if len(y.Sections) != 1 || y.Sections[0].Kind != KindFile || !strings.Contains(y.Sections[0].Doc, "linters") || !strings.Contains(y.Sections[0].Doc, "misspell") {
+		t.Errorf("a configuration file's words: %+v", y.Sections)
+	}
+
 	// Prose and data have no such section.
-	for _, p := range []string{"docs/guide.md", "config.yaml", "notes.txt"} {
+	for _, p := range []string{"docs/guide.md", "data.json", "notes.txt"} {
 		d := File{Path: p}
 		extractFile(&d, []byte("# Guide\n\nwords words words\n"))
 		for _, s := range d.Sections {
