@@ -713,10 +713,15 @@ func asksWhereCode(q string) bool {
 }
 
 // asksDocs reports a question that asks for a document: "where is the
-// parser documented?", "where is it explained how …?". The code it is
-// about answers it less than the prose does.
+// parser documented?", "where is it explained how …?", "what is a link
+// and how do links chain?". The code it is about answers it less than
+// the prose does.
 func asksDocs(q string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+	if len(words) > 2 && words[0] == "what" && (words[1] == "is" || words[1] == "are") && (words[2] == "a" || words[2] == "an") {
+		return true // what a thing is: a concept the docs explain
+	}
+	for _, w := range words {
 		switch w {
 		case "documented", "documentation", "docs", "explained", "described", "guide", "tutorial", "readme", "faq", "manual":
 			return true

@@ -175,6 +175,8 @@ var acronyms = []struct{ phrase, short string }{
 	{"leading whitespace", "indent indentation unindent dedent"},
 	{"content type", "mime mimes"},
 	{"put back", "restore rollback"},
+	{"allowed to", "authorization authorize permission"},
+	{"shape of", "format formatting formatter"},
 	{"back up", "backup"},
 	{"backed up", "backup"},
 	{"in front of", "prefix prefixed"},
@@ -184,7 +186,7 @@ var acronyms = []struct{ phrase, short string }{
 
 // idioms are the phrases whose own words say nothing of the code: "same"
 // and "time" are not what "at the same time" asks for.
-var idioms = map[string]bool{"ctrl c": true, "at the same time": true, "in front of": true, "how many": true, "put back": true, "back up": true, "backed up": true}
+var idioms = map[string]bool{"ctrl c": true, "at the same time": true, "in front of": true, "how many": true, "put back": true, "back up": true, "backed up": true, "allowed to": true, "shape of": true}
 
 // kinWeight is what a kin of a question's word weighs beside the word;
 // shortWeight what its short form (or long form) weighs.
