@@ -255,7 +255,7 @@ const redactSpan = DocLimit + 64<<10
 
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 5 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment; 5: a configuration file's own words
+const formatVersion = 6 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment; 5: a configuration file's own words; 6: fish and .env files, a shell's name as a word
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the
@@ -322,6 +322,8 @@ func langByExt(p string) string {
 		return "make"
 	case "dockerfile":
 		return "dockerfile"
+	case ".env", ".env.example", ".env.sample", ".env.template", ".env.dist":
+		return "dotenv"
 	}
 	ext := path.Ext(base)
 	if strings.HasSuffix(base, ".d.ts") {
@@ -336,7 +338,7 @@ var extLangs = map[string]string{
 	".js": "javascript", ".jsx": "javascript", ".mjs": "javascript", ".cjs": "javascript",
 	".rs": "rust", ".c": "c", ".h": "c", ".cc": "cpp", ".cpp": "cpp", ".hpp": "cpp", ".java": "java",
 	".kt": "kotlin", ".rb": "ruby", ".php": "php", ".cs": "csharp", ".swift": "swift", ".scala": "scala",
-	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".lua": "lua", ".zig": "zig",
+	".sh": "shell", ".bash": "shell", ".zsh": "shell", ".fish": "shell", ".lua": "lua", ".zig": "zig",
 	".json": "json", ".yml": "yaml", ".yaml": "yaml", ".toml": "toml", ".sql": "sql",
 	".html": "html", ".css": "css", ".scss": "css", ".proto": "protobuf", ".txt": "text", ".rst": "rst", ".adoc": "asciidoc",
 }

@@ -1,6 +1,8 @@
 package derive
 
 import (
+	"cairn/memory"
+
 	"path"
 	"sort"
 	"strings"
@@ -84,17 +86,21 @@ const maxFileWords = 80
 // costliest part of reading a file's own words.
 const wordsScan = 16 << 10
 
+// shellNames are the extensions that name a shell: a question about fish
+// asks for config.fish, not config.sh.
+var shellNames = map[string]bool{"fish": true, "zsh": true, "bash": true, "nu": true, "ps1": true, "csh": true}
+
 // configLangs are the languages of configuration files, whose keys say
 // what they configure (.golangci.yml's linters, tox.toml's environments):
 // each of their words counts, not only those said twice.
-var configLangs = map[string]bool{"yaml": true, "toml": true}
+var configLangs = map[string]bool{"yaml": true, "toml": true, "dotenv": true}
 
-// toolConfig reports a tool's configuration file: YAML or TOML at the
-// root or one directory down, not a CI workflow (its steps are the
+// toolConfig reports a tool's configuration file: YAML, TOML or a .env
+// file at most two directories down, not a test's, not a CI workflow (its steps are the
 // project's commands already), not a manifest (read for the project's
 // facts) and not a fixture deeper in the tree.
 func toolConfig(p, lang string) bool {
-	if !configLangs[lang] || strings.Count(p, "/") > 1 || strings.HasPrefix(p, ".github/") {
+	if !configLangs[lang] || strings.Count(p, "/") > 2 || strings.HasPrefix(p, ".github/") || memory.TestPath(p) {
 		return false
 	}
 	switch path.Base(p) {
@@ -135,6 +141,9 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 	}
 	for _, w := range splitIdent(strings.NewReplacer("/", " ", ".", " ", "-", " ").Replace(strings.TrimSuffix(p, path.Ext(p)))) {
 		add(w)
+	}
+	if ext := strings.TrimPrefix(path.Ext(p), "."); shellNames[ext] {
+		add(ext) // config.fish is fish's, config.sh another shell's
 	}
 	for _, s := range secs {
 		if s.Kind != KindPackage && s.Kind != KindHeading {

@@ -30,9 +30,9 @@ import (
 // (CAIRN_EVAL_HELDOUT=2; measured blind, later tuned on),
 // ../testdata/derived-eval-heldout3 (CAIRN_EVAL_HELDOUT=3; measured once,
 // then tuned on) and ../testdata/derived-eval-heldout4
-// (CAIRN_EVAL_HELDOUT=4; measured once blind, then its misses read and
-// tuned on); a new blind set goes in ../testdata/derived-eval-heldout5
-// (CAIRN_EVAL_HELDOUT=5).
+// (CAIRN_EVAL_HELDOUT=4) and ../testdata/derived-eval-heldout5
+// (CAIRN_EVAL_HELDOUT=5; each measured once blind, then its misses read
+// and tuned on); a new blind set goes in ../testdata/derived-eval-heldout6.
 var evalDir = func() string {
 	switch h := os.Getenv("CAIRN_EVAL_HELDOUT"); h {
 	case "":

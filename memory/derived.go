@@ -2,6 +2,8 @@ package memory
 
 import (
 	"context"
+	"path"
+	"strings"
 	"time"
 )
 
@@ -191,4 +193,18 @@ type Deriver interface {
 	DerivedFiles(ctx context.Context, project, prefix string) ([]DerivedFile, error)
 	// RepoSummary is the project's summary; ErrNotFound before its first index.
 	RepoSummary(ctx context.Context, project string) (RepoSummary, error)
+}
+
+// TestPath reports a test's file in a repository: under a test or
+// fixture directory, or named as one (x_test.go, x.test.js, x.spec.ts, test_x.py, x_tests.rs).
+func TestPath(p string) bool {
+	lower := strings.ToLower(p)
+	base := path.Base(lower)
+	for _, d := range []string{"test", "tests", "testdata", "testing", "__tests__", "spec", "fixtures", "e2e"} {
+		if strings.HasPrefix(lower, d+"/") || strings.Contains(lower, "/"+d+"/") {
+			return true
+		}
+	}
+	return strings.Contains(base, "_test.") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
+		strings.HasPrefix(base, "test_") || strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests")
 }

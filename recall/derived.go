@@ -508,7 +508,7 @@ func sectionPrior(s memory.Section, ask asking) float64 {
 		switch {
 		case s.Kind == memory.SectionCommand:
 			w *= commandWeight
-		case testPath(s.Path):
+		case memory.TestPath(s.Path):
 			w *= declarationWeight // a test is what is run, not how
 		}
 	}
@@ -782,26 +782,12 @@ func pathPrior(p string) float64 {
 		return 0.7
 	case in("vendor", "third_party", "third-party", "thirdparty", "node_modules", "external", "extern"):
 		return 0.7
-	case testPath(p):
+	case memory.TestPath(p):
 		return 0.7
 	case in("examples", "example", "_examples", "samples", "sample", "demo", "demos", "benches", "bench", "benchmarks", "benchmark"):
 		return 0.8
 	}
 	return 1
-}
-
-// testPath reports a test's file: under a test directory, or named as
-// one (x_test.go, x.test.js, x.spec.ts, test_x.py, x_tests.rs).
-func testPath(p string) bool {
-	lower := strings.ToLower(p)
-	base := path.Base(lower)
-	for _, d := range []string{"test", "tests", "testdata", "testing", "__tests__", "spec", "fixtures", "e2e"} {
-		if strings.HasPrefix(lower, d+"/") || strings.Contains(lower, "/"+d+"/") {
-			return true
-		}
-	}
-	return strings.Contains(base, "_test.") || strings.Contains(base, ".test.") || strings.Contains(base, ".spec.") ||
-		strings.HasPrefix(base, "test_") || strings.HasSuffix(strings.TrimSuffix(base, path.Ext(base)), "_tests")
 }
 
 // cutAtWord cuts s to at most n bytes at a word, marking the cut.

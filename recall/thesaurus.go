@@ -60,6 +60,7 @@ var kinGroups = [][]string{
 	{"database", "db"},
 	{"unix", "linux", "darwin", "macos", "mac", "bsd", "posix"}, // _unix.go holds what Linux and macOS share
 	{"mock", "fake", "stub", "dummy"},
+	{"crash", "panic", "recover"},
 	{"forward", "proxy", "relay"},
 	{"rollback", "transaction", "revert", "restore"},
 	{"deprecated", "legacy", "compat", "obsolete"},
@@ -125,6 +126,7 @@ var shortForms = [][]string{
 	{"statistics", "stats"},
 	{"performance", "perf"},
 	{"socket", "sock"},
+	{"network", "networking", "net"},
 	// languages by the codes their translations are filed under (README_fr.md, i18n/de.json)
 	{"english", "en"}, {"french", "fr"}, {"german", "de"}, {"spanish", "es"}, {"chinese", "zh"}, {"japanese", "ja"},
 	{"korean", "ko"}, {"russian", "ru"}, {"portuguese", "pt"}, {"dutch", "nl"}, {"polish", "pl"}, {"turkish", "tr"},
