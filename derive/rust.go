@@ -120,86 +120,89 @@ func (r *rustReader) items(lo, hi int, owner string, out *[]Section) {
 	}
 }
 
+// rustItem is an item being read: its visibility (or keyword) at i, its
+// keyword at k, its docs and attributes from first, the end of what
+// contains it, and the impl or trait it is in ("" outside one).
+type rustItem struct {
+	i, k, hi, first int
+	doc, owner      string
+	kind            Kind
+	name            string
+}
+
 // item reads the item whose visibility or keyword is at lexeme i (its docs
 // and attributes begin at first) and returns its last lexeme. What is not
 // an item it knows (a use, a macro call, a stray lexeme) is passed over.
 func (r *rustReader) item(i, hi, first int, doc, owner string, out *[]Section) int {
-	k := r.pastQualifiers(i)
+	f := r.f
+	k := rustQualifiers(f, rustVisibility(f, i))
 	if k >= hi {
 		return hi - 1
 	}
-	it, end, done := r.itemKind(i, k, hi, first, rustItem{doc: doc}, owner, out)
-	if done {
+	it := rustItem{i: i, k: k, hi: hi, first: first, doc: doc, owner: owner}
+	if f.kind(k+1) == lexIdent {
+		it.name = strings.TrimPrefix(f.text(k+1), "r#")
+	}
+	if end, done := r.classify(&it, out); done {
 		return end
 	}
 	if it.name == "" || it.name == "_" { // const _: () = …; names nothing
 		return r.end(k, hi, it.kind != KindConst)
 	}
-	return r.declared(it, i, k, hi, first, owner, out)
+	return r.declared(it, out)
 }
 
-// rustItem is what an item declares: its kind, name and doc.
-type rustItem struct {
-	kind      Kind
-	name, doc string
-}
-
-// pastQualifiers is the lexeme after an item's visibility (pub,
-// pub(crate)) and qualifiers: const fn, async, unsafe, extern "C" fn,
-// default, auto trait.
-func (r *rustReader) pastQualifiers(i int) int {
-	f := r.f
-	k := i
+// rustVisibility returns the index after the visibility (pub, pub(crate))
+// at k, or k when there is none.
+func rustVisibility(f *codeFile, k int) int {
 	if f.is(k, "pub") {
 		k++
 		if f.is(k, "(") {
 			k = f.skip(k)
 		}
 	}
+	return k
+}
+
+// rustQualifiers returns the index after the qualifiers at k: const fn,
+// async, unsafe, extern "C" fn, default, auto trait.
+func rustQualifiers(f *codeFile, k int) int {
 	for {
 		switch {
-		case rustQualifier(f, k):
+		case f.is(k, "const") && (f.is(k+1, "fn") || f.is(k+1, "unsafe") || f.is(k+1, "async") || f.is(k+1, "extern")),
+			f.is(k, "async") || f.is(k, "unsafe") || f.is(k, "default") || f.is(k, "auto"):
 			k++
+			continue
 		case f.is(k, "extern") && f.kind(k+1) == lexString && f.is(k+2, "fn"), f.is(k, "extern") && f.is(k+1, "fn"):
 			k++
 			if f.kind(k) == lexString {
 				k++
 			}
-		default:
-			return k
+			continue
 		}
+		return k
 	}
 }
 
-// rustQualifier reports const (before fn, unsafe, async or extern),
-// async, unsafe, default or auto at k.
-func rustQualifier(f *codeFile, k int) bool {
-	return f.is(k, "const") && (f.is(k+1, "fn") || f.is(k+1, "unsafe") || f.is(k+1, "async") || f.is(k+1, "extern")) ||
-		f.is(k, "async") || f.is(k, "unsafe") || f.is(k, "default") || f.is(k, "auto")
-}
-
-// itemKind reads what the item with keyword k is; done says the item was
-// read whole here (a macro_rules!, an impl, something passed over), its
-// last lexeme end.
-func (r *rustReader) itemKind(i, k, hi, first int, it rustItem, owner string, out *[]Section) (_ rustItem, end int, done bool) {
-	f := r.f
-	if f.kind(k+1) == lexIdent {
-		it.name = strings.TrimPrefix(f.text(k+1), "r#")
-	}
+// classify tells the item by its keyword: it sets the kind (and the name
+// where it is not the next lexeme) of an item that has a section, or
+// reads to the end of one that is done (done is set): an impl block, a
+// macro_rules!, a module in its own file, what is not read.
+func (r *rustReader) classify(it *rustItem, out *[]Section) (end int, done bool) {
+	f, k, hi := r.f, it.k, it.hi
 	switch t := string(f.raw(k)); {
 	case f.kind(k) != lexIdent:
-		return it, f.skip(i) - 1, true
+		return f.skip(it.i) - 1, true
 	case t == "fn":
 		it.kind = KindFunc
-		if owner != "" {
-			it.kind, it.name = KindMethod, owner+"."+it.name
+		if it.owner != "" {
+			it.kind, it.name = KindMethod, it.owner+"."+it.name
 		}
-	case owner != "":
+	case it.owner != "":
 		// Associated consts and types are not read; a macro call
 		// (serde::forward_to_deserialize_any! { … }) ends at its group.
-		return it, r.end(k, hi, rustMacroCall(f, k)), true
-	case t == "struct" || t == "enum" || t == "trait" || t == "type" ||
-		t == "union" && f.kind(k+1) == lexIdent && (f.is(k+2, "{") || f.is(k+2, "<")):
+		return r.end(k, hi, rustMacroCall(f, k)), true
+	case rustTypeItem(f, k):
 		it.kind = KindType
 	case t == "const" || t == "static":
 		it.kind = KindConst
@@ -210,49 +213,69 @@ func (r *rustReader) itemKind(i, k, hi, first int, it rustItem, owner string, ou
 			it.name = f.text(k + 2)
 		}
 	case t == "mod" && it.name != "":
-		if !f.is(k+2, "{") {
-			return it, r.end(k, hi, false), true // mod name; — the module is its own file
-		}
-		it.kind = KindPackage
-		if it.doc == "" {
-			it.doc = rustInnerDoc(f, k+3) // mod m { //! doc }
-		}
+		return r.module(it)
 	case t == "macro_rules" && f.is(k+1, "!") && f.kind(k+2) == lexIdent:
-		it.kind, it.name = KindMacro, f.text(k+2)
-		end := r.end(k+3, hi, true)
-		*out = append(*out, f.section(it.kind, it.name, f.joined(i, k+3), it.doc, first, end))
-		return it, end, true
+		return r.macroRules(*it, out), true
 	case t == "impl":
-		return it, r.impl(k, hi, out), true
+		return r.impl(k, hi, out), true
 	default:
 		// use, extern crate, a macro call, anything else: to the end of
 		// the item.
-		return it, r.end(k, hi, t == "extern" || rustMacroCall(f, k)), true
+		return r.end(k, hi, t == "extern" || rustMacroCall(f, k)), true
 	}
-	return it, 0, false
+	return 0, false
 }
 
-// rustInnerDoc is the text of the //! lines from lexeme n on.
-func rustInnerDoc(f *codeFile, n int) string {
-	var docs []string
-	for ; f.kind(n) == lexInnerDoc; n++ {
-		docs = append(docs, rustDocText(f.text(n)))
+// rustTypeItem says whether lexeme k starts a struct, enum, trait, type
+// alias or union (union is a keyword only before a name and a body).
+func rustTypeItem(f *codeFile, k int) bool {
+	switch string(f.raw(k)) {
+	case "struct", "enum", "trait", "type":
+		return true
+	case "union":
+		return f.kind(k+1) == lexIdent && (f.is(k+2, "{") || f.is(k+2, "<"))
 	}
-	return strings.Join(docs, "\n")
+	return false
 }
 
-// declared keeps the named item it (keyword at k, visibility at i, docs
-// from first) as a section with its signature, then reads a trait's or
-// an inline module's items; it returns the item's last lexeme.
-func (r *rustReader) declared(it rustItem, i, k, hi, first int, owner string, out *[]Section) int {
-	f := r.f
-	body := r.bodyOpen(k, hi, it.kind)
-	end := body
-	sigEnd := body
+// module tells an inline module (mod m { … }), whose doc may be the //!
+// at the top of its body, from a module in its own file (mod m;), which
+// it passes over.
+func (r *rustReader) module(it *rustItem) (end int, done bool) {
+	f, k := r.f, it.k
+	if !f.is(k+2, "{") {
+		return r.end(k, it.hi, false), true // mod name; — the module is its own file
+	}
+	it.kind = KindPackage
+	if it.doc == "" && f.kind(k+3) == lexInnerDoc {
+		// mod m { //! doc }
+		var docs []string
+		for n := k + 3; f.kind(n) == lexInnerDoc; n++ {
+			docs = append(docs, rustDocText(f.text(n)))
+		}
+		it.doc = strings.Join(docs, "\n")
+	}
+	return 0, false
+}
+
+// macroRules reads macro_rules! name { … } and returns its last lexeme.
+func (r *rustReader) macroRules(it rustItem, out *[]Section) int {
+	f, k := r.f, it.k
+	end := r.end(k+3, it.hi, true)
+	*out = append(*out, f.section(KindMacro, f.text(k+2), f.joined(it.i, k+3), it.doc, it.first, end))
+	return end
+}
+
+// declared adds the section of an item that has one and reads the items
+// inside a trait or an inline module; it returns the item's last lexeme.
+func (r *rustReader) declared(it rustItem, out *[]Section) int {
+	f, k := r.f, it.k
+	body := r.bodyOpen(k, it.hi, it.kind)
+	end, sigEnd := body, body
 	if body >= 0 {
 		end = f.partner[body]
 	} else {
-		end = r.end(k, hi, false)
+		end = r.end(k, it.hi, false)
 		sigEnd = end
 		if !f.is(end, ";") {
 			sigEnd = end + 1
@@ -260,19 +283,19 @@ func (r *rustReader) declared(it rustItem, i, k, hi, first int, owner string, ou
 	}
 	var sig string
 	if it.kind == KindConst || it.kind == KindVar || it.kind == KindType && f.is(k, "type") {
-		sig = f.firstLineOf(i, end) // the value may run on
+		sig = f.firstLineOf(it.i, end) // the value may run on
 	} else {
-		sig = f.joined(i, sigEnd)
+		sig = f.joined(it.i, sigEnd)
 	}
 	name := it.name
-	if owner == "" && r.mod != "" {
+	if it.owner == "" && r.mod != "" {
 		name = r.mod + "::" + name // an item of an inline module
 	}
-	*out = append(*out, f.section(it.kind, name, sig, it.doc, first, end))
+	*out = append(*out, f.section(it.kind, name, sig, it.doc, it.first, end))
 	switch {
 	case f.is(k, "trait") && body >= 0:
 		r.items(body+1, f.partner[body], name, out)
-	case it.kind == KindPackage && body >= 0 && !rustTestModule(f, first, k):
+	case it.kind == KindPackage && body >= 0 && !rustTestModule(f, it.first, k):
 		// An inline module's items; its tests (#[cfg(test)] mod tests)
 		// are the test runner's.
 		outer := r.mod
@@ -458,87 +481,99 @@ func (f *codeFile) lexRust() {
 		i = lineEnd(src, i) // a shebang
 	}
 	for i < len(src) {
-		c := src[i]
-		switch {
-		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
+		if spaceByte(src[i]) {
 			i++
-		case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
-			i = f.rustComment(i)
-		case c == '"':
-			e := scanRustString(src, i+1)
-			f.add(lexString, i, e)
-			i = e
-		case c == '\'':
-			e, k := scanRustQuote(src, i)
-			f.add(k, i, e)
-			i = e
-		case identByte(c):
-			i = f.rustWord(i)
-		case digitByte(c):
-			e := i + 1
-			for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.' && e+1 < len(src) && digitByte(src[e+1])) {
-				e++
-			}
-			f.add(lexNumber, i, e)
-			i = e
-		default:
-			e := i + 1
-			if i+1 < len(src) {
-				switch string(src[i : i+2]) {
-				case "::", "->", "=>":
-					e = i + 2
-				}
-			}
-			f.add(lexPunct, i, e)
-			i = e
+			continue
 		}
+		e, k := rustLexeme(src, i)
+		f.add(k, i, e)
+		i = e
 	}
 }
 
-// rustComment reads the // or /* */ comment at i: //! and /*! are the
-// enclosing item's docs, /// and /** the next item's (not //// or /***).
-func (f *codeFile) rustComment(i int) int {
-	src := f.src
-	k := lexComment
-	if src[i+1] == '/' {
-		e := lineEnd(src, i)
-		switch {
-		case e-i >= 3 && src[i+2] == '!':
-			k = lexInnerDoc
-		case e-i >= 3 && src[i+2] == '/' && (e-i == 3 || src[i+3] != '/'):
-			k = lexDoc
+// rustLexeme reads the lexeme that starts at i, not a space: its end and
+// kind, each kind by its scanner.
+func rustLexeme(src []byte, i int) (int, lexKind) {
+	c := src[i]
+	switch {
+	case c == '/' && i+1 < len(src) && src[i+1] == '/':
+		return rustLineComment(src, i)
+	case c == '/' && i+1 < len(src) && src[i+1] == '*':
+		return rustBlockComment(src, i)
+	case c == '"':
+		return scanRustString(src, i+1), lexString
+	case c == '\'':
+		return scanRustQuote(src, i)
+	case identByte(c):
+		if e, ok := rustPrefixedLiteral(src, i); ok {
+			return e, lexString
 		}
-		f.add(k, i, e)
-		return e
+		return rustIdent(src, i), lexIdent
+	case digitByte(c):
+		return rustNumber(src, i), lexNumber
 	}
+	return rustPunct(src, i), lexPunct
+}
+
+// rustLineComment reads a // comment: //! is an inner doc, /// an outer
+// one (//// is not).
+func rustLineComment(src []byte, i int) (int, lexKind) {
+	e := lineEnd(src, i)
+	switch {
+	case e-i >= 3 && src[i+2] == '!':
+		return e, lexInnerDoc
+	case e-i >= 3 && src[i+2] == '/' && (e-i == 3 || src[i+3] != '/'):
+		return e, lexDoc
+	}
+	return e, lexComment
+}
+
+// rustBlockComment reads a /* */ comment: /*! */ is an inner doc, /** */
+// an outer one (/*** is not).
+func rustBlockComment(src []byte, i int) (int, lexKind) {
 	e := scanRustBlockComment(src, i)
 	switch {
 	case e-i > 4 && src[i+2] == '!':
-		k = lexInnerDoc
+		return e, lexInnerDoc
 	case e-i > 4 && src[i+2] == '*' && src[i+3] != '*':
-		k = lexDoc
+		return e, lexDoc
 	}
-	f.add(k, i, e)
-	return e
+	return e, lexComment
 }
 
-// rustWord reads the literal with a prefix (b"…", r#"…"#) or the name
-// (r#type too) at i.
-func (f *codeFile) rustWord(i int) int {
-	src := f.src
-	if e, ok := rustPrefixedLiteral(src, i); ok {
-		f.add(lexString, i, e)
-		return e
-	}
+// rustIdent returns the end of the name at i, a raw identifier (r#type)
+// included.
+func rustIdent(src []byte, i int) int {
 	e := i + 1
 	if src[i] == 'r' && e+1 < len(src) && src[e] == '#' && identByte(src[e+1]) {
-		e += 2 // a raw identifier, r#type
+		e += 2
 	}
 	for e < len(src) && (identByte(src[e]) || digitByte(src[e])) {
 		e++
 	}
-	f.add(lexIdent, i, e)
 	return e
+}
+
+// rustNumber returns the end of the number at i: its digits, letters
+// (suffixes, hex digits) and a dot before a digit (1.5, not 1..2).
+func rustNumber(src []byte, i int) int {
+	e := i + 1
+	for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.' && e+1 < len(src) && digitByte(src[e+1])) {
+		e++
+	}
+	return e
+}
+
+// rustPunct returns the end of the operator or bracket at i: ::, -> and
+// => are one lexeme.
+func rustPunct(src []byte, i int) int {
+	if i+1 < len(src) {
+		switch string(src[i : i+2]) {
+		case "::", "->", "=>":
+			return i + 2
+		}
+	}
+	return i + 1
 }
 
 // rustPrefixedLiteral reads a literal with a prefix at i: b"…", br"…",

@@ -47,14 +47,7 @@ func extractJS(p, lang string, src []byte) []Section {
 	if s, ok := r.fileDocSection(); ok {
 		out = append(out, s)
 	}
-	for i := 0; i < len(f.lex); {
-		if k := f.lex[i].kind; k == lexComment || k == lexDoc {
-			i++
-			continue
-		}
-		n := r.statement(i, len(f.lex), &out)
-		i = max(n, i+1) // every statement moves on, whatever the bytes
-	}
+	r.statements(0, len(f.lex), &out)
 	return mergeOverloads(out)
 }
 
@@ -100,205 +93,216 @@ func (r *jsReader) fileDocSection() (Section, bool) {
 	return Section{}, false
 }
 
+// statements reads the statements among lexemes lo..hi-1: the file's, or
+// a namespace's.
+func (r *jsReader) statements(lo, hi int, out *[]Section) {
+	f := r.f
+	for i := lo; i < hi; {
+		if k := f.lex[i].kind; k == lexComment || k == lexDoc {
+			i++
+			continue
+		}
+		i = max(r.statement(i, hi, out), i+1) // every statement moves on, whatever the bytes
+	}
+}
+
+// jsStmt is a statement being read: where it starts (its decorators),
+// where its declaration starts after them, its keyword after the
+// modifiers (export, declare, async…) and the end of what contains it.
+type jsStmt struct {
+	i, start, k, hi int
+	t               string // the keyword or name at k, "" when it is not a name
+}
+
+// jsDecl is what a statement declares.
+type jsDecl struct {
+	kind Kind
+	name string
+	body int // the brace that opens its body, or -1
+	end  int // its last lexeme
+	// sigEnd is where the signature stops (the body's brace, the
+	// semicolon); -1 takes the first line, for values.
+	sigEnd int
+}
+
 // statement reads the statement starting at lexeme i (before hi) and
 // returns the index after it.
 func (r *jsReader) statement(i, hi int, out *[]Section) int {
 	f := r.f
-	start := r.skipDecorators(i, hi)
-	k := start
-	for k < hi && jsModifier(f, k) {
-		k++
+	s := jsStmt{i: i, start: r.skipDecorators(i, hi), hi: hi}
+	s.k = s.start
+	for s.k < hi && jsModifier(f, s.k) {
+		s.k++
 	}
-	if k >= hi {
+	if s.k >= hi {
 		return hi
 	}
-	t := ""
-	if f.kind(k) == lexIdent {
-		t = f.text(k)
+	if f.kind(s.k) == lexIdent {
+		s.t = f.text(s.k)
 	}
-	d, next := r.declaration(t, i, k, hi)
-	if next >= 0 {
-		return next
+	d, ok := r.declaration(s)
+	if !ok {
+		return d.end + 1
 	}
-	if d.end < k {
-		d.end = k
-	}
-	first, doc := r.docAbove(i)
-	sig := ""
-	if d.sigEnd < 0 {
-		sig = f.firstLineOf(start, d.end)
-	} else {
-		sig = f.joined(start, d.sigEnd)
-	}
+	d.end = max(d.end, s.k)
 	if r.ns != "" {
 		d.name = r.ns + "." + d.name // a declaration of a namespace
 	}
-	*out = append(*out, f.section(d.kind, d.name, sig, doc, first, d.end))
-	r.inside(d, t, out)
+	*out = append(*out, r.declSection(s, d))
+	switch {
+	case d.body < 0:
+	case d.kind == KindClass:
+		r.members(d.body, f.partner[d.body], d.name, false, out)
+	case s.t == "interface":
+		r.members(d.body, f.partner[d.body], d.name, true, out)
+	case s.t == "namespace" || s.t == "module":
+		outer := r.ns
+		r.ns = d.name
+		r.statements(d.body+1, f.partner[d.body], out)
+		r.ns = outer
+	}
 	return d.end + 1
 }
 
-// jsDecl is what a statement declares: its kind and name, its body's
-// opening brace (-1: none), its last lexeme, and where its signature
-// stops (the body's brace, the semicolon; -1 takes the first line, for
-// values).
-type jsDecl struct {
-	kind              Kind
-	name              string
-	body, end, sigEnd int
-}
-
-func newJSDecl(kind Kind) jsDecl {
-	return jsDecl{kind: kind, name: "default", body: -1, end: -1, sigEnd: -1}
-}
-
-// declaration reads what the statement at i declares, its keyword t at
-// lexeme k; next >= 0 is the index after a statement that declares
-// nothing kept (then d is nothing).
-func (r *jsReader) declaration(t string, i, k, hi int) (d jsDecl, next int) {
-	f := r.f
+// declaration reads what the statement s declares, by its keyword. When
+// it declares nothing this reader shows, ok is false and the declaration's
+// end is the statement's last lexeme.
+func (r *jsReader) declaration(s jsStmt) (d jsDecl, ok bool) {
+	f, k, t := r.f, s.k, s.t
 	switch {
 	case t == "function":
-		return r.functionDecl(k, hi), -1
-	case jsTypeDecl(f, t, k):
-		return r.typeDecl(t, k, hi), -1
+		return r.function(s), true
+	case t == "class" && (f.kind(k+1) == lexIdent || f.is(k+1, "{")),
+		(t == "interface" || t == "enum") && f.kind(k+1) == lexIdent:
+		return r.typeDecl(s), true
 	case t == "const" && f.is(k+1, "enum") && f.kind(k+2) == lexIdent:
-		d = r.bodied(newJSDecl(KindType), k+2, hi)
-		d.name = f.text(k + 2)
-		return d, -1
+		body, end := r.declBody(k+2, s.hi)
+		return jsDecl{kind: KindType, name: f.text(k + 2), body: body, end: end, sigEnd: bodyOrEnd(f, body, end)}, true
 	case t == "type" && f.kind(k+1) == lexIdent && (f.is(k+2, "=") || f.is(k+2, "<")):
-		d = newJSDecl(KindType)
-		d.name, d.end = f.text(k+1), r.stmtEnd(k, hi)
-		return d, -1
+		return jsDecl{kind: KindType, name: f.text(k + 1), body: -1, end: r.stmtEnd(k, s.hi), sigEnd: -1}, true
 	case (t == "namespace" || t == "module") && (f.kind(k+1) == lexIdent || f.kind(k+1) == lexString):
-		return r.namespaceDecl(i, k, hi)
+		return r.namespace(s)
 	case (t == "const" || t == "let" || t == "var") && f.kind(k+1) == lexIdent:
-		d = newJSDecl("")
-		d.name, d.end = f.text(k+1), r.stmtEnd(k, hi)
-		if d.kind, d.sigEnd = r.valueKind(k+2, d.end+1, t); d.kind == "" {
-			return d, d.end + 1
-		}
-		return d, -1
-	case (t == "exports" || t == "module" && f.is(k+1, ".") && f.is(k+2, "exports")) && f.is(k+1, "."):
-		return r.exportsDecl(t, i, k, hi)
-	case jsPrototypeMethod(f, k):
-		// A method given to a constructor's prototype: Reply.prototype.send = function …
-		d = newJSDecl("")
-		d.end = r.stmtEnd(k, hi)
-		if d.kind, d.sigEnd = r.valueKind(k+5, d.end+1, ""); d.kind != KindFunc {
-			return d, d.end + 1
-		}
-		d.kind, d.name = KindMethod, t+"."+f.text(k+4)
-		return d, -1
+		return r.variable(s)
+	case jsExportsAssign(f, k):
+		return r.commonJSExport(s)
+	case jsPrototypeAssign(f, k):
+		return r.prototypeMethod(s)
 	}
-	return jsDecl{}, r.stmtEnd(i, hi) + 1
+	return r.notDeclaration(s)
 }
 
-// bodied is d with the body that follows lexeme n and the signature
-// that stops before it.
-func (r *jsReader) bodied(d jsDecl, n, hi int) jsDecl {
-	d.body, d.end = r.declBody(n, hi)
-	d.sigEnd = bodyOrEnd(r.f, d.body, d.end)
-	return d
+// notDeclaration passes over a statement that declares nothing.
+func (r *jsReader) notDeclaration(s jsStmt) (jsDecl, bool) {
+	return jsDecl{end: r.stmtEnd(s.i, s.hi)}, false
 }
 
-// functionDecl is function NAME (or function* NAME) at k.
-func (r *jsReader) functionDecl(k, hi int) jsDecl {
+// declSection is the section of the declaration d: its doc, its
+// signature from its first decorator on.
+func (r *jsReader) declSection(s jsStmt, d jsDecl) Section {
 	f := r.f
-	n := k + 1
+	first, doc := r.docAbove(s.i)
+	sig := ""
+	if d.sigEnd < 0 {
+		sig = f.firstLineOf(s.start, d.end)
+	} else {
+		sig = f.joined(s.start, d.sigEnd)
+	}
+	return f.section(d.kind, d.name, sig, doc, first, d.end)
+}
+
+// function reads function name(…) {…} and function* name, or a
+// function called default (export default function).
+func (r *jsReader) function(s jsStmt) jsDecl {
+	f := r.f
+	d := jsDecl{kind: KindFunc, name: "default"}
+	n := s.k + 1
 	if f.is(n, "*") {
 		n++
 	}
-	d := newJSDecl(KindFunc)
 	if f.kind(n) == lexIdent {
 		d.name = f.text(n)
 	}
-	return r.bodied(d, n, hi)
+	d.body, d.end = r.declBody(n, s.hi)
+	d.sigEnd = bodyOrEnd(f, d.body, d.end)
+	return d
 }
 
-// jsTypeDecl reports a class (named or not), an interface or an enum at k.
-func jsTypeDecl(f *codeFile, t string, k int) bool {
-	return t == "class" && (f.kind(k+1) == lexIdent || f.is(k+1, "{")) ||
-		(t == "interface" || t == "enum") && f.kind(k+1) == lexIdent
-}
-
-// typeDecl is the class, interface or enum t at k.
-func (r *jsReader) typeDecl(t string, k, hi int) jsDecl {
-	f := r.f
-	d := newJSDecl(KindType)
-	if t == "class" {
+// typeDecl reads a class (named, or default), an interface or an enum.
+func (r *jsReader) typeDecl(s jsStmt) jsDecl {
+	f, k := r.f, s.k
+	d := jsDecl{kind: KindType, name: "default"}
+	if s.t == "class" {
 		d.kind = KindClass
 	}
 	if f.kind(k+1) == lexIdent && !f.is(k+1, "extends") && !f.is(k+1, "implements") {
 		d.name = f.text(k + 1)
 	}
-	return r.bodied(d, k+1, hi)
+	d.body, d.end = r.declBody(k+1, s.hi)
+	d.sigEnd = bodyOrEnd(f, d.body, d.end)
+	return d
 }
 
-// namespaceDecl is namespace A.B.C { … } (or module "name" { … }) at k;
-// one without a body declares nothing kept.
-func (r *jsReader) namespaceDecl(i, k, hi int) (jsDecl, int) {
-	f := r.f
+// namespace reads namespace A.B { … } or module "name" { … }; without
+// a body it declares nothing.
+func (r *jsReader) namespace(s jsStmt) (jsDecl, bool) {
+	f, k := r.f, s.k
 	n := k + 1
 	for f.is(n+1, ".") && f.kind(n+2) == lexIdent {
 		n += 2
 	}
 	if !f.is(n+1, "{") {
-		return jsDecl{}, r.stmtEnd(i, hi) + 1
+		return r.notDeclaration(s)
 	}
-	d := newJSDecl(KindType)
-	d.name = strings.Trim(f.joined(k+1, n+1), `"'`)
-	d.body, d.end, d.sigEnd = n+1, f.partner[n+1], n+1
-	return d, -1
+	name := strings.Trim(f.joined(k+1, n+1), `"'`)
+	return jsDecl{kind: KindType, name: name, body: n + 1, end: f.partner[n+1], sigEnd: n + 1}, true
 }
 
-// exportsDecl is CommonJS's exports.name = function … (or
-// module.exports.name = …) at k: a function or a class, else nothing kept.
-func (r *jsReader) exportsDecl(t string, i, k, hi int) (jsDecl, int) {
-	f := r.f
+// variable reads a const, let or var: a function or class when its value
+// is one, nothing for a require().
+func (r *jsReader) variable(s jsStmt) (jsDecl, bool) {
+	f, k := r.f, s.k
+	d := jsDecl{name: f.text(k + 1), body: -1, end: r.stmtEnd(k, s.hi)}
+	d.kind, d.sigEnd = r.valueKind(k+2, d.end+1, s.t)
+	return d, d.kind != ""
+}
+
+// jsExportsAssign says whether a CommonJS export starts at lexeme k:
+// exports.name = … or module.exports.name = ….
+func jsExportsAssign(f *codeFile, k int) bool {
+	return (f.is(k, "exports") || f.is(k, "module") && f.is(k+1, ".") && f.is(k+2, "exports")) && f.is(k+1, ".")
+}
+
+// commonJSExport reads exports.name = function … or module.exports.name =
+// …: a function or a class, else nothing.
+func (r *jsReader) commonJSExport(s jsStmt) (jsDecl, bool) {
+	f, k := r.f, s.k
 	n := k + 2
-	if t == "module" {
+	if s.t == "module" {
 		n = k + 4
 	}
 	if f.kind(n) != lexIdent || !f.is(n-1, ".") || !f.is(n+1, "=") {
-		return jsDecl{}, r.stmtEnd(i, hi) + 1
+		return r.notDeclaration(s)
 	}
-	d := newJSDecl("")
-	d.name, d.end = f.text(n), r.stmtEnd(k, hi)
-	if d.kind, d.sigEnd = r.valueKind(n+1, d.end+1, ""); d.kind != KindFunc && d.kind != KindClass {
-		return d, d.end + 1
-	}
-	return d, -1
+	d := jsDecl{name: f.text(n), body: -1, end: r.stmtEnd(k, s.hi)}
+	d.kind, d.sigEnd = r.valueKind(n+1, d.end+1, "")
+	return d, d.kind == KindFunc || d.kind == KindClass
 }
 
-// jsPrototypeMethod reports NAME.prototype.METHOD = at k.
-func jsPrototypeMethod(f *codeFile, k int) bool {
+// jsPrototypeAssign says whether lexeme k starts Name.prototype.method =.
+func jsPrototypeAssign(f *codeFile, k int) bool {
 	return f.kind(k) == lexIdent && f.is(k+1, ".") && f.is(k+2, "prototype") && f.is(k+3, ".") &&
 		f.kind(k+4) == lexIdent && f.is(k+5, "=")
 }
 
-// inside reads what a declaration's body holds: a class's or an
-// interface's members, a namespace's statements.
-func (r *jsReader) inside(d jsDecl, t string, out *[]Section) {
-	f := r.f
-	switch {
-	case d.body < 0:
-	case d.kind == KindClass:
-		r.members(d.body, f.partner[d.body], d.name, false, out)
-	case t == "interface":
-		r.members(d.body, f.partner[d.body], d.name, true, out)
-	case t == "namespace" || t == "module":
-		outer := r.ns
-		r.ns = d.name
-		for j := d.body + 1; j < f.partner[d.body]; {
-			if k := f.lex[j].kind; k == lexComment || k == lexDoc {
-				j++
-				continue
-			}
-			j = max(r.statement(j, f.partner[d.body], out), j+1)
-		}
-		r.ns = outer
-	}
+// prototypeMethod reads a method given to a constructor's prototype:
+// Reply.prototype.send = function …, named Reply.send.
+func (r *jsReader) prototypeMethod(s jsStmt) (jsDecl, bool) {
+	f, k := r.f, s.k
+	d := jsDecl{name: s.t + "." + f.text(k+4), body: -1, end: r.stmtEnd(k, s.hi)}
+	kind, sigEnd := r.valueKind(k+5, d.end+1, "")
+	d.kind, d.sigEnd = KindMethod, sigEnd
+	return d, kind == KindFunc
 }
 
 // bodyOrEnd is where a declaration's signature stops: before its body,
@@ -726,121 +730,87 @@ func mergeOverloads(secs []Section) []Section {
 // lone punctuation mark, not a string, so an apostrophe in JSX text
 // (<p>Don't</p>) costs nothing.
 func (f *codeFile) lexJS() {
-	x := &jsLexer{f: f, src: f.src}
-	i := f.begin
-	if i+1 < len(x.src) && x.src[i] == '#' && x.src[i+1] == '!' {
-		i = lineEnd(x.src, i) // a shebang
+	l := jsLexer{f: f, src: f.src, i: f.begin}
+	if l.i+1 < len(l.src) && l.src[l.i] == '#' && l.src[l.i+1] == '!' {
+		l.i = lineEnd(l.src, l.i) // a shebang
 	}
-	for i < len(x.src) {
-		if n := len(x.tmpl); n > 0 && x.tmpl[n-1] < 0 {
-			i = x.templateText(i)
+	for l.i < len(l.src) {
+		if n := len(l.tmpl); n > 0 && l.tmpl[n-1] < 0 {
+			l.templateText()
 			continue
 		}
-		i = x.token(i)
+		l.token()
 	}
-	if len(x.tmpl) > 0 {
-		f.add(lexString, x.tmplStart, len(x.src)) // an unterminated template
+	if len(l.tmpl) > 0 {
+		f.add(lexString, l.tmplStart, len(l.src)) // an unterminated template
 	}
 }
 
-// jsLexer is the state of lexJS: the template literals open around the
-// scanner and the last lexeme that is not a comment.
+// jsLexer is lexJS's place in a file.
 type jsLexer struct {
 	f   *codeFile
 	src []byte
+	i   int // the next byte to read
 	// tmpl holds, for each template literal open around the scanner, the
 	// depth of braces inside its current ${ } expression, or -1 while in
 	// its text.
 	tmpl      []int
-	tmplStart int
+	tmplStart int // where the outermost open template starts
 	// The last lexeme that is not a comment tells a regular expression
 	// from a division.
 	prevKind lexKind
 	prevText []byte
 }
 
-// emit adds a lexeme (none inside a template: the template is one) and
-// remembers it as the last unless it is a comment.
-func (x *jsLexer) emit(k lexKind, s, e int) {
-	if len(x.tmpl) == 0 {
-		x.f.add(k, s, e)
+// emit records the lexeme src[s:e] (unless it lies inside a template,
+// which is one lexeme) and moves on to e.
+func (l *jsLexer) emit(k lexKind, s, e int) {
+	if len(l.tmpl) == 0 {
+		l.f.add(k, s, e)
 	}
 	if k != lexComment && k != lexDoc {
-		x.prevKind, x.prevText = k, x.src[s:e]
+		l.prevKind, l.prevText = k, l.src[s:e]
 	}
+	l.i = e
 }
 
-// templateText reads one step of a template's text at i: an escape, the
-// closing backquote, the start of a ${ } expression, or a character.
-func (x *jsLexer) templateText(i int) int {
-	src, n := x.src, len(x.tmpl)
-	switch {
-	case src[i] == '\\':
-		return i + 2
-	case src[i] == '`':
-		i++
-		x.tmpl = x.tmpl[:n-1]
-		if len(x.tmpl) == 0 {
-			x.f.add(lexString, x.tmplStart, i)
-		}
-		x.prevKind, x.prevText = lexString, src[i-1:i]
-		return i
-	case src[i] == '$' && i+1 < len(src) && src[i+1] == '{':
-		x.tmpl[n-1] = 0
-		x.prevKind, x.prevText = lexPunct, src[i+1:i+2]
-		return i + 2
+// next is the byte after the one being read, or 0 at the end.
+func (l *jsLexer) next() byte {
+	if l.i+1 < len(l.src) {
+		return l.src[l.i+1]
 	}
-	return i + 1
+	return 0
 }
 
-// token reads the lexeme (or the blank) at i and returns where it ends.
-func (x *jsLexer) token(i int) int {
-	src := x.src
-	c := src[i]
+// token reads the lexeme (or the space) that starts at i, outside a
+// template's text: each kind has its scanner.
+func (l *jsLexer) token() {
+	c := l.src[l.i]
 	switch {
-	case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v':
-		return i + 1
-	case c == '/' && i+1 < len(src) && (src[i+1] == '/' || src[i+1] == '*'):
-		return x.comment(i)
-	case c == '/' && jsRegexAllowed(x.prevKind, x.prevText):
-		return x.quoted(i, scanJSRegex(src, i))
+	case spaceByte(c):
+		l.i++
+	case c == '/' && l.next() == '/':
+		l.emit(lexComment, l.i, lineEnd(l.src, l.i))
+	case c == '/' && l.next() == '*':
+		l.blockComment()
+	case c == '/' && jsRegexAllowed(l.prevKind, l.prevText):
+		l.literal(scanJSRegex(l.src, l.i))
 	case c == '\'' || c == '"':
-		return x.quoted(i, scanJSString(src, i))
+		l.literal(scanJSString(l.src, l.i))
 	case c == '`':
-		if len(x.tmpl) == 0 {
-			x.tmplStart = i
-		}
-		if len(x.tmpl) >= 64 { // absurd nesting: read the rest as text
-			return len(src)
-		}
-		x.tmpl = append(x.tmpl, -1)
-		return i + 1
-	case identByte(c) || c == '$' || c == '#' && i+1 < len(src) && identByte(src[i+1]):
-		e := i + 1
-		for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '$') {
-			e++
-		}
-		x.emit(lexIdent, i, e)
-		return e
-	case digitByte(c) || c == '.' && i+1 < len(src) && digitByte(src[i+1]):
-		e := i + 1
-		for e < len(src) && (identByte(src[e]) || digitByte(src[e]) || src[e] == '.') {
-			e++
-		}
-		x.emit(lexNumber, i, e)
-		return e
+		l.templateOpen()
+	case identByte(c) || c == '$' || c == '#' && identByte(l.next()):
+		l.ident()
+	case digitByte(c) || c == '.' && digitByte(l.next()):
+		l.number()
+	default:
+		l.punct()
 	}
-	return x.punct(i)
 }
 
-// comment reads a // or /* */ comment at i; a /** */ one is a doc.
-func (x *jsLexer) comment(i int) int {
-	src := x.src
-	if src[i+1] == '/' {
-		e := lineEnd(src, i)
-		x.emit(lexComment, i, e)
-		return e
-	}
+// blockComment reads a /* */ comment, a /** */ doc when it has text.
+func (l *jsLexer) blockComment() {
+	src, i := l.src, l.i
 	e := i + 2
 	for e < len(src) && !(src[e] == '*' && e+1 < len(src) && src[e+1] == '/') {
 		e++
@@ -850,26 +820,76 @@ func (x *jsLexer) comment(i int) int {
 	if e-i > 4 && src[i+2] == '*' {
 		k = lexDoc
 	}
-	x.emit(k, i, e)
-	return e
+	l.emit(k, i, e)
 }
 
-// quoted emits the string or regular expression from i to e, or, when it
-// found no end (e < 0), the opening mark alone as punctuation.
-func (x *jsLexer) quoted(i, e int) int {
+// literal reads a string or regular expression that ends at e, or a lone
+// punctuation mark when it does not end (e < 0).
+func (l *jsLexer) literal(e int) {
 	if e < 0 {
-		x.emit(lexPunct, i, i+1)
-		return i + 1
+		l.emit(lexPunct, l.i, l.i+1)
+		return
 	}
-	x.emit(lexString, i, e)
-	return e
+	l.emit(lexString, l.i, e)
 }
 
-// punct reads punctuation at i (=>, ?., ++, --, ... as one), keeping the
-// braces of a template's ${ } expression counted: its closing brace goes
-// back to the template's text.
-func (x *jsLexer) punct(i int) int {
-	src, c := x.src, x.src[i]
+// ident reads a name, a keyword or a #private name.
+func (l *jsLexer) ident() {
+	e := l.i + 1
+	for e < len(l.src) && (identByte(l.src[e]) || digitByte(l.src[e]) || l.src[e] == '$') {
+		e++
+	}
+	l.emit(lexIdent, l.i, e)
+}
+
+// number reads a number, its digits, letters and dots.
+func (l *jsLexer) number() {
+	e := l.i + 1
+	for e < len(l.src) && (identByte(l.src[e]) || digitByte(l.src[e]) || l.src[e] == '.') {
+		e++
+	}
+	l.emit(lexNumber, l.i, e)
+}
+
+// templateOpen enters a template literal at its backquote.
+func (l *jsLexer) templateOpen() {
+	if len(l.tmpl) == 0 {
+		l.tmplStart = l.i
+	}
+	if len(l.tmpl) >= 64 { // absurd nesting: read the rest as text
+		l.i = len(l.src)
+		return
+	}
+	l.tmpl = append(l.tmpl, -1)
+	l.i++
+}
+
+// templateText reads a template's text up to its end or the next ${.
+func (l *jsLexer) templateText() {
+	src, i, n := l.src, l.i, len(l.tmpl)
+	switch {
+	case src[i] == '\\':
+		l.i += 2
+	case src[i] == '`':
+		l.i++
+		l.tmpl = l.tmpl[:n-1]
+		if len(l.tmpl) == 0 {
+			l.f.add(lexString, l.tmplStart, l.i)
+		}
+		l.prevKind, l.prevText = lexString, src[i:i+1]
+	case src[i] == '$' && l.next() == '{':
+		l.tmpl[n-1] = 0
+		l.prevKind, l.prevText = lexPunct, src[i+1:i+2]
+		l.i += 2
+	default:
+		l.i++
+	}
+}
+
+// punct reads an operator or a bracket; a brace inside a template's ${ }
+// counts its depth, and the } that closes the ${ } goes back to the text.
+func (l *jsLexer) punct() {
+	src, i := l.src, l.i
 	e := i + 1
 	if i+1 < len(src) {
 		switch string(src[i : i+2]) {
@@ -881,20 +901,25 @@ func (x *jsLexer) punct(i int) int {
 			}
 		}
 	}
-	if n := len(x.tmpl); n > 0 {
-		switch c {
+	if n := len(l.tmpl); n > 0 {
+		switch src[i] {
 		case '{':
-			x.tmpl[n-1]++
+			l.tmpl[n-1]++
 		case '}':
-			if x.tmpl[n-1] == 0 {
-				x.tmpl[n-1] = -1 // back to the template's text
-				return i + 1
+			if l.tmpl[n-1] == 0 {
+				l.tmpl[n-1] = -1 // back to the template's text
+				l.i++
+				return
 			}
-			x.tmpl[n-1]--
+			l.tmpl[n-1]--
 		}
 	}
-	x.emit(lexPunct, i, e)
-	return e
+	l.emit(lexPunct, i, e)
+}
+
+// spaceByte says whether c is white space between lexemes.
+func spaceByte(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\f' || c == '\v'
 }
 
 // jsRegexAllowed says whether a / after the given lexeme starts a regular
