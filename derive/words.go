@@ -1,12 +1,11 @@
 package derive
 
 import (
-	"cairn/memory"
-
 	"path"
 	"sort"
 	"strings"
 
+	"cairn/memory"
 	"cairn/secrets"
 )
 
@@ -96,9 +95,9 @@ var shellNames = map[string]bool{"fish": true, "zsh": true, "bash": true, "nu": 
 var configLangs = map[string]bool{"yaml": true, "toml": true, "dotenv": true}
 
 // toolConfig reports a tool's configuration file: YAML, TOML or a .env
-// file at most two directories down, not a test's, not a CI workflow (its steps are the
-// project's commands already), not a manifest (read for the project's
-// facts) and not a fixture deeper in the tree.
+// file at most two directories down; not a test's or a fixture's, not a
+// CI workflow (its steps are the project's commands already) and not a
+// manifest (read for the project's facts).
 func toolConfig(p, lang string) bool {
 	if !configLangs[lang] || strings.Count(p, "/") > 2 || strings.HasPrefix(p, ".github/") || memory.TestPath(p) {
 		return false
