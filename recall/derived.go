@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
+	"unicode"
 
 	"cairn/internal/lang"
 	"cairn/memory"
@@ -435,7 +436,7 @@ var versionDir = regexp.MustCompile(`^(?:latest|next|stable|current|version-[0-9
 // question q (what it asks for, the files it names) and gives them their
 // final scores; counts are the project's files by the name they go by.
 func weighSections(hits map[int32]*SectionHit, q string, qtoks []string, counts map[string]int) []*SectionHit {
-	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q), platform: asksPlatform(qtoks)}
+	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q), platform: asksPlatform(q)}
 	asked := withKin(q, qtoks) // a file named by a kin of a question's word is named less
 	named := map[string]float64{}
 	out := make([]*SectionHit, 0, len(hits))
@@ -592,9 +593,9 @@ func declarationPath(p string) bool {
 // asksPlatform reports a question that names an operating system ("the
 // default socket on linux and mac"): the files kept for one are what it
 // asks about.
-func asksPlatform(qtoks []string) bool {
-	for _, t := range qtoks {
-		if platformSuffixes[t] || t == "mac" {
+func asksPlatform(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
+		if platformSuffixes[w] || w == "mac" {
 			return true
 		}
 	}

@@ -524,3 +524,18 @@ func TestWhereOneCopyOfAPageWordForWord(t *testing.T) {
 		t.Errorf("the other answers: %q", paths)
 	}
 }
+
+// A question names an operating system in its own words, however they
+// stem ("windows" is no platform word once stemmed).
+func TestAsksPlatform(t *testing.T) {
+	t.Parallel()
+	for q, want := range map[string]bool{
+		"where is the default docker socket path for linux and mac defined?": true,
+		"how is the console set up on Windows?":                              true,
+		"where is the retry policy configured?":                              false,
+	} {
+		if got := asksPlatform(q); got != want {
+			t.Errorf("asksPlatform(%q) = %v, want %v", q, got, want)
+		}
+	}
+}
