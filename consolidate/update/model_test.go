@@ -249,3 +249,24 @@ func TestFitUpdateModel(t *testing.T) {
 	b.WriteString("}}\n")
 	t.Log("\n" + b.String())
 }
+
+// TestOldNameDropped: a stored fact's tool is dropped when a clause of the
+// newer text names it with a word that drops it, in any case, by the start
+// of a file name or by its capitals; naming it in another clause is not.
+func TestOldNameDropped(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		old, new string
+		want     bool
+	}{
+		{"Error tracking for the web app is done with Sentry.", "ripped the sentry sdk out of web, errors go to Datadog RUM", true},
+		{"Frontend unit tests are run with Jest.", "chore(web): swap test runner to vitest, delete jest.config.js", true},
+		{"Grafana alerts page on-call through PagerDuty.", "API alerts route to opsgenie now — PD contract ended sept 30", true},
+		{"Error tracking for the web app is done with Sentry.", "the sentry dashboard has a new layout", false},
+		{"Grafana alerts page on-call through PagerDuty.", "dropped the noisy disk alert, PagerDuty stays", false},
+	} {
+		if got := oldNameDropped(updateCache.Get(c.old), updateCache.Get(c.new)); got != c.want {
+			t.Errorf("%q ⇒ %q: dropped %v, want %v", c.old, c.new, got, c.want)
+		}
+	}
+}
