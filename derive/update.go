@@ -255,7 +255,7 @@ const redactSpan = DocLimit + 64<<10
 
 // formatVersion changes when what every reader's sections go through
 // changes (the doc limit, how Exported is made): every file is read again.
-const formatVersion = 6 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment; 5: a configuration file's own words; 6: fish and .env files, a shell's name as a word
+const formatVersion = 7 // 2: sections redacted before the cut; 3: a code file's own words; 4: no directive (//go:build) as its leading comment; 5: a configuration file's own words; 6: fish and .env files, a shell's name as a word; 7: a language's name and a module system's extension as words
 
 // readerVersions are the readers' versions by language name: a reader
 // that comes to read differently raises its own (in its init), so the

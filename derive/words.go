@@ -89,6 +89,17 @@ const wordsScan = 16 << 10
 // asks for config.fish, not config.sh.
 var shellNames = map[string]bool{"fish": true, "zsh": true, "bash": true, "nu": true, "ps1": true, "csh": true}
 
+// spokenLangs are the languages a question names by the word cairn
+// calls them ("go" and "c" are left out: they are other words too). In a
+// repository of one language the word is in every file and weighs
+// nothing; where it is rare it finds the file written in it.
+var spokenLangs = map[string]bool{"python": true, "ruby": true, "javascript": true, "typescript": true, "rust": true,
+	"java": true, "kotlin": true, "php": true, "swift": true, "scala": true, "lua": true, "zig": true, "shell": true}
+
+// moduleExts are the extensions that say which module system a file is
+// written for.
+var moduleExts = map[string]bool{"cjs": true, "mjs": true, "cts": true, "mts": true}
+
 // configLangs are the languages of configuration files, whose keys say
 // what they configure (.golangci.yml's linters, tox.toml's environments):
 // each of their words counts, not only those said twice.
@@ -143,6 +154,12 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 	}
 	if ext := strings.TrimPrefix(path.Ext(p), "."); shellNames[ext] {
 		add(ext) // config.fish is fish's, config.sh another shell's
+	}
+	if ext := strings.TrimPrefix(path.Ext(p), "."); moduleExts[ext] {
+		add(ext) // lib/index.cjs is the CommonJS entry
+	}
+	if spokenLangs[lang] {
+		add(lang) // examples/gum.py answers "an example in Python"
 	}
 	for _, s := range secs {
 		if s.Kind != KindPackage && s.Kind != KindHeading {

@@ -111,6 +111,16 @@ func TestFileWords(t *testing.T) {
 		t.Errorf("a configuration file's words: %+v", y.Sections)
 	}
 
+	// A file says the language it is written in and the module system it
+	// is for: in a Go repository, examples/gum.py is the example in Python.
+	for p, want := range map[string]string{"examples/gum.py": "python", "lib/index.cjs": "cjs", "scripts/release.rb": "ruby"} {
+		x := File{Path: p}
+		extractFile(&x, []byte("import os\nrun_it = os.environ\nrun_it = 1\n"))
+		if len(x.Sections) == 0 || !strings.Contains(" "+x.Sections[len(x.Sections)-1].Doc+" ", " "+want+" ") {
+			t.Errorf("%s: its own words lack %q: %+v", p, want, x.Sections)
+		}
+	}
+
 	// Prose and data have no such section.
 	for _, p := range []string{"docs/guide.md", "data.json", "notes.txt"} {
 		d := File{Path: p}

@@ -436,7 +436,7 @@ var versionDir = regexp.MustCompile(`^(?:latest|next|stable|current|version-[0-9
 // question q (what it asks for, the files it names) and gives them their
 // final scores; counts are the project's files by the name they go by.
 func weighSections(hits map[int32]*SectionHit, q string, qtoks []string, counts map[string]int) []*SectionHit {
-	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q), platform: asksPlatform(q)}
+	ask := asking{code: asksWhereCode(q), docs: asksDocs(q), types: asksTypes(q), tsTypes: asksTypeScript(q), command: asksCommand(q), platform: asksPlatform(q), tests: asksTests(q)}
 	asked := withKin(q, qtoks) // a file named by a kin of a question's word is named less
 	named := map[string]float64{}
 	out := make([]*SectionHit, 0, len(hits))
@@ -483,6 +483,7 @@ type asking struct {
 	tsTypes           bool // TypeScript's types by name: a declaration file is the answer
 	command           bool // how to run, build or test: a command the project defines
 	platform          bool // names an operating system: its files are the answer, not variants
+	tests             bool // asks where tests are: a test is the answer, not below the code
 }
 
 // sectionPrior weighs a section by what it is and where it lives, for a
@@ -512,6 +513,9 @@ func sectionPrior(s memory.Section, ask asking) float64 {
 		case memory.TestPath(s.Path):
 			w *= declarationWeight // a test is what is run, not how
 		}
+	}
+	if ask.tests && !ask.command && memory.TestPath(s.Path) {
+		w /= pathPrior(s.Path) // "where are the tests of …": the test is the answer
 	}
 	if platformVariant(s.Path) && !ask.platform {
 		w *= platformWeight
@@ -711,6 +715,35 @@ func asksWhereCode(q string) bool {
 		}
 	}
 	return where
+}
+
+// asksTests reports a question about the project's tests ("where are
+// the tests that check …", "the shared test setup"), which a test file
+// answers rather than the code it exercises.
+func asksTests(q string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+		switch w {
+		case "tests", "fixtures", "specs":
+			return true
+		}
+	}
+	return false
+}
+
+// asksHow reports a question of how the project does something or
+// whether it has something ("how are the release binaries built?", "how
+// does the ranking work?", "are there examples in Python?"): when nothing
+// answers it well, the places that come near it are still where to look.
+func asksHow(q string) bool {
+	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+	if len(words) < 3 {
+		return false
+	}
+	switch words[0] + " " + words[1] {
+	case "how are", "how is", "how does", "how do", "are there", "is there":
+		return true
+	}
+	return false
 }
 
 // asksDocs reports a question that asks for a document: "where is the

@@ -332,6 +332,13 @@ func TestNamedFileIsKnown(t *testing.T) {
 	if resp.Nothing || !resp.Weak || len(resp.Repository) == 0 || resp.Repository[0].Path != "lib/axios.js" {
 		t.Errorf("weak places: nothing known %v, weak %v, %d sections; want lib/axios.js, weak", resp.Nothing, resp.Weak, len(resp.Repository))
 	}
+	// So is a question of how the project does something or whether it
+	// has something.
+	for _, q := range []string{"how are third-party wrappers around the instance defaults catalogued?", "are there third-party wrappers around the instance defaults?"} {
+		if resp := f.recall(t, q); resp.Nothing || !resp.Weak || len(resp.Repository) == 0 {
+			t.Errorf("%q: nothing known %v, weak %v, %d sections; want weak places", q, resp.Nothing, resp.Weak, len(resp.Repository))
+		}
+	}
 	// The same words, not asked where: nothing known.
 	if resp := f.recall(t, "third-party wrappers around the instance defaults catalogued for newcomers"); !resp.Nothing || len(resp.Repository) > 0 {
 		t.Errorf("not a where question: nothing known %v, %d sections; want nothing known", resp.Nothing, len(resp.Repository))
@@ -402,9 +409,15 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 		codeFile("typescript", "src/router/linear-router/router.ts", memory.SectionClass, "LinearRouter", "Matches routes one by one in order."),
 		codeFile("typescript", "src/signals.ts", memory.SectionFunc, "handleSignals", "Cancels the tasks; the third one exits."),
 		codeFile("typescript", "src/stop.ts", memory.SectionFunc, "stopTasks", "Stops the tasks that run for too long."),
+		codeFile("rust", "src/config.rs", memory.SectionFunc, "data_dir", "Reads the data directory from the environment."),
+		codeFile("rust", "src/import/lua.rs", memory.SectionFunc, "data_path", "Reads the data directory of the older tool's store."),
+		codeFile("go", "spin/pty.go", memory.SectionFunc, "openPty", "Opens one for the command."),
+		codeFile("go", "spin/command.go", memory.SectionFunc, "runCommand", "Runs the command under the spinner in a terminal."),
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
+		"where are the settings of the data directory read?":       "src/config.rs",
+		"where is the pseudo terminal opened for the command?":     "spin/pty.go",
 		"where are server-sent events streamed?":                   "src/helper/streaming/sse.ts",
 		"where is the router that uses a regular expression?":      "src/router/reg-exp-router/router.ts",
 		"where is the router that walks a tree of the path parts?": "src/router/trie-router/router.ts",

@@ -1085,7 +1085,7 @@ func (e *Engine) shape(hits map[string]*Hit, sections []*SectionHit, req Request
 	// A question of where something is in the repository keeps the
 	// sections that come near it, as grep would show them, when none
 	// answers it well: weak places to look, not nothing.
-	weakPlaces := best < Floor && len(sections) > 0 && (asksWhereCode(req.Query) || asksDocs(req.Query))
+	weakPlaces := best < Floor && len(sections) > 0 && (asksWhereCode(req.Query) || asksDocs(req.Query) || asksHow(req.Query))
 	if best < Floor { // nothing known: what is left is noise, but for what is pinned
 		list = slices.DeleteFunc(list, func(h *Hit) bool { return h.Explain.Trigger == "" && h.Explain.Path == "" })
 		if !weakPlaces {

@@ -64,6 +64,7 @@ var kinGroups = [][]string{
 	{"forward", "proxy", "relay"},
 	{"rollback", "transaction", "revert", "restore"},
 	{"deprecated", "legacy", "compat", "obsolete"},
+	{"release", "goreleaser"},
 	{"linter", "lint", "golangci", "eslint", "ruff", "flake8", "pylint", "clippy", "rubocop"},
 }
 
@@ -171,6 +172,12 @@ var acronyms = []struct{ phrase, short string }{
 	{"domain name", "dns"},
 	{"secure shell", "ssh"},
 	{"transport layer security", "tls"},
+	{"pseudo terminal", "pty"},
+	{"test setup", "conftest fixture"},
+	{"commonjs", "cjs"},
+	{"es module", "esm mjs"},
+	{"settings", "config configuration"},
+	{"insert or update", "upsert"},
 	// what code calls a thing a question says in a phrase
 	{"ctrl c", "signal interrupt sigint"},
 	{"at the same time", "concurrency concurrent parallel semaphore"},
