@@ -224,6 +224,16 @@ func TestReadmePurpose(t *testing.T) {
 			title: "rpcx", purpose: "Typed calls. Nothing to generate.",
 		},
 		{
+			name: "a tagline above its links' separators", file: "README.md",
+			src:   "<h1 align=\"center\"><img alt=\"rx\" src=\"logo.svg\"></h1>\n\n<p align=\"center\">\nRun eXtended: the easiest way to run scripts\n<br><br>\n<a href=\"https://d.example\">Documentation</a>&nbsp;&nbsp;|&nbsp;&nbsp;<a href=\"https://g.example\">Getting started →</a>\n</p>\n",
+			title: "", purpose: "Run eXtended: the easiest way to run scripts",
+		},
+		{
+			name: "a tagline as the only heading, the name in a logo", file: "README.md",
+			src:   "[![Fmt Logo](https://x/logo.png)](https://x)\n\n<h2 align=\"center\">The Unbending Code Formatter</h2>\n\n<p align=\"center\">\n<a href=\"https://x\"><img alt=\"Status\" src=\"https://x.svg\"></a>\n</p>\n",
+			title: "", purpose: "The Unbending Code Formatter",
+		},
+		{
 			name: "only a heading", file: "README.md", src: "# tool\n\n```sh\ntool --help\n```\n", title: "tool", purpose: "",
 		},
 	} {

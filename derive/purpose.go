@@ -110,6 +110,9 @@ func markdownPurpose(src []byte) (title, purpose string) {
 			}
 			// <p align="center">Promise based HTTP client …</p>
 			if t := htmlProse(raw); t != "" {
+				if t == title {
+					title = "" // a tagline (<h2>The Uncompromising Code Formatter</h2>), not a name
+				}
 				return title, t
 			}
 		case *ast.Paragraph:
@@ -151,7 +154,8 @@ func htmlProse(raw string) string {
 	for _, re := range []*regexp.Regexp{htmlPara, htmlTagline} {
 		for _, m := range re.FindAllStringSubmatch(raw, -1) {
 			t := html.UnescapeString(htmlTag.ReplaceAllString(htmlAnchor.ReplaceAllString(m[1], " "), " "))
-			t = strings.Join(strings.Fields(t), " ")
+			// The links' separators stay when the links go ("… Node.js |").
+			t = strings.TrimRight(strings.Join(strings.Fields(t), " "), " |·•/-–—")
 			if len(strings.Fields(t)) >= 3 && !strings.HasSuffix(t, ":") {
 				return t
 			}
