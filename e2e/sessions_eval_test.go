@@ -52,9 +52,15 @@ var sessionSources = []struct{ dir, repo, commit, split string }{
 	{"Hiroya20040928__unitree-A1", "Hiroya20040928/unitree-A1", "edcf58397f01", "held-out 3"},
 	{"LaEsperantisto__fihter", "LaEsperantisto/fihter", "16f2f8bbcae0", "held-out 3"},
 	{"Monotoba__OpenPrintKit", "Monotoba/OpenPrintKit", "548dd4963d74", "held-out 3"},
+	// Found and listed by a third such reader in the sixth round (29
+	// November 2026); judged at first contact.
+	{"Quelklef__shell-ws", "Quelklef/shell-ws", "044184aacc66", "held-out 4"},
+	{"JamesTiberiusKirk__dotsv2", "JamesTiberiusKirk/dotsv2", "c4267e011b9f", "held-out 4"},
+	{"bradymholt__dotfiles", "bradymholt/dotfiles", "45d7e4b32701", "held-out 4"},
+	{"rocxteady__Resting", "rocxteady/Resting", "0bc2749830b3", "held-out 4"},
 }
 
-var sessionSplits = []string{"tuning", "held-out", "held-out 2", "held-out 3"}
+var sessionSplits = []string{"tuning", "held-out", "held-out 2", "held-out 3", "held-out 4"}
 
 // The labels a judge gives a formed memory.
 const (
