@@ -837,7 +837,7 @@ var shellAssign = regexp.MustCompile(`^(?:(?:export|declare|readonly|local)\s+[A
 // (echo … >> $GITHUB_ENV, $GITHUB_OUTPUT, $GITHUB_PATH, the step
 // summary), or prints a message.
 func onlySets(l string) bool {
-	if shellAssign.MatchString(l) {
+	if shellAssign.MatchString(l) || onlyTools(l) {
 		return true
 	}
 	fields := strings.Fields(l)
@@ -855,6 +855,23 @@ func onlySets(l string) bool {
 	}
 	target := strings.Trim(strings.TrimSpace(l[i+1:]), `"'{}$`)
 	return strings.HasPrefix(target, "GITHUB_") || strings.HasPrefix(target, "{GITHUB_")
+}
+
+// toolSetup is a command that readies the CI machine, not the project: a
+// package manager or tool installed for the whole machine.
+var toolSetup = regexp.MustCompile(`^(?:sudo\s+)?(?:npm\s+(?:i|install)\s+(?:\S+\s+)*-[a-z]*g[a-z]*\b.*|corepack\s+(?:enable|prepare)\b.*|cargo\s+(?:install|binstall)\s.*|go\s+install\s.*|apt(?:-get)?\s+(?:-\S+\s+)*(?:update|install)\b.*|brew\s+(?:install|update)\b.*|rustup\s.*|pipx\s+install\s.*|python3?\s+-m\s+pip\s+install\s+(?:-U|--upgrade)\s+pip\b.*|pip3?\s+install\s+(?:-U|--upgrade)\s+pip\b.*)$`)
+
+// onlyTools reports a CI line every command of which readies the machine
+// ("npm i -fg corepack && corepack enable"): not a command of the
+// project's.
+func onlyTools(l string) bool {
+	parts := strings.FieldsFunc(strings.ReplaceAll(l, "&&", ";"), func(r rune) bool { return r == ';' })
+	for _, p := range parts {
+		if !toolSetup.MatchString(strings.TrimSpace(p)) {
+			return false
+		}
+	}
+	return len(parts) > 0
 }
 
 // notShippedDirs are directories of programs that are not the project's
