@@ -8,6 +8,7 @@ import (
 	"unicode"
 
 	"cairn/consolidate/claims"
+	"cairn/internal/logit"
 	"cairn/memory"
 )
 
@@ -551,11 +552,9 @@ func namesOf(text string) []string {
 // updateModel is the fitted model: one weight a signal, and the
 // probability from which a pair is proposed.
 type updateModel struct {
-	weights   []float64
-	threshold float64
-	// words weigh the newer text's own words ("was", "now", "still"),
-	// those common enough in the sets to say something.
-	words map[string]float64
+	// Its words weigh the newer text's own words ("was", "now",
+	// "still"), those common enough in the sets to say something.
+	logit.Model
 }
 
 // newerWords are the distinct words of the newer text the model weighs.
@@ -582,22 +581,7 @@ func (m updateModel) proposes(f []float64, words []string) bool {
 			return false
 		}
 	}
-	return m.score(f, words) >= m.threshold
-}
-
-// score is the model's probability that n updates o.
-func (m updateModel) score(f []float64, words []string) float64 {
-	if len(m.weights) != len(f) {
-		return 0
-	}
-	z := 0.0
-	for i, w := range m.weights {
-		z += w * f[i]
-	}
-	for _, w := range words {
-		z += m.words[w]
-	}
-	return 1 / (1 + math.Exp(-z))
+	return m.Score(f, words) >= m.Threshold
 }
 
 // SaidNow stands for a new value the newer text does not name as one.
@@ -634,7 +618,7 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, claims.Conflict,
 			continue
 		}
 		f := updateFeatures(o, n, r.rules)
-		p := fittedUpdateModel.score(f, words)
+		p := fittedUpdateModel.Score(f, words)
 		if (fittedUpdateModel.proposes(f, words) || r.s == Probable) && p > bestP {
 			best, bestP = &cands[i], p
 		}
@@ -679,7 +663,7 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, claims.Conflict,
 // at most 6 % of the consistent pairs proposed) fitted on the dev set and
 // the eight update sets written by people who had not read the rules
 // (/work/data/updates…/heldout.jsonl on the project's machine).
-var fittedUpdateModel = updateModel{threshold: 0.6470, weights: []float64{
+var fittedUpdateModel = updateModel{Model: logit.Model{Threshold: 0.6470, Weights: []float64{
 	-3.8581, // bias
 	0.8407,  // shared terms
 	-0.4883, // older covered
@@ -744,7 +728,7 @@ var fittedUpdateModel = updateModel{threshold: 0.6470, weights: []float64{
 	0.4455,  // old value said as past
 	0.1517,  // opens on the subject and a number differs
 	1.4010,  // old name dropped
-}, words: map[string]float64{
+}, Words: map[string]float64{
 	"about":         0.062,
 	"access":        0.067,
 	"acme":          -0.092,
@@ -966,4 +950,4 @@ var fittedUpdateModel = updateModel{threshold: 0.6470, weights: []float64{
 	"yet":           -0.051,
 	"yml":           0.089,
 	"your":          0.102,
-}}
+}}}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"cairn/internal/logit"
 )
 
 // example is one pair read for the model: its signals and whether it is an
@@ -54,67 +56,13 @@ var (
 	wordL2   = 5.0
 )
 
-// fitLogistic fits weights by gradient descent on the mean log loss with
-// an L2 penalty (the bias is not penalised, the words' weights are
-// penalised wordL2 times as much); each class weighs the same. Words are
-// weighed when at least minWords examples hold them.
+// fitLogistic fits the update model on xs (logit.Fit).
 func fitLogistic(xs []example, l2 float64, steps int) updateModel {
-	if len(xs) == 0 {
-		return updateModel{}
+	ls := make([]logit.Example, len(xs))
+	for i, x := range xs {
+		ls[i] = logit.Example{F: x.f, Words: x.words, Y: x.update}
 	}
-	d := len(xs[0].f)
-	m := updateModel{weights: make([]float64, d), words: map[string]float64{}}
-	count := map[string]int{}
-	for _, x := range xs {
-		for _, w := range x.words {
-			count[w]++
-		}
-	}
-	for w, c := range count {
-		if c >= minWords {
-			m.words[w] = 0
-		}
-	}
-	pos := 0
-	for _, x := range xs {
-		if x.update {
-			pos++
-		}
-	}
-	wPos, wNeg := float64(len(xs))/(2*float64(max(pos, 1))), float64(len(xs))/(2*float64(max(len(xs)-pos, 1)))
-	g := make([]float64, d)
-	gw := map[string]float64{}
-	rate := 0.5
-	for s := 0; s < steps; s++ {
-		clear(g)
-		clear(gw)
-		for _, x := range xs {
-			p := m.score(x.f, x.words)
-			y, cw := 0.0, wNeg
-			if x.update {
-				y, cw = 1, wPos
-			}
-			for i, v := range x.f {
-				g[i] += cw * (p - y) * v
-			}
-			for _, w := range x.words {
-				if _, ok := m.words[w]; ok {
-					gw[w] += cw * (p - y)
-				}
-			}
-		}
-		for i := range m.weights {
-			g[i] /= float64(len(xs))
-			if i > 0 {
-				g[i] += l2 * m.weights[i]
-			}
-			m.weights[i] -= rate * g[i]
-		}
-		for w, v := range m.words {
-			m.words[w] = v - rate*(gw[w]/float64(len(xs))+wordL2*l2*v)
-		}
-	}
-	return m
+	return updateModel{Model: logit.Fit(ls, logit.Options{L2: l2, Steps: steps, MinWords: minWords, WordL2: wordL2})}
 }
 
 // thresholdFor is the lowest probability at which at most maxFalse of the
@@ -122,7 +70,7 @@ func fitLogistic(xs []example, l2 float64, steps int) updateModel {
 // count first, the model's share is what is left.
 func thresholdFor(xs []example, fitted updateModel, maxFalse float64) float64 {
 	m := fitted
-	m.threshold = 2 // the rules alone
+	m.Threshold = 2 // the rules alone
 	var neg []float64
 	ruled, consistent := 0, 0
 	for _, x := range xs {
@@ -137,7 +85,7 @@ func thresholdFor(xs []example, fitted updateModel, maxFalse float64) float64 {
 		if vetoed(x.f) {
 			continue
 		}
-		neg = append(neg, m.score(x.f, x.words))
+		neg = append(neg, m.Score(x.f, x.words))
 	}
 	slices.Sort(neg)
 	slices.Reverse(neg)
@@ -152,7 +100,7 @@ func thresholdFor(xs []example, fitted updateModel, maxFalse float64) float64 {
 }
 
 func vetoed(f []float64) bool {
-	return !(updateModel{weights: make([]float64, len(f)), threshold: 0}).proposes(f, nil)
+	return !(updateModel{Model: logit.Model{Weights: make([]float64, len(f))}}).proposes(f, nil)
 }
 
 // decides is what a pass decides of a pair alone: the rules' reading
@@ -212,7 +160,7 @@ func TestFitUpdateModel(t *testing.T) {
 			}
 		}
 		m := fitLogistic(train, l2, steps)
-		m.threshold = thresholdFor(train, m, maxFalse)
+		m.Threshold = thresholdFor(train, m, maxFalse)
 		c, u, fp, n := rates(test, m)
 		if os.Getenv("CAIRN_FIT_SHOW") != "" {
 			for _, x := range test {
@@ -226,28 +174,10 @@ func TestFitUpdateModel(t *testing.T) {
 	}
 	t.Logf("left out, all sets: caught %d/%d (%.1f %%), false proposals %d/%d (%.1f %%)", sumC, sumU, 100*float64(sumC)/float64(sumU), sumF, sumN, 100*float64(sumF)/float64(sumN))
 	m := fitLogistic(all, l2, steps)
-	m.threshold = thresholdFor(all, m, maxFalse)
-	w := m.weights
+	m.Threshold = thresholdFor(all, m, maxFalse)
 	c, u, fp, n := rates(all, m)
 	t.Logf("fitted on all: caught %d/%d, false proposals %d/%d", c, u, fp, n)
-	var b strings.Builder
-	fmt.Fprintf(&b, "var fittedUpdateModel = updateModel{threshold: %.4f, weights: []float64{\n", m.threshold)
-	for i, v := range w {
-		fmt.Fprintf(&b, "\t%.4f, // %s\n", v, updateFeatureNames[i])
-	}
-	b.WriteString("}, words: map[string]float64{\n")
-	var ws []string
-	for k := range m.words {
-		ws = append(ws, k)
-	}
-	slices.Sort(ws)
-	for _, k := range ws {
-		if math.Abs(m.words[k]) >= 0.05 {
-			fmt.Fprintf(&b, "\t%q: %.3f,\n", k, m.words[k])
-		}
-	}
-	b.WriteString("}}\n")
-	t.Log("\n" + b.String())
+	t.Log("\n" + m.GoSource("fittedUpdateModel", "updateModel", updateFeatureNames[:], 0.05))
 }
 
 // TestOldNameDropped: a stored fact's tool is dropped when a clause of the
