@@ -299,3 +299,49 @@ func TestAPlanIsNoFacts(t *testing.T) {
 		t.Fatalf("from an answer with a plan: %q", kept)
 	}
 }
+
+// TestPastedOutputAndAnswersOfTheMomentAreNoMemories: what the person
+// pasted from a program (a stack frame, a log line, a usage line, a failed
+// assertion), an answer whose subject is in the question it answers ("I
+// like option 2"), and the agent's change-log lines ("X was replaced with
+// …") make no memory; a rule or preference with its subject does.
+func TestPastedOutputAndAnswersOfTheMomentAreNoMemories(t *testing.T) {
+	t.Parallel()
+	for _, c := range []struct {
+		by   memory.Actor
+		text string
+	}{
+		{memory.ActorUser, "github.com/acme/cli/internal/flow.(*Step).Run(0x200911512c00, {0x10390a700, 0x2009113bdce0})"},
+		{memory.ActorUser, "May 29 14:54:52.231 ERR api/config.go:102 invalid api configuration fatal=\"callback secret is required\""},
+		{memory.ActorUser, "--ops-address The address to listen on for the ops server (env $OPS_ADDRESS)"},
+		{memory.ActorUser, "XCTUnwrap failed: expected non-nil value of type \"URL\""},
+		{memory.ActorUser, "I like option 2 to avoid another endpoint."},
+		{memory.ActorUser, "I like two function approach."},
+		{memory.ActorUser, "I don't like any approach."},
+		{memory.ActorUser, "Do not do this explicitly (eg, `touch`) OR implicitly (eg, `npm i -g`)"},
+		{memory.ActorAgent, "The old flat API was replaced with a domain layout under `Sources/Client/RestClient.swift`."},
+		{memory.ActorAgent, "The test suite was reorganized around the new public surface."},
+		{memory.ActorAgent, "The feature task ledger is fully checked off in `specs/001/tasks.md`."},
+		{memory.ActorUser, "12 | >>> RUN go install github.com/acme/protoc-gen-x@v0.2.3"},
+		{memory.ActorAgent, "Wait, that won't work because you can't destructure the same property twice."},
+		{memory.ActorAgent, "The CSS looks fine."},
+		{memory.ActorAgent, "✅ **User edits never lost** - Local changes always win"},
+	} {
+		if got := extract.Extract(sessionDraft(c.by, mainLog, c.text)); len(got) > 0 {
+			t.Errorf("%q made %q", c.text, titles(got))
+		}
+	}
+	for _, c := range []struct {
+		by   memory.Actor
+		text string
+	}{
+		{memory.ActorUser, "Do NOT modify my filesystem outside of /per/dev/shop."},
+		{memory.ActorUser, "I like the names bootstrap, backfill and delta for the three sync steps."},
+		{memory.ActorUser, "Use nix flakes to manage dependencies and dev shells, so that we get reproducibility by default."},
+		{memory.ActorAgent, "The pre-commit hook runs dialyzer and cannot be skipped with --no-verify."},
+	} {
+		if got := extract.Extract(sessionDraft(c.by, mainLog, c.text)); len(got) != 1 {
+			t.Errorf("%q made %q, want one memory", c.text, titles(got))
+		}
+	}
+}

@@ -819,7 +819,7 @@ func classifyStatement(st statement) (Candidate, bool) {
 	}
 	core := st.core
 	low := strings.ToLower(core)
-	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) {
+	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || stackFrame.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) || choiceOfTheMoment.MatchString(low) || momentStatus.MatchString(low) {
 		return Candidate{}, false
 	}
 	if st.speaker == memory.ActorUser && taskRequest(low) {
@@ -887,6 +887,26 @@ var agentOffer = lazyre.New(`^(?:should\s+i|shall\s+i|would\s+you\s+like|do\s+yo
 // command line with its environment, a tool's usage error. What it says
 // is the moment's; what it meant, a finding says.
 var programOutput = lazyre.New(`(?i)^\s*(?:\d{4}[/-]\d{2}[/-]\d{2}[ t]\d{2}:\d{2}|\[(?:error|warn|warning|info|debug|fatal|trace|loop start)[^\]]*\]|\[\d+(?:\.\d+)?\]|=>\s|#\d+\s+\[|\d+\.\d+\s+[\w.-]+:|file\s+"[^"]+",\s+line\s+\d+|traceback\b|(?-i:(?:[A-Z][A-Z0-9_]*=\S+\s+)+)\S|[\w.-]+:\s+error:|error\[e\d+\]|panic:|refused\s+to\s|uncaught\s|npm\s+err!|\w*(?:error|fatal|exception):\s|[^\t\n]+\t[^\t\n]+\t|\w[\w .-]{0,30}:\s+failed\s+to\s|dependency\s+failed\s+to\s+start)`)
+
+// stackFrame is a frame of a stack trace or a log line as a program
+// printed it, wherever it stands in the line: a Go frame's arguments
+// ("(*Step).Run(0x200911512c00, {…})"), a JavaScript or Java frame ("at
+// f (file.js:12:5)"), a syslog time ("May 29 14:54:52.231 ERR …"), a
+// usage line ("--ops-address The address to listen on …"), a test's
+// failed assertion ("XCTUnwrap failed: …"), a numbered line of a build's
+// output ("12 | RUN go install …").
+var stackFrame = lazyre.New(`\(0x[0-9a-f]{6,}|\+0x[0-9a-f]+\s*$|^\s*at\s+[\w.$<>\[\] ]+\(\S+:\d+(?::\d+)?\)|^goroutine\s+\d+\s+\[|(?i)^(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)\w*\s+\d{1,2}\s+\d{2}:\d{2}:\d{2}|^\d{2}:\d{2}:\d{2}(?:[.,]\d+)?\s+\S|^--?[a-z][\w-]*(?:[= ]<?[\w.-]+>?)?\s+(?-i:[A-Z])[a-z]+\s|^\w+\s+failed:\s|^\d+\s*\|\s`)
+
+// choiceOfTheMoment is an answer whose subject is in the question it
+// answers ("I like option 2 …", "I like two function approach", "I
+// don't like any approach", "do not do this explicitly"): alone it says
+// nothing.
+var choiceOfTheMoment = lazyre.New(`^(?:i\s+(?:really\s+)?(?:like|prefer|love|want|don't\s+like|do\s+not\s+like|dislike|hate)|let's\s+(?:go\s+with|do)|go\s+with)\s+(?:option\s+\S+|(?:the\s+)?(?:first|second|third|last|other|latter|former)\b|(?:this|that|it|these|those|any|either|both|neither)\b|(?:the\s+)?\w+\s+(?:function\s+)?(?:approach|option|one|way)\b|something\s+similar)|^(?:do\s+not|don't)\s+do\s+(?:this|that|it)\b`)
+
+// momentStatus is how something looks right now or a thought on the way
+// ("The CSS looks fine.", "Wait, that won't work …", "✅ **User edits never
+// lost**"): the moment's, not the project's.
+var momentStatus = lazyre.New(`^(?:wait|hmm+|oh|ah)\b[,.!]?\s|^(?:[\w\x60./-]+\s+){0,4}(?:looks?|seems?)\s+(?:fine|good|great|ok|okay|correct|right|clean)\s*[.!]?$|^(?:✅|✔|☑|❌|⚠|🟢|🔴)`)
 
 // backlogItem is a ticket of a plan being drafted ("#0.7 Frontend shell —
 // …"): the plan's, and the tracker's.
@@ -1817,7 +1837,7 @@ func workLog(st statement, low string) bool {
 // statusReport is an agent's account of where the work stands: what is
 // complete, where the changes are, a review's graded finding, the id of a
 // run it started. True when said; git, the tracker and the episode keep it.
-var statusReport = lazyre.New(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
+var statusReport = lazyre.New(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+|fully\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked|checked\s+off)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
 
 // frenchStatus is an agent's account of the moment in French: tests run,
 // what was changed ("… ont été enrichis"), what could not be done here.
@@ -1829,7 +1849,7 @@ var gitState = lazyre.New(`\b(?:is|are|was|were)\s+(?:now\s+)?(?:pushed|committe
 
 // changeReport is an agent's report of the change it made: "X now frames
 // …", "API contracts generated under …", "Plan refreshed and …".
-var changeReport = lazyre.New("^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
+var changeReport = lazyre.New("^(?:[\\w`./:()-]+\\s+){1,6}(?:was|were|has\\s+been|have\\s+been)\\s+(?:\\w+ly\\s+)?(?:replaced|reorganized|reorganised|updated|added|removed|moved|renamed|refactored|rewritten|converted|migrated|restructured|extracted|deleted|introduced|switched|bumped|upgraded|cleaned\\s+up)\\s+(?:with|to|in|into|around|under|from|by|so|and|across|for)\\b|^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
 
 // pastAction is an agent's report of what it just did ("Designed …",
 // "Explored …", "Template: replaced …", "Ran `x` to see …").
