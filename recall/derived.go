@@ -730,9 +730,10 @@ func asksTests(q string) bool {
 	return false
 }
 
-// asksHow reports a question of how the project does something or
+// asksHow reports a question of how or why the project does something or
 // whether it has something ("how are the release binaries built?", "how
-// does the ranking work?", "are there examples in Python?"): when nothing
+// does the ranking work?", "why does it use esbuild?", "are there examples
+// in Python?"): when nothing
 // answers it well, the places that come near it are still where to look.
 func asksHow(q string) bool {
 	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
@@ -740,7 +741,7 @@ func asksHow(q string) bool {
 		return false
 	}
 	switch words[0] + " " + words[1] {
-	case "how are", "how is", "how does", "how do", "are there", "is there":
+	case "how are", "how is", "how does", "how do", "are there", "is there", "why does", "why do", "why is", "why are":
 		return true
 	}
 	return false
