@@ -413,11 +413,14 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 		codeFile("rust", "src/import/lua.rs", memory.SectionFunc, "data_path", "Reads the data directory of the older tool's store."),
 		codeFile("go", "spin/pty.go", memory.SectionFunc, "openPty", "Opens one for the command."),
 		codeFile("go", "spin/command.go", memory.SectionFunc, "runCommand", "Runs the command under the spinner in a terminal."),
+		codeFile("rust", "src/helpers/toc.rs", memory.SectionFunc, "render", "Renders the chapters of a page as a list."),
+		codeFile("rust", "src/helpers/page.rs", memory.SectionFunc, "render_page", "Renders the contents of each chapter."),
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
 		"where are the settings of the data directory read?":       "src/config.rs",
 		"where is the pseudo terminal opened for the command?":     "spin/pty.go",
+		"where is the table of contents built?":                    "src/helpers/toc.rs",
 		"where are server-sent events streamed?":                   "src/helper/streaming/sse.ts",
 		"where is the router that uses a regular expression?":      "src/router/reg-exp-router/router.ts",
 		"where is the router that walks a tree of the path parts?": "src/router/trie-router/router.ts",
