@@ -239,6 +239,16 @@ func TestReadmePurpose(t *testing.T) {
 			title: "", purpose: "The Unbending Code Formatter",
 		},
 		{
+			name: "a sponsor's plea first, what the project is after it", file: "README.md",
+			src:   "<p align=\"center\"><img src=\"logo.jpg\" alt=\"tx\"></p>\n<p align=\"center\">\n  <strong>This project's future depends on community support. <a href=\"https://s.example\">Become a sponsor today</a>.</strong>\n</p>\n\n## About\n\n`tx` is a tool that lets any two computers transfer files securely.\n",
+			title: "", purpose: "tx is a tool that lets any two computers transfer files securely.",
+		},
+		{
+			name: "an etymology first", file: "README.md",
+			src:   "# Zeug\n\n*zeug* German noun: \"stuff\". Etymology: unknown.\n\nZeug is a comprehensive toolkit for web servers.\n",
+			title: "Zeug", purpose: "Zeug is a comprehensive toolkit for web servers.",
+		},
+		{
 			name: "only a heading", file: "README.md", src: "# tool\n\n```sh\ntool --help\n```\n", title: "tool", purpose: "",
 		},
 	} {

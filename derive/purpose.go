@@ -95,11 +95,30 @@ func markdownPurpose(src []byte) (title, purpose string) {
 		}
 		return strings.Join(strings.Fields(t), " ")
 	}
+	// The first paragraph of prose is the purpose, unless one of the next
+	// few says what the project is ("`croc` is a tool that …") where the
+	// first does not (a sponsor's plea, a word's etymology).
+	var first string
+	seen := 0
+	// offer reads one paragraph: the purpose and true once it is found.
+	offer := func(t string) (string, bool) {
+		if t == "" {
+			return "", false
+		}
+		seen++
+		if first == "" {
+			first = t
+		}
+		if m := selfDescription.FindStringSubmatch(t); m != nil && !notASubject[strings.ToLower(m[1])] {
+			return t, true
+		}
+		return first, seen >= purposeLook
+	}
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
 		switch n := n.(type) {
 		case *ast.Heading:
-			if title == "" && n.Level <= 2 {
-				title = strings.TrimSpace(mdInlineText(n, src))
+			if h := strings.TrimSpace(mdInlineText(n, src)); title == "" && first == "" && n.Level <= 2 && !sectionHeading[strings.ToLower(h)] {
+				title = h
 			}
 		case *ast.HTMLBlock:
 			raw := blockText(n, src)
@@ -113,23 +132,44 @@ func markdownPurpose(src []byte) (title, purpose string) {
 				if t == title {
 					title = "" // a tagline (<h2>The Uncompromising Code Formatter</h2>), not a name
 				}
-				return title, t
+				if p, ok := offer(t); ok {
+					return title, p
+				}
 			}
 		case *ast.Paragraph:
-			if t := prose(n); t != "" {
-				return title, t
+			if p, ok := offer(prose(n)); ok {
+				return title, p
 			}
 		case *ast.Blockquote:
 			// "> Ky is a tiny and elegant HTTP client …"
 			if c, ok := n.FirstChild().(*ast.Paragraph); ok {
-				if t := prose(c); t != "" {
-					return title, t
+				if p, ok := offer(prose(c)); ok {
+					return title, p
 				}
 			}
 		}
 	}
-	return title, ""
+	return title, first
 }
+
+// sectionHeading are the headings of a README's sections, never the
+// project's name ("## About" over what croc is).
+var sectionHeading = map[string]bool{"about": true, "overview": true, "introduction": true, "intro": true, "description": true,
+	"summary": true, "features": true, "contents": true, "table of contents": true, "installation": true, "install": true,
+	"usage": true, "getting started": true, "sponsors": true, "what is it?": true, "what is this?": true}
+
+// purposeLook is how many paragraphs of prose a README's purpose is
+// looked for in.
+const purposeLook = 4
+
+// selfDescription is a paragraph that says what a thing is: "croc is a
+// tool …", "Werkzeug is a comprehensive WSGI library", "Black is the
+// uncompromising …".
+var selfDescription = regexp.MustCompile(`^\W*([\pL\d][\pL\d._-]*)\W*\s+(?:is|are)\s+(?:a|an|the|one)\s`)
+
+// notASubject are the words that open "… is a" without naming a thing.
+var notASubject = map[string]bool{"there": true, "it": true, "this": true, "that": true, "these": true, "those": true,
+	"here": true, "which": true, "what": true, "who": true, "below": true, "above": true}
 
 // blockText is a block's lines as written.
 func blockText(n ast.Node, src []byte) string {
