@@ -58,9 +58,15 @@ var sessionSources = []struct{ dir, repo, commit, split string }{
 	{"JamesTiberiusKirk__dotsv2", "JamesTiberiusKirk/dotsv2", "c4267e011b9f", "held-out 4"},
 	{"bradymholt__dotfiles", "bradymholt/dotfiles", "45d7e4b32701", "held-out 4"},
 	{"rocxteady__Resting", "rocxteady/Resting", "0bc2749830b3", "held-out 4"},
+	// Found and listed by a fourth such reader later that day, after this
+	// session's changes to extraction; judged at first contact.
+	{"blubber__dotfiles", "blubber/dotfiles", "73793cffb680", "held-out 5"},
+	{"awesumsawz__dotfiles-universal", "awesumsawz/dotfiles-universal", "49d63c930ee4", "held-out 5"},
+	{"LeroySalih__planner-004", "LeroySalih/planner-004", "abb859cc063a", "held-out 5"},
+	{"AaronBakerDev__knearme-platform", "AaronBakerDev/knearme-platform", "864bfa8c28aa", "held-out 5"},
 }
 
-var sessionSplits = []string{"tuning", "held-out", "held-out 2", "held-out 3", "held-out 4"}
+var sessionSplits = []string{"tuning", "held-out", "held-out 2", "held-out 3", "held-out 4", "held-out 5"}
 
 // The labels a judge gives a formed memory.
 const (
