@@ -293,7 +293,7 @@ func walkTree(ctx context.Context, root string, opt Options, ex []excludePattern
 				return fs.SkipDir
 			case buildDirs[base]:
 				return fs.SkipDir
-			case vendorDirs[base]:
+			case vendorDir(base):
 				skipped.add(SkipVendored)
 				return fs.SkipDir
 			case matchExcludes(ex, p):
@@ -339,6 +339,12 @@ var buildDirs = map[string]bool{
 // ciDirs are the dot-directories a walk enters: where CI is configured.
 var ciDirs = map[string]bool{".github": true, ".gitlab": true, ".circleci": true, ".ci": true}
 
+// vendorDir reports a directory of other people's code: one of
+// vendorDirs, or one named for it (difftastic's vendored_parsers).
+func vendorDir(name string) bool {
+	return vendorDirs[name] || strings.HasPrefix(name, "vendored")
+}
+
 // lockFiles are written by package managers, never by a person.
 var lockFiles = map[string]bool{
 	"go.sum": true, "go.work.sum": true, "package-lock.json": true, "npm-shrinkwrap.json": true,
@@ -361,7 +367,7 @@ func pathSkip(p string, ex []excludePattern) string {
 		return SkipGenerated // cairn's own team mirror (cairn sync): memories, not what the repository says
 	}
 	for _, e := range elems[:len(elems)-1] {
-		if vendorDirs[e] {
+		if vendorDir(e) {
 			return SkipVendored
 		}
 	}
