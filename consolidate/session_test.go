@@ -150,6 +150,7 @@ func TestLessonNeedsAClaimAboutTheCheck(t *testing.T) {
 		line("git push 2>&1", "no upstream branch", "All green: 65 tests, 0 failures. Now let me commit."),
 		line("mix test", "The user doesn't want to proceed with this tool use. The tool use was rejected", "The fix works now."),
 		line("npm run build", "exit 1", "Should be fixed?"),
+		line("mix precommit", "failed to start Mix.PubSub", "The edits are in place. I'll run `mix precommit` now to validate compile, format, and tests."),
 	} {
 		if got := lessons(text); len(got) > 0 {
 			t.Errorf("%q made the lesson %q", text, titles(got))
@@ -323,8 +324,14 @@ func TestPastedOutputAndAnswersOfTheMomentAreNoMemories(t *testing.T) {
 		{memory.ActorAgent, "The test suite was reorganized around the new public surface."},
 		{memory.ActorAgent, "The feature task ledger is fully checked off in `specs/001/tasks.md`."},
 		{memory.ActorUser, "12 | >>> RUN go install github.com/acme/protoc-gen-x@v0.2.3"},
+		{memory.ActorUser, "Don't make any changes yet."},
+		{memory.ActorAgent, "[High] Validation deploys to production before the dev check."},
 		{memory.ActorAgent, "Wait, that won't work because you can't destructure the same property twice."},
 		{memory.ActorAgent, "The CSS looks fine."},
+		{memory.ActorAgent, "are used by `mix ash_postgres.generate_migrations` to diff the resources."},
+		{memory.ActorAgent, "Plan and documentation updates are in `docs/EXECPLAN.md` and `docs/README.md`."},
+		{memory.ActorUser, "Alter the user resource to use an object id with prefix \"usr\" as primary key."},
+		{memory.ActorAgent, "New ads handlers and status helpers live in `src/handlers/ads.ts`, with routing in `src/worker.ts`."},
 		{memory.ActorAgent, "✅ **User edits never lost** - Local changes always win"},
 	} {
 		if got := extract.Extract(sessionDraft(c.by, mainLog, c.text)); len(got) > 0 {

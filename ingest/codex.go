@@ -60,6 +60,9 @@ type codexPart struct {
 
 type codexState struct {
 	pending map[string]*fact
+	// instructions are the project instructions Codex sent (AGENTS.md's
+	// text), to tell a later user message that repeats them.
+	instructions []string
 }
 
 func (rd *reader) codexLine(raw []byte, start int64) error {
@@ -117,7 +120,7 @@ func (rd *reader) codexLine(raw []byte, start int64) error {
 		for _, c := range p.Content {
 			if c.Type == "input_text" || c.Type == "output_text" || c.Type == "text" {
 				if p.Role == "user" {
-					c.Text = codexUserText(c.Text)
+					c.Text = rd.codexUserText(c.Text)
 				}
 				parts = append(parts, c.Text)
 			}
@@ -165,12 +168,21 @@ func codexContext(s string) bool {
 }
 
 // codexUserText is what the person typed in one part of a Codex user
-// message: "" for Codex's own context, the "## User Input" of an expanded
-// custom prompt, the request below an IDE's context.
-func codexUserText(s string) string {
+// message: "" for Codex's own context or a repeat of the project's
+// instructions it sent, the "## User Input" of an expanded custom prompt,
+// the request below an IDE's context.
+func (rd *reader) codexUserText(s string) string {
 	s = strings.TrimSpace(s)
 	if codexContext(s) {
+		if strings.HasPrefix(s, "# AGENTS.md instructions") || strings.HasPrefix(s, "<user_instructions>") || strings.HasPrefix(s, "<INSTRUCTIONS>") {
+			rd.codex.instructions = append(rd.codex.instructions, instructionsText(s))
+		}
 		return ""
+	}
+	for _, in := range rd.codex.instructions {
+		if len(s) >= 80 && strings.Contains(in, s[:80]) {
+			return "" // AGENTS.md's text again, on its own: Codex's, not the person's
+		}
 	}
 	if in, ok := customPromptInput(s); ok {
 		return in
@@ -179,6 +191,20 @@ func codexUserText(s string) string {
 		s = s[i+len(codexRequest):]
 	}
 	return stripHarness(s)
+}
+
+// instructionsText is the project's instructions inside Codex's wrapper
+// ("# AGENTS.md instructions for …", <INSTRUCTIONS>, <user_instructions>).
+func instructionsText(s string) string {
+	for _, tag := range []string{"<INSTRUCTIONS>", "<user_instructions>"} {
+		if i := strings.Index(s, tag); i >= 0 {
+			s = s[i+len(tag):]
+		}
+	}
+	for _, tag := range []string{"</INSTRUCTIONS>", "</user_instructions>"} {
+		s, _, _ = strings.Cut(s, tag)
+	}
+	return strings.TrimSpace(s)
 }
 
 // codexRequest heads the person's words below an IDE's context.

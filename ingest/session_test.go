@@ -365,11 +365,14 @@ func cxSay(at, text string) string {
 // above "## My request for Codex:" is not theirs either.
 func TestCodexPersonsWords(t *testing.T) {
 	t.Parallel()
+	const agentsMD = "This is a web application written with the Phoenix framework.\n\n## Project guidelines\n\n- Always run the linter before you say a change works."
 	template := "\n## User Input\n\n```text\n%s\n```\n\nYou **MUST** consider the user input before proceeding (if not empty).\n\n## Outline\n\n1. **Setup**: Run `.specify/scripts/bash/setup-plan.sh --json` and always parse JSON."
 	lines := []string{
 		cx("01:48:11.461", "session_meta", map[string]any{"id": "019a7ae6", "cwd": "/mnt/d/ai/shop", "originator": "codex_cli_rs", "cli_version": "0.57.0", "source": "cli"}),
-		cxUser("01:48:11.553", "# AGENTS.md instructions for /mnt/d/ai/shop\n\n<INSTRUCTIONS>\nAlways run the linter.\n</INSTRUCTIONS>"),
+		cxUser("01:48:11.553", "# AGENTS.md instructions for /mnt/d/ai/shop\n\n<INSTRUCTIONS>\n"+agentsMD+"\n</INSTRUCTIONS>"),
 		cxUser("01:48:11.554", "<environment_context>\n  <cwd>/mnt/d/ai/shop</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"),
+		// Some Codex versions send AGENTS.md's text again on its own.
+		cxUser("01:48:11.555", agentsMD),
 		cxUser("01:50:40.642", strings.Replace(template, "%s", "Create a spec for the orchestrator", 1)),
 		cx("01:50:40.643", "event_msg", map[string]any{"type": "user_message", "message": strings.Replace(template, "%s", "Create a spec for the orchestrator", 1)}),
 		cxSay("01:55:00.000", "Drafted the spec."),

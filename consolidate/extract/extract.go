@@ -819,7 +819,7 @@ func classifyStatement(st statement) (Candidate, bool) {
 	}
 	core := st.core
 	low := strings.ToLower(core)
-	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || stackFrame.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) || choiceOfTheMoment.MatchString(low) || momentStatus.MatchString(low) {
+	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || stackFrame.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) || choiceOfTheMoment.MatchString(low) || momentStatus.MatchString(low) || headless.MatchString(core) {
 		return Candidate{}, false
 	}
 	if st.speaker == memory.ActorUser && taskRequest(low) {
@@ -887,6 +887,15 @@ var agentOffer = lazyre.New(`^(?:should\s+i|shall\s+i|would\s+you\s+like|do\s+yo
 // command line with its environment, a tool's usage error. What it says
 // is the moment's; what it meant, a finding says.
 var programOutput = lazyre.New(`(?i)^\s*(?:\d{4}[/-]\d{2}[/-]\d{2}[ t]\d{2}:\d{2}|\[(?:error|warn|warning|info|debug|fatal|trace|loop start)[^\]]*\]|\[\d+(?:\.\d+)?\]|=>\s|#\d+\s+\[|\d+\.\d+\s+[\w.-]+:|file\s+"[^"]+",\s+line\s+\d+|traceback\b|(?-i:(?:[A-Z][A-Z0-9_]*=\S+\s+)+)\S|[\w.-]+:\s+error:|error\[e\d+\]|panic:|refused\s+to\s|uncaught\s|npm\s+err!|\w*(?:error|fatal|exception):\s|[^\t\n]+\t[^\t\n]+\t|\w[\w .-]{0,30}:\s+failed\s+to\s|dependency\s+failed\s+to\s+start)`)
+
+// headless is a sentence cut from its subject ("are used by `mix …` to
+// diff …"): a fragment of a longer one, nothing alone.
+var headless = lazyre.New(`^(?:are|is|was|were|has|have|had)\s`)
+
+// forNow is the person's word for the moment ("don't make any changes
+// yet", "skip the tests for now"): an instruction of the session, not a
+// standing rule.
+var forNow = lazyre.New(`^(?:do\s+not|don't|dont|never|no|just|please)\b.*\b(?:yet|for\s+now|right\s+now|at\s+the\s+moment|this\s+time|until\s+i\s+say)\b`)
 
 // stackFrame is a frame of a stack trace or a log line as a program
 // printed it, wherever it stands in the line: a Go frame's arguments
@@ -1643,6 +1652,9 @@ var successWord = lazyre.New(`\b(?:works?|working|passe[sd]|passing|green|fixed|
 // claimsSuccess reports whether the words before a command claimed
 // success (not an intention to check: "Now let me run the tests.").
 func claimsSuccess(claim string) bool {
+	if announcesCheck.MatchString(strings.ToLower(strings.ReplaceAll(claim, "’", "'"))) {
+		return false // "The edits are in place. I'll run `mix precommit` now to validate": the check is to come
+	}
 	for _, r := range sentenceRanges(claim, 0, len(claim)) {
 		sent := strings.TrimSpace(claim[r[0]:r[1]])
 		low := strings.ToLower(strings.Trim(emphasis.Replace(sent), " -*"))
@@ -1658,6 +1670,10 @@ func claimsSuccess(claim string) bool {
 	}
 	return false
 }
+
+// announcesCheck is an agent saying it is about to check what it did: no
+// claim that it works.
+var announcesCheck = lazyre.New(`\b(?:i'll|i will|i'm going to|let me|going to|about to|next i'll|then i'll)\s+(?:now\s+)?(?:run|re-?run|check|verify|validate|test)\b|\bnow\s+to\s+(?:validate|verify|check)\b`)
 
 // checkWords name what a kind of check checks, as a claim says it.
 var checkWords = map[string]lazyre.Regexp{
@@ -1744,14 +1760,14 @@ var (
 		change remove delete rename move debug explain show help try review bump upgrade port clean split merge rewrite
 		optimize optimise speed improve convert generate document finish continue resume start open read summarize
 		summarise list search grep install set go retry rerun re-run run revert tackle do let's lets please can could would
-		extend enable disable integrate verify validate
+		extend enable disable integrate verify validate alter modify replace adjust tweak wire hook
 		fais faites relance relancer lance ajoute corrige mets supprime vérifie essaie teste refais télécharge installe exécute ouvre configure crée
 		haz añade ejecuta prueba elimina bitte mach`)
 	standingCue = lazyre.New(`\b(?:always|never|must|should|shouldn't|don't|do not|prefer|make sure|remember|from now on|going forward|every time|whenever|before|after|unless|only|instead of)\b`)
 )
 
 func taskRequest(low string) bool {
-	if bugReport.MatchString(low) || frenchPlan.MatchString(low) {
+	if bugReport.MatchString(low) || frenchPlan.MatchString(low) || forNow.MatchString(low) {
 		return true
 	}
 	fs := strings.Fields(low)
@@ -1837,7 +1853,7 @@ func workLog(st statement, low string) bool {
 // statusReport is an agent's account of where the work stands: what is
 // complete, where the changes are, a review's graded finding, the id of a
 // run it started. True when said; git, the tracker and the episode keep it.
-var statusReport = lazyre.New(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+|fully\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked|checked\s+off)\b|^(?:the\s+)?(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[p[0-4]\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
+var statusReport = lazyre.New(`\b(?:is|are|was|were|has\s+been|have\s+been)\s+(?:now\s+|all\s+|fully\s+)?(?:complete|completed|done|finished|implemented|in\s+place|marked|checked\s+off)\b|\b(?:changes|updates|edits|fixes|modifications)\s+(?:are|were|live)\s+in\b|^\[(?:p[0-4]|high|medium|low|critical|major|minor|blocker|nit)\]|\bpid\s*:?\s*\d+|\b(?:run|job|task|process)\s+(?:id\s+)?(?:is|=)\s+` + "`?[a-z0-9]{6,}`?" + `\s*\.?$`)
 
 // frenchStatus is an agent's account of the moment in French: tests run,
 // what was changed ("… ont été enrichis"), what could not be done here.
@@ -1849,7 +1865,7 @@ var gitState = lazyre.New(`\b(?:is|are|was|were)\s+(?:now\s+)?(?:pushed|committe
 
 // changeReport is an agent's report of the change it made: "X now frames
 // …", "API contracts generated under …", "Plan refreshed and …".
-var changeReport = lazyre.New("^(?:[\\w`./:()-]+\\s+){1,6}(?:was|were|has\\s+been|have\\s+been)\\s+(?:\\w+ly\\s+)?(?:replaced|reorganized|reorganised|updated|added|removed|moved|renamed|refactored|rewritten|converted|migrated|restructured|extracted|deleted|introduced|switched|bumped|upgraded|cleaned\\s+up)\\s+(?:with|to|in|into|around|under|from|by|so|and|across|for)\\b|^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
+var changeReport = lazyre.New("^new\\s+(?:[\\w`./:(),-]+\\s+){1,8}(?:live|lives|are|is)\\s+(?:now\\s+)?in\\s|^(?:[\\w`./:()-]+\\s+){1,6}(?:was|were|has\\s+been|have\\s+been)\\s+(?:\\w+ly\\s+)?(?:replaced|reorganized|reorganised|updated|added|removed|moved|renamed|refactored|rewritten|converted|migrated|restructured|extracted|deleted|introduced|switched|bumped|upgraded|cleaned\\s+up)\\s+(?:with|to|in|into|around|under|from|by|so|and|across|for)\\b|^(?:[\\w`./:()-]+\\s+){0,3}now\\s+(?:[a-z]+s|is|are|has|have)\\b|^(?:[\\w`./:()-]+\\s+){1,3}(?:(?:re-?)?[a-z]+ed|re-?run|rewritten|written|done|made|built)\\b(?:\\s+(?:and|or)\\s+[a-z]+ed\\b)?\\s+(?:under|in|to|at|for|per|as|after|with|and)\\b")
 
 // pastAction is an agent's report of what it just did ("Designed …",
 // "Explored …", "Template: replaced …", "Ran `x` to see …").
