@@ -308,10 +308,11 @@ func TestAPlanIsNoFacts(t *testing.T) {
 // …") make no memory; a rule or preference with its subject does.
 func TestPastedOutputAndAnswersOfTheMomentAreNoMemories(t *testing.T) {
 	t.Parallel()
-	for _, c := range []struct {
+	type said struct {
 		by   memory.Actor
 		text string
-	}{
+	}
+	for _, c := range []said{
 		{memory.ActorUser, "github.com/acme/cli/internal/flow.(*Step).Run(0x200911512c00, {0x10390a700, 0x2009113bdce0})"},
 		{memory.ActorUser, "May 29 14:54:52.231 ERR api/config.go:102 invalid api configuration fatal=\"callback secret is required\""},
 		{memory.ActorUser, "--ops-address The address to listen on for the ops server (env $OPS_ADDRESS)"},
@@ -338,10 +339,7 @@ func TestPastedOutputAndAnswersOfTheMomentAreNoMemories(t *testing.T) {
 			t.Errorf("%q made %q", c.text, titles(got))
 		}
 	}
-	for _, c := range []struct {
-		by   memory.Actor
-		text string
-	}{
+	for _, c := range []said{
 		{memory.ActorUser, "Do NOT modify my filesystem outside of /per/dev/shop."},
 		{memory.ActorUser, "I like the names bootstrap, backfill and delta for the three sync steps."},
 		{memory.ActorUser, "Use nix flakes to manage dependencies and dev shells, so that we get reproducibility by default."},
