@@ -343,6 +343,8 @@ func TestPastedOutputAndAnswersOfTheMomentAreNoMemories(t *testing.T) {
 		{memory.ActorUser, "Do NOT modify my filesystem outside of /per/dev/shop."},
 		{memory.ActorUser, "I like the names bootstrap, backfill and delta for the three sync steps."},
 		{memory.ActorUser, "Use nix flakes to manage dependencies and dev shells, so that we get reproducibility by default."},
+		{memory.ActorUser, "I prefer the functional way of writing request handlers, no classes."},
+		{memory.ActorUser, "Wait, deploys must go through staging first."},
 		{memory.ActorAgent, "The pre-commit hook runs dialyzer and cannot be skipped with --no-verify."},
 	} {
 		if got := extract.Extract(sessionDraft(c.by, mainLog, c.text)); len(got) != 1 {

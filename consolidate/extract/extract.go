@@ -819,7 +819,7 @@ func classifyStatement(st statement) (Candidate, bool) {
 	}
 	core := st.core
 	low := strings.ToLower(core)
-	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || stackFrame.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) || choiceOfTheMoment.MatchString(low) || momentStatus.MatchString(low) || headless.MatchString(core) {
+	if core == "" || isChatter(low) || st.todo || workLog(st, low) || programOutput.MatchString(core) || stackFrame.MatchString(core) || agentOffer.MatchString(low) || backlogItem.MatchString(core) || frenchPlan.MatchString(low) || choiceOfTheMoment.MatchString(low) || st.speaker != memory.ActorUser && momentStatus.MatchString(low) || headless.MatchString(core) {
 		return Candidate{}, false
 	}
 	if st.speaker == memory.ActorUser && taskRequest(low) {
@@ -910,11 +910,12 @@ var stackFrame = lazyre.New(`\(0x[0-9a-f]{6,}|\+0x[0-9a-f]+\s*$|^\s*at\s+[\w.$<>
 // answers ("I like option 2 …", "I like two function approach", "I
 // don't like any approach", "do not do this explicitly"): alone it says
 // nothing.
-var choiceOfTheMoment = lazyre.New(`^(?:i\s+(?:really\s+)?(?:like|prefer|love|want|don't\s+like|do\s+not\s+like|dislike|hate)|let's\s+(?:go\s+with|do)|go\s+with)\s+(?:option\s+\S+|(?:the\s+)?(?:first|second|third|last|other|latter|former)\b|(?:this|that|it|these|those|any|either|both|neither)\b|(?:the\s+)?\w+\s+(?:function\s+)?(?:approach|option|one|way)\b|something\s+similar)|^(?:do\s+not|don't)\s+do\s+(?:this|that|it)\b`)
+var choiceOfTheMoment = lazyre.New(`^(?:i\s+(?:really\s+)?(?:like|prefer|love|want|don't\s+like|do\s+not\s+like|dislike|hate)|let's\s+(?:go\s+with|do)|go\s+with)\s+(?:option\s+\S+|(?:the\s+)?(?:first|second|third|last|other|latter|former)\b|(?:this|that|these|those|any|either|both|neither)\b|(?:the\s+)?(?:\d+|one|two|three|first|second|third|other|latter|former|same)\s+(?:\w+\s+)?(?:approach|option|one|way)\b|something\s+similar)|^(?:do\s+not|don't)\s+do\s+(?:this|that|it)\b`)
 
 // momentStatus is how something looks right now or a thought on the way
 // ("The CSS looks fine.", "Wait, that won't work …", "✅ **User edits never
-// lost**"): the moment's, not the project's.
+// lost**"): the agent's moment, not the project's (a person's "wait, …"
+// may well correct something).
 var momentStatus = lazyre.New(`^(?:wait|hmm+|oh|ah)\b[,.!]?\s|^(?:[\w\x60./-]+\s+){0,4}(?:looks?|seems?)\s+(?:fine|good|great|ok|okay|correct|right|clean)\s*[.!]?$|^(?:✅|✔|☑|❌|⚠|🟢|🔴)`)
 
 // backlogItem is a ticket of a plan being drafted ("#0.7 Frontend shell —
