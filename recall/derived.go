@@ -588,10 +588,21 @@ func asksCommand(q string) bool {
 	return false
 }
 
-// declarationPath names a TypeScript declaration file.
+// declarationPath names a TypeScript declaration file, or a file of types
+// alone by its name or its directory.
 func declarationPath(p string) bool {
-	base := strings.ToLower(path.Base(p))
-	return strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts")
+	lower := strings.ToLower(p)
+	base := path.Base(lower)
+	if strings.HasSuffix(base, ".d.ts") || strings.HasSuffix(base, ".d.cts") || strings.HasSuffix(base, ".d.mts") {
+		return true
+	}
+	// A TypeScript file of types alone by its name: types.ts, types.wrangler.ts,
+	// foo.types.ts, or any file under a types/ directory.
+	if !strings.HasSuffix(base, ".ts") && !strings.HasSuffix(base, ".mts") && !strings.HasSuffix(base, ".cts") {
+		return false
+	}
+	return base == "types.ts" || strings.HasPrefix(base, "types.") || strings.Contains(base, ".types.") ||
+		strings.HasPrefix(lower, "types/") || strings.Contains(lower, "/types/")
 }
 
 // asksPlatform reports a question that names an operating system ("the

@@ -262,11 +262,18 @@ func TestWhereRanksCodeAboveItsDeclarations(t *testing.T) {
 			"Holds the handlers added for a request or a response."),
 		fileOf("index.d.ts", "typescript", 480, memory.SectionMethod, "Manager.use", "use(onFulfilled?: (value: V) => V): number",
 			"Adds a handler for a request or a response; the handlers are kept in order."),
+		// A TypeScript file of types alone (types.ts, under types/) is a
+		// declaration too, however well its interfaces are described.
+		fileOf("src/runtime/env.ts", "typescript", 12, memory.SectionFunc, "applyEnv", "",
+			"Maps the environment onto the runtime config."),
+		fileOf("src/types/config.ts", "typescript", 40, memory.SectionType, "RuntimeConfig", "",
+			"Environment variables are mapped onto keys of the runtime config."),
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
-		"where are the request and response handlers kept?":              "lib/core/Manager.js",
-		"where are the types of the request and response handlers kept?": "index.d.ts",
+		"where are the request and response handlers kept?":               "lib/core/Manager.js",
+		"where are the types of the request and response handlers kept?":  "index.d.ts",
+		"where are environment variables mapped onto the runtime config?": "src/runtime/env.ts",
 	})
 }
 
