@@ -249,6 +249,11 @@ func TestReadmePurpose(t *testing.T) {
 			title: "Zeug", purpose: "Zeug is a comprehensive toolkit for web servers.",
 		},
 		{
+			name: "a row of links first, the name explained in brackets", file: "README.md",
+			src:   "# LX\n\n[Doc](doc.md)\n| [Wiki](https://w.example)\n| [#lx:matrix.org](https://m.example) (with IRC bridge)\n\n`lx` (as in \"list x\") is a terminal file manager written in Go.\n",
+			title: "LX", purpose: "lx (as in \"list x\") is a terminal file manager written in Go.",
+		},
+		{
 			name: "only a heading", file: "README.md", src: "# tool\n\n```sh\ntool --help\n```\n", title: "tool", purpose: "",
 		},
 	} {

@@ -90,7 +90,9 @@ func markdownPurpose(src []byte) (title, purpose string) {
 	// more once images, badges and HTML are gone, and no GitHub note.
 	prose := func(n ast.Node) string {
 		t := mdTidy(mdShortcutRef.ReplaceAllString(mdInlineText(n, src), "$1"))
-		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") || onlyLinks(n, src) {
+		// A row of links set apart by bars ("Doc | Wiki | #lf:matrix.org (with
+		// IRC bridge)") is the README's menu.
+		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") || onlyLinks(n, src) || strings.Count(t, " | ") >= 2 {
 			return ""
 		}
 		return strings.Join(strings.Fields(t), " ")
@@ -163,9 +165,9 @@ var sectionHeading = map[string]bool{"about": true, "overview": true, "introduct
 const purposeLook = 4
 
 // selfDescription is a paragraph that says what a thing is: "croc is a
-// tool …", "Werkzeug is a comprehensive WSGI library", "Black is the
+// tool …", "lf (as in "list files") is a terminal file manager", "Werkzeug is a comprehensive WSGI library", "Black is the
 // uncompromising …".
-var selfDescription = regexp.MustCompile(`^\W*([\pL\d][\pL\d._-]*)\W*\s+(?:is|are)\s+(?:a|an|the|one)\s`)
+var selfDescription = regexp.MustCompile(`^\W*([\pL\d][\pL\d._-]*)\W*(?:\s*\([^)]*\))?\s+(?:is|are)\s+(?:a|an|the|one)\s`)
 
 // notASubject are the words that open "… is a" without naming a thing.
 var notASubject = map[string]bool{"there": true, "it": true, "this": true, "that": true, "these": true, "those": true,
