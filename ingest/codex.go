@@ -175,13 +175,16 @@ func (rd *reader) codexUserText(s string) string {
 	s = strings.TrimSpace(s)
 	if codexContext(s) {
 		if strings.HasPrefix(s, "# AGENTS.md instructions") || strings.HasPrefix(s, "<user_instructions>") || strings.HasPrefix(s, "<INSTRUCTIONS>") {
-			rd.codex.instructions = append(rd.codex.instructions, instructionsText(s))
+			rd.codex.instructions = append(rd.codex.instructions, strings.Join(strings.Fields(instructionsText(s)), " "))
 		}
 		return ""
 	}
-	for _, in := range rd.codex.instructions {
-		if len(s) >= 80 && strings.Contains(in, s[:80]) {
-			return "" // AGENTS.md's text again, on its own: Codex's, not the person's
+	if len(s) >= 80 {
+		flat := strings.Join(strings.Fields(s), " ")
+		for _, in := range rd.codex.instructions {
+			if strings.Contains(in, flat) {
+				return "" // AGENTS.md's text again, on its own: Codex's, not the person's
+			}
 		}
 	}
 	if in, ok := customPromptInput(s); ok {

@@ -371,8 +371,11 @@ func TestCodexPersonsWords(t *testing.T) {
 		cx("01:48:11.461", "session_meta", map[string]any{"id": "019a7ae6", "cwd": "/mnt/d/ai/shop", "originator": "codex_cli_rs", "cli_version": "0.57.0", "source": "cli"}),
 		cxUser("01:48:11.553", "# AGENTS.md instructions for /mnt/d/ai/shop\n\n<INSTRUCTIONS>\n"+agentsMD+"\n</INSTRUCTIONS>"),
 		cxUser("01:48:11.554", "<environment_context>\n  <cwd>/mnt/d/ai/shop</cwd>\n  <approval_policy>on-request</approval_policy>\n</environment_context>"),
-		// Some Codex versions send AGENTS.md's text again on its own.
-		cxUser("01:48:11.555", agentsMD),
+		// Some Codex versions send AGENTS.md's text again on its own (part
+		// of it, laid out anew); a person who quotes it and asks something
+		// is still heard.
+		cxUser("01:48:11.555", strings.ReplaceAll(agentsMD, "\n\n", "\n")),
+		cxUser("01:48:12.000", agentsMD+"\n\nWhy does the linter rule matter here?"),
 		cxUser("01:50:40.642", strings.Replace(template, "%s", "Create a spec for the orchestrator", 1)),
 		cx("01:50:40.643", "event_msg", map[string]any{"type": "user_message", "message": strings.Replace(template, "%s", "Create a spec for the orchestrator", 1)}),
 		cxSay("01:55:00.000", "Drafted the spec."),
@@ -384,7 +387,7 @@ func TestCodexPersonsWords(t *testing.T) {
 	}
 	items, _, d := readLines(t, lines...)
 	got := texts(items, RoleUser)
-	want := []string{"Create a spec for the orchestrator", "add retry to charge"}
+	want := []string{agentsMD + "\n\nWhy does the linter rule matter here?", "Create a spec for the orchestrator", "add retry to charge"}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Fatalf("the person's words: got %q, want %q", got, want)
 	}
@@ -392,12 +395,12 @@ func TestCodexPersonsWords(t *testing.T) {
 		t.Errorf("answers %q: a custom prompt without words still starts a turn", answers)
 	}
 	for _, it := range items {
-		if strings.Contains(it.Text, "MUST") || strings.Contains(it.Text, "linter") || strings.Contains(it.Text, "checklist") || strings.Contains(it.Text, "Active file") {
+		if strings.Contains(it.Text, "MUST") || strings.Contains(it.Text, "linter") && !strings.Contains(it.Text, "Why does") || strings.Contains(it.Text, "checklist") || strings.Contains(it.Text, "Active file") {
 			t.Errorf("Codex's own text became an item: %q", it.Text)
 		}
 	}
-	if d.Prompts != 2 {
-		t.Errorf("%d prompts, want 2", d.Prompts)
+	if d.Prompts != 3 {
+		t.Errorf("%d prompts, want 3", d.Prompts)
 	}
 
 	// A sub-agent's rollout (a /review) gives nothing.
