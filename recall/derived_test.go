@@ -562,3 +562,19 @@ func TestAsksPlatform(t *testing.T) {
 		}
 	}
 }
+
+// A question for the tests is answered by the tests, not ranked below the
+// code they exercise as a "where is" question's tests are.
+func TestWhereTheTestsAreAsked(t *testing.T) {
+	t.Parallel()
+	f := newFixture(t)
+	f.derive(t,
+		codeFile("python", "src/csvtools/sniff.py", memory.SectionFunc, "detect_delimiter", "Checks the first lines of CSV files for the delimiter: its detection."),
+		codeFile("python", "tests/sniffing.py", memory.SectionFunc, "sniffs", "Checks the delimiter detection of CSV files."),
+	)
+	f.build(t)
+	wantFirst(t, f, map[string]string{
+		"where are the tests that check the delimiter detection of CSV files?": "tests/sniffing.py",
+		"where is the delimiter of a CSV file detected?":                       "src/csvtools/sniff.py",
+	})
+}
