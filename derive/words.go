@@ -152,11 +152,10 @@ func fileWordsSection(p, lang string, src []byte, secs []Section) (Section, bool
 	for _, w := range splitIdent(strings.NewReplacer("/", " ", ".", " ", "-", " ").Replace(strings.TrimSuffix(p, path.Ext(p)))) {
 		add(w)
 	}
-	if ext := strings.TrimPrefix(path.Ext(p), "."); shellNames[ext] {
-		add(ext) // config.fish is fish's, config.sh another shell's
-	}
-	if ext := strings.TrimPrefix(path.Ext(p), "."); moduleExts[ext] {
-		add(ext) // lib/index.cjs is the CommonJS entry
+	// config.fish is fish's, config.sh another shell's; lib/index.cjs is
+	// the CommonJS entry.
+	if ext := strings.TrimPrefix(path.Ext(p), "."); shellNames[ext] || moduleExts[ext] {
+		add(ext)
 	}
 	if spokenLangs[lang] {
 		add(lang) // examples/gum.py answers "an example in Python"

@@ -551,7 +551,7 @@ const (
 // asksTypes reports a question about types or declarations ("where are
 // the TypeScript types of the reply?"), which a declaration file answers.
 func asksTypes(q string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+	for _, w := range questionWords(q) {
 		switch w {
 		case "type", "types", "typescript", "typing", "typings", "declaration", "declarations", "declared", "interface", "interfaces", "signature", "signatures":
 			return true
@@ -573,7 +573,7 @@ func asksTypeScript(q string) bool {
 // asksCommand reports a question of how to run, build, test, lint,
 // install or release the project ("how do I run the tests?").
 func asksCommand(q string) bool {
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+	words := questionWords(q)
 	how := false
 	for i, w := range words {
 		switch w {
@@ -728,11 +728,17 @@ func asksWhereCode(q string) bool {
 	return where
 }
 
+// questionWords are a question's words in lower case, split at anything
+// but the letters a to z: what the asks* readers look for.
+func questionWords(q string) []string {
+	return strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+}
+
 // asksTests reports a question about the project's tests ("where are
 // the tests that check …", "the shared test setup"), which a test file
 // answers rather than the code it exercises.
 func asksTests(q string) bool {
-	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' }) {
+	for _, w := range questionWords(q) {
 		switch w {
 		case "tests", "fixtures", "specs":
 			return true
@@ -747,7 +753,7 @@ func asksTests(q string) bool {
 // in Python?"): when nothing
 // answers it well, the places that come near it are still where to look.
 func asksHow(q string) bool {
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+	words := questionWords(q)
 	if len(words) < 3 {
 		return false
 	}
@@ -763,7 +769,7 @@ func asksHow(q string) bool {
 // and how do links chain?". The code it is about answers it less than
 // the prose does.
 func asksDocs(q string) bool {
-	words := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return r < 'a' || r > 'z' })
+	words := questionWords(q)
 	if len(words) > 2 && words[0] == "what" && (words[1] == "is" || words[1] == "are") && (words[2] == "a" || words[2] == "an") {
 		return true // what a thing is: a concept the docs explain
 	}
