@@ -18,7 +18,7 @@ import (
 
 func init() {
 	register(language{name: "markdown", exts: []string{".md", ".markdown", ".mdx"}, extract: extractMarkdown})
-	readerVersions["markdown"] = 1 // 1: HTML headings
+	readerVersions["markdown"] = 2 // 1: HTML headings; 2: a README's summary is its lead (leadPicker), as the purpose is
 }
 
 // mdParsers are goldmark parsers (with GitHub's tables), one per goroutine
@@ -234,48 +234,46 @@ func isReadme(p string) bool {
 	return strings.HasPrefix(strings.ToLower(path.Base(p)), "readme")
 }
 
-// readmeSummary is a README's first paragraph of prose: at least three
-// words once links' targets, images and HTML are left out, so a row of
-// badges or a logo is passed over, as is a paragraph of links only; a
-// paragraph written in HTML counts. The section is named by the
+// readmeSummary is a README's lead (leadPicker: its first paragraph of
+// prose, or the one a little further that says what the project is), so
+// a row of badges, a logo or a menu of links is passed over; a paragraph
+// written in HTML or quoted counts. The section is named by the
 // document's first-level title, else its directory.
 func readmeSummary(p string, doc ast.Node, src []byte, lines []int) (Section, bool) {
 	langTitle := ""
+	var lp leadPicker
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		switch n := n.(type) {
-		case *ast.Heading:
-			if langTitle == "" && n.Level == 1 {
-				langTitle = strings.TrimSpace(mdInlineText(n, src))
+		if h, ok := n.(*ast.Heading); ok {
+			if langTitle == "" && lp.first == nil && h.Level == 1 {
+				langTitle = strings.TrimSpace(mdInlineText(h, src))
 			}
-		case *ast.Paragraph, *ast.HTMLBlock:
-			var t string
-			if _, ok := n.(*ast.HTMLBlock); ok {
-				t = htmlProse(blockText(n, src)) // <p align="center">…</p>
-			} else if !onlyLinks(n, src) {
-				t = mdTidy(mdInlineText(n, src))
-			}
-			if len(strings.Fields(t)) < 3 {
-				continue
-			}
-			off, ok := mdFirstOffset(n)
-			if !ok {
-				continue
-			}
-			if langTitle == "" {
-				langTitle = path.Base(path.Dir(p))
-				if langTitle == "." || langTitle == "/" {
-					langTitle = "README"
-				}
-			}
-			last := n.Lines().At(n.Lines().Len() - 1)
-			return Section{
-				Kind: KindPackage, Lang: "markdown", Name: langTitle,
-				Line: mdLineOf(lines, off), EndLine: mdLineOf(lines, max(last.Stop-1, off)),
-				Doc: t,
-			}, true
+			continue
+		}
+		t, at := proseOf(n, src)
+		if _, ok := mdFirstOffset(at); !ok {
+			continue
+		}
+		if lp.offer(at, t) {
+			break
 		}
 	}
-	return Section{}, false
+	n, t := lp.lead()
+	if n == nil {
+		return Section{}, false
+	}
+	off, _ := mdFirstOffset(n)
+	if langTitle == "" {
+		langTitle = path.Base(path.Dir(p))
+		if langTitle == "." || langTitle == "/" {
+			langTitle = "README"
+		}
+	}
+	last := n.Lines().At(n.Lines().Len() - 1)
+	return Section{
+		Kind: KindPackage, Lang: "markdown", Name: langTitle,
+		Line: mdLineOf(lines, off), EndLine: mdLineOf(lines, max(last.Stop-1, off)),
+		Doc: t,
+	}, true
 }
 
 // mdFirstOffset is where a block's first line begins in the source.

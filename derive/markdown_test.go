@@ -57,6 +57,12 @@ func TestExtractMarkdown(t *testing.T) {
 		{"readme without a heading", "pkg/tool/readme.markdown", "Tool does one thing well.\n", []wantSection{
 			{KindPackage, "tool", 1, 1, "", "Tool does one thing well."},
 		}},
+		// The summary is the README's lead, as the project's purpose is:
+		// not its menu of links, but the paragraph that says what it is.
+		{"readme whose first paragraph is a menu", "README.md", "# LX\n\n[Doc](doc.md)\n| [Wiki](https://w.example)\n| [Chat](https://c.example) (with IRC bridge)\n\nSee the wiki for screenshots of the panes.\n\n`lx` is a terminal file manager.\n", []wantSection{
+			{KindPackage, "LX", 9, 9, "", "lx is a terminal file manager."},
+			{KindHeading, "LX", 1, 9, "", "Doc | Wiki | Chat (with IRC bridge)\n\nSee the wiki for screenshots of the panes.\n\nlx is a terminal file manager."},
+		}},
 		{"no headings", "notes.md", "just text\n", nil},
 		{"heading in a list is not a section", "x.md", "- # not top\n\n# Top\n", []wantSection{
 			{KindHeading, "Top", 3, 3, "", ""},

@@ -86,72 +86,90 @@ func markdownPurpose(src []byte) (title, purpose string) {
 	pr := mdParsers.Get().(parser.Parser)
 	doc := pr.Parse(text.NewReader(src))
 	mdParsers.Put(pr)
-	// prose is a paragraph's text when it is a purpose's: three words or
-	// more once images, badges and HTML are gone, and no GitHub note.
-	prose := func(n ast.Node) string {
-		t := mdTidy(mdShortcutRef.ReplaceAllString(mdInlineText(n, src), "$1"))
-		// A row of links set apart by bars ("Doc | Wiki | #lf:matrix.org (with
-		// IRC bridge)") is the README's menu.
-		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") || onlyLinks(n, src) || strings.Count(t, " | ") >= 2 {
-			return ""
-		}
-		return strings.Join(strings.Fields(t), " ")
-	}
-	// The first paragraph of prose is the purpose, unless one of the next
-	// few says what the project is ("`croc` is a tool that …") where the
-	// first does not (a sponsor's plea, a word's etymology).
-	var first string
-	seen := 0
-	// offer reads one paragraph: the purpose and true once it is found.
-	offer := func(t string) (string, bool) {
-		if t == "" {
-			return "", false
-		}
-		seen++
-		if first == "" {
-			first = t
-		}
-		if m := selfDescription.FindStringSubmatch(t); m != nil && !notASubject[strings.ToLower(m[1])] {
-			return t, true
-		}
-		return first, seen >= purposeLook
-	}
+	var lp leadPicker
 	for n := doc.FirstChild(); n != nil; n = n.NextSibling() {
-		switch n := n.(type) {
-		case *ast.Heading:
-			if h := strings.TrimSpace(mdInlineText(n, src)); title == "" && first == "" && n.Level <= 2 && !sectionHeading[strings.ToLower(h)] {
-				title = h
+		if h, ok := n.(*ast.Heading); ok {
+			if t := strings.TrimSpace(mdInlineText(h, src)); title == "" && lp.first == nil && h.Level <= 2 && !sectionHeading[strings.ToLower(t)] {
+				title = t
 			}
-		case *ast.HTMLBlock:
-			raw := blockText(n, src)
-			if title == "" {
-				if m := readmeHTMLTitle.FindStringSubmatch(raw); m != nil {
-					title = strings.Join(strings.Fields(htmlTag.ReplaceAllString(m[1], "")), " ")
-				}
+			continue
+		}
+		t, at := proseOf(n, src)
+		if hb, ok := n.(*ast.HTMLBlock); ok {
+			if m := readmeHTMLTitle.FindStringSubmatch(blockText(hb, src)); title == "" && m != nil {
+				title = strings.Join(strings.Fields(htmlTag.ReplaceAllString(m[1], "")), " ")
 			}
-			// <p align="center">Promise based HTTP client …</p>
-			if t := htmlProse(raw); t != "" {
-				if t == title {
-					title = "" // a tagline (<h2>The Uncompromising Code Formatter</h2>), not a name
-				}
-				if p, ok := offer(t); ok {
-					return title, p
-				}
-			}
-		case *ast.Paragraph:
-			if p, ok := offer(prose(n)); ok {
-				return title, p
-			}
-		case *ast.Blockquote:
-			// "> Ky is a tiny and elegant HTTP client …"
-			if c, ok := n.FirstChild().(*ast.Paragraph); ok {
-				if p, ok := offer(prose(c)); ok {
-					return title, p
-				}
+			if t != "" && t == title {
+				title = "" // a tagline (<h2>The Uncompromising Code Formatter</h2>), not a name
 			}
 		}
+		if lp.offer(at, t) {
+			break
+		}
 	}
-	return title, first
+	_, purpose = lp.lead()
+	return title, purpose
+}
+
+// proseOf is a block's text when it is prose a README's lead can be, and
+// the block its lines are read from: a paragraph of three words or more
+// once images, badges and HTML are gone, not a GitHub note and not a row
+// of links set apart by bars ("Doc | Wiki | #lf:matrix.org (with IRC
+// bridge)", the README's menu); a paragraph written in HTML (<p
+// align="center">Promise based HTTP client …</p>); a quote's first
+// paragraph ("> Ky is a tiny and elegant HTTP client …"). "" otherwise.
+func proseOf(n ast.Node, src []byte) (string, ast.Node) {
+	switch n := n.(type) {
+	case *ast.HTMLBlock:
+		return htmlProse(blockText(n, src)), n
+	case *ast.Blockquote:
+		if c, ok := n.FirstChild().(*ast.Paragraph); ok {
+			return proseOf(c, src)
+		}
+	case *ast.Paragraph:
+		t := mdTidy(mdShortcutRef.ReplaceAllString(mdInlineText(n, src), "$1"))
+		if len(strings.Fields(t)) < 3 || strings.HasPrefix(t, "[!") || onlyLinks(n, src) || strings.Count(t, " | ") >= 2 {
+			return "", n
+		}
+		return strings.Join(strings.Fields(t), " "), n
+	}
+	return "", n
+}
+
+// leadPicker chooses a README's lead among its first paragraphs of prose:
+// the first, unless one of the next few says what the project is where
+// the first does not (a sponsor's plea, a word's etymology). The
+// project's purpose and the root module's summary are both its lead.
+type leadPicker struct {
+	first, pick         ast.Node
+	firstText, pickText string
+	seen                int
+}
+
+// offer reads one block and its prose ("" for none): true once the lead
+// is chosen.
+func (lp *leadPicker) offer(n ast.Node, t string) bool {
+	if t == "" {
+		return false
+	}
+	lp.seen++
+	if lp.first == nil {
+		lp.first, lp.firstText = n, t
+	}
+	if m := selfDescription.FindStringSubmatch(t); m != nil && !notASubject[strings.ToLower(m[1])] {
+		lp.pick, lp.pickText = n, t
+		return true
+	}
+	return lp.seen >= purposeLook
+}
+
+// lead is the chosen paragraph and its text: nil and "" when the README
+// has no prose.
+func (lp *leadPicker) lead() (ast.Node, string) {
+	if lp.pick != nil {
+		return lp.pick, lp.pickText
+	}
+	return lp.first, lp.firstText
 }
 
 // sectionHeading are the headings of a README's sections, never the
