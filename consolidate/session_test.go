@@ -345,6 +345,7 @@ func TestPastedOutputAndAnswersOfTheMomentAreNoMemories(t *testing.T) {
 		{memory.ActorUser, "Use nix flakes to manage dependencies and dev shells, so that we get reproducibility by default."},
 		{memory.ActorUser, "I prefer the functional way of writing request handlers, no classes."},
 		{memory.ActorUser, "Wait, deploys must go through staging first."},
+		{memory.ActorUser, "No secrets in the repository, ever; for now they live in the team vault."},
 		{memory.ActorAgent, "The pre-commit hook runs dialyzer and cannot be skipped with --no-verify."},
 	} {
 		if got := extract.Extract(sessionDraft(c.by, mainLog, c.text)); len(got) != 1 {

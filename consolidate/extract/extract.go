@@ -895,7 +895,7 @@ var headless = lazyre.New(`^(?:are|is|was|were|has|have|had)\s`)
 // forNow is the person's word for the moment ("don't make any changes
 // yet", "skip the tests for now"): an instruction of the session, not a
 // standing rule.
-var forNow = lazyre.New(`^(?:do\s+not|don't|dont|never|no|just|please)\b.*\b(?:yet|for\s+now|right\s+now|at\s+the\s+moment|this\s+time|until\s+i\s+say)\b`)
+var forNow = lazyre.New(`^(?:please\s+)?(?:do\s+not|don't|dont)\b.*\b(?:yet|for\s+now|right\s+now|at\s+the\s+moment|this\s+time|until\s+i\s+say)\b`)
 
 // stackFrame is a frame of a stack trace or a log line as a program
 // printed it, wherever it stands in the line: a Go frame's arguments
