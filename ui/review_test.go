@@ -171,6 +171,7 @@ func TestReviewsNeedAProject(t *testing.T) {
 	m := New(db, Options{Project: demoProject, Projects: []memory.Project{demoProject}, Theme: "plain", NoColor: true,
 		Now: func() time.Time { return now }})
 	m.quiet = true
+	m.after = func(time.Duration, tea.Msg) tea.Cmd { return func() tea.Msg { return timerSet{} } }
 	drain(t, m, m.Init())
 	drain(t, m, func() tea.Msg { return tea.WindowSizeMsg{Width: 80, Height: 24} })
 	sel := selected(t, m)
