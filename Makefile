@@ -57,10 +57,11 @@ LONGEST := ./store/ ./cli/ ./ui/ ./consolidate/ ./e2e/
 # goroutine (25 s of it), while TestExtractIsDeterministic calls it from
 # two goroutines at once under the detector. The SciFact evaluations ask
 # their hundreds of questions one after another (30 s each under the
-# detector, 4 s without), while LoCoMo's, under it, indexes its corpus on
-# both cores as SciFact's does. The two tests that a forgotten text and a
-# dropped draft leave no bytes in the store's files write, compact and
-# read the files in one goroutine (13 s and 6 s under the detector, 2 s
+# detector, 4 s without), and so does LoCoMo's (23 s under it, 2 s
+# without); an index of 300 memories is built on both cores under it
+# (TestSavedIndexStartsWithoutABuild). The two tests that a forgotten text
+# and a dropped draft leave no bytes in the store's files write, compact
+# and read the files in one goroutine (13 s and 6 s under the detector, 2 s
 # and 1 s without); so do the two that a forgotten episode takes its diary
 # and a forget after a run leaves no bytes (16 s and 7 s under it, 2 s and
 # 1 s without). The tests that kill a child process at random moments (of
@@ -69,10 +70,12 @@ LONGEST := ./store/ ./cli/ ./ui/ ./consolidate/ ./e2e/
 # beside writers is TestForgetNeverFailsWriters, under it). The CLI's
 # refused import of 9,000 lines and its inbox over 10,200 drafts write and
 # read a big store through one command at a time (40 s and 19 s under the
-# detector, 2-4 s without); the import's planner and writer goroutines are
-# the store's import tests, under it. (`go test -race` by hand still runs
-# them all, slowly.)
-UNRACED := TestPathologicalFilesAreRead|TestHugeTranscriptInBoundedMemory|TestUpdatesSet|TestUpdatesSetTogether|TestParaphraseSet|TestExtractCorpus|TestExtractInvariants|TestCountsKeptEqualAScan|TestCountsBuiltForAnOlderStore|TestEvalSciFact|TestEvalNothingKnown|TestForgetRemovesEverythingAndTheBytes|TestDropDraftLeavesOnlyThatADraftWasDeleted|TestForgettingTheEpisodeTakesTheDiary|TestForgetAfterRunLeavesNoBytes|TestReopenAfterKilledForget|TestKilledBackfillFinishesAtOpen|TestStreamedImportRefusesALateBadLineAndChangesNothing|TestInboxAfterTenThousandConsolidatedDrafts
+# detector, 2-4 s without), and the store's import of 48 memories of the
+# largest size checks that each batch fits a transaction (18 s under it,
+# 2 s without); the import's planner and writer goroutines run under the
+# detector in the store's other import tests. (`go test -race` by hand
+# still runs them all, slowly.)
+UNRACED := TestPathologicalFilesAreRead|TestHugeTranscriptInBoundedMemory|TestUpdatesSet|TestUpdatesSetTogether|TestParaphraseSet|TestExtractCorpus|TestExtractInvariants|TestCountsKeptEqualAScan|TestCountsBuiltForAnOlderStore|TestEvalSciFact|TestEvalNothingKnown|TestForgetRemovesEverythingAndTheBytes|TestDropDraftLeavesOnlyThatADraftWasDeleted|TestForgettingTheEpisodeTakesTheDiary|TestForgetAfterRunLeavesNoBytes|TestReopenAfterKilledForget|TestKilledBackfillFinishesAtOpen|TestStreamedImportRefusesALateBadLineAndChangesNothing|TestInboxAfterTenThousandConsolidatedDrafts|TestEvalLoCoMo|TestImportOfTheLargestMemoriesFitsTransactions
 UNRACED_PKGS := ./derive/ ./ingest/ ./consolidate/ ./store/ ./recall/ ./cli/
 
 # The edit loop: the same checks and every test, without the race detector
