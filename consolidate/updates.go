@@ -29,8 +29,9 @@ func firsthand(m *memory.Memory) bool {
 
 // updateCandidates are the current memories that share a subject word of
 // m's title, the rarer words counting more (as recall weighs them), at most
-// 12, most shared first; a decision only for the person's own words.
-func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
+// 12, most shared first, with each one's score over the first's; a
+// decision only for the person's own words.
+func (pl *planner) updateCandidates(m *memory.Memory) ([]*memory.Memory, []float64) {
 	if pl.ukeys == nil {
 		// Built on first use: a pass with no draft to read pays nothing.
 		pl.ukeys = map[string][]string{}
@@ -58,7 +59,12 @@ func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 		}
 		return b.ValidFrom.Compare(a.ValidFrom)
 	})
-	return out[:min(len(out), 12)]
+	out = out[:min(len(out), 12)]
+	shares := make([]float64, len(out))
+	for i, c := range out {
+		shares[i] = score[c.ID] / score[out[0].ID]
+	}
+	return out, shares
 }
 
 // update finds the stored memory m updates, if one: the surest reading
@@ -66,7 +72,7 @@ func (pl *planner) updateCandidates(m *memory.Memory) []*memory.Memory {
 // An event that says something changed ("Bumped the max upload size to
 // 50 MB") is the new state: it takes the layer and kind of what it updates.
 func (pl *planner) update(m *memory.Memory, d memory.Draft) (*memory.Memory, Conflict, update.Strength) {
-	f := update.Find(m, d.Text, func() []*memory.Memory { return pl.updateCandidates(m) })
+	f := update.Find(m, d.Text, func() ([]*memory.Memory, []float64) { return pl.updateCandidates(m) })
 	best, bestC, bestS := pl.judge(m, d, f.Best, f.Conflict, f.Strength, f.Eligible)
 	if best != nil && m.Kind == memory.KindEvent {
 		m.Layer, m.Kind = best.Layer, best.Kind

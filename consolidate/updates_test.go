@@ -1,6 +1,8 @@
 package consolidate
 
 import (
+	"encoding/json"
+	"maps"
 	"os"
 	"slices"
 	"strings"
@@ -429,11 +431,21 @@ func TestUpdatesSetTogether(t *testing.T) {
 		kind[p.ID] = p.Kind
 	}
 	caught := map[string]bool{}
-	wrongTarget, forConsistent := 0, 0
+	wrongTarget, forConsistent, consistentOwn := 0, 0, 0
 	ps, err := st.Proposals(ctx, testProject.ID, "")
 	if err != nil {
 		t.Fatal(err)
 	}
+	textOf := map[string]string{} // old memory → its text
+	newOf := map[string]string{}  // pair id → its newer text
+	for _, p := range pairs {
+		textOf[oldOf[p.ID]] = p.Old
+		newOf[p.ID] = p.New
+	}
+	// What names another pair's fact may be right (a set's pairs are not
+	// written to be apart from each other): CAIRN_UPDATES_JUDGE names a
+	// file to write those proposals to, for a person to judge.
+	var toJudge []map[string]string
 	for _, pr := range ps {
 		if pr.Kind != memory.ProposeSupersede {
 			continue
@@ -445,12 +457,28 @@ func TestUpdatesSetTogether(t *testing.T) {
 		switch {
 		case kind[id] == "consistent":
 			forConsistent++
+			if pr.Target == oldOf[id] {
+				consistentOwn++
+			}
 			t.Logf("proposal for consistent %s: %s", id, pr.Reason)
 		case pr.Target == oldOf[id]:
 			caught[id] = true
 		default:
 			wrongTarget++
 			t.Logf("wrong target for %s: %s", id, pr.Reason)
+		}
+		if pr.Target != oldOf[id] {
+			toJudge = append(toJudge, map[string]string{"pair": id, "stored": textOf[pr.Target], "new": newOf[id]})
+		}
+	}
+	if f := os.Getenv("CAIRN_UPDATES_JUDGE"); f != "" {
+		var b strings.Builder
+		for _, j := range toJudge {
+			line, _ := json.Marshal(j)
+			b.Write(append(line, '\n'))
+		}
+		if err := os.WriteFile(f, []byte(b.String()), 0o600); err != nil {
+			t.Fatal(err)
 		}
 	}
 	// A set may give an update pair and a consistent pair the same old
@@ -506,8 +534,8 @@ func TestUpdatesSetTogether(t *testing.T) {
 			consistent++
 		}
 	}
-	t.Logf("%s, together: updates caught %d/%d (superseded %d); proposals naming another pair's fact %d; proposals from consistent texts %d/%d",
-		file, len(caught), updates, superseded, wrongTarget, forConsistent, consistent)
+	t.Logf("%s, together: updates caught %d/%d (superseded %d); proposals naming another pair's fact %d; proposals from consistent texts %d/%d (%d naming the pair's own fact)",
+		file, len(caught), updates, superseded, wrongTarget, forConsistent, consistent, consistentOwn)
 }
 
 // An update read in one sentence of a person's short note proposes the
@@ -559,5 +587,56 @@ func TestTwoSureReadingsOnlyPropose(t *testing.T) {
 		return p.Kind == memory.ProposeSupersede && (p.Target == a.ID || p.Target == b.ID)
 	}) {
 		t.Errorf("no supersession proposed: %+v", ps)
+	}
+}
+
+// Among a store's facts, a text is proposed as an update of the fact it
+// is about, not of another that shares a word with it and comes first
+// among its candidates: "Friday deploy freeze is retired" updates that
+// production deploys are frozen on Fridays, not where deploy notifications
+// go; "Renamed ~/.toolrc … The old path isn't read anymore" where the CLI
+// reads its settings, not that the API is versioned "in the URL path"
+// (the subject gate, update/gate.go).
+func TestAnUpdateOfOneFactProposesNoOther(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	facts := map[string]string{}
+	for _, body := range []string{
+		"Deploy notifications go to the #deploys Slack channel.",
+		"Production deploys are frozen on Fridays.",
+		"The API is versioned in the URL path, e.g. /v1/orders.",
+		"The CLI reads its settings from ~/.toolrc.",
+		"Session tokens expire after 24 hours.",
+		"Errors are tracked with Sentry.",
+	} {
+		facts[remember(t, st, memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Body: body, Provenance: memory.ProvExtracted}, memory.ActorAgent).ID] = body
+	}
+	want := map[string]string{ // draft → the fact it updates
+		capture(t, st, memory.ActorUser, "Friday deploy freeze is retired — we have canaries and auto-rollback now, so ship whenever.").ID: "Production deploys are frozen on Fridays.",
+		capture(t, st, memory.ActorUser, "Renamed ~/.toolrc to ~/.config/tool/config.toml (XDG). The old path isn't read anymore.").ID:     "The CLI reads its settings from ~/.toolrc.",
+	}
+	if _, err := Consolidate(ctx, st, testProject, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	ps, err := st.Proposals(ctx, testProject.ID, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	proposed := map[string]bool{}
+	for _, p := range ps {
+		if p.Kind != memory.ProposeSupersede {
+			continue
+		}
+		if facts[p.Target] != want[p.Draft] {
+			t.Errorf("proposed as an update of %q: %s", facts[p.Target], p.Reason)
+		}
+		proposed[facts[p.Target]] = true
+	}
+	for id, body := range facts {
+		got, _ := st.Get(ctx, id)
+		updated := proposed[body] || got.Status == memory.StatusSuperseded
+		if wanted := slices.Contains(slices.Collect(maps.Values(want)), body); updated != wanted {
+			t.Errorf("%q: updated %v, want %v", body, updated, wanted)
+		}
 	}
 }

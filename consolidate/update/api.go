@@ -37,8 +37,10 @@ type Finding struct {
 // (a short one that says a thing changed counts as saying so). Lessons,
 // episodes and events are left out as candidates; an event m is read only
 // when it says something changed, and candidates is called only when m is
-// read.
-func Find(m *memory.Memory, draft string, candidates func() []*memory.Memory) Finding {
+// read. candidates gives, with each memory, its share of the first's
+// score as a candidate (the subject gate weighs it; 1 for each when the
+// caller has no scores).
+func Find(m *memory.Memory, draft string, candidates func() ([]*memory.Memory, []float64)) Finding {
 	if m.Layer == memory.LayerMeta || m.Kind == memory.KindLesson || m.Layer == memory.LayerEpisode && m.Kind != memory.KindEvent {
 		return Finding{}
 	}
@@ -52,11 +54,16 @@ func Find(m *memory.Memory, draft string, candidates func() []*memory.Memory) Fi
 	var f Finding
 	var read []ruleReading
 	certain := 0
-	for _, a := range candidates() {
+	cands, shares := candidates()
+	for i, a := range cands {
 		if a.Layer == memory.LayerMeta || a.Layer == memory.LayerEpisode || a.Kind == memory.KindLesson || a.Kind == memory.KindEvent {
 			continue
 		}
 		f.Eligible = append(f.Eligible, a)
+		share := 1.0
+		if i < len(shares) {
+			share = shares[i]
+		}
 		rules, c := updateOf(updateCache.Get(claims.ClaimText(a)), nr)
 		s := rules
 		if s == Certain && a.ValidFrom.After(m.ValidFrom) {
@@ -72,7 +79,7 @@ func Find(m *memory.Memory, draft string, candidates func() []*memory.Memory) Fi
 			}
 		}
 		if len(f.Eligible) <= modelCandidates || s != None {
-			read = append(read, ruleReading{a, min(s, Probable), c, rules})
+			read = append(read, ruleReading{a, min(s, Probable), c, rules, share, len(f.Eligible) - 1})
 		}
 	}
 	if certain > 1 {

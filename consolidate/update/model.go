@@ -585,8 +585,8 @@ func (m updateModel) proposes(f []float64, words []string) bool {
 const SaidNow = "as said now"
 
 // modelCandidates is how many of a text's candidates, most alike first,
-// the model reads: each one read is one more chance of a false proposal.
-const modelCandidates = 1
+// the model reads, of those the subject gate lets through (gate.go).
+const modelCandidates = 3
 
 // ruleReading is what the rules read of one candidate.
 type ruleReading struct {
@@ -595,6 +595,10 @@ type ruleReading struct {
 	c claims.Conflict
 	// rules is updateOf's own reading, a signal of the model.
 	rules Strength
+	// share and rank are where it stood among the candidates: its score
+	// over the first's, and its place (the subject gate weighs them).
+	share float64
+	rank  int
 }
 
 // modelUpdate weighs with the model which of the candidates n may update:
@@ -615,6 +619,9 @@ func modelUpdate(cands []ruleReading, n uread) (*memory.Memory, claims.Conflict,
 			continue
 		}
 		f := updateFeatures(o, n, r.rules)
+		if !aboutIt(f, r.share, r.rank) {
+			continue
+		}
 		p := fittedUpdateModel.Score(f, words)
 		if (fittedUpdateModel.proposes(f, words) || r.s == Probable) && p > bestP {
 			best, bestP = &cands[i], p
