@@ -241,6 +241,7 @@ func TestFitUpdateGate(t *testing.T) {
 		return m, g
 	}
 	var sum [10]int
+	var unrelated [3]int // another fact among a text's first candidates, read as its only one: proposed, without the gate, read
 	for _, set := range sets {
 		m, g := fit(set)
 		gate := func(c candidate, i int) bool { return g.Score(gateFeatures(c.x.f, c.share, i), nil) >= g.Threshold }
@@ -268,6 +269,19 @@ func TestFitUpdateGate(t *testing.T) {
 				}
 			}
 		}
+		for _, q := range together[set] {
+			for i, c := range q.cands {
+				if i != q.own && i < modelCandidates && c.rules != Certain {
+					unrelated[2]++
+					if m.proposes(c.x.f, c.x.words) {
+						unrelated[1]++
+						if gate(candidate{x: c.x, share: 1}, 0) {
+							unrelated[0]++
+						}
+					}
+				}
+			}
+		}
 		for i := range r {
 			sum[i] += r[i]
 		}
@@ -278,6 +292,7 @@ func TestFitUpdateGate(t *testing.T) {
 	t.Logf("left out, all sets: alone %d/%d caught (%.1f %%), %d/%d false (%.1f %%); together %d caught (%.1f %%), %d another fact, %d false (%.1f %%); without the gate %d (%.1f %%), %d, %d (%.1f %%)",
 		sum[0], sum[1], pc(sum[0], sum[1]), sum[2], sum[3], pc(sum[2], sum[3]), sum[4], pc(sum[4], sum[1]), sum[5], sum[6], pc(sum[6], sum[3]),
 		sum[7], pc(sum[7], sum[1]), sum[8], sum[9], pc(sum[9], sum[3]))
+	t.Logf("another fact among a text's first candidates, as its only one: %d of %d proposed (%d without the gate)", unrelated[0], unrelated[2], unrelated[1])
 	_, g := fit("")
 	t.Log("\n" + g.GoSource("fittedUpdateGate", "", gateFeatureNames, 0))
 }
