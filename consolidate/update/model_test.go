@@ -29,25 +29,37 @@ type example struct {
 // consistent pairs ({"id", "kind", "old", "new"}) as examples.
 func examplesOf(t *testing.T, file string) []example {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
 	var out []example
-	for dec := json.NewDecoder(f); ; {
-		var p struct{ ID, Kind, Old, New string }
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
+	for _, p := range readPairs(t, file) {
 		o, n := updateCache.Get(p.Old), updateCache.Get(p.New)
 		rules, _ := updateOf(o, n)
 		out = append(out, example{set: filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file), id: p.ID, text: p.Old + " ⇒ " + p.New,
 			f: updateFeatures(o, n, rules), words: newerWords(n), update: p.Kind == "update"})
 	}
 	return out
+}
+
+// setPair is one pair of a set.
+type setPair struct{ ID, Kind, Old, New string }
+
+// readPairs reads a JSON Lines file of update and consistent pairs.
+func readPairs(t *testing.T, file string) []setPair {
+	t.Helper()
+	f, err := os.Open(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	var ps []setPair
+	for dec := json.NewDecoder(f); ; {
+		var p setPair
+		if err := dec.Decode(&p); err == io.EOF {
+			return ps
+		} else if err != nil {
+			t.Fatalf("%s: %v", file, err)
+		}
+		ps = append(ps, p)
+	}
 }
 
 // minWords and wordL2 shape the words' part of the fit (fitLogistic).

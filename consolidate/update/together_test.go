@@ -2,8 +2,6 @@ package update
 
 import (
 	"cmp"
-	"encoding/json"
-	"io"
 	"math"
 	"os"
 	"path/filepath"
@@ -48,22 +46,7 @@ const maxCandidates = 12
 // queriesOf reads a set's pairs together.
 func queriesOf(t *testing.T, file string) []query {
 	t.Helper()
-	f, err := os.Open(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	type pair struct{ ID, Kind, Old, New string }
-	var ps []pair
-	for dec := json.NewDecoder(f); ; {
-		var p pair
-		if err := dec.Decode(&p); err == io.EOF {
-			break
-		} else if err != nil {
-			t.Fatalf("%s: %v", file, err)
-		}
-		ps = append(ps, p)
-	}
+	ps := readPairs(t, file)
 	set := filepath.Base(filepath.Dir(file)) + "/" + filepath.Base(file)
 	// The olds as a store holds them: one fact a text, found by the keys
 	// of its title.
