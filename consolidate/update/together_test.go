@@ -53,22 +53,16 @@ func queriesOf(t *testing.T, file string) []query {
 	var olds []string
 	oldIdx := map[string]int{}
 	postings := map[string][]int{}
-	var nkeys []int
-	sumKeys := 0
 	for _, p := range ps {
 		if _, ok := oldIdx[p.Old]; ok {
 			continue
 		}
 		oldIdx[p.Old] = len(olds)
-		ks := Keys(memory.DeriveTitle(p.Old))
-		for _, k := range ks {
+		for _, k := range Keys(memory.DeriveTitle(p.Old)) {
 			postings[k] = append(postings[k], len(olds))
 		}
-		nkeys = append(nkeys, len(ks))
-		sumKeys += len(ks)
 		olds = append(olds, p.Old)
 	}
-	avgKeys := float64(sumKeys) / float64(max(len(olds), 1))
 	var out []query
 	for _, p := range ps {
 		q := query{set: set, id: p.ID, update: p.Kind == "update", own: -1}
@@ -78,22 +72,9 @@ func queriesOf(t *testing.T, file string) []query {
 		if len(qt) > 600 {
 			qt = qt[:600]
 		}
-		variant := os.Getenv("CAIRN_RANK")
 		for _, k := range Keys(qt) {
 			for _, i := range postings[k] {
-				w := 1 / math.Log2(2+float64(len(postings[k])))
-				switch variant {
-				case "idf":
-					w = math.Log(1 + float64(len(olds))/float64(len(postings[k])))
-				case "idfnorm":
-					w = math.Log(1+float64(len(olds))/float64(len(postings[k]))) / math.Sqrt(float64(nkeys[i]))
-				case "norm":
-					w /= math.Sqrt(float64(nkeys[i]))
-				case "bm25":
-					idf := math.Log(1 + (float64(len(olds))-float64(len(postings[k]))+0.5)/(float64(len(postings[k]))+0.5))
-					w = idf * 2.2 / (1 + 1.2*(0.25+0.75*float64(nkeys[i])/avgKeys))
-				}
-				score[i] += w
+				score[i] += 1 / math.Log2(2+float64(len(postings[k])))
 			}
 		}
 		ids := make([]int, 0, len(score))
