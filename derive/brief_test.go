@@ -293,3 +293,28 @@ func FuzzReadmePurpose(f *testing.F) {
 		}
 	})
 }
+
+// A directory of the tests' inputs is no module of the brief, however it
+// is spelt (difftastic's sample_files is the largest directory of Rust).
+func TestBriefLeavesOutTestInputs(t *testing.T) {
+	t.Parallel()
+	tree := map[string]string{
+		"Cargo.toml":  "[package]\nname = \"difft\"\nversion = \"0.1.0\"\n",
+		"src/main.rs": "//! Structural diff.\nfn main() {}\n",
+		"src/diff.rs": "/// Diffs two trees.\npub fn diff() {}\n",
+	}
+	for _, dir := range []string{"sample_files", "test-files", "fixtures"} {
+		for i := range 4 {
+			tree[dir+"/case_"+string(rune('a'+i))+".rs"] = "fn sample() { let x = 1; }\n"
+		}
+	}
+	_, brief := briefOf(t, tree)
+	if !strings.Contains(brief, "Modules:") || !strings.Contains(brief, "src") {
+		t.Fatalf("no modules, or not src:\n%s", brief)
+	}
+	for _, dir := range []string{"sample_files", "test-files", "fixtures"} {
+		if strings.Contains(brief, dir) {
+			t.Errorf("%s is a module of the brief:\n%s", dir, brief)
+		}
+	}
+}

@@ -207,7 +207,7 @@ func mainModules(mods []Module) []Module {
 			out = append(out, m)
 			continue
 		}
-		if m.Path == "" || strings.Contains(m.Path, "/") || strings.HasPrefix(m.Path, ".") || m.Path == "testdata" || m.Path == "fixtures" {
+		if m.Path == "" || strings.Contains(m.Path, "/") || strings.HasPrefix(m.Path, ".") || fixtureDir(m.Path) {
 			continue
 		}
 		out = append(out, m)
@@ -225,6 +225,16 @@ func mainModules(mods []Module) []Module {
 		return out[i].Path < out[j].Path
 	})
 	return out
+}
+
+// fixtureDir reports a directory of the tests' inputs, however it is
+// spelt: testdata, fixtures, difftastic's sample_files, test-files.
+func fixtureDir(name string) bool {
+	switch strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name)) {
+	case "testdata", "fixture", "fixtures", "testfixtures", "samplefiles", "testfiles", "testinputs":
+		return true
+	}
+	return false
 }
 
 // holdsCode reports a module whose files are mostly of a programming
