@@ -1553,8 +1553,11 @@ func replacementOf(o, n uread, v uval) string {
 // production), and the first five letters of a long word ("postgres"
 // finds "PostgreSQL", "Dockerfile" finds "docker").
 func Keys(title string) []string {
-	split := uCaseRe.ReplaceAllString(title, "$1 $2")
-	named := namedWords(title)
+	texts := []string{title}
+	if split := splitCase(title); split != title {
+		texts = append(texts, split)
+	}
+	var named map[string]bool // read when a weak word needs it: a pass keys every title
 	var out []string
 	seen := map[string]bool{}
 	keep := func(k string) {
@@ -1563,14 +1566,19 @@ func Keys(title string) []string {
 			out = append(out, k)
 		}
 	}
-	for _, text := range []string{title, split} {
+	for _, text := range texts {
 		for _, w := range strings.FieldsFunc(strings.ToLower(text), func(c rune) bool { return !unicode.IsLetter(c) && !unicode.IsDigit(c) }) {
 			if len(w) < 2 || StopWords[w] || claims.FuncWords[w] || strings.IndexFunc(w, unicode.IsLetter) < 0 || strings.IndexFunc(w, unicode.IsDigit) >= 0 && len(w) < 4 {
 				continue
 			}
 			s := canonStem(w)
-			if (uWeakWords[s] || uWeakWords[w]) && !named[w] {
-				continue
+			if uWeakWords[s] || uWeakWords[w] {
+				if named == nil {
+					named = namedWords(title)
+				}
+				if !named[w] {
+					continue
+				}
 			}
 			keep(s)
 			if len(s) >= 5 {
@@ -1599,8 +1607,26 @@ func namedWords(text string) map[string]bool {
 	return out
 }
 
-// uCaseRe finds where a word changes case: compileSdkVersion.
-var uCaseRe = regexp.MustCompile(`([a-z0-9])([A-Z])`)
+// splitCase splits words where their case changes (compileSdkVersion):
+// a space wherever a lower-case letter or digit meets a capital, as the
+// expression ([a-z0-9])([A-Z]) replaced by "$1 $2" does (TestSplitCase);
+// by hand, since Keys reads every title of a project.
+func splitCase(s string) string {
+	var b strings.Builder
+	last := 0 // s[:last] is written
+	for i := 0; i+1 < len(s); i++ {
+		if c, d := s[i], s[i+1]; ('a' <= c && c <= 'z' || '0' <= c && c <= '9') && 'A' <= d && d <= 'Z' {
+			b.WriteString(s[last : i+1])
+			b.WriteByte(' ')
+			last = i + 1
+		}
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
 
 // onlyNames reports whether a names something b does not mention.
 func onlyNames(a, b uread) bool {

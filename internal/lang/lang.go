@@ -37,8 +37,14 @@ func Stem(w string) string {
 
 // StemAll is the Snowball (English) stem of any word as it is, with no
 // words left out: Snowball lower-cases it and keeps words of one or two
-// letters and stop words as they are.
-func StemAll(w string) string { return english.Stem(w, false) }
+// letters and stop words as they are. A word Stem stems is Stem's, from
+// its cache (a pass stems every title of a project).
+func StemAll(w string) string {
+	if len(w) >= 3 && asciiLetters(w) {
+		return Stem(w)
+	}
+	return english.Stem(w, false)
+}
 
 func asciiLetters(s string) bool {
 	for i := 0; i < len(s); i++ {

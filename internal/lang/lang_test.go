@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/kljensen/snowball"
+	"github.com/kljensen/snowball/english"
 )
 
 // The stems are Snowball's, word for word: a memory read by consolidation
@@ -58,5 +59,18 @@ func TestWordSet(t *testing.T) {
 	s := WordSet(" a  b\n\tc a ")
 	if len(s) != 3 || !s["a"] || !s["b"] || !s["c"] || s[""] {
 		t.Errorf("WordSet = %v, want a, b and c", s)
+	}
+}
+
+// TestStemAllIsSnowball: StemAll, cached or not, is the Snowball stem of
+// every word as it is, short, capitalised, accented or not.
+func TestStemAllIsSnowball(t *testing.T) {
+	t.Parallel()
+	for _, w := range []string{"running", "Running", "is", "a", "the", "services", "service", "café", "naïvely", "generalizations", "ab", "abc", "HTTPServer", "x86", "running"} {
+		for range 2 { // the second from the cache
+			if got, want := StemAll(w), english.Stem(w, false); got != want {
+				t.Errorf("StemAll(%q) = %q, Snowball %q", w, got, want)
+			}
+		}
 	}
 }
