@@ -37,7 +37,6 @@ type candidate struct {
 	x     example
 	rules Strength
 	share float64 // its retrieval score over the best's
-	score float64 // its retrieval score
 }
 
 // maxCandidates is how many candidates the planner hands Find.
@@ -94,7 +93,7 @@ func queriesOf(t *testing.T, file string) []query {
 			if own {
 				q.own = len(q.cands)
 			}
-			q.cands = append(q.cands, candidate{old: i, rules: rules, share: score[i] / score[ids[0]], score: score[i], x: example{set: set, id: p.ID, text: olds[i] + " ⇒ " + p.New,
+			q.cands = append(q.cands, candidate{old: i, rules: rules, share: score[i] / score[ids[0]], x: example{set: set, id: p.ID, text: olds[i] + " ⇒ " + p.New,
 				f: updateFeatures(o, n, rules), words: newerWords(n), update: own && q.update}})
 		}
 		out = append(out, q)
@@ -137,7 +136,8 @@ func chooseGated(m updateModel, q query, k int, gate func(c candidate, i int) bo
 	return best
 }
 
-// gateModel is fitted on every candidate of qs: is it the text's own fact?
+// fitGate fits the gate on the first k candidates of each of qs and its
+// own fact: is it the fact the text is about?
 func fitGate(qs []query, k int) logit.Model {
 	var xs []logit.Example
 	for _, q := range qs {
