@@ -294,8 +294,9 @@ func FuzzReadmePurpose(f *testing.F) {
 	})
 }
 
-// A directory of the tests' inputs is no module of the brief, however it
-// is spelt (difftastic's sample_files is the largest directory of Rust).
+// A directory of inputs for the tests or demos is no module of the brief,
+// however it is spelt (difftastic's sample_files is its largest directory
+// of Rust, demo_files another).
 func TestBriefLeavesOutTestInputs(t *testing.T) {
 	t.Parallel()
 	tree := map[string]string{
@@ -303,7 +304,7 @@ func TestBriefLeavesOutTestInputs(t *testing.T) {
 		"src/main.rs": "//! Structural diff.\nfn main() {}\n",
 		"src/diff.rs": "/// Diffs two trees.\npub fn diff() {}\n",
 	}
-	for _, dir := range []string{"sample_files", "test-files", "fixtures"} {
+	for _, dir := range []string{"sample_files", "test-files", "fixtures", "demo_files"} {
 		for i := range 4 {
 			tree[dir+"/case_"+string(rune('a'+i))+".rs"] = "fn sample() { let x = 1; }\n"
 		}
@@ -312,7 +313,7 @@ func TestBriefLeavesOutTestInputs(t *testing.T) {
 	if !strings.Contains(brief, "Modules:") || !strings.Contains(brief, "src") {
 		t.Fatalf("no modules, or not src:\n%s", brief)
 	}
-	for _, dir := range []string{"sample_files", "test-files", "fixtures"} {
+	for _, dir := range []string{"sample_files", "test-files", "fixtures", "demo_files"} {
 		if strings.Contains(brief, dir) {
 			t.Errorf("%s is a module of the brief:\n%s", dir, brief)
 		}

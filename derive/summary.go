@@ -227,11 +227,12 @@ func mainModules(mods []Module) []Module {
 	return out
 }
 
-// fixtureDir reports a directory of the tests' inputs, however it is
-// spelt: testdata, fixtures, difftastic's sample_files, test-files.
+// fixtureDir reports a directory of inputs for the tests or demos,
+// however it is spelt: testdata, fixtures, test-files, difftastic's
+// sample_files and demo_files.
 func fixtureDir(name string) bool {
 	switch strings.NewReplacer("_", "", "-", "").Replace(strings.ToLower(name)) {
-	case "testdata", "fixture", "fixtures", "testfixtures", "samplefiles", "testfiles", "testinputs":
+	case "testdata", "fixture", "fixtures", "testfixtures", "samplefiles", "testfiles", "testinputs", "demofiles", "examplefiles":
 		return true
 	}
 	return false

@@ -267,3 +267,59 @@ func b2i(b bool) int {
 	}
 	return 0
 }
+
+// TestChooseIsFindsChoice: the fits' replay of a pass (queriesOf, then
+// chooseGated with the shipped model and gate) chooses what Find chooses,
+// text by text of the dev set read together, so that what the fits report
+// is what the pass does.
+func TestChooseIsFindsChoice(t *testing.T) {
+	t.Parallel()
+	const file = "../testdata/updates-dev.jsonl"
+	olds := map[int]*memory.Memory{}
+	oldOf := func(q query, i int) *memory.Memory {
+		c := q.cands[i]
+		if olds[c.old] == nil {
+			text, _, _ := strings.Cut(c.x.text, " ⇒ ")
+			olds[c.old] = &memory.Memory{ID: strconv.Itoa(c.old), Layer: memory.LayerState, Kind: memory.KindFact, Title: memory.DeriveTitle(text), Body: text}
+		}
+		return olds[c.old]
+	}
+	gate := func(c candidate, i int) bool { return aboutIt(c.x.f, c.share, i) }
+	differ, chosen := 0, 0
+	qs := queriesOf(t, file)
+	for _, q := range qs {
+		if len(q.cands) == 0 {
+			continue
+		}
+		_, newer, _ := strings.Cut(q.cands[0].x.text, " ⇒ ")
+		m := &memory.Memory{Layer: memory.LayerState, Kind: memory.KindFact, Title: memory.DeriveTitle(newer), Body: newer}
+		var ms []*memory.Memory
+		var shares []float64
+		for i, c := range q.cands {
+			ms = append(ms, oldOf(q, i))
+			shares = append(shares, c.share)
+		}
+		f := Find(m, newer, func() ([]*memory.Memory, []float64) { return ms, shares })
+		want := -1
+		if f.Best != nil {
+			want, _ = strconv.Atoi(f.Best.ID)
+		}
+		got := -1
+		if i := chooseGated(fittedUpdateModel, q, modelCandidates, gate); i >= 0 {
+			got = q.cands[i].old
+		}
+		if want >= 0 {
+			chosen++
+		}
+		if got != want {
+			differ++
+			t.Logf("%s: the replay chose %d, Find %d", q.id, got, want)
+		}
+	}
+	if chosen < len(qs)/3 {
+		t.Fatalf("Find chose a fact for %d of %d texts: the comparison says little", chosen, len(qs))
+	}
+	if differ > 0 {
+		t.Errorf("the replay differs from Find on %d of %d texts", differ, len(qs))
+	}
+}
