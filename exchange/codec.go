@@ -120,13 +120,21 @@ func Encode(r memory.Record, p Profile, links []SectionLink) ([]byte, error) {
 
 // plain writes a string as YAML does, readable, but double-quoted (as
 // JSON quotes it) when a line's spaces at its ends or a tab or control
-// character in it would be lost or changed in YAML's plain style.
+// character in it would be lost or changed in YAML's plain style, or
+// go-yaml would read it bare as something else.
 func plain(s string) ([]byte, error) {
-	if !strings.Contains(s, "\n") && (s != strings.TrimSpace(s) || strings.ContainsFunc(s, unicode.IsControl)) {
+	if !strings.Contains(s, "\n") && (s != strings.TrimSpace(s) || strings.ContainsFunc(s, unicode.IsControl) || misreadBare(s)) {
 		return quote(s)
 	}
 	b, err := yaml.MarshalWithOptions(s, yaml.UseLiteralStyleIfMultiline(true))
 	return bytes.TrimSuffix(b, []byte("\n")), err
+}
+
+// misreadBare reports a line go-yaml writes bare but reads as something
+// else: a document marker ("---", "..." and what follows them) or an
+// explicit key ("? x").
+func misreadBare(s string) bool {
+	return strings.HasPrefix(s, "---") || strings.HasPrefix(s, "...") || strings.HasPrefix(s, "? ") || strings.HasPrefix(s, "?\t")
 }
 
 // frontFields is r's frontmatter in p, in the order it is written. A

@@ -144,3 +144,23 @@ func TestObsidianFieldsRead(t *testing.T) {
 		t.Fatalf("%v %+v", err, d)
 	}
 }
+
+// A title that looks like YAML's own marks ("---", "...", "? x") is
+// written in the team profile, readable, and reads back as itself (go-yaml
+// writes these bare, then reads them as a document marker or a key).
+func TestTeamTitlesThatLookLikeYAML(t *testing.T) {
+	t.Parallel()
+	for _, title := range []string{"---", "...", "...*", "--- ship it", "? x", "? |", "?", "--"} {
+		r := memory.Record{ID: "01JD0000000000000000000AAA", Layer: memory.LayerState, Kind: memory.KindFact, Title: title, Body: "b",
+			Provenance: memory.ProvUserStated, Status: memory.StatusActive, Version: 1, CreatedAt: time.Date(2026, 3, 2, 10, 0, 0, 0, time.UTC)}
+		b, err := Encode(r, Team, nil)
+		if err != nil {
+			t.Errorf("%q: %v", title, err)
+			continue
+		}
+		d, err := ReadDoc(b, Team)
+		if err != nil || d.Record.Title != title {
+			t.Errorf("%q read back as %q, %v:\n%s", title, d.Record.Title, err, b)
+		}
+	}
+}
