@@ -12,6 +12,7 @@ import (
 
 	"cairn/consolidate"
 	"cairn/internal/config"
+	"cairn/internal/testenv"
 	"cairn/memory"
 )
 
@@ -191,9 +192,7 @@ func TestBrokenConfigFileWarnsAndEditFixesIt(t *testing.T) {
 	bin := filepath.Join(e.vars["HOME"], "my tools")
 	os.MkdirAll(bin, 0o755)
 	script := "#!/bin/sh\n[ \"$1\" = --wait ] || exit 9\nprintf 'theme = \"light\"\\n[recall]\\nbudget = 1\\n' > \"$2\"\n"
-	if err := os.WriteFile(filepath.Join(bin, "ed.sh"), []byte(script), 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.WriteExecutable(t, filepath.Join(bin, "ed.sh"), []byte(script))
 	e.vars["EDITOR"] = `"` + filepath.Join(bin, "ed.sh") + `" --wait`
 	out := e.ok("config", "edit")
 	if !strings.Contains(out, "is valid") {

@@ -79,9 +79,12 @@ func TestLongHomeSocketDirOfAnotherUser(t *testing.T) {
 	}
 	t.Cleanup(func() { os.RemoveAll(shared) })
 	os.Chmod(shared, 0o1777) // a /tmp of its own
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
 	exe := filepath.Join(shared, "impostor")
-	copyFile(t, selfExe(t), exe)
-	os.Chmod(exe, 0o755)
+	testenv.CopyExecutable(t, self, exe)
 
 	h := newHome(t)
 	h.dir = filepath.Join(h.dir, strings.Repeat("long", 25))
@@ -179,32 +182,5 @@ func TestFullDiskSaysSo(t *testing.T) {
 	want := "the disk holding " + h.dir + " is full: free space and retry; nothing was lost"
 	if code == 0 || !strings.Contains(stderr, want) || strings.Count(strings.TrimSpace(stderr), "\n") > 0 {
 		t.Fatalf("exit %d, stderr %q; want one line saying %q", code, stderr, want)
-	}
-}
-
-func selfExe(t *testing.T) string {
-	exe, err := os.Executable()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return exe
-}
-
-func copyFile(t *testing.T, from, to string) {
-	t.Helper()
-	src, err := os.Open(from)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.Create(to)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	if err := dst.Close(); err != nil {
-		t.Fatal(err)
 	}
 }

@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"net"
 	"os"
 	"os/exec"
@@ -207,24 +206,7 @@ func asOther(t *testing.T, mode string, args ...string) *exec.Cmd {
 	t.Helper()
 	dir := sharedDir(t, 0o755)
 	exe := filepath.Join(dir, "helper")
-	src, err := os.Open(selfExe(t))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer src.Close()
-	dst, err := os.OpenFile(exe, os.O_CREATE|os.O_WRONLY, 0o755)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := io.Copy(dst, src); err != nil {
-		t.Fatal(err)
-	}
-	dst.Close()
-	// Whatever the umask is now: a client connecting in a parallel test
-	// narrows the process's umask for a moment.
-	if err := os.Chmod(exe, 0o755); err != nil {
-		t.Fatal(err)
-	}
+	testenv.CopyExecutable(t, selfExe(t), exe)
 	cmd := exec.Command(exe, args...)
 	cmd.Env = append(os.Environ(), helperEnv+"="+mode)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: otherUID, Gid: otherUID}}

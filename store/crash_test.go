@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -265,4 +266,54 @@ func killChildAfter(t *testing.T, test, env string, n int, acked func(string)) {
 		t.Fatalf("child did not reach %d acknowledged writes in 2 minutes", n)
 	}
 	cmd.Wait()
+}
+
+// TestOpenWhileAChildHoldsTheClosedLock: a store closed while this process
+// was starting a child is held by that child's copy of the lock until it
+// runs its program. The next Open waits it out instead of calling the
+// store held by another process (a flaky "held by another process" in CI,
+// where another test was starting a child at that moment).
+func TestOpenWhileAChildHoldsTheClosedLock(t *testing.T) {
+	db, dir := openTest(t)
+	db.Close()
+	lock, err := lockDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The child holds the lock's file like a child between fork and exec,
+	// until its input closes.
+	child := exec.Command("cat")
+	child.ExtraFiles = []*os.File{lock}
+	in, err := child.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := child.Start(); err != nil {
+		t.Fatal(err)
+	}
+	lock.Close()
+	waited := 0
+	defer func(old func(time.Duration)) { lockWait = old }(lockWait)
+	lockWait = func(time.Duration) {
+		if waited++; waited == 1 {
+			in.Close() // the child runs its program: the copy is gone
+			child.Wait()
+		}
+	}
+	db, err = Open(dir, Options{})
+	if err != nil {
+		t.Fatalf("open after the holder closed it: %v", err)
+	}
+	db.Close()
+	if waited == 0 {
+		t.Fatal("the lock was free at the first try: the test held nothing")
+	}
+
+	// A store whose holder names itself is held: refused without waiting.
+	db, _ = Open(dir, Options{})
+	defer db.Close()
+	waited = 0
+	if _, err := Open(dir, Options{}); !errors.Is(err, memory.ErrLocked) || waited != 0 {
+		t.Fatalf("second open of a held store: %v after %d waits", err, waited)
+	}
 }

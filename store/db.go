@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log"
 	"os"
 	"path/filepath"
@@ -164,10 +165,20 @@ func Open(dir string, opt Options) (*DB, error) {
 		full = errors.New("opened read-only for a test")
 	}
 	var err error
-	if full != nil {
-		err = db.openReadOnly(bo, full)
-	} else {
-		err = db.openReadWrite(bo)
+	for wait := 2 * time.Millisecond; ; wait *= 2 {
+		if full != nil {
+			err = db.openReadOnly(bo, full)
+		} else {
+			err = db.openReadWrite(bo)
+		}
+		if !errors.Is(err, memory.ErrLocked) || wait > 256*time.Millisecond || !ownerGone(dir) {
+			break
+		}
+		// The lock's holder closed the store, but a child this process
+		// was starting at that moment still holds a copy of the lock's
+		// file until it runs its program (a few milliseconds at most):
+		// the lock is free once it does.
+		lockWait(wait)
 	}
 	if err != nil {
 		return nil, err
@@ -247,6 +258,18 @@ func (db *DB) release() error {
 		db.dirLock.Close()
 	}
 	return err
+}
+
+// lockWait waits before the next try of a lock that no holder names; a
+// test replaces it.
+var lockWait = time.Sleep
+
+// ownerGone reports whether the store in dir names no holder: the one
+// that held it removed owner.json on closing it (or a new holder has not
+// written it yet).
+func ownerGone(dir string) bool {
+	_, err := os.Lstat(filepath.Join(dir, ownerFile))
+	return errors.Is(err, fs.ErrNotExist)
 }
 
 func lockedError(dir string) error {

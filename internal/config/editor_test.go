@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+
+	"cairn/internal/testenv"
 )
 
 // TestEditorCommandQuotes: an editor in a folder with a space, with an
@@ -13,7 +15,7 @@ func TestEditorCommandQuotes(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "my tools")
 	os.MkdirAll(dir, 0o755)
 	script := filepath.Join(dir, "ed.sh")
-	os.WriteFile(script, []byte("#!/bin/sh\n[ \"$1\" = --wait ] || exit 3\nprintf 'edited' > \"$2\"\n"), 0o755)
+	testenv.WriteExecutable(t, script, []byte("#!/bin/sh\n[ \"$1\" = --wait ] || exit 3\nprintf 'edited' > \"$2\"\n"))
 	file := filepath.Join(t.TempDir(), `notes "v2" draft.md`)
 	os.WriteFile(file, nil, 0o600)
 	env := map[string]string{"EDITOR": `"` + script + `" --wait`}
@@ -38,7 +40,7 @@ func TestEditorAtLine(t *testing.T) {
 	out := filepath.Join(t.TempDir(), "args")
 	// Each fake editor writes the arguments it was given, one a line.
 	for _, name := range []string{"nvim", "code", "ed-x"} {
-		os.WriteFile(filepath.Join(dir, name), []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \""+out+"\"\n"), 0o755)
+		testenv.WriteExecutable(t, filepath.Join(dir, name), []byte("#!/bin/sh\nfor a in \"$@\"; do printf '%s\\n' \"$a\"; done > \""+out+"\"\n"))
 	}
 	file := filepath.Join(t.TempDir(), `main "v2".go`)
 	for _, c := range []struct {
