@@ -70,8 +70,11 @@ type Report struct {
 	// ModelLate says the language model's deadline for the pass passed
 	// (Options.LLM's Deadline); ByPatterns is how many drafts the
 	// patterns extracted after it, as without a model.
+	// Unreviewed is how many sessions' candidates only their budget chose
+	// after it (see LLM.Review).
 	ModelLate  bool `json:"model_deadline_passed,omitempty"`
 	ByPatterns int  `json:"drafts_by_patterns,omitempty"`
+	Unreviewed int  `json:"sessions_unreviewed,omitempty"`
 	// Answered are the gaps (questions recall could not answer) that the
 	// project's memories answer now: closed by the pass (listed only, on a
 	// dry run).
@@ -128,11 +131,22 @@ func (r Report) LateNote() string {
 	if !r.ModelLate {
 		return ""
 	}
-	n := fmt.Sprintf("%d drafts", r.ByPatterns)
-	if r.ByPatterns == 1 {
-		n = "1 draft"
+	var what []string
+	if r.ByPatterns > 0 || r.Unreviewed == 0 {
+		what = append(what, "the patterns extracted "+plural(r.ByPatterns, "draft")+" without it")
 	}
-	return "the language model's deadline for the pass passed: the patterns extracted " + n + " without it"
+	if r.Unreviewed > 0 {
+		what = append(what, "the budget alone chose what "+plural(r.Unreviewed, "session")+" left")
+	}
+	return "the language model's deadline for the pass passed: " + strings.Join(what, ", and ")
+}
+
+// plural is "1 draft" or "n drafts".
+func plural(n int, one string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %ss", n, one)
 }
 
 // Undo reverts a whole run exactly; id may be a unique prefix.

@@ -122,6 +122,10 @@ type planner struct {
 	// late counts the drafts the patterns extracted once it passed.
 	late     int
 	lateSeen bool
+	// unreviewed counts the sessions the model did not review after it.
+	unreviewed int
+	// toReview are the sessions the model did not read whole (review).
+	toReview map[string]bool
 	st       memory.Store
 	p        memory.Project
 	opt      Options
@@ -230,7 +234,7 @@ func newPlanner(ctx, llmCtx context.Context, st memory.Store, p memory.Project, 
 	}
 	return &planner{ctx: ctx, llmCtx: llmCtx, st: st, p: p, opt: opt, now: now().UTC(),
 		mems: map[string]*memory.Memory{}, byNorm: map[string]string{}, bands: map[string][]string{},
-		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}}
+		words: map[string][]string{}, norms: map[string]string{}, from: map[string]string{}, updated: map[string]bool{}, sets: map[string][]uint64{}, isNew: map[string]bool{}, gone: map[string]bool{}, touched: map[string]bool{}, proposed: map[string]bool{}, contested: map[string]string{}, toReview: map[string]bool{}}
 }
 
 // waiting are the drafts this pass reads: those waiting, of the session
@@ -268,25 +272,47 @@ func (pl *planner) loadProposals() error {
 func (pl *planner) readDrafts(drafts []memory.Draft) error {
 	var found []found
 	var skipped []skippedOf
+	took := func(d memory.Draft, cands []extract.Candidate) {
+		for _, c := range cands {
+			found = append(found, candidateOf(d, c))
+		}
+		if sk := extract.Skipped(d, cands); len(sk) > 0 {
+			skipped = append(skipped, skippedOf{d, sk})
+		}
+	}
+	// With a model, a transcript's messages wait to be sent a session at
+	// a time.
+	var sessions []string
+	bySession := map[string][]memory.Draft{}
 	for i, d := range drafts {
 		if err := pl.ctx.Err(); err != nil {
 			return err
 		}
 		progress(pl.opt, "extracting", i, len(drafts))
-		if why := extract.WorkingNotes(d); why != "" {
+		switch why := extract.WorkingNotes(d); {
+		case why != "":
 			pl.drop(d, "%s: working notes, never a source of memories", why)
-		} else {
-			cands := pl.extract(d)
-			for _, c := range cands {
-				found = append(found, candidateOf(d, c))
+		case pl.opt.LLM != nil && extract.FromTranscript(d):
+			s := d.Source.Session
+			if _, ok := bySession[s]; !ok {
+				sessions = append(sessions, s)
 			}
-			if sk := extract.Skipped(d, cands); len(sk) > 0 {
-				skipped = append(skipped, skippedOf{d, sk})
-			}
+			bySession[s] = append(bySession[s], d)
+		default:
+			took(d, pl.extract(d))
 		}
 		pl.add(memory.Op{Kind: memory.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
 	}
-	for _, f := range pl.budget(found) {
+	for _, s := range sessions {
+		if err := pl.ctx.Err(); err != nil {
+			return err
+		}
+		ds := bySession[s]
+		for i, cands := range pl.extractSession(ds) {
+			took(ds[i], cands)
+		}
+	}
+	for _, f := range pl.budget(pl.review(found)) {
 		pl.candidate(f.d, f.c)
 	}
 	// What extraction skipped may still say a stored fact changed.
@@ -338,7 +364,7 @@ func (pl *planner) reconcileStored(quiet bool) error {
 func (pl *planner) finish(rep *Report) {
 	opt := pl.opt
 	rep.Dropped = pl.dropped
-	rep.ModelLate, rep.ByPatterns = pl.lateSeen, pl.late
+	rep.ModelLate, rep.ByPatterns, rep.Unreviewed = pl.lateSeen, pl.late, pl.unreviewed
 	rep.Run = memory.Run{Project: pl.p.ID, Time: pl.now, Actor: memory.ActorSystem}
 	for _, op := range pl.ops {
 		rep.Run.Changes = append(rep.Run.Changes, op.Change)
@@ -456,7 +482,8 @@ func (pl *planner) drop(d memory.Draft, format string, a ...any) {
 }
 
 // extract asks the language model when there is one (falling back to the
-// patterns when it fails), else the patterns.
+// patterns when it fails), else the patterns. A transcript's messages go
+// to the model a session at a time (extractSession).
 // Once the pass's deadline for the model passed, the patterns take the
 // drafts left, the one whose request it cut short too.
 func (pl *planner) extract(d memory.Draft) []extract.Candidate {
@@ -1140,10 +1167,7 @@ const MaxPerSession = 15
 // Candidates from captures and episodes are not counted.
 func (pl *planner) budget(fs []found) []found {
 	left := map[string]int{}
-	counted := func(f found) bool {
-		// An agent's unsure candidate is dropped later, and costs nothing.
-		return extract.FromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
-	}
+	counted := inBudget
 	for _, f := range fs {
 		if s := f.d.Source.Session; counted(f) {
 			left[s] = MaxPerSession
@@ -1184,6 +1208,13 @@ func (pl *planner) budget(fs []found) []found {
 		}
 	}
 	return out
+}
+
+// inBudget reports whether a candidate counts against its session's
+// budget: one read from a transcript, but an agent's unsure candidate,
+// which is dropped later and costs nothing.
+func inBudget(f found) bool {
+	return extract.FromTranscript(f.d) && (f.c.Sure || f.d.Actor == memory.ActorUser)
 }
 
 // worth ranks a candidate for a session's budget: the person's
