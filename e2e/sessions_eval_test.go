@@ -598,6 +598,23 @@ func figuresTable(fs []splitFigures) string {
 	return b.String()
 }
 
+// evalModel is the chat model a measurement runs with: none (the
+// patterns alone), unless CAIRN_EVAL_LLM_URL and CAIRN_EVAL_LLM_MODEL name
+// one (CAIRN_EVAL_LLM_KEY, and CAIRN_EVAL_LLM_DEADLINE for a pass's
+// requests in all, 30m unless set).
+func evalModel() []string {
+	url := os.Getenv("CAIRN_EVAL_LLM_URL")
+	if url == "" {
+		return []string{"CAIRN_LLM_URL=", "CAIRN_LLM_MODEL="}
+	}
+	deadline := os.Getenv("CAIRN_EVAL_LLM_DEADLINE")
+	if deadline == "" {
+		deadline = "30m"
+	}
+	return []string{"CAIRN_LLM_URL=" + url, "CAIRN_LLM_MODEL=" + os.Getenv("CAIRN_EVAL_LLM_MODEL"),
+		"CAIRN_LLM_KEY=" + os.Getenv("CAIRN_EVAL_LLM_KEY"), "CAIRN_LLM_DEADLINE=" + deadline}
+}
+
 func TestSessionsEval(t *testing.T) {
 	root := os.Getenv("CAIRN_SESSIONS_DIR")
 	if root == "" {
@@ -616,6 +633,9 @@ func TestSessionsEval(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Logf("output in %s", out)
+	if m := os.Getenv("CAIRN_EVAL_LLM_MODEL"); os.Getenv("CAIRN_EVAL_LLM_URL") != "" {
+		t.Logf("with the chat model %s: its memories need labels of their own (to-label.jsonl)", m)
+	}
 
 	labelsPath := filepath.Join(sessionsEvalDir, "labels.jsonl")
 	if filled := os.Getenv("CAIRN_SESSIONS_MERGE"); filled != "" {
@@ -780,7 +800,7 @@ func formFromSession(t *testing.T, s evalSession) (mems, props []formedMemory) {
 	run := func(args ...string) []byte {
 		t.Helper()
 		c := exec.Command(bin, args...)
-		c.Env, c.Dir = append(h.env(), "HOME="+user, "CAIRN_LLM_URL=", "CAIRN_LLM_MODEL="), h.work
+		c.Env, c.Dir = append(append(h.env(), "HOME="+user), evalModel()...), h.work
 		var o, e bytes.Buffer
 		c.Stdout, c.Stderr = &o, &e
 		if err := c.Run(); err != nil {
