@@ -196,22 +196,34 @@ func (l *LLM) Extract(ctx context.Context, d memory.Draft) (cands []extract.Cand
 		dropped = append(dropped, fmt.Sprintf("the language model proposed %d candidates: the %d after the first %d were left out", n, n-llmMaxCandidates, llmMaxCandidates))
 		raws = raws[:llmMaxCandidates]
 	}
-	seen := map[string]int{}
+	seen := answerSeen{}
 	for i, raw := range raws {
 		c, why := extract.FromModel(d, raw)
+		if why == "" {
+			why = seen.repeat(i, c)
+		}
 		if why != "" {
 			dropped = append(dropped, fmt.Sprintf("language model candidate %d %s", i+1, why))
 			continue
 		}
-		key := string(c.Class) + "\x00" + memory.Normalize(c.Title+" "+c.Body)
-		if j, ok := seen[key]; ok {
-			dropped = append(dropped, fmt.Sprintf("language model candidate %d repeats candidate %d", i+1, j))
-			continue
-		}
-		seen[key] = i + 1
 		cands = append(cands, c)
 	}
 	return cands, dropped, nil
+}
+
+// answerSeen holds the candidates of one answer kept so far.
+type answerSeen map[string]int
+
+// repeat says why the i-th candidate is left out when it says what an
+// earlier one of the answer said (the same class and text), "" when it
+// is new (then it is recorded).
+func (s answerSeen) repeat(i int, c extract.Candidate) string {
+	key := string(c.Class) + "\x00" + memory.Normalize(c.Title+" "+c.Body)
+	if j, ok := s[key]; ok {
+		return fmt.Sprintf("repeats candidate %d", j)
+	}
+	s[key] = i + 1
+	return ""
 }
 
 // exchange sends one text under the system prompt and returns the

@@ -296,7 +296,7 @@ func (l *LLM) ExtractSession(ctx context.Context, ds []memory.Draft) (cands [][]
 		dropped = append(dropped, fmt.Sprintf("the language model proposed %d candidates for %d messages: the %d after the first %d were left out", n, len(ds), n-sessionMaxCands, sessionMaxCands))
 		raws = raws[:sessionMaxCands]
 	}
-	seen := map[string]int{}
+	seen := answerSeen{}
 	for i, raw := range raws {
 		var quoted struct {
 			Span string `json:"span"`
@@ -319,16 +319,13 @@ func (l *LLM) ExtractSession(ctx context.Context, ds []memory.Draft) (cands [][]
 		} else {
 			c, why = extract.FromModel(ds[at], raw)
 		}
+		if why == "" {
+			why = seen.repeat(i, c)
+		}
 		if why != "" {
 			dropped = append(dropped, fmt.Sprintf("language model candidate %d %s", i+1, why))
 			continue
 		}
-		key := string(c.Class) + "\x00" + memory.Normalize(c.Title+" "+c.Body)
-		if j, ok := seen[key]; ok {
-			dropped = append(dropped, fmt.Sprintf("language model candidate %d repeats candidate %d", i+1, j))
-			continue
-		}
-		seen[key] = i + 1
 		cands[at] = append(cands[at], c)
 	}
 	return cands, dropped, nil
