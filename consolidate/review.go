@@ -119,12 +119,14 @@ func reviewText(c extract.Candidate) string {
 
 // review asks the model, once per session it did not read whole (in one
 // window, without falling back to the patterns), which of the session's
-// candidates to keep; the others stay in its episode. Without a model,
-// once the pass's deadline for it passed, or when its answer is unusable,
-// the session's budget alone chooses, as the patterns do.
-func (pl *planner) review(fs []found) []found {
+// candidates to keep; the others stay in its episode, and what they
+// quoted is read for what it updates, as what extraction skipped is.
+// Without a model, once the pass's deadline for it passed, or when its
+// answer is unusable, the session's budget alone chooses, as the patterns
+// do.
+func (pl *planner) review(fs []found) (kept []found, skipped []skippedOf) {
 	if pl.opt.LLM == nil {
-		return fs
+		return fs, nil
 	}
 	var sessions []string
 	bySession := map[string][]int{}
@@ -150,9 +152,15 @@ func (pl *planner) review(fs []found) []found {
 		}
 		idx := bySession[s]
 		// The most worth first, at most reviewMaxItems of them, shown in
-		// the order said; one holding a credential is never sent.
+		// the order said. One holding a credential is never sent (and
+		// never stored: see candidate); one past the limit stays in the
+		// episode unseen.
 		shown := byWorth(fs, idx)
-		shown = slices.DeleteFunc(shown, func(i int) bool { return len(secrets.Scan(reviewText(fs[i].c))) > 0 })
+		shown = slices.DeleteFunc(shown, func(i int) bool { return credential(fs[i].c) })
+		for _, i := range shown[min(len(shown), reviewMaxItems):] {
+			out[i] = true
+			pl.drop(fs[i].d, "the %s was not among the %d candidates of session %s the language model reviewed: it stays in the episode", fs[i].c.Class, reviewMaxItems, s)
+		}
 		shown = shown[:min(len(shown), reviewMaxItems)]
 		slices.Sort(shown)
 		items := make([]reviewItem, len(shown))
@@ -177,20 +185,27 @@ func (pl *planner) review(fs []found) []found {
 		for _, k := range keep {
 			kept[shown[k]] = true
 		}
-		for _, i := range idx {
+		for _, i := range shown {
 			if !kept[i] {
 				out[i] = true
 				pl.drop(fs[i].d, "the language model's review of session %s left the %s %q in its episode", s, fs[i].c.Class, fs[i].c.Title)
+				if span := strings.TrimSpace(fs[i].c.Span); span != "" {
+					skipped = append(skipped, skippedOf{fs[i].d, []string{span}})
+				}
 			}
 		}
 	}
-	var left []found
 	for i, f := range fs {
 		if !out[i] {
-			left = append(left, f)
+			kept = append(kept, f)
 		}
 	}
-	return left
+	return kept, skipped
+}
+
+// credential reports whether a candidate holds what looks like one.
+func credential(c extract.Candidate) bool {
+	return secrets.Check(secrets.Field{Name: "title", Text: c.Title}, secrets.Field{Name: "body", Text: c.Body}) != nil
 }
 
 // byWorth orders the candidates idx names as the budget would
@@ -256,41 +271,51 @@ func sessionWindows(ds []memory.Draft) [][2]int {
 // ExtractSession sends one window of a session's messages and returns, for
 // each draft of ds, the candidates whose span it holds, and why the others
 // were dropped. Every candidate passes the checks a note's do (FromModel)
-// against the message it quotes. An error means no usable answer: the
-// caller falls back to the patterns for these drafts.
-func (l *LLM) ExtractSession(ctx context.Context, ds []memory.Draft) (cands [][]extract.Candidate, dropped []string, err error) {
+// against the message it quotes, as the model was shown it. A draft that
+// holds what looks like a credential is not sent: unsent lists those (the
+// caller reads them with the patterns). An error means no usable answer:
+// the caller falls back to the patterns for these drafts.
+func (l *LLM) ExtractSession(ctx context.Context, ds []memory.Draft) (cands [][]extract.Candidate, unsent []int, dropped []string, err error) {
 	var b strings.Builder
-	sent := 0
+	sent := make([]string, len(ds)) // each draft's text as sent; "" when it was not
 	for i, d := range ds {
 		text := strings.TrimSpace(d.Text)
-		if text == "" || len(secrets.Scan(text)) > 0 {
-			continue // nothing, or what never leaves the machine
+		if text == "" {
+			continue
+		}
+		if len(secrets.Scan(d.Text)) > 0 {
+			unsent = append(unsent, i) // what never leaves the machine
+			continue
 		}
 		if len(text) > sessionMaxMessage {
 			cut := sessionMaxMessage
 			for cut > 0 && !utf8.RuneStart(text[cut]) {
 				cut--
 			}
-			text = text[:cut] + " […]"
+			text = text[:cut]
 		}
 		who := "agent"
 		if d.Actor == memory.ActorUser {
 			who = "person"
 		}
-		fmt.Fprintf(&b, "[%d] %s: %s\n\n", i+1, who, text)
-		sent++
+		sent[i] = text
+		fmt.Fprintf(&b, "[%d] %s: %s", i+1, who, text)
+		if len(text) < len(strings.TrimSpace(d.Text)) {
+			b.WriteString(" […]")
+		}
+		b.WriteString("\n\n")
 	}
 	cands = make([][]extract.Candidate, len(ds))
-	if sent == 0 {
-		return cands, nil, nil
+	if b.Len() == 0 {
+		return cands, unsent, nil, nil
 	}
 	content, finish, err := l.exchange(ctx, sessionPrompt, b.String())
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	raws, err := l.candidates(content, finish)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if n := len(raws); n > sessionMaxCands {
 		dropped = append(dropped, fmt.Sprintf("the language model proposed %d candidates for %d messages: the %d after the first %d were left out", n, len(ds), n-sessionMaxCands, sessionMaxCands))
@@ -298,37 +323,50 @@ func (l *LLM) ExtractSession(ctx context.Context, ds []memory.Draft) (cands [][]
 	}
 	seen := answerSeen{}
 	for i, raw := range raws {
-		var quoted struct {
-			Span string `json:"span"`
-		}
-		_ = json.Unmarshal(raw, &quoted)
-		at := -1
-		for j, d := range ds {
-			if _, ok := extract.FindSpan(d.Text, strings.TrimSpace(quoted.Span)); ok {
-				at = j
-				break
-			}
-		}
 		var c extract.Candidate
-		var why string
-		if at < 0 {
-			// No message holds it: the checks say why, against the first.
-			if _, why = extract.FromModel(ds[0], raw); why == "" || strings.HasSuffix(why, "its span is not in the draft") {
-				why = "quotes no message of the session"
-			}
-		} else {
+		why := "quotes no message of the session"
+		if at := quoting(ds, sent, raw); at >= 0 {
 			c, why = extract.FromModel(ds[at], raw)
+			if why == "" {
+				why = seen.repeat(i, c)
+			}
+			if why == "" {
+				cands[at] = append(cands[at], c)
+				continue
+			}
+		} else if _, w := extract.FromModel(ds[0], raw); w != "" && !strings.HasSuffix(w, "its span is not in the draft") {
+			why = w // what else is wrong with it: not a candidate, an unknown class, a credential
 		}
-		if why == "" {
-			why = seen.repeat(i, c)
-		}
-		if why != "" {
-			dropped = append(dropped, fmt.Sprintf("language model candidate %d %s", i+1, why))
+		dropped = append(dropped, fmt.Sprintf("language model candidate %d %s", i+1, why))
+	}
+	return cands, unsent, dropped, nil
+}
+
+// quoting is the draft whose text, as the model was shown it, holds the
+// candidate's span: the person's message when one of theirs does, else
+// the first; -1 when none does.
+func quoting(ds []memory.Draft, sent []string, raw json.RawMessage) int {
+	var quoted struct {
+		Span string `json:"span"`
+	}
+	if json.Unmarshal(raw, &quoted) != nil {
+		return -1
+	}
+	at := -1
+	for i, text := range sent {
+		if text == "" {
 			continue
 		}
-		cands[at] = append(cands[at], c)
+		if _, ok := extract.FindSpan(text, strings.TrimSpace(quoted.Span)); ok {
+			if ds[i].Actor == memory.ActorUser {
+				return i
+			}
+			if at < 0 {
+				at = i
+			}
+		}
 	}
-	return cands, dropped, nil
+	return at
 }
 
 // extractSession extracts one session's drafts: by the model, a window at
@@ -342,7 +380,7 @@ func (pl *planner) extractSession(ds []memory.Draft) [][]extract.Candidate {
 		part := ds[w[0]:w[1]]
 		done := false
 		if pl.llmCtx.Err() == nil {
-			cands, dropped, err := pl.opt.LLM.ExtractSession(pl.llmCtx, part)
+			cands, unsent, dropped, err := pl.opt.LLM.ExtractSession(pl.llmCtx, part)
 			for _, why := range dropped {
 				pl.drop(part[0], "%s", why)
 			}
@@ -350,6 +388,12 @@ func (pl *planner) extractSession(ds []memory.Draft) [][]extract.Candidate {
 			case err == nil:
 				copy(out[w[0]:], cands)
 				done = true
+				for _, i := range unsent {
+					d := part[i]
+					pl.drop(d, "the message holds what looks like a secret: it was not sent to the language model at %s, the patterns read it", pl.opt.LLM.where())
+					out[w[0]+i] = extract.Extract(d)
+					pl.toReview[d.Source.Session] = true
+				}
 			case pl.llmCtx.Err() == nil || pl.ctx.Err() != nil:
 				pl.drop(part[0], "%v; the patterns were used instead", err)
 			}

@@ -306,3 +306,74 @@ func TestSessionWindows(t *testing.T) {
 		t.Errorf("windows %v, want %v", got, want)
 	}
 }
+
+// A session longer than a window: each window is read on its own, each
+// memory lands on the message it quotes (in any window), and the session
+// is reviewed afterwards, as one, since no request saw it whole.
+func TestModelReadsALongSessionInWindows(t *testing.T) {
+	t.Parallel()
+	st := openStore(t)
+	filler := strings.Repeat("The notes go on about other things. ", 200) // past a message's 6 KB
+	said := map[string]time.Time{}
+	for _, text := range []string{"The billing service runs on port 9090. ", "Nothing to keep here. ", "The ledger service runs on port 9191. "} {
+		d, err := st.Capture(ctx, memory.Draft{Project: testProject.ID, Actor: memory.ActorAgent, Text: text + filler,
+			Source: memory.Source{Session: "s-long", File: "transcript.jsonl"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		said[text] = d.Time
+	}
+	l, seen := sessionServer(t, func(user string) string {
+		var cands []map[string]any
+		for _, svc := range []string{"billing", "ledger"} {
+			if strings.Contains(user, "The "+svc) {
+				span := map[string]string{"billing": "The billing service runs on port 9090.", "ledger": "The ledger service runs on port 9191."}[svc]
+				cands = append(cands, map[string]any{"class": "state", "title": span, "body": span, "span": span, "sure": true})
+			}
+		}
+		return candidatesJSON(cands...)
+	}, keeping("ledger"))
+	rep, err := Consolidate(ctx, st, testProject, Options{AskedBy: memory.ActorAgent, LLM: l})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen.count() != 3 {
+		t.Fatalf("%d requests, want two windows and a review", seen.count())
+	}
+	page, err := st.List(ctx, memory.Query{Project: testProject.ID, Limit: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Memories) != 1 || page.Memories[0].Title != "The ledger service runs on port 9191." {
+		t.Fatalf("formed %v; dropped %q", page.Memories, rep.Dropped)
+	}
+	if m := page.Memories[0]; !m.ValidFrom.Equal(said["The ledger service runs on port 9191. "]) {
+		t.Errorf("the ledger memory is valid from %s, want when its message was said (%s)", m.ValidFrom, said["The ledger service runs on port 9191. "])
+	}
+	if !slices.ContainsFunc(rep.Dropped, func(s string) bool { return strings.Contains(s, "review of session s-long left the state \"The billing") }) {
+		t.Errorf("the review's choice is not reported: %q", rep.Dropped)
+	}
+}
+
+// A message holding what looks like a credential is never sent: the
+// window goes without it, the caller learns which it was, and a
+// candidate quoting it quotes no message the model was shown.
+func TestModelNeverSeesASessionsCredential(t *testing.T) {
+	t.Parallel()
+	secret := "Use the token " + llmGitHubToken + " for the release job."
+	ds := []memory.Draft{{Actor: memory.ActorUser, Text: secret}, {Actor: memory.ActorAgent, Text: "The release job runs on tags."}}
+	srv, seen := llmServer(t, func(w http.ResponseWriter, r *http.Request, _ map[string]any) {
+		chat(w, candidatesJSON(map[string]any{"class": "state", "title": "The release job uses a token", "body": "The release job uses a token.",
+			"span": "for the release job.", "sure": true}))
+	})
+	cands, unsent, dropped, err := newLLM(srv).ExtractSession(ctx, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if seen.count() != 1 || strings.Contains(seen.raw[0], "ghp_") || !strings.Contains(seen.raw[0], "The release job runs on tags.") {
+		t.Fatalf("%d requests: %s", seen.count(), seen.raw)
+	}
+	if !slices.Equal(unsent, []int{0}) || len(cands[0])+len(cands[1]) != 0 || len(dropped) != 1 || !strings.Contains(dropped[0], "quotes no message") {
+		t.Errorf("unsent %v, candidates %v, dropped %q", unsent, cands, dropped)
+	}
+}

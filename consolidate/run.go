@@ -312,7 +312,9 @@ func (pl *planner) readDrafts(drafts []memory.Draft) error {
 			took(ds[i], cands)
 		}
 	}
-	for _, f := range pl.budget(pl.review(found)) {
+	found, passed := pl.review(found)
+	skipped = append(skipped, passed...)
+	for _, f := range pl.budget(found) {
 		pl.candidate(f.d, f.c)
 	}
 	// What extraction skipped may still say a stored fact changed.

@@ -69,7 +69,7 @@ func TestSessionConsolidatedWithAModel(t *testing.T) {
 			continue
 		}
 		durable = append(durable, m.Title)
-		if m.Layer == "invariant" && (m.Provenance != "user-stated" || m.ValidFrom != "2026-11-24T10:05:00Z") {
+		if m.Title == "Always run make lint before committing" && (m.Provenance != "user-stated" || m.ValidFrom != "2026-11-24T10:05:00Z") {
 			t.Errorf("%q is %s, valid from %s: want the person's words, dated when said (2026-11-24T10:05:00Z)", m.Title, m.Provenance, m.ValidFrom)
 		}
 	}
