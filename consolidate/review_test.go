@@ -350,7 +350,9 @@ func TestModelReadsALongSessionInWindows(t *testing.T) {
 	if m := page.Memories[0]; !m.ValidFrom.Equal(said["The ledger service runs on port 9191. "]) {
 		t.Errorf("the ledger memory is valid from %s, want when its message was said (%s)", m.ValidFrom, said["The ledger service runs on port 9191. "])
 	}
-	if !slices.ContainsFunc(rep.Dropped, func(s string) bool { return strings.Contains(s, "review of session s-long left the state \"The billing") }) {
+	if !slices.ContainsFunc(rep.Dropped, func(s string) bool {
+		return strings.Contains(s, "review of session s-long left the state \"The billing")
+	}) {
 		t.Errorf("the review's choice is not reported: %q", rep.Dropped)
 	}
 }
