@@ -32,5 +32,6 @@ func main() {
 		Workbench:  workbench,
 		Demo:       demo,
 		Connect:    cli.ConnectServer(exe),
+		Detach:     cli.Detacher(exe),
 	}))
 }

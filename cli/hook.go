@@ -49,7 +49,10 @@ const (
 	hookLogName    = "hooks.log"
 	hookQuickLimit = 8 * time.Second  // SessionStart, UserPromptSubmit (Claude Code's timeout: 10 s as set up)
 	hookLongLimit  = 55 * time.Second // PreCompact, SessionEnd (60 s)
-	briefingHeader = "cairn remembers this about %s (its memory; verify what is marked stale before relying on it):\n\n"
+	// A SessionEnd handed to a cairn in the background (hookIngest): the
+	// pass bounds its model by llm.deadline, this bounds the rest.
+	hookDetachedLimit = 15 * time.Minute
+	briefingHeader    = "cairn remembers this about %s (its memory; verify what is marked stale before relying on it):\n\n"
 )
 
 func (a *app) hookCommand() *cobra.Command {
@@ -119,6 +122,9 @@ func (a *app) runHook(cmd *cobra.Command, budget hookBudgets) {
 	limit := hookQuickLimit
 	if ev.Event == "PreCompact" || ev.Event == "SessionEnd" {
 		limit = hookLongLimit
+	}
+	if ev.Event == "SessionEnd" && a.rawGetenv(detachedVar) != "" {
+		limit = hookDetachedLimit // no agent waits for it (hookIngest)
 	}
 	ctx, cancel := context.WithTimeout(cmd.Context(), limit)
 	defer cancel()
@@ -491,11 +497,35 @@ func listAll(ctx context.Context, st memory.Store, q memory.Query) ([]*memory.Me
 // hookIngest reads the session's transcript (from where the last read
 // stopped) and, when the session ended, runs the quick consolidation pass
 // over its drafts.
+//
+// With a chat model configured, the session's end is handed to a cairn in
+// the background, which reads the session with the model (bounded by
+// llm.deadline, after which the patterns finish): an agent does not wait
+// for a model, and Claude Code ends a SessionEnd hook when it exits.
 func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) error {
 	if ev.TranscriptPath == "" {
 		return errors.New("the event names no transcript")
 	}
 	final := ev.Event == "SessionEnd"
+	var llm *consolidate.LLM
+	if final {
+		var err error
+		if llm, err = a.llm(); err != nil {
+			a.hookLog(ev.Event, oneLine(err.Error())+": the patterns read the session")
+			llm = nil
+		}
+		if llm != nil && a.env.Detach != nil && a.rawGetenv(detachedVar) == "" {
+			raw, err := json.Marshal(ev)
+			if err == nil {
+				err = a.env.Detach(raw, a.env.Args...)
+			}
+			if err == nil {
+				return nil
+			}
+			a.hookLog(ev.Event, oneLine(err.Error())+": the patterns read the session now")
+			llm = nil
+		}
+	}
 	rep, err := ingest.Ingest(ctx, a.st, ev.TranscriptPath, ingest.IngestOptions{Final: final, Only: p.ID})
 	if final && errors.Is(err, fs.ErrNotExist) {
 		// A session that wrote nothing: Claude Code runs SessionEnd for its
@@ -514,7 +544,7 @@ func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) er
 	}
 	_, err = consolidate.Consolidate(ctx, a.st, p, consolidate.Options{
 		AskedBy: memory.ActorAgent, Quick: true, Session: rep.Session,
-		Bind: a.trustService().BindMany,
+		Bind: a.trustService().BindMany, LLM: llm,
 	})
 	if err != nil {
 		return err

@@ -53,6 +53,11 @@ type Env struct {
 	// home's server (starting it when needed); nil opens the store in
 	// this process, which tests of the commands themselves use.
 	Connect func(ctx context.Context, home string) (memory.Store, error)
+	// Detach starts cairn again with args, in the background and in a
+	// session of its own, stdin its input, and returns once it started
+	// (main.go: Detacher). nil does the work in this process, as tests of
+	// the commands themselves do.
+	Detach func(stdin []byte, args ...string) error
 }
 
 // Main runs cairn and returns its exit code.

@@ -2,13 +2,18 @@ package e2e
 
 import (
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"time"
 )
 
 // A Claude Code session ingested, then consolidated with a chat model
@@ -91,4 +96,112 @@ func TestSessionConsolidatedWithAModel(t *testing.T) {
 			t.Errorf("the model was shown %q:\n%s", never, asked[0])
 		}
 	}
+}
+
+// detachedOf are the pids of the cairns running in the background for the
+// home at dir (started by a hook: CAIRN_DETACHED in their environment).
+func detachedOf(dir string) []int {
+	var pids []int
+	procs, _ := os.ReadDir("/proc")
+	for _, p := range procs {
+		pid, err := strconv.Atoi(p.Name())
+		if err != nil {
+			continue
+		}
+		env, err := os.ReadFile(fmt.Sprintf("/proc/%d/environ", pid))
+		if err != nil {
+			continue
+		}
+		vars := strings.Split(string(env), "\x00")
+		has := func(v string) bool {
+			for _, x := range vars {
+				if x == v {
+					return true
+				}
+			}
+			return false
+		}
+		if has("CAIRN_DETACHED=1") && has("CAIRN_HOME="+dir) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// The real Claude Code hook at a session's end, with a chat model
+// configured: the hook returns at once, and a cairn of its own session
+// (not the hook's child any more) reads the transcript with the model and
+// forms the memory, then exits.
+func TestSessionEndHandsTheModelPassToTheBackground(t *testing.T) {
+	t.Parallel()
+	answered, returned := make(chan struct{}, 4), make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		// Not before the hook returned: a hook that waited for the model
+		// would wait until the pass's deadline, then the patterns would
+		// read the session.
+		select {
+		case <-returned:
+		case <-r.Context().Done():
+			return
+		}
+		content := `{"candidates": [{"class": "preference", "title": "Run make check before pushing", "body": "Always run make check before pushing.", "span": "Always run make check before pushing.", "sure": true}]}`
+		b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		answered <- struct{}{}
+	}))
+	defer srv.Close()
+	h := newHome(t)
+	tr := filepath.Join(t.TempDir(), "s1.jsonl")
+	lines := []string{
+		`{"type":"user","uuid":"u1","sessionId":"s1","cwd":"` + h.work + `","gitBranch":"main","timestamp":"2026-11-24T09:00:00Z","message":{"role":"user","content":"We deploy with ArgoCD."}}`,
+		`{"type":"user","uuid":"u2","sessionId":"s1","cwd":"` + h.work + `","timestamp":"2026-11-24T09:01:00Z","message":{"role":"user","content":"Always run make check before pushing."}}`,
+	}
+	if err := os.WriteFile(tr, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	event, _ := json.Marshal(map[string]string{"hook_event_name": "SessionEnd", "session_id": "s1", "cwd": h.work, "transcript_path": tr, "reason": "exit"})
+	c := h.cmd("hook", "claude-code")
+	c.Env = append(c.Env, "CAIRN_LLM_URL="+srv.URL+"/v1", "CAIRN_LLM_MODEL=test-model", "CAIRN_LLM_DEADLINE=5s")
+	c.Stdin = strings.NewReader(string(event))
+	out, err := c.CombinedOutput()
+	close(returned)
+	if err != nil || len(out) != 0 {
+		t.Fatalf("hook: %v %q", err, out)
+	}
+	// The cairn in the background: wait for it to finish (it asked the
+	// model once), at most a minute.
+	select {
+	case <-answered:
+	case <-time.After(time.Minute):
+		t.Fatal("no cairn in the background asked the model within a minute")
+	}
+	deadline := time.Now().Add(time.Minute)
+	for pids := detachedOf(h.dir); len(pids) > 0; pids = detachedOf(h.dir) {
+		if time.Now().After(deadline) {
+			for _, pid := range pids {
+				syscall.Kill(pid, syscall.SIGKILL)
+			}
+			t.Fatalf("the cairn in the background (pids %v) still runs a minute after the model answered", pids)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+	var ms []struct{ Title, Layer string }
+	h.json(&ms, "list")
+	var titles []string
+	for _, m := range ms {
+		if m.Layer != "episode" {
+			titles = append(titles, m.Title)
+		}
+	}
+	if len(titles) != 1 || titles[0] != "Run make check before pushing" || readLog(h) != "" {
+		t.Fatalf("formed %q, want the model's memory; hooks.log: %s", titles, readLog(h))
+	}
+}
+
+func readLog(h *home) string {
+	b, _ := os.ReadFile(filepath.Join(h.dir, "hooks.log"))
+	return string(b)
 }
