@@ -134,25 +134,8 @@ func detachedOf(dir string) []int {
 // forms the memory, then exits.
 func TestSessionEndHandsTheModelPassToTheBackground(t *testing.T) {
 	t.Parallel()
-	answered, returned := make(chan struct{}, 4), make(chan struct{})
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		io.Copy(io.Discard, r.Body)
-		// Not before the hook returned: a hook that waited for the model
-		// would wait until the pass's deadline, then the patterns would
-		// read the session.
-		select {
-		case <-returned:
-		case <-r.Context().Done():
-			return
-		}
-		content := `{"candidates": [{"class": "preference", "title": "Run make check before pushing", "body": "Always run make check before pushing.", "span": "Always run make check before pushing.", "sure": true}]}`
-		b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop",
-			"message": map[string]any{"role": "assistant", "content": content}}}})
-		w.Header().Set("Content-Type", "application/json")
-		w.Write(b)
-		answered <- struct{}{}
-	}))
-	defer srv.Close()
+	returned := make(chan struct{})
+	srv, answered := chatServer(t, returned)
 	h := newHome(t)
 	tr := filepath.Join(t.TempDir(), "s1.jsonl")
 	lines := []string{
@@ -171,12 +154,46 @@ func TestSessionEndHandsTheModelPassToTheBackground(t *testing.T) {
 	if err != nil || len(out) != 0 {
 		t.Fatalf("hook: %v %q", err, out)
 	}
-	// The cairn in the background: wait for it to finish (it asked the
-	// model once), at most a minute.
+	h.waitBackground(answered)
+	if titles := h.durable(); len(titles) != 1 || titles[0] != "Run make check before pushing" || readLog(h) != "" {
+		t.Fatalf("formed %q, want the model's memory; hooks.log: %s", titles, readLog(h))
+	}
+}
+
+// chatServer is a chat model on loopback that writes down, of a session,
+// the person's rule about make check, once after release is closed (nil:
+// at once); each answer is signalled on answered.
+func chatServer(t *testing.T, release chan struct{}) (*httptest.Server, chan struct{}) {
+	t.Helper()
+	answered := make(chan struct{}, 16)
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		if release != nil {
+			select {
+			case <-release:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		content := `{"candidates": [{"class": "preference", "title": "Run make check before pushing", "body": "Always run make check before pushing.", "span": "Always run make check before pushing", "sure": true}]}`
+		b, _ := json.Marshal(map[string]any{"choices": []any{map[string]any{"finish_reason": "stop",
+			"message": map[string]any{"role": "assistant", "content": content}}}})
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(b)
+		answered <- struct{}{}
+	}))
+	t.Cleanup(srv.Close)
+	return srv, answered
+}
+
+// waitBackground waits for the model to answer a cairn in the background,
+// then for every such cairn of the home to exit, a minute at most each.
+func (h *home) waitBackground(answered chan struct{}) {
+	h.t.Helper()
 	select {
 	case <-answered:
 	case <-time.After(time.Minute):
-		t.Fatal("no cairn in the background asked the model within a minute")
+		h.t.Fatal("no cairn in the background asked the model within a minute")
 	}
 	deadline := time.Now().Add(time.Minute)
 	for pids := detachedOf(h.dir); len(pids) > 0; pids = detachedOf(h.dir) {
@@ -184,10 +201,15 @@ func TestSessionEndHandsTheModelPassToTheBackground(t *testing.T) {
 			for _, pid := range pids {
 				syscall.Kill(pid, syscall.SIGKILL)
 			}
-			t.Fatalf("the cairn in the background (pids %v) still runs a minute after the model answered", pids)
+			h.t.Fatalf("the cairn in the background (pids %v) still runs a minute after the model answered", pids)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}
+}
+
+// durable are the titles of the home's active memories but episodes.
+func (h *home) durable() []string {
+	h.t.Helper()
 	var ms []struct{ Title, Layer string }
 	h.json(&ms, "list")
 	var titles []string
@@ -196,9 +218,7 @@ func TestSessionEndHandsTheModelPassToTheBackground(t *testing.T) {
 			titles = append(titles, m.Title)
 		}
 	}
-	if len(titles) != 1 || titles[0] != "Run make check before pushing" || readLog(h) != "" {
-		t.Fatalf("formed %q, want the model's memory; hooks.log: %s", titles, readLog(h))
-	}
+	return titles
 }
 
 func readLog(h *home) string {

@@ -222,6 +222,39 @@ const (
 	userPrompt  = "retry the payments api call"
 )
 
+// The real Claude Code with a chat model configured for cairn: at the
+// session's end its hook hands the session to a cairn in the background,
+// which outlives Claude Code and its process group, reads the transcript
+// with the model and forms what it wrote down.
+func TestClaudeCodeSessionEndWithAChatModel(t *testing.T) {
+	t.Parallel()
+	claude := agentClient(t, "claude")
+	h := newHome(t)
+	gitInit(t, h.work)
+	user := filepath.Join(t.TempDir(), "user")
+	os.MkdirAll(user, 0o700)
+	h.setupAs(user, "claude-code")
+	models := newModelServer(t, "anthropic", func([]byte) turn { return turn{text: "ok"} })
+	chat, answered := chatServer(t, nil)
+	proxy := newOutbound(t)
+	env := h.clientEnv(user, proxy, "ANTHROPIC_BASE_URL="+models.URL(), "ANTHROPIC_API_KEY=sk-ant-cairn-e2e-dummy",
+		"CAIRN_LLM_URL="+chat.URL+"/v1", "CAIRN_LLM_MODEL=test-model")
+	const prompt = "Always run make check before pushing. Say ok."
+	if out, errs, err := runClient(t, 45*time.Second, h.work, env, claude, "-p", prompt); err != nil {
+		t.Fatalf("claude -p: %v\nstdout: %s\nstderr: %s", err, out, errs)
+	}
+	h.waitBackground(answered)
+	if titles := h.durable(); len(titles) != 1 || titles[0] != "Run make check before pushing" {
+		t.Errorf("formed %q, want what the chat model wrote down", titles)
+	}
+	if f := h.hookFailures(); f != "" {
+		t.Errorf("cairn's hooks failed in the session:\n%s", f)
+	}
+	if a := proxy.attempts(); len(a) > 0 {
+		t.Errorf("Claude Code or cairn reached beyond loopback: %v", a)
+	}
+}
+
 // TestClaudeCodeRealClient: `cairn setup claude-code` in a new HOME, then
 // a one-turn `claude -p` in a git project: the SessionStart briefing and
 // the UserPromptSubmit warning reach the model, the model's call of
