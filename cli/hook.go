@@ -70,7 +70,9 @@ standard input ('cairn setup claude-code' registers it):
                     and the verify-first memories it is about, within
                     --prompt-budget tokens; nothing otherwise
   PreCompact        reads the session's transcript into the drafts inbox
-  SessionEnd        the same, then a quick consolidation pass
+  SessionEnd        the same, then a quick consolidation pass (with the
+                    chat model when one is set), both in a cairn it
+                    starts in the background: the agent does not wait
 
 It acts only in the project of the event's working directory. It never
 blocks or breaks the agent: whatever goes wrong, it exits 0 and prints
@@ -166,6 +168,18 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (strin
 	}
 	if info, err := os.Stat(ev.Cwd); err != nil || !info.IsDir() {
 		return "", fmt.Errorf("the event's working directory %s is not a directory", cleanLine(ev.Cwd))
+	}
+	if ev.Event == "SessionEnd" && a.env.Detach != nil && a.rawGetenv(detachedVar) == "" {
+		// See hookIngest: the work goes to a cairn in the background.
+		raw, err := json.Marshal(ev)
+		if err == nil {
+			err = a.env.Detach(raw, a.env.Args...)
+		}
+		if err == nil {
+			return "", nil
+		}
+		a.hookLog(ev.Event, oneLine(err.Error())+": the hook reads the session itself, with the patterns")
+		a.handOffFailed = true // then no model holds the hook up either
 	}
 	p, err := project.Detect(ev.Cwd)
 	if err != nil {
@@ -496,33 +510,24 @@ func listAll(ctx context.Context, st memory.Store, q memory.Query) ([]*memory.Me
 
 // hookIngest reads the session's transcript (from where the last read
 // stopped) and, when the session ended, runs the quick consolidation pass
-// over its drafts.
+// over its drafts — with the chat model, when one is configured.
 //
-// With a chat model configured, the session's end is handed to a cairn in
-// the background, which reads the session with the model (bounded by
-// llm.deadline, after which the patterns finish): an agent does not wait
-// for a model, and Claude Code ends a SessionEnd hook when it exits.
+// A session's end comes here in a cairn in the background (see hook),
+// which does the work and exits: Claude Code cancels a SessionEnd hook
+// still running when it exits (an exit with Ctrl+C, many MCP servers to
+// stop), and an agent must not wait for a chat model, which the pass
+// waits for at most llm.deadline (the patterns finish). When no cairn can
+// be started, the hook does the work itself, with the patterns.
 func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) error {
 	if ev.TranscriptPath == "" {
 		return errors.New("the event names no transcript")
 	}
 	final := ev.Event == "SessionEnd"
 	var llm *consolidate.LLM
-	if final {
+	if final && !a.handOffFailed {
 		var err error
 		if llm, err = a.llm(); err != nil {
 			a.hookLog(ev.Event, oneLine(err.Error())+": the patterns read the session")
-			llm = nil
-		}
-		if llm != nil && a.env.Detach != nil && a.rawGetenv(detachedVar) == "" {
-			raw, err := json.Marshal(ev)
-			if err == nil {
-				err = a.env.Detach(raw, a.env.Args...)
-			}
-			if err == nil {
-				return nil
-			}
-			a.hookLog(ev.Event, oneLine(err.Error())+": the patterns read the session now")
 			llm = nil
 		}
 	}

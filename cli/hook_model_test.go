@@ -150,8 +150,8 @@ func TestHookSessionEndWithAModel(t *testing.T) {
 		if code := Main(env); code != 0 {
 			t.Fatalf("hook exit %d", code)
 		}
-		// The patterns read the session now, and the log says why.
-		if got := e.titles(); len(got) == 0 || asked.Load() != 0 || !strings.Contains(e.hookLog(), "the patterns read the session now") {
+		// The hook reads it with the patterns, and the log says why.
+		if got := e.titles(); len(got) == 0 || asked.Load() != 0 || !strings.Contains(e.hookLog(), "the hook reads the session itself, with the patterns") {
 			t.Fatalf("memories %q (%d requests); hooks.log: %s", got, asked.Load(), e.hookLog())
 		}
 	})

@@ -239,6 +239,7 @@ func TestAPathProjectFromBeforeIsFound(t *testing.T) {
 	if out, errs, code := h.in(wt, string(ev), "hook", "claude-code"); code != 0 || errs != "" {
 		t.Fatalf("the SessionEnd hook in a worktree: exit %d, %q, %q", code, out, errs)
 	}
+	h.waitBackground(nil) // the hook hands the session's end to a cairn in the background
 	if inbox := h.okIn(repo, "inbox", "--all"); !strings.Contains(inbox, "make lint") {
 		t.Fatalf("the session's drafts are not in the project's inbox:\n%s", inbox)
 	}

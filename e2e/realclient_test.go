@@ -321,7 +321,8 @@ func TestClaudeCodeRealClient(t *testing.T) {
 		t.Errorf("cairn's recall answered %q, without the remembered failure", got)
 	}
 
-	// SessionEnd read the session in.
+	// SessionEnd read the session in (in the background, after the hook).
+	h.waitBackground(nil)
 	logs, _ := filepath.Glob(filepath.Join(user, ".claude", "projects", "*", "*.jsonl"))
 	if len(logs) != 1 {
 		t.Fatalf("want the session's one transcript under ~/.claude/projects, got %v", logs)
