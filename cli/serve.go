@@ -47,6 +47,7 @@ func (a *app) serveCommand() *cobra.Command {
 // server, starting `exe serve --home HOME` when none answers.
 func ConnectServer(exe string) func(ctx context.Context, home string) (memory.Store, error) {
 	return func(ctx context.Context, home string) (memory.Store, error) {
-		return remote.Connect(ctx, remote.Launcher{Home: home, Exe: exe, Args: []string{"serve", "--home", home}})
+		return remote.Connect(ctx, remote.Launcher{Home: home, Exe: exe, Args: []string{"serve", "--home", home},
+			Unset: []string{detachedVar}}) // a server started by a cairn in the background is no such cairn
 	}
 }

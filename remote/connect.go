@@ -11,6 +11,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"strings"
 	"syscall"
 	"time"
@@ -27,6 +28,9 @@ type Launcher struct {
 	Exe  string
 	Args []string
 	Env  []string // extra environment for the server (tests shorten its idle timeout)
+	// Unset are variables of the starting process the server, which
+	// outlives it and serves every client, does not inherit.
+	Unset []string
 }
 
 // Connect returns a client of the home's server, starting one when none
@@ -199,7 +203,11 @@ func (l Launcher) start(logPath string) (*serverRun, error) {
 	defer logf.Close()
 	fmt.Fprintf(logf, "%s %s %s (started by pid %d)\n", time.Now().Format(time.RFC3339), startingLine, l.Home, os.Getpid())
 	cmd := exec.Command(l.Exe, l.Args...)
-	cmd.Env = append(os.Environ(), l.Env...)
+	cmd.Env = slices.DeleteFunc(os.Environ(), func(kv string) bool {
+		k, _, _ := strings.Cut(kv, "=")
+		return slices.Contains(l.Unset, k)
+	})
+	cmd.Env = append(cmd.Env, l.Env...)
 	cmd.Stdout, cmd.Stderr = logf, logf
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true} // not killed with the terminal of the first client
 	if err := cmd.Start(); err != nil {

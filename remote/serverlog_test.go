@@ -93,3 +93,25 @@ func TestServerOnFullDiskIsReportedAsFull(t *testing.T) {
 	}
 	t.Log(err)
 }
+
+// A server outlives the process that starts it and serves every client:
+// the variables that process marks as its own (Launcher.Unset) are not
+// the server's.
+func TestServerDoesNotInheritWhatItsStarterUnsets(t *testing.T) {
+	t.Setenv("CAIRN_STARTER_ONLY", "1")
+	t.Setenv("CAIRN_STARTER_SHARED", "1")
+	dir := t.TempDir()
+	l := Launcher{Home: dir, Exe: "/bin/sh", Args: []string{"-c", "env"}, Unset: []string{"CAIRN_STARTER_ONLY"}}
+	run, err := l.start(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-run.exited
+	b, err := os.ReadFile(filepath.Join(dir, "server.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if env := string(b); strings.Contains(env, "CAIRN_STARTER_ONLY=") || !strings.Contains(env, "CAIRN_STARTER_SHARED=1") {
+		t.Fatalf("the server's environment:\n%s", env)
+	}
+}
