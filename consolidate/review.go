@@ -14,19 +14,21 @@ import (
 	"cairn/secrets"
 )
 
-// A language model, when one is configured, reviews what an agent session
-// would leave behind: the patterns read every message of the session, then
-// the model is shown the session's candidates together, in the order they
-// were said, and names the ones a careful colleague would write down. The
-// rest stay in the session's episode. The review only takes away: every
-// memory it keeps is a candidate the patterns drew word for word from the
-// transcript, with the layer, kind and provenance the patterns gave it, and
-// the session's budget (MaxPerSession) still bounds them.
+// With a chat model configured, an agent's session is read by the model a
+// session at a time, not a message at a time as a person's notes are: a
+// message read alone cannot tell what the session settled from what it
+// overtook, and a long session is hundreds of messages. Its messages go to
+// the model together, in windows (ExtractSession, extractSession), and the
+// model writes down what a careful colleague would keep, each memory
+// quoting the message it comes from and checked against it.
 //
-// The messages of a transcript are not sent to the model one by one, as a
-// person's notes are: a message read alone cannot tell what the session
-// settled from what it overtook, and a long session is hundreds of
-// messages — one request per session fits the pass's deadline.
+// A session the model did not read whole — several windows, or a window
+// whose answer was unusable, so the patterns read it — is then reviewed
+// (Review, review): its candidates are shown together, in the order they
+// were said, and the model names the ones to keep; the rest stay in the
+// session's episode. The review only takes away: what it keeps is a
+// candidate as it was drawn, and the session's budget (MaxPerSession)
+// still bounds them.
 
 // Limits of one session's review.
 const (
