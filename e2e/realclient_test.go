@@ -222,6 +222,17 @@ const (
 	userPrompt  = "retry the payments api call"
 )
 
+// clientHome is a cairn home whose project is a git repository, and the
+// home directory of the user a real client runs as.
+func clientHome(t *testing.T) (*home, string) {
+	t.Helper()
+	h := newHome(t)
+	gitInit(t, h.work)
+	user := filepath.Join(t.TempDir(), "user")
+	os.MkdirAll(user, 0o700)
+	return h, user
+}
+
 // The real Claude Code with a chat model configured for cairn: at the
 // session's end its hook hands the session to a cairn in the background,
 // which outlives Claude Code and its process group, reads the transcript
@@ -229,10 +240,7 @@ const (
 func TestClaudeCodeSessionEndWithAChatModel(t *testing.T) {
 	t.Parallel()
 	claude := agentClient(t, "claude")
-	h := newHome(t)
-	gitInit(t, h.work)
-	user := filepath.Join(t.TempDir(), "user")
-	os.MkdirAll(user, 0o700)
+	h, user := clientHome(t)
 	h.setupAs(user, "claude-code")
 	models := newModelServer(t, "anthropic", func([]byte) turn { return turn{text: "ok"} })
 	chat, answered := chatServer(t, nil)
@@ -264,10 +272,7 @@ func TestClaudeCodeSessionEndWithAChatModel(t *testing.T) {
 func TestClaudeCodeRealClient(t *testing.T) {
 	t.Parallel()
 	claude := agentClient(t, "claude")
-	h := newHome(t)
-	gitInit(t, h.work)
-	user := filepath.Join(t.TempDir(), "user")
-	os.MkdirAll(user, 0o700)
+	h, user := clientHome(t)
 	h.ok("remember", memBriefed, "--layer", "invariant")
 	h.ok("remember", memNegative, "--layer", "negative", "--trigger", "payments api")
 
