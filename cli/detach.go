@@ -13,7 +13,7 @@ const detachedVar = "CAIRN_DETACHED"
 
 // Detacher starts exe (this cairn) with args in a session of its own, so
 // that it outlives its parent and whatever kills its parent's process
-// group (Claude Code ends a session's hooks with it), its standard output
+// group (as a client that exits may kill its hooks'), its standard output
 // and error discarded (it logs where its work logs), stdin its input.
 func Detacher(exe string) func(stdin []byte, args ...string) error {
 	return func(stdin []byte, args ...string) error {
@@ -21,16 +21,16 @@ func Detacher(exe string) func(stdin []byte, args ...string) error {
 		if err != nil {
 			return fmt.Errorf("start cairn in the background: %w", err)
 		}
-		defer r.Close()
 		cmd := exec.Command(exe, args...)
 		cmd.Env = append(os.Environ(), detachedVar+"=1")
 		cmd.Stdin = r
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
-		if err := cmd.Start(); err != nil {
+		err = cmd.Start()
+		r.Close() // the child's now, if it started
+		if err != nil {
 			w.Close()
 			return fmt.Errorf("start cairn in the background: %w", err)
 		}
-		r.Close()
 		_, werr := w.Write(stdin)
 		if err := w.Close(); werr == nil {
 			werr = err

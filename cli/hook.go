@@ -169,6 +169,7 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (strin
 	if info, err := os.Stat(ev.Cwd); err != nil || !info.IsDir() {
 		return "", fmt.Errorf("the event's working directory %s is not a directory", cleanLine(ev.Cwd))
 	}
+	withModel := true
 	if ev.Event == "SessionEnd" && a.env.Detach != nil && a.rawGetenv(detachedVar) == "" {
 		// See hookIngest: the work goes to a cairn in the background.
 		raw, err := json.Marshal(ev)
@@ -179,7 +180,7 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (strin
 			return "", nil
 		}
 		a.hookLog(ev.Event, oneLine(err.Error())+": the hook reads the session itself, with the patterns")
-		a.handOffFailed = true // then no model holds the hook up either
+		withModel = false // no model holds the hook up either
 	}
 	p, err := project.Detect(ev.Cwd)
 	if err != nil {
@@ -214,7 +215,7 @@ func (a *app) hook(ctx context.Context, ev hookEvent, budget hookBudgets) (strin
 	case "UserPromptSubmit":
 		return a.hookWarnings(ctx, p, ev.Prompt, budget.prompt)
 	default:
-		return "", a.hookIngest(ctx, p, ev)
+		return "", a.hookIngest(ctx, p, ev, withModel)
 	}
 }
 
@@ -510,21 +511,23 @@ func listAll(ctx context.Context, st memory.Store, q memory.Query) ([]*memory.Me
 
 // hookIngest reads the session's transcript (from where the last read
 // stopped) and, when the session ended, runs the quick consolidation pass
-// over its drafts — with the chat model, when one is configured.
+// over its drafts — with the chat model, when one is configured and
+// withModel.
 //
 // A session's end comes here in a cairn in the background (see hook),
-// which does the work and exits: Claude Code cancels a SessionEnd hook
-// still running when it exits (an exit with Ctrl+C, many MCP servers to
-// stop), and an agent must not wait for a chat model, which the pass
-// waits for at most llm.deadline (the patterns finish). When no cairn can
-// be started, the hook does the work itself, with the patterns.
-func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent) error {
+// which does the work and exits: Claude Code is reported to cancel a
+// SessionEnd hook still running when it exits (after Ctrl+C, with MCP
+// servers to stop; not seen here), and an agent must not wait for a chat
+// model, which the pass waits for at most llm.deadline (the patterns
+// finish). When no cairn can be started, the hook does the work itself,
+// with the patterns.
+func (a *app) hookIngest(ctx context.Context, p memory.Project, ev hookEvent, withModel bool) error {
 	if ev.TranscriptPath == "" {
 		return errors.New("the event names no transcript")
 	}
 	final := ev.Event == "SessionEnd"
 	var llm *consolidate.LLM
-	if final && !a.handOffFailed {
+	if final && withModel {
 		var err error
 		if llm, err = a.llm(); err != nil {
 			a.hookLog(ev.Event, oneLine(err.Error())+": the patterns read the session")

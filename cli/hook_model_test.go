@@ -83,7 +83,7 @@ func (e *env) titles() []string {
 }
 
 // With a chat model configured, a session's end is handed to a cairn in
-// the background (Claude Code ends a SessionEnd hook when it exits, and an
+// the background (Claude Code is reported to cancel one when it exits, and an
 // agent never waits for a model): the hook itself reads nothing and
 // returns; the cairn it started gets the event and reads the session with
 // the model. Without a way to start one (Env.Detach nil), the hook reads

@@ -105,9 +105,6 @@ type app struct {
 	trust     *trust.Service      // the wake checks' service of this command (see trustService)
 	cfg       *config.Settings    // the settings in force (file and environment)
 	rawGetenv func(string) string // the environment alone
-	// handOffFailed: a hook could not hand a session's end to a cairn in
-	// the background, and reads the session itself with the patterns.
-	handOffFailed bool
 }
 
 func (a *app) rootCommand() *cobra.Command {

@@ -381,6 +381,17 @@ func (l *LLM) ask(ctx context.Context, endpoint, system, text string, withFormat
 
 func (e *llmStatusError) Error() string { return "answered " + e.status }
 
+// cutAt is s cut to at most n bytes, at the start of a character.
+func cutAt(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
+}
+
 // snippet is the start of a body for a message: at most 200 bytes, cut at
 // a character, on one line, neutralised for a terminal, and withheld when
 // it holds a credential (servers echo the key they refused).
@@ -389,12 +400,8 @@ func (l *LLM) snippet(raw []byte) string {
 	if l.Key != "" {
 		s = strings.ReplaceAll(s, l.Key, "[key]")
 	}
-	if len(s) > llmSnippet {
-		cut := llmSnippet
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
+	if cut := cutAt(s, llmSnippet); len(cut) < len(s) {
+		s = cut + "…"
 	}
 	if len(secrets.Scan(s)) > 0 {
 		return "(the body is withheld: it holds what looks like a secret)"

@@ -7,7 +7,6 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"unicode/utf8"
 
 	"cairn/consolidate/extract"
 	"cairn/memory"
@@ -102,21 +101,14 @@ func (l *LLM) Review(ctx context.Context, items []reviewItem) ([]int, error) {
 }
 
 // reviewText is a candidate's text as the model is shown it: its title,
-// and its body when that says more, on one line, cut at reviewMaxText.
+// and its body when that says more, on one line, cut at reviewMaxText
+// characters.
 func reviewText(c extract.Candidate) string {
 	s := strings.TrimSpace(c.Title)
 	if body := strings.TrimSpace(c.Body); body != "" && memory.Normalize(body) != memory.Normalize(s) {
 		s += " — " + body
 	}
-	s = strings.Join(strings.Fields(s), " ")
-	if len(s) > reviewMaxText {
-		cut := reviewMaxText
-		for cut > 0 && !utf8.RuneStart(s[cut]) {
-			cut--
-		}
-		s = s[:cut] + "…"
-	}
-	return s
+	return extract.Short(s, reviewMaxText)
 }
 
 // review asks the model, once per session it did not read whole (in one
@@ -130,18 +122,13 @@ func (pl *planner) review(fs []found) (kept []found, skipped []skippedOf) {
 	if pl.opt.LLM == nil {
 		return fs, nil
 	}
-	var sessions []string
-	bySession := map[string][]int{}
+	var reviewed []int
 	for i, f := range fs {
-		if !inBudget(f) || !pl.toReview[f.d.Source.Session] {
-			continue
+		if inBudget(f) && pl.toReview[f.d.Source.Session] {
+			reviewed = append(reviewed, i)
 		}
-		s := f.d.Source.Session
-		if _, ok := bySession[s]; !ok {
-			sessions = append(sessions, s)
-		}
-		bySession[s] = append(bySession[s], i)
 	}
+	sessions, bySession := groupBySession(reviewed, func(i int) string { return fs[i].d.Source.Session })
 	out := make([]bool, len(fs))
 	for _, s := range sessions {
 		if pl.ctx.Err() != nil {
@@ -208,6 +195,20 @@ func (pl *planner) review(fs []found) (kept []found, skipped []skippedOf) {
 // credential reports whether a candidate holds what looks like one.
 func credential(c extract.Candidate) bool {
 	return secrets.Check(secrets.Field{Name: "title", Text: c.Title}, secrets.Field{Name: "body", Text: c.Body}) != nil
+}
+
+// groupBySession groups items by their session, the sessions in the order
+// first seen, each session's items in the order given.
+func groupBySession[T any](items []T, session func(T) string) (sessions []string, of map[string][]T) {
+	of = map[string][]T{}
+	for _, it := range items {
+		s := session(it)
+		if _, ok := of[s]; !ok {
+			sessions = append(sessions, s)
+		}
+		of[s] = append(of[s], it)
+	}
+	return sessions, of
 }
 
 // byWorth orders the candidates idx names as the budget would
@@ -289,13 +290,7 @@ func (l *LLM) ExtractSession(ctx context.Context, ds []memory.Draft) (cands [][]
 			unsent = append(unsent, i) // what never leaves the machine
 			continue
 		}
-		if len(text) > sessionMaxMessage {
-			cut := sessionMaxMessage
-			for cut > 0 && !utf8.RuneStart(text[cut]) {
-				cut--
-			}
-			text = text[:cut]
-		}
+		text = cutAt(text, sessionMaxMessage)
 		who := "agent"
 		if d.Actor == memory.ActorUser {
 			who = "person"

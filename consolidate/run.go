@@ -282,8 +282,7 @@ func (pl *planner) readDrafts(drafts []memory.Draft) error {
 	}
 	// With a model, a transcript's messages wait to be sent a session at
 	// a time.
-	var sessions []string
-	bySession := map[string][]memory.Draft{}
+	var waiting []memory.Draft
 	for i, d := range drafts {
 		if err := pl.ctx.Err(); err != nil {
 			return err
@@ -293,16 +292,13 @@ func (pl *planner) readDrafts(drafts []memory.Draft) error {
 		case why != "":
 			pl.drop(d, "%s: working notes, never a source of memories", why)
 		case pl.opt.LLM != nil && extract.FromTranscript(d):
-			s := d.Source.Session
-			if _, ok := bySession[s]; !ok {
-				sessions = append(sessions, s)
-			}
-			bySession[s] = append(bySession[s], d)
+			waiting = append(waiting, d)
 		default:
 			took(d, pl.extract(d))
 		}
 		pl.add(memory.Op{Kind: memory.OpDraftDone, Draft: d.ID, Change: memory.Change{Kind: memory.ChangeDraftDone, Draft: d.ID}})
 	}
+	sessions, bySession := groupBySession(waiting, func(d memory.Draft) string { return d.Source.Session })
 	for _, s := range sessions {
 		if err := pl.ctx.Err(); err != nil {
 			return err
@@ -1184,11 +1180,11 @@ func (pl *planner) budget(fs []found) []found {
 			left[m.Source.Session]--
 		}
 	}
-	order := make([]int, len(fs))
-	for i := range order {
-		order[i] = i
+	all := make([]int, len(fs))
+	for i := range all {
+		all[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return worth(fs[order[a]]) > worth(fs[order[b]]) })
+	order := byWorth(fs, all)
 	keep := make([]bool, len(fs))
 	for _, i := range order {
 		f := fs[i]

@@ -8,6 +8,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -113,15 +114,7 @@ func detachedOf(dir string) []int {
 			continue
 		}
 		vars := strings.Split(string(env), "\x00")
-		has := func(v string) bool {
-			for _, x := range vars {
-				if x == v {
-					return true
-				}
-			}
-			return false
-		}
-		if has("CAIRN_DETACHED=1") && has("CAIRN_HOME="+dir) {
+		if slices.Contains(vars, "CAIRN_DETACHED=1") && slices.Contains(vars, "CAIRN_HOME="+dir) {
 			pids = append(pids, pid)
 		}
 	}
